@@ -1,0 +1,25 @@
+"""Read any hand record a person may hand us: JSON hand, JSON session, or text notation."""
+
+from __future__ import annotations
+
+import json
+
+from .errors import RecordError
+from .state import HandState
+
+
+def load_any(text: str) -> list[HandState]:
+    """The hands in ``text``, whichever of the project's formats it is in."""
+    stripped = text.lstrip()
+    if stripped.startswith("{") or stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        if isinstance(data, dict) and "hands" in data and isinstance(data["hands"], list):
+            from .session import Session
+            return [h for h in Session.from_dict(data).hands]
+        from .records import HandRecord
+        return [HandRecord.from_dict(data).state]
+    from .notation import loads_all
+    return [r.state for r in loads_all(text)]

@@ -1,0 +1,149 @@
+"""Denominations, bids and Pass (Chapter 7, RULINGS R7).
+
+There is no Double or Redouble. Calls are singletons: ``parse_call("3nt") is BID[3][NT]``.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+
+from .cards import Suit
+from .errors import CallSyntaxError
+
+
+class Denomination(IntEnum):
+    """Plain < Ribbon < Bright Animal < No Trump (Chapter 4)."""
+
+    P = 0
+    R = 1
+    A = 2
+    NT = 3
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit, or ``None`` at No Trump."""
+        return None if self is Denomination.NT else Suit(self)
+
+    @property
+    def english(self) -> str:
+        return ("Plain", "Ribbon", "Bright Animal", "No Trump")[self]
+
+    @property
+    def plural(self) -> str:
+        return ("Plains", "Ribbons", "Bright Animals", "No Trump")[self]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def parse(cls, text: str) -> "Denomination":
+        key = str(text).strip().upper()
+        if key in _DENOM_WORDS:
+            return cls[_DENOM_WORDS[key]]
+        raise CallSyntaxError(f"unknown denomination {text!r}: expected P, R, A or NT")
+
+
+_DENOM_WORDS = {"P": "P", "R": "R", "A": "A", "NT": "NT", "N": "NT",
+                "PLAIN": "P", "PLAINS": "P", "RIBBON": "R", "RIBBONS": "R",
+                "ANIMAL": "A", "ANIMALS": "A", "BRIGHT ANIMAL": "A", "BRIGHT ANIMALS": "A",
+                "NO TRUMP": "NT", "NOTRUMP": "NT"}
+
+
+class Call:
+    """A call: ``PASS`` or a bid of a level (1–7) and a denomination.
+
+    Bids compare by rank: a higher level, or the same level and a higher
+    denomination (Chapter 7).
+
+    >>> parse_call("2A") > parse_call("2R")
+    True
+    """
+
+    __slots__ = ("level", "denomination", "order", "text")
+
+    level: int
+    denomination: Denomination | None
+    order: int
+    text: str
+
+    def __init__(self, level: int, denomination: Denomination | None) -> None:
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "denomination", denomination)
+        if denomination is None:
+            object.__setattr__(self, "order", -1)
+            object.__setattr__(self, "text", "Pass")
+        else:
+            object.__setattr__(self, "order", (level - 1) * 4 + denomination)
+            object.__setattr__(self, "text", f"{level}{denomination.name}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Call is immutable")
+
+    def __reduce__(self):
+        return (parse_call, (self.text,))
+
+    @property
+    def is_pass(self) -> bool:
+        return self.denomination is None
+
+    @property
+    def is_bid(self) -> bool:
+        return self.denomination is not None
+
+    @property
+    def tricks_required(self) -> int:
+        """Tricks the bid promises: level + 6 (Chapter 7)."""
+        return self.level + 6
+
+    def __lt__(self, other: "Call") -> bool:
+        return self.order < other.order
+
+    def __gt__(self, other: "Call") -> bool:
+        return self.order > other.order
+
+    def __le__(self, other: "Call") -> bool:
+        return self.order <= other.order
+
+    def __ge__(self, other: "Call") -> bool:
+        return self.order >= other.order
+
+    def __repr__(self) -> str:
+        return f"Call({self.text!r})"
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def english(self) -> str:
+        if self.is_pass:
+            return "Pass"
+        assert self.denomination is not None
+        name = self.denomination.english if self.level == 1 or self.denomination is Denomination.NT \
+            else self.denomination.plural
+        return f"{self.level} {name}"
+
+
+PASS = Call(0, None)
+"""The call Pass."""
+
+BIDS: tuple[Call, ...] = tuple(Call(level, d) for level in range(1, 8) for d in Denomination)
+"""All 28 bids, lowest first; ``BIDS[i].order == i``."""
+
+BID = {level: {d: BIDS[(level - 1) * 4 + d] for d in Denomination} for level in range(1, 8)}
+"""``BID[level][denomination]``."""
+
+_CALL_RE = re.compile(r"^\s*([1-7])\s*(NT|N|P|R|A)\s*$", re.IGNORECASE)
+
+
+def parse_call(text: "str | Call") -> Call:
+    """Read ``Pass`` or a bid such as ``3NT`` (case-insensitive, FORMATS.md)."""
+    if isinstance(text, Call):
+        return text
+    if isinstance(text, str):
+        if text.strip().lower() == "pass":
+            return PASS
+        m = _CALL_RE.match(text)
+        if m:
+            return BID[int(m.group(1))][Denomination.parse(m.group(2))]
+    raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")

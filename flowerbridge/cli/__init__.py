@@ -1,0 +1,70 @@
+"""The ``flowerbridge`` command.
+
+Each subcommand is a module here with ``register(subparsers)``, which adds its
+parser and sets ``func`` to a function taking the parsed arguments and
+returning an exit status. Modules import heavy dependencies inside that
+function, so that ``flowerbridge score`` starts fast.
+
+Bad input never shows a traceback: a :class:`~flowerbridge.errors.FlowerBridgeError`
+(or an unreadable file) prints one ``error:`` line on standard error and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import FlowerBridgeError
+
+COMMANDS = ("score", "deal", "show", "demo")
+
+
+class UsageError(FlowerBridgeError):
+    """A command line that cannot be carried out as given."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's usage errors: one line, exit 2
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+    parser = _Parser(prog="flowerbridge",
+                     description="Flower Bridge: play, score, solve and study the hwatu member "
+                                 "of the Bridge family.")
+    parser.add_argument("--version", action="version", version=f"flowerbridge {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns (and, as a script, exits with) the status."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        return int(args.func(args) or 0)
+    except FlowerBridgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def read_text(path: str) -> str:
+    """The text of ``path``, or standard input for ``-``."""
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()

@@ -1,0 +1,37 @@
+"""``flowerbridge demo``: random-playing bots play a session; the scoresheet is printed."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("demo", help="bots play a short session and the scoresheet is printed",
+                              description="Four bots play a session of Flower Bridge from a seed; "
+                                          "each hand and the final scoresheet are printed.")
+    p.add_argument("--seed", default="demo", help="seed for deals and bots (default 'demo')")
+    p.add_argument("--hands", type=int, default=8, help="session length in hands (default 8)")
+    p.add_argument("--bots", default="random", help="bot level or module:attribute (default random)")
+    p.add_argument("--quiet", action="store_true", help="print only the scoresheet")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..bots import load_bot, play_hand
+    from ..dealing import Deal
+    from ..render import render_auction, render_score
+    from ..seats import SEATS
+    from ..session import Session
+
+    session = Session(max_hands=args.hands)
+    bots = {seat: load_bot(args.bots, seed=f"{args.seed}:{seat.name}") for seat in SEATS}
+    board = 0
+    while not session.is_over:
+        board += 1
+        state = play_hand(session.new_hand(Deal.from_seed(args.seed, board)), bots)
+        session.add(state)
+        if not args.quiet:
+            print(f"Hand {board}, dealer {state.dealer.full_name}")
+            print(render_auction(state))
+            print(render_score(state))
+            print()
+    print(session.render())
+    return 0

@@ -1,0 +1,25 @@
+"""``flowerbridge show FILE``: a hand record (JSON or text notation) for people."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("show", help="show a hand record: hands, auction, tricks, score",
+                              description="Replay a hand record (JSON, or the text notation) and "
+                                          "show the hands, the auction, each trick with its winner "
+                                          "and the score breakdown.")
+    p.add_argument("file", metavar="FILE", help="hand record, or - for standard input")
+    p.add_argument("--names", action="store_true", help="show card names beside the codes")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..render import render_hand
+    from . import read_text
+    from .._load import load_any
+
+    text = read_text(args.file)
+    for state in load_any(text):
+        print(render_hand(state))
+        print()
+    return 0

@@ -1,0 +1,152 @@
+"""The deal (Chapter 6, RULINGS R6): 13 cards to each seat, 8 undealt.
+
+Seeded deals are reproducible on every machine and Python version: the shuffle
+is a Fisher–Yates driven by SHA-256 in counter mode, not by :mod:`random`,
+whose algorithms Python does not promise to keep.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from .cards import CARDS, DECK, Card, parse_card, sort_cards
+from .errors import CardCodeError, DealError
+from .seats import SEATS, Seat
+
+HAND_SIZE = 13
+UNDEALT_SIZE = 8
+
+
+class SeededStream:
+    """A reproducible stream of random integers from a seed (any int or str)."""
+
+    def __init__(self, seed: int | str, *salt: object) -> None:
+        self._key = hashlib.sha256(repr((seed, *salt)).encode()).digest()
+        self._counter = 0
+        self._words: list[int] = []
+
+    def _word(self) -> int:
+        if not self._words:
+            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "little")).digest()
+            self._counter += 1
+            self._words = [int.from_bytes(block[i:i + 8], "little") for i in range(0, 32, 8)]
+        return self._words.pop()
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``range(n)``, by rejection (no modulo bias)."""
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            w = self._word()
+            if w < limit:
+                return w % n
+
+    def shuffle(self, items: list) -> list:
+        """Shuffle in place. Up to 60 items, one 512-bit number read in mixed
+        radix picks the permutation (bias below 2**-240); longer lists draw
+        one number per swap."""
+        if len(items) > 60:
+            for i in range(len(items) - 1, 0, -1):
+                j = self.below(i + 1)
+                items[i], items[j] = items[j], items[i]
+            return items
+        x = 0
+        for _ in range(8):
+            x = (x << 64) | self._word()
+        for i in range(len(items) - 1, 0, -1):
+            x, j = divmod(x, i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Four hands of 13 cards and the 8 undealt cards.
+
+    >>> d = Deal.from_seed(1)
+    >>> [len(h) for h in d.hands], len(d.undealt)
+    ([13, 13, 13, 13], 8)
+    """
+
+    hands: tuple[tuple[Card, ...], ...]
+    undealt: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.hands) != 4:
+            raise DealError(f"a deal has 4 hands, not {len(self.hands)}")
+        for seat, hand in zip(SEATS, self.hands):
+            if len(hand) != HAND_SIZE:
+                raise DealError(f"hand {seat} has {len(hand)} cards, must have {HAND_SIZE}", rule="Ch. 6")
+        counts = Counter(c.index for hand in self.hands for c in hand)
+        for index, n in sorted(counts.items()):
+            if n > 2:
+                raise DealError(f"card {CARDS[index].code} is dealt {n} times; the deck holds it twice",
+                                rule="Ch. 3")
+        expected = _undealt_of(counts)
+        if len(self.undealt) != UNDEALT_SIZE or Counter(c.index for c in self.undealt) != Counter(
+                c.index for c in expected):
+            raise DealError("undealt must be exactly the 8 cards not in any hand: "
+                            + " ".join(c.code for c in sort_cards(expected)), rule="Ch. 6")
+
+    def hand(self, seat: Seat) -> tuple[Card, ...]:
+        return self.hands[seat]
+
+    @classmethod
+    def from_seed(cls, seed: int | str, board: int = 0) -> "Deal":
+        """The deal for ``seed`` (and board number), the same everywhere."""
+        deck = SeededStream("flowerbridge-deal", seed, board).shuffle(list(DECK))
+        return cls._trusted(tuple(tuple(sort_cards(deck[i * 13:(i + 1) * 13])) for i in range(4)),
+                            tuple(sort_cards(deck[52:])))
+
+    @classmethod
+    def _trusted(cls, hands, undealt) -> "Deal":
+        # A shuffle of the deck is valid by construction: skip the checks.
+        deal = object.__new__(cls)
+        object.__setattr__(deal, "hands", hands)
+        object.__setattr__(deal, "undealt", undealt)
+        return deal
+
+    @classmethod
+    def from_hands(cls, hands: Mapping, undealt: Iterable | None = None) -> "Deal":
+        """A deal from ``{"N": [codes], ...}``; the undealt cards are worked out
+        when not given, and checked when given."""
+        parsed = []
+        for seat in SEATS:
+            cards = hands.get(seat, hands.get(seat.name)) if hasattr(hands, "get") else None
+            if cards is None:
+                raise DealError(f"hands: missing seat {seat}")
+            if isinstance(cards, str):
+                cards = cards.split()
+            try:
+                parsed.append(tuple(sort_cards(parse_card(c) for c in cards)))
+            except CardCodeError as exc:
+                raise CardCodeError(f"hands.{seat}: {exc.detail}") from None
+        counts = Counter(c.index for hand in parsed for c in hand)
+        if undealt is None:
+            for seat, hand in zip(SEATS, parsed):
+                if len(hand) != HAND_SIZE:
+                    raise DealError(f"hand {seat} has {len(hand)} cards, must have {HAND_SIZE}",
+                                    rule="Ch. 6")
+            for index, n in sorted(counts.items()):
+                if n > 2:
+                    raise DealError(f"card {CARDS[index].code} is dealt {n} times; the deck holds it twice",
+                                    rule="Ch. 3")
+            rest = _undealt_of(counts)
+        else:
+            if isinstance(undealt, str):
+                undealt = undealt.split()
+            try:
+                rest = [parse_card(c) for c in undealt]
+            except CardCodeError as exc:
+                raise CardCodeError(f"undealt: {exc.detail}") from None
+        return cls(tuple(parsed), tuple(sort_cards(rest)))
+
+    def to_dict(self) -> dict:
+        return {"hands": {s.name: [c.code for c in self.hands[s]] for s in SEATS},
+                "undealt": [c.code for c in self.undealt]}
+
+
+def _undealt_of(counts: Counter) -> list[Card]:
+    return [c for c in CARDS for _ in range(max(0, 2 - counts.get(c.index, 0)))]

@@ -1,0 +1,63 @@
+"""The one error hierarchy of the project.
+
+Every rule the engine enforces raises a subclass of :class:`FlowerBridgeError`,
+which is a :class:`ValueError`. Messages name the rule broken, the offending
+input and where it happened (``call 5 (E)``, ``play 14 (E)``), so that a
+command-line tool can print ``error: <message>`` and nothing else.
+"""
+
+from __future__ import annotations
+
+
+class FlowerBridgeError(ValueError):
+    """Base class of every error raised for bad input or an illegal action.
+
+    ``rule`` is the rulebook chapter or ruling that was broken (``"R11"``,
+    ``"Ch. 7"``) when there is one; ``seat`` and ``position`` say where.
+    """
+
+    def __init__(self, message: str, *, rule: str | None = None, seat=None,
+                 position: str | None = None) -> None:
+        self.rule = rule
+        self.seat = seat
+        self.position = position
+        self.detail = message
+        prefix = position or ""
+        if seat is not None:
+            prefix = f"{prefix} ({seat})" if prefix else f"{seat}"
+        full = f"{prefix}: {message}" if prefix else message
+        if rule:
+            full = f"{full} [{rule}]"
+        super().__init__(full)
+
+
+class CardCodeError(FlowerBridgeError):
+    """A card code that names no Flower Bridge card."""
+
+
+class CallSyntaxError(FlowerBridgeError):
+    """A call that is neither ``Pass`` nor a bid such as ``3NT``."""
+
+
+class DealError(FlowerBridgeError):
+    """A deal that is not 4 × 13 cards plus 8 undealt from the 60-card deck."""
+
+
+class IllegalCallError(FlowerBridgeError):
+    """A call the auction does not allow: insufficient, or out of turn."""
+
+
+class IllegalPlayError(FlowerBridgeError):
+    """A card that may not be played: not held, a revoke, or out of turn."""
+
+
+class PhaseError(FlowerBridgeError):
+    """An action in the wrong phase: a call after the auction, a card before it."""
+
+
+class OptionError(FlowerBridgeError):
+    """A rule option with an unknown name or value."""
+
+
+class RecordError(FlowerBridgeError):
+    """A hand, session or text record that cannot be read."""

@@ -1,0 +1,120 @@
+"""What one seat may know (Chapters 6 and 8, RULINGS R6 and R10).
+
+An :class:`Observation` holds the seat's own cards, the auction, every card
+played and by whom, the dummy once the opening lead is faced, and how many
+cards are undealt — never which. After the hand, everything. It is the only
+view of a hand that bots and web clients receive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .calls import Call
+from .cards import Card
+from .contract import Contract
+from .dealing import UNDEALT_SIZE
+from .options import RuleOptions
+from .seats import Seat
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import HandState
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A seat's view of a hand; all fields are plain values."""
+
+    seat: Seat
+    dealer: Seat
+    phase: str
+    options: RuleOptions
+    hand: tuple[Card, ...]
+    auction: tuple[tuple[Seat, Call], ...]
+    contract: Contract | None
+    turn: Seat | None
+    actor: Seat | None
+    plays: tuple[tuple[Seat, Card], ...]
+    tricks: tuple[tuple[Seat, tuple[tuple[Seat, Card], ...], Seat], ...]
+    current_trick: tuple[tuple[Seat, Card], ...]
+    tricks_won: tuple[int, int]
+    dummy: tuple[Card, ...] | None
+    legal: tuple[Any, ...]
+    undealt_count: int = UNDEALT_SIZE
+    all_hands: tuple[tuple[Card, ...], ...] | None = None
+    undealt: tuple[Card, ...] | None = None
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.actor is self.seat
+
+    @property
+    def dummy_seat(self) -> Seat | None:
+        return self.contract.dummy if self.contract else None
+
+    @property
+    def playing_for(self) -> Seat | None:
+        """The hand whose card this seat is to choose (its own or the dummy's)."""
+        return self.turn if self.is_my_turn and self.phase == "play" else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form with card codes, as sent to web clients."""
+        def plays(ps):
+            return [{"seat": s.name, "card": c.code} for s, c in ps]
+        legal = [a.code if isinstance(a, Card) else a.text for a in self.legal]
+        out: dict[str, Any] = {
+            "seat": self.seat.name,
+            "dealer": self.dealer.name,
+            "phase": self.phase,
+            "options": self.options.to_dict(),
+            "hand": [c.code for c in self.hand],
+            "auction": [{"seat": s.name, "call": c.text} for s, c in self.auction],
+            "contract": None if self.contract is None else {
+                "bid": self.contract.code, "declarer": self.contract.declarer.name,
+                "dummy": self.contract.dummy.name},
+            "turn": self.turn.name if self.turn is not None else None,
+            "actor": self.actor.name if self.actor is not None else None,
+            "plays": plays(self.plays),
+            "tricks": [{"leader": lead.name, "plays": plays(ps), "winner": w.name}
+                       for lead, ps, w in self.tricks],
+            "current_trick": plays(self.current_trick),
+            "tricks_won": {"NS": self.tricks_won[0], "EW": self.tricks_won[1]},
+            "dummy": None if self.dummy is None else [c.code for c in self.dummy],
+            "legal": legal,
+            "undealt_count": self.undealt_count,
+        }
+        if self.all_hands is not None:
+            out["all_hands"] = {s.name: [c.code for c in h] for s, h in zip(Seat, self.all_hands)}
+            out["undealt"] = [c.code for c in self.undealt or ()]
+        return out
+
+
+def observe(state: "HandState", seat: Seat) -> Observation:
+    """Build ``seat``'s observation of ``state``."""
+    over = state.phase.is_over
+    contract = state.contract
+    dummy = None
+    if contract is not None and state.dummy_visible:
+        dummy = state.remaining(contract.dummy)
+    actor = state.actor
+    legal = tuple(state.legal_actions()) if actor is seat else ()
+    return Observation(
+        seat=seat,
+        dealer=state.dealer,
+        phase=state.phase.value,
+        options=state.options,
+        hand=state.remaining(seat),
+        auction=tuple((ev.seat, ev.call) for ev in state.calls),
+        contract=contract,
+        turn=state.turn,
+        actor=actor,
+        plays=tuple((ev.seat, ev.card) for ev in state.plays),
+        tricks=tuple((t.leader, t.plays, t.winner) for t in state.tricks),
+        current_trick=state.current_trick,
+        tricks_won=state.tricks_won,
+        dummy=dummy,
+        legal=legal,
+        all_hands=state.deal.hands if over else None,
+        undealt=state.deal.undealt if over else None,
+    )

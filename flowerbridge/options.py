@@ -1,0 +1,128 @@
+"""Rule options a table plays under (RULINGS R9, R15) and the scoring scale.
+
+The two options of the rulings are ``declarer`` and ``undertrick_penalty``.
+The remaining fields hold the rulebook's own values (Chapters 11–15); the lab
+changes them to study variants. Every record stores the options it was played
+under; :meth:`RuleOptions.to_dict` writes the two rulings' options always and
+any other field only when it differs from the rulebook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping
+
+from .errors import OptionError
+
+FINAL_BIDDER = "final-bidder"
+FIRST_NAMED = "first-named"
+DECLARER_RULES = (FINAL_BIDDER, FIRST_NAMED)
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """How a table scores and who declares.
+
+    >>> RuleOptions().undertrick_penalty, RuleOptions.strict().undertrick_penalty
+    (50, 0)
+    """
+
+    declarer: str = FINAL_BIDDER
+    undertrick_penalty: int = 50
+    # Contract points per denomination P, R, A, NT: (first level, each further level).
+    contract_points: tuple[tuple[int, int], ...] = ((20, 20), (30, 30), (30, 30), (40, 30))
+    overtrick_points: tuple[int, ...] = (20, 30, 30, 30)
+    # Honor bonus (first copy, second copy) for Ribbon, Animal, Bright (Chapter 13).
+    honor_ribbon: tuple[int, int] = (1, 1)
+    honor_animal: tuple[int, int] = (2, 1)
+    honor_bright: tuple[int, int] = (4, 2)
+    five_bright_bonus: int = 25
+    ten_bright_bonus: int = 75
+    game_points: int = 100
+
+    def __post_init__(self) -> None:
+        if self.declarer not in DECLARER_RULES:
+            raise OptionError(f"option declarer: {self.declarer!r} is not one of "
+                              f"{', '.join(DECLARER_RULES)}", rule="R9")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "declarer":
+                continue
+            flat = _flatten(value)
+            if flat is None or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in flat):
+                raise OptionError(f"option {f.name}: {value!r} is not a non-negative whole number"
+                                  + (" list" if isinstance(f.default, tuple) else ""))
+            if isinstance(f.default, tuple):
+                if _shape(value) != _shape(f.default):
+                    raise OptionError(f"option {f.name}: expected the shape of {list(_lists(f.default))}")
+                object.__setattr__(self, f.name, _tuples(value))
+        if self.game_points == 0:
+            raise OptionError("option game_points: must be at least 1")
+
+    @classmethod
+    def strict(cls) -> "RuleOptions":
+        """The rulebook read strictly: no penalty for a failed contract (R15)."""
+        return cls(undertrick_penalty=0)
+
+    def with_(self, **changes: Any) -> "RuleOptions":
+        return replace(self, **changes)
+
+    @property
+    def honor_values(self) -> tuple[tuple[int, int], ...]:
+        """Honor bonus by :class:`~flowerbridge.cards.Kind` (Plain, Ribbon, Animal, Bright)."""
+        return ((0, 0), self.honor_ribbon, self.honor_animal, self.honor_bright)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"undertrick_penalty": self.undertrick_penalty,
+                               "declarer": self.declarer}
+        for f in fields(self):
+            if f.name in out:
+                continue
+            value = getattr(self, f.name)
+            if value != f.default:
+                out[f.name] = _lists(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "RuleOptions":
+        """Options from a record. Absent keys take defaults; unknown keys are ignored."""
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise OptionError(f"options must be an object, not {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        return cls(**kwargs)
+
+
+def _flatten(value: Any) -> list | None:
+    if isinstance(value, (list, tuple)):
+        out: list = []
+        for v in value:
+            inner = _flatten(v)
+            if inner is None:
+                return None
+            out.extend(inner)
+        return out
+    return [value]
+
+
+def _shape(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_shape(v) for v in value)
+    return None
+
+
+def _tuples(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_lists(v) for v in value]
+    return value
+
+
+DEFAULT_OPTIONS = RuleOptions()

@@ -1,0 +1,142 @@
+"""The JSON hand record (FORMATS.md), read by replaying it through the engine.
+
+Functions mirror :mod:`json`: :func:`loads` / :func:`load` give a
+:class:`HandRecord`, :func:`dumps` / :func:`dump` write one. Reading a record
+makes every call and card through :class:`~flowerbridge.state.HandState`, so a
+record the rules reject can never be read, and the first illegal action is
+reported with its position and seat (``play 14 (E): must follow Ribbons …``).
+Keys the format does not know are kept and written back unchanged.
+
+>>> from flowerbridge import Deal, HandState, Seat
+>>> text = dumps(HandRecord(HandState(Deal.from_seed(2), Seat.E)))
+>>> loads(text).state.dealer
+<Seat.E: 1>
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import IO, Any, Mapping
+
+from .dealing import Deal
+from .errors import FlowerBridgeError, RecordError
+from .options import RuleOptions
+from .seats import SEATS, Seat
+from .state import CallMade, HandState
+
+KNOWN_KEYS = ("dealer", "hands", "undealt", "auction", "play", "options")
+
+
+@dataclass
+class HandRecord:
+    """A hand (its :class:`HandState`, replayed) and the record's other keys."""
+
+    state: HandState
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, options: RuleOptions | None = None) -> "HandRecord":
+        """Replay a record given as a dict. ``options`` overrides the record's."""
+        return cls(replay(data, options=options), {k: v for k, v in _require_object(data).items()
+                                                    if k not in KNOWN_KEYS})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**to_dict(self.state), **self.extra}
+
+
+def _require_object(data: Any) -> Mapping:
+    if not isinstance(data, Mapping):
+        raise RecordError(f"a hand record is a JSON object, not {_json_type(data)}")
+    return data
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", int: "a number",
+            float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _string_list(data: Mapping, key: str, *, required: bool) -> list[str]:
+    if key not in data:
+        if required:
+            raise RecordError(f"missing key {key!r}")
+        return []
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RecordError(f"{key} must be an array of strings")
+    return value
+
+
+def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
+    """The :class:`HandState` a record describes, every action checked by the rules."""
+    data = _require_object(data)
+    if "dealer" not in data:
+        raise RecordError("missing key 'dealer'")
+    if not isinstance(data["dealer"], str):
+        raise RecordError("dealer must be one of N, E, S, W")
+    try:
+        dealer = Seat.parse(data["dealer"])
+    except FlowerBridgeError:
+        raise RecordError(f"dealer {data['dealer']!r} is not one of N, E, S, W") from None
+    hands = data.get("hands")
+    if hands is None:
+        raise RecordError("missing key 'hands'")
+    if not isinstance(hands, Mapping):
+        raise RecordError("hands must be an object with keys N, E, S, W")
+    normal: dict[str, list[str]] = {}
+    for key, cards in hands.items():
+        try:
+            seat = Seat.parse(key)
+        except FlowerBridgeError:
+            raise RecordError(f"hands: unknown seat {key!r}") from None
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise RecordError(f"hands.{seat}: must be an array of card codes")
+        normal[seat.name] = cards
+    undealt = None
+    if "undealt" in data and data["undealt"] is not None:
+        undealt = _string_list(data, "undealt", required=False)
+    deal = Deal.from_hands(normal, undealt)
+    if options is None:
+        options = RuleOptions.from_dict(data.get("options"))
+    state = HandState(deal, dealer, options)
+    for call in _string_list(data, "auction", required=False):
+        state.call(call)
+    for card in _string_list(data, "play", required=False):
+        state.play(card)
+    return state
+
+
+def to_dict(state: HandState) -> dict[str, Any]:
+    """The FORMATS.md record of a hand, in whatever phase it is."""
+    return {
+        "dealer": state.dealer.name,
+        "hands": {s.name: [c.code for c in state.deal.hands[s]] for s in SEATS},
+        "undealt": [c.code for c in state.deal.undealt],
+        "auction": [ev.call.text for ev in state.history if isinstance(ev, CallMade)],
+        "play": [ev.card.code for ev in state.plays],
+        "options": state.options.to_dict(),
+    }
+
+
+def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
+    """Read a JSON hand record from a string."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return HandRecord.from_dict(data, options=options)
+
+
+def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:
+    return loads(fp.read(), options=options)
+
+
+def dumps(record: HandRecord | HandState, *, indent: int | None = 2) -> str:
+    """Write a hand record as JSON text."""
+    if isinstance(record, HandState):
+        record = HandRecord(record)
+    return json.dumps(record.to_dict(), indent=indent, ensure_ascii=False)
+
+
+def dump(record: HandRecord | HandState, fp: IO[str], *, indent: int | None = 2) -> None:
+    fp.write(dumps(record, indent=indent) + "\n")

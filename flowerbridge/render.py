@@ -1,0 +1,84 @@
+"""Plain-text views of a hand for people: hands by suit, auction, tricks, score."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .cards import Card, Suit
+from .seats import SEATS, Seat, Side
+from .state import HandState
+
+
+def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en") -> list[str]:
+    """One line per suit, Bright Animals first, highest card first."""
+    cards = list(cards)
+    lines = []
+    for suit in (Suit.ANIMALS, Suit.RIBBONS, Suit.PLAINS):
+        held = sorted((c for c in cards if c.suit is suit), key=lambda c: -c.index)
+        text = " ".join(f"{c.code} ({c.label(language)})" if names else c.code for c in held)
+        lines.append(f"{suit.short[0]}  {text or '—'}")
+    return lines
+
+
+def render_deal(state: HandState, *, names: bool = False) -> str:
+    """All four hands of the deal, with the 8 undealt cards."""
+    out = [f"Dealer {state.dealer.full_name}"]
+    for seat in SEATS:
+        cards = state.deal.hands[seat]
+        points = sum(c.points for c in cards)
+        out.append(f"{seat.full_name} ({points} points)")
+        out += ["  " + line for line in format_holding(cards, names=names)]
+    out.append("Undealt: " + " ".join(c.code for c in state.deal.undealt))
+    return "\n".join(out)
+
+
+def render_auction(state: HandState) -> str:
+    """The auction as a grid, West to South, starting with the dealer's column."""
+    header = "  ".join(f"{s.full_name:<6}" for s in (Seat.W, Seat.N, Seat.E, Seat.S))
+    cells: list[str] = ["" for _ in range((state.dealer - Seat.W) % 4)]
+    cells += [ev.call.text for ev in state.calls]
+    rows = [header]
+    for i in range(0, len(cells), 4):
+        rows.append("  ".join(f"{c:<6}" for c in cells[i:i + 4]).rstrip())
+    if state.contract:
+        rows.append(f"Contract {state.contract.bid.english} by {state.contract.declarer.full_name}")
+    elif state.phase.value == "passed out":
+        rows.append("Passed out")
+    return "\n".join(rows)
+
+
+def render_tricks(state: HandState) -> str:
+    lines = []
+    for t in state.tricks:
+        plays = "  ".join(f"{s.name} {c.code:<3}" for s, c in t.plays)
+        lines.append(f"{t.number:>2}. {plays}   won by {t.winner.name}")
+    if state.current_trick:
+        plays = "  ".join(f"{s.name} {c.code:<3}" for s, c in state.current_trick)
+        lines.append(f"{len(state.tricks) + 1:>2}. {plays}   (in progress)")
+    return "\n".join(lines)
+
+
+def render_score(state: HandState) -> str:
+    score = state.score()
+    if score.contract is None:
+        return "Passed out: no score."
+    made = "made" if score.made else "failed"
+    result = score.result or 0
+    lines = [f"{score.contract}: {score.tricks[score.contract.side]} tricks, {made}"
+             + (f" ({result:+d})" if result else "")]
+    for item in score.items:
+        lines.append(f"  {item.side.name} {item.points:>4} {'below' if item.below else 'above'}"
+                     f"  {item.label} ({item.rule})")
+    for side in (Side.NS, Side.EW):
+        lines.append(f"{side.name}: {score.below(side)} below, {score.above(side)} above")
+    return "\n".join(lines)
+
+
+def render_hand(state: HandState) -> str:
+    """Everything about a hand: deal, auction, tricks with winners, score."""
+    parts = [render_deal(state), "", render_auction(state)]
+    if state.tricks or state.current_trick:
+        parts += ["", render_tricks(state)]
+    if state.is_over:
+        parts += ["", render_score(state)]
+    return "\n".join(parts)

@@ -1,0 +1,195 @@
+"""Scoring one hand (Chapters 11–15, RULINGS R13–R17).
+
+Contract points go below the line to a declaring side that makes its
+contract; overtricks, the undertrick penalty, honors and the Bright bonuses
+go above it. Each part is an itemised :class:`ScoreItem`, so a scoresheet can
+show where every point came from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+from .calls import Denomination
+from .cards import CARDS, Card, Kind
+from .contract import Contract
+from .options import RuleOptions
+from .seats import Side
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import HandState
+
+BRIGHTS: tuple[Card, ...] = tuple(c for c in CARDS if c.kind is Kind.BRIGHT)
+"""The five Brights, January first."""
+BRIGHTS = tuple(sorted(BRIGHTS, key=lambda c: c.month))
+
+
+def contract_points(level: int, denomination: Denomination, options: RuleOptions | None = None) -> int:
+    """Below-the-line value of a made contract (Chapter 11, R13).
+
+    >>> contract_points(3, Denomination.NT), contract_points(4, Denomination.A)
+    (100, 120)
+    """
+    first, each = (options or RuleOptions()).contract_points[denomination]
+    return first + each * (level - 1)
+
+
+def honor_points(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
+    """Honor bonus for a side's captured cards (Chapter 13, R16).
+
+    >>> from flowerbridge.cards import parse_cards
+    >>> honor_points(parse_cards("11B 11B")), honor_points(parse_cards("7A 7A 7R 7R"))
+    (6, 5)
+    """
+    values = (options or RuleOptions()).honor_values
+    total = 0
+    for card, n in Counter(captured).items():
+        first, second = values[card.kind]
+        total += first + (second if n >= 2 else 0)
+    return total
+
+
+def bright_bonus(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
+    """Five Bright (+25) or Ten Bright (+75, replacing it) bonus (Chapters 14–15, R17).
+
+    >>> from flowerbridge.cards import parse_cards
+    >>> bright_bonus(parse_cards("1B 3B 8B 11B 12B")), bright_bonus(parse_cards("1B 1B 3B 8B 11B"))
+    (25, 0)
+    """
+    opts = options or RuleOptions()
+    counts = Counter(c for c in captured if c.kind is Kind.BRIGHT)
+    if all(counts[b] >= 2 for b in BRIGHTS):
+        return opts.ten_bright_bonus
+    if all(counts[b] >= 1 for b in BRIGHTS):
+        return opts.five_bright_bonus
+    return 0
+
+
+@dataclass(frozen=True)
+class ScoreItem:
+    """One entry on the scoresheet: ``points`` to ``side``, above or below the line."""
+
+    side: Side
+    points: int
+    below: bool
+    label: str
+    rule: str
+
+    def to_dict(self) -> dict:
+        return {"side": self.side.name, "points": self.points,
+                "line": "below" if self.below else "above", "label": self.label, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """The score of one hand, itemised."""
+
+    contract: Contract | None
+    tricks: tuple[int, int]
+    items: tuple[ScoreItem, ...]
+    honor_copies: tuple[dict[str, int], dict[str, int]] = field(default=({}, {}))
+
+    def _sum(self, side: Side, *, below: bool | None = None, rule: str | None = None) -> int:
+        return sum(i.points for i in self.items if i.side is side
+                   and (below is None or i.below is below) and (rule is None or i.rule == rule))
+
+    def below(self, side: Side) -> int:
+        return self._sum(side, below=True)
+
+    def above(self, side: Side) -> int:
+        return self._sum(side, below=False)
+
+    def honors(self, side: Side) -> int:
+        return self._sum(side, rule="R16")
+
+    def bright_bonus(self, side: Side) -> int:
+        return self._sum(side, rule="R17")
+
+    @property
+    def made(self) -> bool | None:
+        if self.contract is None:
+            return None
+        return self.tricks[self.contract.side] >= self.contract.tricks_required
+
+    @property
+    def result(self) -> int | None:
+        """Tricks over (+) or under (−) the contract."""
+        if self.contract is None:
+            return None
+        return self.tricks[self.contract.side] - self.contract.tricks_required
+
+    def total(self, side: Side) -> int:
+        return self.above(side) + self.below(side)
+
+    def to_dict(self) -> dict:
+        """The object ``flowerbridge score`` prints (FORMATS.md), with a breakdown."""
+        sides = (Side.NS, Side.EW)
+        return {
+            "contract": self.contract.code if self.contract else None,
+            "declarer": self.contract.declarer.name if self.contract else None,
+            "tricks": {s.name: self.tricks[s] for s in sides},
+            "below": {s.name: self.below(s) for s in sides},
+            "above": {s.name: self.above(s) for s in sides},
+            "honors": {s.name: self.honors(s) for s in sides},
+            "bright_bonus": {s.name: self.bright_bonus(s) for s in sides},
+            "result": self.result,
+            "breakdown": [i.to_dict() for i in self.items],
+        }
+
+
+def score_contract(contract: Contract | None, tricks: tuple[int, int],
+                   captured: tuple[list[Card], list[Card]],
+                   options: RuleOptions | None = None) -> HandScore:
+    """Score a played hand from its contract, tricks per side and captured cards."""
+    opts = options or RuleOptions()
+    if contract is None:
+        return HandScore(None, (0, 0), ())
+    items: list[ScoreItem] = []
+    side = contract.side
+    taken = tricks[side]
+    need = contract.tricks_required
+    name = contract.bid.english
+    if taken >= need:
+        items.append(ScoreItem(side, contract_points(contract.level, contract.denomination, opts),
+                               True, f"{name} made", "R13"))
+        over = taken - need
+        if over:
+            each = opts.overtrick_points[contract.denomination]
+            items.append(ScoreItem(side, over * each, False,
+                                   f"{over} overtrick{'s' if over > 1 else ''} × {each}", "R14"))
+    else:
+        under = need - taken
+        if opts.undertrick_penalty:
+            items.append(ScoreItem(side.other, under * opts.undertrick_penalty, False,
+                                   f"{name} down {under} × {opts.undertrick_penalty}", "R15"))
+    copies: list[dict[str, int]] = []
+    for s in (Side.NS, Side.EW):
+        honors = [c for c in captured[s] if c.kind is not Kind.PLAIN]
+        counts = Counter(honors)
+        copies.append({c.code: counts[c] for c in sorted(counts, key=lambda c: -c.index)})
+        points = honor_points(honors, opts)
+        if points:
+            items.append(ScoreItem(s, points, False, "honors", "R16"))
+        bonus = bright_bonus(honors, opts)
+        if bonus:
+            label = "Ten Bright Bonus" if bonus == opts.ten_bright_bonus and all(
+                counts[b] >= 2 for b in BRIGHTS) else "Five Bright Bonus"
+            items.append(ScoreItem(s, bonus, False, label, "R17"))
+    return HandScore(contract, tricks, tuple(items), (copies[0], copies[1]))
+
+
+def score_hand(state: "HandState") -> HandScore:
+    """Score a finished or passed-out hand."""
+    from .errors import PhaseError
+    from .state import Phase
+
+    if state.phase is Phase.PASSED_OUT:
+        return HandScore(None, (0, 0), ())
+    if state.phase is not Phase.FINISHED:
+        raise PhaseError(f"the hand is not finished: {len(state.plays)} of 52 cards played"
+                         if state.phase is Phase.PLAY else "the hand is not finished: the auction is open",
+                         rule="Ch. 11")
+    return score_contract(state.contract, state.tricks_won,
+                          (state.captured(Side.NS), state.captured(Side.EW)), state.options)

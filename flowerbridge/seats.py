@@ -1,0 +1,83 @@
+"""Seats and partnerships (RULINGS R5): N, E, S, W clockwise; N–S against E–W."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from .errors import FlowerBridgeError
+
+
+class Side(IntEnum):
+    """A partnership. ``Side.NS`` holds North and South."""
+
+    NS = 0
+    EW = 1
+
+    @property
+    def other(self) -> "Side":
+        return Side(1 - self)
+
+    @property
+    def seats(self) -> tuple["Seat", "Seat"]:
+        return (Seat(self), Seat(self + 2))
+
+    @property
+    def label(self) -> str:
+        return ("NORTH-SOUTH", "EAST-WEST")[self]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(IntEnum):
+    """A seat at the table, clockwise from North.
+
+    >>> Seat.S.lho, Seat.S.partner, Seat.S.rho
+    (<Seat.W: 3>, <Seat.N: 0>, <Seat.E: 1>)
+    """
+
+    N = 0
+    E = 1
+    S = 2
+    W = 3
+
+    @property
+    def lho(self) -> "Seat":
+        """The seat on this seat's left: the next to act."""
+        return _SEATS[(self + 1) & 3]
+
+    @property
+    def partner(self) -> "Seat":
+        return _SEATS[(self + 2) & 3]
+
+    @property
+    def rho(self) -> "Seat":
+        return _SEATS[(self + 3) & 3]
+
+    @property
+    def side(self) -> Side:
+        return Side(self & 1)
+
+    @property
+    def full_name(self) -> str:
+        return ("North", "East", "South", "West")[self]
+
+    def next(self, steps: int = 1) -> "Seat":
+        return _SEATS[(self + steps) & 3]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def parse(cls, text: str) -> "Seat":
+        """Read ``N``/``north`` (any case) as a seat."""
+        key = str(text).strip().upper()[:1]
+        if key in _BY_LETTER and str(text).strip().lower() in (
+                key.lower(), ("north", "east", "south", "west")[_BY_LETTER[key]]):
+            return _SEATS[_BY_LETTER[key]]
+        raise FlowerBridgeError(f"unknown seat {text!r}: expected N, E, S or W")
+
+
+_SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
+_BY_LETTER = {"N": 0, "E": 1, "S": 2, "W": 3}
+SEATS = _SEATS

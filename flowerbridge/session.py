@@ -1,0 +1,267 @@
+"""A session of hands and its scoresheet (Chapter 12, Appendix B, RULINGS R5, R18, R19).
+
+The dealer moves one seat clockwise after every hand, a passed-out hand
+included. Contract points accumulate below the line; a side reaching the
+game threshold (100) wins the game and a new line is drawn. Above-the-line
+points are never reset. A session may end after a number of hands or games.
+
+>>> s = Session(max_hands=4)
+>>> s.next_dealer
+<Seat.N: 0>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from .dealing import Deal
+from .errors import RecordError
+from .options import RuleOptions
+from .records import HandRecord, to_dict as hand_to_dict
+from .scoring import BRIGHTS, HandScore
+from .seats import Seat, Side
+from .state import HandState
+
+SESSION_FORMAT = "flowerbridge-session"
+
+
+@dataclass
+class GameRecord:
+    """One game: the below-the-line entries since the last line, and who won it."""
+
+    number: int
+    below: list[tuple[int, Side, int]] = field(default_factory=list)  # (hand number, side, points)
+    winner: Side | None = None
+
+    def total(self, side: Side) -> int:
+        return sum(p for _, s, p in self.below if s is side)
+
+
+class Session:
+    """A series of hands at one table under one set of rule options."""
+
+    def __init__(self, options: RuleOptions | None = None, *, first_dealer: Seat = Seat.N,
+                 max_hands: int | None = None, max_games: int | None = None) -> None:
+        if max_hands is not None and max_hands < 1:
+            raise RecordError("a session's length in hands must be at least 1")
+        if max_games is not None and max_games < 1:
+            raise RecordError("a session's length in games must be at least 1")
+        self.options = options or RuleOptions()
+        self.first_dealer = Seat(first_dealer)
+        self.max_hands = max_hands
+        self.max_games = max_games
+        self.hands: list[HandState] = []
+        self.scores: list[HandScore] = []
+        self.games: list[GameRecord] = [GameRecord(1)]
+        self.above: list[tuple[int, Side, int, str]] = []  # (hand number, side, points, label)
+
+    # ------------------------------------------------------------- progress
+
+    @property
+    def next_dealer(self) -> Seat:
+        return self.first_dealer.next(len(self.hands))
+
+    @property
+    def games_won(self) -> tuple[int, int]:
+        ns = sum(1 for g in self.games if g.winner is Side.NS)
+        ew = sum(1 for g in self.games if g.winner is Side.EW)
+        return ns, ew
+
+    @property
+    def is_over(self) -> bool:
+        if self.max_hands is not None and len(self.hands) >= self.max_hands:
+            return True
+        if self.max_games is not None and sum(self.games_won) >= self.max_games:
+            return True
+        return False
+
+    def new_hand(self, deal: Deal) -> HandState:
+        """A fresh hand dealt by the next dealer under the session's options."""
+        if self.is_over:
+            raise RecordError("the session is over")
+        return HandState(deal, self.next_dealer, self.options)
+
+    def add(self, state: HandState) -> HandScore:
+        """Enter a finished or passed-out hand on the scoresheet."""
+        if self.is_over:
+            raise RecordError("the session is over")
+        if state.dealer is not self.next_dealer:
+            raise RecordError(f"hand {len(self.hands) + 1}: dealer must be {self.next_dealer} "
+                              f"(the deal rotates clockwise), not {state.dealer}", rule="R5")
+        score = state.score()
+        number = len(self.hands) + 1
+        self.hands.append(state)
+        self.scores.append(score)
+        game = self.games[-1]
+        for item in score.items:
+            if item.below:
+                game.below.append((number, item.side, item.points))
+            else:
+                self.above.append((number, item.side, item.points, item.label))
+        for side in (Side.NS, Side.EW):
+            if game.total(side) >= self.options.game_points:
+                game.winner = side
+                self.games.append(GameRecord(game.number + 1))
+                break
+        return score
+
+    # --------------------------------------------------------------- totals
+
+    def above_total(self, side: Side) -> int:
+        return sum(p for _, s, p, _ in self.above if s is side)
+
+    def below_total(self, side: Side) -> int:
+        return sum(g.total(side) for g in self.games)
+
+    def total(self, side: Side) -> int:
+        return self.above_total(side) + self.below_total(side)
+
+    @property
+    def leader(self) -> Side | None:
+        """The side ahead on total points (R19), or ``None`` when level."""
+        ns, ew = self.total(Side.NS), self.total(Side.EW)
+        return None if ns == ew else (Side.NS if ns > ew else Side.EW)
+
+    # ------------------------------------------------------------ records
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SESSION_FORMAT,
+            "options": self.options.to_dict(),
+            "first_dealer": self.first_dealer.name,
+            "max_hands": self.max_hands,
+            "max_games": self.max_games,
+            "hands": [hand_to_dict(h) for h in self.hands],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Session":
+        """Replay a session record hand by hand through the engine."""
+        if not isinstance(data, Mapping):
+            raise RecordError("a session record is a JSON object")
+        options = RuleOptions.from_dict(data.get("options"))
+        hands = data.get("hands")
+        if not isinstance(hands, list):
+            raise RecordError("a session record needs 'hands', an array of hand records")
+        first = data.get("first_dealer")
+        if first is None:
+            first = hands[0].get("dealer", "N") if hands and isinstance(hands[0], Mapping) else "N"
+        try:
+            first_dealer = Seat.parse(first)
+        except Exception:
+            raise RecordError(f"first_dealer {first!r} is not one of N, E, S, W") from None
+        session = cls(options, first_dealer=first_dealer, max_hands=_opt_int(data, "max_hands"),
+                      max_games=_opt_int(data, "max_games"))
+        for i, hand in enumerate(hands, 1):
+            try:
+                if isinstance(hand, Mapping) and "options" not in hand:
+                    hand = {**hand, "options": options.to_dict()}
+                session.add(HandRecord.from_dict(hand).state)
+            except RecordError as exc:
+                raise RecordError(f"hand {i}: {exc}") from None
+            except Exception as exc:
+                if hasattr(exc, "detail"):
+                    raise type(exc)(f"hand {i}: {exc}") from None
+                raise
+        return session
+
+    # ----------------------------------------------------------- scoresheet
+
+    def scoresheet(self) -> dict[str, Any]:
+        """The scoresheet of Appendix B as data a web page can draw."""
+        last = self.hands[-1] if self.hands else None
+        last_score = self.scores[-1] if self.scores else None
+        record = None
+        if last is not None and last_score is not None:
+            record = {
+                "hand": len(self.hands),
+                "dealer": last.dealer.name,
+                "contract": last_score.contract.code if last_score.contract else None,
+                "declarer": last_score.contract.declarer.name if last_score.contract else None,
+                "tricks": {"NS": last_score.tricks[0], "EW": last_score.tricks[1]},
+                "honors": {side.name: {b.name: last_score.honor_copies[side].get(b.code, 0)
+                                       for b in BRIGHTS} for side in (Side.NS, Side.EW)},
+                "five_bright": {side.name: any(i.side is side and i.label == "Five Bright Bonus"
+                                               for i in last_score.items) for side in (Side.NS, Side.EW)},
+                "ten_bright": {side.name: any(i.side is side and i.label == "Ten Bright Bonus"
+                                              for i in last_score.items) for side in (Side.NS, Side.EW)},
+            }
+        return {
+            "above": [{"hand": n, "side": s.name, "points": p, "label": lab} for n, s, p, lab in self.above],
+            "games": [{"number": g.number, "below": [{"hand": n, "side": s.name, "points": p}
+                                                     for n, s, p in g.below],
+                       "winner": g.winner.name if g.winner else None} for g in self.games],
+            "totals": {side.name: {"above": self.above_total(side), "below": self.below_total(side),
+                                   "total": self.total(side), "games": self.games_won[side]}
+                       for side in (Side.NS, Side.EW)},
+            "hands_played": len(self.hands),
+            "is_over": self.is_over,
+            "leader": self.leader.name if self.leader else None,
+            "last_hand": record,
+        }
+
+    def render(self) -> str:
+        """The scoresheet as text, laid out like Appendix B."""
+        rule = "=" * 49
+        w = 34
+        lines = [rule, "FLOWER BRIDGE".center(49), rule, "ABOVE THE LINE",
+                 f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
+        lines += _columns([(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above], w)
+        lines.append(f"{'—— ' + str(self.above_total(Side.NS)):<{w}}   {'—— ' + str(self.above_total(Side.EW))}")
+        lines += [rule, "BELOW THE LINE", f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
+        for game in self.games:
+            if not game.below and game.winner is None and game is self.games[-1] and len(self.games) > 1:
+                continue
+            lines += _columns([(s, f"{p}  (hand {n})") for n, s, p in game.below], w)
+            if game.winner is not None:
+                lines.append(f"{'-' * 20} game {game.number} to {game.winner.label} {'-' * 8}")
+        lines += [rule, "GAME WINNER"]
+        ns, ew = self.games_won
+        lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
+        lines.append(f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
+                     + (f" — {self.leader.label} ahead" if self.leader else " — level"))
+        sheet = self.scoresheet()
+        record = sheet["last_hand"]
+        if record is not None:
+            lines += [rule, "HAND RECORD", f"Hand      {record['hand']}",
+                      f"Dealer    {Seat[record['dealer']].full_name}",
+                      f"Contract  {record['contract'] or 'passed out'}",
+                      f"Declarer  {Seat[record['declarer']].full_name if record['declarer'] else '—'}",
+                      f"Tricks    NS {record['tricks']['NS']}  EW {record['tricks']['EW']}",
+                      rule, f"{'HONORS':<20}{'NS':<10}EW"]
+            for b in BRIGHTS:
+                boxes = []
+                for side in ("NS", "EW"):
+                    n = record["honors"][side][b.name]
+                    boxes.append(" ".join(("■" if n >= k else "□") + str(k) for k in (1, 2)))
+                lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
+            lines.append("-" * 41)
+            for key, label, pts in (("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),
+                                    ("ten_bright", "TEN BRIGHT BONUS", self.options.ten_bright_bonus)):
+                marks = "  ".join(f"{side} {'■' if record[key][side] else '□'}" for side in ("NS", "EW"))
+                lines.append(f"{label} (+{pts})  {marks}")
+            lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
+        lines.append(rule)
+        return "\n".join(lines)
+
+
+def _columns(entries: Iterable[tuple[Side, str]], width: int) -> list[str]:
+    entries = list(entries)
+    ns = [t for s, t in entries if s is Side.NS]
+    ew = [t for s, t in entries if s is Side.EW]
+    rows = []
+    for i in range(max(len(ns), len(ew))):
+        left = ns[i] if i < len(ns) else ""
+        right = ew[i] if i < len(ew) else ""
+        rows.append(f"{left:<{width}}   {right}".rstrip())
+    return rows
+
+
+def _opt_int(data: Mapping, key: str) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"{key} must be a whole number or null")
+    return value

@@ -1,0 +1,435 @@
+"""One hand of Flower Bridge as a state machine: auction → play → finished.
+
+:class:`HandState` is the single place where legality is decided. Every
+action comes as a triple, as in PokerKit:
+
+* ``verify_call(call)`` / ``verify_play(card)`` raise a
+  :class:`~flowerbridge.errors.FlowerBridgeError` saying why not;
+* ``can_call(call)`` / ``can_play(card)`` answer yes or no;
+* ``call(call)`` / ``play(card)`` apply the action and return a frozen event.
+
+``legal_calls()``, ``legal_cards()`` and ``legal_actions()`` list what is
+allowed; ``undo()`` takes back the last action, all the way to the deal.
+An illegal action raises and leaves the state exactly as it was.
+
+>>> from flowerbridge import HandState, Deal, Seat
+>>> h = HandState(Deal.from_seed(7), dealer=Seat.N)
+>>> for c in ["1A", "Pass", "Pass", "Pass"]:
+...     _ = h.call(c)
+>>> str(h.contract), h.turn
+('1A by N', <Seat.E: 1>)
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple, Union
+
+from .calls import BIDS, PASS, Call, parse_call
+from .cards import Card, Suit, parse_card
+from .contract import Contract
+from .dealing import Deal
+from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError
+from .options import FIRST_NAMED, RuleOptions
+from .seats import SEATS, Seat, Side
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .observation import Observation
+    from .scoring import HandScore
+
+
+class Phase(Enum):
+    """Where a hand stands."""
+
+    AUCTION = "auction"
+    PLAY = "play"
+    FINISHED = "finished"
+    PASSED_OUT = "passed out"
+
+    @property
+    def is_over(self) -> bool:
+        return self is Phase.FINISHED or self is Phase.PASSED_OUT
+
+
+class CallMade(NamedTuple):
+    """A call in the auction; ``number`` is 1-based."""
+
+    number: int
+    seat: Seat
+    call: Call
+
+
+class CardPlayed(NamedTuple):
+    """A card played; ``number`` is 1-based over the whole hand. ``seat`` is
+    the hand the card came from (the dummy's cards are chosen by declarer)."""
+
+    number: int
+    seat: Seat
+    card: Card
+    trick: int
+
+
+Event = Union[CallMade, CardPlayed]
+Action = Union[Call, Card]
+
+
+class Trick(NamedTuple):
+    """A completed trick: 1-based number, leader, the four plays in order, winner."""
+
+    number: int
+    leader: Seat
+    plays: tuple[tuple[Seat, Card], ...]
+    winner: Seat
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(card for _, card in self.plays)
+
+
+def beats(card: Card, winning: Card, trump: Suit | None) -> bool:
+    """Whether ``card`` takes the trick from ``winning`` (Chapter 9, RULINGS R12).
+
+    A card wins only by *outranking* the card currently winning, so an
+    identical card never beats its twin (Chapter 5).
+    """
+    if card.suit is winning.suit:
+        return card.rank > winning.rank
+    return card.suit is trump
+
+
+def trick_winner(plays, trump: Suit | None) -> int:
+    """Index in ``plays`` (cards in the order played) of the card that wins."""
+    best = 0
+    for i in range(1, len(plays)):
+        if beats(plays[i], plays[best], trump):
+            best = i
+    return best
+
+
+class HandState:
+    """One hand: the deal, the auction and the play, with undo to the deal."""
+
+    __slots__ = ("deal", "dealer", "options", "phase", "contract", "history", "calls",
+                 "_holdings", "_turn", "_last_bid", "_last_bidder", "_passes",
+                 "_trick", "_leader", "_win_i", "_trump", "tricks", "_won", "_plays")
+
+    def __init__(self, deal: Deal, dealer: Seat = Seat.N,
+                 options: RuleOptions | None = None) -> None:
+        self.deal = deal
+        self.dealer = Seat(dealer)
+        self.options = options or RuleOptions()
+        self.phase = Phase.AUCTION
+        self.contract: Contract | None = None
+        self.history: list[Event] = []
+        self.calls: list[CallMade] = []
+        self._holdings: list[list[Card]] = [list(h) for h in deal.hands]
+        self._turn: Seat = self.dealer
+        self._last_bid: Call | None = None
+        self._last_bidder: Seat | None = None
+        self._passes = 0
+        self._trick: list[tuple[Seat, Card]] = []
+        self._leader: Seat | None = None
+        self._win_i = 0
+        self._trump: Suit | None = None
+        self.tricks: list[Trick] = []
+        self._won = [0, 0]
+        self._plays: list[CardPlayed] = []
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def turn(self) -> Seat | None:
+        """The seat to call, or whose hand the next card comes from; ``None`` when over."""
+        return None if self.phase.is_over else self._turn
+
+    @property
+    def actor(self) -> Seat | None:
+        """Who decides the next action: declarer on the dummy's turn (Chapter 8)."""
+        if self.phase.is_over:
+            return None
+        if self.phase is Phase.PLAY and self._turn is self.contract.dummy:
+            return self.contract.declarer
+        return self._turn
+
+    @property
+    def to_play(self) -> Seat | None:
+        """The hand the next card comes from, during the play; else ``None``."""
+        return self._turn if self.phase is Phase.PLAY else None
+
+    @property
+    def plays(self) -> tuple[CardPlayed, ...]:
+        return tuple(self._plays)
+
+    @property
+    def current_trick(self) -> tuple[tuple[Seat, Card], ...]:
+        """The plays of the unfinished trick, in order."""
+        return tuple(self._trick)
+
+    @property
+    def leader(self) -> Seat | None:
+        """The seat that led (or leads) the current trick."""
+        return self._leader
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Tricks won so far, indexed by :class:`Side` (NS, EW)."""
+        return (self._won[0], self._won[1])
+
+    @property
+    def dummy_visible(self) -> bool:
+        """The dummy is faced once the opening lead is made (Chapter 8)."""
+        return bool(self._plays)
+
+    def remaining(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards still in ``seat``'s hand, highest first."""
+        return tuple(self._holdings[seat])
+
+    def captured(self, side: Side) -> list[Card]:
+        """Every card in the tricks ``side`` has won (Chapter 13)."""
+        return [card for t in self.tricks if t.winner.side is side for _, card in t.plays]
+
+    # --------------------------------------------------------------- auction
+
+    def legal_calls(self) -> list[Call]:
+        """Pass and every bid that outranks the last bid, while the auction is open."""
+        if self.phase is not Phase.AUCTION:
+            return []
+        start = 0 if self._last_bid is None else self._last_bid.order + 1
+        return [PASS, *BIDS[start:]]
+
+    def verify_call(self, call: Call | str, seat: Seat | None = None) -> Call:
+        """Raise unless ``call`` is legal now (by ``seat``, when given); return it parsed."""
+        number = len(self.calls) + 1
+        where = f"call {number}"
+        try:
+            parsed = parse_call(call)
+        except CallSyntaxError as exc:
+            raise CallSyntaxError(exc.detail, position=where, seat=self._turn) from None
+        if self.phase is not Phase.AUCTION:
+            raise PhaseError(f"{parsed} comes after the auction has ended", rule="R8",
+                             position=where, seat=seat if seat is not None else None)
+        if seat is not None and Seat(seat) is not self._turn:
+            raise IllegalCallError(f"{parsed} out of turn: it is {self._turn}'s turn to call",
+                                   rule="Ch. 7", position=where, seat=Seat(seat))
+        if parsed.is_bid and self._last_bid is not None and parsed.order <= self._last_bid.order:
+            raise IllegalCallError(f"insufficient bid {parsed}: it must outrank {self._last_bid}",
+                                   rule="R7", position=where, seat=self._turn)
+        return parsed
+
+    def can_call(self, call: Call | str, seat: Seat | None = None) -> bool:
+        try:
+            self.verify_call(call, seat)
+        except (IllegalCallError, PhaseError, CallSyntaxError):
+            return False
+        return True
+
+    def call(self, call: Call | str, seat: Seat | None = None) -> CallMade:
+        """Make a call for the seat whose turn it is; returns the event."""
+        parsed = self.verify_call(call, seat)
+        event = CallMade(len(self.calls) + 1, self._turn, parsed)
+        self.calls.append(event)
+        self.history.append(event)
+        self._after_call(event)
+        return event
+
+    def _after_call(self, event: CallMade) -> None:
+        if event.call.is_bid:
+            self._last_bid = event.call
+            self._last_bidder = event.seat
+            self._passes = 0
+        else:
+            self._passes += 1
+        self._turn = event.seat.lho
+        if self._last_bid is None:
+            if self._passes == 4:
+                self.phase = Phase.PASSED_OUT
+        elif self._passes == 3:
+            self._begin_play()
+
+    def _declarer(self) -> Seat:
+        assert self._last_bid is not None and self._last_bidder is not None
+        if self.options.declarer == FIRST_NAMED:
+            side = self._last_bidder.side
+            for ev in self.calls:
+                if ev.call.denomination is self._last_bid.denomination and ev.seat.side is side:
+                    return ev.seat
+        return self._last_bidder
+
+    def _begin_play(self) -> None:
+        bid = self._last_bid
+        assert bid is not None and bid.denomination is not None
+        self.contract = Contract(bid.level, bid.denomination, self._declarer())
+        self._trump = bid.denomination.trump
+        self.phase = Phase.PLAY
+        self._leader = self._turn = self.contract.opening_leader
+
+    # ------------------------------------------------------------------ play
+
+    def legal_cards(self) -> list[Card]:
+        """Distinct cards the hand to play may play: the suit led if it holds any (Ch. 9)."""
+        if self.phase is not Phase.PLAY:
+            return []
+        hand = self._holdings[self._turn]
+        if self._trick:
+            led = self._trick[0][1].suit
+            follow = [c for c in hand if c.suit is led]
+            if follow:
+                hand = follow
+        out: list[Card] = []
+        for c in hand:
+            if not out or out[-1] is not c:
+                out.append(c)
+        return out
+
+    def verify_play(self, card: Card | str, seat: Seat | None = None) -> Card:
+        """Raise unless ``card`` may be played now; ``seat``, when given, is who
+        decides (declarer for the dummy). Returns the card parsed."""
+        number = len(self._plays) + 1
+        where = f"play {number}"
+        turn = self._turn
+        try:
+            parsed = card if type(card) is Card else parse_card(card)
+        except CardCodeError as exc:
+            raise CardCodeError(exc.detail, position=where, seat=turn) from None
+        if self.phase is not Phase.PLAY:
+            if self.phase is Phase.AUCTION:
+                raise PhaseError(f"{parsed.code} played before the auction has ended", rule="Ch. 8",
+                                 position=where)
+            raise PhaseError(f"{parsed.code} played after the hand is over", rule="Ch. 9",
+                             position=where)
+        if seat is not None:
+            actor = self.actor
+            if Seat(seat) is not actor:
+                raise IllegalPlayError(f"{parsed.code} out of turn: {actor} plays the next card"
+                                       + (f" (from dummy, {turn})" if actor is not turn else ""),
+                                       rule="Ch. 8", position=where, seat=Seat(seat))
+        hand = self._holdings[turn]
+        if parsed not in hand:
+            raise IllegalPlayError(f"{parsed.code} is not in {turn}'s hand", rule="Ch. 9",
+                                   position=where, seat=turn)
+        if self._trick:
+            led = self._trick[0][1].suit
+            if parsed.suit is not led:
+                follow = [c.code for c in hand if c.suit is led]
+                if follow:
+                    raise IllegalPlayError(f"must follow {led.english}, holds {' '.join(follow)}",
+                                           rule="R11", position=where, seat=turn)
+        return parsed
+
+    def can_play(self, card: Card | str, seat: Seat | None = None) -> bool:
+        try:
+            self.verify_play(card, seat)
+        except (IllegalPlayError, PhaseError, CardCodeError):
+            return False
+        return True
+
+    def play(self, card: Card | str, seat: Seat | None = None) -> CardPlayed:
+        """Play ``card`` from the hand whose turn it is; returns the event."""
+        parsed = self.verify_play(card, seat)
+        turn = self._turn
+        trick = self._trick
+        event = CardPlayed(len(self._plays) + 1, turn, parsed, len(self.tricks) + 1)
+        self._holdings[turn].remove(parsed)
+        self._plays.append(event)
+        self.history.append(event)
+        trick.append((turn, parsed))
+        if len(trick) > 1 and beats(parsed, trick[self._win_i][1], self._trump):
+            self._win_i = len(trick) - 1
+        if len(trick) == 4:
+            winner = trick[self._win_i][0]
+            self.tricks.append(Trick(len(self.tricks) + 1, self._leader, tuple(trick), winner))
+            self._won[winner & 1] += 1
+            self._trick = []
+            self._win_i = 0
+            self._leader = self._turn = winner
+            if len(self.tricks) == 13:
+                self.phase = Phase.FINISHED
+        else:
+            self._turn = turn.lho
+        return event
+
+    # --------------------------------------------------------------- generic
+
+    def legal_actions(self) -> list[Action]:
+        """Legal calls during the auction, legal cards during the play."""
+        if self.phase is Phase.AUCTION:
+            return self.legal_calls()  # type: ignore[return-value]
+        return self.legal_cards()  # type: ignore[return-value]
+
+    def apply(self, action: Action | str, seat: Seat | None = None) -> Event:
+        """Make a call or play a card, whichever the phase calls for."""
+        if self.phase is Phase.AUCTION or isinstance(action, Call):
+            return self.call(action, seat)  # type: ignore[arg-type]
+        return self.play(action, seat)  # type: ignore[arg-type]
+
+    def undo(self) -> Event:
+        """Take back the last call or card, restoring the state before it."""
+        if not self.history:
+            raise PhaseError("nothing to undo: the hand is at the deal")
+        event = self.history.pop()
+        if isinstance(event, CallMade):
+            self.calls.pop()
+            self._replay_auction()
+            return event
+        self._plays.pop()
+        if not self._trick:
+            last = self.tricks.pop()
+            self._won[last.winner & 1] -= 1
+            self._trick = list(last.plays)
+            self._leader = last.leader
+            self.phase = Phase.PLAY
+        self._trick.pop()
+        self._holdings[event.seat].append(event.card)
+        self._holdings[event.seat].sort(key=_display_order)
+        self._win_i = trick_winner([c for _, c in self._trick], self._trump) if self._trick else 0
+        self._turn = event.seat
+        if not self._plays and not self.tricks:
+            self._leader = event.seat
+        return event
+
+    def _replay_auction(self) -> None:
+        calls = self.calls
+        self.calls = []
+        self.phase = Phase.AUCTION
+        self.contract = None
+        self._trump = None
+        self._leader = None
+        self._turn = self.dealer
+        self._last_bid = self._last_bidder = None
+        self._passes = 0
+        for ev in calls:
+            self.calls.append(ev)
+            self._after_call(ev)
+
+    # --------------------------------------------------------------- results
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase.is_over
+
+    def score(self) -> "HandScore":
+        """The itemised score of a finished or passed-out hand (Chapters 11–15)."""
+        from .scoring import score_hand
+        return score_hand(self)
+
+    def observation(self, seat: Seat) -> "Observation":
+        """What ``seat`` may know now — the only view bots and clients get."""
+        from .observation import observe
+        return observe(self, Seat(seat))
+
+    def copy(self) -> "HandState":
+        """An independent copy, replayed from the deal."""
+        other = HandState(self.deal, self.dealer, self.options)
+        for ev in self.history:
+            other.apply(ev.call if isinstance(ev, CallMade) else ev.card)
+        return other
+
+    def __repr__(self) -> str:
+        where = self.phase.value
+        if self.contract:
+            where += f", {self.contract}, tricks NS {self._won[0]} EW {self._won[1]}"
+        return f"<HandState dealer={self.dealer.name} {where}, {len(self.history)} actions>"
+
+
+def _display_order(card: Card) -> int:
+    return -card.index
