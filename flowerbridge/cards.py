@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import attrgetter
 
 from .errors import CardCodeError
 
@@ -335,7 +336,10 @@ def parse_cards(codes) -> list[Card]:
 
 def sort_cards(cards) -> list[Card]:
     """Cards sorted for display: Bright Animals, Ribbons, Plains; high to low."""
-    return sorted(cards, key=lambda c: -c.index)
+    return sorted(cards, key=_INDEX, reverse=True)
+
+
+_INDEX = attrgetter("index")
 
 
 def suit_cards(suit: Suit) -> tuple[Card, ...]:

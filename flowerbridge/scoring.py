@@ -8,14 +8,13 @@ show where every point came from.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from .calls import Denomination
 from .cards import CARDS, Card, Kind
 from .contract import Contract
-from .options import RuleOptions
+from .options import DEFAULT_OPTIONS, RuleOptions
 from .seats import Side
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,23 +31,50 @@ def contract_points(level: int, denomination: Denomination, options: RuleOptions
     >>> contract_points(3, Denomination.NT), contract_points(4, Denomination.A)
     (100, 120)
     """
-    first, each = (options or RuleOptions()).contract_points[denomination]
+    first, each = (options or DEFAULT_OPTIONS).contract_points[denomination]
     return first + each * (level - 1)
 
 
+def _copies(cards: Iterable[Card]) -> list[int]:
+    counts = [0] * 30
+    for c in cards:
+        counts[c.index] += 1
+    return counts
+
+
+_HONORS = tuple(c for c in CARDS if c.kind is not Kind.PLAIN)
+_BRIGHT_INDEXES = tuple(b.index for b in BRIGHTS)
+
+
+def _honor_points(counts: list[int], values) -> int:
+    total = 0
+    for card in _HONORS:
+        n = counts[card.index]
+        if n:
+            first, second = values[card.kind]
+            total += first + (second if n >= 2 else 0)
+    return total
+
+
+def _bright_bonus(counts: list[int], options: RuleOptions) -> tuple[int, str]:
+    least = min(counts[i] for i in _BRIGHT_INDEXES)
+    if least >= 2:
+        return options.ten_bright_bonus, "Ten Bright Bonus"
+    if least == 1:
+        return options.five_bright_bonus, "Five Bright Bonus"
+    return 0, ""
+
+
 def honor_points(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
-    """Honor bonus for a side's captured cards (Chapter 13, R16).
+    """Honor bonus for a side's captured cards (Chapter 13, R16): for each
+    distinct honor, its first-copy value, plus the second-copy value when the
+    side holds both.
 
     >>> from flowerbridge.cards import parse_cards
     >>> honor_points(parse_cards("11B 11B")), honor_points(parse_cards("7A 7A 7R 7R"))
     (6, 5)
     """
-    values = (options or RuleOptions()).honor_values
-    total = 0
-    for card, n in Counter(captured).items():
-        first, second = values[card.kind]
-        total += first + (second if n >= 2 else 0)
-    return total
+    return _honor_points(_copies(captured), (options or DEFAULT_OPTIONS).honor_values)
 
 
 def bright_bonus(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
@@ -58,13 +84,7 @@ def bright_bonus(captured: Iterable[Card], options: RuleOptions | None = None) -
     >>> bright_bonus(parse_cards("1B 3B 8B 11B 12B")), bright_bonus(parse_cards("1B 1B 3B 8B 11B"))
     (25, 0)
     """
-    opts = options or RuleOptions()
-    counts = Counter(c for c in captured if c.kind is Kind.BRIGHT)
-    if all(counts[b] >= 2 for b in BRIGHTS):
-        return opts.ten_bright_bonus
-    if all(counts[b] >= 1 for b in BRIGHTS):
-        return opts.five_bright_bonus
-    return 0
+    return _bright_bonus(_copies(captured), options or DEFAULT_OPTIONS)[0]
 
 
 @dataclass(frozen=True)
@@ -143,7 +163,7 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
                    captured: tuple[list[Card], list[Card]],
                    options: RuleOptions | None = None) -> HandScore:
     """Score a played hand from its contract, tricks per side and captured cards."""
-    opts = options or RuleOptions()
+    opts = options or DEFAULT_OPTIONS
     if contract is None:
         return HandScore(None, (0, 0), ())
     items: list[ScoreItem] = []
@@ -166,16 +186,13 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
                                    f"{name} down {under} × {opts.undertrick_penalty}", "R15"))
     copies: list[dict[str, int]] = []
     for s in (Side.NS, Side.EW):
-        honors = [c for c in captured[s] if c.kind is not Kind.PLAIN]
-        counts = Counter(honors)
-        copies.append({c.code: counts[c] for c in sorted(counts, key=lambda c: -c.index)})
-        points = honor_points(honors, opts)
+        counts = _copies(captured[s])
+        copies.append({c.code: counts[c.index] for c in reversed(_HONORS) if counts[c.index]})
+        points = _honor_points(counts, opts.honor_values)
         if points:
             items.append(ScoreItem(s, points, False, "honors", "R16"))
-        bonus = bright_bonus(honors, opts)
+        bonus, label = _bright_bonus(counts, opts)
         if bonus:
-            label = "Ten Bright Bonus" if bonus == opts.ten_bright_bonus and all(
-                counts[b] >= 2 for b in BRIGHTS) else "Five Bright Bonus"
             items.append(ScoreItem(s, bonus, False, label, "R17"))
     return HandScore(contract, tricks, tuple(items), (copies[0], copies[1]))
 

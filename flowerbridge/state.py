@@ -30,7 +30,7 @@ from .cards import Card, Suit, parse_card
 from .contract import Contract
 from .dealing import Deal
 from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError
-from .options import FIRST_NAMED, RuleOptions
+from .options import DEFAULT_OPTIONS, FIRST_NAMED, RuleOptions
 from .seats import SEATS, Seat, Side
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,7 +117,7 @@ class HandState:
                  options: RuleOptions | None = None) -> None:
         self.deal = deal
         self.dealer = Seat(dealer)
-        self.options = options or RuleOptions()
+        self.options = options or DEFAULT_OPTIONS
         self.phase = Phase.AUCTION
         self.contract: Contract | None = None
         self.history: list[Event] = []
@@ -186,7 +186,7 @@ class HandState:
 
     def captured(self, side: Side) -> list[Card]:
         """Every card in the tricks ``side`` has won (Chapter 13)."""
-        return [card for t in self.tricks if t.winner.side is side for _, card in t.plays]
+        return [card for t in self.tricks if t.winner & 1 == side for _, card in t.plays]
 
     # --------------------------------------------------------------- auction
 
@@ -275,11 +275,7 @@ class HandState:
             follow = [c for c in hand if c.suit is led]
             if follow:
                 hand = follow
-        out: list[Card] = []
-        for c in hand:
-            if not out or out[-1] is not c:
-                out.append(c)
-        return out
+        return list(dict.fromkeys(hand))
 
     def verify_play(self, card: Card | str, seat: Seat | None = None) -> Card:
         """Raise unless ``card`` may be played now; ``seat``, when given, is who
@@ -325,27 +321,41 @@ class HandState:
 
     def play(self, card: Card | str, seat: Seat | None = None) -> CardPlayed:
         """Play ``card`` from the hand whose turn it is; returns the event."""
-        parsed = self.verify_play(card, seat)
         turn = self._turn
         trick = self._trick
-        event = CardPlayed(len(self._plays) + 1, turn, parsed, len(self.tricks) + 1)
-        self._holdings[turn].remove(parsed)
-        self._plays.append(event)
+        hand = self._holdings[turn]
+        # Fast path for the common case; verify_play explains any refusal.
+        if type(card) is not Card or seat is not None or self.phase is not _PLAY or card not in hand:
+            card = self.verify_play(card, seat)
+        elif trick:
+            led = trick[0][1].suit
+            if card.suit is not led and any(c.suit is led for c in hand):
+                self.verify_play(card, seat)
+        plays = self._plays
+        event = _new_event(CardPlayed, (len(plays) + 1, turn, card, len(self.tricks) + 1))
+        hand.remove(card)
+        plays.append(event)
         self.history.append(event)
-        trick.append((turn, parsed))
-        if len(trick) > 1 and beats(parsed, trick[self._win_i][1], self._trump):
-            self._win_i = len(trick) - 1
-        if len(trick) == 4:
-            winner = trick[self._win_i][0]
-            self.tricks.append(Trick(len(self.tricks) + 1, self._leader, tuple(trick), winner))
-            self._won[winner & 1] += 1
-            self._trick = []
-            self._win_i = 0
-            self._leader = self._turn = winner
-            if len(self.tricks) == 13:
-                self.phase = Phase.FINISHED
-        else:
-            self._turn = turn.lho
+        trick.append((turn, card))
+        n = len(trick)
+        if n > 1:
+            # R12 inlined (see beats()): only a strictly higher card of the
+            # winning suit, or the first trump over a non-trump, takes over.
+            best = trick[self._win_i][1]
+            if (card.rank > best.rank) if card.suit is best.suit else (card.suit is self._trump):
+                self._win_i = n - 1
+            if n == 4:
+                winner = trick[self._win_i][0]
+                self.tricks.append(_new_event(Trick, (len(self.tricks) + 1, self._leader,
+                                                      tuple(trick), winner)))
+                self._won[winner & 1] += 1
+                self._trick = []
+                self._win_i = 0
+                self._leader = self._turn = winner
+                if len(self.tricks) == 13:
+                    self.phase = Phase.FINISHED
+                return event
+        self._turn = _LHO[turn]
         return event
 
     # --------------------------------------------------------------- generic
@@ -429,6 +439,11 @@ class HandState:
         if self.contract:
             where += f", {self.contract}, tricks NS {self._won[0]} EW {self._won[1]}"
         return f"<HandState dealer={self.dealer.name} {where}, {len(self.history)} actions>"
+
+
+_PLAY = Phase.PLAY
+_new_event = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+_LHO = tuple(s.lho for s in SEATS)
 
 
 def _display_order(card: Card) -> int:
