@@ -206,8 +206,9 @@ class HandState:
         except CallSyntaxError as exc:
             raise CallSyntaxError(exc.detail, position=where, seat=self._turn) from None
         if self.phase is not Phase.AUCTION:
+            # The seat that would have called next, clockwise from the last call.
             raise PhaseError(f"{parsed} comes after the auction has ended", rule="R8",
-                             position=where, seat=seat if seat is not None else None)
+                             position=where, seat=self.calls[-1].seat.lho)
         if seat is not None and Seat(seat) is not self._turn:
             raise IllegalCallError(f"{parsed} out of turn: it is {self._turn}'s turn to call",
                                    rule="Ch. 7", position=where, seat=Seat(seat))
@@ -290,9 +291,12 @@ class HandState:
         if self.phase is not Phase.PLAY:
             if self.phase is Phase.AUCTION:
                 raise PhaseError(f"{parsed.code} played before the auction has ended", rule="Ch. 8",
-                                 position=where)
+                                 position=where, seat=turn)
+            if self.phase is Phase.PASSED_OUT:
+                raise PhaseError(f"{parsed.code} played in a passed-out hand", rule="R8",
+                                 position=where, seat=turn)
             raise PhaseError(f"{parsed.code} played after the hand is over", rule="Ch. 9",
-                             position=where)
+                             position=where, seat=turn)
         if seat is not None:
             actor = self.actor
             if Seat(seat) is not actor:
