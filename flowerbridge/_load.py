@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 
 from .errors import RecordError
 from .state import HandState
+
+_TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
 
 
 def load_any(text: str) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in."""
     stripped = text.lstrip()
-    if stripped.startswith("{") or stripped.startswith("["):
+    # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
+    if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -1,0 +1,405 @@
+"""A text notation for Flower Bridge hands, for people (inspired by PBN).
+
+A hand is a block of tag pairs ``[Name "value"]``; the ``Auction`` and ``Play``
+tags are followed by their sections. Hands in one file are separated by a
+blank line. Example (abridged)::
+
+    [Event "Club night"]
+    [Date "2026.11.30"]
+    [Board "1"]
+    [Dealer "S"]
+    [Deal "N:11B 7A 6A 2A / 9R 7R 6R 3R / 11P 10P 9P 6P 5P E:… S:… W:…"]
+    [Undealt "12B 5A / 1R / 3P 3P 2P 1Pb 1Pa"]
+    [Options "undertrick_penalty=50 declarer=final-bidder"]
+    [Auction "S"]
+    1A Pass 3A Pass
+    4A Pass Pass Pass
+    [Contract "4A"]
+    [Declarer "S"]
+    [Play "W"]
+    7R 3R 11R 5R
+    …
+    [Result "11"]
+    [Score "NS below 120 above 52; EW below 0 above 9"]
+
+A holding is written suit by suit, Bright Animals / Ribbons / Plains, each
+highest first, ``-`` for a void. Auction lines hold four calls, the first by
+the dealer; each play line is one trick in the order its cards were played.
+
+Reading replays every call and card through
+:class:`~flowerbridge.state.HandState`, so text the rules reject cannot be
+read; an error names the line. ``Contract``, ``Declarer``, ``Result``,
+``Score``, the ``Auction`` tag's dealer and the ``Play`` tag's leader are
+derived from the replay: they may be left out, and when given they must agree
+with it. Every other tag (``Event``, ``Site``, ``Date``, ``Board`` and any
+unknown tag) is kept, in order, in :attr:`HandRecord.extra
+<flowerbridge.records.HandRecord.extra>`, so that the same record can be
+written as JSON (:mod:`flowerbridge.records`) or as text. Writing is
+canonical: ``dumps(loads(text)) == text`` for canonical text.
+
+The functions mirror :mod:`flowerbridge.records`: :func:`loads`, :func:`load`,
+:func:`dumps`, :func:`dump`, and :func:`loads_all` / :func:`dumps_all` for
+files of several hands.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import IO, Any, Iterable, Iterator
+
+from .cards import Card, Suit, parse_card
+from .dealing import Deal
+from .errors import FlowerBridgeError, RecordError
+from .options import RuleOptions
+from .records import HandRecord
+from .seats import SEATS, Seat, Side
+from .state import HandState, Phase
+
+# Tags whose values the notation itself defines, in the order they are written.
+HAND_TAGS = ("Dealer", "Deal", "Undealt", "Options", "Auction", "Contract", "Declarer", "Play",
+             "Result", "Score")
+# Tags checked against the replay rather than read from the text.
+DERIVED_TAGS = ("Contract", "Declarer", "Result", "Score")
+
+SUIT_ORDER = (Suit.ANIMALS, Suit.RIBBONS, Suit.PLAINS)
+CALLS_PER_LINE = 4
+
+_TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
+_SEAT_LABEL_RE = re.compile(r"(?:^|\s)([NESW]):", re.IGNORECASE)
+
+
+# ------------------------------------------------------------------ writing
+
+def format_holding(cards: Iterable[Card]) -> str:
+    """A holding in the notation: ``12B 6A / 11R 9R / -`` (suits high to low, ``-`` for a void).
+
+    >>> from flowerbridge.cards import parse_cards
+    >>> format_holding(parse_cards("1Pa 11B 12B 11R"))
+    '12B 11B / 11R / 1Pa'
+    """
+    cards = list(cards)
+    groups = []
+    for suit in SUIT_ORDER:
+        held = sorted((c for c in cards if c.suit is suit), key=lambda c: -c.index)
+        groups.append(" ".join(c.code for c in held) or "-")
+    return " / ".join(groups)
+
+
+def format_score(state: HandState) -> str:
+    """The ``Score`` tag of a hand that is over: ``NS below 120 above 52; EW below 0 above 9``."""
+    score = state.score()
+    return "; ".join(f"{side.name} below {score.below(side)} above {score.above(side)}"
+                     for side in (Side.NS, Side.EW))
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _tag(name: str, value: str) -> str:
+    return f'[{name} "{_quote(value)}"]'
+
+
+def _format_options(options: RuleOptions) -> str:
+    # Strings are written bare, numbers and lists as compact JSON (no spaces),
+    # so that whitespace separates the pairs.
+    return " ".join(f"{key}={value if isinstance(value, str) else json.dumps(value, separators=(',', ':'))}"
+                    for key, value in options.to_dict().items())
+
+
+def _extra_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def dumps(record: HandRecord | HandState) -> str:
+    """One hand in canonical text, ending with a newline.
+
+    Keys of :attr:`HandRecord.extra` become tags, before the hand's own tags;
+    a value that is not a string is written as JSON text.
+    """
+    if isinstance(record, HandState):
+        record = HandRecord(record)
+    state = record.state
+    lines = []
+    for name, value in record.extra.items():
+        if not _NAME_RE.match(name) or name in HAND_TAGS:
+            raise RecordError(f"key {name!r} cannot be written as a tag: a tag name is letters, "
+                              f"digits and '_', and not one of {', '.join(HAND_TAGS)}")
+        lines.append(_tag(name, _extra_value(value)))
+    lines += [_tag("Dealer", state.dealer.name),
+              _tag("Deal", " ".join(f"{seat.name}:{format_holding(state.deal.hands[seat])}"
+                                    for seat in SEATS)),
+              _tag("Undealt", format_holding(state.deal.undealt)),
+              _tag("Options", _format_options(state.options)),
+              _tag("Auction", state.dealer.name)]
+    calls = [ev.call.text for ev in state.calls]
+    lines += [" ".join(calls[i:i + CALLS_PER_LINE]) for i in range(0, len(calls), CALLS_PER_LINE)]
+    contract = state.contract
+    if state.phase is Phase.PASSED_OUT:
+        lines.append(_tag("Contract", "Pass"))
+    elif contract is not None:
+        lines += [_tag("Contract", contract.code), _tag("Declarer", contract.declarer.name),
+                  _tag("Play", contract.opening_leader.name)]
+        lines += [" ".join(card.code for _, card in trick.plays) for trick in state.tricks]
+        if state.current_trick:
+            lines.append(" ".join(card.code for _, card in state.current_trick))
+    if state.phase is Phase.FINISHED:
+        assert contract is not None
+        lines.append(_tag("Result", str(state.tricks_won[contract.side])))
+    if state.is_over:
+        lines.append(_tag("Score", format_score(state)))
+    return "\n".join(lines) + "\n"
+
+
+def dumps_all(records: Iterable[HandRecord | HandState]) -> str:
+    """Several hands in canonical text, separated by a blank line."""
+    return "\n".join(dumps(r) for r in records)
+
+
+def dump(record: HandRecord | HandState, fp: IO[str]) -> None:
+    """Write one hand to a text file."""
+    fp.write(dumps(record))
+
+
+# ------------------------------------------------------------------ reading
+
+class _Block:
+    """The lines of one hand: ``(line number, text)`` pairs, without blank lines."""
+
+    def __init__(self, lines: list[tuple[int, str]]) -> None:
+        self.lines = lines
+        self.tags: list[tuple[int, str, str]] = []  # (line, name, value), in order
+        self.sections: dict[str, list[tuple[int, str]]] = {"Auction": [], "Play": []}
+        section: str | None = None
+        for number, text in lines:
+            match = _TAG_RE.match(text)
+            if match:
+                name = match.group(1)
+                value = re.sub(r"\\(.)", r"\1", match.group(2))
+                if any(name == seen for _, seen, _ in self.tags):
+                    raise RecordError(f"tag {name} appears twice in one hand", position=f"line {number}")
+                self.tags.append((number, name, value))
+                section = name if name in self.sections else None
+            elif text.startswith("["):
+                raise RecordError(f'malformed tag {text!r}: expected [Name "value"]',
+                                  position=f"line {number}")
+            elif section is None:
+                raise RecordError(f"{text!r} is neither a tag nor part of an Auction or Play "
+                                  "section", position=f"line {number}")
+            else:
+                self.sections[section].append((number, text))
+
+    def get(self, name: str) -> tuple[int, str] | None:
+        for number, tag, value in self.tags:
+            if tag == name:
+                return number, value
+        return None
+
+    def require(self, name: str) -> tuple[int, str]:
+        found = self.get(name)
+        if found is None:
+            raise RecordError(f"missing tag {name}", position=f"hand at line {self.lines[0][0]}")
+        return found
+
+
+def _blocks(text: str) -> Iterator[_Block]:
+    current: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line:
+            current.append((number, line))
+        elif current:
+            yield _Block(current)
+            current = []
+    if current:
+        yield _Block(current)
+
+
+def _at(exc: FlowerBridgeError, where: str) -> FlowerBridgeError:
+    """``exc`` again, of the same class, its position prefixed with ``where`` (a line, a tag)."""
+    position = f"{where}, {exc.position}" if exc.position else where
+    return type(exc)(exc.detail, rule=exc.rule, seat=exc.seat, position=position)
+
+
+def parse_holding(text: str) -> list[Card]:
+    """Read a holding written as :func:`format_holding` writes it.
+
+    >>> [c.code for c in parse_holding("12B 6A / - / 1Pa")]
+    ['12B', '6A', '1Pa']
+    """
+    groups = text.split("/")
+    if len(groups) != len(SUIT_ORDER):
+        raise RecordError(f"holding {text.strip()!r}: expected three suits, Bright Animals / "
+                          "Ribbons / Plains, '-' for a void")
+    cards: list[Card] = []
+    for suit, group in zip(SUIT_ORDER, groups):
+        codes = group.split()
+        if codes == ["-"]:
+            continue
+        if not codes:
+            raise RecordError(f"holding {text.strip()!r}: write '-' for a void in {suit.english}")
+        for code in codes:
+            card = parse_card(code)
+            if card.suit is not suit:
+                raise RecordError(f"holding {text.strip()!r}: {card.code} is not one of the "
+                                  f"{suit.english}")
+            cards.append(card)
+    return cards
+
+
+def _parse_deal(value: str) -> dict[str, list[Card]]:
+    labels = list(_SEAT_LABEL_RE.finditer(value))
+    if not labels or value[:labels[0].start()].strip():
+        raise RecordError('expected "N:<holding> E:<holding> S:<holding> W:<holding>"')
+    hands: dict[str, list[Card]] = {}
+    for i, label in enumerate(labels):
+        seat = label.group(1).upper()
+        if seat in hands:
+            raise RecordError(f"seat {seat} appears twice")
+        end = labels[i + 1].start() if i + 1 < len(labels) else len(value)
+        try:
+            hands[seat] = parse_holding(value[label.end():end])
+        except FlowerBridgeError as exc:
+            raise RecordError(f"{seat}: {exc}") from None
+    missing = [s.name for s in SEATS if s.name not in hands]
+    if missing:
+        raise RecordError(f"missing seat {', '.join(missing)}")
+    return hands
+
+
+def _parse_options(value: str) -> RuleOptions:
+    data: dict[str, Any] = {}
+    for pair in value.split():
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise RecordError(f"{pair!r} is not key=value")
+        try:
+            data[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            data[key] = raw
+    return RuleOptions.from_dict(data)
+
+
+def _parse_seat(value: str) -> Seat:
+    try:
+        return Seat.parse(value)
+    except FlowerBridgeError:
+        raise RecordError(f"{value!r} is not one of N, E, S, W") from None
+
+
+def _check_derived(block: _Block, name: str, expected: str | None) -> None:
+    """A derived tag, when given, must say what the replay says."""
+    found = block.get(name)
+    if found is None:
+        return
+    number, value = found
+    if expected is None:
+        raise RecordError(f"tag {name} {value!r} given, but the hand has no {name.lower()} yet",
+                          position=f"line {number}")
+    if " ".join(value.split()).upper() != expected.upper():
+        raise RecordError(f"tag {name} says {value!r}, the replay gives {expected!r}",
+                          position=f"line {number}")
+
+
+def _tag_value(block: _Block, name: str, parse):
+    """``parse`` applied to tag ``name``'s value (``None`` when the tag is absent),
+    an error naming the line and the tag."""
+    found = block.get(name)
+    if found is None:
+        return None
+    number, value = found
+    try:
+        return parse(value)
+    except FlowerBridgeError as exc:
+        raise _at(exc, f"line {number}, tag {name}") from None
+
+
+def _replay(lines: list[tuple[int, str]], act) -> None:
+    for number, line in lines:
+        for action in line.split():
+            try:
+                act(action)
+            except FlowerBridgeError as exc:
+                raise _at(exc, f"line {number}") from None
+
+
+def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
+    block.require("Dealer")
+    block.require("Deal")
+    dealer = _tag_value(block, "Dealer", _parse_seat)
+    hands = _tag_value(block, "Deal", _parse_deal)
+    undealt = _tag_value(block, "Undealt", parse_holding)
+    deal = _tag_value(block, "Undealt" if undealt is not None else "Deal",
+                      lambda _: Deal.from_hands(hands, undealt))
+    if options is None:
+        options = _tag_value(block, "Options", _parse_options) or RuleOptions()
+    state = HandState(deal, dealer, options)
+
+    auction_dealer = _tag_value(block, "Auction", _parse_seat)
+    if auction_dealer is not None and auction_dealer is not dealer:
+        raise RecordError(f"tag Auction names {auction_dealer}, but the dealer is {dealer}",
+                          position=f"line {block.get('Auction')[0]}")
+    _replay(block.sections["Auction"], state.call)
+
+    leader = _tag_value(block, "Play", _parse_seat)
+    if leader is not None:
+        where = f"line {block.get('Play')[0]}"
+        if state.contract is None:
+            raise RecordError("tag Play, but the auction has not made a contract", position=where)
+        if leader is not state.contract.opening_leader:
+            raise RecordError(f"tag Play names {leader}, but the opening leader is "
+                              f"{state.contract.opening_leader} (declarer's left)", position=where)
+    tricks = block.sections["Play"]
+    for i, (number, line) in enumerate(tricks):
+        size = len(line.split())
+        if size > 4 or (size < 4 and i + 1 < len(tricks)):
+            raise RecordError(f"a play line is one trick of 4 cards (the last may be unfinished), "
+                              f"not {size}", position=f"line {number}")
+    _replay(tricks, state.play)
+
+    contract = state.contract
+    _check_derived(block, "Contract", "Pass" if state.phase is Phase.PASSED_OUT
+                   else contract.code if contract else None)
+    _check_derived(block, "Declarer", contract.declarer.name if contract else None)
+    _check_derived(block, "Result", str(state.tricks_won[contract.side])
+                   if contract and state.phase is Phase.FINISHED else None)
+    _check_derived(block, "Score", format_score(state) if state.is_over else None)
+
+    extra: dict[str, str] = {}
+    for number, name, value in block.tags:
+        if name in HAND_TAGS:
+            continue
+        if name == "Date" and not _DATE_RE.match(value):
+            raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD" (\'?\' for unknown digits)',
+                              position=f"line {number}")
+        if name == "Board" and not (value.isdigit() and int(value) >= 1):
+            raise RecordError(f"tag Board {value!r}: expected a board number from 1",
+                              position=f"line {number}")
+        extra[name] = value
+    return HandRecord(state, extra)
+
+
+def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:
+    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag."""
+    return [_read(block, options) for block in _blocks(text)]
+
+
+def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
+    """The one hand in ``text``, replayed; a file of several hands is an error."""
+    records = loads_all(text, options=options)
+    if len(records) != 1:
+        raise RecordError(f"expected one hand, found {len(records)}"
+                          + ("; use loads_all for a file of several hands" if records else ""))
+    return records[0]
+
+
+def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:
+    """Read one hand from a text file."""
+    return loads(fp.read(), options=options)
+
+
+__all__ = ["DERIVED_TAGS", "HAND_TAGS", "dump", "dumps", "dumps_all", "format_holding",
+           "format_score", "load", "loads", "loads_all", "parse_holding"]
