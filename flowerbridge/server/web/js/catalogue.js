@@ -1,0 +1,49 @@
+// The card catalogue (codes, names, kinds, ranks) as the server describes the
+// engine's deck, and the reader's language for card names.
+
+import { faceMarkup, backMarkup, cardName } from "./cards.js";
+
+const LANGUAGE_KEY = "flowerbridge.language";
+
+/** Fetch the catalogue once; resolves to a Map from card code to its entry. */
+export async function loadCatalogue(url = "/api/cards") {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`card catalogue: ${response.status} ${response.statusText}`);
+  const cards = await response.json();
+  return new Map(cards.map((card) => [card.code, card]));
+}
+
+/** Codes sorted for display as the engine sorts a hand: by suit, then rank, highest first. */
+export function sortCodes(catalogue, codes) {
+  return [...codes].sort((a, b) => catalogue.get(b).index - catalogue.get(a).index);
+}
+
+/** The reader's chosen language for card names (en, ja or ko). */
+export function getLanguage() {
+  return localStorage.getItem(LANGUAGE_KEY) || "en";
+}
+
+/** Remember the language for card names across pages and visits. */
+export function setLanguage(language) {
+  localStorage.setItem(LANGUAGE_KEY, language);
+}
+
+/**
+ * A card as a DOM element: a face when `code` is known, a back otherwise.
+ * The element carries `data-code` so that tests and keyboard handlers can find it.
+ */
+export function cardElement(catalogue, code, language, tag = "span") {
+  const element = document.createElement(tag);
+  element.className = "card";
+  if (code) {
+    const card = catalogue.get(code);
+    element.dataset.code = code;
+    element.dataset.kind = card.kind;
+    element.innerHTML = faceMarkup(card, language);
+    element.title = `${code} — ${cardName(card, language)}`;
+  } else {
+    element.classList.add("back");
+    element.innerHTML = backMarkup();
+  }
+  return element;
+}

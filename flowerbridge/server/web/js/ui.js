@@ -1,0 +1,38 @@
+// Small DOM helpers shared by the pages.
+
+/**
+ * Create an element: `el("p", {class: "x", title: "t"}, "text", child)`.
+ * Attributes named `on<event>` become listeners; `dataset` takes an object.
+ */
+export function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (name === "dataset") Object.assign(element.dataset, value);
+    else if (name === "class") element.className = value;
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+}
+
+/** Set a language <select> to `language` and call `onChange` with each new choice. */
+export function bindLanguageSelect(select, language, onChange) {
+  select.value = language;
+  select.addEventListener("change", () => onChange(select.value));
+}
+
+/** Fetch JSON; a non-2xx answer becomes an Error carrying the server's message. */
+export async function fetchJson(url, options = {}) {
+  const response = await fetch(url, {
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    ...options,
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const detail = body && (body.message || body.detail);
+    throw new Error(typeof detail === "string" ? detail : `${response.status} ${response.statusText}`);
+  }
+  return body;
+}
