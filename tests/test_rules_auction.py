@@ -1,0 +1,225 @@
+"""The deal and the auction: Chapters 6–7, RULINGS R5–R9."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from flowerbridge import (BID, BIDS, DECK, PASS, CallSyntaxError, Deal, DealError, Denomination,
+                          HandState, IllegalCallError, Phase, PhaseError, RuleOptions, Seat, Side,
+                          parse_call)
+from flowerbridge.session import Session
+
+# `flowerbridge deal --seed 1`, as printed on 2026-11-30: pins the seeded shuffle
+# across machines and versions (the hands of a seed must never change).
+SEED_1 = {
+    "N": "12B 6A 11R 11R 9R 6R 6R 5R 11P 10P 3P 1Pb 1Pa",
+    "E": "3B 1B 7A 5A 2A 5R 3R 10P 9P 4P 4P 2P 1Pb",
+    "S": "8B 8B 3B 8A 6A 2A 10R 9R 4R 1R 9P 5P 5P",
+    "W": "12B 11B 11B 1B 7A 5A 7R 4R 2R 1R 11P 6P 1Pa",
+}
+SEED_1_UNDEALT = "8A 10R 7R 3R 2R 6P 3P 2P"
+
+
+def auction(calls: str, dealer: Seat = Seat.N, options: RuleOptions | None = None) -> HandState:
+    state = HandState(Deal.from_seed(1), dealer, options)
+    for call in calls.split():
+        state.call(call)
+    return state
+
+
+# ------------------------------------------------------------ Chapter 6, R6
+
+def test_ch6_seeded_deal_is_pinned_for_seed_1():
+    deal = Deal.from_seed(1)
+    assert {s.name: " ".join(c.code for c in deal.hands[s]) for s in Seat} == SEED_1
+    assert " ".join(c.code for c in deal.undealt) == SEED_1_UNDEALT
+
+
+def test_ch6_seeded_deal_is_reproducible_and_boards_differ():
+    assert Deal.from_seed("club", 3) == Deal.from_seed("club", 3)
+    assert Deal.from_seed("club", 3) != Deal.from_seed("club", 4)
+    assert Deal.from_seed(1) != Deal.from_seed(2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, "x", 2**70])
+def test_ch6_thirteen_cards_each_and_eight_undealt_from_the_60(seed):
+    deal = Deal.from_seed(seed)
+    assert [len(h) for h in deal.hands] == [13, 13, 13, 13]
+    assert len(deal.undealt) == 8
+    assert Counter(c for h in deal.hands for c in h) + Counter(deal.undealt) == Counter(DECK)
+
+
+def test_ch6_both_copies_of_a_card_may_be_undealt():
+    # Seed 1 with both December Brights (N's and W's) swapped for undealt Plains.
+    hands = {s.name: SEED_1[s.name].split() for s in Seat}
+    hands["N"][hands["N"].index("12B")] = "3P"
+    hands["W"][hands["W"].index("12B")] = "2P"
+    deal = Deal.from_hands(hands)
+    assert Counter(c.code for c in deal.undealt)["12B"] == 2
+
+
+def test_ch6_a_card_dealt_three_times_is_rejected():
+    hands = {s.name: SEED_1[s.name].split() for s in Seat}
+    hands["E"][0] = "11B"  # W already holds both 11B
+    with pytest.raises(DealError, match="11B is dealt 3 times"):
+        Deal.from_hands(hands)
+
+
+def test_ch6_wrong_card_count_is_rejected():
+    hands = {s.name: SEED_1[s.name].split() for s in Seat}
+    hands["S"].pop()
+    with pytest.raises(DealError, match="hand S has 12 cards"):
+        Deal.from_hands(hands)
+
+
+def test_ruling_r6_given_undealt_must_be_the_other_eight():
+    with pytest.raises(DealError, match="undealt must be exactly"):
+        Deal.from_hands(SEED_1, "8A 10R 7R 3R 2R 6P 3P 3P")
+    assert Deal.from_hands(SEED_1, SEED_1_UNDEALT) == Deal.from_seed(1)
+
+
+# ------------------------------------------------------------ Chapter 7, R7
+
+@pytest.mark.parametrize("bid, tricks", [("1P", 7), ("2R", 8), ("3A", 9), ("4A", 10),
+                                         ("5P", 11), ("6NT", 12), ("7NT", 13)])
+def test_ch7_bid_table_required_tricks(bid, tricks):
+    assert parse_call(bid).tricks_required == tricks
+
+
+@pytest.mark.parametrize("higher, lower", [("1R", "1P"), ("1A", "1R"), ("1NT", "1A"),
+                                           ("2A", "2R"), ("3NT", "3A"), ("2P", "1NT"), ("7P", "6NT")])
+def test_ch7_bid_ranking(higher, lower):
+    assert parse_call(higher) > parse_call(lower)
+
+
+def test_ch4_denomination_order():
+    assert Denomination.P < Denomination.R < Denomination.A < Denomination.NT
+    assert [b.text for b in BIDS[:5]] == ["1P", "1R", "1A", "1NT", "2P"]
+    assert len(BIDS) == 28 and BID[7][Denomination.NT] is BIDS[-1]
+
+
+@pytest.mark.parametrize("text, canonical", [("pass", "Pass"), ("PASS", "Pass"), ("3nt", "3NT"),
+                                             ("1p", "1P"), ("7a", "7A")])
+def test_formats_calls_case_insensitive(text, canonical):
+    assert parse_call(text).text == canonical
+
+
+@pytest.mark.parametrize("text", ["8P", "0NT", "X", "Double", "1S", ""])
+def test_ruling_r7_no_double_and_no_other_call(text):
+    with pytest.raises(CallSyntaxError):
+        parse_call(text)
+
+
+def test_ch7_dealer_calls_first_then_clockwise():
+    state = auction("", dealer=Seat.E)
+    assert state.turn is Seat.E
+    seats = [state.call(c).seat for c in ["Pass", "1P", "Pass", "2R"]]
+    assert seats == [Seat.E, Seat.S, Seat.W, Seat.N]
+
+
+def test_ruling_r7_insufficient_bid_is_illegal():
+    state = auction("1A")
+    assert not state.can_call("1R")
+    assert not state.can_call("1A")  # the same bid does not outrank itself
+    with pytest.raises(IllegalCallError, match=r"call 2 \(E\): insufficient bid 1R: it must outrank 1A"):
+        state.verify_call("1R")
+    assert state.can_call("1NT") and state.can_call("2P")
+
+
+def test_ruling_r7_legal_calls_are_pass_and_every_higher_bid():
+    state = auction("2R")
+    assert state.legal_calls() == [PASS, *BIDS[BID[2][Denomination.R].order + 1:]]
+
+
+def test_ruling_r7_a_player_who_passed_may_bid_later():
+    state = auction("Pass 1P Pass Pass")
+    assert state.turn is Seat.N and state.phase is Phase.AUCTION
+    state.call("2P")
+    assert state.calls[-1].seat is Seat.N
+
+
+def test_ruling_r7_call_out_of_turn_is_illegal():
+    state = auction("1P")
+    with pytest.raises(IllegalCallError, match="out of turn"):
+        state.call("Pass", Seat.W)
+    assert state.can_call("Pass", Seat.E)
+
+
+# ---------------------------------------------------------------- R8, R9
+
+def test_ch7_three_passes_after_a_bid_end_the_auction():
+    state = auction("1P Pass Pass")
+    assert state.phase is Phase.AUCTION
+    state.call("Pass")
+    assert state.phase is Phase.PLAY and state.contract.code == "1P"
+    assert state.legal_calls() == []
+
+
+def test_ruling_r8_a_call_after_the_auction_ended_names_position_and_seat():
+    state = auction("1P Pass Pass Pass")
+    with pytest.raises(PhaseError, match=r"call 5 \(N\): Pass comes after the auction has ended"):
+        state.call("Pass")
+
+
+def test_ruling_r8_four_passes_pass_the_hand_out():
+    state = auction("Pass Pass Pass Pass")
+    assert state.phase is Phase.PASSED_OUT
+    assert state.contract is None and state.is_over
+    assert state.legal_actions() == [] and state.turn is None
+    score = state.score()
+    assert score.contract is None and score.items == ()
+    assert score.to_dict()["contract"] is None and score.to_dict()["below"] == {"NS": 0, "EW": 0}
+
+
+def test_ch7_highest_bidder_becomes_declarer():
+    state = auction("1A Pass 3A Pass 4A Pass Pass Pass", dealer=Seat.S)
+    assert state.contract.declarer is Seat.S and state.contract.side is Side.NS
+
+
+def test_ruling_r9_default_final_bidder_declares():
+    # North names Ribbons first, South makes the final bid in Ribbons.
+    state = auction("1R Pass 2R Pass Pass Pass")
+    assert state.contract.declarer is Seat.S
+
+
+def test_ruling_r9_first_named_option_gives_contract_bridges_rule():
+    state = auction("1R Pass 2R Pass Pass Pass", options=RuleOptions(declarer="first-named"))
+    assert state.contract.declarer is Seat.N
+    assert state.contract.opening_leader is Seat.E
+
+
+def test_ruling_r9_first_named_counts_only_the_declaring_sides_bids():
+    # East bids Plains first, but the contract is North-South's: South first named Plains.
+    state = auction("1R 1A 2P Pass 3P Pass Pass Pass", options=RuleOptions(declarer="first-named"))
+    assert state.contract.declarer is Seat.S
+
+
+# --------------------------------------------------------------------- R5
+
+def test_ruling_r5_seats_and_partners():
+    assert [s.lho for s in Seat] == [Seat.E, Seat.S, Seat.W, Seat.N]
+    assert Seat.N.partner is Seat.S and Seat.E.partner is Seat.W
+    assert Seat.N.side is Seat.S.side is Side.NS and Seat.E.side is Seat.W.side is Side.EW
+
+
+def test_ruling_r5_dealer_rotates_after_every_hand_passed_out_included():
+    session = Session(first_dealer=Seat.W)
+    dealers = []
+    for board in range(1, 6):
+        state = session.new_hand(Deal.from_seed(1, board))
+        dealers.append(state.dealer)
+        for _ in range(4):
+            state.call("Pass")
+        session.add(state)
+    assert dealers == [Seat.W, Seat.N, Seat.E, Seat.S, Seat.W]
+    assert session.next_dealer is Seat.N
+
+
+def test_ruling_r5_session_refuses_a_hand_with_the_wrong_dealer():
+    from flowerbridge import RecordError
+    session = Session()
+    state = auction("Pass Pass Pass Pass", dealer=Seat.E)
+    with pytest.raises(RecordError, match="dealer must be N"):
+        session.add(state)

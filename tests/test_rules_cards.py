@@ -1,0 +1,174 @@
+"""The cards: Chapters 2–5, Appendix A, RULINGS R1–R4 and R20, card codes of FORMATS.md."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from flowerbridge import CARDS, DECK, CardCodeError, Kind, Suit, parse_card, parse_cards
+from flowerbridge.cards import HWATU_DECK, hand_points, sort_cards, strip_deck, suit_cards
+
+
+def codes(cards) -> list[str]:
+    return [c.code for c in cards]
+
+
+# ------------------------------------------------------------ Chapter 3, R1
+
+def test_ch3_hwatu_deck_has_48_cards_four_per_month():
+    assert len(HWATU_DECK) == 48
+    assert Counter(c.month for c in HWATU_DECK) == {m: 4 for m in range(1, 13)}
+    # The traditional composition: 5 Brights, 9 Animals, 10 Ribbons, 24 Plains.
+    assert Counter(c.kind for c in HWATU_DECK) == {Kind.BRIGHT: 5, Kind.ANIMAL: 9,
+                                                   Kind.RIBBON: 10, Kind.PLAIN: 24}
+
+
+def test_ch3_stripping_two_decks_keeps_60_cards_20_per_suit():
+    kept = strip_deck(HWATU_DECK, HWATU_DECK)
+    assert len(kept) == 60
+    by_kind = Counter(c.kind for c in kept)
+    assert by_kind[Kind.PLAIN] == 20
+    assert by_kind[Kind.RIBBON] == 20
+    assert by_kind[Kind.BRIGHT] + by_kind[Kind.ANIMAL] == 20
+
+
+def test_ch3_kept_plains_are_the_ten_listed():
+    kept = strip_deck(HWATU_DECK)
+    plains = sorted((c.month, c.variant) for c in kept if c.kind is Kind.PLAIN)
+    # January Plain A and B, then one plain of Feb, Mar, Apr, May, Jun, Sep, Oct, Nov.
+    assert plains == [(1, "A"), (1, "B"), (2, "A"), (3, "A"), (4, "A"), (5, "A"), (6, "A"),
+                      (9, "A"), (10, "A"), (11, "A")]
+
+
+def test_ch3_all_ribbons_and_brights_kept_and_five_animals():
+    kept = strip_deck(HWATU_DECK)
+    assert sorted(c.month for c in kept if c.kind is Kind.RIBBON) == [1, 2, 3, 4, 5, 6, 7, 9, 10, 11]
+    assert sorted(c.month for c in kept if c.kind is Kind.BRIGHT) == [1, 3, 8, 11, 12]
+    # Nightingale (Feb), Bridge (May), Butterfly (Jun), Boar (Jul), Geese (Aug).
+    assert sorted(c.month for c in kept if c.kind is Kind.ANIMAL) == [2, 5, 6, 7, 8]
+
+
+def test_ch3_removed_cards_are_the_rest():
+    removed = [c for c in HWATU_DECK if c not in strip_deck(HWATU_DECK)]
+    assert len(removed) == 18
+    removed_animals = sorted(c.month for c in removed if c.kind is Kind.ANIMAL)
+    assert removed_animals == [4, 9, 10, 11]  # cuckoo, sake cup, deer, swallow
+    assert all(c.kind in (Kind.PLAIN, Kind.ANIMAL) for c in removed)
+
+
+def test_ch3_every_card_exactly_twice_in_the_60_card_deck():
+    assert len(DECK) == 60
+    assert len(CARDS) == 30
+    assert Counter(DECK) == {c: 2 for c in CARDS}
+    assert Counter(c.suit for c in DECK) == {Suit.PLAINS: 20, Suit.RIBBONS: 20, Suit.ANIMALS: 20}
+
+
+def test_ruling_r1_november_is_willow_and_december_paulownia():
+    assert parse_card("11B").picture == "rain man"
+    assert parse_card("12B").picture == "phoenix"
+    assert parse_card("11P").picture == "lightning"
+    assert parse_card("11R").name == "November Ribbon"
+    # Korean decks number them the other way round; the Korean name is shown beside.
+    assert parse_card("11B").name_ko.startswith("비")
+    assert parse_card("12B").name_ko.startswith("오동")
+
+
+# ------------------------------------------------------------ Chapter 2, R3
+
+def test_ch2_may_bridge_is_an_animal_despite_no_animal():
+    bridge = parse_card("5A")
+    assert bridge.kind is Kind.ANIMAL
+    assert bridge.name == "May Bridge"
+    assert bridge.suit is Suit.ANIMALS
+
+
+def test_ch2_brights_depicting_living_beings_remain_brights():
+    for code in ("1B", "11B", "12B"):  # crane, rain man, phoenix
+        assert parse_card(code).kind is Kind.BRIGHT
+
+
+def test_ruling_r3_honor_kinds():
+    assert codes(c for c in CARDS if c.kind is Kind.BRIGHT) == ["1B", "3B", "8B", "11B", "12B"]
+    assert sorted(c.month for c in CARDS if c.kind is Kind.ANIMAL) == [2, 5, 6, 7, 8]
+    assert len([c for c in CARDS if c.kind is Kind.RIBBON]) == 10
+    assert len([c for c in CARDS if c.kind is Kind.PLAIN]) == 10
+
+
+# --------------------------------------------------- Chapter 4, Appendix A, R2
+
+def test_ch4_suits_ranked_plains_ribbons_bright_animals():
+    assert Suit.PLAINS < Suit.RIBBONS < Suit.ANIMALS
+    assert Suit.ANIMALS.english == "Bright Animals"
+    assert Suit.ANIMALS.short == "Animals"  # "Players may abbreviate Bright Animals simply as Animals"
+
+
+def test_appendix_a_bright_animal_ranks():
+    assert codes(suit_cards(Suit.ANIMALS)) == ["12B", "11B", "8B", "3B", "1B", "8A", "7A", "6A", "5A", "2A"]
+    assert [c.name for c in suit_cards(Suit.ANIMALS)] == [
+        "December Bright", "November Bright", "August Bright", "March Bright", "January Bright",
+        "August Geese", "July Boar", "June Butterfly", "May Bridge", "February Nightingale"]
+
+
+def test_appendix_a_ribbon_ranks():
+    assert [c.month for c in suit_cards(Suit.RIBBONS)] == [11, 10, 9, 7, 6, 5, 4, 3, 2, 1]
+    assert all(c.kind is Kind.RIBBON for c in suit_cards(Suit.RIBBONS))
+
+
+def test_appendix_a_plain_ranks_january_plain_b_above_a():
+    assert [c.name for c in suit_cards(Suit.PLAINS)] == [
+        "November Plain", "October Plain", "September Plain", "June Plain", "May Plain",
+        "April Plain", "March Plain", "February Plain", "January Plain B", "January Plain A"]
+    assert parse_card("1Pb").rank > parse_card("1Pa").rank
+
+
+def test_appendix_a_ranks_are_zero_to_nine_lowest_first():
+    for suit in Suit:
+        assert [c.rank for c in suit_cards(suit)] == list(range(9, -1, -1))
+        assert all(c.index == suit * 10 + c.rank for c in suit_cards(suit))
+
+
+# ------------------------------------------------------ FORMATS.md card codes, R4
+
+def test_formats_card_codes_highest_first():
+    assert " ".join(codes(suit_cards(Suit.ANIMALS))) == "12B 11B 8B 3B 1B 8A 7A 6A 5A 2A"
+    assert " ".join(codes(suit_cards(Suit.RIBBONS))) == "11R 10R 9R 7R 6R 5R 4R 3R 2R 1R"
+    assert " ".join(codes(suit_cards(Suit.PLAINS))) == "11P 10P 9P 6P 5P 4P 3P 2P 1Pb 1Pa"
+
+
+@pytest.mark.parametrize("text", ["11b", "11B", " 11B ", "1pa", "1PA", "1Pa"])
+def test_formats_card_codes_case_insensitive(text):
+    assert parse_card(text).code in ("11B", "1Pa")
+
+
+@pytest.mark.parametrize("text", ["13B", "1P", "4A", "12R", "", "B11", "x"])
+def test_formats_unknown_card_code_is_an_error(text):
+    with pytest.raises(CardCodeError, match="unknown card code"):
+        parse_card(text)
+
+
+def test_cards_are_singletons_sorted_for_display():
+    assert parse_card("11b") is parse_card("11B") is CARDS[28]
+    assert codes(sort_cards(parse_cards("1Pa 11R 12B 5A"))) == ["12B", "5A", "11R", "1Pa"]
+
+
+def test_ruling_r4_japanese_names_change_terminology_only():
+    crane = parse_card("1B")
+    assert crane.label("ja").startswith("松に鶴")
+    assert crane.label("en") == "January Bright"
+    assert crane.kind is Kind.BRIGHT  # the rank and kind are the same in every language
+
+
+# ------------------------------------------------------------ Chapter 10, R20
+
+def test_ch10_honor_values_bright_4_animal_2_ribbon_1_plain_0():
+    assert [parse_card(c).points for c in ("11B", "7A", "7R", "6P")] == [4, 2, 1, 0]
+
+
+def test_ch10_every_copy_counts_full_value():
+    assert hand_points(parse_cards("11B 11B")) == 8
+
+
+def test_ruling_r20_deck_holds_80_points_a_hand_averages_about_17_3():
+    assert hand_points(DECK) == 80
+    assert round(80 * 13 / 60, 1) == 17.3

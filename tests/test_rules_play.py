@@ -1,0 +1,248 @@
+"""The play: Chapters 5, 8 and 9, RULINGS R10–R12, and the action API of HandState."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from flowerbridge import (DECK, Card, CardCodeError, Deal, HandState, IllegalCallError,
+                          IllegalPlayError, Phase, PhaseError, Seat, Suit, parse_cards)
+from flowerbridge.records import to_dict
+
+
+def deal_with(holdings: dict[str, str], *, void: dict[str, str] | None = None,
+              undealt: str = "") -> Deal:
+    """A deal giving each seat the cards named, filled up to 13 with the lowest
+    cards left (never from the suits in ``void``, letters ``P R A``); the cards
+    in ``undealt`` and whatever is left over are not dealt."""
+    pool = Counter(DECK) - Counter(parse_cards(undealt))
+    for codes in holdings.values():
+        pool -= Counter(parse_cards(codes))
+    hands = {}
+    for seat in "NESW":
+        hand = parse_cards(holdings.get(seat, ""))
+        barred = {Suit("PRA".index(letter)) for letter in (void or {}).get(seat, "")}
+        for card in sorted(pool.elements(), key=lambda c: c.index):
+            if len(hand) == 13:
+                break
+            if card.suit not in barred and pool[card] > 0:
+                hand.append(card)
+                pool[card] -= 1
+        hands[seat] = hand
+    return Deal.from_hands(hands)
+
+
+def contract(deal: Deal, calls: str, dealer: Seat) -> HandState:
+    state = HandState(deal, dealer)
+    for call in calls.split():
+        state.call(call)
+    return state
+
+
+def play(state: HandState, cards: str) -> None:
+    for card in cards.split():
+        state.play(card)
+
+
+def snapshot(state: HandState):
+    """Everything observable about a state, to check that nothing changed."""
+    return (to_dict(state), state.phase, state.turn, state.actor, state.current_trick,
+            tuple(state.tricks), state.tricks_won, tuple(state.remaining(s) for s in Seat),
+            tuple(state.legal_actions()))
+
+
+# --------------------------------------------------------- Chapter 5, R12
+
+@pytest.mark.parametrize("bid", ["1NT", "1A", "1R"])
+def test_ch5_west_11b_north_other_11b_north_does_not_win(bid):
+    # South declares, so West leads: West 11B, North (dummy) the other 11B.
+    deal = deal_with({"W": "11B", "N": "11B", "E": "2A", "S": "5A"}, undealt="12B 12B")
+    state = contract(deal, f"{bid} Pass Pass Pass", Seat.S)
+    play(state, "11B 11B 2A 5A")
+    assert state.tricks[0].winner is Seat.W
+
+
+def test_ch9_identical_card_does_not_win_in_trumps_either():
+    # Ribbons led; North and East both void ruff with the November Bright: North's came first.
+    deal = deal_with({"W": "1R", "N": "11B", "E": "11B", "S": "2R"},
+                     void={"N": "R", "E": "R"}, undealt="12B 12B")
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 11B 11B 2R")
+    assert state.tricks[0].winner is Seat.N
+
+
+def test_ch9_identical_card_rule_holds_whoever_plays_the_cards():
+    # Declarer's side plays the first copy, a defender the twin: the first still wins.
+    deal = deal_with({"W": "1R", "N": "12B", "E": "12B", "S": "2R"}, void={"N": "R", "E": "R"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 12B 12B 2R")
+    assert state.tricks[0].winner is Seat.N
+    # And defenders first, declarer's side second.
+    deal = deal_with({"W": "9P", "N": "9P", "E": "1Pa", "S": "1Pa"}, undealt="10P 10P 11P 11P")
+    state = contract(deal, "1NT Pass Pass Pass", Seat.S)
+    play(state, "9P 9P 1Pa 1Pa")
+    assert state.tricks[0].winner is Seat.W
+
+
+# ----------------------------------------------------------- Chapter 8, R10
+
+def test_ch8_opening_leader_is_declarers_left():
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass Pass", Seat.S)
+    assert state.contract.declarer is Seat.S
+    assert state.contract.opening_leader is Seat.W
+    assert state.turn is Seat.W and state.actor is Seat.W and state.leader is Seat.W
+
+
+def test_ch8_dummy_hidden_before_the_opening_lead():
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass Pass", Seat.S)
+    for seat in Seat:
+        obs = state.observation(seat)
+        assert obs.dummy is None and obs.to_dict()["dummy"] is None
+        assert obs.all_hands is None and obs.undealt is None
+    state.play(state.legal_cards()[0])
+    north = state.remaining(Seat.N)
+    for seat in Seat:
+        assert state.observation(seat).dummy == north
+
+
+def test_ch8_declarer_chooses_dummys_cards():
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass Pass", Seat.S)
+    state.play(state.legal_cards()[0], Seat.W)
+    assert state.turn is Seat.N and state.actor is Seat.S
+    assert state.observation(Seat.N).legal == ()
+    assert state.observation(Seat.S).legal == tuple(state.legal_cards())
+    card = state.legal_cards()[0]
+    with pytest.raises(IllegalPlayError, match=r"out of turn: S plays the next card \(from dummy, N\)"):
+        state.verify_play(card, Seat.N)
+    assert not state.can_play(card, Seat.N)
+    event = state.play(card, Seat.S)
+    assert event.seat is Seat.N  # the card came from the dummy's hand
+
+
+def test_ch8_no_card_before_the_auction_ends():
+    state = contract(Deal.from_seed(1), "1A Pass", Seat.S)
+    with pytest.raises(PhaseError, match="played before the auction has ended"):
+        state.play("12B")
+
+
+# ----------------------------------------------------------- Chapter 9, R11
+
+def test_ch9_must_follow_suit_when_able():
+    deal = deal_with({"W": "1R", "N": "2R 5A"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    state.play("1R")
+    assert all(c.suit is Suit.RIBBONS for c in state.legal_cards())
+    with pytest.raises(IllegalPlayError, match=r"play 2 \(N\): must follow Ribbons, holds .*2R.* \[R11\]"):
+        state.verify_play("5A")
+
+
+def test_ch9_any_card_when_void_in_the_suit_led():
+    deal = deal_with({"W": "1R"}, void={"N": "R"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    state.play("1R")
+    assert set(state.legal_cards()) == set(state.remaining(Seat.N))
+
+
+def test_ch9_card_not_in_hand_is_illegal():
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass Pass", Seat.S)
+    with pytest.raises(IllegalPlayError, match=r"play 1 \(W\): 8B is not in W's hand"):
+        state.play("8B")
+    with pytest.raises(CardCodeError, match=r"play 1 \(W\): unknown card code"):
+        state.play("13B")
+
+
+def test_ch9_trump_beats_every_non_trump():
+    # Plains contract: a low Plain ruff beats the top Bright Animal led.
+    deal = deal_with({"W": "12B", "N": "1Pa", "E": "2A", "S": "5A"},
+                     void={"N": "A"}, undealt="12B")
+    state = contract(deal, "1P Pass Pass Pass", Seat.S)
+    play(state, "12B 1Pa 2A 5A")
+    assert state.tricks[0].winner is Seat.N
+
+
+def test_ch9_highest_trump_wins():
+    deal = deal_with({"W": "1R", "N": "2A", "E": "8A", "S": "2R"}, void={"N": "R", "E": "R"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 2A 8A 2R")
+    assert state.tricks[0].winner is Seat.E
+
+
+def test_ch9_no_trump_highest_card_of_the_suit_led_wins():
+    deal = deal_with({"W": "1R", "N": "12B", "E": "2R", "S": "3R"}, void={"N": "R"})
+    state = contract(deal, "1NT Pass Pass Pass", Seat.S)
+    play(state, "1R 12B 2R 3R")
+    assert state.tricks[0].winner is Seat.S
+
+
+def test_ch9_winner_of_each_trick_leads_the_next():
+    deal = deal_with({"W": "1R", "N": "12B", "E": "2R", "S": "3R"}, void={"N": "R"})
+    state = contract(deal, "1NT Pass Pass Pass", Seat.S)
+    play(state, "1R 12B 2R 3R")
+    assert state.turn is Seat.S and state.leader is Seat.S
+    assert state.tricks_won == (1, 0)
+
+
+def test_ch9_thirteen_tricks_finish_the_hand(random_hand):
+    state = random_hand(1)
+    assert state.phase is Phase.FINISHED and len(state.tricks) == 13
+    with pytest.raises(PhaseError, match="after the hand is over"):
+        state.verify_play("12B")
+    assert state.legal_actions() == [] and state.turn is None and state.actor is None
+
+
+# ------------------------------------------------------- the action triple
+
+def test_verify_can_act_agree_on_a_legal_and_an_illegal_call():
+    state = contract(Deal.from_seed(1), "2R", Seat.N)
+    assert state.verify_call("2A").text == "2A" and state.can_call("2A")
+    before = snapshot(state)
+    assert not state.can_call("1NT")
+    with pytest.raises(IllegalCallError):
+        state.call("1NT")
+    assert snapshot(state) == before
+
+
+def test_legal_actions_are_calls_in_the_auction_and_distinct_cards_in_the_play():
+    state = contract(Deal.from_seed(1), "", Seat.N)
+    assert state.legal_actions() == state.legal_calls()
+    for call in "1A Pass Pass Pass".split():
+        state.call(call)
+    legal = state.legal_actions()
+    assert legal == state.legal_cards()
+    assert all(isinstance(c, Card) for c in legal)
+    assert len(legal) == len(set(legal)) == len(set(state.remaining(Seat.E)))
+
+
+def test_apply_makes_a_call_or_plays_a_card():
+    state = contract(Deal.from_seed(1), "", Seat.N)
+    for call in "1A Pass Pass Pass".split():
+        state.apply(call)
+    event = state.apply(state.legal_cards()[0], Seat.E)
+    assert event.number == 1 and event.seat is Seat.E and event.trick == 1
+
+
+def test_undo_at_the_deal_is_an_error():
+    with pytest.raises(PhaseError, match="nothing to undo"):
+        HandState(Deal.from_seed(1)).undo()
+
+
+def test_undo_reopens_a_finished_auction_and_a_finished_trick():
+    state = contract(Deal.from_seed(1), "1A Pass Pass Pass", Seat.N)
+    first = [state.play(state.legal_cards()[0]).card for _ in range(4)]
+    assert len(state.tricks) == 1
+    state.undo()
+    assert state.tricks == [] and len(state.current_trick) == 3
+    for _ in range(3):
+        state.undo()
+    assert state.phase is Phase.PLAY and state.turn is Seat.E
+    state.undo()
+    assert state.phase is Phase.AUCTION and state.contract is None and state.turn is Seat.W
+    assert first[0] in state.remaining(Seat.E)
+
+
+def test_copy_is_independent():
+    state = contract(Deal.from_seed(1), "1A Pass Pass Pass", Seat.N)
+    other = state.copy()
+    other.play(other.legal_cards()[0])
+    assert state.plays == () and len(other.plays) == 1
