@@ -191,13 +191,13 @@ class Session:
             "above": [{"hand": n, "side": s.name, "points": p, "label": lab} for n, s, p, lab in self.above],
             "games": [{"number": g.number, "below": [{"hand": n, "side": s.name, "points": p}
                                                      for n, s, p in g.below],
-                       "winner": g.winner.name if g.winner else None} for g in self.games],
+                       "winner": g.winner.name if g.winner is not None else None} for g in self.games],
             "totals": {side.name: {"above": self.above_total(side), "below": self.below_total(side),
                                    "total": self.total(side), "games": self.games_won[side]}
                        for side in (Side.NS, Side.EW)},
             "hands_played": len(self.hands),
             "is_over": self.is_over,
-            "leader": self.leader.name if self.leader else None,
+            "leader": self.leader.name if self.leader is not None else None,
             "last_hand": record,
         }
 
@@ -220,7 +220,7 @@ class Session:
         ns, ew = self.games_won
         lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
         lines.append(f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
-                     + (f" — {self.leader.label} ahead" if self.leader else " — level"))
+                     + (f" — {self.leader.label} ahead" if self.leader is not None else " — level"))
         sheet = self.scoresheet()
         record = sheet["last_hand"]
         if record is not None:
