@@ -1,0 +1,326 @@
+"""Scoring, games and sessions: Chapters 11–16, RULINGS R13–R19."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, PhaseError, RecordError,
+                          RuleOptions, Seat, Side, parse_cards)
+from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
+from flowerbridge.session import Session
+
+NS, EW = Side.NS, Side.EW
+P, R, A, NT = Denomination.P, Denomination.R, Denomination.A, Denomination.NT
+
+
+def made_exactly(level: int, denomination: Denomination, *, over: int = 0,
+                 options: RuleOptions | None = None):
+    """Score of ``level denomination`` by South taking level + 6 + ``over`` tricks, no honors."""
+    taken = level + 6 + over
+    return score_contract(Contract(level, denomination, Seat.S), (taken, 13 - taken), ([], []),
+                          options)
+
+
+# ------------------------------------------------------------- Chapter 11, R13
+
+CONTRACT_TABLE = [
+    # Plain: 20 a level.
+    (1, P, 20), (2, P, 40), (3, P, 60), (4, P, 80), (5, P, 100), (6, P, 120), (7, P, 140),
+    # Ribbon: 30 a level.
+    (1, R, 30), (2, R, 60), (3, R, 90), (4, R, 120), (5, R, 150), (6, R, 180), (7, R, 210),
+    # Bright Animal: 30 a level.
+    (1, A, 30), (2, A, 60), (3, A, 90), (4, A, 120), (5, A, 150), (6, A, 180), (7, A, 210),
+    # No Trump: 40 for the first level, 30 for each further.
+    (1, NT, 40), (2, NT, 70), (3, NT, 100), (4, NT, 130), (5, NT, 160), (6, NT, 190), (7, NT, 220),
+]
+
+
+@pytest.mark.parametrize("level, denomination, points", CONTRACT_TABLE)
+def test_ch11_contract_table(level, denomination, points):
+    assert contract_points(level, denomination) == points
+    score = made_exactly(level, denomination)
+    assert score.below(NS) == points and score.above(NS) == 0
+    assert score.below(EW) == score.above(EW) == 0
+    assert score.made and score.result == 0
+
+
+@pytest.mark.parametrize("denomination, each", [(P, 20), (R, 30), (A, 30), (NT, 30)])
+def test_ch11_overtricks_above_the_line(denomination, each):
+    score = made_exactly(1, denomination, over=3)
+    assert score.above(NS) == 3 * each
+    assert score.below(NS) == contract_points(1, denomination)  # overtricks never below
+    assert score.result == 3
+
+
+def test_ch11_contract_fails_with_one_trick_short():
+    score = score_contract(Contract(4, A, Seat.S), (9, 4), ([], []))
+    assert score.made is False and score.result == -1 and score.below(NS) == 0
+
+
+# ------------------------------------------------------------------------ R15
+
+def test_ruling_r15_default_50_per_undertrick_to_the_defenders():
+    score = score_contract(Contract(4, A, Seat.S), (7, 6), ([], []))
+    assert score.above(EW) == 150 and score.below(EW) == 0
+    assert score.above(NS) == score.below(NS) == 0
+
+
+def test_ruling_r15_strict_rulebook_no_penalty():
+    score = score_contract(Contract(4, A, Seat.S), (7, 6), ([], []), RuleOptions.strict())
+    assert score.above(EW) == 0 and score.items == ()
+    assert RuleOptions.strict().undertrick_penalty == 0
+
+
+# ------------------------------------------------------------ Chapter 13, R16
+
+@pytest.mark.parametrize("codes, points", [
+    ("11B", 4), ("11B 11B", 6),      # Bright: first copy 4, second 2
+    ("7A", 2), ("7A 7A", 3),         # Animal: 2 and 1
+    ("7R", 1), ("7R 7R", 2),         # Ribbon: 1 and 1
+    ("11P 11P", 0),                  # Plains earn nothing
+])
+def test_ch13_honor_bonus_examples(codes, points):
+    assert honor_points(parse_cards(codes)) == points
+
+
+def test_ruling_r16_one_copy_each_side_each_scores_the_first_copy():
+    score = score_contract(Contract(1, NT, Seat.N), (7, 6),
+                           (parse_cards("11B 7A 7R"), parse_cards("11B 7A 7R")))
+    assert score.honors(NS) == score.honors(EW) == 4 + 2 + 1
+
+
+def test_ruling_r16_honors_go_to_both_sides_made_or_not():
+    score = score_contract(Contract(7, NT, Seat.N), (3, 10),
+                           (parse_cards("12B 12B"), parse_cards("1R")))
+    assert score.made is False
+    assert score.honors(NS) == 6 and score.honors(EW) == 1
+    assert score.above(EW) == 1 + 10 * 50  # down ten
+
+
+def test_ruling_r16_honors_worth_at_most_65():
+    assert honor_points(DECK) == 65
+    assert honor_points(DECK + DECK) == 65  # a third copy would add nothing
+
+
+def test_ch12_honors_are_above_the_line():
+    score = score_contract(Contract(2, A, Seat.N), (8, 5), (parse_cards("12B 12B 11B"), []))
+    assert score.below(NS) == 60 and score.above(NS) == 10
+
+
+# ----------------------------------------------------------- Chapters 14–15, R17
+
+@pytest.mark.parametrize("codes, bonus", [
+    ("1B 3B 8B 11B 12B", 25),                # ✅ January, March, August, November, December
+    ("1B 3B 8B 11B 12B 12B 7A", 25),          # ✅ one copy of each Bright (and more)
+    ("1B 1B 3B 8B 11B", 0),                   # ❌ January, January, March, August, November
+    ("1B 3B 8B 11B", 0),                      # ❌ four different Brights only
+    ("1B 1B 3B 3B 8B 8B 11B 11B 12B 12B", 75),  # ✅ Ten Bright, ❌ no Five Bright with it
+])
+def test_ch14_ch15_bright_bonus_examples(codes, bonus):
+    assert bright_bonus(parse_cards(codes)) == bonus
+
+
+def test_ch15_ten_bright_replaces_five_bright_in_the_score():
+    tens = parse_cards("1B 1B 3B 3B 8B 8B 11B 11B 12B 12B")
+    score = score_contract(Contract(1, NT, Seat.N), (7, 6), (tens, []))
+    assert score.bright_bonus(NS) == 75
+    assert [i.label for i in score.items if i.rule == "R17"] == ["Ten Bright Bonus"]
+    assert score.honors(NS) == 30
+
+
+def test_ruling_r17_both_sides_can_earn_the_five_bright_bonus():
+    fives = parse_cards("1B 3B 8B 11B 12B")
+    score = score_contract(Contract(1, NT, Seat.N), (7, 6), (fives, fives))
+    assert score.bright_bonus(NS) == score.bright_bonus(EW) == 25
+    assert score.honors(NS) == score.honors(EW) == 20
+
+
+# --------------------------------------------------- whole hands, played out
+
+def play_greedy(state: HandState) -> HandState:
+    """Everyone plays their highest legal card, trumps above the rest."""
+    trump = state.contract.trump
+    while not state.is_over:
+        state.play(max(state.legal_cards(), key=lambda c: (c.suit is trump, c.rank)))
+    return state
+
+
+def ns_declares(deal: Deal, dealer: Seat, bid: str, options: RuleOptions | None = None) -> HandState:
+    """North or South bids ``bid`` at its first turn and everyone else passes."""
+    state = HandState(deal, dealer, options)
+    if dealer.side is EW:
+        state.call("Pass")
+    for call in [bid, "Pass", "Pass", "Pass"]:
+        state.call(call)
+    return state
+
+
+# North-South hold every trump left in play (Brights 3 and 1, all Animals) and the
+# top Plains; East-West hold the Ribbons and low Plains. The December, November and
+# August Brights and the January Ribbons are undealt: 65 - 20 = 45 honor points in play.
+TRUMP_DEAL = Deal.from_hands({
+    "N": "3B 3B 1B 1B 8A 8A 7A 7A 6A 6A 5A 5A 2A",
+    "S": "2A 11P 11P 10P 10P 9P 9P 6P 6P 5P 5P 4P 4P",
+    "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+    "W": "4R 3R 3R 2R 2R 3P 3P 2P 2P 1Pb 1Pb 1Pa 1Pa",
+})
+# North-South hold the four or five top cards of every suit, both copies: they win every trick at No Trump.
+TOP_DEAL = Deal.from_hands({
+    "N": "12B 12B 11B 11B 8B 8B 3B 3B 1B 11R 11R 10R 10R",
+    "S": "9R 9R 7R 7R 6R 11P 11P 10P 10P 9P 9P 6P 6P",
+    "E": "1B 8A 8A 7A 7A 6A 6A 5A 5R 5R 4R 4R 3R",
+    "W": "5A 2A 2A 3R 2R 2R 1R 1R 5P 5P 4P 4P 3P",
+})
+
+
+def test_ch12_example_1_four_bright_animals_made_is_game():
+    session = Session()
+    score = session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
+    assert score.made and score.below(NS) == 120
+    assert session.games[0].winner is NS and session.games_won == (1, 0)
+
+
+def test_ch12_example_2_three_no_trump_made_is_game():
+    session = Session()
+    score = session.add(play_greedy(ns_declares(TOP_DEAL, session.next_dealer, "3NT")))
+    assert score.made and score.below(NS) == 100
+    assert session.games[0].winner is NS
+
+
+def test_ch12_example_3_two_animals_with_45_honors_is_not_game():
+    session = Session()
+    score = session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    assert score.tricks == (13, 0)
+    assert score.below(NS) == 60 and score.honors(NS) == 45
+    assert score.above(NS) == 5 * 30 + 45
+    assert session.games[0].winner is None and session.games_won == (0, 0)
+
+
+def test_ruling_r16_r17_a_side_capturing_every_honor_scores_65_and_ten_brights():
+    deal = Deal.from_hands({
+        "N": "12B 12B 11B 11B 8B 8B 3B 3B 1B 1B 8A 8A 7A",
+        "S": "7A 6A 6A 5A 5A 2A 2A 11P 11P 10P 10P 9P 9P",
+        "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+        "W": "4R 3R 3R 2R 2R 1R 1R 6P 6P 5P 5P 4P 4P",
+    })
+    score = play_greedy(ns_declares(deal, Seat.N, "7A")).score()
+    assert score.tricks == (13, 0) and score.below(NS) == 210
+    assert score.honors(NS) == 65 and score.bright_bonus(NS) == 75
+    assert score.honors(EW) == 0
+
+
+# ------------------------------------------------------------------ Chapter 16
+
+CH16_HANDS = {
+    # South: two Brights, three Animals, four Ribbons, four Plains.
+    "S": "12B 12B 8A 8A 7A 11R 10R 10R 9R 11P 10P 10P 9P",
+    # North: one Bright, three Animals, four Ribbons, five Plains.
+    "N": "11B 7A 6A 6A 9R 7R 7R 6R 9P 6P 6P 5P 5P",
+    "W": "5A 2A 11R 5R 4R 3R 2R 1R 11P 4P 3P 2P 1Pb",
+    "E": "5A 2A 6R 5R 4R 3R 2R 1R 4P 3P 2P 1Pb 1Pa",
+}
+CH16_AUCTION = "1A Pass 3A Pass 4A Pass Pass Pass"
+CH16_TRICKS = [  # each in play order; West leads a Ribbon
+    "11R 6R 6R 10R", "2A 7A 2A 8A", "11P 4P 9P 1Pb", "12B 5A 6A 5A", "9P 2P 6P 4P",
+    "7A 5R 11B 5R", "5P 3P 10P 1Pb", "8A 1R 6A 2P", "11R 3R 7R 3R", "9R 4R 9R 2R",
+    "10R 2R 7R 4R", "12B 3P 6P 1Pa", "10P 11P 5P 1R",
+]
+
+
+def ch16_hand() -> HandState:
+    state = HandState(Deal.from_hands(CH16_HANDS), Seat.S)
+    for call in CH16_AUCTION.split():
+        state.call(call)
+    for trick in CH16_TRICKS:
+        for card in trick.split():
+            state.play(card)
+    return state
+
+
+def test_ch16_example_hand_holdings_match_the_text():
+    for seat, (brights, animals, ribbons, plains) in (("S", (2, 3, 4, 4)), ("N", (1, 3, 4, 5))):
+        kinds = Counter(c.kind.name for c in parse_cards(CH16_HANDS[seat]))
+        assert (kinds["BRIGHT"], kinds["ANIMAL"], kinds["RIBBON"], kinds["PLAIN"]) == \
+            (brights, animals, ribbons, plains)
+
+
+def test_ch16_example_hand_scored():
+    state = ch16_hand()
+    assert str(state.contract) == "4A by S" and state.contract.tricks_required == 10
+    assert state.plays[0].seat is Seat.W and state.plays[0].card.suit.name == "RIBBONS"
+    score = state.score()
+    assert score.tricks == (11, 2) and score.result == 1
+    assert score.below(NS) == 120
+    overtricks = [i.points for i in score.items if i.rule == "R14"]
+    assert overtricks == [30]
+    # East-West took tricks 1 and 13: 11R 6R 6R 10R and 10P 11P 5P 1R.
+    assert score.honors(EW) == 1 + (1 + 1) + 1 + 1
+    # North-South captured both copies of 12B (6), one 11B (4), both copies of every
+    # Animal (5 x 3), both of 9R 7R 5R 4R 3R 2R (6 x 2) and one of 11R 10R 1R (3).
+    assert score.honors(NS) == 6 + 4 + 15 + 12 + 3 == 40
+    assert score.above(NS) == 30 + 40 and score.above(EW) == 5
+    assert score.bright_bonus(NS) == score.bright_bonus(EW) == 0
+    session = Session(first_dealer=Seat.S)
+    session.add(state)
+    assert session.games[0].winner is NS
+
+
+# ----------------------------------------------------------------- R18, R19
+
+def test_ruling_r18_game_draws_a_new_line_above_never_reset():
+    session = Session()
+    for _ in range(3):  # 60, 60: game; then 60 in the new game
+        session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    first, second = session.games[0], session.games[1]
+    assert first.winner is NS and first.total(NS) == 120
+    assert second.total(NS) == 60 and second.winner is None
+    assert session.above_total(NS) == 3 * (150 + 45)
+    assert session.below_total(NS) == 180
+    sheet = session.scoresheet()
+    assert sheet["totals"]["NS"] == {"above": 585, "below": 180, "total": 765, "games": 1}
+    assert "game 1 to NORTH-SOUTH" in session.render()
+
+
+def test_ruling_r18_custom_game_threshold():
+    session = Session(RuleOptions(game_points=200))
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
+    assert session.games_won == (0, 0)
+
+
+def test_ruling_r19_session_ends_after_a_number_of_hands():
+    session = Session(max_hands=2)
+    for _ in range(2):
+        state = session.new_hand(TRUMP_DEAL)
+        for _ in range(4):
+            state.call("Pass")
+        session.add(state)
+    assert session.is_over and session.leader is None
+    with pytest.raises(RecordError, match="the session is over"):
+        session.new_hand(TRUMP_DEAL)
+
+
+def test_ruling_r19_session_ends_after_a_number_of_games_side_ahead_on_total():
+    session = Session(max_games=1)
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    assert not session.is_over
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "5A")))
+    assert session.is_over and session.games_won == (1, 0)
+    assert session.leader is NS
+
+
+def test_ruling_r19_scoresheet_names_north_south_as_winner_and_leader():
+    # Side.NS is 0: the scoresheet must not mistake it for "no side".
+    session = Session()
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
+    sheet = session.scoresheet()
+    assert sheet["games"][0]["winner"] == "NS"
+    assert sheet["leader"] == "NS"
+    assert "NORTH-SOUTH ahead" in session.render()
+
+
+def test_ch11_unfinished_hand_cannot_be_scored():
+    state = ns_declares(TRUMP_DEAL, Seat.N, "2A")
+    with pytest.raises(PhaseError, match="not finished: 0 of 52 cards played"):
+        state.score()
