@@ -1,0 +1,301 @@
+"""Rules that hold for every hand, checked over random legal hands (hypothesis).
+
+Each hand is dealt and played by seeded random legal actions (the
+``random_hand`` fixture); the checks below re-derive what the rules say
+independently of the engine and compare.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowerbridge import (BIDS, CARDS, DECK, PASS, CallMade, FlowerBridgeError, HandState, Phase,
+                          RuleOptions, Seat, Side, notation, records)
+from flowerbridge.cards import Kind
+
+SEEDS = st.integers(min_value=0, max_value=2**32)
+OPTIONS = st.sampled_from([RuleOptions(), RuleOptions.strict(),
+                           RuleOptions(declarer="first-named", undertrick_penalty=100)])
+PROPERTY = settings(max_examples=60, deadline=None)
+
+
+def action_of(event):
+    return event.call if isinstance(event, CallMade) else event.card
+
+
+def steps(state: HandState):
+    """A fresh replay of ``state`` yielding the state before each action and after the last."""
+    replay = HandState(state.deal, state.dealer, state.options)
+    yield replay, None
+    for event in state.history:
+        replay.apply(action_of(event))
+        yield replay, event
+
+
+def snapshot(state: HandState):
+    """Everything public about a state, to compare two states."""
+    return (records.to_dict(state), state.phase, state.turn, state.actor, state.leader,
+            state.contract, tuple(state.tricks), state.current_trick, state.tricks_won,
+            tuple(state.legal_actions()), tuple(state.observation(s).to_dict().__repr__()
+                                                for s in Seat))
+
+
+# ----------------------------------------------------------------- conservation
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ch3_ch6_sixty_cards_conserved_at_every_step(random_hand, seed):
+    for state, _ in steps(random_hand(seed)):
+        held = Counter(c for s in Seat for c in state.remaining(s))
+        played = Counter(p.card for p in state.plays)
+        assert held + played + Counter(state.deal.undealt) == Counter(DECK)
+        assert sum(len(state.remaining(s)) for s in Seat) == 52 - len(state.plays)
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ch9_a_played_hand_has_thirteen_tricks_of_four(random_hand, seed):
+    state = random_hand(seed)
+    if state.phase is Phase.PASSED_OUT:
+        assert state.tricks == [] and [c.call for c in state.calls] == [PASS] * 4
+        return
+    assert len(state.tricks) == 13 and all(len(t.plays) == 4 for t in state.tricks)
+    assert sum(state.tricks_won) == 13
+    # Each seat played exactly its 13 cards, one to every trick.
+    for seat in Seat:
+        assert Counter(p.card for p in state.plays if p.seat is seat) == Counter(state.deal.hands[seat])
+        assert all(sum(1 for s, _ in t.plays if s is seat) == 1 for t in state.tricks)
+
+
+# --------------------------------------------------------------------- R11, R12
+
+def r12_winner(plays, trump):
+    """The first card of the highest rank among trumps if any, else of the suit led."""
+    led = plays[0][1].suit
+    suit = trump if any(card.suit is trump for _, card in plays) else led
+    contenders = [(seat, card) for seat, card in plays if card.suit is suit]
+    top = max(card.rank for _, card in contenders)
+    return next(seat for seat, card in contenders if card.rank == top)
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ruling_r12_each_trick_won_by_the_first_highest_trump_else_of_the_suit_led(random_hand, seed):
+    state = random_hand(seed)
+    trump = state.contract.trump if state.contract else None
+    leader = state.contract.opening_leader if state.contract else None
+    for trick in state.tricks:
+        assert trick.leader is leader and trick.plays[0][0] is leader
+        assert [s for s, _ in trick.plays] == [leader.next(i) for i in range(4)]
+        assert trick.winner is r12_winner(trick.plays, trump)
+        leader = trick.winner
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ruling_r11_legal_cards_follow_suit_when_able(random_hand, seed):
+    for state, _ in steps(random_hand(seed)):
+        if state.phase is not Phase.PLAY:
+            continue
+        hand = state.remaining(state.turn)
+        led = state.current_trick[0][1].suit if state.current_trick else None
+        follow = [c for c in hand if c.suit is led]
+        assert set(state.legal_cards()) == set(follow or hand)
+
+
+# ---------------------------------------------------------- the action triple
+
+@PROPERTY
+@given(seed=SEEDS, data=st.data())
+def test_verify_can_and_legal_actions_agree_and_illegal_actions_change_nothing(random_hand, seed, data):
+    history = list(steps(random_hand(seed)))
+    state, _ = history[data.draw(st.integers(0, len(history) - 1), label="step")]
+    state = state.copy()
+    legal = state.legal_actions()
+    candidates = [PASS, *BIDS] if state.phase is Phase.AUCTION else list(CARDS)
+    for action in candidates:
+        can = state.can_call(action) if state.phase is Phase.AUCTION else state.can_play(action)
+        assert can == (action in legal)
+    before = snapshot(state)
+    illegal = [a for a in candidates if a not in legal] + [PASS, CARDS[0], "13B", "8NT"]
+    for action in illegal:
+        if action in legal:
+            continue
+        try:
+            state.apply(action)
+        except FlowerBridgeError:
+            pass
+        else:  # pragma: no cover - reported as a failure below
+            raise AssertionError(f"illegal {action} was accepted")
+        assert snapshot(state) == before
+    # An action by a seat that is not the actor is refused too.
+    if state.actor is not None:
+        wrong = state.actor.lho
+        if legal:
+            try:
+                state.apply(legal[0], wrong)
+            except FlowerBridgeError:
+                pass
+            else:  # pragma: no cover
+                raise AssertionError(f"{wrong} acted out of turn")
+        assert snapshot(state) == before
+
+
+# ------------------------------------------------------------------------ undo
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_undo_all_returns_to_the_fresh_deal(random_hand, seed):
+    state = random_hand(seed).copy()
+    fresh = HandState(state.deal, state.dealer, state.options)
+    while state.history:
+        state.undo()
+    assert snapshot(state) == snapshot(fresh)
+
+
+@PROPERTY
+@given(seed=SEEDS, data=st.data())
+def test_undo_then_redo_gives_the_same_state(random_hand, seed, data):
+    original = random_hand(seed)
+    cut = data.draw(st.integers(1, len(original.history)), label="actions")
+    state = HandState(original.deal, original.dealer, original.options)
+    for event in original.history[:cut]:
+        state.apply(action_of(event))
+    before = snapshot(state)
+    back = data.draw(st.integers(1, cut), label="undo")
+    undone = [state.undo() for _ in range(back)]
+    for event in reversed(undone):
+        state.apply(action_of(event))
+    assert snapshot(state) == before
+
+
+# ---------------------------------------------------------------- observations
+
+CARD_FIELDS = ("hand", "plays", "tricks", "current_trick", "dummy", "legal", "all_hands", "undealt")
+OBSERVATION_KEYS = {"seat", "dealer", "phase", "options", "auction", "contract", "turn", "actor",
+                    "tricks_won", "undealt_count", *CARD_FIELDS}
+
+
+CODES = frozenset(c.code for c in CARDS)
+
+
+def card_codes(value) -> Counter:
+    """The card codes found anywhere in a JSON value, as a multiset."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and item in CODES:
+            found.append(item)
+    return Counter(found)
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ruling_r6_r10_observations_never_hold_a_hidden_card(random_hand, seed):
+    for state, _ in steps(random_hand(seed)):
+        over = state.is_over
+        played = Counter(p.card.code for p in state.plays)
+        dummy = state.contract.dummy if state.contract else None
+        faced = state.contract is not None and bool(state.plays)
+        for seat in Seat:
+            obs = state.observation(seat)
+            data = obs.to_dict()
+            assert set(data) <= OBSERVATION_KEYS, "a new observation field must be checked here"
+            own = Counter(c.code for c in state.remaining(seat))
+            dummy_cards = Counter(c.code for c in state.remaining(dummy)) if faced else Counter()
+            assert card_codes(data["hand"]) == own
+            assert obs.hand == state.remaining(seat)
+            assert card_codes(data["plays"]) == played
+            assert card_codes(data["tricks"]) + card_codes(data["current_trick"]) == played
+            if faced:
+                assert card_codes(data["dummy"]) == dummy_cards and obs.dummy == state.remaining(dummy)
+            else:
+                assert data["dummy"] is None and obs.dummy is None
+            if state.phase is Phase.PLAY:
+                mine = own if state.actor is seat and state.turn is seat else dummy_cards
+                assert set(card_codes(data["legal"])) <= set(mine)
+                if state.actor is not seat:
+                    assert data["legal"] == [] and obs.legal == ()
+            if over:
+                assert obs.all_hands == state.deal.hands and obs.undealt == state.deal.undealt
+            else:
+                assert "all_hands" not in data and "undealt" not in data
+                assert obs.all_hands is None and obs.undealt is None
+
+
+# ---------------------------------------------------------------------- records
+
+@PROPERTY
+@given(seed=SEEDS, options=OPTIONS, data=st.data())
+def test_records_round_trip_json_and_text_notation(random_hand, seed, options, data):
+    full = random_hand(seed, options=options)
+    cut = data.draw(st.integers(0, len(full.history)), label="actions")
+    state = HandState(full.deal, full.dealer, full.options)
+    for event in full.history[:cut]:
+        state.apply(action_of(event))
+    as_json = records.dumps(state)
+    assert snapshot(records.loads(as_json).state) == snapshot(state)
+    text = notation.dumps(state)
+    again = notation.loads(text)
+    assert snapshot(again.state) == snapshot(state)
+    assert notation.dumps(again) == text
+    assert records.dumps(notation.loads(text)) == as_json
+
+
+# ---------------------------------------------------------------------- scoring
+
+def independent_score(state: HandState) -> dict:
+    """Chapters 11–15 recomputed from the tricks, for the default scale."""
+    opts = state.options
+    out = {"below": [0, 0], "above": [0, 0], "honors": [0, 0], "bright": [0, 0]}
+    contract = state.contract
+    if contract is None:
+        return out
+    side = contract.declarer.side
+    taken = sum(1 for t in state.tricks if t.winner.side is side)
+    need = contract.level + 6
+    per_level = {"P": 20, "R": 30, "A": 30, "NT": 30}[contract.denomination.name]
+    if taken >= need:
+        first = 40 if contract.denomination.name == "NT" else per_level
+        out["below"][side] = first + per_level * (contract.level - 1)
+        out["above"][side] += (taken - need) * per_level
+    else:
+        out["above"][1 - side] += (need - taken) * opts.undertrick_penalty
+    values = {Kind.BRIGHT: (4, 2), Kind.ANIMAL: (2, 1), Kind.RIBBON: (1, 1), Kind.PLAIN: (0, 0)}
+    brights = [c for c in CARDS if c.kind is Kind.BRIGHT]
+    for s in (Side.NS, Side.EW):
+        won = Counter(card for t in state.tricks if t.winner.side is s for _, card in t.plays)
+        honors = sum(values[c.kind][0] + (values[c.kind][1] if n == 2 else 0) for c, n in won.items())
+        bonus = 75 if all(won[b] == 2 for b in brights) else 25 if all(won[b] for b in brights) else 0
+        out["honors"][s], out["bright"][s] = honors, bonus
+        out["above"][s] += honors + bonus
+    return out
+
+
+@PROPERTY
+@given(seed=SEEDS, options=OPTIONS)
+def test_ch11_to_ch15_scores_agree_with_an_independent_recomputation(random_hand, seed, options):
+    state = random_hand(seed, options=options)
+    score = state.score()
+    expected = independent_score(state)
+    for s in (Side.NS, Side.EW):
+        assert score.below(s) == expected["below"][s]
+        assert score.above(s) == expected["above"][s]
+        assert score.honors(s) == expected["honors"][s] <= 65
+        assert score.bright_bonus(s) == expected["bright"][s]
+    data = score.to_dict()
+    assert data["tricks"] == {"NS": state.tricks_won[0], "EW": state.tricks_won[1]}
+    assert data["contract"] == (state.contract.code if state.contract else None)
+
+
+def test_random_hands_cover_every_denomination_and_passed_out(random_hand):
+    contracts = [random_hand(seed).contract for seed in range(60)]
+    assert {c.denomination.name if c else "out" for c in contracts} == {"P", "R", "A", "NT", "out"}
