@@ -17,7 +17,7 @@ import sys
 
 from ..errors import FlowerBridgeError
 
-COMMANDS = ("score", "deal", "show", "demo")
+COMMANDS = ("score", "deal", "show", "demo", "lab", "serve")
 
 
 class UsageError(FlowerBridgeError):

@@ -1,0 +1,82 @@
+"""``flowerbridge serve``: the web server — lobby, tables and play in the browser."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "serve", help="serve the game in the browser (lobby, tables, bots)",
+        description="Run the Flower Bridge web server: create tables in the lobby, invite "
+                    "people with secret seat links, play with bots or friends, watch as a "
+                    "spectator. Prints the URL to open.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port to listen on (default 8000; 0 picks a free one)")
+    p.add_argument("--database", metavar="URL",
+                   help="postgresql://user@host/db, sqlite:///file.db or a file path "
+                        "(default: flowerbridge.db in the user's data directory)")
+    p.add_argument("--bot-delay", type=_seconds, default=0.6, metavar="SECONDS",
+                   help="pause before each bot action (default 0.6)")
+    p.add_argument("--replace-after", type=_replace_after, default=60.0, metavar="SECONDS",
+                   help="a stand-in bot takes the seat of a person who has been away this long; "
+                        "'never' to wait for them (default 60)")
+    p.add_argument("--no-analysis", action="store_true",
+                   help="skip the double-dummy values in the reviews of finished hands")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import socket
+
+    import uvicorn
+
+    from ..server import ServerConfig, create_app
+    from ..server.store import Store, default_database
+
+    database = args.database or default_database()
+    store = Store(database)
+    store.migrate()  # here, so that a bad database is one error line, not a startup trace
+    config = ServerConfig(database=database, bot_delay=args.bot_delay,
+                          replace_after=args.replace_after, analysis=not args.no_analysis)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    print(f"Flower Bridge is at http://{host}:{port}/  (database: {_shown(database)}; "
+          "Ctrl+C stops)", flush=True)
+    server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
+                                           ws_max_size=65536))
+    server.run(sockets=[sock])
+    return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 to 86400 seconds")
+    return value
+
+
+def _replace_after(text: str) -> float | None:
+    return None if text.strip().lower() == "never" else _seconds(text)
+
+
+def _shown(database: str) -> str:
+    # Never print a password that came in a URL.
+    scheme, sep, rest = database.partition("://")
+    if sep and "@" in rest:
+        credentials, _, where = rest.rpartition("@")
+        return f"{scheme}://{credentials.split(':')[0]}:***@{where}" if ":" in credentials \
+            else database
+    return database

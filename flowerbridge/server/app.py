@@ -1,0 +1,154 @@
+"""The FastAPI application: lobby API, pages, static client files, the websocket.
+
+Routes only translate between HTTP and the :class:`TableManager`; see
+``docs/protocol.md`` for every route and message.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .. import __version__
+from ..errors import FlowerBridgeError
+from ..options import RuleOptions
+from . import analysis
+from .config import ServerConfig
+from .manager import TableManager, bot_levels, default_bot
+from .realtime import table_socket
+from .schemas import CreateTable
+from .store import Store
+from .table import PROTOCOL_VERSION, TableError
+from .views import card_catalogue
+
+# Table ids are URL-safe base64; anything else names no table.
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
+_STATUS = {"no_table": 404, "no_hand": 409}
+
+
+def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
+    """The web application for ``config`` (defaults: SQLite in the user's data directory).
+
+    ``store``, when given, is an already migrated database for ``config.database``.
+    """
+    config = config or ServerConfig()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        nonlocal store
+        if store is None:
+            store = Store(config.database)
+            store.migrate()
+        manager = TableManager(store, config)
+        app.state.manager = manager
+        await manager.start()
+        try:
+            yield
+        finally:
+            await manager.stop()
+            store.close()
+
+    app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
+                  docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.config = config
+
+    @app.exception_handler(FlowerBridgeError)
+    async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
+        code = exc.code if isinstance(exc, TableError) else "bad_request"
+        return _error(_STATUS.get(code, 400), code, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for error in exc.errors()[:5]:
+            where = ".".join(str(p) for p in error["loc"][1:])  # drop "body" / "path"
+            parts.append(f"{where}: {error['msg']}" if where else error["msg"])
+        return _error(400, "bad_request", "; ".join(parts))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, "not_found" if exc.status_code == 404 else "http",
+                      str(exc.detail))
+
+    # ------------------------------------------------------------ pages
+
+    @app.get("/", include_in_schema=False)
+    async def lobby_page() -> FileResponse:
+        return FileResponse(config.web_dir / "index.html")
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str) -> FileResponse:
+        return FileResponse(config.web_dir / "table.html")
+
+    app.mount("/static", StaticFiles(directory=config.web_dir, check_dir=False), name="static")
+
+    # -------------------------------------------------------------- API
+
+    @app.get("/api/meta")
+    async def meta() -> dict[str, Any]:
+        """Versions, bot levels, default options and the server's timing."""
+        return {"version": __version__, "protocol": PROTOCOL_VERSION, "bots": bot_levels(),
+                "default_bot": default_bot(), "default_options": RuleOptions().to_dict(),
+                "bot_delay": config.bot_delay, "replace_after": config.replace_after,
+                "analysis": config.analysis and analysis.available()}
+
+    @app.get("/api/cards")
+    async def cards() -> list[dict[str, Any]]:
+        """The catalogue of the 30 distinct cards."""
+        return card_catalogue()
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
+        """A new table; each person's secret seat token is in the answer, and only there."""
+        live, tokens = await _manager(request).create(body)
+        table_id = live.table.id
+        return {"table": live.info(),
+                "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
+                                for seat, token in tokens.items()},
+                "spectate_url": f"/t/{table_id}"}
+
+    @app.get("/api/tables")
+    async def open_tables(request: Request) -> dict[str, Any]:
+        """Tables whose session is not over, newest first."""
+        return {"tables": await _manager(request).open_tables()}
+
+    @app.get("/api/tables/{table_id}")
+    async def table(table_id: str, request: Request) -> dict[str, Any]:
+        return (await _table(request, table_id)).info()
+
+    @app.get("/api/tables/{table_id}/hands/{hand}")
+    async def hand_review(table_id: str, hand: int, request: Request) -> dict[str, Any]:
+        """The review of a finished hand: all hands, undealt cards, tricks, DD values."""
+        await _table(request, table_id)
+        return await _manager(request).review(table_id, hand)
+
+    @app.get("/api/tables/{table_id}/session")
+    async def session(table_id: str, request: Request) -> dict[str, Any]:
+        """The session record of the finished hands, and the scoresheet."""
+        live = await _table(request, table_id)
+        return {"session": live.table.session.to_dict(),
+                "scoresheet": live.table.session.scoresheet()}
+
+    app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
+    return app
+
+
+def _manager(request: Request) -> TableManager:
+    return request.app.state.manager
+
+
+async def _table(request: Request, table_id: str):
+    if not _TABLE_ID.fullmatch(table_id):
+        raise TableError("no_table", f"there is no table {table_id!r}")
+    return await _manager(request).get(table_id)
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)

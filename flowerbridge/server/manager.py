@@ -1,0 +1,419 @@
+"""The live tables: locking, storage, broadcasting, bots and stand-ins.
+
+Every action, a person's or a bot's, takes the same path under the table's
+lock: the engine applies it (or refuses it, changing nothing), the new events
+are committed to the database, and only then is each connection sent its own
+view. If the commit fails the table is rebuilt from the committed log, so
+memory never runs ahead of the database.
+
+Fan-out is publish/subscribe per table: a table's connections are its
+channel, and each event is rendered once per role (a seat, or spectators).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
+
+from ..bots import load_bot
+from ..bots.base import BOT_LEVELS, Bot, RandomBot
+from ..cards import Card
+from ..errors import FlowerBridgeError
+from ..observation import Observation
+from ..options import RuleOptions
+from ..seats import SEATS, Seat
+from .config import ServerConfig
+from .models import EventRow
+from .schemas import CreateTable
+from .store import Store, StoreError, token_hash
+from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
+from .views import Role
+from . import analysis
+
+log = logging.getLogger("flowerbridge.server")
+T = TypeVar("T")
+
+# A client that lets this many messages pile up unread is dropped, not buffered forever.
+MAX_QUEUED = 2000
+
+
+def bot_levels() -> list[str]:
+    """The bot levels a seat may be given (registered in ``BOT_LEVELS``)."""
+    return sorted(BOT_LEVELS)
+
+
+def default_bot() -> str:
+    """The strongest everyday level available: ``basic`` when the bots provide it."""
+    return "basic" if "basic" in BOT_LEVELS else "random"
+
+
+class Connection:
+    """One websocket client: its role at the table and its outgoing queue.
+
+    Sending never blocks the table: messages are queued as JSON text and a
+    writer task (see :mod:`flowerbridge.server.realtime`) drains the queue.
+    ``None`` in the queue asks the writer to close with ``close_code``.
+    """
+
+    def __init__(self) -> None:
+        self.role: Role = None
+        self.table_id: str | None = None
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.close_code = 1000
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.close(1008)
+            return
+        self.queue.put_nowait(message if isinstance(message, str) else json.dumps(message))
+
+    def close(self, code: int = 1000) -> None:
+        self.close_code = code
+        self.queue.put_nowait(None)
+
+
+@dataclass(eq=False)
+class LiveTable:
+    """A table with what only a running server has: lock, connections, bots, timers."""
+
+    table: Table
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    connections: set[Connection] = field(default_factory=set)
+    stand_ins: set[Seat] = field(default_factory=set)
+    bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
+    bot_task: asyncio.Task | None = None
+    timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
+    analyses: dict[int, asyncio.Task] = field(default_factory=dict)
+
+    def seat_connected(self, seat: Seat) -> bool:
+        return any(c.role is seat for c in self.connections)
+
+    def bot_for(self, seat: Seat) -> Bot | None:
+        """The bot deciding for ``seat`` now: its own, or a stand-in; ``None`` for a person."""
+        player = self.table.players[seat]
+        if player.player == BOT:
+            level = player.level
+        elif seat in self.stand_ins and not self.seat_connected(seat):
+            level = self.table.stand_in_level
+        else:
+            return None
+        assert level is not None
+        bot = self.bots.get((seat, level))
+        if bot is None:
+            bot = self.bots[seat, level] = load_bot(level, seed=f"{self.table.seed}:{seat.name}")
+        return bot
+
+    def presence(self) -> dict[str, Any]:
+        seats = {}
+        for seat in SEATS:
+            player = self.table.players[seat]
+            human = player.player == HUMAN
+            seats[seat.name] = {
+                "player": player.player, "level": player.level,
+                "connected": self.seat_connected(seat) if human else True,
+                "stand_in": self.table.stand_in_level if human and seat in self.stand_ins
+                and not self.seat_connected(seat) else None}
+        return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None)}
+
+    def info(self) -> dict[str, Any]:
+        return {**self.table.info(), **self.presence()}
+
+
+class TableManager:
+    """All live tables of one server process."""
+
+    def __init__(self, store: Store, config: ServerConfig) -> None:
+        self.store = store
+        self.config = config
+        self.tables: dict[str, LiveTable] = {}
+        # SQLite takes one writer at a time: one database thread queues the writes
+        # instead of letting them wait on file locks.
+        self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
+        self._loading: dict[str, asyncio.Lock] = {}
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Load every table still playing and set its bots and stand-in clocks going."""
+        for table_id in await self._db(self.store.table_ids, "playing"):
+            live = await self.get(table_id)
+            for seat, player in live.table.players.items():
+                if player.player == HUMAN and player.joined:
+                    self._start_stand_in_clock(live, seat)
+
+    async def stop(self) -> None:
+        for live in self.tables.values():
+            tasks = [live.bot_task, *live.timers.values(), *live.analyses.values()]
+            for task in tasks:
+                if task is not None:
+                    task.cancel()
+            for conn in live.connections:
+                conn.close(1001)
+        self._db_pool.shutdown(wait=True)
+        analysis.shutdown()
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._db_pool, fn, *args)
+
+    # ----------------------------------------------------------- lobby
+
+    async def create(self, request: CreateTable) -> tuple[LiveTable, dict[Seat, str]]:
+        """A new table, its first hand dealt; returns it with each person's secret token."""
+        levels = set(BOT_LEVELS)
+        options = RuleOptions.from_dict(request.options)
+        stand_in = request.stand_in or default_bot()
+        if stand_in not in levels:
+            raise TableError("bad_request", f"stand_in: unknown bot level {stand_in!r}; "
+                                            f"use one of {', '.join(bot_levels())}")
+        players: dict[Seat, SeatPlayer] = {}
+        tokens: dict[Seat, str] = {}
+        for seat in SEATS:
+            choice = request.seats[seat.name]
+            if choice.player == BOT:
+                if choice.level not in levels:
+                    raise TableError("bad_request", f"seats.{seat.name}: unknown bot level "
+                                                    f"{choice.level!r}; use one of {', '.join(bot_levels())}")
+                players[seat] = SeatPlayer(BOT, choice.level)
+            else:
+                tokens[seat] = new_token()
+                players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
+        rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
+                              players, stand_in)
+        await self._db(self.store.create_table, *rows)
+        live = LiveTable(Table(*rows))
+        self.tables[live.table.id] = live
+        self._kick_bots(live)
+        return live, tokens
+
+    async def get(self, table_id: str) -> LiveTable:
+        """A table by id, loaded from the database on first use."""
+        live = self.tables.get(table_id)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            live = self.tables.get(table_id)
+            if live is None:
+                live = LiveTable(await self._load(table_id))
+                self.tables[table_id] = live
+                self._kick_bots(live)
+        return live
+
+    async def _load(self, table_id: str) -> Table:
+        stored = await self._db(self.store.load, table_id)
+        if stored is None:
+            raise TableError("no_table", f"there is no table {table_id!r}")
+        return Table(stored.table, stored.seats, stored.events)
+
+    async def open_tables(self) -> list[dict[str, Any]]:
+        """Tables whose session is not over, newest first."""
+        ids = await self._db(self.store.table_ids, "playing")
+        return [(await self.get(table_id)).info() for table_id in ids]
+
+    # ------------------------------------------------------ connections
+
+    async def join(self, conn: Connection, table_id: str, token: str | None,
+                   since: int | None) -> None:
+        """Seat (or seat as a spectator) a new connection and bring it up to date."""
+        live = await self.get(table_id)
+        role: Role = None
+        if token is not None:
+            role = live.table.seat_for_token_hash(token_hash(token))
+            if role is None:
+                raise TableError("unauthorized", "this token holds no seat at this table")
+        async with live.lock:
+            conn.role, conn.table_id = role, table_id
+            live.connections.add(conn)
+            if role is not None:
+                self._seat_returned(live, role)
+            conn.send({"v": PROTOCOL_VERSION, "type": "welcome", "role": _role_name(role),
+                       "seat": role.name if role is not None else None, "table": live.info()})
+            self._catch_up(live, conn, since)
+            self._publish_presence(live)
+        if role is not None and not live.table.players[role].joined:
+            live.table.players[role].joined = True
+            await self._db(self.store.mark_joined, table_id, role.name)
+
+    async def sync(self, conn: Connection, since: int) -> None:
+        live = await self.get(conn.table_id)  # type: ignore[arg-type]
+        async with live.lock:
+            self._catch_up(live, conn, since)
+
+    def _catch_up(self, live: LiveTable, conn: Connection, since: int | None) -> None:
+        # Called under the lock, so no live event can slip in between.
+        missed = live.table.missed_messages(since, conn.role) if since is not None else None
+        if missed is None:
+            conn.send(live.table.snapshot(conn.role, live.info()))
+            last = live.table.last_review()
+            if last is not None:
+                self._ensure_analysis(live, last["hand"])
+        else:
+            for message in missed:
+                conn.send(message)
+
+    def leave(self, conn: Connection) -> None:
+        """Forget a closed connection; a person's seat starts its stand-in clock."""
+        live = self.tables.get(conn.table_id) if conn.table_id else None
+        if live is None or conn not in live.connections:
+            return
+        live.connections.discard(conn)
+        if conn.role is not None and not live.seat_connected(conn.role):
+            self._start_stand_in_clock(live, conn.role)
+        self._publish_presence(live)
+
+    def _seat_returned(self, live: LiveTable, seat: Seat) -> None:
+        timer = live.timers.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        live.stand_ins.discard(seat)
+
+    def _start_stand_in_clock(self, live: LiveTable, seat: Seat) -> None:
+        if self.config.replace_after is None or live.table.is_over or seat in live.timers:
+            return
+        live.timers[seat] = asyncio.create_task(self._stand_in_later(live, seat))
+
+    async def _stand_in_later(self, live: LiveTable, seat: Seat) -> None:
+        await asyncio.sleep(self.config.replace_after or 0)
+        live.timers.pop(seat, None)
+        if not live.seat_connected(seat):
+            live.stand_ins.add(seat)
+            self._publish_presence(live)
+            self._kick_bots(live)
+
+    def _publish_presence(self, live: LiveTable) -> None:
+        message = json.dumps({"v": PROTOCOL_VERSION, "type": "presence", **live.presence()})
+        for conn in live.connections:
+            conn.send(message)
+
+    # ---------------------------------------------------------- actions
+
+    async def submit(self, conn: Connection, kind: str, action: str, seq: int | None) -> None:
+        """A person's call or card, for the connection's seat."""
+        if conn.role is None:
+            raise TableError("not_seated", "spectators cannot call or play")
+        live = await self.get(conn.table_id)  # type: ignore[arg-type]
+        async with live.lock:
+            if seq is not None and seq != live.table.seq:
+                raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "
+                                          "your view is out of date")
+            await self._commit(live, conn.role, kind, action)
+
+    async def _commit(self, live: LiveTable, seat: Seat, kind: str, action: str,
+                      explanation: str | None = None) -> None:
+        # Under the table's lock: engine, then database, then the world.
+        rows = live.table.act(seat, kind, action, explanation)
+        try:
+            await self._db(self.store.append, live.table.id, rows,
+                           OVER if live.table.is_over else None)
+        except StoreError:
+            log.exception("table %s: could not store seq %d", live.table.id, rows[0].seq)
+            live.table = await self._load(live.table.id)
+            raise TableError("busy", "the server could not store that action; it was not "
+                                     "made — try again") from None
+        self._publish(live, rows)
+        for row in rows:
+            if row.kind != "deal" and live.table.is_finished(row.hand):
+                self._ensure_analysis(live, row.hand)
+        self._kick_bots(live)
+
+    def _publish(self, live: LiveTable, rows: list[EventRow]) -> None:
+        rendered: dict[Role, list[str]] = {}
+        for conn in live.connections:
+            if conn.role not in rendered:
+                rendered[conn.role] = [json.dumps(m) for m in live.table.live_messages(rows, conn.role)]
+            for text in rendered[conn.role]:
+                conn.send(text)
+
+    # -------------------------------------------------------------- bots
+
+    def _kick_bots(self, live: LiveTable) -> None:
+        """Start the table's bot loop if a bot is to act and none is running."""
+        if live.bot_task is not None and not live.bot_task.done():
+            return
+        if self._bot_seat(live) is not None:
+            live.bot_task = asyncio.create_task(self._run_bots(live))
+
+    @staticmethod
+    def _bot_seat(live: LiveTable) -> Seat | None:
+        seat = live.table.actor
+        return seat if seat is not None and live.bot_for(seat) is not None else None
+
+    async def _run_bots(self, live: LiveTable) -> None:
+        while (seat := self._bot_seat(live)) is not None:
+            await asyncio.sleep(self.config.bot_delay)
+            bot, seq = live.bot_for(seat), live.table.seq
+            if bot is None or self._bot_seat(live) is not seat:
+                continue
+            observation = live.table.state.observation(seat)  # type: ignore[union-attr]
+            action, explanation = await asyncio.to_thread(decide, bot, observation)
+            async with live.lock:
+                # The person may have come back, or the table moved on, while the bot thought.
+                if live.table.seq != seq or live.bot_for(seat) is not bot:
+                    continue
+                kind = "play" if isinstance(action, Card) else "call"
+                try:
+                    await self._commit(live, seat, kind, str(action), explanation)
+                except FlowerBridgeError as exc:
+                    log.error("table %s: bot %s at %s: %s", live.table.id, type(bot).__name__,
+                              seat.name, exc)
+                    return
+
+    # ---------------------------------------------------------- reviews
+
+    def _ensure_analysis(self, live: LiveTable, hand: int) -> None:
+        """Compute the double-dummy values of a finished hand once, off the event loop."""
+        if live.table.hands[hand - 1].dd_status != "pending" or hand in live.analyses:
+            return
+        live.analyses[hand] = asyncio.create_task(self._analyse(live, hand))
+
+    async def _analyse(self, live: LiveTable, hand: int) -> None:
+        state = live.table.finished_state(hand)
+        try:
+            values = await analysis.run(state) if self.config.analysis else None
+        except Exception:  # a solver failure must not cost the table its review
+            log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
+            values = None
+        hand_log = live.table.hands[hand - 1]
+        hand_log.dd = values
+        hand_log.dd_status = "ready" if values is not None else "unavailable"
+        message = json.dumps({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
+                              "review": live.table.review(hand)})
+        for conn in live.connections:
+            conn.send(message)
+
+    async def review(self, table_id: str, hand: int) -> dict[str, Any]:
+        live = await self.get(table_id)
+        review = live.table.review(hand)
+        self._ensure_analysis(live, hand)
+        return review
+
+
+def decide(bot: Bot, observation: Observation) -> tuple[Any, str | None]:
+    """The bot's action and, when it gives one, its explanation of a call.
+
+    A bot that fails or answers with something illegal is replaced for this
+    one action by a random legal choice, so a faulty bot never stalls a table.
+    """
+    try:
+        action = bot.act(observation)
+        if action in observation.legal:
+            return action, None
+        log.error("bot %s at %s chose %r, which is not legal", type(bot).__name__,
+                  observation.seat.name, action)
+    except Exception:
+        log.exception("bot %s at %s failed", type(bot).__name__, observation.seat.name)
+    return RandomBot().act(observation), None
+
+
+def new_token() -> str:
+    """A fresh secret seat token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def _role_name(role: Role) -> str:
+    return "spectator" if role is None else "seat"

@@ -1,0 +1,82 @@
+"""Storage models (SQLAlchemy 2): tables, seats and the append-only event log.
+
+These are the server's persistent nouns, kept apart from the wire schemas
+(:mod:`flowerbridge.server.schemas`). A table's state is never stored as such:
+it is rebuilt by replaying its events through the rules engine, so the log is
+the single source of truth and a restart resumes exactly where the last
+committed event left the table.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the server's models."""
+
+
+class TableRow(Base):
+    """A table: its rule options, session length and the secret seed of its deals."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    seed: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    max_hands: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    max_games: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    stand_in: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SeatRow(Base):
+    """One of a table's four seats: a bot of some level, or a person with a token.
+
+    Only the SHA-256 hash of a person's token is kept. ``joined`` records that
+    the person has connected once, which starts the stand-in clock when they leave.
+    """
+
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    seat: Mapped[str] = mapped_column(String(1), primary_key=True)
+    player: Mapped[str] = mapped_column(String(8))
+    level: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    joined: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class EventRow(Base):
+    """One event of a table's log: a deal, a call or a card.
+
+    ``seq`` numbers a table's events from 1 without gaps; the primary key makes
+    a second writer of the same number fail instead of forking the log.
+    ``seat`` is who decided the action (declarer for the dummy's cards);
+    ``action`` is the call's text or the card's code. ``detail`` holds the
+    dealt hands of a deal (so a resumed table never depends on how a seed is
+    turned into cards) and a bot's explanation of its call.
+    """
+
+    __tablename__ = "events"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    hand: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    action: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    detail: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,124 @@
+"""The websocket endpoint: one connection per client, ``/ws/tables/{table_id}``.
+
+It only translates: it reads a message, checks its shape, hands it to the
+:class:`~flowerbridge.server.manager.TableManager` and turns any refusal into
+an ``error`` message for this client alone. Nothing a client sends can end
+the connection's loop except closing it (or a wrong token, which is refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..errors import FlowerBridgeError
+from .manager import Connection, TableManager
+from .schemas import CallMessage, Hello, MessageError, PingMessage, PlayMessage, parse_message
+from .table import PROTOCOL_VERSION, TableError
+
+log = logging.getLogger("flowerbridge.server")
+
+HELLO_TIMEOUT = 10.0
+# Close codes of the protocol (4000-4999 are the application's).
+CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE = 4400, 4401, 4404
+
+
+def error_message(code: str, message: str, message_id: str | None = None) -> dict:
+    """The protocol's ``error`` message."""
+    out = {"v": PROTOCOL_VERSION, "type": "error", "code": code, "message": message}
+    if message_id is not None:
+        out["id"] = message_id
+    return out
+
+
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    """Serve one client of a table until it disconnects."""
+    manager: TableManager = websocket.app.state.manager
+    await websocket.accept()
+    conn = Connection()
+    writer = asyncio.create_task(_write(websocket, conn))
+    try:
+        if await _handshake(websocket, conn, manager, table_id):
+            while (text := await _receive(websocket)) is not None:
+                await _handle(conn, manager, text)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        manager.leave(conn)
+        conn.close(conn.close_code)
+        await writer
+
+
+async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManager,
+                     table_id: str) -> bool:
+    """Read ``hello`` and join the table; on failure say why and close."""
+    try:
+        text = await asyncio.wait_for(_receive(websocket), HELLO_TIMEOUT)
+    except asyncio.TimeoutError:
+        _refuse(conn, "hello_first", f"send hello within {HELLO_TIMEOUT:g} seconds",
+                CLOSE_BAD_HELLO)
+        return False
+    if text is None:
+        return False
+    try:
+        hello = parse_message(text)
+        if not isinstance(hello, Hello):
+            raise MessageError("hello_first", f"the first message must be hello, not {hello.type}",
+                               getattr(hello, "id", None))
+        await manager.join(conn, table_id, hello.token, hello.since)
+    except (MessageError, TableError) as exc:
+        close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE}.get(
+            exc.code, CLOSE_BAD_HELLO)
+        _refuse(conn, exc.code, str(exc), close, getattr(exc, "message_id", None))
+        return False
+    return True
+
+
+def _refuse(conn: Connection, code: str, message: str, close: int,
+            message_id: str | None = None) -> None:
+    conn.send(error_message(code, message, message_id))
+    conn.close(close)
+
+
+async def _handle(conn: Connection, manager: TableManager, text: str | bytes) -> None:
+    """Carry out one message after the handshake; refusals go back to this client."""
+    message_id = None
+    try:
+        message = parse_message(text)
+        message_id = getattr(message, "id", None)
+        if isinstance(message, (CallMessage, PlayMessage)):
+            action = message.call if isinstance(message, CallMessage) else message.card
+            await manager.submit(conn, message.type, action, message.seq)
+        elif isinstance(message, PingMessage):
+            pong = {"v": PROTOCOL_VERSION, "type": "pong"}
+            conn.send(pong if message_id is None else {**pong, "id": message_id})
+        elif isinstance(message, Hello):
+            raise MessageError("hello_first", "hello is the first message only")
+        else:
+            await manager.sync(conn, message.since)
+    except MessageError as exc:
+        conn.send(error_message(exc.code, str(exc), exc.message_id))
+    except TableError as exc:
+        conn.send(error_message(exc.code, str(exc), message_id))
+    except FlowerBridgeError as exc:  # the engine refused the action
+        conn.send(error_message("illegal", str(exc), message_id))
+
+
+async def _receive(websocket: WebSocket) -> str | bytes | None:
+    """The next text or binary message, or ``None`` once the client has gone."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    return message.get("text") if message.get("text") is not None else message.get("bytes", b"")
+
+
+async def _write(websocket: WebSocket, conn: Connection) -> None:
+    """Send the connection's queued messages in order; close on ``None``."""
+    try:
+        while (text := await conn.queue.get()) is not None:
+            await websocket.send_text(text)
+        await websocket.close(conn.close_code)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass  # the client has gone; the reader notices and cleans up

@@ -1,0 +1,165 @@
+"""Wire schemas (pydantic): the lobby's request body and the client's websocket messages.
+
+These describe JSON on the wire only; storage has its own models
+(:mod:`flowerbridge.server.models`) and the rules live in the engine. Client
+messages are validated strictly — a string is never taken for a number — and
+unknown fields are refused, so a client bug shows up as a precise error.
+See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from ..errors import FlowerBridgeError
+
+MAX_MESSAGE_BYTES = 4096
+MAX_LENGTH = 100
+
+
+class MessageError(FlowerBridgeError):
+    """A client message that cannot be read; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str, message_id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message_id = message_id
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# ------------------------------------------------------------------ lobby
+
+class SeatChoice(_Strict):
+    """Who sits in a seat: a person (invited by a secret link) or a bot of a level."""
+
+    player: Literal["human", "bot"]
+    level: str | None = Field(default=None, max_length=40)
+
+    @model_validator(mode="after")
+    def _bot_has_level(self) -> "SeatChoice":
+        if self.player == "bot" and not self.level:
+            raise ValueError("a bot seat needs a level")
+        if self.player == "human" and self.level is not None:
+            raise ValueError("a human seat has no level")
+        return self
+
+
+class TableLength(_Strict):
+    """A session's length: a number of hands or of games (RULINGS R19)."""
+
+    hands: int | None = Field(default=None, ge=1, le=MAX_LENGTH)
+    games: int | None = Field(default=None, ge=1, le=MAX_LENGTH)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "TableLength":
+        if (self.hands is None) == (self.games is None):
+            raise ValueError("give exactly one of hands or games")
+        return self
+
+
+class CreateTable(_Strict):
+    """``POST /api/tables``: a new table's name, rule options, length and seats."""
+
+    name: str | None = Field(default=None, max_length=60)
+    options: dict[str, Any] | None = None
+    length: TableLength = TableLength(hands=8)
+    seats: dict[Literal["N", "E", "S", "W"], SeatChoice]
+    stand_in: str | None = Field(default=None, max_length=40)
+
+    @model_validator(mode="after")
+    def _four_seats(self) -> "CreateTable":
+        missing = [s for s in "NESW" if s not in self.seats]
+        if missing:
+            raise ValueError(f"seats: missing {', '.join(missing)}")
+        return self
+
+
+# ---------------------------------------------------------- client messages
+
+_MessageId = Annotated[str, Field(max_length=64)]
+
+
+class Hello(_Strict):
+    """The first message: a seat token (or none, to spectate) and the last ``seq`` seen."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=100)
+    since: int | None = Field(default=None, ge=0)
+
+
+class CallMessage(_Strict):
+    """Make a call (``1A``, ``Pass``) for the connection's seat."""
+
+    type: Literal["call"]
+    call: str = Field(max_length=8)
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
+class PlayMessage(_Strict):
+    """Play a card, from the seat's hand or, as declarer, from the dummy."""
+
+    type: Literal["play"]
+    card: str = Field(max_length=8)
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
+class SyncMessage(_Strict):
+    """Ask for the events after ``since``, or a snapshot."""
+
+    type: Literal["sync"]
+    since: int = Field(ge=0)
+    id: _MessageId | None = None
+
+
+class PingMessage(_Strict):
+    """Keep-alive; answered by ``pong``."""
+
+    type: Literal["ping"]
+    id: _MessageId | None = None
+
+
+ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage],
+                          Field(discriminator="type")]
+_CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | SyncMessage | PingMessage:
+    """Read one client websocket message, or raise :class:`MessageError`."""
+    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    if size > MAX_MESSAGE_BYTES:
+        raise MessageError("too_large", f"message of {size} bytes: at most {MAX_MESSAGE_BYTES}")
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError):
+        raise MessageError("bad_json", "not JSON: send one JSON object per message") from None
+    if not isinstance(obj, dict):
+        raise MessageError("bad_json", f"a message is a JSON object, not {_json_type(obj)}")
+    message_id = obj.get("id") if isinstance(obj.get("id"), str) else None
+    message_id = message_id if message_id is None or len(message_id) <= 64 else None
+    try:
+        return _CLIENT_MESSAGE.validate_python(obj)
+    except ValidationError as exc:
+        raise MessageError("bad_message", describe(exc), message_id) from None
+
+
+def describe(exc: ValidationError) -> str:
+    """Pydantic's errors as one line: ``call: Field required; seq: ...``."""
+    parts = []
+    for error in exc.errors(include_url=False)[:5]:
+        # A discriminated union puts the message's type first in the location: drop it.
+        where = ".".join(str(p) for p in error["loc"][1:])
+        parts.append(f"{where}: {error['msg']}" if where else error["msg"])
+    return "; ".join(parts)
+
+
+def _json_type(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number")

@@ -1,0 +1,265 @@
+"""A table in memory: its session and current hand, rebuilt from its event log.
+
+:class:`Table` is synchronous and knows nothing of sockets or databases. It
+replays stored events through the engine, turns an accepted action into the
+events to store, and renders events and snapshots for one role (a seat, or
+spectators). :mod:`flowerbridge.server.manager` adds locking, storage,
+broadcasting and bots around it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import timezone
+from typing import Any, Iterable, Sequence
+
+from ..dealing import Deal
+from ..errors import FlowerBridgeError
+from ..options import RuleOptions
+from ..seats import Seat
+from ..session import Session
+from ..state import HandState
+from .models import EventRow, SeatRow, TableRow, utcnow
+from .views import DDValues, Role, copies_seen, review, view
+
+PROTOCOL_VERSION = 1
+PLAYING, OVER = "playing", "over"
+HUMAN, BOT = "human", "bot"
+
+
+class TableError(FlowerBridgeError):
+    """A request the table cannot carry out; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class SeatPlayer:
+    """Who sits in a seat: a bot of ``level``, or a person holding a token."""
+
+    player: str
+    level: str | None = None
+    token_hash: str | None = None
+    joined: bool = False
+
+
+@dataclass
+class HandLog:
+    """The events of one hand (its deal first) and the explanations of its calls."""
+
+    events: list[EventRow] = field(default_factory=list)
+    explanations: list[str | None] = field(default_factory=list)
+    dd: DDValues | None = None
+    dd_status: str = "pending"
+
+
+class Table:
+    """One table's session, rebuilt by replaying its log through the engine."""
+
+    def __init__(self, row: TableRow, seats: Iterable[SeatRow], events: Iterable[EventRow]) -> None:
+        self.id = row.id
+        self.name = row.name
+        self.seed = row.seed
+        # SQLite hands back naive datetimes; every stored time is UTC.
+        self.created = row.created_at.replace(tzinfo=row.created_at.tzinfo or timezone.utc)
+        self.stand_in_level = row.stand_in
+        self.options = RuleOptions.from_dict(row.options)
+        self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
+        self.players: dict[Seat, SeatPlayer] = {
+            Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined) for s in seats}
+        self.seq = 0
+        self.hands: list[HandLog] = []
+        self.state: HandState | None = None
+        for event in events:
+            self._replay(event)
+
+    # ----------------------------------------------------------- creation
+
+    @staticmethod
+    def new_rows(name: str | None, options: RuleOptions, max_hands: int | None,
+                 max_games: int | None, players: dict[Seat, SeatPlayer],
+                 stand_in: str) -> tuple[TableRow, list[SeatRow], list[EventRow]]:
+        """The rows of a new table, its first hand dealt."""
+        table_id = secrets.token_urlsafe(6)
+        row = TableRow(id=table_id, name=name or f"Table {table_id}", seed=secrets.token_hex(16),
+                       options=options.to_dict(), max_hands=max_hands, max_games=max_games,
+                       stand_in=stand_in, status=PLAYING, created_at=utcnow())
+        seats = [SeatRow(table_id=table_id, seat=seat.name, player=p.player, level=p.level,
+                         token_hash=p.token_hash, joined=False) for seat, p in players.items()]
+        first_deal = _deal_row(table_id, row.seed, seq=1, hand=1)
+        return row, seats, [first_deal]
+
+    # ------------------------------------------------------------- status
+
+    @property
+    def is_over(self) -> bool:
+        return self.session.is_over
+
+    @property
+    def status(self) -> str:
+        return OVER if self.is_over else PLAYING
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the hand in progress, or of the last hand once the session is over."""
+        return len(self.hands)
+
+    @property
+    def actor(self) -> Seat | None:
+        """The seat that decides the next action, ``None`` when the session is over."""
+        return None if self.state is None or self.is_over else self.state.actor
+
+    def seat_for_token_hash(self, digest: str) -> Seat | None:
+        """The seat whose token has this hash (compared in constant time)."""
+        found = None
+        for seat, player in self.players.items():
+            if player.token_hash and secrets.compare_digest(player.token_hash, digest):
+                found = seat
+        return found
+
+    # ------------------------------------------------------------ actions
+
+    def act(self, seat: Seat, kind: str, action: str, explanation: str | None = None) -> list[EventRow]:
+        """Apply ``seat``'s call or card through the engine and return the new
+        events to store: the action, and the next deal when it ended a hand.
+
+        Raises (changing nothing) when the engine refuses the action.
+        """
+        if self.is_over:
+            raise TableError("table_over", "the session is over: no more calls or cards")
+        assert self.state is not None
+        text = self._apply(kind, action, seat)
+        row = EventRow(table_id=self.id, seq=self.seq + 1, kind=kind, hand=self.hand_number,
+                       seat=seat.name, action=text,
+                       detail={"explanation": explanation} if explanation else None)
+        self._record(row, explanation)
+        rows = [row]
+        if self.state.is_over:
+            self.session.add(self.state)
+            if not self.is_over:
+                deal = _deal_row(self.id, self.seed, seq=self.seq + 1, hand=self.hand_number + 1)
+                self._replay(deal)
+                rows.append(deal)
+        return rows
+
+    def _apply(self, kind: str, action: str, seat: Seat | None) -> str:
+        # The engine checks turn, phase and legality; the canonical text is what is stored.
+        assert self.state is not None
+        if kind == "call":
+            return self.state.call(action, seat).call.text
+        return self.state.play(action, seat).card.code
+
+    def _replay(self, row: EventRow) -> None:
+        if row.kind == "deal":
+            deal = Deal.from_hands(row.detail["hands"], row.detail["undealt"])
+            self.state = self.session.new_hand(deal)
+            self.hands.append(HandLog())
+            self._record(row, None)
+            return
+        self._apply(row.kind, row.action, Seat[row.seat])
+        self._record(row, (row.detail or {}).get("explanation"))
+        if self.state.is_over:
+            self.session.add(self.state)
+
+    def _record(self, row: EventRow, explanation: str | None) -> None:
+        log = self.hands[-1]
+        log.events.append(row)
+        if row.kind == "call":
+            log.explanations.append(explanation)
+        self.seq = row.seq
+
+    # ------------------------------------------------------------ reviews
+
+    def is_finished(self, hand: int) -> bool:
+        return 1 <= hand <= len(self.session.hands)
+
+    def finished_state(self, hand: int) -> HandState:
+        """The finished hand number ``hand`` (1-based)."""
+        if not self.is_finished(hand):
+            raise TableError("no_hand", f"hand {hand} is not over"
+                             if 1 <= hand <= self.hand_number else f"there is no hand {hand}")
+        return self.session.hands[hand - 1]
+
+    def review(self, hand: int) -> dict[str, Any]:
+        """The review of finished hand ``hand``, with its double-dummy values when known."""
+        log = self.hands[hand - 1]
+        return review(self.finished_state(hand), hand, log.explanations, log.dd, log.dd_status)
+
+    def last_review(self) -> dict[str, Any] | None:
+        return self.review(len(self.session.hands)) if self.session.hands else None
+
+    # ------------------------------------------------------------ messages
+
+    def event_message(self, row: EventRow, state: HandState, role: Role) -> dict[str, Any]:
+        """The message announcing ``row`` to ``role``, with its view of ``state`` after it."""
+        message: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": row.kind, "seq": row.seq,
+                                   "hand": row.hand}
+        if row.kind == "deal":
+            message["dealer"] = state.dealer.name
+        elif row.kind == "call":
+            message.update(seat=row.seat, call=row.action,
+                           explanation=(row.detail or {}).get("explanation"))
+        else:
+            message.update(seat=state.plays[-1].seat.name, by=row.seat, card=row.action)
+        message.update(view=view(state, role), seen=copies_seen(state))
+        if row.kind != "deal" and state.is_over:
+            message["hand_over"] = {"score": state.score().to_dict(),
+                                    "scoresheet": self.session.scoresheet(),
+                                    "review": self.review(row.hand)}
+        return message
+
+    def live_messages(self, rows: Sequence[EventRow], role: Role) -> list[dict[str, Any]]:
+        """The messages for events just applied by :meth:`act` (a hand's last
+        event and the next deal carry different hands' views)."""
+        states = {row.hand: self._state_of(row.hand) for row in rows}
+        return [self.event_message(row, states[row.hand], role) for row in rows]
+
+    def _state_of(self, hand: int) -> HandState:
+        assert self.state is not None
+        return self.state if hand == self.hand_number else self.finished_state(hand)
+
+    def missed_messages(self, since: int, role: Role) -> list[dict[str, Any]] | None:
+        """The events after ``since`` for ``role``, replayed through the engine,
+        or ``None`` when they reach back before the current hand (send a snapshot)."""
+        events = self.hands[-1].events
+        if not events[0].seq - 1 <= since <= self.seq:
+            return None
+        assert self.state is not None
+        state = HandState(self.state.deal, self.state.dealer, self.options)
+        messages = []
+        for row in events:
+            if row.kind != "deal":
+                state.apply(row.action)
+            if row.seq > since:
+                messages.append(self.event_message(row, state, role))
+        return messages
+
+    def snapshot(self, role: Role, table_info: dict[str, Any]) -> dict[str, Any]:
+        """Everything ``role`` needs to draw the table from nothing."""
+        assert self.state is not None
+        return {"v": PROTOCOL_VERSION, "type": "snapshot", "seq": self.seq, "table": table_info,
+                "role": "spectator" if role is None else "seat",
+                "seat": None if role is None else role.name, "hand": self.hand_number,
+                "view": view(self.state, role), "seen": copies_seen(self.state),
+                "explanations": list(self.hands[-1].explanations),
+                "scoresheet": self.session.scoresheet(), "last_review": self.last_review()}
+
+    def info(self) -> dict[str, Any]:
+        """The table's public description, without presence (the manager adds it)."""
+        length = {"hands": self.session.max_hands} if self.session.max_hands is not None \
+            else {"games": self.session.max_games}
+        return {"id": self.id, "name": self.name, "created": self.created.isoformat(),
+                "options": self.options.to_dict(), "length": length, "status": self.status,
+                "hand": self.hand_number, "hands_played": len(self.session.hands),
+                "seq": self.seq, "stand_in": self.stand_in_level}
+
+
+def _deal_row(table_id: str, seed: str, *, seq: int, hand: int) -> EventRow:
+    # Board numbers are hand numbers; the dealt cards are stored, not just the seed.
+    return EventRow(table_id=table_id, seq=seq, kind="deal", hand=hand,
+                    detail=Deal.from_seed(seed, hand).to_dict())
+
+
