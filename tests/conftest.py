@@ -1,7 +1,8 @@
-"""Shared fixtures: hands played to a chosen point by seeded random legal actions."""
+"""Shared fixtures: the Chapter 16 example hand, and hands played by seeded random legal actions."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -35,3 +36,27 @@ def _random_hand(seed: int, *, options: RuleOptions | None = None, actions: int 
 def random_hand():
     """``random_hand(seed, options=None, actions=None)``: a reproducible random legal hand."""
     return _random_hand
+
+
+# Chapter 16's example hand: South (two Brights, three Animals, four Ribbons, four
+# Plains) opens 1A, North (one Bright, three Animals, four Ribbons, five Plains)
+# raises to 3A, South bids 4A; West leads a Ribbon and North-South take 11 tricks.
+CH16_RECORD = {
+    "dealer": "S",
+    "hands": {"N": "11B 7A 6A 6A 9R 7R 7R 6R 9P 6P 6P 5P 5P".split(),
+              "E": "5A 2A 6R 5R 4R 3R 2R 1R 4P 3P 2P 1Pb 1Pa".split(),
+              "S": "12B 12B 8A 8A 7A 11R 10R 10R 9R 11P 10P 10P 9P".split(),
+              "W": "5A 2A 11R 5R 4R 3R 2R 1R 11P 4P 3P 2P 1Pb".split()},
+    "auction": "1A Pass 3A Pass 4A Pass Pass Pass".split(),
+    "play": " ".join([  # one trick per line, in play order
+        "11R 6R 6R 10R", "2A 7A 2A 8A", "11P 4P 9P 1Pb", "12B 5A 6A 5A", "9P 2P 6P 4P",
+        "7A 5R 11B 5R", "5P 3P 10P 1Pb", "8A 1R 6A 2P", "11R 3R 7R 3R", "9R 4R 9R 2R",
+        "10R 2R 7R 4R", "12B 3P 6P 1Pa", "10P 11P 5P 1R",
+    ]).split(),
+}
+
+
+@pytest.fixture
+def ch16_record() -> dict:
+    """The Chapter 16 example hand as a FORMATS.md JSON hand record (a fresh copy)."""
+    return copy.deepcopy(CH16_RECORD)

@@ -8,6 +8,7 @@ import pytest
 
 from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, PhaseError, RecordError,
                           RuleOptions, Seat, Side, parse_cards)
+from flowerbridge.records import replay
 from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
 from flowerbridge.session import Session
 
@@ -213,41 +214,16 @@ def test_ruling_r16_r17_a_side_capturing_every_honor_scores_65_and_ten_brights()
 
 # ------------------------------------------------------------------ Chapter 16
 
-CH16_HANDS = {
-    # South: two Brights, three Animals, four Ribbons, four Plains.
-    "S": "12B 12B 8A 8A 7A 11R 10R 10R 9R 11P 10P 10P 9P",
-    # North: one Bright, three Animals, four Ribbons, five Plains.
-    "N": "11B 7A 6A 6A 9R 7R 7R 6R 9P 6P 6P 5P 5P",
-    "W": "5A 2A 11R 5R 4R 3R 2R 1R 11P 4P 3P 2P 1Pb",
-    "E": "5A 2A 6R 5R 4R 3R 2R 1R 4P 3P 2P 1Pb 1Pa",
-}
-CH16_AUCTION = "1A Pass 3A Pass 4A Pass Pass Pass"
-CH16_TRICKS = [  # each in play order; West leads a Ribbon
-    "11R 6R 6R 10R", "2A 7A 2A 8A", "11P 4P 9P 1Pb", "12B 5A 6A 5A", "9P 2P 6P 4P",
-    "7A 5R 11B 5R", "5P 3P 10P 1Pb", "8A 1R 6A 2P", "11R 3R 7R 3R", "9R 4R 9R 2R",
-    "10R 2R 7R 4R", "12B 3P 6P 1Pa", "10P 11P 5P 1R",
-]
-
-
-def ch16_hand() -> HandState:
-    state = HandState(Deal.from_hands(CH16_HANDS), Seat.S)
-    for call in CH16_AUCTION.split():
-        state.call(call)
-    for trick in CH16_TRICKS:
-        for card in trick.split():
-            state.play(card)
-    return state
-
-
-def test_ch16_example_hand_holdings_match_the_text():
+def test_ch16_example_hand_holdings_match_the_text(ch16_record):
     for seat, (brights, animals, ribbons, plains) in (("S", (2, 3, 4, 4)), ("N", (1, 3, 4, 5))):
-        kinds = Counter(c.kind.name for c in parse_cards(CH16_HANDS[seat]))
+        kinds = Counter(c.kind.name for c in parse_cards(ch16_record["hands"][seat]))
         assert (kinds["BRIGHT"], kinds["ANIMAL"], kinds["RIBBON"], kinds["PLAIN"]) == \
             (brights, animals, ribbons, plains)
 
 
-def test_ch16_example_hand_scored():
-    state = ch16_hand()
+def test_ch16_example_hand_scored(ch16_record):
+    state = replay(ch16_record)
+    assert [c.call.text for c in state.calls] == ["1A", "Pass", "3A", "Pass", "4A", "Pass", "Pass", "Pass"]
     assert str(state.contract) == "4A by S" and state.contract.tricks_required == 10
     assert state.plays[0].seat is Seat.W and state.plays[0].card.suit.name == "RIBBONS"
     score = state.score()

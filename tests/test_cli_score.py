@@ -1,0 +1,256 @@
+"""``flowerbridge score`` against FORMATS.md: output, flags and every bad-input class."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flowerbridge.cli import main
+
+CH16_SCORE = {
+    "contract": "4A", "declarer": "S",
+    "tricks": {"NS": 11, "EW": 2},
+    "below": {"NS": 120, "EW": 0},
+    "above": {"NS": 70, "EW": 5},
+    "honors": {"NS": 40, "EW": 5},
+    "bright_bonus": {"NS": 0, "EW": 0},
+}
+
+
+def run_score(capsys, tmp_path: Path, record, *flags: str):
+    """Run ``flowerbridge score`` in-process on ``record`` (a dict, or raw text)."""
+    path = tmp_path / "hand.json"
+    path.write_text(record if isinstance(record, str) else json.dumps(record), encoding="utf-8")
+    status = main(["score", str(path), *flags])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def score_of(capsys, tmp_path, record, *flags) -> dict:
+    status, out, err = run_score(capsys, tmp_path, record, *flags)
+    assert (status, err) == (0, "")
+    assert out.count("\n") == 1  # one JSON object on one line
+    return json.loads(out)
+
+
+def assert_formats_error(status: int, out: str, err: str, pattern: str) -> None:
+    """FORMATS.md: exit 2, nothing on stdout, one ``error:`` line on stderr, no traceback."""
+    assert status == 2
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("error: ")
+    assert "Traceback" not in err
+    assert re.search(pattern, err), err
+
+
+# ------------------------------------------------------------------ output
+
+def test_formats_score_of_the_ch16_example(capsys, tmp_path, ch16_record):
+    data = score_of(capsys, tmp_path, ch16_record)
+    assert {k: data[k] for k in CH16_SCORE} == CH16_SCORE
+
+
+def test_formats_above_is_overtricks_penalties_honors_and_bonus(capsys, tmp_path, ch16_record):
+    data = score_of(capsys, tmp_path, ch16_record)
+    for side in ("NS", "EW"):
+        overtricks_and_penalties = sum(i["points"] for i in data["breakdown"]
+                                       if i["side"] == side and i["rule"] in ("R14", "R15"))
+        assert data["above"][side] == (overtricks_and_penalties + data["honors"][side]
+                                       + data["bright_bonus"][side])
+
+
+def test_formats_passed_out_hand_prints_nulls_and_zeros(capsys, tmp_path, ch16_record):
+    ch16_record.update(auction=["Pass"] * 4, play=[])
+    data = score_of(capsys, tmp_path, ch16_record)
+    assert data["contract"] is None and data["declarer"] is None
+    for key in ("tricks", "below", "above", "honors", "bright_bonus"):
+        assert data[key] == {"NS": 0, "EW": 0}
+
+
+def test_formats_unknown_keys_are_ignored(capsys, tmp_path, ch16_record):
+    ch16_record.update(event="Club night", board=3, notes={"any": ["thing"]})
+    assert {k: v for k, v in score_of(capsys, tmp_path, ch16_record).items()
+            if k in CH16_SCORE} == CH16_SCORE
+
+
+def test_formats_undealt_when_present_is_checked(capsys, tmp_path, ch16_record):
+    ch16_record["undealt"] = "11B 8B 8B 3B 3B 1B 1B 1Pa".split()
+    assert score_of(capsys, tmp_path, ch16_record)["below"]["NS"] == 120
+    ch16_record["undealt"][0] = "12B"
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"undealt must be exactly")
+
+
+def test_formats_codes_and_calls_are_case_insensitive(capsys, tmp_path, ch16_record):
+    ch16_record["hands"] = {s: [c.lower() for c in cards] for s, cards in ch16_record["hands"].items()}
+    ch16_record["auction"] = [c.lower() for c in ch16_record["auction"]]
+    ch16_record["play"] = [c.lower() for c in ch16_record["play"]]
+    assert score_of(capsys, tmp_path, ch16_record)["contract"] == "4A"
+
+
+def test_formats_standard_input_with_a_dash(capsys, monkeypatch, ch16_record):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(ch16_record)))
+    assert main(["score", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["above"] == CH16_SCORE["above"]
+
+
+# ------------------------------------------------------------------- flags
+
+def failed_7a(record: dict) -> dict:
+    # The same cards and play, but South bid on to 7A: 11 tricks, two down.
+    record["auction"] = "1A Pass 3A Pass 7A Pass Pass Pass".split()
+    return record
+
+
+def test_ruling_r15_default_penalty_from_the_record(capsys, tmp_path, ch16_record):
+    data = score_of(capsys, tmp_path, failed_7a(ch16_record))
+    assert data["below"] == {"NS": 0, "EW": 0}
+    assert data["above"] == {"NS": 40, "EW": 2 * 50 + 5}
+
+
+@pytest.mark.parametrize("penalty, above_ew", [("0", 5), ("30", 65)])
+def test_flag_undertrick_penalty_overrides_the_record(capsys, tmp_path, ch16_record, penalty, above_ew):
+    record = failed_7a(ch16_record)
+    record["options"] = {"undertrick_penalty": 50}
+    data = score_of(capsys, tmp_path, record, "--undertrick-penalty", penalty)
+    assert data["above"]["EW"] == above_ew
+
+
+def test_record_options_are_used(capsys, tmp_path, ch16_record):
+    record = failed_7a(ch16_record)
+    record["options"] = {"undertrick_penalty": 0, "unknown_option": True}
+    assert score_of(capsys, tmp_path, record)["above"]["EW"] == 5
+
+
+def first_named_record(record: dict) -> dict:
+    # North names Bright Animals first, South makes the final bid: the first-named
+    # rule makes North declarer, so East leads (a card from West's hand would be illegal).
+    from flowerbridge.options import RuleOptions
+    from flowerbridge.records import replay, to_dict
+    record["auction"] = "Pass Pass 1A Pass 4A Pass Pass Pass".split()
+    record["play"] = []
+    state = replay(record, options=RuleOptions(declarer="first-named"))
+    while not state.is_over:
+        state.play(state.legal_cards()[-1])
+    return {**to_dict(state), "options": {}}
+
+
+def test_flag_declarer_first_named(capsys, tmp_path, ch16_record):
+    record = first_named_record(ch16_record)
+    data = score_of(capsys, tmp_path, record, "--declarer", "first-named")
+    assert data["contract"] == "4A" and data["declarer"] == "N"
+    # The record read under the default rule (South declares, West leads) is refused.
+    assert_formats_error(*run_score(capsys, tmp_path, record), r"error: play 1 \(W\): ")
+    record["options"] = {"declarer": "first-named"}
+    assert score_of(capsys, tmp_path, record)["declarer"] == "N"
+    assert_formats_error(*run_score(capsys, tmp_path, record, "--declarer", "final-bidder"),
+                         r"play 1 \(W\)")
+
+
+@pytest.mark.parametrize("flags", [("--undertrick-penalty", "-5"), ("--undertrick-penalty", "x"),
+                                   ("--declarer", "dealer")])
+def test_bad_flag_values_are_one_error_line(capsys, tmp_path, ch16_record, flags):
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record, *flags), r"error: .*score")
+
+
+# ----------------------------------------------------------- bad input classes
+
+def test_formats_error_malformed_json(capsys, tmp_path, ch16_record):
+    text = json.dumps(ch16_record)[:-1]
+    assert_formats_error(*run_score(capsys, tmp_path, text), r"malformed JSON at line 1 column \d+")
+
+
+def test_formats_error_unknown_code(capsys, tmp_path, ch16_record):
+    ch16_record["hands"]["N"][0] = "13B"
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"hands\.N: unknown card code '13B'")
+
+
+def test_formats_error_unknown_code_in_play_names_position_and_seat(capsys, tmp_path, ch16_record):
+    ch16_record["play"][0] = "4A"
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"play 1 \(W\): unknown card code '4A'")
+
+
+def test_formats_error_wrong_card_count(capsys, tmp_path, ch16_record):
+    ch16_record["hands"]["E"].pop()
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"hand E has 12 cards, must have 13")
+
+
+def test_formats_error_card_dealt_three_times(capsys, tmp_path, ch16_record):
+    ch16_record["hands"]["E"][0] = "12B"  # South holds both copies
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"card 12B is dealt 3 times; the deck holds it twice")
+
+
+def test_formats_error_insufficient_bid(capsys, tmp_path, ch16_record):
+    ch16_record["auction"][2] = "1R"
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"call 3 \(N\): insufficient bid 1R: it must outrank 1A")
+
+
+def test_formats_error_call_after_the_auction_ended(capsys, tmp_path, ch16_record):
+    ch16_record["auction"].append("Pass")
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"call 9 \(S\): Pass comes after the auction has ended")
+
+
+def test_formats_error_card_not_in_the_players_hand(capsys, tmp_path, ch16_record):
+    ch16_record["play"][0] = "12B"
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"play 1 \(W\): 12B is not in W's hand")
+
+
+def test_formats_error_revoke(capsys, tmp_path, ch16_record):
+    ch16_record["play"][1] = "9P"  # North holds Ribbons when West leads 11R
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R")
+
+
+def test_formats_error_hand_not_yet_finished(capsys, tmp_path, ch16_record):
+    ch16_record["play"].pop()
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+                         r"not finished: 51 of 52 cards played")
+    ch16_record.update(auction=["1A", "Pass"], play=[])
+    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"not finished")
+
+
+@pytest.mark.parametrize("record, pattern", [
+    ("[]", r"a hand record is a JSON object"),
+    ('{"hands": {}}', r"missing key 'dealer'"),
+    ('{"dealer": "X", "hands": {}}', r"dealer 'X' is not one of N, E, S, W"),
+    ('{"dealer": "N", "hands": {"N": "12B"}}', r"hands\.N: must be an array"),
+    ('{"dealer": "N", "hands": {"N": [], "E": [], "S": []}}', r"missing seat W"),
+    ("", r"malformed JSON"),
+])
+def test_formats_error_malformed_records(capsys, tmp_path, record, pattern):
+    assert_formats_error(*run_score(capsys, tmp_path, record), pattern)
+
+
+def test_missing_file_is_one_error_line(capsys, tmp_path):
+    status = main(["score", str(tmp_path / "absent.json")])
+    out, err = capsys.readouterr()
+    assert_formats_error(status, out, err, r"absent\.json: No such file")
+
+
+# ------------------------------------------------------------- entry point
+
+def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):
+    exe = Path(sys.executable).with_name("flowerbridge")
+    if not exe.exists():  # pragma: no cover - the project is installed in the venv
+        pytest.skip("flowerbridge entry point not installed next to this Python")
+    good = subprocess.run([str(exe), "score", "-"], input=json.dumps(ch16_record),
+                          capture_output=True, text=True, timeout=60)
+    assert good.returncode == 0 and good.stderr == ""
+    assert {k: v for k, v in json.loads(good.stdout).items() if k in CH16_SCORE} == CH16_SCORE
+    ch16_record["play"][1] = "9P"
+    bad = subprocess.run([str(exe), "score", "-"], input=json.dumps(ch16_record),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("error: play 2 (N): must follow Ribbons")
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
