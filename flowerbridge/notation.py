@@ -263,7 +263,7 @@ def _parse_deal(value: str) -> dict[str, list[Card]]:
         try:
             hands[seat] = parse_holding(value[label.end():end])
         except FlowerBridgeError as exc:
-            raise RecordError(f"{seat}: {exc}") from None
+            raise _at(exc, seat) from None
     missing = [s.name for s in SEATS if s.name not in hands]
     if missing:
         raise RecordError(f"missing seat {', '.join(missing)}")
@@ -297,7 +297,7 @@ def _check_derived(block: _Block, name: str, expected: str | None) -> None:
         return
     number, value = found
     if expected is None:
-        raise RecordError(f"tag {name} {value!r} given, but the hand has no {name.lower()} yet",
+        raise RecordError(f"tag {name} {value!r} given, but the hand has no {name.lower()}",
                           position=f"line {number}")
     if " ".join(value.split()).upper() != expected.upper():
         raise RecordError(f"tag {name} says {value!r}, the replay gives {expected!r}",
@@ -330,10 +330,9 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     block.require("Dealer")
     block.require("Deal")
     dealer = _tag_value(block, "Dealer", _parse_seat)
-    hands = _tag_value(block, "Deal", _parse_deal)
-    undealt = _tag_value(block, "Undealt", parse_holding)
-    deal = _tag_value(block, "Undealt" if undealt is not None else "Deal",
-                      lambda _: Deal.from_hands(hands, undealt))
+    deal = _tag_value(block, "Deal", lambda value: Deal.from_hands(_parse_deal(value)))
+    # Undealt is optional; when given, Deal checks that it is the 8 cards left over.
+    _tag_value(block, "Undealt", lambda value: Deal(deal.hands, tuple(parse_holding(value))))
     if options is None:
         options = _tag_value(block, "Options", _parse_options) or RuleOptions()
     state = HandState(deal, dealer, options)

@@ -1,0 +1,265 @@
+"""The text notation (flowerbridge.notation): canonical form, round trips, checks, errors."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from flowerbridge import (CardCodeError, DealError, IllegalCallError, IllegalPlayError,
+                          OptionError, PhaseError, RecordError, RuleOptions, notation, records)
+from flowerbridge.cards import parse_cards
+from flowerbridge.records import HandRecord, replay, to_dict
+
+CH16_TEXT = """\
+[Event "Flower Bridge rulebook, Chapter 16"]
+[Site "Seoul"]
+[Date "2026.11.30"]
+[Board "16"]
+[Dealer "S"]
+[Deal "N:11B 7A 6A 6A / 9R 7R 7R 6R / 9P 6P 6P 5P 5P E:5A 2A / 6R 5R 4R 3R 2R 1R / 4P 3P 2P 1Pb 1Pa S:12B 12B 8A 8A 7A / 11R 10R 10R 9R / 11P 10P 10P 9P W:5A 2A / 11R 5R 4R 3R 2R 1R / 11P 4P 3P 2P 1Pb"]
+[Undealt "11B 8B 8B 3B 3B 1B 1B / - / 1Pa"]
+[Options "undertrick_penalty=50 declarer=final-bidder"]
+[Auction "S"]
+1A Pass 3A Pass
+4A Pass Pass Pass
+[Contract "4A"]
+[Declarer "S"]
+[Play "W"]
+11R 6R 6R 10R
+2A 7A 2A 8A
+11P 4P 9P 1Pb
+12B 5A 6A 5A
+9P 2P 6P 4P
+7A 5R 11B 5R
+5P 3P 10P 1Pb
+8A 1R 6A 2P
+11R 3R 7R 3R
+9R 4R 9R 2R
+10R 2R 7R 4R
+12B 3P 6P 1Pa
+10P 11P 5P 1R
+[Result "11"]
+[Score "NS below 120 above 70; EW below 0 above 5"]
+"""
+METADATA = {"Event": "Flower Bridge rulebook, Chapter 16", "Site": "Seoul", "Date": "2026.11.30",
+            "Board": "16"}
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def drop(text: str, *prefixes: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith(prefixes))
+
+
+# ----------------------------------------------------------- canonical form
+
+def test_notation_reads_the_ch16_hand(ch16_record):
+    record = notation.loads(CH16_TEXT)
+    assert to_dict(record.state) == to_dict(replay(ch16_record))
+    assert record.extra == METADATA
+    assert list(record.extra) == ["Event", "Site", "Date", "Board"]
+
+
+def test_notation_canonical_text_round_trips_exactly():
+    assert notation.dumps(notation.loads(CH16_TEXT)) == CH16_TEXT
+
+
+def test_notation_writes_the_ch16_hand_canonically(ch16_record):
+    assert notation.dumps(HandRecord(replay(ch16_record), dict(METADATA))) == CH16_TEXT
+
+
+def test_notation_and_json_carry_the_same_record(ch16_record):
+    as_json = records.dumps(HandRecord.from_dict({**ch16_record, **METADATA}))
+    assert notation.dumps(records.loads(as_json)) == CH16_TEXT
+    assert records.dumps(notation.loads(CH16_TEXT)) == as_json
+
+
+def test_notation_load_and_dump_use_files():
+    buffer = io.StringIO()
+    notation.dump(notation.load(io.StringIO(CH16_TEXT)), buffer)
+    assert buffer.getvalue() == CH16_TEXT
+
+
+def test_notation_holding_form():
+    cards = parse_cards("1Pa 11B 12B 11R 1Pb")
+    assert notation.format_holding(cards) == "12B 11B / 11R / 1Pb 1Pa"
+    assert notation.format_holding(parse_cards("2R")) == "- / 2R / -"
+    assert sorted(notation.parse_holding("12b 11B / - / 1pa 1Pb")) == sorted(parse_cards("12B 11B 1Pa 1Pb"))
+
+
+def test_notation_reading_is_lenient_about_spacing_and_case():
+    loose = CH16_TEXT.replace("[Dealer \"S\"]", "  [ Dealer   \"S\" ]  ").replace(
+        "N:11B 7A 6A 6A /", "n:  6a 7a 11b 6A/")
+    assert to_dict(notation.loads(loose).state) == to_dict(notation.loads(CH16_TEXT).state)
+
+
+def test_notation_auction_lines_may_hold_any_number_of_calls():
+    text = edit(CH16_TEXT, "1A Pass 3A Pass\n4A Pass Pass Pass\n", "1A\nPass 3A Pass 4A Pass\nPass Pass\n")
+    assert notation.dumps(notation.loads(text)) == CH16_TEXT
+
+
+# ------------------------------------------------------- derived and optional tags
+
+def test_notation_derived_tags_may_be_left_out():
+    bare = drop(CH16_TEXT, "[Contract", "[Declarer", "[Result", "[Score", "[Undealt", "[Options")
+    assert notation.dumps(notation.loads(bare)) == CH16_TEXT
+
+
+@pytest.mark.parametrize("old, new, tag", [
+    ('[Contract "4A"]', '[Contract "3A"]', "Contract"),
+    ('[Declarer "S"]', '[Declarer "N"]', "Declarer"),
+    ('[Result "11"]', '[Result "10"]', "Result"),
+    ('[Score "NS below 120 above 70; EW below 0 above 5"]',
+     '[Score "NS below 120 above 30; EW below 0 above 5"]', "Score"),
+    ('[Play "W"]', '[Play "E"]', "Play"),
+    ('[Auction "S"]', '[Auction "N"]', "Auction"),
+])
+def test_notation_derived_tag_mismatch_names_the_tag(old, new, tag):
+    with pytest.raises(RecordError, match=rf"line \d+: tag {tag} "):
+        notation.loads(edit(CH16_TEXT, old, new))
+
+
+def test_notation_result_and_score_of_an_unfinished_hand_are_errors():
+    text = edit(CH16_TEXT, "10P 11P 5P 1R\n", "10P 11P 5P\n")
+    with pytest.raises(RecordError, match=r"tag Result '11' given, but the hand has no result"):
+        notation.loads(text)
+    unfinished = drop(text, "[Result", "[Score")
+    record = notation.loads(unfinished)
+    assert len(record.state.plays) == 51 and not record.state.is_over
+    assert notation.dumps(record) == unfinished
+
+
+def test_notation_passed_out_hand(ch16_record):
+    written = notation.dumps(replay({**ch16_record, "auction": ["Pass"] * 4, "play": []}))
+    assert written.endswith('[Auction "S"]\nPass Pass Pass Pass\n[Contract "Pass"]\n'
+                            '[Score "NS below 0 above 0; EW below 0 above 0"]\n')
+    record = notation.loads(written)
+    assert record.state.phase.value == "passed out"
+    assert notation.dumps(record) == written
+
+
+def test_notation_hand_at_the_deal_has_only_the_deal_tags(ch16_record):
+    written = notation.dumps(replay({**ch16_record, "auction": [], "play": []}))
+    assert written.endswith('[Options "undertrick_penalty=50 declarer=final-bidder"]\n'
+                            '[Auction "S"]\n')
+    record = notation.loads(written)
+    assert record.state.history == [] and notation.dumps(record) == written
+
+
+def test_notation_options_round_trip_with_non_default_values(ch16_record):
+    options = RuleOptions(declarer="first-named", undertrick_penalty=0, five_bright_bonus=30,
+                          contract_points=((20, 20), (30, 30), (30, 30), (40, 30)),
+                          honor_bright=(5, 2))
+    state = replay({**ch16_record, "auction": [], "play": []}, options=options)
+    text = notation.dumps(state)
+    assert '[Options "undertrick_penalty=0 declarer=first-named honor_bright=[5,2] ' \
+           'five_bright_bonus=30"]' in text
+    assert notation.loads(text).state.options == options
+
+
+def test_notation_options_argument_overrides_the_tag():
+    record = notation.loads(CH16_TEXT, options=RuleOptions.strict())
+    assert record.state.options.undertrick_penalty == 0
+
+
+def test_notation_unknown_tags_kept_in_order_and_written_first():
+    text = edit(CH16_TEXT, '[Result "11"]\n', '[Result "11"]\n[Scorer "Monty"]\n[Round "2"]\n')
+    record = notation.loads(text)
+    assert list(record.extra) == ["Event", "Site", "Date", "Board", "Scorer", "Round"]
+    written = notation.dumps(record)
+    assert written.startswith('[Event "Flower Bridge rulebook, Chapter 16"]\n[Site "Seoul"]\n'
+                              '[Date "2026.11.30"]\n[Board "16"]\n[Scorer "Monty"]\n[Round "2"]\n'
+                              '[Dealer "S"]')
+    assert notation.dumps(notation.loads(written)) == written
+
+
+def test_notation_tag_values_escape_quotes_and_backslashes(ch16_record):
+    record = HandRecord(replay(ch16_record), {"Event": 'The "Flower" Cup \\ final'})
+    text = notation.dumps(record)
+    assert '[Event "The \\"Flower\\" Cup \\\\ final"]' in text
+    assert notation.loads(text).extra["Event"] == 'The "Flower" Cup \\ final'
+
+
+def test_notation_json_extras_that_are_not_strings_are_written_as_json(ch16_record):
+    record = HandRecord(replay(ch16_record), {"Board": 7, "Notes": ["a", 1]})
+    text = notation.dumps(record)
+    assert '[Board "7"]' in text and '[Notes "[\\"a\\", 1]"]' in text
+
+
+@pytest.mark.parametrize("key", ["two words", "Deal", "9lives"])
+def test_notation_extra_keys_that_cannot_be_tags_are_an_error(ch16_record, key):
+    with pytest.raises(RecordError, match="cannot be written as a tag"):
+        notation.dumps(HandRecord(replay(ch16_record), {key: "x"}))
+
+
+# ------------------------------------------------------------- several hands
+
+def test_notation_several_hands_separated_by_a_blank_line(random_hand):
+    states = [random_hand(seed) for seed in range(4)]
+    text = notation.dumps_all(states)
+    assert text.count("\n\n") == 3
+    read = notation.loads_all(text)
+    assert [to_dict(r.state) for r in read] == [to_dict(s) for s in states]
+    assert notation.dumps_all(read) == text
+    spaced = "\n\n" + text.replace("\n\n", "\n\n\n  \n") + "\n\n"
+    assert notation.dumps_all(notation.loads_all(spaced)) == text
+
+
+def test_notation_loads_wants_exactly_one_hand(random_hand):
+    with pytest.raises(RecordError, match="expected one hand, found 2; use loads_all"):
+        notation.loads(notation.dumps_all([random_hand(1), random_hand(2)]))
+    with pytest.raises(RecordError, match="expected one hand, found 0"):
+        notation.loads("\n\n")
+    assert notation.loads_all("") == []
+
+
+# --------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("old, new, error, pattern", [
+    ("11R 6R 6R 10R", "11R 9P 6R 10R", IllegalPlayError,
+     r"line 15, play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R \[R11\]"),
+    ("11R 6R 6R 10R", "12B 6R 6R 10R", IllegalPlayError, r"line 15, play 1 \(W\): 12B is not in W's hand"),
+    ("11R 6R 6R 10R", "11R 6R 6R 13B", CardCodeError, r"line 15, play 4 \(S\): unknown card code '13B'"),
+    ("1A Pass 3A Pass", "1A Pass 1R Pass", IllegalCallError, r"line 10, call 3 \(N\): insufficient bid 1R"),
+    ("4A Pass Pass Pass", "4A Pass Pass Pass Pass", PhaseError, r"line 11, call 9 \(S\): Pass comes after"),
+    ("N:11B 7A 6A 6A /", "N:11B 7A 6A /", DealError, r"line 6, tag Deal: hand N has 12 cards"),
+    ("N:11B 7A 6A 6A /", "N:12B 7A 6A 6A /", DealError, r"line 6, tag Deal: card 12B is dealt 3 times"),
+    ("N:11B 7A 6A 6A /", "N:11R 7A 6A 6A /", RecordError, r"line 6, tag Deal, N: holding .*: 11R is not one of the Bright"),
+    ("N:11B 7A 6A 6A / 9R 7R 7R 6R /", "N:11B 7A 6A 6A 9R 7R 7R 6R /", RecordError,
+     r"line 6, tag Deal, N: holding .* expected three suits"),
+    (" W:5A 2A /", " E:5A 2A /", RecordError, r"line 6, tag Deal: seat E appears twice"),
+    ("N:11B", "N:11Z", CardCodeError, r"line 6, tag Deal, N: unknown card code '11Z'"),
+    ("11B 8B 8B 3B 3B 1B 1B / - / 1Pa", "11B 8B 8B 3B 3B 1B 1B / - / 1Pb", DealError,
+     r"line 7, tag Undealt: undealt must be exactly"),
+    ('[Dealer "S"]', '[Dealer "Q"]', RecordError, r"line 5, tag Dealer: 'Q' is not one of N, E, S, W"),
+    ('[Date "2026.11.30"]', '[Date "30/11/2026"]', RecordError, r"line 3: tag Date"),
+    ('[Board "16"]', '[Board "0"]', RecordError, r"line 4: tag Board"),
+    ('[Site "Seoul"]', '[Site "Seoul]', RecordError, r"line 2: malformed tag"),
+    ('[Site "Seoul"]', 'Seoul', RecordError, r"line 2: 'Seoul' is neither a tag nor part of"),
+    ('[Site "Seoul"]', '[Event "again"]', RecordError, r"line 2: tag Event appears twice"),
+    ("2A 7A 2A 8A\n", "2A 7A 2A\n8A\n", RecordError, r"line 16: a play line is one trick of 4 cards"),
+    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=-1", OptionError,
+     r"line 8, tag Options: option undertrick_penalty"),
+    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty", RecordError,
+     r"line 8, tag Options: 'undertrick_penalty' is not key=value"),
+])
+def test_notation_errors_name_the_line(old, new, error, pattern):
+    with pytest.raises(error, match=pattern):
+        notation.loads(edit(CH16_TEXT, old, new))
+
+
+def test_notation_missing_required_tags():
+    with pytest.raises(RecordError, match=r"hand at line 1: missing tag Dealer"):
+        notation.loads(drop(CH16_TEXT, "[Dealer"))
+    with pytest.raises(RecordError, match=r"missing tag Deal$"):
+        notation.loads(drop(CH16_TEXT, "[Deal "))
+
+
+def test_notation_play_without_a_contract_is_an_error():
+    text = edit(CH16_TEXT, "4A Pass Pass Pass\n", "4A Pass Pass\n")
+    with pytest.raises(RecordError, match=r"tag Play, but the auction has not made a contract"):
+        notation.loads(drop(text, "[Contract", "[Declarer"))
