@@ -1,0 +1,113 @@
+"""JSON hand records and session records (FORMATS.md, flowerbridge.records, Session)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from flowerbridge import (IllegalPlayError, RecordError, RuleOptions, Seat, records)
+from flowerbridge._load import load_any
+from flowerbridge.notation import dumps_all
+from flowerbridge.records import HandRecord, replay, to_dict
+from flowerbridge.session import Session
+
+
+def test_formats_record_fields(ch16_record):
+    data = to_dict(replay(ch16_record))
+    assert list(data) == ["dealer", "hands", "undealt", "auction", "play", "options"]
+    assert data["hands"]["S"] == ch16_record["hands"]["S"]  # highest first, as written
+    assert data["undealt"] == "11B 8B 8B 3B 3B 1B 1B 1Pa".split()
+    assert data["options"] == {"undertrick_penalty": 50, "declarer": "final-bidder"}
+    assert data["auction"] == ch16_record["auction"] and data["play"] == ch16_record["play"]
+
+
+def test_formats_record_round_trips_byte_for_byte_with_unknown_keys_kept(ch16_record):
+    text = records.dumps(HandRecord.from_dict({**ch16_record, "event": "club", "board": 3}))
+    record = records.loads(text)
+    assert record.extra == {"event": "club", "board": 3}
+    assert records.dumps(record) == text
+    buffer = io.StringIO()
+    records.dump(records.load(io.StringIO(text)), buffer)
+    assert buffer.getvalue() == text + "\n"
+
+
+def test_formats_undealt_is_optional(ch16_record):
+    assert "undealt" not in ch16_record
+    assert len(replay(ch16_record).deal.undealt) == 8
+
+
+def test_formats_a_record_in_any_phase_can_be_written_and_read(ch16_record):
+    for cut in (0, 3, 8, 9, 30):
+        calls, plays = ch16_record["auction"][:cut], ch16_record["play"][:max(0, cut - 8)]
+        state = replay({**ch16_record, "auction": calls, "play": plays})
+        assert to_dict(records.loads(records.dumps(state)).state) == to_dict(state)
+
+
+def test_formats_first_illegal_action_is_reported_with_position_and_seat(ch16_record):
+    ch16_record["play"][13] = ch16_record["play"][14]
+    with pytest.raises(IllegalPlayError, match=r"^play 14 \(W\): "):
+        replay(ch16_record)
+
+
+def test_records_options_argument_overrides_the_record(ch16_record):
+    ch16_record["options"] = {"undertrick_penalty": 10}
+    assert replay(ch16_record).options.undertrick_penalty == 10
+    assert replay(ch16_record, options=RuleOptions()).options.undertrick_penalty == 50
+
+
+@pytest.mark.parametrize("data, pattern", [
+    ({"dealer": "N", "hands": [], "auction": []}, r"hands must be an object"),
+    ({"dealer": "N", "hands": {"Q": []}}, r"hands: unknown seat 'Q'"),
+    ({"dealer": 1, "hands": {}}, r"dealer must be one of"),
+])
+def test_records_malformed_structures(data, pattern):
+    with pytest.raises(RecordError, match=pattern):
+        replay(data)
+
+
+@pytest.mark.parametrize("key", ["auction", "play"])
+def test_records_auction_and_play_are_arrays_of_strings(ch16_record, key):
+    ch16_record[key] = " ".join(ch16_record[key])
+    with pytest.raises(RecordError, match=f"{key} must be an array of strings"):
+        replay(ch16_record)
+
+
+# ----------------------------------------------------------------- sessions
+
+def test_session_record_round_trips_and_replays_every_hand(random_hand):
+    session = Session(RuleOptions.strict(), first_dealer=Seat.E, max_hands=6)
+    seed = 0
+    while not session.is_over:
+        state = random_hand(seed, options=session.options)
+        seed += 1
+        if state.dealer is session.next_dealer:
+            session.add(state)
+    data = session.to_dict()
+    assert data["format"] == "flowerbridge-session" and len(data["hands"]) == 6
+    again = Session.from_dict(json.loads(json.dumps(data)))
+    assert again.to_dict() == data
+    assert again.scoresheet() == session.scoresheet()
+    assert again.render() == session.render()
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug reported: Session.from_dict prefixes 'hand 1:' "
+                   "to Session.add's message, which already has it ('hand 1: hand 1: dealer ...')")
+def test_session_record_with_a_bad_hand_names_the_hand_once(ch16_record):
+    # The session's first dealer is North; the Chapter 16 hand was dealt by South.
+    data = {**Session().to_dict(), "first_dealer": "N", "hands": [ch16_record]}
+    with pytest.raises(RecordError, match=r"^hand 1: dealer must be N \(the deal rotates clockwise\), not S"):
+        Session.from_dict(data)
+
+
+def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
+    state = replay(ch16_record)
+    assert [to_dict(s) for s in load_any(json.dumps(ch16_record))] == [to_dict(state)]
+    hands = [random_hand(seed) for seed in (3, 4)]
+    assert [to_dict(s) for s in load_any(dumps_all(hands))] == [to_dict(h) for h in hands]
+    session = Session(first_dealer=state.dealer)
+    session.add(state)
+    assert [to_dict(s) for s in load_any(json.dumps(session.to_dict()))] == [to_dict(state)]
+    with pytest.raises(RecordError, match="a hand record is a JSON object"):
+        load_any("[1, 2]")
