@@ -1,0 +1,244 @@
+"""The ``play`` analysis: bots bid and play every deal; the engine scores it.
+
+Deal ``i`` is dealt by seat ``i mod 4``, as in a session where the deal
+rotates (RULINGS R5), and each seat's bot is seeded from ``(seed, i, seat)``,
+so a deal's result never depends on which worker played it. Consecutive
+deals form one long session: games (100 below the line) are counted over the
+rows in deal order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..bots import load_bot
+from ..bots.base import BOT_LEVELS, play_hand
+from ..calls import Denomination
+from ..dealing import Deal
+from ..errors import FlowerBridgeError
+from ..options import RuleOptions
+from ..scoring import HandScore, contract_points
+from ..seats import SEATS, Seat
+from ..state import HandState
+from .base import Analysis, LabError, Params, Row, Table
+from .features import SIDES, deal_features
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
+
+DENOMS = tuple(d.name for d in Denomination)
+
+HAND_COLUMNS: dict[str, type] = {
+    "contract": str, "denom": str, "level": int, "declarer": str, "side": str,
+    "tricks": int, "result": int, "made": int, "passed_out": int,
+    "contract_points": int, "overtricks": int, "penalty": int,
+    **{f"{part}_{side.name}": int for part in ("below", "above", "honors", "bright", "five", "ten")
+       for side in SIDES},
+    "decl_hc": int, "decl_fit": int,
+}
+COLUMNS = {"deal": int, "dealer": str, **HAND_COLUMNS}
+
+
+def default_bots() -> str:
+    """``basic`` when that level is installed, else ``random``."""
+    return "basic" if "basic" in BOT_LEVELS else "random"
+
+
+def check_bots(params: Params) -> None:
+    """Load the bots once before any work starts, so a bad name fails at once."""
+    make_bots(params["bots"], 0, 0)
+
+
+def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
+    """One bot per seat, seeded from the run seed, the deal and the seat.
+
+    Bots that take no ``seed`` keyword are built without one (they must then
+    be deterministic by themselves for runs to reproduce).
+    """
+    if not isinstance(spec, str) or not spec:
+        raise LabError(f"bots must be a level ({', '.join(sorted(BOT_LEVELS))}) or module:attribute")
+    bots = {}
+    for seat in SEATS:
+        try:
+            bots[seat] = load_bot(spec, seed=f"{seed}/{deal}/{seat.name}")
+        except TypeError:
+            bots[seat] = load_bot(spec)
+        except FlowerBridgeError as exc:
+            raise LabError(str(exc)) from None
+    return bots
+
+
+def dealer_of(deal: int) -> Seat:
+    """The dealer of deal ``deal`` in the lab's endless session."""
+    return Seat(deal % 4)
+
+
+def hand_row(state: HandState, score: HandScore, features: dict[str, int]) -> Row:
+    """The columns of :data:`HAND_COLUMNS` for a finished or passed-out hand."""
+    contract = score.contract
+    row: Row = {
+        "contract": contract.code if contract else "",
+        "denom": contract.denomination.name if contract else "",
+        "level": contract.level if contract else 0,
+        "declarer": contract.declarer.name if contract else "",
+        "side": contract.side.name if contract else "",
+        "tricks": score.tricks[contract.side] if contract else 0,
+        "result": score.result if contract else 0,
+        "made": int(bool(score.made)),
+        "passed_out": int(contract is None),
+        "contract_points": sum(i.points for i in score.items if i.rule == "R13"),
+        "overtricks": sum(i.points for i in score.items if i.rule == "R14"),
+        "penalty": sum(i.points for i in score.items if i.rule == "R15"),
+        "decl_hc": features[f"hc_{contract.side.name}"] if contract else 0,
+        "decl_fit": (features[f"fit_{contract.side.name}_{contract.trump.letter}"]
+                     if contract and contract.trump is not None else 0),
+    }
+    for side in SIDES:
+        bonuses = [i for i in score.items if i.side is side and i.rule == "R17"]
+        row[f"below_{side.name}"] = score.below(side)
+        row[f"above_{side.name}"] = score.above(side)
+        row[f"honors_{side.name}"] = score.honors(side)
+        row[f"bright_{side.name}"] = score.bright_bonus(side)
+        # The engine names which Bright bonus it awarded; the lab only counts them.
+        row[f"ten_{side.name}"] = int(any(i.label.startswith("Ten") for i in bonuses))
+        row[f"five_{side.name}"] = int(bool(bonuses)) - row[f"ten_{side.name}"]
+    return row
+
+
+def play_deal(seed: Any, deal_index: int, bots: str, options: RuleOptions | None = None) -> HandState:
+    """Deal ``deal_index`` bid and played to the end by seeded bots."""
+    state = HandState(Deal.from_seed(seed, deal_index), dealer_of(deal_index), options)
+    return play_hand(state, make_bots(bots, seed, deal_index))
+
+
+def play_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
+    rows = []
+    for i in range(start, stop):
+        state = play_deal(seed, i, params["bots"])
+        features = deal_features(state.deal)
+        rows.append({"deal": i, "dealer": state.dealer.name,
+                     **hand_row(state, state.score(), features)})
+    return rows
+
+
+# ---------------------------------------------------------------- summary
+
+
+def hands_per_game(table: Table, game_points: int) -> list[int]:
+    """Hands in each game completed over the rows in deal order (R18)."""
+    below = np.stack([table["below_NS"], table["below_EW"]], axis=1)
+    games, total, hands = [], np.zeros(2, dtype=np.int64), 0
+    for points in below:
+        total += points
+        hands += 1
+        if total.max() >= game_points:
+            games.append(hands)
+            total[:] = 0
+            hands = 0
+    return games
+
+
+def hand_summary(table: Table, options: RuleOptions) -> dict:
+    """Contracts, making rates, games, honors and where the points come from."""
+    n = len(table)
+    bid = table.where(table["passed_out"] == 0)
+    by_denom = {}
+    for d in Denomination:
+        t = bid.where(bid["denom"] == d.name)
+        game_level = _game_level(d, options)
+        games = t.where(t["level"] >= game_level)
+        net = _declarer_net(t)
+        by_denom[d.name] = {
+            "contracts": len(t), "made": int(t["made"].sum()),
+            "make_rate": pct(t["made"].sum(), len(t)),
+            "mean_level": float(t["level"].mean()) if len(t) else 0.0,
+            "game_level": game_level,
+            "games_bid": len(games), "games_made": int(games["made"].sum()),
+            "mean_declarer_net": float(net.mean()) if len(t) else 0.0,
+        }
+    per_game = hands_per_game(table, options.game_points)
+    both = {part: float(sum(table[f"{part}_{s.name}"].sum() for s in SIDES)) / max(n, 1)
+            for part in ("below", "above", "honors", "bright")}
+    components = {"contract points (below)": both["below"],
+                  "overtricks": float(table["overtricks"].sum()) / max(n, 1),
+                  "undertrick penalties": float(table["penalty"].sum()) / max(n, 1),
+                  "honors": both["honors"], "Bright bonuses": both["bright"]}
+    return {
+        "hands": n, "passed_out": int(table["passed_out"].sum()),
+        "make_rate": pct(bid["made"].sum(), len(bid)),
+        "by_denom": by_denom,
+        "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},
+        "points_per_hand": components,
+        "five_bright_rate": pct(sum(table[f"five_{s.name}"].sum() for s in SIDES), n),
+        "ten_bright_rate": pct(sum(table[f"ten_{s.name}"].sum() for s in SIDES), n),
+        "games": len(per_game),
+        "hands_per_game": float(np.mean(per_game)) if per_game else None,
+    }
+
+
+def _game_level(denomination: Denomination, options: RuleOptions) -> int:
+    """The lowest level whose contract points alone make game, under ``options``."""
+    for level in range(1, 8):
+        if contract_points(level, denomination, options) >= options.game_points:
+            return level
+    return 8
+
+
+def _declarer_net(t: Table) -> np.ndarray:
+    """Points the declaring side scored in the hand minus what its opponents scored."""
+    ns = t["below_NS"] + t["above_NS"]
+    ew = t["below_EW"] + t["above_EW"]
+    return np.where(t["side"] == "NS", ns - ew, ew - ns)
+
+
+def summarize(table: Table, params: Params, settings: Params) -> dict:
+    return {"bots": params["bots"], **hand_summary(table, RuleOptions())}
+
+
+def contract_table(summary: dict, caption: str) -> TableSpec:
+    rows = []
+    for name, d in summary["by_denom"].items():
+        rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]), d["make_rate"],
+                     f"{d['game_level']}{name}", d["games_bid"],
+                     pct(d["games_made"], d["games_bid"]), d["mean_declarer_net"]])
+    return TableSpec(caption, ["denomination", "contracts", "% of hands", "made %", "game at",
+                               "games bid", "games made %", "declarer's net score"], rows)
+
+
+def points_table(summaries: dict[str, dict], caption: str) -> TableSpec:
+    """Mean points per hand by source, one column per rule set."""
+    names = list(summaries)
+    parts = list(next(iter(summaries.values()))["points_per_hand"])
+    return TableSpec(caption, ["points per hand", *names],
+                     [[p, *(summaries[n]["points_per_hand"][p] for n in names)] for p in parts])
+
+
+def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    names = list(summary["by_denom"])
+    ax.bar(names, [summary["by_denom"][d]["make_rate"] for d in names], color=DENOM_COLOURS)
+    ax.set_ylabel("contracts made, %")
+    ax.set_ylim(0, 100)
+    levels = summary["by_level"]
+    fig2 = new_figure()
+    ax2 = fig2.add_subplot()
+    ax2.bar(list(levels), list(levels.values()), color="#5b8def")
+    ax2.set_xlabel("contract level")
+    ax2.set_ylabel("hands")
+    hpg = summary["hands_per_game"]
+    text = (f"{summary['hands']:,} hands bid and played by the '{summary['bots']}' bots; "
+            f"{summary['passed_out']:,} passed out; {summary['make_rate']:.1f}% of contracts made. "
+            f"Five Bright bonus in {summary['five_bright_rate']:.2f}% of hands, Ten Bright in "
+            f"{summary['ten_bright_rate']:.3f}%. "
+            + (f"A game took {hpg:.2f} hands on average ({summary['games']:,} games)."
+               if hpg else "No game was completed."))
+    return [Section("Play: bot sessions", text,
+                    [contract_table(summary, "Contracts reached by denomination"),
+                     points_table({"default rules": summary}, "Where the points come from")],
+                    [Plot(fig, "How often contracts make, by denomination."),
+                     Plot(fig2, "Contract levels reached.")])]
+
+
+ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,
+                    defaults={"bots": default_bots()}, chunk_size=100, check=check_bots)

@@ -1,0 +1,124 @@
+"""The self-contained HTML report: captions, tables and plots in one file.
+
+Each analysis turns its results into :class:`Section` objects; this module
+only lays them out. Plots are matplotlib figures drawn off-screen (no pyplot,
+no display) and embedded as PNG data, so the report can be mailed or opened
+from any folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+# Plot colours by denomination P, R, A, NT, and for the two sides.
+DENOM_COLOURS = ("#8c8c8c", "#c0392b", "#d4a017", "#2c3e50")
+SIDE_COLOURS = ("#1f77b4", "#ff7f0e")
+
+
+@dataclass
+class TableSpec:
+    """A small table: a caption, column headers and rows of cells."""
+
+    caption: str
+    headers: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+
+
+@dataclass
+class Plot:
+    """A figure and what it shows."""
+
+    figure: "Figure"
+    caption: str
+
+
+@dataclass
+class Section:
+    """A part of the report: a heading, a short text, tables and plots."""
+
+    title: str
+    text: str = ""
+    tables: list[TableSpec] = field(default_factory=list)
+    plots: list[Plot] = field(default_factory=list)
+
+
+def new_figure(width: float = 6.4, height: float = 3.6) -> "Figure":
+    """A figure for the report, independent of any pyplot state.
+
+    matplotlib is imported here, not at the top, so that workers computing
+    rows never load it.
+    """
+    from matplotlib.figure import Figure
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def png_bytes(figure: "Figure") -> bytes:
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=90)
+    return buf.getvalue()
+
+
+def fmt(value: Any) -> str:
+    """A cell: floats to 3 significant places, percentages kept as given."""
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def table_html(spec: TableSpec) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in spec.headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(c))}</td>" for c in row) + "</tr>"
+                   for row in spec.rows)
+    return (f"<table><caption>{html.escape(spec.caption)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def table_markdown(spec: TableSpec) -> str:
+    lines = [f"| {' | '.join(str(h) for h in spec.headers)} |",
+             "|" + "---|" * len(spec.headers)]
+    lines += [f"| {' | '.join(fmt(c) for c in row)} |" for row in spec.rows]
+    return f"*{spec.caption}*\n\n" + "\n".join(lines)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { border-bottom: 1px solid #ccc; margin-top: 2.5rem; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: .9rem; }
+caption { text-align: left; font-style: italic; padding-bottom: .3rem; }
+th, td { border: 1px solid #ddd; padding: .2rem .6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+figure { margin: 1rem 0; } figcaption { font-size: .9rem; color: #555; }
+img { max-width: 100%; } code { background: #f4f4f4; padding: 0 .2rem; }
+"""
+
+
+def render_html(title: str, intro: str, sections: Sequence[Section]) -> str:
+    """The whole report as one HTML document."""
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>", f"<p>{intro}</p>"]
+    for section in sections:
+        parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        if section.text:
+            parts.append(f"<p>{html.escape(section.text)}</p>")
+        parts.extend(table_html(t) for t in section.tables)
+        for plot in section.plots:
+            data = base64.b64encode(png_bytes(plot.figure)).decode("ascii")
+            parts.append(f"<figure><img alt='{html.escape(plot.caption)}' "
+                         f"src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def pct(part: float, whole: float) -> float:
+    """``part`` as a percentage of ``whole`` (0 when there is no whole)."""
+    return 100.0 * part / whole if whole else 0.0

@@ -1,0 +1,279 @@
+"""Running analyses over many deals: chunks, workers, Ray, resume, merge.
+
+The deals ``0..n-1`` of each analysis are cut into chunks at fixed multiples
+of the analysis' chunk size. A chunk is computed by a pure function of
+``(analysis, seed, start, stop, params)`` and comes back as CSV text, which
+the driving process alone writes, atomically, to
+``OUT/chunks/<analysis>/<start>-<stop>.csv``. A chunk file that exists is
+finished: an interrupted run (Ctrl-C, a kill, a lost machine) resumes by
+computing only the missing chunks. The merged results are the chunk files
+concatenated in deal order, so they are byte-for-byte the same with one
+worker, many, or a Ray cluster.
+
+``OUT/lab.json`` records the seed and each analysis' parameters and chunk
+size; a later run in the same folder must agree with it (a larger ``n``
+adds chunks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from ..errors import FlowerBridgeError
+from .base import Analysis, LabError, Params, Table, csv_rows, rows_to_csv, write_atomic
+
+MANIFEST = "lab.json"
+FORMAT = "flowerbridge-lab"
+
+
+def analyses() -> dict[str, Analysis]:
+    """Every analysis by name; ``dd`` only when the solver can be imported."""
+    from . import deals, play, variants
+    found = {a.name: a for a in (deals.ANALYSIS, play.ANALYSIS, variants.ANALYSIS)}
+    try:
+        from . import dd
+    except ImportError:
+        return found
+    return {"deals": found["deals"], "dd": dd.ANALYSIS, "play": found["play"],
+            "variants": found["variants"]}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deals ``start..stop-1`` of one analysis."""
+
+    analysis: str
+    start: int
+    stop: int
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    def path(self, out: Path) -> Path:
+        return out / "chunks" / self.analysis / f"{self.start:07d}-{self.stop:07d}.csv"
+
+
+def plan(name: str, n: int, chunk_size: int) -> list[Chunk]:
+    """The chunks covering deals ``0..n-1``, cut at multiples of ``chunk_size``."""
+    return [Chunk(name, start, min(start + chunk_size, n)) for start in range(0, n, chunk_size)]
+
+
+def compute_chunk(name: str, seed: Any, start: int, stop: int, params: Params) -> str:
+    """The CSV text of one chunk: what a worker runs.
+
+    Any failure comes back as a :class:`LabError` naming the chunk, so that a
+    bug in a bot loaded by path never shows the user a traceback.
+    """
+    analysis = analyses()[name]
+    try:
+        rows = analysis.rows(seed, start, stop, params)
+    except FlowerBridgeError as exc:
+        raise LabError(f"{name}, deals {start}-{stop - 1}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- a worker's failure must reach the user as one line
+        raise LabError(f"{name}, deals {start}-{stop - 1}: {type(exc).__name__}: {exc}") from None
+    return rows_to_csv(analysis.columns, rows)
+
+
+# ---------------------------------------------------------------- backends
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _serial(jobs: Sequence[tuple[Chunk, tuple]]) -> Iterator[tuple[Chunk, str]]:
+    for chunk, args in jobs:
+        yield chunk, compute_chunk(*args)
+
+
+def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Iterator[tuple[Chunk, str]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_ignore_sigint)
+    try:
+        pending = {pool.submit(compute_chunk, *args): chunk for chunk, args in jobs}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: pending[f].start):
+                yield pending.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Iterator[tuple[Chunk, str]]:
+    try:
+        import ray
+    except ImportError:
+        raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
+    import logging
+
+    connected_here = not ray.is_initialized()
+    if connected_here:
+        try:
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+        except Exception as exc:  # noqa: BLE001 -- ray raises many kinds; the user needs one line
+            raise LabError(f"cannot join the Ray cluster at {address}: {exc}") from None
+    remote = ray.remote(num_cpus=1)(compute_chunk)
+    pending = {}
+    try:
+        pending = {remote.remote(*args): chunk for chunk, args in jobs}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            chunk = pending.pop(done[0])
+            try:
+                text = ray.get(done[0])
+            except ray.exceptions.RayTaskError as exc:
+                cause = exc.as_instanceof_cause()
+                raise LabError(str(getattr(cause, "cause", cause) or cause)) from None
+            yield chunk, text
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+        if connected_here:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------- progress
+
+
+@contextmanager
+def _progress(enabled: bool, totals: Mapping[str, tuple[int, int]]):
+    """A rich progress bar per analysis (deals done, rate, time left) on standard error.
+
+    Yields ``advance(name, deals)``; a no-op when disabled.
+    """
+    if not enabled:
+        yield lambda name, deals: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, \
+        TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        def render(self, task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:,.1f} deals/s" if speed else "… deals/s")
+
+    progress = Progress(TextColumn("{task.description:>9}"), BarColumn(), MofNCompleteColumn(),
+                        Rate(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                        console=Console(stderr=True))
+    ids = {name: progress.add_task(name, total=total, completed=done)
+           for name, (done, total) in totals.items()}
+    with progress:
+        yield lambda name, deals: progress.advance(ids[name], deals)
+
+
+# -------------------------------------------------------------------- runs
+
+
+@dataclass
+class LabResult:
+    """A finished run: where it is, what was computed now and what was reused."""
+
+    out: Path
+    n: int
+    seed: Any
+    params: dict[str, dict[str, Any]]
+    tables: dict[str, Table]
+    computed: int
+    reused: int
+
+
+def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int]]) -> None:
+    """Check the folder's earlier runs agree with this one, then record this one."""
+    path = out / MANIFEST
+    recorded: dict[str, Any] = {"format": FORMAT, "seed": seed, "analyses": {}}
+    if path.exists():
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise LabError(f"{path}: not a lab manifest ({exc})") from None
+        if recorded.get("format") != FORMAT:
+            raise LabError(f"{path}: not a lab manifest")
+        if recorded.get("seed") != seed:
+            raise LabError(f"{out} holds a run with seed {recorded.get('seed')!r}, not {seed!r}: "
+                           "use another output folder")
+    for name, (params, chunk_size) in chosen.items():
+        entry = {"params": params, "chunk_size": chunk_size}
+        before = recorded["analyses"].get(name)
+        if before is not None and before != entry:
+            raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(before)}): "
+                           "use another output folder")
+        recorded["analyses"][name] = entry
+    write_atomic(path, json.dumps(recorded, indent=2) + "\n")
+
+
+def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
+        params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
+        ray_address: str | None = None, chunk_size: int | None = None,
+        progress: bool = False) -> LabResult:
+    """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
+
+    ``params`` maps an analysis name to its parameters; ``workers`` local
+    processes (default: every core; 1 runs in this process) or a Ray cluster
+    at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
+    own. Returns the merged tables.
+    """
+    known = analyses()
+    if not names:
+        raise LabError("no analysis chosen: use " + ", ".join(known))
+    for name in names:
+        if name not in known:
+            hint = " (the double-dummy solver is not available)" if name == "dd" else ""
+            raise LabError(f"unknown analysis {name!r}{hint}: use " + ", ".join(known))
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise LabError(f"the number of deals must be at least 1, not {n!r}")
+    if chunk_size is not None and chunk_size < 1:
+        raise LabError(f"chunk size must be at least 1, not {chunk_size}")
+    if workers is not None and workers < 1:
+        raise LabError(f"workers must be at least 1, not {workers}")
+    params = params or {}
+    chosen = {name: (known[name].params(params.get(name)), chunk_size or known[name].chunk_size)
+              for name in dict.fromkeys(names)}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _manifest(out, seed, chosen)
+
+    chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
+    missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
+    for name in chosen:
+        (out / "chunks" / name).mkdir(parents=True, exist_ok=True)
+    jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
+    totals = {name: (sum(c.size for c in cs if c not in missing), n) for name, cs in chunks.items()}
+    workers = workers or os.cpu_count() or 1
+    if ray_address:
+        results = _ray(jobs, ray_address)
+    elif workers == 1 or len(jobs) <= 1:
+        results = _serial(jobs)
+    else:
+        results = _processes(jobs, min(workers, len(jobs)))
+    with _progress(progress, totals) as advance:
+        try:
+            for chunk, text in results:
+                write_atomic(chunk.path(out), text)
+                advance(chunk.analysis, chunk.size)
+        finally:
+            results.close()
+
+    tables = {}
+    for name, cs in chunks.items():
+        columns = known[name].columns
+        texts = [c.path(out).read_text(encoding="utf-8") for c in cs]
+        # The merged CSV: one header, then every chunk's rows in deal order.
+        merged = texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])
+        write_atomic(out / f"{name}.csv", merged)
+        tables[name] = Table.from_rows(columns, csv_rows(columns, merged, str(out / f"{name}.csv")))
+    return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
+                     computed=len(missing), reused=sum(len(cs) for cs in chunks.values()) - len(missing))

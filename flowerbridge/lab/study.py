@@ -1,0 +1,79 @@
+"""A lab run from start to report: compute, summarize, write the HTML.
+
+The output folder ends up holding:
+
+* ``<analysis>.csv`` — the raw rows of each analysis, in deal order;
+* ``summary.json`` — the figures the report is drawn from;
+* ``report.html`` — one self-contained page with captions, tables and plots;
+* ``chunks/`` and ``lab.json`` — the saved work a later run resumes from.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .base import write_atomic
+from .report import render_html
+from .runner import LabResult, analyses, run
+
+BOTS_TAKEN_BY = ("play", "variants")
+
+
+@dataclass
+class Study:
+    """A finished lab run and the summaries drawn from it."""
+
+    result: LabResult
+    summaries: dict[str, dict]
+    report: Path | None
+
+    @property
+    def out(self) -> Path:
+        return self.result.out
+
+
+def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: int, seed: Any = 0,
+            bots: str | None = None, variants: list | None = None, workers: int | None = None,
+            ray_address: str | None = None, chunk_size: int | None = None,
+            progress: bool = False, report: bool = True) -> Study:
+    """Run analyses ``names`` (default: all available) over ``n`` deals from ``seed``.
+
+    ``bots`` (a level or ``module:attribute``) plays for the ``play`` and
+    ``variants`` analyses; ``variants`` is a list of ``[name, {option: value}]``
+    rule sets (default :data:`~flowerbridge.lab.variants.DEFAULT_VARIANTS`),
+    compared by the ``variants`` analysis and by the double-dummy best
+    contracts. See :func:`flowerbridge.lab.runner.run` for the rest.
+    """
+    from .variants import DEFAULT_VARIANTS
+
+    known = analyses()
+    names = list(names or known)
+    params: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for name in names:
+        if bots is not None and name in BOTS_TAKEN_BY:
+            params[name]["bots"] = bots
+        if variants is not None and name == "variants":
+            params[name]["variants"] = variants
+    result = run(out, names, n=n, seed=seed, params=params, workers=workers,
+                 ray_address=ray_address, chunk_size=chunk_size, progress=progress)
+    settings = {"variants": variants or [[k, v] for k, v in DEFAULT_VARIANTS]}
+    summaries = {name: known[name].summarize(table, result.params[name], settings)
+                 for name, table in result.tables.items()}
+    write_atomic(result.out / "summary.json",
+                 json.dumps({"n": n, "seed": seed, "params": result.params, "summaries": summaries},
+                            indent=1) + "\n")
+    page = None
+    if report:
+        sections = [s for name, table in result.tables.items()
+                    for s in known[name].sections(table, summaries[name], result.params[name], settings)]
+        intro = (f"{n:,} deals from seed <code>{html.escape(repr(seed))}</code>: "
+                 f"analyses {', '.join(result.tables)}. Raw rows are in the CSV files beside this page; "
+                 "the figures behind it are in <code>summary.json</code>.")
+        page = result.out / "report.html"
+        write_atomic(page, render_html("Flower Bridge lab report", intro, sections))
+    return Study(result, summaries, page)

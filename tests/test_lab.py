@@ -1,0 +1,240 @@
+"""The designer's lab (issue #6): analyses, reproducibility, resume, report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from flowerbridge import Deal, Side
+from flowerbridge.cli import main
+from flowerbridge.lab import LabError, run, run_lab
+from flowerbridge.lab.base import Table
+from flowerbridge.lab.deals import deal_rows
+from flowerbridge.lab.features import exact_undealt_odds, undealt_features
+from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hands_per_game
+
+PYTHON = sys.executable
+SMALL = dict(n=60, seed=5, bots="random", chunk_size=15)
+
+
+def csv_bytes(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.csv"))}
+
+
+# ------------------------------------------------------------------ deals
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), board=st.integers(0, 10**4))
+def test_ch6_deal_features_account_for_all_80_honor_points(seed, board):
+    row = deal_rows(seed, board, board + 1, {})[0]
+    seats = "NESW"
+    assert sum(row[f"hc_{s}"] for s in seats) + row["undealt_honors"] == 80
+    for s in seats:
+        assert sum(row[f"len_{s}_{suit}"] for suit in "PRA") == 13
+    assert row["hc_NS"] == row["hc_N"] + row["hc_S"]
+    assert row["fit_EW_A"] == row["len_E_A"] + row["len_W_A"]
+    deal = Deal.from_seed(seed, board)
+    assert row["undealt_pairs"] == len(deal.undealt) - len(set(deal.undealt))
+
+
+def test_ch6_undealt_features_count_both_copies():
+    from flowerbridge import parse_cards
+    features = undealt_features(parse_cards("12B 12B 11R 11R 1Pa 1Pa 3B 5A"))
+    assert features == {"undealt_honors": 4 + 4 + 1 + 1 + 4 + 2, "undealt_brights": 3,
+                        "undealt_pairs": 3, "undealt_bright_pairs": 1, "undealt_honor_pairs": 2}
+
+
+def test_ch6_mystery_discard_frequencies_agree_with_exact_odds():
+    rows = deal_rows("odds", 0, 3000, {})
+    exact = exact_undealt_odds()
+    for key, column in (("some_bright", "undealt_brights"), ("some_pair", "undealt_pairs"),
+                        ("some_bright_pair", "undealt_bright_pairs")):
+        p = exact[key]
+        sampled = np.mean([r[column] > 0 for r in rows])
+        assert abs(sampled - p) < 4.5 * np.sqrt(p * (1 - p) / len(rows)), key
+    assert abs(np.mean([r["undealt_honors"] for r in rows]) - exact["mean_honors"]) < 0.3
+
+
+# -------------------------------------------------------- reproducibility
+
+
+def test_lab_results_identical_with_one_and_two_workers(tmp_path):
+    one = run_lab(tmp_path / "one", ["deals", "play", "variants"], workers=1, **SMALL)
+    two = run_lab(tmp_path / "two", ["deals", "play", "variants"], workers=2, **SMALL)
+    assert csv_bytes(one.out) == csv_bytes(two.out)
+    assert (one.out / "summary.json").read_bytes() == (two.out / "summary.json").read_bytes()
+    assert two.result.computed == 3 * 4
+
+
+def test_lab_chunk_size_does_not_change_results(tmp_path):
+    a = run(tmp_path / "a", ["play"], n=30, seed=9, params={"play": {"bots": "random"}},
+            workers=1, chunk_size=7)
+    b = run(tmp_path / "b", ["play"], n=30, seed=9, params={"play": {"bots": "random"}},
+            workers=1, chunk_size=30)
+    assert csv_bytes(a.out) == csv_bytes(b.out)
+
+
+def test_lab_rerun_reuses_every_saved_chunk_and_extends_n(tmp_path):
+    first = run(tmp_path, ["deals"], n=40, seed=1, workers=1, chunk_size=10)
+    again = run(tmp_path, ["deals"], n=40, seed=1, workers=1, chunk_size=10)
+    assert (first.computed, again.computed, again.reused) == (4, 0, 4)
+    more = run(tmp_path, ["deals"], n=55, seed=1, workers=1, chunk_size=10)
+    assert (more.computed, more.reused) == (2, 4)
+    assert list(more.tables["deals"]["deal"]) == list(range(55))
+
+
+def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
+    run(tmp_path, ["deals"], n=10, seed=1, workers=1)
+    with pytest.raises(LabError, match="seed 1"):
+        run(tmp_path, ["deals"], n=10, seed=2, workers=1)
+    with pytest.raises(LabError, match="other settings"):
+        run(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=3)
+
+
+SLOW_BOT = """
+import time
+from flowerbridge.bots import RandomBot
+
+class SlowBot(RandomBot):
+    # Slow enough that a run can be stopped midway.
+    def act(self, observation):
+        time.sleep(0.001)
+        return super().act(observation)
+"""
+
+
+def _lab_command(out: Path, n: int) -> list[str]:
+    return [PYTHON, "-m", "flowerbridge.cli", "lab", "play", "--n", str(n), "--seed", "7",
+            "--bots", "slowbot:SlowBot", "--chunk-size", "3", "--workers", "2", "--out", str(out),
+            "--quiet"]
+
+
+def _wait_for_chunks(out: Path, proc: subprocess.Popen, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(list((out / "chunks" / "play").glob("*.csv"))) < count:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, how):
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    n = 30
+    out = tmp_path / "run"
+    proc = subprocess.Popen(_lab_command(out, n), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env=env)
+    _wait_for_chunks(out, proc, 2)
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130
+        assert "run the same command to resume" in err and "Traceback" not in err
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    saved = {p.name: p.read_bytes() for p in (out / "chunks" / "play").glob("*.csv")}
+    assert 2 <= len(saved) < n // 3
+    assert not list((out / "chunks" / "play").glob(".*.tmp"))
+    resumed = subprocess.run(_lab_command(out, n), capture_output=True, text=True, timeout=300,
+                             env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    reused = int(resumed.stdout.split(" chunks computed, ")[1].split()[0])
+    assert reused == len(saved)
+    for name, data in saved.items():  # finished chunks are kept, not rewritten
+        assert (out / "chunks" / "play" / name).read_bytes() == data
+    fresh = run(tmp_path / "fresh", ["play"], n=n, seed=7,
+                params={"play": {"bots": "slowbot:SlowBot"}}, chunk_size=3, workers=2)
+    assert (out / "play.csv").read_bytes() == (fresh.out / "play.csv").read_bytes()
+
+
+# ------------------------------------------------------------ play, variants
+
+
+def test_r18_hands_per_game_counts_hands_until_a_side_reaches_100():
+    rows = [dict.fromkeys(PLAY_COLUMNS, 0) for _ in range(6)]
+    for row, (ns, ew) in zip(rows, [(60, 0), (0, 90), (40, 0), (0, 0), (120, 0), (0, 30)]):
+        row.update(below_NS=ns, below_EW=ew)
+    table = Table.from_rows(PLAY_COLUMNS, rows)
+    assert hands_per_game(table, 100) == [3, 2]
+
+
+def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
+    study = run_lab(tmp_path, ["variants"], workers=1, **SMALL)
+    t = study.result.tables["variants"]
+    rows = {name: t.where(t["variant"] == name) for name in
+            ("default", "strict", "no-honors", "no-bright-bonus", "plains-30", "first-named")}
+    base = rows["default"]
+    for name in ("strict", "no-honors", "no-bright-bonus", "plains-30"):
+        assert list(rows[name]["contract"]) == list(base["contract"])
+        assert list(rows[name]["tricks"]) == list(base["tricks"])
+        assert not rows[name]["replayed"].any()
+    assert not rows["strict"]["penalty"].any() and base["penalty"].any()
+    assert list(rows["strict"]["below_NS"]) == list(base["below_NS"])
+    for side in Side:
+        assert not rows["no-honors"][f"honors_{side.name}"].any()
+        assert not rows["no-bright-bonus"][f"bright_{side.name}"].any()
+        assert list(rows["no-honors"][f"bright_{side.name}"]) == list(base[f"bright_{side.name}"])
+    plains = base["denom"] == "P"
+    made_plains = plains & (base["made"] == 1)
+    assert made_plains.any()
+    assert (rows["plains-30"]["contract_points"][made_plains] * 2
+            == base["contract_points"][made_plains] * 3).all()
+
+
+def test_ruling_r9_first_named_replays_only_hands_whose_declarer_changes(tmp_path):
+    study = run_lab(tmp_path, ["variants"], workers=1, **{**SMALL, "n": 150})
+    t = study.result.tables["variants"]
+    base, first = t.where(t["variant"] == "default"), t.where(t["variant"] == "first-named")
+    replayed = first["replayed"] == 1
+    assert replayed.any()
+    assert (first["declarer"][replayed] != base["declarer"][replayed]).all()
+    assert (first["contract"] == base["contract"]).all()  # same auction, same final bid
+    assert (first["declarer"][~replayed] == base["declarer"][~replayed]).all()
+    assert (first["tricks"][~replayed] == base["tricks"][~replayed]).all()
+
+
+def test_lab_bad_variant_is_one_clear_error(tmp_path, capsys):
+    status = main(["lab", "variants", "--n", "5", "--out", str(tmp_path), "--quiet",
+                   "--variant", 'odd={"undertrick": 0}'])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("error: variant 'odd': unknown option 'undertrick'") and err.count("\n") == 1
+
+
+def test_lab_unknown_bot_is_one_clear_error(tmp_path, capsys):
+    status = main(["lab", "play", "--n", "5", "--out", str(tmp_path), "--quiet", "--bots", "nobody"])
+    assert status == 2
+    assert capsys.readouterr().err.startswith("error: unknown bot 'nobody'")
+
+
+# ------------------------------------------------------------------ report
+
+
+def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
+    out = tmp_path / "rep"
+    status = main(["lab", "deals", "play", "variants", "--n", "40", "--seed", "3", "--bots", "random",
+                   "--workers", "1", "--out", str(out), "--quiet"])
+    assert status == 0
+    assert f"report: {out / 'report.html'}" in capsys.readouterr().out
+    page = (out / "report.html").read_text()
+    assert page.count("<img") >= 5 and "data:image/png;base64," in page
+    assert "src='http" not in page  # self-contained
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["summaries"]["deals"]["deals"] == 40
+    assert summary["summaries"]["play"]["hands"] == 40
+    header = (out / "play.csv").read_text().splitlines()[0]
+    assert header.startswith("deal,dealer,contract,denom,level,declarer")
+    assert len((out / "variants.csv").read_text().splitlines()) == 1 + 40 * 6
