@@ -19,7 +19,7 @@ from flowerbridge.cards import Kind
 SEEDS = st.integers(min_value=0, max_value=2**32)
 OPTIONS = st.sampled_from([RuleOptions(), RuleOptions.strict(),
                            RuleOptions(declarer="first-named", undertrick_penalty=100)])
-PROPERTY = settings(max_examples=60, deadline=None)
+PROPERTY = settings(max_examples=100, deadline=None)
 
 
 def action_of(event):
