@@ -1,0 +1,126 @@
+// The lobby: create a table (rule options, length, a person or a bot in each
+// seat), hand out one invitation link per person, list the open tables.
+
+import { el, fetchJson } from "./ui.js";
+import { SEAT_NAMES, SEATS } from "./seats.js";
+
+const REFRESH_MS = 10000;
+
+function levelOptions(select, bots, chosen) {
+  select.replaceChildren(...bots.map((level) => el("option", { value: level, selected: level === chosen }, level)));
+}
+
+// One row per seat: person or bot, and the bot's level. South defaults to a person.
+function seatChoices(meta) {
+  const container = document.getElementById("seat-choices");
+  for (const seat of SEATS) {
+    const player = el("select", { name: `player_${seat}`, "aria-label": `${SEAT_NAMES[seat]}: person or bot` },
+      el("option", { value: "human", selected: seat === "S" }, "person"),
+      el("option", { value: "bot", selected: seat !== "S" }, "bot"));
+    const level = el("select", { name: `level_${seat}`, "aria-label": `${SEAT_NAMES[seat]}: bot level` });
+    levelOptions(level, meta.bots, meta.default_bot);
+    const sync = () => { level.disabled = player.value !== "bot"; };
+    player.addEventListener("change", sync);
+    sync();
+    container.append(el("div", { class: "seat-choice" }, el("strong", {}, seat), player, level));
+  }
+}
+
+function tableRequest(form) {
+  const data = new FormData(form);
+  const seats = {};
+  for (const seat of SEATS) {
+    seats[seat] = data.get(`player_${seat}`) === "bot"
+      ? { player: "bot", level: data.get(`level_${seat}`) }
+      : { player: "human" };
+  }
+  const request = {
+    options: { declarer: data.get("declarer"), undertrick_penalty: Number(data.get("undertrick_penalty")) },
+    length: { [data.get("length_unit")]: Number(data.get("length")) },
+    seats,
+    stand_in: data.get("stand_in"),
+  };
+  const name = data.get("name").trim();
+  if (name) request.name = name;
+  return request;
+}
+
+function linkItem(label, path) {
+  const url = new URL(path, location.origin).href;
+  const input = el("input", { readonly: true, value: url, "aria-label": `${label} link`, onfocus: (e) => e.target.select() });
+  const copy = el("button", {
+    type: "button",
+    onclick: async () => {
+      await navigator.clipboard?.writeText(url).catch(() => input.select());
+      copy.textContent = "Copied";
+    },
+  }, "Copy");
+  return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", el("a", { href: url }, "open"), " ", copy, input);
+}
+
+function showInvitations(created) {
+  const list = document.getElementById("invitations");
+  list.replaceChildren(
+    ...Object.entries(created.invitations).map(([seat, invitation]) => linkItem(SEAT_NAMES[seat], invitation.url)),
+    linkItem("Spectators", created.spectate_url));
+  document.getElementById("created").classList.remove("hidden");
+}
+
+function describeSeats(seats) {
+  return SEATS.map((seat) => {
+    const info = seats[seat];
+    if (info.player === "bot") return `${seat} bot (${info.level})`;
+    if (info.stand_in) return `${seat} away (${info.stand_in} stands in)`;
+    return `${seat} ${info.connected ? "person, here" : "person, free"}`;
+  }).join(" · ");
+}
+
+function describeLength(length) {
+  const [unit, count] = Object.entries(length)[0];
+  return `${count} ${count === 1 ? unit.slice(0, -1) : unit}`;
+}
+
+async function refreshTables() {
+  const list = document.getElementById("tables");
+  try {
+    const { tables } = await fetchJson("/api/tables");
+    if (!tables.length) {
+      list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
+      return;
+    }
+    list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
+      el("strong", {}, table.name),
+      el("span", {}, `hand ${table.hand} of ${describeLength(table.length)}`),
+      el("span", { class: "muted" }, describeSeats(table.seats)),
+      el("span", { class: "muted" }, `${table.spectators} watching`),
+      el("a", { href: `/t/${encodeURIComponent(table.id)}` }, "Watch"))));
+  } catch (error) {
+    list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
+  }
+}
+
+async function main() {
+  const meta = await fetchJson("/api/meta");
+  const form = document.getElementById("create-form");
+  levelOptions(form.elements.stand_in, meta.bots, meta.default_bot);
+  form.elements.undertrick_penalty.value = meta.default_options.undertrick_penalty;
+  form.elements.declarer.value = meta.default_options.declarer;
+  seatChoices(meta);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = document.getElementById("create-error");
+    error.textContent = "";
+    try {
+      showInvitations(await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) }));
+      refreshTables();
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  });
+  refreshTables();
+  setInterval(refreshTables, REFRESH_MS);
+}
+
+main().catch((error) => {
+  document.getElementById("create-error").textContent = `The server did not answer: ${error.message}`;
+});

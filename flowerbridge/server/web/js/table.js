@@ -1,0 +1,422 @@
+// The table page: draws what the server sends (docs/protocol.md) and sends
+// the seat's calls and cards. Legality is the server's: the page offers the
+// `legal` list of its view, and shows the server's error when it refuses.
+
+import { el, bindLanguageSelect } from "./ui.js";
+import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
+import { TableConnection } from "./connection.js";
+import { SEATS, SEAT_NAMES, positions } from "./seats.js";
+import { holding } from "./views/hands.js";
+import { renderAuction, renderBiddingBox, spokenCall } from "./views/auction.js";
+import { renderCopiesSeen } from "./views/copies.js";
+import { renderScoresheet } from "./views/scoresheet.js";
+import { renderReview } from "./views/review.js";
+
+const COPIES_KEY = "flowerbridge.copies-seen";
+const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
+
+const state = {
+  catalogue: null,
+  language: getLanguage(),
+  role: null,            // "seat" or "spectator"
+  seat: null,            // this page's seat, null for a spectator
+  table: null,
+  hand: null,
+  view: null,
+  seen: {},
+  explanations: [],
+  scoresheet: null,
+  review: null,          // the review of the latest finished hand
+  pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
+  message: null,         // {text, error}: the server's last refusal, until the next event
+  showCopies: localStorage.getItem(COPIES_KEY) !== "off",
+  showLastTrick: false,
+  playingByKeyboard: false,  // a card had focus: give focus back to the hand on each turn
+};
+
+let connection = null;
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------------ actions
+
+function act(action) {
+  state.message = null;
+  connection.act(action);
+}
+
+function sendCall(call) {
+  state.pendingLevel = null;
+  act({ type: "call", call });
+}
+
+function sendPlay(code) {
+  act({ type: "play", card: code });
+}
+
+// ------------------------------------------------------------- what is whose
+
+function isMyTurn() {
+  return Boolean(state.view && state.seat && state.view.actor === state.seat);
+}
+
+function legalCards() {
+  return isMyTurn() && state.view.phase === "play" ? state.view.legal : [];
+}
+
+function legalCalls() {
+  return isMyTurn() && state.view.phase === "auction" ? state.view.legal : [];
+}
+
+function cardsPlayedBy(seat) {
+  return state.view.plays.filter((play) => play.seat === seat).length;
+}
+
+function seatDescription(seat) {
+  const info = state.table?.seats?.[seat];
+  if (seat === state.seat) return "you";
+  if (!info) return "";
+  if (info.player === "bot") return `bot (${info.level})`;
+  if (info.stand_in) return `away — ${info.stand_in} bot plays`;
+  return info.connected ? "person" : "person, not here";
+}
+
+// ---------------------------------------------------------------- the felt
+
+// A card of the hand this seat is choosing from: a button when it may be played.
+function activeCard(code, playable) {
+  if (!playable.includes(code)) return cardElement(state.catalogue, code, state.language);
+  const button = cardElement(state.catalogue, code, state.language, "button");
+  button.type = "button";
+  button.classList.add("playable");
+  button.setAttribute("aria-label", `Play ${button.title}`);
+  button.addEventListener("click", () => sendPlay(code));
+  return button;
+}
+
+function seatBox(seat, place) {
+  const view = state.view;
+  const contract = view.contract;
+  const roles = [];
+  if (seat === view.dealer) roles.push("dealer");
+  if (contract?.declarer === seat) roles.push("declarer");
+  if (contract?.dummy === seat) roles.push("dummy");
+  const label = el("span", { class: `seat-label${view.turn === seat ? " to-act" : ""}` },
+    `${SEAT_NAMES[seat]} `, el("span", { class: "role" }, [seatDescription(seat), ...roles].filter(Boolean).join(" · ")));
+
+  const playable = legalCards();
+  const choosing = playable.length && view.turn === seat;
+  const how = (name) => ({
+    label: name,
+    makeCard: choosing ? (code) => activeCard(code, playable) : null,
+  });
+  let cards;
+  if (seat === state.seat && view.hand.length) {
+    cards = holding(state.catalogue, view.hand, state.language, how("Your hand"));
+  } else if (seat === contract?.dummy && view.dummy) {
+    cards = holding(state.catalogue, view.dummy, state.language, { small: place !== "top" && place !== "bottom", ...how("Dummy") });
+  } else if (view.phase === "auction" || view.phase === "play") {
+    const count = 13 - cardsPlayedBy(seat);
+    cards = el("span", { class: "hidden-hand", "aria-label": `${count} cards` }, cardElement(state.catalogue, null), `× ${count}`);
+  }
+  if (cards && choosing) cards.classList.add("my-turn");
+  const box = $(`position-${place}`);
+  box.classList.toggle("face-up", Boolean(cards?.classList.contains("hand")));
+  box.dataset.seat = seat;
+  box.replaceChildren(label, cards || "");
+}
+
+function drawTrick(places) {
+  const view = state.view;
+  const area = $("trick");
+  let plays = view.current_trick;
+  let caption = "";
+  let winner = null;
+  // Between tricks the finished one stays in the centre until the next lead.
+  if (!plays.length && view.tricks.length) {
+    const last = view.tricks[view.tricks.length - 1];
+    plays = last.plays;
+    winner = last.winner;
+    caption = `trick ${view.tricks.length} to ${SEAT_NAMES[winner]}`;
+  }
+  area.classList.toggle("done", winner !== null);
+  area.replaceChildren(...plays.map((play) => el("div", {
+    class: `slot slot-${places[play.seat]}${play.seat === winner ? " winner" : ""}`, dataset: { seat: play.seat },
+  }, cardElement(state.catalogue, play.card, state.language))), caption ? el("div", { class: "trick-caption" }, caption) : "");
+}
+
+function drawFelt() {
+  const places = positions(state.seat);
+  for (const seat of SEATS) seatBox(seat, places[seat]);
+  drawTrick(places);
+}
+
+// ------------------------------------------------------------ side panels
+
+function turnMessage() {
+  const view = state.view;
+  if (state.scoresheet?.is_over && (view.phase === "finished" || view.phase === "passed out")) {
+    return "The session is over.";
+  }
+  if (view.phase === "finished") return "The hand is over.";
+  if (view.phase === "passed out") return "Passed out.";
+  if (view.phase === "auction") {
+    if (isMyTurn()) return state.pendingLevel ? `Your call: ${state.pendingLevel}… (P, R, A or N)` : "Your call.";
+    return `${SEAT_NAMES[view.turn]} to call.`;
+  }
+  if (isMyTurn()) return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
+  return view.turn === view.contract.dummy
+    ? `${SEAT_NAMES[view.actor]} to play from dummy.`
+    : `${SEAT_NAMES[view.turn]} to play.`;
+}
+
+function drawPlayPanel() {
+  const view = state.view;
+  const contract = view.contract;
+  $("contract").replaceChildren(
+    el("span", {}, `Hand ${state.hand}`),
+    contract
+      ? el("span", {}, "Contract ", el("strong", {}, contract.bid), ` by ${SEAT_NAMES[contract.declarer]}`)
+      : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
+    el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
+      `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
+  const message = $("message");
+  message.textContent = state.message ? state.message.text : turnMessage();
+  message.classList.toggle("error", Boolean(state.message?.error));
+  const calls = legalCalls();
+  $("bidding").replaceChildren(calls.length ? renderBiddingBox(calls, sendCall, state.pendingLevel) : "");
+}
+
+function drawLastTrick() {
+  $("last-trick-panel").classList.toggle("hidden", !state.showLastTrick);
+  $("toggle-last").setAttribute("aria-pressed", String(state.showLastTrick));
+  const tricks = state.view.tricks;
+  if (!tricks.length) {
+    $("last-trick").replaceChildren(el("p", { class: "muted" }, "No trick has been completed yet."));
+    return;
+  }
+  const last = tricks[tricks.length - 1];
+  $("last-trick").replaceChildren(el("p", {}, `Trick ${tricks.length}, led by ${SEAT_NAMES[last.leader]}, won by ${SEAT_NAMES[last.winner]}.`),
+    el("div", { class: "last-trick" }, ...last.plays.map((play) =>
+      el("figure", { class: play.seat === last.winner ? "winner" : null },
+        cardElement(state.catalogue, play.card, state.language), el("figcaption", {}, play.seat)))));
+}
+
+function drawPanels() {
+  $("auction").replaceChildren(renderAuction(state.view, state.explanations));
+  $("copies-panel").classList.toggle("hidden", !state.showCopies);
+  $("toggle-copies").setAttribute("aria-pressed", String(state.showCopies));
+  if (state.showCopies) $("copies").replaceChildren(renderCopiesSeen(state.catalogue, state.seen, state.language));
+  $("scoresheet").replaceChildren(renderScoresheet(state.scoresheet, state.view.options));
+  $("open-review").disabled = !state.review;
+}
+
+function drawReview() {
+  if (state.review) $("review").replaceChildren(renderReview(state.catalogue, state.review, state.language));
+}
+
+function openReview() {
+  if (!state.review) return;
+  drawReview();
+  if (!$("review-dialog").open) $("review-dialog").showModal();
+}
+
+function drawTitle() {
+  const table = state.table;
+  const [unit, count] = Object.entries(table.length)[0];
+  $("title").textContent = `${table.name} — hand ${state.hand} of ${count} ${unit === "games" ? "games at most" : "hands"}` +
+    (state.role === "spectator" ? " (watching)" : ` (${SEAT_NAMES[state.seat]})`);
+}
+
+// Redraw everything from the state; keeps keyboard focus on the cards.
+function draw() {
+  if (!state.view) return;
+  const focused = document.activeElement;
+  const focusedCode = focused?.closest?.("#felt .hand") ? focused.dataset.code : null;
+  if (focusedCode) state.playingByKeyboard = true;
+  else if (focused !== document.body) state.playingByKeyboard = false;
+  // The last event applied, for people debugging and for the browser tests.
+  document.body.dataset.seq = connection.seq ?? "";
+  document.body.dataset.phase = state.view.phase;
+  drawTitle();
+  drawFelt();
+  drawPlayPanel();
+  drawLastTrick();
+  drawPanels();
+  if (state.playingByKeyboard) {
+    const playable = [...document.querySelectorAll("#felt .card.playable")];
+    (playable.find((card) => card.dataset.code === focusedCode) || playable[0])?.focus();
+  }
+}
+
+// --------------------------------------------------------------- messages
+
+function applyView(message) {
+  state.hand = message.hand;
+  state.view = message.view;
+  state.seen = message.seen;
+}
+
+const HANDLERS = {
+  welcome(message) {
+    state.role = message.role;
+    state.seat = message.seat;
+    state.table = message.table;
+  },
+  snapshot(message) {
+    state.role = message.role;
+    state.seat = message.seat;
+    state.table = message.table;
+    applyView(message);
+    state.explanations = message.explanations;
+    state.scoresheet = message.scoresheet;
+    state.review = message.last_review;
+  },
+  deal(message) {
+    applyView(message);
+    state.explanations = [];
+    state.pendingLevel = null;
+  },
+  call(message) {
+    applyView(message);
+    state.explanations = [...state.explanations, message.explanation];
+    handOver(message);
+  },
+  play(message) {
+    applyView(message);
+    handOver(message);
+  },
+  presence(message) {
+    state.table = { ...state.table, seats: message.seats, spectators: message.spectators };
+  },
+  review(message) {
+    if (!state.review || state.review.hand === message.hand) {
+      state.review = message.review;
+      drawReview();
+    }
+  },
+  error(message) {
+    state.message = { text: message.message, error: true };
+  },
+  pong() {},
+};
+
+function handOver(message) {
+  if (!message.hand_over) return;
+  state.scoresheet = message.hand_over.scoresheet;
+  state.review = message.hand_over.review;
+  state.table = { ...state.table, hands_played: message.hand_over.scoresheet.hands_played };
+  openReview();
+}
+
+function receive(message) {
+  const handler = HANDLERS[message.type];
+  if (!handler) return;  // a newer server's message this page does not know
+  if (message.type !== "error" && message.type !== "presence" && message.type !== "pong") state.message = null;
+  handler(message);
+  draw();
+}
+
+function showStatus(status) {
+  const badge = $("status");
+  const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
+  badge.textContent = words[status];
+  badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
+  if (status === "refused") {
+    $("message").textContent = "The server refused this link: check the table and the invitation.";
+    $("message").classList.add("error");
+  }
+}
+
+// --------------------------------------------------------------- keyboard
+
+function moveFocus(step) {
+  const playable = [...document.querySelectorAll("#felt .card.playable")];
+  if (!playable.length) return;
+  const at = playable.indexOf(document.activeElement);
+  const next = at < 0 ? 0 : (at + step + playable.length) % playable.length;
+  playable[next].focus();
+}
+
+function toggleCopies() {
+  state.showCopies = !state.showCopies;
+  localStorage.setItem(COPIES_KEY, state.showCopies ? "on" : "off");
+  draw();
+}
+
+function toggleLastTrick() {
+  state.showLastTrick = !state.showLastTrick;
+  draw();
+}
+
+function keyCall(key) {
+  const calls = legalCalls();
+  if (!calls.length) return false;
+  if (/^[1-7]$/.test(key)) {
+    state.pendingLevel = Number(key);
+    draw();
+    return true;
+  }
+  const denomination = DENOMINATION_KEYS[key];
+  if (!denomination) return false;
+  const call = state.pendingLevel ? `${state.pendingLevel}${denomination}` : key === "p" ? "Pass" : null;
+  if (!call) return false;
+  if (calls.includes(call)) {
+    sendCall(call);
+  } else {
+    state.pendingLevel = null;
+    state.message = { text: `${spokenCall(call)} is not a call you can make now.`, error: true };
+    draw();
+  }
+  return true;
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest("input, select, textarea")) return;
+  if (document.querySelector("dialog[open]")) return;  // the dialog handles Esc itself
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  let handled = true;
+  if (key === "ArrowRight" || key === "ArrowDown") moveFocus(1);
+  else if (key === "ArrowLeft" || key === "ArrowUp") moveFocus(-1);
+  else if (key === "Escape") { state.pendingLevel = null; draw(); }
+  else if (keyCall(key)) { /* a call or its level */ }
+  else if (key === "l") toggleLastTrick();
+  else if (key === "c") toggleCopies();
+  else if (key === "r") openReview();
+  else if (key === "?") $("keys-dialog").showModal();
+  else handled = false;
+  if (handled) event.preventDefault();
+}
+
+// ------------------------------------------------------------------- start
+
+function tableIdFromPath() {
+  return decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+}
+
+function tokenFromHash() {
+  return new URLSearchParams(location.hash.slice(1)).get("token");
+}
+
+async function main() {
+  state.catalogue = await loadCatalogue();
+  bindLanguageSelect($("language"), state.language, (language) => {
+    state.language = language;
+    setLanguage(language);
+    draw();
+    drawReview();
+  });
+  $("toggle-copies").addEventListener("click", toggleCopies);
+  $("toggle-last").addEventListener("click", toggleLastTrick);
+  $("open-review").addEventListener("click", openReview);
+  $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
+  $("close-review").addEventListener("click", () => $("review-dialog").close());
+  $("close-keys").addEventListener("click", () => $("keys-dialog").close());
+  document.addEventListener("keydown", onKey);
+  connection = new TableConnection(tableIdFromPath(), tokenFromHash(), { onMessage: receive, onStatus: showStatus });
+}
+
+main().catch((error) => {
+  $("message").textContent = `Could not start the table: ${error.message}`;
+  $("message").classList.add("error");
+});

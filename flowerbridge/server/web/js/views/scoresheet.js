@@ -1,0 +1,113 @@
+// The scoresheet in the layout of the rulebook's Appendix B, drawn from the
+// server's `Session.scoresheet()` data: above the line, below the line game by
+// game, the games won, the last hand's record and its honors boxes.
+
+import { el } from "../ui.js";
+import { SEAT_NAMES } from "../seats.js";
+
+const SIDES = ["NS", "EW"];
+const SIDE_NAMES = { NS: "NORTH-SOUTH", EW: "EAST-WEST" };
+
+// Two columns of entries, North-South on the left, as on the paper sheet.
+function sideColumns(entries, describe) {
+  const columns = SIDES.map((side) => entries.filter((entry) => entry.side === side));
+  const rows = Math.max(columns[0].length, columns[1].length, 1);
+  const body = [];
+  for (let i = 0; i < rows; i++) {
+    body.push(el("tr", { class: "column-sides" }, ...columns.map((column) =>
+      el("td", {}, column[i] ? describe(column[i]) : ""))));
+  }
+  return body;
+}
+
+function entry(points, note) {
+  return el("span", { class: "entry" }, `${points} `, el("small", {}, note));
+}
+
+function box(ticked, label) {
+  return el("span", { class: `box${ticked ? " ticked" : ""}`, "aria-label": `${label}: ${ticked ? "yes" : "no"}` },
+    ticked ? "✓" : "");
+}
+
+function header() {
+  return el("tr", {}, ...SIDES.map((side) => el("th", { scope: "col" }, SIDE_NAMES[side])));
+}
+
+function aboveTheLine(sheet) {
+  return el("table", { class: "above", "aria-label": "Above the line" },
+    el("thead", {}, header()),
+    el("tbody", {},
+      ...sideColumns(sheet.above, (item) => entry(item.points, `${item.label} (hand ${item.hand})`)),
+      el("tr", { class: "totals the-line" }, ...SIDES.map((side) => el("td", {}, `${sheet.totals[side].above}`)))));
+}
+
+function belowTheLine(sheet) {
+  const rows = [];
+  for (const game of sheet.games) {
+    // The open game after the last line has no entries yet: nothing to draw.
+    if (!game.below.length && !game.winner && sheet.games.length > 1) continue;
+    rows.push(...sideColumns(game.below, (item) => entry(item.points, `(hand ${item.hand})`)));
+    if (game.winner) {
+      rows.push(el("tr", { class: "game-line" },
+        el("td", { colspan: 2 }, `game ${game.number} to ${SIDE_NAMES[game.winner]}`)));
+    }
+  }
+  return el("table", { class: "below", "aria-label": "Below the line" },
+    el("thead", {}, header()), el("tbody", {}, ...rows,
+      el("tr", { class: "totals" }, ...SIDES.map((side) => el("td", {}, `${sheet.totals[side].below}`)))));
+}
+
+function gameWinner(sheet) {
+  const { NS, EW } = sheet.totals;
+  const games = (n) => `${n} game${n === 1 ? "" : "s"}`;
+  return el("div", { class: "game-winner" },
+    el("p", {}, `NORTH-SOUTH ${games(NS.games)}, EAST-WEST ${games(EW.games)}`),
+    el("p", {}, `Totals: NORTH-SOUTH ${NS.total}, EAST-WEST ${EW.total}`,
+      sheet.leader ? ` — ${SIDE_NAMES[sheet.leader]} ahead` : " — level"),
+    sheet.is_over ? el("p", { class: "session-over" }, "The session is over.") : null);
+}
+
+function handRecord(record) {
+  const line = (term, value) => [el("dt", {}, term), el("dd", {}, value)];
+  return el("dl", { class: "record" },
+    ...line("Hand", `${record.hand}`),
+    ...line("Dealer", SEAT_NAMES[record.dealer]),
+    ...line("Contract", record.contract || "passed out"),
+    ...line("Declarer", record.declarer ? SEAT_NAMES[record.declarer] : "—"),
+    ...line("Tricks won", `NS ${record.tricks.NS} · EW ${record.tricks.EW}`));
+}
+
+// The bonus values a table changed are in its options; the others are the ones
+// Appendix B prints on the sheet.
+function honors(record, options) {
+  const brights = Object.keys(record.honors.NS);
+  const bonus = (key, label, points) => el("tr", {},
+    el("th", { scope: "row" }, `${label} (+${points})`),
+    ...SIDES.map((side) => el("td", {}, box(record[key][side], `${label}, ${side}`))));
+  return el("table", { class: "honors", "aria-label": "Honors" },
+    el("thead", {}, el("tr", {}, el("th", {}, "HONORS"), ...SIDES.map((side) => el("th", {}, side)))),
+    el("tbody", {},
+      ...brights.map((bright) => el("tr", {},
+        el("th", { scope: "row" }, bright.toUpperCase()),
+        ...SIDES.map((side) => el("td", {},
+          ...[1, 2].map((copy) => [box(record.honors[side][bright] >= copy, `${bright}, ${side}, copy ${copy}`), `${copy} `]))))),
+      bonus("five_bright", "FIVE BRIGHT BONUS", options.five_bright_bonus ?? 25),
+      bonus("ten_bright", "TEN BRIGHT BONUS", options.ten_bright_bonus ?? 75)),
+    el("caption", { class: "muted" }, "Ten Bright Bonus replaces Five Bright Bonus."));
+}
+
+/**
+ * The scoresheet as a DOM element.
+ *
+ * @param {object|null} sheet  `Session.scoresheet()` data, or null before the first hand ends
+ * @param {object} options  the table's rule options (for the bonus values)
+ */
+export function renderScoresheet(sheet, options = {}) {
+  if (!sheet) return el("p", { class: "muted" }, "No hand has been scored yet.");
+  return el("div", { class: "scoresheet" },
+    el("p", { class: "sheet-title" }, "FLOWER BRIDGE"),
+    el("h3", {}, "ABOVE THE LINE"), aboveTheLine(sheet),
+    el("h3", {}, "BELOW THE LINE"), belowTheLine(sheet),
+    el("h3", {}, "GAME WINNER"), gameWinner(sheet),
+    sheet.last_hand ? [el("h3", {}, "HAND RECORD"), handRecord(sheet.last_hand), honors(sheet.last_hand, options)] : null);
+}

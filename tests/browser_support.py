@@ -1,0 +1,100 @@
+"""Helpers for the browser tests: a real ``flowerbridge serve`` on a free
+loopback port with a temporary SQLite file and no bot pause, Debian's
+Chromium driven by Playwright, and screenshots kept under ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "browser"
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 360, "height": 740}
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """``flowerbridge serve`` as a subprocess, for one test module.
+
+    >>> with Server(tmp_path) as server:          # doctest: +SKIP
+    ...     server.create_table({"S": "human", "N": "random", ...})
+    """
+
+    def __init__(self, directory: Path, *, startup_timeout: float = 30.0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = directory / "server.log"
+        self.command = [sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "127.0.0.1",
+                        "--port", str(self.port), "--database", str(directory / "tables.sqlite"),
+                        "--bot-delay", "0"]
+        self.startup_timeout = startup_timeout
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> "Server":
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"flowerbridge serve exited with {self.process.returncode}:\n"
+                                   f"{self.log.read_text(errors='replace')}")
+            try:
+                httpx.get(f"{self.url}/api/meta", timeout=1).raise_for_status()
+                return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise RuntimeError(f"flowerbridge serve did not answer within {self.startup_timeout} s")
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def api(self, method: str, path: str, **kwargs: Any) -> Any:
+        """Call the HTTP API; raises on an error status."""
+        response = httpx.request(method, f"{self.url}{path}", timeout=10, **kwargs)
+        response.raise_for_status()
+        return response.json()
+
+    def create_table(self, seats: dict[str, str], **request: Any) -> dict[str, Any]:
+        """Create a table; ``seats`` maps N/E/S/W to ``human`` or a bot level."""
+        request["seats"] = {seat: {"player": "human"} if who == "human" else {"player": "bot", "level": who}
+                            for seat, who in seats.items()}
+        return self.api("POST", "/api/tables", json=request)
+
+
+def launch_chromium(playwright):
+    """Debian's Chromium, headless, with nothing that reaches the network."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot as a test artifact (git-ignored)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

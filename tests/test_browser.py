@@ -1,0 +1,320 @@
+"""The web client in a real browser (issue #5, parts 2, 3 and 7).
+
+Headless Chromium, driven by Playwright, plays through the pages of a real
+``flowerbridge serve``: the lobby creates a table, South plays a whole hand
+with three bots by mouse (desktop) and by keyboard (360 px wide), a second
+person joins the same table in a second browser context, a spectator watches.
+Screenshots are saved under ``artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from browser_support import CHROMIUM, DESKTOP, PHONE, Server, launch_chromium, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) "
+                "to run the browser tests", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+HAND_TIMEOUT_MS = 60_000
+BOT = "random"  # the fastest level: these tests are about the page, not the bots
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with Server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, server, path, viewport=DESKTOP):
+    """A page in its own context (its own storage), with page errors collected."""
+    context = browser.new_context(viewport=viewport, base_url=server.url)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(path)
+    return page
+
+
+def wait_for_table(page):
+    page.wait_for_function("document.body.dataset.seq > 0", timeout=15_000)
+
+
+# --------------------------------------------------------- playing by page
+
+
+def highest_call(page):
+    """The last call the bidding box offers: the highest legal bid (7NT when open)."""
+    return page.locator("#bidding button").last.get_attribute("data-call")
+
+
+def act_by_mouse(page, bid_once):
+    """Make this page's call or play its card, if it is this page's turn.
+
+    The first call of the page is the highest bid on offer (so that its side
+    declares and this page plays the dummy too); later calls pass. Cards: the
+    first card the page offers, from the hand or from the dummy.
+    """
+    if page.locator("#bidding button").count():
+        call = highest_call(page) if bid_once["open"] else "Pass"
+        bid_once["open"] = False
+        page.locator(f'#bidding button[data-call="{call}"]').click()
+        return True
+    playable = page.locator("#felt .card.playable")
+    if playable.count():
+        # Cards overlap: click the corner that shows, as a person would.
+        playable.first.click(position={"x": 6, "y": 12})
+        return True
+    return False
+
+
+def act_by_keyboard(page, bid_once):
+    """The same as :func:`act_by_mouse`, with keys only (see docs/client.md)."""
+    if page.locator("#bidding button").count():
+        call = highest_call(page) if bid_once["open"] else "Pass"
+        bid_once["open"] = False
+        keys = ["p"] if call == "Pass" else [call[0], call[1].lower()]
+        for key in keys:
+            page.keyboard.press(key)
+        return True
+    if page.locator("#felt .card.playable").count():
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.classList.contains('playable')")
+        page.keyboard.press("Enter")
+        return True
+    return False
+
+
+def play_hand(pages, act, on_turn=None):
+    """Let each page act whenever it may, until the hand is over on all of them.
+
+    Every action is followed by waiting for the server's next event, so a page
+    never acts twice on a view the server has already replaced.
+    """
+    bid_once = {page: {"open": True} for page in pages}
+    while not all(page.locator("#review-dialog[open]").count() for page in pages):
+        acted = False
+        for page in pages:
+            if page.locator("#review-dialog[open]").count():
+                continue
+            seq = page.evaluate("document.body.dataset.seq")
+            if on_turn:
+                on_turn(page)
+            if act(page, bid_once[page]):
+                acted = True
+                page.wait_for_function(f"document.body.dataset.seq !== '{seq}' || "
+                                       "document.querySelector('#message.error')", timeout=HAND_TIMEOUT_MS)
+                assert not page.locator("#message.error").count(), page.locator("#message").inner_text()
+        if not acted:
+            pages[0].wait_for_timeout(30)
+
+
+def trick_counts(page):
+    text = page.locator("#contract .tricks-won")
+    return int(text.get_attribute("data-ns")), int(text.get_attribute("data-ew"))
+
+
+# ------------------------------------------------------------------- lobby
+
+
+def test_lobby_creates_table_with_options_length_and_invitations(browser, server):
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Lobby test")
+    page.select_option("select[name=declarer]", "first-named")
+    page.fill("input[name=undertrick_penalty]", "0")
+    page.fill("input[name=length]", "2")
+    page.select_option("select[name=length_unit]", "games")
+    page.select_option("select[name=player_N]", "human")
+    for seat in "EW":
+        page.select_option(f"select[name=level_{seat}]", BOT)
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    links = {item.get_attribute("data-link"): item.locator("input").input_value()
+             for item in page.locator("#invitations li").all()}
+    assert set(links) == {"North", "South", "Spectators"}
+    assert re.fullmatch(rf"{re.escape(server.url)}/t/[^#]+#token=.+", links["North"])
+    assert links["North"] != links["South"]
+    assert "#" not in links["Spectators"]
+    table_id = links["Spectators"].rsplit("/", 1)[1]
+    table = server.api("GET", f"/api/tables/{table_id}")
+    assert table["options"]["declarer"] == "first-named"
+    assert table["options"]["undertrick_penalty"] == 0
+    assert table["length"] == {"games": 2}
+    assert table["seats"]["E"] == {**table["seats"]["E"], "player": "bot", "level": BOT}
+    page.wait_for_selector(f'#tables li[data-table="{table_id}"]')
+    screenshot(page, "lobby-desktop")
+    assert not page.errors
+
+
+# ------------------------------------------------------- the card faces
+
+
+def test_card_faces_drawn_for_every_card_in_three_languages(browser, server):
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card svg")
+    catalogue = server.api("GET", "/api/cards")
+    faces = page.locator("#gallery .card[data-code]")
+    assert faces.count() == len(catalogue) == 30
+    by_code = {card["code"]: card for card in catalogue}
+    for face in faces.all():
+        card = by_code[face.get_attribute("data-code")]
+        marks = {"B": ".mark-bright", "R": ".mark-ribbon", "A": ".animal"}
+        if card["kind"] in marks:
+            assert face.locator(marks[card["kind"]]).count() == 1, card["code"]
+        assert face.locator("svg.card-face").get_attribute("aria-label") == f"{card['code']} {card['name']}"
+    screenshot(page, "deck-en")
+    for language, field in (("ja", "name_ja"), ("ko", "name_ko")):
+        page.select_option("#language", language)
+        label = page.locator('#gallery .card[data-code="12B"] svg.card-face').get_attribute("aria-label")
+        assert label == f"12B {by_code['12B'][field]}"
+        screenshot(page, f"deck-{language}")
+    assert not page.errors
+
+
+# ------------------------------------------------------------- the table
+
+
+def check_scoresheet(page, server, table_id):
+    """The page's scoresheet says what the server's session says."""
+    sheet = server.api("GET", f"/api/tables/{table_id}/session")["scoresheet"]
+    record = sheet["last_hand"]
+    scoresheet = page.locator("#scoresheet .scoresheet")
+    assert scoresheet.locator(".sheet-title").inner_text() == "FLOWER BRIDGE"
+    above = scoresheet.locator("table.above .totals td").all_inner_texts()
+    below = scoresheet.locator("table.below .totals td").all_inner_texts()
+    assert above == [str(sheet["totals"][side]["above"]) for side in ("NS", "EW")]
+    assert below == [str(sheet["totals"][side]["below"]) for side in ("NS", "EW")]
+    text = scoresheet.locator("dl.record").inner_text()
+    assert f"Contract\n{record['contract']}" in text
+    assert f"NS {record['tricks']['NS']} · EW {record['tricks']['EW']}" in text
+    assert record["tricks"]["NS"] + record["tricks"]["EW"] == 13
+    ticked = scoresheet.locator("table.honors tbody tr").first.locator(".box.ticked").count()
+    bright = next(iter(record["honors"]["NS"]))
+    assert ticked == min(record["honors"]["NS"][bright], 2) + min(record["honors"]["EW"][bright], 2)
+    return sheet
+
+
+def check_review(page):
+    """The review shows the four hands as dealt, the 8 undealt cards and 13 tricks."""
+    review = page.locator("#review .review")
+    for seat in "NESW":
+        assert review.locator(f'.review-hand[data-seat="{seat}"] .card').count() == 13
+    assert review.locator(".review-undealt .card").count() == 8
+    assert review.locator(".tricks-table tbody tr").count() == 13
+    assert review.locator(".tricks-table tbody td").count() == 52
+    assert review.get_attribute("data-dd-status") in {"pending", "ready", "unavailable"}
+
+
+def check_copies_seen(page):
+    """Copies seen adds up to the cards played: four per trick won, plus the trick on the table."""
+    ns, ew = trick_counts(page)
+    on_table = page.locator("#trick:not(.done) .slot").count()
+    seen = sum(int(n) for n in page.locator("#copies .copy").evaluate_all("els => els.map(e => e.dataset.seen)"))
+    assert seen == 4 * (ns + ew) + on_table
+
+
+def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 2})
+    table_id = created["table"]["id"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    spectator = open_page(browser, server, created["spectate_url"])
+    wait_for_table(south)
+    wait_for_table(spectator)
+    assert south.locator('#position-bottom[data-seat="S"] .hand .card[data-code]').count() == 13
+    assert spectator.locator("#felt .card[data-code]").count() == 0
+    screenshot(south, "table-auction-desktop")
+    shots = {"play": False}
+
+    def on_turn(page):
+        if shots["play"] or not page.locator("#felt .card.playable").count():
+            return
+        # South bid 7NT and declares; West led, so South's first card is the dummy's,
+        # face up at the top of South's table and clickable there.
+        assert page.locator("#contract strong").inner_text() == "7NT"
+        assert "by South" in page.locator("#contract").inner_text()
+        assert page.locator('#position-top[data-seat="N"].face-up .card.playable').count()
+        assert page.locator('#position-bottom[data-seat="S"] .card.playable').count() == 0
+        # The spectator sees the dummy and the trick, and no one's hand.
+        spectator.wait_for_function("document.body.dataset.phase === 'play'")
+        assert spectator.locator('#felt .seat-box[data-seat="N"] .card[data-code]').count() == 13
+        assert spectator.locator('#felt .seat-box:not([data-seat="N"]) .card[data-code]').count() == 0
+        check_copies_seen(page)
+        screenshot(page, "table-play-desktop")
+        screenshot(spectator, "table-play-spectator")
+        shots["play"] = True
+
+    play_hand([south], act_by_mouse, on_turn)
+    assert shots["play"], "South never had a card to play"
+    screenshot(south, "review-desktop")
+    check_review(south)
+    south.locator("#close-review").click()
+    sheet = check_scoresheet(south, server, table_id)
+    assert sheet["hands_played"] == 1
+    screenshot(south, "scoresheet-desktop")
+    assert not south.errors and not spectator.errors
+
+
+def test_keyboard_only_hand_at_360px(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    wait_for_table(south)
+    assert south.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(south, "table-auction-360")
+    shots = {"play": False}
+
+    def on_turn(page):
+        if not shots["play"] and page.locator("#felt .card.playable").count():
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+            screenshot(page, "table-play-360")
+            shots["play"] = True
+
+    play_hand([south], act_by_keyboard, on_turn)
+    screenshot(south, "review-360")
+    check_review(south)
+    south.keyboard.press("Escape")
+    assert not south.locator("#review-dialog[open]").count()
+    south.keyboard.press("c")
+    assert south.locator("#copies-panel.hidden").count() == 1
+    south.keyboard.press("c")
+    assert south.locator("#copies-panel.hidden").count() == 0
+    screenshot(south, "scoresheet-360")
+    assert not south.errors
+
+
+def test_second_person_joins_the_same_table(browser, server):
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    for page in (south, north):
+        wait_for_table(page)
+    # Each sees their own 13 cards at the bottom and nobody else's.
+    assert north.locator('#position-bottom[data-seat="N"] .card[data-code]').count() == 13
+    assert north.locator('#felt .seat-box:not([data-seat="N"]) .card[data-code]').count() == 0
+    assert south.locator('#felt .seat-box:not([data-seat="S"]) .card[data-code]').count() == 0
+    presence = created["table"]["id"]
+    seats = server.api("GET", f"/api/tables/{presence}")["seats"]
+    assert seats["N"]["connected"] and seats["S"]["connected"]
+    play_hand([south, north], act_by_mouse)
+    for page in (south, north):
+        check_review(page)
+        page.locator("#close-review").click()
+        check_scoresheet(page, server, presence)
+    screenshot(north, "second-person-north")
+    assert not south.errors and not north.errors
