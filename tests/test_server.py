@@ -1,0 +1,532 @@
+"""The web server (issue #5): lobby, realtime protocol, reconnection, stand-ins,
+reviews, hidden cards, and hostile input.
+
+A real uvicorn server runs in this process on a loopback port, against a fresh
+SQLite file and, when ``FLOWERBRIDGE_TEST_POSTGRES`` names one, a PostgreSQL
+database. Clients are real websockets. See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections import Counter
+
+import pytest
+from sqlalchemy import select
+
+from flowerbridge import HandState, Seat
+from flowerbridge.cards import CARDS
+from flowerbridge.records import HandRecord
+from flowerbridge.server.config import ServerConfig
+from flowerbridge.server.models import EventRow, SeatRow, TableRow
+from flowerbridge.server.testing import (Client, ServerThread, database_for_tests, play_session,
+                                         table_request)
+from flowerbridge.session import Session
+
+CODES = {card.code for card in CARDS}
+BOTS3 = {"N": "random", "E": "random", "W": "random"}
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(request, tmp_path_factory):
+    database = database_for_tests(request.param, tmp_path_factory.mktemp("server"))
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    config = ServerConfig(database=database, bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as running:
+        yield running
+
+
+def manager(server):
+    return server.app.state.manager
+
+
+def south_table(server, **kwargs):
+    """A table with a person in South and three random bots; returns (id, South's token)."""
+    created = server.create_table({"S": "human", **BOTS3}, **kwargs)
+    return created["table"]["id"], created["invitations"]["S"]["token"]
+
+
+def joined(server, table_id, token=None, since=None) -> Client:
+    """A client that has said hello and received its welcome and first update."""
+    client = server.client(table_id, token, since)
+    client.until(lambda m: m["type"] == "welcome")
+    if since is None:
+        client.until(lambda m: m["type"] == "snapshot")
+    return client
+
+
+def wait_for_turn(client: Client, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not client.my_turn:
+        assert time.monotonic() < deadline, "the seat's turn never came"
+        client.recv(timeout=0.5)
+
+
+def other_table_events(client: Client):
+    return [m for m in client.messages if m["type"] in ("deal", "call", "play")]
+
+
+# ----------------------------------------------------------------- lobby
+
+def test_lobby_creates_a_table_with_one_secret_link_per_person(server):
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
+                                  hands=3)
+    table = created["table"]
+    assert set(created["invitations"]) == {"N", "S"}
+    for seat, invitation in created["invitations"].items():
+        assert invitation["url"] == f"/t/{table['id']}#token={invitation['token']}"
+        assert len(invitation["token"]) >= 43
+    assert created["spectate_url"] == f"/t/{table['id']}"
+    assert table["length"] == {"hands": 3} and table["status"] == "playing"
+    assert table["seats"]["E"] == {"player": "bot", "level": "random", "connected": True,
+                                   "stand_in": None}
+    assert table["seats"]["N"]["player"] == "human" and not table["seats"]["N"]["connected"]
+    # The tokens appear in the creation answer only.
+    listed = server.api("GET", f"/api/tables/{table['id']}").text
+    assert all(inv["token"] not in listed for inv in created["invitations"].values())
+
+
+def test_lobby_stores_seat_tokens_only_as_hashes(server):
+    created = server.create_table({"N": "human", "E": "human", "S": "human", "W": "human"})
+    table_id = created["table"]["id"]
+    store = manager(server).store
+    with store.engine.connect() as conn:
+        seats = {row.seat: row for row in conn.execute(
+            select(SeatRow.seat, SeatRow.token_hash).where(SeatRow.table_id == table_id))}
+        stored = json.dumps([list(map(str, row)) for model in (TableRow, SeatRow, EventRow)
+                             for row in conn.execute(select(model.__table__))])
+    for seat, invitation in created["invitations"].items():
+        token = invitation["token"]
+        assert seats[seat].token_hash == hashlib.sha256(token.encode()).hexdigest()
+        assert token not in stored
+
+
+def test_lobby_keeps_the_rule_options_of_rulings_r9_and_r15(server):
+    created = server.create_table(
+        {"S": "human", **BOTS3}, options={"declarer": "first-named", "undertrick_penalty": 0})
+    table_id = created["table"]["id"]
+    assert created["table"]["options"] == {"declarer": "first-named", "undertrick_penalty": 0}
+    client = joined(server, table_id, created["invitations"]["S"]["token"])
+    snapshot = client.messages[-1]
+    assert snapshot["view"]["options"] == {"declarer": "first-named", "undertrick_penalty": 0}
+    client.close()
+
+
+def test_lobby_session_length_in_games(server):
+    created = server.create_table({"S": "human", **BOTS3}, hands=None, length={"games": 2})
+    assert created["table"]["length"] == {"games": 2}
+
+
+@pytest.mark.parametrize("change, complaint", [
+    ({"seats": {"N": {"player": "human"}}}, "missing E, S, W"),
+    ({"seats": {"N": {"player": "bot", "level": "os:system"}, "E": {"player": "human"},
+                "S": {"player": "human"}, "W": {"player": "human"}}}, "unknown bot level"),
+    ({"seats": {"N": {"player": "bot"}, "E": {"player": "human"}, "S": {"player": "human"},
+                "W": {"player": "human"}}}, "a bot seat needs a level"),
+    ({"length": {"hands": 2, "games": 1}}, "exactly one of hands or games"),
+    ({"length": {"hands": 0}}, "greater than or equal to 1"),
+    ({"length": {"hands": "8"}}, "valid integer"),
+    ({"options": {"declarer": "dealer"}}, "declarer"),
+    ({"options": {"undertrick_penalty": -50}}, "undertrick_penalty"),
+    ({"stand_in": "nobody"}, "unknown bot level"),
+    ({"colour": "red"}, "Extra inputs are not permitted"),
+])
+def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complaint):
+    body = {**table_request({"S": "human", **BOTS3}), **change}
+    response = server.api("POST", "/api/tables", json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "bad_request" and complaint in error["message"]
+
+
+def test_lobby_lists_open_tables_and_not_finished_ones(server):
+    open_id, _ = south_table(server)
+    done = server.create_table({"N": "random", "E": "random", "S": "random", "W": "random"})
+    done_id = done["table"]["id"]
+    deadline = time.monotonic() + 30
+    while server.api("GET", f"/api/tables/{done_id}").json()["status"] != "over":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    listed = {t["id"] for t in server.api("GET", "/api/tables").json()["tables"]}
+    assert open_id in listed and done_id not in listed
+
+
+def test_card_catalogue_lists_the_30_cards_highest_first(server):
+    catalogue = server.api("GET", "/api/cards").json()
+    assert [c["code"] for c in catalogue][:6] == ["12B", "11B", "8B", "3B", "1B", "8A"]
+    assert len(catalogue) == 30 and {c["code"] for c in catalogue} == CODES
+    phoenix = catalogue[0]
+    assert phoenix["suit"] == "A" and phoenix["kind"] == "B" and phoenix["points"] == 4
+    assert phoenix["name"] == "December Bright" and phoenix["name_ja"] and phoenix["name_ko"]
+
+
+def test_unknown_table_and_unfinished_hand_are_json_errors(server):
+    missing = server.api("GET", "/api/tables/nosuchtable")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_table"
+    table_id, _ = south_table(server)
+    early = server.api("GET", f"/api/tables/{table_id}/hands/1")
+    assert early.status_code == 409 and early.json()["error"]["code"] == "no_hand"
+
+
+def test_pages_and_static_files_are_served_by_the_same_app(server):
+    lobby = server.api("GET", "/")
+    assert lobby.status_code == 200 and "text/html" in lobby.headers["content-type"]
+    meta = server.api("GET", "/api/meta").json()
+    assert meta["protocol"] == 1 and "random" in meta["bots"]
+
+
+# -------------------------------------------------------------- realtime
+
+def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(server):
+    table_id, token = south_table(server, hands=2)
+    south = joined(server, table_id, token)
+    welcome = south.messages[0]
+    assert welcome["role"] == "seat" and welcome["seat"] == "S"
+    play_session([south], random.Random(1))
+    events = other_table_events(south)
+    first = south.messages[1]["seq"]
+    assert [m["seq"] for m in events] == list(range(first + 1, first + 1 + len(events)))
+    final = [m for m in events if "hand_over" in m][-1]["hand_over"]["scoresheet"]
+    record = server.api("GET", f"/api/tables/{table_id}/session").json()
+    assert Session.from_dict(record["session"]).scoresheet() == final == record["scoresheet"]
+    assert final["hands_played"] == 2 and final["is_over"]
+    refused = server.client(table_id, token)
+    refused.until(lambda m: m["type"] == "snapshot")
+    refused.send({"type": "call", "call": "Pass"})
+    assert refused.until(lambda m: m["type"] == "error")["code"] == "table_over"
+
+
+def test_every_event_carries_the_seats_own_view_from_the_engine(server):
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    wait_for_turn(south)
+    view = south.view
+    assert view["seat"] == "S" and len(view["hand"]) == 13
+    assert view["actor"] == "S" and view["legal"][0] == "Pass"
+    latest = [m for m in south.messages if "seen" in m][-1]
+    assert latest["view"] == view and sum(latest["seen"].values()) == len(view["plays"])
+
+
+def test_reconnecting_with_since_gets_exactly_the_missed_events(server):
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
+    table_id = created["table"]["id"]
+    tokens = {s: inv["token"] for s, inv in created["invitations"].items()}
+    north, south = joined(server, table_id, tokens["N"]), joined(server, table_id, tokens["S"])
+    wait_for_turn(north)
+    north.send({"type": "call", "call": "1P"})  # a bid: this hand cannot be passed out
+    wait_for_turn(south)
+    called = south.seq
+    south.send({"type": "call", "call": "Pass", "seq": called})
+    south.until(lambda m: m.get("seq", 0) > called)
+    south.drain()
+    since = south.seq
+    south.close()
+    rng, acted = random.Random(7), 0
+    while True:  # North plays on until the table waits for a person
+        if north.view["actor"] == "N" and acted < 2:
+            seq = north.seq
+            north.act(rng)
+            acted += 1
+            north.until(lambda m: m.get("seq", 0) > seq)
+        elif north.view["actor"] in ("N", "S") and north.recv(timeout=0.2) is None:
+            break
+        else:
+            north.recv(timeout=0.2)
+    assert north.seq > since
+    back = joined(server, table_id, tokens["S"], since=since)
+    back.until(lambda m: m.get("seq") == north.seq)
+    replayed = [m for m in back.messages if "seq" in m]
+    live = [m for m in north.messages if m.get("seq", 0) > since and m["type"] != "snapshot"]
+    assert [m["seq"] for m in replayed] == list(range(since + 1, north.seq + 1))
+
+    def public(message):
+        return {k: v for k, v in message.items() if k != "view"}
+    assert [public(m) for m in replayed] == [public(m) for m in live]
+    fresh = joined(server, table_id, tokens["S"])
+    assert replayed[-1]["view"] == fresh.messages[-1]["view"]
+    for client in (north, back, fresh):
+        client.close()
+
+
+def test_reconnecting_from_an_earlier_hand_gets_a_snapshot(server):
+    table_id, token = south_table(server, hands=2)
+    south = joined(server, table_id, token)
+    rng = random.Random(3)
+    while not any(m["type"] == "deal" and m["hand"] == 2 for m in south.messages):
+        wait_for_turn(south)
+        south.act(rng)
+        south.drain()
+    south.close()
+    again = server.client(table_id, token, since=1)
+    again.until(lambda m: m["type"] == "welcome")
+    snapshot = again.recv()
+    assert snapshot["type"] == "snapshot" and snapshot["hand"] == 2
+    assert snapshot["last_review"]["hand"] == 1 and len(snapshot["last_review"]["undealt"]) == 8
+    again.close()
+
+
+def test_an_action_on_an_outdated_view_is_refused_as_stale(server):
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    wait_for_turn(south)
+    south.send({"type": "call", "call": "Pass", "seq": south.seq - 1, "id": "late"})
+    error = south.until(lambda m: m["type"] == "error")
+    assert error["code"] == "stale" and error["id"] == "late"
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == south.seq
+
+
+def test_a_spectator_sees_the_table_and_cannot_act(server):
+    table_id, _ = south_table(server)
+    watcher = joined(server, table_id)
+    assert watcher.messages[0]["role"] == "spectator"
+    snapshot = watcher.messages[1]
+    assert snapshot["view"]["seat"] is None and snapshot["view"]["hand"] == []
+    watcher.send({"type": "call", "call": "Pass", "id": "x"})
+    assert watcher.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+
+
+def test_a_wrong_token_is_refused_and_the_socket_closed(server):
+    table_id, _ = south_table(server)
+    other_id, other_token = south_table(server)
+    client = server.client(table_id, other_token)
+    error = client.until(lambda m: m["type"] == "error")
+    assert error["code"] == "unauthorized"
+    assert client.recv(timeout=5) is None and client.closed
+    assert client.ws.close_code == 4401
+
+
+def test_no_one_can_act_for_another_seat(server):
+    created = server.create_table({"N": "human", "E": "human", "S": "human", "W": "human"})
+    table_id = created["table"]["id"]
+    east = joined(server, table_id, created["invitations"]["E"]["token"])
+    seq = east.seq
+    for call in ("Pass", "1A", "7NT"):  # North deals: it is North's call, not East's
+        east.send({"type": "call", "call": call})
+        error = east.until(lambda m: m["type"] == "error")
+        assert error["code"] == "illegal" and "out of turn" in error["message"]
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == seq
+
+
+def test_two_people_play_at_one_table(server):
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
+    table_id = created["table"]["id"]
+    people = [joined(server, table_id, created["invitations"][s]["token"]) for s in "NS"]
+    play_session(people, random.Random(11))
+    north, south = people
+    assert north.view["all_hands"] == south.view["all_hands"]
+    assert [m["seq"] for m in other_table_events(north)][-5:] == \
+        [m["seq"] for m in other_table_events(south)][-5:]
+
+
+def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_path):
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0.01, replace_after=0.2,
+                          analysis=False)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
+                                      hands=3)
+        table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
+        north, south = (joined(server, table_id, tokens[s]) for s in "NS")
+        south.close()
+        stood_in = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["stand_in"])
+        assert stood_in["seats"]["S"] == {"player": "human", "level": None, "connected": False,
+                                          "stand_in": "random"}
+        # With South's seat taken by a bot, the table moves on each time North acts.
+        rng = random.Random(5)
+        seen_south_act = False
+        deadline = time.monotonic() + 30
+        while not seen_south_act:
+            assert time.monotonic() < deadline
+            if north.my_turn:
+                north.act(rng)
+            message = north.recv(timeout=0.5)
+            seen_south_act = bool(message and message.get("type") == "call"
+                                  and message["seat"] == "S")
+        back = joined(server, table_id, tokens["S"])
+        returned = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
+        assert returned["seats"]["S"]["stand_in"] is None
+        live = manager(server).tables[table_id]
+        assert live.bot_for(Seat.S) is None
+        back.close()
+        north.close()
+
+
+def test_the_review_shows_every_card_after_the_hand(server):
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    play_session([south], random.Random(2))
+    review = server.api("GET", f"/api/tables/{table_id}/hands/1").json()
+    assert set(review["hands"]) == set("NESW") and all(len(h) == 13 for h in review["hands"].values())
+    assert len(review["undealt"]) == 8
+    state = HandRecord.from_dict(review["record"]).state
+    assert state.is_over and review["score"] == state.score().to_dict()
+    assert [p["card"] for t in review["tricks"] for p in t["plays"]] == \
+        [ev.card.code for ev in state.plays]
+    assert review["dd_status"] == "unavailable"  # this server runs without analysis
+    assert all(p["dd"] is None for t in review["tricks"] for p in t["plays"])
+    over = [m for m in south.messages if "hand_over" in m][-1]
+    assert over["hand_over"]["review"]["hands"] == review["hands"]
+
+
+# ----------------------------------------------------------- hidden cards
+
+_NOT_CARDS = {"call", "auction", "contract", "scoresheet", "table", "explanations",
+              "explanation", "options", "seats"}
+_FINISHED = {"last_review", "hand_over", "review"}
+
+
+def card_strings(message, path=()):
+    """Every string in a message that is a card code and sits where cards go
+    (calls such as ``2R`` are spelled like cards, so call fields are skipped)."""
+    if isinstance(message, dict):
+        for key, value in message.items():
+            if key in _NOT_CARDS or key in _FINISHED:
+                continue
+            if key == "legal" and message.get("phase") == "auction":
+                continue
+            yield from card_strings(value, (*path, key))
+    elif isinstance(message, list):
+        for item in message:
+            yield from card_strings(item, path)
+    elif isinstance(message, str) and message in CODES:
+        yield path, message
+
+
+def visible_codes(record, role, view):
+    """The codes ``role`` may see at ``view``: its own dealt cards, every card
+    played so far, the dummy's from the opening lead on, all once the hand is over."""
+    if view["phase"] in ("finished", "passed out"):
+        return CODES
+    state = HandRecord.from_dict(record).state
+    played = record["play"][:len(view["plays"])]
+    seen = set(played)
+    if role is not None:
+        seen |= set(record["hands"][role])
+    if played:
+        seen |= set(record["hands"][state.contract.dummy.name])
+    return seen
+
+
+def expected_view(record, role, view):
+    """The engine's observation for ``role`` at the point ``view`` describes."""
+    full = HandRecord.from_dict(record).state
+    state = HandState(full.deal, full.dealer, full.options)
+    for call in record["auction"][:len(view["auction"])]:
+        state.call(call)
+    for card in record["play"][:len(view["plays"])]:
+        state.play(card)
+    return state.observation(Seat[role]).to_dict()
+
+
+def test_no_message_ever_shows_a_seat_or_spectator_a_hidden_card(server):
+    created = server.create_table({s: "human" for s in "NESW"}, hands=3)
+    table_id = created["table"]["id"]
+    people = {s: joined(server, table_id, created["invitations"][s]["token"]) for s in "NESW"}
+    watcher = joined(server, table_id)
+    play_session(people.values(), random.Random(4))
+    watcher.until(lambda m: m.get("hand_over", {}).get("scoresheet", {}).get("is_over", False))
+    records = {n: server.api("GET", f"/api/tables/{table_id}/hands/{n}").json()["record"]
+               for n in (1, 2, 3)}
+    checked = 0
+    for role, client in [*people.items(), (None, watcher)]:
+        for message in client.messages:
+            if "view" not in message:
+                for key in _FINISHED & message.keys():  # reviews are of finished hands only
+                    assert message[key] is None or message[key]["hand"] < 4
+                continue
+            record, view = records[message["hand"]], message["view"]
+            allowed = visible_codes(record, role, view)
+            for path, code in card_strings(message):
+                assert code in allowed, f"{role or 'spectator'} was shown {code} at {path}"
+            played = Counter(p["card"] for p in view["plays"])
+            assert message["seen"] == {code: played[code] for code in message["seen"]}
+            if role is None:
+                assert view["hand"] == [] and view["legal"] == [] and view["seat"] is None
+            else:
+                assert view == expected_view(record, role, view)
+            if view["phase"] not in ("finished", "passed out"):
+                assert "all_hands" not in view and "undealt" not in view
+            if "hand_over" in message:
+                assert view["phase"] in ("finished", "passed out")
+            checked += 1
+    assert checked > 4 * 3 * 20
+
+
+# -------------------------------------------------------------- bad input
+
+def hostile_messages(rng: random.Random, seq: int, count: int):
+    """Random and hostile messages: garbage, wrong shapes and types, huge
+    payloads, unknown codes, other seats' business, stale and future seqs."""
+    junk = ["", " ", "null", "[]", "42", '"call"', "{", "}{", "{\"type\":", "\x00\xff",
+            "{\"type\": \"call\"}", "{\"type\": \"play\"}", "{\"type\": 1}", "{\"type\": null}",
+            "[" * 5000 + "]" * 5000, "{\"type\": \"call\", \"call\": \"" + "9" * 10000 + "\"}",
+            "{\"type\": \"hello\", \"token\": \"x\"}", "{\"type\": \"sync\", \"since\": -1}",
+            "{\"type\": \"call\", \"call\": \"1A\", \"seq\": \"1\"}",
+            "{\"type\": \"play\", \"card\": \"12B\", \"seq\": true}"]
+    calls = ["1P", "7NT", "Pass", "pass", "8A", "0NT", "1X", "Double", "XX", "1nt", "", "12B"]
+    cards = ["12B", "1Pa", "1Pb", "1P", "13B", "0R", "2A", "11r", "Pass", "", "💮"]
+    for _ in range(count):
+        kind = rng.randrange(7)
+        if kind == 0:
+            yield rng.choice(junk)
+        elif kind == 1:
+            yield bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+        elif kind == 2:
+            yield json.dumps({"type": "call", "call": rng.choice(calls),
+                              "seq": rng.choice([None, seq - 1, seq + 1, 10 ** 9]), "id": "f"})
+        elif kind == 3:
+            yield json.dumps({"type": "play", "card": rng.choice(cards), "id": "f"})
+        elif kind == 4:
+            yield json.dumps({"type": rng.choice(["call", "play", "ping", "sync", "undo", "x"]),
+                              rng.choice(["call", "card", "since", "id", "seat"]):
+                                  rng.choice([None, 1, -1, 2.5, [], {}, "N", "x" * 70])})
+        elif kind == 5:
+            yield json.dumps({"type": "call", "call": "Pass", "seat": rng.choice("NESW")})
+        else:
+            yield "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(1, 60)))
+
+
+def test_fuzz_hostile_messages_get_an_error_each_and_change_nothing(server):
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id = created["table"]["id"]
+    north = joined(server, table_id, created["invitations"]["N"]["token"])
+    east = joined(server, table_id, created["invitations"]["E"]["token"])
+    watcher = joined(server, table_id)
+    wait_for_turn(north)
+    north.act(random.Random(0), pass_rate=1.0)  # East is now to call: the fuzz hits mid-auction
+    wait_for_turn(east)
+    before = server.api("GET", f"/api/tables/{table_id}").json()["seq"]
+    rng = random.Random(2026)
+    sent = 0
+    for target in (east, north, watcher):
+        counted = len(target.messages)
+        for text in hostile_messages(rng, before, 1000):
+            # A hostile message that happens to be legal is not hostile: skip it.
+            try:
+                parsed = json.loads(text)
+            except (ValueError, TypeError, RecursionError):
+                parsed = None
+            if target is east and isinstance(parsed, dict) and parsed.get("type") == "call" \
+                    and parsed.get("seq") in (None, before) \
+                    and str(parsed.get("call")).lower() in {c.lower() for c in east.view["legal"]} \
+                    and set(parsed) <= {"type", "call", "seq", "id"}:
+                continue
+            target.send(text)
+            sent += 1
+        target.send({"type": "ping", "id": "end"})
+        target.until(lambda m: m.get("id") == "end" and m["type"] == "pong", timeout=60)
+        answers = target.messages[counted:]
+        assert answers[-1]["type"] == "pong" and not target.closed
+        # Errors, the pong, and what a valid sync asks for: nothing new.
+        assert all(m["type"] in ("error", "pong", "presence") or m.get("seq", 0) <= before
+                   for m in answers)
+    assert sent >= 2900
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == before
+    for client in (north, watcher):
+        assert not [m for m in client.messages if m.get("seq", 0) > before]
+    # The table still plays: East's legal call is accepted and broadcast.
+    east.send({"type": "call", "call": "1A", "seq": before})
+    assert north.until(lambda m: m.get("seq") == before + 1)["call"] == "1A"
