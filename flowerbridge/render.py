@@ -74,9 +74,9 @@ def render_score(state: HandState) -> str:
     return "\n".join(lines)
 
 
-def render_hand(state: HandState) -> str:
+def render_hand(state: HandState, *, names: bool = False) -> str:
     """Everything about a hand: deal, auction, tricks with winners, score."""
-    parts = [render_deal(state), "", render_auction(state)]
+    parts = [render_deal(state, names=names), "", render_auction(state)]
     if state.tricks or state.current_trick:
         parts += ["", render_tricks(state)]
     if state.is_over:

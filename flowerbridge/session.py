@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .dealing import Deal
-from .errors import RecordError
+from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
 from .records import HandRecord, to_dict as hand_to_dict
 from .scoring import BRIGHTS, HandScore
@@ -154,16 +154,13 @@ class Session:
         session = cls(options, first_dealer=first_dealer, max_hands=_opt_int(data, "max_hands"),
                       max_games=_opt_int(data, "max_games"))
         for i, hand in enumerate(hands, 1):
+            if isinstance(hand, Mapping) and "options" not in hand:
+                hand = {**hand, "options": options.to_dict()}
             try:
-                if isinstance(hand, Mapping) and "options" not in hand:
-                    hand = {**hand, "options": options.to_dict()}
-                session.add(HandRecord.from_dict(hand).state)
-            except RecordError as exc:
-                raise RecordError(f"hand {i}: {exc}") from None
-            except Exception as exc:
-                if hasattr(exc, "detail"):
-                    raise type(exc)(f"hand {i}: {exc}") from None
-                raise
+                state = HandRecord.from_dict(hand).state
+            except FlowerBridgeError as exc:
+                raise type(exc)(f"hand {i}: {exc}") from None
+            session.add(state)  # its errors name the hand already
         return session
 
     # ----------------------------------------------------------- scoresheet

@@ -92,8 +92,6 @@ def test_cli_show_several_text_hands_and_standard_input(capsys, monkeypatch, ran
     assert (status, err) == (0, "") and out.count("Dealer ") == 3
 
 
-@pytest.mark.xfail(strict=True, reason="bug reported: show accepts --names but never passes it to "
-                   "render_hand, which has no such parameter")
 def test_cli_show_names(capsys, tmp_path, ch16_record):
     (tmp_path / "hand.json").write_text(json.dumps(ch16_record))
     status, out, _ = run(capsys, "show", "--names", str(tmp_path / "hand.json"))

@@ -92,8 +92,6 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     assert again.render() == session.render()
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug reported: Session.from_dict prefixes 'hand 1:' "
-                   "to Session.add's message, which already has it ('hand 1: hand 1: dealer ...')")
 def test_session_record_with_a_bad_hand_names_the_hand_once(ch16_record):
     # The session's first dealer is North; the Chapter 16 hand was dealt by South.
     data = {**Session().to_dict(), "first_dealer": "N", "hands": [ch16_record]}

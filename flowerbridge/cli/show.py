@@ -20,6 +20,6 @@ def run(args) -> int:
 
     text = read_text(args.file)
     for state in load_any(text):
-        print(render_hand(state))
+        print(render_hand(state, names=args.names))
         print()
     return 0
