@@ -63,8 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def read_text(path: str) -> str:
-    """The text of ``path``, or standard input for ``-``."""
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as fh:
-        return fh.read()
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8-sig") as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        name = "standard input" if path == "-" else path
+        raise UsageError(f"{name}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
