@@ -254,3 +254,18 @@ def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("error: play 2 (N): must follow Ribbons")
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_formats_error_file_that_is_not_utf8_text(capsys, tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_bytes(b'\xff\xfe{"dealer": "N"}')
+    status = main(["score", str(path)])
+    out, err = capsys.readouterr()
+    assert_formats_error(status, out, err, r"hand\.json: not UTF-8 text")
+
+
+def test_formats_a_utf8_byte_order_mark_is_accepted(capsys, tmp_path, ch16_record):
+    path = tmp_path / "hand.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ch16_record).encode())
+    assert main(["score", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["contract"] == "4A"
