@@ -45,6 +45,8 @@ def run(args) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        # Listening now, clients that come before start-up ends wait instead of being refused.
+        sock.listen(2048)
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
