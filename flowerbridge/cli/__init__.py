@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # the json module's answer to absurdly deep nesting
+        print("error: the input is nested too deeply to read", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
