@@ -269,3 +269,8 @@ def test_formats_a_utf8_byte_order_mark_is_accepted(capsys, tmp_path, ch16_recor
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ch16_record).encode())
     assert main(["score", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["contract"] == "4A"
+
+
+def test_formats_error_json_nested_too_deeply(capsys, tmp_path):
+    assert_formats_error(*run_score(capsys, tmp_path, "[" * 100_000 + "]" * 100_000),
+                         r"nested too deeply")
