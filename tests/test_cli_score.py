@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flowerbridge.cli import main
 
@@ -274,3 +276,30 @@ def test_formats_a_utf8_byte_order_mark_is_accepted(capsys, tmp_path, ch16_recor
 def test_formats_error_json_nested_too_deeply(capsys, tmp_path):
     assert_formats_error(*run_score(capsys, tmp_path, "[" * 100_000 + "]" * 100_000),
                          r"nested too deeply")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.floats(allow_nan=False)
+    | st.sampled_from(["12B", "1pa", "Pass", "3NT", "N", "north", "", "13B", "8P"]) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from("NESW") | st.text(max_size=3),
+                                                                inner, max_size=4),
+    max_leaves=8)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_formats_any_damaged_record_gives_a_score_or_one_error_line(capsys, tmp_path, ch16_record, data):
+    """Never a traceback: damage one place of a good record, any way at all."""
+    record = json.loads(json.dumps(ch16_record))
+    key = data.draw(st.sampled_from(["dealer", "hands", "auction", "play", "undealt", "options"]))
+    value = record.get(key)
+    if isinstance(value, (list, dict)) and value and data.draw(st.booleans()):
+        index = data.draw(st.sampled_from(sorted(value) if isinstance(value, dict) else range(len(value))))
+        value[index] = data.draw(JSON_VALUES)
+    else:
+        record[key] = data.draw(JSON_VALUES)
+    status, out, err = run_score(capsys, tmp_path, record)
+    if status == 0:
+        assert err == "" and set(CH16_SCORE) <= set(json.loads(out))
+    else:
+        assert_formats_error(status, out, err, r"^error: ")

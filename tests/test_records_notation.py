@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from flowerbridge import (CardCodeError, DealError, IllegalCallError, IllegalPlayError,
+from flowerbridge import (CardCodeError, DealError, FlowerBridgeError, IllegalCallError, IllegalPlayError,
                           OptionError, PhaseError, RecordError, RuleOptions, notation, records)
 from flowerbridge.cards import parse_cards
 from flowerbridge.records import HandRecord, replay, to_dict
@@ -263,3 +265,18 @@ def test_notation_play_without_a_contract_is_an_error():
     text = edit(CH16_TEXT, "4A Pass Pass Pass\n", "4A Pass Pass\n")
     with pytest.raises(RecordError, match=r"tag Play, but the auction has not made a contract"):
         notation.loads(drop(text, "[Contract", "[Declarer"))
+
+
+TEXT_PIECES = st.sampled_from(['[', ']', '"', '\\', '/', '-', ':', ' ', 'N:', 'W:', '12B', '1pa', '13B',
+                               'Pass', '3NT', 'Deal', 'Play', 'Auction', '[Play "W"]', '=', '\n', 'x'])
+
+
+@settings(max_examples=200, deadline=None)
+@given(line=st.integers(0, CH16_TEXT.count("\n") - 1), pieces=st.lists(TEXT_PIECES, max_size=8))
+def test_notation_any_damaged_line_reads_or_raises_a_flowerbridge_error(line, pieces):
+    lines = CH16_TEXT.splitlines(keepends=True)
+    lines[line] = "".join(pieces) + "\n"
+    try:
+        notation.loads("".join(lines))
+    except FlowerBridgeError:
+        pass
