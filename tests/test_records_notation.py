@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import (CardCodeError, DealError, FlowerBridgeError, IllegalCallError, IllegalPlayError,
-                          OptionError, PhaseError, RecordError, RuleOptions, notation, records)
+from flowerbridge import (CardCodeError, DealError, FlowerBridgeError, IllegalCallError,
+                          IllegalPlayError, OptionError, PhaseError, RecordError, RuleOptions,
+                          notation, records)
 from flowerbridge.cards import parse_cards
 from flowerbridge.records import HandRecord, replay, to_dict
 
@@ -224,13 +225,15 @@ def test_notation_loads_wants_exactly_one_hand(random_hand):
 @pytest.mark.parametrize("old, new, error, pattern", [
     ("11R 6R 6R 10R", "11R 9P 6R 10R", IllegalPlayError,
      r"line 15, play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R \[R11\]"),
-    ("11R 6R 6R 10R", "12B 6R 6R 10R", IllegalPlayError, r"line 15, play 1 \(W\): 12B is not in W's hand"),
+    ("11R 6R 6R 10R", "12B 6R 6R 10R", IllegalPlayError,
+     r"line 15, play 1 \(W\): 12B is not in W's hand"),
     ("11R 6R 6R 10R", "11R 6R 6R 13B", CardCodeError, r"line 15, play 4 \(S\): unknown card code '13B'"),
     ("1A Pass 3A Pass", "1A Pass 1R Pass", IllegalCallError, r"line 10, call 3 \(N\): insufficient bid 1R"),
     ("4A Pass Pass Pass", "4A Pass Pass Pass Pass", PhaseError, r"line 11, call 9 \(S\): Pass comes after"),
     ("N:11B 7A 6A 6A /", "N:11B 7A 6A /", DealError, r"line 6, tag Deal: hand N has 12 cards"),
     ("N:11B 7A 6A 6A /", "N:12B 7A 6A 6A /", DealError, r"line 6, tag Deal: card 12B is dealt 3 times"),
-    ("N:11B 7A 6A 6A /", "N:11R 7A 6A 6A /", RecordError, r"line 6, tag Deal, N: holding .*: 11R is not one of the Bright"),
+    ("N:11B 7A 6A 6A /", "N:11R 7A 6A 6A /", RecordError,
+     r"line 6, tag Deal, N: holding .*: 11R is not one of the Bright"),
     ("N:11B 7A 6A 6A / 9R 7R 7R 6R /", "N:11B 7A 6A 6A 9R 7R 7R 6R /", RecordError,
      r"line 6, tag Deal, N: holding .* expected three suits"),
     (" W:5A 2A /", " E:5A 2A /", RecordError, r"line 6, tag Deal: seat E appears twice"),
