@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
+import httpx
 import pytest
 
 from browser_support import CHROMIUM, DESKTOP, PHONE, Server, launch_chromium, screenshot
@@ -318,3 +320,82 @@ def test_second_person_joins_the_same_table(browser, server):
         check_scoresheet(page, server, presence)
     screenshot(north, "second-person-north")
     assert not south.errors and not north.errors
+
+
+# ----------------------------------------------- views of the protocol's data
+
+
+def finished_review(server):
+    """A real review: a one-hand table of four bots, played out by the server."""
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    path = f"/api/tables/{created['table']['id']}/hands/1"
+    for _ in range(200):
+        response = httpx.get(server.url + path, timeout=10)
+        if response.status_code == 200 and response.json()["contract"]:
+            return response.json()
+        if response.status_code == 200:  # passed out: try another table
+            return finished_review(server)
+        time.sleep(0.05)
+    raise AssertionError("the bots did not finish their hand")
+
+
+def render_in_page(page, module, function, *args):
+    """Call a view module's render function in the page; returns the element's outer HTML."""
+    return page.evaluate("""async ([module, fn, args]) => {
+        const { loadCatalogue } = await import('/static/js/catalogue.js');
+        const view = await import(`/static/js/views/${module}.js`);
+        const catalogue = await loadCatalogue();
+        const element = view[fn](...args.map((a) => a === '$catalogue' ? catalogue : a));
+        document.body.replaceChildren(element);
+        return element.outerHTML;
+    }""", [module, function, list(args)])
+
+
+def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
+    review = finished_review(server)
+    declarer_side = "NS" if review["contract"]["declarer"] in "NS" else "EW"
+    for trick in review["tricks"]:
+        for play in trick["plays"]:
+            play["dd"] = play["best"] = 7
+    first = review["tricks"][0]["plays"]
+    defender = next(p for p in first if (p["seat"] in "NS") != (declarer_side == "NS"))
+    declarer = next(p for p in first if (p["seat"] in "NS") == (declarer_side == "NS"))
+    defender["dd"] = 8        # the defender's card gave declarer a trick
+    declarer["best"] = 9      # declarer's side had a card worth two more
+    review["dd_status"] = "ready"
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "review", "renderReview", "$catalogue", review, "en")
+    costs = page.locator(".tricks-table .dd.cost")
+    assert costs.count() == 2
+    assert page.locator(f'.tricks-table td[data-seat="{defender["seat"]}"] .dd.cost').first.inner_text() == "8 (−1)"
+    assert page.locator(f'.tricks-table td[data-seat="{declarer["seat"]}"] .dd.cost').first.inner_text() == "7 (−2)"
+    assert page.locator(".tricks-table .dd").count() == 52
+    assert not page.errors
+
+
+def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
+    view = {"dealer": "E", "phase": "auction", "turn": "W",
+            "auction": [{"seat": "E", "call": "1R"}, {"seat": "S", "call": "Pass"}]}
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "auction", "renderAuction", view, ["5+ Ribbons, 11-16 points", None])
+    first_row = page.locator("table.auction tbody tr").first.locator("td").all_inner_texts()
+    assert first_row == ["", "1R", "Pass", "?"]  # N is empty: East dealt
+    explained = page.locator("table.auction td.explained")
+    assert explained.count() == 1
+    assert explained.get_attribute("title") == "5+ Ribbons, 11-16 points"
+    explained.hover()
+    assert not page.errors
+
+
+def test_bidding_box_offers_exactly_the_legal_calls(browser, server):
+    legal = ["Pass", "2A", "2NT", "3P", "3R", "3A", "3NT"]
+    page = open_page(browser, server, "/static/cards.html")
+    page.evaluate("""async (legal) => {
+        const { renderBiddingBox } = await import('/static/js/views/auction.js');
+        window.chosen = [];
+        document.body.replaceChildren(renderBiddingBox(legal, (call) => window.chosen.push(call)));
+    }""", legal)
+    offered = page.locator(".bidding-box button").evaluate_all("bs => bs.map(b => b.dataset.call)")
+    assert sorted(offered) == sorted(legal)
+    page.locator('.bidding-box button[data-call="3NT"]').click()
+    assert page.evaluate("window.chosen") == ["3NT"]

@@ -90,7 +90,7 @@ async function refreshTables() {
     }
     list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
       el("strong", {}, table.name),
-      el("span", {}, `hand ${table.hand} of ${describeLength(table.length)}`),
+      el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
       el("span", { class: "muted" }, describeSeats(table.seats)),
       el("span", { class: "muted" }, `${table.spectators} watching`),
       el("a", { href: `/t/${encodeURIComponent(table.id)}` }, "Watch"))));

@@ -148,6 +148,10 @@ function drawFelt() {
   const places = positions(state.seat);
   for (const seat of SEATS) seatBox(seat, places[seat]);
   drawTrick(places);
+  const dummy = state.view.contract?.dummy;
+  const felt = $("felt");
+  if (dummy && state.view.dummy && dummy !== state.seat) felt.dataset.dummyAt = places[dummy];
+  else delete felt.dataset.dummyAt;
 }
 
 // ------------------------------------------------------------ side panels
