@@ -115,7 +115,7 @@ def test_appendix_a_ribbon_ranks():
     assert all(c.kind is Kind.RIBBON for c in suit_cards(Suit.RIBBONS))
 
 
-def test_appendix_a_plain_ranks_january_plain_b_above_a():
+def test_appendix_a_ruling_r2_plain_ranks_january_plain_b_above_a():
     assert [c.name for c in suit_cards(Suit.PLAINS)] == [
         "November Plain", "October Plain", "September Plain", "June Plain", "May Plain",
         "April Plain", "March Plain", "February Plain", "January Plain B", "January Plain A"]

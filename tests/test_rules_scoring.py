@@ -39,7 +39,7 @@ CONTRACT_TABLE = [
 
 
 @pytest.mark.parametrize("level, denomination, points", CONTRACT_TABLE)
-def test_ch11_contract_table(level, denomination, points):
+def test_ch11_ruling_r13_contract_table(level, denomination, points):
     assert contract_points(level, denomination) == points
     score = made_exactly(level, denomination)
     assert score.below(NS) == points and score.above(NS) == 0
@@ -48,7 +48,7 @@ def test_ch11_contract_table(level, denomination, points):
 
 
 @pytest.mark.parametrize("denomination, each", [(P, 20), (R, 30), (A, 30), (NT, 30)])
-def test_ch11_overtricks_above_the_line(denomination, each):
+def test_ch11_ruling_r14_overtricks_above_the_line(denomination, each):
     score = made_exactly(1, denomination, over=3)
     assert score.above(NS) == 3 * each
     assert score.below(NS) == contract_points(1, denomination)  # overtricks never below
@@ -300,3 +300,23 @@ def test_ch11_unfinished_hand_cannot_be_scored():
     state = ns_declares(TRUMP_DEAL, Seat.N, "2A")
     with pytest.raises(PhaseError, match="not finished: 0 of 52 cards played"):
         state.score()
+
+
+def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
+    session = Session(first_dealer=Seat.S)
+    session.add(replay(ch16_record))
+    sheet = session.scoresheet()
+    record = sheet["last_hand"]
+    assert (record["dealer"], record["contract"], record["declarer"]) == ("S", "4A", "S")
+    assert record["tricks"] == {"NS": 11, "EW": 2}
+    assert record["honors"]["NS"] == {"January Bright": 0, "March Bright": 0, "August Bright": 0,
+                                      "November Bright": 1, "December Bright": 2}
+    assert set(record["honors"]["EW"].values()) == {0}
+    assert record["five_bright"] == record["ten_bright"] == {"NS": False, "EW": False}
+    assert [(e["side"], e["points"]) for e in sheet["above"]] == [("NS", 30), ("NS", 40), ("EW", 5)]
+    assert sheet["games"][0]["below"] == [{"hand": 1, "side": "NS", "points": 120}]
+    text = session.render()
+    for line in ("ABOVE THE LINE", "BELOW THE LINE", "GAME WINNER", "HAND RECORD",
+                 "DECEMBER BRIGHT     ■1 ■2     □1 □2", "NOVEMBER BRIGHT     ■1 □2     □1 □2",
+                 "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):
+        assert line in text
