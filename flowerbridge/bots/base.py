@@ -1,16 +1,25 @@
-"""The bot protocol and the simplest bot.
+"""The bot protocol, the simplest bot, and how bots are named and run.
 
 A bot receives only an :class:`~flowerbridge.observation.Observation` — the
 seat's own view — and returns one of ``observation.legal``. It has no way to
 reach the hidden state: :func:`play_hand` hands it nothing else.
+
+A bot needs only ``act(observation)``. A bot that can say *why* also offers
+``decide(observation) -> Decision``; :func:`decide` asks any bot for a
+:class:`Decision`, using ``decide`` when the bot has it.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
+import time
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
+from ..calls import Call
+from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
 from ..seats import SEATS, Seat
@@ -23,6 +32,27 @@ class Bot(Protocol):
 
     def act(self, observation: Observation) -> Any:  # Call or Card
         ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A bot's choice and a one-line reason a person can read.
+
+    ``explanation`` is what the call shows under the bidding system
+    (``"5+ Ribbons, 20–36 points"``) or why the card was chosen; it may be
+    empty for bots that give no reasons.
+    """
+
+    action: Call | Card
+    explanation: str = ""
+
+
+def decide(bot: Bot, observation: Observation) -> Decision:
+    """Ask ``bot`` for a :class:`Decision`, whether or not it gives reasons."""
+    method = getattr(bot, "decide", None)
+    if callable(method):
+        return method(observation)
+    return Decision(bot.act(observation))
 
 
 class RandomBot:
@@ -45,40 +75,69 @@ class RandomBot:
         return legal[self.rng.randrange(len(legal))]
 
 
-BOT_LEVELS: dict[str, str] = {"random": "flowerbridge.bots.base:RandomBot"}
-"""Bot levels by name; other modules add theirs here."""
+BOT_LEVELS: dict[str, str] = {
+    "random": "flowerbridge.bots.base:RandomBot",
+    "basic": "flowerbridge.bots.basic:BasicBot",
+    "pimc": "flowerbridge.bots.pimc:PimcBot",
+}
+"""Bot levels by name, weakest first; each maps to a ``module:attribute`` path."""
 
 
 def load_bot(spec: str, **kwargs: Any) -> Bot:
-    """A bot from a level name (``random``, ...) or a ``module:attribute`` path.
+    """A bot from a level name (``random``, ``basic``, ``pimc``) or a ``module:attribute`` path.
 
-    The attribute may be a class or factory (called with ``kwargs``) or a bot object.
+    The attribute may be a class or factory (called with ``kwargs``) or a bot
+    object. A factory that does not take a keyword (a ``seed``, say) is called
+    without it, so a minimal third-party bot class needs no constructor.
     """
     path = BOT_LEVELS.get(spec, spec)
     if ":" not in path:
-        raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(sorted(BOT_LEVELS))}) "
+        raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
                                 "or a module:attribute path")
     module_name, _, attr = path.partition(":")
     try:
         target = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise FlowerBridgeError(f"cannot load bot {spec!r}: {exc}") from None
-    bot = target(**kwargs) if callable(target) and not hasattr(target, "act") or isinstance(target, type) \
-        else target
+    if isinstance(target, type) or (callable(target) and not hasattr(target, "act")):
+        bot = target(**_accepted(target, kwargs))
+    else:
+        bot = target
     if not callable(getattr(bot, "act", None)):
         raise FlowerBridgeError(f"bot {spec!r} has no act(observation) method")
     return bot
 
 
-def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]) -> HandState:
-    """Let bots finish ``state``: each actor is asked with its own observation only."""
+def _accepted(factory: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments ``factory`` takes."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature: pass everything
+        return kwargs
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return kwargs
+    names = {p.name for p in params}
+    return {k: v for k, v in kwargs.items() if k in names}
+
+
+def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot],
+              on_decision: Callable[[Seat, Decision, float], None] | None = None) -> HandState:
+    """Let bots finish ``state``: each actor is asked with its own observation only.
+
+    ``on_decision(seat, decision, seconds)``, when given, hears every
+    decision and how long the bot took over it.
+    """
     get = bots if callable(bots) else bots.__getitem__
     while not state.is_over:
         seat = state.actor
         assert seat is not None
-        action = get(seat).act(state.observation(seat))
-        state.apply(action, seat)
+        start = time.perf_counter()
+        decision = decide(get(seat), state.observation(seat))
+        elapsed = time.perf_counter() - start
+        state.apply(decision.action, seat)
+        if on_decision is not None:
+            on_decision(seat, decision, elapsed)
     return state
 
 
-__all__ = ["Bot", "RandomBot", "BOT_LEVELS", "load_bot", "play_hand", "SEATS"]
+__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "decide", "load_bot", "play_hand", "SEATS"]

@@ -1,0 +1,152 @@
+"""The ``basic`` bot: the bidding system and a club player's rules of thumb.
+
+Card play, in order of priority, each rule naming itself in the decision's
+explanation:
+
+* leading: draw trumps with a boss trump while the opponents may hold
+  trumps (declaring side); cash a boss card in a suit the opponents cannot
+  ruff; as a defender, lead partner's suit; otherwise lead from length;
+* following: second hand low; third hand high; never overtake a trick
+  partner is sure to win — throw a small card, or feed partner's trick an
+  honor card that could not win a trick of its own (captured honors score,
+  Chapter 13); win as cheaply as possible in fourth seat;
+* out of the suit led: trump when the opponents are winning, as cheaply as
+  wins; otherwise discard the least useful card.
+
+"Boss" accounts for both copies of every card and for the 8 undealt cards:
+a card is boss when no higher card of its suit may be with an opponent
+(:class:`~flowerbridge.bots.knowledge.Knowledge`).
+"""
+
+from __future__ import annotations
+
+from ..cards import Card
+from ..errors import FlowerBridgeError
+from ..observation import Observation
+from ..state import beats
+from .base import Decision
+from .bidding import choose_call
+from .knowledge import Knowledge
+
+
+class BasicBot:
+    """Bids by :mod:`~flowerbridge.bots.bidding` and plays by rules of thumb.
+
+    Deterministic: it uses no randomness, so ``seed`` is accepted and ignored.
+    """
+
+    name = "basic"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.seed = seed
+
+    def decide(self, observation: Observation) -> Decision:
+        """The call or card, with a one-line reason."""
+        if not observation.legal:
+            raise FlowerBridgeError(f"{observation.seat} has nothing to do")
+        if observation.phase == "auction":
+            bid = choose_call(observation.hand, observation.auction, observation.seat)
+            return Decision(bid.call, bid.explanation)
+        return self.decide_card(observation)
+
+    def act(self, observation: Observation):
+        return self.decide(observation).action
+
+    def decide_card(self, observation: Observation) -> Decision:
+        card, reason = choose_card(Knowledge(observation))
+        return Decision(card, reason)
+
+
+def _cheap(card: Card) -> tuple[int, int]:
+    """Sort key: the card least worth keeping — fewest honor points, then lowest."""
+    return (card.points, card.rank)
+
+
+def choose_card(k: Knowledge) -> tuple[Card, str]:
+    """A card from ``k.obs.legal`` by the rules of thumb, and the rule used."""
+    legal: list[Card] = list(k.obs.legal)
+    if len(legal) == 1:
+        return legal[0], "the only legal card"
+    if not k.obs.current_trick:
+        return _lead(k, legal)
+    return _follow(k, legal)
+
+
+def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    declaring = k.contract is not None and k.hand_seat.side is k.contract.side
+    trumps = [c for c in legal if c.suit is k.trump]
+    if declaring and trumps and k.opponents_may_hold_trumps():
+        top = max(trumps, key=lambda c: c.rank)
+        if k.is_boss(top):
+            return top, "draws trumps with a boss trump"
+    bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
+              and not k.opponents_may_ruff(c.suit)]
+    if bosses:
+        return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
+    side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
+    pool = side_suits or legal
+    if not declaring:
+        partner_suits = [d.trump for s, call in k.obs.auction
+                         if s is k.hand_seat.partner and call.is_bid
+                         for d in (call.denomination,) if d.trump is not None]
+        for suit in reversed(partner_suits):
+            held = [c for c in pool if c.suit is suit]
+            if held:
+                return min(held, key=_cheap), "leads partner's suit"
+    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    suit = max(lengths, key=lambda s: (lengths[s], -s))
+    return min((c for c in pool if c.suit is suit), key=_cheap), "leads from length"
+
+
+def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    trick = k.obs.current_trick
+    led = trick[0][1].suit
+    win_seat, winning = trick[0]
+    for seat, card in trick[1:]:
+        if beats(card, winning, k.trump):
+            win_seat, winning = seat, card
+    played = {s for s, _ in trick}
+    still = [s for s in (k.hand_seat.lho, k.hand_seat.partner, k.hand_seat.rho) if s not in played]
+    partner_wins = win_seat.side is k.hand_seat.side
+    winners = sorted((c for c in legal if beats(c, winning, k.trump)), key=lambda c: c.rank)
+    following = legal[0].suit is led
+
+    sure = [c for c in winners if k.safe(c, still, led)]
+
+    if partner_wins:
+        if k.safe(winning, still, led):
+            # Captured honors score for the side (Chapter 13): give partner's sure
+            # trick an honor that could not win a trick of its own.
+            feed = [c for c in legal if c.points and c.suit is not k.trump and not k.is_boss(c)]
+            if feed:
+                return max(feed, key=lambda c: (c.points, -c.rank)), "feeds an honor to partner's sure trick"
+            return min(legal, key=_cheap), "partner's trick: plays low"
+        if not following:
+            return _discard(k, legal)
+        if sure:
+            return sure[0], "third hand high: makes sure of partner's trick"
+        return min(legal, key=_cheap), "partner's trick: plays low"
+    if not winners:
+        return (_discard(k, legal) if not following
+                else (min(legal, key=_cheap), "cannot win: plays low"))
+    if not following:
+        return (sure or winners)[0], "trumps the opponents' trick"
+    if len(trick) == 1:
+        honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
+        if honored:
+            return honored[0], "takes a sure trick with honors in it"
+        return min(legal, key=_cheap), "second hand low"
+    if sure:
+        return sure[0], "wins as cheaply as is sure"
+    if len(trick) == 2:
+        return winners[-1], "third hand high"
+    return winners[0], "wins as cheaply as possible"
+
+
+def _discard(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    """Throw the least useful card: not a boss, not a trump, few honor points,
+    from a short suit."""
+    def worth(c: Card) -> tuple[int, int, int, int]:
+        length = sum(1 for x in k.hand if x.suit is c.suit)
+        return (k.is_boss(c), c.suit is k.trump, c.points, length * 10 + c.rank)
+    return min(legal, key=worth), "discards"

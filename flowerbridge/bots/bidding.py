@@ -1,0 +1,480 @@
+"""The bots' natural bidding system, as data (``docs/bidding.md``).
+
+Hands are valued by the rulebook's honor count (Chapter 10: Bright 4,
+Animal 2, Ribbon 1, Plain 0, every copy at full value) and by suit length.
+The system is the table :data:`SYSTEM`: for each situation of the auction,
+rules in priority order, each naming a call and what it shows. One table
+serves both directions:
+
+* :func:`choose_call` bids a hand: the first rule of the situation whose
+  requirements the hand meets and whose call is legal;
+* :func:`auction_meanings` reads an auction: each call shows what the rules
+  that could have produced it have in common. :func:`explain_call` gives
+  that as one line, for a bot's call or a person's.
+
+``docs/bidding.md`` prints :func:`system_table`; a test checks that the
+document and this table agree.
+
+>>> from flowerbridge.calls import parse_call
+>>> from flowerbridge.seats import Seat
+>>> explain_call([(Seat.N, parse_call("1R"))], 0)
+'opening: 5+ Ribbons, longest suit, 20–36 points'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..calls import BID, PASS, Call, Denomination
+from ..cards import Card, Suit
+from ..seats import Seat
+
+MAX_POINTS = 80
+"""The whole deck's honor count (RULINGS R20): no hand holds more."""
+
+FIT = 10
+"""Cards in one suit between the partners that make it a trump fit (of 20 in a suit)."""
+
+GAME_LEVEL = {Denomination.P: 5, Denomination.R: 4, Denomination.A: 4, Denomination.NT: 3}
+"""The lowest level whose contract points reach a game (100) on their own."""
+
+OPENING = "opening"
+RESPONSE_SUIT = "response to 1 of a suit"
+RESPONSE_NT = "response to 1NT"
+OVERCALL = "overcall"
+CONTINUATION = "continuation"
+SITUATIONS = (OPENING, RESPONSE_SUIT, RESPONSE_NT, OVERCALL, CONTINUATION)
+"""Situations in the order the system's table lists them."""
+
+
+# --------------------------------------------------------------------- hands
+
+@dataclass(frozen=True)
+class HandFacts:
+    """What the system looks at in a 13-card hand: honor count and suit lengths."""
+
+    points: int
+    lengths: tuple[int, int, int]  # by Suit
+
+    @classmethod
+    def of(cls, cards: Iterable[Card]) -> "HandFacts":
+        cards = list(cards)
+        lengths = [0, 0, 0]
+        for c in cards:
+            lengths[c.suit] += 1
+        return cls(sum(c.points for c in cards), (lengths[0], lengths[1], lengths[2]))
+
+    @property
+    def balanced(self) -> bool:
+        """Every suit 3–6 cards (no void, singleton, doubleton or 7-card suit)."""
+        return min(self.lengths) >= BALANCED[0] and max(self.lengths) <= BALANCED[1]
+
+    @property
+    def longest(self) -> Suit:
+        """The longest suit; of equal lengths, the higher-ranking suit."""
+        return max(Suit, key=lambda s: (self.lengths[s], s))
+
+
+BALANCED = (3, 6)
+"""Suit lengths of a balanced hand."""
+
+
+# ------------------------------------------------------------------ meanings
+
+@dataclass(frozen=True)
+class Meaning:
+    """What calls show about the caller's 13 cards: an honor-count range and
+    a range of length for each suit (by :class:`Suit`)."""
+
+    points: tuple[int, int] = (0, MAX_POINTS)
+    min_length: tuple[int, int, int] = (0, 0, 0)
+    max_length: tuple[int, int, int] = (13, 13, 13)
+
+    def fits(self, facts: HandFacts) -> bool:
+        """Whether a hand with ``facts`` could have made the calls."""
+        return (self.points[0] <= facts.points <= self.points[1]
+                and all(lo <= n <= hi for lo, n, hi in
+                        zip(self.min_length, facts.lengths, self.max_length)))
+
+    def __and__(self, other: "Meaning") -> "Meaning":
+        """What two calls by one player show together."""
+        return Meaning((max(self.points[0], other.points[0]), min(self.points[1], other.points[1])),
+                       _pairwise(max, self.min_length, other.min_length),
+                       _pairwise(min, self.max_length, other.max_length))
+
+    def __or__(self, other: "Meaning") -> "Meaning":
+        """What a call shows when either of two rules could have produced it."""
+        return Meaning((min(self.points[0], other.points[0]), max(self.points[1], other.points[1])),
+                       _pairwise(min, self.min_length, other.min_length),
+                       _pairwise(max, self.max_length, other.max_length))
+
+
+def _pairwise(f, a, b) -> tuple[int, int, int]:
+    return (f(a[0], b[0]), f(a[1], b[1]), f(a[2], b[2]))
+
+
+NOTHING_SHOWN = Meaning()
+
+
+# --------------------------------------------------------------------- rules
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the system: in ``situation``, bid ``call`` with a hand that
+    has ``points`` and the lengths asked for.
+
+    ``call`` is ``Pass`` or ``LEVEL:STRAIN``. LEVEL is a number, ``cheap``
+    (the cheapest legal level), ``jump`` (one above it) or ``game``
+    (:data:`GAME_LEVEL`). STRAIN is ``P``/``R``/``A``/``NT`` or, relative to
+    the hand and the auction, ``long`` (the bidder's longest suit),
+    ``partner`` (partner's last suit), ``new`` (the longest suit partner has
+    not bid) or ``fit`` (the partnership's fit, :func:`Context.fit`).
+
+    ``length`` is the fewest cards in the suit bid; ``support`` the fewest in
+    partner's suit. In the continuation, ``combined`` bounds the partnership's
+    points: the bidder's own plus the least partner has shown. ``max_level``
+    caps the level the rule may bid at.
+    """
+
+    situation: str
+    call: str
+    label: str
+    points: tuple[int, int] = (0, MAX_POINTS)
+    length: int = 0
+    support: int = 0
+    balanced: bool = False
+    combined: tuple[int, int] | None = None
+    max_level: int = 7
+
+    @property
+    def strain(self) -> str:
+        return self.call.partition(":")[2]
+
+    @property
+    def level(self) -> str:
+        return self.call.partition(":")[0]
+
+
+def _r(situation: str, call: str, label: str, **kw) -> Rule:
+    return Rule(situation, call, label, **kw)
+
+
+SYSTEM: tuple[Rule, ...] = (
+    _r(OPENING, "2:NT", "strong balanced", points=(30, 36), balanced=True),
+    _r(OPENING, "2:long", "strong two", points=(37, MAX_POINTS), length=5),
+    _r(OPENING, "1:NT", "1NT opening", points=(23, 29), balanced=True),
+    _r(OPENING, "1:long", "opening", points=(20, 36), length=5),
+    _r(OPENING, "3:long", "preempt", points=(6, 19), length=8),
+    _r(OPENING, "Pass", "no opening", points=(0, 19)),
+
+    _r(RESPONSE_SUIT, "game:partner", "game raise", points=(26, MAX_POINTS), support=5),
+    _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game", points=(20, 25), support=5),
+    _r(RESPONSE_SUIT, "cheap:partner", "simple raise", points=(10, 19), support=5),
+    _r(RESPONSE_SUIT, "cheap:new", "new suit", points=(14, MAX_POINTS), length=5, max_level=2),
+    _r(RESPONSE_SUIT, "cheap:NT", "no fit", points=(12, 25)),
+    _r(RESPONSE_SUIT, "game:NT", "no fit, game values", points=(26, MAX_POINTS)),
+    _r(RESPONSE_SUIT, "Pass", "weak", points=(0, 11)),
+
+    _r(RESPONSE_NT, "game:long", "game in a long suit", points=(20, MAX_POINTS), length=6),
+    _r(RESPONSE_NT, "game:NT", "game values", points=(20, MAX_POINTS)),
+    _r(RESPONSE_NT, "2:NT", "invites 3NT", points=(16, 19)),
+    _r(RESPONSE_NT, "2:long", "to play", points=(0, 15), length=6),
+    _r(RESPONSE_NT, "Pass", "weak", points=(0, 15)),
+
+    _r(OVERCALL, "cheap:NT", "1NT overcall", points=(24, 30), balanced=True, max_level=1),
+    _r(OVERCALL, "cheap:long", "overcall", points=(18, MAX_POINTS), length=5, max_level=1),
+    _r(OVERCALL, "cheap:long", "overcall", points=(22, MAX_POINTS), length=6, max_level=2),
+    _r(OVERCALL, "Pass", "no overcall"),
+
+    _r(CONTINUATION, "7:fit", "grand slam", combined=(64, MAX_POINTS)),
+    _r(CONTINUATION, "6:fit", "small slam", combined=(57, MAX_POINTS)),
+    _r(CONTINUATION, "game:fit", "game", combined=(45, MAX_POINTS)),
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(40, MAX_POINTS), max_level=3),
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(34, MAX_POINTS), max_level=2),
+    _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(34, MAX_POINTS), max_level=2),
+    _r(CONTINUATION, "Pass", "no reason to bid on"),
+)
+"""The bidding system: per situation, rules in priority order."""
+
+
+# -------------------------------------------------------------------- context
+
+@dataclass(frozen=True)
+class Context:
+    """Where one call in an auction is made, from the caller's side of the table."""
+
+    situation: str
+    last_bid: Call | None
+    partner_shows: Meaning
+    partner_strains: tuple[Denomination, ...]  # partner's bids' denominations, in order
+    own_strains: tuple[Denomination, ...] = field(default=())
+
+    @property
+    def partner_suit(self) -> Suit | None:
+        """Partner's last suit bid, if the last strain partner named is a suit."""
+        if not self.partner_strains:
+            return None
+        return self.partner_strains[-1].trump
+
+    def cheapest(self, strain: Denomination) -> int:
+        """The lowest level at which ``strain`` may be bid now (8 when none)."""
+        if self.last_bid is None:
+            return 1
+        return self.last_bid.level + (1 if strain <= self.last_bid.denomination else 0)
+
+    def fit(self, facts: HandFacts) -> Denomination | None:
+        """The partnership's strain: the suit where this hand and partner's
+        shown length reach :data:`FIT` (the longer, then the higher); else No
+        Trump when partner's last bid was No Trump; else none."""
+        best = max(Suit, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
+        if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
+            return Denomination(best)
+        if self.partner_strains and self.partner_strains[-1] is Denomination.NT:
+            return Denomination.NT
+        return None
+
+
+def _level(rule: Rule, strain: Denomination, ctx: Context) -> int:
+    spec = rule.level
+    if spec == "cheap":
+        return ctx.cheapest(strain)
+    if spec == "jump":
+        return ctx.cheapest(strain) + 1
+    if spec == "game":
+        return GAME_LEVEL[strain]
+    return int(spec)
+
+
+def _strains(rule: Rule, ctx: Context, facts: HandFacts | None) -> list[Denomination]:
+    """The strains ``rule`` may bid: for a hand, the one it names; without
+    a hand (reading an auction), every one it could name."""
+    spec = rule.strain
+    if spec in ("P", "R", "A", "NT"):
+        return [Denomination.parse(spec)]
+    if spec == "partner":
+        suit = ctx.partner_suit
+        return [] if suit is None else [Denomination(suit)]
+    if facts is None:
+        choices = list(Denomination) if spec == "fit" else [Denomination(s) for s in Suit]
+        if spec == "new" and ctx.partner_suit is not None:
+            choices.remove(Denomination(ctx.partner_suit))
+        return choices
+    if spec == "long":
+        return [Denomination(facts.longest)]
+    if spec == "new":
+        others = [s for s in Suit if s is not ctx.partner_suit]
+        return [Denomination(max(others, key=lambda s: (facts.lengths[s], s)))]
+    fit = ctx.fit(facts)
+    return [] if fit is None else [fit]
+
+
+def _call(rule: Rule, strain: Denomination, ctx: Context) -> Call | None:
+    """The call ``rule`` makes in ``strain``, if it is legal and within its cap."""
+    level = _level(rule, strain, ctx)
+    if level > min(rule.max_level, 7) or level < ctx.cheapest(strain):
+        return None
+    return BID[level][strain]
+
+
+def _meaning(rule: Rule, strain: Denomination | None, ctx: Context) -> Meaning:
+    """What making ``rule``'s call in ``strain`` shows."""
+    lo, hi = rule.points
+    if rule.combined is not None:
+        partner = ctx.partner_shows.points[0]
+        lo = max(lo, rule.combined[0] - partner)
+        if rule.combined[1] < MAX_POINTS:
+            hi = min(hi, rule.combined[1] - partner)
+    mins = [0, 0, 0]
+    maxs = [13, 13, 13]
+    if rule.balanced:
+        mins = [BALANCED[0]] * 3
+        maxs = [BALANCED[1]] * 3
+    suit = strain.trump if strain is not None else None
+    if suit is not None:
+        mins[suit] = max(mins[suit], rule.length)
+        if rule.strain == "fit" and rule.call != "Pass":
+            mins[suit] = max(mins[suit], FIT - ctx.partner_shows.min_length[suit])
+    if rule.support and ctx.partner_suit is not None:
+        mins[ctx.partner_suit] = max(mins[ctx.partner_suit], rule.support)
+    return Meaning((max(0, lo), max(0, hi)), (mins[0], mins[1], mins[2]), (maxs[0], maxs[1], maxs[2]))
+
+
+def _qualifies(rule: Rule, facts: HandFacts, strain: Denomination | None, ctx: Context) -> bool:
+    meaning = _meaning(rule, strain, ctx)
+    if rule.strain == "long" and strain is not None and strain.trump is not facts.longest:
+        return False
+    return meaning.fits(facts)
+
+
+# ------------------------------------------------------------------ choosing
+
+@dataclass(frozen=True)
+class Bid:
+    """A call chosen or read by the system, the rule behind it and what it shows."""
+
+    call: Call
+    rule: Rule | None
+    meaning: Meaning
+    explanation: str
+
+
+def choose_call(hand: Iterable[Card], auction: Sequence[tuple[Seat, Call]], seat: Seat) -> Bid:
+    """The call the system makes for ``seat`` holding ``hand`` after ``auction``."""
+    facts = HandFacts.of(hand)
+    ctx = _contexts(auction, next_seat=seat)[-1]
+    for rule in _rules(ctx.situation):
+        if rule.call == "Pass":
+            if _qualifies(rule, facts, None, ctx):
+                return _read(PASS, ctx)
+            continue
+        for strain in _strains(rule, ctx, facts):
+            call = _call(rule, strain, ctx)
+            if call is not None and _qualifies(rule, facts, strain, ctx):
+                return _read(call, ctx)
+    return _read(PASS, ctx)
+
+
+def _rules(situation: str) -> list[Rule]:
+    return [r for r in SYSTEM if r.situation == situation]
+
+
+def _read(call: Call, ctx: Context) -> Bid:
+    """What ``call`` shows in ``ctx``: the hull of every rule that could make it."""
+    matches: list[tuple[Rule, Meaning]] = []
+    for rule in _rules(ctx.situation):
+        if call.is_pass:
+            if rule.call == "Pass":
+                matches.append((rule, _meaning(rule, None, ctx)))
+            continue
+        if rule.call == "Pass":
+            continue
+        if call.denomination in _strains(rule, ctx, None) and _call(rule, call.denomination, ctx) is call:
+            matches.append((rule, _meaning(rule, call.denomination, ctx)))
+    if not matches:
+        return Bid(call, None, NOTHING_SHOWN, f"not part of the system ({ctx.situation})")
+    meaning = matches[0][1]
+    for _, m in matches[1:]:
+        meaning = meaning | m
+    rule = matches[0][0]
+    return Bid(call, rule, meaning, describe(rule, call, meaning, ctx.partner_shows.points[0]))
+
+
+def describe(rule: Rule, call: Call, meaning: Meaning, partner_points: int = 0) -> str:
+    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 20–36 points``.
+
+    ``partner_points`` is the least partner has shown, to state a
+    continuation's partnership total."""
+    parts: list[str] = ["balanced"] if rule.balanced else []
+    floor = BALANCED[0] if rule.balanced else 0
+    parts += [f"{meaning.min_length[s]}+ {s.short}" for s in sorted(Suit, reverse=True)
+              if meaning.min_length[s] > floor]
+    if rule.strain == "long" and call.is_bid:
+        parts.append("longest suit")
+    points = _points_text(meaning.points)
+    if points:
+        parts.append(points)
+    if rule.combined is not None:
+        parts.append(f"partnership {meaning.points[0] + partner_points}+")
+    return f"{rule.label}: {', '.join(parts)}" if parts else rule.label
+
+
+def _points_text(points: tuple[int, int]) -> str:
+    lo, hi = points
+    if lo <= 0 and hi >= MAX_POINTS:
+        return ""
+    if hi >= MAX_POINTS:
+        return f"{lo}+ points"
+    if lo <= 0:
+        return f"at most {hi} points"
+    return f"{lo}–{hi} points"
+
+
+# ------------------------------------------------------------------- reading
+
+def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Context]:
+    """The context of every call of ``auction`` and of the next, by
+    ``next_seat``, with what each caller's partner had shown, read left to right."""
+    shown: dict[Seat, Meaning] = {}
+    strains: dict[Seat, list[Denomination]] = {s: [] for s in Seat}
+    contexts: list[Context] = []
+    last_bid: Call | None = None
+    opener: Seat | None = None
+    bids_by_side = [0, 0]
+    for i in range(len(auction) + 1):
+        seat = auction[i][0] if i < len(auction) else next_seat
+        partner = seat.partner
+        situation = _situation(seat, opener, bids_by_side, strains, auction[:i])
+        ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN),
+                      tuple(strains[partner]), tuple(strains[seat]))
+        contexts.append(ctx)
+        if i == len(auction):
+            break
+        call = auction[i][1]
+        meaning = _read(call, ctx).meaning
+        shown[seat] = shown[seat] & meaning if seat in shown else meaning
+        if call.is_bid:
+            if opener is None:
+                opener = seat
+            last_bid = call
+            strains[seat].append(call.denomination)
+            bids_by_side[seat.side] += 1
+    return contexts
+
+
+def _situation(seat: Seat, opener: Seat | None, bids_by_side: list[int],
+               strains: dict[Seat, list[Denomination]],
+               before: Sequence[tuple[Seat, Call]]) -> str:
+    if opener is None:
+        return OPENING
+    if bids_by_side[seat.side] == 0:
+        return OVERCALL
+    if (opener is seat.partner and bids_by_side[seat.side] == 1 and bids_by_side[1 - seat.side] == 0):
+        opening = next(c for _, c in before if c.is_bid)
+        if opening.level == 1:
+            return RESPONSE_NT if opening.denomination is Denomination.NT else RESPONSE_SUIT
+    return CONTINUATION
+
+
+def auction_meanings(auction: Sequence[tuple[Seat, Call]]) -> list[Bid]:
+    """Every call of ``auction`` read by the system, in order."""
+    if not auction:
+        return []
+    contexts = _contexts(auction, next_seat=auction[-1][0].lho)
+    return [_read(call, ctx) for (_, call), ctx in zip(auction, contexts)]
+
+
+def explain_call(auction: Sequence[tuple[Seat, Call]], index: int) -> str:
+    """The one-line meaning of call ``index`` (0-based) of ``auction``,
+    read by the system whoever made it."""
+    return auction_meanings(auction)[index].explanation
+
+
+def shown_by_seat(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, Meaning]:
+    """What each seat's calls have shown, all calls together."""
+    out = {seat: NOTHING_SHOWN for seat in Seat}
+    for (seat, _), bid in zip(auction, auction_meanings(auction)):
+        out[seat] = out[seat] & bid.meaning
+    return out
+
+
+def system_table() -> str:
+    """The system as the Markdown table printed in ``docs/bidding.md``."""
+    rows = ["| situation | call | name | points | shape | partnership |",
+            "|---|---|---|---|---|---|"]
+    for rule in SYSTEM:
+        shape = []
+        if rule.balanced:
+            shape.append(f"balanced ({BALANCED[0]}–{BALANCED[1]} in every suit)")
+        if rule.length:
+            shape.append(f"{rule.length}+ cards in the suit bid")
+        if rule.support:
+            shape.append(f"{rule.support}+ cards in partner's suit")
+        if rule.strain == "fit" and rule.call != "Pass":
+            shape.append(f"{FIT}+ cards with partner's shown length")
+        combined = "" if rule.combined is None else _points_text(rule.combined)
+        cap = f" (level ≤ {rule.max_level})" if rule.max_level < 7 else ""
+        rows.append(f"| {rule.situation} | `{rule.call}`{cap} | {rule.label} | "
+                    f"{_points_text(rule.points) or 'any'} | {'; '.join(shape) or 'any'} | "
+                    f"{combined or '—'} |")
+    return "\n".join(rows)

@@ -1,0 +1,124 @@
+"""What a seat can work out about the unseen cards from its observation.
+
+Every card exists twice. A copy the seat has not seen — not in its hand,
+not in the dummy, not played — may be with either opponent, with partner,
+or among the 8 undealt cards that nobody sees until the hand is over
+(Chapter 6). :class:`Knowledge` counts those copies and the voids that
+players have shown by failing to follow suit; :mod:`~flowerbridge.bots.basic`
+plays from it and :mod:`~flowerbridge.bots.sampling` deals worlds from it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ..cards import CARDS, Card, Suit
+from ..observation import Observation
+from ..seats import Seat
+from ..state import beats
+
+
+class Knowledge:
+    """The deciding seat's picture of the play, from its :class:`Observation` only."""
+
+    def __init__(self, obs: Observation) -> None:
+        self.obs = obs
+        self.contract = obs.contract
+        self.trump: Suit | None = obs.contract.trump if obs.contract else None
+        # The hand whose card is to be chosen: the seat's own, or the dummy for declarer.
+        self.hand_seat: Seat = obs.playing_for if obs.playing_for is not None else obs.seat
+        self.dummy_seat = obs.dummy_seat if obs.dummy is not None else None
+
+    # ------------------------------------------------------------- holdings
+
+    @cached_property
+    def visible(self) -> dict[Seat, tuple[Card, ...]]:
+        """Remaining cards of the hands this seat sees: its own and the faced dummy."""
+        out = {self.obs.seat: self.obs.hand}
+        if self.dummy_seat is not None and self.obs.dummy is not None:
+            out[self.dummy_seat] = self.obs.dummy
+        return out
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """The cards of the hand to play from."""
+        return self.visible[self.hand_seat]
+
+    @cached_property
+    def unseen(self) -> list[int]:
+        """Copies of each card (by index) this seat has not seen anywhere."""
+        counts = [2] * len(CARDS)
+        for cards in self.visible.values():
+            for c in cards:
+                counts[c.index] -= 1
+        for _, c in self.obs.plays:
+            counts[c.index] -= 1
+        return counts
+
+    @cached_property
+    def voids(self) -> dict[Seat, set[Suit]]:
+        """Suits each seat has shown out of by not following suit (R11)."""
+        out: dict[Seat, set[Suit]] = {s: set() for s in Seat}
+        tricks = [plays for _, plays, _ in self.obs.tricks]
+        if self.obs.current_trick:
+            tricks.append(self.obs.current_trick)
+        for plays in tricks:
+            led = plays[0][1].suit
+            for seat, card in plays[1:]:
+                if card.suit is not led:
+                    out[seat].add(led)
+        return out
+
+    def hidden_seats(self) -> list[Seat]:
+        """Seats whose remaining cards this seat cannot see."""
+        return [s for s in Seat if s not in self.visible]
+
+    # ------------------------------------------------------------- threats
+
+    def is_opponent(self, seat: Seat) -> bool:
+        return seat.side is not self.hand_seat.side
+
+    def may_hold(self, seat: Seat, card: Card) -> bool:
+        """Whether ``seat`` might still hold a copy of ``card``."""
+        if seat in self.visible:
+            return card in self.visible[seat]
+        return self.unseen[card.index] > 0 and card.suit not in self.voids[seat]
+
+    def may_beat(self, seat: Seat, winning: Card, led: Suit) -> bool:
+        """Whether ``seat``, still to play to this trick, might beat ``winning``."""
+        if seat in self.visible:
+            held = self.visible[seat]
+            follow = [c for c in held if c.suit is led]
+            return any(beats(c, winning, self.trump) for c in (follow or held))
+        # A hidden hand may be out of the suit led without having shown it, so
+        # any higher card of that suit or any trump it may hold is a threat.
+        return any(self.may_hold(seat, c) and beats(c, winning, self.trump) for c in CARDS)
+
+    def unseen_in(self, suit: Suit) -> int:
+        """Unseen copies of ``suit``'s cards."""
+        return sum(self.unseen[suit * 10 + r] for r in range(10))
+
+    def safe(self, winning: Card, still_to_play: list[Seat], led: Suit) -> bool:
+        """Whether ``winning`` is sure to win the trick against the opponents still to play."""
+        return not any(self.is_opponent(s) and self.may_beat(s, winning, led) for s in still_to_play)
+
+    def is_boss(self, card: Card) -> bool:
+        """Whether ``card`` would win if led now: no opponent can hold a higher card
+        of its suit (an identical copy played later does not outrank it, R12)."""
+        return not any(self.is_opponent(s) and self.may_hold(s, CARDS[card.suit * 10 + r])
+                       for s in Seat if s is not self.hand_seat
+                       for r in range(card.rank + 1, 10))
+
+    def opponents_may_ruff(self, suit: Suit) -> bool:
+        """Whether an opponent might trump a lead of ``suit``."""
+        if self.trump is None or suit is self.trump:
+            return False
+        return any(self.is_opponent(s) and suit in self.voids[s]
+                   and any(self.may_hold(s, c) for c in CARDS if c.suit is self.trump)
+                   for s in Seat)
+
+    def opponents_may_hold_trumps(self) -> bool:
+        if self.trump is None:
+            return False
+        return any(self.is_opponent(s) and self.may_hold(s, c)
+                   for s in Seat for c in CARDS if c.suit is self.trump)

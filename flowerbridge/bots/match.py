@@ -1,0 +1,205 @@
+"""Duplicate matches between two bots, scored in IMPs.
+
+Every board is dealt once and played at two tables: at table 1 bot A sits
+North–South and bot B East–West; at table 2 they swap. The luck of the
+cards cancels: what remains is the difference between the two pairs. Each
+hand is scored by the rules (:meth:`HandState.score`: contract points,
+overtricks, undertricks, honors and bright bonuses), the board's difference
+in net points is converted to IMPs on the standard scale, and the match
+reports A's mean IMPs per board with a 95% confidence interval.
+
+Results depend only on the bots, the seed and the number of boards.
+
+>>> result = run_match("random", "random", boards=2, seed=1)
+>>> result.boards, len(result.results)
+(2, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..dealing import Deal
+from ..errors import FlowerBridgeError
+from ..options import RuleOptions
+from ..seats import Seat, Side
+from ..state import HandState
+from .base import Bot, Decision, load_bot, play_hand
+
+IMP_SCALE = (20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100,
+             1300, 1500, 1750, 2000, 2250, 2500, 3000, 3500, 4000)
+"""Lower bounds of 1, 2, … 24 IMPs on the standard scale (a difference of
+0–10 points is 0 IMPs, 20–40 is 1, …, 4000 or more is 24)."""
+
+
+def imps(difference: int) -> int:
+    """The IMPs a points difference is worth, with its sign.
+
+    >>> imps(0), imps(15), imps(20), imps(-430), imps(5000)
+    (0, 0, 1, -10, 24)
+    """
+    n = bisect_right(IMP_SCALE, abs(difference))
+    return n if difference >= 0 else -n
+
+
+@dataclass
+class PairStats:
+    """What one bot did over the match, both tables together."""
+
+    spec: str
+    decisions: int = 0
+    seconds: float = 0.0
+    declared: int = 0
+    made: int = 0
+    honors: int = 0
+    bright_bonus: int = 0
+    hands: int = 0
+    contracts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ms_per_decision(self) -> float:
+        return 1000.0 * self.seconds / self.decisions if self.decisions else 0.0
+
+    @property
+    def making_rate(self) -> float | None:
+        return self.made / self.declared if self.declared else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bot": self.spec, "decisions": self.decisions,
+                "ms_per_decision": round(self.ms_per_decision, 3),
+                "declared": self.declared, "made": self.made,
+                "making_rate": None if self.making_rate is None else round(self.making_rate, 4),
+                "honors_per_hand": round(self.honors / self.hands, 3) if self.hands else 0.0,
+                "bright_bonus_per_hand": round(self.bright_bonus / self.hands, 3) if self.hands else 0.0,
+                "contracts": dict(sorted(self.contracts.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """One hand of a board at one table; ``net`` is North–South's total minus East–West's."""
+
+    contract: str | None
+    declarer: str | None
+    tricks: int | None
+    net: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"contract": self.contract, "declarer": self.declarer, "tricks": self.tricks,
+                "ns_net": self.net}
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    """A board: the two tables and A's IMPs (A sits N–S at table 1, E–W at table 2)."""
+
+    board: int
+    dealer: Seat
+    tables: tuple[TableResult, TableResult]
+    imps: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"board": self.board, "dealer": self.dealer.name,
+                "table1": self.tables[0].to_dict(), "table2": self.tables[1].to_dict(),
+                "points": self.tables[0].net - self.tables[1].net, "imps": self.imps}
+
+
+@dataclass
+class MatchResult:
+    """A whole match: per-board results and each pair's statistics."""
+
+    seed: int | str
+    pairs: tuple[PairStats, PairStats]
+    results: list[BoardResult] = field(default_factory=list)
+
+    @property
+    def boards(self) -> int:
+        return len(self.results)
+
+    @property
+    def imps_per_board(self) -> float:
+        return statistics.fmean(r.imps for r in self.results) if self.results else 0.0
+
+    @property
+    def ci95(self) -> tuple[float, float] | None:
+        """Normal-approximation 95% interval of the mean (``None`` below 2 boards)."""
+        if len(self.results) < 2:
+            return None
+        half = 1.96 * statistics.stdev(r.imps for r in self.results) / math.sqrt(len(self.results))
+        return (self.imps_per_board - half, self.imps_per_board + half)
+
+    def to_dict(self, *, boards: bool = True) -> dict[str, Any]:
+        """The ``--json`` object."""
+        ci = self.ci95
+        out: dict[str, Any] = {
+            "boards": self.boards,
+            "imps_per_board": round(self.imps_per_board, 4),
+            "ci95": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+            "ms_per_decision": {"ns": round(self.pairs[0].ms_per_decision, 3),
+                                "ew": round(self.pairs[1].ms_per_decision, 3)},
+            "ns": self.pairs[0].spec, "ew": self.pairs[1].spec, "seed": self.seed,
+            "total_imps": sum(r.imps for r in self.results),
+            "pairs": {"ns": self.pairs[0].to_dict(), "ew": self.pairs[1].to_dict()},
+        }
+        if boards:
+            out["results"] = [r.to_dict() for r in self.results]
+        return out
+
+
+def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
+              options: RuleOptions | None = None, bot_options: dict[str, Any] | None = None,
+              on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
+    """Play ``boards`` duplicate boards between bots ``ns`` (A) and ``ew`` (B).
+
+    Bots are named as :func:`~flowerbridge.bots.base.load_bot` takes them;
+    each seat of each table gets its own bot, seeded from ``seed``, the
+    table and the seat, so the match is reproducible. ``bot_options`` are
+    passed to both bots' constructors (those they accept).
+    """
+    if boards < 1:
+        raise FlowerBridgeError(f"a match needs at least 1 board, not {boards}")
+    pairs = (PairStats(ns), PairStats(ew))
+    # seating[table][seat] is the index in ``pairs`` of the bot in that seat.
+    seating = ({s: s.side for s in Seat}, {s: 1 - s.side for s in Seat})
+    extra = bot_options or {}
+    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=f"{seed}:{t + 1}:{seat.name}", **extra)
+             for seat in Seat} for t in range(2)]
+    result = MatchResult(seed, pairs)
+    for board in range(1, boards + 1):
+        deal = Deal.from_seed(seed, board)
+        dealer = Seat((board - 1) % 4)
+        tables = tuple(_play_table(deal, dealer, options, bots[t], seating[t], pairs) for t in range(2))
+        board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
+                                   imps(tables[0].net - tables[1].net))
+        result.results.append(board_result)
+        if on_board is not None:
+            on_board(board_result)
+    return result
+
+
+def _play_table(deal: Deal, dealer: Seat, options: RuleOptions | None, bots: dict[Seat, Bot],
+                seating: dict[Seat, int], pairs: tuple[PairStats, PairStats]) -> TableResult:
+    def timed(seat: Seat, decision: Decision, seconds: float) -> None:
+        stats = pairs[seating[seat]]
+        stats.decisions += 1
+        stats.seconds += seconds
+
+    state = play_hand(HandState(deal, dealer, options), bots, timed)
+    score = state.score()
+    for side in Side:
+        stats = pairs[seating[side.seats[0]]]
+        stats.hands += 1
+        stats.honors += score.honors(side)
+        stats.bright_bonus += score.bright_bonus(side)
+    contract = score.contract
+    if contract is None:
+        return TableResult(None, None, None, 0)
+    stats = pairs[seating[contract.declarer]]
+    stats.declared += 1
+    stats.made += bool(score.made)
+    stats.contracts[contract.code] = stats.contracts.get(contract.code, 0) + 1
+    net = score.total(Side.NS) - score.total(Side.EW)
+    return TableResult(contract.code, contract.declarer.name, score.tricks[contract.side], net)

@@ -1,0 +1,68 @@
+"""``flowerbridge match --ns A --ew B --boards N --seed S``: a duplicate match between two bots."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "match", help="play a duplicate match between two bots and report IMPs",
+        description="Play each board twice with the pairs swapped, score every hand by the rules "
+                    "and report bot A's (--ns) mean IMPs per board with a 95%% confidence interval. "
+                    "Bots are levels (random, basic, pimc) or module:attribute paths. The same "
+                    "seed gives the same result.")
+    p.add_argument("--ns", required=True, metavar="A", help="bot A: North-South at table 1")
+    p.add_argument("--ew", required=True, metavar="B", help="bot B: East-West at table 1")
+    p.add_argument("--boards", type=int, default=32, help="number of boards (default 32)")
+    p.add_argument("--seed", default="match", help="seed for the deals and the bots (default 'match')")
+    p.add_argument("--samples", type=int, metavar="N", help="worlds per pimc decision")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import json
+    import sys
+
+    from ..bots.match import run_match
+
+    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    bot_options = {} if args.samples is None else {"samples": args.samples}
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import Progress
+
+        with Progress(console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
+            result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
+                               on_board=lambda _: progress.advance(task))
+    else:
+        result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(render_match(result))
+    return 0
+
+
+def render_match(result) -> str:
+    """The match report for people."""
+    ci = result.ci95
+    interval = "n/a (one board)" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    lines = [f"{result.pairs[0].spec} (A) v {result.pairs[1].spec} (B), {result.boards} boards, "
+             f"seed {result.seed!r}",
+             f"A: {result.imps_per_board:+.2f} IMPs per board, 95% CI {interval}, "
+             f"total {sum(r.imps for r in result.results):+d} IMPs", ""]
+    header = f"{'':<22}{'A':>14}{'B':>14}"
+    lines.append(header)
+    a, b = (p.to_dict() for p in result.pairs)
+    for label, key, fmt in (("bot", "bot", "{}"), ("contracts declared", "declared", "{}"),
+                            ("made", "made", "{}"), ("making rate", "making_rate", "{:.0%}"),
+                            ("honors per hand", "honors_per_hand", "{:.2f}"),
+                            ("bright bonus per hand", "bright_bonus_per_hand", "{:.2f}"),
+                            ("ms per decision", "ms_per_decision", "{:.2f}")):
+        cells = ["—" if d[key] is None else fmt.format(d[key]) for d in (a, b)]
+        lines.append(f"{label:<22}{cells[0]:>14}{cells[1]:>14}")
+    for name, d in (("A", a), ("B", b)):
+        common = ", ".join(f"{c} ×{n}" for c, n in list(d["contracts"].items())[:8])
+        lines.append(f"{name} declared: {common or 'nothing'}")
+    return "\n".join(lines)
