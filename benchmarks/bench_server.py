@@ -1,0 +1,114 @@
+"""Load on the web server: many tables of bot-driven websocket clients at once.
+
+Starts ``flowerbridge serve`` (a child process; no bot pause, no analysis) on
+a temporary SQLite file, or on ``--database``. Creates ``--tables`` tables
+with four people each; every person is a websocket client on loopback that
+answers its own view with a random legal call or card as soon as it is its
+turn. Prints actions per second and the time from sending an action to
+receiving its broadcast, at the acting client and at all four clients
+(50th and 99th percentiles). Every action is committed to the database
+before it is broadcast, so the figures include a durable commit each.
+
+    .venv/bin/python benchmarks/bench_server.py [--tables 25] [--hands 1] [--database URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+from flowerbridge.server.testing import ServerProcess
+
+
+class Timings:
+    """Send times of pending actions and the latencies measured so far."""
+
+    def __init__(self) -> None:
+        self.sent: dict[tuple[str, int], float] = {}  # (table, seq it will get) -> send time
+        self.own: list[float] = []
+        self.everyone: list[float] = []
+        self.actions = 0
+
+
+async def person(url: str, table_id: str, token: str, timings: Timings, rng: random.Random) -> None:
+    """One seat: act on every turn until the session is over."""
+    async with connect(url.replace("http", "ws", 1) + f"/ws/tables/{table_id}",
+                       max_size=2 ** 22) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        acted_at = -1
+        async for text in ws:
+            now = time.perf_counter()
+            message = json.loads(text)
+            seq = message.get("seq")
+            if message["type"] in ("call", "play", "deal"):
+                sent = timings.sent.get((table_id, seq))
+                if sent is not None:
+                    timings.everyone.append(now - sent)
+                    if message.get("by", message.get("seat")) == message["view"]["seat"]:
+                        timings.own.append(now - sent)
+            if message.get("hand_over", {}).get("scoresheet", {}).get("is_over"):
+                return
+            view = message.get("view")
+            if view and view["legal"] and seq is not None and seq != acted_at:
+                acted_at = seq
+                legal = view["legal"]
+                if view["phase"] == "auction":
+                    choice = legal[0] if len(legal) == 1 or rng.random() < 0.7 \
+                        else rng.choice(legal[1:5])
+                    action = {"type": "call", "call": choice, "seq": seq}
+                else:
+                    action = {"type": "play", "card": rng.choice(legal), "seq": seq}
+                timings.sent[table_id, seq + 1] = time.perf_counter()
+                timings.actions += 1
+                await ws.send(json.dumps(action))
+
+
+async def run(url: str, tables: int, hands: int, server: ServerProcess) -> tuple[Timings, float]:
+    timings = Timings()
+    rng = random.Random(2026)
+    seated = []
+    for _ in range(tables):
+        created = server.create_table({s: "human" for s in "NESW"}, hands=hands)
+        seated += [(created["table"]["id"], inv["token"])
+                   for inv in created["invitations"].values()]
+    start = time.perf_counter()
+    await asyncio.gather(*(person(url, t, token, timings, random.Random(rng.random()))
+                           for t, token in seated))
+    return timings, time.perf_counter() - start
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=25, help="tables played at once")
+    parser.add_argument("--hands", type=int, default=1, help="hands per table")
+    parser.add_argument("--database", help="database URL (default: a temporary SQLite file)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        database = args.database or str(Path(scratch) / "bench.db")
+        with ServerProcess(database, "--bot-delay", "0", "--replace-after", "never",
+                           "--no-analysis") as server:
+            timings, elapsed = asyncio.run(run(server.url, args.tables, args.hands, server))
+    kind = "PostgreSQL" if database.startswith("postgres") else "SQLite"
+    print(f"server load: {args.tables} tables x 4 websocket clients, {args.hands} hand(s) each, "
+          f"{kind}, loopback")
+    print(f"  {timings.actions} actions in {elapsed:.2f} s: {timings.actions / elapsed:.0f} actions/s")
+    print(f"  action -> broadcast to the actor:   p50 {percentile(timings.own, 50):.1f} ms, "
+          f"p99 {percentile(timings.own, 99):.1f} ms")
+    print(f"  action -> broadcast to all 4 seats: p50 {percentile(timings.everyone, 50):.1f} ms, "
+          f"p99 {percentile(timings.everyone, 99):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
