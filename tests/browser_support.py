@@ -49,7 +49,15 @@ class Server:
         self.process: subprocess.Popen | None = None
 
     def __enter__(self) -> "Server":
-        with open(self.log, "wb") as log:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start the server (again, on the same port and database) and wait until it answers."""
+        with open(self.log, "ab") as log:
             self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
                                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + self.startup_timeout
@@ -59,20 +67,25 @@ class Server:
                                    f"{self.log.read_text(errors='replace')}")
             try:
                 httpx.get(f"{self.url}/api/meta", timeout=1).raise_for_status()
-                return self
+                return
             except httpx.HTTPError:
                 time.sleep(0.1)
-        self.__exit__(None, None, None)
+        self.stop()
         raise RuntimeError(f"flowerbridge serve did not answer within {self.startup_timeout} s")
 
-    def __exit__(self, *exc_info: Any) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def stop(self, *, kill: bool = False) -> None:
+        """Stop the server: politely, or with SIGKILL as a crash would."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        if kill:
+            self.process.kill()
+        else:
             self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
     def api(self, method: str, path: str, **kwargs: Any) -> Any:
         """Call the HTTP API; raises on an error status."""

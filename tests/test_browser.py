@@ -382,8 +382,13 @@ def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     assert first_row == ["", "1R", "Pass", "?"]  # N is empty: East dealt
     explained = page.locator("table.auction td.explained")
     assert explained.count() == 1
-    assert explained.get_attribute("title") == "5+ Ribbons, 11-16 points"
+    tooltip = "el => getComputedStyle(el, '::after').content"
+    assert explained.evaluate(tooltip) == "none"
     explained.hover()
+    assert explained.evaluate(tooltip) == '"5+ Ribbons, 11-16 points"'
+    page.mouse.move(0, 0)
+    explained.focus()  # keyboards and touch screens
+    assert explained.evaluate(tooltip) == '"5+ Ribbons, 11-16 points"'
     assert not page.errors
 
 
@@ -399,3 +404,23 @@ def test_bidding_box_offers_exactly_the_legal_calls(browser, server):
     assert sorted(offered) == sorted(legal)
     page.locator('.bidding-box button[data-call="3NT"]').click()
     assert page.evaluate("window.chosen") == ["3NT"]
+
+
+def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_path):
+    with Server(tmp_path) as own:
+        created = own.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+        south = open_page(browser, own, created["invitations"]["S"]["url"])
+        wait_for_table(south)
+        south.wait_for_selector("#bidding button")  # the bots have called up to South
+        seq = south.evaluate("document.body.dataset.seq")
+        own.stop(kill=True)
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        own.start()
+        south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
+                                timeout=30_000)
+        assert south.evaluate("document.body.dataset.seq") == seq
+        assert south.locator('#position-bottom[data-seat="S"] .card[data-code]').count() == 13
+        play_hand([south], act_by_mouse)
+        south.locator("#close-review").click()
+        assert south.locator("#scoresheet .session-over").count() == 1
+        assert not south.errors

@@ -141,7 +141,8 @@ function drawTrick(places) {
   area.classList.toggle("done", winner !== null);
   area.replaceChildren(...plays.map((play) => el("div", {
     class: `slot slot-${places[play.seat]}${play.seat === winner ? " winner" : ""}`, dataset: { seat: play.seat },
-  }, cardElement(state.catalogue, play.card, state.language))), caption ? el("div", { class: "trick-caption" }, caption) : "");
+  }, cardElement(state.catalogue, play.card, state.language))));
+  if (caption) area.append(el("div", { class: "trick-caption" }, caption));
 }
 
 function drawFelt() {

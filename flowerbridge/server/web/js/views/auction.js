@@ -38,9 +38,11 @@ export function renderAuction(view, explanations) {
       const cell = row[column];
       if (!cell) return el("td", {});
       if (cell.pending) return el("td", { class: "pending", "aria-label": `${SEAT_NAMES[view.turn]} to call` }, "?");
+      // An explanation shows on hover, and on focus for keyboards and touch screens.
       return el("td", {
         class: cell.explanation ? "explained" : null,
-        title: cell.explanation,
+        tabindex: cell.explanation ? "0" : null,
+        dataset: cell.explanation ? { explanation: cell.explanation } : {},
         "aria-label": `${SEAT_NAMES[cell.seat]}: ${spokenCall(cell.call)}${cell.explanation ? `, ${cell.explanation}` : ""}`,
       }, cell.call);
     })))));

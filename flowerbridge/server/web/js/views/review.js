@@ -40,7 +40,7 @@ function tricksTable(catalogue, review, language) {
 
 function auctionList(review) {
   return el("ol", { class: "review-auction" }, ...review.auction.map((item) =>
-    el("li", { title: item.explanation || null }, `${item.seat}: ${item.call}`,
+    el("li", {}, `${item.seat}: ${item.call}`,
       item.explanation ? el("span", { class: "muted" }, ` — ${item.explanation}`) : null)));
 }
 
