@@ -2,14 +2,15 @@
 
 A hand is a block of tag pairs ``[Name "value"]``; the ``Auction`` and ``Play``
 tags are followed by their sections. Hands in one file are separated by a
-blank line. Example (abridged)::
+blank line. The hand of the rulebook's Chapter 16, abridged (``docs/notation.md``
+has it whole)::
 
     [Event "Club night"]
     [Date "2026.11.30"]
-    [Board "1"]
+    [Board "16"]
     [Dealer "S"]
-    [Deal "N:11B 7A 6A 2A / 9R 7R 6R 3R / 11P 10P 9P 6P 5P E:… S:… W:…"]
-    [Undealt "12B 5A / 1R / 3P 3P 2P 1Pb 1Pa"]
+    [Deal "N:11B 7A 6A 6A / 9R 7R 7R 6R / 9P 6P 6P 5P 5P E:… S:… W:…"]
+    [Undealt "11B 8B 8B 3B 3B 1B 1B / - / 1Pa"]
     [Options "undertrick_penalty=50 declarer=final-bidder"]
     [Auction "S"]
     1A Pass 3A Pass
@@ -17,10 +18,10 @@ blank line. Example (abridged)::
     [Contract "4A"]
     [Declarer "S"]
     [Play "W"]
-    7R 3R 11R 5R
+    11R 6R 6R 10R
     …
     [Result "11"]
-    [Score "NS below 120 above 52; EW below 0 above 9"]
+    [Score "NS below 120 above 70; EW below 0 above 5"]
 
 A holding is written suit by suit, Bright Animals / Ribbons / Plains, each
 highest first, ``-`` for a void. Auction lines hold four calls, the first by
