@@ -222,11 +222,11 @@ def test_ruling_r6_r10_observations_never_hold_a_hidden_card(random_hand, seed):
                 assert card_codes(data["dummy"]) == dummy_cards and obs.dummy == state.remaining(dummy)
             else:
                 assert data["dummy"] is None and obs.dummy is None
-            if state.phase is Phase.PLAY:
-                mine = own if state.actor is seat and state.turn is seat else dummy_cards
+            if state.actor is not seat:
+                assert data["legal"] == [] and obs.legal == ()
+            elif state.phase is Phase.PLAY:
+                mine = own if state.turn is seat else dummy_cards
                 assert set(card_codes(data["legal"])) <= set(mine)
-                if state.actor is not seat:
-                    assert data["legal"] == [] and obs.legal == ()
             if over:
                 assert obs.all_hands == state.deal.hands and obs.undealt == state.deal.undealt
             else:
