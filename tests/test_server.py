@@ -77,7 +77,7 @@ def test_lobby_creates_a_table_with_one_secret_link_per_person(server):
                                   hands=3)
     table = created["table"]
     assert set(created["invitations"]) == {"N", "S"}
-    for seat, invitation in created["invitations"].items():
+    for invitation in created["invitations"].values():
         assert invitation["url"] == f"/t/{table['id']}#token={invitation['token']}"
         assert len(invitation["token"]) >= 43
     assert created["spectate_url"] == f"/t/{table['id']}"
@@ -231,7 +231,7 @@ def test_reconnecting_with_since_gets_exactly_the_missed_events(server):
             seq = north.seq
             north.act(rng)
             acted += 1
-            north.until(lambda m: m.get("seq", 0) > seq)
+            north.until(lambda m, seq=seq: m.get("seq", 0) > seq)
         elif north.view["actor"] in ("N", "S") and north.recv(timeout=0.2) is None:
             break
         else:
@@ -327,7 +327,7 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
                           analysis=False)
     with ServerThread(config) as server:
         created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
-                                      hands=3)
+                                      hands=3, stand_in="random")
         table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
         north, south = (joined(server, table_id, tokens[s]) for s in "NS")
         south.close()
@@ -352,6 +352,30 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         assert live.bot_for(Seat.S) is None
         back.close()
         north.close()
+
+
+def test_bot_calls_carry_their_explanation_and_card_reasons_stay_private(server):
+    created = server.create_table({"N": "basic", "E": "basic", "S": "human", "W": "basic"})
+    table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+    south = joined(server, table_id, token)
+    wait_for_turn(south)
+    again = joined(server, table_id, token)
+    snapshot = again.messages[1]
+    auction = snapshot["view"]["auction"]
+    assert len(snapshot["explanations"]) == len(auction)
+    assert all(note for call, note in zip(auction, snapshot["explanations"]) if call["seat"] != "S")
+    again.close()
+    play_session([south], random.Random(8))
+    bot_calls = [m for m in south.messages if m["type"] == "call" and m["seat"] != "S"]
+    assert bot_calls and all(isinstance(m["explanation"], str) and m["explanation"]
+                             for m in bot_calls)
+    assert all(m["explanation"] is None for m in south.messages
+               if m["type"] == "call" and m["seat"] == "S")
+    assert not [m for m in south.messages if m["type"] == "play" and "explanation" in m]
+    review = server.api("GET", f"/api/tables/{table_id}/hands/1").json()
+    noted = [a["explanation"] for a in review["auction"] if a["seat"] != "S"]
+    # The review has the calls made before South joined, too.
+    assert noted[len(noted) - len(bot_calls):] == [m["explanation"] for m in bot_calls]
 
 
 def test_the_review_shows_every_card_after_the_hand(server):

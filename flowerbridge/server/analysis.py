@@ -6,21 +6,20 @@ all four hands. That gives the card's value and the value of the best card
 the player had; both are reported as tricks for the declaring side over the
 whole hand (``docs/protocol.md``, "The review").
 
-The solver is CPU-bound C code that releases the GIL: one worker thread runs
-one analysis at a time, so reviews never take more than one core from play.
+The solver is CPU-bound C code that releases the GIL, so it runs in a worker
+thread and the event loop keeps serving the tables meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 
 from ..dealing import HAND_SIZE
 from ..state import HandState
 from .views import DDValues
 
-_pool = ThreadPoolExecutor(1, "flowerbridge-dd")
 _local = threading.local()
 
 
@@ -33,17 +32,12 @@ def available() -> bool:
     return True
 
 
-async def run(state: HandState) -> DDValues | None:
-    """The values of every card played in ``state``, or ``None`` without a solver
-    (a passed-out hand has no cards: an empty list)."""
+async def run(state: HandState, executor: Executor) -> DDValues | None:
+    """The values of every card played in ``state``, computed in ``executor``;
+    ``None`` without a solver (a passed-out hand has no cards: an empty list)."""
     if not available():
         return None
-    return await asyncio.get_running_loop().run_in_executor(_pool, card_values, state)
-
-
-def shutdown() -> None:
-    """Stop the analysis thread (pending analyses are dropped)."""
-    _pool.shutdown(wait=False, cancel_futures=True)
+    return await asyncio.get_running_loop().run_in_executor(executor, card_values, state)
 
 
 def card_values(state: HandState) -> list[tuple[int, int]]:

@@ -21,7 +21,8 @@ from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from . import analysis
 from .config import ServerConfig
-from .manager import TableManager, bot_levels, default_bot
+from .botplay import bot_levels, default_bot
+from .manager import TableManager
 from .realtime import table_socket
 from .schemas import CreateTable
 from .store import Store
@@ -94,7 +95,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
         """Versions, bot levels, default options and the server's timing."""
-        return {"version": __version__, "protocol": PROTOCOL_VERSION, "bots": bot_levels(),
+        return {"version": __version__, "protocol": PROTOCOL_VERSION, "bots": list(bot_levels()),
                 "default_bot": default_bot(), "default_options": RuleOptions().to_dict(),
                 "bot_delay": config.bot_delay, "replace_after": config.replace_after,
                 "analysis": config.analysis and analysis.available()}

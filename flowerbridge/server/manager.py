@@ -20,13 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 
-from ..bots import load_bot
-from ..bots.base import BOT_LEVELS, Bot, RandomBot
+from ..bots.base import Bot
 from ..cards import Card
 from ..errors import FlowerBridgeError
-from ..observation import Observation
 from ..options import RuleOptions
 from ..seats import SEATS, Seat
+from .botplay import check_level, choose, default_bot, new_bot
 from .config import ServerConfig
 from .models import EventRow
 from .schemas import CreateTable
@@ -40,16 +39,6 @@ T = TypeVar("T")
 
 # A client that lets this many messages pile up unread is dropped, not buffered forever.
 MAX_QUEUED = 2000
-
-
-def bot_levels() -> list[str]:
-    """The bot levels a seat may be given (registered in ``BOT_LEVELS``)."""
-    return sorted(BOT_LEVELS)
-
-
-def default_bot() -> str:
-    """The strongest everyday level available: ``basic`` when the bots provide it."""
-    return "basic" if "basic" in BOT_LEVELS else "random"
 
 
 class Connection:
@@ -105,7 +94,7 @@ class LiveTable:
         assert level is not None
         bot = self.bots.get((seat, level))
         if bot is None:
-            bot = self.bots[seat, level] = load_bot(level, seed=f"{self.table.seed}:{seat.name}")
+            bot = self.bots[seat, level] = new_bot(level, f"{self.table.seed}:{seat.name}")
         return bot
 
     def presence(self) -> dict[str, Any]:
@@ -134,6 +123,8 @@ class TableManager:
         # SQLite takes one writer at a time: one database thread queues the writes
         # instead of letting them wait on file locks.
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
+        # The solver is CPU-bound: one analysis at a time leaves the other cores to play.
+        self._analysis_pool = ThreadPoolExecutor(1, "flowerbridge-dd")
         self._loading: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------ life
@@ -154,8 +145,8 @@ class TableManager:
                     task.cancel()
             for conn in live.connections:
                 conn.close(1001)
+        self._analysis_pool.shutdown(wait=False, cancel_futures=True)
         self._db_pool.shutdown(wait=True)
-        analysis.shutdown()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db_pool, fn, *args)
@@ -164,21 +155,14 @@ class TableManager:
 
     async def create(self, request: CreateTable) -> tuple[LiveTable, dict[Seat, str]]:
         """A new table, its first hand dealt; returns it with each person's secret token."""
-        levels = set(BOT_LEVELS)
         options = RuleOptions.from_dict(request.options)
-        stand_in = request.stand_in or default_bot()
-        if stand_in not in levels:
-            raise TableError("bad_request", f"stand_in: unknown bot level {stand_in!r}; "
-                                            f"use one of {', '.join(bot_levels())}")
+        stand_in = check_level(request.stand_in or default_bot(), "stand_in")
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
         for seat in SEATS:
             choice = request.seats[seat.name]
             if choice.player == BOT:
-                if choice.level not in levels:
-                    raise TableError("bad_request", f"seats.{seat.name}: unknown bot level "
-                                                    f"{choice.level!r}; use one of {', '.join(bot_levels())}")
-                players[seat] = SeatPlayer(BOT, choice.level)
+                players[seat] = SeatPlayer(BOT, check_level(choice.level, f"seats.{seat.name}"))
             else:
                 tokens[seat] = new_token()
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
@@ -195,13 +179,17 @@ class TableManager:
         live = self.tables.get(table_id)
         if live is not None:
             return live
+        # One load per table however many clients ask at once.
         lock = self._loading.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            live = self.tables.get(table_id)
-            if live is None:
-                live = LiveTable(await self._load(table_id))
-                self.tables[table_id] = live
-                self._kick_bots(live)
+        try:
+            async with lock:
+                live = self.tables.get(table_id)
+                if live is None:
+                    live = LiveTable(await self._load(table_id))
+                    self.tables[table_id] = live
+                    self._kick_bots(live)
+        finally:
+            self._loading.pop(table_id, None)
         return live
 
     async def _load(self, table_id: str) -> Table:
@@ -262,6 +250,9 @@ class TableManager:
         if live is None or conn not in live.connections:
             return
         live.connections.discard(conn)
+        if live.table.is_over and not live.connections:
+            del self.tables[live.table.id]  # nothing more will happen here; reload on demand
+            return
         if conn.role is not None and not live.seat_connected(conn.role):
             self._start_stand_in_clock(live, conn.role)
         self._publish_presence(live)
@@ -350,7 +341,7 @@ class TableManager:
             if bot is None or self._bot_seat(live) is not seat:
                 continue
             observation = live.table.state.observation(seat)  # type: ignore[union-attr]
-            action, explanation = await asyncio.to_thread(decide, bot, observation)
+            action, explanation = await asyncio.to_thread(choose, bot, observation)
             async with live.lock:
                 # The person may have come back, or the table moved on, while the bot thought.
                 if live.table.seq != seq or live.bot_for(seat) is not bot:
@@ -374,7 +365,8 @@ class TableManager:
     async def _analyse(self, live: LiveTable, hand: int) -> None:
         state = live.table.finished_state(hand)
         try:
-            values = await analysis.run(state) if self.config.analysis else None
+            values = await analysis.run(state, self._analysis_pool) if self.config.analysis \
+                else None
         except Exception:  # a solver failure must not cost the table its review
             log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
             values = None
@@ -391,23 +383,6 @@ class TableManager:
         review = live.table.review(hand)
         self._ensure_analysis(live, hand)
         return review
-
-
-def decide(bot: Bot, observation: Observation) -> tuple[Any, str | None]:
-    """The bot's action and, when it gives one, its explanation of a call.
-
-    A bot that fails or answers with something illegal is replaced for this
-    one action by a random legal choice, so a faulty bot never stalls a table.
-    """
-    try:
-        action = bot.act(observation)
-        if action in observation.legal:
-            return action, None
-        log.error("bot %s at %s chose %r, which is not legal", type(bot).__name__,
-                  observation.seat.name, action)
-    except Exception:
-        log.exception("bot %s at %s failed", type(bot).__name__, observation.seat.name)
-    return RandomBot().act(observation), None
 
 
 def new_token() -> str:

@@ -56,7 +56,7 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
     """Read ``hello`` and join the table; on failure say why and close."""
     try:
         text = await asyncio.wait_for(_receive(websocket), HELLO_TIMEOUT)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         _refuse(conn, "hello_first", f"send hello within {HELLO_TIMEOUT:g} seconds",
                 CLOSE_BAD_HELLO)
         return False

@@ -1,0 +1,72 @@
+"""Bots at the server's tables: which levels a seat may have, and asking one to act.
+
+A bot sees only its seat's observation (``flowerbridge.bots``). Only the
+explanation of a *call* is kept and shown to everyone: it says what the call
+means in the bidding system, which every player is entitled to know. Reasons
+for cards ("the only legal card") would tell the table about the bot's hand,
+so they are dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+
+from ..bots.base import BOT_LEVELS, Bot, RandomBot, decide, load_bot
+from ..calls import Call
+from ..cards import Card
+from ..errors import FlowerBridgeError
+from ..observation import Observation
+
+log = logging.getLogger("flowerbridge.server")
+
+
+@cache
+def bot_levels() -> tuple[str, ...]:
+    """The registered bot levels that load here, weakest first."""
+    usable = []
+    for level in BOT_LEVELS:
+        try:
+            load_bot(level)
+        except FlowerBridgeError as exc:
+            log.warning("bot level %s is not available: %s", level, exc)
+            continue
+        usable.append(level)
+    return tuple(usable)
+
+
+def default_bot() -> str:
+    """The level a new seat or a stand-in gets unless told otherwise: ``basic`` when available."""
+    return "basic" if "basic" in bot_levels() else "random"
+
+
+def check_level(level: str | None, where: str) -> str:
+    """``level`` if a seat may have it; otherwise a precise error naming ``where``."""
+    if level not in bot_levels():
+        from .table import TableError
+        raise TableError("bad_request", f"{where}: unknown bot level {level!r}; "
+                                        f"use one of {', '.join(bot_levels())}")
+    return level
+
+
+def new_bot(level: str, seed: str) -> Bot:
+    """A bot of ``level``, seeded so that a table's bots differ from seat to seat."""
+    return load_bot(level, seed=seed)
+
+
+def choose(bot: Bot, observation: Observation) -> tuple[Call | Card, str | None]:
+    """The bot's action and, for a call, its explanation.
+
+    A bot that fails or answers with something illegal is replaced for this
+    one action by a random legal choice, so a faulty bot never stalls a table.
+    """
+    try:
+        decision = decide(bot, observation)
+        if decision.action in observation.legal:
+            note = decision.explanation if isinstance(decision.action, Call) else ""
+            return decision.action, note or None
+        log.error("bot %s at %s chose %r, which is not legal", type(bot).__name__,
+                  observation.seat.name, decision.action)
+    except Exception:  # a bot is third-party code: whatever it raises, the table goes on
+        log.exception("bot %s at %s failed", type(bot).__name__, observation.seat.name)
+    return RandomBot().act(observation), None
