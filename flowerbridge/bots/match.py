@@ -23,6 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..cards import Card
 from ..dealing import Deal
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
@@ -59,10 +60,18 @@ class PairStats:
     bright_bonus: int = 0
     hands: int = 0
     contracts: dict[str, int] = field(default_factory=dict)
+    card_seconds: list[float] = field(default_factory=list, repr=False)
 
     @property
     def ms_per_decision(self) -> float:
         return 1000.0 * self.seconds / self.decisions if self.decisions else 0.0
+
+    def card_ms(self, quantile: float) -> float:
+        """A quantile (0.5 = median) of the time per card decision, in milliseconds."""
+        if not self.card_seconds:
+            return 0.0
+        ordered = sorted(self.card_seconds)
+        return 1000.0 * ordered[min(len(ordered) - 1, int(quantile * len(ordered)))]
 
     @property
     def making_rate(self) -> float | None:
@@ -71,6 +80,8 @@ class PairStats:
     def to_dict(self) -> dict[str, Any]:
         return {"bot": self.spec, "decisions": self.decisions,
                 "ms_per_decision": round(self.ms_per_decision, 3),
+                "card_ms_median": round(self.card_ms(0.5), 3),
+                "card_ms_p90": round(self.card_ms(0.9), 3),
                 "declared": self.declared, "made": self.made,
                 "making_rate": None if self.making_rate is None else round(self.making_rate, 4),
                 "honors_per_hand": round(self.honors / self.hands, 3) if self.hands else 0.0,
@@ -186,6 +197,8 @@ def _play_table(deal: Deal, dealer: Seat, options: RuleOptions | None, bots: dic
         stats = pairs[seating[seat]]
         stats.decisions += 1
         stats.seconds += seconds
+        if isinstance(decision.action, Card):
+            stats.card_seconds.append(seconds)
 
     state = play_hand(HandState(deal, dealer, options), bots, timed)
     score = state.score()

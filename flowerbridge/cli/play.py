@@ -1,0 +1,167 @@
+"""``flowerbridge play``: a person plays a session at the terminal with three bots.
+
+Everything the person sees comes from their own observation of the hand; the
+bots' calls come with what they show under the bidding system. Input is read
+line by line from standard input, so a session can be scripted:
+``q`` or the end of input ends the session.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("play", help="play a session at the terminal against bots",
+                              description="Play Flower Bridge with three bots: you bid and play "
+                                          "one seat (and the dummy when you declare). Type a call "
+                                          "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
+                                          "what is legal; 'q' quits.")
+    p.add_argument("--seat", default="S", help="your seat (default S)")
+    p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
+    p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
+    p.add_argument("--hands", type=int, help="stop after this many hands (default: until you quit)")
+    p.set_defaults(func=run)
+
+
+class Quit(Exception):
+    """The person asked to stop (``q``, ``quit`` or the end of input)."""
+
+
+def run(args) -> int:
+    from ..bots import load_bot
+    from ..seats import Seat
+    from ..session import Session
+
+    seat = Seat.parse(args.seat)
+    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    bots = {s: load_bot(args.bots, seed=f"{seed}:{s.name}") for s in Seat if s is not seat}
+    session = Session(max_hands=args.hands)
+    table = Table(seat, bots, sys.stdin, sys.stdout)
+    try:
+        while not session.is_over:
+            table.play_hand(session, seed)
+    except Quit:
+        table.say("Session ended.")
+    if session.hands:
+        table.say(session.render())
+    return 0
+
+
+class Table:
+    """One person's seat at the table: prints what they may see, reads what they do."""
+
+    def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO) -> None:
+        self.seat = seat
+        self.bots = bots
+        self.stdin = stdin
+        self.stdout = stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            raise Quit
+        text = line.strip()
+        if text.lower() in ("q", "quit", "exit"):
+            raise Quit
+        return text
+
+    def play_hand(self, session, seed) -> None:
+        """Deal the session's next hand, play it out and score it."""
+        from ..bots.base import decide
+        from ..dealing import Deal
+        from ..render import render_auction, render_score
+        from ..state import Phase
+
+        number = len(session.hands) + 1
+        state = session.new_hand(Deal.from_seed(seed, number))
+        self.say(f"\n=== Hand {number}: dealer {state.dealer.full_name}; you are "
+                 f"{self.seat.full_name} ===")
+        while not state.is_over:
+            actor = state.actor
+            phase_before = state.phase
+            tricks_before = len(state.tricks)
+            if actor is self.seat:
+                self.human_turn(state)
+            else:
+                decision = decide(self.bots[actor], state.observation(actor))
+                self.report_bot(state, state.apply(decision.action, actor), decision)
+            if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
+                self.say(render_auction(state))
+            if len(state.plays) == 1:
+                self.show_holding(f"Dummy ({state.contract.dummy.full_name})",
+                                  state.remaining(state.contract.dummy))
+            if len(state.tricks) > tricks_before:
+                trick = state.tricks[-1]
+                card = next(c for s, c in trick.plays if s is trick.winner)
+                ns, ew = state.tricks_won
+                self.say(f"Trick {trick.number} won by {trick.winner.full_name} with {card.code}; "
+                         f"tricks NS {ns}, EW {ew}")
+        session.add(state)
+        self.say(render_score(state))
+        self.say(session.render())
+        if not session.is_over:
+            self.ask("Press Enter for the next hand (q to quit): ")
+
+    def report_bot(self, state, event, decision) -> None:
+        from ..state import CallMade
+
+        """Tell the person what a bot did, with what its call shows."""
+        if isinstance(event, CallMade):
+            why = f"  ({decision.explanation})" if decision.explanation else ""
+            self.say(f"{event.seat.full_name} calls {event.call.text}{why}")
+        else:
+            who = event.seat.full_name + (" (dummy)" if state.contract and event.seat is state.contract.dummy else "")
+            self.say(f"{who} plays {event.card.code} {event.card.name}")
+
+    def show_holding(self, title: str, cards) -> None:
+        from ..render import format_holding
+
+        self.say(f"{title}:")
+        for line in format_holding(cards, names=True):
+            self.say("  " + line)
+
+    def human_turn(self, state) -> None:
+        """Show the person their view and read a legal call or card."""
+        from ..bots.bidding import explain_call
+        from ..errors import FlowerBridgeError
+        from ..render import render_auction
+
+        obs = state.observation(self.seat)
+        if state.phase.value == "auction":
+            self.say(render_auction(state))
+            self.show_holding("Your hand", obs.hand)
+            prompt = "Your call (e.g. 1A, 2NT, Pass; ? lists legal calls): "
+        else:
+            hand_seat = state.turn
+            if state.current_trick:
+                self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
+            self.show_holding("Your hand", obs.hand)
+            if obs.dummy is not None and hand_seat is not self.seat:
+                self.show_holding(f"Dummy ({hand_seat.full_name})", obs.dummy)
+            whose = "your hand" if hand_seat is self.seat else f"dummy ({hand_seat.full_name})"
+            prompt = f"Card from {whose} (e.g. {obs.legal[0].code}; ? lists legal cards): "
+        while True:
+            text = self.ask(prompt)
+            if text == "?":
+                self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
+                continue
+            try:
+                event = state.apply(text, self.seat)
+            except FlowerBridgeError as exc:
+                self.say(f"Not allowed: {exc}")
+                continue
+            if hasattr(event, "call"):
+                auction = [(e.seat, e.call) for e in state.calls]
+                self.say(f"You call {event.call.text}  ({explain_call(auction, len(auction) - 1)})")
+            else:
+                self.say(f"You play {event.card.code} {event.card.name}"
+                         + ("" if event.seat is self.seat else " from dummy"))
+            return

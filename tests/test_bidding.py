@@ -1,0 +1,108 @@
+"""The bots' bidding system (docs/bidding.md): the table, choosing calls, reading them back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowerbridge import Deal, HandState, Seat, parse_call, parse_cards
+from flowerbridge.bots.bidding import (MAX_POINTS, HandFacts, auction_meanings, choose_call,
+                                       explain_call, shown_by_seat, system_table)
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "bidding.md"
+
+
+def _auction(*calls: str, dealer: Seat = Seat.N) -> list[tuple[Seat, object]]:
+    return [(dealer.next(i), parse_call(c)) for i, c in enumerate(calls)]
+
+
+def _bid(hand: str, *calls: str, dealer: Seat = Seat.N):
+    auction = _auction(*calls, dealer=dealer)
+    seat = dealer.next(len(calls))
+    return choose_call(parse_cards(hand), auction, seat)
+
+
+def test_docs_bidding_md_prints_the_system_table_the_bots_use():
+    assert system_table() in DOC.read_text(encoding="utf-8")
+
+
+def test_ch10_honor_count_every_copy_counts():
+    facts = HandFacts.of(parse_cards("11B 11B 8A 7R 1Pa"))
+    assert facts.points == 4 + 4 + 2 + 1 + 0
+    assert facts.lengths == (1, 1, 3)
+
+
+def test_opening_one_of_the_longest_suit_with_20_points():
+    bid = _bid("12B 11B 8B 7A 11R 10R 9R 7R 6R 5R 3P 2P 1Pa")  # 4+4+4+2 + 6 = 20
+    assert bid.call == parse_call("1R")
+    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 20–36 points"
+
+
+def test_opening_pass_with_a_weak_hand():
+    bid = _bid("8A 2A 7R 5R 3R 1R 11P 10P 9P 6P 5P 4P 3P")  # 8 points
+    assert bid.call.is_pass
+    assert bid.explanation == "no opening: at most 19 points"
+
+
+def test_opening_preempt_with_eight_plains():
+    bid = _bid("8A 2A 7R 5R 3R 11P 10P 9P 6P 5P 4P 3P 2P")
+    assert bid.call == parse_call("3P")
+    assert bid.explanation == "preempt: 8+ Plains, longest suit, 6–19 points"
+
+
+def test_opening_1nt_balanced_23_to_29():
+    hand = "12B 11B 8B 3B 8A 6A 11R 10R 9R 11P 10P 9P 6P"  # 16 + 4 + 3 = 23, 6-3-4
+    assert HandFacts.of(parse_cards(hand)).balanced
+    bid = _bid(hand)
+    assert bid.call == parse_call("1NT")
+    assert bid.explanation == "1NT opening: balanced, 23–29 points"
+
+
+def test_response_simple_raise_with_five_card_support():
+    bid = _bid("8A 7A 6A 5A 2A 11R 10R 11P 10P 9P 6P 5P 4P", "1A", "Pass")
+    assert bid.call == parse_call("2A")
+    assert bid.explanation.startswith("simple raise: 5+ Animals")
+
+
+def test_competitive_overcall_needs_a_long_suit_and_values():
+    bid = _bid("12B 11B 8B 3B 8A 11R 10R 9R 7R 6R 5R 11P 10P", "1A")
+    assert bid.call == parse_call("2R")
+    assert bid.explanation.startswith("overcall: 6+ Ribbons")
+
+
+def test_explain_call_reads_a_persons_call_by_the_same_table():
+    auction = _auction("1R", "Pass", "2R")
+    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 20–36 points"
+    assert explain_call(auction, 1) == "no overcall"
+    assert explain_call(auction, 2) == "simple raise: 5+ Ribbons, 10–19 points"
+
+
+def test_an_off_system_call_is_named_as_such():
+    auction = _auction("5NT")
+    assert explain_call(auction, 0).startswith("not part of the system")
+
+
+def test_shown_by_seat_combines_a_players_calls():
+    shown = shown_by_seat(_auction("Pass", "Pass", "1R", "Pass"))
+    assert shown[Seat.N].points == (0, 19)
+    assert shown[Seat.S].points == (20, 36)
+    assert shown[Seat.S].min_length[1] == 5
+    assert shown[Seat.W].points == (0, MAX_POINTS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(list(Seat)))
+def test_every_call_the_system_makes_is_true_of_the_hand_that_made_it(seed, dealer):
+    """Choosing and reading use one table: what a call is read to show holds for the bidder."""
+    state = HandState(Deal.from_seed(seed), dealer)
+    while state.phase.value == "auction":
+        seat = state.turn
+        auction = [(e.seat, e.call) for e in state.calls]
+        bid = choose_call(state.deal.hands[seat], auction, seat)
+        assert state.can_call(bid.call)
+        state.call(bid.call)
+        read = auction_meanings([(e.seat, e.call) for e in state.calls])[-1]
+        assert read.explanation == bid.explanation
+        assert read.meaning.fits(HandFacts.of(state.deal.hands[seat])), (bid.call, bid.explanation)
