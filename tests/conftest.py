@@ -1,4 +1,5 @@
-"""Shared fixtures: the Chapter 16 example hand, and hands played by seeded random legal actions."""
+"""Shared fixtures: the Chapter 16 example hand, hands played by seeded random legal actions,
+and a snapshot of a state's public view."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 import pytest
 
 from flowerbridge import Deal, HandState, Phase, RuleOptions, Seat
+from flowerbridge.records import to_dict
 
 
 def _random_hand(seed: int, *, options: RuleOptions | None = None) -> HandState:
@@ -29,6 +31,19 @@ def _random_hand(seed: int, *, options: RuleOptions | None = None) -> HandState:
         else:
             state.apply(legal[rng.randrange(len(legal))])
     return state
+
+
+def _snapshot(state: HandState) -> tuple:
+    """Everything public about a state, every seat's observation included."""
+    return (to_dict(state), state.phase, state.turn, state.actor, state.leader, state.contract,
+            tuple(state.tricks), state.current_trick, state.tricks_won, tuple(state.legal_actions()),
+            tuple(repr(state.observation(seat).to_dict()) for seat in Seat))
+
+
+@pytest.fixture(scope="session")
+def snapshot():
+    """``snapshot(state)``: compare two of them to tell whether two states are the same."""
+    return _snapshot
 
 
 @pytest.fixture(scope="session")

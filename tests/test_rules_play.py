@@ -8,7 +8,6 @@ import pytest
 
 from flowerbridge import (DECK, Card, CardCodeError, Deal, HandState, IllegalCallError,
                           IllegalPlayError, Phase, PhaseError, Seat, Suit, parse_cards)
-from flowerbridge.records import to_dict
 
 
 def deal_with(holdings: dict[str, str], *, void: dict[str, str] | None = None,
@@ -43,13 +42,6 @@ def contract(deal: Deal, calls: str, dealer: Seat) -> HandState:
 def play(state: HandState, cards: str) -> None:
     for card in cards.split():
         state.play(card)
-
-
-def snapshot(state: HandState):
-    """Everything observable about a state, to check that nothing changed."""
-    return (to_dict(state), state.phase, state.turn, state.actor, state.current_trick,
-            tuple(state.tricks), state.tricks_won, tuple(state.remaining(s) for s in Seat),
-            tuple(state.legal_actions()))
 
 
 # --------------------------------------------------------- Chapter 5, R12
@@ -193,7 +185,7 @@ def test_ch9_thirteen_tricks_finish_the_hand(random_hand):
 
 # ------------------------------------------------------- the action triple
 
-def test_verify_can_act_agree_on_a_legal_and_an_illegal_call():
+def test_verify_can_act_agree_on_a_legal_and_an_illegal_call(snapshot):
     state = contract(Deal.from_seed(1), "2R", Seat.N)
     assert state.verify_call("2A").text == "2A" and state.can_call("2A")
     before = snapshot(state)

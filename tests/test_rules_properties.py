@@ -38,14 +38,6 @@ def steps(state: HandState):
         yield replay, event
 
 
-def snapshot(state: HandState):
-    """Everything public about a state, to compare two states."""
-    return (records.to_dict(state), state.phase, state.turn, state.actor, state.leader,
-            state.contract, tuple(state.tricks), state.current_trick, state.tricks_won,
-            tuple(state.legal_actions()), tuple(state.observation(s).to_dict().__repr__()
-                                                for s in Seat))
-
-
 # ----------------------------------------------------------------- conservation
 
 @PROPERTY
@@ -113,7 +105,8 @@ def test_ruling_r11_legal_cards_follow_suit_when_able(random_hand, seed):
 
 @PROPERTY
 @given(seed=SEEDS, data=st.data())
-def test_verify_can_and_legal_actions_agree_and_illegal_actions_change_nothing(random_hand, seed, data):
+def test_verify_can_and_legal_actions_agree_and_illegal_actions_change_nothing(random_hand, snapshot,
+                                                                              seed, data):
     history = list(steps(random_hand(seed)))
     state, _ = history[data.draw(st.integers(0, len(history) - 1), label="step")]
     state = state.copy()
@@ -151,7 +144,7 @@ def test_verify_can_and_legal_actions_agree_and_illegal_actions_change_nothing(r
 
 @PROPERTY
 @given(seed=SEEDS)
-def test_undo_all_returns_to_the_fresh_deal(random_hand, seed):
+def test_undo_all_returns_to_the_fresh_deal(random_hand, snapshot, seed):
     state = random_hand(seed).copy()
     fresh = HandState(state.deal, state.dealer, state.options)
     while state.history:
@@ -161,7 +154,7 @@ def test_undo_all_returns_to_the_fresh_deal(random_hand, seed):
 
 @PROPERTY
 @given(seed=SEEDS, data=st.data())
-def test_undo_then_redo_gives_the_same_state(random_hand, seed, data):
+def test_undo_then_redo_gives_the_same_state(random_hand, snapshot, seed, data):
     original = random_hand(seed)
     cut = data.draw(st.integers(1, len(original.history)), label="actions")
     state = HandState(original.deal, original.dealer, original.options)
@@ -238,7 +231,8 @@ def test_ruling_r6_r10_observations_never_hold_a_hidden_card(random_hand, seed):
 
 @PROPERTY
 @given(seed=SEEDS, options=OPTIONS, data=st.data())
-def test_records_round_trip_json_and_text_notation(random_hand, seed, options, data):
+def test_records_round_trip_json_and_text_notation(random_hand, snapshot, seed, options,
+                                                    data):
     full = random_hand(seed, options=options)
     cut = data.draw(st.integers(0, len(full.history)), label="actions")
     state = HandState(full.deal, full.dealer, full.options)
