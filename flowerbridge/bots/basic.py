@@ -124,11 +124,14 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if not following:
             return _discard(k, legal)
         if sure:
-            return sure[0], "third hand high: makes sure of partner's trick"
+            return sure[0], "makes sure of partner's trick"
+        if len(trick) == 2 and winners:
+            return winners[-1], "third hand high"
         return min(legal, key=_cheap), "partner's trick: plays low"
     if not winners:
-        return (_discard(k, legal) if not following
-                else (min(legal, key=_cheap), "cannot win: plays low"))
+        if not following:
+            return _discard(k, legal)
+        return min(legal, key=_cheap), "second hand low" if len(trick) == 1 else "cannot win: plays low"
     if not following:
         return (sure or winners)[0], "trumps the opponents' trick"
     if len(trick) == 1:

@@ -1,0 +1,223 @@
+"""Bots: the protocol, naming bots, the basic rules of thumb, world sampling and pimc."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowerbridge import Deal, FlowerBridgeError, HandState, Observation, Seat, parse_card
+from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
+from flowerbridge.bots.basic import BasicBot, choose_card
+from flowerbridge.bots.bidding import HandFacts, shown_by_seat
+from flowerbridge.bots.knowledge import Knowledge
+from flowerbridge.bots.pimc import PimcBot
+from flowerbridge.bots.sampling import Sampler
+from flowerbridge.dealing import HAND_SIZE, UNDEALT_SIZE
+
+
+class SpyBot:
+    """A third-party bot with no constructor: records what it is handed."""
+
+    seen: list = []
+
+    def act(self, observation):
+        SpyBot.seen.append(observation)
+        return observation.legal[0]
+
+
+def _hand_in_play(seed: int, cards_played: int) -> HandState | None:
+    """A basic-bid hand (None when passed out) after ``cards_played`` cards."""
+    state = HandState(Deal.from_seed(seed), Seat(seed % 4))
+    bots = {s: BasicBot() for s in Seat}
+    while not state.is_over and len(state.plays) < cards_played:
+        seat = state.actor
+        state.apply(bots[seat].act(state.observation(seat)), seat)
+    return None if state.phase.value == "passed out" else state
+
+
+# ------------------------------------------------------------------ protocol
+
+def test_bot_levels_name_random_basic_and_pimc():
+    assert list(BOT_LEVELS) == ["random", "basic", "pimc"]
+    assert isinstance(load_bot("random", seed=1), RandomBot)
+    assert isinstance(load_bot("basic", seed=1), BasicBot)
+    assert isinstance(load_bot("pimc", seed=1, samples=4), PimcBot)
+
+
+def test_a_bot_loads_from_any_module_attribute_path():
+    bot = load_bot("tests.test_bots:SpyBot", seed=3)  # SpyBot() takes no seed: none is passed
+    assert type(bot).__name__ == "SpyBot"
+    state = play_hand(HandState(Deal.from_seed(4), Seat.E), {s: bot for s in Seat})
+    assert state.is_over
+
+
+@pytest.mark.parametrize("spec", ["grandmaster", "no.such.module:Bot", "flowerbridge.bots.base:Nothing",
+                                  "flowerbridge.bots.base:BOT_LEVELS"])
+def test_an_unknown_bot_is_a_flowerbridge_error(spec):
+    with pytest.raises(FlowerBridgeError):
+        load_bot(spec)
+
+
+def test_bots_are_handed_only_the_seats_observation():
+    SpyBot.seen = []
+    state = play_hand(HandState(Deal.from_seed(5), Seat.N), {s: SpyBot() for s in Seat})
+    assert state.is_over
+    assert SpyBot.seen and all(isinstance(o, Observation) for o in SpyBot.seen)
+    assert all(o.all_hands is None and o.undealt is None for o in SpyBot.seen)
+    assert all(o.actor is o.seat for o in SpyBot.seen)
+
+
+def test_decide_wraps_a_bot_without_reasons():
+    decision = decide(SpyBot(), HandState(Deal.from_seed(1), Seat.N).observation(Seat.N))
+    assert decision == Decision(decision.action, "")
+
+
+def test_basic_bot_calls_carry_the_systems_explanation():
+    state = HandState(Deal.from_seed(2), Seat.N)
+    decision = BasicBot().decide(state.observation(Seat.N))
+    assert decision.explanation
+    assert decision.action in state.legal_calls()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["random", "basic"]))
+def test_bots_finish_every_hand_with_legal_actions_only(seed, level):
+    """play_hand applies each action through the engine, which raises on anything illegal."""
+    state = play_hand(HandState(Deal.from_seed(seed), Seat(seed % 4)),
+                      {s: load_bot(level, seed=seed) for s in Seat})
+    assert state.is_over
+
+
+# --------------------------------------------------------------- knowledge
+
+def _state_from(hands: dict[str, str], auction: list[str], plays: list[str], dealer=Seat.N) -> HandState:
+    state = HandState(Deal.from_hands(hands), dealer)
+    for c in auction:
+        state.call(c)
+    for c in plays:
+        state.play(c)
+    return state
+
+
+# Four hands with every suit in every hand; N declares 1A, E leads.
+HANDS = {
+    "N": "12B 11B 8B 3B 1B 8A 11R 10R 9R 11P 10P 9P 6P",
+    "E": "12B 7A 6A 5A 2A 7R 6R 5R 4R 5P 4P 3P 2P",
+    "S": "11B 8B 3B 1B 8A 7A 3R 2R 1R 1Pb 1Pa 1Pb 1Pa",
+    "W": "6A 5A 2A 11R 10R 9R 7R 6R 5R 11P 10P 9P 6P",
+}
+
+
+def test_knowledge_counts_a_card_unseen_whether_held_or_undealt():
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], [])
+    k = Knowledge(state.observation(Seat.E))
+    # E holds one 12B; the other copy is N's, but E cannot see N's hand.
+    assert k.unseen[parse_card("12B").index] == 1
+    assert sum(k.unseen) == 60 - 13
+    assert k.hidden_seats() == [Seat.N, Seat.S, Seat.W]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=0, max_value=10**5), st.integers(min_value=4, max_value=48))
+def test_r11_voids_shown_by_not_following_are_real(seed, cards_played):
+    state = _hand_in_play(seed, cards_played)
+    if state is None:
+        return
+    k = Knowledge(state.observation(Seat.N))
+    for seat, suits in k.voids.items():
+        assert not {c.suit for c in state.remaining(seat)} & suits
+
+
+def test_a_card_is_boss_only_when_no_higher_copy_may_be_with_an_opponent():
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R"])
+    k = Knowledge(state.observation(Seat.N))  # declarer, dummy S now faced
+    assert k.is_boss(parse_card("12B"))
+    # 11R: both copies of nothing higher exist; it is the top ribbon.
+    assert k.is_boss(parse_card("11R"))
+    # 10R: an 11R copy is unseen (W holds it — or it could be undealt): not boss.
+    assert not k.is_boss(parse_card("10R"))
+
+
+# ---------------------------------------------------------------- basic play
+
+def test_basic_second_hand_plays_low():
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R"])
+    card, reason = choose_card(Knowledge(state.observation(Seat.N)))  # declarer plays dummy S
+    assert state.turn is Seat.S
+    assert (card.code, reason) == ("1R", "second hand low")
+
+
+def test_basic_third_hand_high_when_partners_card_may_be_beaten():
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R", "1R"])
+    card, reason = choose_card(Knowledge(state.observation(Seat.W)))
+    assert (card.code, reason) == ("11R", "third hand high")
+
+
+def test_basic_does_not_waste_a_card_on_partners_sure_trick():
+    # N wins trick 1 and leads a trump; E takes it with 12B, which nothing outranks.
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"],
+                        ["5P", "1Pa", "6P", "11P", "8A", "12B", "7A"])
+    card, reason = choose_card(Knowledge(state.observation(Seat.W)))
+    assert (card.code, reason) == ("2A", "partner's trick: plays low")
+
+
+def test_basic_declarer_draws_trumps_with_a_boss_trump():
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["5P", "1Pa", "6P", "11P"])
+    assert state.turn is Seat.N
+    card, reason = choose_card(Knowledge(state.observation(Seat.N)))
+    assert (card.code, reason) == ("12B", "draws trumps with a boss trump")
+
+
+# ------------------------------------------------------------------ sampling
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=0, max_value=10**5), st.integers(min_value=1, max_value=40))
+def test_sampled_worlds_respect_every_hard_constraint(seed, cards_played):
+    state = _hand_in_play(seed, cards_played)
+    if state is None or state.is_over:
+        return
+    actor = state.actor
+    k = Knowledge(state.observation(actor))
+    sampler = Sampler(k)
+    world = sampler.sample(random.Random(seed))
+    assert len(world.undealt) == UNDEALT_SIZE
+    for seat in k.hidden_seats():
+        assert len(world.hands[seat]) == len(state.remaining(seat))
+        assert not {c.suit for c in world.hands[seat]} & k.voids[seat]
+    everything = [c for h in world.hands.values() for c in h] + list(world.undealt)
+    everything += [c for h in k.visible.values() for c in h] + [p.card for p in state.plays]
+    assert sorted(c.index for c in everything) == sorted(i for i in range(30) for _ in range(2))
+    if world.consistent:
+        shown = shown_by_seat(k.obs.auction)
+        for seat in k.hidden_seats():
+            full = list(world.hands[seat]) + [p.card for p in state.plays if p.seat is seat]
+            assert len(full) == HAND_SIZE
+            assert shown[seat].fits(HandFacts.of(full))
+
+
+def test_sampling_is_reproducible_from_the_seed():
+    state = _hand_in_play(11, 8)
+    k = Knowledge(state.observation(state.actor))
+    a = Sampler(k).sample(random.Random(4))
+    b = Sampler(k).sample(random.Random(4))
+    assert a == b
+
+
+# ---------------------------------------------------------------------- pimc
+
+def test_pimc_plays_a_legal_card_and_explains_it():
+    state = _hand_in_play(1, 24)
+    obs = state.observation(state.actor)
+    decision = PimcBot(seed=1, samples=4).decide(obs)
+    assert decision.action in obs.legal
+    assert "sampled worlds" in decision.explanation
+
+
+def test_pimc_is_deterministic_for_a_seed():
+    state = _hand_in_play(2, 28)
+    obs = state.observation(state.actor)
+    picks = {PimcBot(seed="x", samples=6).decide(obs) for _ in range(2)}
+    assert len(picks) == 1

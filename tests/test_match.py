@@ -1,0 +1,86 @@
+"""Duplicate matches: the IMP scale, scoring by the rules, reproducibility, the command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flowerbridge import Deal, HandState, Seat, Side
+from flowerbridge.bots.base import load_bot, play_hand
+from flowerbridge.bots.match import IMP_SCALE, imps, run_match
+from flowerbridge.cli import main
+
+
+@pytest.mark.parametrize("points, expected", [
+    (0, 0), (10, 0), (19, 0), (20, 1), (40, 1), (50, 2), (420, 9), (430, 10), (490, 10),
+    (500, 11), (1990, 18), (3990, 23), (4000, 24), (9999, 24), (-130, -4)])
+def test_standard_imp_scale(points, expected):
+    assert imps(points) == expected
+
+
+def test_imp_scale_has_24_steps_increasing():
+    assert len(IMP_SCALE) == 24 and list(IMP_SCALE) == sorted(set(IMP_SCALE))
+
+
+def test_each_board_is_played_twice_with_the_pairs_swapped_and_scored_by_the_rules():
+    result = run_match("basic", "random", boards=3, seed=9)
+    # Each seat of each table keeps one bot for the whole match, seeded by table and seat.
+    tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=f"9:{t}:{s.name}") for s in Seat}
+              for t, (ns, ew) in enumerate((("basic", "random"), ("random", "basic")), 1)]
+    for board in result.results:
+        deal = Deal.from_seed(9, board.board)
+        nets = []
+        for bots in tables:
+            score = play_hand(HandState(deal, board.dealer), bots).score()
+            nets.append(score.total(Side.NS) - score.total(Side.EW))
+        assert [t.net for t in board.tables] == nets
+        assert board.imps == imps(nets[0] - nets[1])
+
+
+def test_same_seed_same_result():
+    a = run_match("random", "basic", boards=4, seed="same").to_dict()
+    b = run_match("random", "basic", boards=4, seed="same").to_dict()
+    for d in (a, b):
+        for pair in d["pairs"].values():
+            for key in ("ms_per_decision", "card_ms_median", "card_ms_p90"):
+                pair.pop(key)
+        d.pop("ms_per_decision")
+    assert a == b
+
+
+def test_identical_bots_break_even_on_every_board():
+    result = run_match("basic", "basic", boards=4, seed=2)
+    assert all(r.imps == 0 for r in result.results)
+    assert result.ci95 == (0.0, 0.0)
+
+
+def test_match_json_has_the_promised_keys(capsys):
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "3", "--seed", "5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["boards"] == 3
+    assert isinstance(data["imps_per_board"], float)
+    assert len(data["ci95"]) == 2 and data["ci95"][0] <= data["imps_per_board"] <= data["ci95"][1]
+    assert set(data["ms_per_decision"]) == {"ns", "ew"}
+    assert {"declared", "made", "making_rate", "honors_per_hand", "bright_bonus_per_hand",
+            "contracts"} <= set(data["pairs"]["ns"])
+    assert len(data["results"]) == 3
+
+
+def test_match_runs_a_bot_loaded_by_path(capsys):
+    assert main(["match", "--ns", "flowerbridge.bots.basic:BasicBot", "--ew", "random",
+                 "--boards", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "IMPs per board" in out and "flowerbridge.bots.basic:BasicBot" in out
+
+
+def test_match_with_an_unknown_bot_prints_one_error_line(capsys):
+    assert main(["match", "--ns", "nobody", "--ew", "random", "--boards", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: unknown bot 'nobody'") and captured.err.count("\n") == 1
+
+
+def test_match_needs_at_least_one_board(capsys):
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "0"]) == 2
+    assert capsys.readouterr().err.startswith("error: a match needs at least 1 board")

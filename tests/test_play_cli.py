@@ -1,0 +1,101 @@
+"""``flowerbridge play``, driven through standard input."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from flowerbridge.cli import main
+
+
+class AutoPlayer(io.StringIO):
+    """Standard input that answers the prompts written to ``screen``.
+
+    At a prompt it first asks ``?``, then takes the first legal card or, in
+    the auction, makes the cheapest bid once and passes after that; it
+    presses Enter between hands.
+    """
+
+    def __init__(self, screen: io.StringIO) -> None:
+        super().__init__()
+        self.screen = screen
+        self.seen = 0
+        self.bid_made = False
+
+    def readline(self, *args) -> str:
+        text = self.screen.getvalue()
+        new, self.seen = text[self.seen:], len(text)
+        if "Press Enter" in new:
+            self.bid_made = False
+            return "\n"
+        legal = [line for line in new.splitlines() if line.startswith("Legal: ")]
+        if not legal:
+            return "?\n"
+        options = legal[-1].split()[1:]
+        if options[0] == "Pass":
+            if not self.bid_made and len(options) > 1:
+                self.bid_made = True
+                return options[1] + "\n"
+            return "Pass\n"
+        return options[0] + "\n"
+
+
+def _play(monkeypatch, argv: list[str], stdin) -> tuple[int, str]:
+    screen = io.StringIO()
+    if isinstance(stdin, str):
+        stdin = io.StringIO(stdin)
+    elif stdin is AutoPlayer:
+        stdin = AutoPlayer(screen)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", screen)
+    status = main(["play", *argv])
+    return status, screen.getvalue()
+
+
+def test_play_a_whole_session_through_standard_input(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], AutoPlayer)
+    assert status == 0
+    assert "=== Hand 1: dealer North; you are South ===" in out
+    assert "=== Hand 2: dealer East; you are South ===" in out
+    assert "Your hand:" in out and "  A  " in out and " (" in out  # codes with names, by suit
+    assert "Your call" in out and "You call" in out
+    assert out.count("FLOWER BRIDGE") >= 2  # the scoresheet after every hand
+    assert "Session ended." not in out
+
+
+def test_play_declarer_plays_the_dummys_cards_and_sees_each_trick_won(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], AutoPlayer)
+    assert status == 0
+    assert "by South\n" in out  # the person declares
+    assert "Dummy (North):" in out
+    assert "Card from dummy (North)" in out and "from dummy" in out
+    assert "Trick 13 won by" in out
+
+
+def test_play_bot_calls_show_what_they_mean(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    assert status == 0
+    assert "North calls 1A  (opening: 5+ Animals, longest suit, 20–36 points)" in out
+
+
+def test_play_answers_anything_illegal_with_a_clear_message(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "1Z\n1P\n11B\nq\n")
+    assert status == 0
+    assert "Not allowed: call 3 (S): unknown call '1Z'" in out
+    assert "Not allowed: call 3 (S): insufficient bid 1P: it must outrank 1A [R7]" in out
+    assert "Not allowed: call 3 (S): unknown call '11B'" in out
+    assert "Session ended." in out
+
+
+@pytest.mark.parametrize("stdin", ["", "q\n", "quit\n"])
+def test_play_ends_on_q_or_end_of_input(monkeypatch, stdin):
+    status, out = _play(monkeypatch, ["--seed", "3"], stdin)
+    assert status == 0
+    assert "Session ended." in out
+
+
+def test_play_rejects_an_unknown_seat(monkeypatch, capsys):
+    assert main(["play", "--seat", "X"]) == 2
+    assert capsys.readouterr().err.startswith("error: unknown seat 'X'")
