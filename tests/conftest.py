@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 
 import pytest
 
 from flowerbridge import Deal, HandState, Phase, RuleOptions, Seat
+from flowerbridge.cli import main
 from flowerbridge.records import to_dict
 
 
@@ -44,6 +46,32 @@ def _snapshot(state: HandState) -> tuple:
 def snapshot():
     """``snapshot(state)``: compare two of them to tell whether two states are the same."""
     return _snapshot
+
+
+def _assert_cli_error(result: tuple[int, str, str], pattern: str) -> None:
+    status, out, err = result
+    assert status == 2
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert re.search(pattern, err), err
+
+
+@pytest.fixture
+def cli(capsys):
+    """``cli(*argv)``: run the ``flowerbridge`` command in-process; ``(status, stdout, stderr)``."""
+    def run(*argv: str) -> tuple[int, str, str]:
+        status = main(list(argv))
+        out, err = capsys.readouterr()
+        return status, out, err
+    return run
+
+
+@pytest.fixture(scope="session")
+def assert_cli_error():
+    """``assert_cli_error(cli(...), pattern)``: the failure FORMATS.md prescribes — exit 2,
+    nothing on stdout, one ``error:`` line on stderr matching ``pattern``, no traceback."""
+    return _assert_cli_error
 
 
 @pytest.fixture(scope="session")

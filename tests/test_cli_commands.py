@@ -9,7 +9,6 @@ import sys
 import pytest
 
 from flowerbridge import Deal, notation, records
-from flowerbridge.cli import main
 from flowerbridge.records import replay
 
 # `flowerbridge deal --seed 1` as printed on 2026-11-30: the text must never change.
@@ -35,95 +34,83 @@ Undealt: 8A 10R 7R 3R 2R 6P 3P 2P
 """
 
 
-def run(capsys, *argv: str):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def assert_one_error_line(status: int, out: str, err: str, pattern: str) -> None:
-    assert (status, out) == (2, "")
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
-    assert pattern in err, err
-
-
 # -------------------------------------------------------------------- deal
 
-def test_cli_deal_seed_1_is_pinned(capsys):
-    assert run(capsys, "deal", "--seed", "1") == (0, DEAL_SEED_1, "")
+def test_cli_deal_seed_1_is_pinned(cli):
+    assert cli("deal", "--seed", "1") == (0, DEAL_SEED_1, "")
 
 
-def test_cli_deal_json_is_a_hand_record_of_the_same_deal(capsys):
-    status, out, err = run(capsys, "deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")
+def test_cli_deal_json_is_a_hand_record_of_the_same_deal(cli):
+    status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")
     assert (status, err) == (0, "")
     state = records.loads(out).state
     assert state.deal == Deal.from_seed(1, 2) and state.dealer.name == "W" and state.history == []
 
 
-def test_cli_deal_accepts_words_as_seeds(capsys):
-    first = run(capsys, "deal", "--seed", "club night")
-    assert first[0] == 0 and first == run(capsys, "deal", "--seed", "club night")
-    assert first != run(capsys, "deal", "--seed", "club day")
+def test_cli_deal_accepts_words_as_seeds(cli):
+    first = cli("deal", "--seed", "club night")
+    assert first[0] == 0 and first == cli("deal", "--seed", "club night")
+    assert first != cli("deal", "--seed", "club day")
 
 
-def test_cli_deal_bad_dealer_is_one_error_line(capsys):
-    assert_one_error_line(*run(capsys, "deal", "--seed", "1", "--dealer", "Q"), "unknown seat 'Q'")
+def test_cli_deal_bad_dealer_is_one_error_line(cli, assert_cli_error):
+    assert_cli_error(cli("deal", "--seed", "1", "--dealer", "Q"), r"unknown seat 'Q'")
 
 
 # -------------------------------------------------------------------- show
 
-def test_cli_show_text_and_json_records_alike(capsys, tmp_path, ch16_record):
+def test_cli_show_text_and_json_records_alike(cli, tmp_path, ch16_record):
     state = replay(ch16_record)
     (tmp_path / "hand.json").write_text(json.dumps(ch16_record))
     (tmp_path / "hand.fbn").write_text(notation.dumps(state))
-    status, shown, err = run(capsys, "show", str(tmp_path / "hand.json"))
+    status, shown, err = cli("show", str(tmp_path / "hand.json"))
     assert (status, err) == (0, "")
-    assert run(capsys, "show", str(tmp_path / "hand.fbn")) == (0, shown, "")
+    assert cli("show", str(tmp_path / "hand.fbn")) == (0, shown, "")
     for expected in ("Dealer South", "Contract 4 Bright Animals by South",
                      " 1. W 11R  N 6R   E 6R   S 10R   won by W",
                      "4A by S: 11 tricks, made (+1)", "NS: 120 below, 70 above"):
         assert expected in shown
 
 
-def test_cli_show_several_text_hands_and_standard_input(capsys, monkeypatch, random_hand):
+def test_cli_show_several_text_hands_and_standard_input(cli, monkeypatch, random_hand):
     hands = [random_hand(seed) for seed in (1, 2, 3)]
     monkeypatch.setattr(sys, "stdin", io.StringIO(notation.dumps_all(hands)))
-    status, out, err = run(capsys, "show", "-")
+    status, out, err = cli("show", "-")
     assert (status, err) == (0, "") and out.count("Dealer ") == 3
 
 
-def test_cli_show_names(capsys, tmp_path, ch16_record):
+def test_cli_show_names(cli, tmp_path, ch16_record):
     (tmp_path / "hand.json").write_text(json.dumps(ch16_record))
-    status, out, _ = run(capsys, "show", "--names", str(tmp_path / "hand.json"))
+    status, out, _ = cli("show", "--names", str(tmp_path / "hand.json"))
     assert status == 0 and "12B (December Bright)" in out
 
 
-def test_cli_show_bad_text_record_names_the_line(capsys, tmp_path, ch16_record):
+def test_cli_show_bad_text_record_names_the_line(cli, assert_cli_error, tmp_path, ch16_record):
     text = notation.dumps(replay(ch16_record)).replace("11R 6R 6R 10R", "11R 9P 6R 10R")
     (tmp_path / "bad.fbn").write_text(text)
-    assert_one_error_line(*run(capsys, "show", str(tmp_path / "bad.fbn")),
-                          "error: line 11, play 2 (N): must follow Ribbons")
+    assert_cli_error(cli("show", str(tmp_path / "bad.fbn")),
+                     r"^error: line 11, play 2 \(N\): must follow Ribbons")
 
 
 # -------------------------------------------------------------------- demo
 
-def test_cli_demo_plays_a_reproducible_session(capsys):
-    status, out, err = run(capsys, "demo", "--seed", "t", "--hands", "2", "--quiet")
+def test_cli_demo_plays_a_reproducible_session(cli):
+    status, out, err = cli("demo", "--seed", "t", "--hands", "2", "--quiet")
     assert (status, err) == (0, "")
     assert "FLOWER BRIDGE" in out and "ABOVE THE LINE" in out and "HAND RECORD" in out
     assert "Hand      2" in out
-    assert run(capsys, "demo", "--seed", "t", "--hands", "2", "--quiet") == (0, out, "")
+    assert cli("demo", "--seed", "t", "--hands", "2", "--quiet") == (0, out, "")
 
 
-def test_cli_demo_prints_each_hand_unless_quiet(capsys):
-    status, out, _ = run(capsys, "demo", "--seed", "t", "--hands", "2")
+def test_cli_demo_prints_each_hand_unless_quiet(cli):
+    status, out, _ = cli("demo", "--seed", "t", "--hands", "2")
     assert status == 0 and "Hand 1, dealer North" in out and "Hand 2, dealer East" in out
 
 
-def test_cli_demo_unknown_bot_is_one_error_line(capsys):
-    assert_one_error_line(*run(capsys, "demo", "--bots", "nope"), "unknown bot 'nope'")
+def test_cli_demo_unknown_bot_is_one_error_line(cli, assert_cli_error):
+    assert_cli_error(cli("demo", "--bots", "nope"), r"unknown bot 'nope'")
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["deal"], ["show"]])
-def test_cli_usage_errors_are_one_line(capsys, argv):
-    assert_one_error_line(*run(capsys, *argv), "error: flowerbridge")
+def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
+    assert_cli_error(cli(*argv), r"error: flowerbridge")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flowerbridge.cli import main
 
 CH16_SCORE = {
     "contract": "4A", "declarer": "S",
@@ -25,41 +23,29 @@ CH16_SCORE = {
 }
 
 
-def run_score(capsys, tmp_path: Path, record, *flags: str):
-    """Run ``flowerbridge score`` in-process on ``record`` (a dict, or raw text)."""
+def run_score(cli, tmp_path: Path, record, *flags: str) -> tuple[int, str, str]:
+    """Run ``flowerbridge score`` on ``record`` (a dict, or raw text) written to a file."""
     path = tmp_path / "hand.json"
     path.write_text(record if isinstance(record, str) else json.dumps(record), encoding="utf-8")
-    status = main(["score", str(path), *flags])
-    out, err = capsys.readouterr()
-    return status, out, err
+    return cli("score", str(path), *flags)
 
 
-def score_of(capsys, tmp_path, record, *flags) -> dict:
-    status, out, err = run_score(capsys, tmp_path, record, *flags)
+def score_of(cli, tmp_path, record, *flags) -> dict:
+    status, out, err = run_score(cli, tmp_path, record, *flags)
     assert (status, err) == (0, "")
     assert out.count("\n") == 1  # one JSON object on one line
     return json.loads(out)
 
 
-def assert_formats_error(status: int, out: str, err: str, pattern: str) -> None:
-    """FORMATS.md: exit 2, nothing on stdout, one ``error:`` line on stderr, no traceback."""
-    assert status == 2
-    assert out == ""
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert err.startswith("error: ")
-    assert "Traceback" not in err
-    assert re.search(pattern, err), err
-
-
 # ------------------------------------------------------------------ output
 
-def test_formats_score_of_the_ch16_example(capsys, tmp_path, ch16_record):
-    data = score_of(capsys, tmp_path, ch16_record)
+def test_formats_score_of_the_ch16_example(cli, tmp_path, ch16_record):
+    data = score_of(cli, tmp_path, ch16_record)
     assert {k: data[k] for k in CH16_SCORE} == CH16_SCORE
 
 
-def test_formats_above_is_overtricks_penalties_honors_and_bonus(capsys, tmp_path, ch16_record):
-    data = score_of(capsys, tmp_path, ch16_record)
+def test_formats_above_is_overtricks_penalties_honors_and_bonus(cli, tmp_path, ch16_record):
+    data = score_of(cli, tmp_path, ch16_record)
     for side in ("NS", "EW"):
         overtricks_and_penalties = sum(i["points"] for i in data["breakdown"]
                                        if i["side"] == side and i["rule"] in ("R14", "R15"))
@@ -67,39 +53,38 @@ def test_formats_above_is_overtricks_penalties_honors_and_bonus(capsys, tmp_path
                                        + data["bright_bonus"][side])
 
 
-def test_formats_passed_out_hand_prints_nulls_and_zeros(capsys, tmp_path, ch16_record):
+def test_formats_passed_out_hand_prints_nulls_and_zeros(cli, tmp_path, ch16_record):
     ch16_record.update(auction=["Pass"] * 4, play=[])
-    data = score_of(capsys, tmp_path, ch16_record)
+    data = score_of(cli, tmp_path, ch16_record)
     assert data["contract"] is None and data["declarer"] is None
     for key in ("tricks", "below", "above", "honors", "bright_bonus"):
         assert data[key] == {"NS": 0, "EW": 0}
 
 
-def test_formats_unknown_keys_are_ignored(capsys, tmp_path, ch16_record):
+def test_formats_unknown_keys_are_ignored(cli, tmp_path, ch16_record):
     ch16_record.update(event="Club night", board=3, notes={"any": ["thing"]})
-    assert {k: v for k, v in score_of(capsys, tmp_path, ch16_record).items()
+    assert {k: v for k, v in score_of(cli, tmp_path, ch16_record).items()
             if k in CH16_SCORE} == CH16_SCORE
 
 
-def test_formats_undealt_when_present_is_checked(capsys, tmp_path, ch16_record):
+def test_formats_undealt_when_present_is_checked(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["undealt"] = "11B 8B 8B 3B 3B 1B 1B 1Pa".split()
-    assert score_of(capsys, tmp_path, ch16_record)["below"]["NS"] == 120
+    assert score_of(cli, tmp_path, ch16_record)["below"]["NS"] == 120
     ch16_record["undealt"][0] = "12B"
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"undealt must be exactly")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"undealt must be exactly")
 
 
-def test_formats_codes_and_calls_are_case_insensitive(capsys, tmp_path, ch16_record):
+def test_formats_codes_and_calls_are_case_insensitive(cli, tmp_path, ch16_record):
     ch16_record["hands"] = {s: [c.lower() for c in cards] for s, cards in ch16_record["hands"].items()}
     ch16_record["auction"] = [c.lower() for c in ch16_record["auction"]]
     ch16_record["play"] = [c.lower() for c in ch16_record["play"]]
-    assert score_of(capsys, tmp_path, ch16_record)["contract"] == "4A"
+    assert score_of(cli, tmp_path, ch16_record)["contract"] == "4A"
 
 
-def test_formats_standard_input_with_a_dash(capsys, monkeypatch, ch16_record):
+def test_formats_standard_input_with_a_dash(cli, monkeypatch, ch16_record):
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(ch16_record)))
-    assert main(["score", "-"]) == 0
-    out, err = capsys.readouterr()
-    assert err == "" and json.loads(out)["above"] == CH16_SCORE["above"]
+    status, out, err = cli("score", "-")
+    assert (status, err) == (0, "") and json.loads(out)["above"] == CH16_SCORE["above"]
 
 
 # ------------------------------------------------------------------- flags
@@ -110,24 +95,25 @@ def failed_7a(record: dict) -> dict:
     return record
 
 
-def test_ruling_r15_default_penalty_from_the_record(capsys, tmp_path, ch16_record):
-    data = score_of(capsys, tmp_path, failed_7a(ch16_record))
+def test_ruling_r15_default_penalty_from_the_record(cli, tmp_path, ch16_record):
+    data = score_of(cli, tmp_path, failed_7a(ch16_record))
     assert data["below"] == {"NS": 0, "EW": 0}
     assert data["above"] == {"NS": 40, "EW": 2 * 50 + 5}
 
 
 @pytest.mark.parametrize("penalty, above_ew", [("0", 5), ("30", 65)])
-def test_flag_undertrick_penalty_overrides_the_record(capsys, tmp_path, ch16_record, penalty, above_ew):
+def test_flag_undertrick_penalty_overrides_the_record(cli, tmp_path,
+                                                      ch16_record, penalty, above_ew):
     record = failed_7a(ch16_record)
     record["options"] = {"undertrick_penalty": 50}
-    data = score_of(capsys, tmp_path, record, "--undertrick-penalty", penalty)
+    data = score_of(cli, tmp_path, record, "--undertrick-penalty", penalty)
     assert data["above"]["EW"] == above_ew
 
 
-def test_record_options_are_used(capsys, tmp_path, ch16_record):
+def test_record_options_are_used(cli, tmp_path, ch16_record):
     record = failed_7a(ch16_record)
     record["options"] = {"undertrick_penalty": 0, "unknown_option": True}
-    assert score_of(capsys, tmp_path, record)["above"]["EW"] == 5
+    assert score_of(cli, tmp_path, record)["above"]["EW"] == 5
 
 
 def first_named_record(record: dict) -> dict:
@@ -143,83 +129,84 @@ def first_named_record(record: dict) -> dict:
     return {**to_dict(state), "options": {}}
 
 
-def test_flag_declarer_first_named(capsys, tmp_path, ch16_record):
+def test_flag_declarer_first_named(cli, assert_cli_error, tmp_path, ch16_record):
     record = first_named_record(ch16_record)
-    data = score_of(capsys, tmp_path, record, "--declarer", "first-named")
+    data = score_of(cli, tmp_path, record, "--declarer", "first-named")
     assert data["contract"] == "4A" and data["declarer"] == "N"
     # The record read under the default rule (South declares, West leads) is refused.
-    assert_formats_error(*run_score(capsys, tmp_path, record), r"error: play 1 \(W\): ")
+    assert_cli_error(run_score(cli, tmp_path, record), r"error: play 1 \(W\): ")
     record["options"] = {"declarer": "first-named"}
-    assert score_of(capsys, tmp_path, record)["declarer"] == "N"
-    assert_formats_error(*run_score(capsys, tmp_path, record, "--declarer", "final-bidder"),
+    assert score_of(cli, tmp_path, record)["declarer"] == "N"
+    assert_cli_error(run_score(cli, tmp_path, record, "--declarer", "final-bidder"),
                          r"play 1 \(W\)")
 
 
 @pytest.mark.parametrize("flags", [("--undertrick-penalty", "-5"), ("--undertrick-penalty", "x"),
                                    ("--declarer", "dealer")])
-def test_bad_flag_values_are_one_error_line(capsys, tmp_path, ch16_record, flags):
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record, *flags), r"error: .*score")
+def test_bad_flag_values_are_one_error_line(cli, assert_cli_error, tmp_path, ch16_record, flags):
+    assert_cli_error(run_score(cli, tmp_path, ch16_record, *flags), r"error: .*score")
 
 
 # ----------------------------------------------------------- bad input classes
 
-def test_formats_error_malformed_json(capsys, tmp_path, ch16_record):
+def test_formats_error_malformed_json(cli, assert_cli_error, tmp_path, ch16_record):
     text = json.dumps(ch16_record)[:-1]
-    assert_formats_error(*run_score(capsys, tmp_path, text), r"malformed JSON at line 1 column \d+")
+    assert_cli_error(run_score(cli, tmp_path, text), r"malformed JSON at line 1 column \d+")
 
 
-def test_formats_error_unknown_code(capsys, tmp_path, ch16_record):
+def test_formats_error_unknown_code(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["hands"]["N"][0] = "13B"
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"hands\.N: unknown card code '13B'")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"hands\.N: unknown card code '13B'")
 
 
-def test_formats_error_unknown_code_in_play_names_position_and_seat(capsys, tmp_path, ch16_record):
+def test_formats_error_unknown_code_in_play_names_position_and_seat(cli, assert_cli_error,
+                                                                    tmp_path, ch16_record):
     ch16_record["play"][0] = "4A"
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"play 1 \(W\): unknown card code '4A'")
 
 
-def test_formats_error_wrong_card_count(capsys, tmp_path, ch16_record):
+def test_formats_error_wrong_card_count(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["hands"]["E"].pop()
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"hand E has 12 cards, must have 13")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"hand E has 12 cards, must have 13")
 
 
-def test_formats_error_card_dealt_three_times(capsys, tmp_path, ch16_record):
+def test_formats_error_card_dealt_three_times(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["hands"]["E"][0] = "12B"  # South holds both copies
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"card 12B is dealt 3 times; the deck holds it twice")
 
 
-def test_formats_error_insufficient_bid(capsys, tmp_path, ch16_record):
+def test_formats_error_insufficient_bid(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["auction"][2] = "1R"
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"call 3 \(N\): insufficient bid 1R: it must outrank 1A")
 
 
-def test_formats_error_call_after_the_auction_ended(capsys, tmp_path, ch16_record):
+def test_formats_error_call_after_the_auction_ended(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["auction"].append("Pass")
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"call 9 \(S\): Pass comes after the auction has ended")
 
 
-def test_formats_error_card_not_in_the_players_hand(capsys, tmp_path, ch16_record):
+def test_formats_error_card_not_in_the_players_hand(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["play"][0] = "12B"
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"play 1 \(W\): 12B is not in W's hand")
 
 
-def test_formats_error_revoke(capsys, tmp_path, ch16_record):
+def test_formats_error_revoke(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["play"][1] = "9P"  # North holds Ribbons when West leads 11R
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R")
 
 
-def test_formats_error_hand_not_yet_finished(capsys, tmp_path, ch16_record):
+def test_formats_error_hand_not_yet_finished(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["play"].pop()
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record),
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
                          r"not finished: 51 of 52 cards played")
     ch16_record.update(auction=["1A", "Pass"], play=[])
-    assert_formats_error(*run_score(capsys, tmp_path, ch16_record), r"not finished")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"not finished")
 
 
 @pytest.mark.parametrize("record, pattern", [
@@ -230,14 +217,12 @@ def test_formats_error_hand_not_yet_finished(capsys, tmp_path, ch16_record):
     ('{"dealer": "N", "hands": {"N": [], "E": [], "S": []}}', r"missing seat W"),
     ("", r"malformed JSON"),
 ])
-def test_formats_error_malformed_records(capsys, tmp_path, record, pattern):
-    assert_formats_error(*run_score(capsys, tmp_path, record), pattern)
+def test_formats_error_malformed_records(cli, assert_cli_error, tmp_path, record, pattern):
+    assert_cli_error(run_score(cli, tmp_path, record), pattern)
 
 
-def test_missing_file_is_one_error_line(capsys, tmp_path):
-    status = main(["score", str(tmp_path / "absent.json")])
-    out, err = capsys.readouterr()
-    assert_formats_error(status, out, err, r"absent\.json: No such file")
+def test_missing_file_is_one_error_line(cli, assert_cli_error, tmp_path):
+    assert_cli_error(cli("score", str(tmp_path / "absent.json")), r"absent\.json: No such file")
 
 
 # ------------------------------------------------------------- entry point
@@ -258,23 +243,21 @@ def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
-def test_formats_error_file_that_is_not_utf8_text(capsys, tmp_path):
+def test_formats_error_file_that_is_not_utf8_text(cli, assert_cli_error, tmp_path):
     path = tmp_path / "hand.json"
     path.write_bytes(b'\xff\xfe{"dealer": "N"}')
-    status = main(["score", str(path)])
-    out, err = capsys.readouterr()
-    assert_formats_error(status, out, err, r"hand\.json: not UTF-8 text")
+    assert_cli_error(cli("score", str(path)), r"hand\.json: not UTF-8 text")
 
 
-def test_formats_a_utf8_byte_order_mark_is_accepted(capsys, tmp_path, ch16_record):
+def test_formats_a_utf8_byte_order_mark_is_accepted(cli, tmp_path, ch16_record):
     path = tmp_path / "hand.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ch16_record).encode())
-    assert main(["score", str(path)]) == 0
-    assert json.loads(capsys.readouterr().out)["contract"] == "4A"
+    status, out, _ = cli("score", str(path))
+    assert status == 0 and json.loads(out)["contract"] == "4A"
 
 
-def test_formats_error_json_nested_too_deeply(capsys, tmp_path):
-    assert_formats_error(*run_score(capsys, tmp_path, "[" * 100_000 + "]" * 100_000),
+def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):
+    assert_cli_error(run_score(cli, tmp_path, "[" * 100_000 + "]" * 100_000),
                          r"nested too deeply")
 
 
@@ -288,7 +271,8 @@ JSON_VALUES = st.recursive(
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_formats_any_damaged_record_gives_a_score_or_one_error_line(capsys, tmp_path, ch16_record, data):
+def test_formats_any_damaged_record_gives_a_score_or_one_error_line(cli, assert_cli_error,
+                                                                    tmp_path, ch16_record, data):
     """Never a traceback: damage one place of a good record, any way at all."""
     record = json.loads(json.dumps(ch16_record))
     key = data.draw(st.sampled_from(["dealer", "hands", "auction", "play", "undealt", "options"]))
@@ -298,8 +282,8 @@ def test_formats_any_damaged_record_gives_a_score_or_one_error_line(capsys, tmp_
         value[index] = data.draw(JSON_VALUES)
     else:
         record[key] = data.draw(JSON_VALUES)
-    status, out, err = run_score(capsys, tmp_path, record)
+    status, out, err = run_score(cli, tmp_path, record)
     if status == 0:
         assert err == "" and set(CH16_SCORE) <= set(json.loads(out))
     else:
-        assert_formats_error(status, out, err, r"^error: ")
+        assert_cli_error((status, out, err), r"^error: ")
