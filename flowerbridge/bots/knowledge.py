@@ -76,6 +76,7 @@ class Knowledge:
     # ------------------------------------------------------------- threats
 
     def is_opponent(self, seat: Seat) -> bool:
+        """Whether ``seat`` defends against the hand to play (or declares against it)."""
         return seat.side is not self.hand_seat.side
 
     def may_hold(self, seat: Seat, card: Card) -> bool:
@@ -93,10 +94,6 @@ class Knowledge:
         # A hidden hand may be out of the suit led without having shown it, so
         # any higher card of that suit or any trump it may hold is a threat.
         return any(self.may_hold(seat, c) and beats(c, winning, self.trump) for c in CARDS)
-
-    def unseen_in(self, suit: Suit) -> int:
-        """Unseen copies of ``suit``'s cards."""
-        return sum(self.unseen[suit * 10 + r] for r in range(10))
 
     def safe(self, winning: Card, still_to_play: list[Seat], led: Suit) -> bool:
         """Whether ``winning`` is sure to win the trick against the opponents still to play."""
@@ -118,6 +115,7 @@ class Knowledge:
                    for s in Seat)
 
     def opponents_may_hold_trumps(self) -> bool:
+        """Whether an opponent might still hold a trump (never, at No Trump)."""
         if self.trump is None:
             return False
         return any(self.is_opponent(s) and self.may_hold(s, c)

@@ -44,8 +44,8 @@ def run(args) -> int:
             table.play_hand(session, seed)
     except Quit:
         table.say("Session ended.")
-    if session.hands:
-        table.say(session.render())
+        if session.hands:
+            table.say(session.render())
     return 0
 
 
