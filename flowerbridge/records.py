@@ -91,6 +91,8 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
             raise RecordError(f"hands: unknown seat {key!r}") from None
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
+        if seat.name in normal:
+            raise RecordError(f"hands: seat {seat} is given twice")
         normal[seat.name] = cards
     undealt = None
     if "undealt" in data and data["undealt"] is not None:

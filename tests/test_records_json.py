@@ -109,3 +109,10 @@ def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_reco
     assert [to_dict(s) for s in load_any(json.dumps(session.to_dict()))] == [to_dict(state)]
     with pytest.raises(RecordError, match="a hand record is a JSON object"):
         load_any("[1, 2]")
+
+
+def test_record_naming_a_seat_twice_is_an_error(ch16_record):
+    hands = dict(ch16_record["hands"])
+    hands["north"] = hands["N"]
+    with pytest.raises(RecordError, match="hands: seat N is given twice"):
+        replay({**ch16_record, "hands": hands})
