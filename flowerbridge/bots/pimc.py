@@ -41,6 +41,9 @@ from .basic import BasicBot, choose_card
 from .knowledge import Knowledge
 from .sampling import Sampler, World
 
+SOLVER_MEMORY_MB = 32
+"""Transposition table per solving thread: positions after trick 4 need little."""
+
 _local = threading.local()
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
@@ -50,9 +53,9 @@ def _solver():
     """This thread's double-dummy solver (one per thread: a solver is not shared)."""
     solver = getattr(_local, "solver", None)
     if solver is None:
-        from ..solver._core import Solver
+        from ..solver import DoubleDummy
 
-        solver = _local.solver = Solver(memory_mb=32)
+        solver = _local.solver = DoubleDummy(memory_mb=SOLVER_MEMORY_MB)
     return solver
 
 
@@ -67,12 +70,9 @@ def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
                  leader: Seat, trick: tuple[Card, ...]) -> dict[int, int]:
     """Tricks from here (the current one included) for the side to move, per
     legal card index, with every hand known: one double-dummy solve."""
-    counts = bytearray(4 * 30)
-    for seat, cards in world_hands.items():
-        for c in cards:
-            counts[seat * 30 + c.index] += 1
-    _, values = _solver().values(bytes(counts), -1 if trump is None else int(trump), int(leader),
-                                 tuple(c.index for c in trick))
+    hands = [[c.index for c in world_hands[seat]] for seat in Seat]
+    _, values = _solver().card_values(hands, None if trump is None else int(trump), int(leader),
+                                      [c.index for c in trick])
     return values
 
 
