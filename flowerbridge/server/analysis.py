@@ -1,13 +1,14 @@
 """Double-dummy values for the review of a finished hand, computed off the event loop.
 
 For each card played, the solver is asked, at the position just before it,
-how many tricks the side to move takes with each legal card and best play by
+how many tricks the side to play takes with each legal card and best play by
 all four hands. That gives the card's value and the value of the best card
 the player had; both are reported as tricks for the declaring side over the
 whole hand (``docs/protocol.md``, "The review").
 
 The solver is CPU-bound C code that releases the GIL, so it runs in a worker
-thread and the event loop keeps serving the tables meanwhile.
+thread and the event loop keeps serving the tables meanwhile. It takes from
+seconds to minutes for a hand, mostly on the first tricks.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ _local = threading.local()
 
 
 def available() -> bool:
-    """Whether the compiled double-dummy solver can be loaded."""
+    """Whether the double-dummy solver (its compiled core included) can be loaded."""
     try:
-        from ..solver import _core  # noqa: F401
+        from ..solver import DoubleDummy, card_values  # noqa: F401
     except ImportError:
         return False
     return True
@@ -40,44 +41,38 @@ async def run(state: HandState, executor: Executor) -> DDValues | None:
     return await asyncio.get_running_loop().run_in_executor(executor, card_values, state)
 
 
-def card_values(state: HandState) -> list[tuple[int, int]]:
-    """Per card played, in order: (declaring side's tricks after it, the same
-    after the player's best card), with double-dummy play from there on."""
+def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
+    """Per card played from the ``first``-th on (0-based): the declaring
+    side's tricks in the hand after it, and after the player's best card,
+    with double-dummy play from there on."""
+    from ..solver import card_values as position_values
+
     contract = state.contract
     if contract is None:
         return []
-    solver = _solver()
-    trump = -1 if contract.trump is None else int(contract.trump)
     replay = HandState(state.deal, state.dealer, state.options)
     for event in state.calls:
         replay.call(event.call)
-    out = []
-    for event in state.plays:
-        _, values = solver.values(_holdings(replay), trump, int(replay.leader),
-                                  tuple(card.index for _, card in replay.current_trick))
-        # The solver counts tricks for the side to move, from the trick in progress on.
+    for event in state.plays[:first]:
+        replay.play(event.card)
+    solver = _solver()
+    out: list[tuple[int, int]] = []
+    for event in state.plays[first:]:
+        values = position_values(replay, solver)
+        # The solver counts tricks for the side to play, from the trick in progress on.
         ours = replay.turn.side is contract.side
         won = replay.tricks_won[contract.side]
         left = HAND_SIZE - len(replay.tricks)
-        played, best = values[event.card.index], max(values.values())
-        out.append(tuple(won + (v if ours else left - v) for v in (played, best)))
+        played, best = values[event.card], max(values.values())
+        out.append((won + (played if ours else left - played), won + (best if ours else left - best)))
         replay.play(event.card)
     return out
 
 
-def _holdings(state: HandState) -> bytes:
-    # The solver's position: copies of each card index in each hand, hand-major.
-    counts = bytearray(120)
-    for seat in range(4):
-        for card in state.remaining(seat):  # type: ignore[arg-type]
-            counts[seat * 30 + card.index] += 1
-    return bytes(counts)
-
-
 def _solver():
-    # A Solver holds a transposition table and must not be shared between threads.
+    # A solver keeps a transposition table and must not be shared between threads.
     solver = getattr(_local, "solver", None)
     if solver is None:
-        from ..solver._core import Solver
-        solver = _local.solver = Solver()
+        from ..solver import DoubleDummy
+        solver = _local.solver = DoubleDummy()
     return solver

@@ -196,7 +196,7 @@ class TableManager:
         stored = await self._db(self.store.load, table_id)
         if stored is None:
             raise TableError("no_table", f"there is no table {table_id!r}")
-        return Table(stored.table, stored.seats, stored.events)
+        return Table(stored.table, stored.seats, stored.events, stored.analyses)
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Tables whose session is not over, newest first."""
@@ -364,15 +364,16 @@ class TableManager:
 
     async def _analyse(self, live: LiveTable, hand: int) -> None:
         state = live.table.finished_state(hand)
-        try:
-            values = await analysis.run(state, self._analysis_pool) if self.config.analysis \
-                else None
-        except Exception:  # a solver failure must not cost the table its review
-            log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
-            values = None
-        hand_log = live.table.hands[hand - 1]
-        hand_log.dd = values
-        hand_log.dd_status = "ready" if values is not None else "unavailable"
+        values = None
+        if self.config.analysis:
+            try:
+                values = await analysis.run(state, self._analysis_pool)
+                if values is not None:
+                    await self._db(self.store.save_analysis, live.table.id, hand,
+                                   [list(pair) for pair in values])
+            except Exception:  # a solver or database failure must not cost the table its review
+                log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
+        live.table.set_analysis(hand, values)
         message = json.dumps({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
                               "review": live.table.review(hand)})
         for conn in live.connections:

@@ -1,4 +1,4 @@
-"""Storage models (SQLAlchemy 2): tables, seats and the append-only event log.
+"""Storage models (SQLAlchemy 2): tables, seats, the append-only event log, analyses.
 
 These are the server's persistent nouns, kept apart from the wire schemas
 (:mod:`flowerbridge.server.schemas`). A table's state is never stored as such:
@@ -79,4 +79,21 @@ class EventRow(Base):
     seat: Mapped[str | None] = mapped_column(String(1), nullable=True)
     action: Mapped[str | None] = mapped_column(String(8), nullable=True)
     detail: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AnalysisRow(Base):
+    """The double-dummy values of a finished hand's cards, computed once.
+
+    ``values`` holds one ``[dd, best]`` pair per card played, in order
+    (``docs/protocol.md``, "The review"); the solver takes minutes on a hand,
+    so a restarted server reads them instead of solving again.
+    """
+
+    __tablename__ = "analyses"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    hand: Mapped[int] = mapped_column(Integer, primary_key=True)
+    values: Mapped[list[list[int]]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import FlowerBridgeError
-from .models import EventRow, SeatRow, TableRow
+from .models import AnalysisRow, EventRow, SeatRow, TableRow
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 
@@ -65,6 +65,7 @@ class StoredTable:
     table: TableRow
     seats: tuple[SeatRow, ...]
     events: tuple[EventRow, ...]
+    analyses: tuple[AnalysisRow, ...] = ()
 
 
 class Store:
@@ -126,6 +127,12 @@ class Store:
             session.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                   SeatRow.seat == seat).values(joined=True))
 
+    def save_analysis(self, table_id: str, hand: int, values: list[list[int]]) -> None:
+        """Keep a finished hand's double-dummy values (a second save of a hand replaces none)."""
+        with self._transaction(write=True) as session:
+            if session.get(AnalysisRow, (table_id, hand)) is None:
+                session.add(AnalysisRow(table_id=table_id, hand=hand, values=values))
+
     # -------------------------------------------------------------- reads
 
     def load(self, table_id: str) -> StoredTable | None:
@@ -138,7 +145,9 @@ class Store:
                                     .order_by(SeatRow.seat)).all()
             events = session.scalars(select(EventRow).where(EventRow.table_id == table_id)
                                      .order_by(EventRow.seq)).all()
-            return StoredTable(table, tuple(seats), tuple(events))
+            analyses = session.scalars(select(AnalysisRow)
+                                       .where(AnalysisRow.table_id == table_id)).all()
+            return StoredTable(table, tuple(seats), tuple(events), tuple(analyses))
 
     def table_ids(self, status: str | None = None) -> list[str]:
         """Ids of all tables (with that status), newest first."""

@@ -20,7 +20,7 @@ from ..options import RuleOptions
 from ..seats import Seat
 from ..session import Session
 from ..state import HandState
-from .models import EventRow, SeatRow, TableRow, utcnow
+from .models import AnalysisRow, EventRow, SeatRow, TableRow, utcnow
 from .views import DDValues, Role, copies_seen, review, view
 
 PROTOCOL_VERSION = 1
@@ -59,7 +59,8 @@ class HandLog:
 class Table:
     """One table's session, rebuilt by replaying its log through the engine."""
 
-    def __init__(self, row: TableRow, seats: Iterable[SeatRow], events: Iterable[EventRow]) -> None:
+    def __init__(self, row: TableRow, seats: Iterable[SeatRow], events: Iterable[EventRow],
+                 analyses: Iterable[AnalysisRow] = ()) -> None:
         self.id = row.id
         self.name = row.name
         self.seed = row.seed
@@ -75,6 +76,8 @@ class Table:
         self.state: HandState | None = None
         for event in events:
             self._replay(event)
+        for analysis in analyses:
+            self.set_analysis(analysis.hand, [tuple(pair) for pair in analysis.values])
 
     # ----------------------------------------------------------- creation
 
@@ -182,6 +185,12 @@ class Table:
             raise TableError("no_hand", f"hand {hand} is not over"
                              if 1 <= hand <= self.hand_number else f"there is no hand {hand}")
         return self.session.hands[hand - 1]
+
+    def set_analysis(self, hand: int, values: DDValues | None) -> None:
+        """Record a finished hand's double-dummy values (``None``: there will be none)."""
+        log = self.hands[hand - 1]
+        log.dd = values
+        log.dd_status = "unavailable" if values is None else "ready"
 
     def review(self, hand: int) -> dict[str, Any]:
         """The review of finished hand ``hand``, with its double-dummy values when known."""

@@ -199,6 +199,13 @@ class Client:
         else:
             self.send({"type": "play", "card": rng.choice(legal), "seq": self.seq})
 
+    def open_bidding(self, timeout: float = 20.0) -> None:
+        """At the seat's first call, make the cheapest bid: the hand will be played,
+        not passed out."""
+        if not self.my_turn:
+            self.until(lambda m: self.my_turn, timeout)
+        self.send({"type": "call", "call": self.view["legal"][1], "seq": self.seq})
+
     def close(self) -> None:
         self._connect.__exit__(None, None, None)
 

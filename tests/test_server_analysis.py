@@ -1,0 +1,73 @@
+"""The review's double-dummy values (issue #5, item 3): what each card was worth,
+computed by the solver after the hand, sent to the table, and kept across restarts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowerbridge import Deal, HandState, Seat
+from flowerbridge.server import analysis
+from flowerbridge.server.config import ServerConfig
+from flowerbridge.server.testing import ServerThread, play_session
+
+pytestmark = pytest.mark.skipif(not analysis.available(), reason="the solver is not built")
+
+
+def finished_hand(seed: int) -> HandState:
+    """A hand played to the end by random legal cards, in a contract by North."""
+    rng = random.Random(seed)
+    state = HandState(Deal.from_seed("review", seed), Seat.N)
+    for call in (rng.choice(["1P", "1R", "1A", "1NT", "2A", "3NT"]), "Pass", "Pass", "Pass"):
+        state.call(call)
+    while not state.is_over:
+        state.play(rng.choice(state.legal_cards()))
+    return state
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10 ** 6))
+def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
+    state = finished_hand(seed)
+    first = 40  # the last three tricks: quick to solve, and every card still counts
+    values = analysis.card_values(state, first)
+    assert len(values) == 52 - first
+    declarer_side = state.contract.side
+    # After the last card nothing is left to choose: its value is the result.
+    assert values[-1][0] == state.tricks_won[declarer_side]
+    for event, (dd, best) in zip(state.plays[first:], values):
+        assert 0 <= dd <= 13 and 0 <= best <= 13
+        if event.seat.side is declarer_side:  # the dummy's cards are declarer's choice
+            assert dd <= best
+        else:
+            assert dd >= best
+
+
+def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
+    calls = []
+
+    def quick_values(state, first=0):  # the real solver takes minutes on a whole hand
+        calls.append(state)
+        return [(len(state.plays), len(state.plays)) for _ in state.plays]
+
+    monkeypatch.setattr(analysis, "card_values", quick_values)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"})
+        table_id = created["table"]["id"]
+        south = server.client(table_id, created["invitations"]["S"]["token"])
+        south.open_bidding()
+        play_session([south], random.Random(1))
+        review = south.until(lambda m: m["type"] == "review")["review"]
+        assert review["dd_status"] == "ready"
+        cards = [p for trick in review["tricks"] for p in trick["plays"]]
+        assert len(cards) == 52 and all(p["dd"] == p["best"] == 52 for p in cards)
+        south.close()
+    solved = len(calls)
+    with ServerThread(config) as server:
+        again = server.api("GET", f"/api/tables/{table_id}/hands/1").json()
+        assert again["dd_status"] == "ready" and again["tricks"] == review["tricks"]
+    assert len(calls) == solved  # read back from the database, not solved again
