@@ -1,6 +1,10 @@
 """Helpers for the browser tests: a real ``flowerbridge serve`` on a free
 loopback port with a temporary SQLite file and no bot pause, Debian's
 Chromium driven by Playwright, and screenshots kept under ``artifacts/``.
+
+The server runs without double-dummy analysis: the solver's work would only
+compete with the browser for the CPU, and the review's double-dummy marks are
+tested on the protocol's own data.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ class Server:
         self.log = directory / "server.log"
         self.command = [sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "127.0.0.1",
                         "--port", str(self.port), "--database", str(directory / "tables.sqlite"),
-                        "--bot-delay", "0"]
+                        "--bot-delay", "0", "--no-analysis"]
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
 
