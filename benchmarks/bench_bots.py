@@ -2,8 +2,9 @@
 
 Plays ``basic`` against ``random`` and ``pimc`` against ``basic`` over the
 same boards (each board at two tables, pairs swapped) and prints, for each
-match, the first bot's IMPs per board with a 95% confidence interval, and
-the time ``pimc`` takes per card decision at its default settings.
+match, the first bot's IMPs per board with a 95% confidence interval and
+each bot's time per decision; then, separately, the time ``pimc`` takes
+over the decisions where it samples and solves, at its default settings.
 
     .venv/bin/python benchmarks/bench_bots.py [--boards 200] [--seed bench]
 
@@ -16,9 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
+from flowerbridge import Deal, HandState, Seat
+from flowerbridge.bots.basic import BasicBot
 from flowerbridge.bots.match import run_match
+from flowerbridge.bots.pimc import PimcBot
 
 
 def report(a: str, b: str, boards: int, seed: str) -> None:
@@ -37,6 +42,32 @@ def report(a: str, b: str, boards: int, seed: str) -> None:
               f"p90 {d['card_ms_p90']:.1f} ms, max {stats.card_ms(1.0):.1f} ms")
 
 
+def time_pimc(boards: int, seed: str) -> None:
+    """Time pimc's decisions that sample and solve, on positions from hands
+    bid and played by ``basic``: every card decision with a choice to make
+    once the hands hold fewer than ``solve_below`` cards."""
+    bot = PimcBot(seed=seed)
+    times = []
+    for board in range(1, boards + 1):
+        state = HandState(Deal.from_seed(seed, board), Seat((board - 1) % 4))
+        basic = BasicBot()
+        while not state.is_over:
+            seat = state.actor
+            obs = state.observation(seat)
+            if state.phase.value == "play" and len(obs.legal) > 1 \
+                    and len(state.remaining(state.turn)) < bot.solve_below:
+                start = time.perf_counter()
+                bot.decide(obs)
+                times.append(time.perf_counter() - start)
+            state.apply(basic.act(obs), seat)
+    times.sort()
+    print(f"pimc solving decisions (samples {bot.samples}, solve_below {bot.solve_below}, "
+          f"{bot.workers} workers), {len(times)} positions from {boards} boards: "
+          f"median {1000 * statistics.median(times):.0f} ms, mean {1000 * statistics.fmean(times):.0f} ms, "
+          f"p90 {1000 * times[int(0.9 * len(times))]:.0f} ms, max {1000 * times[-1]:.0f} ms, "
+          f"time budget hit {bot.budget_hits} times")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=200)
@@ -45,6 +76,7 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; pimc at its default settings")
     report("basic", "random", args.boards, args.seed)
     report("pimc", "basic", args.boards, args.seed)
+    time_pimc(max(1, args.boards // 10), args.seed)
 
 
 if __name__ == "__main__":

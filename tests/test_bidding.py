@@ -106,3 +106,11 @@ def test_every_call_the_system_makes_is_true_of_the_hand_that_made_it(seed, deal
         read = auction_meanings([(e.seat, e.call) for e in state.calls])[-1]
         assert read.explanation == bid.explanation
         assert read.meaning.fits(HandFacts.of(state.deal.hands[seat])), (bid.call, bid.explanation)
+
+
+def test_calls_that_contradict_each_other_show_an_impossible_hand():
+    # South passes as dealer (at most 19 points), then overcalls 1NT (24–30): off the system.
+    auction = _auction("Pass", "1P", "Pass", "Pass", "1NT", dealer=Seat.S)
+    shown = shown_by_seat(auction)
+    assert not shown[Seat.S].possible
+    assert shown[Seat.W].possible

@@ -23,7 +23,7 @@ document and this table agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..calls import BID, PASS, Call, Denomination
@@ -96,6 +96,12 @@ class Meaning:
         return (self.points[0] <= facts.points <= self.points[1]
                 and all(lo <= n <= hi for lo, n, hi in
                         zip(self.min_length, facts.lengths, self.max_length)))
+
+    @property
+    def possible(self) -> bool:
+        """Whether some 13-card hand fits: calls off the system can contradict each other."""
+        return (self.points[0] <= self.points[1] and sum(self.min_length) <= 13 <= sum(self.max_length)
+                and all(lo <= hi for lo, hi in zip(self.min_length, self.max_length)))
 
     def __and__(self, other: "Meaning") -> "Meaning":
         """What two calls by one player show together."""
@@ -208,7 +214,6 @@ class Context:
     last_bid: Call | None
     partner_shows: Meaning
     partner_strains: tuple[Denomination, ...]  # partner's bids' denominations, in order
-    own_strains: tuple[Denomination, ...] = field(default=())
 
     @property
     def partner_suit(self) -> Suit | None:
@@ -399,14 +404,13 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
     strains: dict[Seat, list[Denomination]] = {s: [] for s in Seat}
     contexts: list[Context] = []
     last_bid: Call | None = None
-    opener: Seat | None = None
+    opening: tuple[Seat, Call] | None = None
     bids_by_side = [0, 0]
     for i in range(len(auction) + 1):
         seat = auction[i][0] if i < len(auction) else next_seat
         partner = seat.partner
-        situation = _situation(seat, opener, bids_by_side, strains, auction[:i])
-        ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN),
-                      tuple(strains[partner]), tuple(strains[seat]))
+        situation = _situation(seat, opening, bids_by_side)
+        ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN), tuple(strains[partner]))
         contexts.append(ctx)
         if i == len(auction):
             break
@@ -414,25 +418,24 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
         meaning = _read(call, ctx).meaning
         shown[seat] = shown[seat] & meaning if seat in shown else meaning
         if call.is_bid:
-            if opener is None:
-                opener = seat
+            if opening is None:
+                opening = (seat, call)
             last_bid = call
             strains[seat].append(call.denomination)
             bids_by_side[seat.side] += 1
     return contexts
 
 
-def _situation(seat: Seat, opener: Seat | None, bids_by_side: list[int],
-               strains: dict[Seat, list[Denomination]],
-               before: Sequence[tuple[Seat, Call]]) -> str:
-    if opener is None:
+def _situation(seat: Seat, opening: tuple[Seat, Call] | None, bids_by_side: list[int]) -> str:
+    """Which part of the system applies to ``seat``'s call (docs/bidding.md)."""
+    if opening is None:
         return OPENING
     if bids_by_side[seat.side] == 0:
         return OVERCALL
-    if (opener is seat.partner and bids_by_side[seat.side] == 1 and bids_by_side[1 - seat.side] == 0):
-        opening = next(c for _, c in before if c.is_bid)
-        if opening.level == 1:
-            return RESPONSE_NT if opening.denomination is Denomination.NT else RESPONSE_SUIT
+    opener, call = opening
+    if opener is seat.partner and bids_by_side[seat.side] == 1 and bids_by_side[1 - seat.side] == 0 \
+            and call.level == 1:
+        return RESPONSE_NT if call.denomination is Denomination.NT else RESPONSE_SUIT
     return CONTINUATION
 
 

@@ -7,8 +7,9 @@ shown (:class:`~flowerbridge.bots.knowledge.Knowledge`). What the auction
 showed under the bidding system (:func:`~flowerbridge.bots.bidding.shown_by_seat`:
 honor count and suit lengths of each hidden player's 13 cards) is checked
 by rejection; when ``tries`` deals in a row miss it, the last deal that
-respects the hard constraints is used, so a player who strayed from the
-system cannot stall the sampler.
+respects the hard constraints is used, and a player whose calls contradict
+each other is not held to them, so a player who strayed from the system
+cannot stall the sampler.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class Sampler:
         self.capacity[UNDEALT] = UNDEALT_SIZE  # type: ignore[index]
         assert len(self.cards) == sum(self.capacity.values()), "unseen cards must fill the hidden hands"
         shown = shown_by_seat(k.obs.auction) if use_auction else {}
-        self.shown: dict[Seat, Meaning] = {s: shown[s] for s in self.hidden if s in shown}
+        self.shown: dict[Seat, Meaning] = {s: shown[s] for s in self.hidden
+                                           if s in shown and shown[s].possible}
         # The most constrained cards are dealt first: those few hands may hold.
         holders = {c.index: [h for h in self.capacity if h == UNDEALT or c.suit not in k.voids[h]]
                    for c in self.cards}
