@@ -425,3 +425,13 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
         south.locator("#close-review").click()
         assert south.locator("#scoresheet .session-over").count() == 1
         assert not south.errors
+
+
+def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+    for path in (f"/t/{created['table']['id']}#token=not-the-token", "/t/no-such-table"):
+        page = open_page(browser, server, path)
+        page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
+        assert "refused" in page.locator("#message.error").inner_text()
+        assert page.locator("#felt .card").count() == 0
+        assert not page.errors
