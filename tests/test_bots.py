@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import Deal, FlowerBridgeError, HandState, Observation, Seat, parse_card
+from flowerbridge import Deal, FlowerBridgeError, HandState, Observation, Seat, parse_call, parse_card
 from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
 from flowerbridge.bots.basic import BasicBot, choose_card
 from flowerbridge.bots.bidding import HandFacts, shown_by_seat
@@ -70,9 +70,16 @@ def test_bots_are_handed_only_the_seats_observation():
     assert all(o.actor is o.seat for o in SpyBot.seen)
 
 
-def test_decide_wraps_a_bot_without_reasons():
-    decision = decide(SpyBot(), HandState(Deal.from_seed(1), Seat.N).observation(Seat.N))
-    assert decision == Decision(decision.action, "")
+def test_decide_explains_the_calls_of_a_bot_without_reasons_by_the_system():
+    state = HandState(Deal.from_seed(1), Seat.N)
+    decision = decide(SpyBot(), state.observation(Seat.N))
+    assert decision == Decision(parse_call("Pass"), "no opening: at most 19 points")
+    state.call("1A")
+    state.call("Pass")
+    state.call("Pass")
+    state.call("Pass")
+    decision = decide(SpyBot(), state.observation(Seat.E))
+    assert decision.action in state.legal_cards() and decision.explanation == ""
 
 
 def test_basic_bot_calls_carry_the_systems_explanation():

@@ -48,11 +48,21 @@ class Decision:
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
-    """Ask ``bot`` for a :class:`Decision`, whether or not it gives reasons."""
+    """Ask ``bot`` for a :class:`Decision`, whether or not it gives reasons.
+
+    A bot without ``decide`` gets, for a call, what the bidding system reads
+    the call to show (the same text a person's call gets); for a card, no reason.
+    """
     method = getattr(bot, "decide", None)
     if callable(method):
         return method(observation)
-    return Decision(bot.act(observation))
+    action = bot.act(observation)
+    if isinstance(action, Call):
+        from .bidding import explain_call
+
+        auction = (*observation.auction, (observation.seat, action))
+        return Decision(action, explain_call(auction, len(auction) - 1))
+    return Decision(action)
 
 
 class RandomBot:
