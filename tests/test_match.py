@@ -84,3 +84,8 @@ def test_match_with_an_unknown_bot_prints_one_error_line(capsys):
 def test_match_needs_at_least_one_board(capsys):
     assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "0"]) == 2
     assert capsys.readouterr().err.startswith("error: a match needs at least 1 board")
+
+
+def test_pimc_matches_are_reproducible_for_a_seed():
+    runs = [run_match("pimc", "basic", boards=1, seed=4, bot_options={"samples": 4}) for _ in range(2)]
+    assert runs[0].results == runs[1].results
