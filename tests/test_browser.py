@@ -162,7 +162,11 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert table["seats"]["E"] == {**table["seats"]["E"], "player": "bot", "level": BOT}
     page.wait_for_selector(f'#tables li[data-table="{table_id}"]')
     screenshot(page, "lobby-desktop")
-    assert not page.errors
+    phone = open_page(browser, server, "/", viewport=PHONE)
+    phone.wait_for_selector(f'#tables li[data-table="{table_id}"] a[href="/t/{table_id}"]')
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(phone, "lobby-360")
+    assert not page.errors and not phone.errors
 
 
 # ------------------------------------------------------- the card faces

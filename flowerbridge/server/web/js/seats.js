@@ -5,6 +5,9 @@ export const SEATS = ["N", "E", "S", "W"];
 
 export const SEAT_NAMES = { N: "North", E: "East", S: "South", W: "West" };
 
+/** Cards dealt to each seat; the view tells only how many each has played. */
+export const HAND_SIZE = 13;
+
 /** The partnership of a seat, as the protocol spells sides. */
 export function sideOf(seat) {
   return seat === "N" || seat === "S" ? "NS" : "EW";

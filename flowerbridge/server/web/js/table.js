@@ -5,7 +5,7 @@
 import { el, bindLanguageSelect } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { TableConnection } from "./connection.js";
-import { SEATS, SEAT_NAMES, positions } from "./seats.js";
+import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
 import { renderAuction, renderBiddingBox, spokenCall } from "./views/auction.js";
 import { renderCopiesSeen } from "./views/copies.js";
@@ -115,7 +115,7 @@ function seatBox(seat, place) {
   } else if (seat === contract?.dummy && view.dummy) {
     cards = holding(state.catalogue, view.dummy, state.language, { small: place !== "top" && place !== "bottom", ...how("Dummy") });
   } else if (view.phase === "auction" || view.phase === "play") {
-    const count = 13 - cardsPlayedBy(seat);
+    const count = HAND_SIZE - cardsPlayedBy(seat);
     cards = el("span", { class: "hidden-hand", "aria-label": `${count} cards` }, cardElement(state.catalogue, null), `× ${count}`);
   }
   if (cards && choosing) cards.classList.add("my-turn");
