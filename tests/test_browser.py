@@ -217,12 +217,20 @@ def check_scoresheet(page, server, table_id):
     return sheet
 
 
-def check_review(page):
-    """The review shows the four hands as dealt, the 8 undealt cards and 13 tricks."""
+def check_review(page, server, table_id):
+    """The review shows hand 1 as the server records it: the four hands as dealt,
+    the 8 undealt cards, the auction with its explanations and 13 tricks."""
+    data = server.api("GET", f"/api/tables/{table_id}/hands/1")
     review = page.locator("#review .review")
     for seat in "NESW":
-        assert review.locator(f'.review-hand[data-seat="{seat}"] .card').count() == 13
-    assert review.locator(".review-undealt .card").count() == 8
+        codes = review.locator(f'.review-hand[data-seat="{seat}"] .card').evaluate_all(
+            "cards => cards.map(card => card.dataset.code)")
+        assert sorted(codes) == sorted(data["hands"][seat])
+    undealt = review.locator(".review-undealt .card").evaluate_all("cards => cards.map(card => card.dataset.code)")
+    assert sorted(undealt) == sorted(data["undealt"])
+    calls = review.locator(".review-auction li").all_inner_texts()
+    assert calls == [f"{item['seat']}: {item['call']}" + (f" — {item['explanation']}" if item["explanation"] else "")
+                     for item in data["auction"]]
     assert review.locator(".tricks-table tbody tr").count() == 13
     assert review.locator(".tricks-table tbody td").count() == 52
     assert review.get_attribute("data-dd-status") == "unavailable"  # the test server has no analysis
@@ -270,7 +278,7 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
     play_hand([south], act_by_mouse, on_turn)
     assert shots["play"], "South never had a card to play"
     screenshot(south, "review-desktop")
-    check_review(south)
+    check_review(south, server, table_id)
     south.locator("#close-review").click()
     sheet = check_scoresheet(south, server, table_id)
     assert sheet["hands_played"] == 1
@@ -294,7 +302,7 @@ def test_keyboard_only_hand_at_360px(browser, server):
 
     play_hand([south], act_by_keyboard, on_turn)
     screenshot(south, "review-360")
-    check_review(south)
+    check_review(south, server, created["table"]["id"])
     south.keyboard.press("Escape")
     assert not south.locator("#review-dialog[open]").count()
     south.keyboard.press("c")
@@ -315,14 +323,14 @@ def test_second_person_joins_the_same_table(browser, server):
     assert north.locator('#position-bottom[data-seat="N"] .card[data-code]').count() == 13
     assert north.locator('#felt .seat-box:not([data-seat="N"]) .card[data-code]').count() == 0
     assert south.locator('#felt .seat-box:not([data-seat="S"]) .card[data-code]').count() == 0
-    presence = created["table"]["id"]
-    seats = server.api("GET", f"/api/tables/{presence}")["seats"]
+    table_id = created["table"]["id"]
+    seats = server.api("GET", f"/api/tables/{table_id}")["seats"]
     assert seats["N"]["connected"] and seats["S"]["connected"]
     play_hand([south, north], act_by_mouse)
     for page in (south, north):
-        check_review(page)
+        check_review(page, server, table_id)
         page.locator("#close-review").click()
-        check_scoresheet(page, server, presence)
+        check_scoresheet(page, server, table_id)
     screenshot(north, "second-person-north")
     assert not south.errors and not north.errors
 
