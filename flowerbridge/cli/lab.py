@@ -18,7 +18,7 @@ def register(subparsers) -> None:
         description="Run analyses over deals 0..N-1 of a seed and write an HTML report, CSV results "
                     "and summary.json into the output folder. Interrupted runs resume.")
     p.add_argument("analyses", nargs="*", metavar="ANALYSIS",
-                   help="deals, dd, play, variants (default: all available)")
+                   help="deals, dd, play, variants (default: deals play variants; dd, the double-dummy analysis, is slower and run only when named)")
     p.add_argument("--n", type=int, default=1000, help="number of deals (default 1000)")
     p.add_argument("--seed", default="0", help="any integer or word (default 0)")
     p.add_argument("--out", help="output folder (default lab-output/seed-<SEED>)")

@@ -33,15 +33,22 @@ FORMAT = "flowerbridge-lab"
 
 
 def analyses() -> dict[str, Analysis]:
-    """Every analysis by name; ``dd`` only when the solver can be imported."""
+    """Every analysis by name; ``dd`` only when the compiled solver can be imported."""
     from . import deals, play, variants
-    found = {a.name: a for a in (deals.ANALYSIS, play.ANALYSIS, variants.ANALYSIS)}
+    found = [deals.ANALYSIS, play.ANALYSIS, variants.ANALYSIS]
     try:
-        from . import dd
+        from .. import solver  # noqa: F401 -- the dd analysis needs it in every worker
     except ImportError:
-        return found
-    return {"deals": found["deals"], "dd": dd.ANALYSIS, "play": found["play"],
-            "variants": found["variants"]}
+        pass
+    else:
+        from . import dd
+        found.insert(1, dd.ANALYSIS)
+    return {a.name: a for a in found}
+
+
+DEFAULT_ANALYSES = ("deals", "play", "variants")
+"""What a run computes when no analysis is named: ``dd`` costs far more
+(a full search per deal), so it is run only when asked for."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from .base import write_atomic
 from .report import render_html
-from .runner import LabResult, analyses, run
+from .runner import DEFAULT_ANALYSES, LabResult, analyses, run
 
 BOTS_TAKEN_BY = ("play", "variants")
 
@@ -41,7 +41,7 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
             bots: str | None = None, variants: list | None = None, workers: int | None = None,
             ray_address: str | None = None, chunk_size: int | None = None,
             progress: bool = False, report: bool = True) -> Study:
-    """Run analyses ``names`` (default: all available) over ``n`` deals from ``seed``.
+    """Run analyses ``names`` (default: deals, play, variants) over ``n`` deals from ``seed``.
 
     ``bots`` (a level or ``module:attribute``) plays for the ``play`` and
     ``variants`` analyses; ``variants`` is a list of ``[name, {option: value}]``
@@ -52,7 +52,7 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     from .variants import DEFAULT_VARIANTS
 
     known = analyses()
-    names = list(names or known)
+    names = list(names or DEFAULT_ANALYSES)
     params: dict[str, dict[str, Any]] = {name: {} for name in names}
     for name in names:
         if bots is not None and name in BOTS_TAKEN_BY:

@@ -1,0 +1,268 @@
+"""The ``dd`` analysis: double-dummy tricks, makeable levels and best contracts.
+
+One row per deal: the solver's table (tricks for declarer's side, for each
+denomination and declarer, declarer's left-hand opponent leading) and each
+side's honor count and suit fits. Everything else is worked out from those
+rows at summary time, so the rule variants cost no extra solving:
+
+* the *stronger side* of a deal is the side with the larger honor count (North–South on a
+  tie); a side makes what its better declarer makes;
+* the *best contract* of a side is its highest-scoring contract with double-dummy tricks,
+  scored by the engine (:func:`~flowerbridge.scoring.score_contract`) without honors, which
+  depend on who captures which card, not on the contract;
+* the *par* of a deal is the result when both sides bid with full knowledge: each side in turn
+  may let the last bid stand or outbid it, the dealer's side choosing first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..calls import BIDS, Denomination
+from ..contract import Contract
+from ..dealing import Deal
+from ..options import RuleOptions
+from ..scoring import score_contract
+from ..seats import SEATS, Seat, Side
+from .base import Analysis, Params, Row, Table
+from .features import SIDE_COLUMNS, SUITS, deal_features
+from .play import _game_level, dealer_of
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
+from .variants import variant_options
+
+DENOMINATIONS = tuple(Denomination)
+TRICK_COLUMNS = {f"dd_{d.name}_{s.name}": int for d in DENOMINATIONS for s in SEATS}
+COLUMNS = {"deal": int, "dealer": str, **TRICK_COLUMNS, **SIDE_COLUMNS}
+
+# Denomination and level of each bid by its order, with a last entry for "no
+# contract" so that an order of -1 (passed out) indexes it.
+BID_DENOM = np.array([int(b.denomination) for b in BIDS] + [-1])
+BID_LEVEL = np.array([b.level for b in BIDS] + [0])
+
+
+def dd_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
+    """The double-dummy table and side features of deals ``start..stop-1``."""
+    from ..solver import dd_table
+
+    rows = []
+    for i in range(start, stop):
+        deal = Deal.from_seed(seed, i)
+        table = dd_table(deal)
+        features = deal_features(deal)
+        row: Row = {"deal": i, "dealer": dealer_of(i).name}
+        row.update({f"dd_{d.name}_{s.name}": table[d][s] for d in DENOMINATIONS for s in SEATS})
+        row.update({k: features[k] for k in SIDE_COLUMNS})
+        rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------- per-deal views
+
+
+def side_tricks(table: Table, side: Side) -> np.ndarray:
+    """Tricks ``side`` takes in each denomination with its better declarer: shape (deals, 4)."""
+    a, b = side.seats
+    return np.stack([np.maximum(table[f"dd_{d.name}_{a.name}"], table[f"dd_{d.name}_{b.name}"])
+                     for d in DENOMINATIONS], axis=1)
+
+
+def stronger(table: Table) -> np.ndarray:
+    """True where North–South is the stronger side (honor count, NS on a tie)."""
+    return table["hc_NS"] >= table["hc_EW"]
+
+
+def stronger_view(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tricks by denomination, honor count and fits (P, R, A) of each deal's stronger side."""
+    ns = stronger(table)
+    tricks = np.where(ns[:, None], side_tricks(table, Side.NS), side_tricks(table, Side.EW))
+    hc = np.where(ns, table["hc_NS"], table["hc_EW"])
+    fits = np.stack([np.where(ns, table[f"fit_NS_{s.letter}"], table[f"fit_EW_{s.letter}"])
+                     for s in SUITS], axis=1)
+    return tricks, hc, fits
+
+
+@lru_cache(maxsize=None)
+def _value_table(options: RuleOptions) -> np.ndarray:
+    """Net score to the declaring side by [bid order, tricks taken], honors aside."""
+    values = np.zeros((len(BIDS), 14), dtype=np.int64)
+    for bid in BIDS:
+        contract = Contract(bid.level, bid.denomination, Seat.N)
+        for taken in range(14):
+            score = score_contract(contract, (taken, 13 - taken), ([], []), options)
+            values[bid.order, taken] = score.total(Side.NS) - score.total(Side.EW)
+    return values
+
+
+def contract_values(tricks: np.ndarray, options: RuleOptions) -> np.ndarray:
+    """Net score of every bid (axis 1, in bid order) for a side taking ``tricks`` (deals, 4)."""
+    values = _value_table(options)
+    denoms = np.array([b.denomination for b in BIDS])
+    return values[np.arange(len(BIDS))[None, :], tricks[:, denoms]]
+
+
+def best_contracts(tricks: np.ndarray, options: RuleOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Each deal's highest-scoring bid (its order, or -1 when no contract makes
+    and passing is best) and its score, for a side taking ``tricks``.
+
+    On equal scores the higher bid wins: with no bonus for game, ``1NT`` making
+    thirteen tricks scores what ``7NT`` does, but ``7NT`` puts the points below
+    the line, towards game.
+    """
+    values = contract_values(tricks, options)
+    best = values.shape[1] - 1 - values[:, ::-1].argmax(axis=1)
+    score = values[np.arange(len(best)), best]
+    return np.where(score > 0, best, -1), np.maximum(score, 0)
+
+
+def par(table: Table, options: RuleOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Par of each deal: (bid order or -1 when passed out, side 0 NS / 1 EW, NS net score).
+
+    Backward induction over the bids, highest first: when side ``s`` holds
+    bid ``k``, the other side lets it stand or outbids it with whichever
+    higher bid serves it best, knowing that ``s`` may answer in turn.
+    """
+    n = len(table)
+    value = np.stack([contract_values(side_tricks(table, Side.NS), options),
+                      -contract_values(side_tricks(table, Side.EW), options)], axis=2)
+    sign = np.array([1, -1])  # NS maximises the NS net score, EW minimises it
+    bids = len(BIDS)
+    outcome = np.zeros((n, bids, 2), dtype=np.int64)       # NS net when side s holds bid k
+    final = np.zeros((n, bids, 2, 2), dtype=np.int64)      # (bid, side) the auction ends in
+    best = np.full((n, 2), np.iinfo(np.int64).min)          # best for side o of bidding above k
+    best_end = np.full((n, 2, 2), -1, dtype=np.int64)
+    rows = np.arange(n)
+    for k in range(bids - 1, -1, -1):
+        for s in (0, 1):
+            o = 1 - s
+            stand = value[:, k, s]
+            outbid = best[:, o] > sign[o] * stand
+            outcome[:, k, s] = np.where(outbid, sign[o] * best[:, o], stand)
+            final[:, k, s] = np.where(outbid[:, None], best_end[:, o], [k, s])
+        for s in (0, 1):
+            better = sign[s] * outcome[:, k, s] > best[:, s]
+            best[:, s] = np.where(better, sign[s] * outcome[:, k, s], best[:, s])
+            best_end[:, s] = np.where(better[:, None], final[:, k, s], best_end[:, s])
+    first = np.array([Seat[name].side for name in table["dealer"]])
+    second = 1 - first
+    # The side that speaks second opens or lets the hand be passed out (0).
+    second_open = best[rows, second] > 0
+    second_result = np.where(second_open, sign[second] * best[rows, second], 0)
+    second_end = np.where(second_open[:, None], best_end[rows, second], [-1, 0])
+    first_open = best[rows, first] > sign[first] * second_result
+    result = np.where(first_open, sign[first] * best[rows, first], second_result)
+    end = np.where(first_open[:, None], best_end[rows, first], second_end)
+    return end[:, 0], end[:, 1], result
+
+
+# ---------------------------------------------------------------- summary
+
+
+def summarize(table: Table, params: Params, settings: Params) -> dict:
+    default = RuleOptions()
+    tricks, hc, fits = stronger_view(table)
+    n = len(table)
+    game = {d.name: _game_level(d, default) for d in DENOMINATIONS}
+    summary: dict[str, Any] = {
+        "deals": n,
+        "mean_tricks": {d.name: float(tricks[:, d].mean()) for d in DENOMINATIONS},
+        "makeable": {d.name: {level: pct(np.count_nonzero(tricks[:, d] >= level + 6), n)
+                              for level in range(1, 8)} for d in DENOMINATIONS},
+        "game_level": game,
+        "game_makeable": {d.name: pct(np.count_nonzero(tricks[:, d] >= game[d.name] + 6), n)
+                          for d in DENOMINATIONS},
+        "any_game": pct(np.count_nonzero(np.any(
+            tricks >= np.array([game[d.name] + 6 for d in DENOMINATIONS]), axis=1)), n),
+    }
+    by_fit: dict[str, dict[int, dict[str, float]]] = {}
+    for suit in SUITS:
+        d = Denomination(suit)
+        by_fit[d.name] = {}
+        for length in range(int(fits[:, suit].min()), int(fits[:, suit].max()) + 1):
+            mask = fits[:, suit] == length
+            if mask.sum() >= 5:
+                t = tricks[mask, d]
+                by_fit[d.name][length] = {"deals": int(mask.sum()), "mean_tricks": float(t.mean()),
+                                          "game_makeable": pct(np.count_nonzero(t >= game[d.name] + 6),
+                                                               mask.sum())}
+    summary["by_fit"] = by_fit
+    buckets = (hc // 5) * 5
+    summary["by_honor_count"] = {int(b): {d.name: float(tricks[buckets == b, d].mean())
+                                          for d in DENOMINATIONS} | {"deals": int((buckets == b).sum())}
+                                 for b in np.unique(buckets) if (buckets == b).sum() >= 5}
+    summary["variants"] = {}
+    rows = np.arange(n)
+    for name, options in variant_options(settings["variants"]):
+        game_at = np.array([_game_level(d, options) for d in DENOMINATIONS])
+        best, score = best_contracts(tricks, options)
+        order, side, result = par(table, options)
+        bid = order >= 0
+        taken = np.where((side == 0)[:, None], side_tricks(table, Side.NS),
+                         side_tricks(table, Side.EW))[rows, BID_DENOM[order]]
+        summary["variants"][name] = {
+            "best_denomination": {d.name: pct(np.count_nonzero(BID_DENOM[best] == d), n)
+                                  for d in DENOMINATIONS},
+            "best_is_game": pct(np.count_nonzero((best >= 0)
+                                                 & (BID_LEVEL[best] >= game_at[BID_DENOM[best]])), n),
+            "mean_best_score": float(score.mean()),
+            "par_passed_out": pct(np.count_nonzero(~bid), n),
+            "par_sacrifice": pct(np.count_nonzero(bid & (taken < BID_LEVEL[order] + 6)), n),
+            "par_level_7": pct(np.count_nonzero(BID_LEVEL[order] == 7), n),
+            "par_denomination": {d.name: pct(np.count_nonzero(bid & (BID_DENOM[order] == d)), n)
+                                 for d in DENOMINATIONS},
+            "mean_abs_par": float(np.abs(result).mean()),
+        }
+    return summary
+
+
+def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
+    names = [d.name for d in DENOMINATIONS]
+    tricks = TableSpec(
+        f"The stronger side (more honor count) over {summary['deals']:,} deals, double dummy",
+        ["", *names],
+        [["mean tricks", *(summary["mean_tricks"][d] for d in names)],
+         ["game at", *(f"{summary['game_level'][d]}{d}" for d in names)],
+         ["game makeable %", *(summary["game_makeable"][d] for d in names)],
+         *([f"level {level} makeable %", *(summary["makeable"][d][level] for d in names)]
+           for level in range(1, 8))])
+    vs = summary["variants"]
+    variants = TableSpec(
+        "Best contract of the stronger side, and par, under each rule set",
+        ["", *vs],
+        [*([f"best in {d} %", *(vs[v]["best_denomination"][d] for v in vs)] for d in names),
+         ["best contract is a game %", *(vs[v]["best_is_game"] for v in vs)],
+         ["mean best score", *(vs[v]["mean_best_score"] for v in vs)],
+         ["par: passed out %", *(vs[v]["par_passed_out"] for v in vs)],
+         ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
+         ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
+         ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for d, colour in zip(names[:3], DENOM_COLOURS):
+        fit = summary["by_fit"][d]
+        ax.plot(list(fit), [fit[k]["game_makeable"] for k in fit], marker="o", color=colour,
+                label=f"{d}: game = {summary['game_level'][d]}{d}")
+    ax.set_xlabel("the stronger side's length in the suit (of 20)")
+    ax.set_ylabel("game makeable in that suit, %")
+    ax.legend()
+    fig2 = new_figure()
+    ax2 = fig2.add_subplot()
+    hc = summary["by_honor_count"]
+    for d, colour in zip(names, DENOM_COLOURS):
+        ax2.plot([int(b) + 2 for b in hc], [hc[b][d] for b in hc], marker="o", color=colour, label=d)
+    ax2.set_xlabel("the stronger side's honor count (bucket centre)")
+    ax2.set_ylabel("mean double-dummy tricks")
+    ax2.legend()
+    return [Section(
+        "Double dummy: what the cards can make",
+        "Tricks are the solver's, for the better declarer of the stronger side; the undealt "
+        "cards play no part. Scores leave honors out: they go to whoever captures the cards.",
+        [tricks, variants],
+        [Plot(fig, "How often the stronger side can make game in a suit, by its length there: "
+                   "a Plains game needs 11 tricks, a Ribbons or Animals game 10."),
+         Plot(fig2, "Tricks by honor count, each denomination.")])]
+
+
+ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10)

@@ -1,0 +1,82 @@
+"""The double-dummy analysis: best contracts and par from solver tables (issue #6).
+
+The solver itself is tested by its own suite; here a stand-in table lets the
+lab's plumbing and arithmetic be checked in milliseconds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("flowerbridge.solver")
+
+from flowerbridge import Denomination, Seat, Side  # noqa: E402
+from flowerbridge.lab import dd, run_lab  # noqa: E402
+from flowerbridge.lab.base import Table  # noqa: E402
+from flowerbridge.options import RuleOptions  # noqa: E402
+
+
+def table_of(*deals: tuple[list[int], str]) -> Table:
+    """Rows where North–South take ``ns[d]`` tricks in denomination d, whoever declares."""
+    rows = []
+    for ns, dealer in deals:
+        row = {"deal": len(rows), "dealer": dealer}
+        for d, name in enumerate(("P", "R", "A", "NT")):
+            for seat in "NESW":
+                row[f"dd_{name}_{seat}"] = ns[d] if seat in "NS" else 13 - ns[d]
+        for side in ("NS", "EW"):
+            row[f"hc_{side}"] = 30
+            row.update({f"fit_{side}_{s}": 7 for s in "PRA"})
+        rows.append(row)
+    return Table.from_rows(dd.COLUMNS, rows)
+
+
+def bid(order: int) -> str:
+    return dd.BIDS[order].text if order >= 0 else "passed out"
+
+
+def test_ch11_best_contract_prefers_the_highest_of_equal_scores():
+    tricks = dd.side_tricks(table_of(([13, 13, 13, 13], "N"), ([9, 10, 9, 9], "N")), Side.NS)
+    best, score = dd.best_contracts(tricks, RuleOptions())
+    assert [bid(b) for b in best] == ["7NT", "4R"]  # 1NT+6 scores 220 too, but below the line less
+    assert list(score) == [220, 120]
+
+
+def test_ruling_r15_par_with_penalty_lets_the_making_side_keep_its_contract():
+    t = table_of(([9, 10, 9, 9], "N"), ([6, 6, 6, 6], "E"))
+    order, side, result = dd.par(t, RuleOptions())
+    assert (bid(order[0]), side[0], result[0]) == ("4R", 0, 120)
+    assert (bid(order[1]), side[1], result[1]) == ("1NT", 1, -40)
+
+
+def test_ruling_r15_strict_par_makes_every_outbid_free():
+    t = table_of(([9, 10, 9, 9], "N"), ([13, 13, 13, 13], "N"))
+    order, side, result = dd.par(t, RuleOptions.strict())
+    assert result[0] == 0  # EW outbid 4R for nothing, and NS can make nothing higher
+    assert (bid(order[1]), result[1]) == ("7NT", 220)  # nothing outbids 7NT
+
+
+def fake_dd_table(deal):
+    """Tricks by suit length: a deterministic stand-in for the solver."""
+    out = {}
+    for d in Denomination:
+        out[d] = {}
+        for seat in Seat:
+            mine = [c for s in (seat, seat.partner) for c in deal.hands[s]]
+            length = sum(1 for c in mine if d is Denomination.NT or c.suit == d.trump)
+            out[d][seat] = min(13, length if d is not Denomination.NT else length // 2)
+    return out
+
+
+def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypatch):
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    study = run_lab(tmp_path, ["dd"], n=30, seed=4, workers=1, chunk_size=10)
+    t = study.result.tables["dd"]
+    assert len(t) == 30 and list(t["dealer"][:5]) == ["N", "E", "S", "W", "N"]
+    summary = study.summaries["dd"]
+    assert summary["game_level"] == {"P": 5, "R": 4, "A": 4, "NT": 3}
+    tricks, _, _ = dd.stronger_view(t)
+    assert summary["game_makeable"]["R"] == pytest.approx(100 * (tricks[:, 1] >= 10).mean())
+    assert set(summary["variants"]) >= {"default", "strict", "plains-30"}
+    assert summary["variants"]["strict"]["par_sacrifice"] >= summary["variants"]["default"]["par_sacrifice"]
+    assert "Double dummy" in study.report.read_text()
