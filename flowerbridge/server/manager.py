@@ -29,7 +29,8 @@ from .botplay import check_level, choose, default_bot, new_bot
 from .config import ServerConfig
 from .models import EventRow
 from .schemas import CreateTable
-from .store import Store, StoreError, token_hash
+from .commit import GroupCommit
+from .store import Append, Store, StoreError, token_hash
 from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
 from .views import Role
 from . import analysis
@@ -125,6 +126,7 @@ class TableManager:
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
         # The solver is CPU-bound: one analysis at a time leaves the other cores to play.
         self._analysis_pool = ThreadPoolExecutor(1, "flowerbridge-dd")
+        self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
         self._loading: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------ life
@@ -299,8 +301,8 @@ class TableManager:
         # Under the table's lock: engine, then database, then the world.
         rows = live.table.act(seat, kind, action, explanation)
         try:
-            await self._db(self.store.append, live.table.id, rows,
-                           OVER if live.table.is_over else None)
+            await self._commits.append(Append(live.table.id, rows,
+                                              OVER if live.table.is_over else None))
         except StoreError:
             log.exception("table %s: could not store seq %d", live.table.id, rows[0].seq)
             live.table = await self._load(live.table.id)

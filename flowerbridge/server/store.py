@@ -59,6 +59,15 @@ def token_hash(token: str) -> str:
 
 
 @dataclass(frozen=True)
+class Append:
+    """New events for one table's log, and its new status when it changes."""
+
+    table_id: str
+    events: list[EventRow]
+    status: str | None = None
+
+
+@dataclass(frozen=True)
 class StoredTable:
     """Everything stored about one table, detached from the database."""
 
@@ -113,13 +122,14 @@ class Store:
             session.flush()  # the table row first: seats and events refer to it
             session.add_all([*seats, *events])
 
-    def append(self, table_id: str, events: Iterable[EventRow], status: str | None = None) -> None:
-        """Append events to a table's log (and set its status), in one transaction."""
+    def append(self, appends: Iterable[Append]) -> None:
+        """Append events to tables' logs (and set their status), all in one transaction."""
         with self._transaction(write=True) as session:
-            session.add_all(list(events))
-            if status is not None:
-                session.execute(update(TableRow).where(TableRow.id == table_id)
-                                .values(status=status))
+            for append in appends:
+                session.add_all(append.events)
+                if append.status is not None:
+                    session.execute(update(TableRow).where(TableRow.id == append.table_id)
+                                    .values(status=append.status))
 
     def mark_joined(self, table_id: str, seat: str) -> None:
         """Record that a seat's person has connected at least once."""
