@@ -1,6 +1,7 @@
 """``flowerbridge lab``: seeded studies over many deals, with an HTML report.
 
     flowerbridge lab deals play variants --n 20000 --seed 1 --out lab-output/run1
+    flowerbridge lab --designer docs/designer-report.md --n 20000 --seed 2026 --dd-n 200
 
 Work is saved chunk by chunk in the output folder; running the same command
 again after an interruption resumes it.
@@ -30,6 +31,11 @@ def register(subparsers) -> None:
                    help="a rule set to compare, e.g. strict='{\"undertrick_penalty\": 0}'; "
                         "repeat for more (the default rules are always included first)")
     p.add_argument("--chunk-size", type=int, help="deals per unit of work (default per analysis)")
+    p.add_argument("--designer", metavar="PATH",
+                   help="write the designer's report (Markdown, figures in a folder beside it) "
+                        "from deals, play and variants over N deals")
+    p.add_argument("--dd-n", type=int, default=0, metavar="K",
+                   help="with --designer: the double-dummy analysis over the first K deals (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -59,12 +65,18 @@ def run(args) -> int:
     from ..lab import run_lab
 
     seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-    out = args.out or f"lab-output/seed-{seed}"
+    out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{seed}"
     progress = not args.quiet and sys.stderr.isatty()
     try:
-        study = run_lab(out, args.analyses or None, n=args.n, seed=seed, bots=args.bots,
-                        variants=parse_variants(args.variant), workers=args.workers,
-                        ray_address=args.ray, chunk_size=args.chunk_size, progress=progress)
+        if args.designer:
+            from ..lab.designer import write_designer_report
+            study = write_designer_report(args.designer, out, n=args.n, seed=seed, dd_n=args.dd_n,
+                                          bots=args.bots, workers=args.workers,
+                                          ray_address=args.ray, progress=progress)
+        else:
+            study = run_lab(out, args.analyses or None, n=args.n, seed=seed, bots=args.bots,
+                            variants=parse_variants(args.variant), workers=args.workers,
+                            ray_address=args.ray, chunk_size=args.chunk_size, progress=progress)
     except KeyboardInterrupt:
         print(f"interrupted: finished work is saved in {out}; run the same command to resume",
               file=sys.stderr)
@@ -73,4 +85,6 @@ def run(args) -> int:
     print(f"{done.n:,} deals, seed {seed!r}: {done.computed} chunks computed, {done.reused} reused")
     if study.report:
         print(f"report: {study.report}")
+    if args.designer:
+        print(f"designer's report: {args.designer}")
     return 0

@@ -238,31 +238,38 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
          ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
+    return [Section(
+        "Double dummy: what the cards can make",
+        "Tricks are the solver's, for the better declarer of the stronger side; the undealt "
+        "cards play no part. Scores leave honors out: they go to whoever captures the cards.",
+        [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary)])]
+
+
+def game_by_fit_plot(summary: dict) -> Plot:
+    """Game makeable in each suit against the stronger side's length there."""
     fig = new_figure()
     ax = fig.add_subplot()
-    for d, colour in zip(names[:3], DENOM_COLOURS):
+    for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         fit = summary["by_fit"][d]
         ax.plot(list(fit), [fit[k]["game_makeable"] for k in fit], marker="o", color=colour,
                 label=f"{d}: game = {summary['game_level'][d]}{d}")
     ax.set_xlabel("the stronger side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     ax.legend()
-    fig2 = new_figure()
-    ax2 = fig2.add_subplot()
+    return Plot(fig, "How often the stronger side can make game in a suit, by its length there: "
+                     "a Plains game needs 11 tricks, a Ribbons or Animals game 10.")
+
+
+def tricks_by_honor_count_plot(summary: dict) -> Plot:
+    fig = new_figure()
+    ax = fig.add_subplot()
     hc = summary["by_honor_count"]
-    for d, colour in zip(names, DENOM_COLOURS):
-        ax2.plot([int(b) + 2 for b in hc], [hc[b][d] for b in hc], marker="o", color=colour, label=d)
-    ax2.set_xlabel("the stronger side's honor count (bucket centre)")
-    ax2.set_ylabel("mean double-dummy tricks")
-    ax2.legend()
-    return [Section(
-        "Double dummy: what the cards can make",
-        "Tricks are the solver's, for the better declarer of the stronger side; the undealt "
-        "cards play no part. Scores leave honors out: they go to whoever captures the cards.",
-        [tricks, variants],
-        [Plot(fig, "How often the stronger side can make game in a suit, by its length there: "
-                   "a Plains game needs 11 tricks, a Ribbons or Animals game 10."),
-         Plot(fig2, "Tricks by honor count, each denomination.")])]
+    for d, colour in zip(("P", "R", "A", "NT"), DENOM_COLOURS):
+        ax.plot([int(b) + 2 for b in hc], [hc[b][d] for b in hc], marker="o", color=colour, label=d)
+    ax.set_xlabel("the stronger side's honor count (bucket centre)")
+    ax.set_ylabel("mean double-dummy tricks")
+    ax.legend()
+    return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination.")
 
 
 ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10)

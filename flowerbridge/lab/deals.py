@@ -73,6 +73,21 @@ def undealt_table(summary: dict) -> TableSpec:
                      ["", "sampled", "exact"], rows)
 
 
+def undealt_plot(summary: dict) -> Plot:
+    """Sampled against exact chances of what the mystery discard hides."""
+    keys = [k for k in UNDEALT_LABELS if not k.startswith("mean")]
+    u = summary["undealt"]
+    fig = new_figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    y = np.arange(len(keys))
+    ax.barh(y + 0.2, [100 * u["sampled"][k] for k in keys], 0.4, label="sampled", color="#5b8def")
+    ax.barh(y - 0.2, [100 * u["exact"][k] for k in keys], 0.4, label="exact", color="#bbbbbb")
+    ax.set_yticks(y, [UNDEALT_LABELS[k] for k in keys], fontsize=8)
+    ax.set_xlabel("% of deals")
+    ax.legend(fontsize=8)
+    return Plot(fig, "What the 8 undealt cards hide: sampled frequency beside the exact chance.")
+
+
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     hc = summary["hand_honor_count"]
     fig = new_figure()
@@ -97,7 +112,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         f"{summary['deals']:,} deals. A hand's honor count averages {hc['mean']:.2f} "
         f"(standard deviation {hc['sd']:.2f}); the deck holds 80 points, 8 cards stay undealt.",
         [undealt_table(summary), lengths],
-        [Plot(fig, "Honor count of a single hand: the spread behind Chapter 10's bidding."),
+        [undealt_plot(summary),
+         Plot(fig, "Honor count of a single hand: the spread behind Chapter 10's bidding."),
          Plot(fig2, "Suit lengths: each of the three suits holds 20 cards, so a hand averages "
                     "4.33 cards a suit and long suits are common.")])]
 

@@ -163,8 +163,13 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
                   "overtricks": float(table["overtricks"].sum()) / max(n, 1),
                   "undertrick penalties": float(table["penalty"].sum()) / max(n, 1),
                   "honors": both["honors"], "Bright bonuses": both["bright"]}
+    extras = [table[f"honors_{s.name}"] + table[f"bright_{s.name}"] for s in SIDES]
+    totals = [table[f"below_{s.name}"] + table[f"above_{s.name}"] for s in SIDES]
     return {
         "hands": n, "passed_out": int(table["passed_out"].sum()),
+        # How far honors and bonuses, and the whole score, separate the two sides.
+        "honor_margin": float(np.abs(extras[0] - extras[1]).mean()) if n else 0.0,
+        "score_margin": float(np.abs(totals[0] - totals[1]).mean()) if n else 0.0,
         "make_rate": pct(bid["made"].sum(), len(bid)),
         "by_denom": by_denom,
         "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},

@@ -149,23 +149,29 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["hands whose winner changes %", *(vs[n]["winner_changed"] for n in names)],
          *([f"declarer's net, {d}", *(vs[n]["by_denom"][d]["mean_declarer_net"] for n in names)]
            for d in vs[names[0]]["by_denom"])])
+    return [Section("Variants: the same hands under other rules",
+                    "Scoring options re-score the same play; the R9 declarer option replays the "
+                    "auction and, where the declarer changes, the play.",
+                    [compare, points_table(vs, "Mean points per hand by source, both sides together")],
+                    [points_plot(vs)])]
+
+
+def points_plot(variants: dict[str, dict]) -> Plot:
+    """Stacked mean points per hand by source, one bar per rule set."""
+    names = list(variants)
     fig = new_figure(7, 3.8)
     ax = fig.add_subplot()
-    parts = list(vs[names[0]]["points_per_hand"])
+    parts = list(variants[names[0]]["points_per_hand"])
     bottom = np.zeros(len(names))
     colours = ("#5b8def", "#9ecae1", *DENOM_COLOURS[1:3], "#7b3294")
     for part, colour in zip(parts, colours):
-        values = np.array([vs[n]["points_per_hand"][part] for n in names])
+        values = np.array([variants[n]["points_per_hand"][part] for n in names])
         ax.bar(names, values, bottom=bottom, label=part, color=colour)
         bottom += values
     ax.set_ylabel("points per hand, both sides")
     ax.legend(fontsize=8)
     ax.tick_params(axis="x", labelrotation=20)
-    return [Section("Variants: the same hands under other rules",
-                    "Scoring options re-score the same play; the R9 declarer option replays the "
-                    "auction and, where the declarer changes, the play.",
-                    [compare, points_table(vs, "Mean points per hand by source, both sides together")],
-                    [Plot(fig, "Where the points come from under each rule set.")])]
+    return Plot(fig, "Where the points come from under each rule set (mean per hand, both sides).")
 
 
 ANALYSIS = Analysis("variants", "Rule variants", COLUMNS, variant_rows, summarize, sections,

@@ -1,0 +1,38 @@
+"""The designer's report (issue #6, part 4): one command, four questions, figures beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowerbridge.cli import main
+
+
+def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("flowerbridge.solver")
+    from test_lab_dd import fake_dd_table
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    report = tmp_path / "docs" / "designer-report.md"
+    status = main(["lab", "--designer", str(report), "--n", "80", "--seed", "3", "--dd-n", "40",
+                   "--bots", "random", "--workers", "1", "--out", str(tmp_path / "run"), "--quiet"])
+    assert status == 0, capsys.readouterr().err
+    text = report.read_text()
+    for heading in ("## 1. Is a 30-point Ribbon or Animal contract worth a 20-point Plain one?",
+                    "## 2. What does the mystery discard hide?",
+                    "## 3. How much do honors and Bright bonuses weigh against contract points?",
+                    "## 4. What does the default undertrick penalty change against the strict reading?",
+                    "## What the data suggest"):
+        assert heading in text
+    assert "Built from **80 deals** (seed 3)" in text
+    assert "--n 80 --seed 3 --dd-n 40" in text
+    assert "analysed the first **40** of these deals" in text
+    for figure in ("undealt", "points", "games"):
+        assert f"(designer-report/{figure}.png)" in text
+        assert (tmp_path / "docs" / "designer-report" / f"{figure}.png").stat().st_size > 1000
+    assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "dd" / "dd.csv").exists()
+
+
+def test_lab_designer_report_refuses_more_dd_deals_than_deals(tmp_path, capsys):
+    status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "10", "--dd-n", "11",
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    assert status == 2
+    assert capsys.readouterr().err.startswith("error: dd deals must be between 0 and")
