@@ -1,0 +1,55 @@
+"""Lab throughput: deals per second for bot play and double dummy, 1 and 2 workers.
+
+    .venv/bin/python benchmarks/bench_lab.py [--play-n 400] [--dd-n 8] [--bots basic]
+
+For each analysis, runs N, 2N and 4N deals with one worker and with two,
+each into a fresh folder (nothing reused), and prints seconds, deals per
+second, the scaling efficiency of two workers (rate with 2 / twice the rate
+with 1) and how the time grows with N (seconds per deal at each N). Worker
+start-up is included, as a user pays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+from flowerbridge.lab import analyses, run
+
+
+def measure(name: str, n: int, workers: int, params: dict, chunk_size: int) -> float:
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        run(out, [name], n=n, seed="bench", params={name: params}, workers=workers,
+            chunk_size=chunk_size)
+        return time.perf_counter() - start
+
+
+def bench(name: str, base_n: int, params: dict, chunk_size: int) -> None:
+    print(f"\n{name} {params or ''}: chunks of {chunk_size} deals")
+    print(f"{'deals':>7} {'workers':>7} {'seconds':>9} {'deals/s':>9} {'ms/deal':>9} {'2-worker efficiency':>20}")
+    for n in (base_n, 2 * base_n, 4 * base_n):
+        rates = {}
+        for workers in (1, 2):
+            seconds = measure(name, n, workers, params, chunk_size)
+            rates[workers] = n / seconds
+            efficiency = f"{rates[2] / (2 * rates[1]):.0%}" if workers == 2 else ""
+            print(f"{n:>7} {workers:>7} {seconds:>9.2f} {n / seconds:>9.1f} {1000 * seconds / n:>9.2f} "
+                  f"{efficiency:>20}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--play-n", type=int, default=400, help="smallest N for play (default 400)")
+    parser.add_argument("--dd-n", type=int, default=8, help="smallest N for dd (default 8; 0 skips)")
+    parser.add_argument("--bots", default="basic", help="bots for play (default basic)")
+    args = parser.parse_args()
+    bench("deals", 10 * args.play_n, {}, 500)
+    bench("play", args.play_n, {"bots": args.bots}, max(1, args.play_n // 8))
+    if args.dd_n and "dd" in analyses():
+        bench("dd", args.dd_n, {}, max(1, args.dd_n // 4))
+
+
+if __name__ == "__main__":
+    main()
