@@ -292,15 +292,25 @@ def test_keyboard_only_hand_at_360px(browser, server):
     wait_for_table(south)
     assert south.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(south, "table-auction-360")
-    shots = {"play": False}
+    shots = {"play": False, "last trick": False}
 
     def on_turn(page):
         if not shots["play"] and page.locator("#felt .card.playable").count():
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
             screenshot(page, "table-play-360")
             shots["play"] = True
+        if not shots["last trick"] and sum(trick_counts(page)) >= 1:
+            page.keyboard.press("l")
+            last = page.locator("#last-trick-panel:not(.hidden) .last-trick figure")
+            assert last.count() == 4 and last.locator(".card[data-code]").count() == 4
+            assert page.locator("#last-trick-panel .last-trick figure.winner").count() == 1
+            screenshot(page, "last-trick-360")
+            page.keyboard.press("l")
+            assert page.locator("#last-trick-panel.hidden").count() == 1
+            shots["last trick"] = True
 
     play_hand([south], act_by_keyboard, on_turn)
+    assert shots["last trick"]
     screenshot(south, "review-360")
     check_review(south, server, created["table"]["id"])
     south.keyboard.press("Escape")
