@@ -39,7 +39,8 @@ def report(a: str, b: str, boards: int, seed: str) -> None:
         print(f"  {stats.spec:<7} declared {d['declared']:>3}, made {rate:>4}, "
               f"honors/hand {d['honors_per_hand']:5.2f}, {d['decisions']} decisions, "
               f"{d['ms_per_decision']:.2f} ms mean, card decisions median {d['card_ms_median']:.1f} ms, "
-              f"p90 {d['card_ms_p90']:.1f} ms, max {stats.card_ms(1.0):.1f} ms")
+              f"p90 {d['card_ms_p90']:.1f} ms, max {stats.card_ms(1.0):.1f} ms, "
+              f"time budget hit {d['time_budget_hits']} times")
 
 
 def time_pimc(boards: int, seed: str) -> None:

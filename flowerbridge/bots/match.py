@@ -61,6 +61,7 @@ class PairStats:
     hands: int = 0
     contracts: dict[str, int] = field(default_factory=dict)
     card_seconds: list[float] = field(default_factory=list, repr=False)
+    budget_hits: int = 0
 
     @property
     def ms_per_decision(self) -> float:
@@ -82,6 +83,7 @@ class PairStats:
                 "ms_per_decision": round(self.ms_per_decision, 3),
                 "card_ms_median": round(self.card_ms(0.5), 3),
                 "card_ms_p90": round(self.card_ms(0.9), 3),
+                "time_budget_hits": self.budget_hits,
                 "declared": self.declared, "made": self.made,
                 "making_rate": None if self.making_rate is None else round(self.making_rate, 4),
                 "honors_per_hand": round(self.honors / self.hands, 3) if self.hands else 0.0,
@@ -188,6 +190,10 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
         result.results.append(board_result)
         if on_board is not None:
             on_board(board_result)
+    # Decisions a bot cut short at its time cap depended on the machine's speed: say how many.
+    for t in range(2):
+        for seat, bot in bots[t].items():
+            pairs[seating[t][seat]].budget_hits += getattr(bot, "budget_hits", 0)
     return result
 
 

@@ -14,7 +14,7 @@ Settings:
 * ``solve_below`` (default 10) — the solver is used once every hand holds
   fewer cards than this; earlier tricks are played by the ``basic`` rules,
   keeping the median decision well under a second on two cores.
-* ``time_budget`` (default 5 s) — a cap, not a setting of play: when the
+* ``time_budget`` (default 30 s) — a safety cap, not a setting of play: when the
   worlds of one decision take longer, the remaining ones are skipped and
   :attr:`PimcBot.budget_hits` counts it (the benchmark reports it; a hit
   makes that decision depend on the machine's speed).
@@ -82,7 +82,7 @@ class PimcBot(BasicBot):
     name = "pimc"
 
     def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 10,
-                 time_budget: float = 5.0, workers: int | None = None) -> None:
+                 time_budget: float = 30.0, workers: int | None = None) -> None:
         super().__init__(seed)
         self.rng = random.Random(f"pimc:{seed}")
         self.samples = samples
