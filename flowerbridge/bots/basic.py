@@ -86,9 +86,8 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
     pool = side_suits or legal
     if not declaring:
-        partner_suits = [d.trump for s, call in k.obs.auction
-                         if s is k.hand_seat.partner and call.is_bid
-                         for d in (call.denomination,) if d.trump is not None]
+        partner_suits = [call.denomination.trump for s, call in k.obs.auction
+                         if s is k.hand_seat.partner and call.is_bid and call.denomination.trump is not None]
         for suit in reversed(partner_suits):
             held = [c for c in pool if c.suit is suit]
             if held:
@@ -110,7 +109,6 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     partner_wins = win_seat.side is k.hand_seat.side
     winners = sorted((c for c in legal if beats(c, winning, k.trump)), key=lambda c: c.rank)
     following = legal[0].suit is led
-
     sure = [c for c in winners if k.safe(c, still, led)]
 
     if partner_wins:
