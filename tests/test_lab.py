@@ -238,3 +238,19 @@ def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
     header = (out / "play.csv").read_text().splitlines()[0]
     assert header.startswith("deal,dealer,contract,denom,level,declarer")
     assert len((out / "variants.csv").read_text().splitlines()) == 1 + 40 * 6
+
+
+def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(tmp_path):
+    from flowerbridge.lab.play import play_deal
+    study = run_lab(tmp_path, ["play", "variants"], workers=1, **{**SMALL, "n": 20})
+    play, var = study.result.tables["play"], study.result.tables["variants"]
+    default = var.where(var["variant"] == "default")
+    for column in PLAY_COLUMNS:
+        assert list(play[column]) == list(default[column]), column
+    for i in range(20):
+        score = play_deal(5, i, "random").score().to_dict()
+        for side in ("NS", "EW"):
+            assert play[f"below_{side}"][i] == score["below"][side]
+            assert play[f"above_{side}"][i] == score["above"][side]
+            assert play[f"honors_{side}"][i] == score["honors"][side]
+        assert play["contract"][i] == (score["contract"] or "")

@@ -159,7 +159,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
 def points_plot(variants: dict[str, dict]) -> Plot:
     """Stacked mean points per hand by source, one bar per rule set."""
     names = list(variants)
-    fig = new_figure(7, 3.8)
+    fig = new_figure(8, 3.8)
     ax = fig.add_subplot()
     parts = list(variants[names[0]]["points_per_hand"])
     bottom = np.zeros(len(names))
@@ -169,7 +169,7 @@ def points_plot(variants: dict[str, dict]) -> Plot:
         ax.bar(names, values, bottom=bottom, label=part, color=colour)
         bottom += values
     ax.set_ylabel("points per hand, both sides")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.tick_params(axis="x", labelrotation=20)
     return Plot(fig, "Where the points come from under each rule set (mean per hand, both sides).")
 
