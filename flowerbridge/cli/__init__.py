@@ -17,7 +17,7 @@ import sys
 
 from ..errors import FlowerBridgeError
 
-COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "match", "play")
+COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "match", "play", "solve")
 
 
 class UsageError(FlowerBridgeError):

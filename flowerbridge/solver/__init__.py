@@ -1,0 +1,22 @@
+"""Double-dummy solver (issue #3).
+
+A compiled, generic search core (:mod:`flowerbridge.solver._core`, plain C
+over the CPython API) solves trick-taking positions for any number of suits,
+ranks per suit and identical copies per card, with the Flower Bridge rule that
+a card wins only by outranking the card currently winning (of two identical
+cards the first played wins).
+
+* :mod:`flowerbridge.solver.core` - engine-independent API on card indices
+  (:class:`DoubleDummy`, :func:`dd_tables`; :data:`FLOWER` and :data:`BRIDGE`).
+* :mod:`flowerbridge.solver.game` - the same for the rules engine's objects
+  (:func:`card_values`, :func:`dd_table`, :func:`optimal_line`).
+* :mod:`flowerbridge.solver.bridge` - PBN deals of Contract Bridge.
+"""
+
+from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SolverInputError,
+                   dd_tables)
+from .game import SolverError, card_values, dd_table, dd_table_many, optimal_line, tricks
+
+__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SolverInputError",
+           "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "optimal_line",
+           "tricks"]

@@ -1,7 +1,7 @@
 /*
  * Generic double-dummy solver core for trick-taking games of the Bridge
  * family with any number of suits, ranks per suit and identical copies per
- * card (up to the limits below).  Used for Flower Bridge (3 x 10 x 2) and
+ * card (within the limits below).  Used for Flower Bridge (3 x 10 x 2) and
  * for standard Contract Bridge (4 x 13 x 1).
  *
  * Rule implemented (Flower Bridge R12, also true in Bridge where no two cards
@@ -10,10 +10,19 @@
  *
  * Search: boolean null-window alpha-beta ("can North-South take at least T
  * tricks?") driven by an MTD(f)-style loop on T; a transposition table at
- * trick boundaries keyed on relative ranks (per remaining rank: which hands
- * hold how many copies); quick-tricks / later-tricks cut-offs at the start of
- * each trick; one move per group of equivalent cards; heuristic move
- * ordering plus the best lead remembered in the transposition table.
+ * trick boundaries keyed on relative ranks; quick-tricks / later-tricks
+ * cut-offs at the start of each trick; one move per group of equivalent
+ * cards; heuristic move ordering plus the best lead remembered in the table.
+ *
+ * Transposition table.  A stored result is valid for every position with
+ * the same leader, trump, suit lengths in every hand and the same holders of
+ * the "relevant" top cards of each suit: each search returns, per suit, a
+ * rank threshold such that the proof used only cards at or above it (the
+ * card that won a trick by outranking a card of its suit, the cards counted
+ * as quick tricks, ...); cards below the threshold only count by number.
+ * Holdings are written as relative ranks: per remaining rank, which hands
+ * hold how many copies; ranks held by one hand alone are written one code
+ * per copy, because such adjacent cards are interchangeable.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -26,27 +35,69 @@
 #define MAXC 4          /* identical copies per card */
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
-#define KEYW 4          /* 64-bit words in a transposition-table key */
-#define WAYS 4          /* entries per hash bucket */
+#define MAXSLOTS (MAXR * MAXC)
+#define NIL 0u
+#define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
+
+typedef unsigned __int128 u128;
 
 typedef struct { uint8_t s, r; } Move;
 
+/* One stored bound.  code[s] holds the top n[s] codes of suit s, packed from
+ * the most significant bit down. */
 typedef struct {
-    uint64_t k[KEYW];
-    uint8_t lb, ub;     /* bounds on North-South tricks still to come */
-    uint8_t meta;       /* leader | (trump + 1) << 2 */
-    uint8_t depth;      /* tricks left; 0 = empty slot */
-    uint8_t bs, bg;     /* best lead: suit, group index from the top */
-    uint16_t gen;
+    uint8_t lower;      /* 1: NS take >= val more tricks; 0: NS take <= val */
+    uint8_t val;
+    uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
+    uint8_t n[MAXS];
+    uint8_t pad[4];
+    u128 code[];
 } Entry;
 
-typedef struct { Entry e[WAYS]; } Bucket;
+#define BLK 4
+/* Entries of one distribution are kept in blocks of BLK, contiguous in memory
+ * so that scanning them is cheap. */
+typedef struct {
+    uint32_t next;
+    uint32_t count;
+    uint64_t pad;
+    /* BLK entries follow */
+} Block;
+
+/* A list of entries sharing suit lengths of every hand, leader, trump and,
+ * for each suit whose top card is relevant, that card's holders.  A lookup
+ * probes one list per subset of suits (2^S lists), each short. */
+typedef struct {
+    uint64_t d[2];
+    uint64_t sig;       /* per suit: 0 = no relevant card, else 1 + code of the top card */
+    uint32_t next;      /* bucket chain (index + 1) */
+    uint32_t block;     /* newest block (index + 1) */
+    uint32_t meta;
+    uint32_t nblocks;
+} Dist;
+
+#define MAXBLK 32        /* blocks per list: older entries are dropped beyond */
 
 typedef struct {
-    Bucket *b;
-    size_t nb;          /* number of buckets (power of two) */
-    uint16_t gen;
+    uint32_t *head;     /* bucket -> distribution chain (index + 1) */
+    size_t nh;          /* power of two */
+    Dist *dists;
+    size_t dcap, dused;
+    char *blocks;
+    size_t es, bstride, bcap, bused;
+    long long clears;
 } TT;
+
+/* Everything the table needs to know of a trick-boundary position. */
+typedef struct {
+    uint64_t d[2];
+    unsigned meta;
+    uint64_t hbase;
+    int topc[MAXS];
+    u128 code[MAXS];
+    uint8_t nslots[MAXS];
+    uint8_t slotrank[MAXS][MAXSLOTS];
+} PosKey;
 
 typedef struct {
     int S, R, C;
@@ -59,86 +110,105 @@ typedef struct {
     Move tc[MAXT + 1][4];
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long nodes;
-    /* key encoding */
+    long long byr[16], cutat[4][4], st_roots, knodes[4], nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
     int codebits, lenbits;
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
+    int16_t single[4];
 } Ctx;
 
-typedef struct { int wpos, leader, ns, done; } Undo;
+/* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
+ * outranking a card of its own suit (0xff otherwise). */
+typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; } Undo;
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
-static int tt_init(TT *t, size_t bytes)
+static int tt_init(TT *t, size_t bytes, int S)
 {
-    size_t nb = 1;
-    while (nb * 2 * sizeof(Bucket) <= bytes) nb *= 2;
-    t->b = (Bucket *)calloc(nb, sizeof(Bucket));
-    if (!t->b) return -1;
-    t->nb = nb;
-    t->gen = 1;
+    size_t es = sizeof(Entry) + (size_t)S * sizeof(u128);
+    es = (es + 15) & ~(size_t)15;
+    size_t bstride = sizeof(Block) + BLK * es;
+    size_t bcap = (bytes / 4 * 3) / bstride;
+    if (bcap < 64) bcap = 64;
+    size_t dcap = (bytes / 5) / (sizeof(Dist) + sizeof(uint32_t));
+    if (dcap < 256) dcap = 256;
+    if (dcap > 0xfffffff0u) dcap = 0xfffffff0u;
+    if (bcap > 0xfffffff0u) bcap = 0xfffffff0u;
+    size_t nh = 1;
+    while (nh * 2 <= dcap) nh *= 2;
+    t->head = (uint32_t *)calloc(nh, sizeof(uint32_t));
+    t->dists = (Dist *)malloc(dcap * sizeof(Dist));
+    t->blocks = (char *)aligned_alloc(16, bcap * bstride);
+    if (!t->head || !t->dists || !t->blocks) {
+        free(t->head);
+        free(t->dists);
+        free(t->blocks);
+        t->head = NULL;
+        t->dists = NULL;
+        t->blocks = NULL;
+        return -1;
+    }
+    t->nh = nh;
+    t->dcap = dcap;
+    t->dused = 0;
+    t->es = es;
+    t->bstride = bstride;
+    t->bcap = bcap;
+    t->bused = 0;
+    t->clears = 0;
     return 0;
 }
 
-static inline uint64_t hash_key(const uint64_t *k, unsigned meta)
+static void tt_free(TT *t)
 {
-    uint64_t h = (meta + 1) * 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < KEYW; i++) {
-        h ^= k[i];
-        h *= 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    return h;
+    free(t->head);
+    free(t->dists);
+    free(t->blocks);
+    t->head = NULL;
+    t->dists = NULL;
+    t->blocks = NULL;
 }
 
-static inline Entry *tt_probe(TT *t, const uint64_t *k, unsigned meta, uint64_t hv)
+static void tt_clear(TT *t)
 {
-    Bucket *b = &t->b[hv & (t->nb - 1)];
-    for (int i = 0; i < WAYS; i++) {
-        Entry *e = &b->e[i];
-        if (e->depth && e->meta == meta && e->k[0] == k[0] && e->k[1] == k[1]
-            && e->k[2] == k[2] && e->k[3] == k[3])
-            return e;
-    }
-    return NULL;
+    memset(t->head, 0, t->nh * sizeof(uint32_t));
+    t->dused = 0;
+    t->bused = 0;
+    t->clears++;
 }
 
-static inline Entry *tt_slot(TT *t, const uint64_t *k, unsigned meta, uint64_t hv, int depth)
+static inline Block *tt_block(const TT *t, uint32_t idx)
 {
-    Bucket *b = &t->b[hv & (t->nb - 1)];
-    Entry *victim = NULL;
-    int vscore = 1 << 30;
-    for (int i = 0; i < WAYS; i++) {
-        Entry *e = &b->e[i];
-        if (e->depth && e->meta == meta && memcmp(e->k, k, sizeof(e->k)) == 0)
-            return e;
-        /* prefer empty slots, then entries of older searches, then shallow ones */
-        int sc = e->depth == 0 ? -1 : (e->gen != t->gen ? 0 : 1) * 256 + e->depth;
-        if (sc < vscore) { vscore = sc; victim = e; }
+    return (Block *)(t->blocks + (size_t)(idx - 1) * t->bstride);
+}
+
+static inline Entry *blk_entry(const TT *t, Block *b, int i)
+{
+    return (Entry *)((char *)b + sizeof(Block) + (size_t)i * t->es);
+}
+
+/* Do the top e->n[s] codes of every suit of the position match the entry? */
+static inline int region_match(const Entry *e, const PosKey *pk, int S, int cb)
+{
+    for (int s = 0; s < S; s++) {
+        int bits = e->n[s] * cb;
+        if (bits && ((pk->code[s] ^ e->code[s]) >> (128 - bits)) != 0) return 0;
     }
-    memcpy(victim->k, k, sizeof(victim->k));
-    victim->meta = (uint8_t)meta;
-    victim->depth = (uint8_t)depth;
-    victim->lb = 0;
-    victim->ub = (uint8_t)depth;
-    victim->bs = 0xff;
-    victim->bg = 0xff;
-    victim->gen = t->gen;
-    return victim;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
-/* Position keys: relative ranks, copies per hand                       */
+/* Position keys                                                        */
 
 static void init_codes(Ctx *c)
 {
-    /* Every remaining rank is coded by the vector of copies per hand.  A rank
-     * held by a single hand is written as that many single-copy codes: cards
-     * exclusive to one hand and adjacent among the remaining cards are
-     * interchangeable, so e.g. {9,9} and {9,8} held alone are one position. */
+    /* Every remaining rank is coded by the vector of copies per hand, except
+     * that a rank held by a single hand is written as that many single-copy
+     * codes: cards exclusive to one hand and adjacent among the remaining
+     * cards are interchangeable, so {9,9} and {9,8} held alone are one
+     * position. */
     int C = c->C, n = 0;
     int B = C + 1;
     for (int i = 0; i < B * B * B * B; i++) c->code[i] = -1;
@@ -152,6 +222,11 @@ static void init_codes(Ctx *c)
                     if (holders == 1 && tot > 1) continue;
                     c->code[((a * B + b) * B + d) * B + e] = (int16_t)n++;
                 }
+    for (int h = 0; h < 4; h++) {
+        int v[4] = {0, 0, 0, 0};
+        v[h] = 1;
+        c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
+    }
     int bits = 1;
     while ((1 << bits) < n) bits++;
     c->codebits = bits;
@@ -160,21 +235,27 @@ static void init_codes(Ctx *c)
     c->lenbits = lb;
 }
 
-static inline void put_bits(uint64_t *k, int *pos, uint64_t v, int nbits)
+static void make_key(const Ctx *c, int h, PosKey *pk)
 {
-    int p = *pos, w = p >> 6, o = p & 63;
-    k[w] |= v << o;
-    if (o + nbits > 64) k[w + 1] |= v >> (64 - o);
-    *pos = p + nbits;
-}
-
-static void make_key(const Ctx *c, uint64_t *k)
-{
-    int pos = 0, B = c->C + 1;
-    for (int i = 0; i < KEYW; i++) k[i] = 0;
-    for (int s = 0; s < c->S; s++) {
-        int start = pos, n = 0;
-        pos += c->lenbits;
+    int B = c->C + 1, cb = c->codebits, S = c->S;
+    pk->d[0] = pk->d[1] = 0;
+    int pos = 0;
+    for (int hh = 0; hh < 4; hh++)
+        for (int s = 0; s < S; s++) {
+            uint64_t v = (uint64_t)c->len[hh][s];
+            int w = pos >> 6, o = pos & 63;
+            pk->d[w] |= v << o;
+            if (o + c->lenbits > 64) pk->d[w + 1] |= v >> (64 - o);
+            pos += c->lenbits;
+        }
+    pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
+    uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
+    hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
+    hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
+    pk->hbase = hv;
+    for (int s = 0; s < S; s++) {
+        u128 code = 0;
+        int n = 0;
         uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
         while (all) {
             int r = hb(all);
@@ -182,20 +263,165 @@ static void make_key(const Ctx *c, uint64_t *k)
             int a = c->cnt[0][s][r], b = c->cnt[1][s][r], d = c->cnt[2][s][r], e = c->cnt[3][s][r];
             int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
             if (holders == 1) {
-                int h = a ? 0 : b ? 1 : d ? 2 : 3;
+                int hh = a ? 0 : b ? 1 : d ? 2 : 3;
                 int m = a + b + d + e;
-                int one[4] = {0, 0, 0, 0};
-                one[h] = 1;
-                int cd = c->code[((one[0] * B + one[1]) * B + one[2]) * B + one[3]];
-                for (int j = 0; j < m; j++) { put_bits(k, &pos, (uint64_t)cd, c->codebits); n++; }
+                for (int j = 0; j < m; j++) {
+                    code |= (u128)c->single[hh] << (128 - cb * (n + 1));
+                    pk->slotrank[s][n++] = (uint8_t)r;
+                }
             } else {
-                put_bits(k, &pos, (uint64_t)c->code[((a * B + b) * B + d) * B + e], c->codebits);
-                n++;
+                code |= (u128)c->code[((a * B + b) * B + d) * B + e] << (128 - cb * (n + 1));
+                pk->slotrank[s][n++] = (uint8_t)r;
             }
         }
-        int save = start;
-        put_bits(k, &save, (uint64_t)n, c->lenbits);
+        pk->code[s] = code;
+        pk->nslots[s] = (uint8_t)n;
+        pk->topc[s] = n ? (int)(code >> (128 - cb)) : -1;
     }
+}
+
+static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
+{
+    uint64_t h = pk->hbase ^ (sig * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+    return (size_t)h & (t->nh - 1);
+}
+
+static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_t bucket)
+{
+    uint32_t idx = t->head[bucket];
+    while (idx) {
+        Dist *d = &t->dists[idx - 1];
+        if (d->d[0] == pk->d[0] && d->d[1] == pk->d[1] && d->meta == pk->meta && d->sig == sig) return d;
+        idx = d->next;
+    }
+    return NULL;
+}
+
+/* Look for a stored bound deciding "NS take >= need more tricks".  Returns
+ * 1 / 0 when decided (rel set to the thresholds of the entry's region),
+ * -1 when not; *hint gets an entry with a best lead if any. */
+static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
+{
+    const TT *t = c->tt;
+    int S = c->S, cb = c->codebits;
+    *hint = NULL;
+    c->st_lookups++;
+    for (unsigned mask = 0; mask < (1u << S); mask++) {
+        uint64_t sig = 0;
+        int ok = 1;
+        for (int s = 0; s < S; s++)
+            if (mask >> s & 1) {
+                if (pk->topc[s] < 0) { ok = 0; break; }
+                sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
+            }
+        if (!ok) continue;
+        Dist *d = find_dist(t, pk, sig, dist_bucket(t, pk, sig));
+        if (!d) continue;
+        for (uint32_t bi = d->block; bi; ) {
+            Block *b = tt_block(t, bi);
+            for (int i = (int)b->count - 1; i >= 0; i--) {
+                const Entry *e = blk_entry(t, b, i);
+                c->st_scan++;
+                if (!region_match(e, pk, S, cb)) continue;
+                int res = -1;
+                if (e->lower) { if (e->val >= need) res = 1; }
+                else if (e->val < need) res = 0;
+                if (res >= 0) {
+                    c->st_hits++;
+                    for (int s = 0; s < S; s++)
+                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)c->R;
+                    return res;
+                }
+                if (e->bs != 0xff && !*hint) *hint = e;
+            }
+            bi = b->next;
+        }
+    }
+    return -1;
+}
+
+static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
+{
+    TT *t = c->tt;
+    int S = c->S, cb = c->codebits;
+    uint8_t n[MAXS] = {0};
+    u128 code[MAXS];
+    for (int s = 0; s < S; s++) {
+        int j = 0;
+        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        n[s] = (uint8_t)j;
+        code[s] = j ? (pk->code[s] >> (128 - j * cb)) << (128 - j * cb) : 0;
+    }
+    uint64_t sig = 0;
+    for (int s = 0; s < S; s++)
+        if (n[s]) sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
+    size_t bucket = dist_bucket(t, pk, sig);
+    Dist *d = find_dist(t, pk, sig, bucket);
+    if (d) {
+        /* same region and kind already stored: tighten it */
+        for (uint32_t bi = d->block; bi; ) {
+            Block *b = tt_block(t, bi);
+            for (int i = 0; i < (int)b->count; i++) {
+                Entry *e = blk_entry(t, b, i);
+                if (e->lower != lower || memcmp(e->n, n, (size_t)S) != 0) continue;
+                int same = 1;
+                for (int s = 0; s < S && same; s++) same = e->code[s] == code[s];
+                if (!same) continue;
+                if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
+                if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
+                return;
+            }
+            bi = b->next;
+        }
+    }
+    if (!d && t->dused == t->dcap) tt_clear(t);
+    if (d) {
+        Block *b = tt_block(t, d->block);
+        if (b->count == BLK && d->nblocks < MAXBLK && t->bused == t->bcap) { tt_clear(t); d = NULL; }
+    } else if (t->bused == t->bcap) {
+        tt_clear(t);
+    }
+    if (!d) {
+        d = &t->dists[t->dused++];
+        d->d[0] = pk->d[0];
+        d->d[1] = pk->d[1];
+        d->sig = sig;
+        d->meta = pk->meta;
+        d->block = 0;
+        d->nblocks = 0;
+        d->next = t->head[bucket];
+        t->head[bucket] = (uint32_t)t->dused;
+    }
+    Block *b = d->block ? tt_block(t, d->block) : NULL;
+    if (!b || b->count == BLK) {
+        uint32_t ni;
+        if (d->nblocks < MAXBLK) {
+            ni = (uint32_t)(++t->bused);
+            d->nblocks++;
+        } else {
+            /* list full: recycle its oldest block */
+            uint32_t prev = d->block;
+            Block *pb = tt_block(t, prev);
+            while (tt_block(t, pb->next)->next) { prev = pb->next; pb = tt_block(t, prev); }
+            ni = pb->next;
+            pb->next = 0;
+        }
+        Block *nb = tt_block(t, ni);
+        nb->next = d->block;
+        nb->count = 0;
+        d->block = ni;
+        b = nb;
+    }
+    Entry *e = blk_entry(t, b, (int)b->count++);
+    e->lower = (uint8_t)lower;
+    e->val = (uint8_t)val;
+    e->bs = (uint8_t)bs;
+    e->bg = (uint8_t)bg;
+    memcpy(e->n, n, sizeof(e->n));
+    for (int s = 0; s < S; s++) e->code[s] = code[s];
 }
 
 /* ------------------------------------------------------------------ */
@@ -212,18 +438,23 @@ static inline void play(Ctx *c, int h, Move m, Undo *u)
     if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
     c->len[h][m.s]--;
     c->hlen[h]--;
-    c->tc[c->ti][c->k] = m;
+    Move *tr = c->tc[c->ti];
+    tr[c->k] = m;
     u->wpos = c->wpos;
     if (c->k == 0) c->wpos = 0;
-    else if (beats(c, m, c->tc[c->ti][c->wpos])) c->wpos = c->k;
+    else if (beats(c, m, tr[c->wpos])) c->wpos = c->k;
     c->k++;
     if (c->k == 4) {
         u->done = 1;
         u->leader = c->leader;
         u->ns = c->ns;
-        int w = (c->leader + c->wpos) & 3;
-        if (!(w & 1)) c->ns++;
-        c->leader = w;
+        Move w = tr[c->wpos];
+        u->wrs = u->wrr = 0xff;
+        for (int j = 0; j < 4; j++)
+            if (j != c->wpos && tr[j].s == w.s) { u->wrs = w.s; u->wrr = w.r; break; }
+        int wh = (c->leader + c->wpos) & 3;
+        if (!(wh & 1)) c->ns++;
+        c->leader = wh;
         c->k = 0;
         c->ti++;
     } else {
@@ -248,8 +479,10 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
 
 /* Legal moves of hand h, one per group of equivalent cards.  Cards of one
  * suit in h are equivalent when no other hand holds, and no card on the table
- * is, a copy of their rank or of any rank between them.  rep = lowest rank of
- * the group, top[] = highest. */
+ * is, a copy of their rank or of any rank between them; so both copies of a
+ * rank in one hand are always one move, while a rank whose other copy is
+ * elsewhere is a group of its own.  mv[i].r = lowest rank of the group,
+ * top[i] = highest. */
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
     int n = 0, s0 = 0, s1 = c->S;
@@ -306,7 +539,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             else v = 300 - lo - 4 * c->len[h][s];
             sc[i] = v;
         }
-        if (e && e->bs != 0xff) {
+        if (e) {
             int g = 0;
             for (int i = 0; i < n; i++) {
                 if (mv[i].s != e->bs) continue;
@@ -361,71 +594,163 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
 
 /* Tricks the leader's side can surely cash from the top, keeping the lead in
  * the leader's hand: a card at least as high as every other hand's cards of
- * its suit wins when led (an equal copy played later does not outrank it). */
-static int quick_tricks(const Ctx *c, int L)
+ * its suit wins when led (an equal copy played later does not outrank it).
+ * When the count reaches `want`, rel[s] is lowered to the lowest rank the
+ * count relies on, for a set of suits just large enough to reach `want`. */
+static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 {
     int p = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
     int side = 0, trumpq = 0;
+    int qs[MAXS], mos[MAXS];
     for (int s = 0; s < c->S; s++) {
+        qs[s] = 0;
+        mos[s] = -1;
         uint32_t mine = c->pres[L][s];
         if (!mine) continue;
         int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else for (int r = c->R - 1; r >= mo; r--) q += c->cnt[L][s][r];
-        if (s == T) { trumpq = q; continue; }
+        mos[s] = mo;
+        if (s == T) { trumpq = q; qs[s] = q; continue; }
         if (T >= 0) {
             /* an opponent with trumps can ruff once void */
             if (c->len[o1][T] > 0 && q > c->len[o1][s]) q = c->len[o1][s];
             if (c->len[o2][T] > 0 && q > c->len[o2][s]) q = c->len[o2][s];
         }
+        qs[s] = q;
         side += q;
     }
+    int capped = 0;
     if (T >= 0 && c->len[p][T] > 0) {
         /* partner must be able to play a non-trump to every side-suit round,
          * or he would ruff and take the lead away */
         int pnt = c->hlen[p] - c->len[p][T];
-        if (side > pnt) side = pnt;
+        if (side > pnt) { side = pnt; capped = 1; }
     }
-    return side + trumpq;
+    int tot = side + trumpq;
+    if (tot >= want) {
+        if (capped || want < 0) {
+            for (int s = 0; s < c->S; s++)
+                if (qs[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+        } else {
+            /* suits with the most tricks first */
+            int used[MAXS] = {0}, got = 0;
+            while (got < want) {
+                int bs = -1;
+                for (int s = 0; s < c->S; s++)
+                    if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
+                if (bs < 0) break;
+                used[bs] = 1;
+                got += qs[bs];
+                if (mos[bs] >= 0 && rel[bs] > mos[bs]) rel[bs] = (uint8_t)mos[bs];
+            }
+        }
+    }
+    return tot;
+}
+
+/* Quick tricks of the leader's partner P, reached by leading a card of a
+ * suit in which P holds a top card (P then cashes from his own hand). */
+static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int T = c->trump;
+    int entry = -1, ethr = 0;
+    for (int s = 0; s < c->S && entry < 0; s++) {
+        if (!c->len[L][s] || !c->pres[P][s]) continue;
+        int ptop = hb(c->pres[P][s]);
+        /* the leader must have a lower card to lead; the opponent playing
+         * second must hold nothing as high (his copy would come first), the
+         * one playing last nothing higher */
+        if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
+        int m1 = hb(c->pres[o1][s]), m2 = hb(c->pres[o2][s]);
+        if (m1 >= ptop || m2 > ptop) continue;
+        if (T >= 0 && s != T &&
+            ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0)))
+            continue;
+        entry = s;
+        ethr = m1 > m2 ? m1 : m2;
+        if (ethr < 0) ethr = ptop;
+    }
+    if (entry < 0) return 0;
+    int q = quick_tricks(c, P, want, rel);
+    if (T >= 0 && c->len[L][T] > 0) {
+        /* the leader has spent one card on the entry; he too must be able to
+         * follow every side-suit round with a non-trump */
+        int lnt = c->hlen[L] - c->len[L][T] - 1;
+        int tq = 0;
+        int mo = hb(c->pres[L][T] | c->pres[o1][T] | c->pres[o2][T]);
+        if (mo < 0) tq = c->len[P][T];
+        else for (int r = c->R - 1; r >= mo; r--) tq += c->cnt[P][T][r];
+        if (q - tq > lnt) {
+            q = tq + (lnt > 0 ? lnt : 0);
+            /* which suits are cashed is now open: all of them count */
+            for (int s = 0; s < c->S; s++) rel[s] = (uint8_t)c->R;
+            quick_tricks(c, P, -1, rel);
+        }
+    }
+    if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
+    return q;
 }
 
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
-static int last_trick_ns(const Ctx *c)
+static int last_trick_ns(const Ctx *c, uint8_t *rel)
 {
-    Move w = {0, 0};
+    Move w = {0, 0}, m[4];
     int wpos = 0;
     for (int i = 0; i < 4; i++) {
         int h = (c->leader + i) & 3;
-        Move m = {0, 0};
+        m[i].s = m[i].r = 0;
         for (int s = 0; s < c->S; s++)
-            if (c->pres[h][s]) { m.s = (uint8_t)s; m.r = (uint8_t)hb(c->pres[h][s]); break; }
-        if (i == 0 || beats(c, m, w)) { w = m; wpos = i; }
+            if (c->pres[h][s]) { m[i].s = (uint8_t)s; m[i].r = (uint8_t)hb(c->pres[h][s]); break; }
+        if (i == 0 || beats(c, m[i], w)) { w = m[i]; wpos = i; }
     }
+    for (int j = 0; j < 4; j++)
+        if (j != wpos && m[j].s == w.s) { if (rel[w.s] > w.r) rel[w.s] = w.r; break; }
     return !(((c->leader + wpos) & 3) & 1);
 }
 
-static int search(Ctx *c, int target)
+/* Can North-South take at least `target` tricks (counted since the root)?
+ * rel receives, per suit, the rank threshold the answer depends on (R: none). */
+static int search(Ctx *c, int target, uint8_t *rel)
 {
     c->nodes++;
+    int S = c->S;
     int k = c->k;
     int h = (c->leader + k) & 3;
-    uint64_t key[KEYW];
-    uint64_t hv = 0;
-    unsigned meta = 0;
-    Entry *e = NULL;
-    int need = 0, r = 0;
+    c->knodes[k]++;
+    for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
+    PosKey pk;
+    const Entry *hint = NULL;
+    int need = 0;
     if (k == 0) {
-        r = c->hlen[h];
+        int r = c->hlen[h];
         need = target - c->ns;              /* North-South tricks still needed */
         if (need <= 0) return 1;
         if (need > r) return 0;
-        if (r == 1) return last_trick_ns(c) >= need;
-        int q = quick_tricks(c, h);
+        if (r == 1) return last_trick_ns(c, rel) >= need;
         int T = c->trump;
+        uint8_t qrel[MAXS], qrel2[MAXS];
+        for (int s = 0; s < S; s++) qrel[s] = qrel2[s] = (uint8_t)c->R;
+        int want = !(h & 1) ? need : r - need + 1;
+        int q = quick_tricks(c, h, want, qrel);
+#ifdef NO_QT
+        q = 0;
+#endif
+        if (q < want && !getenv("NO_PQT")) {
+            /* or lead low to partner's top card and cash from his hand */
+            int q2 = partner_quick_tricks(c, h, want, qrel2);
+            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+        }
+        if (!(h & 1) ? q >= need : r - q < need) {
+            memcpy(rel, qrel, (size_t)S);
+            c->st_qt++;
+            return !(h & 1);
+        }
         if (T >= 0) {
             /* the side holding every copy of the top trump takes a trick */
             uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
@@ -433,55 +758,59 @@ static int search(Ctx *c, int target)
                 int tr = hb(all);
                 int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
                 int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
-                int mine = (h & 1) ? ewc : nsc, theirs = (h & 1) ? nsc : ewc;
-                if (mine == 0 && theirs > 0) {
-                    if (!(h & 1)) { if (r - 1 < need) return 0; }
-                    else { if (need <= 1) return 1; }
-                } else if (theirs == 0 && q < 1) q = 1;
+                if (nsc == 0 && r - 1 < need) { rel[T] = (uint8_t)tr; return 0; }
+                if (ewc == 0 && need <= 1) { rel[T] = (uint8_t)tr; return 1; }
             }
         }
-        if (!(h & 1)) { if (q >= need) return 1; }
-        else { if (r - q < need) return 0; }
-        make_key(c, key);
-        meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
-        hv = hash_key(key, meta);
-        e = tt_probe(c->tt, key, meta, hv);
-        if (e) {
-            if (e->lb >= need) return 1;
-            if (e->ub < need) return 0;
+        if (r > TT_MIN_TRICKS) {
+            make_key(c, h, &pk);
+            int res = getenv("NO_TT") ? -1 : tt_lookup(c, &pk, need, rel, &hint);
+            if (res >= 0) return res;
         }
+        c->byr[r < 15 ? r : 15]++;
     }
     Move mv[MAXMOVES];
     uint8_t top[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
-    if (n > 1) order_moves(c, h, mv, top, n, e);
+    if (n > 1) order_moves(c, h, mv, top, n, hint);
     int maxing = !(h & 1);
-    int result = maxing ? 0 : 1;
-    int best = 0;
+    int result = !maxing;
+    int best = -1;
+    uint8_t crel[MAXS];
     for (int i = 0; i < n; i++) {
         Undo u;
         play(c, h, mv[i], &u);
-        int v = search(c, target);
+        int v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
-        if (v == maxing) { result = v; best = i; break; }
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        /* the proof for the group's representative carries over to the
+         * other cards of the group only if the whole group is relevant */
+        int s = mv[i].s;
+        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
+        if (v == maxing) {
+            memcpy(rel, crel, (size_t)S);
+            result = v;
+            best = i;
+            c->cutat[k][i < 3 ? i : 3]++;
+            break;
+        }
+        for (int j = 0; j < S; j++) if (crel[j] < rel[j]) rel[j] = crel[j];
     }
-    if (k == 0) {
-        e = tt_slot(c->tt, key, meta, hv, r);
-        if (result) { if (e->lb < need) e->lb = (uint8_t)need; }
-        else { if (e->ub > need - 1) e->ub = (uint8_t)(need - 1); }
-        if (result == maxing) {
-            /* remember the lead that produced the cut-off */
-            int g = 0;
+    if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
+        int bs = 0xff, bg = 0xff;
+        if (best >= 0) {
+            /* remember the lead that produced the cut-off, as the index of
+             * its group within the suit (valid in matching positions) */
             Move mv2[MAXMOVES];
             uint8_t top2[MAXMOVES];
-            int n2 = gen_moves(c, h, mv2, top2);
+            int n2 = gen_moves(c, h, mv2, top2), g = 0;
             for (int j = 0; j < n2; j++) {
                 if (mv2[j].s != mv[best].s) continue;
-                if (mv2[j].r == mv[best].r) { e->bs = mv[best].s; e->bg = (uint8_t)g; break; }
+                if (mv2[j].r == mv[best].r) { bs = mv[best].s; bg = g; break; }
                 g++;
             }
         }
-        e->gen = c->tt->gen;
+        tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
     }
     return result;
 }
@@ -490,11 +819,13 @@ static int search(Ctx *c, int target)
  * sequence of null-window searches starting from a guess. */
 static int mtd(Ctx *c, int lo, int hi, int guess)
 {
+    uint8_t rel[MAXS];
     while (lo < hi) {
         int t = guess;
         if (t <= lo) t = lo + 1;
         if (t > hi) t = hi;
-        if (search(c, t)) { lo = t; guess = t + 1; }
+        c->st_roots++;
+        if (search(c, t, rel)) { lo = t; guess = t + 1; }
         else { hi = t - 1; guess = t - 1; }
     }
     return lo;
@@ -504,6 +835,7 @@ static inline int to_move(const Ctx *c) { return (c->leader + c->k) & 3; }
 
 /* Tricks still to be played, the one in progress included. */
 static inline int tricks_left(const Ctx *c) { return c->hlen[to_move(c)]; }
+
 
 /* ------------------------------------------------------------------ */
 /* Python object                                                        */
@@ -518,7 +850,7 @@ typedef struct {
 
 static void Solver_dealloc(SolverObject *self)
 {
-    free(self->tt.b);
+    tt_free(&self->tt);
     free(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -540,14 +872,13 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     Ctx *c = self->ctx;
     c->S = S; c->R = R; c->C = C;
     init_codes(c);
-    if (S * (c->lenbits + R * C * c->codebits) > 64 * KEYW) {
+    if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
         return -1;
     }
     if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
-    free(self->tt.b);
-    self->tt.b = NULL;
+    tt_free(&self->tt);
     self->busy = 0;
     return 0;
 }
@@ -633,8 +964,8 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
 
 static int ensure_tt(SolverObject *self)
 {
-    if (!self->tt.b) {
-        if (tt_init(&self->tt, self->mem_bytes) < 0) { PyErr_NoMemory(); return -1; }
+    if (!self->tt.head) {
+        if (tt_init(&self->tt, self->mem_bytes, self->ctx->S) < 0) { PyErr_NoMemory(); return -1; }
     }
     self->ctx->tt = &self->tt;
     return 0;
@@ -690,7 +1021,6 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
     int val[MAXMOVES], n = 0, h;
     int rt = tricks_left(c);
     Py_BEGIN_ALLOW_THREADS
-    c->tt->gen++;
     h = root_values(c, mv, top, val, &n);
     Py_END_ALLOW_THREADS
     self->busy = 0;
@@ -730,7 +1060,6 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     Ctx *c = self->ctx;
     int v;
     Py_BEGIN_ALLOW_THREADS
-    c->tt->gen++;
     int rt = tricks_left(c);
     if (guess < 0) guess = rt / 2;
     v = mtd(c, 0, rt, guess);
@@ -764,7 +1093,6 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int S = c->S;
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
-    c->tt->gen++;
     int r = c->hlen[0];
     for (int d = 0; d <= S; d++) {
         c->trump = d == S ? -1 : d;
@@ -790,6 +1118,14 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
     return PyLong_FromLongLong(self->ctx ? self->ctx->nodes : 0);
 }
 
+static PyObject *Solver_stats(SolverObject *self, void *closure)
+{
+    Ctx *c = self->ctx;
+    return Py_BuildValue("{s(LLLLLLLLLLLLLL)s(LLLL)s(LLLL)s(LLLL)s(LLLL)sLs(LLLL)sLsLsLsLsLsLsnsn}", "byr", c->byr[1],c->byr[2],c->byr[3],c->byr[4],c->byr[5],c->byr[6],c->byr[7],c->byr[8],c->byr[9],c->byr[10],c->byr[11],c->byr[12],c->byr[13],c->byr[14],"c0", c->cutat[0][0], c->cutat[0][1], c->cutat[0][2], c->cutat[0][3],"c1", c->cutat[1][0], c->cutat[1][1], c->cutat[1][2], c->cutat[1][3],"c2", c->cutat[2][0], c->cutat[2][1], c->cutat[2][2], c->cutat[2][3],"c3", c->cutat[3][0], c->cutat[3][1], c->cutat[3][2], c->cutat[3][3],"roots", c->st_roots, "k", c->knodes[0], c->knodes[1], c->knodes[2], c->knodes[3], "nodes", c->nodes, "lookups", c->st_lookups, "hits", c->st_hits,
+                         "scan", c->st_scan, "quick", c->st_qt, "clears", self->tt.clears,
+                         "used", (Py_ssize_t)self->tt.bused, "cap", (Py_ssize_t)self->tt.bcap);
+}
+
 static PyObject *Solver_memory(SolverObject *self, void *closure)
 {
     return PyLong_FromSize_t(self->mem_bytes);
@@ -804,6 +1140,7 @@ static PyMethodDef Solver_methods[] = {
 
 static PyGetSetDef Solver_getset[] = {
     {"nodes", (getter)Solver_nodes, NULL, "search nodes visited so far", NULL},
+    {"stats", (getter)Solver_stats, NULL, "search statistics", NULL},
     {"memory_bytes", (getter)Solver_memory, NULL, "transposition table size limit in bytes", NULL},
     {NULL}
 };

@@ -1,0 +1,92 @@
+"""``flowerbridge solve FILE``: double-dummy analysis of a JSON hand record.
+
+* A record without a contract (auction unfinished or passed out), or any
+  record with ``--table``: ``{"table": {"P": {"N": 8, ...}, ..., "NT": {...}}}``,
+  tricks for declarer's side by declarer seat.
+* A record with a contract and a partial or empty play: the value of every
+  legal card of the seat to play, ``{"to_move": "W", "cards": {"9R": 5, ...}}``
+  (tricks still to come, the one in progress included, for that seat's side).
+* ``--bridge-file F``: Contract Bridge deals, one PBN deal per line; prints one
+  JSON table per deal, ``{"C": {"N": 5, ...}, "D": ..., "H": ..., "S": ..., "NT": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "solve", help="double-dummy analysis of a hand record (or of Bridge PBN deals)",
+        description="Solve a JSON hand record double-dummy: the DD table of its deal, or the value "
+                    "of every legal card of the seat to play. Bad input exits 2 with one 'error:' line.")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="JSON hand record, or - for standard input")
+    p.add_argument("--table", action="store_true", help="print the deal's DD table even when a contract is set")
+    p.add_argument("--bridge-file", metavar="F",
+                   help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
+    p.add_argument("--workers", type=int, default=2, metavar="N",
+                   help="threads for --bridge-file (default 2)")
+    p.add_argument("--memory-mb", type=float, default=None, metavar="MB",
+                   help="bound on the solver's transposition tables (default 256)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..errors import RecordError
+    from . import UsageError, read_text
+
+    memory = args.memory_mb
+    if memory is not None and not memory >= 1:
+        raise UsageError("--memory-mb must be at least 1")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.bridge_file is not None:
+        if args.file is not None:
+            raise UsageError("give either FILE or --bridge-file, not both")
+        return _bridge(read_text(args.bridge_file), args)
+    if args.file is None:
+        raise UsageError("FILE is required (or --bridge-file)")
+
+    from ..records import HandRecord
+    from ..solver import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy
+    from ..solver.game import card_values, dd_table
+
+    text = read_text(args.file)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    state = HandRecord.from_dict(data).state
+    solver = DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB)
+    if args.table or state.contract is None:
+        table = dd_table(state.deal, solver)
+        out = {"table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
+    else:
+        if state.to_play is None:
+            raise UsageError("the play is over: no card left to solve")
+        values = card_values(state, solver)
+        cards = sorted(values, key=lambda c: -c.index)
+        out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
+    print(json.dumps(out))
+    return 0
+
+
+def _bridge(text: str, args) -> int:
+    from . import UsageError
+    from ..solver import DEFAULT_MEMORY_MB
+    from ..solver.bridge import PBNError, dd_table_many, parse_pbn
+
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            parse_pbn(line)
+        except PBNError as exc:
+            raise UsageError(f"line {number}: {exc}") from None
+        lines.append(line)
+    for table in dd_table_many(lines, workers=args.workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB):
+        print(json.dumps(table), flush=True)
+    return 0

@@ -1,0 +1,81 @@
+"""Contract Bridge deals for the generic solver (PBN in, DD tables out).
+
+Suits are indexed clubs=0, diamonds=1, hearts=2, spades=3 and ranks 2=0 ..
+A=12, so a card index is ``suit * 13 + rank``.
+"""
+
+from __future__ import annotations
+
+from .core import BRIDGE, DEFAULT_MEMORY_MB, DoubleDummy, dd_tables
+
+RANKS = "23456789TJQKA"
+SUIT_LETTERS = "CDHS"
+DENOMINATIONS = ("C", "D", "H", "S", "NT")
+SEAT_LETTERS = "NESW"
+
+
+class PBNError(ValueError):
+    """A deal that is not valid PBN."""
+
+
+def parse_pbn(text: str) -> list[list[int]]:
+    """Four hands (N, E, S, W) of card indices from a PBN deal such as
+    ``N:AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98``
+    (first hand's seat, then the hands clockwise, suits S.H.D.C)."""
+    text = text.strip()
+    if len(text) < 2 or text[1] != ":" or text[0].upper() not in SEAT_LETTERS:
+        raise PBNError("a PBN deal starts with the first hand's seat and a colon, e.g. 'N:'")
+    first = SEAT_LETTERS.index(text[0].upper())
+    parts = text[2:].split()
+    if len(parts) != 4:
+        raise PBNError(f"a PBN deal has 4 hands, not {len(parts)}")
+    hands: list[list[int]] = [[], [], [], []]
+    seen: set[int] = set()
+    for i, part in enumerate(parts):
+        seat = (first + i) % 4
+        suits = part.split(".")
+        if len(suits) != 4:
+            raise PBNError(f"hand {SEAT_LETTERS[seat]}: 4 suits separated by dots, not {part!r}")
+        for j, holding in enumerate(suits):
+            suit = 3 - j
+            for ch in holding.upper():
+                if ch == "1" or ch not in RANKS:
+                    raise PBNError(f"hand {SEAT_LETTERS[seat]}: unknown rank {ch!r}")
+                card = suit * 13 + RANKS.index(ch)
+                if card in seen:
+                    raise PBNError(f"card {SUIT_LETTERS[suit]}{ch} is dealt twice")
+                seen.add(card)
+                hands[seat].append(card)
+    sizes = {len(h) for h in hands}
+    if len(sizes) != 1 or not 1 <= sizes.pop() <= 13:
+        raise PBNError("every hand must have the same number of cards (1 to 13)")
+    return hands
+
+
+def to_pbn(hands) -> str:
+    """The PBN text of four hands (N first)."""
+    out = []
+    for hand in hands:
+        suits = []
+        for suit in (3, 2, 1, 0):
+            ranks = sorted((c % 13 for c in hand if c // 13 == suit), reverse=True)
+            suits.append("".join(RANKS[r] for r in ranks))
+        out.append(".".join(suits))
+    return "N:" + " ".join(out)
+
+
+def table_dict(table) -> dict[str, dict[str, int]]:
+    """``{"C": {"N": 5, ...}, ..., "NT": {...}}`` from ``[denomination][declarer]``."""
+    return {DENOMINATIONS[d]: {SEAT_LETTERS[s]: table[d][s] for s in range(4)} for d in range(5)}
+
+
+def dd_table(pbn: str, solver: DoubleDummy | None = None) -> dict[str, dict[str, int]]:
+    """Double-dummy table of a PBN deal: declarer's side's tricks."""
+    solver = solver or DoubleDummy(BRIDGE, DEFAULT_MEMORY_MB)
+    return table_dict(solver.dd_table(parse_pbn(pbn)))
+
+
+def dd_table_many(pbns, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_MB):
+    """:func:`dd_table` of many PBN deals, on ``workers`` threads."""
+    hands = [parse_pbn(p) for p in pbns]
+    return [table_dict(t) for t in dd_tables(hands, BRIDGE, workers=workers, memory_mb=memory_mb)]

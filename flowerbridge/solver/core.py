@@ -1,0 +1,209 @@
+"""Engine-independent face of the double-dummy solver.
+
+Positions are given by plain numbers, so that the same code serves Flower
+Bridge (3 suits x 10 ranks x 2 copies) and standard Contract Bridge
+(4 suits x 13 ranks x 1 copy):
+
+* a card is an index ``suit * ranks + rank`` (rank 0 is the lowest);
+* ``hands`` is four sequences of card indices (N, E, S, W; a card held twice
+  appears twice), without the cards already on the table;
+* ``trump`` is a suit index or ``None`` for No Trump;
+* ``leader`` is the seat (0-3) that led the trick in progress, or leads next;
+* ``trick`` is the card indices already played to the unfinished trick, in
+  order, the first by ``leader``.
+
+Seats are numbered clockwise N=0, E=1, S=2, W=3; North-South are 0 and 2.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ._core import Solver as _CoreSolver
+
+DEFAULT_MEMORY_MB = 256
+"""Default bound on the transposition tables of one call (all workers together)."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The shape of a deck: suits, ranks per suit and identical copies per card."""
+
+    suits: int
+    ranks: int
+    copies: int
+
+    @property
+    def cards(self) -> int:
+        """Number of distinct cards."""
+        return self.suits * self.ranks
+
+
+FLOWER = Geometry(3, 10, 2)
+"""Flower Bridge: Plains, Ribbons, Bright Animals; ten ranks; every card twice."""
+
+BRIDGE = Geometry(4, 13, 1)
+"""Contract Bridge: clubs, diamonds, hearts, spades (suit 0..3); 2..A (rank 0..12)."""
+
+
+class SolverInputError(ValueError):
+    """A position the solver cannot accept (wrong sizes, too many copies ...)."""
+
+
+def _winner(trick: Sequence[int], trump: int | None, ranks: int) -> int:
+    """Position in ``trick`` of the card that wins it: a card takes over only
+    by outranking the current winner, so the first of two equal cards wins."""
+    best = 0
+    for i in range(1, len(trick)):
+        s, r = divmod(trick[i], ranks)
+        bs, br = divmod(trick[best], ranks)
+        if (s == bs and r > br) or (s != bs and s == trump):
+            best = i
+    return best
+
+
+class DoubleDummy:
+    """Double-dummy solver for one :class:`Geometry`.
+
+    Holds a compiled search engine and its transposition table (at most
+    ``memory_mb`` megabytes, allocated on first use and kept between calls).
+    The search releases the GIL; an instance must not be shared by threads
+    running at the same time (use one per thread, as :func:`dd_tables` does).
+    """
+
+    def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
+        self.geometry = geometry
+        self.memory_mb = memory_mb
+        self._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, float(memory_mb))
+
+    # ---------------------------------------------------------------- input
+
+    def pack(self, hands: Sequence[Iterable[int]]) -> bytes:
+        """Copy counts per seat and card, the compiled core's input format."""
+        g = self.geometry
+        if len(hands) != 4:
+            raise SolverInputError(f"a position has 4 hands, not {len(hands)}")
+        buf = bytearray(4 * g.cards)
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                card = int(card)
+                if not 0 <= card < g.cards:
+                    raise SolverInputError(f"card index {card} out of range 0..{g.cards - 1}")
+                buf[seat * g.cards + card] += 1
+                if buf[seat * g.cards + card] > g.copies:
+                    raise SolverInputError(f"card {card} appears more than {g.copies} times")
+        return bytes(buf)
+
+    def _trump(self, trump: int | None) -> int:
+        if trump is None:
+            return -1
+        if not 0 <= int(trump) < self.geometry.suits:
+            raise SolverInputError(f"trump {trump} is not a suit index")
+        return int(trump)
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except ValueError as exc:
+            raise SolverInputError(str(exc)) from None
+
+    # --------------------------------------------------------------- solving
+
+    def card_values(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> tuple[int, dict[int, int]]:
+        """``(seat to move, {card: tricks})``: for every legal card of the seat
+        to move, the tricks still to come (the one in progress included) that
+        the side to move takes when all four hands play their best."""
+        return self._call(self._core.values, self.pack(hands), self._trump(trump), int(leader),
+                          tuple(int(c) for c in trick))
+
+    def ns_tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
+        """Tricks still to come (the one in progress included) for North-South."""
+        return self._call(self._core.tricks, self.pack(hands), self._trump(trump), int(leader),
+                          tuple(int(c) for c in trick))
+
+    def tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
+        """Tricks still to come for the side of the seat to move."""
+        ns = self.ns_tricks(hands, trump, leader, trick)
+        total = len(list(hands[(leader + len(trick)) % 4]))
+        to_move = (leader + len(trick)) % 4
+        return ns if to_move % 2 == 0 else total - ns
+
+    def ns_table(self, hands) -> list[list[int]]:
+        """North-South tricks, ``[denomination][opening leader]``; denominations
+        are the suits in index order, then No Trump."""
+        return self._call(self._core.table, self.pack(hands))
+
+    def dd_table(self, hands) -> list[list[int]]:
+        """Double-dummy table ``[denomination][declarer]``: tricks for the
+        declarer's side when declarer's left-hand opponent leads."""
+        ns = self.ns_table(hands)
+        total = len(list(hands[0]))
+        out = []
+        for row in ns:
+            out.append([row[(d + 1) % 4] if d % 2 == 0 else total - row[(d + 1) % 4] for d in range(4)])
+        return out
+
+    def optimal_line(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> list[tuple[int, int, int]]:
+        """One line of best play to the end: ``[(seat, card, tricks), ...]``,
+        where ``tricks`` is what the side of ``seat`` takes from that point
+        on (current trick included).  Among equally good cards the lowest
+        index is chosen."""
+        g = self.geometry
+        tmp = [list(h) for h in hands]
+        trick = list(trick)
+        line = []
+        while True:
+            to_move = (leader + len(trick)) % 4
+            if not tmp[to_move]:
+                break
+            seat, values = self.card_values(tmp, trump, leader, trick)
+            best = max(values.values())
+            card = min(c for c, v in values.items() if v == best)
+            line.append((seat, card, best))
+            tmp[seat].remove(card)
+            trick.append(card)
+            if len(trick) == 4:
+                leader = (leader + _winner(trick, trump, g.ranks)) % 4
+                trick = []
+        return line
+
+    @property
+    def stats(self) -> dict:
+        """Search counters of this instance (nodes, table look-ups, ...)."""
+        return self._core.stats
+
+
+_local = threading.local()
+
+
+def _worker_solver(geometry: Geometry, memory_mb: float) -> DoubleDummy:
+    key = (geometry, memory_mb)
+    cache = getattr(_local, "solvers", None)
+    if cache is None:
+        cache = _local.solvers = {}
+    if key not in cache:
+        cache.clear()  # one table per thread at a time keeps memory bounded
+        cache[key] = DoubleDummy(geometry, memory_mb)
+    return cache[key]
+
+
+def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
+              memory_mb: float = DEFAULT_MEMORY_MB) -> list[list[list[int]]]:
+    """Double-dummy tables (see :meth:`DoubleDummy.dd_table`) of many deals,
+    solved by ``workers`` threads at once (the search runs without the GIL).
+    ``memory_mb`` bounds all workers' transposition tables together."""
+    deals = list(deals)
+    workers = max(1, min(int(workers), len(deals) or 1))
+    per = max(8.0, float(memory_mb) / workers)
+    if workers == 1:
+        solver = DoubleDummy(geometry, per)
+        return [solver.dd_table(d) for d in deals]
+
+    def one(deal):
+        return _worker_solver(geometry, per).dd_table(deal)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, deals))

@@ -1,0 +1,84 @@
+"""Thin functions that take the rules engine's objects (Flower Bridge)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..calls import Denomination
+from ..cards import Card, card_at
+from ..errors import FlowerBridgeError
+from ..seats import SEATS, Seat
+from .core import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, SolverInputError, dd_tables
+
+_default: DoubleDummy | None = None
+
+
+class SolverError(FlowerBridgeError):
+    """A position or deal the solver cannot work on."""
+
+
+def default_solver() -> DoubleDummy:
+    """A shared Flower Bridge solver (single-threaded use)."""
+    global _default
+    if _default is None:
+        _default = DoubleDummy(FLOWER, DEFAULT_MEMORY_MB)
+    return _default
+
+
+def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
+    """``(hands, trump, leader, trick)`` of a hand in play, as card indices."""
+    if state.contract is None or state.to_play is None:
+        raise SolverError("no card to play: the hand is not in its play phase")
+    hands = [[c.index for c in state.remaining(seat)] for seat in SEATS]
+    trick = list(state.current_trick)
+    leader = int(trick[0][0]) if trick else int(state.to_play)
+    trump = state.contract.denomination.trump
+    return hands, (None if trump is None else int(trump)), leader, [c.index for _, c in trick]
+
+
+def card_values(state, solver: DoubleDummy | None = None) -> dict[Card, int]:
+    """For every legal card of the seat to play: the tricks still to come
+    (the trick in progress included) that its side takes with best play."""
+    hands, trump, leader, trick = position(state)
+    try:
+        _, values = (solver or default_solver()).card_values(hands, trump, leader, trick)
+    except SolverInputError as exc:
+        raise SolverError(str(exc)) from None
+    return {card_at(i): v for i, v in values.items()}
+
+
+def tricks(state, solver: DoubleDummy | None = None) -> int:
+    """Tricks still to come for the side to play, with best play."""
+    return max(card_values(state, solver).values())
+
+
+def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]]:
+    """One line of best play from the position to the end of the hand."""
+    hands, trump, leader, trick = position(state)
+    line = (solver or default_solver()).optimal_line(hands, trump, leader, trick)
+    return [(Seat(seat), card_at(card)) for seat, card, _ in line]
+
+
+def _hands_of(deal) -> list[list[int]]:
+    hands = getattr(deal, "hands", None)
+    if hands is None:  # a HandState: its deal
+        hands = deal.deal.hands
+    return [[c.index for c in hand] for hand in hands]
+
+
+def _as_dict(table: Sequence[Sequence[int]]) -> dict[Denomination, dict[Seat, int]]:
+    return {Denomination(d): {Seat(s): table[d][s] for s in range(4)} for d in range(4)}
+
+
+def dd_table(deal, solver: DoubleDummy | None = None) -> dict[Denomination, dict[Seat, int]]:
+    """Double-dummy table of a deal (or of a hand's deal): for each
+    denomination and declarer, the tricks declarer's side takes when
+    declarer's left-hand opponent leads.  Undealt cards play no part."""
+    table = (solver or default_solver()).dd_table(_hands_of(deal))
+    return _as_dict(table)
+
+
+def dd_table_many(deals, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_MB):
+    """:func:`dd_table` of many deals, on ``workers`` threads at once."""
+    tables = dd_tables([_hands_of(d) for d in deals], FLOWER, workers=workers, memory_mb=memory_mb)
+    return [_as_dict(t) for t in tables]

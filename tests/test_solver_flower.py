@@ -1,0 +1,275 @@
+"""The Flower Bridge solver against an independent brute-force minimax, and
+its engine-facing functions."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+
+import pytest
+
+from flowerbridge.solver import FLOWER, DoubleDummy, SolverInputError, dd_tables
+
+# ---------------------------------------------------------------- brute force
+# Plain minimax over every legal card (no grouping, no pruning), memoised.
+# Cards are indices suit*10 + rank; a card takes the trick over only by being
+# higher in the suit of the winning card, or a trump over a non-trump.
+
+
+def _takes_over(card: int, winning: int, trump) -> bool:
+    if card // 10 == winning // 10:
+        return card % 10 > winning % 10
+    return trump is not None and card // 10 == trump
+
+
+def _legal(hand: tuple, trick: tuple) -> list[int]:
+    if trick:
+        follow = [c for c in hand if c // 10 == trick[0] // 10]
+        if follow:
+            return sorted(set(follow))
+    return sorted(set(hand))
+
+
+@lru_cache(maxsize=None)
+def _ns_tricks(hands: tuple, trump, leader: int, trick: tuple) -> int:
+    to_move = (leader + len(trick)) % 4
+    if not hands[to_move]:
+        return 0
+    results = []
+    for card in _legal(hands[to_move], trick):
+        hand = list(hands[to_move])
+        hand.remove(card)
+        new_hands = hands[:to_move] + (tuple(hand),) + hands[to_move + 1:]
+        played = trick + (card,)
+        if len(played) == 4:
+            win = 0
+            for i in range(1, 4):
+                if _takes_over(played[i], played[win], trump):
+                    win = i
+            winner = (leader + win) % 4
+            results.append((winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, ()))
+        else:
+            results.append(_ns_tricks(new_hands, trump, leader, played))
+    return max(results) if to_move % 2 == 0 else min(results)
+
+
+def brute_force_values(hands, trump, leader, trick) -> dict[int, int]:
+    hands = tuple(tuple(sorted(h)) for h in hands)
+    trick = tuple(trick)
+    to_move = (leader + len(trick)) % 4
+    total = len(hands[to_move])
+    out = {}
+    for card in _legal(hands[to_move], trick):
+        hand = list(hands[to_move])
+        hand.remove(card)
+        new_hands = hands[:to_move] + (tuple(hand),) + hands[to_move + 1:]
+        played = trick + (card,)
+        if len(played) == 4:
+            win = 0
+            for i in range(1, 4):
+                if _takes_over(played[i], played[win], trump):
+                    win = i
+            winner = (leader + win) % 4
+            ns = (winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, ())
+        else:
+            ns = _ns_tricks(new_hands, trump, leader, played)
+        out[card] = ns if to_move % 2 == 0 else total - ns
+    return out
+
+
+def random_ending(rng: random.Random):
+    """A random ending of 1-5 tricks, often mid-trick, drawn from few distinct
+    cards so that both copies of a card are usually in play."""
+    n = rng.choice((1, 2, 2, 3, 3, 4, 4, 5))
+    suits = rng.sample(range(3), rng.choice((1, 2, 2, 3)))
+    pool = [s * 10 + r for s in suits for r in range(10)]
+    distinct = rng.sample(pool, min(len(pool), max(2 * n + 1, rng.randint(2 * n, 3 * n))))
+    deck = [c for c in distinct for _ in range(2)]
+    rng.shuffle(deck)
+    if len(deck) < 4 * n:
+        deck += rng.sample([c for c in range(30) if c not in distinct] * 2, 4 * n - len(deck))
+    hands = [deck[i * n:(i + 1) * n] for i in range(4)]
+    trump = rng.choice((None, 0, 1, 2))
+    leader = rng.randrange(4)
+    trick: list[int] = []
+    for i in range(rng.randint(0, 3) if n > 0 else 0):
+        seat = (leader + i) % 4
+        card = rng.choice(_legal(tuple(hands[seat]), tuple(trick)))
+        hands[seat].remove(card)
+        trick.append(card)
+    return hands, trump, leader, trick
+
+
+def _shared_copies(hands, trick) -> bool:
+    """Is some card held (or played) by two different hands?"""
+    owners: dict[int, set] = {}
+    for seat, hand in enumerate(hands):
+        for c in hand:
+            owners.setdefault(c, set()).add(seat)
+    for i, c in enumerate(trick):
+        owners.setdefault(c, set()).add(("table", i))
+    return any(len(o) > 1 for o in owners.values())
+
+
+def test_per_card_values_match_brute_force_on_random_flower_endings():
+    rng = random.Random(20261130)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    shared = 0
+    for _ in range(500):
+        hands, trump, leader, trick = random_ending(rng)
+        shared += _shared_copies(hands, trick)
+        seat, values = solver.card_values(hands, trump, leader, trick)
+        assert seat == (leader + len(trick)) % 4
+        expected = brute_force_values(hands, trump, leader, trick)
+        assert values == expected, (hands, trump, leader, trick)
+        _ns_tricks.cache_clear()
+    assert shared > 400  # the identical-card rule was really exercised
+
+
+def test_identical_card_rule_inside_search():
+    # Last trick at No Trump: West leads 9R (index 17), North holds the other
+    # copy and cannot take the trick over with it; East-West win.
+    nine = 1 * 10 + 7
+    hands = [[nine], [1 * 10 + 0], [1 * 10 + 1], []]
+    solver = DoubleDummy(FLOWER, memory_mb=8)
+    seat, values = solver.card_values(hands, None, 3, [nine])
+    assert seat == 0 and values == {nine: 0}
+    # Same with trumps: the second copy of a trump does not overruff the first.
+    hands = [[2 * 10 + 9], [0], [1], [2 * 10 + 9]]
+    seat, values = solver.card_values([hands[0], hands[1], hands[2], []], 2, 3, [2 * 10 + 9])
+    assert values == {29: 0}
+    # Two tricks: North must cash his top card first; leading the copy whose
+    # twin West holds gives West the trick only if West plays it first.
+    hands = [[19, 18], [10, 11], [12, 13], [19, 14]]
+    seat, values = solver.card_values(hands, None, 0)
+    assert values == brute_force_values(hands, None, 0, [])
+
+
+def test_both_copies_in_one_hand_are_one_move_and_every_card_is_valued():
+    hands = [[19, 19, 5], [18, 4, 3], [17, 2, 1], [16, 0, 6]]
+    seat, values = DoubleDummy(FLOWER, memory_mb=8).card_values(hands, None, 0)
+    assert set(values) == {19, 5}
+    assert values == brute_force_values(hands, None, 0, [])
+
+
+def test_solver_rejects_impossible_positions():
+    solver = DoubleDummy(FLOWER, memory_mb=8)
+    with pytest.raises(SolverInputError):
+        solver.card_values([[1, 1, 1], [2, 3, 4], [5, 6, 7], [8, 9, 0]], None, 0)
+    with pytest.raises(SolverInputError):
+        solver.card_values([[1, 2], [3], [4, 5], [6, 7]], None, 0)
+    with pytest.raises(SolverInputError):
+        solver.card_values([[1], [2], [3], [4]], 5, 0)
+
+
+def test_optimal_line_achieves_the_solved_value():
+    rng = random.Random(7)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    for _ in range(30):
+        hands, trump, leader, trick = random_ending(rng)
+        seat, values = solver.card_values(hands, trump, leader, trick)
+        line = solver.optimal_line(hands, trump, leader, trick)
+        assert line[0][0] == seat and line[0][2] == max(values.values())
+        # replay the line: the side to move really takes that many tricks
+        won = 0
+        cur_leader, cur = leader, list(trick)
+        for s, card, _ in line:
+            cur.append(card)
+            if len(cur) == 4:
+                win = 0
+                for i in range(1, 4):
+                    if _takes_over(cur[i], cur[win], trump):
+                        win = i
+                cur_leader = (cur_leader + win) % 4
+                won += cur_leader % 2 == seat % 2
+                cur = []
+        assert won == max(values.values())
+
+
+def test_engine_functions_on_a_replayed_hand():
+    from flowerbridge import Deal
+    from flowerbridge.records import HandRecord
+    from flowerbridge.solver import card_values, dd_table, optimal_line
+
+    deal = Deal.from_seed(11)
+    rec = {"dealer": "N", "hands": {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)},
+           "auction": ["1NT", "Pass", "Pass", "Pass"]}
+    state = HandRecord.from_dict(rec).state
+    # play 9 tricks along the engine's first legal card, then solve the ending
+    while len(state.tricks) < 9:
+        state.play(state.legal_cards()[0])
+    state.play(state.legal_cards()[-1])
+    values = card_values(state)
+    assert set(values) == set(state.legal_cards())
+    hands = [[c.index for c in state.remaining(s)] for s in range(4)]
+    trick = [c.index for _, c in state.current_trick]
+    assert {c.index: v for c, v in values.items()} == brute_force_values(
+        hands, None, int(state.current_trick[0][0]), trick)
+    line = optimal_line(state)
+    assert len(line) == sum(len(h) for h in hands)
+    for seat, card in line:  # the engine accepts every card of the line, in turn
+        assert state.to_play == seat
+        state.play(card)
+    assert state.is_over()
+    table = dd_table(deal)
+    assert len(table) == 4 and all(len(row) == 4 for row in table.values())
+
+
+def test_batch_tables_on_two_threads_equal_one_at_a_time():
+    rng = random.Random(3)
+    deals = []
+    for _ in range(6):
+        deck = [c for c in range(30) for _ in range(2)]
+        rng.shuffle(deck)
+        deals.append([deck[i * 5:(i + 1) * 5] for i in range(4)])  # 5-card hands
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    one = [solver.dd_table(d) for d in deals]
+    assert dd_tables(deals, FLOWER, workers=2, memory_mb=32) == one
+    for deal, table in zip(deals, one):
+        for denom in range(4):
+            trump = None if denom == 3 else denom
+            for declarer in range(4):
+                leader = (declarer + 1) % 4
+                best = max(brute_force_values(deal, trump, leader, []).values())
+                assert table[denom][declarer] == 5 - best
+                _ns_tricks.cache_clear()
+
+
+def test_memory_bound_is_configurable():
+    assert DoubleDummy(FLOWER, memory_mb=8)._core.memory_bytes == 8 * 1024 * 1024
+    assert DoubleDummy(FLOWER)._core.memory_bytes <= 256 * 1024 * 1024
+    # a tiny table still gives exact answers (it is cleared when full)
+    rng = random.Random(5)
+    tiny = DoubleDummy(FLOWER, memory_mb=1)
+    for _ in range(20):
+        hands, trump, leader, trick = random_ending(rng)
+        assert tiny.card_values(hands, trump, leader, trick)[1] == brute_force_values(hands, trump, leader, trick)
+        _ns_tricks.cache_clear()
+
+
+def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
+    from flowerbridge import Deal
+    from flowerbridge.cli import main
+
+    deal = Deal.from_seed(5)
+    hands = {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)}
+    # a contract and most of the play done: per-card values
+    from flowerbridge.records import HandRecord
+    rec = {"dealer": "N", "hands": hands, "auction": ["1A", "Pass", "Pass", "Pass"]}
+    state = HandRecord.from_dict(rec).state
+    while len(state.plays) < 42:
+        state.play(state.legal_cards()[0])
+    rec["play"] = [p.card.code for p in state.plays]
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(rec))
+    assert main(["solve", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["to_move"] == state.to_play.name
+    assert set(out["cards"]) == {c.code for c in state.legal_cards()}
+    # bad input: one error line, exit 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"dealer": "N", "hands": {}}')
+    assert main(["solve", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1
