@@ -169,6 +169,20 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_shows_the_servers_refusal(browser, server):
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    # The field's maxlength stops a person typing more; a script can still send it.
+    page.eval_on_selector("input[name=name]", "input => { input.removeAttribute('maxlength'); }")
+    page.fill("input[name=name]", "x" * 61)
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    refusal = page.locator("#create-error").inner_text()
+    assert refusal.startswith("name:") and "60" in refusal  # the server's message, as it wrote it
+    assert page.locator("#created.hidden").count() == 1
+    assert not page.errors
+
+
 # ------------------------------------------------------- the card faces
 
 

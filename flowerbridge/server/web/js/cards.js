@@ -8,12 +8,12 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** Card face size in SVG user units; CSS scales it. */
-export const CARD_WIDTH = 100;
-export const CARD_HEIGHT = 150;
+// Card face size in SVG user units; CSS scales it.
+const CARD_WIDTH = 100;
+const CARD_HEIGHT = 150;
 
-/** Languages of card names, as the catalogue spells its name fields. */
-export const LANGUAGES = { en: "name", ja: "name_ja", ko: "name_ko" };
+// The catalogue's name field for each language of card names.
+const NAME_FIELDS = { en: "name", ja: "name_ja", ko: "name_ko" };
 
 // The month plants: the colour of each month's flowers or leaves and a motif.
 // A motif is a function returning SVG markup drawn in the art box
@@ -238,7 +238,7 @@ function escapeXml(text) {
 
 /** A card's name in a language (`en`, `ja` or `ko`); English when unknown. */
 export function cardName(card, language = "en") {
-  return card[LANGUAGES[language] || "name"] || card.name;
+  return card[NAME_FIELDS[language] || "name"] || card.name;
 }
 
 // Names run to two lines at the foot of the card; a long line is squeezed

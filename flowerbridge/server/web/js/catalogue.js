@@ -2,14 +2,13 @@
 // engine's deck, and the reader's language for card names.
 
 import { faceMarkup, backMarkup, cardName } from "./cards.js";
+import { fetchJson } from "./ui.js";
 
 const LANGUAGE_KEY = "flowerbridge.language";
 
 /** Fetch the catalogue once; resolves to a Map from card code to its entry. */
-export async function loadCatalogue(url = "/api/cards") {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`card catalogue: ${response.status} ${response.statusText}`);
-  const cards = await response.json();
+export async function loadCatalogue() {
+  const cards = await fetchJson("/api/cards");
   return new Map(cards.map((card) => [card.code, card]));
 }
 

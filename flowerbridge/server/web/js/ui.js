@@ -23,16 +23,16 @@ export function bindLanguageSelect(select, language, onChange) {
   select.addEventListener("change", () => onChange(select.value));
 }
 
-/** Fetch JSON; a non-2xx answer becomes an Error carrying the server's message. */
+/**
+ * Fetch JSON; an error answer (`{"error": {"code", "message"}}`, docs/protocol.md)
+ * becomes an Error carrying the server's message.
+ */
 export async function fetchJson(url, options = {}) {
   const response = await fetch(url, {
     headers: { "Content-Type": "application/json", Accept: "application/json" },
     ...options,
   });
   const body = await response.json().catch(() => null);
-  if (!response.ok) {
-    const detail = body && (body.message || body.detail);
-    throw new Error(typeof detail === "string" ? detail : `${response.status} ${response.statusText}`);
-  }
+  if (!response.ok) throw new Error(body?.error?.message || `${response.status} ${response.statusText}`);
   return body;
 }
