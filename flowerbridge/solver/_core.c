@@ -738,10 +738,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         for (int s = 0; s < S; s++) qrel[s] = qrel2[s] = (uint8_t)c->R;
         int want = !(h & 1) ? need : r - need + 1;
         int q = quick_tricks(c, h, want, qrel);
-#ifdef NO_QT
-        q = 0;
-#endif
-        if (q < want && !getenv("NO_PQT")) {
+        if (q < want) {
             /* or lead low to partner's top card and cash from his hand */
             int q2 = partner_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
@@ -764,7 +761,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         }
         if (r > TT_MIN_TRICKS) {
             make_key(c, h, &pk);
-            int res = getenv("NO_TT") ? -1 : tt_lookup(c, &pk, need, rel, &hint);
+            int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) return res;
         }
         c->byr[r < 15 ? r : 15]++;

@@ -1,0 +1,116 @@
+"""The generic core on Contract Bridge, against DDS (through endplay)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from flowerbridge.solver import BRIDGE, DoubleDummy, dd_tables
+from flowerbridge.solver.bridge import PBNError, parse_pbn, to_pbn
+
+endplay = pytest.importorskip("endplay")
+from endplay.dds import calc_dd_table, solve_board  # noqa: E402
+from endplay.types import Deal, Denom, Player  # noqa: E402
+
+# endplay's order: spades, hearts, diamonds, clubs, NT; ours: clubs .. spades, NT
+_DENOMS = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+_PLAYERS = (Player.north, Player.east, Player.south, Player.west)
+
+
+def random_deal(rng: random.Random, cards: int = 13) -> list[list[int]]:
+    deck = list(range(52))
+    rng.shuffle(deck)
+    return [sorted(deck[i * cards:(i + 1) * cards]) for i in range(4)]
+
+
+def dds_table(hands) -> list[list[int]]:
+    """DDS's table, in our layout [denomination][declarer]."""
+    if len(hands[0]) == 13:
+        ref = calc_dd_table(Deal.from_pbn(to_pbn(hands))).to_list()
+        return [list(ref[int(d)]) for d in _DENOMS]
+    # partial deals: DDS's SolveBoard for every strain and opening leader
+    out = []
+    for d in _DENOMS:
+        row = []
+        for declarer in range(4):
+            deal = Deal.from_pbn(to_pbn(hands))
+            deal.trump = d
+            deal.first = _PLAYERS[(declarer + 1) % 4]
+            best = max(t for _, t in solve_board(deal))
+            row.append(len(hands[0]) - best)
+        out.append(row)
+    return out
+
+
+def test_solver_matches_dds_on_random_bridge_deals():
+    # 100 random deals (6 to 9 cards a hand keep the test quick; full 13-card
+    # deals are checked below and, 1,000 of them, by the benchmark script)
+    rng = random.Random(52)
+    deals = [random_deal(rng, rng.randint(6, 9)) for _ in range(100)]
+    ours = dd_tables(deals, BRIDGE, workers=2, memory_mb=64)
+    for hands, table in zip(deals, ours):
+        assert table == dds_table(hands), to_pbn(hands)
+
+
+def test_solver_matches_dds_on_full_bridge_deals():
+    rng = random.Random(2026)
+    deals = [random_deal(rng) for _ in range(2)]
+    ours = dd_tables(deals, BRIDGE, workers=2, memory_mb=128)
+    for hands, table in zip(deals, ours):
+        assert table == dds_table(hands), to_pbn(hands)
+
+
+def test_card_values_match_dds_mid_trick():
+    rng = random.Random(11)
+    solver = DoubleDummy(BRIDGE, memory_mb=32)
+    for _ in range(30):
+        hands = random_deal(rng, rng.randint(3, 7))
+        trump = rng.randrange(5)
+        leader = rng.randrange(4)
+        deal = Deal.from_pbn(to_pbn(hands))
+        deal.trump = _DENOMS[trump]
+        deal.first = _PLAYERS[leader]
+        trick = []
+        for i in range(rng.randint(0, 3)):
+            moves = deal.legal_moves()
+            card = moves[rng.randrange(len(moves))]
+            deal.play(card)
+            index = (3 - int(card.suit)) * 13 + "23456789TJQKA".index(card.rank.abbr)
+            hands[(leader + i) % 4].remove(index)
+            trick.append(index)
+        seat, values = solver.card_values(hands, None if trump == 4 else trump, leader, trick)
+        ref = {(3 - int(c.suit)) * 13 + "23456789TJQKA".index(c.rank.abbr): t for c, t in solve_board(deal)}
+        assert values == ref
+
+
+def test_pbn_parsing_and_errors():
+    hands = parse_pbn("E:AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98")
+    assert [len(h) for h in hands] == [13, 13, 13, 13]
+    assert 3 * 13 + 12 in hands[1]  # spade ace with East, the first hand
+    for bad in ("AKQ2.JT9.876.543", "N:AK.QJ.T9 2.3.4.5 6.7.8.9 A.K.Q.J", "N:A... A... K... Q...",
+                "N:X... A... K... Q..."):
+        with pytest.raises(PBNError):
+            parse_pbn(bad)
+
+
+def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
+    from flowerbridge.cli import main
+
+    rng = random.Random(4)
+    deals = [random_deal(rng, 7) for _ in range(3)]
+    path = tmp_path / "deals.pbn"
+    path.write_text("\n".join(to_pbn(d) for d in deals) + "\n")
+    assert main(["solve", "--bridge-file", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    for line, hands in zip(lines, deals):
+        table = json.loads(line)
+        assert list(table) == ["C", "D", "H", "S", "NT"]
+        ref = dds_table(hands)
+        assert [[table[d][s] for s in "NESW"] for d in table] == ref
+    path.write_text("N:AK.QJ\n")
+    assert main(["solve", "--bridge-file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1
