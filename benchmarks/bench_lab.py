@@ -28,7 +28,8 @@ def measure(name: str, n: int, workers: int, params: dict, chunk_size: int) -> f
 
 def bench(name: str, base_n: int, params: dict, chunk_size: int) -> None:
     print(f"\n{name} {params or ''}: chunks of {chunk_size} deals")
-    print(f"{'deals':>7} {'workers':>7} {'seconds':>9} {'deals/s':>9} {'ms/deal':>9} {'2-worker efficiency':>20}")
+    print(f"{'deals':>7} {'workers':>7} {'seconds':>9} {'deals/s':>9} {'ms/deal':>9} "
+          f"{'2-worker efficiency':>20}")
     for n in (base_n, 2 * base_n, 4 * base_n):
         rates = {}
         for workers in (1, 2):

@@ -19,7 +19,8 @@ def register(subparsers) -> None:
         description="Run analyses over deals 0..N-1 of a seed and write an HTML report, CSV results "
                     "and summary.json into the output folder. Interrupted runs resume.")
     p.add_argument("analyses", nargs="*", metavar="ANALYSIS",
-                   help="deals, dd, play, variants (default: deals play variants; dd, the double-dummy analysis, is slower and run only when named)")
+                   help="deals, dd, play, variants (default: deals play variants; dd, the "
+                        "double-dummy analysis, is slower and run only when named)")
     p.add_argument("--n", type=int, default=1000, help="number of deals (default 1000)")
     p.add_argument("--seed", default="0", help="any integer or word (default 0)")
     p.add_argument("--out", help="output folder (default lab-output/seed-<SEED>)")
@@ -50,7 +51,8 @@ def parse_variants(specs: list[str]) -> list | None:
     for spec in specs:
         name, sep, text = spec.partition("=")
         if not sep or not name:
-            raise LabError(f"--variant {spec!r}: expected NAME=JSON, e.g. strict='{{\"undertrick_penalty\": 0}}'")
+            raise LabError(f"--variant {spec!r}: expected NAME=JSON, "
+                           "e.g. strict='{\"undertrick_penalty\": 0}'")
         try:
             options = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -40,10 +40,11 @@ class Analysis:
     ``start..stop-1``; ``summarize(table, params, settings)`` reduces the
     merged rows to plain numbers (JSON) and ``sections(table, summary,
     params, settings)`` lays them out for the report, where ``settings`` are
-    the run's report-only settings (such as the rule variants); ``defaults`` are its parameters and their default
-    values; ``chunk_size`` is how many deals one unit of work holds (part of
-    a run's identity, never of its results); ``check`` rejects bad parameters
-    with a :class:`LabError` before any work starts.
+    the run's report-only settings (such as the rule variants); ``defaults``
+    are its parameters and their default values; ``chunk_size`` is how many
+    deals one unit of work holds (part of a run's identity, never of its
+    results); ``check`` rejects bad parameters with a :class:`LabError`
+    before any work starts.
     """
 
     name: str

@@ -29,7 +29,7 @@ from ..scoring import score_contract
 from ..seats import SEATS, Seat, Side
 from .base import Analysis, Params, Row, Table
 from .features import SIDE_COLUMNS, SUITS, deal_features
-from .play import _game_level, dealer_of
+from .play import dealer_of, game_level
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
 from .variants import variant_options
 
@@ -164,7 +164,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     default = RuleOptions()
     tricks, hc, fits = stronger_view(table)
     n = len(table)
-    game = {d.name: _game_level(d, default) for d in DENOMINATIONS}
+    game = {d.name: game_level(d, default) for d in DENOMINATIONS}
     summary: dict[str, Any] = {
         "deals": n,
         "mean_tricks": {d.name: float(tricks[:, d].mean()) for d in DENOMINATIONS},
@@ -195,7 +195,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     summary["variants"] = {}
     rows = np.arange(n)
     for name, options in variant_options(settings["variants"]):
-        game_at = np.array([_game_level(d, options) for d in DENOMINATIONS])
+        game_at = np.array([game_level(d, options) for d in DENOMINATIONS])
         best, score = best_contracts(tricks, options)
         order, side, result = par(table, options)
         bid = order >= 0

@@ -143,11 +143,13 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
                                        "Mean points per hand, both sides together")), "",
            f"Five Bright bonus in {play['five_bright_rate']:.1f}% of hands (either side), "
            f"Ten Bright in {play['ten_bright_rate']:.2f}%. "
-           f"Honors and Bright bonuses together are {_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
+           "Honors and Bright bonuses together are "
+           f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
            "the contract points scored below the line; the difference they make between the two "
            f"sides averages {play['honor_margin']:.1f} points a hand, against "
            f"{play['score_margin']:.1f} for the whole score."]
-    for name, label in (("no-honors", "without honor bonuses"), ("no-bright-bonus", "without Bright bonuses")):
+    for name, label in (("no-honors", "without honor bonuses"),
+                        ("no-bright-bonus", "without Bright bonuses")):
         if name in vs:
             out.append(f"Scored {label}, the side ahead on the hand changes in "
                        f"{vs[name]['winner_changed']:.1f}% of hands.")

@@ -145,14 +145,14 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
     by_denom = {}
     for d in Denomination:
         t = bid.where(bid["denom"] == d.name)
-        game_level = _game_level(d, options)
-        games = t.where(t["level"] >= game_level)
+        game_at = game_level(d, options)
+        games = t.where(t["level"] >= game_at)
         net = _declarer_net(t)
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
             "make_rate": pct(t["made"].sum(), len(t)),
             "mean_level": float(t["level"].mean()) if len(t) else 0.0,
-            "game_level": game_level,
+            "game_level": game_at,
             "games_bid": len(games), "games_made": int(games["made"].sum()),
             "mean_declarer_net": float(net.mean()) if len(t) else 0.0,
         }
@@ -181,7 +181,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
     }
 
 
-def _game_level(denomination: Denomination, options: RuleOptions) -> int:
+def game_level(denomination: Denomination, options: RuleOptions) -> int:
     """The lowest level whose contract points alone make game, under ``options``."""
     for level in range(1, 8):
         if contract_points(level, denomination, options) >= options.game_points:
