@@ -255,11 +255,8 @@ def test_reconnecting_with_since_gets_exactly_the_missed_events(server):
 def test_reconnecting_from_an_earlier_hand_gets_a_snapshot(server):
     table_id, token = south_table(server, hands=2)
     south = joined(server, table_id, token)
-    rng = random.Random(3)
-    while not any(m["type"] == "deal" and m["hand"] == 2 for m in south.messages):
-        wait_for_turn(south)
-        south.act(rng)
-        south.drain()
+    play_session([south], random.Random(3),
+                 until=lambda: any(m["type"] == "deal" and m["hand"] == 2 for m in south.messages))
     south.close()
     again = server.client(table_id, token, since=1)
     again.until(lambda m: m["type"] == "welcome")
@@ -335,16 +332,8 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         assert stood_in["seats"]["S"] == {"player": "human", "level": None, "connected": False,
                                           "stand_in": "random"}
         # With South's seat taken by a bot, the table moves on each time North acts.
-        rng = random.Random(5)
-        seen_south_act = False
-        deadline = time.monotonic() + 30
-        while not seen_south_act:
-            assert time.monotonic() < deadline
-            if north.my_turn:
-                north.act(rng)
-            message = north.recv(timeout=0.5)
-            seen_south_act = bool(message and message.get("type") == "call"
-                                  and message["seat"] == "S")
+        play_session([north], random.Random(5), timeout=30, until=lambda: any(
+            m["type"] == "call" and m["seat"] == "S" for m in north.messages))
         back = joined(server, table_id, tokens["S"])
         returned = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
         assert returned["seats"]["S"]["stand_in"] is None

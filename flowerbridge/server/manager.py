@@ -25,21 +25,23 @@ from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import SEATS, Seat
+from . import analysis
 from .botplay import check_level, choose, default_bot, new_bot
+from .commit import GroupCommit
 from .config import ServerConfig
 from .models import EventRow
 from .schemas import CreateTable
-from .commit import GroupCommit
 from .store import Append, Store, StoreError, token_hash
 from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
 from .views import Role
-from . import analysis
 
 log = logging.getLogger("flowerbridge.server")
 T = TypeVar("T")
 
 # A client that lets this many messages pile up unread is dropped, not buffered forever.
 MAX_QUEUED = 2000
+# How long a bot waits before trying again when its action could not be stored.
+BOT_RETRY_SECONDS = 1.0
 
 
 class Connection:
@@ -55,9 +57,17 @@ class Connection:
         self.table_id: str | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.close_code = 1000
+        self.dropped = False
 
     def send(self, message: dict[str, Any] | str) -> None:
+        if self.dropped:
+            return
         if self.queue.qsize() >= MAX_QUEUED:
+            # Too slow to keep up: forget its backlog and close (1008, policy violation);
+            # it can reconnect and catch up from a snapshot.
+            self.dropped = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
             self.close(1008)
             return
         self.queue.put_nowait(message if isinstance(message, str) else json.dumps(message))
@@ -351,10 +361,10 @@ class TableManager:
                 kind = "play" if isinstance(action, Card) else "call"
                 try:
                     await self._commit(live, seat, kind, str(action), explanation)
-                except FlowerBridgeError as exc:
+                except FlowerBridgeError as exc:  # not stored: the table is as it was; retry
                     log.error("table %s: bot %s at %s: %s", live.table.id, type(bot).__name__,
                               seat.name, exc)
-                    return
+                    await asyncio.sleep(BOT_RETRY_SECONDS)
 
     # ---------------------------------------------------------- reviews
 

@@ -104,6 +104,10 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
         conn.send(error_message(exc.code, str(exc), message_id))
     except FlowerBridgeError as exc:  # the engine refused the action
         conn.send(error_message("illegal", str(exc), message_id))
+    except Exception:  # a bug: this client hears of it, the table and the server go on
+        log.exception("table %s: message %r", conn.table_id, text[:200])
+        conn.send(error_message("internal", "the server failed on this message (logged)",
+                                message_id))
 
 
 async def _receive(websocket: WebSocket) -> str | bytes | None:

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import httpx
 from websockets.sync.client import ClientConnection, connect
@@ -210,9 +210,11 @@ class Client:
         self._connect.__exit__(None, None, None)
 
 
-def play_session(clients: Iterable[Client], rng: random.Random, timeout: float = 120.0) -> None:
+def play_session(clients: Iterable[Client], rng: random.Random, timeout: float = 120.0,
+                 until: Callable[[], bool] | None = None) -> None:
     """Let seated clients play random legal actions until each has been told
-    that the session is over."""
+    that the session is over (or ``until()`` holds). Each client acts once per
+    view, so it never answers an outdated one."""
     clients = list(clients)
     deadline = time.monotonic() + timeout
     acted: set[tuple[int, int]] = set()
@@ -222,11 +224,10 @@ def play_session(clients: Iterable[Client], rng: random.Random, timeout: float =
             if client.my_turn and (i, client.seq) not in acted:
                 acted.add((i, client.seq))
                 client.act(rng)
-        if all(client.session_over for client in clients):
+        if all(client.session_over for client in clients) or (until is not None and until()):
             return
         time.sleep(0.002)
     raise AssertionError("the session did not finish in time")
-
 
 
 POSTGRES_ENV = "FLOWERBRIDGE_TEST_POSTGRES"
