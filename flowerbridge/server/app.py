@@ -24,14 +24,15 @@ from .config import ServerConfig
 from .botplay import bot_levels, default_bot
 from .manager import TableManager
 from .realtime import table_socket
-from .schemas import CreateTable
+from .schemas import CreateTable, describe, error_code
 from .store import Store
-from .table import PROTOCOL_VERSION, TableError
+from .table import TableError
+from .table import PROTOCOL_VERSION
 from .views import card_catalogue
 
 # Table ids are URL-safe base64; anything else names no table.
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
-_STATUS = {"no_table": 404, "no_hand": 409}
+_STATUS = {"no_table": 404, "no_hand": 409, "busy": 503}
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
@@ -62,16 +63,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
-        code = exc.code if isinstance(exc, TableError) else "bad_request"
+        code = error_code(exc, "bad_request")
         return _error(_STATUS.get(code, 400), code, str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for error in exc.errors()[:5]:
-            where = ".".join(str(p) for p in error["loc"][1:])  # drop "body" / "path"
-            parts.append(f"{where}: {error['msg']}" if where else error["msg"])
-        return _error(400, "bad_request", "; ".join(parts))
+        return _error(400, "bad_request", describe(list(exc.errors())))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

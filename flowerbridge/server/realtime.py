@@ -15,8 +15,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
 from .manager import Connection, TableManager
-from .schemas import CallMessage, Hello, MessageError, PingMessage, PlayMessage, parse_message
-from .table import PROTOCOL_VERSION, TableError
+from .schemas import (CallMessage, Hello, MessageError, PingMessage, PlayMessage, error_code,
+                      parse_message)
+from .table import PROTOCOL_VERSION
 
 log = logging.getLogger("flowerbridge.server")
 
@@ -68,10 +69,11 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
             raise MessageError("hello_first", f"the first message must be hello, not {hello.type}",
                                getattr(hello, "id", None))
         await manager.join(conn, table_id, hello.token, hello.since)
-    except (MessageError, TableError) as exc:
+    except FlowerBridgeError as exc:
+        code = error_code(exc, "bad_message")
         close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE}.get(
-            exc.code, CLOSE_BAD_HELLO)
-        _refuse(conn, exc.code, str(exc), close, getattr(exc, "message_id", None))
+            code, CLOSE_BAD_HELLO)
+        _refuse(conn, code, str(exc), close, getattr(exc, "message_id", None))
         return False
     return True
 
@@ -98,12 +100,10 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
             raise MessageError("hello_first", "hello is the first message only")
         else:
             await manager.sync(conn, message.since)
-    except MessageError as exc:
+    except MessageError as exc:  # unreadable: the id, if any, comes from the raw message
         conn.send(error_message(exc.code, str(exc), exc.message_id))
-    except TableError as exc:
-        conn.send(error_message(exc.code, str(exc), message_id))
-    except FlowerBridgeError as exc:  # the engine refused the action
-        conn.send(error_message("illegal", str(exc), message_id))
+    except FlowerBridgeError as exc:  # refused by the table, the engine or the database
+        conn.send(error_message(error_code(exc, "illegal"), str(exc), message_id))
     except Exception:  # a bug: this client hears of it, the table and the server go on
         log.exception("table %s: message %r", conn.table_id, text[:200])
         conn.send(error_message("internal", "the server failed on this message (logged)",

@@ -147,14 +147,24 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
     try:
         return _CLIENT_MESSAGE.validate_python(obj)
     except ValidationError as exc:
-        raise MessageError("bad_message", describe(exc), message_id) from None
+        raise MessageError("bad_message", describe(exc.errors(include_url=False)),
+                           message_id) from None
 
 
-def describe(exc: ValidationError) -> str:
-    """Pydantic's errors as one line: ``call: Field required; seq: ...``."""
+def error_code(exc: FlowerBridgeError, default: str) -> str:
+    """The protocol's error code for ``exc``: its own ``code`` when it has one
+    (``stale``, ``busy``, ...), else ``default`` (``illegal`` for the engine's refusals)."""
+    return getattr(exc, "code", default)
+
+
+def describe(errors: list[dict[str, Any]]) -> str:
+    """Pydantic's errors as one line: ``call: Field required; seq: ...``.
+
+    The first part of each location is dropped: the message's ``type`` for a
+    websocket message, ``body`` for an HTTP request.
+    """
     parts = []
-    for error in exc.errors(include_url=False)[:5]:
-        # A discriminated union puts the message's type first in the location: drop it.
+    for error in errors[:5]:
         where = ".".join(str(p) for p in error["loc"][1:])
         parts.append(f"{where}: {error['msg']}" if where else error["msg"])
     return "; ".join(parts)

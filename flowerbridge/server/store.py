@@ -27,6 +27,8 @@ ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 class StoreError(FlowerBridgeError):
     """The database cannot be opened, migrated or written."""
 
+    code = "busy"
+
 
 def default_database() -> str:
     """The SQLite file in the user's data directory (created if missing)."""

@@ -80,7 +80,7 @@ def review(state: HandState, hand: int, explanations: Sequence[str | None],
         "hands": record["hands"],
         "undealt": record["undealt"],
         "auction": [{"seat": ev.seat.name, "call": ev.call.text, "explanation": note}
-                    for ev, note in zip(state.calls, explanations)],
+                    for ev, note in zip(state.calls, explanations, strict=True)],
         "contract": None if contract is None else {
             "bid": contract.code, "declarer": contract.declarer.name,
             "dummy": contract.dummy.name},
