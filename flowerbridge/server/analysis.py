@@ -8,21 +8,18 @@ whole hand (``docs/protocol.md``, "The review").
 
 The solver is CPU-bound C code that releases the GIL, so it runs in a worker
 thread and the event loop keeps serving the tables meanwhile. It takes from
-seconds to minutes for a hand, mostly on the first tricks.
+seconds to minutes for a hand, mostly on the first tricks; the thread is a
+daemon, so stopping the server never waits for an analysis to finish.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from concurrent.futures import Executor
 
 from ..dealing import HAND_SIZE
 from ..state import HandState
 from .views import DDValues
-
-_local = threading.local()
-
 
 def available() -> bool:
     """Whether the double-dummy solver (its compiled core included) can be loaded."""
@@ -33,19 +30,41 @@ def available() -> bool:
     return True
 
 
-async def run(state: HandState, executor: Executor) -> DDValues | None:
-    """The values of every card played in ``state``, computed in ``executor``;
+async def run(state: HandState) -> DDValues | None:
+    """The values of every card played in ``state``, computed in a worker thread;
     ``None`` without a solver (a passed-out hand has no cards: an empty list)."""
     if not available():
         return None
-    return await asyncio.get_running_loop().run_in_executor(executor, card_values, state)
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[DDValues] = loop.create_future()
+
+    def settle(result: DDValues | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = card_values(state), None
+        except Exception as exc:  # handed to the awaiting coroutine
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the server stopped meanwhile: nobody is waiting
+            pass
+
+    threading.Thread(target=work, name="flowerbridge-dd", daemon=True).start()
+    return await done
 
 
 def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
     """Per card played from the ``first``-th on (0-based): the declaring
     side's tricks in the hand after it, and after the player's best card,
     with double-dummy play from there on."""
-    from ..solver import card_values as position_values
+    from ..solver import DoubleDummy, card_values as position_values
 
     contract = state.contract
     if contract is None:
@@ -55,7 +74,7 @@ def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
         replay.call(event.call)
     for event in state.plays[:first]:
         replay.play(event.card)
-    solver = _solver()
+    solver = DoubleDummy()  # its own transposition table: one analysis per thread
     out: list[tuple[int, int]] = []
     for event in state.plays[first:]:
         values = position_values(replay, solver)
@@ -68,11 +87,3 @@ def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
         replay.play(event.card)
     return out
 
-
-def _solver():
-    # A solver keeps a transposition table and must not be shared between threads.
-    solver = getattr(_local, "solver", None)
-    if solver is None:
-        from ..solver import DoubleDummy
-        solver = _local.solver = DoubleDummy()
-    return solver

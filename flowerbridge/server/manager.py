@@ -135,7 +135,7 @@ class TableManager:
         # instead of letting them wait on file locks.
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
         # The solver is CPU-bound: one analysis at a time leaves the other cores to play.
-        self._analysis_pool = ThreadPoolExecutor(1, "flowerbridge-dd")
+        self._analysis_gate = asyncio.Semaphore(1)
         self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
         self._loading: dict[str, asyncio.Lock] = {}
 
@@ -157,7 +157,6 @@ class TableManager:
                     task.cancel()
             for conn in live.connections:
                 conn.close(1001)
-        self._analysis_pool.shutdown(wait=False, cancel_futures=True)
         self._db_pool.shutdown(wait=True)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -379,7 +378,8 @@ class TableManager:
         values = None
         if self.config.analysis:
             try:
-                values = await analysis.run(state, self._analysis_pool)
+                async with self._analysis_gate:
+                    values = await analysis.run(state)
                 if values is not None:
                     await self._db(self.store.save_analysis, live.table.id, hand,
                                    [list(pair) for pair in values])
