@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .base import write_atomic
-from .report import render_html
+from .report import Section, TableSpec, render_html
 from .runner import DEFAULT_ANALYSES, LabResult, analyses, run
 
 BOTS_TAKEN_BY = ("play", "variants")
@@ -69,8 +69,11 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
                             indent=1) + "\n")
     page = None
     if report:
-        sections = [s for name, table in result.tables.items()
-                    for s in known[name].sections(table, summaries[name], result.params[name], settings)]
+        run_table = TableSpec("Settings of this run", ["analysis", "parameters"],
+                              [[name, json.dumps(p) if p else "-"] for name, p in result.params.items()])
+        sections = [Section("Run", "", [run_table])]
+        sections += [s for name, table in result.tables.items()
+                     for s in known[name].sections(table, summaries[name], result.params[name], settings)]
         intro = (f"{n:,} deals from seed <code>{html.escape(repr(seed))}</code>: "
                  f"analyses {', '.join(result.tables)}. Raw rows are in the CSV files beside this page; "
                  "the figures behind it are in <code>summary.json</code>.")
