@@ -17,6 +17,7 @@ from ..calls import Call
 from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
+from .table import TableError
 
 log = logging.getLogger("flowerbridge.server")
 
@@ -43,7 +44,6 @@ def default_bot() -> str:
 def check_level(level: str | None, where: str) -> str:
     """``level`` if a seat may have it; otherwise a precise error naming ``where``."""
     if level not in bot_levels():
-        from .table import TableError
         raise TableError("bad_request", f"{where}: unknown bot level {level!r}; "
                                         f"use one of {', '.join(bot_levels())}")
     return level
