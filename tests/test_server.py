@@ -173,8 +173,12 @@ def test_unknown_table_and_unfinished_hand_are_json_errors(server):
 
 
 def test_pages_and_static_files_are_served_by_the_same_app(server):
-    lobby = server.api("GET", "/")
-    assert lobby.status_code == 200 and "text/html" in lobby.headers["content-type"]
+    table_id, _ = south_table(server)
+    for path in ("/", f"/t/{table_id}"):
+        page = server.api("GET", path)
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    script = server.api("GET", "/static/js/table.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     meta = server.api("GET", "/api/meta").json()
     assert meta["protocol"] == 1 and "random" in meta["bots"]
 
