@@ -186,9 +186,10 @@ function ribbonMark(picture) {
     <path d="M42 34 H58 V92 L50 86 L42 92 Z" fill="${fill}" stroke="#fbf6ea" stroke-width="1.2"/>${writing}</g>`;
 }
 
-// Small pictures for the animal and bright cards, by code. A card without one
-// (none in the 60-card deck) shows its plant and kind mark only.
-const CREATURES = {
+// The picture of each animal and bright card, by code (the crane and sun, the
+// curtain, the moon, the rain man, the phoenix; the birds, bridge, butterflies,
+// boar). A card without one (none in the 60-card deck) shows its plant and kind mark only.
+const PICTURES = {
   "2A": `<g class="animal"><ellipse cx="56" cy="66" rx="13" ry="8" fill="#7cb342"/>
       <circle cx="68" cy="60" r="6" fill="#7cb342"/><path d="M73 60 l6 1 l-6 2 z" fill="#5d4037"/>
       <circle cx="69" cy="59" r="1.2" fill="#111"/><path d="M44 66 l-10 -4 l4 8 z" fill="#558b2f"/></g>`,
@@ -222,8 +223,8 @@ const CREATURES = {
 
 function kindMark(card) {
   switch (card.kind) {
-    case "B": return brightMark() + (CREATURES[card.code] || "");
-    case "A": return CREATURES[card.code] || "";
+    case "B": return brightMark() + (PICTURES[card.code] || "");
+    case "A": return PICTURES[card.code] || "";
     case "R": return ribbonMark(card.picture || "");
     default: return "";
   }
