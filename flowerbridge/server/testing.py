@@ -24,6 +24,11 @@ from typing import Any, Callable, Iterable
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from ..cards import CARDS
+from ..dealing import Deal
+from ..options import RuleOptions
+from ..seats import Seat
+from ..state import HandState
 from .config import ServerConfig
 
 SEATS = "NESW"
@@ -240,3 +245,88 @@ def database_for_tests(kind: str, directory: Path) -> str | None:
     if kind == "sqlite":
         return str(directory / "tables.db")
     return os.environ.get(POSTGRES_ENV) or None
+
+
+# ------------------------------------------------------------------ hidden cards
+
+CODES = frozenset(card.code for card in CARDS)
+# Fields holding calls (spelled like cards: the bid 2R, the card 2R), text, or table data.
+_NOT_CARDS = frozenset({"call", "auction", "contract", "scoresheet", "table", "explanations",
+                        "explanation", "options", "seats"})
+# Reviews of finished hands: every card is public there (RULINGS R6).
+FINISHED_PARTS = frozenset({"last_review", "hand_over", "review"})
+_OVER = ("finished", "passed out")
+
+
+def card_strings(message: Any, path: tuple = ()):
+    """Every ``(path, code)`` in a message where a card code sits where cards go."""
+    if isinstance(message, dict):
+        for key, value in message.items():
+            if key in _NOT_CARDS or key in FINISHED_PARTS:
+                continue
+            if key == "legal" and message.get("phase") == "auction":
+                continue
+            yield from card_strings(value, (*path, key))
+    elif isinstance(message, list):
+        for item in message:
+            yield from card_strings(item, path)
+    elif isinstance(message, str) and message in CODES:
+        yield path, message
+
+
+def visible_codes(record: dict[str, Any], role: str | None, view: dict[str, Any]) -> frozenset:
+    """The codes ``role`` (a seat letter, ``None`` for spectators) may see at
+    ``view`` of the hand ``record`` (FORMATS.md): its own dealt cards, every
+    card played so far, the dummy's from the opening lead on, all once the
+    hand is over."""
+    if view["phase"] in _OVER:
+        return CODES
+    played = record["play"][:len(view["plays"])]
+    seen = set(played)
+    if role is not None:
+        seen |= set(record["hands"][role])
+    if played:
+        auction = _dealt(record)
+        for call in record["auction"]:
+            auction.call(call)
+        seen |= set(record["hands"][auction.contract.dummy.name])
+    return frozenset(seen)
+
+
+def engine_view(record: dict[str, Any], role: str, view: dict[str, Any]) -> dict[str, Any]:
+    """The engine's observation for ``role`` at the point of the hand ``view`` describes."""
+    state = _dealt(record)
+    for call in record["auction"][:len(view["auction"])]:
+        state.call(call)
+    for card in record["play"][:len(view["plays"])]:
+        state.play(card)
+    return state.observation(Seat[role]).to_dict()
+
+
+def _dealt(record: dict[str, Any]) -> HandState:
+    """The hand of ``record`` at the deal, before any call."""
+    return HandState(Deal.from_hands(record["hands"], record["undealt"]), Seat[record["dealer"]],
+                     RuleOptions.from_dict(record.get("options")))
+
+
+def assert_nothing_hidden(message: dict[str, Any], role: str | None,
+                          record: dict[str, Any]) -> None:
+    """Assert that ``message``, sent to ``role`` during the hand ``record``,
+    shows it nothing it may not see: no card code out of its sight, a seat's
+    view exactly the engine's observation, spectators no hand at all."""
+    view = message["view"]
+    allowed = visible_codes(record, role, view)
+    for path, code in card_strings(message):
+        assert code in allowed, f"{role or 'spectator'} was shown {code} at {'.'.join(path)}"
+    played = {code: 0 for code in message["seen"]}
+    for play in view["plays"]:
+        played[play["card"]] += 1
+    assert message["seen"] == played
+    if role is None:
+        assert view["hand"] == [] and view["legal"] == [] and view["seat"] is None
+    else:
+        assert view == engine_view(record, role, view)
+    if view["phase"] not in _OVER:
+        assert "all_hands" not in view and "undealt" not in view
+    if "hand_over" in message:
+        assert view["phase"] in _OVER
