@@ -1,7 +1,7 @@
 // The lobby: create a table (rule options, length, a person or a bot in each
 // seat), hand out one invitation link per person, list the open tables.
 
-import { el, fetchJson } from "./ui.js";
+import { el, describeLength, fetchJson } from "./ui.js";
 import { SEAT_NAMES, SEATS } from "./seats.js";
 
 const REFRESH_MS = 10000;
@@ -73,11 +73,6 @@ function describeSeats(seats) {
     if (info.stand_in) return `${seat} away (${info.stand_in} stands in)`;
     return `${seat} ${info.connected ? "person, here" : "person, free"}`;
   }).join(" · ");
-}
-
-function describeLength(length) {
-  const [unit, count] = Object.entries(length)[0];
-  return `${count} ${count === 1 ? unit.slice(0, -1) : unit}`;
 }
 
 async function refreshTables() {

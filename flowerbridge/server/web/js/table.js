@@ -2,7 +2,7 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, bindLanguageSelect } from "./ui.js";
+import { el, bindLanguageSelect, describeLength } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
@@ -227,9 +227,8 @@ function openReview() {
 
 function drawTitle() {
   const table = state.table;
-  const [unit, count] = Object.entries(table.length)[0];
-  $("title").textContent = `${table.name} — hand ${state.hand} of ${count} ${unit === "games" ? "games at most" : "hands"}` +
-    (state.role === "spectator" ? " (watching)" : ` (${SEAT_NAMES[state.seat]})`);
+  $("title").textContent = `${table.name} — hand ${state.hand} (${describeLength(table.length)}), ` +
+    (state.role === "spectator" ? "watching" : SEAT_NAMES[state.seat]);
 }
 
 // Redraw everything from the state; keeps keyboard focus on the cards.
@@ -309,7 +308,6 @@ function handOver(message) {
   if (!message.hand_over) return;
   state.scoresheet = message.hand_over.scoresheet;
   state.review = message.hand_over.review;
-  state.table = { ...state.table, hands_played: message.hand_over.scoresheet.hands_played };
   openReview();
 }
 

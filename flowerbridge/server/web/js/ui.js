@@ -36,3 +36,9 @@ export async function fetchJson(url, options = {}) {
   if (!response.ok) throw new Error(body?.error?.message || `${response.status} ${response.statusText}`);
   return body;
 }
+
+/** A session's length as people say it: `{"hands": 8}` → "8 hands", `{"games": 1}` → "1 game". */
+export function describeLength(length) {
+  const [unit, count] = Object.entries(length)[0];
+  return `${count} ${count === 1 ? unit.slice(0, -1) : unit}`;
+}
