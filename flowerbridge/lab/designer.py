@@ -18,7 +18,7 @@ import numpy as np
 
 from .base import LabError
 from .deals import undealt_plot, undealt_table
-from .play import contract_table, points_table
+from .play import contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, pct, png_bytes, table_markdown
 from .runner import analyses
 from .study import Study, run_lab
@@ -59,7 +59,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
 def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, Plot]:
     from .dd import game_by_fit_plot
 
-    plots = {"undealt": undealt_plot(study.summaries["deals"]),
+    plots = {"game-tricks": game_tricks_plot(study.summaries["play"]),
+             "undealt": undealt_plot(study.summaries["deals"]),
              "points": points_plot(study.summaries["variants"]["variants"])}
     if dd_summary:
         plots["games"] = game_by_fit_plot(dd_summary)
@@ -122,12 +123,37 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
         out += _image(folder, "games", plots)
     out += [table_markdown(contract_table(play, f"Bot play, {play['hands']:,} hands: contracts by "
                                                 "denomination")), ""]
+    d = play["by_denom"]
+    out += ["As the bots played, the tricks declarer took say whether the denomination would have "
+            "made game (11 tricks in Plains, 10 in Ribbons or Animals), whatever level was bid:", "",
+            table_markdown(TableSpec(
+                "Bot play: declarer took game tricks (%), by the declaring side's trump length",
+                ["trump length", "P contracts", "P: 11+ tricks", "P mean tricks", "R contracts",
+                 "R: 10+ tricks", "R mean tricks", "A contracts", "A: 10+ tricks", "A mean tricks"],
+                [[f"{length} cards", *(cell for x in ("P", "R", "A")
+                                       for cell in _fit_cells(d[x]["by_fit"].get(length)))]
+                 for length in FIT_LENGTHS])), "", *_image(folder, "game-tricks", plots)]
     p30 = vs.get("plains-30")
     if p30:
-        out += [f"With Plains scored like Ribbons (variant `plains-30`, same hands), a game takes "
-                f"{_num(p30['hands_per_game'])} hands instead of {_num(vs['default']['hands_per_game'])}.",
-                ""]
+        out += [f"With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), a "
+                f"game takes {_num(p30['hands_per_game'])} hands instead of "
+                f"{_num(vs['default']['hands_per_game'])}; the bots' bidding did not adapt to the "
+                "new values, so this is a lower bound of the change.", ""]
     return out
+
+
+FIT_LENGTHS = (8, 9, 10, 11)
+
+
+def _fit_cells(cell: dict | None) -> list:
+    return [cell["contracts"], cell["game_tricks"], cell["mean_tricks"]] if cell else ["-", "-", "-"]
+
+
+def _game_gap(by_fit: dict[str, dict], key: str) -> float | None:
+    """Mean over fits of 8–11 cards of (Ribbons and Animals − Plains) in ``key`` (percentage points)."""
+    gaps = [np.mean([by_fit[x][length][key] for x in ("R", "A")]) - by_fit["P"][length][key]
+            for length in FIT_LENGTHS if all(length in by_fit[x] for x in ("P", "R", "A"))]
+    return float(np.mean(gaps)) if gaps else None
 
 
 def _question_discard(deals: dict, folder: str, plots: dict) -> list[str]:
@@ -179,25 +205,27 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
 
 def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str]:
     out = []
-    if dd:
-        gaps = [np.mean([dd["by_fit"][d][length]["game_makeable"] for d in ("R", "A")])
-                - dd["by_fit"]["P"][length]["game_makeable"]
-                for length in (8, 9, 10) if all(length in dd["by_fit"][d] for d in ("P", "R", "A"))]
-        if gaps:
-            gap = float(np.mean(gaps))
-            out.append(
-                f"**Plains are worth less than their price.** With the same 8–10 card fit, game "
-                f"is makeable {gap:.0f} percentage points {'more' if gap > 0 else 'less'} often in "
-                "Ribbons or Animals than in Plains, because 5P needs an eleventh trick. "
-                + ("A 20-point Plain contract is not worth what a 30-point one is: consider "
-                   "Plains at 30 (game at 4P) or accept that Plains are a part-score suit."
-                   if gap > 5 else "The gap is small: the 20-point Plains scale costs little."))
-    else:
-        d = play["by_denom"]
-        out.append(f"Bot play only (no double dummy): Plains games were bid {d['P']['games_bid']:,} "
-                   f"times and made {d['P']['games_made']:,}; Ribbons {d['R']['games_made']:,} of "
-                   f"{d['R']['games_bid']:,}, Animals {d['A']['games_made']:,} of {d['A']['games_bid']:,}. "
-                   "Run with `--dd-n` for the double-dummy answer.")
+    play_gap = _game_gap({x: play["by_denom"][x]["by_fit"] for x in ("P", "R", "A")}, "game_tricks")
+    dd_gap = _game_gap(dd["by_fit"], "game_makeable") if dd else None
+    if play_gap is not None or dd_gap is not None:
+        gap = dd_gap if dd_gap is not None else play_gap
+        tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
+        found = []
+        if dd_gap is not None:
+            found.append(f"game is makeable double dummy {dd_gap:.0f} percentage points more often "
+                         "in Ribbons or Animals than in Plains")
+        if play_gap is not None:
+            found.append(f"the bots took game tricks {play_gap:.0f} points more often in Ribbons or "
+                         f"Animals than in Plains, while taking about as many tricks (mean "
+                         f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, "
+                         f"{tricks['A']:.1f} in Animals)")
+        out.append(
+            "**Plains are worth less than their price.** With the same 8–11 card trump fit, "
+            + " and ".join(found) + ". The eleventh trick that 5P needs is the whole difference. "
+            + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
+               "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
+               "`plains-30` variant) or 25 a level (game still at 4P)."
+               if gap > 5 else "The gap is small: the 20-point scale costs Plains little."))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
                f"{100 * u['some_bright']:.0f}% of deals and both copies of some card in "

@@ -148,6 +148,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         game_at = game_level(d, options)
         games = t.where(t["level"] >= game_at)
         net = _declarer_net(t)
+        game_tricks = t["tricks"] >= game_at + 6
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
             "make_rate": pct(t["made"].sum(), len(t)),
@@ -155,6 +156,15 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             "game_level": game_at,
             "games_bid": len(games), "games_made": int(games["made"].sum()),
             "mean_declarer_net": float(net.mean()) if len(t) else 0.0,
+            "mean_tricks": float(t["tricks"].mean()) if len(t) else 0.0,
+            # Tricks enough for game, whatever level was bid: how often the
+            # denomination would have made game as the bots played it.
+            "game_tricks": pct(np.count_nonzero(game_tricks), len(t)),
+            "by_fit": {int(f): {"contracts": int((t["decl_fit"] == f).sum()),
+                                "mean_tricks": float(t["tricks"][t["decl_fit"] == f].mean()),
+                                "game_tricks": pct(np.count_nonzero(game_tricks & (t["decl_fit"] == f)),
+                                                   (t["decl_fit"] == f).sum())}
+                       for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= 20},
         }
     per_game = hands_per_game(table, options.game_points)
     both = {part: float(sum(table[f"{part}_{s.name}"].sum() for s in SIDES)) / max(n, 1)
@@ -241,8 +251,24 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     return [Section("Play: bot sessions", text,
                     [contract_table(summary, "Contracts reached by denomination"),
                      points_table({"default rules": summary}, "Where the points come from")],
-                    [Plot(fig, "How often contracts make, by denomination."),
+                    [Plot(fig, "How often contracts make, by denomination."), game_tricks_plot(summary),
                      Plot(fig2, "Contract levels reached.")])]
+
+
+def game_tricks_plot(summary: dict) -> Plot:
+    """How often declarer took game tricks in each trump suit, by trump length."""
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
+        cell = summary["by_denom"][d]
+        fits = sorted(cell["by_fit"])
+        ax.plot(fits, [cell["by_fit"][f]["game_tricks"] for f in fits], marker="o", color=colour,
+                label=f"{d}: {cell['game_level'] + 6}+ tricks")
+    ax.set_xlabel("declaring side's length in the trump suit (of 20)")
+    ax.set_ylabel("declarer took game tricks, % of contracts")
+    ax.legend()
+    return Plot(fig, "Bot play: how often declarer took the tricks for game in the trump suit it "
+                     "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid.")
 
 
 ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,
