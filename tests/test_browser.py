@@ -280,6 +280,9 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
         assert "by South" in page.locator("#contract").inner_text()
         assert page.locator('#position-top[data-seat="N"].face-up .card.playable').count()
         assert page.locator('#position-bottom[data-seat="S"] .card.playable').count() == 0
+        # Screen readers heard the opening lead.
+        lead = page.locator('#trick .slot[data-seat="W"] .card').get_attribute("data-code")
+        assert page.locator("#announce").inner_text().startswith(f"West: {lead}, ")
         # The spectator sees the dummy and the trick, and no one's hand.
         spectator.wait_for_function("document.body.dataset.phase === 'play'")
         assert spectator.locator('#felt .seat-box[data-seat="N"] .card[data-code]').count() == 13

@@ -4,6 +4,7 @@
 
 import { el, bindLanguageSelect, describeLength } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
+import { cardName } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
@@ -283,10 +284,14 @@ const HANDLERS = {
   call(message) {
     applyView(message);
     state.explanations = [...state.explanations, message.explanation];
+    announce(`${SEAT_NAMES[message.seat]}: ${spokenCall(message.call)}` +
+      (message.explanation ? `, ${message.explanation}` : ""));
     handOver(message);
   },
   play(message) {
     applyView(message);
+    const card = state.catalogue.get(message.card);
+    announce(`${SEAT_NAMES[message.seat]}: ${message.card}, ${cardName(card, state.language)}`);
     handOver(message);
   },
   presence(message) {
@@ -303,6 +308,11 @@ const HANDLERS = {
   },
   pong() {},
 };
+
+// Each call and card is read out to screen readers as it happens.
+function announce(text) {
+  $("announce").textContent = text;
+}
 
 function handOver(message) {
   if (!message.hand_over) return;
