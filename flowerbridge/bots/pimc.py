@@ -18,8 +18,9 @@ Settings:
   worlds of one decision take longer, the remaining ones are skipped and
   :attr:`PimcBot.budget_hits` counts it (the benchmark reports it; a hit
   makes that decision depend on the machine's speed).
-* ``workers`` (default: the machine's cores) — threads that solve worlds;
-  the solver releases the GIL, so they run in parallel.
+* ``workers`` (default: the machine's cores) — threads that deal and solve
+  worlds; the solver releases the GIL, so one thread's solving runs beside
+  another's dealing or solving.
 
 Bidding follows the system of :mod:`~flowerbridge.bots.bidding`, as ``basic`` does.
 """
@@ -39,7 +40,7 @@ from ..seats import Seat
 from .base import Decision
 from .basic import BasicBot, choose_card
 from .knowledge import Knowledge
-from .sampling import Sampler, World
+from .sampling import Sampler
 
 SOLVER_MEMORY_MB = 32
 """Transposition table per solving thread: positions after trick 4 need little."""
@@ -84,7 +85,7 @@ class PimcBot(BasicBot):
     def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 10,
                  time_budget: float = 30.0, workers: int | None = None) -> None:
         super().__init__(seed)
-        self.rng = random.Random(f"pimc:{seed}")
+        self.decisions = 0
         self.samples = samples
         self.solve_below = solve_below
         self.time_budget = time_budget
@@ -97,9 +98,8 @@ class PimcBot(BasicBot):
         legal: list[Card] = list(observation.legal)
         if len(legal) == 1 or len(k.hand) >= self.solve_below:
             return Decision(basic_card, reason)
-        sampler = Sampler(k)
-        worlds = [sampler.sample(self.rng) for _ in range(self.samples)]
-        totals, solved = self._solve(k, worlds)
+        self.decisions += 1
+        totals, solved = self._solve(k, Sampler(k))
         if not solved:
             return Decision(basic_card, reason)
         best = max(totals.values())
@@ -107,19 +107,26 @@ class PimcBot(BasicBot):
         card = basic_card if basic_card in top else min(top, key=lambda c: (c.points, c.rank))
         return Decision(card, f"best in {solved} sampled worlds: {best / solved:.2f} tricks on average")
 
-    def _solve(self, k: Knowledge, worlds: list[World]) -> tuple[dict[int, int], int]:
-        """Each card's double-dummy tricks summed over the worlds, and how many
-        worlds were solved within the time budget."""
+    def _solve(self, k: Knowledge, sampler: Sampler) -> tuple[dict[int, int], int]:
+        """Each card's double-dummy tricks summed over ``samples`` worlds, and how
+        many worlds were solved within the time budget.
+
+        Each world is dealt and solved in a worker thread from its own random
+        stream, named by the bot's seed, the decision and the world's number,
+        so the result does not depend on which thread gets which world; one
+        thread deals (holding the GIL) while another solves (releasing it).
+        """
         obs = k.obs
         trick = tuple(c for _, c in obs.current_trick)
         leader = obs.current_trick[0][0] if obs.current_trick else obs.turn
         visible = k.visible
 
-        def solve(world: World) -> dict[int, int]:
+        def solve(number: int) -> dict[int, int]:
+            world = sampler.sample(random.Random(f"pimc:{self.seed}:{self.decisions}:{number}"))
             return world_values({**visible, **world.hands}, k.trump, leader, trick)
 
         deadline = time.perf_counter() + self.time_budget
-        futures = [_pool(self.workers).submit(solve, w) for w in worlds]
+        futures = [_pool(self.workers).submit(solve, i) for i in range(self.samples)]
         totals: dict[int, int] = {}
         solved = 0
         for future in futures:
