@@ -4,6 +4,8 @@
 
 const RETRY_MS = [500, 1000, 2000, 5000];
 const SEQUENCED = new Set(["deal", "call", "play"]);
+// 4400: a bad hello, 4401: a wrong token, 4404: no such table; retrying cannot help.
+const FINAL_CLOSE_CODES = new Set([4400, 4401, 4404]);
 
 export class TableConnection {
   /**
@@ -33,8 +35,7 @@ export class TableConnection {
     });
     this.socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
     this.socket.addEventListener("close", (event) => {
-      // 4401: a wrong token, 4404: no such table; retrying cannot help.
-      if (event.code === 4401 || event.code === 4404) this.closedForGood = true;
+      if (FINAL_CLOSE_CODES.has(event.code)) this.closedForGood = true;
       this.onStatus(this.closedForGood ? "refused" : "offline");
       if (!this.closedForGood) {
         setTimeout(() => this.open(), RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)]);
@@ -49,21 +50,23 @@ export class TableConnection {
     } else if (message.type === "snapshot") {
       this.seq = message.seq;
     } else if (SEQUENCED.has(message.type)) {
-      if (this.seq !== null && message.seq <= this.seq) return;  // already applied
-      if (this.seq === null || message.seq > this.seq + 1) {
+      // Before the first snapshot there is nothing to apply an event to; the snapshot follows.
+      if (this.seq === null || message.seq <= this.seq) return;
+      if (message.seq > this.seq + 1) {
         this.send({ type: "sync", since: this.seq });
         return;
       }
       this.seq = message.seq;
+    } else if (message.type === "error" && message.code === "internal" && this.seq !== null) {
+      // The server failed on our message: ask for what we may have missed.
+      this.send({ type: "sync", since: this.seq });
     }
     this.onMessage(message);
   }
 
   /** Send an action (`{type: "call", call}` or `{type: "play", card}`) for this seat. */
   act(action) {
-    const id = `a${this.nextId++}`;
-    this.send({ ...action, seq: this.seq, id });
-    return id;
+    this.send({ ...action, seq: this.seq, id: `a${this.nextId++}` });
   }
 
   send(message) {
