@@ -121,8 +121,8 @@ def play_hand(pages, act, on_turn=None):
             if act(page, bid_once[page]):
                 acted = True
                 page.wait_for_function(f"document.body.dataset.seq !== '{seq}' || "
-                                       "document.querySelector('#message.error')", timeout=HAND_TIMEOUT_MS)
-                assert not page.locator("#message.error").count(), page.locator("#message").inner_text()
+                                       "document.querySelector('#refusal').textContent", timeout=HAND_TIMEOUT_MS)
+                assert page.locator("#refusal").inner_text() == ""
         if not acted:
             pages[0].wait_for_timeout(30)
 
@@ -471,6 +471,29 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
     for path in (f"/t/{created['table']['id']}#token=not-the-token", "/t/no-such-table"):
         page = open_page(browser, server, path)
         page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
-        assert "refused" in page.locator("#message.error").inner_text()
+        assert "refused" in page.locator("#refusal").inner_text()
         assert page.locator("#felt .card").count() == 0
         assert not page.errors
+
+
+def test_a_double_click_is_refused_as_stale_and_said_so(browser, server):
+    # North is a person too: after South's bid and West's call the table waits for North.
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    wait_for_table(south)
+    # North deals; North passes, East (a bot) calls, then it is South's turn.
+    north.wait_for_selector('#bidding button[data-call="Pass"]')
+    north.locator('#bidding button[data-call="Pass"]').click()
+    south.wait_for_selector('#bidding button[data-call="Pass"]')
+    bid = south.locator("#bidding button:not(.pass)").first
+    call = bid.get_attribute("data-call")
+    # Two clicks in one go: both are sent on the same view, before any answer.
+    bid.evaluate("button => { button.click(); button.click(); }")
+    south.wait_for_function("document.querySelector('#refusal').textContent !== ''")
+    assert "out of date" in south.locator("#refusal").inner_text()  # the server's own words
+    south_calls = [row[2] for row in south.locator("table.auction tbody tr").evaluate_all(
+        "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))")]
+    assert south_calls.count(call) == 1  # the second click changed nothing
+    screenshot(south, "refused-stale")
+    assert not south.errors and not north.errors

@@ -29,7 +29,7 @@ const state = {
   scoresheet: null,
   review: null,          // the review of the latest finished hand
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
-  message: null,         // {text, error}: the server's last refusal, until the next event
+  refusal: null,         // why the last action was refused, until this page acts again or a new deal
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
   playingByKeyboard: false,  // a card had focus: give focus back to the hand on each turn
@@ -41,7 +41,7 @@ const $ = (id) => document.getElementById(id);
 // ------------------------------------------------------------------ actions
 
 function act(action) {
-  state.message = null;
+  state.refusal = null;
   connection.act(action);
 }
 
@@ -185,9 +185,8 @@ function drawPlayPanel() {
       : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
-  const message = $("message");
-  message.textContent = state.message ? state.message.text : turnMessage();
-  message.classList.toggle("error", Boolean(state.message?.error));
+  $("message").textContent = turnMessage();
+  $("refusal").textContent = state.refusal || "";
   const calls = legalCalls();
   $("bidding").replaceChildren(calls.length ? renderBiddingBox(calls, sendCall, state.pendingLevel) : "");
 }
@@ -278,6 +277,7 @@ const HANDLERS = {
   },
   deal(message) {
     applyView(message);
+    state.refusal = null;
     state.explanations = [];
     state.pendingLevel = null;
   },
@@ -304,7 +304,7 @@ const HANDLERS = {
     }
   },
   error(message) {
-    state.message = { text: message.message, error: true };
+    state.refusal = message.message;
   },
   pong() {},
 };
@@ -324,7 +324,6 @@ function handOver(message) {
 function receive(message) {
   const handler = HANDLERS[message.type];
   if (!handler) return;  // a newer server's message this page does not know
-  if (message.type !== "error" && message.type !== "presence" && message.type !== "pong") state.message = null;
   handler(message);
   draw();
 }
@@ -334,10 +333,7 @@ function showStatus(status) {
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
-  if (status === "refused") {
-    $("message").textContent = "The server refused this link: check the table and the invitation.";
-    $("message").classList.add("error");
-  }
+  if (status === "refused") $("refusal").textContent = "The server refused this link: check the table and the invitation.";
 }
 
 // --------------------------------------------------------------- keyboard
@@ -377,7 +373,7 @@ function keyCall(key) {
     sendCall(call);
   } else {
     state.pendingLevel = null;
-    state.message = { text: `${spokenCall(call)} is not a call you can make now.`, error: true };
+    state.refusal = `${spokenCall(call)} is not a call you can make now.`;
     draw();
   }
   return true;
@@ -430,6 +426,5 @@ async function main() {
 }
 
 main().catch((error) => {
-  $("message").textContent = `Could not start the table: ${error.message}`;
-  $("message").classList.add("error");
+  $("refusal").textContent = `Could not start the table: ${error.message}`;
 });
