@@ -6,12 +6,15 @@ For each analysis, runs N, 2N and 4N deals with one worker and with two,
 each into a fresh folder (nothing reused), and prints seconds, deals per
 second, the scaling efficiency of two workers (rate with 2 / twice the rate
 with 1) and how the time grows with N (seconds per deal at each N). Worker
-start-up is included, as a user pays it.
+start-up (a fresh interpreter per worker) is included, as a user pays it; a
+warm-up run first loads everything in this process. The load average is
+printed because the figures mean little on a busy machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 
@@ -27,7 +30,9 @@ def measure(name: str, n: int, workers: int, params: dict, chunk_size: int) -> f
 
 
 def bench(name: str, base_n: int, params: dict, chunk_size: int) -> None:
-    print(f"\n{name} {params or ''}: chunks of {chunk_size} deals")
+    measure(name, min(base_n, chunk_size), 1, params, chunk_size)  # warm-up: imports, caches
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n{name} {params or ''}: chunks of {chunk_size} deals (load average {load})")
     print(f"{'deals':>7} {'workers':>7} {'seconds':>9} {'deals/s':>9} {'ms/deal':>9} "
           f"{'2-worker efficiency':>20}")
     for n in (base_n, 2 * base_n, 4 * base_n):
