@@ -160,6 +160,25 @@ def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, 
     assert (out / "play.csv").read_bytes() == (fresh.out / "play.csv").read_bytes()
 
 
+def test_lab_worker_killed_is_one_error_line_and_the_run_resumes(tmp_path):
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = tmp_path / "run"
+    proc = subprocess.Popen(_lab_command(out, 30), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    _wait_for_chunks(out, proc, 1)
+    workers = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"],
+                             capture_output=True, text=True).stdout.split()
+    assert workers
+    os.kill(int(workers[0]), signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert err.startswith("error: a worker process stopped unexpectedly") and err.count("\n") == 1
+    resumed = subprocess.run(_lab_command(out, 30), capture_output=True, text=True, timeout=300,
+                             env=env)
+    assert resumed.returncode == 0 and "0 reused" not in resumed.stdout
+
+
 # ------------------------------------------------------------ play, variants
 
 

@@ -208,7 +208,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
     play_gap = _game_gap({x: play["by_denom"][x]["by_fit"] for x in ("P", "R", "A")}, "game_tricks")
     dd_gap = _game_gap(dd["by_fit"], "game_makeable") if dd else None
     if play_gap is not None or dd_gap is not None:
-        gap = dd_gap if dd_gap is not None else play_gap
+        gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
         tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
         found = []
         if dd_gap is not None:

@@ -104,18 +104,41 @@ def _serial(jobs: Sequence[tuple[Chunk, tuple]]) -> Iterator[tuple[Chunk, str]]:
 def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Iterator[tuple[Chunk, str]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_ignore_sigint)
+    finished = False
     try:
         pending = {pool.submit(compute_chunk, *args): chunk for chunk, args in jobs}
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            # A timeout, so that Ctrl-C is noticed while long chunks run.
+            done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: pending[f].start):
-                yield pending.pop(future), future.result()
+                try:
+                    text = future.result()
+                except BrokenProcessPool:
+                    raise LabError("a worker process stopped unexpectedly (killed, or out of "
+                                   "memory); finished chunks are saved: run the same command to "
+                                   "resume") from None
+                yield pending.pop(future), text
+        finished = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=finished, cancel_futures=True)
+        if not finished:
+            _stop_workers(pool)
+
+
+def _stop_workers(pool) -> None:
+    """End the workers of an abandoned run now: their unfinished chunks would be lost
+    anyway, and a chunk can take minutes (double dummy)."""
+    stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if stop is not None:
+        stop()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Iterator[tuple[Chunk, str]]:
