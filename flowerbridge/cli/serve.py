@@ -33,7 +33,7 @@ def run(args) -> int:
     import uvicorn
 
     from ..server import ServerConfig, create_app
-    from ..server.store import Store, default_database
+    from ..server.store import Store, default_database, shown_url
 
     database = args.database or default_database()
     store = Store(database)
@@ -52,7 +52,7 @@ def run(args) -> int:
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
-    print(f"Flower Bridge is at http://{host}:{port}/  (database: {_shown(database)}; "
+    print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
           "Ctrl+C stops)", flush=True)
     server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
                                            ws_max_size=65536))
@@ -72,13 +72,3 @@ def _seconds(text: str) -> float:
 
 def _replace_after(text: str) -> float | None:
     return None if text.strip().lower() == "never" else _seconds(text)
-
-
-def _shown(database: str) -> str:
-    # Never print a password that came in a URL.
-    scheme, sep, rest = database.partition("://")
-    if sep and "@" in rest:
-        credentials, _, where = rest.rpartition("@")
-        return f"{scheme}://{credentials.split(':')[0]}:***@{where}" if ":" in credentials \
-            else database
-    return database

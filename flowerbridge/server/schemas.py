@@ -142,8 +142,9 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
         raise MessageError("bad_json", "not JSON: send one JSON object per message") from None
     if not isinstance(obj, dict):
         raise MessageError("bad_json", f"a message is a JSON object, not {_json_type(obj)}")
-    message_id = obj.get("id") if isinstance(obj.get("id"), str) else None
-    message_id = message_id if message_id is None or len(message_id) <= 64 else None
+    message_id = obj.get("id")  # echoed in the error only when it is a valid id
+    if not (isinstance(message_id, str) and len(message_id) <= 64):
+        message_id = None
     try:
         return _CLIENT_MESSAGE.validate_python(obj)
     except ValidationError as exc:

@@ -55,6 +55,19 @@ def engine_url(database: str) -> str:
     return database
 
 
+def shown_url(database: str) -> str:
+    """A database URL fit to print: any password is masked.
+
+    >>> shown_url("postgresql://fb:secret@db/flowerbridge")
+    'postgresql://fb:***@db/flowerbridge'
+    """
+    scheme, sep, rest = database.partition("://")
+    credentials, at, where = rest.rpartition("@")
+    if not (sep and at and ":" in credentials):
+        return database
+    return f"{scheme}://{credentials.partition(':')[0]}:***@{where}"
+
+
 def token_hash(token: str) -> str:
     """The SHA-256 of a seat token, the only form in which it is stored."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -92,7 +105,7 @@ class Store:
         try:
             self.engine: Engine = create_engine(url, pool_pre_ping=True)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
-            raise StoreError(f"cannot open database {database!r}: {exc}") from None
+            raise StoreError(f"cannot open database {shown_url(url)}: {exc}") from None
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
