@@ -76,7 +76,7 @@ typedef struct {
     uint32_t nblocks;
 } Dist;
 
-#define MAXBLK 32        /* blocks per list: older entries are dropped beyond */
+#define MAXBLK 128        /* blocks per list: older entries are dropped beyond */
 
 typedef struct {
     uint32_t *head;     /* bucket -> distribution chain (index + 1) */
@@ -86,13 +86,29 @@ typedef struct {
     char *blocks;
     size_t es, bstride, bcap, bused;
     long long clears;
+    /* exact-position cache in front of the lists: one probe decides most
+     * look-ups of positions met before */
+    char *xc;
+    size_t xstride, nx;
+    /* per distribution (hashed): which subsets of suits have lists, so that
+     * a look-up probes only those; tag 0 = none, 0xffff = unknown (all) */
+    uint32_t *summary;
 } TT;
+
+typedef struct {
+    uint64_t d[2];
+    uint32_t meta;
+    uint8_t lb, ub, used, pad;
+    uint8_t rlb[MAXS], rub[MAXS];   /* relevant top codes per suit that justify lb / ub */
+    uint64_t pad2;
+    u128 code[];
+} XEntry;
 
 /* Everything the table needs to know of a trick-boundary position. */
 typedef struct {
     uint64_t d[2];
     unsigned meta;
-    uint64_t hbase;
+    uint64_t hbase, hfull;
     int topc[MAXS];
     u128 code[MAXS];
     uint8_t nslots[MAXS];
@@ -110,7 +126,7 @@ typedef struct {
     Move tc[MAXT + 1][4];
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long byr[16], cutat[4][4], st_roots, knodes[4], nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
+    long long st_xhits, byr[16], cutat[4][4], st_roots, knodes[4], nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
     int codebits, lenbits;
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
@@ -130,7 +146,10 @@ static int tt_init(TT *t, size_t bytes, int S)
     size_t es = sizeof(Entry) + (size_t)S * sizeof(u128);
     es = (es + 15) & ~(size_t)15;
     size_t bstride = sizeof(Block) + BLK * es;
-    size_t bcap = (bytes / 4 * 3) / bstride;
+    size_t xstride = (sizeof(XEntry) + (size_t)S * sizeof(u128) + 15) & ~(size_t)15;
+    size_t nx = 1;
+    while (nx * 2 * xstride <= bytes / 8) nx *= 2;
+    size_t bcap = (bytes / 8 * 5) / bstride;
     if (bcap < 64) bcap = 64;
     size_t dcap = (bytes / 5) / (sizeof(Dist) + sizeof(uint32_t));
     if (dcap < 256) dcap = 256;
@@ -141,7 +160,15 @@ static int tt_init(TT *t, size_t bytes, int S)
     t->head = (uint32_t *)calloc(nh, sizeof(uint32_t));
     t->dists = (Dist *)malloc(dcap * sizeof(Dist));
     t->blocks = (char *)aligned_alloc(16, bcap * bstride);
-    if (!t->head || !t->dists || !t->blocks) {
+    t->xc = (char *)calloc(nx, xstride);
+    t->summary = (uint32_t *)calloc(nh, sizeof(uint32_t));
+    t->xstride = xstride;
+    t->nx = nx;
+    if (!t->head || !t->dists || !t->blocks || !t->xc || !t->summary) {
+        free(t->xc);
+        free(t->summary);
+        t->xc = NULL;
+        t->summary = NULL;
         free(t->head);
         free(t->dists);
         free(t->blocks);
@@ -163,6 +190,10 @@ static int tt_init(TT *t, size_t bytes, int S)
 
 static void tt_free(TT *t)
 {
+    free(t->xc);
+    free(t->summary);
+    t->xc = NULL;
+    t->summary = NULL;
     free(t->head);
     free(t->dists);
     free(t->blocks);
@@ -173,6 +204,8 @@ static void tt_free(TT *t)
 
 static void tt_clear(TT *t)
 {
+    memset(t->xc, 0, t->nx * t->xstride);
+    memset(t->summary, 0, t->nh * sizeof(uint32_t));
     memset(t->head, 0, t->nh * sizeof(uint32_t));
     t->dused = 0;
     t->bused = 0;
@@ -278,6 +311,15 @@ static void make_key(const Ctx *c, int h, PosKey *pk)
         pk->nslots[s] = (uint8_t)n;
         pk->topc[s] = n ? (int)(code >> (128 - cb)) : -1;
     }
+    uint64_t hf = hv;
+    for (int s = 0; s < S; s++) {
+        hf ^= (uint64_t)pk->code[s];
+        hf *= 0xff51afd7ed558ccdULL;
+        hf ^= (uint64_t)(pk->code[s] >> 64);
+        hf *= 0xc4ceb9fe1a85ec53ULL;
+        hf ^= hf >> 31;
+    }
+    pk->hfull = hf;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -300,6 +342,41 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     return NULL;
 }
 
+static inline XEntry *xc_find(const TT *t, const PosKey *pk, int S, int create, int r)
+{
+    XEntry *x = (XEntry *)(t->xc + (size_t)(pk->hfull & (t->nx - 1)) * t->xstride);
+    if (x->used && x->d[0] == pk->d[0] && x->d[1] == pk->d[1] && x->meta == pk->meta) {
+        int same = 1;
+        for (int s = 0; s < S && same; s++) same = x->code[s] == pk->code[s];
+        if (same) return x;
+    }
+    if (!create) return NULL;
+    x->used = 1;
+    x->d[0] = pk->d[0];
+    x->d[1] = pk->d[1];
+    x->meta = pk->meta;
+    for (int s = 0; s < S; s++) x->code[s] = pk->code[s];
+    x->lb = 0;
+    x->ub = (uint8_t)r;
+    return x;
+}
+
+static inline void xc_store(Ctx *c, const PosKey *pk, int r, int result, int need, const uint8_t *rel)
+{
+    int S = c->S;
+    XEntry *x = xc_find(c->tt, pk, S, 1, r);
+    /* relevance is kept as numbers of top codes, so that it means the same
+     * in every position with this (canonical) key */
+    uint8_t n[MAXS];
+    for (int s = 0; s < S; s++) {
+        int j = 0;
+        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        n[s] = (uint8_t)j;
+    }
+    if (result) { if (need > x->lb) { x->lb = (uint8_t)need; memcpy(x->rlb, n, (size_t)S); } }
+    else if (need - 1 < x->ub) { x->ub = (uint8_t)(need - 1); memcpy(x->rub, n, (size_t)S); }
+}
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
@@ -309,7 +386,16 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     int S = c->S, cb = c->codebits;
     *hint = NULL;
     c->st_lookups++;
+    uint32_t masks = 0xffffffffu;
+    if (S <= 4) {
+        uint32_t sm = t->summary[pk->hbase & (t->nh - 1)];
+        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        if (sm == 0) return -1;                     /* nothing stored for this distribution */
+        if ((sm >> 16) == tag) masks = sm & 0xffff;
+        else if ((sm >> 16) != 0xffff) return -1;   /* another distribution's slot */
+    }
     for (unsigned mask = 0; mask < (1u << S); mask++) {
+        if (!(masks >> mask & 1)) continue;
         uint64_t sig = 0;
         int ok = 1;
         for (int s = 0; s < S; s++)
@@ -356,8 +442,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         code[s] = j ? (pk->code[s] >> (128 - j * cb)) << (128 - j * cb) : 0;
     }
     uint64_t sig = 0;
+    unsigned mask = 0;
     for (int s = 0; s < S; s++)
-        if (n[s]) sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
+        if (n[s]) { sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s); mask |= 1u << s; }
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
@@ -414,6 +501,13 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         nb->count = 0;
         d->block = ni;
         b = nb;
+    }
+    if (S <= 4) {
+        uint32_t *sm = &t->summary[pk->hbase & (t->nh - 1)];
+        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        if (*sm == 0) *sm = tag << 16 | 1u << mask;
+        else if ((*sm >> 16) == tag) *sm |= 1u << mask;
+        else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
     }
     Entry *e = blk_entry(t, b, (int)b->count++);
     e->lower = (uint8_t)lower;
@@ -761,8 +855,18 @@ static int search(Ctx *c, int target, uint8_t *rel)
         }
         if (r > TT_MIN_TRICKS) {
             make_key(c, h, &pk);
+            const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
+            if (x) {
+                const uint8_t *xn = x->lb >= need ? x->rlb : x->ub < need ? x->rub : NULL;
+                if (xn) {
+                    for (int s = 0; s < S; s++)
+                        rel[s] = xn[s] ? pk.slotrank[s][xn[s] - 1] : (uint8_t)c->R;
+                    c->st_xhits++;
+                    return x->lb >= need;
+                }
+            }
             int res = tt_lookup(c, &pk, need, rel, &hint);
-            if (res >= 0) return res;
+            if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
         }
         c->byr[r < 15 ? r : 15]++;
     }
@@ -808,6 +912,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
+        xc_store(c, &pk, c->hlen[h], result, need, rel);
     }
     return result;
 }
@@ -1118,7 +1223,7 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
-    return Py_BuildValue("{s(LLLLLLLLLLLLLL)s(LLLL)s(LLLL)s(LLLL)s(LLLL)sLs(LLLL)sLsLsLsLsLsLsnsn}", "byr", c->byr[1],c->byr[2],c->byr[3],c->byr[4],c->byr[5],c->byr[6],c->byr[7],c->byr[8],c->byr[9],c->byr[10],c->byr[11],c->byr[12],c->byr[13],c->byr[14],"c0", c->cutat[0][0], c->cutat[0][1], c->cutat[0][2], c->cutat[0][3],"c1", c->cutat[1][0], c->cutat[1][1], c->cutat[1][2], c->cutat[1][3],"c2", c->cutat[2][0], c->cutat[2][1], c->cutat[2][2], c->cutat[2][3],"c3", c->cutat[3][0], c->cutat[3][1], c->cutat[3][2], c->cutat[3][3],"roots", c->st_roots, "k", c->knodes[0], c->knodes[1], c->knodes[2], c->knodes[3], "nodes", c->nodes, "lookups", c->st_lookups, "hits", c->st_hits,
+    return Py_BuildValue("{s(LLLLLLLLLLLLLL)s(LLLL)s(LLLL)s(LLLL)s(LLLL)sLs(LLLL)sLsLsLsLsLsLsLsnsn}", "byr", c->byr[1],c->byr[2],c->byr[3],c->byr[4],c->byr[5],c->byr[6],c->byr[7],c->byr[8],c->byr[9],c->byr[10],c->byr[11],c->byr[12],c->byr[13],c->byr[14],"c0", c->cutat[0][0], c->cutat[0][1], c->cutat[0][2], c->cutat[0][3],"c1", c->cutat[1][0], c->cutat[1][1], c->cutat[1][2], c->cutat[1][3],"c2", c->cutat[2][0], c->cutat[2][1], c->cutat[2][2], c->cutat[2][3],"c3", c->cutat[3][0], c->cutat[3][1], c->cutat[3][2], c->cutat[3][3],"roots", c->st_roots, "k", c->knodes[0], c->knodes[1], c->knodes[2], c->knodes[3], "nodes", c->nodes, "xhits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
                          "scan", c->st_scan, "quick", c->st_qt, "clears", self->tt.clears,
                          "used", (Py_ssize_t)self->tt.bused, "cap", (Py_ssize_t)self->tt.bcap);
 }
