@@ -6,7 +6,7 @@ setup(
         Extension(
             "flowerbridge.solver._core",
             sources=["flowerbridge/solver/_core.c"],
-            extra_compile_args=["-O3", "-std=c99"],
+            extra_compile_args=["-O3", "-std=gnu11"],
         )
     ]
 )

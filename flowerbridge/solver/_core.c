@@ -453,8 +453,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             Block *b = tt_block(t, bi);
             for (int i = 0; i < (int)b->count; i++) {
                 Entry *e = blk_entry(t, b, i);
-                if (e->lower != lower || memcmp(e->n, n, (size_t)S) != 0) continue;
+                if (e->lower != lower) continue;
                 int same = 1;
+                for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
                 for (int s = 0; s < S && same; s++) same = e->code[s] == code[s];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
@@ -819,6 +820,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
     c->knodes[k]++;
     for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
     PosKey pk;
+    pk.meta = 0;
+    pk.hbase = pk.hfull = 0;
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
@@ -828,6 +831,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (need > r) return 0;
         if (r == 1) return last_trick_ns(c, rel) >= need;
         int T = c->trump;
+        if (r > TT_MIN_TRICKS) {
+            /* key first, so the table's memory is on its way while the
+             * quick tricks are counted */
+            make_key(c, h, &pk);
+            __builtin_prefetch(c->tt->xc + (size_t)(pk.hfull & (c->tt->nx - 1)) * c->tt->xstride);
+            __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
+        }
         uint8_t qrel[MAXS], qrel2[MAXS];
         for (int s = 0; s < S; s++) qrel[s] = qrel2[s] = (uint8_t)c->R;
         int want = !(h & 1) ? need : r - need + 1;
@@ -854,7 +864,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         if (r > TT_MIN_TRICKS) {
-            make_key(c, h, &pk);
             const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
             if (x) {
                 const uint8_t *xn = x->lb >= need ? x->rlb : x->ub < need ? x->rub : NULL;
