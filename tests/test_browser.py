@@ -66,12 +66,13 @@ def highest_call(page):
     return page.locator("#bidding button").last.get_attribute("data-call")
 
 
-def act_by_mouse(page, bid_once):
+def act_by_mouse(page, bid_once, before_card):
     """Make this page's call or play its card, if it is this page's turn.
 
     The first call of the page is the highest bid on offer (so that its side
     declares and this page plays the dummy too); later calls pass. Cards: the
-    first card the page offers, from the hand or from the dummy.
+    first card the page offers, from the hand or from the dummy, after
+    ``before_card(page)`` has looked at the table (nothing moves until it is played).
     """
     if page.locator("#bidding button").count():
         call = highest_call(page) if bid_once["open"] else "Pass"
@@ -80,13 +81,14 @@ def act_by_mouse(page, bid_once):
         return True
     playable = page.locator("#felt .card.playable")
     if playable.count():
+        before_card(page)
         # Cards overlap: click the corner that shows, as a person would.
         playable.first.click(position={"x": 6, "y": 12})
         return True
     return False
 
 
-def act_by_keyboard(page, bid_once):
+def act_by_keyboard(page, bid_once, before_card):
     """The same as :func:`act_by_mouse`, with keys only (see docs/client.md)."""
     if page.locator("#bidding button").count():
         call = highest_call(page) if bid_once["open"] else "Pass"
@@ -96,6 +98,7 @@ def act_by_keyboard(page, bid_once):
             page.keyboard.press(key)
         return True
     if page.locator("#felt .card.playable").count():
+        before_card(page)
         page.keyboard.press("ArrowRight")
         assert page.evaluate("document.activeElement.classList.contains('playable')")
         page.keyboard.press("Enter")
@@ -103,7 +106,7 @@ def act_by_keyboard(page, bid_once):
     return False
 
 
-def play_hand(pages, act, on_turn=None):
+def play_hand(pages, act, before_card=lambda page: None):
     """Let each page act whenever it may, until the hand is over on all of them.
 
     Every action is followed by waiting for the server's next event, so a page
@@ -116,9 +119,7 @@ def play_hand(pages, act, on_turn=None):
             if page.locator("#review-dialog[open]").count():
                 continue
             seq = page.evaluate("document.body.dataset.seq")
-            if on_turn:
-                on_turn(page)
-            if act(page, bid_once[page]):
+            if act(page, bid_once[page], before_card):
                 acted = True
                 page.wait_for_function(f"document.body.dataset.seq !== '{seq}' || "
                                        "document.querySelector('#refusal').textContent", timeout=HAND_TIMEOUT_MS)
@@ -271,8 +272,8 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
     screenshot(south, "table-auction-desktop")
     shots = {"play": False}
 
-    def on_turn(page):
-        if shots["play"] or not page.locator("#felt .card.playable").count():
+    def before_card(page):
+        if shots["play"]:
             return
         # South bid 7NT and declares; West led, so South's first card is the dummy's,
         # face up at the top of South's table and clickable there.
@@ -283,8 +284,9 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
         # Screen readers heard the opening lead.
         lead = page.locator('#trick .slot[data-seat="W"] .card').get_attribute("data-code")
         assert page.locator("#announce").inner_text().startswith(f"West: {lead}, ")
-        # The spectator sees the dummy and the trick, and no one's hand.
-        spectator.wait_for_function("document.body.dataset.phase === 'play'")
+        # The spectator, once as far as South, sees the dummy and the trick, and no one's hand.
+        seq = page.evaluate("document.body.dataset.seq")
+        spectator.wait_for_function(f"document.body.dataset.seq === '{seq}'")
         assert spectator.locator('#felt .seat-box[data-seat="N"] .card[data-code]').count() == 13
         assert spectator.locator('#felt .seat-box:not([data-seat="N"]) .card[data-code]').count() == 0
         check_copies_seen(page)
@@ -292,7 +294,7 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
         screenshot(spectator, "table-play-spectator")
         shots["play"] = True
 
-    play_hand([south], act_by_mouse, on_turn)
+    play_hand([south], act_by_mouse, before_card)
     assert shots["play"], "South never had a card to play"
     screenshot(south, "review-desktop")
     check_review(south, server, table_id)
@@ -311,8 +313,8 @@ def test_keyboard_only_hand_at_360px(browser, server):
     screenshot(south, "table-auction-360")
     shots = {"play": False, "last trick": False}
 
-    def on_turn(page):
-        if not shots["play"] and page.locator("#felt .card.playable").count():
+    def before_card(page):
+        if not shots["play"]:
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
             screenshot(page, "table-play-360")
             shots["play"] = True
@@ -326,7 +328,7 @@ def test_keyboard_only_hand_at_360px(browser, server):
             assert page.locator("#last-trick-panel.hidden").count() == 1
             shots["last trick"] = True
 
-    play_hand([south], act_by_keyboard, on_turn)
+    play_hand([south], act_by_keyboard, before_card)
     assert shots["last trick"]
     screenshot(south, "review-360")
     check_review(south, server, created["table"]["id"])
