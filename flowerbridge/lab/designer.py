@@ -82,7 +82,9 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
         f"    {command}",
         "",
         f"Every deal was bid and played by four `{play['bots']}` bots and scored by the rules "
-        "engine; the same hands were then re-scored under other rule options. "
+        "engine; the same hands were then re-scored under other rule options. The bots made "
+        f"{play['make_rate']:.0f}% of the contracts they reached ({play['passed_out']:,} hands "
+        "passed out): the play figures describe their bidding and play, not an expert's. "
         + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
            "(a full search per deal; the same command with a larger `--dd-n` analyses more)."
            if dd else "The double-dummy part was not run (`--dd-n 0`)."),
