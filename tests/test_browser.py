@@ -279,7 +279,9 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
         # face up at the top of South's table and clickable there.
         assert page.locator("#contract strong").inner_text() == "7NT"
         assert "by South" in page.locator("#contract").inner_text()
-        assert page.locator('#position-top[data-seat="N"].face-up .card.playable').count()
+        # Wait for the dummy's cards to become playable: on a loaded machine the page
+        # may still be drawing the previous message.
+        page.locator('#position-top[data-seat="N"].face-up .card.playable').first.wait_for()
         assert page.locator('#position-bottom[data-seat="S"] .card.playable').count() == 0
         # Screen readers heard the opening lead.
         lead = page.locator('#trick .slot[data-seat="W"] .card').get_attribute("data-code")
