@@ -118,8 +118,8 @@ def test_per_card_values_match_brute_force_on_random_flower_endings():
     solver = DoubleDummy(FLOWER, memory_mb=16)
     shared = 0
     for i in range(500):
-        # every 20th ending is of 5 tricks (the brute force is slow there)
-        hands, trump, leader, trick = random_ending(rng, 5 if i % 20 == 0 else None)
+        # every 25th ending is of 5 tricks (the brute force is slow there)
+        hands, trump, leader, trick = random_ending(rng, 5 if i % 25 == 0 else None)
         shared += _shared_copies(hands, trick)
         seat, values = solver.card_values(hands, trump, leader, trick)
         assert seat == (leader + len(trick)) % 4
