@@ -126,7 +126,7 @@ typedef struct {
     Move tc[MAXT + 1][4];
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long st_xhits, byr[16], cutat[4][4], st_roots, knodes[4], nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
+    long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
     int codebits, lenbits;
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
@@ -817,7 +817,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int S = c->S;
     int k = c->k;
     int h = (c->leader + k) & 3;
-    c->knodes[k]++;
     for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
     PosKey pk;
     pk.meta = 0;
@@ -877,7 +876,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
         }
-        c->byr[r < 15 ? r : 15]++;
     }
     Move mv[MAXMOVES];
     uint8_t top[MAXMOVES];
@@ -901,7 +899,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memcpy(rel, crel, (size_t)S);
             result = v;
             best = i;
-            c->cutat[k][i < 3 ? i : 3]++;
             break;
         }
         for (int j = 0; j < S; j++) if (crel[j] < rel[j]) rel[j] = crel[j];
@@ -1232,9 +1229,11 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
-    return Py_BuildValue("{s(LLLLLLLLLLLLLL)s(LLLL)s(LLLL)s(LLLL)s(LLLL)sLs(LLLL)sLsLsLsLsLsLsLsnsn}", "byr", c->byr[1],c->byr[2],c->byr[3],c->byr[4],c->byr[5],c->byr[6],c->byr[7],c->byr[8],c->byr[9],c->byr[10],c->byr[11],c->byr[12],c->byr[13],c->byr[14],"c0", c->cutat[0][0], c->cutat[0][1], c->cutat[0][2], c->cutat[0][3],"c1", c->cutat[1][0], c->cutat[1][1], c->cutat[1][2], c->cutat[1][3],"c2", c->cutat[2][0], c->cutat[2][1], c->cutat[2][2], c->cutat[2][3],"c3", c->cutat[3][0], c->cutat[3][1], c->cutat[3][2], c->cutat[3][3],"roots", c->st_roots, "k", c->knodes[0], c->knodes[1], c->knodes[2], c->knodes[3], "nodes", c->nodes, "xhits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
-                         "scan", c->st_scan, "quick", c->st_qt, "clears", self->tt.clears,
-                         "used", (Py_ssize_t)self->tt.bused, "cap", (Py_ssize_t)self->tt.bcap);
+    return Py_BuildValue("{sLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
+                         "exact_hits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
+                         "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "clears", self->tt.clears,
+                         "blocks_used", (Py_ssize_t)self->tt.bused,
+                         "blocks", (Py_ssize_t)self->tt.bcap);
 }
 
 static PyObject *Solver_memory(SolverObject *self, void *closure)
