@@ -54,7 +54,7 @@ class Connection:
 
     def __init__(self) -> None:
         self.role: Role = None
-        self.table_id: str | None = None
+        self.live: LiveTable | None = None  # the table it joined
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.close_code = 1000
         self.dropped = False
@@ -226,7 +226,7 @@ class TableManager:
             if role is None:
                 raise TableError("unauthorized", "this token holds no seat at this table")
         async with live.lock:
-            conn.role, conn.table_id = role, table_id
+            conn.role, conn.live = role, live
             live.connections.add(conn)
             if role is not None:
                 self._seat_returned(live, role)
@@ -239,7 +239,9 @@ class TableManager:
             await self._db(self.store.mark_joined, table_id, role.name)
 
     async def sync(self, conn: Connection, since: int) -> None:
-        live = await self.get(conn.table_id)  # type: ignore[arg-type]
+        """Send a joined connection what it missed since ``since``, or a snapshot."""
+        live = conn.live
+        assert live is not None, "sync before join"
         async with live.lock:
             self._catch_up(live, conn, since)
 
@@ -257,12 +259,14 @@ class TableManager:
 
     def leave(self, conn: Connection) -> None:
         """Forget a closed connection; a person's seat starts its stand-in clock."""
-        live = self.tables.get(conn.table_id) if conn.table_id else None
+        live = conn.live
         if live is None or conn not in live.connections:
             return
         live.connections.discard(conn)
         if live.table.is_over and not live.connections:
-            del self.tables[live.table.id]  # nothing more will happen here; reload on demand
+            # Nothing more will happen at this table: it is reloaded if anyone asks again.
+            if self.tables.get(live.table.id) is live:
+                del self.tables[live.table.id]
             return
         if conn.role is not None and not live.seat_connected(conn.role):
             self._start_stand_in_clock(live, conn.role)
@@ -296,9 +300,9 @@ class TableManager:
 
     async def submit(self, conn: Connection, kind: str, action: str, seq: int | None) -> None:
         """A person's call or card, for the connection's seat."""
-        if conn.role is None:
+        live = conn.live
+        if conn.role is None or live is None:
             raise TableError("not_seated", "spectators cannot call or play")
-        live = await self.get(conn.table_id)  # type: ignore[arg-type]
         async with live.lock:
             if seq is not None and seq != live.table.seq:
                 raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "

@@ -105,7 +105,7 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
     except FlowerBridgeError as exc:  # refused by the table, the engine or the database
         conn.send(error_message(error_code(exc, "illegal"), str(exc), message_id))
     except Exception:  # a bug: this client hears of it, the table and the server go on
-        log.exception("table %s: message %r", conn.table_id, text[:200])
+        log.exception("table %s: message %r", conn.live and conn.live.table.id, text[:200])
         conn.send(error_message("internal", "the server failed on this message (logged)",
                                 message_id))
 
