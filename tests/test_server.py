@@ -141,6 +141,13 @@ def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complain
     assert error["code"] == "bad_request" and complaint in error["message"]
 
 
+def test_lobby_refuses_a_body_that_is_not_json(server):
+    response = server.api("POST", "/api/tables", content=b"{seats",
+                          headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("not JSON: ")
+
+
 def test_lobby_lists_open_tables_and_not_finished_ones(server):
     open_id, _ = south_table(server)
     done = server.create_table({"N": "random", "E": "random", "S": "random", "W": "random"})

@@ -166,6 +166,9 @@ def describe(errors: list[dict[str, Any]]) -> str:
     """
     parts = []
     for error in errors[:5]:
+        if error["type"] == "json_invalid":
+            parts.append(f"not JSON: {error.get('ctx', {}).get('error', error['msg'])}")
+            continue
         where = ".".join(str(p) for p in error["loc"][1:])
         parts.append(f"{where}: {error['msg']}" if where else error["msg"])
     return "; ".join(parts)
