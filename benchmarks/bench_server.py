@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -71,6 +72,15 @@ async def person(url: str, table_id: str, token: str, timings: Timings, rng: ran
                 await ws.send(json.dumps(action))
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time a process has used so far (Linux ``/proc``; ``None`` elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def run(url: str, tables: int, hands: int, server: ServerProcess) -> tuple[Timings, float]:
     timings = Timings()
     rng = random.Random(2026)
@@ -99,7 +109,9 @@ def main() -> None:
         database = args.database or str(Path(scratch) / "bench.db")
         with ServerProcess(database, "--bot-delay", "0", "--replace-after", "never",
                            "--no-analysis") as server:
+            before = cpu_seconds(server.process.pid)
             timings, elapsed = asyncio.run(run(server.url, args.tables, args.hands, server))
+            after = cpu_seconds(server.process.pid)
     kind = "PostgreSQL" if database.startswith("postgres") else "SQLite"
     print(f"server load: {args.tables} tables x 4 websocket clients, {args.hands} hand(s) each, "
           f"{kind}, loopback")
@@ -108,6 +120,8 @@ def main() -> None:
           f"p99 {percentile(timings.own, 99):.1f} ms")
     print(f"  action -> broadcast to all 4 seats: p50 {percentile(timings.everyone, 50):.1f} ms, "
           f"p99 {percentile(timings.everyone, 99):.1f} ms")
+    if before is not None and after is not None:
+        print(f"  server CPU: {(after - before) / timings.actions * 1000:.1f} ms per action")
 
 
 if __name__ == "__main__":
