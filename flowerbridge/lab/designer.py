@@ -24,6 +24,9 @@ from .runner import analyses
 from .study import Study, run_lab
 from .variants import points_plot
 
+DD_FIRM = 100
+"""Double-dummy deals needed before the conclusions lean on them."""
+
 COMMAND = "flowerbridge lab --designer docs/designer-report.md --n 20000 --seed 2026 --dd-n {dd_n}"
 
 
@@ -86,7 +89,9 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
         f"{play['make_rate']:.0f}% of the contracts they reached ({play['passed_out']:,} hands "
         "passed out): the play figures describe their bidding and play, not an expert's. "
         + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
-           "(a full search per deal; the same command with a larger `--dd-n` analyses more)."
+           "(a full search per deal; the same command with a larger `--dd-n` analyses more)"
+           + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
+              "rest on the bot play." if dd["deals"] < DD_FIRM else ".")
            if dd else "The double-dummy part was not run (`--dd-n 0`)."),
         "The full HTML report, the raw CSV rows and `summary.json` are in the run's output folder.",
         "",
@@ -208,7 +213,9 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
 def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str]:
     out = []
     play_gap = _game_gap({x: play["by_denom"][x]["by_fit"] for x in ("P", "R", "A")}, "game_tricks")
-    dd_gap = _game_gap(dd["by_fit"], "game_makeable") if dd else None
+    # A handful of double-dummy deals illustrates; it does not decide.
+    firm = dd if dd and dd["deals"] >= DD_FIRM else None
+    dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
     if play_gap is not None or dd_gap is not None:
         gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
         tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
@@ -254,8 +261,8 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
                   if max((vs[k]["winner_changed"] for k in ("no-honors", "no-bright-bonus") if k in vs),
                          default=0) < 5 else ". They decide enough hands to be worth keeping in view "
                                              "when setting their values."))
-    if dd and "strict" in dd["variants"]:
-        s, d = dd["variants"]["strict"], dd["variants"]["default"]
+    if firm and "strict" in firm["variants"]:
+        s, d = firm["variants"]["strict"], firm["variants"]["default"]
         out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
                    f"nothing: at par, {s['par_sacrifice']:.0f}% of deals end in a contract that "
                    f"fails (against {d['par_sacrifice']:.0f}% with 50 a trick) and "
