@@ -63,7 +63,8 @@ def test_sigkill_mid_hand_then_restart_resumes_the_table_exactly(database):
 
 def test_sigkill_while_bots_play_loses_no_event_that_was_broadcast(database):
     with ServerProcess(database, "--bot-delay", "0.005", *QUIET) as first:
-        created = first.create_table({s: "random" for s in "NESW"}, hands=3)
+        # Six hands: even if the first ones are passed out, seq 40 comes mid-session.
+        created = first.create_table({s: "random" for s in "NESW"}, hands=6)
         table_id = created["table"]["id"]
         watcher = first.client(table_id)
         watcher.until(lambda m: m.get("seq", 0) >= 40)
@@ -82,4 +83,4 @@ def test_sigkill_while_bots_play_loses_no_event_that_was_broadcast(database):
             assert record["play"][:len(view["plays"])] == [p["card"] for p in view["plays"]]
         record = second.api("GET", f"/api/tables/{table_id}/session").json()
         assert Session.from_dict(record["session"]).scoresheet() == record["scoresheet"]
-        assert record["scoresheet"]["hands_played"] == 3
+        assert record["scoresheet"]["hands_played"] == 6
