@@ -7,6 +7,7 @@ lab's plumbing and arithmetic be checked in milliseconds.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 pytest.importorskip("flowerbridge.solver")
 
@@ -80,3 +81,15 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     assert set(summary["variants"]) >= {"default", "strict", "plains-30"}
     assert summary["variants"]["strict"]["par_sacrifice"] >= summary["variants"]["default"]["par_sacrifice"]
     assert "Double dummy" in study.report.read_text()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 13), min_size=4, max_size=4), min_size=1, max_size=20),
+       st.sampled_from("NESW"), st.sampled_from([RuleOptions(), RuleOptions.strict()]))
+def test_par_lies_between_what_each_side_can_make_alone(tricks, dealer, options):
+    t = table_of(*((row, dealer) for row in tricks))
+    _, ns_best = dd.best_contracts(dd.side_tricks(t, Side.NS), options)
+    _, ew_best = dd.best_contracts(dd.side_tricks(t, Side.EW), options)
+    order, side, result = dd.par(t, options)
+    assert (-ew_best <= result).all() and (result <= ns_best).all()
+    assert ((order >= 0) | (result == 0)).all()
