@@ -6,8 +6,9 @@ are committed to the database, and only then is each connection sent its own
 view. If the commit fails the table is rebuilt from the committed log, so
 memory never runs ahead of the database.
 
-Fan-out is publish/subscribe per table: a table's connections are its
-channel, and each event is rendered once per role (a seat, or spectators).
+Fan-out is publish/subscribe per table (:mod:`flowerbridge.server.pubsub`):
+a table's connections subscribe to its channel, and each event is rendered
+once per role (a seat, or spectators).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from . import analysis
 from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
-from .models import EventRow
 from .schemas import CreateTable
+from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
 from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
 from .views import Role
@@ -82,13 +83,21 @@ class LiveTable:
     """A table with what only a running server has: lock, connections, bots, timers."""
 
     table: Table
+    broker: MemoryBroker
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    connections: set[Connection] = field(default_factory=set)
     stand_ins: set[Seat] = field(default_factory=set)
     bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
     bot_task: asyncio.Task | None = None
     timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
     analyses: dict[int, asyncio.Task] = field(default_factory=dict)
+
+    @property
+    def connections(self) -> frozenset[Connection]:
+        """The connections subscribed to this table."""
+        return self.broker.subscribers(self.table.id)  # type: ignore[return-value]
+
+    def publish(self, broadcast: Broadcast) -> None:
+        self.broker.publish(self.table.id, broadcast)
 
     def seat_connected(self, seat: Seat) -> bool:
         return any(c.role is seat for c in self.connections)
@@ -131,6 +140,7 @@ class TableManager:
         self.store = store
         self.config = config
         self.tables: dict[str, LiveTable] = {}
+        self.broker = MemoryBroker()
         # SQLite takes one writer at a time: one database thread queues the writes
         # instead of letting them wait on file locks.
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
@@ -180,7 +190,7 @@ class TableManager:
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
         await self._db(self.store.create_table, *rows)
-        live = LiveTable(Table(*rows))
+        live = LiveTable(Table(*rows), self.broker)
         self.tables[live.table.id] = live
         self._kick_bots(live)
         return live, tokens
@@ -196,7 +206,7 @@ class TableManager:
             async with lock:
                 live = self.tables.get(table_id)
                 if live is None:
-                    live = LiveTable(await self._load(table_id))
+                    live = LiveTable(await self._load(table_id), self.broker)
                     self.tables[table_id] = live
                     self._kick_bots(live)
         finally:
@@ -227,7 +237,7 @@ class TableManager:
                 raise TableError("unauthorized", "this token holds no seat at this table")
         async with live.lock:
             conn.role, conn.live = role, live
-            live.connections.add(conn)
+            live.broker.subscribe(live.table.id, conn)
             if role is not None:
                 self._seat_returned(live, role)
             conn.send({"v": PROTOCOL_VERSION, "type": "welcome", "role": _role_name(role),
@@ -260,9 +270,8 @@ class TableManager:
     def leave(self, conn: Connection) -> None:
         """Forget a closed connection; a person's seat starts its stand-in clock."""
         live = conn.live
-        if live is None or conn not in live.connections:
+        if live is None or not live.broker.unsubscribe(live.table.id, conn):
             return
-        live.connections.discard(conn)
         if live.table.is_over and not live.connections:
             # Nothing more will happen at this table: it is reloaded if anyone asks again.
             if self.tables.get(live.table.id) is live:
@@ -291,10 +300,9 @@ class TableManager:
             self._publish_presence(live)
             self._kick_bots(live)
 
-    def _publish_presence(self, live: LiveTable) -> None:
-        message = json.dumps({"v": PROTOCOL_VERSION, "type": "presence", **live.presence()})
-        for conn in live.connections:
-            conn.send(message)
+    @staticmethod
+    def _publish_presence(live: LiveTable) -> None:
+        live.publish(Broadcast.same({"v": PROTOCOL_VERSION, "type": "presence", **live.presence()}))
 
     # ---------------------------------------------------------- actions
 
@@ -321,19 +329,11 @@ class TableManager:
             live.table = await self._load(live.table.id)
             raise TableError("busy", "the server could not store that action; it was not "
                                      "made — try again") from None
-        self._publish(live, rows)
+        live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))
         for row in rows:
             if row.kind != "deal" and live.table.is_finished(row.hand):
                 self._ensure_analysis(live, row.hand)
         self._kick_bots(live)
-
-    def _publish(self, live: LiveTable, rows: list[EventRow]) -> None:
-        rendered: dict[Role, list[str]] = {}
-        for conn in live.connections:
-            if conn.role not in rendered:
-                rendered[conn.role] = [json.dumps(m) for m in live.table.live_messages(rows, conn.role)]
-            for text in rendered[conn.role]:
-                conn.send(text)
 
     # -------------------------------------------------------------- bots
 
@@ -390,10 +390,8 @@ class TableManager:
             except Exception:  # a solver or database failure must not cost the table its review
                 log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
         live.table.set_analysis(hand, values)
-        message = json.dumps({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
-                              "review": live.table.review(hand)})
-        for conn in live.connections:
-            conn.send(message)
+        live.publish(Broadcast.same({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
+                                     "review": live.table.review(hand)}))
 
     async def review(self, table_id: str, hand: int) -> dict[str, Any]:
         live = await self.get(table_id)
