@@ -268,9 +268,9 @@ def test_reconnecting_from_an_earlier_hand_gets_a_snapshot(server):
                  until=lambda: any(m["type"] == "deal" and m["hand"] == 2 for m in south.messages))
     south.close()
     again = server.client(table_id, token, since=1)
-    again.until(lambda m: m["type"] == "welcome")
-    snapshot = again.recv()
-    assert snapshot["type"] == "snapshot" and snapshot["hand"] == 2
+    snapshot = again.until(lambda m: m["type"] == "snapshot")
+    assert [m["type"] for m in again.messages[:2]] == ["welcome", "snapshot"]
+    assert snapshot["hand"] == 2
     assert snapshot["last_review"]["hand"] == 1 and len(snapshot["last_review"]["undealt"]) == 8
     again.close()
 
