@@ -65,7 +65,7 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
     plots = {"game-tricks": game_tricks_plot(study.summaries["play"]),
              "undealt": undealt_plot(study.summaries["deals"]),
              "points": points_plot(study.summaries["variants"]["variants"])}
-    if dd_summary:
+    if dd_summary and _has_fits(dd_summary):
         plots["games"] = game_by_fit_plot(dd_summary)
     for name, plot in plots.items():
         (folder / f"{name}.png").write_bytes(png_bytes(plot.figure))
@@ -114,20 +114,20 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
            "in Ribbons or Animals, **3NT** (9 tricks). The question is how often each is within "
            "reach.", ""]
     if dd:
-        rows = []
-        for length in (7, 8, 9, 10, 11):
-            cells = [dd["by_fit"][d].get(length, {}).get("game_makeable", "-") for d in ("P", "R", "A")]
-            rows.append([f"{length} cards", *cells])
+        if _has_fits(dd):
+            rows = [[f"{length} cards", *(dd["by_fit"][d].get(length, {}).get("game_makeable", "-")
+                                          for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
+            out += [table_markdown(TableSpec(
+                f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by the stronger "
+                "side's length in it", ["length", "5P", "4R", "4A"], rows)), "",
+                *_image(folder, "games", plots)]
         out += [table_markdown(TableSpec(
-            f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by the stronger "
-            "side's length in it", ["length", "5P", "4R", "4A"], rows)), ""]
-        out += [table_markdown(TableSpec(
-            "Double dummy: the stronger side, any length", ["", "P", "R", "A", "NT"],
+            f"Double dummy, {dd['deals']:,} deals: the stronger side, any length",
+            ["", "P", "R", "A", "NT"],
             [["game makeable %", *(dd["game_makeable"][d] for d in ("P", "R", "A", "NT"))],
              ["mean tricks", *(dd["mean_tricks"][d] for d in ("P", "R", "A", "NT"))],
              ["best contract in it %", *(dd["variants"]["default"]["best_denomination"][d]
                                           for d in ("P", "R", "A", "NT"))]])), ""]
-        out += _image(folder, "games", plots)
     out += [table_markdown(contract_table(play, f"Bot play, {play['hands']:,} hands: contracts by "
                                                 "denomination")), ""]
     d = play["by_denom"]
@@ -206,8 +206,17 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],
              ["ends in a sacrifice (a failing contract) %", d["par_sacrifice"], s["par_sacrifice"]],
              ["ends at the 7 level %", d["par_level_7"], s["par_level_7"]],
-             ["mean size of the par score", d["mean_abs_par"], s["mean_abs_par"]]])), ""]
+             ["mean size of the par score", d["mean_abs_par"], s["mean_abs_par"]]])), "",
+            f"Under the strict reading, par is nothing at all in {s['par_passed_out']:.0f}% of "
+            f"these deals (against {d['par_passed_out']:.0f}% with the penalty): whatever a side "
+            "bids, the other outbids it for free, so the best either side can do is what passing "
+            "the hand out gives.", ""]
     return out
+
+
+def _has_fits(dd: dict) -> bool:
+    """Whether some trump length had enough double-dummy deals to be shown."""
+    return any(dd["by_fit"][d] for d in ("P", "R", "A"))
 
 
 def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str]:
