@@ -242,7 +242,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
             + " and ".join(found) + ". The eleventh trick that 5P needs is the whole difference. "
             + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
                "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
-               "`plains-30` variant) or 25 a level (game still at 4P)."
+               "`plains-30` variant) or 25 a level (game at 4P too, 4 × 25 = 100)."
                if gap > 5 else "The gap is small: the 20-point scale costs Plains little."))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
