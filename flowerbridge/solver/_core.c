@@ -1204,13 +1204,19 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int r = c->hlen[0];
     for (int d = 0; d <= S; d++) {
         c->trump = d == S ? -1 : d;
+        /* Entries are keyed on the trump suit, so none of the previous
+         * denomination's serve this one: start it with an empty table
+         * rather than have the table fill up and be cleared in the middle
+         * of a search (skipped when little is used, as clearing costs a
+         * pass over the table's index). */
+        if (d > 0 && (c->tt->bused > c->tt->bcap / 8 || c->tt->dused > c->tt->dcap / 8)) tt_clear(c->tt);
         int guess = r / 2;
         for (int i = 0; i < 4; i++) {
             /* order E, S, W, N so consecutive leaders are of alternate sides */
             int L = (i + 1) & 3;
             c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
             res[d][L] = mtd(c, 0, r, guess);
-            guess = (i & 1) ? res[d][L] : res[d][L];
+            guess = res[d][L];
         }
     }
     Py_END_ALLOW_THREADS
