@@ -38,6 +38,9 @@
 #define MAXSLOTS (MAXR * MAXC)
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
+#ifndef KILLER_BONUS
+#define KILLER_BONUS 300 /* ordering score added to the lead that last caused a cut-off */
+#endif
 
 typedef unsigned __int128 u128;
 
@@ -124,9 +127,10 @@ typedef struct {
     int hlen[4];
     int leader, k, ns, ti;              /* trick leader, cards on table, NS tricks since root, trick index */
     Move tc[MAXT + 1][4];
+    Move killer[MAXT + 1][4];           /* last move to cause a cut-off, per trick and position */
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_stores;
+    long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
@@ -673,6 +677,11 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             sc[i] = v;
         }
     }
+    /* the move that last caused a cut-off at this depth (a "killer") */
+    const Move kl = c->killer[c->ti][c->k];
+    if (kl.s != 0xff && c->k == 0)
+        for (int i = 0; i < n; i++)
+            if (mv[i].s == kl.s && mv[i].r <= kl.r && kl.r <= top[i]) { sc[i] += KILLER_BONUS; break; }
     /* insertion sort, best first */
     for (int i = 1; i < n; i++) {
         int v = sc[i];
@@ -824,6 +833,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
+        c->st_tricks++;
         int r = c->hlen[h];
         need = target - c->ns;              /* North-South tricks still needed */
         if (need <= 0) return 1;
@@ -885,7 +895,12 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int result = !maxing;
     int best = -1;
     uint8_t crel[MAXS];
+    /* skip[s]: groups of suit s wholly below this rank are proven to fail
+     * by an earlier sibling (see below) */
+    uint8_t skip[MAXS];
+    memset(skip, 0, (size_t)S);
     for (int i = 0; i < n; i++) {
+        if (top[i] < skip[mv[i].s]) continue;
         Undo u;
         play(c, h, mv[i], &u);
         int v = search(c, target, crel);
@@ -899,8 +914,14 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memcpy(rel, crel, (size_t)S);
             result = v;
             best = i;
+            c->killer[c->ti][k] = mv[i];
             break;
         }
+        /* The move failed, and its proof never looked at its own suit below
+         * crel[s], where the whole group lies: playing any other group of
+         * the suit wholly below that rank reaches a position that matches
+         * the same proof, so it fails too (DDS does the same). */
+        if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         for (int j = 0; j < S; j++) if (crel[j] < rel[j]) rel[j] = crel[j];
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
@@ -1027,6 +1048,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     c->trump = trump;
     c->leader = leader;
     c->k = 0; c->ns = 0; c->ti = 0; c->wpos = 0;
+    memset(c->killer, 0xff, sizeof(c->killer));
     PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of card indices");
     if (!seq) return -1;
     Py_ssize_t nt = PySequence_Fast_GET_SIZE(seq);
@@ -1235,9 +1257,9 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
-    return Py_BuildValue("{sLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
+    return Py_BuildValue("{sLsLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
                          "exact_hits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
-                         "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "clears", self->tt.clears,
+                         "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "trick_nodes", c->st_tricks, "clears", self->tt.clears,
                          "blocks_used", (Py_ssize_t)self->tt.bused,
                          "blocks", (Py_ssize_t)self->tt.bcap);
 }
