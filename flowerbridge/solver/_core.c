@@ -115,8 +115,18 @@ typedef struct {
     int topc[MAXS];
     u128 code[MAXS];
     uint8_t nslots[MAXS];
-    uint8_t slotrank[MAXS][MAXSLOTS];
+    const uint8_t *slotrank[MAXS];  /* into the suit codes of Ctx.sc */
 } PosKey;
+
+/* One suit's part of a position key: its code, and the rank of each code
+ * slot from the top.  ver identifies the suit's holdings it was made for. */
+typedef struct {
+    uint64_t ver;
+    u128 code;
+    int topc;
+    uint8_t n;
+    uint8_t slotrank[MAXSLOTS];
+} SuitCode;
 
 typedef struct {
     int S, R, C;
@@ -132,13 +142,23 @@ typedef struct {
     TT *tt;
     long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
+    u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
+    u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
+    /* Suit codes are rebuilt only for suits whose holdings changed: every
+     * play or load gives the suit a fresh version number (an undo restores
+     * the old one), and sc[ti][s] keeps the code made at the last trick
+     * start of trick ti, so a trick start finds the code of every suit not
+     * played to since the previous trick start, or since the same trick's
+     * last sibling. */
+    uint64_t sver[MAXS], vclock;
+    SuitCode sc[MAXT + 2][MAXS];
 } Ctx;
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
  * outranking a card of its own suit (0xff otherwise). */
-typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; } Undo;
+typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
@@ -270,50 +290,61 @@ static void init_codes(Ctx *c)
     int lb = 1;
     while ((1 << lb) <= c->R * C) lb++;
     c->lenbits = lb;
+    if (4 * c->S * lb <= 128)           /* else the geometry is refused */
+        for (int h = 0; h < 4; h++)
+            for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
 }
 
-static void make_key(const Ctx *c, int h, PosKey *pk)
+static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
 {
-    int B = c->C + 1, cb = c->codebits, S = c->S;
-    pk->d[0] = pk->d[1] = 0;
-    int pos = 0;
-    for (int hh = 0; hh < 4; hh++)
-        for (int s = 0; s < S; s++) {
-            uint64_t v = (uint64_t)c->len[hh][s];
-            int w = pos >> 6, o = pos & 63;
-            pk->d[w] |= v << o;
-            if (o + c->lenbits > 64) pk->d[w + 1] |= v >> (64 - o);
-            pos += c->lenbits;
+    int B = c->C + 1, cb = c->codebits;
+    u128 code = 0;
+    int n = 0;
+    uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+    while (all) {
+        int r = hb(all);
+        all &= ~(1u << r);
+        int a = c->cnt[0][s][r], b = c->cnt[1][s][r], d = c->cnt[2][s][r], e = c->cnt[3][s][r];
+        int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
+        if (holders == 1) {
+            int hh = a ? 0 : b ? 1 : d ? 2 : 3;
+            int m = a + b + d + e;
+            for (int j = 0; j < m; j++) {
+                code |= (u128)c->single[hh] << (128 - cb * (n + 1));
+                sc->slotrank[n++] = (uint8_t)r;
+            }
+        } else {
+            code |= (u128)c->code[((a * B + b) * B + d) * B + e] << (128 - cb * (n + 1));
+            sc->slotrank[n++] = (uint8_t)r;
         }
+    }
+    sc->ver = c->sver[s];
+    sc->code = code;
+    sc->n = (uint8_t)n;
+    sc->topc = n ? (int)(code >> (128 - cb)) : -1;
+}
+
+static void make_key(Ctx *c, int h, PosKey *pk)
+{
+    int S = c->S;
+    pk->d[0] = (uint64_t)c->lenkey;
+    pk->d[1] = (uint64_t)(c->lenkey >> 64);
     pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
     for (int s = 0; s < S; s++) {
-        u128 code = 0;
-        int n = 0;
-        uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
-        while (all) {
-            int r = hb(all);
-            all &= ~(1u << r);
-            int a = c->cnt[0][s][r], b = c->cnt[1][s][r], d = c->cnt[2][s][r], e = c->cnt[3][s][r];
-            int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
-            if (holders == 1) {
-                int hh = a ? 0 : b ? 1 : d ? 2 : 3;
-                int m = a + b + d + e;
-                for (int j = 0; j < m; j++) {
-                    code |= (u128)c->single[hh] << (128 - cb * (n + 1));
-                    pk->slotrank[s][n++] = (uint8_t)r;
-                }
-            } else {
-                code |= (u128)c->code[((a * B + b) * B + d) * B + e] << (128 - cb * (n + 1));
-                pk->slotrank[s][n++] = (uint8_t)r;
-            }
+        SuitCode *sc = &c->sc[c->ti][s];
+        if (sc->ver != c->sver[s]) {
+            const SuitCode *prev = c->ti ? &c->sc[c->ti - 1][s] : NULL;
+            if (prev && prev->ver == c->sver[s]) sc = (SuitCode *)prev;
+            else make_suit_code(c, s, sc);
         }
-        pk->code[s] = code;
-        pk->nslots[s] = (uint8_t)n;
-        pk->topc[s] = n ? (int)(code >> (128 - cb)) : -1;
+        pk->code[s] = sc->code;
+        pk->nslots[s] = sc->n;
+        pk->topc[s] = sc->topc;
+        pk->slotrank[s] = sc->slotrank;
     }
     uint64_t hf = hv;
     for (int s = 0; s < S; s++) {
@@ -535,7 +566,10 @@ static inline int beats(const Ctx *c, Move a, Move w)
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
     if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    u->sver = c->sver[m.s];
+    c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
+    c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
     tr[c->k] = m;
@@ -572,7 +606,9 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->k--;
     c->wpos = u->wpos;
     if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
+    c->lenkey += c->lenunit[h][m.s];
     c->hlen[h]++;
 }
 
@@ -830,6 +866,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     PosKey pk;
     pk.meta = 0;
     pk.hbase = pk.hfull = 0;
+    pk.d[0] = pk.d[1] = 0;
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
@@ -1043,6 +1080,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
                 tot[s][r] += v;
             }
     PyBuffer_Release(&buf);
+    for (int s = 0; s < S; s++) c->sver[s] = ++c->vclock;
     if (trump < -1 || trump >= S) { PyErr_SetString(PyExc_ValueError, "bad trump"); return -1; }
     if (leader < 0 || leader > 3) { PyErr_SetString(PyExc_ValueError, "bad leader"); return -1; }
     c->trump = trump;
@@ -1080,6 +1118,9 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     for (int s = 0; s < S; s++)
         for (int r = 0; r < R; r++)
             if (tot[s][r] > c->C) { PyErr_SetString(PyExc_ValueError, "more copies of a card than the deck holds"); return -1; }
+    c->lenkey = 0;
+    for (int h = 0; h < 4; h++)
+        for (int s = 0; s < S; s++) c->lenkey += (u128)c->len[h][s] * c->lenunit[h][s];
     int tm = to_move(c);
     int n = c->hlen[tm];
     for (int i = 0; i < 4; i++) {
