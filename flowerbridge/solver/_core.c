@@ -36,6 +36,7 @@
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
+#define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
 #ifndef KILLER_BONUS
@@ -46,15 +47,15 @@ typedef unsigned __int128 u128;
 
 typedef struct { uint8_t s, r; } Move;
 
-/* One stored bound.  code[s] holds the top n[s] codes of suit s, packed from
- * the most significant bit down. */
+/* One stored bound.  key: the packed position code (see PosKey) with only
+ * the top n[s] codes of each suit s kept, the rest zero. */
 typedef struct {
     uint8_t lower;      /* 1: NS take >= val more tricks; 0: NS take <= val */
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
     uint8_t pad[4];
-    u128 code[];
+    u128 key[];
 } Entry;
 
 #define BLK 4
@@ -89,31 +90,21 @@ typedef struct {
     char *blocks;
     size_t es, bstride, bcap, bused;
     long long clears;
-    /* exact-position cache in front of the lists: one probe decides most
-     * look-ups of positions met before */
-    char *xc;
-    size_t xstride, nx;
     /* per distribution (hashed): which subsets of suits have lists, so that
      * a look-up probes only those; tag 0 = none, 0xffff = unknown (all) */
     uint32_t *summary;
 } TT;
 
-typedef struct {
-    uint64_t d[2];
-    uint32_t meta;
-    uint8_t lb, ub, used, pad;
-    uint8_t rlb[MAXS], rub[MAXS];   /* relevant top codes per suit that justify lb / ub */
-    uint64_t pad2;
-    u128 code[];
-} XEntry;
-
-/* Everything the table needs to know of a trick-boundary position. */
+/* Everything the table needs to know of a trick-boundary position.  pcode
+ * holds the codes of all suits in one bit string, from the most significant
+ * bit of word 0 down, suit s in a field of Ctx.sb bits at s * sb, so that a
+ * stored region is matched by a few masked word compares. */
 typedef struct {
     uint64_t d[2];
     unsigned meta;
-    uint64_t hbase, hfull;
+    uint64_t hbase;
     int topc[MAXS];
-    u128 code[MAXS];
+    u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
     const uint8_t *slotrank[MAXS];  /* into the suit codes of Ctx.sc */
 } PosKey;
@@ -140,10 +131,12 @@ typedef struct {
     Move killer[MAXT + 1][4];           /* last move to cause a cut-off, per trick and position */
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
+    long long st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
     u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
     u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
+    int sb, kw;                         /* bits per suit in a packed code, words of it */
+    u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
@@ -165,15 +158,12 @@ static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
-static int tt_init(TT *t, size_t bytes, int S)
+static int tt_init(TT *t, size_t bytes, int kw)
 {
-    size_t es = sizeof(Entry) + (size_t)S * sizeof(u128);
+    size_t es = sizeof(Entry) + (size_t)kw * sizeof(u128);
     es = (es + 15) & ~(size_t)15;
     size_t bstride = sizeof(Block) + BLK * es;
-    size_t xstride = (sizeof(XEntry) + (size_t)S * sizeof(u128) + 15) & ~(size_t)15;
-    size_t nx = 1;
-    while (nx * 2 * xstride <= bytes / 8) nx *= 2;
-    size_t bcap = (bytes / 8 * 5) / bstride;
+    size_t bcap = (bytes / 4 * 3) / bstride;
     if (bcap < 64) bcap = 64;
     size_t dcap = (bytes / 5) / (sizeof(Dist) + sizeof(uint32_t));
     if (dcap < 256) dcap = 256;
@@ -184,14 +174,9 @@ static int tt_init(TT *t, size_t bytes, int S)
     t->head = (uint32_t *)calloc(nh, sizeof(uint32_t));
     t->dists = (Dist *)malloc(dcap * sizeof(Dist));
     t->blocks = (char *)aligned_alloc(16, bcap * bstride);
-    t->xc = (char *)calloc(nx, xstride);
     t->summary = (uint32_t *)calloc(nh, sizeof(uint32_t));
-    t->xstride = xstride;
-    t->nx = nx;
-    if (!t->head || !t->dists || !t->blocks || !t->xc || !t->summary) {
-        free(t->xc);
+    if (!t->head || !t->dists || !t->blocks || !t->summary) {
         free(t->summary);
-        t->xc = NULL;
         t->summary = NULL;
         free(t->head);
         free(t->dists);
@@ -214,9 +199,7 @@ static int tt_init(TT *t, size_t bytes, int S)
 
 static void tt_free(TT *t)
 {
-    free(t->xc);
     free(t->summary);
-    t->xc = NULL;
     t->summary = NULL;
     free(t->head);
     free(t->dists);
@@ -228,7 +211,6 @@ static void tt_free(TT *t)
 
 static void tt_clear(TT *t)
 {
-    memset(t->xc, 0, t->nx * t->xstride);
     memset(t->summary, 0, t->nh * sizeof(uint32_t));
     memset(t->head, 0, t->nh * sizeof(uint32_t));
     t->dused = 0;
@@ -247,13 +229,23 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
 }
 
 /* Do the top e->n[s] codes of every suit of the position match the entry? */
-static inline int region_match(const Entry *e, const PosKey *pk, int S, int cb)
+static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
-    for (int s = 0; s < S; s++) {
-        int bits = e->n[s] * cb;
-        if (bits && ((pk->code[s] ^ e->code[s]) >> (128 - bits)) != 0) return 0;
+    int S = c->S;
+    for (int w = 0; w < c->kw; w++) {
+        u128 m = 0;
+        for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
+        if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
     }
     return 1;
+}
+
+/* OR a top-aligned suit code into the packed bit string at bit p0. */
+static inline void put_field(u128 *w, int p0, u128 code)
+{
+    int i = p0 >> 7, o = p0 & 127;
+    w[i] |= code >> o;
+    if (o) w[i + 1] |= code << (128 - o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -334,6 +326,7 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
+    for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
     for (int s = 0; s < S; s++) {
         SuitCode *sc = &c->sc[c->ti][s];
         if (sc->ver != c->sver[s]) {
@@ -341,20 +334,11 @@ static void make_key(Ctx *c, int h, PosKey *pk)
             if (prev && prev->ver == c->sver[s]) sc = (SuitCode *)prev;
             else make_suit_code(c, s, sc);
         }
-        pk->code[s] = sc->code;
+        put_field(pk->pcode, s * c->sb, sc->code);
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
     }
-    uint64_t hf = hv;
-    for (int s = 0; s < S; s++) {
-        hf ^= (uint64_t)pk->code[s];
-        hf *= 0xff51afd7ed558ccdULL;
-        hf ^= (uint64_t)(pk->code[s] >> 64);
-        hf *= 0xc4ceb9fe1a85ec53ULL;
-        hf ^= hf >> 31;
-    }
-    pk->hfull = hf;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -377,48 +361,13 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     return NULL;
 }
 
-static inline XEntry *xc_find(const TT *t, const PosKey *pk, int S, int create, int r)
-{
-    XEntry *x = (XEntry *)(t->xc + (size_t)(pk->hfull & (t->nx - 1)) * t->xstride);
-    if (x->used && x->d[0] == pk->d[0] && x->d[1] == pk->d[1] && x->meta == pk->meta) {
-        int same = 1;
-        for (int s = 0; s < S && same; s++) same = x->code[s] == pk->code[s];
-        if (same) return x;
-    }
-    if (!create) return NULL;
-    x->used = 1;
-    x->d[0] = pk->d[0];
-    x->d[1] = pk->d[1];
-    x->meta = pk->meta;
-    for (int s = 0; s < S; s++) x->code[s] = pk->code[s];
-    x->lb = 0;
-    x->ub = (uint8_t)r;
-    return x;
-}
-
-static inline void xc_store(Ctx *c, const PosKey *pk, int r, int result, int need, const uint8_t *rel)
-{
-    int S = c->S;
-    XEntry *x = xc_find(c->tt, pk, S, 1, r);
-    /* relevance is kept as numbers of top codes, so that it means the same
-     * in every position with this (canonical) key */
-    uint8_t n[MAXS];
-    for (int s = 0; s < S; s++) {
-        int j = 0;
-        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
-        n[s] = (uint8_t)j;
-    }
-    if (result) { if (need > x->lb) { x->lb = (uint8_t)need; memcpy(x->rlb, n, (size_t)S); } }
-    else if (need - 1 < x->ub) { x->ub = (uint8_t)(need - 1); memcpy(x->rub, n, (size_t)S); }
-}
-
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
-    int S = c->S, cb = c->codebits;
+    int S = c->S;
     *hint = NULL;
     c->st_lookups++;
     uint32_t masks = 0xffffffffu;
@@ -429,6 +378,13 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         if ((sm >> 16) == tag) masks = sm & 0xffff;
         else if ((sm >> 16) != 0xffff) return -1;   /* another distribution's slot */
     }
+    /* The lists to probe are found in three rounds (bucket heads, list
+     * headers, first blocks), each prefetching what the next reads, so
+     * that their cache misses overlap instead of adding up. */
+    uint64_t sigs[1u << MAXS];
+    size_t bks[1u << MAXS];
+    Dist *ds[1u << MAXS];
+    int np = 0;
     for (unsigned mask = 0; mask < (1u << S); mask++) {
         if (!(masks >> mask & 1)) continue;
         uint64_t sig = 0;
@@ -439,14 +395,31 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                 sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
             }
         if (!ok) continue;
-        Dist *d = find_dist(t, pk, sig, dist_bucket(t, pk, sig));
+        sigs[np] = sig;
+        bks[np] = dist_bucket(t, pk, sig);
+        __builtin_prefetch(&t->head[bks[np]]);
+        np++;
+    }
+    for (int i = 0; i < np; i++) {
+        uint32_t idx = t->head[bks[i]];
+        if (idx) __builtin_prefetch(&t->dists[idx - 1]);
+    }
+    for (int i = 0; i < np; i++) {
+        ds[i] = find_dist(t, pk, sigs[i], bks[i]);
+        if (ds[i]) {
+            const char *b = (const char *)tt_block(t, ds[i]->block);
+            for (size_t o = 0; o < t->bstride; o += 64) __builtin_prefetch(b + o);
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        Dist *d = ds[i];
         if (!d) continue;
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
             for (int i = (int)b->count - 1; i >= 0; i--) {
                 const Entry *e = blk_entry(t, b, i);
                 c->st_scan++;
-                if (!region_match(e, pk, S, cb)) continue;
+                if (!region_match(c, e, pk)) continue;
                 int res = -1;
                 if (e->lower) { if (e->val >= need) res = 1; }
                 else if (e->val < need) res = 0;
@@ -467,14 +440,18 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
 {
     TT *t = c->tt;
-    int S = c->S, cb = c->codebits;
+    int S = c->S;
     uint8_t n[MAXS] = {0};
-    u128 code[MAXS];
+    u128 key[MAXW];
     for (int s = 0; s < S; s++) {
         int j = 0;
         while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
         n[s] = (uint8_t)j;
-        code[s] = j ? (pk->code[s] >> (128 - j * cb)) << (128 - j * cb) : 0;
+    }
+    for (int w = 0; w < c->kw; w++) {
+        u128 m = 0;
+        for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
+        key[w] = pk->pcode[w] & m;
     }
     uint64_t sig = 0;
     unsigned mask = 0;
@@ -491,7 +468,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 if (e->lower != lower) continue;
                 int same = 1;
                 for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
-                for (int s = 0; s < S && same; s++) same = e->code[s] == code[s];
+                for (int w = 0; w < c->kw && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
@@ -551,7 +528,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     e->bs = (uint8_t)bs;
     e->bg = (uint8_t)bg;
     memcpy(e->n, n, sizeof(e->n));
-    for (int s = 0; s < S; s++) e->code[s] = code[s];
+    for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
 }
 
 /* ------------------------------------------------------------------ */
@@ -865,7 +842,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
     PosKey pk;
     pk.meta = 0;
-    pk.hbase = pk.hfull = 0;
+    pk.hbase = 0;
     pk.d[0] = pk.d[1] = 0;
     const Entry *hint = NULL;
     int need = 0;
@@ -881,7 +858,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             /* key first, so the table's memory is on its way while the
              * quick tricks are counted */
             make_key(c, h, &pk);
-            __builtin_prefetch(c->tt->xc + (size_t)(pk.hfull & (c->tt->nx - 1)) * c->tt->xstride);
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
@@ -910,18 +886,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         if (r > TT_MIN_TRICKS) {
-            const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
-            if (x) {
-                const uint8_t *xn = x->lb >= need ? x->rlb : x->ub < need ? x->rub : NULL;
-                if (xn) {
-                    for (int s = 0; s < S; s++)
-                        rel[s] = xn[s] ? pk.slotrank[s][xn[s] - 1] : (uint8_t)c->R;
-                    c->st_xhits++;
-                    return x->lb >= need;
-                }
-            }
             int res = tt_lookup(c, &pk, need, rel, &hint);
-            if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
+            if (res >= 0) return res;
         }
     }
     Move mv[MAXMOVES];
@@ -976,7 +942,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
-        xc_store(c, &pk, c->hlen[h], result, need, rel);
     }
     return result;
 }
@@ -1042,6 +1007,11 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
         return -1;
     }
+    c->sb = R * C * c->codebits;
+    c->kw = (S * c->sb + 127) / 128;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= R * C; n++)
+            put_field(c->nmask[s][n], s * c->sb, n ? ~(u128)0 << (128 - n * c->codebits) : 0);
     if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
     tt_free(&self->tt);
@@ -1136,7 +1106,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
 static int ensure_tt(SolverObject *self)
 {
     if (!self->tt.head) {
-        if (tt_init(&self->tt, self->mem_bytes, self->ctx->S) < 0) { PyErr_NoMemory(); return -1; }
+        if (tt_init(&self->tt, self->mem_bytes, self->ctx->kw) < 0) { PyErr_NoMemory(); return -1; }
     }
     self->ctx->tt = &self->tt;
     return 0;
@@ -1298,8 +1268,8 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
-    return Py_BuildValue("{sLsLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
-                         "exact_hits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
+    return Py_BuildValue("{sLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
+                         "lookups", c->st_lookups, "hits", c->st_hits,
                          "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "trick_nodes", c->st_tricks, "clears", self->tt.clears,
                          "blocks_used", (Py_ssize_t)self->tt.bused,
                          "blocks", (Py_ssize_t)self->tt.bcap);
