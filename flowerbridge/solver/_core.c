@@ -60,11 +60,15 @@ typedef struct {
 
 #define BLK 4
 /* Entries of one distribution are kept in blocks of BLK, contiguous in memory
- * so that scanning them is cheap. */
+ * so that scanning them is cheap.  A scan first reads the blocks' short
+ * fingerprints of the entries' regions (a few top codes per suit, see
+ * PosKey.fp) and looks at an entry itself only when its fingerprint matches. */
 typedef struct {
     uint32_t next;
     uint32_t count;
     uint64_t pad;
+    uint64_t fp[BLK];   /* entry's fingerprint: position's fp under fm */
+    uint64_t fm[BLK];
     /* BLK entries follow */
 } Block;
 
@@ -104,6 +108,7 @@ typedef struct {
     unsigned meta;
     uint64_t hbase;
     int topc[MAXS];
+    uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
     u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
     const uint8_t *slotrank[MAXS];  /* into the suit codes of Ctx.sc */
@@ -137,6 +142,8 @@ typedef struct {
     u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
     int sb, kw;                         /* bits per suit in a packed code, words of it */
     u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
+    int fc;                             /* codes per suit in a fingerprint */
+    uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
@@ -327,6 +334,8 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
     for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
+    pk->fp = 0;
+    int fb = c->fc * c->codebits;
     for (int s = 0; s < S; s++) {
         SuitCode *sc = &c->sc[c->ti][s];
         if (sc->ver != c->sver[s]) {
@@ -335,6 +344,7 @@ static void make_key(Ctx *c, int h, PosKey *pk)
             else make_suit_code(c, s, sc);
         }
         put_field(pk->pcode, s * c->sb, sc->code);
+        pk->fp |= (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
@@ -408,7 +418,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         ds[i] = find_dist(t, pk, sigs[i], bks[i]);
         if (ds[i]) {
             const char *b = (const char *)tt_block(t, ds[i]->block);
-            for (size_t o = 0; o < t->bstride; o += 64) __builtin_prefetch(b + o);
+            for (size_t o = 0; o < sizeof(Block); o += 64) __builtin_prefetch(b + o);
         }
     }
     for (int i = 0; i < np; i++) {
@@ -417,8 +427,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
             for (int i = (int)b->count - 1; i >= 0; i--) {
-                const Entry *e = blk_entry(t, b, i);
                 c->st_scan++;
+                if ((pk->fp ^ b->fp[i]) & b->fm[i]) continue;
+                const Entry *e = blk_entry(t, b, i);
                 if (!region_match(c, e, pk)) continue;
                 int res = -1;
                 if (e->lower) { if (e->val >= need) res = 1; }
@@ -453,6 +464,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
     }
+    uint64_t fm = 0;
+    for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s]];
+    uint64_t fp = pk->fp & fm;
     uint64_t sig = 0;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
@@ -464,6 +478,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
             for (int i = 0; i < (int)b->count; i++) {
+                if (b->fp[i] != fp || b->fm[i] != fm) continue;
                 Entry *e = blk_entry(t, b, i);
                 if (e->lower != lower) continue;
                 int same = 1;
@@ -522,6 +537,8 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         else if ((*sm >> 16) == tag) *sm |= 1u << mask;
         else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
     }
+    b->fp[b->count] = fp;
+    b->fm[b->count] = fm;
     Entry *e = blk_entry(t, b, (int)b->count++);
     e->lower = (uint8_t)lower;
     e->val = (uint8_t)val;
@@ -1012,6 +1029,13 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= R * C; n++)
             put_field(c->nmask[s][n], s * c->sb, n ? ~(u128)0 << (128 - n * c->codebits) : 0);
+    c->fc = 64 / S / c->codebits;
+    if (c->fc > R * C) c->fc = R * C;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= R * C; n++) {
+            int m = n < c->fc ? n : c->fc, fb = c->fc * c->codebits;
+            c->fmask[s][n] = m ? (~0ULL << (64 - m * c->codebits)) >> (s * fb) : 0;
+        }
     if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
     tt_free(&self->tt);
