@@ -146,6 +146,7 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
+    int16_t pair[16];                   /* code of a rank held one copy each by the hands of a 2-hand mask */
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
@@ -283,6 +284,10 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
+    for (int m = 0; m < 16; m++) {
+        int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
+        c->pair[m] = v[0] + v[1] + v[2] + v[3] == 2 && C >= 2 ? c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]] : -1;
+    }
     int bits = 1;
     while ((1 << bits) < n) bits++;
     c->codebits = bits;
@@ -299,28 +304,33 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     int B = c->C + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
-    uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+    uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
+    uint32_t all = p0 | p1 | p2 | p3;
     while (all) {
         int r = hb(all);
         all &= ~(1u << r);
-        int a = c->cnt[0][s][r], b = c->cnt[1][s][r], d = c->cnt[2][s][r], e = c->cnt[3][s][r];
-        int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
-        if (holders == 1) {
-            int hh = a ? 0 : b ? 1 : d ? 2 : 3;
-            int m = a + b + d + e;
+        /* which hands hold the rank; with one copy a hand, that is all the
+         * code needs */
+        unsigned hp = (p0 >> r & 1) | (p1 >> r & 1) << 1 | (p2 >> r & 1) << 2 | (p3 >> r & 1) << 3;
+        if (!(hp & (hp - 1))) {
+            int hh = __builtin_ctz(hp);
+            int m = c->C == 1 ? 1 : c->cnt[hh][s][r];
             for (int j = 0; j < m; j++) {
-                code |= (u128)c->single[hh] << (128 - cb * (n + 1));
+                code = code << cb | (u128)c->single[hh];
                 sc->slotrank[n++] = (uint8_t)r;
             }
         } else {
-            code |= (u128)c->code[((a * B + b) * B + d) * B + e] << (128 - cb * (n + 1));
+            int x;
+            if (c->C == 2) x = c->pair[hp];
+            else x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
+            code = code << cb | (u128)x;
             sc->slotrank[n++] = (uint8_t)r;
         }
     }
     sc->ver = c->sver[s];
-    sc->code = code;
+    sc->code = n ? code << (128 - cb * n) : 0;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(code >> (128 - cb)) : -1;
+    sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
 }
 
 static void make_key(Ctx *c, int h, PosKey *pk)
@@ -421,13 +431,14 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             for (size_t o = 0; o < sizeof(Block); o += 64) __builtin_prefetch(b + o);
         }
     }
+    long long scanned = 0;
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
+            scanned += b->count;
             for (int i = (int)b->count - 1; i >= 0; i--) {
-                c->st_scan++;
                 if ((pk->fp ^ b->fp[i]) & b->fm[i]) continue;
                 const Entry *e = blk_entry(t, b, i);
                 if (!region_match(c, e, pk)) continue;
@@ -436,6 +447,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                 else if (e->val < need) res = 0;
                 if (res >= 0) {
                     c->st_hits++;
+                    c->st_scan += scanned - i;
                     for (int s = 0; s < S; s++)
                         rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)c->R;
                     return res;
@@ -445,6 +457,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             bi = b->next;
         }
     }
+    c->st_scan += scanned;
     return -1;
 }
 
