@@ -639,19 +639,22 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
         for (int o = 0; o < 4; o++) if (o != h) block |= c->pres[o][s];
         for (int j = 0; j < c->k; j++)
             if (c->tc[c->ti][j].s == s) block |= 1u << c->tc[c->ti][j].r;
-        uint32_t all = mine | block;
-        int inrun = 0;
-        while (all) {
-            int r = hb(all);
-            uint32_t bit = 1u << r;
-            all &= ~bit;
-            if ((mine & bit) && !(block & bit)) {
-                if (!inrun) { mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)r; top[n] = (uint8_t)r; n++; inrun = 1; }
-                else mv[n - 1].r = (uint8_t)r;
+        /* from the top: a rank also held elsewhere is a group of its own;
+         * other ranks of mine form a group down to the next blocked rank */
+        uint32_t free = mine & ~block;
+        while (mine) {
+            int t = hb(mine);
+            int lo = t;
+            if (free >> t & 1) {
+                uint32_t below = block & ((1u << t) - 1);
+                uint32_t run = below ? free & ~((2u << hb(below)) - 1) : free;
+                lo = __builtin_ctz(run);
+                free &= ~run;
+                mine &= ~run;
             } else {
-                if (mine & bit) { mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)r; top[n] = (uint8_t)r; n++; }
-                inrun = 0;
+                mine &= ~(1u << t);
             }
+            mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)lo; top[n] = (uint8_t)t; n++;
         }
     }
     return n;
