@@ -347,11 +347,13 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     pk->fp = 0;
     int fb = c->fc * c->codebits;
     for (int s = 0; s < S; s++) {
-        SuitCode *sc = &c->sc[c->ti][s];
+        const SuitCode *sc = &c->sc[c->ti][s];
         if (sc->ver != c->sver[s]) {
-            const SuitCode *prev = c->ti ? &c->sc[c->ti - 1][s] : NULL;
-            if (prev && prev->ver == c->sver[s]) sc = (SuitCode *)prev;
-            else make_suit_code(c, s, sc);
+            if (c->ti && c->sc[c->ti - 1][s].ver == c->sver[s]) {
+                sc = &c->sc[c->ti - 1][s];
+            } else {
+                make_suit_code(c, s, &c->sc[c->ti][s]);
+            }
         }
         put_field(pk->pcode, s * c->sb, sc->code);
         pk->fp |= (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
