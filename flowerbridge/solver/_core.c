@@ -489,8 +489,11 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
-        /* same region and kind already stored: tighten it */
-        for (uint32_t bi = d->block; bi; ) {
+        /* same region and kind stored lately: tighten it (older copies
+         * are not looked for, as walking a long list costs more than a
+         * duplicate; the newer entry is the one a look-up meets first) */
+        int nb = 0;
+        for (uint32_t bi = d->block; bi && nb < 2; nb++) {
             Block *b = tt_block(t, bi);
             for (int i = 0; i < (int)b->count; i++) {
                 if (b->fp[i] != fp || b->fm[i] != fm) continue;
