@@ -36,6 +36,7 @@
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
+#define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
 /* Lead ordering weights, tuned on node counts of random Bridge and Flower
@@ -49,24 +50,28 @@ typedef unsigned __int128 u128;
 
 typedef struct { uint8_t s, r; } Move;
 
-/* One stored bound.  code[s] holds the top n[s] codes of suit s, packed from
- * the most significant bit down. */
+/* One stored bound.  key: the packed position code (see PosKey) with only
+ * the top n[s] codes of each suit s kept, the rest zero. */
 typedef struct {
     uint8_t lower;      /* 1: NS take >= val more tricks; 0: NS take <= val */
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
     uint8_t pad[4];
-    u128 code[];
+    u128 key[];
 } Entry;
 
 #define BLK 4
 /* Entries of one distribution are kept in blocks of BLK, contiguous in memory
- * so that scanning them is cheap. */
+ * so that scanning them is cheap.  A scan first reads the blocks' short
+ * fingerprints of the entries' regions (a few top codes per suit, see
+ * PosKey.fp) and looks at an entry itself only when its fingerprint matches. */
 typedef struct {
     uint32_t next;
     uint32_t count;
     uint64_t pad;
+    uint64_t fp[BLK];   /* entry's fingerprint: position's fp under fm */
+    uint64_t fm[BLK];
     /* BLK entries follow */
 } Block;
 
@@ -92,34 +97,35 @@ typedef struct {
     char *blocks;
     size_t es, bstride, bcap, bused;
     long long clears;
-    /* exact-position cache in front of the lists: one probe decides most
-     * look-ups of positions met before */
-    char *xc;
-    size_t xstride, nx;
     /* per distribution (hashed): which subsets of suits have lists, so that
      * a look-up probes only those; tag 0 = none, 0xffff = unknown (all) */
     uint32_t *summary;
 } TT;
 
-typedef struct {
-    uint64_t d[2];
-    uint32_t meta;
-    uint8_t lb, ub, used, pad;
-    uint8_t rlb[MAXS], rub[MAXS];   /* relevant top codes per suit that justify lb / ub */
-    uint64_t pad2;
-    u128 code[];
-} XEntry;
-
-/* Everything the table needs to know of a trick-boundary position. */
+/* Everything the table needs to know of a trick-boundary position.  pcode
+ * holds the codes of all suits in one bit string, from the most significant
+ * bit of word 0 down, suit s in a field of Ctx.sb bits at s * sb, so that a
+ * stored region is matched by a few masked word compares. */
 typedef struct {
     uint64_t d[2];
     unsigned meta;
-    uint64_t hbase, hfull;
+    uint64_t hbase;
     int topc[MAXS];
-    u128 code[MAXS];
+    uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
+    u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
-    uint8_t slotrank[MAXS][MAXSLOTS];
+    const uint8_t *slotrank[MAXS];  /* into the suit codes of Ctx.sc */
 } PosKey;
+
+/* One suit's part of a position key: its code, and the rank of each code
+ * slot from the top.  ver identifies the suit's holdings it was made for. */
+typedef struct {
+    uint64_t ver;
+    u128 code;
+    int topc;
+    uint8_t n;
+    uint8_t slotrank[MAXSLOTS];
+} SuitCode;
 
 typedef struct {
     int S, R, C;
@@ -133,30 +139,42 @@ typedef struct {
     Move killer[MAXT + 1][4];           /* last move to cause a cut-off, per trick and position */
     int wpos;                           /* position in trick of winning card */
     TT *tt;
-    long long st_xhits, st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
+    long long st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
+    u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
+    u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
+    int sb, kw;                         /* bits per suit in a packed code, words of it */
+    u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
+    int fc;                             /* codes per suit in a fingerprint */
+    uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
+    int16_t pair[16];                   /* code of a rank held one copy each by the hands of a 2-hand mask */
+    /* Suit codes are rebuilt only for suits whose holdings changed: every
+     * play or load gives the suit a fresh version number (an undo restores
+     * the old one), and sc[ti][s] keeps the code made at the last trick
+     * start of trick ti, so a trick start finds the code of every suit not
+     * played to since the previous trick start, or since the same trick's
+     * last sibling. */
+    uint64_t sver[MAXS], vclock;
+    SuitCode sc[MAXT + 2][MAXS];
 } Ctx;
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
  * outranking a card of its own suit (0xff otherwise). */
-typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; } Undo;
+typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
-static int tt_init(TT *t, size_t bytes, int S)
+static int tt_init(TT *t, size_t bytes, int kw)
 {
-    size_t es = sizeof(Entry) + (size_t)S * sizeof(u128);
+    size_t es = sizeof(Entry) + (size_t)kw * sizeof(u128);
     es = (es + 15) & ~(size_t)15;
     size_t bstride = sizeof(Block) + BLK * es;
-    size_t xstride = (sizeof(XEntry) + (size_t)S * sizeof(u128) + 15) & ~(size_t)15;
-    size_t nx = 1;
-    while (nx * 2 * xstride <= bytes / 8) nx *= 2;
-    size_t bcap = (bytes / 8 * 5) / bstride;
+    size_t bcap = (bytes / 4 * 3) / bstride;
     if (bcap < 64) bcap = 64;
     size_t dcap = (bytes / 5) / (sizeof(Dist) + sizeof(uint32_t));
     if (dcap < 256) dcap = 256;
@@ -167,14 +185,9 @@ static int tt_init(TT *t, size_t bytes, int S)
     t->head = (uint32_t *)calloc(nh, sizeof(uint32_t));
     t->dists = (Dist *)malloc(dcap * sizeof(Dist));
     t->blocks = (char *)aligned_alloc(16, bcap * bstride);
-    t->xc = (char *)calloc(nx, xstride);
     t->summary = (uint32_t *)calloc(nh, sizeof(uint32_t));
-    t->xstride = xstride;
-    t->nx = nx;
-    if (!t->head || !t->dists || !t->blocks || !t->xc || !t->summary) {
-        free(t->xc);
+    if (!t->head || !t->dists || !t->blocks || !t->summary) {
         free(t->summary);
-        t->xc = NULL;
         t->summary = NULL;
         free(t->head);
         free(t->dists);
@@ -197,9 +210,7 @@ static int tt_init(TT *t, size_t bytes, int S)
 
 static void tt_free(TT *t)
 {
-    free(t->xc);
     free(t->summary);
-    t->xc = NULL;
     t->summary = NULL;
     free(t->head);
     free(t->dists);
@@ -211,7 +222,6 @@ static void tt_free(TT *t)
 
 static void tt_clear(TT *t)
 {
-    memset(t->xc, 0, t->nx * t->xstride);
     memset(t->summary, 0, t->nh * sizeof(uint32_t));
     memset(t->head, 0, t->nh * sizeof(uint32_t));
     t->dused = 0;
@@ -230,13 +240,23 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
 }
 
 /* Do the top e->n[s] codes of every suit of the position match the entry? */
-static inline int region_match(const Entry *e, const PosKey *pk, int S, int cb)
+static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
-    for (int s = 0; s < S; s++) {
-        int bits = e->n[s] * cb;
-        if (bits && ((pk->code[s] ^ e->code[s]) >> (128 - bits)) != 0) return 0;
+    int S = c->S;
+    for (int w = 0; w < c->kw; w++) {
+        u128 m = 0;
+        for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
+        if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
     }
     return 1;
+}
+
+/* OR a top-aligned suit code into the packed bit string at bit p0. */
+static inline void put_field(u128 *w, int p0, u128 code)
+{
+    int i = p0 >> 7, o = p0 & 127;
+    w[i] |= code >> o;
+    if (o) w[i + 1] |= code << (128 - o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -267,66 +287,83 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
+    for (int m = 0; m < 16; m++) {
+        int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
+        c->pair[m] = v[0] + v[1] + v[2] + v[3] == 2 && C >= 2 ? c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]] : -1;
+    }
     int bits = 1;
     while ((1 << bits) < n) bits++;
     c->codebits = bits;
     int lb = 1;
     while ((1 << lb) <= c->R * C) lb++;
     c->lenbits = lb;
+    if (4 * c->S * lb <= 128)           /* else the geometry is refused */
+        for (int h = 0; h < 4; h++)
+            for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
 }
 
-static void make_key(const Ctx *c, int h, PosKey *pk)
+static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
 {
-    int B = c->C + 1, cb = c->codebits, S = c->S;
-    pk->d[0] = pk->d[1] = 0;
-    int pos = 0;
-    for (int hh = 0; hh < 4; hh++)
-        for (int s = 0; s < S; s++) {
-            uint64_t v = (uint64_t)c->len[hh][s];
-            int w = pos >> 6, o = pos & 63;
-            pk->d[w] |= v << o;
-            if (o + c->lenbits > 64) pk->d[w + 1] |= v >> (64 - o);
-            pos += c->lenbits;
+    int B = c->C + 1, cb = c->codebits;
+    u128 code = 0;
+    int n = 0;
+    uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
+    uint32_t all = p0 | p1 | p2 | p3;
+    while (all) {
+        int r = hb(all);
+        all &= ~(1u << r);
+        /* which hands hold the rank; with one copy a hand, that is all the
+         * code needs */
+        unsigned hp = (p0 >> r & 1) | (p1 >> r & 1) << 1 | (p2 >> r & 1) << 2 | (p3 >> r & 1) << 3;
+        if (!(hp & (hp - 1))) {
+            int hh = __builtin_ctz(hp);
+            int m = c->C == 1 ? 1 : c->cnt[hh][s][r];
+            for (int j = 0; j < m; j++) {
+                code = code << cb | (u128)c->single[hh];
+                sc->slotrank[n++] = (uint8_t)r;
+            }
+        } else {
+            int x;
+            if (c->C == 2) x = c->pair[hp];
+            else x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
+            code = code << cb | (u128)x;
+            sc->slotrank[n++] = (uint8_t)r;
         }
+    }
+    sc->ver = c->sver[s];
+    sc->code = n ? code << (128 - cb * n) : 0;
+    sc->n = (uint8_t)n;
+    sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+}
+
+static void make_key(Ctx *c, int h, PosKey *pk)
+{
+    int S = c->S;
+    pk->d[0] = (uint64_t)c->lenkey;
+    pk->d[1] = (uint64_t)(c->lenkey >> 64);
     pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
+    for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
+    pk->fp = 0;
+    int fb = c->fc * c->codebits;
     for (int s = 0; s < S; s++) {
-        u128 code = 0;
-        int n = 0;
-        uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
-        while (all) {
-            int r = hb(all);
-            all &= ~(1u << r);
-            int a = c->cnt[0][s][r], b = c->cnt[1][s][r], d = c->cnt[2][s][r], e = c->cnt[3][s][r];
-            int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
-            if (holders == 1) {
-                int hh = a ? 0 : b ? 1 : d ? 2 : 3;
-                int m = a + b + d + e;
-                for (int j = 0; j < m; j++) {
-                    code |= (u128)c->single[hh] << (128 - cb * (n + 1));
-                    pk->slotrank[s][n++] = (uint8_t)r;
-                }
+        const SuitCode *sc = &c->sc[c->ti][s];
+        if (sc->ver != c->sver[s]) {
+            if (c->ti && c->sc[c->ti - 1][s].ver == c->sver[s]) {
+                sc = &c->sc[c->ti - 1][s];
             } else {
-                code |= (u128)c->code[((a * B + b) * B + d) * B + e] << (128 - cb * (n + 1));
-                pk->slotrank[s][n++] = (uint8_t)r;
+                make_suit_code(c, s, &c->sc[c->ti][s]);
             }
         }
-        pk->code[s] = code;
-        pk->nslots[s] = (uint8_t)n;
-        pk->topc[s] = n ? (int)(code >> (128 - cb)) : -1;
+        put_field(pk->pcode, s * c->sb, sc->code);
+        pk->fp |= (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+        pk->nslots[s] = sc->n;
+        pk->topc[s] = sc->topc;
+        pk->slotrank[s] = sc->slotrank;
     }
-    uint64_t hf = hv;
-    for (int s = 0; s < S; s++) {
-        hf ^= (uint64_t)pk->code[s];
-        hf *= 0xff51afd7ed558ccdULL;
-        hf ^= (uint64_t)(pk->code[s] >> 64);
-        hf *= 0xc4ceb9fe1a85ec53ULL;
-        hf ^= hf >> 31;
-    }
-    pk->hfull = hf;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -349,48 +386,13 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     return NULL;
 }
 
-static inline XEntry *xc_find(const TT *t, const PosKey *pk, int S, int create, int r)
-{
-    XEntry *x = (XEntry *)(t->xc + (size_t)(pk->hfull & (t->nx - 1)) * t->xstride);
-    if (x->used && x->d[0] == pk->d[0] && x->d[1] == pk->d[1] && x->meta == pk->meta) {
-        int same = 1;
-        for (int s = 0; s < S && same; s++) same = x->code[s] == pk->code[s];
-        if (same) return x;
-    }
-    if (!create) return NULL;
-    x->used = 1;
-    x->d[0] = pk->d[0];
-    x->d[1] = pk->d[1];
-    x->meta = pk->meta;
-    for (int s = 0; s < S; s++) x->code[s] = pk->code[s];
-    x->lb = 0;
-    x->ub = (uint8_t)r;
-    return x;
-}
-
-static inline void xc_store(Ctx *c, const PosKey *pk, int r, int result, int need, const uint8_t *rel)
-{
-    int S = c->S;
-    XEntry *x = xc_find(c->tt, pk, S, 1, r);
-    /* relevance is kept as numbers of top codes, so that it means the same
-     * in every position with this (canonical) key */
-    uint8_t n[MAXS];
-    for (int s = 0; s < S; s++) {
-        int j = 0;
-        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
-        n[s] = (uint8_t)j;
-    }
-    if (result) { if (need > x->lb) { x->lb = (uint8_t)need; memcpy(x->rlb, n, (size_t)S); } }
-    else if (need - 1 < x->ub) { x->ub = (uint8_t)(need - 1); memcpy(x->rub, n, (size_t)S); }
-}
-
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
-    int S = c->S, cb = c->codebits;
+    int S = c->S;
     *hint = NULL;
     c->st_lookups++;
     uint32_t masks = 0xffffffffu;
@@ -401,6 +403,13 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         if ((sm >> 16) == tag) masks = sm & 0xffff;
         else if ((sm >> 16) != 0xffff) return -1;   /* another distribution's slot */
     }
+    /* The lists to probe are found in three rounds (bucket heads, list
+     * headers, first blocks), each prefetching what the next reads, so
+     * that their cache misses overlap instead of adding up. */
+    uint64_t sigs[1u << MAXS];
+    size_t bks[1u << MAXS];
+    Dist *ds[1u << MAXS];
+    int np = 0;
     for (unsigned mask = 0; mask < (1u << S); mask++) {
         if (!(masks >> mask & 1)) continue;
         uint64_t sig = 0;
@@ -411,19 +420,39 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                 sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
             }
         if (!ok) continue;
-        Dist *d = find_dist(t, pk, sig, dist_bucket(t, pk, sig));
+        sigs[np] = sig;
+        bks[np] = dist_bucket(t, pk, sig);
+        __builtin_prefetch(&t->head[bks[np]]);
+        np++;
+    }
+    for (int i = 0; i < np; i++) {
+        uint32_t idx = t->head[bks[i]];
+        if (idx) __builtin_prefetch(&t->dists[idx - 1]);
+    }
+    for (int i = 0; i < np; i++) {
+        ds[i] = find_dist(t, pk, sigs[i], bks[i]);
+        if (ds[i]) {
+            const char *b = (const char *)tt_block(t, ds[i]->block);
+            for (size_t o = 0; o < sizeof(Block); o += 64) __builtin_prefetch(b + o);
+        }
+    }
+    long long scanned = 0;
+    for (int i = 0; i < np; i++) {
+        Dist *d = ds[i];
         if (!d) continue;
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
+            scanned += b->count;
             for (int i = (int)b->count - 1; i >= 0; i--) {
+                if ((pk->fp ^ b->fp[i]) & b->fm[i]) continue;
                 const Entry *e = blk_entry(t, b, i);
-                c->st_scan++;
-                if (!region_match(e, pk, S, cb)) continue;
+                if (!region_match(c, e, pk)) continue;
                 int res = -1;
                 if (e->lower) { if (e->val >= need) res = 1; }
                 else if (e->val < need) res = 0;
                 if (res >= 0) {
                     c->st_hits++;
+                    c->st_scan += scanned - i;
                     for (int s = 0; s < S; s++)
                         rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)c->R;
                     return res;
@@ -433,21 +462,29 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             bi = b->next;
         }
     }
+    c->st_scan += scanned;
     return -1;
 }
 
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
 {
     TT *t = c->tt;
-    int S = c->S, cb = c->codebits;
+    int S = c->S;
     uint8_t n[MAXS] = {0};
-    u128 code[MAXS];
+    u128 key[MAXW];
     for (int s = 0; s < S; s++) {
         int j = 0;
         while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
         n[s] = (uint8_t)j;
-        code[s] = j ? (pk->code[s] >> (128 - j * cb)) << (128 - j * cb) : 0;
     }
+    for (int w = 0; w < c->kw; w++) {
+        u128 m = 0;
+        for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
+        key[w] = pk->pcode[w] & m;
+    }
+    uint64_t fm = 0;
+    for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s]];
+    uint64_t fp = pk->fp & fm;
     uint64_t sig = 0;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
@@ -455,15 +492,19 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
-        /* same region and kind already stored: tighten it */
-        for (uint32_t bi = d->block; bi; ) {
+        /* same region and kind stored lately: tighten it (older copies
+         * are not looked for, as walking a long list costs more than a
+         * duplicate; the newer entry is the one a look-up meets first) */
+        int nb = 0;
+        for (uint32_t bi = d->block; bi && nb < 2; nb++) {
             Block *b = tt_block(t, bi);
             for (int i = 0; i < (int)b->count; i++) {
+                if (b->fp[i] != fp || b->fm[i] != fm) continue;
                 Entry *e = blk_entry(t, b, i);
                 if (e->lower != lower) continue;
                 int same = 1;
                 for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
-                for (int s = 0; s < S && same; s++) same = e->code[s] == code[s];
+                for (int w = 0; w < c->kw && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
@@ -517,13 +558,15 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         else if ((*sm >> 16) == tag) *sm |= 1u << mask;
         else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
     }
+    b->fp[b->count] = fp;
+    b->fm[b->count] = fm;
     Entry *e = blk_entry(t, b, (int)b->count++);
     e->lower = (uint8_t)lower;
     e->val = (uint8_t)val;
     e->bs = (uint8_t)bs;
     e->bg = (uint8_t)bg;
     memcpy(e->n, n, sizeof(e->n));
-    for (int s = 0; s < S; s++) e->code[s] = code[s];
+    for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
 }
 
 /* ------------------------------------------------------------------ */
@@ -538,7 +581,10 @@ static inline int beats(const Ctx *c, Move a, Move w)
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
     if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    u->sver = c->sver[m.s];
+    c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
+    c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
     tr[c->k] = m;
@@ -575,7 +621,9 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->k--;
     c->wpos = u->wpos;
     if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
+    c->lenkey += c->lenunit[h][m.s];
     c->hlen[h]++;
 }
 
@@ -599,19 +647,22 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
         for (int o = 0; o < 4; o++) if (o != h) block |= c->pres[o][s];
         for (int j = 0; j < c->k; j++)
             if (c->tc[c->ti][j].s == s) block |= 1u << c->tc[c->ti][j].r;
-        uint32_t all = mine | block;
-        int inrun = 0;
-        while (all) {
-            int r = hb(all);
-            uint32_t bit = 1u << r;
-            all &= ~bit;
-            if ((mine & bit) && !(block & bit)) {
-                if (!inrun) { mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)r; top[n] = (uint8_t)r; n++; inrun = 1; }
-                else mv[n - 1].r = (uint8_t)r;
+        /* from the top: a rank also held elsewhere is a group of its own;
+         * other ranks of mine form a group down to the next blocked rank */
+        uint32_t free = mine & ~block;
+        while (mine) {
+            int t = hb(mine);
+            int lo = t;
+            if (free >> t & 1) {
+                uint32_t below = block & ((1u << t) - 1);
+                uint32_t run = below ? free & ~((2u << hb(below)) - 1) : free;
+                lo = __builtin_ctz(run);
+                free &= ~run;
+                mine &= ~run;
             } else {
-                if (mine & bit) { mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)r; top[n] = (uint8_t)r; n++; }
-                inrun = 0;
+                mine &= ~(1u << t);
             }
+            mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)lo; top[n] = (uint8_t)t; n++;
         }
     }
     return n;
@@ -849,7 +900,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
     for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
     PosKey pk;
     pk.meta = 0;
-    pk.hbase = pk.hfull = 0;
+    pk.hbase = 0;
+    pk.d[0] = pk.d[1] = 0;
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
@@ -864,7 +916,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             /* key first, so the table's memory is on its way while the
              * quick tricks are counted */
             make_key(c, h, &pk);
-            __builtin_prefetch(c->tt->xc + (size_t)(pk.hfull & (c->tt->nx - 1)) * c->tt->xstride);
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
@@ -893,18 +944,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         if (r > TT_MIN_TRICKS) {
-            const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
-            if (x) {
-                const uint8_t *xn = x->lb >= need ? x->rlb : x->ub < need ? x->rub : NULL;
-                if (xn) {
-                    for (int s = 0; s < S; s++)
-                        rel[s] = xn[s] ? pk.slotrank[s][xn[s] - 1] : (uint8_t)c->R;
-                    c->st_xhits++;
-                    return x->lb >= need;
-                }
-            }
             int res = tt_lookup(c, &pk, need, rel, &hint);
-            if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
+            if (res >= 0) return res;
         }
     }
     Move mv[MAXMOVES];
@@ -959,7 +1000,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
-        xc_store(c, &pk, c->hlen[h], result, need, rel);
     }
     return result;
 }
@@ -1025,6 +1065,18 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
         return -1;
     }
+    c->sb = R * C * c->codebits;
+    c->kw = (S * c->sb + 127) / 128;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= R * C; n++)
+            put_field(c->nmask[s][n], s * c->sb, n ? ~(u128)0 << (128 - n * c->codebits) : 0);
+    c->fc = 64 / S / c->codebits;
+    if (c->fc > R * C) c->fc = R * C;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= R * C; n++) {
+            int m = n < c->fc ? n : c->fc, fb = c->fc * c->codebits;
+            c->fmask[s][n] = m ? (~0ULL << (64 - m * c->codebits)) >> (s * fb) : 0;
+        }
     if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
     tt_free(&self->tt);
@@ -1063,6 +1115,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
                 tot[s][r] += v;
             }
     PyBuffer_Release(&buf);
+    for (int s = 0; s < S; s++) c->sver[s] = ++c->vclock;
     if (trump < -1 || trump >= S) { PyErr_SetString(PyExc_ValueError, "bad trump"); return -1; }
     if (leader < 0 || leader > 3) { PyErr_SetString(PyExc_ValueError, "bad leader"); return -1; }
     c->trump = trump;
@@ -1100,6 +1153,9 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     for (int s = 0; s < S; s++)
         for (int r = 0; r < R; r++)
             if (tot[s][r] > c->C) { PyErr_SetString(PyExc_ValueError, "more copies of a card than the deck holds"); return -1; }
+    c->lenkey = 0;
+    for (int h = 0; h < 4; h++)
+        for (int s = 0; s < S; s++) c->lenkey += (u128)c->len[h][s] * c->lenunit[h][s];
     int tm = to_move(c);
     int n = c->hlen[tm];
     for (int i = 0; i < 4; i++) {
@@ -1115,7 +1171,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
 static int ensure_tt(SolverObject *self)
 {
     if (!self->tt.head) {
-        if (tt_init(&self->tt, self->mem_bytes, self->ctx->S) < 0) { PyErr_NoMemory(); return -1; }
+        if (tt_init(&self->tt, self->mem_bytes, self->ctx->kw) < 0) { PyErr_NoMemory(); return -1; }
     }
     self->ctx->tt = &self->tt;
     return 0;
@@ -1277,8 +1333,8 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
-    return Py_BuildValue("{sLsLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
-                         "exact_hits", c->st_xhits, "lookups", c->st_lookups, "hits", c->st_hits,
+    return Py_BuildValue("{sLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
+                         "lookups", c->st_lookups, "hits", c->st_hits,
                          "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "trick_nodes", c->st_tricks, "clears", self->tt.clears,
                          "blocks_used", (Py_ssize_t)self->tt.bused,
                          "blocks", (Py_ssize_t)self->tt.bcap);
