@@ -802,6 +802,80 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
+/* Tricks the side of the second hand h (to play at k == 1) surely takes:
+ * the trick in progress when the side holds a card that wins it whatever
+ * the leader's partner (third to play) does, then, at No Trump, the cards
+ * that the winner of that trick cashes from the top once on lead.  Returns
+ * 0 when the trick is not sure.  When the count reaches `want`, rel is
+ * lowered to the lowest rank it relies on. */
+static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
+{
+    int p3 = (h + 1) & 3, p4 = (h + 2) & 3;
+    int T = c->trump;
+    Move led = c->tc[c->ti][0];
+    int ls = led.s;
+    int ruff3 = T >= 0 && ls != T && c->len[p3][ls] == 0 && c->len[p3][T] > 0;
+    int hh = -1, thr = -1, tthr = -1;
+    if (!ruff3) {
+        /* the side's top card of the led suit must outrank the led card; in
+         * the second hand it wins against an equal copy of the third hand
+         * (played later), in the fourth hand it must outrank the third's
+         * cards.  A void second hand discards or ruffs: the third cannot
+         * overruff, as it follows suit or has no trump. */
+        int t3 = hb(c->pres[p3][ls]);
+        int x2 = hb(c->pres[h][ls]), x4 = hb(c->pres[p4][ls]);
+        if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; }
+        else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; }
+    }
+    if (hh < 0 && T >= 0 && ls != T) {
+        /* a ruff by the second hand (at least as high as any trump of a
+         * void third hand, which plays after it) or by the fourth (higher
+         * than them); trump ranks matter only when the third can ruff */
+        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
+        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
+            hh = h;
+            if (ruff3) tthr = hb(c->pres[h][T]);
+        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
+            hh = p4;
+            if (ruff3) tthr = hb(c->pres[p4][T]);
+        }
+    }
+    if (hh < 0) return 0;
+    int q = 1;
+    int qs[MAXS], mos[MAXS];
+    if (q < want && T < 0 && thr >= 0) {
+        /* hh wins the trick with its top card of the led suit and leads
+         * next: its cards at least as high as every other hand's cards of a
+         * suit (as now: the trick in progress only takes cards away) win
+         * when led, the top card of the led suit excepted */
+        for (int s = 0; s < c->S; s++) {
+            int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
+            int n = 0;
+            if (mo < 0) n = c->len[hh][s];
+            else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
+            if (s == ls) n = n > 0 ? n - 1 : 0;
+            qs[s] = n;
+            mos[s] = mo;
+        }
+        int used[MAXS] = {0};
+        while (q < want) {
+            int bs = -1;
+            for (int s = 0; s < c->S; s++)
+                if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
+            if (bs < 0) break;
+            used[bs] = 1;
+            q += qs[bs];
+        }
+        if (q < want) return q;
+        for (int s = 0; s < c->S; s++)
+            if (used[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+    }
+    if (q < want) return q;
+    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
+    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    return q;
+}
+
 static int last_trick_ns(const Ctx *c, uint8_t *rel)
 {
     Move w = {0, 0}, m[4];
@@ -885,6 +959,16 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
+        }
+    } else if (k == 1) {
+        need = target - c->ns;
+        int want = !(h & 1) ? need : c->hlen[h] - need + 1;
+        uint8_t qrel[MAXS];
+        for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
+        if (second_hand_tricks(c, h, want, qrel) >= want) {
+            memcpy(rel, qrel, (size_t)S);
+            c->st_qt++;
+            return !(h & 1);
         }
     }
     Move mv[MAXMOVES];
