@@ -802,6 +802,44 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
+/* Trump tricks surely taken, whoever leads, by the side holding every copy
+ * of the top trump.  Its trumps of the ranks, from the top down, that the
+ * other side does not hold ("top trumps") each win the trick they fall on:
+ * whatever outranks them, or comes first at an equal rank, is the same
+ * side's.  So the side takes at least as many tricks as one of its hands
+ * holds top trumps; and two when each hand holds one and a hand has another
+ * trump: until one of them has won a trick, that hand plays a lower trump on
+ * the trick in which its partner must play his last (top) trump, and wins
+ * with a top trump when it must play a trump first.  With the other side
+ * void, every trump is a top trump and no rank matters.  *side: 0 NS, 1 EW;
+ * the count stops at `want`, which it reaches with rel[T] lowered to the
+ * lowest rank it used. */
+static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uint8_t *rel)
+{
+    int T = c->trump;
+    uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+    if (!all) return 0;
+    int tr = hb(all);
+    int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
+    int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
+    if (nsc && ewc) return 0;
+    int y = nsc ? 0 : 1, a = y, b = y + 2;
+    int want = y ? wantEW : wantNS;
+    *side = y;
+    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
+        return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    int ta = 0, tb = 0, q = 0;
+    for (int r = tr; r >= 0 && q < want; r--) {
+        if (c->cnt[a ^ 1][T][r] || c->cnt[b ^ 1][T][r]) break;
+        ta += c->cnt[a][T][r];
+        tb += c->cnt[b][T][r];
+        q = ta > tb ? ta : tb;
+        if (q < 2 && ta && tb && (c->len[a][T] > 1 || c->len[b][T] > 1)) q = 2;
+        if (q >= want && rel[T] > r) rel[T] = (uint8_t)r;
+    }
+    return q;
+}
+
 /* Tricks the side of the second hand h (to play at k == 1) surely takes:
  * the trick in progress when the side holds a card that wins it whatever
  * the leader's partner (third to play) does, then, at No Trump, the cards
@@ -936,15 +974,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
             return !(h & 1);
         }
         if (T >= 0) {
-            /* the side holding every copy of the top trump takes a trick */
-            uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
-            if (all) {
-                int tr = hb(all);
-                int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
-                int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
-                if (nsc == 0 && r - 1 < need) { rel[T] = (uint8_t)tr; return 0; }
-                if (ewc == 0 && need <= 1) { rel[T] = (uint8_t)tr; return 1; }
-            }
+            int side = 0;
+            int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
+            if (side ? tq > r - need : tq >= need) return !side;
         }
         if (r > TT_MIN_TRICKS) {
             const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
