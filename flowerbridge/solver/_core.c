@@ -840,12 +840,43 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     return q;
 }
 
+/* At No Trump, tricks that hand hh, about to win the trick in progress and
+ * lead the next, then cashes from the top: its cards at least as high as
+ * every other hand's cards of a suit (as they are now: the trick in
+ * progress only takes cards away) win when led.  `spent`: hh wins with its
+ * top card of suit ls, which is not counted again.  Suits with the most
+ * tricks first, until `want`; rel is lowered only once it is reached. */
+static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, uint8_t *rel)
+{
+    int qs[MAXS], mos[MAXS], used[MAXS] = {0}, q = 0;
+    for (int s = 0; s < c->S; s++) {
+        int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
+        int n = 0;
+        if (mo < 0) n = c->len[hh][s];
+        else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
+        if (s == ls && spent) n = n > 0 ? n - 1 : 0;
+        qs[s] = n;
+        mos[s] = mo;
+    }
+    while (q < want) {
+        int bs = -1;
+        for (int s = 0; s < c->S; s++)
+            if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
+        if (bs < 0) return q;
+        used[bs] = 1;
+        q += qs[bs];
+    }
+    for (int s = 0; s < c->S; s++)
+        if (used[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+    return q;
+}
+
 /* Tricks the side of the second hand h (to play at k == 1) surely takes:
  * the trick in progress when the side holds a card that wins it whatever
- * the leader's partner (third to play) does, then, at No Trump, the cards
- * that the winner of that trick cashes from the top once on lead.  Returns
- * 0 when the trick is not sure.  When the count reaches `want`, rel is
- * lowered to the lowest rank it relies on. */
+ * the leader's partner (third to play) does, then, at No Trump, what the
+ * winner of that trick cashes.  Returns 0 when the trick is not sure.  When
+ * the count reaches `want`, rel is lowered to the lowest rank it relies
+ * on. */
 static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
 {
     int p3 = (h + 1) & 3, p4 = (h + 2) & 3;
@@ -880,33 +911,65 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     }
     if (hh < 0) return 0;
     int q = 1;
-    int qs[MAXS], mos[MAXS];
-    if (q < want && T < 0 && thr >= 0) {
-        /* hh wins the trick with its top card of the led suit and leads
-         * next: its cards at least as high as every other hand's cards of a
-         * suit (as now: the trick in progress only takes cards away) win
-         * when led, the top card of the led suit excepted */
-        for (int s = 0; s < c->S; s++) {
-            int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
-            int n = 0;
-            if (mo < 0) n = c->len[hh][s];
-            else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
-            if (s == ls) n = n > 0 ? n - 1 : 0;
-            qs[s] = n;
-            mos[s] = mo;
+    if (q < want && T < 0) q += cash_after_trick(c, hh, ls, 1, want - 1, rel);
+    if (q < want) return q;
+    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
+    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    return q;
+}
+
+/* The same for the third hand h (to play at k == 2), whose side takes the
+ * trick in progress when the fourth hand cannot take it over from the card
+ * winning it now if that is the leader's, or from a card of h that outranks
+ * it. */
+static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
+{
+    int p4 = (h + 1) & 3, L = (h + 2) & 3;
+    int T = c->trump;
+    Move w = c->tc[c->ti][c->wpos];
+    int ls = c->tc[c->ti][0].s;
+    int wh = (c->leader + c->wpos) & 3;
+    int ruff4 = T >= 0 && ls != T && c->len[p4][ls] == 0 && c->len[p4][T] > 0;
+    int t4 = hb(c->pres[p4][ls]), t4t = ruff4 ? hb(c->pres[p4][T]) : -1;
+    int hh = -1, spent = 0, thr = -1, tthr = -1;
+    if (w.s == ls) {
+        /* a card of the led suit wins: the leader's, or h's top card if it
+         * outranks it, unless the fourth hand outranks that or ruffs */
+        int x = hb(c->pres[h][ls]);
+        if (!ruff4) {
+            if (wh == L && t4 <= w.r) {
+                /* its rank matters if it outranked the second's card or
+                 * the fourth holds cards of the suit */
+                hh = L;
+                if (t4 >= 0 || c->tc[c->ti][1].s == ls) thr = w.r;
+            }
+            else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; }
         }
-        int used[MAXS] = {0};
-        while (q < want) {
-            int bs = -1;
-            for (int s = 0; s < c->S; s++)
-                if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
-            if (bs < 0) break;
-            used[bs] = 1;
-            q += qs[bs];
+        if (hh < 0 && T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
+            && hb(c->pres[h][T]) >= t4t) {
+            /* h ruffs, at least as high as the fourth's trumps */
+            hh = h;
+            if (ruff4) tthr = hb(c->pres[h][T]);
         }
-        if (q < want) return q;
-        for (int s = 0; s < c->S; s++)
-            if (used[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+    } else {
+        /* the trick is ruffed; the fourth follows suit or overruffs */
+        int x = c->len[h][ls] == 0 ? hb(c->pres[h][T]) : -1;
+        if (wh == L && t4t <= w.r) { hh = L; tthr = w.r; }
+        else if (x > w.r && t4t <= x) { hh = h; tthr = x; }
+    }
+    if (hh < 0) return 0;
+    int q = 1;
+    if (q < want && T < 0) {
+        /* the leader keeps the trick only if h has a card not outranking
+         * his (seen from rank w.r up, given h's length) */
+        int under = 1;
+        if (hh == L && c->len[h][ls] > 0) {
+            int above = 0;
+            for (int r = w.r + 1; r < c->R; r++) above += c->cnt[h][ls][r];
+            under = above < c->len[h][ls];
+            thr = w.r;
+        }
+        if (under) q += cash_after_trick(c, hh, ls, spent, want - 1, rel);
     }
     if (q < want) return q;
     if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
@@ -992,12 +1055,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) { xc_store(c, &pk, r, res, need, rel); return res; }
         }
-    } else if (k == 1) {
+    } else if (k < 3) {
         need = target - c->ns;
         int want = !(h & 1) ? need : c->hlen[h] - need + 1;
         uint8_t qrel[MAXS];
         for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
-        if (second_hand_tricks(c, h, want, qrel) >= want) {
+        int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
+        if (q >= want) {
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
