@@ -716,6 +716,9 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else for (int r = c->R - 1; r >= mo; r--) q += c->cnt[L][s][r];
+        /* once those have drawn every other hand's cards of the suit, the
+         * rest of the leader's win too */
+        if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
         mos[s] = mo;
         if (s == T) { trumpq = q; qs[s] = q; continue; }
         if (T >= 0) {
@@ -854,7 +857,9 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
         else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
-        if (s == ls && spent) n = n > 0 ? n - 1 : 0;
+        if (s == ls) { if (spent && n) n--; }
+        else if (n >= c->len[(hh + 1) & 3][s] && n >= c->len[(hh + 2) & 3][s] && n >= c->len[(hh + 3) & 3][s])
+            n = c->len[hh][s];      /* the rest win once the others are out */
         qs[s] = n;
         mos[s] = mo;
     }
