@@ -843,6 +843,30 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     return q;
 }
 
+/* A trick for the side of hand H when the only trump above H's top one is a
+ * single card in the hand P before H (H plays after P except in tricks H
+ * leads), every copy of H's top rank is H's side's, H holds another trump
+ * and is not on lead (h leads).  H plays a trump only when it must: then
+ * its top one wins unless P has played his above it to the same trick, when
+ * H plays its lower one and the top one is left the highest trump; H leads
+ * only after its side has won a trick.  Returns the rank of H's top trump
+ * (*side: 0 NS, 1 EW), or -1. */
+static int guarded_second_trump(const Ctx *c, int h, int *side)
+{
+    int T = c->trump;
+    uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+    int tr = hb(all);
+    if (tr < 0) return -1;
+    int P = -1;
+    for (int j = 0; j < 4; j++) if (c->cnt[j][T][tr]) { if (P >= 0 || c->cnt[j][T][tr] > 1) return -1; P = j; }
+    int r2 = hb(all & ~(1u << tr));
+    int H = (P + 1) & 3;
+    if (r2 < 0 || H == h || c->len[H][T] < 2 || !c->cnt[H][T][r2]) return -1;
+    if (c->cnt[P][T][r2] || c->cnt[(P + 2) & 3][T][r2]) return -1;
+    *side = H & 1;
+    return r2;
+}
+
 /* At No Trump, tricks that hand hh, about to win the trick in progress and
  * lead the next, then cashes from the top: its cards at least as high as
  * every other hand's cards of a suit (as they are now: the trick in
@@ -1045,6 +1069,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int side = 0;
             int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
             if (side ? tq > r - need : tq >= need) return !side;
+            int kr = guarded_second_trump(c, h, &side);
+            if (kr >= 0 && (side ? need == r : need <= 1)) {
+                rel[T] = (uint8_t)kr;
+                return !side;
+            }
         }
         if (r > TT_MIN_TRICKS) {
             const XEntry *x = xc_find(c->tt, &pk, S, 0, r);
