@@ -802,6 +802,58 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     return q;
 }
 
+/* At No Trump, the leader's and his partner's top cards together: the
+ * leader L cashes his own top cards in suits where P has none counted, then
+ * leads low to P's top card of an entry suit (as above) and P cashes his.
+ * P plays a card to each of L's tricks: from his cards not counted, the
+ * entry card kept, so L's count is capped by those. */
+static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int entry = -1, ethr = 0;
+    for (int s = 0; s < c->S && entry < 0; s++) {
+        if (!c->len[L][s] || !c->pres[P][s]) continue;
+        int ptop = hb(c->pres[P][s]);
+        if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
+        int m1 = hb(c->pres[o1][s]), m2 = hb(c->pres[o2][s]);
+        if (m1 >= ptop || m2 > ptop) continue;
+        entry = s;
+        ethr = m1 > m2 ? m1 : m2;
+        if (ethr < 0) ethr = ptop;
+    }
+    if (entry < 0) return 0;
+    int qh[2][MAXS], mo[2][MAXS], tot[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        int a = i ? P : L;
+        for (int s = 0; s < c->S; s++) {
+            int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
+            int n = 0;
+            if (m < 0) n = c->len[a][s];
+            else for (int r = c->R - 1; r >= m; r--) n += c->cnt[a][s][r];
+            if (n >= c->len[(a + 1) & 3][s] && n >= c->len[(a + 2) & 3][s] && n >= c->len[(a + 3) & 3][s])
+                n = c->len[a][s];
+            qh[i][s] = n;
+            mo[i][s] = m;
+        }
+    }
+    for (int s = 0; s < c->S; s++) {
+        if (qh[1][s]) qh[0][s] = 0;
+        if (s == entry) qh[0][s] = 0;
+        tot[0] += qh[0][s];
+        tot[1] += qh[1][s];
+    }
+    int spare = c->hlen[P] - tot[1] - (qh[1][entry] ? 0 : 1);
+    if (tot[0] > spare) tot[0] = spare > 0 ? spare : 0;
+    int q = tot[0] + tot[1];
+    if (q >= want) {
+        for (int i = 0; i < 2; i++)
+            for (int s = 0; s < c->S; s++)
+                if (qh[i][s] && mo[i][s] >= 0 && rel[s] > mo[i][s]) rel[s] = (uint8_t)mo[i][s];
+        if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
+    }
+    return q;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -1058,6 +1110,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (q < want) {
             /* or lead low to partner's top card and cash from his hand */
             int q2 = partner_quick_tricks(c, h, want, qrel2);
+            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+        }
+        if (q < want && T < 0) {
+            for (int s = 0; s < S; s++) qrel2[s] = (uint8_t)c->R;
+            int q2 = joint_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
         if (!(h & 1) ? q >= need : r - q < need) {
