@@ -1149,13 +1149,16 @@ static int search(Ctx *c, int target, uint8_t *rel)
     } else if (k < 3) {
         need = target - c->ns;
         int want = !(h & 1) ? need : c->hlen[h] - need + 1;
-        uint8_t qrel[MAXS];
-        for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
-        int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
-        if (q >= want) {
-            memcpy(rel, qrel, (size_t)S);
-            c->st_qt++;
-            return !(h & 1);
+        /* with trumps only the trick in progress is counted */
+        if (want <= 1 || c->trump < 0) {
+            uint8_t qrel[MAXS];
+            for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
+            int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
+            if (q >= want) {
+                memcpy(rel, qrel, (size_t)S);
+                c->st_qt++;
+                return !(h & 1);
+            }
         }
     }
     Move mv[MAXMOVES];
