@@ -11,7 +11,8 @@
  * Search: boolean null-window alpha-beta ("can North-South take at least T
  * tricks?") driven by an MTD(f)-style loop on T; a transposition table at
  * trick boundaries keyed on relative ranks; quick-tricks / later-tricks
- * cut-offs at the start of each trick; one move per group of equivalent
+ * cut-offs at the start of each trick, and for the second and third hands
+ * when their side surely wins the trick; one move per group of equivalent
  * cards; heuristic move ordering plus the best lead remembered in the table.
  *
  * Transposition table.  A stored result is valid for every position with
