@@ -847,9 +847,20 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     if (tot[0] > spare) tot[0] = spare > 0 ? spare : 0;
     int q = tot[0] + tot[1];
     if (q >= want) {
-        for (int i = 0; i < 2; i++)
+        /* L cashes only what is needed, from his suits with the most tricks */
+        int got = tot[1], used[MAXS] = {0};
+        while (got < want) {
+            int bs = -1;
             for (int s = 0; s < c->S; s++)
+                if (!used[s] && qh[0][s] && (bs < 0 || qh[0][s] > qh[0][bs])) bs = s;
+            used[bs] = 1;
+            got += qh[0][bs];
+        }
+        for (int s = 0; s < c->S; s++) {
+            if (!used[s]) qh[0][s] = 0;
+            for (int i = 0; i < 2; i++)
                 if (qh[i][s] && mo[i][s] >= 0 && rel[s] > mo[i][s]) rel[s] = (uint8_t)mo[i][s];
+        }
         if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
     }
     return q;
