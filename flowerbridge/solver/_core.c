@@ -11,7 +11,8 @@
  * Search: boolean null-window alpha-beta ("can North-South take at least T
  * tricks?") driven by an MTD(f)-style loop on T; a transposition table at
  * trick boundaries keyed on relative ranks; quick-tricks / later-tricks
- * cut-offs at the start of each trick; one move per group of equivalent
+ * cut-offs at the start of each trick, and for the second and third hands
+ * when their side surely wins the trick; one move per group of equivalent
  * cards; heuristic move ordering plus the best lead remembered in the table.
  *
  * Transposition table.  A stored result is valid for every position with
@@ -787,6 +788,9 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else for (int r = c->R - 1; r >= mo; r--) q += c->cnt[L][s][r];
+        /* once those have drawn every other hand's cards of the suit, the
+         * rest of the leader's win too */
+        if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
         mos[s] = mo;
         if (s == T) { trumpq = q; qs[s] = q; continue; }
         if (T >= 0) {
@@ -870,8 +874,272 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     return q;
 }
 
+/* At No Trump, the leader's and his partner's top cards together: the
+ * leader L cashes his own top cards in suits where P has none counted, then
+ * leads low to P's top card of an entry suit (as above) and P cashes his.
+ * P plays a card to each of L's tricks: from his cards not counted, the
+ * entry card kept, so L's count is capped by those. */
+static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int entry = -1, ethr = 0;
+    for (int s = 0; s < c->S && entry < 0; s++) {
+        if (!c->len[L][s] || !c->pres[P][s]) continue;
+        int ptop = hb(c->pres[P][s]);
+        if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
+        int m1 = hb(c->pres[o1][s]), m2 = hb(c->pres[o2][s]);
+        if (m1 >= ptop || m2 > ptop) continue;
+        entry = s;
+        ethr = m1 > m2 ? m1 : m2;
+        if (ethr < 0) ethr = ptop;
+    }
+    if (entry < 0) return 0;
+    int qh[2][MAXS], mo[2][MAXS], tot[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        int a = i ? P : L;
+        for (int s = 0; s < c->S; s++) {
+            int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
+            int n = 0;
+            if (m < 0) n = c->len[a][s];
+            else for (int r = c->R - 1; r >= m; r--) n += c->cnt[a][s][r];
+            if (n >= c->len[(a + 1) & 3][s] && n >= c->len[(a + 2) & 3][s] && n >= c->len[(a + 3) & 3][s])
+                n = c->len[a][s];
+            qh[i][s] = n;
+            mo[i][s] = m;
+        }
+    }
+    for (int s = 0; s < c->S; s++) {
+        if (qh[1][s]) qh[0][s] = 0;
+        if (s == entry) qh[0][s] = 0;
+        tot[0] += qh[0][s];
+        tot[1] += qh[1][s];
+    }
+    int spare = c->hlen[P] - tot[1] - (qh[1][entry] ? 0 : 1);
+    if (tot[0] > spare) tot[0] = spare > 0 ? spare : 0;
+    int q = tot[0] + tot[1];
+    if (q >= want) {
+        /* L cashes only what is needed, from his suits with the most tricks */
+        int got = tot[1], used[MAXS] = {0};
+        while (got < want) {
+            int bs = -1;
+            for (int s = 0; s < c->S; s++)
+                if (!used[s] && qh[0][s] && (bs < 0 || qh[0][s] > qh[0][bs])) bs = s;
+            used[bs] = 1;
+            got += qh[0][bs];
+        }
+        for (int s = 0; s < c->S; s++) {
+            if (!used[s]) qh[0][s] = 0;
+            for (int i = 0; i < 2; i++)
+                if (qh[i][s] && mo[i][s] >= 0 && rel[s] > mo[i][s]) rel[s] = (uint8_t)mo[i][s];
+        }
+        if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
+    }
+    return q;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
+
+/* Trump tricks surely taken, whoever leads, by the side holding every copy
+ * of the top trump.  Its trumps of the ranks, from the top down, that the
+ * other side does not hold ("top trumps") each win the trick they fall on:
+ * whatever outranks them, or comes first at an equal rank, is the same
+ * side's.  So the side takes at least as many tricks as one of its hands
+ * holds top trumps; and two when each hand holds one and a hand has another
+ * trump: until one of them has won a trick, that hand plays a lower trump on
+ * the trick in which its partner must play his last (top) trump, and wins
+ * with a top trump when it must play a trump first.  With the other side
+ * void, every trump is a top trump and no rank matters.  *side: 0 NS, 1 EW;
+ * the count stops at `want`, which it reaches with rel[T] lowered to the
+ * lowest rank it used. */
+static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uint8_t *rel)
+{
+    int T = c->trump;
+    uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+    if (!all) return 0;
+    int tr = hb(all);
+    int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
+    int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
+    if (nsc && ewc) return 0;
+    int y = nsc ? 0 : 1, a = y, b = y + 2;
+    int want = y ? wantEW : wantNS;
+    *side = y;
+    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
+        return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    int ta = 0, tb = 0, q = 0;
+    for (int r = tr; r >= 0 && q < want; r--) {
+        if (c->cnt[a ^ 1][T][r] || c->cnt[b ^ 1][T][r]) break;
+        ta += c->cnt[a][T][r];
+        tb += c->cnt[b][T][r];
+        q = ta > tb ? ta : tb;
+        if (q < 2 && ta && tb && (c->len[a][T] > 1 || c->len[b][T] > 1)) q = 2;
+        if (q >= want && rel[T] > r) rel[T] = (uint8_t)r;
+    }
+    return q;
+}
+
+/* A trick for the side of hand H when the only trump above H's top one is a
+ * single card in the hand P before H (H plays after P except in tricks H
+ * leads), every copy of H's top rank is H's side's, H holds another trump
+ * and is not on lead (h leads).  H plays a trump only when it must: then
+ * its top one wins unless P has played his above it to the same trick, when
+ * H plays its lower one and the top one is left the highest trump; H leads
+ * only after its side has won a trick.  Returns the rank of H's top trump
+ * (*side: 0 NS, 1 EW), or -1. */
+static int guarded_second_trump(const Ctx *c, int h, int *side)
+{
+    int T = c->trump;
+    uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+    int tr = hb(all);
+    if (tr < 0) return -1;
+    int P = -1;
+    for (int j = 0; j < 4; j++) if (c->cnt[j][T][tr]) { if (P >= 0 || c->cnt[j][T][tr] > 1) return -1; P = j; }
+    int r2 = hb(all & ~(1u << tr));
+    int H = (P + 1) & 3;
+    if (r2 < 0 || H == h || c->len[H][T] < 2 || !c->cnt[H][T][r2]) return -1;
+    if (c->cnt[P][T][r2] || c->cnt[(P + 2) & 3][T][r2]) return -1;
+    *side = H & 1;
+    return r2;
+}
+
+/* At No Trump, tricks that hand hh, about to win the trick in progress and
+ * lead the next, then cashes from the top: its cards at least as high as
+ * every other hand's cards of a suit (as they are now: the trick in
+ * progress only takes cards away) win when led.  `spent`: hh wins with its
+ * top card of suit ls, which is not counted again.  Suits with the most
+ * tricks first, until `want`; rel is lowered only once it is reached. */
+static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, uint8_t *rel)
+{
+    int qs[MAXS], mos[MAXS], used[MAXS] = {0}, q = 0;
+    for (int s = 0; s < c->S; s++) {
+        int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
+        int n = 0;
+        if (mo < 0) n = c->len[hh][s];
+        else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
+        if (s == ls) { if (spent && n) n--; }
+        else if (n >= c->len[(hh + 1) & 3][s] && n >= c->len[(hh + 2) & 3][s] && n >= c->len[(hh + 3) & 3][s])
+            n = c->len[hh][s];      /* the rest win once the others are out */
+        qs[s] = n;
+        mos[s] = mo;
+    }
+    while (q < want) {
+        int bs = -1;
+        for (int s = 0; s < c->S; s++)
+            if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
+        if (bs < 0) return q;
+        used[bs] = 1;
+        q += qs[bs];
+    }
+    for (int s = 0; s < c->S; s++)
+        if (used[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+    return q;
+}
+
+/* Tricks the side of the second hand h (to play at k == 1) surely takes:
+ * the trick in progress when the side holds a card that wins it whatever
+ * the leader's partner (third to play) does, then, at No Trump, what the
+ * winner of that trick cashes.  Returns 0 when the trick is not sure.  When
+ * the count reaches `want`, rel is lowered to the lowest rank it relies
+ * on. */
+static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
+{
+    int p3 = (h + 1) & 3, p4 = (h + 2) & 3;
+    int T = c->trump;
+    Move led = c->tc[c->ti][0];
+    int ls = led.s;
+    int ruff3 = T >= 0 && ls != T && c->len[p3][ls] == 0 && c->len[p3][T] > 0;
+    int hh = -1, thr = -1, tthr = -1;
+    if (!ruff3) {
+        /* the side's top card of the led suit must outrank the led card; in
+         * the second hand it wins against an equal copy of the third hand
+         * (played later), in the fourth hand it must outrank the third's
+         * cards.  A void second hand discards or ruffs: the third cannot
+         * overruff, as it follows suit or has no trump. */
+        int t3 = hb(c->pres[p3][ls]);
+        int x2 = hb(c->pres[h][ls]), x4 = hb(c->pres[p4][ls]);
+        if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; }
+        else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; }
+    }
+    if (hh < 0 && T >= 0 && ls != T) {
+        /* a ruff by the second hand (at least as high as any trump of a
+         * void third hand, which plays after it) or by the fourth (higher
+         * than them); trump ranks matter only when the third can ruff */
+        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
+        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
+            hh = h;
+            if (ruff3) tthr = hb(c->pres[h][T]);
+        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
+            hh = p4;
+            if (ruff3) tthr = hb(c->pres[p4][T]);
+        }
+    }
+    if (hh < 0) return 0;
+    int q = 1;
+    if (q < want && T < 0) q += cash_after_trick(c, hh, ls, 1, want - 1, rel);
+    if (q < want) return q;
+    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
+    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    return q;
+}
+
+/* The same for the third hand h (to play at k == 2), whose side takes the
+ * trick in progress when the fourth hand cannot take it over from the card
+ * winning it now if that is the leader's, or from a card of h that outranks
+ * it. */
+static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
+{
+    int p4 = (h + 1) & 3, L = (h + 2) & 3;
+    int T = c->trump;
+    Move w = c->tc[c->ti][c->wpos];
+    int ls = c->tc[c->ti][0].s;
+    int wh = (c->leader + c->wpos) & 3;
+    int ruff4 = T >= 0 && ls != T && c->len[p4][ls] == 0 && c->len[p4][T] > 0;
+    int t4 = hb(c->pres[p4][ls]), t4t = ruff4 ? hb(c->pres[p4][T]) : -1;
+    int hh = -1, spent = 0, thr = -1, tthr = -1;
+    if (w.s == ls) {
+        /* a card of the led suit wins: the leader's, or h's top card if it
+         * outranks it, unless the fourth hand outranks that or ruffs */
+        int x = hb(c->pres[h][ls]);
+        if (!ruff4) {
+            if (wh == L && t4 <= w.r) {
+                /* its rank matters if it outranked the second's card or
+                 * the fourth holds cards of the suit */
+                hh = L;
+                if (t4 >= 0 || c->tc[c->ti][1].s == ls) thr = w.r;
+            }
+            else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; }
+        }
+        if (hh < 0 && T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
+            && hb(c->pres[h][T]) >= t4t) {
+            /* h ruffs, at least as high as the fourth's trumps */
+            hh = h;
+            if (ruff4) tthr = hb(c->pres[h][T]);
+        }
+    } else {
+        /* the trick is ruffed; the fourth follows suit or overruffs */
+        int x = c->len[h][ls] == 0 ? hb(c->pres[h][T]) : -1;
+        if (wh == L && t4t <= w.r) { hh = L; tthr = w.r; }
+        else if (x > w.r && t4t <= x) { hh = h; tthr = x; }
+    }
+    if (hh < 0) return 0;
+    int q = 1;
+    if (q < want && T < 0) {
+        /* the leader keeps the trick only if h has a card not outranking
+         * his (seen from rank w.r up, given h's length) */
+        int under = 1;
+        if (hh == L && c->len[h][ls] > 0) {
+            int above = 0;
+            for (int r = w.r + 1; r < c->R; r++) above += c->cnt[h][ls][r];
+            under = above < c->len[h][ls];
+            thr = w.r;
+        }
+        if (under) q += cash_after_trick(c, hh, ls, spent, want - 1, rel);
+    }
+    if (q < want) return q;
+    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
+    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    return q;
+}
 
 static int last_trick_ns(const Ctx *c, uint8_t *rel)
 {
@@ -927,25 +1195,43 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int q2 = partner_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
+        if (q < want && T < 0) {
+            for (int s = 0; s < S; s++) qrel2[s] = (uint8_t)c->R;
+            int q2 = joint_quick_tricks(c, h, want, qrel2);
+            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+        }
         if (!(h & 1) ? q >= need : r - q < need) {
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
         }
         if (T >= 0) {
-            /* the side holding every copy of the top trump takes a trick */
-            uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
-            if (all) {
-                int tr = hb(all);
-                int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
-                int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
-                if (nsc == 0 && r - 1 < need) { rel[T] = (uint8_t)tr; return 0; }
-                if (ewc == 0 && need <= 1) { rel[T] = (uint8_t)tr; return 1; }
+            int side = 0;
+            int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
+            if (side ? tq > r - need : tq >= need) return !side;
+            int kr = guarded_second_trump(c, h, &side);
+            if (kr >= 0 && (side ? need == r : need <= 1)) {
+                rel[T] = (uint8_t)kr;
+                return !side;
             }
         }
         if (r > TT_MIN_TRICKS) {
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) return res;
+        }
+    } else if (k < 3) {
+        need = target - c->ns;
+        int want = !(h & 1) ? need : c->hlen[h] - need + 1;
+        /* with trumps only the trick in progress is counted */
+        if (want <= 1 || c->trump < 0) {
+            uint8_t qrel[MAXS];
+            for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
+            int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
+            if (q >= want) {
+                memcpy(rel, qrel, (size_t)S);
+                c->st_qt++;
+                return !(h & 1);
+            }
         }
     }
     Move mv[MAXMOVES];
