@@ -937,6 +937,30 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     return q;
 }
 
+/* Can the leader's side not win the trick about to be led?  True when in
+ * every suit the leader holds, the top rank is held by the opponents alone
+ * (the one holding it follows with it and wins: nothing outranks it, and an
+ * equal copy played before it is his partner's), and partner cannot ruff
+ * it.  rel[s] is lowered to that top rank for every suit the leader holds. */
+static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
+{
+    int P = (L + 2) & 3;
+    int T = c->trump;
+    for (int s = 0; s < c->S; s++) {
+        if (!c->len[L][s]) continue;
+        uint32_t ours = c->pres[L][s] | c->pres[P][s];
+        int t = hb(ours | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
+        if (ours >> t & 1) return 0;
+        if (T >= 0 && s != T && c->len[P][s] == 0 && c->len[P][T] > 0) return 0;
+    }
+    for (int s = 0; s < c->S; s++) {
+        if (!c->len[L][s]) continue;
+        int t = hb(c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]);
+        if (rel[s] > t) rel[s] = (uint8_t)t;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -1204,6 +1228,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
+        }
+        /* the leader's side needs every trick but cannot win this one */
+        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
+            c->st_qt++;
+            return h & 1;
         }
         if (T >= 0) {
             int side = 0;
