@@ -167,6 +167,28 @@ typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } 
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
+/* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
+ * a population count). */
+static inline int count_from(const Ctx *c, int h, int s, int lo)
+{
+    uint32_t m = c->pres[h][s] >> lo;
+    if (c->C == 1) {
+        /* bit-parallel count: the extension is built for any x86-64, where
+         * __builtin_popcount is a library call */
+        m = m - (m >> 1 & 0x55555555u);
+        m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+        m = (m + (m >> 4)) & 0x0f0f0f0fu;
+        return (int)(m * 0x01010101u >> 24);
+    }
+    int n = 0;
+    while (m) {
+        int r = __builtin_ctz(m);
+        n += c->cnt[h][s][lo + r];
+        m &= m - 1;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
@@ -310,6 +332,19 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
+    if (c->C == 1) {
+        /* one copy a card: each rank is one hand's, found from two masks;
+         * at most MAXR codes of 2 bits, built in a 64-bit word */
+        uint32_t odd = p1 | p3, high = p2 | p3;
+        uint64_t acc = 0;
+        while (all) {
+            int r = hb(all);
+            all &= ~(1u << r);
+            acc = acc << cb | (uint64_t)c->single[(odd >> r & 1) | (high >> r & 1) << 1];
+            sc->slotrank[n++] = (uint8_t)r;
+        }
+        code = acc;
+    }
     while (all) {
         int r = hb(all);
         all &= ~(1u << r);
@@ -787,7 +822,7 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
-        else for (int r = c->R - 1; r >= mo; r--) q += c->cnt[L][s][r];
+        else q = count_from(c, L, s, mo);
         /* once those have drawn every other hand's cards of the suit, the
          * rest of the leader's win too */
         if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
@@ -862,7 +897,7 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int tq = 0;
         int mo = hb(c->pres[L][T] | c->pres[o1][T] | c->pres[o2][T]);
         if (mo < 0) tq = c->len[P][T];
-        else for (int r = c->R - 1; r >= mo; r--) tq += c->cnt[P][T][r];
+        else tq = count_from(c, P, T, mo);
         if (q - tq > lnt) {
             q = tq + (lnt > 0 ? lnt : 0);
             /* which suits are cashed is now open: all of them count */
@@ -901,7 +936,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
             int n = 0;
             if (m < 0) n = c->len[a][s];
-            else for (int r = c->R - 1; r >= m; r--) n += c->cnt[a][s][r];
+            else n = count_from(c, a, s, m);
             if (n >= c->len[(a + 1) & 3][s] && n >= c->len[(a + 2) & 3][s] && n >= c->len[(a + 3) & 3][s])
                 n = c->len[a][s];
             qh[i][s] = n;
@@ -1039,7 +1074,7 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
         int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
-        else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
+        else n = count_from(c, hh, s, mo);
         if (s == ls) { if (spent && n) n--; }
         else if (n >= c->len[(hh + 1) & 3][s] && n >= c->len[(hh + 2) & 3][s] && n >= c->len[(hh + 3) & 3][s])
             n = c->len[hh][s];      /* the rest win once the others are out */
@@ -1152,8 +1187,7 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
          * his (seen from rank w.r up, given h's length) */
         int under = 1;
         if (hh == L && c->len[h][ls] > 0) {
-            int above = 0;
-            for (int r = w.r + 1; r < c->R; r++) above += c->cnt[h][ls][r];
+            int above = count_from(c, h, ls, w.r + 1);
             under = above < c->len[h][ls];
             thr = w.r;
         }
@@ -1189,7 +1223,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int S = c->S;
     int k = c->k;
     int h = (c->leader + k) & 3;
-    for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
+    memset(rel, c->R, MAXS);           /* every caller's rel holds MAXS: one store */
     PosKey pk;
     pk.meta = 0;
     pk.hbase = 0;
@@ -1211,7 +1245,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
-        for (int s = 0; s < S; s++) qrel[s] = qrel2[s] = (uint8_t)c->R;
+        memset(qrel, c->R, MAXS);
+        memset(qrel2, c->R, MAXS);
         int want = !(h & 1) ? need : r - need + 1;
         int q = quick_tricks(c, h, want, qrel);
         if (q < want) {
@@ -1220,7 +1255,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
         if (q < want && T < 0) {
-            for (int s = 0; s < S; s++) qrel2[s] = (uint8_t)c->R;
+            memset(qrel2, c->R, MAXS);
             int q2 = joint_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
@@ -1254,7 +1289,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         /* with trumps only the trick in progress is counted */
         if (want <= 1 || c->trump < 0) {
             uint8_t qrel[MAXS];
-            for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
+            memset(qrel, c->R, MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
                 memcpy(rel, qrel, (size_t)S);
@@ -1273,8 +1308,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     uint8_t crel[MAXS];
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
-    uint8_t skip[MAXS];
-    memset(skip, 0, (size_t)S);
+    uint8_t skip[MAXS] = {0};
     for (int i = 0; i < n; i++) {
         if (top[i] < skip[mv[i].s]) continue;
         Undo u;
