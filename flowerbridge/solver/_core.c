@@ -123,6 +123,9 @@ typedef struct {
 typedef struct {
     uint64_t ver;
     u128 code;
+    u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
+    uint64_t fpart;     /* the suit's part of PosKey.fp */
+    int pw;
     int topc;
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
@@ -370,6 +373,13 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     sc->code = n ? code << (128 - cb * n) : 0;
     sc->n = (uint8_t)n;
     sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+    /* where the code goes in a position key, made once here rather than at
+     * every key built from it */
+    int at = s * c->sb, o = at & 127, fb = c->fc * cb;
+    sc->pw = at >> 7;
+    sc->field[0] = sc->code >> o;
+    sc->field[1] = o ? sc->code << (128 - o) : 0;
+    sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
 }
 
 static void make_key(Ctx *c, int h, PosKey *pk)
@@ -384,7 +394,6 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     pk->hbase = hv;
     for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
     pk->fp = 0;
-    int fb = c->fc * c->codebits;
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = &c->sc[c->ti][s];
         if (sc->ver != c->sver[s]) {
@@ -394,8 +403,9 @@ static void make_key(Ctx *c, int h, PosKey *pk)
                 make_suit_code(c, s, &c->sc[c->ti][s]);
             }
         }
-        put_field(pk->pcode, s * c->sb, sc->code);
-        pk->fp |= (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+        pk->pcode[sc->pw] |= sc->field[0];
+        pk->pcode[sc->pw + 1] |= sc->field[1];
+        pk->fp |= sc->fpart;
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
@@ -1228,6 +1238,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     pk.meta = 0;
     pk.hbase = 0;
     pk.d[0] = pk.d[1] = 0;
+    pk.fp = 0;
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
