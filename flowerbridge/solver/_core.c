@@ -123,6 +123,9 @@ typedef struct {
 typedef struct {
     uint64_t ver;
     u128 code;
+    u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
+    uint64_t fpart;     /* the suit's part of PosKey.fp */
+    int pw;
     int topc;
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
@@ -166,6 +169,28 @@ typedef struct {
 typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
+
+/* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
+ * a population count). */
+static inline int count_from(const Ctx *c, int h, int s, int lo)
+{
+    uint32_t m = c->pres[h][s] >> lo;
+    if (c->C == 1) {
+        /* bit-parallel count: the extension is built for any x86-64, where
+         * __builtin_popcount is a library call */
+        m = m - (m >> 1 & 0x55555555u);
+        m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+        m = (m + (m >> 4)) & 0x0f0f0f0fu;
+        return (int)(m * 0x01010101u >> 24);
+    }
+    int n = 0;
+    while (m) {
+        int r = __builtin_ctz(m);
+        n += c->cnt[h][s][lo + r];
+        m &= m - 1;
+    }
+    return n;
+}
 
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
@@ -310,6 +335,19 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
+    if (c->C == 1) {
+        /* one copy a card: each rank is one hand's, found from two masks;
+         * at most MAXR codes of 2 bits, built in a 64-bit word */
+        uint32_t odd = p1 | p3, high = p2 | p3;
+        uint64_t acc = 0;
+        while (all) {
+            int r = hb(all);
+            all &= ~(1u << r);
+            acc = acc << cb | (uint64_t)c->single[(odd >> r & 1) | (high >> r & 1) << 1];
+            sc->slotrank[n++] = (uint8_t)r;
+        }
+        code = acc;
+    }
     while (all) {
         int r = hb(all);
         all &= ~(1u << r);
@@ -335,6 +373,13 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     sc->code = n ? code << (128 - cb * n) : 0;
     sc->n = (uint8_t)n;
     sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+    /* where the code goes in a position key, made once here rather than at
+     * every key built from it */
+    int at = s * c->sb, o = at & 127, fb = c->fc * cb;
+    sc->pw = at >> 7;
+    sc->field[0] = sc->code >> o;
+    sc->field[1] = o ? sc->code << (128 - o) : 0;
+    sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
 }
 
 static void make_key(Ctx *c, int h, PosKey *pk)
@@ -349,7 +394,6 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     pk->hbase = hv;
     for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
     pk->fp = 0;
-    int fb = c->fc * c->codebits;
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = &c->sc[c->ti][s];
         if (sc->ver != c->sver[s]) {
@@ -359,8 +403,9 @@ static void make_key(Ctx *c, int h, PosKey *pk)
                 make_suit_code(c, s, &c->sc[c->ti][s]);
             }
         }
-        put_field(pk->pcode, s * c->sb, sc->code);
-        pk->fp |= (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+        pk->pcode[sc->pw] |= sc->field[0];
+        pk->pcode[sc->pw + 1] |= sc->field[1];
+        pk->fp |= sc->fpart;
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
@@ -787,7 +832,7 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
-        else for (int r = c->R - 1; r >= mo; r--) q += c->cnt[L][s][r];
+        else q = count_from(c, L, s, mo);
         /* once those have drawn every other hand's cards of the suit, the
          * rest of the leader's win too */
         if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
@@ -862,7 +907,7 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         int tq = 0;
         int mo = hb(c->pres[L][T] | c->pres[o1][T] | c->pres[o2][T]);
         if (mo < 0) tq = c->len[P][T];
-        else for (int r = c->R - 1; r >= mo; r--) tq += c->cnt[P][T][r];
+        else tq = count_from(c, P, T, mo);
         if (q - tq > lnt) {
             q = tq + (lnt > 0 ? lnt : 0);
             /* which suits are cashed is now open: all of them count */
@@ -901,7 +946,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
             int n = 0;
             if (m < 0) n = c->len[a][s];
-            else for (int r = c->R - 1; r >= m; r--) n += c->cnt[a][s][r];
+            else n = count_from(c, a, s, m);
             if (n >= c->len[(a + 1) & 3][s] && n >= c->len[(a + 2) & 3][s] && n >= c->len[(a + 3) & 3][s])
                 n = c->len[a][s];
             qh[i][s] = n;
@@ -935,6 +980,30 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
     }
     return q;
+}
+
+/* Can the leader's side not win the trick about to be led?  True when in
+ * every suit the leader holds, the top rank is held by the opponents alone
+ * (the one holding it follows with it and wins: nothing outranks it, and an
+ * equal copy played before it is his partner's), and partner cannot ruff
+ * it.  rel[s] is lowered to that top rank for every suit the leader holds. */
+static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
+{
+    int P = (L + 2) & 3;
+    int T = c->trump;
+    for (int s = 0; s < c->S; s++) {
+        if (!c->len[L][s]) continue;
+        uint32_t ours = c->pres[L][s] | c->pres[P][s];
+        int t = hb(ours | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
+        if (ours >> t & 1) return 0;
+        if (T >= 0 && s != T && c->len[P][s] == 0 && c->len[P][T] > 0) return 0;
+    }
+    for (int s = 0; s < c->S; s++) {
+        if (!c->len[L][s]) continue;
+        int t = hb(c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]);
+        if (rel[s] > t) rel[s] = (uint8_t)t;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1015,7 +1084,7 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
         int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
-        else for (int r = c->R - 1; r >= mo; r--) n += c->cnt[hh][s][r];
+        else n = count_from(c, hh, s, mo);
         if (s == ls) { if (spent && n) n--; }
         else if (n >= c->len[(hh + 1) & 3][s] && n >= c->len[(hh + 2) & 3][s] && n >= c->len[(hh + 3) & 3][s])
             n = c->len[hh][s];      /* the rest win once the others are out */
@@ -1128,8 +1197,7 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
          * his (seen from rank w.r up, given h's length) */
         int under = 1;
         if (hh == L && c->len[h][ls] > 0) {
-            int above = 0;
-            for (int r = w.r + 1; r < c->R; r++) above += c->cnt[h][ls][r];
+            int above = count_from(c, h, ls, w.r + 1);
             under = above < c->len[h][ls];
             thr = w.r;
         }
@@ -1165,11 +1233,12 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int S = c->S;
     int k = c->k;
     int h = (c->leader + k) & 3;
-    for (int s = 0; s < S; s++) rel[s] = (uint8_t)c->R;
+    memset(rel, c->R, MAXS);           /* every caller's rel holds MAXS: one store */
     PosKey pk;
     pk.meta = 0;
     pk.hbase = 0;
     pk.d[0] = pk.d[1] = 0;
+    pk.fp = 0;
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
@@ -1187,7 +1256,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
-        for (int s = 0; s < S; s++) qrel[s] = qrel2[s] = (uint8_t)c->R;
+        memset(qrel, c->R, MAXS);
+        memset(qrel2, c->R, MAXS);
         int want = !(h & 1) ? need : r - need + 1;
         int q = quick_tricks(c, h, want, qrel);
         if (q < want) {
@@ -1196,7 +1266,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
         if (q < want && T < 0) {
-            for (int s = 0; s < S; s++) qrel2[s] = (uint8_t)c->R;
+            memset(qrel2, c->R, MAXS);
             int q2 = joint_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
@@ -1204,6 +1274,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
+        }
+        /* the leader's side needs every trick but cannot win this one */
+        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
+            c->st_qt++;
+            return h & 1;
         }
         if (T >= 0) {
             int side = 0;
@@ -1225,7 +1300,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         /* with trumps only the trick in progress is counted */
         if (want <= 1 || c->trump < 0) {
             uint8_t qrel[MAXS];
-            for (int s = 0; s < S; s++) qrel[s] = (uint8_t)c->R;
+            memset(qrel, c->R, MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
                 memcpy(rel, qrel, (size_t)S);
@@ -1244,8 +1319,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     uint8_t crel[MAXS];
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
-    uint8_t skip[MAXS];
-    memset(skip, 0, (size_t)S);
+    uint8_t skip[MAXS] = {0};
     for (int i = 0; i < n; i++) {
         if (top[i] < skip[mv[i].s]) continue;
         Undo u;
