@@ -877,27 +877,37 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 
 /* Quick tricks of the leader's partner P, reached by leading a card of a
  * suit in which P holds a top card (P then cashes from his own hand). */
-static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+/* A suit in which the leader L can lead low to a card of his partner that
+ * surely wins the trick (an entry), or -1; *ethr gets the lowest rank that
+ * argument relies on.  The leader must have a lower card to lead; the
+ * opponent playing second must hold nothing as high (his copy would come
+ * first), the one playing last nothing higher, and neither may ruff. */
+static int partner_entry(const Ctx *c, int L, int *ethr)
 {
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
-    int entry = -1, ethr = 0;
-    for (int s = 0; s < c->S && entry < 0; s++) {
+    for (int s = 0; s < c->S; s++) {
         if (!c->len[L][s] || !c->pres[P][s]) continue;
         int ptop = hb(c->pres[P][s]);
-        /* the leader must have a lower card to lead; the opponent playing
-         * second must hold nothing as high (his copy would come first), the
-         * one playing last nothing higher */
         if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
         int m1 = hb(c->pres[o1][s]), m2 = hb(c->pres[o2][s]);
         if (m1 >= ptop || m2 > ptop) continue;
         if (T >= 0 && s != T &&
             ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0)))
             continue;
-        entry = s;
-        ethr = m1 > m2 ? m1 : m2;
-        if (ethr < 0) ethr = ptop;
+        *ethr = m1 > m2 ? m1 : m2;
+        if (*ethr < 0) *ethr = ptop;
+        return s;
     }
+    return -1;
+}
+
+static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int T = c->trump;
+    int ethr = 0;
+    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     int q = quick_tricks(c, P, want, rel);
     if (T >= 0 && c->len[L][T] > 0) {
@@ -926,18 +936,9 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
  * entry card kept, so L's count is capped by those. */
 static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 {
-    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
-    int entry = -1, ethr = 0;
-    for (int s = 0; s < c->S && entry < 0; s++) {
-        if (!c->len[L][s] || !c->pres[P][s]) continue;
-        int ptop = hb(c->pres[P][s]);
-        if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
-        int m1 = hb(c->pres[o1][s]), m2 = hb(c->pres[o2][s]);
-        if (m1 >= ptop || m2 > ptop) continue;
-        entry = s;
-        ethr = m1 > m2 ? m1 : m2;
-        if (ethr < 0) ethr = ptop;
-    }
+    int P = (L + 2) & 3;
+    int ethr = 0;
+    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     int qh[2][MAXS], mo[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
