@@ -136,8 +136,12 @@ def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, 
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     n = 30
     out = tmp_path / "run"
+    # A terminal's Ctrl-C reaches a program whose SIGINT is at its default; a
+    # test run started in the background (CI under `nohup ... &`) inherits
+    # SIGINT ignored, which Python would keep, so the child resets it.
     proc = subprocess.Popen(_lab_command(out, n), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, env=env)
+                            text=True, start_new_session=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_chunks(out, proc, 2)
     if how == "ctrl-c":
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
