@@ -813,6 +813,28 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
 /* ------------------------------------------------------------------ */
 /* Cut-offs at the start of a trick                                     */
 
+/* The rank threshold for u tricks that hand h cashes from the top of suit s,
+ * where mo is the highest card of the other hands (-1: none) and top the
+ * number of h's cards at least as high.  With u <= top only h's u highest
+ * cards are led: the threshold is the rank of the u-th (every card at or
+ * above it is h's, but for copies of rank mo, which come later).  Beyond
+ * top, the count relies on the others' cards being drawn: mo.  With no
+ * other hand holding the suit, no rank matters (R). */
+static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
+{
+    if (mo < 0) return c->R;
+    if (u > top) return mo;
+    uint32_t m = c->pres[h][s];
+    int n = 0;
+    while (m) {
+        int r = hb(m);
+        n += c->cnt[h][s][r];
+        if (n >= u) return r;
+        m &= ~(1u << r);
+    }
+    return mo;
+}
+
 /* Tricks the leader's side can surely cash from the top, keeping the lead in
  * the leader's hand: a card at least as high as every other hand's cards of
  * its suit wins when led (an equal copy played later does not outrank it).
@@ -823,16 +845,18 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     int p = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
     int side = 0, trumpq = 0;
-    int qs[MAXS], mos[MAXS];
+    int qs[MAXS], mos[MAXS], tops[MAXS];
     for (int s = 0; s < c->S; s++) {
         qs[s] = 0;
         mos[s] = -1;
+        tops[s] = 0;
         uint32_t mine = c->pres[L][s];
         if (!mine) continue;
         int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else q = count_from(c, L, s, mo);
+        tops[s] = q;
         /* once those have drawn every other hand's cards of the suit, the
          * rest of the leader's win too */
         if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
@@ -859,7 +883,8 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             for (int s = 0; s < c->S; s++)
                 if (qs[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
         } else {
-            /* suits with the most tricks first */
+            /* suits with the most tricks first, the last one only for what
+             * is still wanted */
             int used[MAXS] = {0}, got = 0;
             while (got < want) {
                 int bs = -1;
@@ -867,8 +892,10 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
                     if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
                 if (bs < 0) break;
                 used[bs] = 1;
+                int u = want - got < qs[bs] ? want - got : qs[bs];
                 got += qs[bs];
-                if (mos[bs] >= 0 && rel[bs] > mos[bs]) rel[bs] = (uint8_t)mos[bs];
+                int t = top_rel(c, L, bs, mos[bs], tops[bs], u);
+                if (rel[bs] > t) rel[bs] = (uint8_t)t;
             }
         }
     }
