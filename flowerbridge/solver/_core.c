@@ -880,8 +880,11 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     int tot = side + trumpq;
     if (tot >= want) {
         if (capped || want < 0) {
-            for (int s = 0; s < c->S; s++)
-                if (qs[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+            for (int s = 0; s < c->S; s++) {
+                if (!qs[s]) continue;
+                int t = top_rel(c, L, s, mos[s], tops[s], qs[s]);
+                if (rel[s] > t) rel[s] = (uint8_t)t;
+            }
         } else {
             /* suits with the most tricks first, the last one only for what
              * is still wanted */
@@ -906,9 +909,10 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
  * suit in which P holds a top card (P then cashes from his own hand). */
 /* A suit in which the leader L can lead low to a card of his partner that
  * surely wins the trick (an entry), or -1; *ethr gets the lowest rank that
- * argument relies on.  The leader must have a lower card to lead; the
- * opponent playing second must hold nothing as high (his copy would come
- * first), the one playing last nothing higher, and neither may ruff. */
+ * argument relies on: P's top card.  The leader must have a lower card to
+ * lead; the opponent playing second must hold nothing as high (his copy
+ * would come first), the one playing last nothing higher, and neither may
+ * ruff. */
 static int partner_entry(const Ctx *c, int L, int *ethr)
 {
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
@@ -922,8 +926,10 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
         if (T >= 0 && s != T &&
             ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0)))
             continue;
-        *ethr = m1 > m2 ? m1 : m2;
-        if (*ethr < 0) *ethr = ptop;
+        /* with every card at or above P's top one held as now, the
+         * opponents' other cards are lower, and the leader's lower card is
+         * there by the suit length */
+        *ethr = ptop;
         return s;
     }
     return -1;
