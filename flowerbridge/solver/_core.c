@@ -973,7 +973,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     int ethr = 0;
     int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
-    int qh[2][MAXS], mo[2][MAXS], tot[2] = {0, 0};
+    int qh[2][MAXS], mo[2][MAXS], tp[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
         int a = i ? P : L;
         for (int s = 0; s < c->S; s++) {
@@ -981,6 +981,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             int n = 0;
             if (m < 0) n = c->len[a][s];
             else n = count_from(c, a, s, m);
+            tp[i][s] = n;
             if (n >= c->len[(a + 1) & 3][s] && n >= c->len[(a + 2) & 3][s] && n >= c->len[(a + 3) & 3][s])
                 n = c->len[a][s];
             qh[i][s] = n;
@@ -1004,12 +1005,16 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             for (int s = 0; s < c->S; s++)
                 if (!used[s] && qh[0][s] && (bs < 0 || qh[0][s] > qh[0][bs])) bs = s;
             used[bs] = 1;
+            if (want - got < qh[0][bs]) qh[0][bs] = want - got;
             got += qh[0][bs];
         }
         for (int s = 0; s < c->S; s++) {
             if (!used[s]) qh[0][s] = 0;
-            for (int i = 0; i < 2; i++)
-                if (qh[i][s] && mo[i][s] >= 0 && rel[s] > mo[i][s]) rel[s] = (uint8_t)mo[i][s];
+            for (int i = 0; i < 2; i++) {
+                if (!qh[i][s]) continue;
+                int t = top_rel(c, i ? P : L, s, mo[i][s], tp[i][s], qh[i][s]);
+                if (rel[s] > t) rel[s] = (uint8_t)t;
+            }
         }
         if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
     }
@@ -1113,12 +1118,13 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
  * tricks first, until `want`; rel is lowered only once it is reached. */
 static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, uint8_t *rel)
 {
-    int qs[MAXS], mos[MAXS], used[MAXS] = {0}, q = 0;
+    int qs[MAXS], mos[MAXS], tp[MAXS], used[MAXS] = {0}, q = 0;
     for (int s = 0; s < c->S; s++) {
         int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
         else n = count_from(c, hh, s, mo);
+        tp[s] = n;
         if (s == ls) { if (spent && n) n--; }
         else if (n >= c->len[(hh + 1) & 3][s] && n >= c->len[(hh + 2) & 3][s] && n >= c->len[(hh + 3) & 3][s])
             n = c->len[hh][s];      /* the rest win once the others are out */
@@ -1131,10 +1137,15 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
             if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
         if (bs < 0) return q;
         used[bs] = 1;
+        if (want - q < qs[bs]) qs[bs] = want - q;
         q += qs[bs];
     }
-    for (int s = 0; s < c->S; s++)
-        if (used[s] && mos[s] >= 0 && rel[s] > mos[s]) rel[s] = (uint8_t)mos[s];
+    for (int s = 0; s < c->S; s++) {
+        if (!used[s]) continue;
+        /* in the suit led, hh's top card is spent on this trick */
+        int t = top_rel(c, hh, s, mos[s], tp[s], qs[s] + (s == ls && spent));
+        if (rel[s] > t) rel[s] = (uint8_t)t;
+    }
     return q;
 }
 
