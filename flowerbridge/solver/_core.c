@@ -1021,6 +1021,32 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     return q;
 }
 
+/* A trick for the leader L's side by a ruff of his partner P: L leads a
+ * side suit P is void in while P holds trumps.  P ruffs with his top trump;
+ * it wins unless an opponent void in the suit holds a trump that takes it
+ * over: the second hand (ruffing before P) must hold none as high, the
+ * fourth (after P) none higher, as an equal copy played later does not
+ * outrank.  Only suit lengths matter, and P's top trump when an opponent
+ * could ruff: rel[T] is lowered to it then. */
+static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
+{
+    int T = c->trump;
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    if (T < 0 || !c->len[P][T]) return 0;
+    int pt = hb(c->pres[P][T]), thr = -1;
+    for (int s = 0; s < c->S; s++) {
+        if (s == T || !c->len[L][s] || c->len[P][s]) continue;
+        int r1 = !c->len[o1][s] && c->len[o1][T], r2 = !c->len[o2][s] && c->len[o2][T];
+        if (r1 && hb(c->pres[o1][T]) >= pt) continue;
+        if (r2 && hb(c->pres[o2][T]) > pt) continue;
+        if (!r1 && !r2) return 1;
+        thr = pt;
+    }
+    if (thr < 0) return 0;
+    if (rel[T] > thr) rel[T] = (uint8_t)thr;
+    return 1;
+}
+
 /* Can the leader's side not win the trick about to be led?  True when in
  * every suit the leader holds, the top rank is held by the opponents alone
  * (the one holding it follows with it and wins: nothing outranks it, and an
@@ -1314,6 +1340,10 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memset(qrel2, c->R, MAXS);
             int q2 = joint_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+        }
+        if (want == 1 && q < 1) {
+            memset(qrel, c->R, MAXS);
+            q = partner_ruff(c, h, qrel);
         }
         if (!(h & 1) ? q >= need : r - q < need) {
             memcpy(rel, qrel, (size_t)S);
