@@ -886,19 +886,21 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
                 if (rel[s] > t) rel[s] = (uint8_t)t;
             }
         } else {
-            /* suits with the most tricks first, the last one only for what
-             * is still wanted */
+            /* the suits whose cards cashed leave the most ranks out first
+             * (the last one only for what is still wanted) */
             int used[MAXS] = {0}, got = 0;
             while (got < want) {
-                int bs = -1;
-                for (int s = 0; s < c->S; s++)
-                    if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
+                int bs = -1, bt = -1;
+                for (int s = 0; s < c->S; s++) {
+                    if (used[s] || !qs[s]) continue;
+                    int u = want - got < qs[s] ? want - got : qs[s];
+                    int t = top_rel(c, L, s, mos[s], tops[s], u);
+                    if (bs < 0 || t > bt || (t == bt && qs[s] > qs[bs])) { bs = s; bt = t; }
+                }
                 if (bs < 0) break;
                 used[bs] = 1;
-                int u = want - got < qs[bs] ? want - got : qs[bs];
                 got += qs[bs];
-                int t = top_rel(c, L, bs, mos[bs], tops[bs], u);
-                if (rel[bs] > t) rel[bs] = (uint8_t)t;
+                if (rel[bs] > bt) rel[bs] = (uint8_t)bt;
             }
         }
     }
