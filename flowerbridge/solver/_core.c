@@ -815,15 +815,16 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
 
 /* The rank threshold for u tricks that hand h cashes from the top of suit s,
  * where mo is the highest card of the other hands (-1: none) and top the
- * number of h's cards at least as high.  With u <= top only h's u highest
- * cards are led: the threshold is the rank of the u-th (every card at or
- * above it is h's, but for copies of rank mo, which come later).  Beyond
- * top, the count relies on the others' cards being drawn: mo.  With no
- * other hand holding the suit, no rank matters (R). */
+ * number of h's cards at least as high.  Only h's u highest cards are led,
+ * or, for u > top, his top cards followed by the rest once they have drawn
+ * every other hand's cards (which the suit lengths tell): the threshold is
+ * the rank of the last top card led, as every card at or above it is h's
+ * (but for copies of rank mo, which come later), and every other card is
+ * lower.  With no other hand holding the suit, no rank matters (R). */
 static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
 {
     if (mo < 0) return c->R;
-    if (u > top) return mo;
+    if (u > top) u = top;
     uint32_t m = c->pres[h][s];
     int n = 0;
     while (m) {
