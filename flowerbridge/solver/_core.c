@@ -965,11 +965,17 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     return q;
 }
 
-/* At No Trump, the leader's and his partner's top cards together: the
- * leader L cashes his own top cards in suits where P has none counted, then
- * leads low to P's top card of an entry suit (as above) and P cashes his.
- * P plays a card to each of L's tricks: from his cards not counted, the
- * entry card kept, so L's count is capped by those. */
+/* The leader's and his partner's top cards together, at No Trump or when
+ * the opponents have no trumps once the leader has drawn them: the leader L
+ * cashes his own top cards in suits where P has none counted (his top
+ * trumps first: they must be at least as many as either opponent's trumps,
+ * who then cannot ruff), then leads low to P's top card of an entry suit
+ * (as above) and P cashes his.  P plays a card to each of L's tricks: a
+ * trump to L's trump rounds while he has one, else one of his non-trumps not
+ * counted (not the entry card; a trump would ruff and take the lead), so
+ * L's count is capped by those.  Likewise L, if trumps are left to him after
+ * his own tricks and the entry, plays a non-trump to each of P's side-suit
+ * tricks, so those are capped by L's non-trumps left. */
 static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 {
     int P = (L + 2) & 3;
@@ -997,12 +1003,32 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         tot[0] += qh[0][s];
         tot[1] += qh[1][s];
     }
-    int spare = c->hlen[P] - tot[1] - (qh[1][entry] ? 0 : 1);
-    if (tot[0] > spare) tot[0] = spare > 0 ? spare : 0;
+    int T = c->trump, lt = 0, pt = 0, d = 0, ptr = 0;
+    if (T >= 0) {
+        lt = qh[0][T];
+        pt = qh[1][T];
+        ptr = c->len[P][T];
+        d = c->len[(L + 1) & 3][T] > c->len[(L + 3) & 3][T] ? c->len[(L + 1) & 3][T] : c->len[(L + 3) & 3][T];
+        if (lt < d) return 0;
+    }
+    /* P's non-trumps neither counted nor the entry card, less his discards
+     * to L's trump rounds beyond his trumps */
+    int spare = c->hlen[P] - ptr - (tot[1] - pt) - (entry != T && !qh[1][entry] ? 1 : 0);
+    if (lt > ptr) spare -= lt - ptr;
+    if (spare < 0) return 0;
+    int lside = tot[0] - lt;
+    if (lside > spare) lside = spare;
+    tot[0] = lt + lside;
+    if (T >= 0 && c->len[L][T] - lt - (entry == T) > 0) {
+        int lnt = c->hlen[L] - c->len[L][T] - lside - (entry != T);
+        if (tot[1] - pt > lnt) tot[1] = pt + lnt;
+    }
     int q = tot[0] + tot[1];
     if (q >= want) {
-        /* L cashes only what is needed, from his suits with the most tricks */
+        /* L cashes his top trumps when they draw the opponents', else only
+         * what is needed, from his suits with the most tricks */
         int got = tot[1], used[MAXS] = {0};
+        if (d) { used[T] = 1; got += lt; }
         while (got < want) {
             int bs = -1;
             for (int s = 0; s < c->S; s++)
@@ -1339,7 +1365,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int q2 = partner_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
         }
-        if (q < want && T < 0) {
+        if (q < want) {
             memset(qrel2, c->R, MAXS);
             int q2 = joint_quick_tricks(c, h, want, qrel2);
             if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
