@@ -845,10 +845,11 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 {
     int p = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
-    int side = 0, trumpq = 0;
-    int qs[MAXS], mos[MAXS], tops[MAXS];
+    int side = 0, trumpq = 0, side2 = 0;
+    int qs[MAXS], mos[MAXS], tops[MAXS], qu[MAXS];
     for (int s = 0; s < c->S; s++) {
         qs[s] = 0;
+        qu[s] = 0;
         mos[s] = -1;
         tops[s] = 0;
         uint32_t mine = c->pres[L][s];
@@ -862,7 +863,9 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
          * rest of the leader's win too */
         if (q >= c->len[p][s] && q >= c->len[o1][s] && q >= c->len[o2][s]) q = c->len[L][s];
         mos[s] = mo;
-        if (s == T) { trumpq = q; qs[s] = q; continue; }
+        if (s == T) { trumpq = q; qs[s] = qu[s] = q; continue; }
+        qu[s] = q;
+        side2 += q;
         if (T >= 0) {
             /* an opponent with trumps can ruff once void */
             if (c->len[o1][T] > 0 && q > c->len[o1][s]) q = c->len[o1][s];
@@ -871,7 +874,17 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         qs[s] = q;
         side += q;
     }
-    int capped = 0;
+    int capped = 0, drawn = 0;
+    if (T >= 0 && side2 > side && side + trumpq < want) {
+        /* the leader's top trumps, cashed first, draw the opponents' when
+         * at least as many as either holds: no ruffs then */
+        int d = c->len[o1][T] > c->len[o2][T] ? c->len[o1][T] : c->len[o2][T];
+        if (trumpq >= d) {
+            drawn = 1;
+            side = side2;
+            for (int s = 0; s < c->S; s++) qs[s] = qu[s];
+        }
+    }
     if (T >= 0 && c->len[p][T] > 0) {
         /* partner must be able to play a non-trump to every side-suit round,
          * or he would ruff and take the lead away */
@@ -890,6 +903,12 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             /* the suits whose cards cashed leave the most ranks out first
              * (the last one only for what is still wanted) */
             int used[MAXS] = {0}, got = 0;
+            if (drawn) {
+                int t = top_rel(c, L, T, mos[T], tops[T], trumpq);
+                used[T] = 1;
+                got = trumpq;
+                if (rel[T] > t) rel[T] = (uint8_t)t;
+            }
             while (got < want) {
                 int bs = -1, bt = -1;
                 for (int s = 0; s < c->S; s++) {
