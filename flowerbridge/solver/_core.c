@@ -874,7 +874,7 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
         qs[s] = q;
         side += q;
     }
-    int capped = 0, drawn = 0;
+    int drawn = 0;
     if (T >= 0 && side2 > side && side + trumpq < want) {
         /* the leader's top trumps, cashed first, draw the opponents' when
          * at least as many as either holds: no ruffs then */
@@ -885,15 +885,17 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             for (int s = 0; s < c->S; s++) qs[s] = qu[s];
         }
     }
+    int budget = MAXT;          /* side-suit tricks partner can discard to */
     if (T >= 0 && c->len[p][T] > 0) {
         /* partner must be able to play a non-trump to every side-suit round,
          * or he would ruff and take the lead away */
         int pnt = c->hlen[p] - c->len[p][T];
-        if (side > pnt) { side = pnt; capped = 1; }
+        if (side > pnt) side = pnt;
+        budget = pnt;
     }
     int tot = side + trumpq;
     if (tot >= want) {
-        if (capped || want < 0) {
+        if (want < 0) {
             for (int s = 0; s < c->S; s++) {
                 if (!qs[s]) continue;
                 int t = top_rel(c, L, s, mos[s], tops[s], qs[s]);
@@ -901,7 +903,8 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             }
         } else {
             /* the suits whose cards cashed leave the most ranks out first
-             * (the last one only for what is still wanted) */
+             * (the last one only for what is still wanted; side suits only
+             * as far as partner can discard) */
             int used[MAXS] = {0}, got = 0;
             if (drawn) {
                 int t = top_rel(c, L, T, mos[T], tops[T], trumpq);
@@ -912,14 +915,17 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
             while (got < want) {
                 int bs = -1, bt = -1;
                 for (int s = 0; s < c->S; s++) {
-                    if (used[s] || !qs[s]) continue;
-                    int u = want - got < qs[s] ? want - got : qs[s];
+                    int a = s == T || qs[s] < budget ? qs[s] : budget;
+                    if (used[s] || !a) continue;
+                    int u = want - got < a ? want - got : a;
                     int t = top_rel(c, L, s, mos[s], tops[s], u);
                     if (bs < 0 || t > bt || (t == bt && qs[s] > qs[bs])) { bs = s; bt = t; }
                 }
                 if (bs < 0) break;
                 used[bs] = 1;
-                got += qs[bs];
+                int a = bs == T || qs[bs] < budget ? qs[bs] : budget;
+                got += a;
+                if (bs != T) budget -= a;
                 if (rel[bs] > bt) rel[bs] = (uint8_t)bt;
             }
         }
