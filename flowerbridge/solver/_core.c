@@ -839,9 +839,11 @@ static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
 /* Tricks the leader's side can surely cash from the top, keeping the lead in
  * the leader's hand: a card at least as high as every other hand's cards of
  * its suit wins when led (an equal copy played later does not outrank it).
- * When the count reaches `want`, rel[s] is lowered to the lowest rank the
- * count relies on, for a set of suits just large enough to reach `want`. */
-static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+ * `spent`: partner has already spent that many non-trumps (on an entry),
+ * so has that many fewer to discard.  When the count reaches `want`, rel[s]
+ * is lowered to the lowest rank the count relies on, for a set of suits
+ * just large enough to reach `want`. */
+static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
 {
     int p = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
@@ -889,52 +891,42 @@ static int quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     if (T >= 0 && c->len[p][T] > 0) {
         /* partner must be able to play a non-trump to every side-suit round,
          * or he would ruff and take the lead away */
-        int pnt = c->hlen[p] - c->len[p][T];
+        int pnt = c->hlen[p] - c->len[p][T] - spent;
         if (side > pnt) side = pnt;
         budget = pnt;
     }
     int tot = side + trumpq;
     if (tot >= want) {
-        if (want < 0) {
+        /* the suits whose cards cashed leave the most ranks out first
+         * (the last one only for what is still wanted; side suits only
+         * as far as partner can discard) */
+        int used[MAXS] = {0}, got = 0;
+        if (drawn) {
+            int t = top_rel(c, L, T, mos[T], tops[T], trumpq);
+            used[T] = 1;
+            got = trumpq;
+            if (rel[T] > t) rel[T] = (uint8_t)t;
+        }
+        while (got < want) {
+            int bs = -1, bt = -1;
             for (int s = 0; s < c->S; s++) {
-                if (!qs[s]) continue;
-                int t = top_rel(c, L, s, mos[s], tops[s], qs[s]);
-                if (rel[s] > t) rel[s] = (uint8_t)t;
+                int a = s == T || qs[s] < budget ? qs[s] : budget;
+                if (used[s] || !a) continue;
+                int u = want - got < a ? want - got : a;
+                int t = top_rel(c, L, s, mos[s], tops[s], u);
+                if (bs < 0 || t > bt || (t == bt && qs[s] > qs[bs])) { bs = s; bt = t; }
             }
-        } else {
-            /* the suits whose cards cashed leave the most ranks out first
-             * (the last one only for what is still wanted; side suits only
-             * as far as partner can discard) */
-            int used[MAXS] = {0}, got = 0;
-            if (drawn) {
-                int t = top_rel(c, L, T, mos[T], tops[T], trumpq);
-                used[T] = 1;
-                got = trumpq;
-                if (rel[T] > t) rel[T] = (uint8_t)t;
-            }
-            while (got < want) {
-                int bs = -1, bt = -1;
-                for (int s = 0; s < c->S; s++) {
-                    int a = s == T || qs[s] < budget ? qs[s] : budget;
-                    if (used[s] || !a) continue;
-                    int u = want - got < a ? want - got : a;
-                    int t = top_rel(c, L, s, mos[s], tops[s], u);
-                    if (bs < 0 || t > bt || (t == bt && qs[s] > qs[bs])) { bs = s; bt = t; }
-                }
-                if (bs < 0) break;
-                used[bs] = 1;
-                int a = bs == T || qs[bs] < budget ? qs[bs] : budget;
-                got += a;
-                if (bs != T) budget -= a;
-                if (rel[bs] > bt) rel[bs] = (uint8_t)bt;
-            }
+            if (bs < 0) break;
+            used[bs] = 1;
+            int a = bs == T || qs[bs] < budget ? qs[bs] : budget;
+            got += a;
+            if (bs != T) budget -= a;
+            if (rel[bs] > bt) rel[bs] = (uint8_t)bt;
         }
     }
     return tot;
 }
 
-/* Quick tricks of the leader's partner P, reached by leading a card of a
- * suit in which P holds a top card (P then cashes from his own hand). */
 /* A suit in which the leader L can lead low to a card of his partner that
  * surely wins the trick (an entry), or -1; *ethr gets the lowest rank that
  * argument relies on: P's top card.  The leader must have a lower card to
@@ -963,29 +955,16 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
     return -1;
 }
 
+/* Quick tricks of the leader's partner P, reached by leading a card of a
+ * suit in which P holds a top card (P then cashes from his own hand). */
 static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
 {
-    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
-    int T = c->trump;
     int ethr = 0;
     int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
-    int q = quick_tricks(c, P, want, rel);
-    if (T >= 0 && c->len[L][T] > 0) {
-        /* the leader has spent one card on the entry; he too must be able to
-         * follow every side-suit round with a non-trump */
-        int lnt = c->hlen[L] - c->len[L][T] - 1;
-        int tq = 0;
-        int mo = hb(c->pres[L][T] | c->pres[o1][T] | c->pres[o2][T]);
-        if (mo < 0) tq = c->len[P][T];
-        else tq = count_from(c, P, T, mo);
-        if (q - tq > lnt) {
-            q = tq + (lnt > 0 ? lnt : 0);
-            /* which suits are cashed is now open: all of them count */
-            for (int s = 0; s < c->S; s++) rel[s] = (uint8_t)c->R;
-            quick_tricks(c, P, -1, rel);
-        }
-    }
+    /* the leader has spent one card on the entry: one fewer to follow
+     * P's side-suit rounds with */
+    int q = quick_tricks(c, (L + 2) & 3, want, entry != c->trump, rel);
     if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
     return q;
 }
@@ -1384,7 +1363,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         memset(qrel, c->R, MAXS);
         memset(qrel2, c->R, MAXS);
         int want = !(h & 1) ? need : r - need + 1;
-        int q = quick_tricks(c, h, want, qrel);
+        int q = quick_tricks(c, h, want, 0, qrel);
         if (q < want) {
             /* or lead low to partner's top card and cash from his hand */
             int q2 = partner_quick_tricks(c, h, want, qrel2);
