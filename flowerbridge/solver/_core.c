@@ -1029,10 +1029,11 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
     }
     int q = tot[0] + tot[1];
     if (q >= want) {
-        /* L cashes his top trumps when they draw the opponents', else only
-         * what is needed, from his suits with the most tricks */
+        /* L cashes his top trumps (P's spare cards and L's trumps left to
+         * him were counted so), then only what is needed, from his suits
+         * with the most tricks */
         int got = tot[1], used[MAXS] = {0};
-        if (d) { used[T] = 1; got += lt; }
+        if (lt) { used[T] = 1; got += lt; }
         while (got < want) {
             int bs = -1;
             for (int s = 0; s < c->S; s++)
