@@ -765,31 +765,42 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
-        int pardWins = ((wh ^ h) & 1) == 0;
         int ls = c->tc[c->ti][0].s;
-        int nxt = (h + 1) & 3;
+        /* the card each later hand would take the trick with: its top card
+         * of the led suit, or its top trump when void (none: suit 0xff) */
+        Move bc[4];
+        for (int j = c->k + 1; j < 4; j++) {
+            int hj = (c->leader + j) & 3;
+            bc[j].s = 0xff;
+            bc[j].r = 0;
+            if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
+            else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
+        }
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
+            /* Who wins the trick after this card, if each later hand plays
+             * that best card when it takes the trick over from the other
+             * side, or from its partner's card that the hand after it
+             * could beat (an equal copy played later never takes over). */
             int wins = beats(c, mv[i], w);
+            Move cw = wins ? mv[i] : w;
+            int cwh = wins ? h : wh;
+            for (int j = c->k + 1; j < 4; j++) {
+                int hj = (c->leader + j) & 3;
+                if (!beats(c, bc[j], cw)) continue;
+                if (((hj ^ cwh) & 1) || (j < 3 && beats(c, bc[3], cw))) { cw = bc[j]; cwh = hj; }
+            }
+            int ruff = s == T && ls != T;
             int v;
-            if (pardWins) {
-                v = -lo - (wins ? 50 : 0) - (s == T && ls != T ? 40 : 0);
-            } else if (wins) {
-                if (c->k == 3) {
-                    v = 200 - lo - (s == T && ls != T ? 40 : 0);
-                } else {
-                    /* would the opponent playing last still beat it? */
-                    int safe;
-                    if (c->len[nxt][ls] > 0) {
-                        safe = s != ls ? 1 : lo >= hb(c->pres[nxt][ls]);
-                    } else {
-                        safe = !(T >= 0 && c->len[nxt][T] > 0 && (s != T || lo < hb(c->pres[nxt][T])));
-                    }
-                    if (c->k == 1 && !safe) v = 20 - lo;
-                    else v = (safe ? 150 : 60) - lo - (s == T && ls != T ? 40 : 0);
-                }
-            } else {
-                v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0);
+            if (cwh == p) v = 300 - lo - (ruff ? 40 : 0);       /* partner wins: play low */
+            else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
+            else {
+                /* the trick is lost: lowest cards, discards from long
+                 * suits; but first the cheapest card that beats the one
+                 * winning now, which makes a later opponent spend his
+                 * best card (tuned: -29 % trick nodes on Bridge, -41 % on
+                 * Flower Bridge) */
+                v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0) + (wins ? 30 : 0);
             }
             sc[i] = v;
         }
