@@ -796,11 +796,22 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
             else {
                 /* the trick is lost: lowest cards, discards from long
-                 * suits; but first the cheapest card that beats the one
-                 * winning now, which makes a later opponent spend his
-                 * best card (tuned: -29 % trick nodes on Bridge, -41 % on
-                 * Flower Bridge) */
-                v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0) + (wins ? 30 : 0);
+                 * suits; but first a card that beats the one winning now
+                 * and makes the opponent who takes the trick spend his top
+                 * card (it is at least as high as his second-best one: an
+                 * equal copy played later does not win), then the cheapest
+                 * card that beats the one winning now (tuned on node counts
+                 * of random deals) */
+                v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0);
+                if (wins) {
+                    v += 30;
+                    if (cw.s == s) {
+                        uint32_t m = c->pres[cwh][s];     /* holds cw */
+                        int t1 = cw.r;
+                        int t2 = c->cnt[cwh][s][t1] > 1 ? t1 : hb(m & ~(1u << t1));
+                        if (lo >= t2) v += 10;
+                    }
+                }
             }
             sc[i] = v;
         }
