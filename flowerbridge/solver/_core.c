@@ -792,7 +792,13 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             }
             int ruff = s == T && ls != T;
             int v;
-            if (cwh == p) v = 300 - lo - (ruff ? 40 : 0);       /* partner wins: play low */
+            if (cwh == p) {
+                /* partner wins: play low; but the second hand first wins
+                 * the trick himself when his top card will not be the
+                 * highest left (the leader holds a higher one) */
+                v = 300 - lo - (ruff ? 40 : 0);
+                if (c->k == 1 && cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])) v -= 120;
+            }
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
             else {
                 /* the trick is lost: lowest cards, discards from long
