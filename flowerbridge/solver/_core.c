@@ -42,9 +42,11 @@
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
 /* Lead ordering weights, tuned on node counts of random Bridge and Flower
  * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
- * tenace (x 2) or away from RHO's high card (x -1), for the killer lead. */
+ * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
+ * out an opponent's top card, for the killer lead. */
 #define LEAD_REPLY_WEIGHT 512
 #define LEAD_TENACE_WEIGHT 160
+#define LEAD_FORCE_WEIGHT 250
 #define KILLER_BONUS 300
 
 typedef unsigned __int128 u128;
@@ -753,6 +755,10 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             }
             if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) v -= LEAD_TENACE_WEIGHT;
             else if (w1 == o1 && w2 == p && c->len[p][s] != 1) v += 2 * LEAD_TENACE_WEIGHT;
+            /* a sequence headed by the second-best rank when the top one
+             * is an opponent's: it forces that out */
+            if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
+                v += LEAD_FORCE_WEIGHT;
             sc[i] = v;
         }
         if (e) {
