@@ -43,10 +43,12 @@
 /* Lead ordering weights, tuned on node counts of random Bridge and Flower
  * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
  * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
- * out an opponent's top card, for the killer lead. */
+ * out an opponent's top card, for a suit whose next two ranks below an
+ * opponent's top one are the leader's side's, for the killer lead. */
 #define LEAD_REPLY_WEIGHT 512
 #define LEAD_TENACE_WEIGHT 160
 #define LEAD_FORCE_WEIGHT 250
+#define LEAD_NEXT_WEIGHT 300
 #define KILLER_BONUS 300
 
 typedef unsigned __int128 u128;
@@ -759,6 +761,11 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
              * is an opponent's: it forces that out */
             if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
                 v += LEAD_FORCE_WEIGHT;
+            else if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
+                /* the top card out, the side holds the highest ones */
+                int t3 = hb(all & ((1u << t2) - 1));
+                if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) v += LEAD_NEXT_WEIGHT;
+            }
             sc[i] = v;
         }
         if (e) {
