@@ -42,9 +42,13 @@
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
 /* Lead ordering weights, tuned on node counts of random Bridge and Flower
  * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
- * tenace (x 2) or away from RHO's high card (x -1), for the killer lead. */
+ * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
+ * out an opponent's top card, for a suit whose next two ranks below an
+ * opponent's top one are the leader's side's, for the killer lead. */
 #define LEAD_REPLY_WEIGHT 512
 #define LEAD_TENACE_WEIGHT 160
+#define LEAD_FORCE_WEIGHT 250
+#define LEAD_NEXT_WEIGHT 300
 #define KILLER_BONUS 300
 
 typedef unsigned __int128 u128;
@@ -753,6 +757,15 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             }
             if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) v -= LEAD_TENACE_WEIGHT;
             else if (w1 == o1 && w2 == p && c->len[p][s] != 1) v += 2 * LEAD_TENACE_WEIGHT;
+            /* a sequence headed by the second-best rank when the top one
+             * is an opponent's: it forces that out */
+            if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
+                v += LEAD_FORCE_WEIGHT;
+            else if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
+                /* the top card out, the side holds the highest ones */
+                int t3 = hb(all & ((1u << t2) - 1));
+                if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) v += LEAD_NEXT_WEIGHT;
+            }
             sc[i] = v;
         }
         if (e) {
@@ -765,31 +778,59 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
-        int pardWins = ((wh ^ h) & 1) == 0;
         int ls = c->tc[c->ti][0].s;
-        int nxt = (h + 1) & 3;
+        /* the card each later hand would take the trick with: its top card
+         * of the led suit, or its top trump when void (none: suit 0xff) */
+        Move bc[4];
+        for (int j = c->k + 1; j < 4; j++) {
+            int hj = (c->leader + j) & 3;
+            bc[j].s = 0xff;
+            bc[j].r = 0;
+            if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
+            else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
+        }
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
+            /* Who wins the trick after this card, if each later hand plays
+             * that best card when it takes the trick over from the other
+             * side, or from its partner's card that the hand after it
+             * could beat (an equal copy played later never takes over). */
             int wins = beats(c, mv[i], w);
+            Move cw = wins ? mv[i] : w;
+            int cwh = wins ? h : wh;
+            for (int j = c->k + 1; j < 4; j++) {
+                int hj = (c->leader + j) & 3;
+                if (!beats(c, bc[j], cw)) continue;
+                if (((hj ^ cwh) & 1) || (j < 3 && beats(c, bc[3], cw))) { cw = bc[j]; cwh = hj; }
+            }
+            int ruff = s == T && ls != T;
             int v;
-            if (pardWins) {
-                v = -lo - (wins ? 50 : 0) - (s == T && ls != T ? 40 : 0);
-            } else if (wins) {
-                if (c->k == 3) {
-                    v = 200 - lo - (s == T && ls != T ? 40 : 0);
-                } else {
-                    /* would the opponent playing last still beat it? */
-                    int safe;
-                    if (c->len[nxt][ls] > 0) {
-                        safe = s != ls ? 1 : lo >= hb(c->pres[nxt][ls]);
-                    } else {
-                        safe = !(T >= 0 && c->len[nxt][T] > 0 && (s != T || lo < hb(c->pres[nxt][T])));
-                    }
-                    if (c->k == 1 && !safe) v = 20 - lo;
-                    else v = (safe ? 150 : 60) - lo - (s == T && ls != T ? 40 : 0);
-                }
-            } else {
+            if (cwh == p) {
+                /* partner wins: play low; but the second hand first wins
+                 * the trick himself when his top card will not be the
+                 * highest left (the leader holds a higher one) */
+                v = 300 - lo - (ruff ? 40 : 0);
+                if (c->k == 1 && cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])) v -= 120;
+            }
+            else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
+            else {
+                /* the trick is lost: lowest cards, discards from long
+                 * suits; but first a card that beats the one winning now
+                 * and makes the opponent who takes the trick spend his top
+                 * card (it is at least as high as his second-best one: an
+                 * equal copy played later does not win), then the cheapest
+                 * card that beats the one winning now (tuned on node counts
+                 * of random deals) */
                 v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0);
+                if (wins) {
+                    v += 30;
+                    if (cw.s == s) {
+                        uint32_t m = c->pres[cwh][s];     /* holds cw */
+                        int t1 = cw.r;
+                        int t2 = c->cnt[cwh][s][t1] > 1 ? t1 : hb(m & ~(1u << t1));
+                        if (lo >= t2) v += 10;
+                    }
+                }
             }
             sc[i] = v;
         }
