@@ -1535,6 +1535,30 @@ static inline int to_move(const Ctx *c) { return (c->leader + c->k) & 3; }
 /* Tricks still to be played, the one in progress included. */
 static inline int tricks_left(const Ctx *c) { return c->hlen[to_move(c)]; }
 
+/* A first guess for the MTD loop: North-South tricks from here, estimated
+ * from the sides' shares of high-card points (4 for a suit's top rank down
+ * to 1 for its fourth), their trump lengths and who leads the trick, with
+ * weights fitted on solved random deals (Bridge: 0.24 tricks a point, 0.5
+ * a trump, 0.25 for the lead; Flower Bridge alike).  Searches at targets
+ * far from the value are cheap, but each one near it costs about as much
+ * as the search at the value, so starting there (or one above: the loop
+ * then also needs just two) saves the one or two extra searches that
+ * starting at half the tricks costs most deals. */
+static int estimate_ns(const Ctx *c)
+{
+    int r = tricks_left(c), pts[2] = {0, 0}, tl[2] = {0, 0};
+    for (int h = 0; h < 4; h++)
+        for (int s = 0; s < c->S; s++) {
+            for (int rk = c->R > 4 ? c->R - 4 : 0; rk < c->R; rk++)
+                pts[h & 1] += (rk - c->R + 5) * c->cnt[h][s][rk];
+            if (s == c->trump) tl[h & 1] += c->len[h][s];
+        }
+    double est = r / 2.0 + 0.25 * (c->leader & 1 ? -1 : 1) + 0.5 * (tl[0] - tl[1]);
+    if (pts[0] + pts[1]) est += 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]);
+    int g = (int)(est + 0.5);
+    return g < 0 ? 0 : g > r ? r : g;
+}
+
 
 /* ------------------------------------------------------------------ */
 /* Python object                                                        */
@@ -1705,7 +1729,7 @@ static int root_values(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
         Undo u;
         play(c, h, mv[i], &u);
         int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
-        if (guess < 0) guess = lo + (hi - lo + 1) / 2;
+        if (guess < 0) guess = lo + estimate_ns(c);
         val[i] = mtd(c, lo, hi, guess);
         guess = val[i];
         unplay(c, h, mv[i], &u);
@@ -1777,7 +1801,7 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     int v;
     Py_BEGIN_ALLOW_THREADS
     int rt = tricks_left(c);
-    if (guess < 0) guess = rt / 2;
+    if (guess < 0) guess = estimate_ns(c);
     v = mtd(c, 0, rt, guess);
     Py_END_ALLOW_THREADS
     self->busy = 0;
