@@ -1477,17 +1477,26 @@ static int search(Ctx *c, int target, uint8_t *rel)
         int v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
-        /* the proof for the group's representative carries over to the
-         * other cards of the group only if the whole group is relevant */
         int s = mv[i].s;
-        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
         if (v == maxing) {
+            /* One move is enough for a cut-off, and the one played may lie
+             * below crel[s] even when the rest of its group does not: in a
+             * position matching at crel, h holds as many cards of the suit
+             * below crel[s] as here (same length, same cards above), and
+             * playing any of them instead reaches a position that matches
+             * the child's proof (the trick's winner, if it is compared with
+             * this card, is at or above crel[s] by the winner rule). */
             memcpy(rel, crel, (size_t)S);
             result = v;
             best = i;
             c->killer[c->ti][k] = mv[i];
             break;
         }
+        /* Every move must fail: the proof for the group's representative
+         * carries over to the other cards of the group (a matching position
+         * may play one of them that lies above crel[s]) only if the whole
+         * group is relevant. */
+        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
         /* The move failed, and its proof never looked at its own suit below
          * crel[s], where the whole group lies: playing any other group of
          * the suit wholly below that rank reaches a position that matches
