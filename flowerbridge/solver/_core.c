@@ -1402,25 +1402,25 @@ static int search(Ctx *c, int target, uint8_t *rel)
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
-        memset(qrel, c->R, MAXS);
-        memset(qrel2, c->R, MAXS);
         int want = !(h & 1) ? need : r - need + 1;
-        int q = quick_tricks(c, h, want, 0, qrel);
-        if (q < want) {
-            /* or lead low to partner's top card and cash from his hand */
-            int q2 = partner_quick_tricks(c, h, want, qrel2);
-            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
-        }
-        if (q < want) {
+        /* The leader's side's sure tricks, counted four ways: from the
+         * leader's top cards, from his partner's after leading low to an
+         * entry (or both hands' together), or a ruff by the partner.  Where
+         * several reach `want` they rely on different cards: keep the proof
+         * with the highest thresholds, the widest region for the table. */
+        int wide = -1;
+        for (int way = 0; way < 4 && wide < S * c->R; way++) {
             memset(qrel2, c->R, MAXS);
-            int q2 = joint_quick_tricks(c, h, want, qrel2);
-            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+            int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
+                  : way == 1 ? partner_quick_tricks(c, h, want, qrel2)
+                  : way == 2 ? joint_quick_tricks(c, h, want, qrel2)
+                  : want == 1 ? partner_ruff(c, h, qrel2) : 0;
+            if (q < want) continue;
+            int w = 0;
+            for (int s = 0; s < S; s++) w += qrel2[s];
+            if (w > wide) { wide = w; memcpy(qrel, qrel2, (size_t)S); }
         }
-        if (want == 1 && q < 1) {
-            memset(qrel, c->R, MAXS);
-            q = partner_ruff(c, h, qrel);
-        }
-        if (!(h & 1) ? q >= need : r - q < need) {
+        if (wide >= 0) {
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
