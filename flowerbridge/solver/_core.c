@@ -1264,7 +1264,22 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     int ls = led.s;
     int ruff3 = T >= 0 && ls != T && c->len[p3][ls] == 0 && c->len[p3][T] > 0;
     int hh = -1, thr = -1, tthr = -1;
-    if (!ruff3) {
+    if (T >= 0 && ls != T) {
+        /* a ruff by the second hand (at least as high as any trump of a
+         * void third hand, which plays after it) or by the fourth (higher
+         * than them); trump ranks matter only when the third can ruff, and
+         * none at all otherwise, so a ruff is the first choice (with
+         * trumps only the trick in progress is counted, whoever wins it) */
+        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
+        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
+            hh = h;
+            if (ruff3) tthr = hb(c->pres[h][T]);
+        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
+            hh = p4;
+            if (ruff3) tthr = hb(c->pres[p4][T]);
+        }
+    }
+    if (hh < 0 && !ruff3) {
         /* the side's top card of the led suit must outrank the led card; in
          * the second hand it wins against an equal copy of the third hand
          * (played later), in the fourth hand it must outrank the third's
@@ -1274,19 +1289,6 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
         int x2 = hb(c->pres[h][ls]), x4 = hb(c->pres[p4][ls]);
         if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; }
         else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; }
-    }
-    if (hh < 0 && T >= 0 && ls != T) {
-        /* a ruff by the second hand (at least as high as any trump of a
-         * void third hand, which plays after it) or by the fourth (higher
-         * than them); trump ranks matter only when the third can ruff */
-        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
-        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
-            hh = h;
-            if (ruff3) tthr = hb(c->pres[h][T]);
-        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
-            hh = p4;
-            if (ruff3) tthr = hb(c->pres[p4][T]);
-        }
     }
     if (hh < 0) return 0;
     int q = 1;
@@ -1315,7 +1317,15 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
         /* a card of the led suit wins: the leader's, or h's top card if it
          * outranks it, unless the fourth hand outranks that or ruffs */
         int x = hb(c->pres[h][ls]);
-        if (!ruff4) {
+        if (T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
+            && hb(c->pres[h][T]) >= t4t) {
+            /* h ruffs, at least as high as the fourth's trumps; no rank
+             * matters unless the fourth can ruff, so this comes first (with
+             * trumps only the trick in progress is counted) */
+            hh = h;
+            if (ruff4) tthr = hb(c->pres[h][T]);
+        }
+        if (hh < 0 && !ruff4) {
             if (wh == L && t4 <= w.r) {
                 /* its rank matters if it outranked the second's card or
                  * the fourth holds cards of the suit */
@@ -1323,12 +1333,6 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
                 if (t4 >= 0 || c->tc[c->ti][1].s == ls) thr = w.r;
             }
             else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; }
-        }
-        if (hh < 0 && T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
-            && hb(c->pres[h][T]) >= t4t) {
-            /* h ruffs, at least as high as the fourth's trumps */
-            hh = h;
-            if (ruff4) tthr = hb(c->pres[h][T]);
         }
     } else {
         /* the trick is ruffed; the fourth follows suit or overruffs */
