@@ -1264,7 +1264,22 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     int ls = led.s;
     int ruff3 = T >= 0 && ls != T && c->len[p3][ls] == 0 && c->len[p3][T] > 0;
     int hh = -1, thr = -1, tthr = -1;
-    if (!ruff3) {
+    if (T >= 0 && ls != T) {
+        /* a ruff by the second hand (at least as high as any trump of a
+         * void third hand, which plays after it) or by the fourth (higher
+         * than them); trump ranks matter only when the third can ruff, and
+         * none at all otherwise, so a ruff is the first choice (with
+         * trumps only the trick in progress is counted, whoever wins it) */
+        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
+        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
+            hh = h;
+            if (ruff3) tthr = hb(c->pres[h][T]);
+        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
+            hh = p4;
+            if (ruff3) tthr = hb(c->pres[p4][T]);
+        }
+    }
+    if (hh < 0 && !ruff3) {
         /* the side's top card of the led suit must outrank the led card; in
          * the second hand it wins against an equal copy of the third hand
          * (played later), in the fourth hand it must outrank the third's
@@ -1274,19 +1289,6 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
         int x2 = hb(c->pres[h][ls]), x4 = hb(c->pres[p4][ls]);
         if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; }
         else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; }
-    }
-    if (hh < 0 && T >= 0 && ls != T) {
-        /* a ruff by the second hand (at least as high as any trump of a
-         * void third hand, which plays after it) or by the fourth (higher
-         * than them); trump ranks matter only when the third can ruff */
-        int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
-        if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
-            hh = h;
-            if (ruff3) tthr = hb(c->pres[h][T]);
-        } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
-            hh = p4;
-            if (ruff3) tthr = hb(c->pres[p4][T]);
-        }
     }
     if (hh < 0) return 0;
     int q = 1;
@@ -1315,7 +1317,15 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
         /* a card of the led suit wins: the leader's, or h's top card if it
          * outranks it, unless the fourth hand outranks that or ruffs */
         int x = hb(c->pres[h][ls]);
-        if (!ruff4) {
+        if (T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
+            && hb(c->pres[h][T]) >= t4t) {
+            /* h ruffs, at least as high as the fourth's trumps; no rank
+             * matters unless the fourth can ruff, so this comes first (with
+             * trumps only the trick in progress is counted) */
+            hh = h;
+            if (ruff4) tthr = hb(c->pres[h][T]);
+        }
+        if (hh < 0 && !ruff4) {
             if (wh == L && t4 <= w.r) {
                 /* its rank matters if it outranked the second's card or
                  * the fourth holds cards of the suit */
@@ -1323,12 +1333,6 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
                 if (t4 >= 0 || c->tc[c->ti][1].s == ls) thr = w.r;
             }
             else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; }
-        }
-        if (hh < 0 && T >= 0 && ls != T && c->len[h][ls] == 0 && c->len[h][T] > 0
-            && hb(c->pres[h][T]) >= t4t) {
-            /* h ruffs, at least as high as the fourth's trumps */
-            hh = h;
-            if (ruff4) tthr = hb(c->pres[h][T]);
         }
     } else {
         /* the trick is ruffed; the fourth follows suit or overruffs */
@@ -1402,25 +1406,25 @@ static int search(Ctx *c, int target, uint8_t *rel)
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
-        memset(qrel, c->R, MAXS);
-        memset(qrel2, c->R, MAXS);
         int want = !(h & 1) ? need : r - need + 1;
-        int q = quick_tricks(c, h, want, 0, qrel);
-        if (q < want) {
-            /* or lead low to partner's top card and cash from his hand */
-            int q2 = partner_quick_tricks(c, h, want, qrel2);
-            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
-        }
-        if (q < want) {
+        /* The leader's side's sure tricks, counted four ways: from the
+         * leader's top cards, from his partner's after leading low to an
+         * entry (or both hands' together), or a ruff by the partner.  Where
+         * several reach `want` they rely on different cards: keep the proof
+         * with the highest thresholds, the widest region for the table. */
+        int wide = -1;
+        for (int way = 0; way < 4 && wide < S * c->R; way++) {
             memset(qrel2, c->R, MAXS);
-            int q2 = joint_quick_tricks(c, h, want, qrel2);
-            if (q2 > q) { q = q2; memcpy(qrel, qrel2, (size_t)S); }
+            int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
+                  : way == 1 ? partner_quick_tricks(c, h, want, qrel2)
+                  : way == 2 ? joint_quick_tricks(c, h, want, qrel2)
+                  : want == 1 ? partner_ruff(c, h, qrel2) : 0;
+            if (q < want) continue;
+            int w = 0;
+            for (int s = 0; s < S; s++) w += qrel2[s];
+            if (w > wide) { wide = w; memcpy(qrel, qrel2, (size_t)S); }
         }
-        if (want == 1 && q < 1) {
-            memset(qrel, c->R, MAXS);
-            q = partner_ruff(c, h, qrel);
-        }
-        if (!(h & 1) ? q >= need : r - q < need) {
+        if (wide >= 0) {
             memcpy(rel, qrel, (size_t)S);
             c->st_qt++;
             return !(h & 1);
@@ -1477,17 +1481,26 @@ static int search(Ctx *c, int target, uint8_t *rel)
         int v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
-        /* the proof for the group's representative carries over to the
-         * other cards of the group only if the whole group is relevant */
         int s = mv[i].s;
-        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
         if (v == maxing) {
+            /* One move is enough for a cut-off, and the one played may lie
+             * below crel[s] even when the rest of its group does not: in a
+             * position matching at crel, h holds as many cards of the suit
+             * below crel[s] as here (same length, same cards above), and
+             * playing any of them instead reaches a position that matches
+             * the child's proof (the trick's winner, if it is compared with
+             * this card, is at or above crel[s] by the winner rule). */
             memcpy(rel, crel, (size_t)S);
             result = v;
             best = i;
             c->killer[c->ti][k] = mv[i];
             break;
         }
+        /* Every move must fail: the proof for the group's representative
+         * carries over to the other cards of the group (a matching position
+         * may play one of them that lies above crel[s]) only if the whole
+         * group is relevant. */
+        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
         /* The move failed, and its proof never looked at its own suit below
          * crel[s], where the whole group lies: playing any other group of
          * the suit wholly below that rank reaches a position that matches
