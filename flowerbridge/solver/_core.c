@@ -46,8 +46,7 @@
  * out an opponent's top card, for a suit whose next two ranks below an
  * opponent's top one are the leader's side's, for the killer lead, for the
  * best lead remembered by the table, against a No Trump lead of a suit
- * partner is void in, for a card whose other copy RHO / LHO holds, against
- * a trump lead. */
+ * partner is void in, against a trump lead. */
 #define LEAD_REPLY_WEIGHT 512
 #define LEAD_TENACE_WEIGHT 160
 #define LEAD_FORCE_WEIGHT 350
@@ -55,8 +54,6 @@
 #define KILLER_BONUS 300
 #define TABLE_BONUS 300
 #define LEAD_PVOID_WEIGHT 100
-#define LEAD_TWIN_RHO_WEIGHT 250
-#define LEAD_TWIN_LHO_WEIGHT 100
 #define LEAD_TRUMP_WEIGHT 100
 
 typedef unsigned __int128 u128;
@@ -777,12 +774,6 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             /* at No Trump, partner void in the suit neither wins nor
              * unblocks a trick in it (DDS does the same) */
             if (T < 0 && c->len[p][s] == 0) v -= LEAD_PVOID_WEIGHT;
-            /* an opponent holding the other copy of the card led cannot
-             * take the trick with it (the first copy played wins): his
-             * card is spent for nothing or kept back; RHO's most, who
-             * would otherwise have the last word */
-            if (c->cnt[o2][s][lo]) v += LEAD_TWIN_RHO_WEIGHT;
-            else if (c->cnt[o1][s][lo]) v += LEAD_TWIN_LHO_WEIGHT;
             /* a trump lead mostly draws the side's own trumps too: rarely
              * the quickest proof (tuned on node counts) */
             if (s == T) v -= LEAD_TRUMP_WEIGHT;
