@@ -44,12 +44,17 @@
  * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
  * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
  * out an opponent's top card, for a suit whose next two ranks below an
- * opponent's top one are the leader's side's, for the killer lead. */
+ * opponent's top one are the leader's side's, for the killer lead, for the
+ * best lead remembered by the table, against a No Trump lead of a suit
+ * partner is void in, against a trump lead. */
 #define LEAD_REPLY_WEIGHT 512
 #define LEAD_TENACE_WEIGHT 160
-#define LEAD_FORCE_WEIGHT 250
+#define LEAD_FORCE_WEIGHT 350
 #define LEAD_NEXT_WEIGHT 300
 #define KILLER_BONUS 300
+#define TABLE_BONUS 300
+#define LEAD_PVOID_WEIGHT 100
+#define LEAD_TRUMP_WEIGHT 100
 
 typedef unsigned __int128 u128;
 
@@ -766,13 +771,19 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                 int t3 = hb(all & ((1u << t2) - 1));
                 if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) v += LEAD_NEXT_WEIGHT;
             }
+            /* at No Trump, partner void in the suit neither wins nor
+             * unblocks a trick in it (DDS does the same) */
+            if (T < 0 && c->len[p][s] == 0) v -= LEAD_PVOID_WEIGHT;
+            /* a trump lead mostly draws the side's own trumps too: rarely
+             * the quickest proof (tuned on node counts) */
+            if (s == T) v -= LEAD_TRUMP_WEIGHT;
             sc[i] = v;
         }
         if (e) {
             int g = 0;
             for (int i = 0; i < n; i++) {
                 if (mv[i].s != e->bs) continue;
-                if (g++ == e->bg) { sc[i] += 10000; break; }
+                if (g++ == e->bg) { sc[i] += TABLE_BONUS; break; }
             }
         }
     } else {
