@@ -166,11 +166,14 @@ typedef struct {
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
-     * start of trick ti, so a trick start finds the code of every suit not
-     * played to since the previous trick start, or since the same trick's
-     * last sibling. */
+     * start of trick ti.  cur[ti][s] points to the code the key at trick
+     * start ti used, wherever it was made, so a trick start finds the code
+     * of every suit not played to since the previous trick start, however
+     * many tricks ago the code was made, or since the same trick's last
+     * sibling. */
     uint64_t sver[MAXS], vclock;
     SuitCode sc[MAXT + 2][MAXS];
+    const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
@@ -391,9 +394,10 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
 }
 
-static void make_key(Ctx *c, int h, PosKey *pk)
+/* The parts of the key that locate its distribution in the table: suit
+ * lengths, leader and trump, and their hash. */
+static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 {
-    int S = c->S;
     pk->d[0] = (uint64_t)c->lenkey;
     pk->d[1] = (uint64_t)(c->lenkey >> 64);
     pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
@@ -401,17 +405,21 @@ static void make_key(Ctx *c, int h, PosKey *pk)
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
+}
+
+/* The rest of the key: the suits' codes. */
+static void make_key_codes(Ctx *c, PosKey *pk)
+{
+    int S = c->S;
     for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
     pk->fp = 0;
     for (int s = 0; s < S; s++) {
-        const SuitCode *sc = &c->sc[c->ti][s];
-        if (sc->ver != c->sver[s]) {
-            if (c->ti && c->sc[c->ti - 1][s].ver == c->sver[s]) {
-                sc = &c->sc[c->ti - 1][s];
-            } else {
-                make_suit_code(c, s, &c->sc[c->ti][s]);
-            }
+        const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
+        if (!sc || sc->ver != c->sver[s]) {
+            sc = &c->sc[c->ti][s];
+            if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
         }
+        c->cur[c->ti][s] = sc;
         pk->pcode[sc->pw] |= sc->field[0];
         pk->pcode[sc->pw + 1] |= sc->field[1];
         pk->fp |= sc->fpart;
@@ -1411,9 +1419,10 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (r == 1) return last_trick_ns(c, rel) >= need;
         int T = c->trump;
         if (r > TT_MIN_TRICKS) {
-            /* key first, so the table's memory is on its way while the
-             * quick tricks are counted */
-            make_key(c, h, &pk);
+            /* the key's hash first, so the table's memory is on its way
+             * while the quick tricks are counted; its suit codes only when
+             * those do not decide */
+            make_key_dist(c, h, &pk);
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
@@ -1456,6 +1465,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         if (r > TT_MIN_TRICKS) {
+            make_key_codes(c, &pk);
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) return res;
         }
