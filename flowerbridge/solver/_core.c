@@ -500,14 +500,22 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         }
     }
     long long scanned = 0;
+    uint64_t fp = pk->fp;
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
-            scanned += b->count;
-            for (int i = (int)b->count - 1; i >= 0; i--) {
-                if ((pk->fp ^ b->fp[i]) & b->fm[i]) continue;
+            int cnt = (int)b->count;
+            scanned += cnt;
+            /* the entries whose fingerprints match, found for the whole
+             * block at once (slots past count hold stale data: masked) */
+            unsigned cand = 0;
+            for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
+            cand &= (1u << cnt) - 1;
+            while (cand) {
+                int i = hb(cand);
+                cand &= ~(1u << i);
                 const Entry *e = blk_entry(t, b, i);
                 if (!region_match(c, e, pk)) continue;
                 int res = -1;
@@ -734,6 +742,18 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 /* ------------------------------------------------------------------ */
 /* Move ordering                                                        */
 
+/* The card and hand that win the trick in progress after the hand to play,
+ * from the card *cw of hand *cwh winning it, when each later hand j plays
+ * its card bc[j] as order_moves supposes. */
+static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh)
+{
+    for (int j = c->k + 1; j < 4; j++) {
+        int hj = (c->leader + j) & 3;
+        if (!beats(c, bc[j], *cw)) continue;
+        if (((hj ^ *cwh) & 1) || (j < 3 && beats(c, bc[3], *cw))) { *cw = bc[j]; *cwh = hj; }
+    }
+}
+
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
 {
     int sc[MAXMOVES];
@@ -808,19 +828,23 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
             else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
         }
+        /* Who wins the trick after this card, if each later hand plays
+         * that best card when it takes the trick over from the other
+         * side, or from its partner's card that the hand after it could
+         * beat (an equal copy played later never takes over): the same
+         * for every card that does not beat the one winning now. */
+        Move lw = w;
+        int lwh = wh;
+        settle_trick(c, bc, &lw, &lwh);
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
-            /* Who wins the trick after this card, if each later hand plays
-             * that best card when it takes the trick over from the other
-             * side, or from its partner's card that the hand after it
-             * could beat (an equal copy played later never takes over). */
             int wins = beats(c, mv[i], w);
-            Move cw = wins ? mv[i] : w;
-            int cwh = wins ? h : wh;
-            for (int j = c->k + 1; j < 4; j++) {
-                int hj = (c->leader + j) & 3;
-                if (!beats(c, bc[j], cw)) continue;
-                if (((hj ^ cwh) & 1) || (j < 3 && beats(c, bc[3], cw))) { cw = bc[j]; cwh = hj; }
+            Move cw = lw;
+            int cwh = lwh;
+            if (wins) {
+                cw = mv[i];
+                cwh = h;
+                settle_trick(c, bc, &cw, &cwh);
             }
             int ruff = s == T && ls != T;
             int v;
