@@ -1418,6 +1418,21 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     return !(((c->leader + wpos) & 3) & 1);
 }
 
+/* rel[s] = min(rel[s], crel[s]) for all MAXS suits at once: with values
+ * below 128, a byte of (rel | 0x80) - crel keeps its top bit iff rel >= crel,
+ * and borrows nothing from the next byte. */
+_Static_assert(MAXS == sizeof(uint64_t) && MAXR < 128, "rel_min works on a 64-bit word");
+static inline void rel_min(uint8_t *rel, const uint8_t *crel)
+{
+    const uint64_t H = 0x8080808080808080ULL;
+    uint64_t a, b;
+    memcpy(&a, rel, MAXS);
+    memcpy(&b, crel, MAXS);
+    uint64_t m = ((((a | H) - b) & H) >> 7) * 0xff;
+    a = (b & m) | (a & ~m);
+    memcpy(rel, &a, MAXS);
+}
+
 /* Can North-South take at least `target` tricks (counted since the root)?
  * rel receives, per suit, the rank threshold the answer depends on (R: none). */
 static int search(Ctx *c, int target, uint8_t *rel)
@@ -1466,10 +1481,10 @@ static int search(Ctx *c, int target, uint8_t *rel)
             if (q < want) continue;
             int w = 0;
             for (int s = 0; s < S; s++) w += qrel2[s];
-            if (w > wide) { wide = w; memcpy(qrel, qrel2, (size_t)S); }
+            if (w > wide) { wide = w; memcpy(qrel, qrel2, MAXS); }
         }
         if (wide >= 0) {
-            memcpy(rel, qrel, (size_t)S);
+            memcpy(rel, qrel, MAXS);
             c->st_qt++;
             return !(h & 1);
         }
@@ -1502,7 +1517,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memset(qrel, c->R, MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
-                memcpy(rel, qrel, (size_t)S);
+                memcpy(rel, qrel, MAXS);
                 c->st_qt++;
                 return !(h & 1);
             }
@@ -1535,7 +1550,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
              * playing any of them instead reaches a position that matches
              * the child's proof (the trick's winner, if it is compared with
              * this card, is at or above crel[s] by the winner rule). */
-            memcpy(rel, crel, (size_t)S);
+            memcpy(rel, crel, MAXS);
             result = v;
             best = i;
             c->killer[c->ti][k] = mv[i];
@@ -1551,7 +1566,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the suit wholly below that rank reaches a position that matches
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
-        for (int j = 0; j < S; j++) if (crel[j] < rel[j]) rel[j] = crel[j];
+        rel_min(rel, crel);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
