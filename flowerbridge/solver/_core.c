@@ -1040,11 +1040,10 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
 }
 
 /* Quick tricks of the leader's partner P, reached by leading a card of a
- * suit in which P holds a top card (P then cashes from his own hand). */
-static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+ * suit in which P holds a top card (P then cashes from his own hand);
+ * entry, ethr: as found by partner_entry. */
+static int partner_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr, uint8_t *rel)
 {
-    int ethr = 0;
-    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     /* the leader has spent one card on the entry: one fewer to follow
      * P's side-suit rounds with */
@@ -1063,12 +1062,11 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
  * counted (not the entry card; a trump would ruff and take the lead), so
  * L's count is capped by those.  Likewise L, if trumps are left to him after
  * his own tricks and the entry, plays a non-trump to each of P's side-suit
- * tricks, so those are capped by L's non-trumps left. */
-static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+ * tricks, so those are capped by L's non-trumps left.  entry, ethr: as
+ * found by partner_entry. */
+static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr, uint8_t *rel)
 {
     int P = (L + 2) & 3;
-    int ethr = 0;
-    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     int qh[2][MAXS], mo[2][MAXS], tp[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
@@ -1471,12 +1469,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * entry (or both hands' together), or a ruff by the partner.  Where
          * several reach `want` they rely on different cards: keep the proof
          * with the highest thresholds, the widest region for the table. */
-        int wide = -1;
+        int wide = -1, entry = -1, ethr = 0;
         for (int way = 0; way < 4 && wide < S * c->R; way++) {
             memset(qrel2, c->R, MAXS);
+            if (way == 1) entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
-                  : way == 1 ? partner_quick_tricks(c, h, want, qrel2)
-                  : way == 2 ? joint_quick_tricks(c, h, want, qrel2)
+                  : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
+                  : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : want == 1 ? partner_ruff(c, h, qrel2) : 0;
             if (q < want) continue;
             int w = 0;
