@@ -473,20 +473,28 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     size_t bks[1u << MAXS];
     Dist *ds[1u << MAXS];
     int np = 0;
-    for (unsigned mask = 0; mask < (1u << S); mask++) {
-        if (!(masks >> mask & 1)) continue;
-        uint64_t sig = 0;
-        int ok = 1;
-        for (int s = 0; s < S; s++)
-            if (mask >> s & 1) {
-                if (pk->topc[s] < 0) { ok = 0; break; }
-                sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
-            }
-        if (!ok) continue;
-        sigs[np] = sig;
-        bks[np] = dist_bucket(t, pk, sig);
-        __builtin_prefetch(&t->head[bks[np]]);
-        np++;
+    /* the subsets of suits with lists, in increasing order; those with a
+     * suit void of cards have none */
+    uint64_t part[MAXS];
+    unsigned none = 0, nm = 1u << S;
+    for (int s = 0; s < S; s++) {
+        if (pk->topc[s] < 0) none |= 1u << s;
+        part[s] = (uint64_t)(pk->topc[s] + 1) << (6 * s);
+    }
+    for (unsigned base = 0; base < nm; base += 32) {
+        uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
+        if (S <= 4) mm &= masks;
+        while (mm) {
+            unsigned mask = base + (unsigned)__builtin_ctz(mm);
+            mm &= mm - 1;
+            if (mask & none) continue;
+            uint64_t sig = 0;
+            for (unsigned m = mask; m; m &= m - 1) sig |= part[__builtin_ctz(m)];
+            sigs[np] = sig;
+            bks[np] = dist_bucket(t, pk, sig);
+            __builtin_prefetch(&t->head[bks[np]]);
+            np++;
+        }
     }
     for (int i = 0; i < np; i++) {
         uint32_t idx = t->head[bks[i]];
