@@ -768,52 +768,65 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int T = c->trump;
     if (c->k == 0) {
+        /* the facts of a suit are found once for all its groups (they are
+         * generated suit by suit) */
+        int cs = -1, maxOpp = 0, maxPard = 0, ruff = 0, pruff = 0, adj = 0, w1 = -1, w2 = -1, t2 = -1, next = 0;
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r, tp = top[i];
-            int maxOpp = hb(c->pres[o1][s] | c->pres[o2][s]);
-            int maxPard = hb(c->pres[p][s]);
-            int ruff = T >= 0 && s != T &&
-                ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0));
-            int pruff = T >= 0 && s != T && c->len[p][s] == 0 && c->len[p][T] > 0;
+            if (s != cs) {
+                cs = s;
+                maxOpp = hb(c->pres[o1][s] | c->pres[o2][s]);
+                maxPard = hb(c->pres[p][s]);
+                ruff = T >= 0 && s != T &&
+                    ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0));
+                pruff = T >= 0 && s != T && c->len[p][s] == 0 && c->len[p][T] > 0;
+                /* the opponents' replies to the lead: a void opponent may
+                 * play any card, a short one has few choices; fewer
+                 * replies, smaller tree */
+                int n1 = c->len[o1][s] ? c->len[o1][s] : c->hlen[o1];
+                int n2 = c->len[o2][s] ? c->len[o2][s] : c->hlen[o2];
+                adj = -((LEAD_REPLY_WEIGHT * (n1 + n2)) / 8);
+                /* lead toward partner's second-best card over LHO's top
+                 * card (a finesse), not into RHO's top or second-best card;
+                 * w1, w2: the one hand holding the top / second-best rank
+                 * (4: shared) */
+                uint32_t all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+                int t1 = hb(all);
+                t2 = hb(all & ~(1u << t1));
+                w1 = -1;
+                w2 = -1;
+                for (int q = 0; q < 4; q++) {
+                    if (c->pres[q][s] >> t1 & 1) w1 = w1 < 0 ? q : 4;
+                    if (t2 >= 0 && (c->pres[q][s] >> t2 & 1)) w2 = w2 < 0 ? q : 4;
+                }
+                if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) adj -= LEAD_TENACE_WEIGHT;
+                else if (w1 == o1 && w2 == p && c->len[p][s] != 1) adj += 2 * LEAD_TENACE_WEIGHT;
+                /* the top card out, the side holds the highest ones (unless
+                 * the group forces the top card out, below) */
+                next = 0;
+                if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
+                    int t3 = hb(all & ((1u << t2) - 1));
+                    if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) next = LEAD_NEXT_WEIGHT;
+                }
+                /* at No Trump, partner void in the suit neither wins nor
+                 * unblocks a trick in it (DDS does the same) */
+                if (T < 0 && c->len[p][s] == 0) adj -= LEAD_PVOID_WEIGHT;
+                /* a trump lead mostly draws the side's own trumps too:
+                 * rarely the quickest proof (tuned on node counts) */
+                if (s == T) adj -= LEAD_TRUMP_WEIGHT;
+            }
             int v;
             if (tp >= maxOpp && tp >= maxPard && !ruff) v = 600 + tp;
             else if (pruff && !ruff) v = 550 - lo;
             else if (maxPard > maxOpp && !ruff) v = 500 - lo;
             else if (ruff) v = 100 - lo;
             else v = 300 - lo - 4 * c->len[h][s];
-            /* the opponents' replies to the lead: a void opponent may play
-             * any card, a short one has few choices; fewer replies, smaller tree */
-            int n1 = c->len[o1][s] ? c->len[o1][s] : c->hlen[o1];
-            int n2 = c->len[o2][s] ? c->len[o2][s] : c->hlen[o2];
-            v -= (LEAD_REPLY_WEIGHT * (n1 + n2)) / 8;
-            /* lead toward partner's second-best card over LHO's top card (a
-             * finesse), not into RHO's top or second-best card; w1, w2: the
-             * one hand holding the top / second-best rank (4: shared) */
-            uint32_t all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
-            int t1 = hb(all), t2 = hb(all & ~(1u << t1));
-            int w1 = -1, w2 = -1;
-            for (int q = 0; q < 4; q++) {
-                if (c->pres[q][s] >> t1 & 1) w1 = w1 < 0 ? q : 4;
-                if (t2 >= 0 && (c->pres[q][s] >> t2 & 1)) w2 = w2 < 0 ? q : 4;
-            }
-            if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) v -= LEAD_TENACE_WEIGHT;
-            else if (w1 == o1 && w2 == p && c->len[p][s] != 1) v += 2 * LEAD_TENACE_WEIGHT;
             /* a sequence headed by the second-best rank when the top one
              * is an opponent's: it forces that out */
             if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
                 v += LEAD_FORCE_WEIGHT;
-            else if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
-                /* the top card out, the side holds the highest ones */
-                int t3 = hb(all & ((1u << t2) - 1));
-                if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) v += LEAD_NEXT_WEIGHT;
-            }
-            /* at No Trump, partner void in the suit neither wins nor
-             * unblocks a trick in it (DDS does the same) */
-            if (T < 0 && c->len[p][s] == 0) v -= LEAD_PVOID_WEIGHT;
-            /* a trump lead mostly draws the side's own trumps too: rarely
-             * the quickest proof (tuned on node counts) */
-            if (s == T) v -= LEAD_TRUMP_WEIGHT;
-            sc[i] = v;
+            else v += next;
+            sc[i] = v + adj;
         }
         if (e) {
             int g = 0;
