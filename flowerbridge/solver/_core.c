@@ -1237,9 +1237,12 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     *side = y;
     if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
         return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    /* the side's ranks above the other side's top trump, from the top */
+    uint32_t ours = (c->pres[a][T] | c->pres[b][T]) & ~((2u << hb(c->pres[a ^ 1][T] | c->pres[b ^ 1][T])) - 1);
     int ta = 0, tb = 0, q = 0;
-    for (int r = tr; r >= 0 && q < want; r--) {
-        if (c->cnt[a ^ 1][T][r] || c->cnt[b ^ 1][T][r]) break;
+    while (ours && q < want) {
+        int r = hb(ours);
+        ours &= ~(1u << r);
         ta += c->cnt[a][T][r];
         tb += c->cnt[b][T][r];
         q = ta > tb ? ta : tb;
