@@ -67,7 +67,8 @@ typedef struct {
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
-    uint8_t pad[4];
+    uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds */
+    uint8_t pad[3];
     u128 key[];
 } Entry;
 
@@ -525,7 +526,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                 int i = hb(cand);
                 cand &= ~(1u << i);
                 const Entry *e = blk_entry(t, b, i);
-                if (!region_match(c, e, pk)) continue;
+                /* else the fingerprint holds the whole region */
+                if (e->deep && !region_match(c, e, pk)) continue;
                 int res = -1;
                 if (e->lower) { if (e->val >= need) res = 1; }
                 else if (e->val < need) res = 0;
@@ -645,6 +647,8 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     e->bs = (uint8_t)bs;
     e->bg = (uint8_t)bg;
     memcpy(e->n, n, sizeof(e->n));
+    e->deep = 0;
+    for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
     for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
 }
 
