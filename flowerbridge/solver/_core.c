@@ -183,19 +183,22 @@ typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } 
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
+#undef B2
+#undef B4
+#undef B6
+
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
 static inline int count_from(const Ctx *c, int h, int s, int lo)
 {
     uint32_t m = c->pres[h][s] >> lo;
-    if (c->C == 1) {
-        /* bit-parallel count: the extension is built for any x86-64, where
-         * __builtin_popcount is a library call */
-        m = m - (m >> 1 & 0x55555555u);
-        m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
-        m = (m + (m >> 4)) & 0x0f0f0f0fu;
-        return (int)(m * 0x01010101u >> 24);
-    }
+    /* by table: the extension is built for any x86-64, where
+     * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
+    if (c->C == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
