@@ -181,7 +181,8 @@ typedef struct {
  * outranking a card of its own suit (0xff otherwise). */
 typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
-static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
+/* (clz ^ 31, not 31 - clz: GCC then emits a bare bsr where x is known nonzero) */
+static inline int hb(uint32_t x) { return x ? __builtin_clz(x) ^ 31 : -1; }
 
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
