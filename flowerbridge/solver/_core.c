@@ -181,7 +181,8 @@ typedef struct {
  * outranking a card of its own suit (0xff otherwise). */
 typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
-/* (clz ^ 31, not 31 - clz: GCC then emits a bare bsr where x is known nonzero) */
+/* Highest set bit, -1 if none; clz ^ 31 rather than 31 - clz, which GCC
+ * does not always reduce to a bare bsr where x is known to be nonzero. */
 static inline int hb(uint32_t x) { return x ? __builtin_clz(x) ^ 31 : -1; }
 
 #define B2(n) n, n + 1, n + 1, n + 2
