@@ -523,7 +523,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             int cnt = (int)b->count;
             scanned += cnt;
             /* the entries whose fingerprints match, found for the whole
-             * block at once (slots past count hold stale data: masked) */
+             * block at once (slots past count, stale or never written, are
+             * masked off) */
             unsigned cand = 0;
             for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
             cand &= (1u << cnt) - 1;
