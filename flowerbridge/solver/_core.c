@@ -168,6 +168,16 @@ typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } 
 
 static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
 
+/* bit-parallel count: the extension is built for any x86-64, where
+ * __builtin_popcount is a library call */
+static inline int popc(uint32_t m)
+{
+    m = m - (m >> 1 & 0x55555555u);
+    m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0f0f0f0fu;
+    return (int)(m * 0x01010101u >> 24);
+}
+
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
 static inline int count_from(const Ctx *c, int h, int s, int lo)
@@ -759,11 +769,11 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             int ws[3] = {-1, -1, -1}, nw = 0;
             for (uint32_t m = all; m && nw < 3; ) {
                 int r = hb(m);
-                m &= ~(1u << r);
-                for (int j = 0; j < 4 && nw < 3; j++) {
-                    int q = (h + j) & 3;
+                m ^= 1u << r;
+                for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
                     if (!(c->pres[q][s] >> r & 1)) continue;
-                    for (int x = c->cnt[q][s][r]; x > 0 && nw < 3; x--) ws[nw++] = q;
+                    ws[nw++] = q;
+                    for (int x = c->cnt[q][s][r]; x > 1 && nw < 3; x--) ws[nw++] = q;
                 }
             }
             w1 = ws[0];
@@ -808,8 +818,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 vo = d + (next == 2 ? 20 : next ? 13 : 0);
             }
         }
-        int rr = 1;
-        for (uint32_t m = all >> tp >> 1; m; m &= m - 1) rr++;
+        int rr = 1 + popc(all >> tp >> 1);
         int seq = tp > lo || c->cnt[h][s][tp] > 1;      /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
