@@ -40,21 +40,10 @@
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
-/* Lead ordering weights, tuned on node counts of random Bridge and Flower
- * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
- * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
- * out an opponent's top card, for a suit whose next two ranks below an
- * opponent's top one are the leader's side's, for the killer lead, for the
- * best lead remembered by the table, against a No Trump lead of a suit
- * partner is void in, against a trump lead. */
-#define LEAD_REPLY_WEIGHT 512
-#define LEAD_TENACE_WEIGHT 160
-#define LEAD_FORCE_WEIGHT 350
-#define LEAD_NEXT_WEIGHT 300
-#define KILLER_BONUS 300
-#define TABLE_BONUS 300
-#define LEAD_PVOID_WEIGHT 100
-#define LEAD_TRUMP_WEIGHT 100
+/* Lead ordering: the cost of one opponent reply to a lead, in hundredths
+ * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
+#define LEAD_REPLY_NT 674
+#define LEAD_REPLY_TRUMP 985
 
 typedef unsigned __int128 u128;
 
@@ -192,6 +181,16 @@ static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
 #undef B2
 #undef B4
 #undef B6
+
+/* bit-parallel count: the extension is built for any x86-64, where
+ * __builtin_popcount is a library call */
+static inline int popc(uint32_t m)
+{
+    m = m - (m >> 1 & 0x55555555u);
+    m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0f0f0f0fu;
+    return (int)(m * 0x01010101u >> 24);
+}
 
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
@@ -772,79 +771,137 @@ static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh
     }
 }
 
+/* Scores of the leads mv[0..n-1] of hand h, after DDS's lead weights (its
+ * classes and units), adapted to identical cards.  A suit's "strongest
+ * cards" are its cards by rank and, of equal copies, by the order they
+ * would be played in the trick (leader, LHO, partner, RHO), as the first
+ * copy played wins: w1, w2, w3 are the hands holding the three strongest
+ * (so two copies of the top rank split between hands give its first holder
+ * the winner and the other the second-best card).  A lead "wins" when it is
+ * the top card or partner's top card outranks LHO's and is at least RHO's
+ * (with trumps: and no opponent ruffs it, or partner overruffs).  rr: the
+ * lead's rank among the suit's ranks from the top (1 = highest), so that
+ * `+ rr` prefers low cards.  The killer lead (the last lead to cause a
+ * cut-off at this trick) and the best lead remembered by the table (e) get
+ * a bonus, larger for a lead that wins. */
+static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int T = c->trump;
+    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    const Move kl = c->killer[c->ti][0];
+    int hint = -1;
+    if (e) {
+        for (int i = 0, g = 0; i < n; i++) {
+            if (mv[i].s != e->bs) continue;
+            if (g++ == e->bg) { hint = i; break; }
+        }
+    }
+    int pT = T >= 0 ? hb(c->pres[p][T]) : -1;
+    int o1T = T >= 0 ? hb(c->pres[o1][T]) : -1, o2T = T >= 0 ? hb(c->pres[o2][T]) : -1;
+    /* per suit (the moves come suit by suit): the ranks present, the top
+     * two, the holders of the strongest cards, whether LHO or RHO holds
+     * a bare top card, whether the top card / another card wins, and the
+     * suit's part of the score for winning and other leads */
+    int cur = -1, t1 = 0, t2 = 0, w1 = -1, w2 = -1, lone = 0, wtop = 0, wother = 0, vw = 0, vo = 0;
+    uint32_t all = 0;
+    for (int i = 0; i < n; i++) {
+        int s = mv[i].s, lo = mv[i].r, tp = top[i];
+        if (s != cur) {
+            cur = s;
+            all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+            t1 = hb(all);
+            t2 = hb(all & ~(1u << t1));
+            int ws[3] = {-1, -1, -1}, nw = 0;
+            for (uint32_t m = all; m && nw < 3; ) {
+                int r = hb(m);
+                m ^= 1u << r;
+                for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
+                    if (!(c->pres[q][s] >> r & 1)) continue;
+                    ws[nw++] = q;
+                    for (int x = c->cnt[q][s][r]; x > 1 && nw < 3; x--) ws[nw++] = q;
+                }
+            }
+            w1 = ws[0];
+            w2 = ws[1];
+            int w3 = ws[2];
+            int l1 = c->len[o1][s], l2 = c->len[o2][s], lp = c->len[p][s];
+            /* fewer opponent replies, smaller tree (a void opponent may play any card) */
+            int nr = (l1 ? l1 : c->hlen[o1]) + (l2 ? l2 : c->hlen[o2]);
+            int ptop = hb(c->pres[p][s]);
+            int pwins = ptop >= 0 && ptop > hb(c->pres[o1][s]) && ptop >= hb(c->pres[o2][s]);
+            lone = (l1 == 1 && w1 == o1) || (l2 == 1 && w1 == o2);
+            /* the side holds the second and third strongest cards: it holds
+             * the top one once the top card is out */
+            int next = (w2 == p && w3 == p) ? 2 : (((w2 == h && w3 == p) || (w2 == p && w3 == h)) && lp > 1);
+            if (T < 0) {
+                int d = -(LEAD_REPLY_NT * nr) / 100;
+                if (lp == 0) d -= 9;            /* partner neither wins nor unblocks */
+                wtop = 1;
+                wother = pwins;
+                /* a winning lead: through LHO's second-best card, not into RHO's */
+                vw = d + (w2 == o2 ? (l2 != 1 ? -1 : 0) : w2 == o1 ? (l1 != 1 ? 22 : 16) : 0)
+                     + (((w2 != o1 || l1 == 1) && (w2 != o2 || l2 == 1)) ? 45 : 18);
+                /* another lead: not into RHO's high card; toward partner's
+                 * second-best card over LHO's top one */
+                vo = d + ((w1 == o2 || w2 == o2) ? (l2 != 1 ? -10 : 0) : (w1 == o1 && w2 == p && lp != 1) ? 31 : 0)
+                     + (next == 2 ? 35 : next ? 25 : 0);
+            } else {
+                int lT1 = c->len[o1][T], lT2 = c->len[o2][T], lTp = c->len[p][T];
+                int r1 = s != T && l1 == 0 && lT1, r2 = s != T && l2 == 0 && lT2;   /* an opponent ruffs */
+                int pruff = s != T && lp == 0 && lTp;
+                int over = (!r1 || pT > o1T) && (!r2 || pT >= o2T);           /* partner's ruff wins */
+                wtop = s == T || (pruff ? over : !r1 && !r2);
+                wother = pwins ? s == T || (!r1 && !r2) : pruff && over;
+                int d = -(LEAD_REPLY_TRUMP * nr) / 100;
+                if (r1 || r2) d -= 12;
+                if (pruff && l2 > 0) d += 17;
+                if (w1 == o2 || w2 == o2) { if (l2 != 1) d -= 12; }
+                else if (w1 == o1 && w2 == p) { if (lp != 1) d += 27; }
+                /* a singleton to partner's winner, for a ruff back */
+                if (s != T && c->len[h][s] == 1 && c->len[h][T] && lp > 1 && w1 == p) d += 19;
+                vw = d;
+                vo = d + (next == 2 ? 20 : next ? 13 : 0);
+            }
+        }
+        int rr = 1 + popc(all >> tp >> 1);
+        int seq = tp > lo || c->cnt[h][s][tp] > 1;      /* more than one card */
+        int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
+        int win = tp == t1 ? wtop : wother;
+        int v;
+        if (T < 0) {
+            if (win) v = vw + rr + (killer ? 126 : i == hint ? 32 : 0);
+            else {
+                v = vo + (lone ? 28 + rr : w1 == h ? -17 + rr : !seq ? 12 + rr : tp == t2 ? 48 : 29 - rr);
+                v += killer ? 47 : i == hint ? 19 : 0;
+            }
+        } else if (win) {
+            if (lone) v = vw + 35 + rr;
+            else if (w1 == h) v = w2 == p ? vw + 48 + rr : tp == t1 ? vw + 31 : vw - 3 + rr;
+            else if (w1 == p) v = w2 == h ? vw + 42 + rr : vw + 28 + rr;
+            else if (seq && tp == t2) v = vw + 40;
+            else if (seq) v = vw + 22 + rr;
+            else v = vw + 11 + rr;
+            v += killer ? 55 : i == hint ? 18 : 0;
+        } else {
+            if (lone) v = vo + 2 + rr;
+            else if (w1 == h) v = w2 == p ? vo + 33 + rr : tp == t1 ? vo + 38 : vo - 14 + rr;
+            else if (w1 == p) v = vo + 34 + rr;
+            else if (seq && tp == t2) v = vo + 35;
+            else v = vo + 2 + c->R - tp;
+            if (killer) v += 18;
+        }
+        sc[i] = v;
+    }
+}
+
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
 {
     int sc[MAXMOVES];
-    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int p = (h + 2) & 3;
     int T = c->trump;
     if (c->k == 0) {
-        /* the facts of a suit are found once for all its groups (they are
-         * generated suit by suit) */
-        int cs = -1, maxOpp = 0, maxPard = 0, ruff = 0, pruff = 0, adj = 0, w1 = -1, w2 = -1, t2 = -1, next = 0;
-        for (int i = 0; i < n; i++) {
-            int s = mv[i].s, lo = mv[i].r, tp = top[i];
-            if (s != cs) {
-                cs = s;
-                maxOpp = hb(c->pres[o1][s] | c->pres[o2][s]);
-                maxPard = hb(c->pres[p][s]);
-                ruff = T >= 0 && s != T &&
-                    ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0));
-                pruff = T >= 0 && s != T && c->len[p][s] == 0 && c->len[p][T] > 0;
-                /* the opponents' replies to the lead: a void opponent may
-                 * play any card, a short one has few choices; fewer
-                 * replies, smaller tree */
-                int n1 = c->len[o1][s] ? c->len[o1][s] : c->hlen[o1];
-                int n2 = c->len[o2][s] ? c->len[o2][s] : c->hlen[o2];
-                adj = -((LEAD_REPLY_WEIGHT * (n1 + n2)) / 8);
-                /* lead toward partner's second-best card over LHO's top
-                 * card (a finesse), not into RHO's top or second-best card;
-                 * w1, w2: the one hand holding the top / second-best rank
-                 * (4: shared) */
-                uint32_t all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
-                int t1 = hb(all);
-                t2 = hb(all & ~(1u << t1));
-                w1 = -1;
-                w2 = -1;
-                for (int q = 0; q < 4; q++) {
-                    if (c->pres[q][s] >> t1 & 1) w1 = w1 < 0 ? q : 4;
-                    if (t2 >= 0 && (c->pres[q][s] >> t2 & 1)) w2 = w2 < 0 ? q : 4;
-                }
-                if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) adj -= LEAD_TENACE_WEIGHT;
-                else if (w1 == o1 && w2 == p && c->len[p][s] != 1) adj += 2 * LEAD_TENACE_WEIGHT;
-                /* the top card out, the side holds the highest ones (unless
-                 * the group forces the top card out, below) */
-                next = 0;
-                if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
-                    int t3 = hb(all & ((1u << t2) - 1));
-                    if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) next = LEAD_NEXT_WEIGHT;
-                }
-                /* at No Trump, partner void in the suit neither wins nor
-                 * unblocks a trick in it (DDS does the same) */
-                if (T < 0 && c->len[p][s] == 0) adj -= LEAD_PVOID_WEIGHT;
-                /* a trump lead mostly draws the side's own trumps too:
-                 * rarely the quickest proof (tuned on node counts) */
-                if (s == T) adj -= LEAD_TRUMP_WEIGHT;
-            }
-            int v;
-            if (tp >= maxOpp && tp >= maxPard && !ruff) v = 600 + tp;
-            else if (pruff && !ruff) v = 550 - lo;
-            else if (maxPard > maxOpp && !ruff) v = 500 - lo;
-            else if (ruff) v = 100 - lo;
-            else v = 300 - lo - 4 * c->len[h][s];
-            /* a sequence headed by the second-best rank when the top one
-             * is an opponent's: it forces that out */
-            if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
-                v += LEAD_FORCE_WEIGHT;
-            else v += next;
-            sc[i] = v + adj;
-        }
-        if (e) {
-            int g = 0;
-            for (int i = 0; i < n; i++) {
-                if (mv[i].s != e->bs) continue;
-                if (g++ == e->bg) { sc[i] += TABLE_BONUS; break; }
-            }
-        }
+        lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
@@ -909,11 +966,6 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             sc[i] = v;
         }
     }
-    /* the move that last caused a cut-off at this depth (a "killer") */
-    const Move kl = c->killer[c->ti][c->k];
-    if (kl.s != 0xff && c->k == 0)
-        for (int i = 0; i < n; i++)
-            if (mv[i].s == kl.s && mv[i].r <= kl.r && kl.r <= top[i]) { sc[i] += KILLER_BONUS; break; }
     /* insertion sort, best first */
     for (int i = 1; i < n; i++) {
         int v = sc[i];
