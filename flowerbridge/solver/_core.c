@@ -1571,7 +1571,10 @@ static inline int tricks_left(const Ctx *c) { return c->hlen[to_move(c)]; }
  * far from the value are cheap, but each one near it costs about as much
  * as the search at the value, so starting there (or one above: the loop
  * then also needs just two) saves the one or two extra searches that
- * starting at half the tricks costs most deals. */
+ * starting at half the tricks costs most deals.  The estimate is rounded
+ * to the integer at or above est + 0.5: a guess one too high costs less
+ * than one too low (a failed search above the value is cheaper than a
+ * successful one below it). */
 static int estimate_ns(const Ctx *c)
 {
     int r = tricks_left(c), pts[2] = {0, 0}, tl[2] = {0, 0};
@@ -1583,7 +1586,7 @@ static int estimate_ns(const Ctx *c)
         }
     double est = r / 2.0 + 0.25 * (c->leader & 1 ? -1 : 1) + 0.5 * (tl[0] - tl[1]);
     if (pts[0] + pts[1]) est += 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]);
-    int g = (int)(est + 0.5);
+    int g = (int)(est + 1.0);
     return g < 0 ? 0 : g > r ? r : g;
 }
 
@@ -1880,12 +1883,11 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
             int L = (j + 1) & 3;
             c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
             /* First guesses (an MTD loop needs two searches when its guess
-             * is the value or one above; one above a guess that is too low
-             * costs more than one below a guess that is too high): the
-             * estimate plus one; for the partner of an earlier leader, his
-             * value; for South after East, East's value plus one, as a side
-             * rarely takes fewer tricks for having the lead. */
-            int guess = j == 0 ? estimate_ns(c) + 1 : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+             * is the value or one above): the estimate; for the partner of
+             * an earlier leader, his value; for South after East, East's
+             * value plus one, as a side rarely takes fewer tricks for having
+             * the lead. */
+            int guess = j == 0 ? estimate_ns(c) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
             res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
         }
     }
