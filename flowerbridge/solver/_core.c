@@ -1571,10 +1571,7 @@ static inline int tricks_left(const Ctx *c) { return c->hlen[to_move(c)]; }
  * far from the value are cheap, but each one near it costs about as much
  * as the search at the value, so starting there (or one above: the loop
  * then also needs just two) saves the one or two extra searches that
- * starting at half the tricks costs most deals.  The estimate is rounded
- * to the integer at or above est + 0.5: a guess one too high costs less
- * than one too low (a failed search above the value is cheaper than a
- * successful one below it). */
+ * starting at half the tricks costs most deals. */
 static int estimate_ns(const Ctx *c)
 {
     int r = tricks_left(c), pts[2] = {0, 0}, tl[2] = {0, 0};
@@ -1586,7 +1583,7 @@ static int estimate_ns(const Ctx *c)
         }
     double est = r / 2.0 + 0.25 * (c->leader & 1 ? -1 : 1) + 0.5 * (tl[0] - tl[1]);
     if (pts[0] + pts[1]) est += 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]);
-    int g = (int)(est + 1.0);
+    int g = (int)(est + 0.5);
     return g < 0 ? 0 : g > r ? r : g;
 }
 
