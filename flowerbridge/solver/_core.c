@@ -405,7 +405,11 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 {
     pk->d[0] = (uint64_t)c->lenkey;
     pk->d[1] = (uint64_t)(c->lenkey >> 64);
-    pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
+    /* once no hand holds a trump the position is a No Trump one: keyed as
+     * such, so that the denominations of a table share those entries */
+    int T = c->trump;
+    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
@@ -1992,21 +1996,30 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
     int r = c->hlen[0];
-    for (int d = 0; d <= S; d++) {
+    /* A solver is reused deal after deal: the last deal's entries would
+     * almost never match, only lengthen the lists and fill the table. */
+    if (c->tt->dused) tt_clear(c->tt);
+    for (int i = 0; i <= S; i++) {
+        /* No Trump first: the suit contracts' positions with no trump left
+         * are No Trump ones and find its entries (see make_key) */
+        int d = i == 0 ? S : i - 1;
         c->trump = d == S ? -1 : d;
-        /* Entries are keyed on the trump suit, so none of the previous
-         * denomination's serve this one: start it with an empty table
-         * rather than have the table fill up and be cleared in the middle
-         * of a search (skipped when little is used, as clearing costs a
-         * pass over the table's index). */
-        if (d > 0 && (c->tt->bused > c->tt->bcap / 8 || c->tt->dused > c->tt->dcap / 8)) tt_clear(c->tt);
-        int guess = r / 2;
-        for (int i = 0; i < 4; i++) {
+        /* Other entries of the previous denominations serve none of this
+         * one's positions: once the table is half full, start it with an
+         * empty table rather than have it fill up and be cleared in the
+         * middle of a search. */
+        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
+        for (int j = 0; j < 4; j++) {
             /* order E, S, W, N so consecutive leaders are of alternate sides */
-            int L = (i + 1) & 3;
+            int L = (j + 1) & 3;
             c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
-            res[d][L] = mtd(c, 0, r, guess);
-            guess = res[d][L];
+            /* First guesses (an MTD loop needs two searches when its guess
+             * is the value or one above): the estimate; for the partner of
+             * an earlier leader, his value; for South after East, East's
+             * value plus one, as a side rarely takes fewer tricks for having
+             * the lead. */
+            int guess = j == 0 ? estimate_ns(c) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
         }
     }
     Py_END_ALLOW_THREADS
