@@ -847,6 +847,15 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                     }
                 }
             }
+            /* a discard keeps a bare top card or a guarded second one
+             * (the hand's top card with as many cards as the other hands
+             * hold above it, plus one), when it can (DDS does the same;
+             * tuned on node counts) */
+            if (s != ls && s != T && c->len[h][s] <= 2) {
+                int th = hb(c->pres[h][s]);
+                int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+                if (above + 1 == c->len[h][s]) v -= 16;
+            }
             sc[i] = v;
         }
     }
