@@ -902,7 +902,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
 {
     int sc[MAXMOVES];
-    int p = (h + 2) & 3;
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int T = c->trump;
     if (c->k == 0) {
         lead_scores(c, h, mv, top, n, e, sc);
