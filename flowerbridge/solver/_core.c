@@ -945,11 +945,10 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                  * the trick himself when his top card will not be the
                  * highest left (the leader holds a higher one), when
                  * partner would take it only by ruffing (a trump spent),
-                 * and, with identical copies, in any suit led but trumps
-                 * (tuned on node counts: it helps Flower Bridge, not
-                 * Bridge) */
+                 * and always with identical copies (tuned on node counts:
+                 * it helps Flower Bridge, not Bridge) */
                 v = 300 - lo - (ruff ? 40 : 0);
-                if (c->k == 1 && ((ls != T && c->C > 1) || (cw.s != ls && s == ls)
+                if (c->k == 1 && (c->C > 1 || (cw.s != ls && s == ls)
                                   || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
             }
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
