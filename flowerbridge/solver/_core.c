@@ -40,21 +40,10 @@
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
-/* Lead ordering weights, tuned on node counts of random Bridge and Flower
- * Bridge deals: per opponent reply (x 1/8), for a lead toward partner's
- * tenace (x 2) or away from RHO's high card (x -1), for a sequence forcing
- * out an opponent's top card, for a suit whose next two ranks below an
- * opponent's top one are the leader's side's, for the killer lead, for the
- * best lead remembered by the table, against a No Trump lead of a suit
- * partner is void in, against a trump lead. */
-#define LEAD_REPLY_WEIGHT 512
-#define LEAD_TENACE_WEIGHT 160
-#define LEAD_FORCE_WEIGHT 350
-#define LEAD_NEXT_WEIGHT 300
-#define KILLER_BONUS 300
-#define TABLE_BONUS 300
-#define LEAD_PVOID_WEIGHT 100
-#define LEAD_TRUMP_WEIGHT 100
+/* Lead ordering: the cost of one opponent reply to a lead, in hundredths
+ * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
+#define LEAD_REPLY_NT 674
+#define LEAD_REPLY_TRUMP 985
 
 typedef unsigned __int128 u128;
 
@@ -67,7 +56,8 @@ typedef struct {
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
-    uint8_t pad[4];
+    uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds */
+    uint8_t pad[3];
     u128 key[];
 } Entry;
 
@@ -166,32 +156,50 @@ typedef struct {
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
-     * start of trick ti, so a trick start finds the code of every suit not
-     * played to since the previous trick start, or since the same trick's
-     * last sibling. */
+     * start of trick ti.  cur[ti][s] points to the code the key at trick
+     * start ti used, wherever it was made, so a trick start finds the code
+     * of every suit not played to since the previous trick start, however
+     * many tricks ago the code was made, or since the same trick's last
+     * sibling. */
     uint64_t sver[MAXS], vclock;
     SuitCode sc[MAXT + 2][MAXS];
+    const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
  * outranking a card of its own suit (0xff otherwise). */
 typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
 
-static inline int hb(uint32_t x) { return x ? 31 - __builtin_clz(x) : -1; }
+/* Highest set bit, -1 if none; clz ^ 31 rather than 31 - clz, which GCC
+ * does not always reduce to a bare bsr where x is known to be nonzero. */
+static inline int hb(uint32_t x) { return x ? __builtin_clz(x) ^ 31 : -1; }
+
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
+#undef B2
+#undef B4
+#undef B6
+
+/* bit-parallel count: the extension is built for any x86-64, where
+ * __builtin_popcount is a library call */
+static inline int popc(uint32_t m)
+{
+    m = m - (m >> 1 & 0x55555555u);
+    m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0f0f0f0fu;
+    return (int)(m * 0x01010101u >> 24);
+}
 
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
 static inline int count_from(const Ctx *c, int h, int s, int lo)
 {
     uint32_t m = c->pres[h][s] >> lo;
-    if (c->C == 1) {
-        /* bit-parallel count: the extension is built for any x86-64, where
-         * __builtin_popcount is a library call */
-        m = m - (m >> 1 & 0x55555555u);
-        m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
-        m = (m + (m >> 4)) & 0x0f0f0f0fu;
-        return (int)(m * 0x01010101u >> 24);
-    }
+    /* by table: the extension is built for any x86-64, where
+     * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
+    if (c->C == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
@@ -391,27 +399,36 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
     sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
 }
 
-static void make_key(Ctx *c, int h, PosKey *pk)
+/* The parts of the key that locate its distribution in the table: suit
+ * lengths, leader and trump, and their hash. */
+static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 {
-    int S = c->S;
     pk->d[0] = (uint64_t)c->lenkey;
     pk->d[1] = (uint64_t)(c->lenkey >> 64);
-    pk->meta = (unsigned)h | (unsigned)(c->trump + 1) << 2;
+    /* once no hand holds a trump the position is a No Trump one: keyed as
+     * such, so that the denominations of a table share those entries */
+    int T = c->trump;
+    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
     hv ^= pk->d[1]; hv *= 0xc4ceb9fe1a85ec53ULL; hv ^= hv >> 29;
     pk->hbase = hv;
+}
+
+/* The rest of the key: the suits' codes. */
+static void make_key_codes(Ctx *c, PosKey *pk)
+{
+    int S = c->S;
     for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
     pk->fp = 0;
     for (int s = 0; s < S; s++) {
-        const SuitCode *sc = &c->sc[c->ti][s];
-        if (sc->ver != c->sver[s]) {
-            if (c->ti && c->sc[c->ti - 1][s].ver == c->sver[s]) {
-                sc = &c->sc[c->ti - 1][s];
-            } else {
-                make_suit_code(c, s, &c->sc[c->ti][s]);
-            }
+        const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
+        if (!sc || sc->ver != c->sver[s]) {
+            sc = &c->sc[c->ti][s];
+            if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
         }
+        c->cur[c->ti][s] = sc;
         pk->pcode[sc->pw] |= sc->field[0];
         pk->pcode[sc->pw + 1] |= sc->field[1];
         pk->fp |= sc->fpart;
@@ -465,20 +482,28 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     size_t bks[1u << MAXS];
     Dist *ds[1u << MAXS];
     int np = 0;
-    for (unsigned mask = 0; mask < (1u << S); mask++) {
-        if (!(masks >> mask & 1)) continue;
-        uint64_t sig = 0;
-        int ok = 1;
-        for (int s = 0; s < S; s++)
-            if (mask >> s & 1) {
-                if (pk->topc[s] < 0) { ok = 0; break; }
-                sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
-            }
-        if (!ok) continue;
-        sigs[np] = sig;
-        bks[np] = dist_bucket(t, pk, sig);
-        __builtin_prefetch(&t->head[bks[np]]);
-        np++;
+    /* the subsets of suits with lists, in increasing order; those with a
+     * suit void of cards have none */
+    uint64_t part[MAXS];
+    unsigned none = 0, nm = 1u << S;
+    for (int s = 0; s < S; s++) {
+        if (pk->topc[s] < 0) none |= 1u << s;
+        part[s] = (uint64_t)(pk->topc[s] + 1) << (6 * s);
+    }
+    for (unsigned base = 0; base < nm; base += 32) {
+        uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
+        if (S <= 4) mm &= masks;
+        while (mm) {
+            unsigned mask = base + (unsigned)__builtin_ctz(mm);
+            mm &= mm - 1;
+            if (mask & none) continue;
+            uint64_t sig = 0;
+            for (unsigned m = mask; m; m &= m - 1) sig |= part[__builtin_ctz(m)];
+            sigs[np] = sig;
+            bks[np] = dist_bucket(t, pk, sig);
+            __builtin_prefetch(&t->head[bks[np]]);
+            np++;
+        }
     }
     for (int i = 0; i < np; i++) {
         uint32_t idx = t->head[bks[i]];
@@ -492,16 +517,26 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         }
     }
     long long scanned = 0;
+    uint64_t fp = pk->fp;
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
         for (uint32_t bi = d->block; bi; ) {
             Block *b = tt_block(t, bi);
-            scanned += b->count;
-            for (int i = (int)b->count - 1; i >= 0; i--) {
-                if ((pk->fp ^ b->fp[i]) & b->fm[i]) continue;
+            int cnt = (int)b->count;
+            scanned += cnt;
+            /* the entries whose fingerprints match, found for the whole
+             * block at once (slots past count, stale or never written, are
+             * masked off) */
+            unsigned cand = 0;
+            for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
+            cand &= (1u << cnt) - 1;
+            while (cand) {
+                int i = hb(cand);
+                cand &= ~(1u << i);
                 const Entry *e = blk_entry(t, b, i);
-                if (!region_match(c, e, pk)) continue;
+                /* else the fingerprint holds the whole region */
+                if (e->deep && !region_match(c, e, pk)) continue;
                 int res = -1;
                 if (e->lower) { if (e->val >= need) res = 1; }
                 else if (e->val < need) res = 0;
@@ -621,6 +656,8 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     e->bs = (uint8_t)bs;
     e->bg = (uint8_t)bg;
     memcpy(e->n, n, sizeof(e->n));
+    e->deep = 0;
+    for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
     for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
 }
 
@@ -726,66 +763,149 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 /* ------------------------------------------------------------------ */
 /* Move ordering                                                        */
 
+/* The card and hand that win the trick in progress after the hand to play,
+ * from the card *cw of hand *cwh winning it, when each later hand j plays
+ * its card bc[j] as order_moves supposes. */
+static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh)
+{
+    for (int j = c->k + 1; j < 4; j++) {
+        int hj = (c->leader + j) & 3;
+        if (!beats(c, bc[j], *cw)) continue;
+        if (((hj ^ *cwh) & 1) || (j < 3 && beats(c, bc[3], *cw))) { *cw = bc[j]; *cwh = hj; }
+    }
+}
+
+/* Scores of the leads mv[0..n-1] of hand h, after DDS's lead weights (its
+ * classes and units), adapted to identical cards.  A suit's "strongest
+ * cards" are its cards by rank and, of equal copies, by the order they
+ * would be played in the trick (leader, LHO, partner, RHO), as the first
+ * copy played wins: w1, w2, w3 are the hands holding the three strongest
+ * (so two copies of the top rank split between hands give its first holder
+ * the winner and the other the second-best card).  A lead "wins" when it is
+ * the top card or partner's top card outranks LHO's and is at least RHO's
+ * (with trumps: and no opponent ruffs it, or partner overruffs).  rr: the
+ * lead's rank among the suit's ranks from the top (1 = highest), so that
+ * `+ rr` prefers low cards.  The killer lead (the last lead to cause a
+ * cut-off at this trick) and the best lead remembered by the table (e) get
+ * a bonus, larger for a lead that wins. */
+static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int T = c->trump;
+    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    const Move kl = c->killer[c->ti][0];
+    int hint = -1;
+    if (e) {
+        for (int i = 0, g = 0; i < n; i++) {
+            if (mv[i].s != e->bs) continue;
+            if (g++ == e->bg) { hint = i; break; }
+        }
+    }
+    int pT = T >= 0 ? hb(c->pres[p][T]) : -1;
+    int o1T = T >= 0 ? hb(c->pres[o1][T]) : -1, o2T = T >= 0 ? hb(c->pres[o2][T]) : -1;
+    /* per suit (the moves come suit by suit): the ranks present, the top
+     * two, the holders of the strongest cards, whether LHO or RHO holds
+     * a bare top card, whether the top card / another card wins, and the
+     * suit's part of the score for winning and other leads */
+    int cur = -1, t1 = 0, t2 = 0, w1 = -1, w2 = -1, lone = 0, wtop = 0, wother = 0, vw = 0, vo = 0;
+    uint32_t all = 0;
+    for (int i = 0; i < n; i++) {
+        int s = mv[i].s, lo = mv[i].r, tp = top[i];
+        if (s != cur) {
+            cur = s;
+            all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+            t1 = hb(all);
+            t2 = hb(all & ~(1u << t1));
+            int ws[3] = {-1, -1, -1}, nw = 0;
+            for (uint32_t m = all; m && nw < 3; ) {
+                int r = hb(m);
+                m ^= 1u << r;
+                for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
+                    if (!(c->pres[q][s] >> r & 1)) continue;
+                    ws[nw++] = q;
+                    for (int x = c->cnt[q][s][r]; x > 1 && nw < 3; x--) ws[nw++] = q;
+                }
+            }
+            w1 = ws[0];
+            w2 = ws[1];
+            int w3 = ws[2];
+            int l1 = c->len[o1][s], l2 = c->len[o2][s], lp = c->len[p][s];
+            /* fewer opponent replies, smaller tree (a void opponent may play any card) */
+            int nr = (l1 ? l1 : c->hlen[o1]) + (l2 ? l2 : c->hlen[o2]);
+            int ptop = hb(c->pres[p][s]);
+            int pwins = ptop >= 0 && ptop > hb(c->pres[o1][s]) && ptop >= hb(c->pres[o2][s]);
+            lone = (l1 == 1 && w1 == o1) || (l2 == 1 && w1 == o2);
+            /* the side holds the second and third strongest cards: it holds
+             * the top one once the top card is out */
+            int next = (w2 == p && w3 == p) ? 2 : (((w2 == h && w3 == p) || (w2 == p && w3 == h)) && lp > 1);
+            if (T < 0) {
+                int d = -(LEAD_REPLY_NT * nr) / 100;
+                if (lp == 0) d -= 9;            /* partner neither wins nor unblocks */
+                wtop = 1;
+                wother = pwins;
+                /* a winning lead: through LHO's second-best card, not into RHO's */
+                vw = d + (w2 == o2 ? (l2 != 1 ? -1 : 0) : w2 == o1 ? (l1 != 1 ? 22 : 16) : 0)
+                     + (((w2 != o1 || l1 == 1) && (w2 != o2 || l2 == 1)) ? 45 : 18);
+                /* another lead: not into RHO's high card; toward partner's
+                 * second-best card over LHO's top one */
+                vo = d + ((w1 == o2 || w2 == o2) ? (l2 != 1 ? -10 : 0) : (w1 == o1 && w2 == p && lp != 1) ? 31 : 0)
+                     + (next == 2 ? 35 : next ? 25 : 0);
+            } else {
+                int lT1 = c->len[o1][T], lT2 = c->len[o2][T], lTp = c->len[p][T];
+                int r1 = s != T && l1 == 0 && lT1, r2 = s != T && l2 == 0 && lT2;   /* an opponent ruffs */
+                int pruff = s != T && lp == 0 && lTp;
+                int over = (!r1 || pT > o1T) && (!r2 || pT >= o2T);           /* partner's ruff wins */
+                wtop = s == T || (pruff ? over : !r1 && !r2);
+                wother = pwins ? s == T || (!r1 && !r2) : pruff && over;
+                int d = -(LEAD_REPLY_TRUMP * nr) / 100;
+                if (r1 || r2) d -= 12;
+                if (pruff && l2 > 0) d += 17;
+                if (w1 == o2 || w2 == o2) { if (l2 != 1) d -= 12; }
+                else if (w1 == o1 && w2 == p) { if (lp != 1) d += 27; }
+                /* a singleton to partner's winner, for a ruff back */
+                if (s != T && c->len[h][s] == 1 && c->len[h][T] && lp > 1 && w1 == p) d += 19;
+                vw = d;
+                vo = d + (next == 2 ? 20 : next ? 13 : 0);
+            }
+        }
+        int rr = 1 + popc(all >> tp >> 1);
+        int seq = tp > lo || c->cnt[h][s][tp] > 1;      /* more than one card */
+        int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
+        int win = tp == t1 ? wtop : wother;
+        int v;
+        if (T < 0) {
+            if (win) v = vw + rr + (killer ? 126 : i == hint ? 32 : 0);
+            else {
+                v = vo + (lone ? 28 + rr : w1 == h ? -17 + rr : !seq ? 12 + rr : tp == t2 ? 48 : 29 - rr);
+                v += killer ? 47 : i == hint ? 19 : 0;
+            }
+        } else if (win) {
+            if (lone) v = vw + 35 + rr;
+            else if (w1 == h) v = w2 == p ? vw + 48 + rr : tp == t1 ? vw + 31 : vw - 3 + rr;
+            else if (w1 == p) v = w2 == h ? vw + 42 + rr : vw + 28 + rr;
+            else if (seq && tp == t2) v = vw + 40;
+            else if (seq) v = vw + 22 + rr;
+            else v = vw + 11 + rr;
+            v += killer ? 55 : i == hint ? 18 : 0;
+        } else {
+            if (lone) v = vo + 2 + rr;
+            else if (w1 == h) v = w2 == p ? vo + 33 + rr : tp == t1 ? vo + 38 : vo - 14 + rr;
+            else if (w1 == p) v = vo + 34 + rr;
+            else if (seq && tp == t2) v = vo + 35;
+            else v = vo + 2 + c->R - tp;
+            if (killer) v += 18;
+        }
+        sc[i] = v;
+    }
+}
+
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
 {
     int sc[MAXMOVES];
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int T = c->trump;
     if (c->k == 0) {
-        for (int i = 0; i < n; i++) {
-            int s = mv[i].s, lo = mv[i].r, tp = top[i];
-            int maxOpp = hb(c->pres[o1][s] | c->pres[o2][s]);
-            int maxPard = hb(c->pres[p][s]);
-            int ruff = T >= 0 && s != T &&
-                ((c->len[o1][s] == 0 && c->len[o1][T] > 0) || (c->len[o2][s] == 0 && c->len[o2][T] > 0));
-            int pruff = T >= 0 && s != T && c->len[p][s] == 0 && c->len[p][T] > 0;
-            int v;
-            if (tp >= maxOpp && tp >= maxPard && !ruff) v = 600 + tp;
-            else if (pruff && !ruff) v = 550 - lo;
-            else if (maxPard > maxOpp && !ruff) v = 500 - lo;
-            else if (ruff) v = 100 - lo;
-            else v = 300 - lo - 4 * c->len[h][s];
-            /* the opponents' replies to the lead: a void opponent may play
-             * any card, a short one has few choices; fewer replies, smaller tree */
-            int n1 = c->len[o1][s] ? c->len[o1][s] : c->hlen[o1];
-            int n2 = c->len[o2][s] ? c->len[o2][s] : c->hlen[o2];
-            v -= (LEAD_REPLY_WEIGHT * (n1 + n2)) / 8;
-            /* lead toward partner's second-best card over LHO's top card (a
-             * finesse), not into RHO's top or second-best card; w1, w2: the
-             * one hand holding the top / second-best rank (4: shared) */
-            uint32_t all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
-            int t1 = hb(all), t2 = hb(all & ~(1u << t1));
-            int w1 = -1, w2 = -1;
-            for (int q = 0; q < 4; q++) {
-                if (c->pres[q][s] >> t1 & 1) w1 = w1 < 0 ? q : 4;
-                if (t2 >= 0 && (c->pres[q][s] >> t2 & 1)) w2 = w2 < 0 ? q : 4;
-            }
-            if ((w1 == o2 || w2 == o2) && c->len[o2][s] != 1) v -= LEAD_TENACE_WEIGHT;
-            else if (w1 == o1 && w2 == p && c->len[p][s] != 1) v += 2 * LEAD_TENACE_WEIGHT;
-            /* a sequence headed by the second-best rank when the top one
-             * is an opponent's: it forces that out */
-            if ((w1 == o1 || w1 == o2) && w2 == h && tp == t2 && (tp > lo || c->cnt[h][s][tp] > 1))
-                v += LEAD_FORCE_WEIGHT;
-            else if ((w1 == o1 || w1 == o2) && (w2 == h || w2 == p) && t2 > 0) {
-                /* the top card out, the side holds the highest ones */
-                int t3 = hb(all & ((1u << t2) - 1));
-                if (t3 >= 0 && !((c->pres[o1][s] | c->pres[o2][s]) >> t3 & 1)) v += LEAD_NEXT_WEIGHT;
-            }
-            /* at No Trump, partner void in the suit neither wins nor
-             * unblocks a trick in it (DDS does the same) */
-            if (T < 0 && c->len[p][s] == 0) v -= LEAD_PVOID_WEIGHT;
-            /* a trump lead mostly draws the side's own trumps too: rarely
-             * the quickest proof (tuned on node counts) */
-            if (s == T) v -= LEAD_TRUMP_WEIGHT;
-            sc[i] = v;
-        }
-        if (e) {
-            int g = 0;
-            for (int i = 0; i < n; i++) {
-                if (mv[i].s != e->bs) continue;
-                if (g++ == e->bg) { sc[i] += TABLE_BONUS; break; }
-            }
-        }
+        lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
@@ -800,28 +920,36 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
             else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
         }
+        /* Who wins the trick after this card, if each later hand plays
+         * that best card when it takes the trick over from the other
+         * side, or from its partner's card that the hand after it could
+         * beat (an equal copy played later never takes over): the same
+         * for every card that does not beat the one winning now. */
+        Move lw = w;
+        int lwh = wh;
+        settle_trick(c, bc, &lw, &lwh);
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
-            /* Who wins the trick after this card, if each later hand plays
-             * that best card when it takes the trick over from the other
-             * side, or from its partner's card that the hand after it
-             * could beat (an equal copy played later never takes over). */
             int wins = beats(c, mv[i], w);
-            Move cw = wins ? mv[i] : w;
-            int cwh = wins ? h : wh;
-            for (int j = c->k + 1; j < 4; j++) {
-                int hj = (c->leader + j) & 3;
-                if (!beats(c, bc[j], cw)) continue;
-                if (((hj ^ cwh) & 1) || (j < 3 && beats(c, bc[3], cw))) { cw = bc[j]; cwh = hj; }
+            Move cw = lw;
+            int cwh = lwh;
+            if (wins) {
+                cw = mv[i];
+                cwh = h;
+                settle_trick(c, bc, &cw, &cwh);
             }
             int ruff = s == T && ls != T;
             int v;
             if (cwh == p) {
                 /* partner wins: play low; but the second hand first wins
                  * the trick himself when his top card will not be the
-                 * highest left (the leader holds a higher one) */
+                 * highest left (the leader holds a higher one), when
+                 * partner would take it only by ruffing (a trump spent),
+                 * and always with identical copies (tuned on node counts:
+                 * it helps Flower Bridge, not Bridge) */
                 v = 300 - lo - (ruff ? 40 : 0);
-                if (c->k == 1 && cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])) v -= 120;
+                if (c->k == 1 && (c->C > 1 || (cw.s != ls && s == ls)
+                                  || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
             }
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
             else {
@@ -843,14 +971,22 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                     }
                 }
             }
+            /* a discard keeps a bare top card or a guarded second one
+             * (the hand's top card with as many cards as the other hands
+             * hold above it, plus one), when it can (DDS does the same),
+             * and comes from a suit in which the other hands hold at
+             * least as many cards above its top one as it holds (no trick
+             * to win there) only after the others (tuned on node counts:
+             * the other way round costs 4 % on Flower Bridge) */
+            if (s != ls && s != T) {
+                int th = hb(c->pres[h][s]);
+                int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+                if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) v -= 16;
+                if (above >= c->len[h][s]) v -= 6;
+            }
             sc[i] = v;
         }
     }
-    /* the move that last caused a cut-off at this depth (a "killer") */
-    const Move kl = c->killer[c->ti][c->k];
-    if (kl.s != 0xff && c->k == 0)
-        for (int i = 0; i < n; i++)
-            if (mv[i].s == kl.s && mv[i].r <= kl.r && kl.r <= top[i]) { sc[i] += KILLER_BONUS; break; }
     /* insertion sort, best first */
     for (int i = 1; i < n; i++) {
         int v = sc[i];
@@ -1008,11 +1144,10 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
 }
 
 /* Quick tricks of the leader's partner P, reached by leading a card of a
- * suit in which P holds a top card (P then cashes from his own hand). */
-static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+ * suit in which P holds a top card (P then cashes from his own hand);
+ * entry, ethr: as found by partner_entry. */
+static int partner_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr, uint8_t *rel)
 {
-    int ethr = 0;
-    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     /* the leader has spent one card on the entry: one fewer to follow
      * P's side-suit rounds with */
@@ -1031,12 +1166,11 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
  * counted (not the entry card; a trump would ruff and take the lead), so
  * L's count is capped by those.  Likewise L, if trumps are left to him after
  * his own tricks and the entry, plays a non-trump to each of P's side-suit
- * tricks, so those are capped by L's non-trumps left. */
-static int joint_quick_tricks(const Ctx *c, int L, int want, uint8_t *rel)
+ * tricks, so those are capped by L's non-trumps left.  entry, ethr: as
+ * found by partner_entry. */
+static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr, uint8_t *rel)
 {
     int P = (L + 2) & 3;
-    int ethr = 0;
-    int entry = partner_entry(c, L, &ethr);
     if (entry < 0) return 0;
     int qh[2][MAXS], mo[2][MAXS], tp[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
@@ -1186,9 +1320,12 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     *side = y;
     if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
         return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    /* the side's ranks above the other side's top trump, from the top */
+    uint32_t ours = (c->pres[a][T] | c->pres[b][T]) & ~((2u << hb(c->pres[a ^ 1][T] | c->pres[b ^ 1][T])) - 1);
     int ta = 0, tb = 0, q = 0;
-    for (int r = tr; r >= 0 && q < want; r--) {
-        if (c->cnt[a ^ 1][T][r] || c->cnt[b ^ 1][T][r]) break;
+    while (ours && q < want) {
+        int r = hb(ours);
+        ours &= ~(1u << r);
         ta += c->cnt[a][T][r];
         tb += c->cnt[b][T][r];
         q = ta > tb ? ta : tb;
@@ -1386,6 +1523,21 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     return !(((c->leader + wpos) & 3) & 1);
 }
 
+/* rel[s] = min(rel[s], crel[s]) for all MAXS suits at once: with values
+ * below 128, a byte of (rel | 0x80) - crel keeps its top bit iff rel >= crel,
+ * and borrows nothing from the next byte. */
+_Static_assert(MAXS == sizeof(uint64_t) && MAXR < 128, "rel_min works on a 64-bit word");
+static inline void rel_min(uint8_t *rel, const uint8_t *crel)
+{
+    const uint64_t H = 0x8080808080808080ULL;
+    uint64_t a, b;
+    memcpy(&a, rel, MAXS);
+    memcpy(&b, crel, MAXS);
+    uint64_t m = ((((a | H) - b) & H) >> 7) * 0xff;
+    a = (b & m) | (a & ~m);
+    memcpy(rel, &a, MAXS);
+}
+
 /* Can North-South take at least `target` tricks (counted since the root)?
  * rel receives, per suit, the rank threshold the answer depends on (R: none). */
 static int search(Ctx *c, int target, uint8_t *rel)
@@ -1411,9 +1563,10 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (r == 1) return last_trick_ns(c, rel) >= need;
         int T = c->trump;
         if (r > TT_MIN_TRICKS) {
-            /* key first, so the table's memory is on its way while the
-             * quick tricks are counted */
-            make_key(c, h, &pk);
+            /* the key's hash first, so the table's memory is on its way
+             * while the quick tricks are counted; its suit codes only when
+             * those do not decide */
+            make_key_dist(c, h, &pk);
             __builtin_prefetch(&c->tt->summary[pk.hbase & (c->tt->nh - 1)]);
         }
         uint8_t qrel[MAXS], qrel2[MAXS];
@@ -1423,20 +1576,21 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * entry (or both hands' together), or a ruff by the partner.  Where
          * several reach `want` they rely on different cards: keep the proof
          * with the highest thresholds, the widest region for the table. */
-        int wide = -1;
+        int wide = -1, entry = -1, ethr = 0;
         for (int way = 0; way < 4 && wide < S * c->R; way++) {
             memset(qrel2, c->R, MAXS);
+            if (way == 1) entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
-                  : way == 1 ? partner_quick_tricks(c, h, want, qrel2)
-                  : way == 2 ? joint_quick_tricks(c, h, want, qrel2)
+                  : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
+                  : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : want == 1 ? partner_ruff(c, h, qrel2) : 0;
             if (q < want) continue;
             int w = 0;
             for (int s = 0; s < S; s++) w += qrel2[s];
-            if (w > wide) { wide = w; memcpy(qrel, qrel2, (size_t)S); }
+            if (w > wide) { wide = w; memcpy(qrel, qrel2, MAXS); }
         }
         if (wide >= 0) {
-            memcpy(rel, qrel, (size_t)S);
+            memcpy(rel, qrel, MAXS);
             c->st_qt++;
             return !(h & 1);
         }
@@ -1456,6 +1610,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
         if (r > TT_MIN_TRICKS) {
+            make_key_codes(c, &pk);
             int res = tt_lookup(c, &pk, need, rel, &hint);
             if (res >= 0) return res;
         }
@@ -1468,7 +1623,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
             memset(qrel, c->R, MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
-                memcpy(rel, qrel, (size_t)S);
+                memcpy(rel, qrel, MAXS);
                 c->st_qt++;
                 return !(h & 1);
             }
@@ -1501,7 +1656,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
              * playing any of them instead reaches a position that matches
              * the child's proof (the trick's winner, if it is compared with
              * this card, is at or above crel[s] by the winner rule). */
-            memcpy(rel, crel, (size_t)S);
+            memcpy(rel, crel, MAXS);
             result = v;
             best = i;
             c->killer[c->ti][k] = mv[i];
@@ -1517,7 +1672,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the suit wholly below that rank reaches a position that matches
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
-        for (int j = 0; j < S; j++) if (crel[j] < rel[j]) rel[j] = crel[j];
+        rel_min(rel, crel);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
@@ -1858,21 +2013,30 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
     int r = c->hlen[0];
-    for (int d = 0; d <= S; d++) {
+    /* A solver is reused deal after deal: the last deal's entries would
+     * almost never match, only lengthen the lists and fill the table. */
+    if (c->tt->dused) tt_clear(c->tt);
+    for (int i = 0; i <= S; i++) {
+        /* No Trump first: the suit contracts' positions with no trump left
+         * are No Trump ones and find its entries (see make_key) */
+        int d = i == 0 ? S : i - 1;
         c->trump = d == S ? -1 : d;
-        /* Entries are keyed on the trump suit, so none of the previous
-         * denomination's serve this one: start it with an empty table
-         * rather than have the table fill up and be cleared in the middle
-         * of a search (skipped when little is used, as clearing costs a
-         * pass over the table's index). */
-        if (d > 0 && (c->tt->bused > c->tt->bcap / 8 || c->tt->dused > c->tt->dcap / 8)) tt_clear(c->tt);
-        int guess = r / 2;
-        for (int i = 0; i < 4; i++) {
+        /* Other entries of the previous denominations serve none of this
+         * one's positions: once the table is half full, start it with an
+         * empty table rather than have it fill up and be cleared in the
+         * middle of a search. */
+        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
+        for (int j = 0; j < 4; j++) {
             /* order E, S, W, N so consecutive leaders are of alternate sides */
-            int L = (i + 1) & 3;
+            int L = (j + 1) & 3;
             c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
-            res[d][L] = mtd(c, 0, r, guess);
-            guess = res[d][L];
+            /* First guesses (an MTD loop needs two searches when its guess
+             * is the value or one above): the estimate; for the partner of
+             * an earlier leader, his value; for South after East, East's
+             * value plus one, as a side rarely takes fewer tricks for having
+             * the lead. */
+            int guess = j == 0 ? estimate_ns(c) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
         }
     }
     Py_END_ALLOW_THREADS
