@@ -1267,6 +1267,32 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+/* Which of the four ways of search's sure-trick count could reach `want`
+ * for the leader L: bit 0 quick_tricks, 1 partner_quick_tricks, 2
+ * joint_quick_tricks, 3 partner_ruff.  The first three count cards of a
+ * suit only for a hand holding a copy of its top rank (else another hand
+ * holds a card above all of it), at most its length, and the joint count
+ * counts the leader's suit only where P counts none: upper bounds costing a
+ * few operations a suit, where counting costs many. */
+static unsigned sure_ways(const Ctx *c, int L, int want)
+{
+    int P = (L + 2) & 3;
+    int bl = 0, bp = 0, bj = 0;
+    for (int s = 0; s < c->S; s++) {
+        uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+        uint32_t xl = c->pres[L][s], xp = c->pres[P][s];
+        /* a hand's cards include the top rank iff the other ranks are
+         * below its own top one */
+        int l = (all ^ xl) < xl ? c->len[L][s] : 0;
+        int p = (all ^ xp) < xp ? c->len[P][s] : 0;
+        bl += l;
+        bp += p;
+        bj += p ? p : l;
+    }
+    return (unsigned)(bl >= want) | (unsigned)(bp >= want) << 1 | (unsigned)(bj >= want) << 2
+           | (unsigned)(want == 1) << 3;
+}
+
 /* Can the leader's side not win the trick about to be led?  True when in
  * every suit the leader holds, the top rank is held by the opponents alone
  * (the one holding it follows with it and wins: nothing outranks it, and an
@@ -1577,13 +1603,18 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * several reach `want` they rely on different cards: keep the proof
          * with the highest thresholds, the widest region for the table. */
         int wide = -1, entry = -1, ethr = 0;
+        unsigned ways = sure_ways(c, h, want);
         for (int way = 0; way < 4 && wide < S * c->R; way++) {
+            if (way == 1 && (ways & 6)) {
+                entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
+                if (entry < 0) ways &= ~6u;
+            }
+            if (!(ways >> way & 1)) continue;
             memset(qrel2, c->R, MAXS);
-            if (way == 1) entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
                   : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
-                  : want == 1 ? partner_ruff(c, h, qrel2) : 0;
+                  : partner_ruff(c, h, qrel2);
             if (q < want) continue;
             int w = 0;
             for (int s = 0; s < S; s++) w += qrel2[s];
