@@ -1267,6 +1267,9 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+typedef int32_t v4i __attribute__((vector_size(16)));
+_Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits by four");
+
 /* Which of the four ways of search's sure-trick count could reach `want`
  * for the leader L: bit 0 quick_tricks, 1 partner_quick_tricks, 2
  * joint_quick_tricks, 3 partner_ruff.  The first three count cards of a
@@ -1277,20 +1280,32 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
 static unsigned sure_ways(const Ctx *c, int L, int want)
 {
     int P = (L + 2) & 3;
-    int bl = 0, bp = 0, bj = 0;
-    for (int s = 0; s < c->S; s++) {
-        uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
-        uint32_t xl = c->pres[L][s], xp = c->pres[P][s];
+    /* the three bounds, a byte each (a hand holds at most MAXT cards) */
+    v4i acc = {0};
+    /* four suits at once (a suit past S holds no card); rank masks are
+     * compared as signed, as they have MAXR <= 16 bits */
+    for (int s = 0; s < c->S; s += 4) {
+        v4i h0, h1, h2, h3, xl, xp, nl, np;
+        memcpy(&h0, &c->pres[0][s], sizeof h0);
+        memcpy(&h1, &c->pres[1][s], sizeof h1);
+        memcpy(&h2, &c->pres[2][s], sizeof h2);
+        memcpy(&h3, &c->pres[3][s], sizeof h3);
+        memcpy(&xl, &c->pres[L][s], sizeof xl);
+        memcpy(&xp, &c->pres[P][s], sizeof xp);
+        memcpy(&nl, &c->len[L][s], sizeof nl);
+        memcpy(&np, &c->len[P][s], sizeof np);
+        v4i all = h0 | h1 | h2 | h3;
         /* a hand's cards include the top rank iff the other ranks are
          * below its own top one */
-        int l = (all ^ xl) < xl ? c->len[L][s] : 0;
-        int p = (all ^ xp) < xp ? c->len[P][s] : 0;
-        bl += l;
-        bp += p;
-        bj += p ? p : l;
+        v4i l = ((all ^ xl) < xl) & nl;
+        v4i p = ((all ^ xp) < xp) & np;
+        acc += l | p << 8 | (p | ((p == 0) & l)) << 16;
     }
-    return (unsigned)(bl >= want) | (unsigned)(bp >= want) << 1 | (unsigned)(bj >= want) << 2
-           | (unsigned)(want == 1) << 3;
+    acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
+    acc += __builtin_shuffle(acc, (v4i){1, 0, 3, 2});
+    int b = acc[0];
+    return (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
+           | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
 }
 
 /* Can the leader's side not win the trick about to be led?  True when in
