@@ -420,8 +420,12 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 static void make_key_codes(Ctx *c, PosKey *pk)
 {
     int S = c->S;
-    for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
-    pk->fp = 0;
+    /* the packed words are made in registers: word w and the next one,
+     * stored when a suit's field starts in the next word (a field spans
+     * at most 128 bits, so w grows one at a time) */
+    int w = 0;
+    u128 cw = 0, nw = 0;
+    uint64_t fp = 0;
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
@@ -429,13 +433,21 @@ static void make_key_codes(Ctx *c, PosKey *pk)
             if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
         }
         c->cur[c->ti][s] = sc;
-        pk->pcode[sc->pw] |= sc->field[0];
-        pk->pcode[sc->pw + 1] |= sc->field[1];
-        pk->fp |= sc->fpart;
+        if (sc->pw != w) {
+            pk->pcode[w++] = cw;
+            cw = nw;
+            nw = 0;
+        }
+        cw |= sc->field[0];
+        nw |= sc->field[1];
+        fp |= sc->fpart;
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
     }
+    pk->pcode[w] = cw;
+    pk->pcode[w + 1] = nw;
+    pk->fp = fp;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
