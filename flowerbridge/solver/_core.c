@@ -470,6 +470,14 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     return NULL;
 }
 
+/* spread4[m]: a field of 6 one bits at each suit of the 4-suit mask m, the
+ * suits' fields of a list's signature */
+#define SP(m) ((m & 1 ? 0x3fULL : 0) | (m & 2 ? 0xfc0ULL : 0) | (m & 4 ? 0x3f000ULL : 0) | (m & 8 ? 0xfc0000ULL : 0))
+static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), SP(6), SP(7),
+                                     SP(8), SP(9), SP(10), SP(11), SP(12), SP(13), SP(14), SP(15)};
+#undef SP
+_Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
@@ -496,11 +504,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     int np = 0;
     /* the subsets of suits with lists, in increasing order; those with a
      * suit void of cards have none */
-    uint64_t part[MAXS];
+    uint64_t part = 0;
     unsigned none = 0, nm = 1u << S;
     for (int s = 0; s < S; s++) {
         if (pk->topc[s] < 0) none |= 1u << s;
-        part[s] = (uint64_t)(pk->topc[s] + 1) << (6 * s);
+        part |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
     }
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
@@ -509,8 +517,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             unsigned mask = base + (unsigned)__builtin_ctz(mm);
             mm &= mm - 1;
             if (mask & none) continue;
-            uint64_t sig = 0;
-            for (unsigned m = mask; m; m &= m - 1) sig |= part[__builtin_ctz(m)];
+            uint64_t sig = part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
             sigs[np] = sig;
             bks[np] = dist_bucket(t, pk, sig);
             __builtin_prefetch(&t->head[bks[np]]);
@@ -1631,12 +1638,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * with the highest thresholds, the widest region for the table. */
         int wide = -1, entry = -1, ethr = 0;
         unsigned ways = sure_ways(c, h, want);
-        for (int way = 0; way < 4 && wide < S * c->R; way++) {
-            if (way == 1 && (ways & 6)) {
-                entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
-                if (entry < 0) ways &= ~6u;
-            }
-            if (!(ways >> way & 1)) continue;
+        if ((ways & 6) && (entry = partner_entry(c, h, &ethr)) < 0) ways &= ~6u;   /* for ways 1 and 2 */
+        for (; ways && wide < S * c->R; ways &= ways - 1) {
+            int way = __builtin_ctz(ways);
             memset(qrel2, c->R, MAXS);
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
                   : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
