@@ -1295,7 +1295,8 @@ _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits
  * suit only for a hand holding a copy of its top rank (else another hand
  * holds a card above all of it), at most its length, and the joint count
  * counts the leader's suit only where P counts none: upper bounds costing a
- * few operations a suit, where counting costs many. */
+ * few operations a suit, where counting costs many.  Also the joint count's
+ * condition on trumps, which fails it most of the time with trumps. */
 static unsigned sure_ways(const Ctx *c, int L, int want)
 {
     int P = (L + 2) & 3;
@@ -1323,8 +1324,19 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
     acc += __builtin_shuffle(acc, (v4i){1, 0, 3, 2});
     int b = acc[0];
-    return (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
-           | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
+    unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
+                    | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
+    int T = c->trump;
+    if ((ways & 4) && T >= 0) {
+        /* the joint count, while the opponents hold trumps, needs the
+         * leader's top trumps (P holding none of the top rank) to be at
+         * least as many as either opponent's trumps */
+        int d = c->len[(L + 1) & 3][T] > c->len[(L + 3) & 3][T] ? c->len[(L + 1) & 3][T] : c->len[(L + 3) & 3][T];
+        uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+        uint32_t xl = c->pres[L][T], xp = c->pres[P][T];
+        if (d && ((all ^ xl) >= xl || (all ^ xp) < xp || c->len[L][T] < d)) ways &= ~4u;
+    }
+    return ways;
 }
 
 /* Can the leader's side not win the trick about to be led?  True when in
