@@ -1390,8 +1390,9 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     int y = nsc ? 0 : 1, a = y, b = y + 2;
     int want = y ? wantEW : wantNS;
     *side = y;
-    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
-        return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    int la = c->len[a][T], lb = c->len[b][T];
+    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0) return la > lb ? la : lb;
+    if ((la > lb ? la : lb) < want) return 0;       /* the count is at most that */
     /* the side's ranks above the other side's top trump, from the top */
     uint32_t ours = (c->pres[a][T] | c->pres[b][T]) & ~((2u << hb(c->pres[a ^ 1][T] | c->pres[b ^ 1][T])) - 1);
     int ta = 0, tb = 0, q = 0;
