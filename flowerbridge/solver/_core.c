@@ -1678,7 +1678,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int side = 0;
             int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
             if (side ? tq > r - need : tq >= need) return !side;
-            int kr = guarded_second_trump(c, h, &side);
+            /* one trick decides only when a side needs all the rest */
+            int kr = need <= 1 || need == r ? guarded_second_trump(c, h, &side) : -1;
             if (kr >= 0 && (side ? need == r : need <= 1)) {
                 rel[T] = (uint8_t)kr;
                 return !side;
