@@ -1061,9 +1061,11 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
         qu[s] = 0;
         mos[s] = -1;
         tops[s] = 0;
-        uint32_t mine = c->pres[L][s];
-        if (!mine) continue;
-        int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
+        uint32_t mine = c->pres[L][s], oth = c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+        /* none unless the leader holds a copy of the top rank (his highest
+         * is at least theirs) */
+        if ((oth & ~mine) >= mine) continue;
+        int mo = hb(oth);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else q = count_from(c, L, s, mo);
