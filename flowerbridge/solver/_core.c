@@ -1197,7 +1197,11 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
     for (int i = 0; i < 2; i++) {
         int a = i ? P : L;
         for (int s = 0; s < c->S; s++) {
-            int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
+            uint32_t mine = c->pres[a][s], oth = c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s];
+            qh[i][s] = tp[i][s] = 0;
+            mo[i][s] = -1;
+            if ((oth & ~mine) >= mine) continue;    /* no copy of the top rank: none */
+            int m = hb(oth);
             int n = 0;
             if (m < 0) n = c->len[a][s];
             else n = count_from(c, a, s, m);
