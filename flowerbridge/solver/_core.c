@@ -1448,7 +1448,11 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
 {
     int qs[MAXS], mos[MAXS], tp[MAXS], used[MAXS] = {0}, q = 0;
     for (int s = 0; s < c->S; s++) {
-        int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
+        uint32_t mine = c->pres[hh][s], oth = c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s];
+        qs[s] = tp[s] = 0;
+        mos[s] = -1;
+        if ((oth & ~mine) >= mine) continue;    /* no copy of the top rank: none */
+        int mo = hb(oth);
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
         else n = count_from(c, hh, s, mo);
