@@ -135,6 +135,7 @@ typedef struct {
     int trump;                          /* -1: No Trump */
     uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand */
     uint32_t pres[4][MAXS];             /* rank mask: hand holds >= 1 copy */
+    uint32_t dup[4][MAXS];              /* rank mask: hand holds >= 2 copies */
     int len[4][MAXS];
     int hlen[4];
     int leader, k, ns, ti;              /* trick leader, cards on table, NS tricks since root, trick index */
@@ -152,7 +153,10 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
-    int16_t pair[16];                   /* code of a rank held one copy each by the hands of a 2-hand mask */
+    /* C == 2: the codes of a rank held by the hands of mask m (one copy
+     * each; bit 4: one hand holds both) and their length in bits, as
+     * length << 8 | codes */
+    uint16_t rcode[32];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
@@ -181,6 +185,14 @@ static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
 #undef B2
 #undef B4
 #undef B6
+/* nib8[m]: bit i of m moved to bit 4 i */
+#define N2(n) n, n + 0x1, n + 0x10, n + 0x11
+#define N4(n) N2(n), N2(n + 0x100), N2(n + 0x1000), N2(n + 0x1100)
+#define N6(n) N4(n), N4(n + 0x10000), N4(n + 0x100000), N4(n + 0x110000)
+static const uint32_t nib8[256] = {N6(0), N6(0x1000000), N6(0x10000000), N6(0x11000000)};
+#undef N2
+#undef N4
+#undef N6
 
 /* bit-parallel count: the extension is built for any x86-64, where
  * __builtin_popcount is a library call */
@@ -330,9 +342,12 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
-    for (int m = 0; m < 16; m++) {
+    for (int m = 0; m < 32 && C == 2; m++) {
         int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
-        c->pair[m] = v[0] + v[1] + v[2] + v[3] == 2 && C >= 2 ? c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]] : -1;
+        int t = v[0] + v[1] + v[2] + v[3];
+        if (t < 1 || t > 2 || (m >> 4 && t > 1)) continue;
+        int x = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
+        c->rcode[m] = (uint16_t)(m >> 4 ? 8 << 8 | x << 4 | x : 4 << 8 | x);
     }
     int bits = 1;
     while ((1 << bits) < n) bits++;
@@ -345,7 +360,40 @@ static void init_codes(Ctx *c)
             for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
 }
 
-static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
+/* make_suit_code for two copies at most: ten codes of 4 bits; a rank is one
+ * hand's (held twice: two codes, one a copy) or one copy each of two hands',
+ * found from the masks alone.  Returns the code (in the low bits), *np the
+ * number of codes. */
+static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
+{
+    uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+    uint32_t two = c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s];
+    /* the holders of each rank, a nibble a rank (hand h: bit h) */
+    uint64_t hx = 0;
+    for (int h = 0; h < 4; h++) {
+        uint32_t m = c->pres[h][s];
+        hx |= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
+    }
+    uint64_t hi = 0, lo = 0;    /* the code, built in two words */
+    int n = 0;
+    while (all) {
+        int r = hb(all);
+        all &= ~(1u << r);
+        int d = two >> r & 1;
+        unsigned x = c->rcode[(hx >> 4 * r & 15) | (unsigned)d << 4], k = x >> 8;
+        hi = hi << k | lo >> (64 - k);
+        lo = lo << k | (x & 0xff);
+        /* the second store is overwritten by the next rank's unless the
+         * rank is held twice */
+        sr[n] = sr[n + 1] = (uint8_t)r;
+        n += 1 + d;
+    }
+    *np = n;
+    return (u128)hi << 64 | lo;
+}
+
+/* Not inlined: in search, its registers cost more than the call. */
+static __attribute__((noinline)) void make_suit_code(const Ctx *c, int s, SuitCode *sc)
 {
     int B = c->C + 1, cb = c->codebits;
     u128 code = 0;
@@ -364,24 +412,20 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
             sc->slotrank[n++] = (uint8_t)r;
         }
         code = acc;
-    }
-    while (all) {
+    } else if (c->C == 2) {
+        code = suit_code2(c, s, sc->slotrank, &n);
+    } else while (all) {
         int r = hb(all);
         all &= ~(1u << r);
-        /* which hands hold the rank; with one copy a hand, that is all the
-         * code needs */
         unsigned hp = (p0 >> r & 1) | (p1 >> r & 1) << 1 | (p2 >> r & 1) << 2 | (p3 >> r & 1) << 3;
         if (!(hp & (hp - 1))) {
             int hh = __builtin_ctz(hp);
-            int m = c->C == 1 ? 1 : c->cnt[hh][s][r];
-            for (int j = 0; j < m; j++) {
+            for (int j = 0; j < c->cnt[hh][s][r]; j++) {
                 code = code << cb | (u128)c->single[hh];
                 sc->slotrank[n++] = (uint8_t)r;
             }
         } else {
-            int x;
-            if (c->C == 2) x = c->pair[hp];
-            else x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
+            int x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
             code = code << cb | (u128)x;
             sc->slotrank[n++] = (uint8_t)r;
         }
@@ -673,6 +717,7 @@ static inline int beats(const Ctx *c, Move a, Move w)
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
     if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    else if (c->cnt[h][m.s][m.r] == 1) c->dup[h][m.s] &= ~(1u << m.r);
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
@@ -713,6 +758,7 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->k--;
     c->wpos = u->wpos;
     if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
     c->lenkey += c->lenunit[h][m.s];
@@ -1813,6 +1859,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     const uint8_t *p = (const uint8_t *)buf.buf;
     memset(c->cnt, 0, sizeof(c->cnt));
     memset(c->pres, 0, sizeof(c->pres));
+    memset(c->dup, 0, sizeof(c->dup));
     memset(c->len, 0, sizeof(c->len));
     memset(c->hlen, 0, sizeof(c->hlen));
     int tot[MAXS][MAXR];
@@ -1823,6 +1870,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
                 int v = p[(h * S + s) * R + r];
                 c->cnt[h][s][r] = (uint8_t)v;
                 if (v) c->pres[h][s] |= 1u << r;
+                if (v > 1) c->dup[h][s] |= 1u << r;
                 c->len[h][s] += v;
                 c->hlen[h] += v;
                 tot[s][r] += v;
@@ -1846,7 +1894,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
         Move m = {(uint8_t)(ci / R), (uint8_t)(ci % R)};
         int h = (leader + (int)i) & 3;
         /* lay the card on the table as if played from the hand */
-        c->cnt[h][m.s][m.r]++;
+        if (c->cnt[h][m.s][m.r]++) c->dup[h][m.s] |= 1u << m.r;
         c->pres[h][m.s] |= 1u << m.r;
         c->len[h][m.s]++;
         c->hlen[h]++;
