@@ -153,10 +153,10 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
-    /* C == 2: the codes of a rank held by the hands of mask m (one copy
-     * each; bit 4: one hand holds both) and their length in bits, as
-     * length << 8 | codes */
-    uint16_t rcode[32];
+    /* C == 2: the codes of a rank, as 2 ^ (their length in bits) << 8 |
+     * codes, by the mask of its holders (one copy each), or for a rank one
+     * hand holds twice, by the complement of that hand's bit */
+    uint32_t rcode[16];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
@@ -342,12 +342,15 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
-    for (int m = 0; m < 32 && C == 2; m++) {
+    for (int m = 1; m < 15 && C == 2; m++) {
         int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
         int t = v[0] + v[1] + v[2] + v[3];
-        if (t < 1 || t > 2 || (m >> 4 && t > 1)) continue;
-        int x = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
-        c->rcode[m] = (uint16_t)(m >> 4 ? 8 << 8 | x << 4 | x : 4 << 8 | x);
+        if (t == 3) {
+            int x = c->single[__builtin_ctz(~m & 15)];
+            c->rcode[m] = (uint32_t)(256 << 8 | x << 4 | x);
+        } else {
+            c->rcode[m] = (uint32_t)(16 << 8 | c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]]);
+        }
     }
     int bits = 1;
     while ((1 << bits) < n) bits++;
@@ -368,28 +371,29 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
 {
     uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
     uint32_t two = c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s];
-    /* the holders of each rank, a nibble a rank (hand h: bit h) */
-    uint64_t hx = 0;
+    /* rcode's index for each rank, a nibble a rank: the holders (hand h:
+     * bit h), complemented where one hand holds both copies */
+    uint64_t hx = (nib8[two & 0xff] | (uint64_t)nib8[two >> 8 & 0xff] << 32) * 15;
     for (int h = 0; h < 4; h++) {
         uint32_t m = c->pres[h][s];
-        hx |= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
+        hx ^= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
     }
-    uint64_t hi = 0, lo = 0;    /* the code, built in two words */
-    int n = 0;
+    u128 code = 0;
+    uint8_t *p = sr;
     while (all) {
         int r = hb(all);
-        all &= ~(1u << r);
-        int d = two >> r & 1;
-        unsigned x = c->rcode[(hx >> 4 * r & 15) | (unsigned)d << 4], k = x >> 8;
-        hi = hi << k | lo >> (64 - k);
-        lo = lo << k | (x & 0xff);
-        /* the second store is overwritten by the next rank's unless the
-         * rank is held twice */
-        sr[n] = sr[n + 1] = (uint8_t)r;
-        n += 1 + d;
+        all ^= 1u << r;
+        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;
+        /* shifted by a multiply, cheaper than a 128-bit shift by a variable */
+        code = code * k | (x & 0xff);
+        /* the rank in both slots; the second is the next rank's unless
+         * the rank is held twice */
+        uint16_t rr = (uint16_t)(r * 0x101);
+        memcpy(p, &rr, 2);
+        p += 1 + (k >> 8);
     }
-    *np = n;
-    return (u128)hi << 64 | lo;
+    *np = (int)(p - sr);
+    return code;
 }
 
 /* Not inlined: in search, its registers cost more than the call. */
@@ -431,16 +435,22 @@ static __attribute__((noinline)) void make_suit_code(const Ctx *c, int s, SuitCo
         }
     }
     sc->ver = c->sver[s];
-    sc->code = n ? code << (128 - cb * n) : 0;
+    /* top-aligned: in 64-bit words where it fits in one (always with one
+     * copy a card), as 128-bit shifts by a variable cost more */
+    u128 top;
+    if (cb * n <= 64) top = n ? (u128)((uint64_t)code << (64 - cb * n)) << 64 : 0;
+    else top = code << (128 - cb * n);
+    uint64_t hw = (uint64_t)(top >> 64);
+    sc->code = top;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+    sc->topc = n ? (int)(hw >> (64 - cb)) : -1;
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
     sc->pw = at >> 7;
-    sc->field[0] = sc->code >> o;
-    sc->field[1] = o ? sc->code << (128 - o) : 0;
-    sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+    sc->field[0] = top >> o;
+    sc->field[1] = o ? top << (128 - o) : 0;
+    sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
 }
 
 /* The parts of the key that locate its distribution in the table: suit
