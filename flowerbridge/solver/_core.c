@@ -37,6 +37,7 @@
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
+#define SCACHE 1024     /* suit codes kept per suit (a power of two) */
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
@@ -121,6 +122,7 @@ typedef struct {
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
     uint64_t ver;
+    uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
     u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
@@ -167,6 +169,10 @@ typedef struct {
      * sibling. */
     uint64_t sver[MAXS], vclock;
     SuitCode sc[MAXT + 2][MAXS];
+    /* Codes made lately, per suit, by a hash of the holdings (C <= 2): a
+     * code is a function of them, and the same holdings recur in many
+     * positions (transpositions, and the other tricks of a table). */
+    SuitCode cache[MAXS][SCACHE];
     const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
@@ -397,13 +403,38 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
 }
 
 /* Not inlined: in search, its registers cost more than the call. */
-static __attribute__((noinline)) void make_suit_code(const Ctx *c, int s, SuitCode *sc)
+static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
     int B = c->C + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
+    /* With at most two copies the rank masks are the whole holdings, and
+     * the code a function of them: when the slot's code was made for the
+     * same holdings (a sibling's, reached by other plays), only its version
+     * is stale; else the code may be in the cache. */
+    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
+    uint64_t q0 = p0 | (uint64_t)p1 << 16 | (uint64_t)p2 << 32 | (uint64_t)p3 << 48;
+    uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+                  | (uint64_t)c->dup[3][s] << 48;
+    SuitCode *e = NULL;
+    if (c->C <= 2) {
+        if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
+            sc->ver = c->sver[s];
+            return;
+        }
+        uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+        e = &c->cache[s][hv >> 54];
+        _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
+        if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
+            *sc = *e;
+            sc->ver = c->sver[s];
+            return;
+        }
+    }
+    sc->held[0] = q0;
+    sc->held[1] = q1;
     if (c->C == 1) {
         /* one copy a card: each rank is one hand's, found from two masks;
          * at most MAXR codes of 2 bits, built in a 64-bit word */
@@ -451,6 +482,7 @@ static __attribute__((noinline)) void make_suit_code(const Ctx *c, int s, SuitCo
     sc->field[0] = top >> o;
     sc->field[1] = o ? top << (128 - o) : 0;
     sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
+    if (e) *e = *sc;
 }
 
 /* The parts of the key that locate its distribution in the table: suit
