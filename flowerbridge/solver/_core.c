@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,16 +122,22 @@ typedef struct {
 /* One suit's part of a position key: its code, and the rank of each code
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
-    uint64_t ver;
     uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
     u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
     int pw;
     int topc;
+    uint64_t ver;
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
 } SuitCode;
+
+/* A cached suit code: the SuitCode up to its first 2 MAXR slots (all with
+ * at most two copies), two cache lines, which alone are copied. */
+#define SC_USED (offsetof(SuitCode, slotrank) + 2 * MAXR)
+_Static_assert(SC_USED <= 128, "a cached suit code's used part fits in two cache lines");
+typedef struct { SuitCode sc; } __attribute__((aligned(64))) CachedCode;
 
 typedef struct {
     int S, R, C;
@@ -172,7 +179,7 @@ typedef struct {
     /* Codes made lately, per suit, by a hash of the holdings (C <= 2): a
      * code is a function of them, and the same holdings recur in many
      * positions (transpositions, and the other tricks of a table). */
-    SuitCode cache[MAXS][SCACHE];
+    CachedCode cache[MAXS][SCACHE];
     const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
@@ -425,10 +432,10 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
             return;
         }
         uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
-        e = &c->cache[s][hv >> 54];
+        e = &c->cache[s][hv >> 54].sc;
         _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
         if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
-            *sc = *e;
+            memcpy(sc, e, SC_USED);
             sc->ver = c->sver[s];
             return;
         }
@@ -482,7 +489,7 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     sc->field[0] = top >> o;
     sc->field[1] = o ? top << (128 - o) : 0;
     sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
-    if (e) *e = *sc;
+    if (e) memcpy(e, sc, SC_USED);
 }
 
 /* The parts of the key that locate its distribution in the table: suit
