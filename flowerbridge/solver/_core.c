@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
+#define SCACHE 1024     /* suit codes kept per suit (a power of two) */
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
@@ -120,21 +122,29 @@ typedef struct {
 /* One suit's part of a position key: its code, and the rank of each code
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
-    uint64_t ver;
+    uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
     u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
     int pw;
     int topc;
+    uint64_t ver;
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
 } SuitCode;
+
+/* A cached suit code: the SuitCode up to its first 2 MAXR slots (all with
+ * at most two copies), two cache lines, which alone are copied. */
+#define SC_USED (offsetof(SuitCode, slotrank) + 2 * MAXR)
+_Static_assert(SC_USED <= 128, "a cached suit code's used part fits in two cache lines");
+typedef struct { SuitCode sc; } __attribute__((aligned(64))) CachedCode;
 
 typedef struct {
     int S, R, C;
     int trump;                          /* -1: No Trump */
     uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand */
     uint32_t pres[4][MAXS];             /* rank mask: hand holds >= 1 copy */
+    uint32_t dup[4][MAXS];              /* rank mask: hand holds >= 2 copies */
     int len[4][MAXS];
     int hlen[4];
     int leader, k, ns, ti;              /* trick leader, cards on table, NS tricks since root, trick index */
@@ -152,7 +162,10 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
-    int16_t pair[16];                   /* code of a rank held one copy each by the hands of a 2-hand mask */
+    /* C == 2: the codes of a rank, as 2 ^ (their length in bits) << 8 |
+     * codes, by the mask of its holders (one copy each), or for a rank one
+     * hand holds twice, by the complement of that hand's bit */
+    uint32_t rcode[16];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
@@ -163,6 +176,10 @@ typedef struct {
      * sibling. */
     uint64_t sver[MAXS], vclock;
     SuitCode sc[MAXT + 2][MAXS];
+    /* Codes made lately, per suit, by a hash of the holdings (C <= 2): a
+     * code is a function of them, and the same holdings recur in many
+     * positions (transpositions, and the other tricks of a table). */
+    CachedCode cache[MAXS][SCACHE];
     const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
@@ -181,6 +198,14 @@ static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
 #undef B2
 #undef B4
 #undef B6
+/* nib8[m]: bit i of m moved to bit 4 i */
+#define N2(n) n, n + 0x1, n + 0x10, n + 0x11
+#define N4(n) N2(n), N2(n + 0x100), N2(n + 0x1000), N2(n + 0x1100)
+#define N6(n) N4(n), N4(n + 0x10000), N4(n + 0x100000), N4(n + 0x110000)
+static const uint32_t nib8[256] = {N6(0), N6(0x1000000), N6(0x10000000), N6(0x11000000)};
+#undef N2
+#undef N4
+#undef N6
 
 /* bit-parallel count: the extension is built for any x86-64, where
  * __builtin_popcount is a library call */
@@ -330,9 +355,15 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
-    for (int m = 0; m < 16; m++) {
+    for (int m = 1; m < 15 && C == 2; m++) {
         int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
-        c->pair[m] = v[0] + v[1] + v[2] + v[3] == 2 && C >= 2 ? c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]] : -1;
+        int t = v[0] + v[1] + v[2] + v[3];
+        if (t == 3) {
+            int x = c->single[__builtin_ctz(~m & 15)];
+            c->rcode[m] = (uint32_t)(256 << 8 | x << 4 | x);
+        } else {
+            c->rcode[m] = (uint32_t)(16 << 8 | c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]]);
+        }
     }
     int bits = 1;
     while ((1 << bits) < n) bits++;
@@ -345,13 +376,72 @@ static void init_codes(Ctx *c)
             for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
 }
 
-static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
+/* make_suit_code for two copies at most: ten codes of 4 bits; a rank is one
+ * hand's (held twice: two codes, one a copy) or one copy each of two hands',
+ * found from the masks alone.  Returns the code (in the low bits), *np the
+ * number of codes. */
+static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
+{
+    uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+    uint32_t two = c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s];
+    /* rcode's index for each rank, a nibble a rank: the holders (hand h:
+     * bit h), complemented where one hand holds both copies */
+    uint64_t hx = (nib8[two & 0xff] | (uint64_t)nib8[two >> 8 & 0xff] << 32) * 15;
+    for (int h = 0; h < 4; h++) {
+        uint32_t m = c->pres[h][s];
+        hx ^= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
+    }
+    u128 code = 0;
+    uint8_t *p = sr;
+    while (all) {
+        int r = hb(all);
+        all ^= 1u << r;
+        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;
+        /* shifted by a multiply, cheaper than a 128-bit shift by a variable */
+        code = code * k | (x & 0xff);
+        /* the rank in both slots; the second is the next rank's unless
+         * the rank is held twice */
+        uint16_t rr = (uint16_t)(r * 0x101);
+        memcpy(p, &rr, 2);
+        p += 1 + (k >> 8);
+    }
+    *np = (int)(p - sr);
+    return code;
+}
+
+/* Not inlined: in search, its registers cost more than the call. */
+static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
     int B = c->C + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
+    /* With at most two copies the rank masks are the whole holdings, and
+     * the code a function of them: when the slot's code was made for the
+     * same holdings (a sibling's, reached by other plays), only its version
+     * is stale; else the code may be in the cache. */
+    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
+    uint64_t q0 = p0 | (uint64_t)p1 << 16 | (uint64_t)p2 << 32 | (uint64_t)p3 << 48;
+    uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+                  | (uint64_t)c->dup[3][s] << 48;
+    SuitCode *e = NULL;
+    if (c->C <= 2) {
+        if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
+            sc->ver = c->sver[s];
+            return;
+        }
+        uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+        e = &c->cache[s][hv >> 54].sc;
+        _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
+        if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
+            memcpy(sc, e, SC_USED);
+            sc->ver = c->sver[s];
+            return;
+        }
+    }
+    sc->held[0] = q0;
+    sc->held[1] = q1;
     if (c->C == 1) {
         /* one copy a card: each rank is one hand's, found from two masks;
          * at most MAXR codes of 2 bits, built in a 64-bit word */
@@ -364,39 +454,42 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
             sc->slotrank[n++] = (uint8_t)r;
         }
         code = acc;
-    }
-    while (all) {
+    } else if (c->C == 2) {
+        code = suit_code2(c, s, sc->slotrank, &n);
+    } else while (all) {
         int r = hb(all);
         all &= ~(1u << r);
-        /* which hands hold the rank; with one copy a hand, that is all the
-         * code needs */
         unsigned hp = (p0 >> r & 1) | (p1 >> r & 1) << 1 | (p2 >> r & 1) << 2 | (p3 >> r & 1) << 3;
         if (!(hp & (hp - 1))) {
             int hh = __builtin_ctz(hp);
-            int m = c->C == 1 ? 1 : c->cnt[hh][s][r];
-            for (int j = 0; j < m; j++) {
+            for (int j = 0; j < c->cnt[hh][s][r]; j++) {
                 code = code << cb | (u128)c->single[hh];
                 sc->slotrank[n++] = (uint8_t)r;
             }
         } else {
-            int x;
-            if (c->C == 2) x = c->pair[hp];
-            else x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
+            int x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
             code = code << cb | (u128)x;
             sc->slotrank[n++] = (uint8_t)r;
         }
     }
     sc->ver = c->sver[s];
-    sc->code = n ? code << (128 - cb * n) : 0;
+    /* top-aligned: in 64-bit words where it fits in one (always with one
+     * copy a card), as 128-bit shifts by a variable cost more */
+    u128 top;
+    if (cb * n <= 64) top = n ? (u128)((uint64_t)code << (64 - cb * n)) << 64 : 0;
+    else top = code << (128 - cb * n);
+    uint64_t hw = (uint64_t)(top >> 64);
+    sc->code = top;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+    sc->topc = n ? (int)(hw >> (64 - cb)) : -1;
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
     sc->pw = at >> 7;
-    sc->field[0] = sc->code >> o;
-    sc->field[1] = o ? sc->code << (128 - o) : 0;
-    sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+    sc->field[0] = top >> o;
+    sc->field[1] = o ? top << (128 - o) : 0;
+    sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
+    if (e) memcpy(e, sc, SC_USED);
 }
 
 /* The parts of the key that locate its distribution in the table: suit
@@ -692,6 +785,7 @@ static inline int beats(const Ctx *c, Move a, Move w)
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
     if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    else if (c->cnt[h][m.s][m.r] == 1) c->dup[h][m.s] &= ~(1u << m.r);
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
@@ -732,6 +826,7 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->k--;
     c->wpos = u->wpos;
     if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
     c->lenkey += c->lenunit[h][m.s];
@@ -1899,6 +1994,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     const uint8_t *p = (const uint8_t *)buf.buf;
     memset(c->cnt, 0, sizeof(c->cnt));
     memset(c->pres, 0, sizeof(c->pres));
+    memset(c->dup, 0, sizeof(c->dup));
     memset(c->len, 0, sizeof(c->len));
     memset(c->hlen, 0, sizeof(c->hlen));
     int tot[MAXS][MAXR];
@@ -1909,6 +2005,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
                 int v = p[(h * S + s) * R + r];
                 c->cnt[h][s][r] = (uint8_t)v;
                 if (v) c->pres[h][s] |= 1u << r;
+                if (v > 1) c->dup[h][s] |= 1u << r;
                 c->len[h][s] += v;
                 c->hlen[h] += v;
                 tot[s][r] += v;
@@ -1932,7 +2029,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
         Move m = {(uint8_t)(ci / R), (uint8_t)(ci % R)};
         int h = (leader + (int)i) & 3;
         /* lay the card on the table as if played from the hand */
-        c->cnt[h][m.s][m.r]++;
+        if (c->cnt[h][m.s][m.r]++) c->dup[h][m.s] |= 1u << m.r;
         c->pres[h][m.s] |= 1u << m.r;
         c->len[h][m.s]++;
         c->hlen[h]++;
