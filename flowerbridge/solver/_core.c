@@ -1859,15 +1859,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
         int bs = 0xff, bg = 0xff;
         if (best >= 0) {
             /* remember the lead that produced the cut-off, as the index of
-             * its group within the suit (valid in matching positions) */
-            Move mv2[MAXMOVES];
-            uint8_t top2[MAXMOVES];
-            int n2 = gen_moves(c, h, mv2, top2), g = 0;
-            for (int j = 0; j < n2; j++) {
-                if (mv2[j].s != mv[best].s) continue;
-                if (mv2[j].r == mv[best].r) { bs = mv[best].s; bg = g; break; }
-                g++;
-            }
+             * its group within the suit from the top (valid in matching
+             * positions): the suit's groups are disjoint runs of ranks */
+            bs = mv[best].s;
+            bg = 0;
+            for (int j = 0; j < n; j++) bg += mv[j].s == bs && top[j] > top[best];
         }
         tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
     }
