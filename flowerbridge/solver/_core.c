@@ -931,7 +931,16 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             t1 = hb(all);
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
-            for (uint32_t m = all; m && nw < 3; ) {
+            if (c->C == 1) {
+                /* one holder a rank, read off two masks (as in make_suit_code) */
+                uint32_t odd = c->pres[1][s] | c->pres[3][s], high = c->pres[2][s] | c->pres[3][s];
+                for (uint32_t m = all; m && nw < 3; nw++) {
+                    int r = hb(m);
+                    m ^= 1u << r;
+                    ws[nw] = (int)((odd >> r & 1) | (high >> r & 1) << 1);
+                }
+            }
+            for (uint32_t m = c->C == 1 ? 0 : all; m && nw < 3; ) {
                 int r = hb(m);
                 m ^= 1u << r;
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
