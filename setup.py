@@ -6,7 +6,11 @@ setup(
         Extension(
             "flowerbridge.solver._core",
             sources=["flowerbridge/solver/_core.c"],
-            extra_compile_args=["-O3", "-std=gnu11"],
+            # -fno-wrapv undoes the -fwrapv of Python's own flags: the core
+            # relies on no signed overflow, and wrapping arithmetic keeps the
+            # compiler from simplifying its index and loop arithmetic
+            # (about 1-3 % fewer instructions)
+            extra_compile_args=["-O3", "-std=gnu11", "-fno-wrapv"],
         )
     ]
 )
