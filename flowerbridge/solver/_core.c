@@ -47,6 +47,26 @@
 #define LEAD_REPLY_NT 674
 #define LEAD_REPLY_TRUMP 985
 
+/* The search is compiled once for any geometry (this file alone: GEO_S 0,
+ * the numbers of suits, ranks and copies read from the context) and once
+ * for each geometry it is mostly used for, with those numbers known to the
+ * compiler (_core_bridge.c, _core_flower.c include this file): loops over
+ * suits unroll and the tests on copies fold away.  Each compilation exports
+ * its entry points under its own name (GEO_FN); the Python object, compiled
+ * with the generic one only, picks them by geometry (Geo). */
+#ifndef GEO_S
+#define GEO_S 0
+#define GEO_R 0
+#define GEO_C 0
+#define GEO_NAME any
+#endif
+#define GS(c) (GEO_S ? GEO_S : (c)->S)
+#define GR(c) (GEO_R ? GEO_R : (c)->R)
+#define GC(c) (GEO_C ? GEO_C : (c)->C)
+#define GEO_CAT2(a, b) a##_##b
+#define GEO_CAT(a, b) GEO_CAT2(a, b)
+#define GEO_FN(name) GEO_CAT(name, GEO_NAME)
+
 typedef unsigned __int128 u128;
 
 typedef struct { uint8_t s, r; } Move;
@@ -237,6 +257,7 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
+#ifndef GEO_SPECIAL       /* used by the Python object only */
 static int tt_init(TT *t, size_t bytes, int kw)
 {
     size_t es = sizeof(Entry) + (size_t)kw * sizeof(u128);
@@ -287,6 +308,7 @@ static void tt_free(TT *t)
     t->dists = NULL;
     t->blocks = NULL;
 }
+#endif
 
 static void tt_clear(TT *t)
 {
@@ -319,6 +341,7 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     return 1;
 }
 
+#ifndef GEO_SPECIAL       /* used by the Python object only */
 /* OR a top-aligned suit code into the packed bit string at bit p0. */
 static inline void put_field(u128 *w, int p0, u128 code)
 {
@@ -375,6 +398,7 @@ static void init_codes(Ctx *c)
         for (int h = 0; h < 4; h++)
             for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
 }
+#endif
 
 /* make_suit_code for two copies at most: ten codes of 4 bits; a rank is one
  * hand's (held twice: two codes, one a copy) or one copy each of two hands',
@@ -1933,7 +1957,97 @@ static int estimate_ns(const Ctx *c, int nt)
 
 
 /* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+
+/* North-South tricks from the loaded position; guess < 0: estimated. */
+int GEO_FN(geo_tricks)(Ctx *c, int guess)
+{
+    if (guess < 0) guess = estimate_ns(c, -1);
+    return mtd(c, 0, tricks_left(c), guess);
+}
+
+/* Root values: for every legal group, NS tricks (since the root). */
+int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
+{
+    int h = to_move(c);
+    int n = gen_moves(c, h, mv, top);
+    order_moves(c, h, mv, top, n, NULL);
+    int guess = -1;
+    for (int i = 0; i < n; i++) {
+        Undo u;
+        play(c, h, mv[i], &u);
+        int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
+        if (guess < 0) guess = lo + estimate_ns(c, -1);
+        val[i] = mtd(c, lo, hi, guess);
+        guess = val[i];
+        unplay(c, h, mv[i], &u);
+    }
+    *nout = n;
+    return h;
+}
+
+/* The DD table of the loaded deal (all hands of equal size): res[d][L] =
+ * North-South tricks in denomination d (suits, then No Trump) with L on
+ * lead. */
+void GEO_FN(geo_table)(Ctx *c, int res[MAXS + 1][4])
+{
+    int S = c->S;
+    int r = c->hlen[0];
+    /* A solver is reused deal after deal: the last deal's entries would
+     * almost never match, only lengthen the lists and fill the table. */
+    if (c->tt->dused) tt_clear(c->tt);
+    for (int i = 0; i <= S; i++) {
+        /* No Trump first: the suit contracts' positions with no trump left
+         * are No Trump ones and find its entries (see make_key) */
+        int d = i == 0 ? S : i - 1;
+        c->trump = d == S ? -1 : d;
+        /* Other entries of the previous denominations serve none of this
+         * one's positions: once the table is half full, start it with an
+         * empty table rather than have it fill up and be cleared in the
+         * middle of a search. */
+        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
+        for (int j = 0; j < 4; j++) {
+            /* order E, S, W, N so consecutive leaders are of alternate sides */
+            int L = (j + 1) & 3;
+            c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
+            /* First guesses (an MTD loop needs two searches when its guess
+             * is the value or one above): the estimate, in a suit contract
+             * from East's No Trump value; for the partner of an earlier
+             * leader, his value; for South after East, East's value plus
+             * one, as a side rarely takes fewer tricks for having the
+             * lead. */
+            int guess = j == 0 ? estimate_ns(c, i ? res[S][1] : -1) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
+        }
+    }
+}
+
+#ifndef GEO_SPECIAL
+
+/* ------------------------------------------------------------------ */
 /* Python object                                                        */
+
+/* A geometry's search, compiled for it (see GEO_S) or for any. */
+typedef struct {
+    int S, R, C;
+    int (*tricks)(Ctx *, int);
+    int (*values)(Ctx *, Move *, uint8_t *, int *, int *);
+    void (*table)(Ctx *, int (*)[4]);
+} Geo;
+
+#define GEO_DECLARE(name) \
+    int geo_tricks_##name(Ctx *, int); \
+    int geo_values_##name(Ctx *, Move *, uint8_t *, int *, int *); \
+    void geo_table_##name(Ctx *, int (*)[4]);
+GEO_DECLARE(bridge)
+GEO_DECLARE(flower)
+
+static const Geo geos[] = {
+    {4, 13, 1, geo_tricks_bridge, geo_values_bridge, geo_table_bridge},
+    {3, 10, 2, geo_tricks_flower, geo_values_flower, geo_table_flower},
+    {0, 0, 0, geo_tricks_any, geo_values_any, geo_table_any},      /* any other */
+};
+#define GEO_CALL(self, fn) ((self)->geo->fn)
 
 typedef struct {
     PyObject_HEAD
@@ -1941,6 +2055,7 @@ typedef struct {
     TT tt;
     size_t mem_bytes;
     int busy;
+    const Geo *geo;
 } SolverObject;
 
 static void Solver_dealloc(SolverObject *self)
@@ -1966,6 +2081,8 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     if (!self->ctx) { PyErr_NoMemory(); return -1; }
     Ctx *c = self->ctx;
     c->S = S; c->R = R; c->C = C;
+    self->geo = &geos[0];
+    while (self->geo->S && !(self->geo->S == S && self->geo->R == R && self->geo->C == C)) self->geo++;
     init_codes(c);
     if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
@@ -2092,26 +2209,6 @@ static int acquire(SolverObject *self)
     return 0;
 }
 
-/* Root values: for every legal group, NS tricks (since the root). */
-static int root_values(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
-{
-    int h = to_move(c);
-    int n = gen_moves(c, h, mv, top);
-    order_moves(c, h, mv, top, n, NULL);
-    int guess = -1;
-    for (int i = 0; i < n; i++) {
-        Undo u;
-        play(c, h, mv[i], &u);
-        int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
-        if (guess < 0) guess = lo + estimate_ns(c, -1);
-        val[i] = mtd(c, lo, hi, guess);
-        guess = val[i];
-        unplay(c, h, mv[i], &u);
-    }
-    *nout = n;
-    return h;
-}
-
 PyDoc_STRVAR(values_doc,
 "values(hands, trump, leader, trick=()) -> (to_move, {card_index: tricks})\n\n"
 "For every legal card of the hand to move, the tricks (the one in progress\n"
@@ -2135,7 +2232,7 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
     int val[MAXMOVES], n = 0, h;
     int rt = tricks_left(c);
     Py_BEGIN_ALLOW_THREADS
-    h = root_values(c, mv, top, val, &n);
+    h = GEO_CALL(self, values)(c, mv, top, val, &n);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *d = PyDict_New();
@@ -2174,9 +2271,7 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     Ctx *c = self->ctx;
     int v;
     Py_BEGIN_ALLOW_THREADS
-    int rt = tricks_left(c);
-    if (guess < 0) guess = estimate_ns(c, -1);
-    v = mtd(c, 0, rt, guess);
+    v = GEO_CALL(self, tricks)(c, guess);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     return PyLong_FromLong(v);
@@ -2207,34 +2302,7 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int S = c->S;
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
-    int r = c->hlen[0];
-    /* A solver is reused deal after deal: the last deal's entries would
-     * almost never match, only lengthen the lists and fill the table. */
-    if (c->tt->dused) tt_clear(c->tt);
-    for (int i = 0; i <= S; i++) {
-        /* No Trump first: the suit contracts' positions with no trump left
-         * are No Trump ones and find its entries (see make_key) */
-        int d = i == 0 ? S : i - 1;
-        c->trump = d == S ? -1 : d;
-        /* Other entries of the previous denominations serve none of this
-         * one's positions: once the table is half full, start it with an
-         * empty table rather than have it fill up and be cleared in the
-         * middle of a search. */
-        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
-        for (int j = 0; j < 4; j++) {
-            /* order E, S, W, N so consecutive leaders are of alternate sides */
-            int L = (j + 1) & 3;
-            c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
-            /* First guesses (an MTD loop needs two searches when its guess
-             * is the value or one above): the estimate, in a suit contract
-             * from East's No Trump value; for the partner of an earlier
-             * leader, his value; for South after East, East's value plus
-             * one, as a side rarely takes fewer tricks for having the
-             * lead. */
-            int guess = j == 0 ? estimate_ns(c, i ? res[S][1] : -1) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
-            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
-        }
-    }
+    GEO_CALL(self, table)(c, res);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *out = PyList_New(S + 1);
@@ -2313,3 +2381,4 @@ PyMODINIT_FUNC PyInit__core(void)
     }
     return m;
 }
+#endif  /* GEO_SPECIAL */
