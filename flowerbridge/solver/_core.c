@@ -244,7 +244,7 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
     uint32_t m = c->pres[h][s] >> lo;
     /* by table: the extension is built for any x86-64, where
      * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
-    if (c->C == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
+    if (GC(c) == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
@@ -329,10 +329,16 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
     return (Entry *)((char *)b + sizeof(Block) + (size_t)i * t->es);
 }
 
+/* Do the top e->n[s] codes of every suit of the position match the entry?
+ * (Compiled with the geometry's constants, GCC cannot see that
+ * make_key_codes has written every word of pk->pcode that is read here, and
+ * warns.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /* Do the top e->n[s] codes of every suit of the position match the entry? */
 static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
-    int S = c->S;
+    int S = GS(c);
     for (int w = 0; w < c->kw; w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
@@ -340,6 +346,7 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     }
     return 1;
 }
+#pragma GCC diagnostic pop
 
 #ifndef GEO_SPECIAL       /* used by the Python object only */
 /* OR a top-aligned suit code into the packed bit string at bit p0. */
@@ -360,7 +367,7 @@ static void init_codes(Ctx *c)
      * codes: cards exclusive to one hand and adjacent among the remaining
      * cards are interchangeable, so {9,9} and {9,8} held alone are one
      * position. */
-    int C = c->C, n = 0;
+    int C = GC(c), n = 0;
     int B = C + 1;
     for (int i = 0; i < B * B * B * B; i++) c->code[i] = -1;
     for (int a = 0; a <= C; a++)
@@ -392,11 +399,11 @@ static void init_codes(Ctx *c)
     while ((1 << bits) < n) bits++;
     c->codebits = bits;
     int lb = 1;
-    while ((1 << lb) <= c->R * C) lb++;
+    while ((1 << lb) <= GR(c) * C) lb++;
     c->lenbits = lb;
-    if (4 * c->S * lb <= 128)           /* else the geometry is refused */
+    if (4 * GS(c) * lb <= 128)           /* else the geometry is refused */
         for (int h = 0; h < 4; h++)
-            for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
+            for (int s = 0; s < GS(c); s++) c->lenunit[h][s] = (u128)1 << ((h * GS(c) + s) * lb);
 }
 #endif
 
@@ -436,7 +443,7 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
 /* Not inlined: in search, its registers cost more than the call. */
 static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
-    int B = c->C + 1, cb = c->codebits;
+    int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
@@ -450,7 +457,7 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
                   | (uint64_t)c->dup[3][s] << 48;
     SuitCode *e = NULL;
-    if (c->C <= 2) {
+    if (GC(c) <= 2) {
         if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
             sc->ver = c->sver[s];
             return;
@@ -466,7 +473,7 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     }
     sc->held[0] = q0;
     sc->held[1] = q1;
-    if (c->C == 1) {
+    if (GC(c) == 1) {
         /* one copy a card: each rank is one hand's, found from two masks;
          * at most MAXR codes of 2 bits, built in a 64-bit word */
         uint32_t odd = p1 | p3, high = p2 | p3;
@@ -478,7 +485,7 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
             sc->slotrank[n++] = (uint8_t)r;
         }
         code = acc;
-    } else if (c->C == 2) {
+    } else if (GC(c) == 2) {
         code = suit_code2(c, s, sc->slotrank, &n);
     } else while (all) {
         int r = hb(all);
@@ -536,7 +543,7 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 /* The rest of the key: the suits' codes. */
 static void make_key_codes(Ctx *c, PosKey *pk)
 {
-    int S = c->S;
+    int S = GS(c);
     /* the packed words are made in registers: word w and the next one,
      * stored when a suit's field starts in the next word (a field spans
      * at most 128 bits, so w grows one at a time) */
@@ -601,7 +608,7 @@ _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
-    int S = c->S;
+    int S = GS(c);
     *hint = NULL;
     c->st_lookups++;
     uint32_t masks = 0xffffffffu;
@@ -680,7 +687,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                     c->st_hits++;
                     c->st_scan += scanned - i;
                     for (int s = 0; s < S; s++)
-                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)c->R;
+                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
                     return res;
                 }
                 if (e->bs != 0xff && !*hint) *hint = e;
@@ -695,7 +702,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
 {
     TT *t = c->tt;
-    int S = c->S;
+    int S = GS(c);
     uint8_t n[MAXS] = {0};
     u128 key[MAXW];
     for (int s = 0; s < S; s++) {
@@ -865,7 +872,7 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
  * top[i] = highest. */
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
-    int n = 0, s0 = 0, s1 = c->S;
+    int n = 0, s0 = 0, s1 = GS(c);
     if (c->k > 0) {
         int ls = c->tc[c->ti][0].s;
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
@@ -955,7 +962,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             t1 = hb(all);
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
-            if (c->C == 1) {
+            if (GC(c) == 1) {
                 /* one holder a rank, read off two masks (as in make_suit_code) */
                 uint32_t odd = c->pres[1][s] | c->pres[3][s], high = c->pres[2][s] | c->pres[3][s];
                 for (uint32_t m = all; m && nw < 3; nw++) {
@@ -964,7 +971,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                     ws[nw] = (int)((odd >> r & 1) | (high >> r & 1) << 1);
                 }
             }
-            for (uint32_t m = c->C == 1 ? 0 : all; m && nw < 3; ) {
+            for (uint32_t m = GC(c) == 1 ? 0 : all; m && nw < 3; ) {
                 int r = hb(m);
                 m ^= 1u << r;
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
@@ -1039,7 +1046,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             else if (w1 == h) v = w2 == p ? vo + 33 + rr : tp == t1 ? vo + 38 : vo - 14 + rr;
             else if (w1 == p) v = vo + 34 + rr;
             else if (seq && tp == t2) v = vo + 35;
-            else v = vo + 2 + c->R - tp;
+            else v = vo + 2 + GR(c) - tp;
             if (killer) v += 18;
         }
         sc[i] = v;
@@ -1095,7 +1102,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                  * and always with identical copies (tuned on node counts:
                  * it helps Flower Bridge, not Bridge) */
                 v = 300 - lo - (ruff ? 40 : 0);
-                if (c->k == 1 && (c->C > 1 || (cw.s != ls && s == ls)
+                if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
                                   || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
             }
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
@@ -1158,7 +1165,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
  * lower.  With no other hand holding the suit, no rank matters (R). */
 static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
 {
-    if (mo < 0) return c->R;
+    if (mo < 0) return GR(c);
     if (u > top) u = top;
     uint32_t m = c->pres[h][s];
     int n = 0;
@@ -1184,7 +1191,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
     int T = c->trump;
     int side = 0, trumpq = 0, side2 = 0;
     int qs[MAXS], mos[MAXS], tops[MAXS], qu[MAXS];
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         qs[s] = 0;
         qu[s] = 0;
         mos[s] = -1;
@@ -1221,7 +1228,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
         if (trumpq >= d) {
             drawn = 1;
             side = side2;
-            for (int s = 0; s < c->S; s++) qs[s] = qu[s];
+            for (int s = 0; s < GS(c); s++) qs[s] = qu[s];
         }
     }
     int budget = MAXT;          /* side-suit tricks partner can discard to */
@@ -1246,7 +1253,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
         }
         while (got < want) {
             int bs = -1, bt = -1;
-            for (int s = 0; s < c->S; s++) {
+            for (int s = 0; s < GS(c); s++) {
                 int a = s == T || qs[s] < budget ? qs[s] : budget;
                 if (used[s] || !a) continue;
                 int u = want - got < a ? want - got : a;
@@ -1274,7 +1281,7 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
 {
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s] || !c->pres[P][s]) continue;
         int ptop = hb(c->pres[P][s]);
         if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
@@ -1324,7 +1331,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
     int qh[2][MAXS], mo[2][MAXS], tp[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
         int a = i ? P : L;
-        for (int s = 0; s < c->S; s++) {
+        for (int s = 0; s < GS(c); s++) {
             uint32_t mine = c->pres[a][s], oth = c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s];
             qh[i][s] = tp[i][s] = 0;
             mo[i][s] = -1;
@@ -1340,7 +1347,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
             mo[i][s] = m;
         }
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (qh[1][s]) qh[0][s] = 0;
         if (s == entry) qh[0][s] = 0;
         tot[0] += qh[0][s];
@@ -1375,13 +1382,13 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
         if (lt) { used[T] = 1; got += lt; }
         while (got < want) {
             int bs = -1;
-            for (int s = 0; s < c->S; s++)
+            for (int s = 0; s < GS(c); s++)
                 if (!used[s] && qh[0][s] && (bs < 0 || qh[0][s] > qh[0][bs])) bs = s;
             used[bs] = 1;
             if (want - got < qh[0][bs]) qh[0][bs] = want - got;
             got += qh[0][bs];
         }
-        for (int s = 0; s < c->S; s++) {
+        for (int s = 0; s < GS(c); s++) {
             if (!used[s]) qh[0][s] = 0;
             for (int i = 0; i < 2; i++) {
                 if (!qh[i][s]) continue;
@@ -1407,7 +1414,7 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     if (T < 0 || !c->len[P][T]) return 0;
     int pt = hb(c->pres[P][T]), thr = -1;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (s == T || !c->len[L][s] || c->len[P][s]) continue;
         int r1 = !c->len[o1][s] && c->len[o1][T], r2 = !c->len[o2][s] && c->len[o2][T];
         if (r1 && hb(c->pres[o1][T]) >= pt) continue;
@@ -1438,7 +1445,7 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     v4i acc = {0};
     /* four suits at once (a suit past S holds no card); rank masks are
      * compared as signed, as they have MAXR <= 16 bits */
-    for (int s = 0; s < c->S; s += 4) {
+    for (int s = 0; s < GS(c); s += 4) {
         v4i h0, h1, h2, h3, xl, xp, nl, np;
         memcpy(&h0, &c->pres[0][s], sizeof h0);
         memcpy(&h1, &c->pres[1][s], sizeof h1);
@@ -1482,14 +1489,14 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
 {
     int P = (L + 2) & 3;
     int T = c->trump;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s]) continue;
         uint32_t ours = c->pres[L][s] | c->pres[P][s];
         int t = hb(ours | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
         if (ours >> t & 1) return 0;
         if (T >= 0 && s != T && c->len[P][s] == 0 && c->len[P][T] > 0) return 0;
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s]) continue;
         int t = hb(c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]);
         if (rel[s] > t) rel[s] = (uint8_t)t;
@@ -1575,7 +1582,7 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
 static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, uint8_t *rel)
 {
     int qs[MAXS], mos[MAXS], tp[MAXS], used[MAXS] = {0}, q = 0;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         uint32_t mine = c->pres[hh][s], oth = c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s];
         qs[s] = tp[s] = 0;
         mos[s] = -1;
@@ -1593,14 +1600,14 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
     }
     while (q < want) {
         int bs = -1;
-        for (int s = 0; s < c->S; s++)
+        for (int s = 0; s < GS(c); s++)
             if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
         if (bs < 0) return q;
         used[bs] = 1;
         if (want - q < qs[bs]) qs[bs] = want - q;
         q += qs[bs];
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!used[s]) continue;
         /* in the suit led, hh's top card is spent on this trick */
         int t = top_rel(c, hh, s, mos[s], tp[s], qs[s] + (s == ls && spent));
@@ -1725,7 +1732,7 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     for (int i = 0; i < 4; i++) {
         int h = (c->leader + i) & 3;
         m[i].s = m[i].r = 0;
-        for (int s = 0; s < c->S; s++)
+        for (int s = 0; s < GS(c); s++)
             if (c->pres[h][s]) { m[i].s = (uint8_t)s; m[i].r = (uint8_t)hb(c->pres[h][s]); break; }
         if (i == 0 || beats(c, m[i], w)) { w = m[i]; wpos = i; }
     }
@@ -1754,10 +1761,10 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
 static int search(Ctx *c, int target, uint8_t *rel)
 {
     c->nodes++;
-    int S = c->S;
+    int S = GS(c);
     int k = c->k;
     int h = (c->leader + k) & 3;
-    memset(rel, c->R, MAXS);           /* every caller's rel holds MAXS: one store */
+    memset(rel, GR(c), MAXS);           /* every caller's rel holds MAXS: one store */
     PosKey pk;
     pk.meta = 0;
     pk.hbase = 0;
@@ -1790,9 +1797,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
         int wide = -1, entry = -1, ethr = 0;
         unsigned ways = sure_ways(c, h, want);
         if ((ways & 6) && (entry = partner_entry(c, h, &ethr)) < 0) ways &= ~6u;   /* for ways 1 and 2 */
-        for (; ways && wide < S * c->R; ways &= ways - 1) {
+        for (; ways && wide < S * GR(c); ways &= ways - 1) {
             int way = __builtin_ctz(ways);
-            memset(qrel2, c->R, MAXS);
+            memset(qrel2, GR(c), MAXS);
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
                   : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
@@ -1834,7 +1841,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         /* with trumps only the trick in progress is counted */
         if (want <= 1 || c->trump < 0) {
             uint8_t qrel[MAXS];
-            memset(qrel, c->R, MAXS);
+            memset(qrel, GR(c), MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
                 memcpy(rel, qrel, MAXS);
@@ -1942,9 +1949,9 @@ static int estimate_ns(const Ctx *c, int nt)
 {
     int r = tricks_left(c), pts[2] = {0, 0}, tl[2] = {0, 0};
     for (int h = 0; h < 4; h++)
-        for (int s = 0; s < c->S; s++) {
-            for (int rk = c->R > 4 ? c->R - 4 : 0; rk < c->R; rk++)
-                pts[h & 1] += (rk - c->R + 5) * c->cnt[h][s][rk];
+        for (int s = 0; s < GS(c); s++) {
+            for (int rk = GR(c) > 4 ? GR(c) - 4 : 0; rk < GR(c); rk++)
+                pts[h & 1] += (rk - GR(c) + 5) * c->cnt[h][s][rk];
             if (s == c->trump) tl[h & 1] += c->len[h][s];
         }
     double share = pts[0] + pts[1] ? 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]) : 0.0;
@@ -1991,7 +1998,7 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
  * lead. */
 void GEO_FN(geo_table)(Ctx *c, int res[MAXS + 1][4])
 {
-    int S = c->S;
+    int S = GS(c);
     int r = c->hlen[0];
     /* A solver is reused deal after deal: the last deal's entries would
      * almost never match, only lengthen the lists and fill the table. */
