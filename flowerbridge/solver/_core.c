@@ -2074,10 +2074,10 @@ static void Solver_dealloc(SolverObject *self)
 
 static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"suits", "ranks", "copies", "memory_mb", NULL};
-    int S = 3, R = 10, C = 2;
+    static char *kwlist[] = {"suits", "ranks", "copies", "memory_mb", "specialized", NULL};
+    int S = 3, R = 10, C = 2, special = 1;
     double mem = 128.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiid", kwlist, &S, &R, &C, &mem)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiidp", kwlist, &S, &R, &C, &mem, &special)) return -1;
     if (S < 1 || S > MAXS || R < 1 || R > MAXR || C < 1 || C > MAXC) {
         PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
         return -1;
@@ -2088,8 +2088,10 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     if (!self->ctx) { PyErr_NoMemory(); return -1; }
     Ctx *c = self->ctx;
     c->S = S; c->R = R; c->C = C;
+    /* the search compiled for this geometry, else (or when asked: the
+     * tests compare the two) the one for any */
     self->geo = &geos[0];
-    while (self->geo->S && !(self->geo->S == S && self->geo->R == R && self->geo->C == C)) self->geo++;
+    while (self->geo->S && !(special && self->geo->S == S && self->geo->R == R && self->geo->C == C)) self->geo++;
     init_codes(c);
     if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
@@ -2353,10 +2355,12 @@ static PyGetSetDef Solver_getset[] = {
 };
 
 PyDoc_STRVAR(Solver_doc,
-"Solver(suits=3, ranks=10, copies=2, memory_mb=128)\n\n"
+"Solver(suits=3, ranks=10, copies=2, memory_mb=128, specialized=True)\n\n"
 "Double-dummy search engine for one game geometry.  Holds its own\n"
 "transposition table (allocated on first use, at most memory_mb).  Calls\n"
-"release the GIL; one Solver must not be used by two threads at once.");
+"release the GIL; one Solver must not be used by two threads at once.\n"
+"specialized=False runs the search compiled for any geometry even where\n"
+"one compiled for this geometry exists (for tests).");
 
 static PyTypeObject SolverType = {
     PyVarObject_HEAD_INIT(NULL, 0)
