@@ -162,7 +162,7 @@ typedef struct { SuitCode sc; } __attribute__((aligned(64))) CachedCode;
 typedef struct {
     int S, R, C;
     int trump;                          /* -1: No Trump */
-    uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand */
+    uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand (read through CNT) */
     uint32_t pres[4][MAXS];             /* rank mask: hand holds >= 1 copy */
     uint32_t dup[4][MAXS];              /* rank mask: hand holds >= 2 copies */
     int len[4][MAXS];
@@ -236,6 +236,11 @@ static inline int popc(uint32_t m)
     m = (m + (m >> 4)) & 0x0f0f0f0fu;
     return (int)(m * 0x01010101u >> 24);
 }
+
+/* Copies of (suit s, rank r) hand h holds.  With one copy a card the search
+ * keeps only the rank masks up to date (play), and cnt holds the position
+ * it was loaded with. */
+#define CNT(c, h, s, r) (GC(c) == 1 ? (int)((c)->pres[h][s] >> (r) & 1) : (int)(c)->cnt[h][s][r])
 
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
@@ -815,7 +820,8 @@ static inline int beats(const Ctx *c, Move a, Move w)
 
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
-    if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    if (GC(c) == 1) c->pres[h][m.s] &= ~(1u << m.r);       /* cnt unused (see CNT) */
+    else if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
     else if (c->cnt[h][m.s][m.r] == 1) c->dup[h][m.s] &= ~(1u << m.r);
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
@@ -856,7 +862,8 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     }
     c->k--;
     c->wpos = u->wpos;
-    if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    if (GC(c) == 1) c->pres[h][m.s] |= 1u << m.r;
+    else if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
     else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
@@ -977,7 +984,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
                     if (!(c->pres[q][s] >> r & 1)) continue;
                     ws[nw++] = q;
-                    for (int x = c->cnt[q][s][r]; x > 1 && nw < 3; x--) ws[nw++] = q;
+                    for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
                 }
             }
             w1 = ws[0];
@@ -1023,7 +1030,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             }
         }
         int rr = 1 + popc(all >> tp >> 1);
-        int seq = tp > lo || c->cnt[h][s][tp] > 1;      /* more than one card */
+        int seq = tp > lo || CNT(c, h, s, tp) > 1;      /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
         int v;
@@ -1120,7 +1127,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                     if (cw.s == s) {
                         uint32_t m = c->pres[cwh][s];     /* holds cw */
                         int t1 = cw.r;
-                        int t2 = c->cnt[cwh][s][t1] > 1 ? t1 : hb(m & ~(1u << t1));
+                        int t2 = CNT(c, cwh, s, t1) > 1 ? t1 : hb(m & ~(1u << t1));
                         if (lo >= t2) v += 10;
                     }
                 }
@@ -1171,7 +1178,7 @@ static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
     int n = 0;
     while (m) {
         int r = hb(m);
-        n += c->cnt[h][s][r];
+        n += CNT(c, h, s, r);
         if (n >= u) return r;
         m &= ~(1u << r);
     }
@@ -1525,8 +1532,8 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
     if (!all) return 0;
     int tr = hb(all);
-    int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
-    int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
+    int nsc = CNT(c, 0, T, tr) + CNT(c, 2, T, tr);
+    int ewc = CNT(c, 1, T, tr) + CNT(c, 3, T, tr);
     if (nsc && ewc) return 0;
     int y = nsc ? 0 : 1, a = y, b = y + 2;
     int want = y ? wantEW : wantNS;
@@ -1540,8 +1547,8 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     while (ours && q < want) {
         int r = hb(ours);
         ours &= ~(1u << r);
-        ta += c->cnt[a][T][r];
-        tb += c->cnt[b][T][r];
+        ta += CNT(c, a, T, r);
+        tb += CNT(c, b, T, r);
         q = ta > tb ? ta : tb;
         if (q < 2 && ta && tb && (c->len[a][T] > 1 || c->len[b][T] > 1)) q = 2;
         if (q >= want && rel[T] > r) rel[T] = (uint8_t)r;
@@ -1564,11 +1571,11 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
     int tr = hb(all);
     if (tr < 0) return -1;
     int P = -1;
-    for (int j = 0; j < 4; j++) if (c->cnt[j][T][tr]) { if (P >= 0 || c->cnt[j][T][tr] > 1) return -1; P = j; }
+    for (int j = 0; j < 4; j++) if (CNT(c, j, T, tr)) { if (P >= 0 || CNT(c, j, T, tr) > 1) return -1; P = j; }
     int r2 = hb(all & ~(1u << tr));
     int H = (P + 1) & 3;
-    if (r2 < 0 || H == h || c->len[H][T] < 2 || !c->cnt[H][T][r2]) return -1;
-    if (c->cnt[P][T][r2] || c->cnt[(P + 2) & 3][T][r2]) return -1;
+    if (r2 < 0 || H == h || c->len[H][T] < 2 || !CNT(c, H, T, r2)) return -1;
+    if (CNT(c, P, T, r2) || CNT(c, (P + 2) & 3, T, r2)) return -1;
     *side = H & 1;
     return r2;
 }
@@ -1951,7 +1958,7 @@ static int estimate_ns(const Ctx *c, int nt)
     for (int h = 0; h < 4; h++)
         for (int s = 0; s < GS(c); s++) {
             for (int rk = GR(c) > 4 ? GR(c) - 4 : 0; rk < GR(c); rk++)
-                pts[h & 1] += (rk - GR(c) + 5) * c->cnt[h][s][rk];
+                pts[h & 1] += (rk - GR(c) + 5) * CNT(c, h, s, rk);
             if (s == c->trump) tl[h & 1] += c->len[h][s];
         }
     double share = pts[0] + pts[1] ? 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]) : 0.0;
@@ -2250,8 +2257,7 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
         int side = (h & 1) ? rt - val[i] : val[i];
         PyObject *v = PyLong_FromLong(side);
         for (int r = mv[i].r; r <= top[i]; r++) {
-            int held = c->cnt[h][mv[i].s][r];
-            if (!held) continue;
+            if (!(c->pres[h][mv[i].s] >> r & 1)) continue;
             PyObject *key = PyLong_FromLong(mv[i].s * c->R + r);
             PyDict_SetItem(d, key, v);
             Py_DECREF(key);
