@@ -887,10 +887,9 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
     for (int s = s0; s < s1; s++) {
         uint32_t mine = c->pres[h][s];
         if (!mine) continue;
-        uint32_t block = 0;
-        for (int o = 0; o < 4; o++) if (o != h) block |= c->pres[o][s];
-        for (int j = 0; j < c->k; j++)
-            if (c->tc[c->ti][j].s == s) block |= 1u << c->tc[c->ti][j].r;
+        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s];
+        const Move *tr = c->tc[c->ti];
+        for (int j = 0; j < c->k; j++) block |= (uint32_t)(tr[j].s == s) << tr[j].r;
         /* from the top: a rank also held elsewhere is a group of its own;
          * other ranks of mine form a group down to the next blocked rank */
         uint32_t free = mine & ~block;
