@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
+#define SCACHE 1024     /* suit codes kept per suit (a power of two) */
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
@@ -44,6 +46,26 @@
  * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
 #define LEAD_REPLY_NT 674
 #define LEAD_REPLY_TRUMP 985
+
+/* The search is compiled once for any geometry (this file alone: GEO_S 0,
+ * the numbers of suits, ranks and copies read from the context) and once
+ * for each geometry it is mostly used for, with those numbers known to the
+ * compiler (_core_bridge.c, _core_flower.c include this file): loops over
+ * suits unroll and the tests on copies fold away.  Each compilation exports
+ * its entry points under its own name (GEO_FN); the Python object, compiled
+ * with the generic one only, picks them by geometry (Geo). */
+#ifndef GEO_S
+#define GEO_S 0
+#define GEO_R 0
+#define GEO_C 0
+#define GEO_NAME any
+#endif
+#define GS(c) (GEO_S ? GEO_S : (c)->S)
+#define GR(c) (GEO_R ? GEO_R : (c)->R)
+#define GC(c) (GEO_C ? GEO_C : (c)->C)
+#define GEO_CAT2(a, b) a##_##b
+#define GEO_CAT(a, b) GEO_CAT2(a, b)
+#define GEO_FN(name) GEO_CAT(name, GEO_NAME)
 
 typedef unsigned __int128 u128;
 
@@ -120,21 +142,29 @@ typedef struct {
 /* One suit's part of a position key: its code, and the rank of each code
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
-    uint64_t ver;
+    uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
     u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
     int pw;
     int topc;
+    uint64_t ver;
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
 } SuitCode;
 
+/* A cached suit code: the SuitCode up to its first 2 MAXR slots (all with
+ * at most two copies), two cache lines, which alone are copied. */
+#define SC_USED (offsetof(SuitCode, slotrank) + 2 * MAXR)
+_Static_assert(SC_USED <= 128, "a cached suit code's used part fits in two cache lines");
+typedef struct { SuitCode sc; } __attribute__((aligned(64))) CachedCode;
+
 typedef struct {
     int S, R, C;
     int trump;                          /* -1: No Trump */
-    uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand */
+    uint8_t cnt[4][MAXS][MAXR];         /* copies of (suit, rank) per hand (read through CNT) */
     uint32_t pres[4][MAXS];             /* rank mask: hand holds >= 1 copy */
+    uint32_t dup[4][MAXS];              /* rank mask: hand holds >= 2 copies */
     int len[4][MAXS];
     int hlen[4];
     int leader, k, ns, ti;              /* trick leader, cards on table, NS tricks since root, trick index */
@@ -152,7 +182,10 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
-    int16_t pair[16];                   /* code of a rank held one copy each by the hands of a 2-hand mask */
+    /* C == 2: the codes of a rank, as 2 ^ (their length in bits) << 8 |
+     * codes, by the mask of its holders (one copy each), or for a rank one
+     * hand holds twice, by the complement of that hand's bit */
+    uint32_t rcode[16];
     /* Suit codes are rebuilt only for suits whose holdings changed: every
      * play or load gives the suit a fresh version number (an undo restores
      * the old one), and sc[ti][s] keeps the code made at the last trick
@@ -163,6 +196,10 @@ typedef struct {
      * sibling. */
     uint64_t sver[MAXS], vclock;
     SuitCode sc[MAXT + 2][MAXS];
+    /* Codes made lately, per suit, by a hash of the holdings (C <= 2): a
+     * code is a function of them, and the same holdings recur in many
+     * positions (transpositions, and the other tricks of a table). */
+    CachedCode cache[MAXS][SCACHE];
     const SuitCode *cur[MAXT + 2][MAXS];
 } Ctx;
 
@@ -181,6 +218,14 @@ static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
 #undef B2
 #undef B4
 #undef B6
+/* nib8[m]: bit i of m moved to bit 4 i */
+#define N2(n) n, n + 0x1, n + 0x10, n + 0x11
+#define N4(n) N2(n), N2(n + 0x100), N2(n + 0x1000), N2(n + 0x1100)
+#define N6(n) N4(n), N4(n + 0x10000), N4(n + 0x100000), N4(n + 0x110000)
+static const uint32_t nib8[256] = {N6(0), N6(0x1000000), N6(0x10000000), N6(0x11000000)};
+#undef N2
+#undef N4
+#undef N6
 
 /* bit-parallel count: the extension is built for any x86-64, where
  * __builtin_popcount is a library call */
@@ -192,6 +237,11 @@ static inline int popc(uint32_t m)
     return (int)(m * 0x01010101u >> 24);
 }
 
+/* Copies of (suit s, rank r) hand h holds.  With one copy a card the search
+ * keeps only the rank masks up to date (play), and cnt holds the position
+ * it was loaded with. */
+#define CNT(c, h, s, r) (GC(c) == 1 ? (int)((c)->pres[h][s] >> (r) & 1) : (int)(c)->cnt[h][s][r])
+
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
 static inline int count_from(const Ctx *c, int h, int s, int lo)
@@ -199,7 +249,7 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
     uint32_t m = c->pres[h][s] >> lo;
     /* by table: the extension is built for any x86-64, where
      * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
-    if (c->C == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
+    if (GC(c) == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
@@ -212,6 +262,7 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
 /* ------------------------------------------------------------------ */
 /* Transposition table                                                 */
 
+#ifndef GEO_SPECIAL       /* used by the Python object only */
 static int tt_init(TT *t, size_t bytes, int kw)
 {
     size_t es = sizeof(Entry) + (size_t)kw * sizeof(u128);
@@ -262,6 +313,7 @@ static void tt_free(TT *t)
     t->dists = NULL;
     t->blocks = NULL;
 }
+#endif
 
 static void tt_clear(TT *t)
 {
@@ -282,10 +334,16 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
     return (Entry *)((char *)b + sizeof(Block) + (size_t)i * t->es);
 }
 
+/* Do the top e->n[s] codes of every suit of the position match the entry?
+ * (Compiled with the geometry's constants, GCC cannot see that
+ * make_key_codes has written every word of pk->pcode that is read here, and
+ * warns.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /* Do the top e->n[s] codes of every suit of the position match the entry? */
 static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
-    int S = c->S;
+    int S = GS(c);
     for (int w = 0; w < c->kw; w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
@@ -293,7 +351,9 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     }
     return 1;
 }
+#pragma GCC diagnostic pop
 
+#ifndef GEO_SPECIAL       /* used by the Python object only */
 /* OR a top-aligned suit code into the packed bit string at bit p0. */
 static inline void put_field(u128 *w, int p0, u128 code)
 {
@@ -312,7 +372,7 @@ static void init_codes(Ctx *c)
      * codes: cards exclusive to one hand and adjacent among the remaining
      * cards are interchangeable, so {9,9} and {9,8} held alone are one
      * position. */
-    int C = c->C, n = 0;
+    int C = GC(c), n = 0;
     int B = C + 1;
     for (int i = 0; i < B * B * B * B; i++) c->code[i] = -1;
     for (int a = 0; a <= C; a++)
@@ -330,29 +390,95 @@ static void init_codes(Ctx *c)
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
     }
-    for (int m = 0; m < 16; m++) {
+    for (int m = 1; m < 15 && C == 2; m++) {
         int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
-        c->pair[m] = v[0] + v[1] + v[2] + v[3] == 2 && C >= 2 ? c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]] : -1;
+        int t = v[0] + v[1] + v[2] + v[3];
+        if (t == 3) {
+            int x = c->single[__builtin_ctz(~m & 15)];
+            c->rcode[m] = (uint32_t)(256 << 8 | x << 4 | x);
+        } else {
+            c->rcode[m] = (uint32_t)(16 << 8 | c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]]);
+        }
     }
     int bits = 1;
     while ((1 << bits) < n) bits++;
     c->codebits = bits;
     int lb = 1;
-    while ((1 << lb) <= c->R * C) lb++;
+    while ((1 << lb) <= GR(c) * C) lb++;
     c->lenbits = lb;
-    if (4 * c->S * lb <= 128)           /* else the geometry is refused */
+    if (4 * GS(c) * lb <= 128)           /* else the geometry is refused */
         for (int h = 0; h < 4; h++)
-            for (int s = 0; s < c->S; s++) c->lenunit[h][s] = (u128)1 << ((h * c->S + s) * lb);
+            for (int s = 0; s < GS(c); s++) c->lenunit[h][s] = (u128)1 << ((h * GS(c) + s) * lb);
+}
+#endif
+
+/* make_suit_code for two copies at most: ten codes of 4 bits; a rank is one
+ * hand's (held twice: two codes, one a copy) or one copy each of two hands',
+ * found from the masks alone.  Returns the code (in the low bits), *np the
+ * number of codes. */
+static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
+{
+    uint32_t all = c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s];
+    uint32_t two = c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s];
+    /* rcode's index for each rank, a nibble a rank: the holders (hand h:
+     * bit h), complemented where one hand holds both copies */
+    uint64_t hx = (nib8[two & 0xff] | (uint64_t)nib8[two >> 8 & 0xff] << 32) * 15;
+    for (int h = 0; h < 4; h++) {
+        uint32_t m = c->pres[h][s];
+        hx ^= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
+    }
+    u128 code = 0;
+    uint8_t *p = sr;
+    while (all) {
+        int r = hb(all);
+        all ^= 1u << r;
+        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;
+        /* shifted by a multiply, cheaper than a 128-bit shift by a variable */
+        code = code * k | (x & 0xff);
+        /* the rank in both slots; the second is the next rank's unless
+         * the rank is held twice */
+        uint16_t rr = (uint16_t)(r * 0x101);
+        memcpy(p, &rr, 2);
+        p += 1 + (k >> 8);
+    }
+    *np = (int)(p - sr);
+    return code;
 }
 
-static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
+/* Not inlined: in search, its registers cost more than the call. */
+static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
-    int B = c->C + 1, cb = c->codebits;
+    int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
-    if (c->C == 1) {
+    /* With at most two copies the rank masks are the whole holdings, and
+     * the code a function of them: when the slot's code was made for the
+     * same holdings (a sibling's, reached by other plays), only its version
+     * is stale; else the code may be in the cache. */
+    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
+    uint64_t q0 = p0 | (uint64_t)p1 << 16 | (uint64_t)p2 << 32 | (uint64_t)p3 << 48;
+    uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+                  | (uint64_t)c->dup[3][s] << 48;
+    SuitCode *e = NULL;
+    if (GC(c) <= 2) {
+        if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
+            sc->ver = c->sver[s];
+            return;
+        }
+        uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+        e = &c->cache[s][hv >> 54].sc;
+        _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
+        if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
+            memcpy(sc, e, SC_USED);
+            sc->ver = c->sver[s];
+            return;
+        }
+    }
+    sc->held[0] = q0;
+    sc->held[1] = q1;
+    if (GC(c) == 1) {
         /* one copy a card: each rank is one hand's, found from two masks;
          * at most MAXR codes of 2 bits, built in a 64-bit word */
         uint32_t odd = p1 | p3, high = p2 | p3;
@@ -364,39 +490,42 @@ static void make_suit_code(const Ctx *c, int s, SuitCode *sc)
             sc->slotrank[n++] = (uint8_t)r;
         }
         code = acc;
-    }
-    while (all) {
+    } else if (GC(c) == 2) {
+        code = suit_code2(c, s, sc->slotrank, &n);
+    } else while (all) {
         int r = hb(all);
         all &= ~(1u << r);
-        /* which hands hold the rank; with one copy a hand, that is all the
-         * code needs */
         unsigned hp = (p0 >> r & 1) | (p1 >> r & 1) << 1 | (p2 >> r & 1) << 2 | (p3 >> r & 1) << 3;
         if (!(hp & (hp - 1))) {
             int hh = __builtin_ctz(hp);
-            int m = c->C == 1 ? 1 : c->cnt[hh][s][r];
-            for (int j = 0; j < m; j++) {
+            for (int j = 0; j < c->cnt[hh][s][r]; j++) {
                 code = code << cb | (u128)c->single[hh];
                 sc->slotrank[n++] = (uint8_t)r;
             }
         } else {
-            int x;
-            if (c->C == 2) x = c->pair[hp];
-            else x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
+            int x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
             code = code << cb | (u128)x;
             sc->slotrank[n++] = (uint8_t)r;
         }
     }
     sc->ver = c->sver[s];
-    sc->code = n ? code << (128 - cb * n) : 0;
+    /* top-aligned: in 64-bit words where it fits in one (always with one
+     * copy a card), as 128-bit shifts by a variable cost more */
+    u128 top;
+    if (cb * n <= 64) top = n ? (u128)((uint64_t)code << (64 - cb * n)) << 64 : 0;
+    else top = code << (128 - cb * n);
+    uint64_t hw = (uint64_t)(top >> 64);
+    sc->code = top;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(sc->code >> (128 - cb)) : -1;
+    sc->topc = n ? (int)(hw >> (64 - cb)) : -1;
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
     sc->pw = at >> 7;
-    sc->field[0] = sc->code >> o;
-    sc->field[1] = o ? sc->code << (128 - o) : 0;
-    sc->fpart = (uint64_t)(sc->code >> (128 - fb)) << (64 - (s + 1) * fb);
+    sc->field[0] = top >> o;
+    sc->field[1] = o ? top << (128 - o) : 0;
+    sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
+    if (e) memcpy(e, sc, SC_USED);
 }
 
 /* The parts of the key that locate its distribution in the table: suit
@@ -419,9 +548,13 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 /* The rest of the key: the suits' codes. */
 static void make_key_codes(Ctx *c, PosKey *pk)
 {
-    int S = c->S;
-    for (int w = 0; w <= c->kw; w++) pk->pcode[w] = 0;
-    pk->fp = 0;
+    int S = GS(c);
+    /* the packed words are made in registers: word w and the next one,
+     * stored when a suit's field starts in the next word (a field spans
+     * at most 128 bits, so w grows one at a time) */
+    int w = 0;
+    u128 cw = 0, nw = 0;
+    uint64_t fp = 0;
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
@@ -429,13 +562,21 @@ static void make_key_codes(Ctx *c, PosKey *pk)
             if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
         }
         c->cur[c->ti][s] = sc;
-        pk->pcode[sc->pw] |= sc->field[0];
-        pk->pcode[sc->pw + 1] |= sc->field[1];
-        pk->fp |= sc->fpart;
+        if (sc->pw != w) {
+            pk->pcode[w++] = cw;
+            cw = nw;
+            nw = 0;
+        }
+        cw |= sc->field[0];
+        nw |= sc->field[1];
+        fp |= sc->fpart;
         pk->nslots[s] = sc->n;
         pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
     }
+    pk->pcode[w] = cw;
+    pk->pcode[w + 1] = nw;
+    pk->fp = fp;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -458,13 +599,21 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     return NULL;
 }
 
+/* spread4[m]: a field of 6 one bits at each suit of the 4-suit mask m, the
+ * suits' fields of a list's signature */
+#define SP(m) ((m & 1 ? 0x3fULL : 0) | (m & 2 ? 0xfc0ULL : 0) | (m & 4 ? 0x3f000ULL : 0) | (m & 8 ? 0xfc0000ULL : 0))
+static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), SP(6), SP(7),
+                                     SP(8), SP(9), SP(10), SP(11), SP(12), SP(13), SP(14), SP(15)};
+#undef SP
+_Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
-    int S = c->S;
+    int S = GS(c);
     *hint = NULL;
     c->st_lookups++;
     uint32_t masks = 0xffffffffu;
@@ -484,11 +633,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     int np = 0;
     /* the subsets of suits with lists, in increasing order; those with a
      * suit void of cards have none */
-    uint64_t part[MAXS];
+    uint64_t part = 0;
     unsigned none = 0, nm = 1u << S;
     for (int s = 0; s < S; s++) {
         if (pk->topc[s] < 0) none |= 1u << s;
-        part[s] = (uint64_t)(pk->topc[s] + 1) << (6 * s);
+        part |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
     }
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
@@ -497,8 +646,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             unsigned mask = base + (unsigned)__builtin_ctz(mm);
             mm &= mm - 1;
             if (mask & none) continue;
-            uint64_t sig = 0;
-            for (unsigned m = mask; m; m &= m - 1) sig |= part[__builtin_ctz(m)];
+            uint64_t sig = part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
             sigs[np] = sig;
             bks[np] = dist_bucket(t, pk, sig);
             __builtin_prefetch(&t->head[bks[np]]);
@@ -544,7 +692,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                     c->st_hits++;
                     c->st_scan += scanned - i;
                     for (int s = 0; s < S; s++)
-                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)c->R;
+                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
                     return res;
                 }
                 if (e->bs != 0xff && !*hint) *hint = e;
@@ -559,7 +707,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
 {
     TT *t = c->tt;
-    int S = c->S;
+    int S = GS(c);
     uint8_t n[MAXS] = {0};
     u128 key[MAXW];
     for (int s = 0; s < S; s++) {
@@ -672,7 +820,9 @@ static inline int beats(const Ctx *c, Move a, Move w)
 
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
-    if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    if (GC(c) == 1) c->pres[h][m.s] &= ~(1u << m.r);       /* cnt unused (see CNT) */
+    else if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
+    else if (c->cnt[h][m.s][m.r] == 1) c->dup[h][m.s] &= ~(1u << m.r);
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
@@ -712,7 +862,9 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     }
     c->k--;
     c->wpos = u->wpos;
-    if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    if (GC(c) == 1) c->pres[h][m.s] |= 1u << m.r;
+    else if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
+    else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
     c->lenkey += c->lenunit[h][m.s];
@@ -727,7 +879,7 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
  * top[i] = highest. */
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
-    int n = 0, s0 = 0, s1 = c->S;
+    int n = 0, s0 = 0, s1 = GS(c);
     if (c->k > 0) {
         int ls = c->tc[c->ti][0].s;
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
@@ -735,10 +887,9 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
     for (int s = s0; s < s1; s++) {
         uint32_t mine = c->pres[h][s];
         if (!mine) continue;
-        uint32_t block = 0;
-        for (int o = 0; o < 4; o++) if (o != h) block |= c->pres[o][s];
-        for (int j = 0; j < c->k; j++)
-            if (c->tc[c->ti][j].s == s) block |= 1u << c->tc[c->ti][j].r;
+        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s];
+        const Move *tr = c->tc[c->ti];
+        for (int j = 0; j < c->k; j++) block |= (uint32_t)(tr[j].s == s) << tr[j].r;
         /* from the top: a rank also held elsewhere is a group of its own;
          * other ranks of mine form a group down to the next blocked rank */
         uint32_t free = mine & ~block;
@@ -817,13 +968,22 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             t1 = hb(all);
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
-            for (uint32_t m = all; m && nw < 3; ) {
+            if (GC(c) == 1) {
+                /* one holder a rank, read off two masks (as in make_suit_code) */
+                uint32_t odd = c->pres[1][s] | c->pres[3][s], high = c->pres[2][s] | c->pres[3][s];
+                for (uint32_t m = all; m && nw < 3; nw++) {
+                    int r = hb(m);
+                    m ^= 1u << r;
+                    ws[nw] = (int)((odd >> r & 1) | (high >> r & 1) << 1);
+                }
+            }
+            for (uint32_t m = GC(c) == 1 ? 0 : all; m && nw < 3; ) {
                 int r = hb(m);
                 m ^= 1u << r;
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
                     if (!(c->pres[q][s] >> r & 1)) continue;
                     ws[nw++] = q;
-                    for (int x = c->cnt[q][s][r]; x > 1 && nw < 3; x--) ws[nw++] = q;
+                    for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
                 }
             }
             w1 = ws[0];
@@ -869,7 +1029,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             }
         }
         int rr = 1 + popc(all >> tp >> 1);
-        int seq = tp > lo || c->cnt[h][s][tp] > 1;      /* more than one card */
+        int seq = tp > lo || CNT(c, h, s, tp) > 1;      /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
         int v;
@@ -892,7 +1052,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
             else if (w1 == h) v = w2 == p ? vo + 33 + rr : tp == t1 ? vo + 38 : vo - 14 + rr;
             else if (w1 == p) v = vo + 34 + rr;
             else if (seq && tp == t2) v = vo + 35;
-            else v = vo + 2 + c->R - tp;
+            else v = vo + 2 + GR(c) - tp;
             if (killer) v += 18;
         }
         sc[i] = v;
@@ -948,7 +1108,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                  * and always with identical copies (tuned on node counts:
                  * it helps Flower Bridge, not Bridge) */
                 v = 300 - lo - (ruff ? 40 : 0);
-                if (c->k == 1 && (c->C > 1 || (cw.s != ls && s == ls)
+                if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
                                   || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
             }
             else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
@@ -966,7 +1126,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                     if (cw.s == s) {
                         uint32_t m = c->pres[cwh][s];     /* holds cw */
                         int t1 = cw.r;
-                        int t2 = c->cnt[cwh][s][t1] > 1 ? t1 : hb(m & ~(1u << t1));
+                        int t2 = CNT(c, cwh, s, t1) > 1 ? t1 : hb(m & ~(1u << t1));
                         if (lo >= t2) v += 10;
                     }
                 }
@@ -1011,13 +1171,13 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
  * lower.  With no other hand holding the suit, no rank matters (R). */
 static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
 {
-    if (mo < 0) return c->R;
+    if (mo < 0) return GR(c);
     if (u > top) u = top;
     uint32_t m = c->pres[h][s];
     int n = 0;
     while (m) {
         int r = hb(m);
-        n += c->cnt[h][s][r];
+        n += CNT(c, h, s, r);
         if (n >= u) return r;
         m &= ~(1u << r);
     }
@@ -1037,14 +1197,16 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
     int T = c->trump;
     int side = 0, trumpq = 0, side2 = 0;
     int qs[MAXS], mos[MAXS], tops[MAXS], qu[MAXS];
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         qs[s] = 0;
         qu[s] = 0;
         mos[s] = -1;
         tops[s] = 0;
-        uint32_t mine = c->pres[L][s];
-        if (!mine) continue;
-        int mo = hb(c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s]);
+        uint32_t mine = c->pres[L][s], oth = c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+        /* none unless the leader holds a copy of the top rank (his highest
+         * is at least theirs) */
+        if ((oth & ~mine) >= mine) continue;
+        int mo = hb(oth);
         int q = 0;
         if (mo < 0) q = c->len[L][s];
         else q = count_from(c, L, s, mo);
@@ -1072,7 +1234,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
         if (trumpq >= d) {
             drawn = 1;
             side = side2;
-            for (int s = 0; s < c->S; s++) qs[s] = qu[s];
+            for (int s = 0; s < GS(c); s++) qs[s] = qu[s];
         }
     }
     int budget = MAXT;          /* side-suit tricks partner can discard to */
@@ -1097,7 +1259,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
         }
         while (got < want) {
             int bs = -1, bt = -1;
-            for (int s = 0; s < c->S; s++) {
+            for (int s = 0; s < GS(c); s++) {
                 int a = s == T || qs[s] < budget ? qs[s] : budget;
                 if (used[s] || !a) continue;
                 int u = want - got < a ? want - got : a;
@@ -1125,7 +1287,7 @@ static int partner_entry(const Ctx *c, int L, int *ethr)
 {
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     int T = c->trump;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s] || !c->pres[P][s]) continue;
         int ptop = hb(c->pres[P][s]);
         if (!(c->pres[L][s] & ((1u << ptop) - 1))) continue;
@@ -1175,8 +1337,12 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
     int qh[2][MAXS], mo[2][MAXS], tp[2][MAXS], tot[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
         int a = i ? P : L;
-        for (int s = 0; s < c->S; s++) {
-            int m = hb(c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s]);
+        for (int s = 0; s < GS(c); s++) {
+            uint32_t mine = c->pres[a][s], oth = c->pres[(a + 1) & 3][s] | c->pres[(a + 2) & 3][s] | c->pres[(a + 3) & 3][s];
+            qh[i][s] = tp[i][s] = 0;
+            mo[i][s] = -1;
+            if ((oth & ~mine) >= mine) continue;    /* no copy of the top rank: none */
+            int m = hb(oth);
             int n = 0;
             if (m < 0) n = c->len[a][s];
             else n = count_from(c, a, s, m);
@@ -1187,7 +1353,7 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
             mo[i][s] = m;
         }
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (qh[1][s]) qh[0][s] = 0;
         if (s == entry) qh[0][s] = 0;
         tot[0] += qh[0][s];
@@ -1222,13 +1388,13 @@ static int joint_quick_tricks(const Ctx *c, int L, int want, int entry, int ethr
         if (lt) { used[T] = 1; got += lt; }
         while (got < want) {
             int bs = -1;
-            for (int s = 0; s < c->S; s++)
+            for (int s = 0; s < GS(c); s++)
                 if (!used[s] && qh[0][s] && (bs < 0 || qh[0][s] > qh[0][bs])) bs = s;
             used[bs] = 1;
             if (want - got < qh[0][bs]) qh[0][bs] = want - got;
             got += qh[0][bs];
         }
-        for (int s = 0; s < c->S; s++) {
+        for (int s = 0; s < GS(c); s++) {
             if (!used[s]) qh[0][s] = 0;
             for (int i = 0; i < 2; i++) {
                 if (!qh[i][s]) continue;
@@ -1254,7 +1420,7 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
     int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
     if (T < 0 || !c->len[P][T]) return 0;
     int pt = hb(c->pres[P][T]), thr = -1;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (s == T || !c->len[L][s] || c->len[P][s]) continue;
         int r1 = !c->len[o1][s] && c->len[o1][T], r2 = !c->len[o2][s] && c->len[o2][T];
         if (r1 && hb(c->pres[o1][T]) >= pt) continue;
@@ -1267,6 +1433,59 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+typedef int32_t v4i __attribute__((vector_size(16)));
+_Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits by four");
+
+/* Which of the four ways of search's sure-trick count could reach `want`
+ * for the leader L: bit 0 quick_tricks, 1 partner_quick_tricks, 2
+ * joint_quick_tricks, 3 partner_ruff.  The first three count cards of a
+ * suit only for a hand holding a copy of its top rank (else another hand
+ * holds a card above all of it), at most its length, and the joint count
+ * counts the leader's suit only where P counts none: upper bounds costing a
+ * few operations a suit, where counting costs many.  Also the joint count's
+ * condition on trumps, which fails it most of the time with trumps. */
+static unsigned sure_ways(const Ctx *c, int L, int want)
+{
+    int P = (L + 2) & 3;
+    /* the three bounds, a byte each (a hand holds at most MAXT cards) */
+    v4i acc = {0};
+    /* four suits at once (a suit past S holds no card); rank masks are
+     * compared as signed, as they have MAXR <= 16 bits */
+    for (int s = 0; s < GS(c); s += 4) {
+        v4i h0, h1, h2, h3, xl, xp, nl, np;
+        memcpy(&h0, &c->pres[0][s], sizeof h0);
+        memcpy(&h1, &c->pres[1][s], sizeof h1);
+        memcpy(&h2, &c->pres[2][s], sizeof h2);
+        memcpy(&h3, &c->pres[3][s], sizeof h3);
+        memcpy(&xl, &c->pres[L][s], sizeof xl);
+        memcpy(&xp, &c->pres[P][s], sizeof xp);
+        memcpy(&nl, &c->len[L][s], sizeof nl);
+        memcpy(&np, &c->len[P][s], sizeof np);
+        v4i all = h0 | h1 | h2 | h3;
+        /* a hand's cards include the top rank iff the other ranks are
+         * below its own top one */
+        v4i l = ((all ^ xl) < xl) & nl;
+        v4i p = ((all ^ xp) < xp) & np;
+        acc += l | p << 8 | (p | ((p == 0) & l)) << 16;
+    }
+    acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
+    acc += __builtin_shuffle(acc, (v4i){1, 0, 3, 2});
+    int b = acc[0];
+    unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
+                    | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
+    int T = c->trump;
+    if ((ways & 4) && T >= 0) {
+        /* the joint count, while the opponents hold trumps, needs the
+         * leader's top trumps (P holding none of the top rank) to be at
+         * least as many as either opponent's trumps */
+        int d = c->len[(L + 1) & 3][T] > c->len[(L + 3) & 3][T] ? c->len[(L + 1) & 3][T] : c->len[(L + 3) & 3][T];
+        uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
+        uint32_t xl = c->pres[L][T], xp = c->pres[P][T];
+        if (d && ((all ^ xl) >= xl || (all ^ xp) < xp || c->len[L][T] < d)) ways &= ~4u;
+    }
+    return ways;
+}
+
 /* Can the leader's side not win the trick about to be led?  True when in
  * every suit the leader holds, the top rank is held by the opponents alone
  * (the one holding it follows with it and wins: nothing outranks it, and an
@@ -1276,14 +1495,14 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
 {
     int P = (L + 2) & 3;
     int T = c->trump;
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s]) continue;
         uint32_t ours = c->pres[L][s] | c->pres[P][s];
         int t = hb(ours | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
         if (ours >> t & 1) return 0;
         if (T >= 0 && s != T && c->len[P][s] == 0 && c->len[P][T] > 0) return 0;
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!c->len[L][s]) continue;
         int t = hb(c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]);
         if (rel[s] > t) rel[s] = (uint8_t)t;
@@ -1312,22 +1531,23 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
     if (!all) return 0;
     int tr = hb(all);
-    int nsc = c->cnt[0][T][tr] + c->cnt[2][T][tr];
-    int ewc = c->cnt[1][T][tr] + c->cnt[3][T][tr];
+    int nsc = CNT(c, 0, T, tr) + CNT(c, 2, T, tr);
+    int ewc = CNT(c, 1, T, tr) + CNT(c, 3, T, tr);
     if (nsc && ewc) return 0;
     int y = nsc ? 0 : 1, a = y, b = y + 2;
     int want = y ? wantEW : wantNS;
     *side = y;
-    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0)
-        return c->len[a][T] > c->len[b][T] ? c->len[a][T] : c->len[b][T];
+    int la = c->len[a][T], lb = c->len[b][T];
+    if (c->len[a ^ 1][T] == 0 && c->len[b ^ 1][T] == 0) return la > lb ? la : lb;
+    if ((la > lb ? la : lb) < want) return 0;       /* the count is at most that */
     /* the side's ranks above the other side's top trump, from the top */
     uint32_t ours = (c->pres[a][T] | c->pres[b][T]) & ~((2u << hb(c->pres[a ^ 1][T] | c->pres[b ^ 1][T])) - 1);
     int ta = 0, tb = 0, q = 0;
     while (ours && q < want) {
         int r = hb(ours);
         ours &= ~(1u << r);
-        ta += c->cnt[a][T][r];
-        tb += c->cnt[b][T][r];
+        ta += CNT(c, a, T, r);
+        tb += CNT(c, b, T, r);
         q = ta > tb ? ta : tb;
         if (q < 2 && ta && tb && (c->len[a][T] > 1 || c->len[b][T] > 1)) q = 2;
         if (q >= want && rel[T] > r) rel[T] = (uint8_t)r;
@@ -1350,11 +1570,11 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
     int tr = hb(all);
     if (tr < 0) return -1;
     int P = -1;
-    for (int j = 0; j < 4; j++) if (c->cnt[j][T][tr]) { if (P >= 0 || c->cnt[j][T][tr] > 1) return -1; P = j; }
+    for (int j = 0; j < 4; j++) if (CNT(c, j, T, tr)) { if (P >= 0 || CNT(c, j, T, tr) > 1) return -1; P = j; }
     int r2 = hb(all & ~(1u << tr));
     int H = (P + 1) & 3;
-    if (r2 < 0 || H == h || c->len[H][T] < 2 || !c->cnt[H][T][r2]) return -1;
-    if (c->cnt[P][T][r2] || c->cnt[(P + 2) & 3][T][r2]) return -1;
+    if (r2 < 0 || H == h || c->len[H][T] < 2 || !CNT(c, H, T, r2)) return -1;
+    if (CNT(c, P, T, r2) || CNT(c, (P + 2) & 3, T, r2)) return -1;
     *side = H & 1;
     return r2;
 }
@@ -1368,8 +1588,12 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
 static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, uint8_t *rel)
 {
     int qs[MAXS], mos[MAXS], tp[MAXS], used[MAXS] = {0}, q = 0;
-    for (int s = 0; s < c->S; s++) {
-        int mo = hb(c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s]);
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t mine = c->pres[hh][s], oth = c->pres[(hh + 1) & 3][s] | c->pres[(hh + 2) & 3][s] | c->pres[(hh + 3) & 3][s];
+        qs[s] = tp[s] = 0;
+        mos[s] = -1;
+        if ((oth & ~mine) >= mine) continue;    /* no copy of the top rank: none */
+        int mo = hb(oth);
         int n = 0;
         if (mo < 0) n = c->len[hh][s];
         else n = count_from(c, hh, s, mo);
@@ -1382,14 +1606,14 @@ static int cash_after_trick(const Ctx *c, int hh, int ls, int spent, int want, u
     }
     while (q < want) {
         int bs = -1;
-        for (int s = 0; s < c->S; s++)
+        for (int s = 0; s < GS(c); s++)
             if (!used[s] && qs[s] && (bs < 0 || qs[s] > qs[bs])) bs = s;
         if (bs < 0) return q;
         used[bs] = 1;
         if (want - q < qs[bs]) qs[bs] = want - q;
         q += qs[bs];
     }
-    for (int s = 0; s < c->S; s++) {
+    for (int s = 0; s < GS(c); s++) {
         if (!used[s]) continue;
         /* in the suit led, hh's top card is spent on this trick */
         int t = top_rel(c, hh, s, mos[s], tp[s], qs[s] + (s == ls && spent));
@@ -1514,7 +1738,7 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     for (int i = 0; i < 4; i++) {
         int h = (c->leader + i) & 3;
         m[i].s = m[i].r = 0;
-        for (int s = 0; s < c->S; s++)
+        for (int s = 0; s < GS(c); s++)
             if (c->pres[h][s]) { m[i].s = (uint8_t)s; m[i].r = (uint8_t)hb(c->pres[h][s]); break; }
         if (i == 0 || beats(c, m[i], w)) { w = m[i]; wpos = i; }
     }
@@ -1543,10 +1767,10 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
 static int search(Ctx *c, int target, uint8_t *rel)
 {
     c->nodes++;
-    int S = c->S;
+    int S = GS(c);
     int k = c->k;
     int h = (c->leader + k) & 3;
-    memset(rel, c->R, MAXS);           /* every caller's rel holds MAXS: one store */
+    memset(rel, GR(c), MAXS);           /* every caller's rel holds MAXS: one store */
     PosKey pk;
     pk.meta = 0;
     pk.hbase = 0;
@@ -1577,13 +1801,15 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * several reach `want` they rely on different cards: keep the proof
          * with the highest thresholds, the widest region for the table. */
         int wide = -1, entry = -1, ethr = 0;
-        for (int way = 0; way < 4 && wide < S * c->R; way++) {
-            memset(qrel2, c->R, MAXS);
-            if (way == 1) entry = partner_entry(c, h, &ethr);     /* for ways 1 and 2 */
+        unsigned ways = sure_ways(c, h, want);
+        if ((ways & 6) && (entry = partner_entry(c, h, &ethr)) < 0) ways &= ~6u;   /* for ways 1 and 2 */
+        for (; ways && wide < S * GR(c); ways &= ways - 1) {
+            int way = __builtin_ctz(ways);
+            memset(qrel2, GR(c), MAXS);
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
                   : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
-                  : want == 1 ? partner_ruff(c, h, qrel2) : 0;
+                  : partner_ruff(c, h, qrel2);
             if (q < want) continue;
             int w = 0;
             for (int s = 0; s < S; s++) w += qrel2[s];
@@ -1603,7 +1829,8 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int side = 0;
             int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
             if (side ? tq > r - need : tq >= need) return !side;
-            int kr = guarded_second_trump(c, h, &side);
+            /* one trick decides only when a side needs all the rest */
+            int kr = need <= 1 || need == r ? guarded_second_trump(c, h, &side) : -1;
             if (kr >= 0 && (side ? need == r : need <= 1)) {
                 rel[T] = (uint8_t)kr;
                 return !side;
@@ -1620,7 +1847,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         /* with trumps only the trick in progress is counted */
         if (want <= 1 || c->trump < 0) {
             uint8_t qrel[MAXS];
-            memset(qrel, c->R, MAXS);
+            memset(qrel, GR(c), MAXS);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
                 memcpy(rel, qrel, MAXS);
@@ -1678,15 +1905,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
         int bs = 0xff, bg = 0xff;
         if (best >= 0) {
             /* remember the lead that produced the cut-off, as the index of
-             * its group within the suit (valid in matching positions) */
-            Move mv2[MAXMOVES];
-            uint8_t top2[MAXMOVES];
-            int n2 = gen_moves(c, h, mv2, top2), g = 0;
-            for (int j = 0; j < n2; j++) {
-                if (mv2[j].s != mv[best].s) continue;
-                if (mv2[j].r == mv[best].r) { bs = mv[best].s; bg = g; break; }
-                g++;
-            }
+             * its group within the suit from the top (valid in matching
+             * positions): the suit's groups are disjoint runs of ranks */
+            bs = mv[best].s;
+            bg = 0;
+            for (int j = 0; j < n; j++) bg += mv[j].s == bs && top[j] > top[best];
         }
         tt_store(c, &pk, rel, result, result ? need : need - 1, bs, bg);
     }
@@ -1722,25 +1945,122 @@ static inline int tricks_left(const Ctx *c) { return c->hlen[to_move(c)]; }
  * far from the value are cheap, but each one near it costs about as much
  * as the search at the value, so starting there (or one above: the loop
  * then also needs just two) saves the one or two extra searches that
- * starting at half the tricks costs most deals. */
-static int estimate_ns(const Ctx *c)
+ * starting at half the tricks costs most deals.  nt >= 0: the No Trump
+ * value with the same leader, known (a DD table solves No Trump first);
+ * a suit contract's value is then estimated from it, with less weight on
+ * the points and a little more on the trumps (weights fitted on 150
+ * Bridge and 40 Flower Bridge tables, other deals than the benchmarks',
+ * where the guess is then off by fewer tricks). */
+static int estimate_ns(const Ctx *c, int nt)
 {
     int r = tricks_left(c), pts[2] = {0, 0}, tl[2] = {0, 0};
     for (int h = 0; h < 4; h++)
-        for (int s = 0; s < c->S; s++) {
-            for (int rk = c->R > 4 ? c->R - 4 : 0; rk < c->R; rk++)
-                pts[h & 1] += (rk - c->R + 5) * c->cnt[h][s][rk];
+        for (int s = 0; s < GS(c); s++) {
+            for (int rk = GR(c) > 4 ? GR(c) - 4 : 0; rk < GR(c); rk++)
+                pts[h & 1] += (rk - GR(c) + 5) * CNT(c, h, s, rk);
             if (s == c->trump) tl[h & 1] += c->len[h][s];
         }
-    double est = r / 2.0 + 0.25 * (c->leader & 1 ? -1 : 1) + 0.5 * (tl[0] - tl[1]);
-    if (pts[0] + pts[1]) est += 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]);
+    double share = pts[0] + pts[1] ? 0.75 * r * (pts[0] - pts[1]) / (pts[0] + pts[1]) : 0.0;
+    double est;
+    if (nt >= 0) est = r / 2.0 + 0.4 * share + 0.55 * (tl[0] - tl[1]) + 0.35 * (nt - r / 2.0);
+    else est = r / 2.0 + 0.25 * (c->leader & 1 ? -1 : 1) + 0.5 * (tl[0] - tl[1]) + share;
     int g = (int)(est + 0.5);
     return g < 0 ? 0 : g > r ? r : g;
 }
 
 
 /* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+
+/* North-South tricks from the loaded position; guess < 0: estimated. */
+int GEO_FN(geo_tricks)(Ctx *c, int guess)
+{
+    if (guess < 0) guess = estimate_ns(c, -1);
+    return mtd(c, 0, tricks_left(c), guess);
+}
+
+/* Root values: for every legal group, NS tricks (since the root). */
+int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
+{
+    int h = to_move(c);
+    int n = gen_moves(c, h, mv, top);
+    order_moves(c, h, mv, top, n, NULL);
+    int guess = -1;
+    for (int i = 0; i < n; i++) {
+        Undo u;
+        play(c, h, mv[i], &u);
+        int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
+        if (guess < 0) guess = lo + estimate_ns(c, -1);
+        val[i] = mtd(c, lo, hi, guess);
+        guess = val[i];
+        unplay(c, h, mv[i], &u);
+    }
+    *nout = n;
+    return h;
+}
+
+/* The DD table of the loaded deal (all hands of equal size): res[d][L] =
+ * North-South tricks in denomination d (suits, then No Trump) with L on
+ * lead. */
+void GEO_FN(geo_table)(Ctx *c, int res[MAXS + 1][4])
+{
+    int S = GS(c);
+    int r = c->hlen[0];
+    /* A solver is reused deal after deal: the last deal's entries would
+     * almost never match, only lengthen the lists and fill the table. */
+    if (c->tt->dused) tt_clear(c->tt);
+    for (int i = 0; i <= S; i++) {
+        /* No Trump first: the suit contracts' positions with no trump left
+         * are No Trump ones and find its entries (see make_key) */
+        int d = i == 0 ? S : i - 1;
+        c->trump = d == S ? -1 : d;
+        /* Other entries of the previous denominations serve none of this
+         * one's positions: once the table is half full, start it with an
+         * empty table rather than have it fill up and be cleared in the
+         * middle of a search. */
+        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
+        for (int j = 0; j < 4; j++) {
+            /* order E, S, W, N so consecutive leaders are of alternate sides */
+            int L = (j + 1) & 3;
+            c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
+            /* First guesses (an MTD loop needs two searches when its guess
+             * is the value or one above): the estimate, in a suit contract
+             * from East's No Trump value; for the partner of an earlier
+             * leader, his value; for South after East, East's value plus
+             * one, as a side rarely takes fewer tricks for having the
+             * lead. */
+            int guess = j == 0 ? estimate_ns(c, i ? res[S][1] : -1) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
+        }
+    }
+}
+
+#ifndef GEO_SPECIAL
+
+/* ------------------------------------------------------------------ */
 /* Python object                                                        */
+
+/* A geometry's search, compiled for it (see GEO_S) or for any. */
+typedef struct {
+    int S, R, C;
+    int (*tricks)(Ctx *, int);
+    int (*values)(Ctx *, Move *, uint8_t *, int *, int *);
+    void (*table)(Ctx *, int (*)[4]);
+} Geo;
+
+#define GEO_DECLARE(name) \
+    int geo_tricks_##name(Ctx *, int); \
+    int geo_values_##name(Ctx *, Move *, uint8_t *, int *, int *); \
+    void geo_table_##name(Ctx *, int (*)[4]);
+GEO_DECLARE(bridge)
+GEO_DECLARE(flower)
+
+static const Geo geos[] = {
+    {4, 13, 1, geo_tricks_bridge, geo_values_bridge, geo_table_bridge},
+    {3, 10, 2, geo_tricks_flower, geo_values_flower, geo_table_flower},
+    {0, 0, 0, geo_tricks_any, geo_values_any, geo_table_any},      /* any other */
+};
+#define GEO_CALL(self, fn) ((self)->geo->fn)
 
 typedef struct {
     PyObject_HEAD
@@ -1748,6 +2068,7 @@ typedef struct {
     TT tt;
     size_t mem_bytes;
     int busy;
+    const Geo *geo;
 } SolverObject;
 
 static void Solver_dealloc(SolverObject *self)
@@ -1759,10 +2080,10 @@ static void Solver_dealloc(SolverObject *self)
 
 static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"suits", "ranks", "copies", "memory_mb", NULL};
-    int S = 3, R = 10, C = 2;
+    static char *kwlist[] = {"suits", "ranks", "copies", "memory_mb", "specialized", NULL};
+    int S = 3, R = 10, C = 2, special = 1;
     double mem = 128.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiid", kwlist, &S, &R, &C, &mem)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiidp", kwlist, &S, &R, &C, &mem, &special)) return -1;
     if (S < 1 || S > MAXS || R < 1 || R > MAXR || C < 1 || C > MAXC) {
         PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
         return -1;
@@ -1773,6 +2094,10 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     if (!self->ctx) { PyErr_NoMemory(); return -1; }
     Ctx *c = self->ctx;
     c->S = S; c->R = R; c->C = C;
+    /* the search compiled for this geometry, else (or when asked: the
+     * tests compare the two) the one for any */
+    self->geo = &geos[0];
+    while (self->geo->S && !(special && self->geo->S == S && self->geo->R == R && self->geo->C == C)) self->geo++;
     init_codes(c);
     if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
@@ -1813,6 +2138,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     const uint8_t *p = (const uint8_t *)buf.buf;
     memset(c->cnt, 0, sizeof(c->cnt));
     memset(c->pres, 0, sizeof(c->pres));
+    memset(c->dup, 0, sizeof(c->dup));
     memset(c->len, 0, sizeof(c->len));
     memset(c->hlen, 0, sizeof(c->hlen));
     int tot[MAXS][MAXR];
@@ -1823,6 +2149,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
                 int v = p[(h * S + s) * R + r];
                 c->cnt[h][s][r] = (uint8_t)v;
                 if (v) c->pres[h][s] |= 1u << r;
+                if (v > 1) c->dup[h][s] |= 1u << r;
                 c->len[h][s] += v;
                 c->hlen[h] += v;
                 tot[s][r] += v;
@@ -1846,7 +2173,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
         Move m = {(uint8_t)(ci / R), (uint8_t)(ci % R)};
         int h = (leader + (int)i) & 3;
         /* lay the card on the table as if played from the hand */
-        c->cnt[h][m.s][m.r]++;
+        if (c->cnt[h][m.s][m.r]++) c->dup[h][m.s] |= 1u << m.r;
         c->pres[h][m.s] |= 1u << m.r;
         c->len[h][m.s]++;
         c->hlen[h]++;
@@ -1897,26 +2224,6 @@ static int acquire(SolverObject *self)
     return 0;
 }
 
-/* Root values: for every legal group, NS tricks (since the root). */
-static int root_values(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
-{
-    int h = to_move(c);
-    int n = gen_moves(c, h, mv, top);
-    order_moves(c, h, mv, top, n, NULL);
-    int guess = -1;
-    for (int i = 0; i < n; i++) {
-        Undo u;
-        play(c, h, mv[i], &u);
-        int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
-        if (guess < 0) guess = lo + estimate_ns(c);
-        val[i] = mtd(c, lo, hi, guess);
-        guess = val[i];
-        unplay(c, h, mv[i], &u);
-    }
-    *nout = n;
-    return h;
-}
-
 PyDoc_STRVAR(values_doc,
 "values(hands, trump, leader, trick=()) -> (to_move, {card_index: tricks})\n\n"
 "For every legal card of the hand to move, the tricks (the one in progress\n"
@@ -1940,7 +2247,7 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
     int val[MAXMOVES], n = 0, h;
     int rt = tricks_left(c);
     Py_BEGIN_ALLOW_THREADS
-    h = root_values(c, mv, top, val, &n);
+    h = GEO_CALL(self, values)(c, mv, top, val, &n);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *d = PyDict_New();
@@ -1949,8 +2256,7 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
         int side = (h & 1) ? rt - val[i] : val[i];
         PyObject *v = PyLong_FromLong(side);
         for (int r = mv[i].r; r <= top[i]; r++) {
-            int held = c->cnt[h][mv[i].s][r];
-            if (!held) continue;
+            if (!(c->pres[h][mv[i].s] >> r & 1)) continue;
             PyObject *key = PyLong_FromLong(mv[i].s * c->R + r);
             PyDict_SetItem(d, key, v);
             Py_DECREF(key);
@@ -1979,9 +2285,7 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     Ctx *c = self->ctx;
     int v;
     Py_BEGIN_ALLOW_THREADS
-    int rt = tricks_left(c);
-    if (guess < 0) guess = estimate_ns(c);
-    v = mtd(c, 0, rt, guess);
+    v = GEO_CALL(self, tricks)(c, guess);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     return PyLong_FromLong(v);
@@ -2012,33 +2316,7 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     int S = c->S;
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
-    int r = c->hlen[0];
-    /* A solver is reused deal after deal: the last deal's entries would
-     * almost never match, only lengthen the lists and fill the table. */
-    if (c->tt->dused) tt_clear(c->tt);
-    for (int i = 0; i <= S; i++) {
-        /* No Trump first: the suit contracts' positions with no trump left
-         * are No Trump ones and find its entries (see make_key) */
-        int d = i == 0 ? S : i - 1;
-        c->trump = d == S ? -1 : d;
-        /* Other entries of the previous denominations serve none of this
-         * one's positions: once the table is half full, start it with an
-         * empty table rather than have it fill up and be cleared in the
-         * middle of a search. */
-        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
-        for (int j = 0; j < 4; j++) {
-            /* order E, S, W, N so consecutive leaders are of alternate sides */
-            int L = (j + 1) & 3;
-            c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
-            /* First guesses (an MTD loop needs two searches when its guess
-             * is the value or one above): the estimate; for the partner of
-             * an earlier leader, his value; for South after East, East's
-             * value plus one, as a side rarely takes fewer tricks for having
-             * the lead. */
-            int guess = j == 0 ? estimate_ns(c) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
-            res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
-        }
-    }
+    GEO_CALL(self, table)(c, res);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *out = PyList_New(S + 1);
@@ -2082,10 +2360,12 @@ static PyGetSetDef Solver_getset[] = {
 };
 
 PyDoc_STRVAR(Solver_doc,
-"Solver(suits=3, ranks=10, copies=2, memory_mb=128)\n\n"
+"Solver(suits=3, ranks=10, copies=2, memory_mb=128, specialized=True)\n\n"
 "Double-dummy search engine for one game geometry.  Holds its own\n"
 "transposition table (allocated on first use, at most memory_mb).  Calls\n"
-"release the GIL; one Solver must not be used by two threads at once.");
+"release the GIL; one Solver must not be used by two threads at once.\n"
+"specialized=False runs the search compiled for any geometry even where\n"
+"one compiled for this geometry exists (for tests).");
 
 static PyTypeObject SolverType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -2117,3 +2397,4 @@ PyMODINIT_FUNC PyInit__core(void)
     }
     return m;
 }
+#endif  /* GEO_SPECIAL */

@@ -1,0 +1,73 @@
+"""The search is compiled once for any geometry and once each for Contract
+Bridge and Flower Bridge (suits, ranks and copies known to the compiler):
+the compilations must agree, and the one for any geometry must be exact on
+geometries of its own."""
+
+from __future__ import annotations
+
+import random
+
+from test_solver_flower import _ns_tricks, brute_force_values
+
+from flowerbridge import Deal
+from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy
+from flowerbridge.solver.core import Geometry, _CoreSolver
+
+
+def generic(geometry: Geometry) -> DoubleDummy:
+    """A solver running the search compiled for any geometry."""
+    dd = DoubleDummy(geometry, memory_mb=16)
+    dd._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, 16.0, specialized=False)
+    return dd
+
+
+def random_position(rng: random.Random, g: Geometry, tricks: int, distinct: int | None = None):
+    """``tricks`` cards a hand from a deck of ``distinct`` random cards (all
+    their copies), a random trump and leader, and 0-3 cards of a trick."""
+    cards = rng.sample(range(g.cards), distinct or g.cards)
+    deck = [c for c in cards for _ in range(g.copies)]
+    rng.shuffle(deck)
+    hands = [sorted(deck[i * tricks:(i + 1) * tricks]) for i in range(4)]
+    trump = rng.choice([None, *range(g.suits)])
+    leader = rng.randrange(4)
+    trick: list[int] = []
+    for i in range(rng.randint(0, 3)):
+        seat = (leader + i) % 4
+        follow = [c for c in hands[seat] if trick and c // g.ranks == trick[0] // g.ranks]
+        card = rng.choice(follow or hands[seat])
+        hands[seat].remove(card)
+        trick.append(card)
+    return hands, trump, leader, trick
+
+
+def test_bridge_and_flower_compilations_agree_with_the_generic_search():
+    rng = random.Random(5)
+    for g, sizes in ((FLOWER, (4, 5, 6, 7)), (BRIDGE, (5, 6, 7, 8))):
+        special, any_geometry = DoubleDummy(g, memory_mb=16), generic(g)
+        for i in range(60):
+            n = sizes[i % len(sizes)]
+            position = random_position(rng, g, n, distinct=None if g.copies == 1 else 2 * n + 2)
+            assert special.card_values(*position) == any_geometry.card_values(*position), position
+
+
+def test_full_dd_tables_agree_between_compilations():
+    rng = random.Random(11)
+    flower = [[c.index for c in h] for h in Deal.from_seed(3, 0).hands]
+    deck = list(range(52))
+    rng.shuffle(deck)
+    bridge = [sorted(deck[i * 13:(i + 1) * 13]) for i in range(4)]
+    for g, hands in ((FLOWER, flower), (BRIDGE, bridge)):
+        assert DoubleDummy(g, memory_mb=16).dd_table(hands) == generic(g).dd_table(hands)
+
+
+def test_generic_search_is_exact_on_other_geometries():
+    # cards are suit * 10 + rank, as in the brute force
+    rng = random.Random(3)
+    for g in (Geometry(2, 10, 2), Geometry(4, 10, 1)):
+        solver = DoubleDummy(g, memory_mb=16)
+        for i in range(80):
+            n = (1, 2, 3, 3, 4)[i % 5]
+            position = random_position(rng, g, n, distinct=None if g.copies == 1 else 2 * n + 1)
+            seat, values = solver.card_values(*position)
+            assert values == brute_force_values(*position), (g, position)
+            _ns_tricks.cache_clear()
