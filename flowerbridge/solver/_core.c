@@ -250,6 +250,11 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
     /* by table: the extension is built for any x86-64, where
      * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
     if (GC(c) == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
+    /* two copies at most: a rank held twice is in dup as well */
+    if (GC(c) == 2) {
+        uint32_t d = c->dup[h][s] >> lo;
+        return popcnt8[m & 0xff] + popcnt8[m >> 8] + popcnt8[d & 0xff] + popcnt8[d >> 8];
+    }
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
