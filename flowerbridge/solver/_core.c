@@ -31,6 +31,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MAXS 8          /* suits */
 #define MAXR 16         /* ranks per suit (rank masks are 32-bit) */
@@ -671,6 +674,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
+#ifdef __SSE2__
+    const __m128i fpv = _mm_set1_epi64x((long long)fp);
+#endif
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
@@ -681,8 +687,20 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             /* the entries whose fingerprints match, found for the whole
              * block at once (slots past count, stale or never written, are
              * masked off) */
+#ifdef __SSE2__
+            /* two entries a vector: a 64-bit lane is zero when both its
+             * 32-bit halves are */
+            __m128i z0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
+                                                       _mm_loadu_si128((const __m128i *)b->fm)), _mm_setzero_si128());
+            __m128i z1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
+                                                       _mm_loadu_si128((const __m128i *)b->fm + 1)), _mm_setzero_si128());
+            z0 = _mm_and_si128(z0, _mm_shuffle_epi32(z0, 0xb1));
+            z1 = _mm_and_si128(z1, _mm_shuffle_epi32(z1, 0xb1));
+            unsigned cand = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z0)) | (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z1)) << 2;
+#else
             unsigned cand = 0;
             for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
+#endif
             cand &= (1u << cnt) - 1;
             while (cand) {
                 int i = hb(cand);
