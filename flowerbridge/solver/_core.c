@@ -453,37 +453,64 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
     return code;
 }
 
-/* Not inlined: in search, its registers cost more than the call. */
+/* The holdings of suit s as two words: the hands' rank masks and their
+ * masks of ranks held twice, 16 bits a hand (with at most two copies, the
+ * whole holdings). */
+static inline void suit_held(const Ctx *c, int s, uint64_t *q0, uint64_t *q1)
+{
+    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
+    *q0 = c->pres[0][s] | (uint64_t)c->pres[1][s] << 16 | (uint64_t)c->pres[2][s] << 32
+          | (uint64_t)c->pres[3][s] << 48;
+    *q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+          | (uint64_t)c->dup[3][s] << 48;
+}
+
+/* the cache slot of those holdings */
+static inline SuitCode *suit_cache_slot(Ctx *c, int s, uint64_t q0, uint64_t q1)
+{
+    uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+    _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
+    return &c->cache[s][hv >> 54].sc;
+}
+
+/* With at most two copies the code is a function of the holdings: when the
+ * slot's code was made for the same holdings (a sibling's, reached by other
+ * plays), only its version is stale; else the code may be in the cache.
+ * Returns 1 when sc is made so.  Most codes are found so: in the Flower
+ * build this is done in make_key_codes, before the call to make_suit_code,
+ * and make_key_codes is kept out of search instead (fewer instructions);
+ * the other builds do it in make_suit_code, which measured better there. */
+#define SC_EARLY (GEO_C == 2)
+static inline int suit_code_known(Ctx *c, int s, SuitCode *sc)
+{
+    uint64_t q0, q1;
+    suit_held(c, s, &q0, &q1);
+    if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
+        sc->ver = c->sver[s];
+        return 1;
+    }
+    const SuitCode *e = suit_cache_slot(c, s, q0, q1);
+    if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
+        memcpy(sc, e, SC_USED);
+        sc->ver = c->sver[s];
+        return 1;
+    }
+    return 0;
+}
+
+/* Not inlined: in search, its registers cost more than the call.  The code
+ * made is also put in the cache. */
 static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
+    if (GC(c) <= 2 && !SC_EARLY && suit_code_known(c, s, sc)) return;
     int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
-    /* With at most two copies the rank masks are the whole holdings, and
-     * the code a function of them: when the slot's code was made for the
-     * same holdings (a sibling's, reached by other plays), only its version
-     * is stale; else the code may be in the cache. */
-    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
-    uint64_t q0 = p0 | (uint64_t)p1 << 16 | (uint64_t)p2 << 32 | (uint64_t)p3 << 48;
-    uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
-                  | (uint64_t)c->dup[3][s] << 48;
-    SuitCode *e = NULL;
-    if (GC(c) <= 2) {
-        if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
-            sc->ver = c->sver[s];
-            return;
-        }
-        uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
-        e = &c->cache[s][hv >> 54].sc;
-        _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
-        if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
-            memcpy(sc, e, SC_USED);
-            sc->ver = c->sver[s];
-            return;
-        }
-    }
+    uint64_t q0, q1;
+    suit_held(c, s, &q0, &q1);
+    SuitCode *e = GC(c) <= 2 ? suit_cache_slot(c, s, q0, q1) : NULL;
     sc->held[0] = q0;
     sc->held[1] = q1;
     if (GC(c) == 1) {
@@ -553,8 +580,12 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
     pk->hbase = hv;
 }
 
-/* The rest of the key: the suits' codes. */
+/* The rest of the key: the suits' codes (see SC_EARLY). */
+#if SC_EARLY
+static __attribute__((noinline)) void make_key_codes(Ctx *c, PosKey *pk)
+#else
 static void make_key_codes(Ctx *c, PosKey *pk)
+#endif
 {
     int S = GS(c);
     /* the packed words are made in registers: word w and the next one,
@@ -567,7 +598,8 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
             sc = &c->sc[c->ti][s];
-            if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
+            if (sc->ver != c->sver[s] && !(SC_EARLY && suit_code_known(c, s, &c->sc[c->ti][s])))
+                make_suit_code(c, s, &c->sc[c->ti][s]);
         }
         c->cur[c->ti][s] = sc;
         if (sc->pw != w) {
