@@ -218,6 +218,12 @@ static inline int hb(uint32_t x) { return x ? __builtin_clz(x) ^ 31 : -1; }
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
 static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
+#define B8(n) B6(n), B6(n + 1), B6(n + 1), B6(n + 2)
+#if GEO_R && GEO_R <= 10
+/* a rank mask's count in one look-up where ranks are at most ten */
+static const uint8_t popcnt10[1024] = {B8(0), B8(1), B8(1), B8(2)};
+#endif
+#undef B8
 #undef B2
 #undef B4
 #undef B6
@@ -256,7 +262,11 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
     /* two copies at most: a rank held twice is in dup as well */
     if (GC(c) == 2) {
         uint32_t d = c->dup[h][s] >> lo;
+#if GEO_R && GEO_R <= 10
+        return popcnt10[m] + popcnt10[d];
+#else
         return popcnt8[m & 0xff] + popcnt8[m >> 8] + popcnt8[d & 0xff] + popcnt8[d >> 8];
+#endif
     }
     int n = 0;
     while (m) {
