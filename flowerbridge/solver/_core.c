@@ -945,16 +945,19 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
     int n = 0, s0 = 0, s1 = GS(c);
+    /* the cards on the table, a rank mask a suit */
+    uint32_t onb[MAXS];
+    for (int s = 0; s < GS(c); s++) onb[s] = 0;
     if (c->k > 0) {
-        int ls = c->tc[c->ti][0].s;
+        const Move *tr = c->tc[c->ti];
+        int ls = tr[0].s;
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
+        for (int j = 0; j < c->k; j++) onb[tr[j].s] |= 1u << tr[j].r;
     }
     for (int s = s0; s < s1; s++) {
         uint32_t mine = c->pres[h][s];
         if (!mine) continue;
-        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s];
-        const Move *tr = c->tc[c->ti];
-        for (int j = 0; j < c->k; j++) block |= (uint32_t)(tr[j].s == s) << tr[j].r;
+        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s] | onb[s];
         /* from the top: a rank also held elsewhere is a group of its own;
          * other ranks of mine form a group down to the next blocked rank */
         uint32_t free = mine & ~block;
