@@ -1051,7 +1051,8 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
                     if (!(c->pres[q][s] >> r & 1)) continue;
                     ws[nw++] = q;
-                    for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
+                    if (GC(c) == 2) { if (nw < 3 && (c->dup[q][s] >> r & 1)) ws[nw++] = q; }
+                    else for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
                 }
             }
             w1 = ws[0];
