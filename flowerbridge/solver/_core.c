@@ -1097,7 +1097,11 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 vo = d + (next == 2 ? 20 : next ? 13 : 0);
             }
         }
+#if GEO_R && GEO_R <= 10
+        int rr = 1 + popcnt10[all >> tp >> 1];
+#else
         int rr = 1 + popc(all >> tp >> 1);
+#endif
         int seq = tp > lo || CNT(c, h, s, tp) > 1;      /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
