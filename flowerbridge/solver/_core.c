@@ -31,6 +31,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MAXS 8          /* suits */
 #define MAXR 16         /* ranks per suit (rank masks are 32-bit) */
@@ -215,6 +218,12 @@ static inline int hb(uint32_t x) { return x ? __builtin_clz(x) ^ 31 : -1; }
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
 static const uint8_t popcnt8[256] = {B6(0), B6(1), B6(1), B6(2)};
+#define B8(n) B6(n), B6(n + 1), B6(n + 1), B6(n + 2)
+#if GEO_R && GEO_R <= 10
+/* a rank mask's count in one look-up where ranks are at most ten */
+static const uint8_t popcnt10[1024] = {B8(0), B8(1), B8(1), B8(2)};
+#endif
+#undef B8
 #undef B2
 #undef B4
 #undef B6
@@ -250,6 +259,15 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
     /* by table: the extension is built for any x86-64, where
      * __builtin_popcount is a library call; rank masks have MAXR <= 16 bits */
     if (GC(c) == 1) return popcnt8[m & 0xff] + popcnt8[m >> 8];
+    /* two copies at most: a rank held twice is in dup as well */
+    if (GC(c) == 2) {
+        uint32_t d = c->dup[h][s] >> lo;
+#if GEO_R && GEO_R <= 10
+        return popcnt10[m] + popcnt10[d];
+#else
+        return popcnt8[m & 0xff] + popcnt8[m >> 8] + popcnt8[d & 0xff] + popcnt8[d >> 8];
+#endif
+    }
     int n = 0;
     while (m) {
         int r = __builtin_ctz(m);
@@ -445,37 +463,64 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
     return code;
 }
 
-/* Not inlined: in search, its registers cost more than the call. */
+/* The holdings of suit s as two words: the hands' rank masks and their
+ * masks of ranks held twice, 16 bits a hand (with at most two copies, the
+ * whole holdings). */
+static inline void suit_held(const Ctx *c, int s, uint64_t *q0, uint64_t *q1)
+{
+    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
+    *q0 = c->pres[0][s] | (uint64_t)c->pres[1][s] << 16 | (uint64_t)c->pres[2][s] << 32
+          | (uint64_t)c->pres[3][s] << 48;
+    *q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+          | (uint64_t)c->dup[3][s] << 48;
+}
+
+/* the cache slot of those holdings */
+static inline SuitCode *suit_cache_slot(Ctx *c, int s, uint64_t q0, uint64_t q1)
+{
+    uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+    _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
+    return &c->cache[s][hv >> 54].sc;
+}
+
+/* With at most two copies the code is a function of the holdings: when the
+ * slot's code was made for the same holdings (a sibling's, reached by other
+ * plays), only its version is stale; else the code may be in the cache.
+ * Returns 1 when sc is made so.  Most codes are found so: in the Flower
+ * build this is done in make_key_codes, before the call to make_suit_code,
+ * and make_key_codes is kept out of search instead (fewer instructions);
+ * the other builds do it in make_suit_code, which measured better there. */
+#define SC_EARLY (GEO_C == 2)
+static inline int suit_code_known(Ctx *c, int s, SuitCode *sc)
+{
+    uint64_t q0, q1;
+    suit_held(c, s, &q0, &q1);
+    if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
+        sc->ver = c->sver[s];
+        return 1;
+    }
+    const SuitCode *e = suit_cache_slot(c, s, q0, q1);
+    if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
+        memcpy(sc, e, SC_USED);
+        sc->ver = c->sver[s];
+        return 1;
+    }
+    return 0;
+}
+
+/* Not inlined: in search, its registers cost more than the call.  The code
+ * made is also put in the cache. */
 static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
+    if (GC(c) <= 2 && !SC_EARLY && suit_code_known(c, s, sc)) return;
     int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
     uint32_t p0 = c->pres[0][s], p1 = c->pres[1][s], p2 = c->pres[2][s], p3 = c->pres[3][s];
     uint32_t all = p0 | p1 | p2 | p3;
-    /* With at most two copies the rank masks are the whole holdings, and
-     * the code a function of them: when the slot's code was made for the
-     * same holdings (a sibling's, reached by other plays), only its version
-     * is stale; else the code may be in the cache. */
-    _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
-    uint64_t q0 = p0 | (uint64_t)p1 << 16 | (uint64_t)p2 << 32 | (uint64_t)p3 << 48;
-    uint64_t q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
-                  | (uint64_t)c->dup[3][s] << 48;
-    SuitCode *e = NULL;
-    if (GC(c) <= 2) {
-        if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
-            sc->ver = c->sver[s];
-            return;
-        }
-        uint64_t hv = (q0 ^ q1 * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
-        e = &c->cache[s][hv >> 54].sc;
-        _Static_assert(SCACHE == 1 << 10, "the hash's top 10 bits index the cache");
-        if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
-            memcpy(sc, e, SC_USED);
-            sc->ver = c->sver[s];
-            return;
-        }
-    }
+    uint64_t q0, q1;
+    suit_held(c, s, &q0, &q1);
+    SuitCode *e = GC(c) <= 2 ? suit_cache_slot(c, s, q0, q1) : NULL;
     sc->held[0] = q0;
     sc->held[1] = q1;
     if (GC(c) == 1) {
@@ -545,8 +590,12 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
     pk->hbase = hv;
 }
 
-/* The rest of the key: the suits' codes. */
+/* The rest of the key: the suits' codes (see SC_EARLY). */
+#if SC_EARLY
+static __attribute__((noinline)) void make_key_codes(Ctx *c, PosKey *pk)
+#else
 static void make_key_codes(Ctx *c, PosKey *pk)
+#endif
 {
     int S = GS(c);
     /* the packed words are made in registers: word w and the next one,
@@ -559,7 +608,8 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
             sc = &c->sc[c->ti][s];
-            if (sc->ver != c->sver[s]) make_suit_code(c, s, &c->sc[c->ti][s]);
+            if (sc->ver != c->sver[s] && !(SC_EARLY && suit_code_known(c, s, &c->sc[c->ti][s])))
+                make_suit_code(c, s, &c->sc[c->ti][s]);
         }
         c->cur[c->ti][s] = sc;
         if (sc->pw != w) {
@@ -666,6 +716,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
+#ifdef __SSE2__
+    const __m128i fpv = _mm_set1_epi64x((long long)fp);
+#endif
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
@@ -676,8 +729,20 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             /* the entries whose fingerprints match, found for the whole
              * block at once (slots past count, stale or never written, are
              * masked off) */
+#ifdef __SSE2__
+            /* two entries a vector: a 64-bit lane is zero when both its
+             * 32-bit halves are */
+            __m128i z0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
+                                                       _mm_loadu_si128((const __m128i *)b->fm)), _mm_setzero_si128());
+            __m128i z1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
+                                                       _mm_loadu_si128((const __m128i *)b->fm + 1)), _mm_setzero_si128());
+            z0 = _mm_and_si128(z0, _mm_shuffle_epi32(z0, 0xb1));
+            z1 = _mm_and_si128(z1, _mm_shuffle_epi32(z1, 0xb1));
+            unsigned cand = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z0)) | (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z1)) << 2;
+#else
             unsigned cand = 0;
             for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
+#endif
             cand &= (1u << cnt) - 1;
             while (cand) {
                 int i = hb(cand);
@@ -880,16 +945,19 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
     int n = 0, s0 = 0, s1 = GS(c);
+    /* the cards on the table, a rank mask a suit */
+    uint32_t onb[MAXS];
+    for (int s = 0; s < GS(c); s++) onb[s] = 0;
     if (c->k > 0) {
-        int ls = c->tc[c->ti][0].s;
+        const Move *tr = c->tc[c->ti];
+        int ls = tr[0].s;
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
+        for (int j = 0; j < c->k; j++) onb[tr[j].s] |= 1u << tr[j].r;
     }
     for (int s = s0; s < s1; s++) {
         uint32_t mine = c->pres[h][s];
         if (!mine) continue;
-        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s];
-        const Move *tr = c->tc[c->ti];
-        for (int j = 0; j < c->k; j++) block |= (uint32_t)(tr[j].s == s) << tr[j].r;
+        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s] | onb[s];
         /* from the top: a rank also held elsewhere is a group of its own;
          * other ranks of mine form a group down to the next blocked rank */
         uint32_t free = mine & ~block;
@@ -983,7 +1051,8 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
                     if (!(c->pres[q][s] >> r & 1)) continue;
                     ws[nw++] = q;
-                    for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
+                    if (GC(c) == 2) { if (nw < 3 && (c->dup[q][s] >> r & 1)) ws[nw++] = q; }
+                    else for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
                 }
             }
             w1 = ws[0];
@@ -1028,7 +1097,11 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
                 vo = d + (next == 2 ? 20 : next ? 13 : 0);
             }
         }
+#if GEO_R && GEO_R <= 10
+        int rr = 1 + popcnt10[all >> tp >> 1];
+#else
         int rr = 1 + popc(all >> tp >> 1);
+#endif
         int seq = tp > lo || CNT(c, h, s, tp) > 1;      /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
