@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy  # noqa: E402
+from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy, dd_tables  # noqa: E402
 from flowerbridge.solver.core import DEFAULT_MEMORY_MB  # noqa: E402
 from flowerbridge.solver.bridge import to_pbn  # noqa: E402
 
@@ -53,6 +53,18 @@ def timed_batch(jobs, geometry, workers: int):
     return [d[0] for d in done], [d[1] for d in done], wall
 
 
+def one_at_a_time(deals, geometry, workers: int):
+    """Each deal's table alone, its denominations shared among ``workers``
+    threads (as DDS's ``calc_dd_table`` shares them among its own): the
+    tables and the wall-clock seconds each took."""
+    tables, times = [], []
+    for hands in deals:
+        t = time.perf_counter()
+        tables.extend(dd_tables([hands], geometry, workers=workers))
+        times.append(time.perf_counter() - t)
+    return tables, times
+
+
 def ms(seconds: float) -> str:
     return f"{1000 * seconds:,.0f} ms"
 
@@ -74,9 +86,10 @@ def bridge_part(n: int, seed: int, workers: int) -> float:
     t_dds = sum(dds_times)
 
     ours, cpu, t_ours = timed_batch([lambda s, d=d: s.dd_table(d) for d in deals], BRIDGE, workers)
+    alone, latency = one_at_a_time(deals, BRIDGE, workers)
 
     order = (3, 2, 1, 0, 4)  # endplay: S, H, D, C, NT -> ours C, D, H, S, NT
-    wrong = sum(ours[i] != [list(ref[i].to_list()[j]) for j in order] for i in range(n))
+    wrong = sum(t[i] != [list(ref[i].to_list()[j]) for j in order] for t in (ours, alone) for i in range(n))
     print(f"Bridge, {n} random deals (seed {seed})")
     print(f"  DDS, endplay calc_dd_table  : {ms(t_dds / n)} per DD table, median {ms(statistics.median(dds_times))}"
           " (wall clock; DDS runs its own threads)")
@@ -84,7 +97,10 @@ def bridge_part(n: int, seed: int, workers: int) -> float:
     print(f"  ours, CPU time per table    : median {ms(statistics.median(cpu))}, "
           f"mean {ms(statistics.mean(cpu))}, slowest {ms(max(cpu))}")
     print(f"  ratio ours / DDS            : {t_ours / t_dds:.2f}   (target <= 1.0)")
-    print(f"  tables differing from DDS   : {wrong}")
+    print(f"  one table at a time, its denominations on {workers} threads (as DDS): median "
+          f"{ms(statistics.median(latency))}, slowest {ms(max(latency))}; "
+          f"median / DDS's median {statistics.median(latency) / statistics.median(dds_times):.2f}")
+    print(f"  tables differing from DDS   : {wrong} (of {2 * n}: both ways of ours)")
     return statistics.median(dds_times)
 
 
@@ -93,7 +109,8 @@ def flower_part(n: int, seed: int, workers: int, dds_median: float | None) -> No
 
     deals = [Deal.from_seed(seed, board) for board in range(n)]
     hands = [[[c.index for c in h] for h in d.hands] for d in deals]
-    _, cpu, wall = timed_batch([lambda s, h=h: s.dd_table(h) for h in hands], FLOWER, workers)
+    batch, cpu, wall = timed_batch([lambda s, h=h: s.dd_table(h) for h in hands], FLOWER, workers)
+    alone, latency = one_at_a_time(hands, FLOWER, workers)
 
     rng = random.Random(seed)
     leads = [(h, rng.choice((None, 0, 1, 2)), rng.randrange(4)) for h in hands]
@@ -102,11 +119,15 @@ def flower_part(n: int, seed: int, workers: int, dds_median: float | None) -> No
     print(f"  DD table (16 results), CPU time: median {ms(statistics.median(cpu))}, "
           f"mean {ms(statistics.mean(cpu))}, slowest {ms(max(cpu))}")
     print(f"  DD tables, {workers} threads            : {ms(wall / n)} per table (wall clock)")
+    print(f"  one table at a time, its denominations on {workers} threads (as DDS): median "
+          f"{ms(statistics.median(latency))}, slowest {ms(max(latency))} (wall clock); "
+          f"{sum(a != b for a, b in zip(alone, batch))} differ from the same tables on one thread")
     print(f"  value every card of the opening leader: median {ms(statistics.median(lead))}, "
           f"slowest {ms(max(lead))}")
     if dds_median is not None:
-        print(f"  median table / DDS's median Bridge table: {statistics.median(cpu) / dds_median:.2f}"
-              "   (target <= 1.0)")
+        print(f"  median table / DDS's median Bridge table (both one table at a time on {workers} threads): "
+              f"{statistics.median(latency) / dds_median:.2f}   (target <= 1.0)")
+        print(f"  median CPU time of a table / DDS's median Bridge table: {statistics.median(cpu) / dds_median:.2f}")
 
 
 def main() -> None:

@@ -64,6 +64,14 @@ def test_solver_matches_dds_on_partial_bridge_deals_every_leader():
         assert table == dds_table(hands), to_pbn(hands)
 
 
+def test_one_bridge_table_shared_among_threads_matches_dds():
+    # a single deal's five denominations shared among two threads
+    rng = random.Random(77)
+    for _ in range(5):
+        hands = random_deal(rng)
+        assert dd_tables([hands], BRIDGE, workers=2) == [dds_table(hands)], to_pbn(hands)
+
+
 def test_card_values_match_dds_mid_trick():
     rng = random.Random(11)
     solver = DoubleDummy(BRIDGE, memory_mb=32)

@@ -238,6 +238,37 @@ def test_batch_tables_on_two_threads_equal_one_at_a_time():
                 _ns_tricks.cache_clear()
 
 
+def test_one_table_shared_among_threads_equals_one_thread():
+    # a single deal on several threads: its denominations are shared among
+    # them, each thread keeping its table from one denomination to the next
+    from flowerbridge import Deal
+    solo = DoubleDummy(FLOWER, memory_mb=64)
+    for board in range(3):
+        hands = [[c.index for c in h] for h in Deal.from_seed(11, board).hands]
+        table = solo.dd_table(hands)
+        assert dd_tables([hands], FLOWER, workers=2, memory_mb=64) == [table]
+        assert dd_tables([hands], FLOWER, workers=3, memory_mb=64) == [table]
+
+
+def test_table_by_denominations_equals_the_whole_table():
+    rng = random.Random(8)
+    deck = [c for c in range(30) for _ in range(2)]
+    rng.shuffle(deck)
+    hands = [deck[i * 6:(i + 1) * 6] for i in range(4)]
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    whole = solver.ns_table(hands)
+    packed = solver.pack(hands)
+    part = solver._core.table(packed, (1, 3))
+    assert part[1] == whole[1] and part[3] == whole[3] and part[0] is None and part[2] is None
+    # the same deal's entries kept (fresh=False), and a first guess given
+    assert solver._core.table(packed, (0,), False, whole[3][1])[0] == whole[0]
+    assert solver._core.table(packed, (2,), False, -1)[2] == whole[2]
+    with pytest.raises(ValueError, match="denomination 4"):
+        solver._core.table(packed, (4,))
+    with pytest.raises(ValueError, match="denomination 1"):
+        solver._core.table(packed, (1, 1))
+
+
 def test_memory_bound_is_configurable():
     assert DoubleDummy(FLOWER, memory_mb=8)._core.memory_bytes == 8 * 1024 * 1024
     assert DoubleDummy(FLOWER)._core.memory_bytes <= 256 * 1024 * 1024
@@ -268,6 +299,12 @@ def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
     assert main(["solve", str(path)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["to_move"] == state.to_play.name
+    # --table: the deal's DD table, the same on one thread as on two
+    assert main(["solve", "--table", str(path)]) == 0
+    shared = json.loads(capsys.readouterr().out)
+    assert main(["solve", "--table", "--workers", "1", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == shared
+    assert set(shared["table"]) == {"P", "R", "A", "NT"}
     assert set(out["cards"]) == {c.code for c in state.legal_cards()}
     # bad input: one error line, exit 2
     bad = tmp_path / "bad.json"

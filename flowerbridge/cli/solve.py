@@ -26,7 +26,8 @@ def register(subparsers) -> None:
     p.add_argument("--bridge-file", metavar="F",
                    help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="threads for --bridge-file (default 2)")
+                   help="threads (default 2): a DD table's denominations are shared among them; "
+                        "with --bridge-file, one deal a thread")
     p.add_argument("--memory-mb", type=float, default=None, metavar="MB",
                    help="bound on the solver's transposition tables (default 256)")
     p.set_defaults(func=run)
@@ -50,7 +51,7 @@ def run(args) -> int:
 
     from ..records import HandRecord
     from ..solver import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy
-    from ..solver.game import card_values, dd_table
+    from ..solver.game import card_values, dd_table_many
 
     text = read_text(args.file)
     try:
@@ -58,14 +59,13 @@ def run(args) -> int:
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     state = HandRecord.from_dict(data).state
-    solver = DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB)
     if args.table or state.contract is None:
-        table = dd_table(state.deal, solver)
+        [table] = dd_table_many([state.deal], workers=args.workers, memory_mb=memory or DEFAULT_MEMORY_MB)
         out = {"table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
         if state.to_play is None:
             raise UsageError("the play is over: no card left to solve")
-        values = card_values(state, solver)
+        values = card_values(state, DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB))
         cards = sorted(values, key=lambda c: -c.index)
         out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
     print(json.dumps(out))

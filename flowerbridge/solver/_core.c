@@ -2078,37 +2078,44 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
 
 /* The DD table of the loaded deal (all hands of equal size): res[d][L] =
  * North-South tricks in denomination d (suits, then No Trump) with L on
- * lead. */
-void GEO_FN(geo_table)(Ctx *c, int res[MAXS + 1][4])
+ * lead, for the nd denominations den[] in that order (the others are left
+ * alone).  fresh: a new deal, so the table starts empty; otherwise the
+ * entries of this deal's earlier denominations are kept.  nt_east: East's
+ * No Trump value when known from elsewhere (another thread solving the
+ * same deal), -1 if not. */
+void GEO_FN(geo_table)(Ctx *c, const int *den, int nd, int fresh, int nt_east, int res[MAXS + 1][4])
 {
     int S = GS(c);
     int r = c->hlen[0];
     /* A solver is reused deal after deal: the last deal's entries would
      * almost never match, only lengthen the lists and fill the table. */
-    if (c->tt->dused) tt_clear(c->tt);
-    for (int i = 0; i <= S; i++) {
-        /* No Trump first: the suit contracts' positions with no trump left
-         * are No Trump ones and find its entries (see make_key) */
-        int d = i == 0 ? S : i - 1;
+    if (fresh && c->tt->dused) tt_clear(c->tt);
+    for (int i = 0; i < nd; i++) {
+        /* No Trump first when it is asked for: the suit contracts'
+         * positions with no trump left are No Trump ones and find its
+         * entries (see make_key) */
+        int d = den[i];
         c->trump = d == S ? -1 : d;
         /* Other entries of the previous denominations serve none of this
          * one's positions: once the table is half full, start it with an
          * empty table rather than have it fill up and be cleared in the
          * middle of a search. */
-        if (i > 0 && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2)) tt_clear(c->tt);
+        if ((i > 0 || !fresh) && (c->tt->bused > c->tt->bcap / 2 || c->tt->dused > c->tt->dcap / 2))
+            tt_clear(c->tt);
         for (int j = 0; j < 4; j++) {
             /* order E, S, W, N so consecutive leaders are of alternate sides */
             int L = (j + 1) & 3;
             c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
             /* First guesses (an MTD loop needs two searches when its guess
              * is the value or one above): the estimate, in a suit contract
-             * from East's No Trump value; for the partner of an earlier
-             * leader, his value; for South after East, East's value plus
-             * one, as a side rarely takes fewer tricks for having the
-             * lead. */
-            int guess = j == 0 ? estimate_ns(c, i ? res[S][1] : -1) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
+             * from East's No Trump value when known; for the partner of an
+             * earlier leader, his value; for South after East, East's
+             * value plus one, as a side rarely takes fewer tricks for
+             * having the lead. */
+            int guess = j == 0 ? estimate_ns(c, d == S ? -1 : nt_east) : j == 1 ? res[d][1] + 1 : res[d][(L + 2) & 3];
             res[d][L] = mtd(c, 0, r, guess > r ? r : guess);
         }
+        if (d == S) nt_east = res[S][1];
     }
 }
 
@@ -2122,13 +2129,13 @@ typedef struct {
     int S, R, C;
     int (*tricks)(Ctx *, int);
     int (*values)(Ctx *, Move *, uint8_t *, int *, int *);
-    void (*table)(Ctx *, int (*)[4]);
+    void (*table)(Ctx *, const int *, int, int, int, int (*)[4]);
 } Geo;
 
 #define GEO_DECLARE(name) \
     int geo_tricks_##name(Ctx *, int); \
     int geo_values_##name(Ctx *, Move *, uint8_t *, int *, int *); \
-    void geo_table_##name(Ctx *, int (*)[4]);
+    void geo_table_##name(Ctx *, const int *, int, int, int, int (*)[4]);
 GEO_DECLARE(bridge)
 GEO_DECLARE(flower)
 
@@ -2369,15 +2376,45 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
 }
 
 PyDoc_STRVAR(table_doc,
-"table(hands) -> list of (suits+1) lists of 4 ints\n\n"
+"table(hands, denominations=None, fresh=True, nt_east=-1) -> list\n\n"
 "North-South tricks for every denomination (suits 0..S-1, then No Trump)\n"
-"and every opening leader 0..3 (N, E, S, W), all cards in the hands.");
+"and every opening leader 0..3 (N, E, S, W), all cards in the hands: a list\n"
+"of S+1 lists of 4 ints.  denominations: solve only these, in this order\n"
+"(the others are None; default No Trump, then the suits).  fresh=False keeps\n"
+"the table's entries of the same deal (an earlier call's denominations).\n"
+"nt_east: East's No Trump value if known, for the suit contracts' first\n"
+"guesses.");
 
 static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"hands", NULL};
-    PyObject *hands;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &hands)) return NULL;
+    static char *kwlist[] = {"hands", "denominations", "fresh", "nt_east", NULL};
+    PyObject *hands, *dens = Py_None;
+    int fresh = 1, nt_east = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Opi", kwlist, &hands, &dens, &fresh, &nt_east)) return NULL;
+    if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
+    int S = self->ctx->S, den[MAXS + 1], nd = 0;
+    if (dens == Py_None) {
+        den[nd++] = S;
+        for (int d = 0; d < S; d++) den[nd++] = d;
+    } else {
+        PyObject *seq = PySequence_Fast(dens, "denominations must be a sequence of ints");
+        if (!seq) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        int seen = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long d = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+            if (d == -1 && PyErr_Occurred()) { Py_DECREF(seq); return NULL; }
+            if (d < 0 || d > S || (seen >> d & 1)) {
+                Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "denomination %ld: not 0..%d, or given twice", d, S);
+                return NULL;
+            }
+            seen |= 1 << d;
+            den[nd++] = (int)d;
+        }
+        Py_DECREF(seq);
+    }
+    if (nt_east < -1) nt_east = -1;
     if (acquire(self) < 0) return NULL;
     PyObject *empty = PyTuple_New(0);
     int rc = load_position(self, hands, -1, 0, empty);
@@ -2390,15 +2427,20 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
             return NULL;
         }
     Ctx *c = self->ctx;
-    int S = c->S;
+    if (nt_east > c->hlen[0]) nt_east = -1;
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
-    GEO_CALL(self, table)(c, res);
+    GEO_CALL(self, table)(c, den, nd, fresh, nt_east, res);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyObject *out = PyList_New(S + 1);
-    for (int d = 0; d <= S; d++)
-        PyList_SET_ITEM(out, d, Py_BuildValue("[iiii]", res[d][0], res[d][1], res[d][2], res[d][3]));
+    for (int d = 0; d <= S; d++) PyList_SET_ITEM(out, d, Py_NewRef(Py_None));
+    for (int i = 0; i < nd; i++) {
+        int d = den[i];
+        PyObject *row = Py_BuildValue("[iiii]", res[d][0], res[d][1], res[d][2], res[d][3]);
+        if (!row) { Py_DECREF(out); return NULL; }
+        PyList_SetItem(out, d, row);
+    }
     return out;
 }
 

@@ -18,6 +18,7 @@ Seats are numbered clockwise N=0, E=1, S=2, W=3; North-South are 0 and 2.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -139,12 +140,7 @@ class DoubleDummy:
     def dd_table(self, hands) -> list[list[int]]:
         """Double-dummy table ``[denomination][declarer]``: tricks for the
         declarer's side when declarer's left-hand opponent leads."""
-        ns = self.ns_table(hands)
-        total = len(list(hands[0]))
-        out = []
-        for row in ns:
-            out.append([row[(d + 1) % 4] if d % 2 == 0 else total - row[(d + 1) % 4] for d in range(4)])
-        return out
+        return _declarer_view(self.ns_table(hands), len(list(hands[0])))
 
     def optimal_line(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> list[tuple[int, int, int]]:
         """One line of best play to the end: ``[(seat, card, tricks), ...]``,
@@ -176,6 +172,12 @@ class DoubleDummy:
         return self._core.stats
 
 
+def _declarer_view(ns: Sequence[Sequence[int]], total: int) -> list[list[int]]:
+    """``[denomination][opening leader]`` North-South tricks to
+    ``[denomination][declarer]`` tricks for declarer's side."""
+    return [[row[(d + 1) % 4] if d % 2 == 0 else total - row[(d + 1) % 4] for d in range(4)] for row in ns]
+
+
 _local = threading.local()
 
 
@@ -190,14 +192,77 @@ def _worker_solver(geometry: Geometry, memory_mb: float) -> DoubleDummy:
     return cache[key]
 
 
+# Solvers lent to the threads that share one DD table, kept between calls (a
+# solver's table is allocated once); only the last size asked for is kept.
+_idle_lock = threading.Lock()
+_idle: dict[tuple[Geometry, float], list[DoubleDummy]] = {}
+
+
+def _borrow(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDummy]:
+    key = (geometry, memory_mb)
+    with _idle_lock:
+        if key not in _idle:
+            _idle.clear()
+        free = _idle.setdefault(key, [])
+        lent = [free.pop() for _ in range(min(n, len(free)))]
+    return lent + [DoubleDummy(geometry, memory_mb) for _ in range(n - len(lent))]
+
+
+def _give_back(solvers: list[DoubleDummy]) -> None:
+    key = (solvers[0].geometry, solvers[0].memory_mb)
+    with _idle_lock:
+        free = _idle.setdefault(key, [])
+        free.extend(solvers[:max(0, len(solvers) - len(free))])
+
+
+def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> list[list[int]]:
+    """One deal's DD table, its denominations shared among ``workers``
+    threads (as DDS's own table call shares them): each thread takes the
+    next denomination left, No Trump first, whose East value then guides
+    the suit contracts' first guesses; a thread keeps its table's entries
+    from one denomination to the next (positions where no trump is left
+    are keyed as No Trump ones)."""
+    solvers = _borrow(geometry, memory_mb, workers)
+    try:
+        packed = solvers[0].pack(hands)
+        suits = geometry.suits
+        todo = deque([suits, *range(suits)])
+        rows: list[list[int] | None] = [None] * (suits + 1)
+        lock = threading.Lock()
+
+        def work(solver: DoubleDummy) -> None:
+            fresh = True
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    d = todo.popleft()
+                    nt_east = rows[suits][1] if rows[suits] is not None else -1
+                rows_d = solver._call(solver._core.table, packed, (d,), fresh, nt_east)
+                fresh = False
+                with lock:
+                    rows[d] = rows_d[d]
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for done in [pool.submit(work, s) for s in solvers]:
+                done.result()
+    finally:
+        _give_back(solvers)
+    return _declarer_view(rows, len(list(hands[0])))
+
+
 def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
               memory_mb: float = DEFAULT_MEMORY_MB) -> list[list[list[int]]]:
     """Double-dummy tables (see :meth:`DoubleDummy.dd_table`) of many deals,
-    solved by ``workers`` threads at once (the search runs without the GIL).
-    ``memory_mb`` bounds all workers' transposition tables together."""
+    solved by ``workers`` threads at once (the search runs without the GIL):
+    one deal a thread, or, given fewer deals than threads (a single deal),
+    each table's denominations shared among the threads.  ``memory_mb``
+    bounds all workers' transposition tables together."""
     deals = list(deals)
-    workers = max(1, min(int(workers), len(deals) or 1))
+    workers = max(1, int(workers))
     per = max(8.0, float(memory_mb) / workers)
+    if workers > 1 and len(deals) < workers:
+        return [_shared_table(d, geometry, workers, per) for d in deals]
     if workers == 1:
         solver = DoubleDummy(geometry, per)
         return [solver.dd_table(d) for d in deals]
