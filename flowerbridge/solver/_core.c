@@ -657,6 +657,36 @@ static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), S
 #undef SP
 _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
 
+/* Of the entries of block b whose fingerprints match the position's (cand),
+ * newest first: the first whose region matches and whose bound decides
+ * "NS take >= need more tricks" (as tt_lookup), else -1; *hint gets the
+ * first that matches with a best lead, if none yet.  Kept out of the scan
+ * of the blocks (most have no candidate), which then keeps its values in
+ * registers; scanned: the entries scanned up to the block's end. */
+static __attribute__((noinline)) int block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
+                                                 uint8_t *rel, const Entry **hint, long long scanned)
+{
+    while (cand) {
+        int j = hb(cand);
+        cand &= ~(1u << j);
+        const Entry *e = blk_entry(c->tt, (Block *)b, j);
+        /* else the fingerprint holds the whole region */
+        if (e->deep && !region_match(c, e, pk)) continue;
+        int res = -1;
+        if (e->lower) { if (e->val >= need) res = 1; }
+        else if (e->val < need) res = 0;
+        if (res >= 0) {
+            c->st_hits++;
+            c->st_scan += scanned - j;
+            for (int s = 0; s < GS(c); s++)
+                rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
+            return res;
+        }
+        if (e->bs != 0xff && !*hint) *hint = e;
+    }
+    return -1;
+}
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
@@ -719,52 +749,46 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
 #ifdef __SSE2__
     const __m128i fpv = _mm_set1_epi64x((long long)fp);
 #endif
+    const char *blocks = t->blocks;
+    const size_t bstride = t->bstride;
+    const Entry *hnt = NULL;
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
-        for (uint32_t bi = d->block; bi; ) {
-            Block *b = tt_block(t, bi);
-            int cnt = (int)b->count;
-            scanned += cnt;
+        /* only a list's newest block is ever partly filled (see tt_store):
+         * the slots past its count, stale or never written, are masked off */
+        const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
+        unsigned valid = (1u << b->count) - 1;
+        scanned += b->count;
+        for (;;) {
             /* the entries whose fingerprints match, found for the whole
-             * block at once (slots past count, stale or never written, are
-             * masked off) */
+             * block at once */
 #ifdef __SSE2__
-            /* two entries a vector: a 64-bit lane is zero when both its
-             * 32-bit halves are */
-            __m128i z0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
-                                                       _mm_loadu_si128((const __m128i *)b->fm)), _mm_setzero_si128());
-            __m128i z1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
-                                                       _mm_loadu_si128((const __m128i *)b->fm + 1)), _mm_setzero_si128());
-            z0 = _mm_and_si128(z0, _mm_shuffle_epi32(z0, 0xb1));
-            z1 = _mm_and_si128(z1, _mm_shuffle_epi32(z1, 0xb1));
-            unsigned cand = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z0)) | (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z1)) << 2;
+            /* two entries a vector; packing the 32-bit halves to 16 bits
+             * keeps a nonzero half nonzero (signed saturation), so an
+             * entry's packed 32-bit lane is zero iff its 64 bits are */
+            __m128i x0 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
+                                       _mm_loadu_si128((const __m128i *)b->fm));
+            __m128i x1 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
+                                       _mm_loadu_si128((const __m128i *)b->fm + 1));
+            __m128i z = _mm_cmpeq_epi32(_mm_packs_epi32(x0, x1), _mm_setzero_si128());
+            unsigned cand = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(z)) & valid;
 #else
             unsigned cand = 0;
-            for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
+            for (int j = 0; j < BLK; j++) cand |= (unsigned)(((fp ^ b->fp[j]) & b->fm[j]) == 0) << j;
+            cand &= valid;
 #endif
-            cand &= (1u << cnt) - 1;
-            while (cand) {
-                int i = hb(cand);
-                cand &= ~(1u << i);
-                const Entry *e = blk_entry(t, b, i);
-                /* else the fingerprint holds the whole region */
-                if (e->deep && !region_match(c, e, pk)) continue;
-                int res = -1;
-                if (e->lower) { if (e->val >= need) res = 1; }
-                else if (e->val < need) res = 0;
-                if (res >= 0) {
-                    c->st_hits++;
-                    c->st_scan += scanned - i;
-                    for (int s = 0; s < S; s++)
-                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
-                    return res;
-                }
-                if (e->bs != 0xff && !*hint) *hint = e;
+            if (cand) {
+                int res = block_match(c, b, cand, pk, need, rel, &hnt, scanned);
+                if (res >= 0) return res;
             }
-            bi = b->next;
+            if (!b->next) break;
+            b = (const Block *)(blocks + (size_t)(b->next - 1) * bstride);
+            valid = (1u << BLK) - 1;
+            scanned += BLK;
         }
     }
+    *hint = hnt;
     c->st_scan += scanned;
     return -1;
 }
