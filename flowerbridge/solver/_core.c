@@ -66,6 +66,10 @@
 #define GS(c) (GEO_S ? GEO_S : (c)->S)
 #define GR(c) (GEO_R ? GEO_R : (c)->R)
 #define GC(c) (GEO_C ? GEO_C : (c)->C)
+/* words of a packed position code (Ctx.kw), from the codes' bits that
+ * init_codes gives: 2 with one copy a card (4 codes), 4 with two (10) */
+#define GEO_KW (GEO_C == 1 || GEO_C == 2 ? (GEO_S * GEO_R * GEO_C * 2 * GEO_C + 127) / 128 : 0)
+#define GK(c) (GEO_KW ? GEO_KW : (c)->kw)
 #define GEO_CAT2(a, b) a##_##b
 #define GEO_CAT(a, b) GEO_CAT2(a, b)
 #define GEO_FN(name) GEO_CAT(name, GEO_NAME)
@@ -362,7 +366,7 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
 static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
     int S = GS(c);
-    for (int w = 0; w < c->kw; w++) {
+    for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
         if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
@@ -804,7 +808,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
         n[s] = (uint8_t)j;
     }
-    for (int w = 0; w < c->kw; w++) {
+    for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
@@ -831,7 +835,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 if (e->lower != lower) continue;
                 int same = 1;
                 for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
-                for (int w = 0; w < c->kw && same; w++) same = e->key[w] == key[w];
+                for (int w = 0; w < GK(c) && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
@@ -895,7 +899,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     memcpy(e->n, n, sizeof(e->n));
     e->deep = 0;
     for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
-    for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
+    for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
 }
 
 /* ------------------------------------------------------------------ */
@@ -1872,11 +1876,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int k = c->k;
     int h = (c->leader + k) & 3;
     memset(rel, GR(c), MAXS);           /* every caller's rel holds MAXS: one store */
-    PosKey pk;
-    pk.meta = 0;
-    pk.hbase = 0;
-    pk.d[0] = pk.d[1] = 0;
-    pk.fp = 0;
+    PosKey pk;          /* made and used at trick starts only */
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
