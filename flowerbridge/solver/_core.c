@@ -1164,9 +1164,11 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
     }
 }
 
-static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
+/* Scores the moves (sc) and puts the best first (the first of equal
+ * scores; the others keep their order): most nodes that cut off do so with
+ * it, and the rest are sorted (sort_rest) only when it does not. */
+static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
-    int sc[MAXMOVES];
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int T = c->trump;
     if (c->k == 0) {
@@ -1252,13 +1254,27 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             sc[i] = v;
         }
     }
-    /* insertion sort, best first */
-    for (int i = 1; i < n; i++) {
+    int b = 0;
+    for (int i = 1; i < n; i++) if (sc[i] > sc[b]) b = i;
+    if (b) {
+        int v = sc[b];
+        Move m = mv[b];
+        uint8_t t = top[b];
+        for (int j = b; j > 0; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[0] = v; mv[0] = m; top[0] = t;
+    }
+}
+
+/* The moves after the first, best first, by a stable insertion sort: with
+ * order_moves, the order of a stable sort of them all. */
+static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
+{
+    for (int i = 2; i < n; i++) {
         int v = sc[i];
         Move m = mv[i];
         uint8_t t = top[i];
         int j = i - 1;
-        while (j >= 0 && sc[j] < v) { sc[j + 1] = sc[j]; mv[j + 1] = mv[j]; top[j + 1] = top[j]; j--; }
+        while (j > 0 && sc[j] < v) { sc[j + 1] = sc[j]; mv[j + 1] = mv[j]; top[j + 1] = top[j]; j--; }
         sc[j + 1] = v; mv[j + 1] = m; top[j + 1] = t;
     }
 }
@@ -1959,8 +1975,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
     }
     Move mv[MAXMOVES];
     uint8_t top[MAXMOVES];
+    int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
-    if (n > 1) order_moves(c, h, mv, top, n, hint);
+    if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
     int maxing = !(h & 1);
     int result = !maxing;
     int best = -1;
@@ -2001,6 +2018,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
+        if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
@@ -2085,7 +2103,9 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
 {
     int h = to_move(c);
     int n = gen_moves(c, h, mv, top);
-    order_moves(c, h, mv, top, n, NULL);
+    int sc[MAXMOVES];
+    order_moves(c, h, mv, top, n, NULL, sc);
+    sort_rest(sc, mv, top, n);
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
