@@ -765,6 +765,13 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         unsigned valid = (1u << b->count) - 1;
         scanned += b->count;
         for (;;) {
+            /* the next block's fingerprints on their way while this one's
+             * are tested (a prefetch of no block, at next == 0, is
+             * harmless) */
+            uint32_t next = b->next;
+            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            __builtin_prefetch(nb);
+            __builtin_prefetch((const char *)nb + 64);
             /* the entries whose fingerprints match, found for the whole
              * block at once */
 #ifdef __SSE2__
@@ -786,8 +793,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
                 int res = block_match(c, b, cand, pk, need, rel, &hnt, scanned);
                 if (res >= 0) return res;
             }
-            if (!b->next) break;
-            b = (const Block *)(blocks + (size_t)(b->next - 1) * bstride);
+            if (!next) break;
+            b = nb;
             valid = (1u << BLK) - 1;
             scanned += BLK;
         }
