@@ -1202,6 +1202,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
         Move lw = w;
         int lwh = wh;
         settle_trick(c, bc, &lw, &lwh);
+        int dsuit = -1, dadj = 0;
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
             int wins = beats(c, mv[i], w);
@@ -1253,10 +1254,17 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
              * to win there) only after the others (tuned on node counts:
              * the other way round costs 4 % on Flower Bridge) */
             if (s != ls && s != T) {
-                int th = hb(c->pres[h][s]);
-                int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
-                if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) v -= 16;
-                if (above >= c->len[h][s]) v -= 6;
+                /* the same for every move of the suit (they come suit by
+                 * suit): made at its first */
+                if (s != dsuit) {
+                    dsuit = s;
+                    int th = hb(c->pres[h][s]);
+                    int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+                    dadj = 0;
+                    if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) dadj -= 16;
+                    if (above >= c->len[h][s]) dadj -= 6;
+                }
+                v += dadj;
             }
             sc[i] = v;
         }
