@@ -1269,8 +1269,8 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             sc[i] = v;
         }
     }
-    int b = 0;
-    for (int i = 1; i < n; i++) if (sc[i] > sc[b]) b = i;
+    int b = 0, bv = sc[0];
+    for (int i = 1; i < n; i++) if (sc[i] > bv) { bv = sc[i]; b = i; }
     if (b) {
         int v = sc[b];
         Move m = mv[b];
