@@ -812,7 +812,20 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     u128 key[MAXW];
     for (int s = 0; s < S; s++) {
         int j = 0;
-        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        if (GC(c) <= 2) {
+            /* the codes of the ranks at or above rel[s] (the position is
+             * the key's again): one a rank, two for a rank one hand holds
+             * twice (see init_codes) */
+            uint32_t all = (c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]) >> rel[s];
+            uint32_t two = (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
+#if GEO_R && GEO_R <= 10
+            j = popcnt10[all] + popcnt10[two];
+#else
+            j = popcnt8[all & 0xff] + popcnt8[all >> 8] + popcnt8[two & 0xff] + popcnt8[two >> 8];
+#endif
+        } else {
+            while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        }
         n[s] = (uint8_t)j;
     }
     for (int w = 0; w < GK(c); w++) {
