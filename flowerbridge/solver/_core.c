@@ -661,6 +661,29 @@ static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), S
 #undef SP
 _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
 
+/* The entries of block b whose fingerprints match the position's fp, a bit
+ * each (all BLK slots, written or not). */
+static inline unsigned block_cands(const Block *b, uint64_t fp)
+{
+#ifdef __SSE2__
+    /* two entries a vector; packing the 32-bit halves to 16 bits keeps a
+     * nonzero half nonzero (signed saturation), so an entry's packed 32-bit
+     * lane is zero iff its 64 bits are */
+    _Static_assert(BLK == 4, "a block's fingerprints are two vectors of two");
+    const __m128i fpv = _mm_set1_epi64x((long long)fp);
+    __m128i x0 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
+                               _mm_loadu_si128((const __m128i *)b->fm));
+    __m128i x1 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
+                               _mm_loadu_si128((const __m128i *)b->fm + 1));
+    __m128i z = _mm_cmpeq_epi32(_mm_packs_epi32(x0, x1), _mm_setzero_si128());
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(z));
+#else
+    unsigned cand = 0;
+    for (int j = 0; j < BLK; j++) cand |= (unsigned)(((fp ^ b->fp[j]) & b->fm[j]) == 0) << j;
+    return cand;
+#endif
+}
+
 /* Of the entries of block b whose fingerprints match the position's (cand),
  * newest first: the first whose region matches and whose bound decides
  * "NS take >= need more tricks" (as tt_lookup), else -1; *hint gets the
@@ -750,9 +773,6 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
-#ifdef __SSE2__
-    const __m128i fpv = _mm_set1_epi64x((long long)fp);
-#endif
     const char *blocks = t->blocks;
     const size_t bstride = t->bstride;
     const Entry *hnt = NULL;
@@ -762,41 +782,24 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
         const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
-        unsigned valid = (1u << b->count) - 1;
+        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         for (;;) {
             /* the next block's fingerprints on their way while this one's
-             * are tested (a prefetch of no block, at next == 0, is
-             * harmless) */
+             * entries are looked at (a prefetch of no block, at next == 0,
+             * is harmless) */
             uint32_t next = b->next;
             const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
-            /* the entries whose fingerprints match, found for the whole
-             * block at once */
-#ifdef __SSE2__
-            /* two entries a vector; packing the 32-bit halves to 16 bits
-             * keeps a nonzero half nonzero (signed saturation), so an
-             * entry's packed 32-bit lane is zero iff its 64 bits are */
-            __m128i x0 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
-                                       _mm_loadu_si128((const __m128i *)b->fm));
-            __m128i x1 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
-                                       _mm_loadu_si128((const __m128i *)b->fm + 1));
-            __m128i z = _mm_cmpeq_epi32(_mm_packs_epi32(x0, x1), _mm_setzero_si128());
-            unsigned cand = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(z)) & valid;
-#else
-            unsigned cand = 0;
-            for (int j = 0; j < BLK; j++) cand |= (unsigned)(((fp ^ b->fp[j]) & b->fm[j]) == 0) << j;
-            cand &= valid;
-#endif
             if (cand) {
                 int res = block_match(c, b, cand, pk, need, rel, &hnt, scanned);
                 if (res >= 0) return res;
             }
             if (!next) break;
             b = nb;
-            valid = (1u << BLK) - 1;
             scanned += BLK;
+            cand = block_cands(b, fp);
         }
     }
     *hint = hnt;
