@@ -66,6 +66,10 @@
 #define GS(c) (GEO_S ? GEO_S : (c)->S)
 #define GR(c) (GEO_R ? GEO_R : (c)->R)
 #define GC(c) (GEO_C ? GEO_C : (c)->C)
+/* words of a packed position code (Ctx.kw), from the codes' bits that
+ * init_codes gives: 2 with one copy a card (4 codes), 4 with two (10) */
+#define GEO_KW (GEO_C == 1 || GEO_C == 2 ? (GEO_S * GEO_R * GEO_C * 2 * GEO_C + 127) / 128 : 0)
+#define GK(c) (GEO_KW ? GEO_KW : (c)->kw)
 #define GEO_CAT2(a, b) a##_##b
 #define GEO_CAT(a, b) GEO_CAT2(a, b)
 #define GEO_FN(name) GEO_CAT(name, GEO_NAME)
@@ -362,7 +366,7 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
 static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
     int S = GS(c);
-    for (int w = 0; w < c->kw; w++) {
+    for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
         if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
@@ -657,6 +661,59 @@ static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), S
 #undef SP
 _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
 
+/* The entries of block b whose fingerprints match the position's fp, a bit
+ * each (all BLK slots, written or not). */
+static inline unsigned block_cands(const Block *b, uint64_t fp)
+{
+#ifdef __SSE2__
+    /* two entries a vector; packing the 32-bit halves to 16 bits keeps a
+     * nonzero half nonzero (signed saturation), so an entry's packed 32-bit
+     * lane is zero iff its 64 bits are */
+    _Static_assert(BLK == 4, "a block's fingerprints are two vectors of two");
+    const __m128i fpv = _mm_set1_epi64x((long long)fp);
+    __m128i x0 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
+                               _mm_loadu_si128((const __m128i *)b->fm));
+    __m128i x1 = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
+                               _mm_loadu_si128((const __m128i *)b->fm + 1));
+    __m128i z = _mm_cmpeq_epi32(_mm_packs_epi32(x0, x1), _mm_setzero_si128());
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(z));
+#else
+    unsigned cand = 0;
+    for (int j = 0; j < BLK; j++) cand |= (unsigned)(((fp ^ b->fp[j]) & b->fm[j]) == 0) << j;
+    return cand;
+#endif
+}
+
+/* Of the entries of block b whose fingerprints match the position's (cand),
+ * newest first: the first whose region matches and whose bound decides
+ * "NS take >= need more tricks" (as tt_lookup), else -1; *hint gets the
+ * first that matches with a best lead, if none yet.  Kept out of the scan
+ * of the blocks (most have no candidate), which then keeps its values in
+ * registers; scanned: the entries scanned up to the block's end. */
+static __attribute__((noinline)) int block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
+                                                 uint8_t *rel, const Entry **hint, long long scanned)
+{
+    while (cand) {
+        int j = hb(cand);
+        cand &= ~(1u << j);
+        const Entry *e = blk_entry(c->tt, (Block *)b, j);
+        /* else the fingerprint holds the whole region */
+        if (e->deep && !region_match(c, e, pk)) continue;
+        int res = -1;
+        if (e->lower) { if (e->val >= need) res = 1; }
+        else if (e->val < need) res = 0;
+        if (res >= 0) {
+            c->st_hits++;
+            c->st_scan += scanned - j;
+            for (int s = 0; s < GS(c); s++)
+                rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
+            return res;
+        }
+        if (e->bs != 0xff && !*hint) *hint = e;
+    }
+    return -1;
+}
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any. */
@@ -716,55 +773,36 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
-#ifdef __SSE2__
-    const __m128i fpv = _mm_set1_epi64x((long long)fp);
-#endif
+    const char *blocks = t->blocks;
+    const size_t bstride = t->bstride;
+    const Entry *hnt = NULL;
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
-        for (uint32_t bi = d->block; bi; ) {
-            Block *b = tt_block(t, bi);
-            int cnt = (int)b->count;
-            scanned += cnt;
-            /* the entries whose fingerprints match, found for the whole
-             * block at once (slots past count, stale or never written, are
-             * masked off) */
-#ifdef __SSE2__
-            /* two entries a vector: a 64-bit lane is zero when both its
-             * 32-bit halves are */
-            __m128i z0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp), fpv),
-                                                       _mm_loadu_si128((const __m128i *)b->fm)), _mm_setzero_si128());
-            __m128i z1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)b->fp + 1), fpv),
-                                                       _mm_loadu_si128((const __m128i *)b->fm + 1)), _mm_setzero_si128());
-            z0 = _mm_and_si128(z0, _mm_shuffle_epi32(z0, 0xb1));
-            z1 = _mm_and_si128(z1, _mm_shuffle_epi32(z1, 0xb1));
-            unsigned cand = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z0)) | (unsigned)_mm_movemask_pd(_mm_castsi128_pd(z1)) << 2;
-#else
-            unsigned cand = 0;
-            for (int i = 0; i < BLK; i++) cand |= (unsigned)(((fp ^ b->fp[i]) & b->fm[i]) == 0) << i;
-#endif
-            cand &= (1u << cnt) - 1;
-            while (cand) {
-                int i = hb(cand);
-                cand &= ~(1u << i);
-                const Entry *e = blk_entry(t, b, i);
-                /* else the fingerprint holds the whole region */
-                if (e->deep && !region_match(c, e, pk)) continue;
-                int res = -1;
-                if (e->lower) { if (e->val >= need) res = 1; }
-                else if (e->val < need) res = 0;
-                if (res >= 0) {
-                    c->st_hits++;
-                    c->st_scan += scanned - i;
-                    for (int s = 0; s < S; s++)
-                        rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
-                    return res;
-                }
-                if (e->bs != 0xff && !*hint) *hint = e;
+        /* only a list's newest block is ever partly filled (see tt_store):
+         * the slots past its count, stale or never written, are masked off */
+        const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
+        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
+        scanned += b->count;
+        for (;;) {
+            /* the next block's fingerprints on their way while this one's
+             * entries are looked at (a prefetch of no block, at next == 0,
+             * is harmless) */
+            uint32_t next = b->next;
+            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            __builtin_prefetch(nb);
+            __builtin_prefetch((const char *)nb + 64);
+            if (cand) {
+                int res = block_match(c, b, cand, pk, need, rel, &hnt, scanned);
+                if (res >= 0) return res;
             }
-            bi = b->next;
+            if (!next) break;
+            b = nb;
+            scanned += BLK;
+            cand = block_cands(b, fp);
         }
     }
+    *hint = hnt;
     c->st_scan += scanned;
     return -1;
 }
@@ -777,10 +815,23 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     u128 key[MAXW];
     for (int s = 0; s < S; s++) {
         int j = 0;
-        while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        if (GC(c) <= 2) {
+            /* the codes of the ranks at or above rel[s] (the position is
+             * the key's again): one a rank, two for a rank one hand holds
+             * twice (see init_codes) */
+            uint32_t all = (c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]) >> rel[s];
+            uint32_t two = (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
+#if GEO_R && GEO_R <= 10
+            j = popcnt10[all] + popcnt10[two];
+#else
+            j = popcnt8[all & 0xff] + popcnt8[all >> 8] + popcnt8[two & 0xff] + popcnt8[two >> 8];
+#endif
+        } else {
+            while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+        }
         n[s] = (uint8_t)j;
     }
-    for (int w = 0; w < c->kw; w++) {
+    for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
@@ -807,7 +858,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 if (e->lower != lower) continue;
                 int same = 1;
                 for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
-                for (int w = 0; w < c->kw && same; w++) same = e->key[w] == key[w];
+                for (int w = 0; w < GK(c) && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
@@ -871,7 +922,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     memcpy(e->n, n, sizeof(e->n));
     e->deep = 0;
     for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
-    for (int w = 0; w < c->kw; w++) e->key[w] = key[w];
+    for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
 }
 
 /* ------------------------------------------------------------------ */
@@ -1136,9 +1187,11 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
     }
 }
 
-static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e)
+/* Scores the moves (sc) and puts the best first (the first of equal
+ * scores; the others keep their order): most nodes that cut off do so with
+ * it, and the rest are sorted (sort_rest) only when it does not. */
+static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
-    int sc[MAXMOVES];
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int T = c->trump;
     if (c->k == 0) {
@@ -1165,6 +1218,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
         Move lw = w;
         int lwh = wh;
         settle_trick(c, bc, &lw, &lwh);
+        int dsuit = -1, dadj = 0;
         for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
             int wins = beats(c, mv[i], w);
@@ -1216,21 +1270,42 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
              * to win there) only after the others (tuned on node counts:
              * the other way round costs 4 % on Flower Bridge) */
             if (s != ls && s != T) {
-                int th = hb(c->pres[h][s]);
-                int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
-                if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) v -= 16;
-                if (above >= c->len[h][s]) v -= 6;
+                /* the same for every move of the suit (they come suit by
+                 * suit): made at its first */
+                if (s != dsuit) {
+                    dsuit = s;
+                    int th = hb(c->pres[h][s]);
+                    int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+                    dadj = 0;
+                    if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) dadj -= 16;
+                    if (above >= c->len[h][s]) dadj -= 6;
+                }
+                v += dadj;
             }
             sc[i] = v;
         }
     }
-    /* insertion sort, best first */
-    for (int i = 1; i < n; i++) {
+    int b = 0, bv = sc[0];
+    for (int i = 1; i < n; i++) if (sc[i] > bv) { bv = sc[i]; b = i; }
+    if (b) {
+        int v = sc[b];
+        Move m = mv[b];
+        uint8_t t = top[b];
+        for (int j = b; j > 0; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[0] = v; mv[0] = m; top[0] = t;
+    }
+}
+
+/* The moves after the first, best first, by a stable insertion sort: with
+ * order_moves, the order of a stable sort of them all. */
+static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
+{
+    for (int i = 2; i < n; i++) {
         int v = sc[i];
         Move m = mv[i];
         uint8_t t = top[i];
         int j = i - 1;
-        while (j >= 0 && sc[j] < v) { sc[j + 1] = sc[j]; mv[j + 1] = mv[j]; top[j + 1] = top[j]; j--; }
+        while (j > 0 && sc[j] < v) { sc[j + 1] = sc[j]; mv[j + 1] = mv[j]; top[j + 1] = top[j]; j--; }
         sc[j + 1] = v; mv[j + 1] = m; top[j + 1] = t;
     }
 }
@@ -1848,11 +1923,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int k = c->k;
     int h = (c->leader + k) & 3;
     memset(rel, GR(c), MAXS);           /* every caller's rel holds MAXS: one store */
-    PosKey pk;
-    pk.meta = 0;
-    pk.hbase = 0;
-    pk.d[0] = pk.d[1] = 0;
-    pk.fp = 0;
+    PosKey pk;          /* made and used at trick starts only */
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
@@ -1935,8 +2006,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
     }
     Move mv[MAXMOVES];
     uint8_t top[MAXMOVES];
+    int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
-    if (n > 1) order_moves(c, h, mv, top, n, hint);
+    if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
     int maxing = !(h & 1);
     int result = !maxing;
     int best = -1;
@@ -1977,6 +2049,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
+        if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
@@ -2061,7 +2134,9 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
 {
     int h = to_move(c);
     int n = gen_moves(c, h, mv, top);
-    order_moves(c, h, mv, top, n, NULL);
+    int sc[MAXMOVES];
+    order_moves(c, h, mv, top, n, NULL, sc);
+    sort_rest(sc, mv, top, n);
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
