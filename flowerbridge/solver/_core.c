@@ -1951,24 +1951,20 @@ static int search(Ctx *c, int target, uint8_t *rel)
             int mew = c->len[1][T] > c->len[3][T] ? c->len[1][T] : c->len[3][T];
             if (mns - lew >= need) return 1;
             if (mew - lns > r - need) return 0;
-            /* nor with one below every trump of the other side's: only
-             * those above its lowest trump count, and rel[T] is lowered to
-             * that (its holders at or above, the lengths, tell the rest).
-             * Not where the hand's every trump is needed: there the
-             * search's own proofs cover more positions (measured: fewer
-             * trick nodes without it). */
-            if (mns > need && lew) {
-                int lo = __builtin_ctz(c->pres[0][T] | c->pres[2][T]);
-                if (mns - count_from(c, 1, T, lo) - count_from(c, 3, T, lo) >= need) {
+            /* and a trump of the other side's below every trump of the
+             * hand's never takes such a trick: only those at or above the
+             * hand's lowest trump count, and rel[T] is lowered to that (its
+             * holders at or above, and the lengths, tell the rest).  Not
+             * where the hand's every trump is needed: there the search's
+             * own proofs cover more positions (measured: fewer trick nodes
+             * without it). */
+            for (int b = 0; b < 4; b++) {
+                int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
+                if (lb <= w || !(b & 1 ? lns : lew)) continue;
+                int lo = __builtin_ctz(c->pres[b][T]);
+                if (lb - count_from(c, (b + 1) & 3, T, lo) - count_from(c, (b + 3) & 3, T, lo) >= w) {
                     rel[T] = (uint8_t)lo;
-                    return 1;
-                }
-            }
-            if (mew > r - need + 1 && lns) {
-                int lo = __builtin_ctz(c->pres[1][T] | c->pres[3][T]);
-                if (mew - count_from(c, 0, T, lo) - count_from(c, 2, T, lo) > r - need) {
-                    rel[T] = (uint8_t)lo;
-                    return 0;
+                    return !(b & 1);
                 }
             }
             int side = 0;
