@@ -1662,6 +1662,37 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+/* Can the leader's side, with no trump left in any hand, not take every
+ * trick?  Taking them all, it leads every trick.  A suit in which the
+ * opponents hold every copy of the top rank cannot be led while they still
+ * hold one (its holder plays it and wins: nothing outranks it, and an equal
+ * copy played before it is his partner's), and they part with one only as a
+ * discard; a suit in which the side holds a copy of the top rank can be led
+ * at most as often as its longer hand holds cards of it (both follow).
+ * DDS's later-tricks bound: with fewer leads of the second kind than tricks
+ * left, the side fails (checked against the brute force; a squeeze forcing
+ * such discards needs a threat counted among those leads).  rel[s] is
+ * lowered to the top rank of each suit of the first kind that the side
+ * holds: in a matching position those stay of the first kind, and a suit of
+ * the second kind can only become one of the first. */
+static int leader_cannot_take_all(const Ctx *c, int L, int leads, uint8_t *rel)
+{
+    int P = (L + 2) & 3, sum = 0;
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t x = c->pres[L][s] | c->pres[P][s];
+        uint32_t all = x | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s];
+        if (x >> hb(all) & 1) sum += c->len[L][s] > c->len[P][s] ? c->len[L][s] : c->len[P][s];
+    }
+    if (sum >= leads) return 0;
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t x = c->pres[L][s] | c->pres[P][s];
+        if (!x) continue;
+        int t = hb(x | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
+        if (!(x >> t & 1) && rel[s] > t) rel[s] = (uint8_t)t;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -1969,15 +2000,71 @@ static int search(Ctx *c, int target, uint8_t *rel)
             return !(h & 1);
         }
         /* the leader's side needs every trick but cannot win this one */
-        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
-            c->st_qt++;
-            return h & 1;
+        if (!(h & 1) ? need == r : need == 1) {
+            if (leader_loses_trick(c, h, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
+            if ((T < 0 || !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T]))
+                && leader_cannot_take_all(c, h, r, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
         }
         if (T >= 0) {
+            /* Every trick in which a hand plays a trump is won by a trump:
+             * the other side takes it only with a trump of its own, one per
+             * trick.  So a side takes at least as many tricks as one of its
+             * hands holds trumps beyond the other side's trumps together;
+             * only suit lengths matter. */
+            int lns = c->len[0][T] + c->len[2][T], lew = c->len[1][T] + c->len[3][T];
+            int mns = c->len[0][T] > c->len[2][T] ? c->len[0][T] : c->len[2][T];
+            int mew = c->len[1][T] > c->len[3][T] ? c->len[1][T] : c->len[3][T];
+            if (mns - lew >= need) return 1;
+            if (mew - lns > r - need) return 0;
+            /* Likewise a hand's trumps at or above some rank t each need,
+             * in their tricks, a trump of the other side's at or above t
+             * (an equal one only if played first): the side takes at
+             * least as many tricks as the first count exceeds the second,
+             * for the highest t where that is enough; rel[T] is lowered to
+             * t (the holders at or above it tell both counts).  Not where
+             * the hand's every trump is needed: there the search's own
+             * proofs cover more positions (measured: fewer trick nodes
+             * without it). */
+            for (int b = 0; b < 4; b++) {
+                int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
+                if (lb <= w || !(b & 1 ? lns : lew)) continue;
+                int cb = 0;
+                for (uint32_t m = c->pres[b][T]; m; ) {
+                    int t = hb(m);
+                    m &= ~(1u << t);
+                    cb += CNT(c, b, T, t);
+                    int cx = count_from(c, (b + 1) & 3, T, t) + count_from(c, (b + 3) & 3, T, t);
+                    if (cb - cx >= w) {
+                        rel[T] = (uint8_t)t;
+                        return !(b & 1);
+                    }
+                }
+            }
             int side = 0;
             int tq = top_trump_tricks(c, need, r - need + 1, &side, rel);
             if (side ? tq > r - need : tq >= need) return !side;
             /* one trick decides only when a side needs all the rest */
+            if (GC(c) > 1 && (need <= 1 || need == r)) {
+                /* A hand holding a copy of the top trump rank and another
+                 * trump takes a trick: it plays that copy on the first
+                 * trick it plays a trump to, unless an opponent's copy is
+                 * on that trick already, when it plays the other trump and
+                 * its copy is left the highest trump, with no equal. */
+                int y = need == r;      /* the side that gets a trick: 1 EW */
+                int tr = hb(c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T]);
+                for (int b = y; b < 4; b += 2)
+                    if (c->len[b][T] > 1 && CNT(c, b, T, tr)) {
+                        if (rel[T] > tr) rel[T] = (uint8_t)tr;
+                        c->st_qt++;
+                        return !y;
+                    }
+            }
             int kr = need <= 1 || need == r ? guarded_second_trump(c, h, &side) : -1;
             if (kr >= 0 && (side ? need == r : need <= 1)) {
                 rel[T] = (uint8_t)kr;
