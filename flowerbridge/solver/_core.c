@@ -1662,37 +1662,6 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
-/* Can the leader's side, with no trump left in any hand, not take every
- * trick?  Taking them all, it leads every trick.  A suit in which the
- * opponents hold every copy of the top rank cannot be led while they still
- * hold one (its holder plays it and wins: nothing outranks it, and an equal
- * copy played before it is his partner's), and they part with one only as a
- * discard; a suit in which the side holds a copy of the top rank can be led
- * at most as often as its longer hand holds cards of it (both follow).
- * DDS's later-tricks bound: with fewer leads of the second kind than tricks
- * left, the side fails (checked against the brute force; a squeeze forcing
- * such discards needs a threat counted among those leads).  rel[s] is
- * lowered to the top rank of each suit of the first kind that the side
- * holds: in a matching position those stay of the first kind, and a suit of
- * the second kind can only become one of the first. */
-static int leader_cannot_take_all(const Ctx *c, int L, int leads, uint8_t *rel)
-{
-    int P = (L + 2) & 3, sum = 0;
-    for (int s = 0; s < GS(c); s++) {
-        uint32_t x = c->pres[L][s] | c->pres[P][s];
-        uint32_t all = x | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s];
-        if (x >> hb(all) & 1) sum += c->len[L][s] > c->len[P][s] ? c->len[L][s] : c->len[P][s];
-    }
-    if (sum >= leads) return 0;
-    for (int s = 0; s < GS(c); s++) {
-        uint32_t x = c->pres[L][s] | c->pres[P][s];
-        if (!x) continue;
-        int t = hb(x | c->pres[(L + 1) & 3][s] | c->pres[(L + 3) & 3][s]);
-        if (!(x >> t & 1) && rel[s] > t) rel[s] = (uint8_t)t;
-    }
-    return 1;
-}
-
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -2000,16 +1969,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
             return !(h & 1);
         }
         /* the leader's side needs every trick but cannot win this one */
-        if (!(h & 1) ? need == r : need == 1) {
-            if (leader_loses_trick(c, h, rel)) {
-                c->st_qt++;
-                return h & 1;
-            }
-            if ((T < 0 || !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T]))
-                && leader_cannot_take_all(c, h, r, rel)) {
-                c->st_qt++;
-                return h & 1;
-            }
+        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
+            c->st_qt++;
+            return h & 1;
         }
         if (T >= 0) {
             /* Every trick in which a hand plays a trump is won by a trump:
