@@ -1296,6 +1296,57 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
     }
 }
 
+/* The move order_moves puts first for the last hand h of a trick (k == 3),
+ * found without generating the moves: with no later hand, a card's score
+ * depends only on whether it beats the card winning now, and within a suit
+ * the lowest card of each kind scores highest (a group's representative is
+ * its lowest card, and the winning card on the table divides groups).  So
+ * the lowest card that keeps partner's trick, else the cheapest winner, else
+ * the lowest loser; when void, each suit's best card scored as order_moves
+ * does, the first suit of the best score (the moves come suit by suit).
+ * Most last hands cut off with it, and never generate the others. */
+static Move last_hand_first(const Ctx *c, int h)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int T = c->trump;
+    Move w = c->tc[c->ti][c->wpos];
+    int ls = c->tc[c->ti][0].s;
+    int pw = ((c->leader + c->wpos) & 3) == p;
+    Move m;
+    uint32_t mine = c->pres[h][ls];
+    if (mine) {
+        /* following suit: partner's trick keeps the lowest card; else the
+         * lowest card above the winner's (of the same suit), if any */
+        uint32_t up = !pw && w.s == ls ? mine & ~((2u << w.r) - 1) : 0;
+        m.s = (uint8_t)ls;
+        m.r = (uint8_t)__builtin_ctz(up ? up : mine);
+        return m;
+    }
+    int bv = -1000, bs = 0, br = 0;
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t x = c->pres[h][s];
+        if (!x) continue;
+        int lo = __builtin_ctz(x), v;
+        if (s == T) {
+            /* every trump wins if the winner is not one; else those above it */
+            uint32_t up = w.s == T ? x & ~((2u << w.r) - 1) : x;
+            if (pw) v = up == x ? 160 - lo : 260 - lo;
+            else if (up) { lo = __builtin_ctz(up); v = 160 - lo; }
+            else v = 20 - lo + c->len[h][s];
+        } else {
+            int th = hb(x);
+            int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+            v = pw ? 300 - lo : 50 - lo + c->len[h][s];
+            if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) v -= 16;
+            if (above >= c->len[h][s]) v -= 6;
+        }
+        if (v > bv) { bv = v; bs = s; br = lo; }
+    }
+    m.s = (uint8_t)bs;
+    m.r = (uint8_t)br;
+    return m;
+}
+
 /* The moves after the first, best first, by a stable insertion sort: with
  * order_moves, the order of a stable sort of them all. */
 static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
@@ -2053,25 +2104,44 @@ static int search(Ctx *c, int target, uint8_t *rel)
             }
         }
     }
+    int maxing = !(h & 1);
+    uint8_t crel[MAXS];
+    /* The last hand's first move is tried before the others are generated
+     * (v0: its result, crel its region); the loop below takes it up as
+     * mv[0] when it does not cut off. */
+    int v0 = -1;
+    if (k == 3) {
+        Move m = last_hand_first(c, h);
+        Undo u;
+        play(c, h, m, &u);
+        v0 = search(c, target, crel);
+        unplay(c, h, m, &u);
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        if (v0 == maxing) {
+            memcpy(rel, crel, MAXS);        /* see the cut-off below */
+            return v0;
+        }
+    }
     Move mv[MAXMOVES];
     uint8_t top[MAXMOVES];
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
     if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
-    int maxing = !(h & 1);
     int result = !maxing;
     int best = -1;
-    uint8_t crel[MAXS];
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
     uint8_t skip[MAXS] = {0};
     for (int i = 0; i < n; i++) {
-        if (top[i] < skip[mv[i].s]) continue;
-        Undo u;
-        play(c, h, mv[i], &u);
-        int v = search(c, target, crel);
-        unplay(c, h, mv[i], &u);
-        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        int v = v0;
+        if (i > 0 || v0 < 0) {
+            if (top[i] < skip[mv[i].s]) continue;
+            Undo u;
+            play(c, h, mv[i], &u);
+            v = search(c, target, crel);
+            unplay(c, h, mv[i], &u);
+            if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        }
         int s = mv[i].s;
         if (v == maxing) {
             /* One move is enough for a cut-off, and the one played may lie
