@@ -250,10 +250,12 @@ static inline int popc(uint32_t m)
     return (int)(m * 0x01010101u >> 24);
 }
 
-/* Copies of (suit s, rank r) hand h holds.  With one copy a card the search
- * keeps only the rank masks up to date (play), and cnt holds the position
- * it was loaded with. */
-#define CNT(c, h, s, r) (GC(c) == 1 ? (int)((c)->pres[h][s] >> (r) & 1) : (int)(c)->cnt[h][s][r])
+/* Copies of (suit s, rank r) hand h holds.  With one or two copies a card
+ * the search keeps only the rank masks up to date (play), and cnt holds the
+ * position it was loaded with. */
+#define CNT(c, h, s, r) (GC(c) == 1 ? (int)((c)->pres[h][s] >> (r) & 1) \
+                         : GC(c) == 2 ? (int)(((c)->pres[h][s] >> (r) & 1) + ((c)->dup[h][s] >> (r) & 1)) \
+                         : (int)(c)->cnt[h][s][r])
 
 /* Cards of suit s that hand h holds at rank lo or above (one copy a rank:
  * a population count). */
@@ -937,6 +939,12 @@ static inline int beats(const Ctx *c, Move a, Move w)
 static inline void play(Ctx *c, int h, Move m, Undo *u)
 {
     if (GC(c) == 1) c->pres[h][m.s] &= ~(1u << m.r);       /* cnt unused (see CNT) */
+    else if (GC(c) == 2) {
+        /* the copy leaves dup if the rank was held twice, else pres */
+        uint32_t b = 1u << m.r, d = c->dup[h][m.s] & b;
+        c->dup[h][m.s] ^= d;
+        c->pres[h][m.s] ^= b ^ d;
+    }
     else if (--c->cnt[h][m.s][m.r] == 0) c->pres[h][m.s] &= ~(1u << m.r);
     else if (c->cnt[h][m.s][m.r] == 1) c->dup[h][m.s] &= ~(1u << m.r);
     u->sver = c->sver[m.s];
@@ -979,6 +987,11 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->k--;
     c->wpos = u->wpos;
     if (GC(c) == 1) c->pres[h][m.s] |= 1u << m.r;
+    else if (GC(c) == 2) {
+        uint32_t b = 1u << m.r;
+        c->dup[h][m.s] |= c->pres[h][m.s] & b;
+        c->pres[h][m.s] |= b;
+    }
     else if (c->cnt[h][m.s][m.r]++ == 0) c->pres[h][m.s] |= 1u << m.r;
     else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
@@ -1153,7 +1166,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
 #else
         int rr = 1 + popc(all >> tp >> 1);
 #endif
-        int seq = tp > lo || CNT(c, h, s, tp) > 1;      /* more than one card */
+        int seq = tp > lo || (GC(c) > 1 && (c->dup[h][s] >> tp & 1));     /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
         int v;
@@ -1182,7 +1195,7 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
         /* a lead whose identical copy LHO holds: LHO cannot take the trick
          * with that copy, played after it (tuned on node counts of
          * Flower Bridge tables) */
-        if (GC(c) > 1 && CNT(c, h, s, tp) == 1 && (c->pres[o1][s] >> tp & 1)) v += 12;
+        if (GC(c) > 1 && !(c->dup[h][s] >> tp & 1) && (c->pres[o1][s] >> tp & 1)) v += 12;
         sc[i] = v;
     }
 }
@@ -1257,7 +1270,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                     if (cw.s == s) {
                         uint32_t m = c->pres[cwh][s];     /* holds cw */
                         int t1 = cw.r;
-                        int t2 = CNT(c, cwh, s, t1) > 1 ? t1 : hb(m & ~(1u << t1));
+                        int t2 = GC(c) > 1 && (c->dup[cwh][s] >> t1 & 1) ? t1 : hb(m & ~(1u << t1));
                         if (lo >= t2) v += 10;
                     }
                 }
@@ -1734,8 +1747,8 @@ static int top_trump_tricks(const Ctx *c, int wantNS, int wantEW, int *side, uin
     uint32_t all = c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T];
     if (!all) return 0;
     int tr = hb(all);
-    int nsc = CNT(c, 0, T, tr) + CNT(c, 2, T, tr);
-    int ewc = CNT(c, 1, T, tr) + CNT(c, 3, T, tr);
+    int nsc = (c->pres[0][T] | c->pres[2][T]) >> tr & 1;
+    int ewc = (c->pres[1][T] | c->pres[3][T]) >> tr & 1;
     if (nsc && ewc) return 0;
     int y = nsc ? 0 : 1, a = y, b = y + 2;
     int want = y ? wantEW : wantNS;
@@ -1773,11 +1786,12 @@ static int guarded_second_trump(const Ctx *c, int h, int *side)
     int tr = hb(all);
     if (tr < 0) return -1;
     int P = -1;
-    for (int j = 0; j < 4; j++) if (CNT(c, j, T, tr)) { if (P >= 0 || CNT(c, j, T, tr) > 1) return -1; P = j; }
+    for (int j = 0; j < 4; j++)
+        if (c->pres[j][T] >> tr & 1) { if (P >= 0 || (GC(c) > 1 && (c->dup[j][T] >> tr & 1))) return -1; P = j; }
     int r2 = hb(all & ~(1u << tr));
     int H = (P + 1) & 3;
-    if (r2 < 0 || H == h || c->len[H][T] < 2 || !CNT(c, H, T, r2)) return -1;
-    if (CNT(c, P, T, r2) || CNT(c, (P + 2) & 3, T, r2)) return -1;
+    if (r2 < 0 || H == h || c->len[H][T] < 2 || !(c->pres[H][T] >> r2 & 1)) return -1;
+    if ((c->pres[P][T] | c->pres[(P + 2) & 3][T]) >> r2 & 1) return -1;
     *side = H & 1;
     return r2;
 }
@@ -2072,7 +2086,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
                 int y = need == r;      /* the side that gets a trick: 1 EW */
                 int tr = hb(c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T]);
                 for (int b = y; b < 4; b += 2)
-                    if (c->len[b][T] > 1 && CNT(c, b, T, tr)) {
+                    if (c->len[b][T] > 1 && (c->pres[b][T] >> tr & 1)) {
                         if (rel[T] > tr) rel[T] = (uint8_t)tr;
                         c->st_qt++;
                         return !y;
