@@ -1360,6 +1360,70 @@ static Move last_hand_first(const Ctx *c, int h)
     return m;
 }
 
+/* The same for the second hand h (k == 1) when it follows suit: a group's
+ * score (see order_moves) changes with its lowest card lo only by -lo and
+ * where lo crosses the led card (it wins), the left-hand opponent's best
+ * card (he takes it over below it) and his second-best card; those ranks
+ * are held by other hands or on the table, so no group spans one, and the
+ * best group is the lowest one at or above one of them (or the lowest of
+ * all), the highest of equal scores first (order_moves meets a suit's
+ * groups from the top).  Returns 0 when h is void in the suit led. */
+static int second_hand_first(const Ctx *c, int h, Move *first)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, L = c->leader;
+    int T = c->trump;
+    Move w = c->tc[c->ti][0];
+    int ls = w.s;
+    uint32_t mine = c->pres[h][ls];
+    if (!mine) return 0;
+    Move bc[4];
+    for (int j = 2; j < 4; j++) {
+        int hj = j == 2 ? o1 : p;
+        bc[j].s = 0xff;
+        bc[j].r = 0;
+        if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
+        else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
+    }
+    /* who wins after a card that does not beat the led one */
+    Move lw = w;
+    int lwh = L;
+    settle_trick(c, bc, &lw, &lwh);
+    /* partner wins (his card bc[3] then wins): as order_moves scores it */
+    int pv = 300 - (GC(c) > 1 || bc[3].s != ls || hb(c->pres[L][ls]) > hb(mine) ? 120 : 0);
+    int tp = ls == T ? 30 : 0;
+    /* o1 takes over a winning card below rank `under`; then partner takes
+     * it back or not */
+    int under = bc[2].s == ls ? bc[2].r : bc[2].s != 0xff && bc[2].s == T ? GR(c) : 0;
+    int back = beats(c, bc[3], bc[2]);
+    int t2 = -1;
+    uint32_t cut = 1 | 2u << w.r;
+    if (bc[2].s == ls) {
+        int t1 = bc[2].r;
+        t2 = GC(c) > 1 && (c->dup[o1][ls] >> t1 & 1) ? t1 : hb(c->pres[o1][ls] & ~(1u << t1));
+        cut |= 1u << t1;
+        if (t2 >= 0) cut |= 1u << t2;
+    }
+    int bv = -1000, br = 0, last = -1;
+    while (cut) {
+        int y = hb(cut);
+        cut ^= 1u << y;
+        uint32_t a = mine & ~((1u << y) - 1);
+        if (!a) continue;
+        int lo = __builtin_ctz(a);
+        if (lo == last) continue;
+        last = lo;
+        int v;
+        if (lo <= w.r) v = lwh == p ? pv - lo : 50 - lo - tp;
+        else if (lo >= under) v = 200 - lo;
+        else if (back) v = pv - lo;
+        else v = 80 - lo - tp + (bc[2].s == ls && lo >= t2 ? 10 : 0);
+        if (v > bv) { bv = v; br = lo; }
+    }
+    first->s = (uint8_t)ls;
+    first->r = (uint8_t)br;
+    return 1;
+}
+
 /* The moves after the first, best first, by a stable insertion sort: with
  * order_moves, the order of a stable sort of them all. */
 static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
@@ -2120,12 +2184,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
     }
     int maxing = !(h & 1);
     uint8_t crel[MAXS];
-    /* The last hand's first move is tried before the others are generated
-     * (v0: its result, crel its region); the loop below takes it up as
-     * mv[0] when it does not cut off. */
+    /* The last hand's first move, and the second hand's when he follows
+     * suit, is tried before the others are generated (v0: its result, crel
+     * its region); the loop below takes it up as mv[0] when it does not cut
+     * off. */
     int v0 = -1;
-    if (k == 3) {
-        Move m = last_hand_first(c, h);
+    Move m;
+    if (k == 3 ? (m = last_hand_first(c, h), 1) : k == 1 && second_hand_first(c, h, &m)) {
         Undo u;
         play(c, h, m, &u);
         v0 = search(c, target, crel);
