@@ -2121,19 +2121,22 @@ static int search(Ctx *c, int target, uint8_t *rel)
              * t (the holders at or above it tell both counts).  Not where
              * the hand's every trump is needed: there the search's own
              * proofs cover more positions (measured: fewer trick nodes
-             * without it). */
-            for (int b = 0; b < 4; b++) {
-                int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
-                if (lb <= w || !(b & 1 ? lns : lew)) continue;
-                int cb = 0;
-                for (uint32_t m = c->pres[b][T]; m; ) {
-                    int t = hb(m);
-                    m &= ~(1u << t);
-                    cb += CNT(c, b, T, t);
-                    int cx = count_from(c, (b + 1) & 3, T, t) + count_from(c, (b + 3) & 3, T, t);
-                    if (cb - cx >= w) {
-                        rel[T] = (uint8_t)t;
-                        return !(b & 1);
+             * without it).  A hand counts only with more trumps than
+             * its side needs tricks (the longest of each side tells). */
+            if ((mns > need && lew) || (mew > r - need + 1 && lns)) {
+                for (int b = 0; b < 4; b++) {
+                    int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
+                    if (lb <= w || !(b & 1 ? lns : lew)) continue;
+                    int cb = 0;
+                    for (uint32_t m = c->pres[b][T]; m; ) {
+                        int t = hb(m);
+                        m &= ~(1u << t);
+                        cb += CNT(c, b, T, t);
+                        int cx = count_from(c, (b + 1) & 3, T, t) + count_from(c, (b + 3) & 3, T, t);
+                        if (cb - cx >= w) {
+                            rel[T] = (uint8_t)t;
+                            return !(b & 1);
+                        }
                     }
                 }
             }
