@@ -1200,6 +1200,38 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
     }
 }
 
+/* order_moves's scores for the hand h to play inside a trick (k > 0) when
+ * it follows suit, in closed form: a card at or above `win` beats the one
+ * winning now; the next hand (an opponent, with its card b1 of bc) takes it
+ * over below `under`, and partner then takes it back or not; lwh: who wins
+ * after a card that does not beat the one winning now. */
+typedef struct { int win, under, back, pv, nv, tp, t2; } Follow;
+
+static inline void follow_terms(const Ctx *c, int h, const Move *bc, Move w, int lwh, Follow *f)
+{
+    int k = c->k, T = c->trump, ls = c->tc[c->ti][0].s;
+    Move b1 = k < 3 ? bc[k + 1] : (Move){0xff, 0};
+    f->win = w.s == ls ? w.r + 1 : GR(c);
+    f->under = b1.s == ls ? b1.r : b1.s != 0xff && b1.s == T ? GR(c) : 0;
+    f->back = k == 1 && beats(c, bc[3], b1);
+    /* partner wins (as the second hand: with his card bc[3]) */
+    f->pv = 300 - (k == 1 && (GC(c) > 1 || bc[3].s != ls || hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])) ? 120 : 0);
+    f->tp = ls == T ? 30 : 0;
+    f->nv = lwh == ((h + 2) & 3) ? f->pv : 50 - f->tp;
+    /* the opponent taking the trick over spends his top card (see below) */
+    int o1 = (h + 1) & 3;
+    f->t2 = b1.s != ls ? GR(c) : GC(c) > 1 && (c->dup[o1][ls] >> b1.r & 1) ? b1.r
+            : hb(c->pres[o1][ls] & ~(1u << b1.r));
+}
+
+static inline int follow_score(const Follow *f, int lo)
+{
+    if (lo < f->win) return f->nv - lo;
+    if (lo >= f->under) return 200 - lo;
+    if (f->back) return f->pv - lo;
+    return 80 - lo - f->tp + (lo >= f->t2 ? 10 : 0);
+}
+
 /* Scores the moves (sc) and puts the best first (the first of equal
  * scores; the others keep their order): most nodes that cut off do so with
  * it, and the rest are sorted (sort_rest) only when it does not. */
@@ -1232,7 +1264,12 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
         int lwh = wh;
         settle_trick(c, bc, &lw, &lwh);
         int dsuit = -1, dadj = 0;
-        for (int i = 0; i < n; i++) {
+        if (c->pres[h][ls]) {
+            /* following suit: the scores below come to this */
+            Follow f;
+            follow_terms(c, h, bc, w, lwh, &f);
+            for (int i = 0; i < n; i++) sc[i] = follow_score(&f, mv[i].r);
+        } else for (int i = 0; i < n; i++) {
             int s = mv[i].s, lo = mv[i].r;
             int wins = beats(c, mv[i], w);
             Move cw = lw;
@@ -1361,7 +1398,8 @@ static Move last_hand_first(const Ctx *c, int h)
 }
 
 /* The same for the second hand h (k == 1) when it follows suit: a group's
- * score (see order_moves) changes with its lowest card lo only by -lo and
+ * score (follow_score, written out here: measured cheaper than through
+ * follow_terms) changes with its lowest card lo only by -lo and
  * where lo crosses the led card (it wins), the left-hand opponent's best
  * card (he takes it over below it) and his second-best card; those ranks
  * are held by other hands or on the table, so no group spans one, and the
