@@ -44,6 +44,9 @@
 #define SCACHE 1024     /* suit codes kept per suit (a power of two) */
 #define MAXW 8          /* 128-bit words of a packed position code (MAXS * 128 bits) */
 #define NIL 0u
+/* Entries a look-up reads past the first that decides, for one with a wider
+ * region (see tt_lookup). */
+#define TT_WIDER 8
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
 /* Lead ordering: the cost of one opponent reply to a lead, in hundredths
  * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
@@ -684,14 +687,15 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 #endif
 }
 
-/* Of the entries of block b whose fingerprints match the position's (cand),
- * newest first: the first whose region matches and whose bound decides
- * "NS take >= need more tricks" (as tt_lookup), else -1; *hint gets the
- * first that matches with a best lead, if none yet.  Kept out of the scan
- * of the blocks (most have no candidate), which then keeps its values in
- * registers; scanned: the entries scanned up to the block's end. */
-static __attribute__((noinline)) int block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
-                                                 uint8_t *rel, const Entry **hint, long long scanned)
+/* Of the entries of block b whose fingerprints match the position's (cand):
+ * those whose region matches and whose bound decides "NS take >= need more
+ * tricks" (as tt_lookup) replace *res (1 / 0; -1: none yet) and rel when
+ * their region is wider than the widest so far (*wide: the sum of its
+ * thresholds); *hint gets the first that matches with a best lead, if none
+ * yet.  Kept out of the scan of the blocks (most have no candidate), which
+ * then keeps its values in registers. */
+static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
+                                                  uint8_t *rel, const Entry **hint, int *res, int *wide)
 {
     while (cand) {
         int j = hb(cand);
@@ -699,24 +703,31 @@ static __attribute__((noinline)) int block_match(Ctx *c, const Block *b, unsigne
         const Entry *e = blk_entry(c->tt, (Block *)b, j);
         /* else the fingerprint holds the whole region */
         if (e->deep && !region_match(c, e, pk)) continue;
-        int res = -1;
-        if (e->lower) { if (e->val >= need) res = 1; }
-        else if (e->val < need) res = 0;
-        if (res >= 0) {
-            c->st_hits++;
-            c->st_scan += scanned - j;
-            for (int s = 0; s < GS(c); s++)
-                rel[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
-            return res;
+        int v = -1;
+        if (e->lower) { if (e->val >= need) v = 1; }
+        else if (e->val < need) v = 0;
+        if (v >= 0) {
+            uint8_t er[MAXS];
+            int w = 0;
+            for (int s = 0; s < GS(c); s++) {
+                er[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
+                w += er[s];
+            }
+            if (w > *wide) { *wide = w; *res = v; memcpy(rel, er, MAXS); }
+        } else if (e->bs != 0xff && !*hint) {
+            *hint = e;
         }
-        if (e->bs != 0xff && !*hint) *hint = e;
     }
-    return -1;
 }
 
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
- * -1 when not; *hint gets an entry with a best lead if any. */
+ * -1 when not; *hint gets an entry with a best lead if any.  Once an entry
+ * decides, the next TT_WIDER entries are read too, for one that decides
+ * with a wider region: the region returned bounds the regions every
+ * ancestor stores (a first hit that looks deeper into a suit than another
+ * matching entry cost 1-5 % more trick nodes; reading every matching list
+ * to its end saves a little more but costs more time than it saves). */
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
@@ -776,9 +787,12 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     const char *blocks = t->blocks;
     const size_t bstride = t->bstride;
     const Entry *hnt = NULL;
+    int res = -1, wide = -1;
+    long long lim = 0;      /* scan up to here once an entry decided */
     for (int i = 0; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
+        if (lim && scanned >= lim) break;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
         const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
@@ -793,18 +807,19 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
-                int res = block_match(c, b, cand, pk, need, rel, &hnt, scanned);
-                if (res >= 0) return res;
+                block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
+                if (res >= 0 && !lim) lim = scanned + TT_WIDER;
             }
-            if (!next) break;
+            if (!next || (lim && scanned >= lim)) break;
             b = nb;
             scanned += BLK;
             cand = block_cands(b, fp);
         }
     }
-    *hint = hnt;
     c->st_scan += scanned;
-    return -1;
+    if (res >= 0) c->st_hits++;
+    else *hint = hnt;
+    return res;
 }
 
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
