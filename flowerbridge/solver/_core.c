@@ -48,6 +48,7 @@
  * region (see tt_lookup). */
 #define TT_WIDER 8
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
+#define ETC_MIN_CARDS 11 /* the fourth hand probes the table for its cards from this many cards up */
 /* Lead ordering: the cost of one opponent reply to a lead, in hundredths
  * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
 #define LEAD_REPLY_NT 674
@@ -1929,6 +1930,39 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
     memcpy(rel, &a, MAXS);
 }
 
+/* The fourth hand h, holding many cards, looks its moves mv[1..n-1] up in the
+ * table (the positions they reach start the next trick) before searching
+ * the first: when one of them is stored as a win for h's side, it is taken
+ * at once, with that entry's thresholds (and the trick winner's rank, as in
+ * search), instead of the search of mv[0]'s subtree.  At the first tricks a
+ * subtree costs far more than the look-ups, and mv[0]'s own position is
+ * looked up by its search anyway.  Returns 1 when it found one. */
+static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *rel)
+{
+    int maxing = !(h & 1);
+    for (int i = 1; i < n; i++) {
+        Undo u;
+        play(c, h, mv[i], &u);
+        int r = c->hlen[c->leader], need = target - c->ns, v = -1;
+        uint8_t crel[MAXS];
+        if (need > 0 && need <= r && r > TT_MIN_TRICKS) {
+            PosKey pk;
+            const Entry *hint;
+            make_key_dist(c, c->leader, &pk);
+            make_key_codes(c, &pk);
+            v = tt_lookup(c, &pk, need, crel, &hint);
+        }
+        unplay(c, h, mv[i], &u);
+        if (v == maxing) {
+            memcpy(rel, crel, MAXS);
+            if (u.wrs != 0xff && rel[u.wrs] > u.wrr) rel[u.wrs] = u.wrr;
+            c->killer[c->ti][3] = mv[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Can North-South take at least `target` tricks (counted since the root)?
  * rel receives, per suit, the rank threshold the answer depends on (R: none). */
 static int search(Ctx *c, int target, uint8_t *rel)
@@ -2074,6 +2108,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int n = gen_moves(c, h, mv, top);
     if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
     int maxing = !(h & 1);
+    if (k == 3 && n > 1 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, mv, n, target, rel)) return maxing;
     int result = !maxing;
     int best = -1;
     uint8_t crel[MAXS];
