@@ -1099,9 +1099,10 @@ static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh
  * `+ rr` prefers low cards.  The killer lead (the last lead to cause a
  * cut-off at this trick) and the best lead remembered by the table (e) get
  * a bonus, larger for a lead that wins. */
-static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
+static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
 {
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int b = 0, bv = INT_MIN;    /* the best lead: the first of the best score */
     int T = c->trump;
     if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
     const Move kl = c->killer[c->ti][0];
@@ -1226,7 +1227,9 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
          * fewer trick nodes on five samples) */
         if (GC(c) > 1 && !(c->dup[h][s] >> tp & 1) && ((c->pres[o1][s] | c->pres[o2][s]) >> tp & 1)) v += 12;
         sc[i] = v;
+        if (v > bv) { bv = v; b = i; }
     }
+    return b;
 }
 
 /* order_moves's scores for the hand h to play inside a trick (k > 0) when
@@ -1336,9 +1339,9 @@ static inline int discard_adj(const Ctx *c, int h, int s)
  * it, and the rest are sorted (sort_rest) only when it does not. */
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
-    int T = c->trump;
+    int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
     if (c->k == 0) {
-        lead_scores(c, h, mv, top, n, e, sc);
+        b = lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
@@ -1366,7 +1369,11 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             /* following suit: the scores below come to this */
             Follow f;
             follow_terms(c, h, bc, w, lwh, &f);
-            for (int i = 0; i < n; i++) sc[i] = follow_score(&f, mv[i].r);
+            for (int i = 0; i < n; i++) {
+                int v = follow_score(&f, mv[i].r);
+                sc[i] = v;
+                if (v > bv) { bv = v; b = i; }
+            }
         } else for (int i = 0; i < n; i++) {
             int s = mv[i].s;
             /* made at a suit's first discard (the moves come suit by suit) */
@@ -1374,11 +1381,11 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                 dsuit = s;
                 dadj = discard_adj(c, h, s);
             }
-            sc[i] = void_score(c, h, mv[i], bc, w, lw, lwh, ls, dadj);
+            int v = void_score(c, h, mv[i], bc, w, lw, lwh, ls, dadj);
+            sc[i] = v;
+            if (v > bv) { bv = v; b = i; }
         }
     }
-    int b = 0, bv = sc[0];
-    for (int i = 1; i < n; i++) if (sc[i] > bv) { bv = sc[i]; b = i; }
     if (b) {
         int v = sc[b];
         Move m = mv[b];
