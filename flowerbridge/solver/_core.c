@@ -187,6 +187,7 @@ typedef struct {
     int codebits, lenbits;
     u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
     u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
+    u128 tmask;                         /* the fields of the trump suit's lengths (No Trump: none) */
     int sb, kw;                         /* bits per suit in a packed code, words of it */
     u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
     int fc;                             /* codes per suit in a fingerprint */
@@ -583,6 +584,15 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     if (e) memcpy(e, sc, SC_USED);
 }
 
+/* The trump suit (-1: No Trump), and tmask for it. */
+static void set_trump(Ctx *c, int trump)
+{
+    c->trump = trump;
+    c->tmask = 0;
+    if (trump >= 0)
+        for (int h = 0; h < 4; h++) c->tmask |= c->lenunit[h][trump] * (((u128)1 << c->lenbits) - 1);
+}
+
 /* The parts of the key that locate its distribution in the table: suit
  * lengths, leader and trump, and their hash. */
 static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
@@ -592,7 +602,7 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
     /* once no hand holds a trump the position is a No Trump one: keyed as
      * such, so that the denominations of a table share those entries */
     int T = c->trump;
-    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    if (!(c->lenkey & c->tmask)) T = -1;
     pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
@@ -1104,7 +1114,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int b = 0, bv = INT_MIN;    /* the best lead: the first of the best score */
     int T = c->trump;
-    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    if (!(c->lenkey & c->tmask)) T = -1;
     const Move kl = c->killer[c->ti][0];
     int hint = -1;
     if (e) {
@@ -2535,7 +2545,7 @@ void GEO_FN(geo_table)(Ctx *c, const int *den, int nd, int fresh, int nt_east, i
          * positions with no trump left are No Trump ones and find its
          * entries (see make_key) */
         int d = den[i];
-        c->trump = d == S ? -1 : d;
+        set_trump(c, d == S ? -1 : d);
         /* Other entries of the previous denominations serve none of this
          * one's positions: once the table is half full, start it with an
          * empty table rather than have it fill up and be cleared in the
@@ -2682,7 +2692,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     for (int s = 0; s < S; s++) c->sver[s] = ++c->vclock;
     if (trump < -1 || trump >= S) { PyErr_SetString(PyExc_ValueError, "bad trump"); return -1; }
     if (leader < 0 || leader > 3) { PyErr_SetString(PyExc_ValueError, "bad leader"); return -1; }
-    c->trump = trump;
+    set_trump(c, trump);
     c->leader = leader;
     c->k = 0; c->ns = 0; c->ti = 0; c->wpos = 0;
     memset(c->killer, 0xff, sizeof(c->killer));
