@@ -187,6 +187,7 @@ typedef struct {
     int codebits, lenbits;
     u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
     u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
+    u128 tmask;                         /* the fields of the trump suit's lengths (No Trump: none) */
     int sb, kw;                         /* bits per suit in a packed code, words of it */
     u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
     int fc;                             /* codes per suit in a fingerprint */
@@ -583,6 +584,15 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     if (e) memcpy(e, sc, SC_USED);
 }
 
+/* The trump suit (-1: No Trump), and tmask for it. */
+static void set_trump(Ctx *c, int trump)
+{
+    c->trump = trump;
+    c->tmask = 0;
+    if (trump >= 0)
+        for (int h = 0; h < 4; h++) c->tmask |= c->lenunit[h][trump] * (((u128)1 << c->lenbits) - 1);
+}
+
 /* The parts of the key that locate its distribution in the table: suit
  * lengths, leader and trump, and their hash. */
 static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
@@ -592,7 +602,7 @@ static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
     /* once no hand holds a trump the position is a No Trump one: keyed as
      * such, so that the denominations of a table share those entries */
     int T = c->trump;
-    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    if (!(c->lenkey & c->tmask)) T = -1;
     pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
@@ -1016,6 +1026,33 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     c->hlen[h]++;
 }
 
+/* gen_moves's groups of suit s, put at mv[n], top[n] onward; onb: the card
+ * winning the trick if of suit s, as a rank mask.  Returns the new n. */
+static inline int gen_suit(const Ctx *c, int h, int s, uint32_t onb, Move *mv, uint8_t *top, int n)
+{
+    uint32_t mine = c->pres[h][s];
+    if (!mine) return n;
+    uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s] | onb;
+    /* from the top: a rank also held elsewhere is a group of its own;
+     * other ranks of mine form a group down to the next blocked rank */
+    uint32_t free = mine & ~block;
+    while (mine) {
+        int t = hb(mine);
+        int lo = t;
+        if (free >> t & 1) {
+            uint32_t below = block & ((1u << t) - 1);
+            uint32_t run = below ? free & ~((2u << hb(below)) - 1) : free;
+            lo = __builtin_ctz(run);
+            free &= ~run;
+            mine &= ~run;
+        } else {
+            mine &= ~(1u << t);
+        }
+        mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)lo; top[n] = (uint8_t)t; n++;
+    }
+    return n;
+}
+
 /* Legal moves of hand h, one per group of equivalent cards.  Cards of one
  * suit in h are equivalent when no other hand holds, and the card winning
  * the trick in progress is not, a copy of their rank or of any rank between
@@ -1040,28 +1077,7 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
         if (c->len[h][ls] > 0) { s0 = ls; s1 = ls + 1; }
         onb[tr[c->wpos].s] = 1u << tr[c->wpos].r;
     }
-    for (int s = s0; s < s1; s++) {
-        uint32_t mine = c->pres[h][s];
-        if (!mine) continue;
-        uint32_t block = c->pres[(h + 1) & 3][s] | c->pres[(h + 2) & 3][s] | c->pres[(h + 3) & 3][s] | onb[s];
-        /* from the top: a rank also held elsewhere is a group of its own;
-         * other ranks of mine form a group down to the next blocked rank */
-        uint32_t free = mine & ~block;
-        while (mine) {
-            int t = hb(mine);
-            int lo = t;
-            if (free >> t & 1) {
-                uint32_t below = block & ((1u << t) - 1);
-                uint32_t run = below ? free & ~((2u << hb(below)) - 1) : free;
-                lo = __builtin_ctz(run);
-                free &= ~run;
-                mine &= ~run;
-            } else {
-                mine &= ~(1u << t);
-            }
-            mv[n].s = (uint8_t)s; mv[n].r = (uint8_t)lo; top[n] = (uint8_t)t; n++;
-        }
-    }
+    for (int s = s0; s < s1; s++) n = gen_suit(c, h, s, onb[s], mv, top, n);
     return n;
 }
 
@@ -1093,11 +1109,12 @@ static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh
  * `+ rr` prefers low cards.  The killer lead (the last lead to cause a
  * cut-off at this trick) and the best lead remembered by the table (e) get
  * a bonus, larger for a lead that wins. */
-static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
+static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, int n, const Entry *e, int *sc)
 {
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int b = 0, bv = INT_MIN;    /* the best lead: the first of the best score */
     int T = c->trump;
-    if (T >= 0 && !(c->len[0][T] | c->len[1][T] | c->len[2][T] | c->len[3][T])) T = -1;
+    if (!(c->lenkey & c->tmask)) T = -1;
     const Move kl = c->killer[c->ti][0];
     int hint = -1;
     if (e) {
@@ -1220,7 +1237,9 @@ static void lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top,
          * fewer trick nodes on five samples) */
         if (GC(c) > 1 && !(c->dup[h][s] >> tp & 1) && ((c->pres[o1][s] | c->pres[o2][s]) >> tp & 1)) v += 12;
         sc[i] = v;
+        if (v > bv) { bv = v; b = i; }
     }
+    return b;
 }
 
 /* order_moves's scores for the hand h to play inside a trick (k > 0) when
@@ -1255,15 +1274,84 @@ static inline int follow_score(const Follow *f, int lo)
     return 80 - lo - f->tp + (lo >= f->t2 ? 10 : 0);
 }
 
+/* order_moves's score for the card m of hand h, void in the suit led (ls),
+ * inside a trick: w, bc, lw and lwh as there; dadj: discard_adj's for m's
+ * suit (when a discard). */
+static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w, Move lw, int lwh, int ls, int dadj)
+{
+    int p = (h + 2) & 3, T = c->trump;
+    int s = m.s, lo = m.r;
+    int wins = beats(c, m, w);
+    Move cw = lw;
+    int cwh = lwh;
+    if (wins) {
+        cw = m;
+        cwh = h;
+        settle_trick(c, bc, &cw, &cwh);
+    }
+    int ruff = s == T && ls != T;
+    int v;
+    if (cwh == p) {
+        /* partner wins: play low; but the second hand first wins
+         * the trick himself when his top card will not be the
+         * highest left (the leader holds a higher one), when
+         * partner would take it only by ruffing (a trump spent),
+         * and always with identical copies (tuned on node counts:
+         * it helps Flower Bridge, not Bridge) */
+        v = 300 - lo - (ruff ? 40 : 0);
+        if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
+                          || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
+    }
+    else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
+    else {
+        /* the trick is lost: lowest cards, discards from long
+         * suits; but first a card that beats the one winning now
+         * and makes the opponent who takes the trick spend his top
+         * card (it is at least as high as his second-best one: an
+         * equal copy played later does not win), then the cheapest
+         * card that beats the one winning now (tuned on node counts
+         * of random deals) */
+        v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0);
+        if (wins) {
+            v += 30;
+            if (cw.s == s) {
+                uint32_t hm = c->pres[cwh][s];    /* holds cw */
+                int t1 = cw.r;
+                int t2 = GC(c) > 1 && (c->dup[cwh][s] >> t1 & 1) ? t1 : hb(hm & ~(1u << t1));
+                if (lo >= t2) v += 10;
+            }
+        }
+    }
+    if (s != ls && s != T) v += dadj;
+    return v;
+}
+
+/* A discard keeps a bare top card or a guarded second one (the hand's top
+ * card with as many cards as the other hands hold above it, plus one), when
+ * it can (DDS does the same), and comes from a suit in which the other hands
+ * hold at least as many cards above its top one as it holds (no trick to win
+ * there) only after the others (tuned on node counts: the other way round
+ * costs 4 % on Flower Bridge): the score's part for suit s, the same for
+ * every discard of the suit. */
+static inline int discard_adj(const Ctx *c, int h, int s)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int th = hb(c->pres[h][s]);
+    int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
+    int dadj = 0;
+    if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) dadj -= 16;
+    if (above >= c->len[h][s]) dadj -= 6;
+    return dadj;
+}
+
 /* Scores the moves (sc) and puts the best first (the first of equal
  * scores; the others keep their order): most nodes that cut off do so with
  * it, and the rest are sorted (sort_rest) only when it does not. */
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
-    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
-    int T = c->trump;
+    int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
     if (c->k == 0) {
-        lead_scores(c, h, mv, top, n, e, sc);
+        b = lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
         int wh = (c->leader + c->wpos) & 3;
@@ -1291,75 +1379,23 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
             /* following suit: the scores below come to this */
             Follow f;
             follow_terms(c, h, bc, w, lwh, &f);
-            for (int i = 0; i < n; i++) sc[i] = follow_score(&f, mv[i].r);
+            for (int i = 0; i < n; i++) {
+                int v = follow_score(&f, mv[i].r);
+                sc[i] = v;
+                if (v > bv) { bv = v; b = i; }
+            }
         } else for (int i = 0; i < n; i++) {
-            int s = mv[i].s, lo = mv[i].r;
-            int wins = beats(c, mv[i], w);
-            Move cw = lw;
-            int cwh = lwh;
-            if (wins) {
-                cw = mv[i];
-                cwh = h;
-                settle_trick(c, bc, &cw, &cwh);
+            int s = mv[i].s;
+            /* made at a suit's first discard (the moves come suit by suit) */
+            if (s != ls && s != T && s != dsuit) {
+                dsuit = s;
+                dadj = discard_adj(c, h, s);
             }
-            int ruff = s == T && ls != T;
-            int v;
-            if (cwh == p) {
-                /* partner wins: play low; but the second hand first wins
-                 * the trick himself when his top card will not be the
-                 * highest left (the leader holds a higher one), when
-                 * partner would take it only by ruffing (a trump spent),
-                 * and always with identical copies (tuned on node counts:
-                 * it helps Flower Bridge, not Bridge) */
-                v = 300 - lo - (ruff ? 40 : 0);
-                if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
-                                  || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
-            }
-            else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
-            else {
-                /* the trick is lost: lowest cards, discards from long
-                 * suits; but first a card that beats the one winning now
-                 * and makes the opponent who takes the trick spend his top
-                 * card (it is at least as high as his second-best one: an
-                 * equal copy played later does not win), then the cheapest
-                 * card that beats the one winning now (tuned on node counts
-                 * of random deals) */
-                v = 50 - lo - (s == T ? 30 : 0) + (s != ls ? c->len[h][s] : 0);
-                if (wins) {
-                    v += 30;
-                    if (cw.s == s) {
-                        uint32_t m = c->pres[cwh][s];     /* holds cw */
-                        int t1 = cw.r;
-                        int t2 = GC(c) > 1 && (c->dup[cwh][s] >> t1 & 1) ? t1 : hb(m & ~(1u << t1));
-                        if (lo >= t2) v += 10;
-                    }
-                }
-            }
-            /* a discard keeps a bare top card or a guarded second one
-             * (the hand's top card with as many cards as the other hands
-             * hold above it, plus one), when it can (DDS does the same),
-             * and comes from a suit in which the other hands hold at
-             * least as many cards above its top one as it holds (no trick
-             * to win there) only after the others (tuned on node counts:
-             * the other way round costs 4 % on Flower Bridge) */
-            if (s != ls && s != T) {
-                /* the same for every move of the suit (they come suit by
-                 * suit): made at its first */
-                if (s != dsuit) {
-                    dsuit = s;
-                    int th = hb(c->pres[h][s]);
-                    int above = count_from(c, p, s, th + 1) + count_from(c, o1, s, th + 1) + count_from(c, o2, s, th + 1);
-                    dadj = 0;
-                    if (c->len[h][s] <= 2 && above + 1 == c->len[h][s]) dadj -= 16;
-                    if (above >= c->len[h][s]) dadj -= 6;
-                }
-                v += dadj;
-            }
+            int v = void_score(c, h, mv[i], bc, w, lw, lwh, ls, dadj);
             sc[i] = v;
+            if (v > bv) { bv = v; b = i; }
         }
     }
-    int b = 0, bv = sc[0];
-    for (int i = 1; i < n; i++) if (sc[i] > bv) { bv = sc[i]; b = i; }
     if (b) {
         int v = sc[b];
         Move m = mv[b];
@@ -1420,6 +1456,57 @@ static Move last_hand_first(const Ctx *c, int h)
     return m;
 }
 
+/* order_moves's bc for the second hand h (k == 1), and who wins after a
+ * card that does not beat the one led (*lw, *lwh) */
+static inline void second_trick(const Ctx *c, int h, Move *bc, Move *lw, int *lwh)
+{
+    int p = (h + 2) & 3, o1 = (h + 1) & 3;
+    int T = c->trump;
+    int ls = c->tc[c->ti][0].s;
+    for (int j = 2; j < 4; j++) {
+        int hj = j == 2 ? o1 : p;
+        bc[j].s = 0xff;
+        bc[j].r = 0;
+        if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
+        else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
+    }
+    *lw = c->tc[c->ti][0];
+    *lwh = c->leader;
+    settle_trick(c, bc, lw, lwh);
+}
+
+/* The move order_moves puts first for the second hand h (k == 1) when it is
+ * void in the suit led: scored as order_moves does, the first of the best
+ * score in the order of gen_moves; of a suit discarded from, only its lowest
+ * card (the best: the score falls with the rank).  Not inlined: rare, and
+ * its registers cost more in search. */
+static __attribute__((noinline)) Move void_second_first(const Ctx *c, int h)
+{
+    Move w = c->tc[c->ti][0], bc[4], lw;
+    int lwh;
+    second_trick(c, h, bc, &lw, &lwh);
+    int T = c->trump, bv = INT_MIN;
+    Move best = w;
+    for (int s = 0; s < GS(c); s++) {
+        Move mv[MAXR];
+        uint8_t top[MAXR];
+        if (s == T) {
+            int n = gen_suit(c, h, s, 0, mv, top, 0);
+            for (int i = 0; i < n; i++) {
+                int v = void_score(c, h, mv[i], bc, w, lw, lwh, w.s, 0);
+                if (v > bv) { bv = v; best = mv[i]; }
+            }
+        } else if (c->pres[h][s]) {
+            mv[0].s = (uint8_t)s;
+            mv[0].r = (uint8_t)__builtin_ctz(c->pres[h][s]);
+            /* discard_adj is never positive: made only when it may count */
+            int v = void_score(c, h, mv[0], bc, w, lw, lwh, w.s, 0);
+            if (v > bv && (v += discard_adj(c, h, s)) > bv) { bv = v; best = mv[0]; }
+        }
+    }
+    return best;
+}
+
 /* The same for the second hand h (k == 1) when it follows suit: a group's
  * score (follow_score, written out here: measured cheaper than through
  * follow_terms) changes with its lowest card lo only by -lo and
@@ -1437,18 +1524,9 @@ static int second_hand_first(const Ctx *c, int h, Move *first)
     int ls = w.s;
     uint32_t mine = c->pres[h][ls];
     if (!mine) return 0;
-    Move bc[4];
-    for (int j = 2; j < 4; j++) {
-        int hj = j == 2 ? o1 : p;
-        bc[j].s = 0xff;
-        bc[j].r = 0;
-        if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
-        else if (T >= 0 && c->len[hj][T]) { bc[j].s = (uint8_t)T; bc[j].r = (uint8_t)hb(c->pres[hj][T]); }
-    }
-    /* who wins after a card that does not beat the led one */
-    Move lw = w;
-    int lwh = L;
-    settle_trick(c, bc, &lw, &lwh);
+    Move bc[4], lw;
+    int lwh;
+    second_trick(c, h, bc, &lw, &lwh);
     /* partner wins (his card bc[3] then wins): as order_moves scores it */
     int pv = 300 - (GC(c) > 1 || bc[3].s != ls || hb(c->pres[L][ls]) > hb(mine) ? 120 : 0);
     int tp = ls == T ? 30 : 0;
@@ -2288,7 +2366,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
      * probed for his other moves before the first is searched (probe_cut). */
     int v0 = -1;
     Move m;
-    if (k == 3 ? c->hlen[h] < ETC_MIN_CARDS && (m = last_hand_first(c, h), 1) : k == 1 && second_hand_first(c, h, &m)) {
+    if (k == 3 ? c->hlen[h] < ETC_MIN_CARDS && (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
         Undo u;
         play(c, h, m, &u);
         v0 = search(c, target, crel);
@@ -2467,7 +2545,7 @@ void GEO_FN(geo_table)(Ctx *c, const int *den, int nd, int fresh, int nt_east, i
          * positions with no trump left are No Trump ones and find its
          * entries (see make_key) */
         int d = den[i];
-        c->trump = d == S ? -1 : d;
+        set_trump(c, d == S ? -1 : d);
         /* Other entries of the previous denominations serve none of this
          * one's positions: once the table is half full, start it with an
          * empty table rather than have it fill up and be cleared in the
@@ -2614,7 +2692,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     for (int s = 0; s < S; s++) c->sver[s] = ++c->vclock;
     if (trump < -1 || trump >= S) { PyErr_SetString(PyExc_ValueError, "bad trump"); return -1; }
     if (leader < 0 || leader > 3) { PyErr_SetString(PyExc_ValueError, "bad leader"); return -1; }
-    c->trump = trump;
+    set_trump(c, trump);
     c->leader = leader;
     c->k = 0; c->ns = 0; c->ti = 0; c->wpos = 0;
     memset(c->killer, 0xff, sizeof(c->killer));
