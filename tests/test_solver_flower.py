@@ -129,6 +129,47 @@ def test_per_card_values_match_brute_force_on_random_flower_endings():
     assert shared > 400  # the identical-card rule was really exercised
 
 
+def _top_card_suits_sum(hands, side: int) -> int:
+    """The No Trump bound of a side that needs every trick: over the suits in
+    which one of its hands holds a copy of the highest rank left, the longer
+    of its two holdings."""
+    total = 0
+    for suit in range(3):
+        left = [c for h in hands for c in h if c // 10 == suit]
+        if not left:
+            continue
+        top = max(left)
+        ours = [list(hands[side]), list(hands[(side + 2) % 4])]
+        if any(top in h for h in ours):
+            total += max(sum(1 for c in h if c // 10 == suit) for h in ours)
+    return total
+
+
+def test_no_trump_side_short_of_top_card_suits_cannot_take_every_trick():
+    """The solver's later-tricks rule for three suits (docs/solver.md): at No
+    Trump a side on lead that holds the top card of too few suits, counted by
+    its longer holding, cannot take every trick -- squeezes included -- and the
+    solver's values agree with the brute force where the rule applies."""
+    rng = random.Random(20261201)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    applies = 0
+    for _ in range(4000):
+        n = rng.choice((2, 3, 3, 3, 4))
+        hands, _, leader, _ = random_ending(rng, n)
+        hands = [h + [] for h in hands]
+        if len({len(h) for h in hands}) != 1:  # random_ending may start a trick
+            continue
+        if _top_card_suits_sum(hands, leader) >= n:
+            continue
+        applies += 1
+        ns = _ns_tricks(tuple(tuple(sorted(h)) for h in hands), None, leader, ())
+        side = ns if leader % 2 == 0 else n - ns
+        assert side < n, (hands, leader)
+        assert solver.ns_tricks(hands, None, leader) == ns, (hands, leader)
+        _ns_tricks.cache_clear()
+    assert applies > 250  # the rule's condition really arose
+
+
 def test_identical_card_rule_inside_search():
     # Last trick at No Trump: West leads 9R (index 17), North holds the other
     # copy and cannot take the trick over with it; East-West win.
