@@ -1929,6 +1929,60 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+/* With no trumps in play, can the leader L's side, which needs every
+ * remaining trick (r), not take them all?  Call a suit the side's when one
+ * of its hands holds a copy of the suit's top rank, else (the opponents
+ * holding every top copy) the opponents'.  True when the side's suits,
+ * counted each by the longer of its two holdings, add up to fewer than r.
+ *
+ * Proof, for at most three suits (any number of copies).  To take every
+ * trick the side wins, so leads, every trick.  Let the opponents play so:
+ * on a lead of one of their suits the holder of a top copy follows with it
+ * and wins (nothing outranks it, and no equal copy is the side's); when
+ * void, discard no card that is their side's last top copy of one of their
+ * suits, unless forced.  Then the side leads only its own suits, and an
+ * opponents' suit turns the side's only by such a forced discard: their top
+ * copies leave only when played, and the suit is never led.  Every trick
+ * led in a suit takes a card of it from each of the side's hands holding
+ * one, so each suit is led at most as often as its longer holding.  A
+ * forced discard needs every card of the discarding hand to be the last
+ * top copy of a different suit, none the suit led: with three suits, two
+ * cards at most, at the last trick (harmless) or the one before.  So with
+ * sum < r - 1 the side fails.  With sum = r - 1 it must lead the last trick
+ * in a suit that was the opponents' (the suits led before are counted), so
+ * one the opponent X unguarded on the trick before: X, void in the suit
+ * led, holds one top copy of each other suit, t and u, and discards one;
+ * the trick's winner leads his one card left, and it must be of the suit X
+ * discarded.  Playing fourth, X sees that card and keeps its suit.  Playing
+ * second, X discards before the side's third hand, the only one left who
+ * could make the winner or his last card depend on the discard; he wins
+ * only with a card of the suit led, and of his two cards, one of the suit
+ * led and one of t or u, must play that one whatever X does (with two of
+ * the suit led his last card is of a counted suit; void, he cannot win).
+ * With four suits a hand of three cards may be squeezed: not proved.
+ *
+ * rel[s] is lowered to the top rank of each opponents' suit in which the
+ * side holds cards: the side's suits count by length only (were one the
+ * opponents', sum would only be smaller), and a suit only the opponents
+ * hold is theirs in every position of the same lengths. */
+static int leader_short_of_winners(const Ctx *c, int L, int r, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int sum = 0;
+    uint8_t nrel[MAXS];
+    memcpy(nrel, rel, MAXS);
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t ours = c->pres[L][s] | c->pres[P][s];
+        int t = hb(ours | c->pres[o1][s] | c->pres[o2][s]);
+        if (!ours) continue;
+        if (ours >> t & 1) sum += c->len[L][s] > c->len[P][s] ? c->len[L][s] : c->len[P][s];
+        else if (nrel[s] > t) nrel[s] = (uint8_t)t;
+    }
+    if (sum >= r) return 0;
+    memcpy(rel, nrel, MAXS);
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -2270,9 +2324,16 @@ static int search(Ctx *c, int target, uint8_t *rel)
             return !(h & 1);
         }
         /* the leader's side needs every trick but cannot win this one */
-        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
-            c->st_qt++;
-            return h & 1;
+        if (!(h & 1) ? need == r : need == 1) {
+            if (leader_loses_trick(c, h, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
+            /* proved for three suits at most (see there) */
+            if (GS(c) <= 3 && !(c->lenkey & c->tmask) && leader_short_of_winners(c, h, r, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
         }
         if (T >= 0) {
             /* Every trick in which a hand plays a trump is won by a trump:
