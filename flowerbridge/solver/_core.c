@@ -736,12 +736,12 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any.  Once an entry
- * decides, the next TT_WIDER entries are read too, for one that decides
+ * decides, the next `wider` entries (TT_WIDER) are read too, for one that decides
  * with a wider region: the region returned bounds the regions every
  * ancestor stores (a first hit that looks deeper into a suit than another
  * matching entry cost 1-5 % more trick nodes; reading every matching list
  * to its end saves a little more but costs more time than it saves). */
-static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
+static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
     int S = GS(c);
@@ -821,7 +821,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
                 block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
-                if (res >= 0 && !lim) lim = scanned + TT_WIDER;
+                if (res >= 0 && !lim) lim = scanned + wider;
             }
             if (!next || (lim && scanned >= lim)) break;
             b = nb;
@@ -2236,17 +2236,25 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
     memcpy(rel, &a, MAXS);
 }
 
-/* The fourth hand h, holding many cards, looks its moves mv[1..n-1] up in the
- * table (the positions they reach start the next trick) before searching
- * the first: when one of them is stored as a win for h's side, it is taken
- * at once, with that entry's thresholds (and the trick winner's rank, as in
- * search), instead of the search of mv[0]'s subtree.  At the first tricks a
- * subtree costs far more than the look-ups, and mv[0]'s own position is
- * looked up by its search anyway.  Returns 1 when it found one. */
-static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *rel)
+/* The fourth hand h, holding many cards, looks his moves other than the one
+ * tried first (first, in its group) up in the table (the positions they
+ * reach start the next trick) before searching that one: when one of them
+ * is stored as a win for h's side, it is taken at once, with that entry's
+ * thresholds (and the trick winner's rank, as in search), instead of the
+ * search of first's subtree.  At the first tricks a subtree costs far more
+ * than the look-ups, and first's own position is looked up by its search
+ * anyway.  A probe takes the first entry that decides, without looking
+ * for a wider one (as many trick nodes, fewer instructions).  The moves
+ * are generated here, as the last hand's first move mostly cuts off
+ * without them.  Returns 1 when it found one. */
+static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
 {
     int maxing = !(h & 1);
-    for (int i = 1; i < n; i++) {
+    Move mv[MAXMOVES];
+    uint8_t top[MAXMOVES];
+    int n = gen_moves(c, h, mv, top);
+    for (int i = 0; i < n; i++) {
+        if (mv[i].s == first.s && mv[i].r <= first.r && first.r <= top[i]) continue;
         Undo u;
         play(c, h, mv[i], &u);
         int r = c->hlen[c->leader], need = target - c->ns, v = -1;
@@ -2256,7 +2264,7 @@ static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *
             const Entry *hint;
             make_key_dist(c, c->leader, &pk);
             make_key_codes(c, &pk);
-            v = tt_lookup(c, &pk, need, crel, &hint);
+            v = tt_lookup(c, &pk, need, 0, crel, &hint);
         }
         unplay(c, h, mv[i], &u);
         if (v == maxing) {
@@ -2400,7 +2408,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         }
         if (r > TT_MIN_TRICKS) {
             make_key_codes(c, &pk);
-            int res = tt_lookup(c, &pk, need, rel, &hint);
+            int res = tt_lookup(c, &pk, need, TT_WIDER, rel, &hint);
             if (res >= 0) return res;
         }
     } else if (k < 3) {
@@ -2423,11 +2431,12 @@ static int search(Ctx *c, int target, uint8_t *rel)
     /* The last hand's first move, and the second hand's when he follows
      * suit, is tried before the others are generated (v0: its result, crel
      * its region); the loop below takes it up as mv[0] when it does not cut
-     * off.  Not the last hand's at the first tricks, where the table is
-     * probed for his other moves before the first is searched (probe_cut). */
+     * off.  At the first tricks the table is probed for the last hand's
+     * other moves before his first is searched (probe_cut). */
     int v0 = -1;
     Move m;
-    if (k == 3 ? c->hlen[h] < ETC_MIN_CARDS && (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
+    if (k == 3 ? (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
+        if (k == 3 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, m, target, rel)) return maxing;
         Undo u;
         play(c, h, m, &u);
         v0 = search(c, target, crel);
@@ -2443,7 +2452,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
     if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
-    if (k == 3 && n > 1 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, mv, n, target, rel)) return maxing;
     int result = !maxing;
     int best = -1;
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
