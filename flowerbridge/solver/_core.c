@@ -736,12 +736,12 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any.  Once an entry
- * decides, the next TT_WIDER entries are read too, for one that decides
+ * decides, the next `wider` entries (TT_WIDER) are read too, for one that decides
  * with a wider region: the region returned bounds the regions every
  * ancestor stores (a first hit that looks deeper into a suit than another
  * matching entry cost 1-5 % more trick nodes; reading every matching list
  * to its end saves a little more but costs more time than it saves). */
-static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Entry **hint)
+static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
     int S = GS(c);
@@ -821,7 +821,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
                 block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
-                if (res >= 0 && !lim) lim = scanned + TT_WIDER;
+                if (res >= 0 && !lim) lim = scanned + wider;
             }
             if (!next || (lim && scanned >= lim)) break;
             b = nb;
@@ -1929,6 +1929,60 @@ static int leader_loses_trick(const Ctx *c, int L, uint8_t *rel)
     return 1;
 }
 
+/* With no trumps in play, can the leader L's side, which needs every
+ * remaining trick (r), not take them all?  Call a suit the side's when one
+ * of its hands holds a copy of the suit's top rank, else (the opponents
+ * holding every top copy) the opponents'.  True when the side's suits,
+ * counted each by the longer of its two holdings, add up to fewer than r.
+ *
+ * Proof, for at most three suits (any number of copies).  To take every
+ * trick the side wins, so leads, every trick.  Let the opponents play so:
+ * on a lead of one of their suits the holder of a top copy follows with it
+ * and wins (nothing outranks it, and no equal copy is the side's); when
+ * void, discard no card that is their side's last top copy of one of their
+ * suits, unless forced.  Then the side leads only its own suits, and an
+ * opponents' suit turns the side's only by such a forced discard: their top
+ * copies leave only when played, and the suit is never led.  Every trick
+ * led in a suit takes a card of it from each of the side's hands holding
+ * one, so each suit is led at most as often as its longer holding.  A
+ * forced discard needs every card of the discarding hand to be the last
+ * top copy of a different suit, none the suit led: with three suits, two
+ * cards at most, at the last trick (harmless) or the one before.  So with
+ * sum < r - 1 the side fails.  With sum = r - 1 it must lead the last trick
+ * in a suit that was the opponents' (the suits led before are counted), so
+ * one the opponent X unguarded on the trick before: X, void in the suit
+ * led, holds one top copy of each other suit, t and u, and discards one;
+ * the trick's winner leads his one card left, and it must be of the suit X
+ * discarded.  Playing fourth, X sees that card and keeps its suit.  Playing
+ * second, X discards before the side's third hand, the only one left who
+ * could make the winner or his last card depend on the discard; he wins
+ * only with a card of the suit led, and of his two cards, one of the suit
+ * led and one of t or u, must play that one whatever X does (with two of
+ * the suit led his last card is of a counted suit; void, he cannot win).
+ * With four suits a hand of three cards may be squeezed: not proved.
+ *
+ * rel[s] is lowered to the top rank of each opponents' suit in which the
+ * side holds cards: the side's suits count by length only (were one the
+ * opponents', sum would only be smaller), and a suit only the opponents
+ * hold is theirs in every position of the same lengths. */
+static int leader_short_of_winners(const Ctx *c, int L, int r, uint8_t *rel)
+{
+    int P = (L + 2) & 3, o1 = (L + 1) & 3, o2 = (L + 3) & 3;
+    int sum = 0;
+    uint8_t nrel[MAXS];
+    memcpy(nrel, rel, MAXS);
+    for (int s = 0; s < GS(c); s++) {
+        uint32_t ours = c->pres[L][s] | c->pres[P][s];
+        int t = hb(ours | c->pres[o1][s] | c->pres[o2][s]);
+        if (!ours) continue;
+        if (ours >> t & 1) sum += c->len[L][s] > c->len[P][s] ? c->len[L][s] : c->len[P][s];
+        else if (nrel[s] > t) nrel[s] = (uint8_t)t;
+    }
+    if (sum >= r) return 0;
+    memcpy(rel, nrel, MAXS);
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Search                                                               */
 
@@ -2182,17 +2236,25 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
     memcpy(rel, &a, MAXS);
 }
 
-/* The fourth hand h, holding many cards, looks its moves mv[1..n-1] up in the
- * table (the positions they reach start the next trick) before searching
- * the first: when one of them is stored as a win for h's side, it is taken
- * at once, with that entry's thresholds (and the trick winner's rank, as in
- * search), instead of the search of mv[0]'s subtree.  At the first tricks a
- * subtree costs far more than the look-ups, and mv[0]'s own position is
- * looked up by its search anyway.  Returns 1 when it found one. */
-static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *rel)
+/* The fourth hand h, holding many cards, looks his moves other than the one
+ * tried first (first, in its group) up in the table (the positions they
+ * reach start the next trick) before searching that one: when one of them
+ * is stored as a win for h's side, it is taken at once, with that entry's
+ * thresholds (and the trick winner's rank, as in search), instead of the
+ * search of first's subtree.  At the first tricks a subtree costs far more
+ * than the look-ups, and first's own position is looked up by its search
+ * anyway.  A probe takes the first entry that decides, without looking
+ * for a wider one (as many trick nodes, fewer instructions).  The moves
+ * are generated here, as the last hand's first move mostly cuts off
+ * without them.  Returns 1 when it found one. */
+static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
 {
     int maxing = !(h & 1);
-    for (int i = 1; i < n; i++) {
+    Move mv[MAXMOVES];
+    uint8_t top[MAXMOVES];
+    int n = gen_moves(c, h, mv, top);
+    for (int i = 0; i < n; i++) {
+        if (mv[i].s == first.s && mv[i].r <= first.r && first.r <= top[i]) continue;
         Undo u;
         play(c, h, mv[i], &u);
         int r = c->hlen[c->leader], need = target - c->ns, v = -1;
@@ -2202,7 +2264,7 @@ static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *
             const Entry *hint;
             make_key_dist(c, c->leader, &pk);
             make_key_codes(c, &pk);
-            v = tt_lookup(c, &pk, need, crel, &hint);
+            v = tt_lookup(c, &pk, need, 0, crel, &hint);
         }
         unplay(c, h, mv[i], &u);
         if (v == maxing) {
@@ -2270,9 +2332,16 @@ static int search(Ctx *c, int target, uint8_t *rel)
             return !(h & 1);
         }
         /* the leader's side needs every trick but cannot win this one */
-        if ((!(h & 1) ? need == r : need == 1) && leader_loses_trick(c, h, rel)) {
-            c->st_qt++;
-            return h & 1;
+        if (!(h & 1) ? need == r : need == 1) {
+            if (leader_loses_trick(c, h, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
+            /* proved for three suits at most (see there) */
+            if (GS(c) <= 3 && !(c->lenkey & c->tmask) && leader_short_of_winners(c, h, r, rel)) {
+                c->st_qt++;
+                return h & 1;
+            }
         }
         if (T >= 0) {
             /* Every trick in which a hand plays a trump is won by a trump:
@@ -2339,7 +2408,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         }
         if (r > TT_MIN_TRICKS) {
             make_key_codes(c, &pk);
-            int res = tt_lookup(c, &pk, need, rel, &hint);
+            int res = tt_lookup(c, &pk, need, TT_WIDER, rel, &hint);
             if (res >= 0) return res;
         }
     } else if (k < 3) {
@@ -2362,11 +2431,12 @@ static int search(Ctx *c, int target, uint8_t *rel)
     /* The last hand's first move, and the second hand's when he follows
      * suit, is tried before the others are generated (v0: its result, crel
      * its region); the loop below takes it up as mv[0] when it does not cut
-     * off.  Not the last hand's at the first tricks, where the table is
-     * probed for his other moves before the first is searched (probe_cut). */
+     * off.  At the first tricks the table is probed for the last hand's
+     * other moves before his first is searched (probe_cut). */
     int v0 = -1;
     Move m;
-    if (k == 3 ? c->hlen[h] < ETC_MIN_CARDS && (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
+    if (k == 3 ? (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
+        if (k == 3 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, m, target, rel)) return maxing;
         Undo u;
         play(c, h, m, &u);
         v0 = search(c, target, crel);
@@ -2382,7 +2452,6 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
     if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
-    if (k == 3 && n > 1 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, mv, n, target, rel)) return maxing;
     int result = !maxing;
     int best = -1;
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
