@@ -801,11 +801,15 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     const size_t bstride = t->bstride;
     const Entry *hnt = NULL;
     int res = -1, wide = -1;
-    long long lim = 0;      /* scan up to here once an entry decided */
-    for (int i = 0; i < np; i++) {
+    /* Until an entry decides, every block of every list; the loop then
+     * stops where it is (the block after it: next), and the scan goes on
+     * from there up to TT_WIDER more entries.  Two loops, so that the
+     * first (nearly all blocks read) needs no test of a limit. */
+    int i = 0;
+    uint32_t next = 0;
+    for (; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
-        if (lim && scanned >= lim) break;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
         const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
@@ -815,23 +819,44 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             /* the next block's fingerprints on their way while this one's
              * entries are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
-            uint32_t next = b->next;
+            next = b->next;
             const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
                 block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
-                if (res >= 0 && !lim) lim = scanned + TT_WIDER;
+                if (res >= 0) goto wider;
             }
-            if (!next || (lim && scanned >= lim)) break;
+            if (!next) break;
             b = nb;
             scanned += BLK;
             cand = block_cands(b, fp);
         }
     }
     c->st_scan += scanned;
-    if (res >= 0) c->st_hits++;
-    else *hint = hnt;
+    *hint = hnt;
+    return -1;
+wider:;
+    long long lim = scanned + TT_WIDER;
+    for (;;) {
+        while (next && scanned < lim) {
+            const Block *b = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            scanned += BLK;
+            next = b->next;
+            unsigned cand = block_cands(b, fp);
+            if (cand) block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
+        }
+        if (scanned >= lim) break;
+        while (++i < np && !ds[i]) ;
+        if (i >= np) break;
+        const Block *b = (const Block *)(blocks + (size_t)(ds[i]->block - 1) * bstride);
+        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
+        scanned += b->count;
+        next = b->next;
+        if (cand) block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
+    }
+    c->st_scan += scanned;
+    c->st_hits++;
     return res;
 }
 
