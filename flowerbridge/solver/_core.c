@@ -1887,12 +1887,19 @@ _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits
  * holds a card above all of it), at most its length, and the joint count
  * counts the leader's suit only where P counts none: upper bounds costing a
  * few operations a suit, where counting costs many.  Also the joint count's
- * condition on trumps, which fails it most of the time with trumps. */
+ * condition on trumps, which fails it most of the time with trumps; and
+ * quick_tricks's own limits with trumps, on that bound: a side suit counts
+ * no more cards than an opponent holding trumps holds of it, unless the
+ * leader's top trumps may draw the opponents' (as many as either holds),
+ * and the side suits no more than partner's non-trumps when he holds a
+ * trump (quick_tricks then costs over a third less). */
 static unsigned sure_ways(const Ctx *c, int L, int want)
 {
-    int P = (L + 2) & 3;
-    /* the three bounds, a byte each (a hand holds at most MAXT cards) */
+    int P = (L + 2) & 3, T = c->trump;
+    /* the three bounds, a byte each (a hand holds at most MAXT cards);
+     * ls: the first one's suits */
     v4i acc = {0};
+    int ls[MAXS];
     /* four suits at once (a suit past S holds no card); rank masks are
      * compared as signed, as they have MAXR <= 16 bits */
     for (int s = 0; s < GS(c); s += 4) {
@@ -1910,6 +1917,7 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
          * below its own top one */
         v4i l = ((all ^ xl) < xl) & nl;
         v4i p = ((all ^ xp) < xp) & np;
+        memcpy(&ls[s], &l, sizeof l);
         acc += l | p << 8 | (p | ((p == 0) & l)) << 16;
     }
     acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
@@ -1917,7 +1925,21 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     int b = acc[0];
     unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
                     | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
-    int T = c->trump;
+    if ((ways & 1) && T >= 0) {
+        const int *n1 = c->len[(L + 1) & 3], *n3 = c->len[(L + 3) & 3];
+        int tq = ls[T], q = b & 0xff;
+        if (tq < n1[T] || tq < n3[T]) {
+            for (int s = 0; s < GS(c); s++) {
+                int x = ls[s];
+                if (!x || s == T) continue;
+                if (n1[T] && x > n1[s]) x = n1[s];
+                if (n3[T] && x > n3[s]) x = n3[s];
+                q -= ls[s] - x;
+            }
+        }
+        if (c->len[P][T] > 0 && q > tq + c->hlen[P] - c->len[P][T]) q = tq + c->hlen[P] - c->len[P][T];
+        if (q < want) ways &= ~1u;
+    }
     if ((ways & 4) && T >= 0) {
         /* the joint count, while the opponents hold trumps, needs the
          * leader's top trumps (P holding none of the top rank) to be at
