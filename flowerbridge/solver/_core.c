@@ -1880,6 +1880,27 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
 typedef int32_t v4i __attribute__((vector_size(16)));
 _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits by four");
 
+/* quick_tricks's limits with trumps on sure_ways's bound q for the hand X
+ * leading (xs: the bound's part per suit; see sure_ways), spending nothing
+ * on an entry (the most partner can discard). */
+static inline int qt_limit(const Ctx *c, int X, const int *xs, int q)
+{
+    int T = c->trump, P = (X + 2) & 3;
+    const int *n1 = c->len[(X + 1) & 3], *n3 = c->len[(X + 3) & 3];
+    int tq = xs[T];
+    if (tq < n1[T] || tq < n3[T]) {
+        for (int s = 0; s < GS(c); s++) {
+            int x = xs[s];
+            if (!x || s == T) continue;
+            if (n1[T] && x > n1[s]) x = n1[s];
+            if (n3[T] && x > n3[s]) x = n3[s];
+            q -= xs[s] - x;
+        }
+    }
+    if (c->len[P][T] > 0 && q > tq + c->hlen[P] - c->len[P][T]) q = tq + c->hlen[P] - c->len[P][T];
+    return q;
+}
+
 /* Which of the four ways of search's sure-trick count could reach `want`
  * for the leader L: bit 0 quick_tricks, 1 partner_quick_tricks, 2
  * joint_quick_tricks, 3 partner_ruff.  The first three count cards of a
@@ -1888,18 +1909,18 @@ _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits
  * counts the leader's suit only where P counts none: upper bounds costing a
  * few operations a suit, where counting costs many.  Also the joint count's
  * condition on trumps, which fails it most of the time with trumps; and
- * quick_tricks's own limits with trumps, on that bound: a side suit counts
- * no more cards than an opponent holding trumps holds of it, unless the
- * leader's top trumps may draw the opponents' (as many as either holds),
- * and the side suits no more than partner's non-trumps when he holds a
- * trump (quick_tricks then costs over a third less). */
+ * quick_tricks's own limits with trumps on the first two bounds (qt_limit:
+ * a side suit counts no more cards than an opponent holding trumps holds
+ * of it, unless the hand's top trumps may draw the opponents' (as many as
+ * either holds), and the side suits no more than partner's non-trumps when
+ * he holds a trump): quick_tricks's instructions fell by half. */
 static unsigned sure_ways(const Ctx *c, int L, int want)
 {
     int P = (L + 2) & 3, T = c->trump;
     /* the three bounds, a byte each (a hand holds at most MAXT cards);
-     * ls: the first one's suits */
+     * ls, ps: the first two's suits */
     v4i acc = {0};
-    int ls[MAXS];
+    int ls[MAXS], ps[MAXS];
     /* four suits at once (a suit past S holds no card); rank masks are
      * compared as signed, as they have MAXR <= 16 bits */
     for (int s = 0; s < GS(c); s += 4) {
@@ -1918,6 +1939,7 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
         v4i l = ((all ^ xl) < xl) & nl;
         v4i p = ((all ^ xp) < xp) & np;
         memcpy(&ls[s], &l, sizeof l);
+        memcpy(&ps[s], &p, sizeof p);
         acc += l | p << 8 | (p | ((p == 0) & l)) << 16;
     }
     acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
@@ -1925,21 +1947,8 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     int b = acc[0];
     unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
                     | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
-    if ((ways & 1) && T >= 0) {
-        const int *n1 = c->len[(L + 1) & 3], *n3 = c->len[(L + 3) & 3];
-        int tq = ls[T], q = b & 0xff;
-        if (tq < n1[T] || tq < n3[T]) {
-            for (int s = 0; s < GS(c); s++) {
-                int x = ls[s];
-                if (!x || s == T) continue;
-                if (n1[T] && x > n1[s]) x = n1[s];
-                if (n3[T] && x > n3[s]) x = n3[s];
-                q -= ls[s] - x;
-            }
-        }
-        if (c->len[P][T] > 0 && q > tq + c->hlen[P] - c->len[P][T]) q = tq + c->hlen[P] - c->len[P][T];
-        if (q < want) ways &= ~1u;
-    }
+    if ((ways & 1) && T >= 0 && qt_limit(c, L, ls, b & 0xff) < want) ways &= ~1u;
+    if ((ways & 2) && T >= 0 && qt_limit(c, P, ps, b >> 8 & 0xff) < want) ways &= ~2u;
     if ((ways & 4) && T >= 0) {
         /* the joint count, while the opponents hold trumps, needs the
          * leader's top trumps (P holding none of the top rank) to be at
