@@ -2360,6 +2360,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
                 for (int b = 0; b < 4; b++) {
                     int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
                     if (lb <= w || !(b & 1 ? lns : lew)) continue;
+                    /* no lower t once the hand's whole length minus the
+                     * other side's count falls short of w (that count only
+                     * grows as t falls) */
                     int cb = 0;
                     for (uint32_t m = c->pres[b][T]; m; ) {
                         int t = hb(m);
@@ -2370,6 +2373,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
                             rel[T] = (uint8_t)t;
                             return !(b & 1);
                         }
+                        if (lb - cx < w) break;
                     }
                 }
             }
