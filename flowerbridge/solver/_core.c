@@ -700,16 +700,27 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 #endif
 }
 
+/* A look-up's state, which block_match reads and updates: the position,
+ * the tricks needed, the result (1 / 0; -1: none yet) with the widest
+ * region so far (wide: the sum of its thresholds, rel: the thresholds), and
+ * the first entry that matches with a best lead (hint).  One pointer, so
+ * that the call passes its arguments in registers. */
+typedef struct {
+    const PosKey *pk;
+    uint8_t *rel;
+    const Entry *hint;
+    int need, res, wide;
+} Scan;
+
 /* Of the entries of block b whose fingerprints match the position's (cand):
  * those whose region matches and whose bound decides "NS take >= need more
- * tricks" (as tt_lookup) replace *res (1 / 0; -1: none yet) and rel when
- * their region is wider than the widest so far (*wide: the sum of its
- * thresholds); *hint gets the first that matches with a best lead, if none
- * yet.  Kept out of the scan of the blocks (most have no candidate), which
- * then keeps its values in registers. */
-static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
-                                                  uint8_t *rel, const Entry **hint, int *res, int *wide)
+ * tricks" (as tt_lookup) replace q->res and q->rel when their region is
+ * wider than the widest so far; q->hint gets the first that matches with a
+ * best lead, if none yet.  Kept out of the scan of the blocks (most have no
+ * candidate), which then keeps its values in registers. */
+static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, Scan *q)
 {
+    const PosKey *pk = q->pk;
     while (cand) {
         int j = hb(cand);
         cand &= ~(1u << j);
@@ -717,8 +728,8 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         /* else the fingerprint holds the whole region */
         if (e->deep && !region_match(c, e, pk)) continue;
         int v = -1;
-        if (e->lower) { if (e->val >= need) v = 1; }
-        else if (e->val < need) v = 0;
+        if (e->lower) { if (e->val >= q->need) v = 1; }
+        else if (e->val < q->need) v = 0;
         if (v >= 0) {
             uint8_t er[MAXS];
             int w = 0;
@@ -726,9 +737,9 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
                 er[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
                 w += er[s];
             }
-            if (w > *wide) { *wide = w; *res = v; memcpy(rel, er, MAXS); }
-        } else if (e->bs != 0xff && !*hint) {
-            *hint = e;
+            if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
+        } else if (e->bs != 0xff && !q->hint) {
+            q->hint = e;
         }
     }
 }
@@ -799,8 +810,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     uint64_t fp = pk->fp;
     const char *blocks = t->blocks;
     const size_t bstride = t->bstride;
-    const Entry *hnt = NULL;
-    int res = -1, wide = -1;
+    Scan q = {pk, rel, NULL, need, -1, -1};
     /* Until an entry decides, every block of every list; the loop then
      * stops where it is (the block after it: next), and the scan goes on
      * from there up to TT_WIDER more entries.  Two loops, so that the
@@ -824,8 +834,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
-                block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
-                if (res >= 0) goto wider;
+                block_match(c, b, cand, &q);
+                if (q.res >= 0) goto wider;
             }
             if (!next) break;
             b = nb;
@@ -834,7 +844,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
         }
     }
     c->st_scan += scanned;
-    *hint = hnt;
+    *hint = q.hint;
     return -1;
 wider:;
     long long lim = scanned + TT_WIDER;
@@ -844,7 +854,7 @@ wider:;
             scanned += BLK;
             next = b->next;
             unsigned cand = block_cands(b, fp);
-            if (cand) block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
+            if (cand) block_match(c, b, cand, &q);
         }
         if (scanned >= lim) break;
         while (++i < np && !ds[i]) ;
@@ -853,11 +863,11 @@ wider:;
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         next = b->next;
-        if (cand) block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
+        if (cand) block_match(c, b, cand, &q);
     }
     c->st_scan += scanned;
     c->st_hits++;
-    return res;
+    return q.res;
 }
 
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
