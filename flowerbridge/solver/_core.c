@@ -2463,16 +2463,19 @@ static int search(Ctx *c, int target, uint8_t *rel)
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
     uint8_t skip[MAXS] = {0};
-    for (int i = 0; i < n; i++) {
-        int v = v0;
-        if (i > 0 || v0 < 0) {
-            if (top[i] < skip[mv[i].s]) continue;
-            Undo u;
-            play(c, h, mv[i], &u);
-            v = search(c, target, crel);
-            unplay(c, h, mv[i], &u);
-            if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
-        }
+    /* Each move's result v (crel: its region) is in hand at the top of the
+     * loop, the next move searched at its bottom, past the groups proven to
+     * fail; mv[0] is the move tried early, if any (v0).  n >= 1: the hand
+     * holds a card. */
+    int v = v0;
+    if (v < 0) {
+        Undo u;
+        play(c, h, mv[0], &u);
+        v = search(c, target, crel);
+        unplay(c, h, mv[0], &u);
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+    }
+    for (int i = 0;;) {
         int s = mv[i].s;
         if (v == maxing) {
             /* One move is enough for a cut-off, and the one played may lie
@@ -2500,6 +2503,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
         if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
+        do i++; while (i < n && top[i] < skip[mv[i].s]);
+        if (i >= n) break;
+        Undo u;
+        play(c, h, mv[i], &u);
+        v = search(c, target, crel);
+        unplay(c, h, mv[i], &u);
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
