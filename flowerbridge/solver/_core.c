@@ -131,7 +131,10 @@ typedef struct {
     size_t es, bstride, bcap, bused;
     long long clears;
     /* per distribution (hashed): which subsets of suits have lists, so that
-     * a look-up probes only those; tag 0 = none, 0xffff = unknown (all) */
+     * a look-up probes only those; tag 0 = none, 0xffff = unknown (all),
+     * else the distribution's: 1 + 15 bits of its hash (a shift, where a
+     * modulo to 16 bits cost more; a tag shared by two distributions only
+     * makes the look-up probe lists that are not there) */
     uint32_t *summary;
 } TT;
 
@@ -761,7 +764,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     uint32_t masks = 0xffffffffu;
     if (S <= 4) {
         uint32_t sm = t->summary[pk->hbase & (t->nh - 1)];
-        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
         if (sm == 0) return -1;                     /* nothing stored for this distribution */
         if ((sm >> 16) == tag) masks = sm & 0xffff;
         else if ((sm >> 16) != 0xffff) return -1;   /* another distribution's slot */
@@ -970,7 +973,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
     if (S <= 4) {
         uint32_t *sm = &t->summary[pk->hbase & (t->nh - 1)];
-        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
         if (*sm == 0) *sm = tag << 16 | 1u << mask;
         else if ((*sm >> 16) == tag) *sm |= 1u << mask;
         else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
