@@ -1000,7 +1000,8 @@ static inline int beats(const Ctx *c, Move a, Move w)
     return a.s == c->trump;
 }
 
-static inline void play(Ctx *c, int h, Move m, Undo *u)
+/* k: c->k, as the caller knows it (one load fewer) */
+static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
 {
     if (GC(c) == 1) c->pres[h][m.s] &= ~(1u << m.r);       /* cnt unused (see CNT) */
     else if (GC(c) == 2) {
@@ -1017,12 +1018,12 @@ static inline void play(Ctx *c, int h, Move m, Undo *u)
     c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
-    tr[c->k] = m;
+    tr[k] = m;
     u->wpos = c->wpos;
-    if (c->k == 0) c->wpos = 0;
-    else if (beats(c, m, tr[c->wpos])) c->wpos = c->k;
-    c->k++;
-    if (c->k == 4) {
+    if (k == 0) c->wpos = 0;
+    else if (beats(c, m, tr[c->wpos])) c->wpos = k;
+    c->k = k + 1;
+    if (k == 3) {
         u->done = 1;
         u->leader = c->leader;
         u->ns = c->ns;
@@ -2268,7 +2269,7 @@ static int probe_cut(Ctx *c, int h, const Move *mv, int n, int target, uint8_t *
     int maxing = !(h & 1);
     for (int i = 1; i < n; i++) {
         Undo u;
-        play(c, h, mv[i], &u);
+        play(c, h, 3, mv[i], &u);
         int r = c->hlen[c->leader], need = target - c->ns, v = -1;
         uint8_t crel[MAXS];
         if (need > 0 && need <= r && r > TT_MIN_TRICKS) {
@@ -2446,7 +2447,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     Move m;
     if (k == 3 ? c->hlen[h] < ETC_MIN_CARDS && (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
         Undo u;
-        play(c, h, m, &u);
+        play(c, h, k, m, &u);
         v0 = search(c, target, crel);
         unplay(c, h, m, &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
@@ -2473,7 +2474,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int v = v0;
     if (v < 0) {
         Undo u;
-        play(c, h, mv[0], &u);
+        play(c, h, k, mv[0], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[0], &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
@@ -2509,7 +2510,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         do i++; while (i < n && top[i] < skip[mv[i].s]);
         if (i >= n) break;
         Undo u;
-        play(c, h, mv[i], &u);
+        play(c, h, k, mv[i], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
@@ -2605,7 +2606,7 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
-        play(c, h, mv[i], &u);
+        play(c, h, c->k, mv[i], &u);
         int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
         if (guess < 0) guess = lo + estimate_ns(c, -1);
         val[i] = mtd(c, lo, hi, guess);
@@ -2811,7 +2812,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
             }
         }
         Undo u;
-        play(c, h, m, &u);
+        play(c, h, c->k, m, &u);
     }
     Py_DECREF(seq);
     for (int s = 0; s < S; s++)
