@@ -817,7 +817,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, uint8_t *rel, const Ent
     /* Until an entry decides, every block of every list; the loop then
      * stops where it is (the block after it: next), and the scan goes on
      * from there up to TT_WIDER more entries.  Two loops, so that the
-     * first (nearly all blocks read) needs no test of a limit. */
+     * first (nearly all blocks read) needs no test of a limit; a block's
+     * successor is fetched ahead while it is read. */
     int i = 0;
     uint32_t next = 0;
     for (; i < np; i++) {
@@ -856,6 +857,9 @@ wider:;
             const Block *b = (const Block *)(blocks + (size_t)(next - 1) * bstride);
             scanned += BLK;
             next = b->next;
+            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            __builtin_prefetch(nb);
+            __builtin_prefetch((const char *)nb + 64);
             unsigned cand = block_cands(b, fp);
             if (cand) block_match(c, b, cand, &q);
         }
