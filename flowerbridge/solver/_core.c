@@ -1903,14 +1903,16 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
 typedef int32_t v4i __attribute__((vector_size(16)));
 _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits by four");
 
-/* quick_tricks's limits with trumps on sure_ways's bound q for the hand X
- * leading (xs: the bound's part per suit; see sure_ways), spending nothing
- * on an entry (the most partner can discard). */
-static inline int qt_limit(const Ctx *c, int X, const int *xs, int q)
+/* Can quick_tricks for the hand X leading reach `want` under its limits
+ * with trumps, from sure_ways's bound q (xs: its part per suit; see
+ * sure_ways), spending nothing on an entry (the most partner can discard)?
+ * Partner's discards first: they need no loop over the suits. */
+static inline int qt_reach(const Ctx *c, int X, const int *xs, int q, int want)
 {
     int T = c->trump, P = (X + 2) & 3;
-    const int *n1 = c->len[(X + 1) & 3], *n3 = c->len[(X + 3) & 3];
     int tq = xs[T];
+    if (c->len[P][T] > 0 && tq + c->hlen[P] - c->len[P][T] < want) return 0;
+    const int *n1 = c->len[(X + 1) & 3], *n3 = c->len[(X + 3) & 3];
     if (tq < n1[T] || tq < n3[T]) {
         for (int s = 0; s < GS(c); s++) {
             int x = xs[s];
@@ -1920,8 +1922,7 @@ static inline int qt_limit(const Ctx *c, int X, const int *xs, int q)
             q -= xs[s] - x;
         }
     }
-    if (c->len[P][T] > 0 && q > tq + c->hlen[P] - c->len[P][T]) q = tq + c->hlen[P] - c->len[P][T];
-    return q;
+    return q >= want;
 }
 
 /* Which of the four ways of search's sure-trick count could reach `want`
@@ -1932,7 +1933,7 @@ static inline int qt_limit(const Ctx *c, int X, const int *xs, int q)
  * counts the leader's suit only where P counts none: upper bounds costing a
  * few operations a suit, where counting costs many.  Also the joint count's
  * condition on trumps, which fails it most of the time with trumps; and
- * quick_tricks's own limits with trumps on the first two bounds (qt_limit:
+ * quick_tricks's own limits with trumps on the first two bounds (qt_reach:
  * a side suit counts no more cards than an opponent holding trumps holds
  * of it, unless the hand's top trumps may draw the opponents' (as many as
  * either holds), and the side suits no more than partner's non-trumps when
@@ -1970,8 +1971,8 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     int b = acc[0];
     unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
                     | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
-    if ((ways & 1) && T >= 0 && qt_limit(c, L, ls, b & 0xff) < want) ways &= ~1u;
-    if ((ways & 2) && T >= 0 && qt_limit(c, P, ps, b >> 8 & 0xff) < want) ways &= ~2u;
+    if ((ways & 1) && T >= 0 && !qt_reach(c, L, ls, b & 0xff, want)) ways &= ~1u;
+    if ((ways & 2) && T >= 0 && !qt_reach(c, P, ps, b >> 8 & 0xff, want)) ways &= ~2u;
     if ((ways & 4) && T >= 0) {
         /* the joint count, while the opponents hold trumps, needs the
          * leader's top trumps (P holding none of the top rank) to be at
