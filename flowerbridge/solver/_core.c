@@ -1129,11 +1129,13 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 
 /* The card and hand that win the trick in progress after the hand to play,
  * from the card *cw of hand *cwh winning it, when each later hand j plays
- * its card bc[j] as order_moves supposes. */
-static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh)
+ * its card bc[j] as order_moves supposes.  k, L: c->k and c->leader, passed
+ * from the caller's locals (order_moves's stores of scores would make the
+ * compiler read them again for every card). */
+static inline void settle_trick(const Ctx *c, int k, int L, const Move *bc, Move *cw, int *cwh)
 {
-    for (int j = c->k + 1; j < 4; j++) {
-        int hj = (c->leader + j) & 3;
+    for (int j = k + 1; j < 4; j++) {
+        int hj = (L + j) & 3;
         if (!beats(c, bc[j], *cw)) continue;
         if (((hj ^ *cwh) & 1) || (j < 3 && beats(c, bc[3], *cw))) { *cw = bc[j]; *cwh = hj; }
     }
@@ -1323,9 +1325,9 @@ static inline int follow_score(const Follow *f, int lo)
 }
 
 /* order_moves's score for the card m of hand h, void in the suit led (ls),
- * inside a trick: w, bc, lw and lwh as there; dadj: discard_adj's for m's
- * suit (when a discard). */
-static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w, Move lw, int lwh, int ls, int dadj)
+ * inside a trick: w, bc, lw and lwh as there, k and L as in settle_trick;
+ * dadj: discard_adj's for m's suit (when a discard). */
+static inline int void_score(const Ctx *c, int k, int L, int h, Move m, const Move *bc, Move w, Move lw, int lwh, int ls, int dadj)
 {
     int p = (h + 2) & 3, T = c->trump;
     int s = m.s, lo = m.r;
@@ -1335,7 +1337,7 @@ static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w
     if (wins) {
         cw = m;
         cwh = h;
-        settle_trick(c, bc, &cw, &cwh);
+        settle_trick(c, k, L, bc, &cw, &cwh);
     }
     int ruff = s == T && ls != T;
     int v;
@@ -1347,8 +1349,8 @@ static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w
          * and always with identical copies (tuned on node counts:
          * it helps Flower Bridge, not Bridge) */
         v = 300 - lo - (ruff ? 40 : 0);
-        if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
-                          || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
+        if (k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
+                          || (cw.s == ls && hb(c->pres[L][ls]) > hb(c->pres[h][ls])))) v -= 120;
     }
     else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
     else {
@@ -1398,17 +1400,18 @@ static inline int discard_adj(const Ctx *c, int h, int s)
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
     int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
-    if (c->k == 0) {
+    int k = c->k, L = c->leader;
+    if (k == 0) {
         b = lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
-        int wh = (c->leader + c->wpos) & 3;
+        int wh = (L + c->wpos) & 3;
         int ls = c->tc[c->ti][0].s;
         /* the card each later hand would take the trick with: its top card
          * of the led suit, or its top trump when void (none: suit 0xff) */
         Move bc[4];
-        for (int j = c->k + 1; j < 4; j++) {
-            int hj = (c->leader + j) & 3;
+        for (int j = k + 1; j < 4; j++) {
+            int hj = (L + j) & 3;
             bc[j].s = 0xff;
             bc[j].r = 0;
             if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
@@ -1421,7 +1424,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
          * for every card that does not beat the one winning now. */
         Move lw = w;
         int lwh = wh;
-        settle_trick(c, bc, &lw, &lwh);
+        settle_trick(c, k, L, bc, &lw, &lwh);
         int dsuit = -1, dadj = 0;
         if (c->pres[h][ls]) {
             /* following suit: the scores below come to this */
@@ -1439,7 +1442,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                 dsuit = s;
                 dadj = discard_adj(c, h, s);
             }
-            int v = void_score(c, h, mv[i], bc, w, lw, lwh, ls, dadj);
+            int v = void_score(c, k, L, h, mv[i], bc, w, lw, lwh, ls, dadj);
             sc[i] = v;
             if (v > bv) { bv = v; b = i; }
         }
@@ -1520,7 +1523,7 @@ static inline void second_trick(const Ctx *c, int h, Move *bc, Move *lw, int *lw
     }
     *lw = c->tc[c->ti][0];
     *lwh = c->leader;
-    settle_trick(c, bc, lw, lwh);
+    settle_trick(c, 1, c->leader, bc, lw, lwh);
 }
 
 /* The move order_moves puts first for the second hand h (k == 1) when it is
@@ -1541,14 +1544,14 @@ static __attribute__((noinline)) Move void_second_first(const Ctx *c, int h)
         if (s == T) {
             int n = gen_suit(c, h, s, 0, mv, top, 0);
             for (int i = 0; i < n; i++) {
-                int v = void_score(c, h, mv[i], bc, w, lw, lwh, w.s, 0);
+                int v = void_score(c, 1, c->leader, h, mv[i], bc, w, lw, lwh, w.s, 0);
                 if (v > bv) { bv = v; best = mv[i]; }
             }
         } else if (c->pres[h][s]) {
             mv[0].s = (uint8_t)s;
             mv[0].r = (uint8_t)__builtin_ctz(c->pres[h][s]);
             /* discard_adj is never positive: made only when it may count */
-            int v = void_score(c, h, mv[0], bc, w, lw, lwh, w.s, 0);
+            int v = void_score(c, 1, c->leader, h, mv[0], bc, w, lw, lwh, w.s, 0);
             if (v > bv && (v += discard_adj(c, h, s)) > bv) { bv = v; best = mv[0]; }
         }
     }
