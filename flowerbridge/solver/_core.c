@@ -131,7 +131,10 @@ typedef struct {
     size_t es, bstride, bcap, bused;
     long long clears;
     /* per distribution (hashed): which subsets of suits have lists, so that
-     * a look-up probes only those; tag 0 = none, 0xffff = unknown (all) */
+     * a look-up probes only those; tag 0 = none, 0xffff = unknown (all),
+     * else the distribution's: 1 + 15 bits of its hash (a shift, where a
+     * modulo to 16 bits cost more; a tag shared by two distributions only
+     * makes the look-up probe lists that are not there) */
     uint32_t *summary;
 } TT;
 
@@ -700,16 +703,27 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 #endif
 }
 
+/* A look-up's state, which block_match reads and updates: the position,
+ * the tricks needed, the result (1 / 0; -1: none yet) with the widest
+ * region so far (wide: the sum of its thresholds, rel: the thresholds), and
+ * the first entry that matches with a best lead (hint).  One pointer, so
+ * that the call passes its arguments in registers. */
+typedef struct {
+    const PosKey *pk;
+    uint8_t *rel;
+    const Entry *hint;
+    int need, res, wide;
+} Scan;
+
 /* Of the entries of block b whose fingerprints match the position's (cand):
  * those whose region matches and whose bound decides "NS take >= need more
- * tricks" (as tt_lookup) replace *res (1 / 0; -1: none yet) and rel when
- * their region is wider than the widest so far (*wide: the sum of its
- * thresholds); *hint gets the first that matches with a best lead, if none
- * yet.  Kept out of the scan of the blocks (most have no candidate), which
- * then keeps its values in registers. */
-static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, const PosKey *pk, int need,
-                                                  uint8_t *rel, const Entry **hint, int *res, int *wide)
+ * tricks" (as tt_lookup) replace q->res and q->rel when their region is
+ * wider than the widest so far; q->hint gets the first that matches with a
+ * best lead, if none yet.  Kept out of the scan of the blocks (most have no
+ * candidate), which then keeps its values in registers. */
+static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, Scan *q)
 {
+    const PosKey *pk = q->pk;
     while (cand) {
         int j = hb(cand);
         cand &= ~(1u << j);
@@ -717,8 +731,8 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         /* else the fingerprint holds the whole region */
         if (e->deep && !region_match(c, e, pk)) continue;
         int v = -1;
-        if (e->lower) { if (e->val >= need) v = 1; }
-        else if (e->val < need) v = 0;
+        if (e->lower) { if (e->val >= q->need) v = 1; }
+        else if (e->val < q->need) v = 0;
         if (v >= 0) {
             uint8_t er[MAXS];
             int w = 0;
@@ -726,9 +740,9 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
                 er[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
                 w += er[s];
             }
-            if (w > *wide) { *wide = w; *res = v; memcpy(rel, er, MAXS); }
-        } else if (e->bs != 0xff && !*hint) {
-            *hint = e;
+            if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
+        } else if (e->bs != 0xff && !q->hint) {
+            q->hint = e;
         }
     }
 }
@@ -750,7 +764,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     uint32_t masks = 0xffffffffu;
     if (S <= 4) {
         uint32_t sm = t->summary[pk->hbase & (t->nh - 1)];
-        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
         if (sm == 0) return -1;                     /* nothing stored for this distribution */
         if ((sm >> 16) == tag) masks = sm & 0xffff;
         else if ((sm >> 16) != 0xffff) return -1;   /* another distribution's slot */
@@ -799,13 +813,17 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     uint64_t fp = pk->fp;
     const char *blocks = t->blocks;
     const size_t bstride = t->bstride;
-    const Entry *hnt = NULL;
-    int res = -1, wide = -1;
-    long long lim = 0;      /* scan up to here once an entry decided */
-    for (int i = 0; i < np; i++) {
+    Scan q = {pk, rel, NULL, need, -1, -1};
+    /* Until an entry decides, every block of every list; the loop then
+     * stops where it is (the block after it: next), and the scan goes on
+     * from there up to `wider` more entries.  Two loops, so that the
+     * first (nearly all blocks read) needs no test of a limit; a block's
+     * successor is fetched ahead while it is read. */
+    int i = 0;
+    uint32_t next = 0;
+    for (; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
-        if (lim && scanned >= lim) break;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
         const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
@@ -815,24 +833,48 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
             /* the next block's fingerprints on their way while this one's
              * entries are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
-            uint32_t next = b->next;
+            next = b->next;
             const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
-                block_match(c, b, cand, pk, need, rel, &hnt, &res, &wide);
-                if (res >= 0 && !lim) lim = scanned + wider;
+                block_match(c, b, cand, &q);
+                if (q.res >= 0) goto wider;
             }
-            if (!next || (lim && scanned >= lim)) break;
+            if (!next) break;
             b = nb;
             scanned += BLK;
             cand = block_cands(b, fp);
         }
     }
     c->st_scan += scanned;
-    if (res >= 0) c->st_hits++;
-    else *hint = hnt;
-    return res;
+    *hint = q.hint;
+    return -1;
+wider:;
+    long long lim = scanned + wider;
+    for (;;) {
+        while (next && scanned < lim) {
+            const Block *b = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            scanned += BLK;
+            next = b->next;
+            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            __builtin_prefetch(nb);
+            __builtin_prefetch((const char *)nb + 64);
+            unsigned cand = block_cands(b, fp);
+            if (cand) block_match(c, b, cand, &q);
+        }
+        if (scanned >= lim) break;
+        while (++i < np && !ds[i]) ;
+        if (i >= np) break;
+        const Block *b = (const Block *)(blocks + (size_t)(ds[i]->block - 1) * bstride);
+        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
+        scanned += b->count;
+        next = b->next;
+        if (cand) block_match(c, b, cand, &q);
+    }
+    c->st_scan += scanned;
+    c->st_hits++;
+    return q.res;
 }
 
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
@@ -935,7 +977,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
     if (S <= 4) {
         uint32_t *sm = &t->summary[pk->hbase & (t->nh - 1)];
-        uint32_t tag = (uint32_t)(pk->hbase >> 48) % 0xfffe + 1;
+        uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
         if (*sm == 0) *sm = tag << 16 | 1u << mask;
         else if ((*sm >> 16) == tag) *sm |= 1u << mask;
         else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
@@ -962,7 +1004,8 @@ static inline int beats(const Ctx *c, Move a, Move w)
     return a.s == c->trump;
 }
 
-static inline void play(Ctx *c, int h, Move m, Undo *u)
+/* k: c->k, as the caller knows it (one load fewer) */
+static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
 {
     if (GC(c) == 1) c->pres[h][m.s] &= ~(1u << m.r);       /* cnt unused (see CNT) */
     else if (GC(c) == 2) {
@@ -979,12 +1022,12 @@ static inline void play(Ctx *c, int h, Move m, Undo *u)
     c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
-    tr[c->k] = m;
+    tr[k] = m;
     u->wpos = c->wpos;
-    if (c->k == 0) c->wpos = 0;
-    else if (beats(c, m, tr[c->wpos])) c->wpos = c->k;
-    c->k++;
-    if (c->k == 4) {
+    if (k == 0) c->wpos = 0;
+    else if (beats(c, m, tr[c->wpos])) c->wpos = k;
+    c->k = k + 1;
+    if (k == 3) {
         u->done = 1;
         u->leader = c->leader;
         u->ns = c->ns;
@@ -1086,11 +1129,13 @@ static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 
 /* The card and hand that win the trick in progress after the hand to play,
  * from the card *cw of hand *cwh winning it, when each later hand j plays
- * its card bc[j] as order_moves supposes. */
-static inline void settle_trick(const Ctx *c, const Move *bc, Move *cw, int *cwh)
+ * its card bc[j] as order_moves supposes.  k, L: c->k and c->leader, passed
+ * from the caller's locals (order_moves's stores of scores would make the
+ * compiler read them again for every card). */
+static inline void settle_trick(const Ctx *c, int k, int L, const Move *bc, Move *cw, int *cwh)
 {
-    for (int j = c->k + 1; j < 4; j++) {
-        int hj = (c->leader + j) & 3;
+    for (int j = k + 1; j < 4; j++) {
+        int hj = (L + j) & 3;
         if (!beats(c, bc[j], *cw)) continue;
         if (((hj ^ *cwh) & 1) || (j < 3 && beats(c, bc[3], *cw))) { *cw = bc[j]; *cwh = hj; }
     }
@@ -1130,12 +1175,17 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
      * a bare top card, whether the top card / another card wins, and the
      * suit's part of the score for winning and other leads */
     int cur = -1, t1 = 0, t2 = 0, w1 = -1, w2 = -1, lone = 0, wtop = 0, wother = 0, vw = 0, vo = 0;
-    uint32_t all = 0;
+    /* also per suit, in locals (the stores to sc would make the compiler
+     * read them again for every lead): h's ranks held twice, the
+     * opponents' ranks */
+    uint32_t all = 0, dh = 0, opp = 0;
     for (int i = 0; i < n; i++) {
         int s = mv[i].s, lo = mv[i].r, tp = top[i];
         if (s != cur) {
             cur = s;
             all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+            dh = c->dup[h][s];
+            opp = c->pres[o1][s] | c->pres[o2][s];
             t1 = hb(all);
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
@@ -1205,7 +1255,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
 #else
         int rr = 1 + popc(all >> tp >> 1);
 #endif
-        int seq = tp > lo || (GC(c) > 1 && (c->dup[h][s] >> tp & 1));     /* more than one card */
+        int seq = tp > lo || (GC(c) > 1 && (dh >> tp & 1));     /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
         int win = tp == t1 ? wtop : wother;
         int v;
@@ -1235,7 +1285,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
          * the trick with that copy, played after it (tuned on node counts
          * of Flower Bridge tables: for RHO's copy as well as LHO's, 1-10 %
          * fewer trick nodes on five samples) */
-        if (GC(c) > 1 && !(c->dup[h][s] >> tp & 1) && ((c->pres[o1][s] | c->pres[o2][s]) >> tp & 1)) v += 12;
+        if (GC(c) > 1 && !(dh >> tp & 1) && (opp >> tp & 1)) v += 12;
         sc[i] = v;
         if (v > bv) { bv = v; b = i; }
     }
@@ -1275,9 +1325,9 @@ static inline int follow_score(const Follow *f, int lo)
 }
 
 /* order_moves's score for the card m of hand h, void in the suit led (ls),
- * inside a trick: w, bc, lw and lwh as there; dadj: discard_adj's for m's
- * suit (when a discard). */
-static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w, Move lw, int lwh, int ls, int dadj)
+ * inside a trick: w, bc, lw and lwh as there, k and L as in settle_trick;
+ * dadj: discard_adj's for m's suit (when a discard). */
+static inline int void_score(const Ctx *c, int k, int L, int h, Move m, const Move *bc, Move w, Move lw, int lwh, int ls, int dadj)
 {
     int p = (h + 2) & 3, T = c->trump;
     int s = m.s, lo = m.r;
@@ -1287,7 +1337,7 @@ static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w
     if (wins) {
         cw = m;
         cwh = h;
-        settle_trick(c, bc, &cw, &cwh);
+        settle_trick(c, k, L, bc, &cw, &cwh);
     }
     int ruff = s == T && ls != T;
     int v;
@@ -1299,8 +1349,8 @@ static inline int void_score(const Ctx *c, int h, Move m, const Move *bc, Move w
          * and always with identical copies (tuned on node counts:
          * it helps Flower Bridge, not Bridge) */
         v = 300 - lo - (ruff ? 40 : 0);
-        if (c->k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
-                          || (cw.s == ls && hb(c->pres[c->leader][ls]) > hb(c->pres[h][ls])))) v -= 120;
+        if (k == 1 && (GC(c) > 1 || (cw.s != ls && s == ls)
+                          || (cw.s == ls && hb(c->pres[L][ls]) > hb(c->pres[h][ls])))) v -= 120;
     }
     else if (cwh == h) v = 200 - lo - (ruff ? 40 : 0);  /* the cheapest winner */
     else {
@@ -1350,17 +1400,18 @@ static inline int discard_adj(const Ctx *c, int h, int s)
 static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
     int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
-    if (c->k == 0) {
+    int k = c->k, L = c->leader;
+    if (k == 0) {
         b = lead_scores(c, h, mv, top, n, e, sc);
     } else {
         Move w = c->tc[c->ti][c->wpos];
-        int wh = (c->leader + c->wpos) & 3;
+        int wh = (L + c->wpos) & 3;
         int ls = c->tc[c->ti][0].s;
         /* the card each later hand would take the trick with: its top card
          * of the led suit, or its top trump when void (none: suit 0xff) */
         Move bc[4];
-        for (int j = c->k + 1; j < 4; j++) {
-            int hj = (c->leader + j) & 3;
+        for (int j = k + 1; j < 4; j++) {
+            int hj = (L + j) & 3;
             bc[j].s = 0xff;
             bc[j].r = 0;
             if (c->len[hj][ls]) { bc[j].s = (uint8_t)ls; bc[j].r = (uint8_t)hb(c->pres[hj][ls]); }
@@ -1373,7 +1424,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
          * for every card that does not beat the one winning now. */
         Move lw = w;
         int lwh = wh;
-        settle_trick(c, bc, &lw, &lwh);
+        settle_trick(c, k, L, bc, &lw, &lwh);
         int dsuit = -1, dadj = 0;
         if (c->pres[h][ls]) {
             /* following suit: the scores below come to this */
@@ -1391,7 +1442,7 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
                 dsuit = s;
                 dadj = discard_adj(c, h, s);
             }
-            int v = void_score(c, h, mv[i], bc, w, lw, lwh, ls, dadj);
+            int v = void_score(c, k, L, h, mv[i], bc, w, lw, lwh, ls, dadj);
             sc[i] = v;
             if (v > bv) { bv = v; b = i; }
         }
@@ -1472,7 +1523,7 @@ static inline void second_trick(const Ctx *c, int h, Move *bc, Move *lw, int *lw
     }
     *lw = c->tc[c->ti][0];
     *lwh = c->leader;
-    settle_trick(c, bc, lw, lwh);
+    settle_trick(c, 1, c->leader, bc, lw, lwh);
 }
 
 /* The move order_moves puts first for the second hand h (k == 1) when it is
@@ -1493,14 +1544,14 @@ static __attribute__((noinline)) Move void_second_first(const Ctx *c, int h)
         if (s == T) {
             int n = gen_suit(c, h, s, 0, mv, top, 0);
             for (int i = 0; i < n; i++) {
-                int v = void_score(c, h, mv[i], bc, w, lw, lwh, w.s, 0);
+                int v = void_score(c, 1, c->leader, h, mv[i], bc, w, lw, lwh, w.s, 0);
                 if (v > bv) { bv = v; best = mv[i]; }
             }
         } else if (c->pres[h][s]) {
             mv[0].s = (uint8_t)s;
             mv[0].r = (uint8_t)__builtin_ctz(c->pres[h][s]);
             /* discard_adj is never positive: made only when it may count */
-            int v = void_score(c, h, mv[0], bc, w, lw, lwh, w.s, 0);
+            int v = void_score(c, 1, c->leader, h, mv[0], bc, w, lw, lwh, w.s, 0);
             if (v > bv && (v += discard_adj(c, h, s)) > bv) { bv = v; best = mv[0]; }
         }
     }
@@ -1855,6 +1906,28 @@ static int partner_ruff(const Ctx *c, int L, uint8_t *rel)
 typedef int32_t v4i __attribute__((vector_size(16)));
 _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits by four");
 
+/* Can quick_tricks for the hand X leading reach `want` under its limits
+ * with trumps, from sure_ways's bound q (xs: its part per suit; see
+ * sure_ways), spending nothing on an entry (the most partner can discard)?
+ * Partner's discards first: they need no loop over the suits. */
+static inline int qt_reach(const Ctx *c, int X, const int *xs, int q, int want)
+{
+    int T = c->trump, P = (X + 2) & 3;
+    int tq = xs[T];
+    if (c->len[P][T] > 0 && tq + c->hlen[P] - c->len[P][T] < want) return 0;
+    const int *n1 = c->len[(X + 1) & 3], *n3 = c->len[(X + 3) & 3];
+    if (tq < n1[T] || tq < n3[T]) {
+        for (int s = 0; s < GS(c); s++) {
+            int x = xs[s];
+            if (!x || s == T) continue;
+            if (n1[T] && x > n1[s]) x = n1[s];
+            if (n3[T] && x > n3[s]) x = n3[s];
+            q -= xs[s] - x;
+        }
+    }
+    return q >= want;
+}
+
 /* Which of the four ways of search's sure-trick count could reach `want`
  * for the leader L: bit 0 quick_tricks, 1 partner_quick_tricks, 2
  * joint_quick_tricks, 3 partner_ruff.  The first three count cards of a
@@ -1862,12 +1935,19 @@ _Static_assert(MAXS % 4 == 0 && MAXR <= 16 && MAXT < 256, "sure_ways reads suits
  * holds a card above all of it), at most its length, and the joint count
  * counts the leader's suit only where P counts none: upper bounds costing a
  * few operations a suit, where counting costs many.  Also the joint count's
- * condition on trumps, which fails it most of the time with trumps. */
+ * condition on trumps, which fails it most of the time with trumps; and
+ * quick_tricks's own limits with trumps on the first two bounds (qt_reach:
+ * a side suit counts no more cards than an opponent holding trumps holds
+ * of it, unless the hand's top trumps may draw the opponents' (as many as
+ * either holds), and the side suits no more than partner's non-trumps when
+ * he holds a trump): quick_tricks's instructions fell by half. */
 static unsigned sure_ways(const Ctx *c, int L, int want)
 {
-    int P = (L + 2) & 3;
-    /* the three bounds, a byte each (a hand holds at most MAXT cards) */
+    int P = (L + 2) & 3, T = c->trump;
+    /* the three bounds, a byte each (a hand holds at most MAXT cards);
+     * ls, ps: the first two's suits */
     v4i acc = {0};
+    int ls[MAXS], ps[MAXS];
     /* four suits at once (a suit past S holds no card); rank masks are
      * compared as signed, as they have MAXR <= 16 bits */
     for (int s = 0; s < GS(c); s += 4) {
@@ -1885,6 +1965,8 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
          * below its own top one */
         v4i l = ((all ^ xl) < xl) & nl;
         v4i p = ((all ^ xp) < xp) & np;
+        memcpy(&ls[s], &l, sizeof l);
+        memcpy(&ps[s], &p, sizeof p);
         acc += l | p << 8 | (p | ((p == 0) & l)) << 16;
     }
     acc += __builtin_shuffle(acc, (v4i){2, 3, 0, 1});
@@ -1892,7 +1974,8 @@ static unsigned sure_ways(const Ctx *c, int L, int want)
     int b = acc[0];
     unsigned ways = (unsigned)((b & 0xff) >= want) | (unsigned)((b >> 8 & 0xff) >= want) << 1
                     | (unsigned)((b >> 16) >= want) << 2 | (unsigned)(want == 1) << 3;
-    int T = c->trump;
+    if ((ways & 1) && T >= 0 && !qt_reach(c, L, ls, b & 0xff, want)) ways &= ~1u;
+    if ((ways & 2) && T >= 0 && !qt_reach(c, P, ps, b >> 8 & 0xff, want)) ways &= ~2u;
     if ((ways & 4) && T >= 0) {
         /* the joint count, while the opponents hold trumps, needs the
          * leader's top trumps (P holding none of the top rank) to be at
@@ -2256,7 +2339,7 @@ static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
     for (int i = 0; i < n; i++) {
         if (mv[i].s == first.s && mv[i].r <= first.r && first.r <= top[i]) continue;
         Undo u;
-        play(c, h, mv[i], &u);
+        play(c, h, 3, mv[i], &u);
         int r = c->hlen[c->leader], need = target - c->ns, v = -1;
         uint8_t crel[MAXS];
         if (need > 0 && need <= r && r > TT_MIN_TRICKS) {
@@ -2368,6 +2451,9 @@ static int search(Ctx *c, int target, uint8_t *rel)
                 for (int b = 0; b < 4; b++) {
                     int w = b & 1 ? r - need + 1 : need, lb = c->len[b][T];
                     if (lb <= w || !(b & 1 ? lns : lew)) continue;
+                    /* no lower t once the hand's whole length minus the
+                     * other side's count falls short of w (that count only
+                     * grows as t falls) */
                     int cb = 0;
                     for (uint32_t m = c->pres[b][T]; m; ) {
                         int t = hb(m);
@@ -2378,6 +2464,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
                             rel[T] = (uint8_t)t;
                             return !(b & 1);
                         }
+                        if (lb - cx < w) break;
                     }
                 }
             }
@@ -2438,7 +2525,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     if (k == 3 ? (m = last_hand_first(c, h), 1) : k == 1 && (second_hand_first(c, h, &m) || (m = void_second_first(c, h), 1))) {
         if (k == 3 && c->hlen[h] >= ETC_MIN_CARDS && probe_cut(c, h, m, target, rel)) return maxing;
         Undo u;
-        play(c, h, m, &u);
+        play(c, h, k, m, &u);
         v0 = search(c, target, crel);
         unplay(c, h, m, &u);
         if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
@@ -2457,16 +2544,19 @@ static int search(Ctx *c, int target, uint8_t *rel)
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
     uint8_t skip[MAXS] = {0};
-    for (int i = 0; i < n; i++) {
-        int v = v0;
-        if (i > 0 || v0 < 0) {
-            if (top[i] < skip[mv[i].s]) continue;
-            Undo u;
-            play(c, h, mv[i], &u);
-            v = search(c, target, crel);
-            unplay(c, h, mv[i], &u);
-            if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
-        }
+    /* Each move's result v (crel: its region) is in hand at the top of the
+     * loop, the next move searched at its bottom, past the groups proven to
+     * fail; mv[0] is the move tried early, if any (v0).  n >= 1: the hand
+     * holds a card. */
+    int v = v0;
+    if (v < 0) {
+        Undo u;
+        play(c, h, k, mv[0], &u);
+        v = search(c, target, crel);
+        unplay(c, h, mv[0], &u);
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+    }
+    for (int i = 0;;) {
         int s = mv[i].s;
         if (v == maxing) {
             /* One move is enough for a cut-off, and the one played may lie
@@ -2494,6 +2584,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
         if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
+        do i++; while (i < n && top[i] < skip[mv[i].s]);
+        if (i >= n) break;
+        Undo u;
+        play(c, h, k, mv[i], &u);
+        v = search(c, target, crel);
+        unplay(c, h, mv[i], &u);
+        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
@@ -2586,7 +2683,7 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
-        play(c, h, mv[i], &u);
+        play(c, h, c->k, mv[i], &u);
         int lo = c->ns, hi = c->ns + (c->k == 0 && c->hlen[c->leader] == 0 ? 0 : tricks_left(c));
         if (guess < 0) guess = lo + estimate_ns(c, -1);
         val[i] = mtd(c, lo, hi, guess);
@@ -2792,7 +2889,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
             }
         }
         Undo u;
-        play(c, h, m, &u);
+        play(c, h, c->k, m, &u);
     }
     Py_DECREF(seq);
     for (int s = 0; s < S; s++)
