@@ -1170,6 +1170,18 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
     }
     int pT = T >= 0 ? hb(c->pres[p][T]) : -1;
     int o1T = T >= 0 ? hb(c->pres[o1][T]) : -1, o2T = T >= 0 ? hb(c->pres[o2][T]) : -1;
+    /* A trump lead comes after the side suits' leads of like score: by 10
+     * when the side holds a copy of the top trump (5 when not), 5 more
+     * when it holds more trumps than the opponents (measured on Flower
+     * Bridge and Bridge tables: its trumps are then worth more as ruffs
+     * than as a trick drawn; trick nodes -0.1 to -7.6 % on seven Flower
+     * Bridge samples) */
+    int tpen = 0;
+    if (T >= 0) {
+        int hT = hb(c->pres[h][T] | c->pres[p][T]);
+        tpen = (hT >= (o1T > o2T ? o1T : o2T) ? 10 : 5)
+             + (c->len[h][T] + c->len[p][T] > c->len[o1][T] + c->len[o2][T] ? 5 : 0);
+    }
     /* per suit (the moves come suit by suit): the ranks present, the top
      * two, the holders of the strongest cards, whether LHO or RHO holds
      * a bare top card, whether the top card / another card wins, and the
@@ -1239,7 +1251,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
                 int over = (!r1 || pT > o1T) && (!r2 || pT >= o2T);           /* partner's ruff wins */
                 wtop = s == T || (pruff ? over : !r1 && !r2);
                 wother = pwins ? s == T || (!r1 && !r2) : pruff && over;
-                int d = -(LEAD_REPLY_TRUMP * nr) / 100;
+                int d = -(LEAD_REPLY_TRUMP * nr) / 100 - (s == T ? tpen : 0);
                 if (r1 || r2) d -= 12;
                 if (pruff && l2 > 0) d += 17;
                 if (w1 == o2 || w2 == o2) { if (l2 != 1) d -= 12; }
