@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -295,6 +296,21 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
 /* Transposition table                                                 */
 
 #ifndef GEO_SPECIAL       /* used by the Python object only */
+/* The table's arrays are read at random: on 4 KB pages nearly every
+ * look-up misses the TLB.  Ask for 2 MB pages (transparent huge pages,
+ * where the system offers them on request) for arrays that large. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static void *tt_alloc(size_t bytes)
+{
+    if (bytes < HUGE_PAGE) return malloc(bytes);
+    size_t n = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = aligned_alloc(HUGE_PAGE, n);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 static int tt_init(TT *t, size_t bytes, int kw)
 {
     size_t es = sizeof(Entry) + (size_t)kw * sizeof(u128);
@@ -308,10 +324,12 @@ static int tt_init(TT *t, size_t bytes, int kw)
     if (bcap > 0xfffffff0u) bcap = 0xfffffff0u;
     size_t nh = 1;
     while (nh * 2 <= dcap) nh *= 2;
-    t->head = (uint32_t *)calloc(nh, sizeof(uint32_t));
-    t->dists = (Dist *)malloc(dcap * sizeof(Dist));
-    t->blocks = (char *)aligned_alloc(16, bcap * bstride);
-    t->summary = (uint32_t *)calloc(nh, sizeof(uint32_t));
+    t->head = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
+    t->dists = (Dist *)tt_alloc(dcap * sizeof(Dist));
+    t->blocks = (char *)tt_alloc(bcap * bstride);
+    t->summary = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
+    if (t->head) memset(t->head, 0, nh * sizeof(uint32_t));
+    if (t->summary) memset(t->summary, 0, nh * sizeof(uint32_t));
     if (!t->head || !t->dists || !t->blocks || !t->summary) {
         free(t->summary);
         t->summary = NULL;
