@@ -80,6 +80,15 @@
 
 typedef unsigned __int128 u128;
 
+/* bits of a length field (init_codes: the least lb >= 1 with 2^lb > R C), and
+ * whether the packed lengths of a specialized build fit in one 64-bit word
+ * (Contract Bridge 64 bits, Flower Bridge 60): play and the tests of the
+ * packed lengths then need no 128-bit arithmetic */
+#define GEO_RC (GEO_R * GEO_C)
+#define GEO_LB (GEO_RC < 2 ? 1 : GEO_RC < 4 ? 2 : GEO_RC < 8 ? 3 : GEO_RC < 16 ? 4 : GEO_RC < 32 ? 5 : GEO_RC < 64 ? 6 : 7)
+#define LK64 (GEO_S && 4 * GEO_S * GEO_LB <= 64)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || !LK64, "LK64 reads the low word of a u128 as its first");
+
 typedef struct { uint8_t s, r; } Move;
 
 /* One stored bound.  key: the packed position code (see PosKey) with only
@@ -188,9 +197,12 @@ typedef struct {
     TT *tt;
     long long st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
-    u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
-    u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
-    u128 tmask;                         /* the fields of the trump suit's lengths (No Trump: none) */
+    /* len[h][s] packed, lenbits each, kept up to date by play; where the
+     * fields fit in 64 bits (LK64) the specialized builds work on the low
+     * word alone (the high one stays zero) */
+    union { u128 lenkey; uint64_t lenkey64[2]; };
+    union { u128 lenunit[4][MAXS]; uint64_t lenunit64[4][MAXS][2]; };   /* 1 in the field of len[h][s] */
+    union { u128 tmask; uint64_t tmask64[2]; };  /* the fields of the trump suit's lengths (No Trump: none) */
     int sb, kw;                         /* bits per suit in a packed code, words of it */
     u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
     int fc;                             /* codes per suit in a fingerprint */
@@ -596,16 +608,22 @@ static void set_trump(Ctx *c, int trump)
         for (int h = 0; h < 4; h++) c->tmask |= c->lenunit[h][trump] * (((u128)1 << c->lenbits) - 1);
 }
 
+/* No hand holds a trump (or No Trump). */
+static inline int trumps_out(const Ctx *c)
+{
+    return LK64 ? !(c->lenkey64[0] & c->tmask64[0]) : !(c->lenkey & c->tmask);
+}
+
 /* The parts of the key that locate its distribution in the table: suit
  * lengths, leader and trump, and their hash. */
 static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 {
-    pk->d[0] = (uint64_t)c->lenkey;
-    pk->d[1] = (uint64_t)(c->lenkey >> 64);
+    pk->d[0] = LK64 ? c->lenkey64[0] : (uint64_t)c->lenkey;
+    pk->d[1] = LK64 ? 0 : (uint64_t)(c->lenkey >> 64);
     /* once no hand holds a trump the position is a No Trump one: keyed as
      * such, so that the denominations of a table share those entries */
     int T = c->trump;
-    if (!(c->lenkey & c->tmask)) T = -1;
+    if (trumps_out(c)) T = -1;
     pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
@@ -1019,7 +1037,8 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
-    c->lenkey -= c->lenunit[h][m.s];
+    if (LK64) c->lenkey64[0] -= c->lenunit64[h][m.s][0];
+    else c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
     tr[k] = m;
@@ -1065,7 +1084,8 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
-    c->lenkey += c->lenunit[h][m.s];
+    if (LK64) c->lenkey64[0] += c->lenunit64[h][m.s][0];
+    else c->lenkey += c->lenunit[h][m.s];
     c->hlen[h]++;
 }
 
@@ -1159,7 +1179,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int b = 0, bv = INT_MIN;    /* the best lead: the first of the best score */
     int T = c->trump;
-    if (!(c->lenkey & c->tmask)) T = -1;
+    if (trumps_out(c)) T = -1;
     const Move kl = c->killer[c->ti][0];
     int hint = -1;
     if (e) {
@@ -2421,7 +2441,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
                 return h & 1;
             }
             /* proved for three suits at most (see there) */
-            if (GS(c) <= 3 && !(c->lenkey & c->tmask) && leader_short_of_winners(c, h, r, rel)) {
+            if (GS(c) <= 3 && trumps_out(c) && leader_short_of_winners(c, h, r, rel)) {
                 c->st_qt++;
                 return h & 1;
             }
