@@ -471,20 +471,36 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
         uint32_t m = c->pres[h][s];
         hx ^= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
     }
-    u128 code = 0;
     uint8_t *p = sr;
-    while (all) {
-        int r = hb(all);
-        all ^= 1u << r;
-        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;
-        /* shifted by a multiply, cheaper than a 128-bit shift by a variable */
-        code = code * k | (x & 0xff);
-        /* the rank in both slots; the second is the next rank's unless
-         * the rank is held twice */
-        uint16_t rr = (uint16_t)(r * 0x101);
-        memcpy(p, &rr, 2);
-        p += 1 + (k >> 8);
+    /* a code a rank, two for a rank held twice (by one hand, with two
+     * copies): in a 64-bit word when they fit (nearly always) */
+#define SUIT_CODE2_LOOP(code)                                               \
+    while (all) {                                                           \
+        int r = hb(all);                                                    \
+        all ^= 1u << r;                                                     \
+        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;                \
+        /* shifted by a multiply, cheaper than a shift by a variable */     \
+        code = code * k | (x & 0xff);                                       \
+        /* the rank in both slots; the second is the next rank's unless     \
+         * the rank is held twice */                                        \
+        uint16_t rr = (uint16_t)(r * 0x101);                                \
+        memcpy(p, &rr, 2);                                                  \
+        p += 1 + (k >> 8);                                                  \
     }
+#if GEO_R && GEO_R <= 10
+    int nc = popcnt10[all] + popcnt10[two];
+#else
+    int nc = popc(all) + popc(two);
+#endif
+    if (nc * c->codebits <= 64) {
+        uint64_t code = 0;
+        SUIT_CODE2_LOOP(code)
+        *np = (int)(p - sr);
+        return code;
+    }
+    u128 code = 0;
+    SUIT_CODE2_LOOP(code)
+#undef SUIT_CODE2_LOOP
     *np = (int)(p - sr);
     return code;
 }
