@@ -1431,9 +1431,11 @@ static inline int discard_adj(const Ctx *c, int h, int s)
 }
 
 /* Scores the moves (sc) and puts the best first (the first of equal
- * scores; the others keep their order): most nodes that cut off do so with
- * it, and the rest are sorted (sort_rest) only when it does not. */
-static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
+ * scores) by exchanging it with the first: most nodes that cut off do so
+ * with it, and the rest are sorted (sort_rest, given the index returned)
+ * only when it does not, in the order they had (the first move back in
+ * its place before the others). */
+static int order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
     int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
     int k = c->k, L = c->leader;
@@ -1487,9 +1489,10 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
         int v = sc[b];
         Move m = mv[b];
         uint8_t t = top[b];
-        for (int j = b; j > 0; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
         sc[0] = v; mv[0] = m; top[0] = t;
     }
+    return b;
 }
 
 /* The move order_moves puts first for the last hand h of a trick (k == 3),
@@ -1651,9 +1654,18 @@ static int second_hand_first(const Ctx *c, int h, Move *first)
 }
 
 /* The moves after the first, best first, by a stable insertion sort: with
- * order_moves, the order of a stable sort of them all. */
-static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
+ * order_moves (b: its index of the best move, exchanged with the first),
+ * the order of a stable sort of them all. */
+static void sort_rest(int *sc, Move *mv, uint8_t *top, int n, int b)
 {
+    if (b > 1) {
+        /* the first move, at b, back before the others */
+        int v = sc[b];
+        Move m = mv[b];
+        uint8_t t = top[b];
+        for (int j = b; j > 1; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[1] = v; mv[1] = m; top[1] = t;
+    }
     for (int i = 2; i < n; i++) {
         int v = sc[i];
         Move m = mv[i];
@@ -2574,7 +2586,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     uint8_t top[MAXMOVES];
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
-    if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
+    int ob = n > 1 ? order_moves(c, h, mv, top, n, hint, sc) : 0;
     int result = !maxing;
     int best = -1;
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
@@ -2619,7 +2631,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
-        if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
+        if (i == 0 && n > 2) sort_rest(sc, mv, top, n, ob);
         do i++; while (i < n && top[i] < skip[mv[i].s]);
         if (i >= n) break;
         Undo u;
@@ -2714,8 +2726,7 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
     int h = to_move(c);
     int n = gen_moves(c, h, mv, top);
     int sc[MAXMOVES];
-    order_moves(c, h, mv, top, n, NULL, sc);
-    sort_rest(sc, mv, top, n);
+    sort_rest(sc, mv, top, n, order_moves(c, h, mv, top, n, NULL, sc));
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
