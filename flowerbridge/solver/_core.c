@@ -528,33 +528,41 @@ static inline SuitCode *suit_cache_slot(Ctx *c, int s, uint64_t q0, uint64_t q1)
 /* With at most two copies the code is a function of the holdings: when the
  * slot's code was made for the same holdings (a sibling's, reached by other
  * plays), only its version is stale; else the code may be in the cache.
- * Returns 1 when sc is made so.  Most codes are found so: in the Flower
+ * Returns the code so found (the slot sc, or the cache's entry itself, not
+ * copied), with its version renewed, or NULL.  The cache's entry may later
+ * be overwritten for other holdings: those are another version's (a
+ * version is one suit's holdings: every play makes a new one, and an undo
+ * restores the one before), so a key that finds it through Ctx.cur sees
+ * its version differ and makes the code again; while a key is used (its
+ * look-up) no code is made.  Most codes are found so: in the Flower
  * build this is done in make_key_codes, before the call to make_suit_code,
  * and make_key_codes is kept out of search instead (fewer instructions);
  * the other builds do it in make_suit_code, which measured better there. */
 #define SC_EARLY (GEO_C == 2)
-static inline int suit_code_known(Ctx *c, int s, SuitCode *sc)
+static inline const SuitCode *suit_code_known(Ctx *c, int s, SuitCode *sc)
 {
     uint64_t q0, q1;
     suit_held(c, s, &q0, &q1);
     if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
         sc->ver = c->sver[s];
-        return 1;
+        return sc;
     }
-    const SuitCode *e = suit_cache_slot(c, s, q0, q1);
+    SuitCode *e = suit_cache_slot(c, s, q0, q1);
     if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
-        memcpy(sc, e, SC_USED);
-        sc->ver = c->sver[s];
-        return 1;
+        e->ver = c->sver[s];
+        return e;
     }
-    return 0;
+    return NULL;
 }
 
 /* Not inlined: in search, its registers cost more than the call.  The code
- * made is also put in the cache. */
-static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
+ * made is also put in the cache.  Returns the code (see suit_code_known). */
+static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
-    if (GC(c) <= 2 && !SC_EARLY && suit_code_known(c, s, sc)) return;
+    if (GC(c) <= 2 && !SC_EARLY) {
+        const SuitCode *k = suit_code_known(c, s, sc);
+        if (k) return k;
+    }
     int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
@@ -613,6 +621,7 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     sc->field[1] = o ? top << (128 - o) : 0;
     sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
     if (e) memcpy(e, sc, SC_USED);
+    return sc;
 }
 
 /* The trump suit (-1: No Trump), and tmask for it. */
@@ -664,9 +673,12 @@ static void make_key_codes(Ctx *c, PosKey *pk)
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
-            sc = &c->sc[c->ti][s];
-            if (sc->ver != c->sver[s] && !(SC_EARLY && suit_code_known(c, s, &c->sc[c->ti][s])))
-                make_suit_code(c, s, &c->sc[c->ti][s]);
+            SuitCode *slot = &c->sc[c->ti][s];
+            sc = slot;
+            if (slot->ver != c->sver[s]) {
+                const SuitCode *k = SC_EARLY ? suit_code_known(c, s, slot) : NULL;
+                sc = k ? k : make_suit_code(c, s, slot);
+            }
         }
         c->cur[c->ti][s] = sc;
         if (sc->pw != w) {
