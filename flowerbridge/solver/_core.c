@@ -155,7 +155,10 @@ typedef struct {
     uint64_t d[2];
     unsigned meta;
     uint64_t hbase;
-    int topc[MAXS];
+    /* per suit s, 6 bits at 6 s: 1 + its top code, 0 when void (the lists'
+     * signatures are made of it); none: the void suits, a bit each */
+    uint64_t part;
+    unsigned none;
     uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
     u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
@@ -166,12 +169,12 @@ typedef struct {
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
     uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
-    u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
-    int pw;
-    int topc;
+    uint64_t lpart;     /* its part of PosKey.part */
     uint64_t ver;
+    uint8_t pw;
+    uint8_t none;       /* its bit of PosKey.none */
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
 } SuitCode;
@@ -610,13 +613,14 @@ static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, S
     if (cb * n <= 64) top = n ? (u128)((uint64_t)code << (64 - cb * n)) << 64 : 0;
     else top = code << (128 - cb * n);
     uint64_t hw = (uint64_t)(top >> 64);
-    sc->code = top;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(hw >> (64 - cb)) : -1;
+    int topc = n ? (int)(hw >> (64 - cb)) : -1;
+    sc->lpart = (uint64_t)(topc + 1) << (6 * s);
+    sc->none = (uint8_t)(n ? 0 : 1u << s);
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
-    sc->pw = at >> 7;
+    sc->pw = (uint8_t)(at >> 7);
     sc->field[0] = top >> o;
     sc->field[1] = o ? top << (128 - o) : 0;
     sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
@@ -669,7 +673,8 @@ static void make_key_codes(Ctx *c, PosKey *pk)
      * at most 128 bits, so w grows one at a time) */
     int w = 0;
     u128 cw = 0, nw = 0;
-    uint64_t fp = 0;
+    uint64_t fp = 0, part = 0;
+    unsigned none = 0;
     for (int s = 0; s < S; s++) {
         const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
         if (!sc || sc->ver != c->sver[s]) {
@@ -689,13 +694,16 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         cw |= sc->field[0];
         nw |= sc->field[1];
         fp |= sc->fpart;
+        part |= sc->lpart;
+        none |= sc->none;
         pk->nslots[s] = sc->n;
-        pk->topc[s] = sc->topc;
         pk->slotrank[s] = sc->slotrank;
     }
     pk->pcode[w] = cw;
     pk->pcode[w + 1] = nw;
     pk->fp = fp;
+    pk->part = part;
+    pk->none = none;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -824,12 +832,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     int np = 0;
     /* the subsets of suits with lists, in increasing order; those with a
      * suit void of cards have none */
-    uint64_t part = 0;
-    unsigned none = 0, nm = 1u << S;
-    for (int s = 0; s < S; s++) {
-        if (pk->topc[s] < 0) none |= 1u << s;
-        part |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
-    }
+    uint64_t part = pk->part;
+    unsigned none = pk->none, nm = 1u << S;
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
         if (S <= 4) mm &= masks;
@@ -955,10 +959,10 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     uint64_t fm = 0;
     for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s]];
     uint64_t fp = pk->fp & fm;
-    uint64_t sig = 0;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
-        if (n[s]) { sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s); mask |= 1u << s; }
+        if (n[s]) mask |= 1u << s;
+    uint64_t sig = pk->part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
