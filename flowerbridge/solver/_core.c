@@ -696,7 +696,7 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         fp |= sc->fpart;
         part |= sc->lpart;
         none |= sc->none;
-        pk->nslots[s] = sc->n;
+        if (GC(c) > 2) pk->nslots[s] = sc->n;   /* read by tt_store only then */
         pk->slotrank[s] = sc->slotrank;
     }
     pk->pcode[w] = cw;
