@@ -1242,12 +1242,14 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
             if (GC(c) == 1) {
-                /* one holder a rank, read off two masks (as in make_suit_code) */
+                /* one holder a rank, read off two masks (as in
+                 * make_suit_code), of the top three ranks t1, t2, t3 */
                 uint32_t odd = c->pres[1][s] | c->pres[3][s], high = c->pres[2][s] | c->pres[3][s];
-                for (uint32_t m = all; m && nw < 3; nw++) {
-                    int r = hb(m);
-                    m ^= 1u << r;
-                    ws[nw] = (int)((odd >> r & 1) | (high >> r & 1) << 1);
+                ws[0] = (int)((odd >> t1 & 1) | (high >> t1 & 1) << 1);
+                if (t2 >= 0) {
+                    ws[1] = (int)((odd >> t2 & 1) | (high >> t2 & 1) << 1);
+                    int t3 = hb(all & ~(1u << t1) & ~(1u << t2));
+                    if (t3 >= 0) ws[2] = (int)((odd >> t3 & 1) | (high >> t3 & 1) << 1);
                 }
             }
             for (uint32_t m = GC(c) == 1 ? 0 : all; m && nw < 3; ) {
