@@ -516,7 +516,8 @@ static inline void suit_held(const Ctx *c, int s, uint64_t *q0, uint64_t *q1)
     _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
     *q0 = c->pres[0][s] | (uint64_t)c->pres[1][s] << 16 | (uint64_t)c->pres[2][s] << 32
           | (uint64_t)c->pres[3][s] << 48;
-    *q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+    /* with one copy a card no rank is held twice */
+    *q1 = GC(c) == 1 ? 0 : c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
           | (uint64_t)c->dup[3][s] << 48;
 }
 
@@ -940,7 +941,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
              * the key's again): one a rank, two for a rank one hand holds
              * twice (see init_codes) */
             uint32_t all = (c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]) >> rel[s];
-            uint32_t two = (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
+            uint32_t two = GC(c) == 1 ? 0 : (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
 #if GEO_R && GEO_R <= 10
             j = popcnt10[all] + popcnt10[two];
 #else
