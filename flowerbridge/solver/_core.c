@@ -538,11 +538,11 @@ static inline SuitCode *suit_cache_slot(Ctx *c, int s, uint64_t q0, uint64_t q1)
  * version is one suit's holdings: every play makes a new one, and an undo
  * restores the one before), so a key that finds it through Ctx.cur sees
  * its version differ and makes the code again; while a key is used (its
- * look-up) no code is made.  Most codes are found so: in the Flower
- * build this is done in make_key_codes, before the call to make_suit_code,
- * and make_key_codes is kept out of search instead (fewer instructions);
- * the other builds do it in make_suit_code, which measured better there. */
-#define SC_EARLY (GEO_C == 2)
+ * look-up) no code is made.  Most codes are found so: in the Bridge and
+ * Flower builds this is done in make_key_codes, before the call to
+ * make_suit_code, and make_key_codes is kept out of search instead (fewer
+ * instructions); the generic build does it in make_suit_code. */
+#define SC_EARLY (GEO_C == 1 || GEO_C == 2)
 static inline const SuitCode *suit_code_known(Ctx *c, int s, SuitCode *sc)
 {
     uint64_t q0, q1;
