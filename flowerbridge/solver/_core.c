@@ -74,6 +74,11 @@
  * init_codes gives: 2 with one copy a card (4 codes), 4 with two (10) */
 #define GEO_KW (GEO_C == 1 || GEO_C == 2 ? (GEO_S * GEO_R * GEO_C * 2 * GEO_C + 127) / 128 : 0)
 #define GK(c) (GEO_KW ? GEO_KW : (c)->kw)
+/* Does suit s's field of a packed code (Ctx.sb bits at s sb, init_codes's
+ * code bits: 2 with one copy a card, 4 with two) reach into word w?  Known
+ * to the compiler in the Bridge and Flower builds, else assumed. */
+#define GEO_SB (GEO_C == 1 ? GEO_R * 2 : GEO_C == 2 ? GEO_R * 2 * 4 : 0)
+#define IN_WORD(s, w) (!GEO_SB || ((s) * GEO_SB < 128 * ((w) + 1) && ((s) + 1) * GEO_SB > 128 * (w)))
 #define GEO_CAT2(a, b) a##_##b
 #define GEO_CAT(a, b) GEO_CAT2(a, b)
 #define GEO_FN(name) GEO_CAT(name, GEO_NAME)
@@ -393,7 +398,7 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     int S = GS(c);
     for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
-        for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
+        for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s]][w];
         if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
     }
     return 1;
@@ -954,7 +959,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
     for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
-        for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
+        for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
     }
     uint64_t fm = 0;
@@ -2887,6 +2892,11 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     }
     c->sb = R * C * c->codebits;
     c->kw = (S * c->sb + 127) / 128;
+    /* the builds for one geometry take these as constants (GEO_SB, GEO_KW) */
+    if (self->geo->S && c->codebits != (C == 1 ? 2 : 4)) {
+        PyErr_SetString(PyExc_SystemError, "position code bits differ from the specialized build's");
+        return -1;
+    }
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= R * C; n++)
             put_field(c->nmask[s][n], s * c->sb, n ? ~(u128)0 << (128 - n * c->codebits) : 0);
