@@ -692,7 +692,7 @@ static void make_key_codes(Ctx *c, PosKey *pk)
             }
         }
         c->cur[c->ti][s] = sc;
-        if (sc->pw != w) {
+        if (GEO_SB ? (s * GEO_SB) >> 7 != w : sc->pw != w) {
             pk->pcode[w++] = cw;
             cw = nw;
             nw = 0;
