@@ -698,7 +698,9 @@ static void make_key_codes(Ctx *c, PosKey *pk)
             nw = 0;
         }
         cw |= sc->field[0];
-        nw |= sc->field[1];
+        /* in the Flower build only the fields that reach into the next
+         * word (measured: more instructions in the Bridge one) */
+        if (GEO_C != 2 || ((s * GEO_SB) & 127) + GEO_SB > 128) nw |= sc->field[1];
         fp |= sc->fpart;
         part |= sc->lpart;
         none |= sc->none;
