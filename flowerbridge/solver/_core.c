@@ -681,17 +681,22 @@ static void make_key_codes(Ctx *c, PosKey *pk)
     u128 cw = 0, nw = 0;
     uint64_t fp = 0, part = 0;
     unsigned none = 0;
+    /* this trick start's codes, and the previous one's (ti 0: none) */
+    int ti = c->ti;
+    const SuitCode **cur = c->cur[ti], *const *prev = ti ? c->cur[ti - 1] : NULL;
+    SuitCode *slots = c->sc[ti];
     for (int s = 0; s < S; s++) {
-        const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
-        if (!sc || sc->ver != c->sver[s]) {
-            SuitCode *slot = &c->sc[c->ti][s];
+        const SuitCode *sc = prev ? prev[s] : NULL;
+        uint64_t ver = c->sver[s];
+        if (!sc || sc->ver != ver) {
+            SuitCode *slot = &slots[s];
             sc = slot;
-            if (slot->ver != c->sver[s]) {
+            if (slot->ver != ver) {
                 const SuitCode *k = SC_EARLY ? suit_code_known(c, s, slot) : NULL;
                 sc = k ? k : make_suit_code(c, s, slot);
             }
         }
-        c->cur[c->ti][s] = sc;
+        cur[s] = sc;
         if (GEO_SB ? (s * GEO_SB) >> 7 != w : sc->pw != w) {
             pk->pcode[w++] = cw;
             cw = nw;
