@@ -746,6 +746,10 @@ static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), S
                                      SP(8), SP(9), SP(10), SP(11), SP(12), SP(13), SP(14), SP(15)};
 #undef SP
 _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
+/* meets4[x]: the subsets of four suits (a bit each, by their 4-bit mask)
+ * that meet the set x */
+static const uint16_t meets4[16] = {0x0000, 0xaaaa, 0xcccc, 0xeeee, 0xf0f0, 0xfafa, 0xfcfc, 0xfefe,
+                                    0xff00, 0xffaa, 0xffcc, 0xffee, 0xfff0, 0xfffa, 0xfffc, 0xfffe};
 
 /* The entries of block b whose fingerprints match the position's fp, a bit
  * each (all BLK slots, written or not). */
@@ -849,11 +853,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     unsigned none = pk->none, nm = 1u << S;
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
-        if (S <= 4) mm &= masks;
+        if (S <= 4) mm &= masks & ~meets4[none];
         while (mm) {
             unsigned mask = base + (unsigned)__builtin_ctz(mm);
             mm &= mm - 1;
-            if (mask & none) continue;
+            if (S > 4 && (mask & none)) continue;
             uint64_t sig = part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
             sigs[np] = sig;
             bks[np] = dist_bucket(t, pk, sig);
