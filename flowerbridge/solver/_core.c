@@ -878,7 +878,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
-    const char *blocks = t->blocks;
+    /* block i (from 1) at blocks + i bstride, an address (as an integer: it
+     * lies before the array): one operation fewer a block */
+    const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
     Scan q = {pk, rel, NULL, need, -1, -1};
     /* Until an entry decides, every block of every list; the loop then
@@ -893,7 +895,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         if (!d) continue;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
-        const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
+        const Block *b = (const Block *)(blocks + (size_t)d->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         for (;;) {
@@ -901,7 +903,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
              * entries are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
             next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
@@ -921,10 +923,10 @@ wider:;
     long long lim = scanned + wider;
     for (;;) {
         while (next && scanned < lim) {
-            const Block *b = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *b = (const Block *)(blocks + (size_t)next * bstride);
             scanned += BLK;
             next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             unsigned cand = block_cands(b, fp);
@@ -933,7 +935,7 @@ wider:;
         if (scanned >= lim) break;
         while (++i < np && !ds[i]) ;
         if (i >= np) break;
-        const Block *b = (const Block *)(blocks + (size_t)(ds[i]->block - 1) * bstride);
+        const Block *b = (const Block *)(blocks + (size_t)ds[i]->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         next = b->next;
