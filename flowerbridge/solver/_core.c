@@ -1759,12 +1759,13 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
     int T = c->trump;
     int side = 0, trumpq = 0, side2 = 0;
     int qs[MAXS], mos[MAXS], tops[MAXS], qu[MAXS];
+    const uint32_t *xL = c->pres[L], *xp = c->pres[p], *x1 = c->pres[o1], *x2 = c->pres[o2];
     for (int s = 0; s < GS(c); s++) {
         qs[s] = 0;
         qu[s] = 0;
         mos[s] = -1;
         tops[s] = 0;
-        uint32_t mine = c->pres[L][s], oth = c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+        uint32_t mine = xL[s], oth = xp[s] | x1[s] | x2[s];
         /* none unless the leader holds a copy of the top rank (his highest
          * is at least theirs) */
         if ((oth & ~mine) >= mine) continue;
