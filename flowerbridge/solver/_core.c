@@ -75,11 +75,25 @@
  * init_codes gives: 2 with one copy a card (4 codes), 4 with two (10) */
 #define GEO_KW (GEO_C == 1 || GEO_C == 2 ? (GEO_S * GEO_R * GEO_C * 2 * GEO_C + 127) / 128 : 0)
 #define GK(c) (GEO_KW ? GEO_KW : (c)->kw)
+/* Does suit s's field of a packed code (Ctx.sb bits at s sb, init_codes's
+ * code bits: 2 with one copy a card, 4 with two) reach into word w?  Known
+ * to the compiler in the Bridge and Flower builds, else assumed. */
+#define GEO_SB (GEO_C == 1 ? GEO_R * 2 : GEO_C == 2 ? GEO_R * 2 * 4 : 0)
+#define IN_WORD(s, w) (!GEO_SB || ((s) * GEO_SB < 128 * ((w) + 1) && ((s) + 1) * GEO_SB > 128 * (w)))
 #define GEO_CAT2(a, b) a##_##b
 #define GEO_CAT(a, b) GEO_CAT2(a, b)
 #define GEO_FN(name) GEO_CAT(name, GEO_NAME)
 
 typedef unsigned __int128 u128;
+
+/* bits of a length field (init_codes: the least lb >= 1 with 2^lb > R C), and
+ * whether the packed lengths of a specialized build fit in one 64-bit word
+ * (Contract Bridge 64 bits, Flower Bridge 60): play and the tests of the
+ * packed lengths then need no 128-bit arithmetic */
+#define GEO_RC (GEO_R * GEO_C)
+#define GEO_LB (GEO_RC < 2 ? 1 : GEO_RC < 4 ? 2 : GEO_RC < 8 ? 3 : GEO_RC < 16 ? 4 : GEO_RC < 32 ? 5 : GEO_RC < 64 ? 6 : 7)
+#define LK64 (GEO_S && 4 * GEO_S * GEO_LB <= 64)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || !LK64, "LK64 reads the low word of a u128 as its first");
 
 typedef struct { uint8_t s, r; } Move;
 
@@ -147,7 +161,10 @@ typedef struct {
     uint64_t d[2];
     unsigned meta;
     uint64_t hbase;
-    int topc[MAXS];
+    /* per suit s, 6 bits at 6 s: 1 + its top code, 0 when void (the lists'
+     * signatures are made of it); none: the void suits, a bit each */
+    uint64_t part;
+    unsigned none;
     uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
     u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
@@ -158,12 +175,12 @@ typedef struct {
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
     uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
-    u128 code;
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
-    int pw;
-    int topc;
+    uint64_t lpart;     /* its part of PosKey.part */
     uint64_t ver;
+    uint8_t pw;
+    uint8_t none;       /* its bit of PosKey.none */
     uint8_t n;
     uint8_t slotrank[MAXSLOTS];
 } SuitCode;
@@ -189,9 +206,12 @@ typedef struct {
     TT *tt;
     long long st_roots, nodes, st_lookups, st_hits, st_scan, st_qt, st_tricks;
     int codebits, lenbits;
-    u128 lenkey;                        /* len[h][s] packed, lenbits each, kept up to date by play */
-    u128 lenunit[4][MAXS];              /* 1 in the field of len[h][s] */
-    u128 tmask;                         /* the fields of the trump suit's lengths (No Trump: none) */
+    /* len[h][s] packed, lenbits each, kept up to date by play; where the
+     * fields fit in 64 bits (LK64) the specialized builds work on the low
+     * word alone (the high one stays zero) */
+    union { u128 lenkey; uint64_t lenkey64[2]; };
+    union { u128 lenunit[4][MAXS]; uint64_t lenunit64[4][MAXS][2]; };   /* 1 in the field of len[h][s] */
+    union { u128 tmask; uint64_t tmask64[2]; };  /* the fields of the trump suit's lengths (No Trump: none) */
     int sb, kw;                         /* bits per suit in a packed code, words of it */
     u128 nmask[MAXS][MAXSLOTS + 1][MAXW + 1];   /* packed mask of the top n codes of suit s */
     int fc;                             /* codes per suit in a fingerprint */
@@ -396,7 +416,7 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     int S = GS(c);
     for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
-        for (int s = 0; s < S; s++) m |= c->nmask[s][e->n[s]][w];
+        for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s]][w];
         if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
     }
     return 1;
@@ -477,20 +497,36 @@ static inline u128 suit_code2(const Ctx *c, int s, uint8_t *sr, int *np)
         uint32_t m = c->pres[h][s];
         hx ^= (nib8[m & 0xff] | (uint64_t)nib8[m >> 8 & 0xff] << 32) << h;
     }
-    u128 code = 0;
     uint8_t *p = sr;
-    while (all) {
-        int r = hb(all);
-        all ^= 1u << r;
-        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;
-        /* shifted by a multiply, cheaper than a 128-bit shift by a variable */
-        code = code * k | (x & 0xff);
-        /* the rank in both slots; the second is the next rank's unless
-         * the rank is held twice */
-        uint16_t rr = (uint16_t)(r * 0x101);
-        memcpy(p, &rr, 2);
-        p += 1 + (k >> 8);
+    /* a code a rank, two for a rank held twice (by one hand, with two
+     * copies): in a 64-bit word when they fit (nearly always) */
+#define SUIT_CODE2_LOOP(code)                                               \
+    while (all) {                                                           \
+        int r = hb(all);                                                    \
+        all ^= 1u << r;                                                     \
+        unsigned x = c->rcode[hx >> 4 * r & 15], k = x >> 8;                \
+        /* shifted by a multiply, cheaper than a shift by a variable */     \
+        code = code * k | (x & 0xff);                                       \
+        /* the rank in both slots; the second is the next rank's unless     \
+         * the rank is held twice */                                        \
+        uint16_t rr = (uint16_t)(r * 0x101);                                \
+        memcpy(p, &rr, 2);                                                  \
+        p += 1 + (k >> 8);                                                  \
     }
+#if GEO_R && GEO_R <= 10
+    int nc = popcnt10[all] + popcnt10[two];
+#else
+    int nc = popc(all) + popc(two);
+#endif
+    if (nc * c->codebits <= 64) {
+        uint64_t code = 0;
+        SUIT_CODE2_LOOP(code)
+        *np = (int)(p - sr);
+        return code;
+    }
+    u128 code = 0;
+    SUIT_CODE2_LOOP(code)
+#undef SUIT_CODE2_LOOP
     *np = (int)(p - sr);
     return code;
 }
@@ -503,7 +539,8 @@ static inline void suit_held(const Ctx *c, int s, uint64_t *q0, uint64_t *q1)
     _Static_assert(MAXR <= 16, "four rank masks in a 64-bit word");
     *q0 = c->pres[0][s] | (uint64_t)c->pres[1][s] << 16 | (uint64_t)c->pres[2][s] << 32
           | (uint64_t)c->pres[3][s] << 48;
-    *q1 = c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
+    /* with one copy a card no rank is held twice */
+    *q1 = GC(c) == 1 ? 0 : c->dup[0][s] | (uint64_t)c->dup[1][s] << 16 | (uint64_t)c->dup[2][s] << 32
           | (uint64_t)c->dup[3][s] << 48;
 }
 
@@ -518,33 +555,41 @@ static inline SuitCode *suit_cache_slot(Ctx *c, int s, uint64_t q0, uint64_t q1)
 /* With at most two copies the code is a function of the holdings: when the
  * slot's code was made for the same holdings (a sibling's, reached by other
  * plays), only its version is stale; else the code may be in the cache.
- * Returns 1 when sc is made so.  Most codes are found so: in the Flower
- * build this is done in make_key_codes, before the call to make_suit_code,
- * and make_key_codes is kept out of search instead (fewer instructions);
- * the other builds do it in make_suit_code, which measured better there. */
-#define SC_EARLY (GEO_C == 2)
-static inline int suit_code_known(Ctx *c, int s, SuitCode *sc)
+ * Returns the code so found (the slot sc, or the cache's entry itself, not
+ * copied), with its version renewed, or NULL.  The cache's entry may later
+ * be overwritten for other holdings: those are another version's (a
+ * version is one suit's holdings: every play makes a new one, and an undo
+ * restores the one before), so a key that finds it through Ctx.cur sees
+ * its version differ and makes the code again; while a key is used (its
+ * look-up) no code is made.  Most codes are found so: in the Bridge and
+ * Flower builds this is done in make_key_codes, before the call to
+ * make_suit_code, and make_key_codes is kept out of search instead (fewer
+ * instructions); the generic build does it in make_suit_code. */
+#define SC_EARLY (GEO_C == 1 || GEO_C == 2)
+static inline const SuitCode *suit_code_known(Ctx *c, int s, SuitCode *sc)
 {
     uint64_t q0, q1;
     suit_held(c, s, &q0, &q1);
     if (sc->ver && sc->held[0] == q0 && sc->held[1] == q1) {
         sc->ver = c->sver[s];
-        return 1;
+        return sc;
     }
-    const SuitCode *e = suit_cache_slot(c, s, q0, q1);
+    SuitCode *e = suit_cache_slot(c, s, q0, q1);
     if (e->ver && e->held[0] == q0 && e->held[1] == q1) {
-        memcpy(sc, e, SC_USED);
-        sc->ver = c->sver[s];
-        return 1;
+        e->ver = c->sver[s];
+        return e;
     }
-    return 0;
+    return NULL;
 }
 
 /* Not inlined: in search, its registers cost more than the call.  The code
- * made is also put in the cache. */
-static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc)
+ * made is also put in the cache.  Returns the code (see suit_code_known). */
+static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, SuitCode *sc)
 {
-    if (GC(c) <= 2 && !SC_EARLY && suit_code_known(c, s, sc)) return;
+    if (GC(c) <= 2 && !SC_EARLY) {
+        const SuitCode *k = suit_code_known(c, s, sc);
+        if (k) return k;
+    }
     int B = GC(c) + 1, cb = c->codebits;
     u128 code = 0;
     int n = 0;
@@ -592,17 +637,19 @@ static __attribute__((noinline)) void make_suit_code(Ctx *c, int s, SuitCode *sc
     if (cb * n <= 64) top = n ? (u128)((uint64_t)code << (64 - cb * n)) << 64 : 0;
     else top = code << (128 - cb * n);
     uint64_t hw = (uint64_t)(top >> 64);
-    sc->code = top;
     sc->n = (uint8_t)n;
-    sc->topc = n ? (int)(hw >> (64 - cb)) : -1;
+    int topc = n ? (int)(hw >> (64 - cb)) : -1;
+    sc->lpart = (uint64_t)(topc + 1) << (6 * s);
+    sc->none = (uint8_t)(n ? 0 : 1u << s);
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
-    sc->pw = at >> 7;
+    sc->pw = (uint8_t)(at >> 7);
     sc->field[0] = top >> o;
     sc->field[1] = o ? top << (128 - o) : 0;
     sc->fpart = hw >> (64 - fb) << (64 - (s + 1) * fb);
     if (e) memcpy(e, sc, SC_USED);
+    return sc;
 }
 
 /* The trump suit (-1: No Trump), and tmask for it. */
@@ -614,16 +661,22 @@ static void set_trump(Ctx *c, int trump)
         for (int h = 0; h < 4; h++) c->tmask |= c->lenunit[h][trump] * (((u128)1 << c->lenbits) - 1);
 }
 
+/* No hand holds a trump (or No Trump). */
+static inline int trumps_out(const Ctx *c)
+{
+    return LK64 ? !(c->lenkey64[0] & c->tmask64[0]) : !(c->lenkey & c->tmask);
+}
+
 /* The parts of the key that locate its distribution in the table: suit
  * lengths, leader and trump, and their hash. */
 static inline void make_key_dist(const Ctx *c, int h, PosKey *pk)
 {
-    pk->d[0] = (uint64_t)c->lenkey;
-    pk->d[1] = (uint64_t)(c->lenkey >> 64);
+    pk->d[0] = LK64 ? c->lenkey64[0] : (uint64_t)c->lenkey;
+    pk->d[1] = LK64 ? 0 : (uint64_t)(c->lenkey >> 64);
     /* once no hand holds a trump the position is a No Trump one: keyed as
      * such, so that the denominations of a table share those entries */
     int T = c->trump;
-    if (!(c->lenkey & c->tmask)) T = -1;
+    if (trumps_out(c)) T = -1;
     pk->meta = (unsigned)h | (unsigned)(T + 1) << 2;
     uint64_t hv = (pk->meta + 1) * 0x9E3779B97F4A7C15ULL;
     hv ^= pk->d[0]; hv *= 0xff51afd7ed558ccdULL; hv ^= hv >> 32;
@@ -644,30 +697,44 @@ static void make_key_codes(Ctx *c, PosKey *pk)
      * at most 128 bits, so w grows one at a time) */
     int w = 0;
     u128 cw = 0, nw = 0;
-    uint64_t fp = 0;
+    uint64_t fp = 0, part = 0;
+    unsigned none = 0;
+    /* this trick start's codes, and the previous one's (ti 0: none) */
+    int ti = c->ti;
+    const SuitCode **cur = c->cur[ti], *const *prev = ti ? c->cur[ti - 1] : NULL;
+    SuitCode *slots = c->sc[ti];
     for (int s = 0; s < S; s++) {
-        const SuitCode *sc = c->ti ? c->cur[c->ti - 1][s] : NULL;
-        if (!sc || sc->ver != c->sver[s]) {
-            sc = &c->sc[c->ti][s];
-            if (sc->ver != c->sver[s] && !(SC_EARLY && suit_code_known(c, s, &c->sc[c->ti][s])))
-                make_suit_code(c, s, &c->sc[c->ti][s]);
+        const SuitCode *sc = prev ? prev[s] : NULL;
+        uint64_t ver = c->sver[s];
+        if (!sc || sc->ver != ver) {
+            SuitCode *slot = &slots[s];
+            sc = slot;
+            if (slot->ver != ver) {
+                const SuitCode *k = SC_EARLY ? suit_code_known(c, s, slot) : NULL;
+                sc = k ? k : make_suit_code(c, s, slot);
+            }
         }
-        c->cur[c->ti][s] = sc;
-        if (sc->pw != w) {
+        cur[s] = sc;
+        if (GEO_SB ? (s * GEO_SB) >> 7 != w : sc->pw != w) {
             pk->pcode[w++] = cw;
             cw = nw;
             nw = 0;
         }
         cw |= sc->field[0];
-        nw |= sc->field[1];
+        /* in the Flower build only the fields that reach into the next
+         * word (measured: more instructions in the Bridge one) */
+        if (GEO_C != 2 || ((s * GEO_SB) & 127) + GEO_SB > 128) nw |= sc->field[1];
         fp |= sc->fpart;
-        pk->nslots[s] = sc->n;
-        pk->topc[s] = sc->topc;
+        part |= sc->lpart;
+        none |= sc->none;
+        if (GC(c) > 2) pk->nslots[s] = sc->n;   /* read by tt_store only then */
         pk->slotrank[s] = sc->slotrank;
     }
     pk->pcode[w] = cw;
     pk->pcode[w + 1] = nw;
     pk->fp = fp;
+    pk->part = part;
+    pk->none = none;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -697,6 +764,10 @@ static const uint64_t spread4[16] = {SP(0), SP(1), SP(2), SP(3), SP(4), SP(5), S
                                      SP(8), SP(9), SP(10), SP(11), SP(12), SP(13), SP(14), SP(15)};
 #undef SP
 _Static_assert(MAXS <= 8, "a list's signature spreads two 4-suit masks");
+/* meets4[x]: the subsets of four suits (a bit each, by their 4-bit mask)
+ * that meet the set x */
+static const uint16_t meets4[16] = {0x0000, 0xaaaa, 0xcccc, 0xeeee, 0xf0f0, 0xfafa, 0xfcfc, 0xfefe,
+                                    0xff00, 0xffaa, 0xffcc, 0xffee, 0xfff0, 0xfffa, 0xfffc, 0xfffe};
 
 /* The entries of block b whose fingerprints match the position's fp, a bit
  * each (all BLK slots, written or not). */
@@ -796,19 +867,15 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     int np = 0;
     /* the subsets of suits with lists, in increasing order; those with a
      * suit void of cards have none */
-    uint64_t part = 0;
-    unsigned none = 0, nm = 1u << S;
-    for (int s = 0; s < S; s++) {
-        if (pk->topc[s] < 0) none |= 1u << s;
-        part |= (uint64_t)(pk->topc[s] + 1) << (6 * s);
-    }
+    uint64_t part = pk->part;
+    unsigned none = pk->none, nm = 1u << S;
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
-        if (S <= 4) mm &= masks;
+        if (S <= 4) mm &= masks & ~meets4[none];
         while (mm) {
             unsigned mask = base + (unsigned)__builtin_ctz(mm);
             mm &= mm - 1;
-            if (mask & none) continue;
+            if (S > 4 && (mask & none)) continue;
             uint64_t sig = part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
             sigs[np] = sig;
             bks[np] = dist_bucket(t, pk, sig);
@@ -829,7 +896,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     }
     long long scanned = 0;
     uint64_t fp = pk->fp;
-    const char *blocks = t->blocks;
+    /* block i (from 1) at blocks + i bstride, an address (as an integer: it
+     * lies before the array): one operation fewer a block */
+    const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
     Scan q = {pk, rel, NULL, need, -1, -1};
     /* Until an entry decides, every block of every list; the loop then
@@ -844,7 +913,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         if (!d) continue;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
-        const Block *b = (const Block *)(blocks + (size_t)(d->block - 1) * bstride);
+        const Block *b = (const Block *)(blocks + (size_t)d->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         for (;;) {
@@ -852,7 +921,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
              * entries are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
             next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
@@ -872,10 +941,10 @@ wider:;
     long long lim = scanned + wider;
     for (;;) {
         while (next && scanned < lim) {
-            const Block *b = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *b = (const Block *)(blocks + (size_t)next * bstride);
             scanned += BLK;
             next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)(next - 1) * bstride);
+            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             unsigned cand = block_cands(b, fp);
@@ -884,7 +953,7 @@ wider:;
         if (scanned >= lim) break;
         while (++i < np && !ds[i]) ;
         if (i >= np) break;
-        const Block *b = (const Block *)(blocks + (size_t)(ds[i]->block - 1) * bstride);
+        const Block *b = (const Block *)(blocks + (size_t)ds[i]->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
         next = b->next;
@@ -908,7 +977,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
              * the key's again): one a rank, two for a rank one hand holds
              * twice (see init_codes) */
             uint32_t all = (c->pres[0][s] | c->pres[1][s] | c->pres[2][s] | c->pres[3][s]) >> rel[s];
-            uint32_t two = (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
+            uint32_t two = GC(c) == 1 ? 0 : (c->dup[0][s] | c->dup[1][s] | c->dup[2][s] | c->dup[3][s]) >> rel[s];
 #if GEO_R && GEO_R <= 10
             j = popcnt10[all] + popcnt10[two];
 #else
@@ -921,16 +990,16 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
     for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
-        for (int s = 0; s < S; s++) m |= c->nmask[s][n[s]][w];
+        for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
     }
     uint64_t fm = 0;
     for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s]];
     uint64_t fp = pk->fp & fm;
-    uint64_t sig = 0;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
-        if (n[s]) { sig |= (uint64_t)(pk->topc[s] + 1) << (6 * s); mask |= 1u << s; }
+        if (n[s]) mask |= 1u << s;
+    uint64_t sig = pk->part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
@@ -1037,7 +1106,8 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
     u->sver = c->sver[m.s];
     c->sver[m.s] = ++c->vclock;
     c->len[h][m.s]--;
-    c->lenkey -= c->lenunit[h][m.s];
+    if (LK64) c->lenkey64[0] -= c->lenunit64[h][m.s][0];
+    else c->lenkey -= c->lenunit[h][m.s];
     c->hlen[h]--;
     Move *tr = c->tc[c->ti];
     tr[k] = m;
@@ -1083,7 +1153,8 @@ static inline void unplay(Ctx *c, int h, Move m, const Undo *u)
     else c->dup[h][m.s] |= 1u << m.r;
     c->sver[m.s] = u->sver;
     c->len[h][m.s]++;
-    c->lenkey += c->lenunit[h][m.s];
+    if (LK64) c->lenkey64[0] += c->lenunit64[h][m.s][0];
+    else c->lenkey += c->lenunit[h][m.s];
     c->hlen[h]++;
 }
 
@@ -1126,7 +1197,14 @@ static inline int gen_suit(const Ctx *c, int h, int s, uint32_t onb, Move *mv, u
  * group's cards are adjacent among those left (fewer moves at the second,
  * third and fourth hands: 0.2-0.9 % fewer trick nodes).  mv[i].r = lowest
  * rank of the group, top[i] = highest. */
-static int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
+#if GEO_C == 1
+/* inlined in the Contract Bridge build (measured: fewer instructions; more in
+ * Flower Bridge's) */
+#define GEN_MOVES_INLINE inline __attribute__((always_inline))
+#else
+#define GEN_MOVES_INLINE
+#endif
+static GEN_MOVES_INLINE int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
     int n = 0, s0 = 0, s1 = GS(c);
     /* the card winning the trick, as a rank mask a suit */
@@ -1177,7 +1255,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
     int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
     int b = 0, bv = INT_MIN;    /* the best lead: the first of the best score */
     int T = c->trump;
-    if (!(c->lenkey & c->tmask)) T = -1;
+    if (trumps_out(c)) T = -1;
     const Move kl = c->killer[c->ti][0];
     int hint = -1;
     if (e) {
@@ -1221,12 +1299,14 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
             t2 = hb(all & ~(1u << t1));
             int ws[3] = {-1, -1, -1}, nw = 0;
             if (GC(c) == 1) {
-                /* one holder a rank, read off two masks (as in make_suit_code) */
+                /* one holder a rank, read off two masks (as in
+                 * make_suit_code), of the top three ranks t1, t2, t3 */
                 uint32_t odd = c->pres[1][s] | c->pres[3][s], high = c->pres[2][s] | c->pres[3][s];
-                for (uint32_t m = all; m && nw < 3; nw++) {
-                    int r = hb(m);
-                    m ^= 1u << r;
-                    ws[nw] = (int)((odd >> r & 1) | (high >> r & 1) << 1);
+                ws[0] = (int)((odd >> t1 & 1) | (high >> t1 & 1) << 1);
+                if (t2 >= 0) {
+                    ws[1] = (int)((odd >> t2 & 1) | (high >> t2 & 1) << 1);
+                    int t3 = hb(all & ~(1u << t1) & ~(1u << t2));
+                    if (t3 >= 0) ws[2] = (int)((odd >> t3 & 1) | (high >> t3 & 1) << 1);
                 }
             }
             for (uint32_t m = GC(c) == 1 ? 0 : all; m && nw < 3; ) {
@@ -1426,9 +1506,11 @@ static inline int discard_adj(const Ctx *c, int h, int s)
 }
 
 /* Scores the moves (sc) and puts the best first (the first of equal
- * scores; the others keep their order): most nodes that cut off do so with
- * it, and the rest are sorted (sort_rest) only when it does not. */
-static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
+ * scores) by exchanging it with the first: most nodes that cut off do so
+ * with it, and the rest are sorted (sort_rest, given the index returned)
+ * only when it does not, in the order they had (the first move back in
+ * its place before the others). */
+static int order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const Entry *e, int *sc)
 {
     int T = c->trump, b = 0, bv = INT_MIN;     /* the best move: the first of the best score */
     int k = c->k, L = c->leader;
@@ -1482,9 +1564,10 @@ static void order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, cons
         int v = sc[b];
         Move m = mv[b];
         uint8_t t = top[b];
-        for (int j = b; j > 0; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
         sc[0] = v; mv[0] = m; top[0] = t;
     }
+    return b;
 }
 
 /* The move order_moves puts first for the last hand h of a trick (k == 3),
@@ -1646,9 +1729,18 @@ static int second_hand_first(const Ctx *c, int h, Move *first)
 }
 
 /* The moves after the first, best first, by a stable insertion sort: with
- * order_moves, the order of a stable sort of them all. */
-static void sort_rest(int *sc, Move *mv, uint8_t *top, int n)
+ * order_moves (b: its index of the best move, exchanged with the first),
+ * the order of a stable sort of them all. */
+static void sort_rest(int *sc, Move *mv, uint8_t *top, int n, int b)
 {
+    if (b > 1) {
+        /* the first move, at b, back before the others */
+        int v = sc[b];
+        Move m = mv[b];
+        uint8_t t = top[b];
+        for (int j = b; j > 1; j--) { sc[j] = sc[j - 1]; mv[j] = mv[j - 1]; top[j] = top[j - 1]; }
+        sc[1] = v; mv[1] = m; top[1] = t;
+    }
     for (int i = 2; i < n; i++) {
         int v = sc[i];
         Move m = mv[i];
@@ -1698,12 +1790,13 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
     int T = c->trump;
     int side = 0, trumpq = 0, side2 = 0;
     int qs[MAXS], mos[MAXS], tops[MAXS], qu[MAXS];
+    const uint32_t *xL = c->pres[L], *xp = c->pres[p], *x1 = c->pres[o1], *x2 = c->pres[o2];
     for (int s = 0; s < GS(c); s++) {
         qs[s] = 0;
         qu[s] = 0;
         mos[s] = -1;
         tops[s] = 0;
-        uint32_t mine = c->pres[L][s], oth = c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
+        uint32_t mine = xL[s], oth = xp[s] | x1[s] | x2[s];
         /* none unless the leader holds a copy of the top rank (his highest
          * is at least theirs) */
         if ((oth & ~mine) >= mine) continue;
@@ -2341,6 +2434,12 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
 _Static_assert(MAXS == sizeof(uint64_t) && MAXR < 128, "rel_min works on a 64-bit word");
 static inline void rel_min(uint8_t *rel, const uint8_t *crel)
 {
+#if defined(__SSE2__) && GEO_C != 1
+    /* a byte-wise unsigned minimum (SSE2) of the two 64-bit words (fewer
+     * instructions in the Flower Bridge build, more in the Bridge one) */
+    __m128i a = _mm_loadl_epi64((const __m128i *)rel), b = _mm_loadl_epi64((const __m128i *)crel);
+    _mm_storel_epi64((__m128i *)rel, _mm_min_epu8(a, b));
+#else
     const uint64_t H = 0x8080808080808080ULL;
     uint64_t a, b;
     memcpy(&a, rel, MAXS);
@@ -2348,6 +2447,7 @@ static inline void rel_min(uint8_t *rel, const uint8_t *crel)
     uint64_t m = ((((a | H) - b) & H) >> 7) * 0xff;
     a = (b & m) | (a & ~m);
     memcpy(rel, &a, MAXS);
+#endif
 }
 
 /* The fourth hand h, holding many cards, looks his moves other than the one
@@ -2452,7 +2552,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
                 return h & 1;
             }
             /* proved for three suits at most (see there) */
-            if (GS(c) <= 3 && !(c->lenkey & c->tmask) && leader_short_of_winners(c, h, r, rel)) {
+            if (GS(c) <= 3 && trumps_out(c) && leader_short_of_winners(c, h, r, rel)) {
                 c->st_qt++;
                 return h & 1;
             }
@@ -2569,7 +2669,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     uint8_t top[MAXMOVES];
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
-    if (n > 1) order_moves(c, h, mv, top, n, hint, sc);
+    int ob = n > 1 ? order_moves(c, h, mv, top, n, hint, sc) : 0;
     int result = !maxing;
     int best = -1;
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
@@ -2614,7 +2714,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
         rel_min(rel, crel);
-        if (i == 0 && n > 2) sort_rest(sc, mv, top, n);
+        if (i == 0 && n > 2) sort_rest(sc, mv, top, n, ob);
         do i++; while (i < n && top[i] < skip[mv[i].s]);
         if (i >= n) break;
         Undo u;
@@ -2709,8 +2809,7 @@ int GEO_FN(geo_values)(Ctx *c, Move *mv, uint8_t *top, int *val, int *nout)
     int h = to_move(c);
     int n = gen_moves(c, h, mv, top);
     int sc[MAXMOVES];
-    order_moves(c, h, mv, top, n, NULL, sc);
-    sort_rest(sc, mv, top, n);
+    sort_rest(sc, mv, top, n, order_moves(c, h, mv, top, n, NULL, sc));
     int guess = -1;
     for (int i = 0; i < n; i++) {
         Undo u;
@@ -2838,6 +2937,11 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     }
     c->sb = R * C * c->codebits;
     c->kw = (S * c->sb + 127) / 128;
+    /* the builds for one geometry take these as constants (GEO_SB, GEO_KW) */
+    if (self->geo->S && c->codebits != (C == 1 ? 2 : 4)) {
+        PyErr_SetString(PyExc_SystemError, "position code bits differ from the specialized build's");
+        return -1;
+    }
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= R * C; n++)
             put_field(c->nmask[s][n], s * c->sb, n ? ~(u128)0 << (128 - n * c->codebits) : 0);
