@@ -1581,11 +1581,11 @@ static int order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const
  * Most last hands cut off with it, and never generate the others. */
 static Move last_hand_first(const Ctx *c, int h)
 {
-    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
-    int T = c->trump;
-    Move w = c->tc[c->ti][c->wpos];
-    int ls = c->tc[c->ti][0].s;
-    int pw = ((c->leader + c->wpos) & 3) == p;
+    /* h plays fourth: partner played second, so partner wins at wpos 1 */
+    int wpos = c->wpos, pw = wpos == 1;
+    const Move *tr = c->tc[c->ti];
+    Move w = tr[wpos];
+    int ls = tr[0].s;
     Move m;
     uint32_t mine = c->pres[h][ls];
     if (mine) {
@@ -1596,6 +1596,8 @@ static Move last_hand_first(const Ctx *c, int h)
         m.r = (uint8_t)__builtin_ctz(up ? up : mine);
         return m;
     }
+    int p = (h + 2) & 3, o1 = (h + 1) & 3, o2 = (h + 3) & 3;
+    int T = c->trump;
     int bv = -1000, bs = 0, br = 0;
     for (int s = 0; s < GS(c); s++) {
         uint32_t x = c->pres[h][s];
