@@ -1172,8 +1172,11 @@ static inline int gen_suit(const Ctx *c, int h, int s, uint32_t onb, Move *mv, u
         int t = hb(mine);
         int lo = t;
         if (free >> t & 1) {
-            uint32_t below = block & ((1u << t) - 1);
-            uint32_t run = below ? free & ~((2u << hb(below)) - 1) : free;
+            /* the free ranks above the highest blocked rank below t (all
+             * when none): a sentinel bit under the blocked ranks, shifted
+             * up one, spares a test of none */
+            uint32_t below = (block & ((1u << t) - 1)) << 1 | 1;
+            uint32_t run = free & (~0u << (__builtin_clz(below) ^ 31));
             lo = __builtin_ctz(run);
             free &= ~run;
             mine &= ~run;
