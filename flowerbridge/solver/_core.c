@@ -1367,7 +1367,8 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
 #if GEO_R && GEO_R <= 10
         int rr = 1 + popcnt10[all >> tp >> 1];
 #else
-        int rr = 1 + popc(all >> tp >> 1);
+        /* by table, as count_from (rank masks have MAXR <= 16 bits) */
+        int rr = 1 + popcnt8[all >> tp >> 1 & 0xff] + popcnt8[all >> tp >> 9];
 #endif
         int seq = tp > lo || (GC(c) > 1 && (dh >> tp & 1));     /* more than one card */
         int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
