@@ -1291,10 +1291,13 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
      * read them again for every lead): h's ranks held twice, the
      * opponents' ranks */
     uint32_t all = 0, dh = 0, opp = 0;
+    /* the killer's rank if of this suit, else above every rank */
+    int kr = 0xff;
     for (int i = 0; i < n; i++) {
         int s = mv[i].s, lo = mv[i].r, tp = top[i];
         if (s != cur) {
             cur = s;
+            kr = kl.s == s ? kl.r : 0xff;
             all = c->pres[h][s] | c->pres[p][s] | c->pres[o1][s] | c->pres[o2][s];
             dh = c->dup[h][s];
             opp = c->pres[o1][s] | c->pres[o2][s];
@@ -1371,7 +1374,7 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
         int rr = 1 + popcnt8[all >> tp >> 1 & 0xff] + popcnt8[all >> tp >> 9];
 #endif
         int seq = tp > lo || (GC(c) > 1 && (dh >> tp & 1));     /* more than one card */
-        int killer = kl.s == s && lo <= kl.r && kl.r <= tp;
+        int killer = (unsigned)(kr - lo) <= (unsigned)(tp - lo);     /* lo <= kr <= tp */
         int win = tp == t1 ? wtop : wother;
         int v;
         if (T < 0) {
