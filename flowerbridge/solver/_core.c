@@ -1209,6 +1209,9 @@ static inline int gen_suit(const Ctx *c, int h, int s, uint32_t onb, Move *mv, u
 #endif
 static GEN_MOVES_INLINE int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *top)
 {
+#if GEO_C == 1
+    /* inlined in search: one loop over the suits, the winning card as a
+     * mask a suit (written out per case, as below: +44 M instructions) */
     int n = 0, s0 = 0, s1 = GS(c);
     /* the card winning the trick, as a rank mask a suit */
     uint32_t onb[MAXS];
@@ -1221,6 +1224,23 @@ static GEN_MOVES_INLINE int gen_moves(const Ctx *c, int h, Move *mv, uint8_t *to
     }
     for (int s = s0; s < s1; s++) n = gen_suit(c, h, s, onb[s], mv, top, n);
     return n;
+#else
+    /* gen_suit written out per case, with the winning card's mask only
+     * for its own suit (Flower Bridge: -9 M instructions on tbx 0 2) */
+    int n = 0;
+    if (c->k > 0) {
+        /* the card winning the trick, as a rank mask of its suit */
+        const Move *tr = c->tc[c->ti];
+        int ls = tr[0].s;
+        Move w = tr[c->wpos];
+        uint32_t wb = 1u << w.r;
+        if (c->len[h][ls] > 0) return gen_suit(c, h, ls, w.s == ls ? wb : 0, mv, top, 0);
+        for (int s = 0; s < GS(c); s++) n = gen_suit(c, h, s, s == w.s ? wb : 0, mv, top, n);
+        return n;
+    }
+    for (int s = 0; s < GS(c); s++) n = gen_suit(c, h, s, 0, mv, top, n);
+    return n;
+#endif
 }
 
 /* ------------------------------------------------------------------ */
