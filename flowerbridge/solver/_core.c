@@ -1335,11 +1335,13 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
                     if (t3 >= 0) ws[2] = (int)((odd >> t3 & 1) | (high >> t3 & 1) << 1);
                 }
             }
+            /* the hands' masks in the order they play from h */
+            const uint32_t pj[4] = {c->pres[h][s], c->pres[o1][s], c->pres[p][s], c->pres[o2][s]};
             for (uint32_t m = GC(c) == 1 ? 0 : all; m && nw < 3; ) {
                 int r = hb(m);
                 m ^= 1u << r;
                 for (int q = h, j = 0; j < 4 && nw < 3; j++, q = (q + 1) & 3) {
-                    if (!(c->pres[q][s] >> r & 1)) continue;
+                    if (!(pj[j] >> r & 1)) continue;
                     ws[nw++] = q;
                     if (GC(c) == 2) { if (nw < 3 && (c->dup[q][s] >> r & 1)) ws[nw++] = q; }
                     else for (int x = CNT(c, q, s, r); x > 1 && nw < 3; x--) ws[nw++] = q;
