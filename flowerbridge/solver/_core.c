@@ -168,7 +168,9 @@ typedef struct {
     uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
     u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
-    const uint8_t *slotrank[MAXS];  /* into the suit codes of Ctx.sc */
+    /* into the suit codes of Ctx.sc: slotrank[s][j + 1] is the rank of
+     * slot j, slotrank[s][0] is R (see SuitCode.rk) */
+    const uint8_t *slotrank[MAXS];
 } PosKey;
 
 /* One suit's part of a position key: its code, and the rank of each code
@@ -182,12 +184,14 @@ typedef struct {
     uint8_t pw;
     uint8_t none;       /* its bit of PosKey.none */
     uint8_t n;
-    uint8_t slotrank[MAXSLOTS];
+    /* rk[j + 1]: the rank of slot j; rk[0] = R, the threshold of no slot
+     * (so that the threshold of a suit's top n slots is rk[n]) */
+    uint8_t rk[1 + MAXSLOTS];
 } SuitCode;
 
 /* A cached suit code: the SuitCode up to its first 2 MAXR slots (all with
  * at most two copies), two cache lines, which alone are copied. */
-#define SC_USED (offsetof(SuitCode, slotrank) + 2 * MAXR)
+#define SC_USED (offsetof(SuitCode, rk) + 1 + 2 * MAXR)
 _Static_assert(SC_USED <= 128, "a cached suit code's used part fits in two cache lines");
 typedef struct { SuitCode sc; } __attribute__((aligned(64))) CachedCode;
 
@@ -609,11 +613,11 @@ static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, S
             int r = hb(all);
             all &= ~(1u << r);
             acc = acc << cb | (uint64_t)c->single[(odd >> r & 1) | (high >> r & 1) << 1];
-            sc->slotrank[n++] = (uint8_t)r;
+            sc->rk[1 + n++] = (uint8_t)r;
         }
         code = acc;
     } else if (GC(c) == 2) {
-        code = suit_code2(c, s, sc->slotrank, &n);
+        code = suit_code2(c, s, sc->rk + 1, &n);
     } else while (all) {
         int r = hb(all);
         all &= ~(1u << r);
@@ -622,15 +626,16 @@ static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, S
             int hh = __builtin_ctz(hp);
             for (int j = 0; j < c->cnt[hh][s][r]; j++) {
                 code = code << cb | (u128)c->single[hh];
-                sc->slotrank[n++] = (uint8_t)r;
+                sc->rk[1 + n++] = (uint8_t)r;
             }
         } else {
             int x = c->code[((c->cnt[0][s][r] * B + c->cnt[1][s][r]) * B + c->cnt[2][s][r]) * B + c->cnt[3][s][r]];
             code = code << cb | (u128)x;
-            sc->slotrank[n++] = (uint8_t)r;
+            sc->rk[1 + n++] = (uint8_t)r;
         }
     }
     sc->ver = c->sver[s];
+    sc->rk[0] = (uint8_t)GR(c);
     /* top-aligned: in 64-bit words where it fits in one (always with one
      * copy a card), as 128-bit shifts by a variable cost more */
     u128 top;
@@ -728,7 +733,7 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         part |= sc->lpart;
         none |= sc->none;
         if (GC(c) > 2) pk->nslots[s] = sc->n;   /* read by tt_store only then */
-        pk->slotrank[s] = sc->slotrank;
+        pk->slotrank[s] = sc->rk;
     }
     pk->pcode[w] = cw;
     pk->pcode[w + 1] = nw;
@@ -826,7 +831,7 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
             uint8_t er[MAXS];
             int w = 0;
             for (int s = 0; s < GS(c); s++) {
-                er[s] = e->n[s] ? pk->slotrank[s][e->n[s] - 1] : (uint8_t)GR(c);
+                er[s] = pk->slotrank[s][e->n[s]];
                 w += er[s];
             }
             if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
@@ -984,7 +989,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             j = popcnt8[all & 0xff] + popcnt8[all >> 8] + popcnt8[two & 0xff] + popcnt8[two >> 8];
 #endif
         } else {
-            while (j < pk->nslots[s] && pk->slotrank[s][j] >= rel[s]) j++;
+            while (j < pk->nslots[s] && pk->slotrank[s][j + 1] >= rel[s]) j++;
         }
         n[s] = (uint8_t)j;
     }
