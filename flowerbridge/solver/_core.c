@@ -800,7 +800,7 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 typedef struct {
     const PosKey *pk;
     uint8_t *rel;
-    const Entry *hint;
+    const Entry *hint, *hint2;
     int need, res, wide;
 } Scan;
 
@@ -808,7 +808,9 @@ typedef struct {
  * those whose region matches and whose bound decides "NS take >= need more
  * tricks" (as tt_lookup) replace q->res and q->rel when their region is
  * wider than the widest so far; q->hint gets the first that matches with a
- * best lead, if none yet.  Kept out of the scan of the blocks (most have no
+ * best lead, if none yet, and q->hint2 the first with a best lead whose
+ * region differs below the fingerprint's codes (a near position: its lead
+ * is the hint when no matching entry has one; ordering only).  Kept out of the scan of the blocks (most have no
  * candidate), which then keeps its values in registers. */
 static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, Scan *q)
 {
@@ -818,7 +820,11 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         cand &= ~(1u << j);
         const Entry *e = blk_entry(c->tt, (Block *)b, j);
         /* else the fingerprint holds the whole region */
-        if (e->deep && !region_match(c, e, pk)) continue;
+        if (e->deep && !region_match(c, e, pk)) {
+            /* a lead hint, failing any from a matching entry */
+            if (e->bs != 0xff && !q->hint2) q->hint2 = e;
+            continue;
+        }
         int v = -1;
         if (e->lower) { if (e->val >= q->need) v = 1; }
         else if (e->val < q->need) v = 0;
@@ -900,7 +906,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * lies before the array): one operation fewer a block */
     const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
-    Scan q = {pk, rel, NULL, need, -1, -1};
+    Scan q = {pk, rel, NULL, NULL, need, -1, -1};
     /* Until an entry decides, every block of every list; the loop then
      * stops where it is (the block after it: next), and the scan goes on
      * from there up to `wider` more entries.  Two loops, so that the
@@ -935,7 +941,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         }
     }
     c->st_scan += scanned;
-    *hint = q.hint;
+    *hint = q.hint ? q.hint : q.hint2;
     return -1;
 wider:;
     long long lim = scanned + wider;
