@@ -797,11 +797,18 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
  * region so far (wide: the sum of its thresholds, rel: the thresholds), and
  * the first entry that matches with a best lead (hint).  One pointer, so
  * that the call passes its arguments in registers. */
+/* A near entry's lead as the hint (see block_match): not with one copy a
+ * card, where Bridge's trick nodes were unchanged (the Bridge build keeps
+ * its look-up as it was) */
+#define NEAR_HINT (GEO_C != 1)
 typedef struct {
     const PosKey *pk;
     uint8_t *rel;
-    const Entry *hint, *hint2;
+    const Entry *hint;
     int need, res, wide;
+#if NEAR_HINT
+    const Entry *hint2;
+#endif
 } Scan;
 
 /* Of the entries of block b whose fingerprints match the position's (cand):
@@ -821,8 +828,10 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         const Entry *e = blk_entry(c->tt, (Block *)b, j);
         /* else the fingerprint holds the whole region */
         if (e->deep && !region_match(c, e, pk)) {
+#if NEAR_HINT
             /* a lead hint, failing any from a matching entry */
-            if (e->bs != 0xff && !q->hint2) q->hint2 = e;
+            if (GC(c) > 1 && e->bs != 0xff && !q->hint2) q->hint2 = e;
+#endif
             continue;
         }
         int v = -1;
@@ -906,7 +915,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * lies before the array): one operation fewer a block */
     const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
-    Scan q = {pk, rel, NULL, NULL, need, -1, -1};
+    #if NEAR_HINT
+    Scan q = {pk, rel, NULL, need, -1, -1, NULL};
+#else
+    Scan q = {pk, rel, NULL, need, -1, -1};
+#endif
     /* Until an entry decides, every block of every list; the loop then
      * stops where it is (the block after it: next), and the scan goes on
      * from there up to `wider` more entries.  Two loops, so that the
@@ -941,7 +954,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         }
     }
     c->st_scan += scanned;
-    *hint = q.hint ? q.hint : q.hint2;
+#if NEAR_HINT
+    *hint = GC(c) > 1 && !q.hint ? q.hint2 : q.hint;
+#else
+    *hint = q.hint;
+#endif
     return -1;
 wider:;
     long long lim = scanned + wider;
