@@ -802,18 +802,27 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
  * region so far (wide: the sum of its thresholds, rel: the thresholds), and
  * the first entry that matches with a best lead (hint).  One pointer, so
  * that the call passes its arguments in registers. */
+/* A near entry's lead as the hint (see block_match): not with one copy a
+ * card, where Bridge's trick nodes were unchanged (the Bridge build keeps
+ * its look-up as it was) */
+#define NEAR_HINT (GEO_C != 1)
 typedef struct {
     const PosKey *pk;
     uint8_t *rel;
     const Entry *hint;
     int need, res, wide;
+#if NEAR_HINT
+    const Entry *hint2;
+#endif
 } Scan;
 
 /* Of the entries of block b whose fingerprints match the position's (cand):
  * those whose region matches and whose bound decides "NS take >= need more
  * tricks" (as tt_lookup) replace q->res and q->rel when their region is
  * wider than the widest so far; q->hint gets the first that matches with a
- * best lead, if none yet.  Kept out of the scan of the blocks (most have no
+ * best lead, if none yet, and q->hint2 the first with a best lead whose
+ * region differs below the fingerprint's codes (a near position: its lead
+ * is the hint when no matching entry has one; ordering only).  Kept out of the scan of the blocks (most have no
  * candidate), which then keeps its values in registers. */
 static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, Scan *q)
 {
@@ -823,7 +832,13 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         cand &= ~(1u << j);
         const Entry *e = blk_entry(c->tt, (Block *)b, j);
         /* else the fingerprint holds the whole region */
-        if (e->deep && !region_match(c, e, pk)) continue;
+        if (e->deep && !region_match(c, e, pk)) {
+#if NEAR_HINT
+            /* a lead hint, failing any from a matching entry */
+            if (GC(c) > 1 && e->bs != 0xff && !q->hint2) q->hint2 = e;
+#endif
+            continue;
+        }
         int v = -1;
         if (e->lower) { if (e->val >= q->need) v = 1; }
         else if (e->val < q->need) v = 0;
@@ -905,7 +920,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * lies before the array): one operation fewer a block */
     const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
+    #if NEAR_HINT
+    Scan q = {pk, rel, NULL, need, -1, -1, NULL};
+#else
     Scan q = {pk, rel, NULL, need, -1, -1};
+#endif
     /* Until an entry decides, every block of every list; the loop then
      * stops where it is (the block after it: next), and the scan goes on
      * from there up to `wider` more entries.  Two loops, so that the
@@ -940,7 +959,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         }
     }
     c->st_scan += scanned;
+#if NEAR_HINT
+    *hint = GC(c) > 1 && !q.hint ? q.hint2 : q.hint;
+#else
     *hint = q.hint;
+#endif
     return -1;
 wider:;
     long long lim = scanned + wider;
