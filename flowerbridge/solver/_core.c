@@ -797,15 +797,17 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 #endif
 }
 
-/* A look-up's state, which block_match reads and updates: the position,
- * the tricks needed, the result (1 / 0; -1: none yet) with the widest
- * region so far (wide: the sum of its thresholds, rel: the thresholds), and
- * the first entry that matches with a best lead (hint).  One pointer, so
- * that the call passes its arguments in registers. */
 /* A near entry's lead as the hint (see block_match): not with one copy a
  * card, where Bridge's trick nodes were unchanged (the Bridge build keeps
  * its look-up as it was) */
 #define NEAR_HINT (GEO_C != 1)
+
+/* A look-up's state, which block_match reads and updates: the position,
+ * the tricks needed, the result (1 / 0; -1: none yet) with the widest
+ * region so far (wide: the sum of its thresholds, rel: the thresholds), and
+ * the first entry that matches with a best lead (hint; hint2: the first
+ * near one).  One pointer, so
+ * that the call passes its arguments in registers. */
 typedef struct {
     const PosKey *pk;
     uint8_t *rel;
@@ -822,8 +824,9 @@ typedef struct {
  * wider than the widest so far; q->hint gets the first that matches with a
  * best lead, if none yet, and q->hint2 the first with a best lead whose
  * region differs below the fingerprint's codes (a near position: its lead
- * is the hint when no matching entry has one; ordering only).  Kept out of the scan of the blocks (most have no
- * candidate), which then keeps its values in registers. */
+ * is the hint when no matching entry has one; ordering only).  Kept out of
+ * the scan of the blocks (most have no candidate), which then keeps its
+ * values in registers. */
 static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsigned cand, Scan *q)
 {
     const PosKey *pk = q->pk;
