@@ -5,10 +5,11 @@ deals, and Flower Bridge DD tables and opening-lead values.
 
 Prints figures only; nothing is asserted.
 
-The one-table-at-a-time figures are taken in turns: DDS's table of Bridge
-deal i, ours of the same deal, ours of Flower Bridge deal i, then deal i + 1,
-so that the machine's speed drifting during the run (other work on the
-host) weighs on all three alike and the ratios between them hold.
+The one-table-at-a-time figures are taken in turns: DDS's table of a Bridge
+deal, then ours of the same deal, for ten deals, then ours of ten Flower
+Bridge deals, and so on, so that the machine's speed drifting during the run
+(other work on the host) weighs on all three alike and the ratios between
+them hold.
 """
 
 from __future__ import annotations
@@ -67,25 +68,26 @@ def one_at_a_time(hands, geometry, workers: int):
     return table, time.perf_counter() - t
 
 
-def in_turns(bridge, flower, workers: int):
-    """DDS's table of each Bridge deal, then ours of it, then ours of the
-    Flower Bridge deal of the same index, deal after deal: the three lists
-    of tables and of wall-clock seconds."""
+def in_turns(bridge, flower, workers: int, block: int = 10):
+    """DDS's table of each Bridge deal, then ours of it, deal after deal;
+    every ``block`` deals, the tables of as many Flower Bridge deals (in
+    blocks, so that the solvers each game's tables reuse are not given up
+    at every deal): the three lists of tables and of wall-clock seconds."""
     from endplay.dds import calc_dd_table
     from endplay.types import Deal
 
     out = {"dds": ([], []), "bridge": ([], []), "flower": ([], [])}
-    for i in range(max(len(bridge), len(flower))):
-        if i < len(bridge):
-            deal = Deal.from_pbn(to_pbn(bridge[i]))
+    for first in range(0, max(len(bridge), len(flower)), block):
+        for hands in bridge[first:first + block]:
+            deal = Deal.from_pbn(to_pbn(hands))
             t = time.perf_counter()
             out["dds"][0].append(calc_dd_table(deal))
             out["dds"][1].append(time.perf_counter() - t)
-            table, took = one_at_a_time(bridge[i], BRIDGE, workers)
+            table, took = one_at_a_time(hands, BRIDGE, workers)
             out["bridge"][0].append(table)
             out["bridge"][1].append(took)
-        if i < len(flower):
-            table, took = one_at_a_time(flower[i], FLOWER, workers)
+        for hands in flower[first:first + block]:
+            table, took = one_at_a_time(hands, FLOWER, workers)
             out["flower"][0].append(table)
             out["flower"][1].append(took)
     return out
