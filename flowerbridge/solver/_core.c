@@ -75,6 +75,11 @@
  * init_codes gives: 2 with one copy a card (4 codes), 4 with two (10) */
 #define GEO_KW (GEO_C == 1 || GEO_C == 2 ? (GEO_S * GEO_R * GEO_C * 2 * GEO_C + 127) / 128 : 0)
 #define GK(c) (GEO_KW ? GEO_KW : (c)->kw)
+/* RELH (the Flower Bridge build): a search's region also says, for the
+ * threshold rank t = rel[s] of each suit, which hands' copies of t the proof
+ * relied on: rel[4 + s], a bit a hand (0xf: every copy, as for any rank
+ * above t).  See tt_store for the argument. */
+#define RELH (GEO_C == 2 && GEO_S && GEO_S <= 3)
 /* Does suit s's field of a packed code (Ctx.sb bits at s sb, init_codes's
  * code bits: 2 with one copy a card, 4 with two) reach into word w?  Known
  * to the compiler in the Bridge and Flower builds, else assumed. */
@@ -104,8 +109,11 @@ typedef struct {
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
-    uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds */
-    uint8_t pad[3];
+    uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds; 2: some dem[s] */
+    /* RELH: per suit 0, or 1 + the code of X alone when the lowest kept code
+     * is a rank split between X and Y whose Y copy the proof did not rely on
+     * (see RELH): the region takes that code or X alone there */
+    uint8_t dem[3];
     u128 key[];
 } Entry;
 
@@ -222,6 +230,7 @@ typedef struct {
     uint64_t fmask[MAXS][MAXSLOTS + 1]; /* fingerprint mask of the top n codes of suit s */
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
+    uint8_t chold[16];                  /* C == 2: a code's holders, a bit a hand */
     /* C == 2: the codes of a rank, as 2 ^ (their length in bits) << 8 |
      * codes, by the mask of its holders (one copy each), or for a rank one
      * hand holds twice, by the complement of that hand's bit */
@@ -245,7 +254,7 @@ typedef struct {
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
  * outranking a card of its own suit (0xff otherwise). */
-typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr; uint64_t sver; } Undo;
+typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr, wrm; uint64_t sver; } Undo;
 
 /* Highest set bit, -1 if none; clz ^ 31 rather than 31 - clz, which GCC
  * does not always reduce to a bare bsr where x is known to be nonzero. */
@@ -418,6 +427,23 @@ static inline Entry *blk_entry(const TT *t, Block *b, int i)
 static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
 {
     int S = GS(c);
+    if (RELH && (e->deep & 2)) {
+        /* a suit with dem[s]: its top n - 1 codes, then the lowest one's
+         * (4 bits, never across a word) is the entry's or dem[s] - 1 */
+        for (int w = 0; w < GK(c); w++) {
+            u128 m = 0;
+            for (int s = 0; s < S; s++)
+                if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s] - (e->dem[s] != 0)][w];
+            if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
+        }
+        for (int s = 0; s < S; s++) {
+            if (!e->dem[s]) continue;
+            int p = s * GEO_SB + (e->n[s] - 1) * 4, w = p >> 7, o = 124 - (p & 127);
+            unsigned pc = (unsigned)(pk->pcode[w] >> o) & 15, ec = (unsigned)(e->key[w] >> o) & 15;
+            if (pc != ec && pc != (unsigned)e->dem[s] - 1) return 0;
+        }
+        return 1;
+    }
     for (int w = 0; w < GK(c); w++) {
         u128 m = 0;
         for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s]][w];
@@ -457,6 +483,7 @@ static void init_codes(Ctx *c)
                     int holders = (a > 0) + (b > 0) + (d > 0) + (e > 0);
                     if (tot == 0 || tot > C) continue;
                     if (holders == 1 && tot > 1) continue;
+                    if (n < 16) c->chold[n] = (uint8_t)((a > 0) | (b > 0) << 1 | (d > 0) << 2 | (e > 0) << 3);
                     c->code[((a * B + b) * B + d) * B + e] = (int16_t)n++;
                 }
     for (int h = 0; h < 4; h++) {
@@ -851,6 +878,9 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
             for (int s = 0; s < GS(c); s++) {
                 er[s] = pk->slotrank[s][e->n[s]];
                 w += er[s];
+                /* the copies of the threshold rank the entry relies on:
+                 * X's alone where dem[s] (the code of X alone) */
+                if (RELH) er[4 + s] = e->dem[s] ? (uint8_t)(1u << __builtin_ctz(c->chold[e->dem[s] - 1])) : 0xf;
             }
             if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
         } else if (e->bs != 0xff && !q->hint) {
@@ -867,6 +897,7 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
  * ancestor stores (a first hit that looks deeper into a suit than another
  * matching entry cost 1-5 % more trick nodes; reading every matching list
  * to its end saves a little more but costs more time than it saves). */
+
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
@@ -1024,8 +1055,30 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         for (int s = 0; s < S; s++) if (IN_WORD(s, w)) m |= c->nmask[s][n[s]][w];
         key[w] = pk->pcode[w] & m;
     }
+    uint8_t dem[MAXS] = {0};
+    int anydem = 0;
+#if RELH
+    /* A split threshold rank whose copy of one holder only the proof relied
+     * on (see the argument below) widens the region: the suit's lowest
+     * kept code may then also be that holder's alone.  Only below a suit's
+     * top code (the lists are keyed by the top codes). */
+    for (int s = 0; s < S; s++) {
+        int t = rel[s];
+        if (n[s] < 2 || t >= GR(c)) continue;
+        unsigned hm = 0, two = 0;
+        for (int h = 0; h < 4; h++) {
+            hm |= (c->pres[h][s] >> t & 1) << h;
+            two |= c->dup[h][s] >> t & 1;
+        }
+        if (two || popcnt8[hm] != 2) continue;
+        unsigned keep = hm & rel[4 + s];
+        if (popcnt8[keep] != 1) continue;
+        dem[s] = (uint8_t)(1 + c->single[__builtin_ctz(keep)]);
+        anydem = 1;
+    }
+#endif
     uint64_t fm = 0;
-    for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s]];
+    for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s] - (dem[s] != 0)];
     uint64_t fp = pk->fp & fm;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
@@ -1045,7 +1098,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 Entry *e = blk_entry(t, b, i);
                 if (e->lower != lower) continue;
                 int same = 1;
-                for (int s = 0; s < S && same; s++) same = e->n[s] == n[s];
+                for (int s = 0; s < S && same; s++) same = e->n[s] == n[s] && (!RELH || e->dem[s] == dem[s]);
                 for (int w = 0; w < GK(c) && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
@@ -1110,6 +1163,10 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     memcpy(e->n, n, sizeof(e->n));
     e->deep = 0;
     for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
+    if (RELH) {
+        memcpy(e->dem, dem, sizeof(e->dem));     /* S <= 3 */
+        if (anydem) e->deep |= 2;
+    }
     for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
 }
 
@@ -1155,6 +1212,14 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
         for (int j = 0; j < 4; j++)
             if (j != c->wpos && tr[j].s == w.s) { u->wrs = w.s; u->wrr = w.r; break; }
         int wh = (c->leader + c->wpos) & 3;
+        if (RELH && u->wrs != 0xff) {
+            /* the winner's copy, and the copies of t of the hands that
+             * played its suit before it (see tt_store) */
+            unsigned wm = 1u << wh;
+            for (int j = 0; j < c->wpos; j++)
+                if (tr[j].s == w.s) wm |= 1u << ((c->leader + j) & 3);
+            u->wrm = (uint8_t)wm;
+        }
         if (!(wh & 1)) c->ns++;
         c->leader = wh;
         c->k = 0;
@@ -2490,13 +2555,42 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     return !(((c->leader + wpos) & 3) & 1);
 }
 
+/* The trick just completed (u) was won by outranking a card of the
+ * winner's suit: the proof relies on the winner (see search).  With RELH
+ * only on the winner's copy of its rank and those of the hands that played
+ * its suit before it (see tt_store). */
+static inline void rel_win(uint8_t *rel, const Undo *u)
+{
+    if (!u->done || u->wrs == 0xff) return;
+    int s = u->wrs;
+    if (rel[s] > u->wrr) {
+        rel[s] = u->wrr;
+        if (RELH) rel[4 + s] = u->wrm;
+    } else if (RELH && rel[s] == u->wrr) {
+        rel[4 + s] |= u->wrm;
+    }
+}
+
+/* rel as relying on nothing: R a suit (RELH: every copy) */
+static inline void rel_reset(const Ctx *c, uint8_t *rel)
+{
+    memset(rel, GR(c), MAXS);
+    if (RELH) memset(rel + 4, 0xf, 4);
+}
+
 /* rel[s] = min(rel[s], crel[s]) for all MAXS suits at once: with values
  * below 128, a byte of (rel | 0x80) - crel keeps its top bit iff rel >= crel,
  * and borrows nothing from the next byte. */
 _Static_assert(MAXS == sizeof(uint64_t) && MAXR < 128, "rel_min works on a 64-bit word");
 static inline void rel_min(uint8_t *rel, const uint8_t *crel)
 {
-#if defined(__SSE2__) && GEO_C != 1
+#if RELH
+    /* the lower threshold with its copies; at equal ones, both's copies */
+    for (int s = 0; s < GEO_S; s++) {
+        if (crel[s] < rel[s]) { rel[s] = crel[s]; rel[4 + s] = crel[4 + s]; }
+        else if (crel[s] == rel[s]) rel[4 + s] |= crel[4 + s];
+    }
+#elif defined(__SSE2__) && GEO_C != 1
     /* a byte-wise unsigned minimum (SSE2) of the two 64-bit words (fewer
      * instructions in the Flower Bridge build, more in the Bridge one) */
     __m128i a = _mm_loadl_epi64((const __m128i *)rel), b = _mm_loadl_epi64((const __m128i *)crel);
@@ -2545,7 +2639,7 @@ static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
         unplay(c, h, mv[i], &u);
         if (v == maxing) {
             memcpy(rel, crel, MAXS);
-            if (u.done && u.wrs != 0xff && rel[u.wrs] > u.wrr) rel[u.wrs] = u.wrr;   /* done: always, as h plays last */
+            rel_win(rel, &u);   /* done: always, as h plays last */
             c->killer[c->ti][3] = mv[i];
             return 1;
         }
@@ -2561,7 +2655,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int S = GS(c);
     int k = c->k;
     int h = (c->leader + k) & 3;
-    memset(rel, GR(c), MAXS);           /* every caller's rel holds MAXS: one store */
+    rel_reset(c, rel);                  /* every caller's rel holds MAXS */
     PosKey pk;          /* made and used at trick starts only */
     const Entry *hint = NULL;
     int need = 0;
@@ -2592,7 +2686,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         if ((ways & 6) && (entry = partner_entry(c, h, &ethr)) < 0) ways &= ~6u;   /* for ways 1 and 2 */
         for (; ways && wide < S * GR(c); ways &= ways - 1) {
             int way = __builtin_ctz(ways);
-            memset(qrel2, GR(c), MAXS);
+            rel_reset(c, qrel2);
             int q = way == 0 ? quick_tricks(c, h, want, 0, qrel2)
                   : way == 1 ? partner_quick_tricks(c, h, want, entry, ethr, qrel2)
                   : way == 2 ? joint_quick_tricks(c, h, want, entry, ethr, qrel2)
@@ -2697,7 +2791,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         /* with trumps only the trick in progress is counted */
         if (want <= 1 || c->trump < 0) {
             uint8_t qrel[MAXS];
-            memset(qrel, GR(c), MAXS);
+            rel_reset(c, qrel);
             int q = k == 1 ? second_hand_tricks(c, h, want, qrel) : third_hand_tricks(c, h, want, qrel);
             if (q >= want) {
                 memcpy(rel, qrel, MAXS);
@@ -2721,7 +2815,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, m, &u);
         v0 = search(c, target, crel);
         unplay(c, h, m, &u);
-        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        rel_win(crel, &u);
         if (v0 == maxing) {
             memcpy(rel, crel, MAXS);        /* see the cut-off below */
             return v0;
@@ -2747,7 +2841,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, mv[0], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[0], &u);
-        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        rel_win(crel, &u);
     }
     for (int i = 0;;) {
         int s = mv[i].s;
@@ -2769,7 +2863,14 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * carries over to the other cards of the group (a matching position
          * may play one of them that lies above crel[s]) only if the whole
          * group is relevant. */
-        if (crel[s] <= top[i] && crel[s] > mv[i].r) crel[s] = mv[i].r;
+        if (crel[s] <= top[i] && crel[s] > mv[i].r) {
+            crel[s] = mv[i].r;
+            if (RELH) crel[4 + s] = 0xf;
+        } else if (RELH && crel[s] == mv[i].r && top[i] > mv[i].r) {
+            /* the group's lowest card is h's copy at the threshold (a group
+             * of one card carries over to nothing) */
+            crel[4 + s] |= (uint8_t)(1u << h);
+        }
         /* The move failed, and its proof never looked at its own suit below
          * crel[s], where the whole group lies: playing any other group of
          * the suit wholly below that rank reaches a position that matches
@@ -2783,7 +2884,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, mv[i], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
-        if (u.done && u.wrs != 0xff && crel[u.wrs] > u.wrr) crel[u.wrs] = u.wrr;
+        rel_win(crel, &u);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
@@ -2967,6 +3068,7 @@ typedef struct {
 
 static void Solver_dealloc(SolverObject *self)
 {
+
     tt_free(&self->tt);
     free(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
