@@ -110,9 +110,10 @@ typedef struct {
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
     uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds; 2: some dem[s] */
-    /* RELH: per suit 0, or 1 + the code of X alone when the lowest kept code
-     * is a rank split between X and Y whose Y copy the proof did not rely on
-     * (see RELH): the region takes that code or X alone there */
+    /* RELH: per suit 0, or 0x80 | X << 4 | A where the suit's lowest kept
+     * code is of a rank t whose copy of hand X alone the proof relied on
+     * (see tt_store): the region takes there any code of X alone or of X
+     * and one hand of the mask A */
     uint8_t dem[3];
     u128 key[];
 } Entry;
@@ -440,7 +441,8 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
             if (!e->dem[s]) continue;
             int p = s * GEO_SB + (e->n[s] - 1) * 4, w = p >> 7, o = 124 - (p & 127);
             unsigned pc = (unsigned)(pk->pcode[w] >> o) & 15, ec = (unsigned)(e->key[w] >> o) & 15;
-            if (pc != ec && pc != (unsigned)e->dem[s] - 1) return 0;
+            unsigned hm = c->chold[pc], d = e->dem[s];
+            if (pc != ec && (!(hm >> (d >> 4 & 3) & 1) || (hm & ~(d | 1u << (d >> 4 & 3)) & 15))) return 0;
         }
         return 1;
     }
@@ -879,8 +881,8 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
                 er[s] = pk->slotrank[s][e->n[s]];
                 w += er[s];
                 /* the copies of the threshold rank the entry relies on:
-                 * X's alone where dem[s] (the code of X alone) */
-                if (RELH) er[4 + s] = e->dem[s] ? (uint8_t)(1u << __builtin_ctz(c->chold[e->dem[s] - 1])) : 0xf;
+                 * where dem[s], those of the hands not in its A */
+                if (RELH) er[4 + s] = e->dem[s] ? (uint8_t)(~e->dem[s] & 15) : 0xf;
             }
             if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
         } else if (e->bs != 0xff && !q->hint) {
@@ -1070,10 +1072,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             hm |= (c->pres[h][s] >> t & 1) << h;
             two |= c->dup[h][s] >> t & 1;
         }
-        if (two || popcnt8[hm] != 2) continue;
-        unsigned keep = hm & rel[4 + s];
-        if (popcnt8[keep] != 1) continue;
-        dem[s] = (uint8_t)(1 + c->single[__builtin_ctz(keep)]);
+        unsigned keep = hm & rel[4 + s], a = ~rel[4 + s] & 15;
+        if (!hm || two || popcnt8[keep] != 1 || !a) continue;
+        dem[s] = (uint8_t)(0x80 | __builtin_ctz(keep) << 4 | a);
         anydem = 1;
     }
 #endif
