@@ -1062,11 +1062,13 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
 #if RELH
     /* A split threshold rank whose copy of one holder only the proof relied
      * on (see the argument below) widens the region: the suit's lowest
-     * kept code may then also be that holder's alone.  Only below a suit's
-     * top code (the lists are keyed by the top codes). */
+     * kept code may then also be that holder's alone.  Where it is the
+     * suit's top code, the lists are keyed by it: the entry is stored in
+     * the list of each code it takes there (for one suit only). */
+    int s1 = -1, nalt = 0, alt[4];
     for (int s = 0; s < S; s++) {
         int t = rel[s];
-        if (n[s] < 2 || t >= GR(c)) continue;
+        if (n[s] < 1 || t >= GR(c) || (n[s] == 1 && s1 >= 0)) continue;
         unsigned hm = 0, two = 0;
         for (int h = 0; h < 4; h++) {
             hm |= (c->pres[h][s] >> t & 1) << h;
@@ -1074,8 +1076,19 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         }
         unsigned keep = hm & rel[4 + s], a = ~rel[4 + s] & 15;
         if (!hm || two || popcnt8[keep] != 1 || !a) continue;
-        dem[s] = (uint8_t)(0x80 | __builtin_ctz(keep) << 4 | a);
+        int x = __builtin_ctz(keep);
+        dem[s] = (uint8_t)(0x80 | x << 4 | a);
         anydem = 1;
+        if (n[s] == 1) {
+            /* the other codes the region takes at the top: X alone, X and
+             * a hand of A */
+            s1 = s;
+            for (int v = 0; v < 4; v++) {
+                if (v != x && !(a >> v & 1)) continue;
+                int cv = v == x ? c->single[x] : c->code[((((v == 0 || x == 0) * 3 + (v == 1 || x == 1)) * 3 + (v == 2 || x == 2)) * 3) + (v == 3 || x == 3)];
+                if ((uint64_t)(cv + 1) != (pk->part >> (6 * s) & 63)) alt[nalt++] = cv;
+            }
+        }
     }
 #endif
     uint64_t fm = 0;
@@ -1084,7 +1097,14 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
         if (n[s]) mask |= 1u << s;
-    uint64_t sig = pk->part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
+    uint64_t sig0 = pk->part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
+#if RELH
+    for (int vi = 0; vi <= nalt; vi++) {
+    uint64_t sig = vi ? (sig0 & ~(63ULL << (6 * s1))) | (uint64_t)(alt[vi - 1] + 1) << (6 * s1) : sig0;
+#else
+    {
+    uint64_t sig = sig0;
+#endif
     size_t bucket = dist_bucket(t, pk, sig);
     Dist *d = find_dist(t, pk, sig, bucket);
     if (d) {
@@ -1104,7 +1124,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 if (!same) continue;
                 if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
-                return;
+                goto next;
             }
             bi = b->next;
         }
@@ -1169,6 +1189,8 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         if (anydem) e->deep |= 2;
     }
     for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
+    next:;
+    }
 }
 
 /* ------------------------------------------------------------------ */
