@@ -1927,6 +1927,13 @@ static int top_rel(const Ctx *c, int h, int s, int mo, int top, int u)
     return mo;
 }
 
+/* RELH: the copies of rank t of suit s that quick_tricks's count for the
+ * leader L relies on: L's alone where he holds one (see there), else all. */
+static inline uint8_t qt_copies(const Ctx *c, int L, int s, int t)
+{
+    return t < GR(c) && (c->pres[L][s] >> t & 1) ? (uint8_t)(1u << L) : 0xf;
+}
+
 /* Tricks the leader's side can surely cash from the top, keeping the lead in
  * the leader's hand: a card at least as high as every other hand's cards of
  * its suit wins when led (an equal copy played later does not outrank it).
@@ -1999,7 +2006,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
             int t = top_rel(c, L, T, mos[T], tops[T], trumpq);
             used[T] = 1;
             got = trumpq;
-            if (rel[T] > t) rel[T] = (uint8_t)t;
+            if (rel[T] > t) { rel[T] = (uint8_t)t; if (RELH) rel[4 + T] = qt_copies(c, L, T, t); }
         }
         while (got < want) {
             int bs = -1, bt = -1;
@@ -2015,7 +2022,7 @@ static int quick_tricks(const Ctx *c, int L, int want, int spent, uint8_t *rel)
             int a = bs == T || qs[bs] < budget ? qs[bs] : budget;
             got += a;
             if (bs != T) budget -= a;
-            if (rel[bs] > bt) rel[bs] = (uint8_t)bt;
+            if (rel[bs] > bt) { rel[bs] = (uint8_t)bt; if (RELH) rel[4 + bs] = qt_copies(c, L, bs, bt); }
         }
     }
     return tot;
@@ -2058,7 +2065,10 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, int entry, int et
     /* the leader has spent one card on the entry: one fewer to follow
      * P's side-suit rounds with */
     int q = quick_tricks(c, (L + 2) & 3, want, entry != c->trump, rel);
-    if (rel[entry] > ethr) rel[entry] = (uint8_t)ethr;
+    if (rel[entry] >= ethr) {
+        rel[entry] = (uint8_t)ethr;
+        if (RELH) rel[4 + entry] = 0xf;     /* every copy of P's top card's rank */
+    }
     return q;
 }
 
