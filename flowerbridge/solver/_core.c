@@ -1028,6 +1028,46 @@ wider:;
     return q.res;
 }
 
+/* Copies of the threshold rank (RELH, the Flower Bridge build).  A search's
+ * region, rel[s] = t and rel[4 + s] = H (a set of hands), claims the same
+ * answer for every position (hands, and the cards of the trick in progress)
+ * that keeps each card of rank above t, and each copy of t held by a hand
+ * of H, where it is, and gives each hand as many other cards of the suit
+ * ("low cards") as here, all below t, except that a hand not in H may hold
+ * a copy of t as a low card.  With H every hand this is the claim of old.
+ * What makes it hold, beside what made the old one hold (low cards are
+ * only ever taken as interchangeable with the same hand's low cards:
+ * moves' groups, skipped siblings, the cut-off move below crel):
+ * - Tricks.  The winner of a trick holding another card of its suit is
+ *   relevant (rel_win: above t, or a copy of t of a hand put in H), and so
+ *   is the copy of t of every hand that played its suit before it.  So the
+ *   same hand wins the trick in a position of the region, its cards played
+ *   as here (relevant ones the same, low ones low): a winner alone in its
+ *   suit (or the only trump) is alone there too; else the other cards of
+ *   its suit lost here, a relevant one is the same card, and a low one is
+ *   below t, or a copy of t of a hand V not in H, which loses to a winner
+ *   above t, and to the winner's copy of t (of a hand in H) because V
+ *   played after it: had V played before it, V would be in H.  A low card
+ *   never wins a trick holding another card of its suit (it would then be
+ *   relevant), so it does not matter which low card it is.
+ * - Bounds at trick starts rely on every copy of their thresholds (H all),
+ *   except quick_tricks, on the cashing hand's copy: its cards at or above
+ *   t are the same, the others hold nothing above t, so its count of
+ *   cards at or above the others' top card is no smaller, and a card it
+ *   leads wins against an equal copy played later; the rest is lengths.
+ * - Merging: the lower threshold's H, at equal thresholds the union (a
+ *   region inside both); a group of moves lowered below t: all copies; a
+ *   group whose lowest card is h's copy of t and higher ones: h added.
+ * An entry keeps that: where the suit's lowest kept code is the rank t
+ * with exactly one holder X in H (X alone, or X and Y with Y not in H) and
+ * some hand is not in H (A: those hands), its region takes there X alone
+ * or X with one hand of A (dem[s]).  Every position so matched is in the
+ * claim's region: the codes above are the same cards; X alone is X's copy
+ * of t with the other gone or X's too, which is X's copy and an adjacent
+ * low card of X (exclusive adjacent cards are interchangeable); X with V
+ * puts the other copy with V in A, a low card; the lower codes are low
+ * cards, hand for hand by the lengths.  A hit on it returns H = the hands
+ * not in A, a region inside the entry's. */
 static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, int val, int bs, int bg)
 {
     TT *t = c->tt;
