@@ -1050,11 +1050,16 @@ wider:;
  *   played after it: had V played before it, V would be in H.  A low card
  *   never wins a trick holding another card of its suit (it would then be
  *   relevant), so it does not matter which low card it is.
- * - Bounds at trick starts rely on every copy of their thresholds (H all),
- *   except quick_tricks, on the cashing hand's copy: its cards at or above
- *   t are the same, the others hold nothing above t, so its count of
- *   cards at or above the others' top card is no smaller, and a card it
- *   leads wins against an equal copy played later; the rest is lengths.
+ * - The last trick (last_trick_ns) is a trick as above.  Other bounds
+ *   rely on every copy of their thresholds (H all), except two, which
+ *   hold in every position of the region as their counts are no worse
+ *   there: quick_tricks, on the cashing hand's copy (its cards at or
+ *   above t are the same, the others hold nothing above t, so its count
+ *   of cards at or above the others' top card is no smaller, and a card
+ *   it leads wins against an equal copy played later; the rest is
+ *   lengths); the trump count in search, on b's copy, and the opponents'
+ *   unless one of them holds the other copy (b's count is the same, and
+ *   the opponents' at or above t no larger).
  * - Merging: the lower threshold's H, at equal thresholds the union (a
  *   region inside both); a group of moves lowered below t: all copies; a
  *   group whose lowest card is h's copy of t and higher ones: h added.
@@ -2612,22 +2617,6 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     return q;
 }
 
-static int last_trick_ns(const Ctx *c, uint8_t *rel)
-{
-    Move w = {0, 0}, m[4];
-    int wpos = 0;
-    for (int i = 0; i < 4; i++) {
-        int h = (c->leader + i) & 3;
-        m[i].s = m[i].r = 0;
-        for (int s = 0; s < GS(c); s++)
-            if (c->pres[h][s]) { m[i].s = (uint8_t)s; m[i].r = (uint8_t)hb(c->pres[h][s]); break; }
-        if (i == 0 || beats(c, m[i], w)) { w = m[i]; wpos = i; }
-    }
-    for (int j = 0; j < 4; j++)
-        if (j != wpos && m[j].s == w.s) { if (rel[w.s] > w.r) rel[w.s] = w.r; break; }
-    return !(((c->leader + wpos) & 3) & 1);
-}
-
 /* The trick just completed (u) was won by outranking a card of the
  * winner's suit: the proof relies on the winner (see search).  With RELH
  * only on the winner's copy of its rank and those of the hands that played
@@ -2642,6 +2631,34 @@ static inline void rel_win(uint8_t *rel, const Undo *u)
     } else if (RELH && rel[s] == u->wrr) {
         rel[4 + s] |= u->wrm;
     }
+}
+
+static int last_trick_ns(const Ctx *c, uint8_t *rel)
+{
+    Move w = {0, 0}, m[4];
+    int wpos = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = (c->leader + i) & 3;
+        m[i].s = m[i].r = 0;
+        for (int s = 0; s < GS(c); s++)
+            if (c->pres[h][s]) { m[i].s = (uint8_t)s; m[i].r = (uint8_t)hb(c->pres[h][s]); break; }
+        if (i == 0 || beats(c, m[i], w)) { w = m[i]; wpos = i; }
+    }
+    for (int j = 0; j < 4; j++)
+        if (j != wpos && m[j].s == w.s) {
+            /* as rel_win: with RELH the winner's copy of its rank and those
+             * of the hands that played its suit before it */
+            Undo u;
+            u.done = 1;
+            u.wrs = w.s;
+            u.wrr = w.r;
+            u.wrm = (uint8_t)(1u << ((c->leader + wpos) & 3));
+            for (int i = 0; i < wpos; i++)
+                if (m[i].s == w.s) u.wrm |= (uint8_t)(1u << ((c->leader + i) & 3));
+            rel_win(rel, &u);
+            break;
+        }
+    return !(((c->leader + wpos) & 3) & 1);
 }
 
 /* rel as relying on nothing: R a suit (RELH: every copy) */
@@ -2822,6 +2839,16 @@ static int search(Ctx *c, int target, uint8_t *rel)
                         int cx = count_from(c, (b + 1) & 3, T, t) + count_from(c, (b + 3) & 3, T, t);
                         if (cb - cx >= w) {
                             rel[T] = (uint8_t)t;
+                            if (RELH) {
+                                /* b's copy of t; the opponents' too
+                                 * unless one of them holds the other
+                                 * copy (counted in cx): elsewhere it
+                                 * would only lower cx */
+                                int o1 = (b + 1) & 3, o2 = (b + 3) & 3;
+                                rel[4 + T] = (uint8_t)(1u << b);
+                                if (!((c->pres[o1][T] | c->pres[o2][T]) >> t & 1))
+                                    rel[4 + T] |= (uint8_t)(1u << o1 | 1u << o2);
+                            }
                             return !(b & 1);
                         }
                         if (lb - cx < w) break;
