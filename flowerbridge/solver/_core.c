@@ -1137,7 +1137,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
 #endif
     uint64_t fm = 0;
-    for (int s = 0; s < S; s++) fm |= c->fmask[s][n[s] - (dem[s] != 0)];
+    for (int s = 0; s < S; s++) fm |= c->fmask[s][RELH ? n[s] - (dem[s] != 0) : n[s]];
     uint64_t fp = pk->fp & fm;
     unsigned mask = 0;
     for (int s = 0; s < S; s++)
@@ -2110,7 +2110,7 @@ static int partner_quick_tricks(const Ctx *c, int L, int want, int entry, int et
     /* the leader has spent one card on the entry: one fewer to follow
      * P's side-suit rounds with */
     int q = quick_tricks(c, (L + 2) & 3, want, entry != c->trump, rel);
-    if (rel[entry] >= ethr) {
+    if (RELH ? rel[entry] >= ethr : rel[entry] > ethr) {
         rel[entry] = (uint8_t)ethr;
         if (RELH) rel[4 + entry] = 0xf;     /* every copy of P's top card's rank */
     }
@@ -2646,6 +2646,7 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     }
     for (int j = 0; j < 4; j++)
         if (j != wpos && m[j].s == w.s) {
+            if (!RELH) { if (rel[w.s] > w.r) rel[w.s] = w.r; break; }
             /* as rel_win: with RELH the winner's copy of its rank and those
              * of the hands that played its suit before it */
             Undo u;
