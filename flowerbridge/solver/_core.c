@@ -255,7 +255,14 @@ typedef struct {
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
  * outranking a card of its own suit (0xff otherwise). */
-typedef struct { int wpos, leader, ns, done; uint8_t wrs, wrr, wrm; uint64_t sver; } Undo;
+typedef struct {
+    int wpos, leader, ns, done;
+    uint8_t wrs, wrr;
+#if RELH
+    uint8_t wrm;        /* hands whose copy of wrr the trick relies on (see rel_win) */
+#endif
+    uint64_t sver;
+} Undo;
 
 /* Highest set bit, -1 if none; clz ^ 31 rather than 31 - clz, which GCC
  * does not always reduce to a bare bsr where x is known to be nonzero. */
@@ -1280,7 +1287,8 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
         for (int j = 0; j < 4; j++)
             if (j != c->wpos && tr[j].s == w.s) { u->wrs = w.s; u->wrr = w.r; break; }
         int wh = (c->leader + c->wpos) & 3;
-        if (RELH && u->wrs != 0xff) {
+#if RELH
+        if (u->wrs != 0xff) {
             /* the winner's copy, and the copies of t of the hands that
              * played its suit before it (see tt_store) */
             unsigned wm = 1u << wh;
@@ -1288,6 +1296,7 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
                 if (tr[j].s == w.s) wm |= 1u << ((c->leader + j) & 3);
             u->wrm = (uint8_t)wm;
         }
+#endif
         if (!(wh & 1)) c->ns++;
         c->leader = wh;
         c->k = 0;
@@ -2621,17 +2630,24 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
  * winner's suit: the proof relies on the winner (see search).  With RELH
  * only on the winner's copy of its rank and those of the hands that played
  * its suit before it (see tt_store). */
+#if RELH
 static inline void rel_win(uint8_t *rel, const Undo *u)
 {
     if (!u->done || u->wrs == 0xff) return;
     int s = u->wrs;
     if (rel[s] > u->wrr) {
         rel[s] = u->wrr;
-        if (RELH) rel[4 + s] = u->wrm;
-    } else if (RELH && rel[s] == u->wrr) {
+        rel[4 + s] = u->wrm;
+    } else if (rel[s] == u->wrr) {
         rel[4 + s] |= u->wrm;
     }
 }
+#define REL_WIN(r, u) rel_win(r, &(u))
+#else
+/* (the Bridge build: as written out before RELH, which it compiles to
+ * fewer instructions) */
+#define REL_WIN(r, u) if ((u).done && (u).wrs != 0xff && (r)[(u).wrs] > (u).wrr) (r)[(u).wrs] = (u).wrr
+#endif
 
 static int last_trick_ns(const Ctx *c, uint8_t *rel)
 {
@@ -2646,7 +2662,9 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
     }
     for (int j = 0; j < 4; j++)
         if (j != wpos && m[j].s == w.s) {
-            if (!RELH) { if (rel[w.s] > w.r) rel[w.s] = w.r; break; }
+#if !RELH
+            if (rel[w.s] > w.r) rel[w.s] = w.r;
+#else
             /* as rel_win: with RELH the winner's copy of its rank and those
              * of the hands that played its suit before it */
             Undo u;
@@ -2657,17 +2675,22 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
             for (int i = 0; i < wpos; i++)
                 if (m[i].s == w.s) u.wrm |= (uint8_t)(1u << ((c->leader + i) & 3));
             rel_win(rel, &u);
+#endif
             break;
         }
     return !(((c->leader + wpos) & 3) & 1);
 }
 
 /* rel as relying on nothing: R a suit (RELH: every copy) */
+#if RELH
 static inline void rel_reset(const Ctx *c, uint8_t *rel)
 {
     memset(rel, GR(c), MAXS);
-    if (RELH) memset(rel + 4, 0xf, 4);
+    memset(rel + 4, 0xf, 4);
 }
+#else
+#define rel_reset(c, rel) memset(rel, GR(c), MAXS)
+#endif
 
 /* rel[s] = min(rel[s], crel[s]) for all MAXS suits at once: with values
  * below 128, a byte of (rel | 0x80) - crel keeps its top bit iff rel >= crel,
@@ -2730,7 +2753,7 @@ static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
         unplay(c, h, mv[i], &u);
         if (v == maxing) {
             memcpy(rel, crel, MAXS);
-            rel_win(rel, &u);   /* done: always, as h plays last */
+            REL_WIN(rel, u);   /* done: always, as h plays last */
             c->killer[c->ti][3] = mv[i];
             return 1;
         }
@@ -2916,7 +2939,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, m, &u);
         v0 = search(c, target, crel);
         unplay(c, h, m, &u);
-        rel_win(crel, &u);
+        REL_WIN(crel, u);
         if (v0 == maxing) {
             memcpy(rel, crel, MAXS);        /* see the cut-off below */
             return v0;
@@ -2942,7 +2965,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, mv[0], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[0], &u);
-        rel_win(crel, &u);
+        REL_WIN(crel, u);
     }
     for (int i = 0;;) {
         int s = mv[i].s;
@@ -2985,7 +3008,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         play(c, h, k, mv[i], &u);
         v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
-        rel_win(crel, &u);
+        REL_WIN(crel, u);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
