@@ -1066,7 +1066,16 @@ wider:;
  *   it leads wins against an equal copy played later; the rest is
  *   lengths); the trump count in search, on b's copy, and the opponents'
  *   unless one of them holds the other copy (b's count is the same, and
- *   the opponents' at or above t no larger).
+ *   the opponents' at or above t no larger).  In the middle of a trick,
+ *   second_hand_tricks and third_hand_tricks: a card c of rank t that
+ *   takes the trick relies on its holder's copy and those of the hands
+ *   that played to the trick before it (so that no card on the table is
+ *   an equal copy played first), and of the hand between it and the
+ *   fourth hand where that one must outrank it; a later hand's equal copy
+ *   loses.  At No Trump the fourth hand's card relies on every copy (the
+ *   second hand's equal copy could take the trick himself, and then cash
+ *   other cards).  The leader's card winning at the third hand: the
+ *   leader's copy only (the others played or play after it).
  * - Merging: the lower threshold's H, at equal thresholds the union (a
  *   region inside both); a group of moves lowered below t: all copies; a
  *   group whose lowest card is h's copy of t and higher ones: h added.
@@ -2531,6 +2540,8 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     int ls = led.s;
     int ruff3 = T >= 0 && ls != T && c->len[p3][ls] == 0 && c->len[p3][T] > 0;
     int hh = -1, thr = -1, tthr = -1;
+    unsigned thm = 15, tthm = 15;       /* RELH: the copies of thr, tthr relied on */
+    int L = (h + 3) & 3;
     if (T >= 0 && ls != T) {
         /* a ruff by the second hand (at least as high as any trump of a
          * void third hand, which plays after it) or by the fourth (higher
@@ -2540,10 +2551,10 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
         int t3t = ruff3 ? hb(c->pres[p3][T]) : -1;
         if (c->len[h][ls] == 0 && c->len[h][T] > 0 && hb(c->pres[h][T]) >= t3t) {
             hh = h;
-            if (ruff3) tthr = hb(c->pres[h][T]);
+            if (ruff3) { tthr = hb(c->pres[h][T]); tthm = 1u << h; }
         } else if (c->len[p4][ls] == 0 && c->len[p4][T] > 0 && hb(c->pres[p4][T]) > t3t) {
             hh = p4;
-            if (ruff3) tthr = hb(c->pres[p4][T]);
+            if (ruff3) { tthr = hb(c->pres[p4][T]); tthm = 1u << p4 | 1u << p3; }
         }
     }
     if (hh < 0 && !ruff3) {
@@ -2554,15 +2565,15 @@ static int second_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
          * overruff, as it follows suit or has no trump. */
         int t3 = hb(c->pres[p3][ls]);
         int x2 = hb(c->pres[h][ls]), x4 = hb(c->pres[p4][ls]);
-        if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; }
-        else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; }
+        if (x2 > led.r && x2 >= t3 && x2 >= x4) { hh = h; thr = x2; thm = 1u << h | 1u << L; }
+        else if (x4 > led.r && x4 > t3) { hh = p4; thr = x4; if (T >= 0) thm = 1u << p4 | 1u << L | 1u << p3; }
     }
     if (hh < 0) return 0;
     int q = 1;
     if (q < want && T < 0) q += cash_after_trick(c, hh, ls, 1, want - 1, rel);
     if (q < want) return q;
-    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
-    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    if (thr >= 0 && rel[ls] > thr) { rel[ls] = (uint8_t)thr; if (RELH) rel[4 + ls] = (uint8_t)thm; }
+    if (tthr >= 0 && rel[T] > tthr) { rel[T] = (uint8_t)tthr; if (RELH) rel[4 + T] = (uint8_t)tthm; }
     return q;
 }
 
@@ -2580,6 +2591,7 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
     int ruff4 = T >= 0 && ls != T && c->len[p4][ls] == 0 && c->len[p4][T] > 0;
     int t4 = hb(c->pres[p4][ls]), t4t = ruff4 ? hb(c->pres[p4][T]) : -1;
     int hh = -1, spent = 0, thr = -1, tthr = -1;
+    unsigned thm = 15, tthm = 15;       /* RELH: the copies of thr, tthr relied on */
     if (w.s == ls) {
         /* a card of the led suit wins: the leader's, or h's top card if it
          * outranks it, unless the fourth hand outranks that or ruffs */
@@ -2590,22 +2602,22 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
              * matters unless the fourth can ruff, so this comes first (with
              * trumps only the trick in progress is counted) */
             hh = h;
-            if (ruff4) tthr = hb(c->pres[h][T]);
+            if (ruff4) { tthr = hb(c->pres[h][T]); tthm = 1u << h; }
         }
         if (hh < 0 && !ruff4) {
             if (wh == L && t4 <= w.r) {
                 /* its rank matters if it outranked the second's card or
                  * the fourth holds cards of the suit */
                 hh = L;
-                if (t4 >= 0 || c->tc[c->ti][1].s == ls) thr = w.r;
+                if (t4 >= 0 || c->tc[c->ti][1].s == ls) { thr = w.r; thm = 1u << L; }
             }
-            else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; }
+            else if (x > w.r && t4 <= x) { hh = h; spent = 1; thr = x; thm = 15 & ~(1u << p4); }
         }
     } else {
         /* the trick is ruffed; the fourth follows suit or overruffs */
         int x = c->len[h][ls] == 0 ? hb(c->pres[h][T]) : -1;
         if (wh == L && t4t <= w.r) { hh = L; tthr = w.r; }
-        else if (x > w.r && t4t <= x) { hh = h; tthr = x; }
+        else if (x > w.r && t4t <= x) { hh = h; tthr = x; tthm = 1u << h | 1u << wh; }
     }
     if (hh < 0) return 0;
     int q = 1;
@@ -2617,12 +2629,13 @@ static int third_hand_tricks(const Ctx *c, int h, int want, uint8_t *rel)
             int above = count_from(c, h, ls, w.r + 1);
             under = above < c->len[h][ls];
             thr = w.r;
+            thm = 1u << L;
         }
         if (under) q += cash_after_trick(c, hh, ls, spent, want - 1, rel);
     }
     if (q < want) return q;
-    if (thr >= 0 && rel[ls] > thr) rel[ls] = (uint8_t)thr;
-    if (tthr >= 0 && rel[T] > tthr) rel[T] = (uint8_t)tthr;
+    if (thr >= 0 && rel[ls] > thr) { rel[ls] = (uint8_t)thr; if (RELH) rel[4 + ls] = (uint8_t)thm; }
+    if (tthr >= 0 && rel[T] > tthr) { rel[T] = (uint8_t)tthr; if (RELH) rel[4 + T] = (uint8_t)tthm; }
     return q;
 }
 
