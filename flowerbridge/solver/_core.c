@@ -889,7 +889,7 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
                 w += er[s];
                 /* the copies of the threshold rank the entry relies on:
                  * where dem[s], those of the hands not in its A */
-                if (RELH) er[4 + s] = e->dem[s] ? (uint8_t)(~e->dem[s] & 15) : 0xf;
+                if (RELH) er[4 + s] = (uint8_t)(~e->dem[s] & 15);    /* 15 where none */
             }
             if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
         } else if (e->bs != 0xff && !q->hint) {
@@ -2711,8 +2711,19 @@ static inline void rel_reset(const Ctx *c, uint8_t *rel)
 _Static_assert(MAXS == sizeof(uint64_t) && MAXR < 128, "rel_min works on a 64-bit word");
 static inline void rel_min(uint8_t *rel, const uint8_t *crel)
 {
-#if RELH
-    /* the lower threshold with its copies; at equal ones, both's copies */
+#if RELH && defined(__SSE2__)
+    /* the lower threshold with its copies; at equal ones, both's copies:
+     * bytes 0-3 the minimum, bytes 4-7 rel's copies where crel's
+     * threshold is not lower, or'ed with crel's where it is not higher
+     * (the byte masks of bytes 0-3 shifted up to 4-7) */
+    __m128i a = _mm_loadl_epi64((const __m128i *)rel), b = _mm_loadl_epi64((const __m128i *)crel);
+    __m128i mn = _mm_min_epu8(a, b);
+    __m128i le = _mm_slli_epi64(_mm_cmpeq_epi8(mn, b), 32);     /* crel <= rel */
+    __m128i ge = _mm_slli_epi64(_mm_cmpeq_epi8(mn, a), 32);     /* rel <= crel */
+    __m128i hi = _mm_or_si128(_mm_and_si128(a, ge), _mm_and_si128(b, le));
+    __m128i lo = _mm_set_epi32(0, 0, 0, -1);
+    _mm_storel_epi64((__m128i *)rel, _mm_or_si128(_mm_and_si128(mn, lo), hi));
+#elif RELH
     for (int s = 0; s < GEO_S; s++) {
         if (crel[s] < rel[s]) { rel[s] = crel[s]; rel[4 + s] = crel[4 + s]; }
         else if (crel[s] == rel[s]) rel[4 + s] |= crel[4 + s];
