@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import pytest
 
-from flowerbridge.solver import FLOWER, DoubleDummy, SolverInputError, dd_tables
+from flowerbridge.solver import FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
 
 # ---------------------------------------------------------------- brute force
 # Plain minimax over every legal card (no grouping, no pruning), memoised.
@@ -127,6 +127,69 @@ def test_per_card_values_match_brute_force_on_random_flower_endings():
         assert values == expected, (hands, trump, leader, trick)
         _ns_tricks.cache_clear()
     assert shared > 400  # the identical-card rule was really exercised
+
+
+def test_group_at_threshold_rank_is_one_move_only_where_its_twin_is_relied_on():
+    """Finer table regions (docs/solver.md): a region may leave open which
+    hand holds the other copy of its threshold rank, but not where a move's
+    group ends at that rank -- a hand holding that copy could play it first,
+    and the group's cards would then not all be equal.  This ending (found by
+    a stress test, reduced) was misvalued by a build that did."""
+    hands = [[3, 5, 14, 23], [4, 24, 25, 28], [5, 6, 7, 23, 27], [2, 4, 24, 28]]
+    trick = [6, 2, 7]
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    seat, values = solver.card_values(hands, 0, 3, trick)
+    assert seat == 2
+    assert values == brute_force_values(hands, 0, 3, trick) == {5: 2, 6: 3, 7: 3}
+
+
+def _perturbed(rng: random.Random, hands):
+    """The hands with one or two cards swapped between two hands, often of
+    the same suit, so that related positions share table entries."""
+    hands = [list(h) for h in hands]
+    for _ in range(rng.randint(1, 2)):
+        a, b = rng.sample(range(4), 2)
+        ca = rng.choice(hands[a])
+        same = [c for c in hands[b] if c // 10 == ca // 10 and c != ca]
+        cb = rng.choice(same) if same else rng.choice(hands[b])
+        hands[a].remove(ca)
+        hands[b].remove(cb)
+        hands[a].append(cb)
+        hands[b].append(ca)
+    return hands
+
+
+def test_shared_table_values_equal_the_generic_build_on_related_endings():
+    """Families of related endings of 4-7 tricks (both copies of most ranks in
+    play, cards swapped between hands) solved one after another on one
+    solver, so that the table's finer regions at split ranks are used across
+    positions, against the generic build of the search (a fourth, empty suit:
+    compiled without per-copy regions), one fresh solver per family."""
+    rng = random.Random(20261201)
+    solver = DoubleDummy(FLOWER, memory_mb=32)
+    generic = Geometry(4, 10, 2)
+    shared = 0
+    for _ in range(60):
+        n = rng.randint(4, 7)
+        base, trump, first, played = random_ending(rng, n)
+        base = [list(h) for h in base]
+        for i, card in enumerate(played):  # the trick's cards back in hand
+            base[(first + i) % 4].append(card)
+        reference = DoubleDummy(generic, memory_mb=16)
+        for j in range(6):
+            hands = base if j == 0 else _perturbed(rng, base)
+            leader = rng.randrange(4)
+            trick: list[int] = []
+            hands = [list(h) for h in hands]
+            for i in range(rng.choice((0, 0, 1, 3))):
+                seat = (leader + i) % 4
+                card = rng.choice(_legal(tuple(hands[seat]), tuple(trick)))
+                hands[seat].remove(card)
+                trick.append(card)
+            assert (solver.card_values(hands, trump, leader, trick)
+                    == reference.card_values(hands, trump, leader, trick)), (hands, trump, leader, trick)
+            shared += _shared_copies(hands, trick)
+    assert shared > 300  # split ranks were really in play
 
 
 def _top_card_suits_sum(hands, side: int) -> int:

@@ -1077,8 +1077,11 @@ wider:;
  *   other cards).  The leader's card winning at the third hand: the
  *   leader's copy only (the others played or play after it).
  * - Merging: the lower threshold's H, at equal thresholds the union (a
- *   region inside both); a group of moves lowered below t: all copies; a
- *   group whose lowest card is h's copy of t and higher ones: h added.
+ *   region inside both); a group of moves lowered to t or below: all
+ *   copies (a group whose lowest card is h's copy of t and higher ones
+ *   too: where another hand's copy of t is a low card, h's copy and the
+ *   group's higher cards are not one group there, as that hand may play
+ *   its copy first, which h's copy then does not beat).
  * An entry keeps that: where the suit's lowest kept code is the rank t
  * with exactly one holder X in H (X alone, or X and Y with Y not in H) and
  * some hand is not in H (A: those hands), its region takes there X alone
@@ -3016,8 +3019,13 @@ static int search(Ctx *c, int target, uint8_t *rel)
             if (RELH) crel[4 + s] = 0xf;
         } else if (RELH && crel[s] == mv[i].r && top[i] > mv[i].r) {
             /* the group's lowest card is h's copy at the threshold (a group
-             * of one card carries over to nothing) */
-            crel[4 + s] |= (uint8_t)(1u << h);
+             * of one card carries over to nothing): every copy, as where a
+             * hand not in H holds the other copy of the threshold rank, h's
+             * copy and the group's higher cards are no longer one group (that
+             * hand may play its copy first, which h's copy then does not
+             * beat), so the proof for the lowest card would not carry over
+             * to the others */
+            crel[4 + s] = 0xf;
         }
         /* The move failed, and its proof never looked at its own suit below
          * crel[s], where the whole group lies: playing any other group of
