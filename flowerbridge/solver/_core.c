@@ -171,9 +171,9 @@ typedef struct {
     unsigned meta;
     uint64_t hbase;
     /* per suit s, 6 bits at 6 s: 1 + its top code, 0 when void (the lists'
-     * signatures are made of it); none: the void suits, a bit each */
+     * signatures are made of it); and the void suits, a bit each from bit
+     * 56 (PART_NONE), so that a key ORs one word a suit for both */
     uint64_t part;
-    unsigned none;
     uint64_t fp;        /* the top Ctx.fc codes of each suit, fc * codebits bits a suit */
     u128 pcode[MAXW + 1];
     uint8_t nslots[MAXS];
@@ -182,16 +182,18 @@ typedef struct {
     const uint8_t *slotrank[MAXS];
 } PosKey;
 
+#define PART_NONE 56
+_Static_assert(6 * MAXS <= PART_NONE && PART_NONE + MAXS <= 64, "a key's part holds the void suits above the signatures");
+
 /* One suit's part of a position key: its code, and the rank of each code
  * slot from the top.  ver identifies the suit's holdings it was made for. */
 typedef struct {
     uint64_t held[2];   /* the holdings it codes (see make_suit_code) */
     u128 field[2];      /* code placed in the packed words pw, pw + 1 of PosKey.pcode */
     uint64_t fpart;     /* the suit's part of PosKey.fp */
-    uint64_t lpart;     /* its part of PosKey.part */
+    uint64_t lpart;     /* its part of PosKey.part (void: its bit from PART_NONE) */
     uint64_t ver;
     uint8_t pw;
-    uint8_t none;       /* its bit of PosKey.none */
     uint8_t n;
     /* rk[j + 1]: the rank of slot j; rk[0] = R, the threshold of no slot
      * (so that the threshold of a suit's top n slots is rk[n]) */
@@ -680,8 +682,7 @@ static __attribute__((noinline)) const SuitCode *make_suit_code(Ctx *c, int s, S
     uint64_t hw = (uint64_t)(top >> 64);
     sc->n = (uint8_t)n;
     int topc = n ? (int)(hw >> (64 - cb)) : -1;
-    sc->lpart = (uint64_t)(topc + 1) << (6 * s);
-    sc->none = (uint8_t)(n ? 0 : 1u << s);
+    sc->lpart = (uint64_t)(topc + 1) << (6 * s) | (uint64_t)(n == 0) << (PART_NONE + s);
     /* where the code goes in a position key, made once here rather than at
      * every key built from it */
     int at = s * c->sb, o = at & 127, fb = c->fc * cb;
@@ -739,7 +740,6 @@ static void make_key_codes(Ctx *c, PosKey *pk)
     int w = 0;
     u128 cw = 0, nw = 0;
     uint64_t fp = 0, part = 0;
-    unsigned none = 0;
     /* this trick start's codes, and the previous one's (ti 0: none) */
     int ti = c->ti;
     const SuitCode **cur = c->cur[ti], *const *prev = ti ? c->cur[ti - 1] : NULL;
@@ -767,7 +767,6 @@ static void make_key_codes(Ctx *c, PosKey *pk)
         if (GEO_C != 2 || ((s * GEO_SB) & 127) + GEO_SB > 128) nw |= sc->field[1];
         fp |= sc->fpart;
         part |= sc->lpart;
-        none |= sc->none;
         if (GC(c) > 2) pk->nslots[s] = sc->n;   /* read by tt_store only then */
         pk->slotrank[s] = sc->rk;
     }
@@ -775,7 +774,6 @@ static void make_key_codes(Ctx *c, PosKey *pk)
     pk->pcode[w + 1] = nw;
     pk->fp = fp;
     pk->part = part;
-    pk->none = none;
 }
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
@@ -931,7 +929,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     /* the subsets of suits with lists, in increasing order; those with a
      * suit void of cards have none */
     uint64_t part = pk->part;
-    unsigned none = pk->none, nm = 1u << S;
+    unsigned none = (unsigned)(part >> PART_NONE), nm = 1u << S;
     for (unsigned base = 0; base < nm; base += 32) {
         uint32_t mm = nm - base >= 32 ? 0xffffffffu : (1u << (nm - base)) - 1;
         if (S <= 4) mm &= masks & ~meets4[none];
