@@ -126,7 +126,10 @@ typedef struct {
 typedef struct {
     uint32_t next;
     uint32_t count;
-    uint64_t pad;
+    /* next as a byte offset, next * TT.bstride (0: none), so that a scan
+     * reaches the next block with no multiplication: kept outside the
+     * Bridge build (BLK_NOFF; measured: more instructions there) */
+    uint64_t noff;
     uint64_t fp[BLK];   /* entry's fingerprint: position's fp under fm */
     uint64_t fm[BLK];
     /* BLK entries follow */
@@ -824,7 +827,13 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
     uint32_t idx = t->head[bucket];
     while (idx) {
         Dist *d = &t->dists[idx - 1];
+#if LK64 && GEO_C != 1
+        /* with the lengths in one word the second is always zero (the
+         * Bridge build compares it still: measured, fewer instructions) */
+        if (d->d[0] == pk->d[0] && d->meta == pk->meta && d->sig == sig) return d;
+#else
         if (d->d[0] == pk->d[0] && d->d[1] == pk->d[1] && d->meta == pk->meta && d->sig == sig) return d;
+#endif
         idx = d->next;
     }
     return NULL;
@@ -930,6 +939,21 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
     }
 }
 
+/* Outside the Bridge build (where each costs instructions, its lists being
+ * short): the scan steps from block to block by Block.noff (BLK_NOFF), and
+ * counts a list's blocks down from d->nblocks, the length of its chain (see
+ * tt_store), rather than count the entries a block, telling the entries
+ * read from that count when it stops (SCAN_COUNTDOWN). */
+#define BLK_NOFF (GEO_C != 1)
+#define SCAN_COUNTDOWN (GEO_C != 1)
+#if BLK_NOFF
+#define BLK_NEXT(b) ((b)->noff)
+#define BLK_AT(x) ((const Block *)(blocks + (x)))
+#else
+#define BLK_NEXT(b) ((b)->next)
+#define BLK_AT(x) ((const Block *)(blocks + (size_t)(x) * bstride))
+#endif
+
 /* Look for a stored bound deciding "NS take >= need more tricks".  Returns
  * 1 / 0 when decided (rel set to the thresholds of the entry's region),
  * -1 when not; *hint gets an entry with a best lead if any.  Once an entry
@@ -938,7 +962,6 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
  * ancestor stores (a first hit that looks deeper into a suit than another
  * matching entry cost 1-5 % more trick nodes; reading every matching list
  * to its end saves a little more but costs more time than it saves). */
-
 static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel, const Entry **hint)
 {
     const TT *t = c->tt;
@@ -1006,7 +1029,11 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * first (nearly all blocks read) needs no test of a limit; a block's
      * successor is fetched ahead while it is read. */
     int i = 0;
+#if BLK_NOFF
+    uint64_t next = 0;
+#else
     uint32_t next = 0;
+#endif
     for (; i < np; i++) {
         Dist *d = ds[i];
         if (!d) continue;
@@ -1015,23 +1042,38 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         const Block *b = (const Block *)(blocks + (size_t)d->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
+#if SCAN_COUNTDOWN
+        uint32_t left = d->nblocks;
+#endif
         for (;;) {
             /* the next block's fingerprints on their way while this one's
              * entries are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
-            next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
+            next = BLK_NEXT(b);
+            const Block *nb = BLK_AT(next);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             if (cand) {
                 block_match(c, b, cand, &q);
-                if (q.res >= 0) goto wider;
+                if (q.res >= 0) {
+#if SCAN_COUNTDOWN
+                    scanned += (long long)(d->nblocks - left) * BLK;
+#endif
+                    goto wider;
+                }
             }
+#if SCAN_COUNTDOWN
+            if (--left == 0) break;
+#else
             if (!next) break;
-            b = nb;
             scanned += BLK;
+#endif
+            b = nb;
             cand = block_cands(b, fp);
         }
+#if SCAN_COUNTDOWN
+        scanned += (long long)(d->nblocks - 1) * BLK;
+#endif
     }
     c->st_scan += scanned;
 #if NEAR_HINT
@@ -1044,10 +1086,10 @@ wider:;
     long long lim = scanned + wider;
     for (;;) {
         while (next && scanned < lim) {
-            const Block *b = (const Block *)(blocks + (size_t)next * bstride);
+            const Block *b = BLK_AT(next);
             scanned += BLK;
-            next = b->next;
-            const Block *nb = (const Block *)(blocks + (size_t)next * bstride);
+            next = BLK_NEXT(b);
+            const Block *nb = BLK_AT(next);
             __builtin_prefetch(nb);
             __builtin_prefetch((const char *)nb + 64);
             unsigned cand = block_cands(b, fp);
@@ -1059,7 +1101,7 @@ wider:;
         const Block *b = (const Block *)(blocks + (size_t)ds[i]->block * bstride);
         unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
         scanned += b->count;
-        next = b->next;
+        next = BLK_NEXT(b);
         if (cand) block_match(c, b, cand, &q);
     }
     c->st_scan += scanned;
@@ -1256,9 +1298,15 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             while (tt_block(t, pb->next)->next) { prev = pb->next; pb = tt_block(t, prev); }
             ni = pb->next;
             pb->next = 0;
+#if BLK_NOFF
+            pb->noff = 0;
+#endif
         }
         Block *nb = tt_block(t, ni);
         nb->next = d->block;
+#if BLK_NOFF
+        nb->noff = (uint64_t)d->block * t->bstride;
+#endif
         nb->count = 0;
         d->block = ni;
         b = nb;
