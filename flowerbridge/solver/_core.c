@@ -78,7 +78,11 @@
 /* RELH (the Flower Bridge build): a search's region also says, for the
  * threshold rank t = rel[s] of each suit, which hands' copies of t the proof
  * relied on: rel[4 + s], a bit a hand (0xf: every copy, as for any rank
- * above t).  See tt_store for the argument. */
+ * above t).  See tt_store for the argument.  Several bounds lower rel[s]
+ * without writing rel[4 + s]: right only because each works on a region
+ * just reset to every copy (rel_reset) and the one bound that writes a
+ * partial set (the trump count in search) returns at once; a new bound
+ * that writes a partial set of copies must keep it so. */
 #define RELH (GEO_C == 2 && GEO_S && GEO_S <= 3)
 /* Does suit s's field of a packed code (Ctx.sb bits at s sb, init_codes's
  * code bits: 2 with one copy a card, 4 with two) reach into word w?  Known
