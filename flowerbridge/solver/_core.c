@@ -113,7 +113,7 @@ typedef struct {
     uint8_t val;
     uint8_t bs, bg;     /* best lead: suit, group index from the top (0xff: none) */
     uint8_t n[MAXS];
-    uint8_t deep;       /* 1: some n[s] exceeds the codes a fingerprint holds; 2: some dem[s] */
+    uint8_t deep;       /* 1: some n[s] (less one where dem[s]) exceeds the codes a fingerprint holds; 2: some dem[s] */
     /* RELH: per suit 0, or 0x80 | X << 4 | A where the suit's lowest kept
      * code is of a rank t whose copy of hand X alone the proof relied on
      * (see tt_store): the region takes there any code of X alone or of X
@@ -243,6 +243,10 @@ typedef struct {
     int16_t code[(MAXC + 1) * (MAXC + 1) * (MAXC + 1) * (MAXC + 1)];
     int16_t single[4];
     uint8_t chold[16];                  /* C == 2: a code's holders, a bit a hand */
+    /* C == 2: demacc[d & 63], for an entry's dem[s] = d (0x80 | X << 4 | A,
+     * see tt_store), the codes its region takes at the suit's lowest kept
+     * slot, a bit a code: X alone, or X and one hand of A */
+    uint16_t demacc[64];
     /* C == 2: the codes of a rank, as 2 ^ (their length in bits) << 8 |
      * codes, by the mask of its holders (one copy each), or for a rank one
      * hand holds twice, by the complement of that hand's bit */
@@ -448,19 +452,28 @@ static inline int region_match(const Ctx *c, const Entry *e, const PosKey *pk)
     int S = GS(c);
     if (RELH && (e->deep & 2)) {
         /* a suit with dem[s]: its top n - 1 codes, then the lowest one's
-         * (4 bits, never across a word) is the entry's or dem[s] - 1 */
-        for (int w = 0; w < GK(c); w++) {
-            u128 m = 0;
-            for (int s = 0; s < S; s++)
-                if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s] - (e->dem[s] != 0)][w];
-            if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
-        }
+         * (4 bits, never across a word) is one that dem[s] takes
+         * (Ctx.demacc; the entry's own is one).  The top codes only where
+         * the fingerprint does not hold them all (deep & 1, see tt_store). */
+        if (e->deep & 1)
+            for (int w = 0; w < GK(c); w++) {
+                u128 m = 0;
+                for (int s = 0; s < S; s++)
+                    if (IN_WORD(s, w)) m |= c->nmask[s][e->n[s] - (e->dem[s] != 0)][w];
+                if ((pk->pcode[w] ^ e->key[w]) & m) return 0;
+            }
         for (int s = 0; s < S; s++) {
             if (!e->dem[s]) continue;
-            int p = s * GEO_SB + (e->n[s] - 1) * 4, w = p >> 7, o = 124 - (p & 127);
-            unsigned pc = (unsigned)(pk->pcode[w] >> o) & 15, ec = (unsigned)(e->key[w] >> o) & 15;
-            unsigned hm = c->chold[pc], d = e->dem[s];
-            if (pc != ec && (!(hm >> (d >> 4 & 3) & 1) || (hm & ~(d | 1u << (d >> 4 & 3)) & 15))) return 0;
+            int n = e->n[s];
+            unsigned pc;
+            /* in the fingerprint where it holds that code (fc codes of
+             * 4 bits a suit, from the top, suit s at 64 - (s + 1) fc 4) */
+            if (n <= c->fc) pc = (unsigned)(pk->fp >> (64 - 4 * (s * c->fc + n))) & 15;
+            else {
+                int p = s * GEO_SB + (n - 1) * 4, w = p >> 7, o = 124 - (p & 127);
+                pc = (unsigned)(pk->pcode[w] >> o) & 15;
+            }
+            if (!(c->demacc[e->dem[s] & 63] >> pc & 1)) return 0;
         }
         return 1;
     }
@@ -510,6 +523,12 @@ static void init_codes(Ctx *c)
         int v[4] = {0, 0, 0, 0};
         v[h] = 1;
         c->single[h] = c->code[((v[0] * B + v[1]) * B + v[2]) * B + v[3]];
+    }
+    for (int d = 0; d < 64; d++) {
+        unsigned x = 1u << (d >> 4 & 3), ok = x | (d & 15), acc = 0;
+        for (int k = 0; k < n && k < 16 && C == 2; k++)
+            if ((c->chold[k] & x) && !(c->chold[k] & ~ok)) acc |= 1u << k;
+        c->demacc[d] = (uint16_t)acc;
     }
     for (int m = 1; m < 15 && C == 2; m++) {
         int v[4] = {m & 1, m >> 1 & 1, m >> 2 & 1, m >> 3 & 1};
@@ -1331,7 +1350,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     e->bg = (uint8_t)bg;
     memcpy(e->n, n, sizeof(e->n));
     e->deep = 0;
-    for (int s = 0; s < S; s++) if (n[s] > c->fc) e->deep = 1;
+    /* 1: the fingerprint does not hold every code the region keeps as the
+     * entry's (with dem[s], the suit's top n[s] - 1: see region_match) */
+    for (int s = 0; s < S; s++) if (n[s] - (RELH && dem[s]) > c->fc) e->deep = 1;
     if (RELH) {
         memcpy(e->dem, dem, sizeof(e->dem));     /* S <= 3 */
         if (anydem) e->deep |= 2;
