@@ -156,6 +156,7 @@ typedef struct {
 typedef struct {
     uint32_t *head;     /* bucket -> distribution chain (index + 1) */
     size_t nh;          /* power of two */
+    int hshift;         /* 64 - log2(nh): dist_bucket takes a hash's top bits */
     Dist *dists;
     size_t dcap, dused;
     char *blocks;
@@ -398,6 +399,7 @@ static int tt_init(TT *t, size_t bytes, int kw)
         return -1;
     }
     t->nh = nh;
+    t->hshift = 64 - __builtin_ctzll(nh);
     t->dcap = dcap;
     t->dused = 0;
     t->es = es;
@@ -838,11 +840,10 @@ static void make_key_codes(Ctx *c, PosKey *pk)
 
 static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
 {
-    uint64_t h = pk->hbase ^ (sig * 0x9E3779B97F4A7C15ULL);
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 29;
-    return (size_t)h & (t->nh - 1);
+    /* hbase is mixed already: a multiply carries sig's bits up into the
+     * top bits, which index the buckets (fewer operations than mixing
+     * again; a bucket only heads a chain searched for the exact list) */
+    return (size_t)(((pk->hbase ^ sig) * 0xbf58476d1ce4e5b9ULL) >> t->hshift);
 }
 
 static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_t bucket)
