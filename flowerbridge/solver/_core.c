@@ -905,13 +905,22 @@ static inline unsigned block_cands(const Block *b, uint64_t fp)
 
 /* A look-up's state, which block_match reads and updates: the position,
  * the tricks needed, the result (1 / 0; -1: none yet) with the widest
- * region so far (wide: the sum of its thresholds, rel: the thresholds), and
- * the first entry that matches with a best lead (hint; hint2: the first
- * near one).  One pointer, so
- * that the call passes its arguments in registers. */
+ * region so far (wide: the sum of its thresholds, best: its entry, whose
+ * thresholds tt_lookup reads once at the end), and the first entry that
+ * matches with a best lead (hint; hint2: the first near one).  One
+ * pointer, so that the call passes its arguments in registers. */
+/* REL_LATE (the Flower Bridge build): the widest entry's thresholds are
+ * read once at the end of the look-up (q->best) rather than for every entry
+ * that decides (measured: Flower Bridge -11 M instructions, where building
+ * the copies' bytes cost more; Bridge +6 M, so not there: q->rel) */
+#define REL_LATE RELH
 typedef struct {
     const PosKey *pk;
+#if REL_LATE
+    const Entry *best;
+#else
     uint8_t *rel;
+#endif
     const Entry *hint;
     int need, res, wide;
 #if NEAR_HINT
@@ -921,7 +930,7 @@ typedef struct {
 
 /* Of the entries of block b whose fingerprints match the position's (cand):
  * those whose region matches and whose bound decides "NS take >= need more
- * tricks" (as tt_lookup) replace q->res and q->rel when their region is
+ * tricks" (as tt_lookup) replace q->res and q->best (q->rel) when their region is
  * wider than the widest so far; q->hint gets the first that matches with a
  * best lead, if none yet, and q->hint2 the first with a best lead whose
  * region differs below the fingerprint's codes (a near position: its lead
@@ -947,16 +956,19 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
         if (e->lower) { if (e->val >= q->need) v = 1; }
         else if (e->val < q->need) v = 0;
         if (v >= 0) {
+#if REL_LATE
+            int w = 0;
+            for (int s = 0; s < GS(c); s++) w += pk->slotrank[s][e->n[s]];
+            if (w > q->wide) { q->wide = w; q->res = v; q->best = e; }
+#else
             uint8_t er[MAXS];
             int w = 0;
             for (int s = 0; s < GS(c); s++) {
                 er[s] = pk->slotrank[s][e->n[s]];
                 w += er[s];
-                /* the copies of the threshold rank the entry relies on:
-                 * where dem[s], those of the hands not in its A */
-                if (RELH) er[4 + s] = (uint8_t)(~e->dem[s] & 15);    /* 15 where none */
             }
             if (w > q->wide) { q->wide = w; q->res = v; memcpy(q->rel, er, MAXS); }
+#endif
         } else if (e->bs != 0xff && !q->hint) {
             q->hint = e;
         }
@@ -1042,7 +1054,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * lies before the array): one operation fewer a block */
     const uintptr_t blocks = (uintptr_t)t->blocks - t->bstride;
     const size_t bstride = t->bstride;
-    #if NEAR_HINT
+#if REL_LATE
+    Scan q = {pk, NULL, NULL, need, -1, -1, NULL};
+#elif NEAR_HINT
     Scan q = {pk, rel, NULL, need, -1, -1, NULL};
 #else
     Scan q = {pk, rel, NULL, need, -1, -1};
@@ -1130,6 +1144,15 @@ wider:;
     }
     c->st_scan += scanned;
     c->st_hits++;
+#if REL_LATE
+    /* the thresholds of the widest entry's region: the rank of its lowest
+     * kept slot a suit; the copies of the threshold rank it relies on:
+     * where dem[s], those of the hands not in its A, else every copy */
+    for (int s = 0; s < GS(c); s++) {
+        rel[s] = pk->slotrank[s][q.best->n[s]];
+        rel[4 + s] = (uint8_t)(~q.best->dem[s] & 15);    /* 15 where none */
+    }
+#endif
     return q.res;
 }
 
