@@ -78,7 +78,9 @@
 /* RELH (the Flower Bridge build): a search's region also says, for the
  * threshold rank t = rel[s] of each suit, which hands' copies of t the proof
  * relied on: rel[4 + s], a bit a hand (0xf: every copy, as for any rank
- * above t).  See tt_store for the argument.  Several bounds lower rel[s]
+ * above t); in the middle of a trick its high four bits also mark hands
+ * whose card played to the trick is not a copy of t (rel_win, rel_played;
+ * none at a trick's start).  See tt_store for the argument.  Several bounds lower rel[s]
  * without writing rel[4 + s]: right only because each works on a region
  * just reset to every copy (rel_reset) and the one bound that writes a
  * partial set (the trump count in search) returns at once; a new bound
@@ -278,6 +280,7 @@ typedef struct {
     uint8_t wrs, wrr;
 #if RELH
     uint8_t wrm;        /* hands whose copy of wrr the trick relies on (see rel_win) */
+    uint8_t wrp;        /* hands whose card played to the trick must not be a copy of wrr */
 #endif
     uint64_t sver;
 } Undo;
@@ -1202,6 +1205,42 @@ wider:;
  *   second hand's equal copy could take the trick himself, and then cash
  *   other cards).  The leader's card winning at the third hand: the
  *   leader's copy only (the others played or play after it).
+ * - Played cards (rel_win's P, rel[4 + s] >> 4).  The hands that played
+ *   the winner's suit before it (P) need not be in H: what the trick
+ *   relies on is only that the card each of them played is not a copy of
+ *   t.  So in the middle of a trick a region is (t, H, P): as above, but a
+ *   hand of P not in H may hold a copy of t as a low card only in hand,
+ *   not as the card it played to this trick.  At the fourth hand's node
+ *   rel_win makes (t, H u {winner}, P) of the trick's (t, H) (the lower
+ *   threshold wins as before; at equal ones both sets are unions): the
+ *   same hand wins the trick as argued above, since a card on the table
+ *   that could equal the winner's copy and was played before it is a
+ *   hand's of P or H; and the next trick's position is in its region, as
+ *   H holds that region's set.  Going up, the hand h of P leaves P at its
+ *   own node, where it played m (of suit s, below t: the winner outranked
+ *   it), by rel_played: into H, except where h holds a copy of t in hand
+ *   and is not in H, when the move's region is (t, H, P - h).  That
+ *   holds: take a position Q of it.  The other copy of t is the winner
+ *   X's, in X's hand (X plays after h; X is in H), so h holds at most one
+ *   copy.  If h's node is a cut-off, h holds as many low cards in Q as
+ *   here, where its copy of t is one of them and m another: so in Q h
+ *   holds a low card below t, and playing it (instead of m) reaches a
+ *   position of the child's region: the card played is not t, and h may
+ *   hold a copy of t in hand there (h not in H).  If every move of h
+ *   fails, each move of Q is one of here: a low card below t as m (the
+ *   child as just said); h's copy of t, if Q holds it there, as h's move
+ *   of its copy of t here, which was searched (a group of its own: X
+ *   holds the other copy, in Q too) or skipped by an earlier sibling
+ *   whose region lies wholly above it, and the node's region is inside
+ *   that move's region (merging), in which Q's move of t reaches its
+ *   child's region as here: every card at or above t is as here.  Other
+ *   hands of P keep their marks to their own nodes (their cards are on
+ *   the table: a copy of t that Q gives one of them in hand is a low card
+ *   only for the tricks after this one, where its H allows it); a hand
+ *   that gets a copy of t in Q and plays to this trick after h but before
+ *   the winner is in P, and so in H by its own node (it holds no copy
+ *   here).  At the last trick (last_trick_ns) the cards played are the
+ *   hands' only cards: those hands go into H.
  * - Merging: the lower threshold's H, at equal thresholds the union (a
  *   region inside both); a group of moves lowered to t or below: all
  *   copies (a group whose lowest card is h's copy of t and higher ones
@@ -1437,10 +1476,11 @@ static inline void play(Ctx *c, int h, int k, Move m, Undo *u)
         if (u->wrs != 0xff) {
             /* the winner's copy, and the copies of t of the hands that
              * played its suit before it (see tt_store) */
-            unsigned wm = 1u << wh;
+            unsigned wp = 0;
             for (int j = 0; j < c->wpos; j++)
-                if (tr[j].s == w.s) wm |= 1u << ((c->leader + j) & 3);
-            u->wrm = (uint8_t)wm;
+                if (tr[j].s == w.s) wp |= 1u << ((c->leader + j) & 3);
+            u->wrm = (uint8_t)(1u << wh);
+            u->wrp = (uint8_t)wp;
         }
 #endif
         if (!(wh & 1)) c->ns++;
@@ -2787,16 +2827,33 @@ static inline void rel_win(uint8_t *rel, const Undo *u)
     int s = u->wrs;
     if (rel[s] > u->wrr) {
         rel[s] = u->wrr;
-        rel[4 + s] = u->wrm;
+        rel[4 + s] = (uint8_t)(u->wrm | u->wrp << 4);
     } else if (rel[s] == u->wrr) {
-        rel[4 + s] |= u->wrm;
+        rel[4 + s] |= (uint8_t)(u->wrm | u->wrp << 4);
     }
 }
+
+/* Hand h played m to the trick (c as before the move), and crel is the
+ * region of that move: h's bit among the played cards' marks of suit m.s
+ * (rel[4 + s] >> 4, see rel_win) becomes h's copy of the threshold rank,
+ * unless h holds a copy of it in hand here (and its copy is not relied on
+ * otherwise): see tt_store. */
+static inline void rel_played(const Ctx *c, int h, Move m, uint8_t *crel)
+{
+    int s = m.s;
+    unsigned b = crel[4 + s];
+    if (!(b >> 4 >> h & 1)) return;
+    b &= ~(0x10u << h);
+    if (!(c->pres[h][s] >> crel[s] & 1)) b |= 1u << h;
+    crel[4 + s] = (uint8_t)b;
+}
+#define REL_PLAYED(h, m, r) rel_played(c, h, m, r)
 #define REL_WIN(r, u) rel_win(r, &(u))
 #else
 /* (the Bridge build: as written out before RELH, which it compiles to
  * fewer instructions) */
 #define REL_WIN(r, u) if ((u).done && (u).wrs != 0xff && (r)[(u).wrs] > (u).wrr) (r)[(u).wrs] = (u).wrr
+#define REL_PLAYED(h, m, r) ((void)0)
 #endif
 
 static int last_trick_ns(const Ctx *c, uint8_t *rel)
@@ -2822,6 +2879,7 @@ static int last_trick_ns(const Ctx *c, uint8_t *rel)
             u.wrs = w.s;
             u.wrr = w.r;
             u.wrm = (uint8_t)(1u << ((c->leader + wpos) & 3));
+            u.wrp = 0;      /* here the hands' only cards: their copies */
             for (int i = 0; i < wpos; i++)
                 if (m[i].s == w.s) u.wrm |= (uint8_t)(1u << ((c->leader + i) & 3));
             rel_win(rel, &u);
@@ -3101,6 +3159,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         v0 = search(c, target, crel);
         unplay(c, h, m, &u);
         REL_WIN(crel, u);
+        REL_PLAYED(h, m, crel);
         if (v0 == maxing) {
             memcpy(rel, crel, MAXS);        /* see the cut-off below */
             return v0;
@@ -3127,6 +3186,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         v = search(c, target, crel);
         unplay(c, h, mv[0], &u);
         REL_WIN(crel, u);
+        REL_PLAYED(h, mv[0], crel);
     }
     for (int i = 0;;) {
         int s = mv[i].s;
@@ -3175,6 +3235,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
         v = search(c, target, crel);
         unplay(c, h, mv[i], &u);
         REL_WIN(crel, u);
+        REL_PLAYED(h, mv[i], crel);
     }
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
