@@ -143,6 +143,25 @@ def test_group_at_threshold_rank_is_one_move_only_where_its_twin_is_relied_on():
     assert values == brute_force_values(hands, 0, 3, trick) == {5: 2, 6: 3, 7: 3}
 
 
+def test_own_copy_of_threshold_rank_is_dropped_only_where_a_lower_card_covers_the_rest():
+    """Finer table regions (docs/solver.md): where every move of a hand fails,
+    the move of its own copy of the threshold rank may leave that copy out
+    of the region only if the hand holds a lower card of the suit -- a card
+    below the rank that the region may give the hand in place of its copy
+    is covered by that card's move, and by no other.  These endings (found
+    by a stress test) were misvalued by a build without that condition."""
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    hands = [[20, 26, 27], [25, 21, 27], [15, 21, 22], [15, 22, 26, 10]]
+    trick = [16, 10, 12]
+    assert solver.card_values(hands, 0, 0, trick) == (3, {10: 2, 15: 2})
+    assert brute_force_values(hands, 0, 0, trick) == {10: 2, 15: 2}
+    hands = [[26, 21, 24, 22, 0], [22, 2, 7, 25, 2], [21, 7, 1, 4, 4], [1, 20, 0, 25, 24]]
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    seat, values = solver.card_values(hands, 1, 0, [])
+    assert seat == 0
+    assert values == brute_force_values(hands, 1, 0, []) == {0: 2, 21: 2, 22: 2, 24: 2, 26: 2}
+
+
 def _perturbed(rng: random.Random, hands):
     """The hands with one or two cards swapped between two hands, often of
     the same suit, so that related positions share table entries."""

@@ -1241,6 +1241,26 @@ wider:;
  *   the winner is in P, and so in H by its own node (it holds no copy
  *   here).  At the last trick (last_trick_ns) the cards played are the
  *   hands' only cards: those hands go into H.
+ * - A hand's own copy where every move fails.  At a node where every move
+ *   of h fails, the move of h's copy of t, where t is its region's
+ *   threshold, h holds that one copy only, another hand X holds the other
+ *   (in hand) and h holds a lower card of the suit, is merged without h in
+ *   its H (R' = (t, H - h, P) of its region R = (t, H, P)), and if the
+ *   node's merged region F ends at t with h not in its H, X is put in it.
+ *   That holds: where h is in F's H, F lies inside R as before.  Else take
+ *   a position Q of F: X holds the other copy there (X in H), so h holds at
+ *   most one.  Each move of h in Q fails: a card above t, or of another
+ *   suit, as before (F lies inside every other move's region); h's copy of
+ *   t, if Q gives h one, as the move of it here: Q is in R (every hand of
+ *   H but h is in F's; h holds exactly its copy of t in hand, and as many
+ *   cards below t as here); a card below t, as the move of h's lower card
+ *   here (or the sibling that skipped it): that move's region ends at or
+ *   above t (F ends at t) and, by the group rule, above the move's group,
+ *   so it takes any card of h below it, and h is not in its H (nor, after
+ *   rel_played, in its P), so Q is in it.  (The lower card is needed: else
+ *   a card below t that Q gives h in place of its copy would be covered by
+ *   no move; a first version without it changed values.)  Two such moves
+ *   of a suit: the lower threshold is the one that can end F.
  * - Merging: the lower threshold's H, at equal thresholds the union (a
  *   region inside both); a group of moves lowered to t or below: all
  *   copies (a group whose lowest card is h's copy of t and higher ones
@@ -3175,6 +3195,12 @@ static int search(Ctx *c, int target, uint8_t *rel)
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
      * by an earlier sibling (see below) */
     uint8_t skip[MAXS] = {0};
+#if RELH
+    /* per suit: the threshold at which h's own copy was taken out of its
+     * move's region (0xff: none), and the other copy's holder */
+    uint8_t own_t[MAXS], own_x[MAXS];
+    memset(own_t, 0xff, sizeof own_t);
+#endif
     /* Each move's result v (crel: its region) is in hand at the top of the
      * loop, the next move searched at its bottom, past the groups proven to
      * fail; mv[0] is the move tried early, if any (v0).  n >= 1: the hand
@@ -3226,6 +3252,21 @@ static int search(Ctx *c, int target, uint8_t *rel)
          * the suit wholly below that rank reaches a position that matches
          * the same proof, so it fails too (DDS does the same). */
         if (top[i] < crel[s] && crel[s] > skip[s]) skip[s] = crel[s];
+#if RELH
+        /* the move of h's copy of the threshold rank (a group of its own,
+         * X holding the other copy) where h holds a lower card: merged
+         * without h's copy, and X's put in at the end if h's is not there
+         * (see tt_store) */
+        if (crel[s] == mv[i].r && top[i] == mv[i].r && (crel[4 + s] >> h & 1) && !(c->dup[h][s] >> mv[i].r & 1)
+            && (c->pres[h][s] & ((1u << mv[i].r) - 1))) {
+            int x = -1;
+            for (int j = 0; j < 4; j++) if (j != h && (c->pres[j][s] >> mv[i].r & 1)) x = j;
+            if (x >= 0) {
+                crel[4 + s] &= (uint8_t)~(1u << h);
+                if (mv[i].r < own_t[s]) { own_t[s] = mv[i].r; own_x[s] = (uint8_t)x; }
+            }
+        }
+#endif
         rel_min(rel, crel);
         if (i == 0 && n > 2) sort_rest(sc, mv, top, n, ob);
         do i++; while (i < n && top[i] < skip[mv[i].s]);
@@ -3237,6 +3278,11 @@ static int search(Ctx *c, int target, uint8_t *rel)
         REL_WIN(crel, u);
         REL_PLAYED(h, mv[i], crel);
     }
+#if RELH
+    if (best < 0)
+        for (int s = 0; s < S; s++)
+            if (rel[s] == own_t[s] && !(rel[4 + s] >> h & 1)) rel[4 + s] |= (uint8_t)(1u << own_x[s]);
+#endif
     if (k == 0 && c->hlen[h] > TT_MIN_TRICKS) {
         int bs = 0xff, bg = 0xff;
         if (best >= 0) {
