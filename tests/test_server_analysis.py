@@ -61,7 +61,7 @@ def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
         south = server.client(table_id, created["invitations"]["S"]["token"])
         south.open_bidding()
         play_session([south], random.Random(1))
-        review = south.until(lambda m: m["type"] == "review")["review"]
+        review = south.first(lambda m: m["type"] == "review")["review"]
         assert review["dd_status"] == "ready"
         cards = [p for trick in review["tricks"] for p in trick["plays"]]
         assert len(cards) == 52 and all(p["dd"] == p["best"] == 52 for p in cards)

@@ -178,6 +178,15 @@ class Client:
             out.append(message)
         return out
 
+    def first(self, predicate, timeout: float = 20.0) -> dict[str, Any]:
+        """The first message, received already or still to come, that
+        satisfies ``predicate`` (a message may have come in while the client
+        was draining for something else, as ``play_session`` does)."""
+        for message in self.messages:
+            if predicate(message):
+                return message
+        return self.until(predicate, timeout)
+
     def until(self, predicate, timeout: float = 20.0) -> dict[str, Any]:
         """Receive until a message satisfies ``predicate``; returns it."""
         deadline = time.monotonic() + timeout
