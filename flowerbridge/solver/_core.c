@@ -170,7 +170,28 @@ typedef struct {
      * modulo to 16 bits cost more; a tag shared by two distributions only
      * makes the look-up probe lists that are not there) */
     uint32_t *summary;
+    /* shared: the table serves the searches of several threads at once
+     * (Solver.share): stores take `lock` and never clear the table or
+     * reuse a block, and they publish what they write in an order that
+     * lets a look-up run beside them without a lock (see tt_store) */
+    int shared;
+    int lock;
 } TT;
+
+static inline void tt_lock(TT *t)
+{
+    while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&t->lock, __ATOMIC_RELAXED)) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+}
+
+static inline void tt_unlock(TT *t)
+{
+    __atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+}
 
 /* Everything the table needs to know of a trick-boundary position.  pcode
  * holds the codes of all suits in one bit string, from the most significant
@@ -412,6 +433,8 @@ static int tt_init(TT *t, size_t bytes, int kw)
     t->bcap = bcap;
     t->bused = 0;
     t->clears = 0;
+    t->shared = 0;
+    t->lock = 0;
     return 0;
 }
 
@@ -1085,12 +1108,16 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         if (!d) continue;
         /* only a list's newest block is ever partly filled (see tt_store):
          * the slots past its count, stale or never written, are masked off */
-        const Block *b = (const Block *)(blocks + (size_t)d->block * bstride);
-        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
-        scanned += b->count;
+        /* read in this order, by acquire loads, beside a store to a shared
+         * table (see tt_store): the count of blocks, the newest block, its
+         * count, then its entries */
 #if SCAN_COUNTDOWN
-        uint32_t left = d->nblocks;
+        uint32_t left = __atomic_load_n(&d->nblocks, __ATOMIC_ACQUIRE);
 #endif
+        const Block *b = (const Block *)(blocks + (size_t)__atomic_load_n(&d->block, __ATOMIC_ACQUIRE) * bstride);
+        uint32_t bc = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+        unsigned cand = block_cands(b, fp) & ((1u << bc) - 1);
+        scanned += bc;
         for (;;) {
             /* the next block's fingerprints on their way while this one's
              * entries are looked at (a prefetch of no block, at next == 0,
@@ -1144,9 +1171,10 @@ wider:;
         if (scanned >= lim) break;
         while (++i < np && !ds[i]) ;
         if (i >= np) break;
-        const Block *b = (const Block *)(blocks + (size_t)ds[i]->block * bstride);
-        unsigned cand = block_cands(b, fp) & ((1u << b->count) - 1);
-        scanned += b->count;
+        const Block *b = (const Block *)(blocks + (size_t)__atomic_load_n(&ds[i]->block, __ATOMIC_ACQUIRE) * bstride);
+        uint32_t bc = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+        unsigned cand = block_cands(b, fp) & ((1u << bc) - 1);
+        scanned += bc;
         next = BLK_NEXT(b);
         if (cand) block_match(c, b, cand, &q);
     }
@@ -1347,6 +1375,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     for (int s = 0; s < S; s++)
         if (n[s]) mask |= 1u << s;
     uint64_t sig0 = pk->part & (spread4[mask & 15] | spread4[mask >> 4] << 24);
+    if (t->shared) tt_lock(t);
 #if RELH
     for (int vi = 0; vi <= nalt; vi++) {
     uint64_t sig = vi ? (sig0 & ~(63ULL << (6 * s1))) | (uint64_t)(alt[vi - 1] + 1) << (6 * s1) : sig0;
@@ -1378,15 +1407,36 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             bi = b->next;
         }
     }
-    if (!d && t->dused == t->dcap) tt_clear(t);
-    if (d) {
-        Block *b = tt_block(t, d->block);
-        if (b->count == BLK && d->nblocks < MAXBLK && t->bused == t->bcap) { tt_clear(t); d = NULL; }
-    } else if (t->bused == t->bcap) {
+    /* A full table is cleared (one searched alone), or the entry dropped
+     * (a shared one: a look-up may be reading it) */
+    if (!d && t->dused == t->dcap) {
+        if (t->shared) goto done;
         tt_clear(t);
     }
+    if (d) {
+        Block *b = tt_block(t, d->block);
+        if (b->count == BLK && (d->nblocks < MAXBLK || t->shared) && t->bused == t->bcap) {
+            if (t->shared) goto done;
+            tt_clear(t);
+            d = NULL;
+        }
+    } else if (t->bused == t->bcap) {
+        if (t->shared) goto done;
+        tt_clear(t);
+    }
+    /* A new list is linked into its bucket's chain only once it has its
+     * first block, an empty one; a new block is linked before the list's
+     * count of blocks grows, and an entry is written before its block's
+     * count takes it in, each by a release store: a look-up running beside
+     * this store (a shared table) reads the count of blocks first, then
+     * the newest block, then its count (acquire loads), so it sees only
+     * blocks that are linked and entries that are whole.  A shared table
+     * never reuses a dropped block (a look-up may be reading it): a list
+     * past MAXBLK blocks takes a fresh one and leaves its oldest ones
+     * linked, unread by look-ups that count the blocks down. */
+    Dist *nd = NULL;
     if (!d) {
-        d = &t->dists[t->dused++];
+        nd = d = &t->dists[t->dused++];
         d->d[0] = pk->d[0];
         d->d[1] = pk->d[1];
         d->sig = sig;
@@ -1394,16 +1444,14 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         d->block = 0;
         d->nblocks = 0;
         d->next = t->head[bucket];
-        t->head[bucket] = (uint32_t)t->dused;
     }
     Block *b = d->block ? tt_block(t, d->block) : NULL;
     if (!b || b->count == BLK) {
         uint32_t ni;
-        if (d->nblocks < MAXBLK) {
+        int grow = d->nblocks < MAXBLK;
+        if (grow || t->shared) {
             ni = (uint32_t)(++t->bused);
-            d->nblocks++;
         } else {
-            /* list full: recycle its oldest block */
             uint32_t prev = d->block;
             Block *pb = tt_block(t, prev);
             while (tt_block(t, pb->next)->next) { prev = pb->next; pb = tt_block(t, prev); }
@@ -1419,9 +1467,11 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         nb->noff = (uint64_t)d->block * t->bstride;
 #endif
         nb->count = 0;
-        d->block = ni;
+        __atomic_store_n(&d->block, ni, __ATOMIC_RELEASE);
+        if (grow) __atomic_store_n(&d->nblocks, d->nblocks + 1, __ATOMIC_RELEASE);
         b = nb;
     }
+    if (nd) __atomic_store_n(&t->head[bucket], (uint32_t)(nd - t->dists) + 1, __ATOMIC_RELEASE);
     if (S <= 4) {
         uint32_t *sm = &t->summary[pk->hbase & (t->nh - 1)];
         uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
@@ -1429,25 +1479,29 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         else if ((*sm >> 16) == tag) *sm |= 1u << mask;
         else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
     }
-    b->fp[b->count] = fp;
-    b->fm[b->count] = fm;
-    Entry *e = blk_entry(t, b, (int)b->count++);
-    e->lower = (uint8_t)lower;
-    e->val = (uint8_t)val;
-    e->bs = (uint8_t)bs;
-    e->bg = (uint8_t)bg;
-    memcpy(e->n, n, sizeof(e->n));
-    e->deep = 0;
-    /* 1: the fingerprint does not hold every code the region keeps as the
-     * entry's (with dem[s], the suit's top n[s] - 1: see region_match) */
-    for (int s = 0; s < S; s++) if (n[s] - (RELH && dem[s]) > c->fc) e->deep = 1;
-    if (RELH) {
-        memcpy(e->dem, dem, sizeof(e->dem));     /* S <= 3 */
-        if (anydem) e->deep |= 2;
+    {
+        uint32_t i = b->count;
+        b->fp[i] = fp;
+        b->fm[i] = fm;
+        Entry *e = blk_entry(t, b, (int)i);
+        e->lower = (uint8_t)lower;
+        e->val = (uint8_t)val;
+        e->bs = (uint8_t)bs;
+        e->bg = (uint8_t)bg;
+        memcpy(e->n, n, sizeof(e->n));
+        e->deep = 0;
+        for (int s = 0; s < S; s++) if (n[s] - (RELH && dem[s]) > c->fc) e->deep = 1;
+        if (RELH) {
+            memcpy(e->dem, dem, sizeof(e->dem));     /* S <= 3 */
+            if (anydem) e->deep |= 2;
+        }
+        for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
+        __atomic_store_n(&b->count, i + 1, __ATOMIC_RELEASE);
     }
-    for (int w = 0; w < GK(c); w++) e->key[w] = key[w];
     next:;
     }
+    done:
+    if (t->shared) tt_unlock(t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3427,6 +3481,19 @@ void GEO_FN(geo_table)(Ctx *c, const int *den, int nd, int fresh, int nt_east, i
     }
 }
 
+/* North-South tricks in denomination d (a suit, or S: No Trump) with L on
+ * lead, from the loaded deal: one task of a DD table whose leaders are
+ * shared among threads searching one table (Solver.share).  guess < 0: the
+ * estimate, from East's No Trump value nt_east where known (>= 0). */
+int GEO_FN(geo_leader)(Ctx *c, int d, int L, int guess, int nt_east)
+{
+    int S = GS(c), r = c->hlen[0];
+    set_trump(c, d == S ? -1 : d);
+    c->leader = L; c->k = 0; c->ns = 0; c->ti = 0;
+    if (guess < 0) guess = estimate_ns(c, d == S ? -1 : nt_east);
+    return mtd(c, 0, r, guess > r ? r : guess);
+}
+
 #ifndef GEO_SPECIAL
 
 /* ------------------------------------------------------------------ */
@@ -3438,19 +3505,21 @@ typedef struct {
     int (*tricks)(Ctx *, int);
     int (*values)(Ctx *, Move *, uint8_t *, int *, int *);
     void (*table)(Ctx *, const int *, int, int, int, int (*)[4]);
+    int (*leader)(Ctx *, int, int, int, int);
 } Geo;
 
 #define GEO_DECLARE(name) \
     int geo_tricks_##name(Ctx *, int); \
     int geo_values_##name(Ctx *, Move *, uint8_t *, int *, int *); \
-    void geo_table_##name(Ctx *, const int *, int, int, int, int (*)[4]);
+    void geo_table_##name(Ctx *, const int *, int, int, int, int (*)[4]); \
+    int geo_leader_##name(Ctx *, int, int, int, int);
 GEO_DECLARE(bridge)
 GEO_DECLARE(flower)
 
 static const Geo geos[] = {
-    {4, 13, 1, geo_tricks_bridge, geo_values_bridge, geo_table_bridge},
-    {3, 10, 2, geo_tricks_flower, geo_values_flower, geo_table_flower},
-    {0, 0, 0, geo_tricks_any, geo_values_any, geo_table_any},      /* any other */
+    {4, 13, 1, geo_tricks_bridge, geo_values_bridge, geo_table_bridge, geo_leader_bridge},
+    {3, 10, 2, geo_tricks_flower, geo_values_flower, geo_table_flower, geo_leader_flower},
+    {0, 0, 0, geo_tricks_any, geo_values_any, geo_table_any, geo_leader_any},      /* any other */
 };
 #define GEO_CALL(self, fn) ((self)->geo->fn)
 
@@ -3461,10 +3530,12 @@ typedef struct {
     size_t mem_bytes;
     int busy;
     const Geo *geo;
+    PyObject *owner;    /* the Solver whose table this one searches (share) */
 } SolverObject;
 
 static void Solver_dealloc(SolverObject *self)
 {
+    Py_CLEAR(self->owner);
 
     tt_free(&self->tt);
     free(self->ctx);
@@ -3609,6 +3680,15 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
 
 static int ensure_tt(SolverObject *self)
 {
+    if (self->owner) {
+        SolverObject *o = (SolverObject *)self->owner;
+        if (!o->tt.head) {
+            if (tt_init(&o->tt, o->mem_bytes, o->ctx->kw) < 0) { PyErr_NoMemory(); return -1; }
+            o->tt.shared = 1;
+        }
+        self->ctx->tt = &o->tt;
+        return 0;
+    }
     if (!self->tt.head) {
         if (tt_init(&self->tt, self->mem_bytes, self->ctx->kw) < 0) { PyErr_NoMemory(); return -1; }
     }
@@ -3742,6 +3822,11 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
             return NULL;
         }
     Ctx *c = self->ctx;
+    if (c->tt->shared) {
+        self->busy = 0;
+        PyErr_SetString(PyExc_RuntimeError, "table() clears its table: not on a shared one (use leader())");
+        return NULL;
+    }
     if (nt_east > c->hlen[0]) nt_east = -1;
     int res[MAXS + 1][4];
     Py_BEGIN_ALLOW_THREADS
@@ -3757,6 +3842,83 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
         PyList_SetItem(out, d, row);
     }
     return out;
+}
+
+PyDoc_STRVAR(leader_doc,
+"leader(hands, denomination, leader, guess=-1, nt_east=-1) -> int\n\n"
+"North-South tricks of a deal (hands of equal size) in one denomination\n"
+"(a suit, or the number of suits: No Trump) with `leader` on lead: one\n"
+"entry of a DD table, for threads that share a table (share()).  guess:\n"
+"the search's first guess at that number (-1: an estimate, from East's No\n"
+"Trump value nt_east where known).");
+
+static PyObject *Solver_leader(SolverObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"hands", "denomination", "leader", "guess", "nt_east", NULL};
+    PyObject *hands;
+    int d, leader, guess = -1, nt_east = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|ii", kwlist, &hands, &d, &leader, &guess, &nt_east)) return NULL;
+    if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
+    int S = self->ctx->S;
+    if (d < 0 || d > S) { PyErr_Format(PyExc_ValueError, "denomination %d: not 0..%d", d, S); return NULL; }
+    if (leader < 0 || leader > 3) { PyErr_Format(PyExc_ValueError, "leader %d: not 0..3", leader); return NULL; }
+    if (acquire(self) < 0) return NULL;
+    PyObject *empty = PyTuple_New(0);
+    int rc = load_position(self, hands, -1, 0, empty);
+    Py_DECREF(empty);
+    if (rc < 0 || ensure_tt(self) < 0) { self->busy = 0; return NULL; }
+    Ctx *c = self->ctx;
+    for (int h = 1; h < 4; h++)
+        if (c->hlen[h] != c->hlen[0]) {
+            self->busy = 0;
+            PyErr_SetString(PyExc_ValueError, "hands must be of equal size");
+            return NULL;
+        }
+    if (guess > c->hlen[0]) guess = c->hlen[0];
+    if (nt_east > c->hlen[0]) nt_east = -1;
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = GEO_CALL(self, leader)(c, d, leader, guess, nt_east);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    return PyLong_FromLong(v);
+}
+
+PyDoc_STRVAR(share_doc,
+"share(other)\n\n"
+"Search other's table from now on, in place of this solver's own (which\n"
+"is freed): several threads, each with its own solver, then search one\n"
+"table at once, each storing what it finds for the others.  A shared\n"
+"table is never cleared by a search: clear() it between deals, while no\n"
+"solver of it is searching; its solvers answer leader(), not table().");
+
+static PyObject *Solver_share(SolverObject *self, PyObject *arg)
+{
+    if (!PyObject_TypeCheck(arg, Py_TYPE(self))) { PyErr_SetString(PyExc_TypeError, "share() takes a Solver"); return NULL; }
+    SolverObject *o = (SolverObject *)arg;
+    if (!self->ctx || !o->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
+    if (o == self || o->owner) { PyErr_SetString(PyExc_ValueError, "share() takes a solver that owns its table"); return NULL; }
+    if (o->geo != self->geo || o->ctx->S != self->ctx->S || o->ctx->R != self->ctx->R || o->ctx->C != self->ctx->C) {
+        PyErr_SetString(PyExc_ValueError, "share(): solvers of different geometries");
+        return NULL;
+    }
+    if (self->busy || o->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return NULL; }
+    if (!o->tt.head && tt_init(&o->tt, o->mem_bytes, o->ctx->kw) < 0) return PyErr_NoMemory();
+    o->tt.shared = 1;
+    tt_free(&self->tt);
+    Py_INCREF(arg);
+    Py_XSETREF(self->owner, arg);
+    self->ctx->tt = &o->tt;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Solver_clear(SolverObject *self, PyObject *unused)
+{
+    if (acquire(self) < 0) return NULL;
+    TT *t = self->owner ? &((SolverObject *)self->owner)->tt : &self->tt;
+    if (t->head) tt_clear(t);
+    self->busy = 0;
+    Py_RETURN_NONE;
 }
 
 static PyObject *Solver_nodes(SolverObject *self, void *closure)
@@ -3783,6 +3945,9 @@ static PyMethodDef Solver_methods[] = {
     {"values", (PyCFunction)(void (*)(void))Solver_values, METH_VARARGS | METH_KEYWORDS, values_doc},
     {"tricks", (PyCFunction)(void (*)(void))Solver_tricks, METH_VARARGS | METH_KEYWORDS, tricks_doc},
     {"table", (PyCFunction)(void (*)(void))Solver_table, METH_VARARGS | METH_KEYWORDS, table_doc},
+    {"leader", (PyCFunction)(void (*)(void))Solver_leader, METH_VARARGS | METH_KEYWORDS, leader_doc},
+    {"share", (PyCFunction)Solver_share, METH_O, share_doc},
+    {"clear", (PyCFunction)Solver_clear, METH_NOARGS, "clear()\n\nEmpty the (shared) table."},
     {NULL}
 };
 

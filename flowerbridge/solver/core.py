@@ -192,62 +192,72 @@ def _worker_solver(geometry: Geometry, memory_mb: float) -> DoubleDummy:
     return cache[key]
 
 
-# Solvers lent to the threads that share one DD table, kept between calls (a
-# solver's table is allocated once); only the last size asked for is kept.
+# Teams of solvers lent to the threads that share one DD table, kept between
+# calls (the table is allocated once): every solver of a team searches its
+# first solver's table.  Only the last size asked for is kept.
 _idle_lock = threading.Lock()
-_idle: dict[tuple[Geometry, float], list[DoubleDummy]] = {}
+_idle: dict[tuple[Geometry, float, int], list[list[DoubleDummy]]] = {}
 
 
-def _borrow(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDummy]:
-    key = (geometry, memory_mb)
+def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDummy]:
+    key = (geometry, memory_mb, n)
     with _idle_lock:
         if key not in _idle:
             _idle.clear()
         free = _idle.setdefault(key, [])
-        lent = [free.pop() for _ in range(min(n, len(free)))]
-    return lent + [DoubleDummy(geometry, memory_mb) for _ in range(n - len(lent))]
+        if free:
+            return free.pop()
+    team = [DoubleDummy(geometry, memory_mb) for _ in range(n)]
+    for solver in team[1:]:
+        solver._core.share(team[0]._core)
+    return team
 
 
-def _give_back(solvers: list[DoubleDummy]) -> None:
-    key = (solvers[0].geometry, solvers[0].memory_mb)
+def _give_back(team: list[DoubleDummy]) -> None:
+    key = (team[0].geometry, team[0].memory_mb, len(team))
     with _idle_lock:
         free = _idle.setdefault(key, [])
-        free.extend(solvers[:max(0, len(solvers) - len(free))])
+        if not free:
+            free.append(team)
 
 
 def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> list[list[int]]:
-    """One deal's DD table, its denominations shared among ``workers``
-    threads (as DDS's own table call shares them): each thread takes the
-    next denomination left, No Trump first, whose East value then guides
-    the suit contracts' first guesses; a thread keeps its table's entries
-    from one denomination to the next (positions where no trump is left
-    are keyed as No Trump ones)."""
-    solvers = _borrow(geometry, memory_mb, workers)
+    """One deal's DD table searched by ``workers`` threads on one shared
+    transposition table: the table's 4 (S + 1) entries (a denomination and
+    an opening leader each) are taken in order, No Trump first, then the
+    suits, each denomination's leaders East, South, West, North, each by
+    the next thread free, and what one thread stores serves the others at
+    once.  An entry's first guess is, as on one thread, East's value plus
+    one for South and the partner's value for West and North when those
+    are known, else the estimate (from East's No Trump value where known)."""
+    team = _borrow_team(geometry, memory_mb, workers)
     try:
-        packed = solvers[0].pack(hands)
+        packed = team[0].pack(hands)
         suits = geometry.suits
-        todo = deque([suits, *range(suits)])
-        rows: list[list[int] | None] = [None] * (suits + 1)
+        todo = deque((d, leader) for d in (suits, *range(suits)) for leader in (1, 2, 3, 0))
+        rows: list[list[int | None]] = [[None] * 4 for _ in range(suits + 1)]
         lock = threading.Lock()
+        team[0]._core.clear()
 
         def work(solver: DoubleDummy) -> None:
-            fresh = True
             while True:
                 with lock:
                     if not todo:
                         return
-                    d = todo.popleft()
-                    nt_east = rows[suits][1] if rows[suits] is not None else -1
-                rows_d = solver._call(solver._core.table, packed, (d,), fresh, nt_east)
-                fresh = False
+                    d, leader = todo.popleft()
+                    known = rows[d][1] if leader == 2 else rows[d][(leader + 2) % 4] if leader != 1 else None
+                    guess = -1 if known is None else known + (leader == 2)
+                    nt_east = rows[suits][1]
+                nt_east = -1 if nt_east is None else nt_east
+                value = solver._call(solver._core.leader, packed, d, leader, guess, nt_east)
                 with lock:
-                    rows[d] = rows_d[d]
+                    rows[d][leader] = value
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done in [pool.submit(work, s) for s in solvers]:
+            for done in [pool.submit(work, s) for s in team]:
                 done.result()
     finally:
-        _give_back(solvers)
+        _give_back(team)
     return _declarer_view(rows, len(list(hands[0])))
 
 
@@ -256,13 +266,13 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     """Double-dummy tables (see :meth:`DoubleDummy.dd_table`) of many deals,
     solved by ``workers`` threads at once (the search runs without the GIL):
     one deal a thread, or, given fewer deals than threads (a single deal),
-    each table's denominations shared among the threads.  ``memory_mb``
-    bounds all workers' transposition tables together."""
+    all threads on each table, searching one transposition table together.
+    ``memory_mb`` bounds all workers' transposition tables together."""
     deals = list(deals)
     workers = max(1, int(workers))
     per = max(8.0, float(memory_mb) / workers)
     if workers > 1 and len(deals) < workers:
-        return [_shared_table(d, geometry, workers, per) for d in deals]
+        return [_shared_table(d, geometry, workers, max(8.0, float(memory_mb))) for d in deals]
     if workers == 1:
         solver = DoubleDummy(geometry, per)
         return [solver.dd_table(d) for d in deals]
