@@ -176,6 +176,10 @@ typedef struct {
      * lets a look-up run beside them without a lock (see tt_store) */
     int shared;
     int lock;
+    /* shared: bumped by a store that clears the table; a look-up that
+     * sees it change drops what it found (see tt_lookup) */
+    uint32_t gen;
+    char *bmem;         /* the blocks' allocation: a zeroed block, index 0, then blocks */
 } TT;
 
 static inline void tt_lock(TT *t)
@@ -409,7 +413,11 @@ static int tt_init(TT *t, size_t bytes, int kw)
     while (nh * 2 <= dcap) nh *= 2;
     t->head = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
     t->dists = (Dist *)tt_alloc(dcap * sizeof(Dist));
-    t->blocks = (char *)tt_alloc(bcap * bstride);
+    /* one block more, before the first: block index 0 (no block) is
+     * memory that reads as an empty block */
+    t->bmem = (char *)tt_alloc((bcap + 1) * bstride);
+    t->blocks = t->bmem ? t->bmem + bstride : NULL;
+    if (t->bmem) memset(t->bmem, 0, bstride);
     t->summary = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
     if (t->head) memset(t->head, 0, nh * sizeof(uint32_t));
     if (t->summary) memset(t->summary, 0, nh * sizeof(uint32_t));
@@ -418,10 +426,11 @@ static int tt_init(TT *t, size_t bytes, int kw)
         t->summary = NULL;
         free(t->head);
         free(t->dists);
-        free(t->blocks);
+        free(t->bmem);
         t->head = NULL;
         t->dists = NULL;
         t->blocks = NULL;
+        t->bmem = NULL;
         return -1;
     }
     t->nh = nh;
@@ -435,6 +444,7 @@ static int tt_init(TT *t, size_t bytes, int kw)
     t->clears = 0;
     t->shared = 0;
     t->lock = 0;
+    t->gen = 0;
     return 0;
 }
 
@@ -444,10 +454,11 @@ static void tt_free(TT *t)
     t->summary = NULL;
     free(t->head);
     free(t->dists);
-    free(t->blocks);
+    free(t->bmem);
     t->head = NULL;
     t->dists = NULL;
     t->blocks = NULL;
+    t->bmem = NULL;
 }
 #endif
 
@@ -458,6 +469,19 @@ static void tt_clear(TT *t)
     t->dused = 0;
     t->bused = 0;
     t->clears++;
+}
+
+/* A store finds the table full: it is cleared.  A shared one's look-ups
+ * running meanwhile may read lists, blocks and entries as they are reused
+ * (never out of the table's arrays, nor in a loop: see tt_lookup), so the
+ * generation is bumped first, and they drop what they found. */
+static void tt_full(TT *t)
+{
+    if (t->shared) {
+        __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    }
+    tt_clear(t);
 }
 
 static inline Block *tt_block(const TT *t, uint32_t idx)
@@ -1035,6 +1059,16 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     int S = GS(c);
     *hint = NULL;
     c->st_lookups++;
+    /* A shared table may be cleared by another thread's store while this
+     * look-up reads it: what it reads then may be reused memory (lists and
+     * blocks of the table's arrays, a walk bounded by a count of blocks or
+     * ending at block 0), so a result found is kept only if the generation
+     * is unchanged at the end (a sequence lock's reader) */
+    uint32_t gen = t->shared ? __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) : 0;
+#if !REL_LATE
+    uint64_t rel0;
+    memcpy(&rel0, rel, sizeof rel0);
+#endif
     uint32_t masks = 0xffffffffu;
     if (S <= 4) {
         uint32_t sm = t->summary[pk->hbase & (t->nh - 1)];
@@ -1179,14 +1213,31 @@ wider:;
         if (cand) block_match(c, b, cand, &q);
     }
     c->st_scan += scanned;
-    c->st_hits++;
 #if REL_LATE
     /* the thresholds of the widest entry's region: the rank of its lowest
      * kept slot a suit; the copies of the threshold rank it relies on:
      * where dem[s], those of the hands not in its A, else every copy */
+    uint8_t er[2 * MAXS];
     for (int s = 0; s < GS(c); s++) {
-        rel[s] = pk->slotrank[s][q.best->n[s]];
-        rel[4 + s] = (uint8_t)(~q.best->dem[s] & 15);    /* 15 where none */
+        er[s] = pk->slotrank[s][q.best->n[s]];
+        er[4 + s] = (uint8_t)(~q.best->dem[s] & 15);    /* 15 where none */
+    }
+#endif
+    if (t->shared) {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen) {
+#if !REL_LATE
+            memcpy(rel, &rel0, sizeof rel0);
+#endif
+            *hint = NULL;
+            return -1;
+        }
+    }
+    c->st_hits++;
+#if REL_LATE
+    for (int s = 0; s < GS(c); s++) {
+        rel[s] = er[s];
+        rel[4 + s] = er[4 + s];
     }
 #endif
     return q.res;
@@ -1407,22 +1458,13 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
             bi = b->next;
         }
     }
-    /* A full table is cleared (one searched alone), or the entry dropped
-     * (a shared one: a look-up may be reading it) */
-    if (!d && t->dused == t->dcap) {
-        if (t->shared) goto done;
-        tt_clear(t);
-    }
+    /* a full table is cleared (tt_full) */
+    if (!d && t->dused == t->dcap) tt_full(t);
     if (d) {
         Block *b = tt_block(t, d->block);
-        if (b->count == BLK && (d->nblocks < MAXBLK || t->shared) && t->bused == t->bcap) {
-            if (t->shared) goto done;
-            tt_clear(t);
-            d = NULL;
-        }
+        if (b->count == BLK && (d->nblocks < MAXBLK || t->shared) && t->bused == t->bcap) { tt_full(t); d = NULL; }
     } else if (t->bused == t->bcap) {
-        if (t->shared) goto done;
-        tt_clear(t);
+        tt_full(t);
     }
     /* A new list is linked into its bucket's chain only once it has its
      * first block, an empty one; a new block is linked before the list's
@@ -1436,17 +1478,26 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
      * linked, unread by look-ups that count the blocks down. */
     Dist *nd = NULL;
     if (!d) {
+        /* with its first block at once: a look-up that read this list
+         * before a clear may read it (its count of blocks never 0) */
+        uint32_t ni = (uint32_t)(++t->bused);
+        Block *nb = tt_block(t, ni);
+        nb->next = 0;
+#if BLK_NOFF
+        nb->noff = 0;
+#endif
+        nb->count = 0;
         nd = d = &t->dists[t->dused++];
         d->d[0] = pk->d[0];
         d->d[1] = pk->d[1];
         d->sig = sig;
         d->meta = pk->meta;
-        d->block = 0;
-        d->nblocks = 0;
+        d->block = ni;
+        d->nblocks = 1;
         d->next = t->head[bucket];
     }
-    Block *b = d->block ? tt_block(t, d->block) : NULL;
-    if (!b || b->count == BLK) {
+    Block *b = tt_block(t, d->block);
+    if (b->count == BLK) {
         uint32_t ni;
         int grow = d->nblocks < MAXBLK;
         if (grow || t->shared) {
@@ -1500,7 +1551,6 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     }
     next:;
     }
-    done:
     if (t->shared) tt_unlock(t);
 }
 
@@ -3916,7 +3966,12 @@ static PyObject *Solver_clear(SolverObject *self, PyObject *unused)
 {
     if (acquire(self) < 0) return NULL;
     TT *t = self->owner ? &((SolverObject *)self->owner)->tt : &self->tt;
-    if (t->head) tt_clear(t);
+    if (t->head) {
+        /* another thread may be searching a shared table meanwhile */
+        if (t->shared) tt_lock(t);
+        tt_full(t);
+        if (t->shared) tt_unlock(t);
+    }
     self->busy = 0;
     Py_RETURN_NONE;
 }
@@ -3947,7 +4002,7 @@ static PyMethodDef Solver_methods[] = {
     {"table", (PyCFunction)(void (*)(void))Solver_table, METH_VARARGS | METH_KEYWORDS, table_doc},
     {"leader", (PyCFunction)(void (*)(void))Solver_leader, METH_VARARGS | METH_KEYWORDS, leader_doc},
     {"share", (PyCFunction)Solver_share, METH_O, share_doc},
-    {"clear", (PyCFunction)Solver_clear, METH_NOARGS, "clear()\n\nEmpty the (shared) table."},
+    {"clear", (PyCFunction)Solver_clear, METH_NOARGS, "clear()\n\nEmpty the table (a shared one even while other threads search it)."},
     {NULL}
 };
 
