@@ -60,9 +60,9 @@ def timed_batch(jobs, geometry, workers: int):
 
 
 def one_at_a_time(hands, geometry, workers: int):
-    """One deal's table alone, its denominations shared among ``workers``
-    threads (as DDS's ``calc_dd_table`` shares them among its own): the
-    table and the wall-clock seconds it took."""
+    """One deal's table alone, searched by ``workers`` threads on one shared
+    transposition table (as DDS's ``calc_dd_table`` uses its own threads for
+    one table): the table and the wall-clock seconds it took."""
     t = time.perf_counter()
     table = dd_tables([hands], geometry, workers=workers)[0]
     return table, time.perf_counter() - t

@@ -65,7 +65,7 @@ def test_solver_matches_dds_on_partial_bridge_deals_every_leader():
 
 
 def test_one_bridge_table_shared_among_threads_matches_dds():
-    # a single deal's five denominations shared among two threads
+    # a single deal's 20 entries searched by two threads on one shared table
     rng = random.Random(77)
     for _ in range(5):
         hands = random_deal(rng)

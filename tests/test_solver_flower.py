@@ -362,8 +362,8 @@ def test_batch_tables_on_two_threads_equal_one_at_a_time():
 
 
 def test_one_table_shared_among_threads_equals_one_thread():
-    # a single deal on several threads: its denominations are shared among
-    # them, each thread keeping its table from one denomination to the next
+    # a single deal on several threads: its 16 entries are shared among
+    # them, all searching one transposition table at once
     from flowerbridge import Deal
     solo = DoubleDummy(FLOWER, memory_mb=64)
     for board in range(3):
@@ -371,6 +371,67 @@ def test_one_table_shared_among_threads_equals_one_thread():
         table = solo.dd_table(hands)
         assert dd_tables([hands], FLOWER, workers=2, memory_mb=64) == [table]
         assert dd_tables([hands], FLOWER, workers=3, memory_mb=64) == [table]
+
+
+def _team_table(team, hands, order):
+    """A DD table (North-South tricks) by threads of a team sharing one
+    table, each taking the next (denomination, leader) of ``order``."""
+    import threading
+    packed = team[0].pack(hands)
+    todo = list(order)
+    rows = [[None] * 4 for _ in range(4)]
+    lock = threading.Lock()
+
+    def work(solver):
+        while True:
+            with lock:
+                if not todo:
+                    return
+                d, leader = todo.pop(0)
+            value = solver._core.leader(packed, d, leader)
+            with lock:
+                rows[d][leader] = value
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in team]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return rows
+
+
+def test_shared_table_cleared_when_full_in_mid_search_keeps_values_exact():
+    # A table too small for a deal is cleared by whichever thread's store
+    # finds it full, while the other thread is in the middle of look-ups:
+    # those drop what they read (the table's generation changed), so every
+    # value stays the one-thread value.
+    from flowerbridge import Deal
+    solo = DoubleDummy(FLOWER)
+    team = [DoubleDummy(FLOWER, memory_mb=1), DoubleDummy(FLOWER, memory_mb=1)]
+    team[1]._core.share(team[0]._core)
+    order = [(d, leader) for d in (3, 0, 1, 2) for leader in (1, 2, 3, 0)]
+    for board in range(2):
+        hands = [[c.index for c in h] for h in Deal.from_seed(5, board).hands]
+        team[0]._core.clear()
+        assert _team_table(team, hands, order) == solo.ns_table(hands)
+    assert team[0]._core.stats["clears"] > 6        # cleared in mid-search, not only by clear()
+
+
+def test_shared_table_solvers_refuse_what_would_break_the_sharing():
+    owner, other = DoubleDummy(FLOWER, memory_mb=8), DoubleDummy(FLOWER, memory_mb=8)
+    other._core.share(owner._core)
+    hands = [list(range(4 * i, 4 * i + 4)) for i in range(4)]
+    packed = owner.pack(hands)
+    with pytest.raises(RuntimeError, match="shared"):
+        owner._core.table(packed)                   # would clear the table under the others
+    with pytest.raises(ValueError, match="owns its table"):
+        DoubleDummy(FLOWER)._core.share(other._core)
+    from flowerbridge.solver import BRIDGE
+    with pytest.raises(ValueError, match="geometries"):
+        DoubleDummy(BRIDGE)._core.share(owner._core)
+    with pytest.raises(ValueError, match="denomination 4"):
+        other._core.leader(packed, 4, 0)
+    assert other._core.leader(packed, 3, 0) == DoubleDummy(FLOWER).ns_table(hands)[3][0]
 
 
 def test_table_by_denominations_equals_the_whole_table():

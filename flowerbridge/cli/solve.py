@@ -26,7 +26,7 @@ def register(subparsers) -> None:
     p.add_argument("--bridge-file", metavar="F",
                    help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="threads (default 2): a DD table's denominations are shared among them; "
+                   help="threads (default 2): all search a DD table together, on one shared transposition table; "
                         "with --bridge-file, one deal a thread")
     p.add_argument("--memory-mb", type=float, default=None, metavar="MB",
                    help="bound on the solver's transposition tables (default 256)")

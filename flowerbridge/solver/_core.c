@@ -1451,7 +1451,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 for (int s = 0; s < S && same; s++) same = e->n[s] == n[s] && (!RELH || e->dem[s] == dem[s]);
                 for (int w = 0; w < GK(c) && same; w++) same = e->key[w] == key[w];
                 if (!same) continue;
-                if (lower ? val > e->val : val < e->val) e->val = (uint8_t)val;
+                /* a tighter bound in place: a look-up beside it (a shared
+                 * table) reads the old bound or the new, both true */
+                if (lower ? val > e->val : val < e->val) __atomic_store_n(&e->val, (uint8_t)val, __ATOMIC_RELAXED);
                 if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
                 goto next;
             }

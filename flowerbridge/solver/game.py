@@ -79,7 +79,8 @@ def dd_table(deal, solver: DoubleDummy | None = None) -> dict[Denomination, dict
 
 
 def dd_table_many(deals, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_MB):
-    """:func:`dd_table` of many deals, on ``workers`` threads at once (one
-    deal's denominations shared among them when there are fewer deals)."""
+    """:func:`dd_table` of many deals, on ``workers`` threads at once (all of
+    them on one deal's table, searching one transposition table together,
+    when there are fewer deals)."""
     tables = dd_tables([_hands_of(d) for d in deals], FLOWER, workers=workers, memory_mb=memory_mb)
     return [_as_dict(t) for t in tables]
