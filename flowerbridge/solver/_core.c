@@ -156,14 +156,14 @@ typedef struct {
 #define MAXBLK 128        /* blocks per list: older entries are dropped beyond */
 
 typedef struct {
+    /* read by every look-up, written only by tt_init and a clear */
     uint32_t *head;     /* bucket -> distribution chain (index + 1) */
     size_t nh;          /* power of two */
     int hshift;         /* 64 - log2(nh): dist_bucket takes a hash's top bits */
     Dist *dists;
-    size_t dcap, dused;
+    size_t dcap;
     char *blocks;
-    size_t es, bstride, bcap, bused;
-    long long clears;
+    size_t es, bstride, bcap;
     /* per distribution (hashed): which subsets of suits have lists, so that
      * a look-up probes only those; tag 0 = none, 0xffff = unknown (all),
      * else the distribution's: 1 + 15 bits of its hash (a shift, where a
@@ -171,15 +171,20 @@ typedef struct {
      * makes the look-up probe lists that are not there) */
     uint32_t *summary;
     /* shared: the table serves the searches of several threads at once
-     * (Solver.share): stores take `lock` and never clear the table or
-     * reuse a block, and they publish what they write in an order that
-     * lets a look-up run beside them without a lock (see tt_store) */
+     * (Solver.share): stores take `lock`, never reuse a block, and publish
+     * what they write in an order that lets a look-up run beside them
+     * without a lock (see tt_store) */
     int shared;
-    int lock;
     /* shared: bumped by a store that clears the table; a look-up that
      * sees it change drops what it found (see tt_lookup) */
     uint32_t gen;
     char *bmem;         /* the blocks' allocation: a zeroed block, index 0, then blocks */
+    /* written by every store: a cache line of their own, so that one
+     * thread's stores do not evict the line above from the others' caches */
+    char pad[64];
+    size_t dused, bused;
+    long long clears;
+    int lock;
 } TT;
 
 static inline void tt_lock(TT *t)
