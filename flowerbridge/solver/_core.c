@@ -422,7 +422,18 @@ static int tt_init(TT *t, size_t bytes, int kw)
      * memory that reads as an empty block */
     t->bmem = (char *)tt_alloc((bcap + 1) * bstride);
     t->blocks = t->bmem ? t->bmem + bstride : NULL;
-    if (t->bmem) memset(t->bmem, 0, bstride);
+    if (t->bmem) {
+        memset(t->bmem, 0, bstride);
+        /* and its entries decide nothing, hint nothing: a look-up that
+         * walks onto it (only across a clear, see tt_lookup) takes none
+         * (a zeroed entry would claim "NS take <= 0 more tricks" for every
+         * position: lower 0, val 0, an empty region) */
+        for (int j = 0; j < BLK; j++) {
+            Entry *e = (Entry *)(t->bmem + sizeof(Block) + (size_t)j * es);
+            e->val = 0xff;
+            e->bs = e->bg = 0xff;
+        }
+    }
     t->summary = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
     if (t->head) memset(t->head, 0, nh * sizeof(uint32_t));
     if (t->summary) memset(t->summary, 0, nh * sizeof(uint32_t));
@@ -483,8 +494,20 @@ static void tt_clear(TT *t)
 static void tt_full(TT *t)
 {
     if (t->shared) {
+        /* a sequence lock's writer: odd while the table is cleared, even
+         * again (a release store) once it is, so that a look-up that reads
+         * an even number after the clear sees the cleared bucket heads,
+         * never a list of before the clear whose memory this or a later
+         * store reuses, and one that reads an odd number skips the table.
+         * (With one bump before the clear only, a look-up could read the
+         * new number, then a bucket head not yet zeroed, then the list's
+         * blocks once reused by later stores: its check at the end passes
+         * and it takes another distribution's entries, or block 0's.) */
         __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_RELEASE);
+        tt_clear(t);
+        __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+        return;
     }
     tt_clear(t);
 }
@@ -1070,6 +1093,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
      * ending at block 0), so a result found is kept only if the generation
      * is unchanged at the end (a sequence lock's reader) */
     uint32_t gen = t->shared ? __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) : 0;
+    if (gen & 1) return -1;             /* being cleared (see tt_full) */
 #if !REL_LATE
     uint64_t rel0;
     memcpy(&rel0, rel, sizeof rel0);
