@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -190,10 +191,12 @@ typedef struct {
 static inline void tt_lock(TT *t)
 {
     while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&t->lock, __ATOMIC_RELAXED)) {
+        for (unsigned spin = 1; __atomic_load_n(&t->lock, __ATOMIC_RELAXED); spin++) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
+            /* more threads than cores: the holder may be descheduled */
+            if (!(spin & 1023)) sched_yield();
         }
 }
 
@@ -931,7 +934,10 @@ static inline size_t dist_bucket(const TT *t, const PosKey *pk, uint64_t sig)
 
 static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_t bucket)
 {
-    uint32_t idx = t->head[bucket];
+    /* acquire: pairs with the release store that links a list (tt_store),
+     * after which its fields are read; the lists further down its chain
+     * were linked before it */
+    uint32_t idx = __atomic_load_n(&t->head[bucket], __ATOMIC_ACQUIRE);
     while (idx) {
         Dist *d = &t->dists[idx - 1];
 #if LK64 && GEO_C != 1
@@ -941,7 +947,7 @@ static inline Dist *find_dist(const TT *t, const PosKey *pk, uint64_t sig, size_
 #else
         if (d->d[0] == pk->d[0] && d->d[1] == pk->d[1] && d->meta == pk->meta && d->sig == sig) return d;
 #endif
-        idx = d->next;
+        idx = __atomic_load_n(&d->next, __ATOMIC_RELAXED);
     }
     return NULL;
 }
@@ -1035,9 +1041,9 @@ static __attribute__((noinline)) void block_match(Ctx *c, const Block *b, unsign
 #endif
             continue;
         }
-        int v = -1;
-        if (e->lower) { if (e->val >= q->need) v = 1; }
-        else if (e->val < q->need) v = 0;
+        int v = -1, ev = __atomic_load_n(&e->val, __ATOMIC_RELAXED);
+        if (e->lower) { if (ev >= q->need) v = 1; }
+        else if (ev < q->need) v = 0;
         if (v >= 0) {
 #if REL_LATE
             int w = 0;
@@ -1100,7 +1106,7 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
 #endif
     uint32_t masks = 0xffffffffu;
     if (S <= 4) {
-        uint32_t sm = t->summary[pk->hbase & (t->nh - 1)];
+        uint32_t sm = __atomic_load_n(&t->summary[pk->hbase & (t->nh - 1)], __ATOMIC_RELAXED);
         uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
         if (sm == 0) return -1;                     /* nothing stored for this distribution */
         if ((sm >> 16) == tag) masks = sm & 0xffff;
@@ -1483,7 +1489,10 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 /* a tighter bound in place: a look-up beside it (a shared
                  * table) reads the old bound or the new, both true */
                 if (lower ? val > e->val : val < e->val) __atomic_store_n(&e->val, (uint8_t)val, __ATOMIC_RELAXED);
-                if (bs != 0xff) { e->bs = (uint8_t)bs; e->bg = (uint8_t)bg; }
+                if (bs != 0xff) {
+                    __atomic_store_n(&e->bs, (uint8_t)bs, __ATOMIC_RELAXED);
+                    __atomic_store_n(&e->bg, (uint8_t)bg, __ATOMIC_RELAXED);
+                }
                 goto next;
             }
             bi = b->next;
@@ -1557,9 +1566,12 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     if (S <= 4) {
         uint32_t *sm = &t->summary[pk->hbase & (t->nh - 1)];
         uint32_t tag = (uint32_t)(pk->hbase >> 49) + 1;
-        if (*sm == 0) *sm = tag << 16 | 1u << mask;
-        else if ((*sm >> 16) == tag) *sm |= 1u << mask;
-        else *sm = 0xffffu << 16 | 0xffffu;         /* shared by two distributions */
+        uint32_t old = *sm, nw;
+        if (old == 0) nw = tag << 16 | 1u << mask;
+        else if ((old >> 16) == tag) nw = old | 1u << mask;
+        else nw = 0xffffu << 16 | 0xffffu;          /* shared by two distributions */
+        /* one store (read beside it by the look-ups of a shared table) */
+        if (nw != old) __atomic_store_n(sm, nw, __ATOMIC_RELAXED);
     }
     {
         uint32_t i = b->count;
@@ -1796,9 +1808,12 @@ static int lead_scores(const Ctx *c, int h, const Move *mv, const uint8_t *top, 
     const Move kl = c->killer[c->ti][0];
     int hint = -1;
     if (e) {
+        /* read once: a store to a shared table may change them meanwhile
+         * (a torn pair is only a poorer hint) */
+        int es = __atomic_load_n(&e->bs, __ATOMIC_RELAXED), eg = __atomic_load_n(&e->bg, __ATOMIC_RELAXED);
         for (int i = 0, g = 0; i < n; i++) {
-            if (mv[i].s != e->bs) continue;
-            if (g++ == e->bg) { hint = i; break; }
+            if (mv[i].s != es) continue;
+            if (g++ == eg) { hint = i; break; }
         }
     }
     int pT = T >= 0 ? hb(c->pres[p][T]) : -1;
@@ -3634,6 +3649,10 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
         return -1;
     }
     if (mem < 1.0) { PyErr_SetString(PyExc_ValueError, "memory_mb must be at least 1"); return -1; }
+    /* a second __init__: not of a solver searching, or whose table others
+     * share; one that shared another's table gets its own again */
+    if (self->busy || self->tt.shared) { PyErr_SetString(PyExc_RuntimeError, "Solver is in use (searching, or its table shared)"); return -1; }
+    Py_CLEAR(self->owner);
     free(self->ctx);
     self->ctx = (Ctx *)calloc(1, sizeof(Ctx));
     if (!self->ctx) { PyErr_NoMemory(); return -1; }
@@ -3984,6 +4003,8 @@ static PyObject *Solver_share(SolverObject *self, PyObject *arg)
         return NULL;
     }
     if (self->busy || o->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return NULL; }
+    /* this solver's own table is freed: not one that others search */
+    if (self->tt.shared) { PyErr_SetString(PyExc_ValueError, "share(): this solver's table is shared by others"); return NULL; }
     if (!o->tt.head && tt_init(&o->tt, o->mem_bytes, o->ctx->kw) < 0) return PyErr_NoMemory();
     o->tt.shared = 1;
     tt_free(&self->tt);
