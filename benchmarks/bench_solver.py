@@ -114,7 +114,7 @@ def bridge_part(deals, turns, seed: int, workers: int) -> float:
     print(f"  ours, CPU time per table    : median {ms(statistics.median(cpu))}, "
           f"mean {ms(statistics.mean(cpu))}, slowest {ms(max(cpu))}")
     print(f"  ratio ours / DDS            : {t_ours / t_dds:.2f}   (target <= 1.0)")
-    print(f"  one table at a time, its denominations on {workers} threads (as DDS), in turns with DDS: median "
+    print(f"  one table at a time on {workers} threads sharing its search (as DDS), in turns with DDS: median "
           f"{ms(statistics.median(latency))}, slowest {ms(max(latency))}; "
           f"median / DDS's median {statistics.median(latency) / statistics.median(dds_times):.2f}")
     print(f"  tables differing from DDS   : {wrong} (of {2 * n}: both ways of ours)")
@@ -133,7 +133,7 @@ def flower_part(hands, turns, seed: int, workers: int, dds_median: float | None)
     print(f"  DD table (16 results), CPU time: median {ms(statistics.median(cpu))}, "
           f"mean {ms(statistics.mean(cpu))}, slowest {ms(max(cpu))}")
     print(f"  DD tables, {workers} threads            : {ms(wall / n)} per table (wall clock)")
-    print(f"  one table at a time, its denominations on {workers} threads (as DDS): median "
+    print(f"  one table at a time on {workers} threads sharing its search (as DDS): median "
           f"{ms(statistics.median(latency))}, slowest {ms(max(latency))} (wall clock); "
           f"{sum(a != b for a, b in zip(alone, batch))} differ from the same tables on one thread")
     print(f"  value every card of the opening leader: median {ms(statistics.median(lead))}, "
