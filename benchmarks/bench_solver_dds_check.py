@@ -28,7 +28,9 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--chunk", type=int, default=20, help="deals per batch (progress lines)")
+    ap.add_argument("--chunk", type=int, default=20,
+                    help="deals per batch (progress lines); 1: one deal at a time, its table "
+                         "searched by all workers on one shared transposition table")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     order = (3, 2, 1, 0, 4)  # endplay: S, H, D, C, NT -> ours C, D, H, S, NT
