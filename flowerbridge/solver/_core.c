@@ -176,8 +176,9 @@ typedef struct {
      * what they write in an order that lets a look-up run beside them
      * without a lock (see tt_store) */
     int shared;
-    /* shared: bumped by a store that clears the table; a look-up that
-     * sees it change drops what it found (see tt_lookup) */
+    /* shared: a sequence lock's count, odd while a store clears the table
+     * (tt_full); a look-up skips the table on an odd one and drops what it
+     * found if the count changed meanwhile (tt_lookup) */
     uint32_t gen;
     char *bmem;         /* the blocks' allocation: a zeroed block, index 0, then blocks */
     /* written by every store: a cache line of their own, so that one
@@ -493,7 +494,7 @@ static void tt_clear(TT *t)
 /* A store finds the table full: it is cleared.  A shared one's look-ups
  * running meanwhile may read lists, blocks and entries as they are reused
  * (never out of the table's arrays, nor in a loop: see tt_lookup), so the
- * generation is bumped first, and they drop what they found. */
+ * clear is marked in the generation count, and they drop what they found. */
 static void tt_full(TT *t)
 {
     if (t->shared) {
