@@ -152,7 +152,18 @@ typedef struct {
     uint32_t block;     /* newest block (index + 1) */
     uint32_t meta;
     uint32_t nblocks;
+    /* blocks set aside for the list's next blocks, rlo .. rhi - 1 (taken
+     * from the top down; see tt_store) */
+    uint32_t rlo, rhi;
 } Dist;
+
+/* A list that grows takes its next blocks from a run of consecutive ones
+ * set aside for it, as many as it has (at most RUN): its newest block
+ * comes first in memory and older ones follow, so that a look-up's walk
+ * from the newest block to older ones mostly moves forward by one block,
+ * which the processor fetches ahead, instead of jumping across the table
+ * at each block. */
+#define RUN 32
 
 #define MAXBLK 128        /* blocks per list: older entries are dropped beyond */
 
@@ -1503,7 +1514,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     if (!d && t->dused == t->dcap) tt_full(t);
     if (d) {
         Block *b = tt_block(t, d->block);
-        if (b->count == BLK && (d->nblocks < MAXBLK || t->shared) && t->bused == t->bcap) { tt_full(t); d = NULL; }
+        if (b->count == BLK && (d->nblocks < MAXBLK || t->shared) && d->rhi == d->rlo && t->bused == t->bcap) { tt_full(t); d = NULL; }
     } else if (t->bused == t->bcap) {
         tt_full(t);
     }
@@ -1535,6 +1546,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         d->meta = pk->meta;
         d->block = ni;
         d->nblocks = 1;
+        d->rlo = d->rhi = 0;
         d->next = t->head[bucket];
     }
     Block *b = tt_block(t, d->block);
@@ -1542,7 +1554,17 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
         uint32_t ni;
         int grow = d->nblocks < MAXBLK;
         if (grow || t->shared) {
-            ni = (uint32_t)(++t->bused);
+            if (d->rhi == d->rlo) {
+                /* a new run, as many blocks as the list has, within
+                 * MAXBLK where it would drop older ones beyond */
+                size_t k = d->nblocks < RUN ? d->nblocks : RUN;
+                if (grow && k > MAXBLK - d->nblocks) k = MAXBLK - d->nblocks;
+                if (k > t->bcap - t->bused) k = t->bcap - t->bused;
+                d->rlo = (uint32_t)t->bused + 1;
+                t->bused += k;
+                d->rhi = (uint32_t)t->bused + 1;
+            }
+            ni = --d->rhi;
         } else {
             uint32_t prev = d->block;
             Block *pb = tt_block(t, prev);
