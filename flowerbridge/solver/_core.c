@@ -1156,8 +1156,9 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
     for (int i = 0; i < np; i++) {
         ds[i] = find_dist(t, pk, sigs[i], bks[i]);
         if (ds[i]) {
+            /* the whole block: a candidate's entry is read at once */
             const char *b = (const char *)tt_block(t, ds[i]->block);
-            for (size_t o = 0; o < sizeof(Block); o += 64) __builtin_prefetch(b + o);
+            for (size_t o = 0; o < t->bstride; o += 64) __builtin_prefetch(b + o);
         }
     }
     long long scanned = 0;
@@ -1200,13 +1201,13 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         unsigned cand = block_cands(b, fp) & ((1u << bc) - 1);
         scanned += bc;
         for (;;) {
-            /* the next block's fingerprints on their way while this one's
-             * entries are looked at (a prefetch of no block, at next == 0,
+            /* the next block on its way, its fingerprints and its entries
+             * (a candidate's is read at once), while this one's entries
+             * are looked at (a prefetch of no block, at next == 0,
              * is harmless) */
             next = BLK_NEXT(b);
             const Block *nb = BLK_AT(next);
-            __builtin_prefetch(nb);
-            __builtin_prefetch((const char *)nb + 64);
+            for (size_t o = 0; o < bstride; o += 64) __builtin_prefetch((const char *)nb + o);
             if (cand) {
                 block_match(c, b, cand, &q);
                 if (q.res >= 0) {
@@ -1244,8 +1245,7 @@ wider:;
             scanned += BLK;
             next = BLK_NEXT(b);
             const Block *nb = BLK_AT(next);
-            __builtin_prefetch(nb);
-            __builtin_prefetch((const char *)nb + 64);
+            for (size_t o = 0; o < bstride; o += 64) __builtin_prefetch((const char *)nb + o);
             unsigned cand = block_cands(b, fp);
             if (cand) block_match(c, b, cand, &q);
         }
