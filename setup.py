@@ -1,7 +1,66 @@
-"""Build script: declares the compiled double-dummy solver core."""
-from setuptools import setup, Extension
+"""Build script: declares the compiled double-dummy solver core.
+
+The core is built with profile-guided optimisation where the compiler is GCC:
+compiled once with counters, run on a few fixed deals
+(flowerbridge/solver/_pgo_train.py), then compiled again with what the run
+measured (which branches are taken, which calls are hot).  Measured in paired
+runs against the plain build: Flower Bridge tables about 3.5 % less time,
+Contract Bridge about 2 % (docs/solver.md).  Any failure on the way (another
+compiler, an older GCC, a training run that fails) falls back to the plain
+build with a warning; FLOWERBRIDGE_PGO=0 asks for the plain build.
+"""
+
+import glob
+import os
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAINING = os.path.join(HERE, "flowerbridge", "solver", "_pgo_train.py")
+
+
+class build_ext_pgo(build_ext):
+    """build_ext, with a training run between two compilations (see above)."""
+
+    def build_extension(self, ext):
+        if os.environ.get("FLOWERBRIDGE_PGO", "1") == "0" or not os.path.isfile(TRAINING):
+            return super().build_extension(ext)
+        compile_args, link_args = list(ext.extra_compile_args), list(ext.extra_link_args)
+        force = self.force
+        try:
+            # counts of an earlier build would be added to this one's
+            for stale in glob.glob(os.path.join(self.build_temp, "**", "*.gcda"), recursive=True):
+                os.remove(stale)
+            self.force = True   # the second compilation is of unchanged sources
+            ext.extra_compile_args = compile_args + ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
+            ext.extra_link_args = link_args + ["-fprofile-generate"]
+            super().build_extension(ext)
+            subprocess.run([sys.executable, TRAINING, self.get_ext_fullpath(ext.name)],
+                           check=True, timeout=900, stdout=subprocess.DEVNULL)
+            if not glob.glob(os.path.join(self.build_temp, "**", "*.gcda"), recursive=True):
+                raise RuntimeError("the training run wrote no profile")
+            # -fprofile-partial-training: code the run did not reach (other
+            # geometries' search) is optimised as without a profile
+            ext.extra_compile_args = compile_args + ["-fprofile-use", "-fprofile-partial-training",
+                                                     "-Wno-missing-profile"]
+            ext.extra_link_args = link_args
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 - any failure: the plain build
+            print(f"warning: profile-guided build of {ext.name} failed ({exc}); building it without",
+                  file=sys.stderr)
+            ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+            self.force = True
+            super().build_extension(ext)
+        finally:
+            ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+            self.force = force
+
 
 setup(
+    cmdclass={"build_ext": build_ext_pgo},
     ext_modules=[
         Extension(
             "flowerbridge.solver._core",
@@ -12,12 +71,12 @@ setup(
                 "flowerbridge/solver/_core_bridge.c",
                 "flowerbridge/solver/_core_flower.c",
             ],
-            depends=["flowerbridge/solver/_core.c"],
+            depends=["flowerbridge/solver/_core.c", "flowerbridge/solver/_pgo_train.py"],
             # -fno-wrapv undoes the -fwrapv of Python's own flags: the core
             # relies on no signed overflow, and wrapping arithmetic keeps the
             # compiler from simplifying its index and loop arithmetic
             # (about 1-3 % fewer instructions)
             extra_compile_args=["-O3", "-std=gnu11", "-fno-wrapv"],
         )
-    ]
+    ],
 )

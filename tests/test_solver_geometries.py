@@ -71,3 +71,14 @@ def test_generic_search_is_exact_on_other_geometries():
             seat, values = solver.card_values(*position)
             assert values == brute_force_values(*position), (g, position)
             _ns_tricks.cache_clear()
+
+
+def test_profile_guided_build_training_run_solves_with_the_built_core():
+    """The build's training run (setup.py, profile-guided optimisation) drives
+    the core as the package does: its deals are valid positions, and the table
+    its two threads search on one shared table is the one-thread table."""
+    from flowerbridge.solver import _core, _pgo_train
+
+    packed, rows = _pgo_train.main(_core.__file__)
+    assert _CoreSolver(*_pgo_train.FLOWER, 64.0).table(packed) == rows
+    assert len(rows) == 4 and all(0 <= v <= 13 for row in rows for v in row)
