@@ -38,8 +38,11 @@ class build_ext_pgo(build_ext):
             ext.extra_compile_args = compile_args + ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
             ext.extra_link_args = link_args + ["-fprofile-generate"]
             super().build_extension(ext)
+            # (a compiler other than GCC writes its own kind of profile,
+            # kept in the build folder here, and the build falls back below)
+            env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(os.path.abspath(self.build_temp), "%p.profraw"))
             subprocess.run([sys.executable, TRAINING, self.get_ext_fullpath(ext.name)],
-                           check=True, timeout=900, stdout=subprocess.DEVNULL)
+                           check=True, timeout=900, stdout=subprocess.DEVNULL, env=env)
             if not glob.glob(os.path.join(self.build_temp, "**", "*.gcda"), recursive=True):
                 raise RuntimeError("the training run wrote no profile")
             # -fprofile-partial-training: code the run did not reach (other
