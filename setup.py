@@ -25,29 +25,39 @@ class build_ext_pgo(build_ext):
     """build_ext, with a training run between two compilations (see above)."""
 
     def build_extension(self, ext):
-        if os.environ.get("FLOWERBRIDGE_PGO", "1") == "0" or not os.path.isfile(TRAINING):
+        if os.environ.get("FLOWERBRIDGE_PGO", "1") == "0":
+            return super().build_extension(ext)
+        if not os.path.isfile(TRAINING):
+            print(f"warning: {TRAINING} is missing; building {ext.name} without profile-guided "
+                  "optimisation", file=sys.stderr)
             return super().build_extension(ext)
         compile_args, link_args = list(ext.extra_compile_args), list(ext.extra_link_args)
         force = self.force
+        temp = glob.escape(self.build_temp)
+        # the module tells which build it is (_core.PROFILE_GUIDED); defined
+        # in both compilations, whose code must be the same for the profile
+        # to apply
+        pgo = ["-DFB_PGO=1"]
         try:
             # counts of an earlier build would be added to this one's
-            for stale in glob.glob(os.path.join(self.build_temp, "**", "*.gcda"), recursive=True):
+            for stale in glob.glob(os.path.join(temp, "**", "*.gcda"), recursive=True):
                 os.remove(stale)
             self.force = True   # the second compilation is of unchanged sources
-            ext.extra_compile_args = compile_args + ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
+            ext.extra_compile_args = compile_args + pgo + ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
             ext.extra_link_args = link_args + ["-fprofile-generate"]
             super().build_extension(ext)
             # (a compiler other than GCC writes its own kind of profile,
-            # kept in the build folder here, and the build falls back below)
+            # kept in the build folder here, and the build falls back below;
+            # -P: the training's folder is not put on its import path)
             env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(os.path.abspath(self.build_temp), "%p.profraw"))
-            subprocess.run([sys.executable, TRAINING, self.get_ext_fullpath(ext.name)],
+            subprocess.run([sys.executable, "-P", TRAINING, self.get_ext_fullpath(ext.name)],
                            check=True, timeout=900, stdout=subprocess.DEVNULL, env=env)
-            if not glob.glob(os.path.join(self.build_temp, "**", "*.gcda"), recursive=True):
+            if not glob.glob(os.path.join(temp, "**", "*.gcda"), recursive=True):
                 raise RuntimeError("the training run wrote no profile")
             # -fprofile-partial-training: code the run did not reach (other
             # geometries' search) is optimised as without a profile
-            ext.extra_compile_args = compile_args + ["-fprofile-use", "-fprofile-partial-training",
-                                                     "-Wno-missing-profile"]
+            ext.extra_compile_args = compile_args + pgo + ["-fprofile-use", "-fprofile-partial-training",
+                                                           "-Wno-missing-profile"]
             ext.extra_link_args = link_args
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001 - any failure: the plain build
@@ -56,10 +66,17 @@ class build_ext_pgo(build_ext):
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
             self.force = True
             super().build_extension(ext)
+        except BaseException:
+            # interrupted (Ctrl-C): no instrumented extension is left where a
+            # later build would take it as up to date
+            try:
+                os.remove(self.get_ext_fullpath(ext.name))
+            except OSError:
+                pass
+            raise
         finally:
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
             self.force = force
-
 
 setup(
     cmdclass={"build_ext": build_ext_pgo},

@@ -157,6 +157,10 @@ def main() -> None:
     bridge = [random_bridge(rng) for _ in range(args.deals)]
     flower = [[[c.index for c in h] for h in Deal.from_seed(args.seed, board).hands]
               for board in range(args.flower_deals)]
+    from flowerbridge.solver import _core
+
+    build = "profile-guided" if getattr(_core, "PROFILE_GUIDED", 0) else "plain (no profile-guided optimisation)"
+    print(f"solver core: {build} build")
     turns = in_turns(bridge, flower, args.workers)
     dds_median = bridge_part(bridge, turns, args.seed, args.workers) if bridge else None
     if flower:

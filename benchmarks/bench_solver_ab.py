@@ -96,8 +96,12 @@ def main() -> None:
     med = [[statistics.median(t) for t in times[w]] for w in (0, 1)]
     kind = "CPU time, one thread" if args.threads == 1 else "wall clock, one table at a time on 2 threads"
     print(f"{args.deals} Flower Bridge deals (seed {args.seed}), {args.rounds} rounds, {kind}")
-    for w, name in ((0, "A (this checkout)"), (1, f"B ({args.other})")):
-        print(f"  {name}: sum {sum(med[w]):.2f} s, median {1000 * statistics.median(med[w]):.0f} ms")
+    from flowerbridge.solver import _core
+
+    for w, name, module in ((0, "A (this checkout)", _core), (1, f"B ({args.other})", other)):
+        # PROFILE_GUIDED: builds before the fourteenth session lack it
+        build = {1: "profile-guided", 0: "plain"}.get(getattr(module, "PROFILE_GUIDED", None), "build unknown")
+        print(f"  {name}, {build}: sum {sum(med[w]):.2f} s, median {1000 * statistics.median(med[w]):.0f} ms")
     ratios = [b / a for a, b in zip(med[0], med[1])]
     print(f"  B / A: sum {sum(med[1]) / sum(med[0]):.3f}, median per deal {statistics.median(ratios):.3f}")
 

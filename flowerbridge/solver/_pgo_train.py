@@ -10,8 +10,11 @@ compiler then lays out the core for the branches and calls those take.
 
 It loads the extension by its path and imports nothing of the package, whose
 dependencies need not be installed while it builds.  The deals come from a
-fixed seed of their own (no benchmark's or test's), so the build is the same
-every time.
+fixed seed of their own (no benchmark's or test's).  The one-thread part
+counts the same every time; the shared table's counts depend on how the two
+threads meet, so two builds of the same source may differ by a few bytes.
+Any failure exits non-zero (an exception in a thread too), and the build then
+falls back to the plain one.
 """
 
 from __future__ import annotations
@@ -57,20 +60,26 @@ def shared_table(core, packed: bytes, suits: int) -> list[list[int]]:
     todo = [(d, leader) for d in (suits, *range(suits)) for leader in (1, 2, 3, 0)]
     rows = [[-1] * 4 for _ in range(suits + 1)]
     lock = threading.Lock()
+    failed: list[BaseException] = []
 
     def work(solver) -> None:
-        while True:
-            with lock:
-                if not todo:
-                    return
-                d, leader = todo.pop(0)
-            rows[d][leader] = solver.leader(packed, d, leader)
+        try:
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    d, leader = todo.pop(0)
+                rows[d][leader] = solver.leader(packed, d, leader)
+        except BaseException as exc:  # noqa: BLE001 - raised again below
+            failed.append(exc)
 
     threads = [threading.Thread(target=work, args=(s,)) for s in (first, second)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if failed:
+        raise failed[0]
     return rows
 
 
