@@ -7,10 +7,17 @@ STAMP := $(VENV)/.install-stamp
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py
+# the solver's C core is compiled by the install: a change to it (or to the
+# training run of its profile-guided build) installs again
+CORE := $(wildcard flowerbridge/solver/_core*.c) flowerbridge/solver/_pgo_train.py
+
+$(STAMP): pyproject.toml setup.py $(CORE)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install -e '.[test]'
+	@$(BIN)/python -c "from flowerbridge.solver import _core; print('solver core:', \
+		'profile-guided build' if _core.PROFILE_GUIDED else \
+		'plain build (the profile-guided one fell back or was skipped: docs/solver.md, Build)')"
 	touch $(STAMP)
 
 test: install
