@@ -18,6 +18,7 @@ from flowerbridge import Deal, Side
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
 from flowerbridge.lab.base import Table
+from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hands_per_game
@@ -99,6 +100,30 @@ def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
         run(tmp_path, ["deals"], n=10, seed=2, workers=1)
     with pytest.raises(LabError, match="other settings"):
         run(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=3)
+
+
+def test_lab_resume_without_chunk_size_keeps_the_folders_own(tmp_path):
+    # A folder begun with a chunk size other than today's default (given
+    # explicitly, or the default of an older version) resumes under it when
+    # none is asked for, and reuses every saved chunk.
+    first = run(tmp_path, ["deals"], n=40, seed=1, workers=1, chunk_size=10)
+    again = run(tmp_path, ["deals"], n=45, seed=1, workers=1)
+    assert (first.computed, again.computed, again.reused) == (4, 1, 4)
+    manifest = json.loads((tmp_path / "lab.json").read_text())
+    assert manifest["analyses"]["deals"]["chunk_size"] == 10
+    assert sorted(p.name for p in (tmp_path / "chunks" / "deals").glob("*.csv"))[-1] == "0000040-0000045.csv"
+    # a new analysis in the same folder gets its own default
+    run(tmp_path, ["play"], n=2, seed=1, params={"play": {"bots": "random"}}, workers=1)
+    manifest = json.loads((tmp_path / "lab.json").read_text())
+    assert manifest["analyses"]["play"]["chunk_size"] == analyses()["play"].chunk_size
+
+
+def test_lab_manifest_without_analyses_is_refused_unchanged(tmp_path):
+    bad = '{"format": "flowerbridge-lab", "seed": 1, "analyses": []}'
+    (tmp_path / "lab.json").write_text(bad)
+    with pytest.raises(LabError, match="not a lab manifest"):
+        run(tmp_path, ["deals"], n=10, seed=1, workers=1)
+    assert (tmp_path / "lab.json").read_text() == bad
 
 
 SLOW_BOT = """

@@ -272,4 +272,4 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
     return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination.")
 
 
-ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=2)
+ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10)

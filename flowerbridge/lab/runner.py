@@ -221,8 +221,15 @@ class LabResult:
     reused: int
 
 
-def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int]]) -> None:
-    """Check the folder's earlier runs agree with this one, then record this one."""
+def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]],
+              defaults: Mapping[str, int]) -> dict[str, tuple[dict, int]]:
+    """Check the folder's earlier runs agree with this one, then record this one.
+
+    ``chosen`` maps each analysis to its parameters and the chunk size asked
+    for (None: none). An analysis the folder already holds keeps the chunk
+    size it was begun with unless another is asked for, so that a folder
+    begun before a default changed still resumes; else it gets its default.
+    Returns each analysis' parameters and chunk size."""
     path = out / MANIFEST
     recorded: dict[str, Any] = {"format": FORMAT, "seed": seed, "analyses": {}}
     if path.exists():
@@ -230,19 +237,26 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int]]) -> N
             recorded = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise LabError(f"{path}: not a lab manifest ({exc})") from None
-        if recorded.get("format") != FORMAT:
+        if recorded.get("format") != FORMAT or not isinstance(recorded.get("analyses"), dict):
             raise LabError(f"{path}: not a lab manifest")
         if recorded.get("seed") != seed:
             raise LabError(f"{out} holds a run with seed {recorded.get('seed')!r}, not {seed!r}: "
                            "use another output folder")
+    resolved = {}
     for name, (params, chunk_size) in chosen.items():
-        entry = {"params": params, "chunk_size": chunk_size}
         before = recorded["analyses"].get(name)
+        if chunk_size is None:
+            kept = before.get("chunk_size") if isinstance(before, dict) else None
+            usable = isinstance(kept, int) and not isinstance(kept, bool) and kept >= 1
+            chunk_size = kept if usable else defaults[name]
+        entry = {"params": params, "chunk_size": chunk_size}
         if before is not None and before != entry:
             raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(before)}): "
                            "use another output folder")
         recorded["analyses"][name] = entry
+        resolved[name] = (params, chunk_size)
     write_atomic(path, json.dumps(recorded, indent=2) + "\n")
+    return resolved
 
 
 def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
@@ -254,7 +268,8 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     ``params`` maps an analysis name to its parameters; ``workers`` local
     processes (default: every core; 1 runs in this process) or a Ray cluster
     at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
-    own. Returns the merged tables.
+    own (an analysis the folder already holds keeps the size it was begun
+    with). Returns the merged tables.
     """
     known = analyses()
     if not names:
@@ -270,11 +285,10 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     if workers is not None and workers < 1:
         raise LabError(f"workers must be at least 1, not {workers}")
     params = params or {}
-    chosen = {name: (known[name].params(params.get(name)), chunk_size or known[name].chunk_size)
-              for name in dict.fromkeys(names)}
+    asked = {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _manifest(out, seed, chosen)
+    chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked})
 
     chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
     missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
