@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 
-from .errors import RecordError
 from .state import HandState
 
 _TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
@@ -16,14 +14,11 @@ def load_any(text: str) -> list[HandState]:
     stripped = text.lstrip()
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        from .records import HandRecord, parse_json
+        data = parse_json(text)
         if isinstance(data, dict) and "hands" in data and isinstance(data["hands"], list):
             from .session import Session
             return [h for h in Session.from_dict(data).hands]
-        from .records import HandRecord
         return [HandRecord.from_dict(data).state]
     from .notation import loads_all
     return [r.state for r in loads_all(text)]

@@ -279,7 +279,7 @@ def _parse_options(value: str) -> RuleOptions:
             raise RecordError(f"{pair!r} is not key=value")
         try:
             data[key] = json.loads(raw)
-        except json.JSONDecodeError:
+        except ValueError:      # not JSON (or a number too long to read): the text itself
             data[key] = raw
     return RuleOptions.from_dict(data)
 

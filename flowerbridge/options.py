@@ -42,7 +42,7 @@ class RuleOptions:
 
     def __post_init__(self) -> None:
         if self.declarer not in DECLARER_RULES:
-            raise OptionError(f"option declarer: {self.declarer!r} is not one of "
+            raise OptionError(f"option declarer: {_shown(self.declarer)} is not one of "
                               f"{', '.join(DECLARER_RULES)}", rule="R9")
         for f in fields(self):
             value = getattr(self, f.name)
@@ -50,7 +50,7 @@ class RuleOptions:
                 continue
             flat = _flatten(value)
             if flat is None or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in flat):
-                raise OptionError(f"option {f.name}: {value!r} is not a non-negative whole number"
+                raise OptionError(f"option {f.name}: {_shown(value)} is not a non-negative whole number"
                                   + (" list" if isinstance(f.default, tuple) else ""))
             if isinstance(f.default, tuple):
                 if _shape(value) != _shape(f.default):
@@ -93,6 +93,12 @@ class RuleOptions:
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
         return cls(**kwargs)
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut short for an error line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _flatten(value: Any) -> list | None:

@@ -16,6 +16,7 @@ Keys the format does not know are kept and written back unchanged.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
@@ -120,13 +121,22 @@ def to_dict(state: HandState) -> dict[str, Any]:
     }
 
 
-def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
-    """Read a JSON hand record from a string."""
+def parse_json(text: str) -> Any:
+    """The JSON value of ``text``, or a :class:`RecordError` that says where it
+    is malformed (or that a number in it is too long to read)."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return HandRecord.from_dict(data, options=options)
+    except ValueError:
+        # Python refuses to convert an integer of more digits than its limit
+        limit = sys.get_int_max_str_digits()
+        raise RecordError(f"unreadable JSON: a number has more than {limit} digits") from None
+
+
+def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
+    """Read a JSON hand record from a string."""
+    return HandRecord.from_dict(parse_json(text), options=options)
 
 
 def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:

@@ -256,6 +256,24 @@ def test_formats_a_utf8_byte_order_mark_is_accepted(cli, tmp_path, ch16_record):
     assert status == 0 and json.loads(out)["contract"] == "4A"
 
 
+def test_formats_a_byte_order_mark_on_standard_input_is_accepted(cli, monkeypatch, ch16_record):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ufeff" + json.dumps(ch16_record)))
+    status, out, err = cli("score", "-")
+    assert (status, err) == (0, "") and json.loads(out)["contract"] == "4A"
+
+
+@pytest.mark.parametrize("where", ["undertrick_penalty", "unknown_key"])
+def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, ch16_record, where):
+    # Python will not convert an integer of more than 4,300 digits: one error
+    # line, not a traceback, even under a key the format ignores.
+    digits = "9" * 5000
+    if where == "unknown_key":
+        text = json.dumps(ch16_record)[:-1] + f', "board": {digits}}}'
+    else:
+        text = json.dumps(ch16_record)[:-1] + f', "options": {{"undertrick_penalty": {digits}}}}}'
+    assert_cli_error(run_score(cli, tmp_path, text), r"unreadable JSON: a number has more than \d+ digits")
+
+
 def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):
     assert_cli_error(run_score(cli, tmp_path, "[" * 100_000 + "]" * 100_000),
                          r"nested too deeply")

@@ -69,7 +69,7 @@ def read_text(path: str) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
     try:
         if path == "-":
-            return sys.stdin.read()
+            return sys.stdin.read().removeprefix("\ufeff")
         with open(path, encoding="utf-8-sig") as fh:
             return fh.read()
     except UnicodeDecodeError as exc:

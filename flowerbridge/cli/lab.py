@@ -57,6 +57,8 @@ def parse_variants(specs: list[str]) -> list | None:
             options = json.loads(text)
         except json.JSONDecodeError as exc:
             raise LabError(f"--variant {name}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError:      # an integer of more digits than Python converts
+            raise LabError(f"--variant {name}: a number has too many digits") from None
         out.append([name, options])
     if all(name != "default" for name, _ in out):
         out.insert(0, ["default", {}])

@@ -43,15 +43,11 @@ def options_from_args(data, args):
 
 
 def run(args) -> int:
-    from ..errors import RecordError
-    from ..records import HandRecord
+    from ..records import HandRecord, parse_json
     from . import read_text
 
     text = read_text(args.file)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = parse_json(text)
     record = HandRecord.from_dict(data, options=options_from_args(data, args))
     score = record.state.score()
     print(json.dumps(score.to_dict()))

@@ -34,7 +34,6 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..errors import RecordError
     from . import UsageError, read_text
 
     memory = args.memory_mb
@@ -49,16 +48,12 @@ def run(args) -> int:
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
-    from ..records import HandRecord
+    from ..records import HandRecord, parse_json
     from ..solver import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
 
     text = read_text(args.file)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    state = HandRecord.from_dict(data).state
+    state = HandRecord.from_dict(parse_json(text)).state
     if args.table or state.contract is None:
         [table] = dd_table_many([state.deal], workers=args.workers, memory_mb=memory or DEFAULT_MEMORY_MB)
         out = {"table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
