@@ -70,27 +70,37 @@ class Session:
 
     @property
     def is_over(self) -> bool:
+        return self._over_because() is not None
+
+    def _over_because(self) -> str | None:
+        """Why the session is over (its length reached), or None."""
         if self.max_hands is not None and len(self.hands) >= self.max_hands:
-            return True
+            return f"it was set to {self.max_hands} hands"
         if self.max_games is not None and sum(self.games_won) >= self.max_games:
-            return True
-        return False
+            return f"it was set to {self.max_games} games"
+        return None
+
+    def _refuse_when_over(self) -> None:
+        why = self._over_because()
+        if why is not None:
+            raise RecordError(f"hand {len(self.hands) + 1}: the session is over ({why})", rule="R19")
 
     def new_hand(self, deal: Deal) -> HandState:
         """A fresh hand dealt by the next dealer under the session's options."""
-        if self.is_over:
-            raise RecordError("the session is over")
+        self._refuse_when_over()
         return HandState(deal, self.next_dealer, self.options)
 
     def add(self, state: HandState) -> HandScore:
         """Enter a finished or passed-out hand on the scoresheet."""
-        if self.is_over:
-            raise RecordError("the session is over")
-        if state.dealer is not self.next_dealer:
-            raise RecordError(f"hand {len(self.hands) + 1}: dealer must be {self.next_dealer} "
-                              f"(the deal rotates clockwise), not {state.dealer}", rule="R5")
-        score = state.score()
+        self._refuse_when_over()
         number = len(self.hands) + 1
+        if state.dealer is not self.next_dealer:
+            raise RecordError(f"hand {number}: dealer must be {self.next_dealer} "
+                              f"(the deal rotates clockwise), not {state.dealer}", rule="R5")
+        try:
+            score = state.score()
+        except FlowerBridgeError as exc:    # an unfinished hand: say which
+            raise type(exc)(f"hand {number}: {exc.detail}", rule=exc.rule) from None
         self.hands.append(state)
         self.scores.append(score)
         game = self.games[-1]
@@ -160,7 +170,7 @@ class Session:
                 state = HandRecord.from_dict(hand).state
             except FlowerBridgeError as exc:
                 raise type(exc)(f"hand {i}: {exc}") from None
-            session.add(state)  # its errors name the hand already
+            session.add(state)  # its errors name the hand
         return session
 
     # ----------------------------------------------------------- scoresheet
@@ -213,6 +223,8 @@ class Session:
             lines += _columns([(s, f"{p}  (hand {n})") for n, s, p in game.below], w)
             if game.winner is not None:
                 lines.append(f"{'-' * 20} game {game.number} to {game.winner.label} {'-' * 8}")
+        # each side's below-the-line total over the session (R19)
+        lines.append(f"{'—— ' + str(self.below_total(Side.NS)):<{w}}   {'—— ' + str(self.below_total(Side.EW))}")
         lines += [rule, "GAME WINNER"]
         ns, ew = self.games_won
         lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")

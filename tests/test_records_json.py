@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flowerbridge import (IllegalPlayError, RecordError, RuleOptions, Seat, records)
+from flowerbridge import (FlowerBridgeError, IllegalPlayError, RecordError, RuleOptions, Seat, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
 from flowerbridge.records import HandRecord, replay, to_dict
@@ -96,6 +96,23 @@ def test_session_record_with_a_bad_hand_names_the_hand_once(ch16_record):
     # The session's first dealer is North; the Chapter 16 hand was dealt by South.
     data = {**Session().to_dict(), "first_dealer": "N", "hands": [ch16_record]}
     with pytest.raises(RecordError, match=r"^hand 1: dealer must be N \(the deal rotates clockwise\), not S"):
+        Session.from_dict(data)
+
+
+def test_session_record_with_an_unfinished_hand_names_the_hand(ch16_record):
+    # hand 1 passed out by East, hand 2 the Chapter 16 hand (dealt by South) three cards short
+    passed = {**ch16_record, "dealer": "E", "auction": ["Pass"] * 4, "play": []}
+    short = {**ch16_record, "play": ch16_record["play"][:-3]}
+    data = {**Session().to_dict(), "first_dealer": "E", "hands": [passed, short]}
+    with pytest.raises(FlowerBridgeError, match=r"^hand 2: the hand is not finished: 49 of 52 cards played"):
+        Session.from_dict(data)
+
+
+def test_ruling_r19_session_record_longer_than_its_length_names_the_hand_and_the_limit(ch16_record):
+    hand = {**ch16_record, "auction": ["Pass"] * 4, "play": []}
+    hands = [{**hand, "dealer": seat} for seat in "SWNE"]
+    data = {**Session().to_dict(), "first_dealer": "S", "max_hands": 3, "hands": hands}
+    with pytest.raises(RecordError, match=r"^hand 4: the session is over \(it was set to 3 hands\) \[R19\]"):
         Session.from_dict(data)
 
 

@@ -320,3 +320,7 @@ def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
                  "DECEMBER BRIGHT     ■1 ■2     □1 □2", "NOVEMBER BRIGHT     ■1 □2     □1 □2",
                  "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):
         assert line in text
+    # each side's above- and below-the-line totals (R19)
+    above, below = text.split("BELOW THE LINE")
+    assert f"{'—— 70':<34}   —— 5" in above
+    assert f"{'—— 120':<34}   —— 0" in below.split("GAME WINNER")[0]
