@@ -154,7 +154,11 @@ class TableManager:
     async def start(self) -> None:
         """Load every table still playing and set its bots and stand-in clocks going."""
         for table_id in await self._db(self.store.table_ids, "playing"):
-            live = await self.get(table_id)
+            try:
+                live = await self.get(table_id)
+            except TableError as exc:   # one damaged table must not keep the others closed
+                log.error("table %s not loaded: %s", table_id, exc)
+                continue
             for seat, player in live.table.players.items():
                 if player.player == HUMAN and player.joined:
                     self._start_stand_in_clock(live, seat)
@@ -217,7 +221,13 @@ class TableManager:
         stored = await self._db(self.store.load, table_id)
         if stored is None:
             raise TableError("no_table", f"there is no table {table_id!r}")
-        return Table(stored.table, stored.seats, stored.events, stored.analyses)
+        try:
+            return Table(stored.table, stored.seats, stored.events, stored.analyses)
+        except TableError:
+            raise
+        except FlowerBridgeError as exc:
+            raise TableError("no_table", f"table {table_id!r} cannot be loaded: its stored log "
+                                         f"does not replay ({exc})") from None
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Tables whose session is not over, newest first."""
@@ -326,7 +336,13 @@ class TableManager:
                                               OVER if live.table.is_over else None))
         except StoreError:
             log.exception("table %s: could not store seq %d", live.table.id, rows[0].seq)
-            live.table = await self._load(live.table.id)
+            # The database is the truth (the write may have landed after all);
+            # where it cannot be read either, the table forgets the action in
+            # memory, so that nothing runs ahead of what is stored.
+            try:
+                live.table = await self._load(live.table.id)
+            except StoreError:
+                live.table = live.table.without(rows)
             raise TableError("busy", "the server could not store that action; it was not "
                                      "made — try again") from None
         live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))

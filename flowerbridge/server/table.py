@@ -61,6 +61,7 @@ class Table:
 
     def __init__(self, row: TableRow, seats: Iterable[SeatRow], events: Iterable[EventRow],
                  analyses: Iterable[AnalysisRow] = ()) -> None:
+        self.row = row      # kept to rebuild the table from memory (without)
         self.id = row.id
         self.name = row.name
         self.seed = row.seed
@@ -148,6 +149,19 @@ class Table:
                 rows.append(deal)
         return rows
 
+    def without(self, rows: Sequence[EventRow]) -> "Table":
+        """This table rebuilt from its own log less ``rows``, the newest events
+        (those of an action that could not be stored), with nothing read from
+        the database: as it was before that action."""
+        dropped = {row.seq for row in rows}
+        events = [e for log in self.hands for e in log.events if e.seq not in dropped]
+        seats = [SeatRow(table_id=self.id, seat=seat.name, player=p.player, level=p.level,
+                         token_hash=p.token_hash, joined=p.joined) for seat, p in self.players.items()]
+        table = Table(self.row, seats, events)
+        for old, new in zip(self.hands, table.hands):
+            new.dd, new.dd_status = old.dd, old.dd_status
+        return table
+
     def _apply(self, kind: str, action: str, seat: Seat | None) -> str:
         # The engine checks turn, phase and legality; the canonical text is what is stored.
         assert self.state is not None
@@ -188,14 +202,17 @@ class Table:
 
     def set_analysis(self, hand: int, values: DDValues | None) -> None:
         """Record a finished hand's double-dummy values (``None``: there will be none)."""
+        if not self.is_finished(hand):
+            return      # (a stored analysis of a hand this log does not finish)
         log = self.hands[hand - 1]
         log.dd = values
         log.dd_status = "unavailable" if values is None else "ready"
 
     def review(self, hand: int) -> dict[str, Any]:
         """The review of finished hand ``hand``, with its double-dummy values when known."""
+        state = self.finished_state(hand)   # refuses a hand not over, or none (no_hand)
         log = self.hands[hand - 1]
-        return review(self.finished_state(hand), hand, log.explanations, log.dd, log.dd_status)
+        return review(state, hand, log.explanations, log.dd, log.dd_status)
 
     def last_review(self) -> dict[str, Any] | None:
         return self.review(len(self.session.hands)) if self.session.hands else None

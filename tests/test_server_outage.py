@@ -1,0 +1,86 @@
+"""A database that cannot be written, nor read, while a table is played: the
+table stays at its last stored event (docs/server.md, "memory never runs ahead
+of the database"), and a table whose log cannot be replayed keeps no other
+table from loading."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from flowerbridge import Seat
+from flowerbridge.server.config import ServerConfig
+from flowerbridge.server.manager import Connection, TableManager
+from flowerbridge.server.models import EventRow
+from flowerbridge.server.schemas import CreateTable
+from flowerbridge.server.store import Append, Store, StoreError
+from flowerbridge.server.table import TableError
+
+FOUR_PEOPLE = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2}}
+
+
+def _down(*_args, **_kwargs):
+    raise StoreError("database write failed: connection refused")
+
+
+async def _seated(manager: TableManager, tokens, live, seat: Seat) -> Connection:
+    conn = Connection()
+    await manager.join(conn, live.table.id, tokens[seat], None)
+    return conn
+
+
+def test_server_an_action_that_cannot_be_stored_is_not_kept_in_memory(tmp_path, monkeypatch):
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        first = live.table.actor
+        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        await manager.submit(conns[first], "call", "1A", None)
+        second = live.table.actor
+        # The database goes away: neither the write nor the reload after it works.
+        monkeypatch.setattr(store, "append", _down)
+        monkeypatch.setattr(store, "load", _down)
+        with pytest.raises(TableError) as refused:
+            await manager.submit(conns[second], "call", "Pass", None)
+        assert refused.value.code == "busy"
+        assert (live.table.seq, live.table.actor) == (2, second)
+        # The next player cannot act on top of the call that was not stored.
+        with pytest.raises(Exception, match="out of turn"):
+            await manager.submit(conns[second.next()], "call", "Pass", None)
+        # The database is back: the same call is made, and the log has no gap.
+        monkeypatch.undo()
+        await manager.submit(conns[second], "call", "Pass", None)
+        stored = store.load(live.table.id)
+        assert [(e.seq, e.action) for e in stored.events] == [(1, None), (2, "1A"), (3, "Pass")]
+        assert live.table.seq == 3
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_replay(tmp_path):
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        good, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        bad, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        actor = bad.table.actor
+        # a log with a gap: the first call stored as made by the wrong seat
+        store.append([Append(
+            bad.table.id, [EventRow(table_id=bad.table.id, seq=2, kind="call", hand=1,
+                                    seat=actor.next().name, action="Pass")], None)])
+        await manager.stop()
+
+        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        await again.start()
+        assert good.table.id in again.tables and bad.table.id not in again.tables
+        with pytest.raises(TableError, match="cannot be loaded: its stored log does not replay") as err:
+            await again.get(bad.table.id)
+        assert err.value.code == "no_table"
+        await again.stop()
+
+    asyncio.run(scenario())
