@@ -97,15 +97,22 @@ class RuleOptions:
 
 def _shown(value: Any, limit: int = 40) -> str:
     """``repr(value)``, cut short for an error line."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:
+        return "a list nested too deeply"
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _flatten(value: Any) -> list | None:
+def _flatten(value: Any, depth: int = 3) -> list | None:
+    """The numbers of a (nested) list, or None: not a list of numbers nested at
+    most ``depth`` deep (an option is at most a list of pairs)."""
     if isinstance(value, (list, tuple)):
+        if depth == 0:
+            return None
         out: list = []
         for v in value:
-            inner = _flatten(v)
+            inner = _flatten(v, depth - 1)
             if inner is None:
                 return None
             out.extend(inner)

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, PhaseError, RecordError,
-                          RuleOptions, Seat, Side, parse_cards)
+from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, OptionError, PhaseError,
+                          RecordError, RuleOptions, Seat, Side, parse_cards)
 from flowerbridge.records import replay
 from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
 from flowerbridge.session import Session
@@ -324,3 +324,14 @@ def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
     above, below = text.split("BELOW THE LINE")
     assert f"{'—— 70':<34}   —— 5" in above
     assert f"{'—— 120':<34}   —— 0" in below.split("GAME WINNER")[0]
+
+
+def test_rule_options_a_value_nested_past_a_list_of_pairs_is_refused_cleanly():
+    # However deep the nesting (here far past Python's recursion limit), one
+    # OptionError naming the option, never a RecursionError.
+    deep = 1
+    for _ in range(5000):
+        deep = [deep]
+    for value in ([[[[1, 1]]]], deep):
+        with pytest.raises(OptionError, match="option honor_bright: .* is not a non-negative whole number list"):
+            RuleOptions(honor_bright=value)

@@ -132,6 +132,9 @@ def test_lobby_session_length_in_games(server):
     ({"options": {"undertrick_penalty": -50}}, "undertrick_penalty"),
     ({"stand_in": "nobody"}, "unknown bot level"),
     ({"colour": "red"}, "Extra inputs are not permitted"),
+    ({"options": {"undertrick": 0}}, "unknown option 'undertrick'"),
+    ({"options": {"honor_bright": [[[[[1]]]]]}}, "honor_bright"),
+    ({"name": "a\u0000b"}, "control characters"),
 ])
 def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complaint):
     body = {**table_request({"S": "human", **BOTS3}), **change}
@@ -175,6 +178,10 @@ def test_unknown_table_and_unfinished_hand_are_json_errors(server):
     table_id, _ = south_table(server)
     early = server.api("GET", f"/api/tables/{table_id}/hands/1")
     assert early.status_code == 409 and early.json()["error"]["code"] == "no_hand"
+    # hands not dealt yet, past the session's length, or no hand at all
+    for hand in (2, 8, 9, 0, -1, 10**20):
+        later = server.api("GET", f"/api/tables/{table_id}/hands/{hand}")
+        assert (later.status_code, later.json()["error"]["code"]) == (409, "no_hand"), hand
 
 
 def test_pages_and_static_files_are_served_by_the_same_app(server):

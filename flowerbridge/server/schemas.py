@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator,
+                      model_validator)
 
 from ..errors import FlowerBridgeError
 
@@ -71,6 +72,25 @@ class CreateTable(_Strict):
     length: TableLength = TableLength(hands=8)
     seats: dict[Literal["N", "E", "S", "W"], SeatChoice]
     stand_in: str | None = Field(default=None, max_length=40)
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str | None) -> str | None:
+        if name is not None and not name.isprintable():
+            raise ValueError("a table's name cannot hold control characters")
+        return name
+
+    @field_validator("options")
+    @classmethod
+    def _known_options(cls, options: dict[str, Any] | None) -> dict[str, Any] | None:
+        # A record's unknown keys are ignored (FORMATS.md), but a table made
+        # with a misspelt option would quietly play under the default.
+        from ..options import RuleOptions
+        unknown = sorted(set(options or ()) - set(RuleOptions.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"unknown option {unknown[0]!r}; the options are "
+                             + ", ".join(RuleOptions.__dataclass_fields__))
+        return options
 
     @model_validator(mode="after")
     def _four_seats(self) -> "CreateTable":
