@@ -17,7 +17,7 @@ from .calls import BID, BIDS, PASS, Call, Denomination, parse_call
 from .cards import CARDS, DECK, Card, Kind, Suit, parse_card, parse_cards
 from .contract import Contract
 from .dealing import Deal
-from .errors import (CallSyntaxError, CardCodeError, DealError, FlowerBridgeError,
+from .errors import (BotError, CallSyntaxError, CardCodeError, DealError, FlowerBridgeError,
                      IllegalCallError, IllegalPlayError, OptionError, PhaseError, RecordError)
 from .observation import Observation
 from .options import RuleOptions
@@ -28,7 +28,7 @@ from .state import CallMade, CardPlayed, HandState, Phase, Trick
 __version__ = "0.1.0"
 
 __all__ = [
-    "BID", "BIDS", "CARDS", "DECK", "PASS", "Call", "CallMade", "CallSyntaxError", "Card",
+    "BID", "BIDS", "BotError", "CARDS", "DECK", "PASS", "Call", "CallMade", "CallSyntaxError", "Card",
     "CardCodeError", "CardPlayed", "Contract", "Deal", "DealError", "Denomination",
     "FlowerBridgeError", "HandScore", "HandState", "IllegalCallError", "IllegalPlayError",
     "Kind", "Observation", "OptionError", "Phase", "PhaseError", "RecordError", "RuleOptions",

@@ -61,3 +61,7 @@ class OptionError(FlowerBridgeError):
 
 class RecordError(FlowerBridgeError):
     """A hand, session or text record that cannot be read."""
+
+
+class BotError(FlowerBridgeError):
+    """A bot that failed: it raised, or could not be loaded or built."""

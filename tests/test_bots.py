@@ -61,6 +61,50 @@ def test_an_unknown_bot_is_a_flowerbridge_error(spec):
         load_bot(spec)
 
 
+class SeedKeeper:
+    """A third-party bot that keeps the seed it was built with."""
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def act(self, observation):
+        return observation.legal[0]
+
+
+class FailingBot:
+    def act(self, observation):
+        raise RuntimeError("kaboom")
+
+
+SHARED_BOT = SeedKeeper("one object")
+
+
+def test_a_bots_seed_does_not_hold_the_deals_seed():
+    # The seed a bot is built with never spells out the run's seed (and so,
+    # through Deal.from_seed, the hidden hands), yet names one bot reproducibly.
+    from flowerbridge.bots.base import bot_seed
+    from flowerbridge.lab.play import make_bots
+    seeds = {seat: bot.seed for seat, bot in make_bots("tests.test_bots:SeedKeeper", 20261201, 3).items()}
+    assert len(set(seeds.values())) == 4
+    for seat, seed in seeds.items():
+        assert "20261201" not in seed and seed == bot_seed(20261201, 3, seat.name)
+    assert bot_seed(1, 2) != bot_seed(12) != bot_seed("1", "2", "") and bot_seed(1, 2) == bot_seed("1", "2")
+
+
+def test_a_bot_object_named_by_path_is_copied_for_each_seat():
+    bots = [load_bot("tests.test_bots:SHARED_BOT") for _ in range(4)]
+    assert len({id(b) for b in bots}) == 4 and all(b is not SHARED_BOT for b in bots)
+    assert {b.seed for b in bots} == {"one object"}
+
+
+def test_a_bot_that_raises_is_one_error_naming_its_seat():
+    from flowerbridge.errors import BotError
+    state = HandState(Deal.from_seed(4), Seat.E)
+    with pytest.raises(BotError, match="^the bot at East failed: RuntimeError: kaboom$"):
+        play_hand(state, {s: FailingBot() for s in Seat})
+    assert not state.history      # nothing was applied
+
+
 def test_bots_are_handed_only_the_seats_observation():
     SpyBot.seen = []
     state = play_hand(HandState(Deal.from_seed(5), Seat.N), {s: SpyBot() for s in Seat})

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from flowerbridge import Deal, HandState, Seat, Side
-from flowerbridge.bots.base import load_bot, play_hand
+from flowerbridge.bots.base import bot_seed, load_bot, play_hand
 from flowerbridge.bots.match import IMP_SCALE, imps, run_match
 from flowerbridge.cli import main
 
@@ -26,7 +26,7 @@ def test_imp_scale_has_24_steps_increasing():
 def test_each_board_is_played_twice_with_the_pairs_swapped_and_scored_by_the_rules():
     result = run_match("basic", "random", boards=3, seed=9)
     # Each seat of each table keeps one bot for the whole match, seeded by table and seat.
-    tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=f"9:{t}:{s.name}") for s in Seat}
+    tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=bot_seed(9, t, s.name)) for s in Seat}
               for t, (ns, ew) in enumerate((("basic", "random"), ("random", "basic")), 1)]
     for board in result.results:
         deal = Deal.from_seed(9, board.board)

@@ -10,6 +10,6 @@ bidding system and :func:`~flowerbridge.bots.bidding.explain_call`;
 describes it all.
 """
 
-from .base import BOT_LEVELS, Bot, Decision, RandomBot, decide, load_bot, play_hand
+from .base import BOT_LEVELS, Bot, Decision, RandomBot, ask, bot_seed, decide, load_bot, play_hand
 
-__all__ = ["BOT_LEVELS", "Bot", "Decision", "RandomBot", "decide", "load_bot", "play_hand"]
+__all__ = ["BOT_LEVELS", "Bot", "Decision", "RandomBot", "ask", "bot_seed", "decide", "load_bot", "play_hand"]

@@ -11,6 +11,8 @@ A bot needs only ``act(observation)``. A bot that can say *why* also offers
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import importlib
 import inspect
 import random
@@ -20,7 +22,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from ..calls import Call
 from ..cards import Card
-from ..errors import FlowerBridgeError
+from ..errors import BotError, FlowerBridgeError
 from ..observation import Observation
 from ..seats import SEATS, Seat
 from ..state import HandState
@@ -45,6 +47,26 @@ class Decision:
 
     action: Call | Card
     explanation: str = ""
+
+
+def bot_seed(*parts: Any) -> str:
+    """The seed of one bot, from the run's seed and where the bot sits (a deal,
+    a table, a seat), through SHA-256: the same parts give the same bot, but
+    the bot cannot read the deal's seed back out of its own, as it could out
+    of ``"7:N"`` — and from the deal's seed, the hidden hands."""
+    text = "\x1f".join(str(part) for part in parts)
+    return hashlib.sha256(b"flowerbridge bot\x00" + text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
+    """:func:`decide`, with a bot that raises reported as a :class:`BotError`
+    naming the seat (a bot loaded by path is other people's code)."""
+    try:
+        return decide(bot, observation)
+    except FlowerBridgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- any failure of the bot's, as one line
+        raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
@@ -97,7 +119,8 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
     """A bot from a level name (``random``, ``basic``, ``pimc``) or a ``module:attribute`` path.
 
     The attribute may be a class or factory (called with ``kwargs``) or a bot
-    object. A factory that does not take a keyword (a ``seed``, say) is called
+    object, copied for each call (so that seats never share one bot's state).
+    A factory that does not take a keyword (a ``seed``, say) is called
     without it, so a minimal third-party bot class needs no constructor.
     """
     path = BOT_LEVELS.get(spec, spec)
@@ -112,7 +135,11 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
     if isinstance(target, type) or (callable(target) and not hasattr(target, "act")):
         bot = target(**_accepted(target, kwargs))
     else:
-        bot = target
+        try:
+            bot = copy.deepcopy(target)
+        except Exception as exc:  # noqa: BLE001 -- whatever the object's copy raises
+            raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
+                           f"({type(exc).__name__}): name its class or a factory instead") from None
     if not callable(getattr(bot, "act", None)):
         raise FlowerBridgeError(f"bot {spec!r} has no act(observation) method")
     return bot
@@ -142,7 +169,7 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
         seat = state.actor
         assert seat is not None
         start = time.perf_counter()
-        decision = decide(get(seat), state.observation(seat))
+        decision = ask(get(seat), seat, state.observation(seat))
         elapsed = time.perf_counter() - start
         state.apply(decision.action, seat)
         if on_decision is not None:
@@ -150,4 +177,5 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
     return state
 
 
-__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "decide", "load_bot", "play_hand", "SEATS"]
+__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "ask", "bot_seed", "decide", "load_bot", "play_hand",
+           "SEATS"]

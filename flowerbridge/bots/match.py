@@ -29,7 +29,7 @@ from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import Seat, Side
 from ..state import HandState
-from .base import Bot, Decision, load_bot, play_hand
+from .base import Bot, Decision, bot_seed, load_bot, play_hand
 
 IMP_SCALE = (20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100,
              1300, 1500, 1750, 2000, 2250, 2500, 3000, 3500, 4000)
@@ -178,7 +178,7 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     # seating[table][seat] is the index in ``pairs`` of the bot in that seat.
     seating = ({s: s.side for s in Seat}, {s: 1 - s.side for s in Seat})
     extra = bot_options or {}
-    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=f"{seed}:{t + 1}:{seat.name}", **extra)
+    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, t + 1, seat.name), **extra)
              for seat in Seat} for t in range(2)]
     result = MatchResult(seed, pairs)
     for board in range(1, boards + 1):

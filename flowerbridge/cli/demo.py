@@ -15,14 +15,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..bots import load_bot, play_hand
+    from ..bots import bot_seed, load_bot, play_hand
     from ..dealing import Deal
     from ..render import render_auction, render_score
     from ..seats import SEATS
     from ..session import Session
 
     session = Session(max_hands=args.hands)
-    bots = {seat: load_bot(args.bots, seed=f"{args.seed}:{seat.name}") for seat in SEATS}
+    bots = {seat: load_bot(args.bots, seed=bot_seed(args.seed, seat.name)) for seat in SEATS}
     board = 0
     while not session.is_over:
         board += 1

@@ -30,13 +30,14 @@ class Quit(Exception):
 
 
 def run(args) -> int:
-    from ..bots import load_bot
+    from ..bots import bot_seed, load_bot
     from ..seats import Seat
     from ..session import Session
 
     seat = Seat.parse(args.seat)
-    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-    bots = {s: load_bot(args.bots, seed=f"{seed}:{s.name}") for s in Seat if s is not seat}
+    from . import parse_seed
+    seed = parse_seed(args.seed)
+    bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(max_hands=args.hands)
     table = Table(seat, bots, sys.stdin, sys.stdout)
     try:
@@ -75,7 +76,7 @@ class Table:
 
     def play_hand(self, session, seed) -> None:
         """Deal the session's next hand, play it out and score it."""
-        from ..bots.base import decide
+        from ..bots.base import ask
         from ..dealing import Deal
         from ..render import render_auction, render_score
         from ..state import Phase
@@ -91,7 +92,7 @@ class Table:
             if actor is self.seat:
                 self.human_turn(state)
             else:
-                decision = decide(self.bots[actor], state.observation(actor))
+                decision = ask(self.bots[actor], actor, state.observation(actor))
                 self.report_bot(state, state.apply(decision.action, actor), decision)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
                 self.say(render_auction(state))

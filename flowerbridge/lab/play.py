@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..bots import load_bot
-from ..bots.base import BOT_LEVELS, play_hand
+from ..bots.base import BOT_LEVELS, bot_seed, play_hand
 from ..calls import Denomination
 from ..dealing import Deal
 from ..errors import FlowerBridgeError
@@ -60,7 +60,7 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
     bots = {}
     for seat in SEATS:
         try:
-            bots[seat] = load_bot(spec, seed=f"{seed}/{deal}/{seat.name}")
+            bots[seat] = load_bot(spec, seed=bot_seed(seed, deal, seat.name))
         except TypeError:
             bots[seat] = load_bot(spec)
         except FlowerBridgeError as exc:

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 
-from ..bots.base import Bot
+from ..bots.base import Bot, bot_seed
 from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
@@ -114,7 +114,7 @@ class LiveTable:
         assert level is not None
         bot = self.bots.get((seat, level))
         if bot is None:
-            bot = self.bots[seat, level] = new_bot(level, f"{self.table.seed}:{seat.name}")
+            bot = self.bots[seat, level] = new_bot(level, bot_seed(self.table.seed, seat.name))
         return bot
 
     def presence(self) -> dict[str, Any]:
