@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .errors import RecordError
 from .state import HandState
 
 _TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
@@ -12,6 +13,8 @@ _TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
 def load_any(text: str) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in."""
     stripped = text.lstrip()
+    if not stripped:
+        raise RecordError("the input is empty: no hand record in it")
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
         from .records import HandRecord, parse_json

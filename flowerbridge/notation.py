@@ -375,7 +375,7 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
         if name == "Date" and not _DATE_RE.match(value):
             raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD" (\'?\' for unknown digits)',
                               position=f"line {number}")
-        if name == "Board" and not (value.isdigit() and int(value) >= 1):
+        if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
             raise RecordError(f"tag Board {value!r}: expected a board number from 1",
                               position=f"line {number}")
         extra[name] = value

@@ -17,6 +17,9 @@ from .errors import OptionError
 FINAL_BIDDER = "final-bidder"
 FIRST_NAMED = "first-named"
 DECLARER_RULES = (FINAL_BIDDER, FIRST_NAMED)
+MAX_VALUE = 1_000_000
+"""The largest value an option takes: far past any scoring scale, and small
+enough that a lab's sums over millions of hands stay exact in 64 bits."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class RuleOptions:
             if flat is None or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in flat):
                 raise OptionError(f"option {f.name}: {_shown(value)} is not a non-negative whole number"
                                   + (" list" if isinstance(f.default, tuple) else ""))
+            if any(v > MAX_VALUE for v in flat):
+                raise OptionError(f"option {f.name}: {_shown(value)} is more than {MAX_VALUE:,}")
             if isinstance(f.default, tuple):
                 if _shape(value) != _shape(f.default):
                     raise OptionError(f"option {f.name}: expected the shape of {list(_lists(f.default))}")

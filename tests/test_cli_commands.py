@@ -53,6 +53,19 @@ def test_cli_deal_accepts_words_as_seeds(cli):
     assert first != cli("deal", "--seed", "club day")
 
 
+@pytest.mark.parametrize("command", ["deal", "match", "lab"])
+def test_cli_seed_only_ascii_digits_make_a_number(cli, command, tmp_path):
+    # "²" and "--5" are digits to str.isdigit, not to int(): seeds of their own,
+    # never a traceback; "7" and "007" are the number 7.
+    from flowerbridge.cli import parse_seed
+    assert (parse_seed("7"), parse_seed("007"), parse_seed("-3")) == (7, 7, -3)
+    assert (parse_seed("²"), parse_seed("--5"), parse_seed("1e3")) == ("²", "--5", "1e3")
+    extra = {"deal": [], "match": ["--ns", "random", "--ew", "random", "--boards", "1"],
+             "lab": ["deals", "--n", "1", "--quiet", "--out", str(tmp_path / "out")]}[command]
+    status, out, err = cli(command, "--seed=²", *extra)
+    assert (status, err) == (0, "") and out
+
+
 def test_cli_deal_bad_dealer_is_one_error_line(cli, assert_cli_error):
     assert_cli_error(cli("deal", "--seed", "1", "--dealer", "Q"), r"unknown seat 'Q'")
 
@@ -109,6 +122,24 @@ def test_cli_demo_prints_each_hand_unless_quiet(cli):
 
 def test_cli_demo_unknown_bot_is_one_error_line(cli, assert_cli_error):
     assert_cli_error(cli("demo", "--bots", "nope"), r"unknown bot 'nope'")
+
+
+def test_cli_demo_a_bot_that_raises_is_one_error_line(cli, assert_cli_error):
+    assert_cli_error(cli("demo", "--bots", "tests.test_bots:FailingBot"),
+                     r"the bot at \w+ failed: RuntimeError: kaboom")
+
+
+def test_cli_show_an_empty_file_is_an_error(cli, assert_cli_error, tmp_path):
+    (tmp_path / "empty.json").write_text("  \n")
+    assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"the input is empty")
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "0.5", "100000"])
+def test_cli_solve_memory_bound_out_of_range_is_one_error_line(cli, assert_cli_error, tmp_path,
+                                                              ch16_record, value):
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))
+    assert_cli_error(cli("solve", "--memory-mb", value, str(tmp_path / "h.json")),
+                     r"--memory-mb must be between 1 and 65,536")
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["deal"], ["show"]])

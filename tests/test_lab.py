@@ -273,6 +273,20 @@ def test_lab_unknown_bot_is_one_clear_error(tmp_path, capsys):
 # ------------------------------------------------------------------ report
 
 
+def test_lab_default_folder_stays_in_lab_output_whatever_the_seed(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["lab", "deals", "--n", "1", "--seed", "x/../../escaped", "--workers", "1", "--quiet"]) == 0
+    [folder] = (tmp_path / "lab-output").iterdir()
+    assert folder.name == "seed-x_______escaped" and (folder / "deals.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lab-output"]
+
+
+def test_lab_number_of_deals_is_bounded(tmp_path):
+    with pytest.raises(LabError, match="between 1 and 100,000,000"):
+        run(tmp_path, ["deals"], n=10**11, seed=1, workers=1, chunk_size=1)
+    assert not (tmp_path / "chunks").exists()
+
+
 def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
     out = tmp_path / "rep"
     status = main(["lab", "deals", "play", "variants", "--n", "40", "--seed", "3", "--bots", "random",

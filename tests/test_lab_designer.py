@@ -36,3 +36,17 @@ def test_lab_designer_report_refuses_more_dd_deals_than_deals(tmp_path, capsys):
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2
     assert capsys.readouterr().err.startswith("error: dd deals must be between 0 and")
+
+
+@pytest.mark.parametrize("report, extra, complaint", [
+    ("report", [], "needs a file name with a suffix"),          # its figures' folder would be itself
+    ("r.md", ["play"], "drop analyses"),
+    ("r.md", ["--variant", 'x={"undertrick_penalty": 0}'], "drop --variant"),
+    ("r.md", ["--chunk-size", "5"], "drop --chunk-size"),
+])
+def test_lab_designer_report_refuses_what_it_cannot_honour_before_any_work(tmp_path, capsys,
+                                                                          report, extra, complaint):
+    status = main(["lab", "--designer", str(tmp_path / report), "--n", "4", *extra,
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    assert status == 2 and complaint in capsys.readouterr().err
+    assert not (tmp_path / "run" / "chunks").exists()       # nothing was computed

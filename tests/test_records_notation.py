@@ -243,6 +243,10 @@ def test_notation_loads_wants_exactly_one_hand(random_hand):
     ('[Dealer "S"]', '[Dealer "Q"]', RecordError, r"line 5, tag Dealer: 'Q' is not one of N, E, S, W"),
     ('[Date "2026.11.30"]', '[Date "30/11/2026"]', RecordError, r"line 3: tag Date"),
     ('[Board "16"]', '[Board "0"]', RecordError, r"line 4: tag Board"),
+    ('[Board "16"]', '[Board "²"]', RecordError, r"line 4: tag Board"),       # a digit to isdigit()
+    ('[Board "16"]', '[Board "' + "9" * 5000 + '"]', RecordError, r"line 4: tag Board"),
+    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=" + "9" * 5000, OptionError,
+     r"line 8, tag Options: option undertrick_penalty: '9{30,}… is not"),
     ('[Site "Seoul"]', '[Site "Seoul]', RecordError, r"line 2: malformed tag"),
     ('[Site "Seoul"]', 'Seoul', RecordError, r"line 2: 'Seoul' is neither a tag nor part of"),
     ('[Site "Seoul"]', '[Event "again"]', RecordError, r"line 2: tag Event appears twice"),

@@ -335,3 +335,12 @@ def test_rule_options_a_value_nested_past_a_list_of_pairs_is_refused_cleanly():
     for value in ([[[[1, 1]]]], deep):
         with pytest.raises(OptionError, match="option honor_bright: .* is not a non-negative whole number list"):
             RuleOptions(honor_bright=value)
+
+
+@pytest.mark.parametrize("field, value", [("undertrick_penalty", 10**18), ("five_bright_bonus", 2**63 - 1),
+                                          ("honor_bright", [[4, 2], [4, 1_000_001]])])
+def test_rule_options_values_are_bounded_so_sums_stay_exact(field, value):
+    # (the lab sums scores over millions of hands in 64-bit columns)
+    with pytest.raises(OptionError, match=f"option {field}: .* is more than 1,000,000"):
+        RuleOptions(**{field: value})
+    assert RuleOptions(undertrick_penalty=1_000_000).undertrick_penalty == 1_000_000

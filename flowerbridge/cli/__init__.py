@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from ..errors import FlowerBridgeError
@@ -60,9 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:  # the json module's answer to absurdly deep nesting
         print("error: the input is nested too deeply to read", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("error: out of memory (a smaller --memory-mb or --n may fit)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def parse_seed(text: str) -> int | str:
+    """A ``--seed``: a whole number written in ASCII digits is that number
+    (``7`` and ``007`` deal alike), any other text is a seed of its own."""
+    return int(text) if re.fullmatch(r"-?[0-9]{1,4000}", text) else text
 
 
 def read_text(path: str) -> str:

@@ -21,7 +21,8 @@ def run(args) -> int:
     from ..seats import Seat
     from ..state import HandState
 
-    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    from . import parse_seed
+    seed = parse_seed(args.seed)
     deal = Deal.from_seed(seed, args.board)
     state = HandState(deal, Seat.parse(args.dealer))
     print(dumps(state) if args.json else render_deal(state))

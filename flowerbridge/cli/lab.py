@@ -10,6 +10,7 @@ again after an interruption resumes it.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 
@@ -66,10 +67,19 @@ def parse_variants(specs: list[str]) -> list | None:
 
 
 def run(args) -> int:
-    from ..lab import run_lab
+    from ..lab import LabError, run_lab
+    from . import parse_seed
 
-    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-    out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{seed}"
+    seed = parse_seed(args.seed)
+    if args.designer:
+        given = [name for name, value in (("analyses", args.analyses), ("--variant", args.variant),
+                                          ("--chunk-size", args.chunk_size)) if value]
+        if given:
+            raise LabError(f"--designer runs its own analyses and variants: drop {', '.join(given)}")
+    # the default folder is named after the seed, kept to characters safe in a
+    # file name (a seed such as "x/../.." must not lead out of lab-output)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", str(seed)).replace("..", "__")[:80]
+    out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     progress = not args.quiet and sys.stderr.isatty()
     try:
         if args.designer:

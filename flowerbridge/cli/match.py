@@ -25,7 +25,8 @@ def run(args) -> int:
 
     from ..bots.match import run_match
 
-    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    from . import parse_seed
+    seed = parse_seed(args.seed)
     bot_options = {} if args.samples is None else {"samples": args.samples}
     if sys.stderr.isatty():
         from rich.console import Console

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 
+MAX_MEMORY_MB = 65536   # 64 GB: a bound on a typing slip (or inf), not on the machine
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -37,8 +39,8 @@ def run(args) -> int:
     from . import UsageError, read_text
 
     memory = args.memory_mb
-    if memory is not None and not memory >= 1:
-        raise UsageError("--memory-mb must be at least 1")
+    if memory is not None and not 1 <= memory <= MAX_MEMORY_MB:
+        raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     if args.bridge_file is not None:

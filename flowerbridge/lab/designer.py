@@ -42,6 +42,12 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     """
     if dd_n < 0 or dd_n > n:
         raise LabError(f"dd deals must be between 0 and the number of deals ({n}), not {dd_n}")
+    path = Path(path)
+    # the figures go in a folder named after the report, less its suffix: checked
+    # before the run, not after it
+    if not path.suffix or path.is_dir():
+        raise LabError(f"{path}: the designer's report needs a file name with a suffix, "
+                       "e.g. report.md (its figures go in the folder of the same name)")
     common = dict(seed=seed, bots=bots, workers=workers, ray_address=ray_address, progress=progress)
     study = run_lab(out, ["deals", "play", "variants"], n=n, **common)
     dd_summary = None
@@ -49,7 +55,6 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
         if "dd" not in analyses():
             raise LabError("the double-dummy solver is not installed: use --dd-n 0")
         dd_summary = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common).summaries["dd"]
-    path = Path(path)
     figures = path.with_suffix("")
     figures.mkdir(parents=True, exist_ok=True)
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),

@@ -29,6 +29,9 @@ from ..errors import FlowerBridgeError
 from .base import Analysis, LabError, Params, Table, csv_rows, rows_to_csv, write_atomic
 
 MANIFEST = "lab.json"
+MAX_DEALS = 100_000_000
+"""A run's most deals: past any study (a billion deals of ``deals`` alone is
+days of work), and its plan of chunks always fits in memory."""
 FORMAT = "flowerbridge-lab"
 
 
@@ -278,8 +281,8 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         if name not in known:
             hint = " (the double-dummy solver is not available)" if name == "dd" else ""
             raise LabError(f"unknown analysis {name!r}{hint}: use " + ", ".join(known))
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise LabError(f"the number of deals must be at least 1, not {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_DEALS:
+        raise LabError(f"the number of deals must be between 1 and {MAX_DEALS:,}, not {n!r}")
     if chunk_size is not None and chunk_size < 1:
         raise LabError(f"chunk size must be at least 1, not {chunk_size}")
     if workers is not None and workers < 1:
