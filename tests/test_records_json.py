@@ -116,6 +116,15 @@ def test_ruling_r19_session_record_longer_than_its_length_names_the_hand_and_the
         Session.from_dict(data)
 
 
+def test_session_record_with_a_hand_under_other_rule_options_is_refused(ch16_record):
+    # a session is played under one set of rule options (R15 here): a hand
+    # scored under another would put mixed scores on one sheet
+    other = {**ch16_record, "options": {"undertrick_penalty": 0}}
+    data = {**Session().to_dict(), "first_dealer": "S", "hands": [other]}
+    with pytest.raises(RecordError, match=r"^hand 1: played under other rule options"):
+        Session.from_dict(data)
+
+
 def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
     state = replay(ch16_record)
     assert [to_dict(s) for s in load_any(json.dumps(ch16_record))] == [to_dict(state)]
