@@ -459,6 +459,9 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
         seq = south.evaluate("document.body.dataset.seq")
         own.stop(kill=True)
         south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        # a click while the socket is down is not lost in silence
+        south.locator('#bidding button[data-call="Pass"]').click()
+        assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
         own.start()
         south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
                                 timeout=30_000)
@@ -501,3 +504,123 @@ def test_a_double_click_is_refused_as_stale_and_said_so(browser, server):
     assert south_calls.count(call) == 1  # the second click changed nothing
     screenshot(south, "refused-stale")
     assert not south.errors and not north.errors
+
+
+# ------------------------------------------------------------ layout by width
+
+FELT_CARDS = """() => {
+  const felt = document.querySelector('#felt').getBoundingClientRect();
+  const trick = [...document.querySelectorAll('#trick .card')].map((c) => c.getBoundingClientRect());
+  const wrong = [];
+  for (const card of document.querySelectorAll('#felt .seat-box .card[data-code]')) {
+    const r = card.getBoundingClientRect();
+    const where = card.closest('.seat-box').dataset.seat + ' ' + card.dataset.code;
+    if (r.left < felt.left - 1 || r.right > felt.right + 1) wrong.push(where + ': outside the felt');
+    if (r.left < 0 || r.right > innerWidth) wrong.push(where + ': off the screen');
+    for (const t of trick) {
+      if (r.left < t.right - 2 && r.right > t.left + 2 && r.top < t.bottom - 2 && r.bottom > t.top + 2)
+        wrong.push(where + ': over the trick');
+    }
+  }
+  return wrong;
+}"""
+
+
+def mid_trick_table(server):
+    """Four people; East declares 7NT, West is dummy; South has led and dummy
+    followed: North, with 13 cards, is to play."""
+    from flowerbridge.server.testing import Client
+
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+    table_id = created["table"]["id"]
+    clients = {}
+    for seat in "NESW":
+        client = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        client.until(lambda m: m["type"] == "snapshot")
+        clients[seat] = client
+
+    def at(seat, seq):
+        """The seat's client once it has seen the table at ``seq``."""
+        client = clients[seat]
+        if client.seq < seq:
+            client.until(lambda m: client.seq >= seq)
+        return client
+
+    # the deal is seq 1; N deals and passes, E bids 7NT, the others pass
+    for seq, (seat, call) in enumerate(zip("NESWN", ["Pass", "7NT", "Pass", "Pass", "Pass"]), 1):
+        at(seat, seq).send({"type": "call", "call": call, "seq": seq})
+    south = at("S", 6)
+    south.send({"type": "play", "card": south.view["legal"][0], "seq": 6})
+    east = at("E", 7)      # declarer plays the dummy's card
+    east.send({"type": "play", "card": east.view["legal"][0], "seq": 7})
+    at("N", 8)
+    for client in clients.values():
+        client.close()
+    return created
+
+
+@pytest.mark.parametrize("width", [1000, 1024, 1100, 1180, 1280, 768, 600])
+def test_every_card_of_the_felt_is_on_screen_at_any_width(browser, server, width):
+    # From 1000 px the side panel takes 340 px; a full-size hand in one line, or a
+    # dummy beside the trick, once ran off the felt and off the screen there.
+    created = mid_trick_table(server)
+    for seat in "NES":      # the dummy at the side for North and South, at the top for East
+        page = open_page(browser, server, created["invitations"][seat]["url"],
+                         viewport={"width": width, "height": 900})
+        wait_for_table(page)
+        assert page.locator("#trick .card").count() == 2
+        assert page.evaluate(FELT_CARDS) == [], (seat, width)
+        if seat == "N":     # North's own cards can be clicked
+            assert page.locator("#felt .card.playable").count() >= 1
+        assert not page.errors
+        page.context.close()
+
+
+@pytest.mark.parametrize("clipboard", ["granted", "none"])
+def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser, server, clipboard):
+    # Over plain http on a network address there is no clipboard at all: the link
+    # is then selected for the person to copy, never reported "Copied".
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url)
+    if clipboard == "granted":
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+    else:
+        context.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.select_option("select[name=player_N]", "human")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    north = page.locator('#invitations li[data-link="North"]')
+    url = north.locator("input").input_value()
+    north.locator("button").click()
+    if clipboard == "granted":
+        page.wait_for_function("[...document.querySelectorAll('#invitations button')].some(b => b.textContent === 'Copied')")
+        assert page.evaluate("navigator.clipboard.readText()") == url
+    else:
+        assert north.locator("button").inner_text().startswith("Selected")
+        assert page.evaluate("document.activeElement.value") == url
+        assert page.evaluate("getSelection().toString() || (document.activeElement.selectionEnd - "
+                             "document.activeElement.selectionStart)") in (url, len(url))
+    # "open" leaves the lobby (and the links shown only once) where it is
+    assert north.locator("a").get_attribute("target") == "_blank"
+    context.close()
+
+
+def test_focus_stays_on_the_bidding_box_when_the_page_redraws(browser, server):
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+    north = open_page(browser, server, created["invitations"]["N"]["url"])   # North deals
+    wait_for_table(north)
+    north.wait_for_selector('#bidding button[data-call="1NT"]')
+    north.focus('#bidding button[data-call="1NT"]')
+    # someone else arriving redraws every page (a presence message)
+    watcher = open_page(browser, server, f"/t/{created['table']['id']}")
+    wait_for_table(watcher)
+    north.wait_for_function("document.querySelectorAll('#felt .seat-label').length && "
+                            "document.body.dataset.seq > 0")
+    north.wait_for_timeout(300)
+    assert north.evaluate("document.activeElement.dataset.call") == "1NT"
+    north.keyboard.press("Enter")
+    north.wait_for_function("document.querySelector('table.auction').textContent.includes('1NT')")
+    assert not north.errors and not watcher.errors

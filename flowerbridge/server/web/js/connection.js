@@ -64,12 +64,15 @@ export class TableConnection {
     this.onMessage(message);
   }
 
-  /** Send an action (`{type: "call", call}` or `{type: "play", card}`) for this seat. */
+  /** Send an action (`{type: "call", call}` or `{type: "play", card}`) for this seat;
+   *  false when it could not be sent (the socket is not open). */
   act(action) {
-    this.send({ ...action, seq: this.seq, id: `a${this.nextId++}` });
+    return this.send({ ...action, seq: this.seq, id: `a${this.nextId++}` });
   }
 
   send(message) {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
   }
 }

@@ -51,11 +51,28 @@ function linkItem(label, path) {
   const copy = el("button", {
     type: "button",
     onclick: async () => {
-      await navigator.clipboard?.writeText(url).catch(() => input.select());
-      copy.textContent = "Copied";
+      // The clipboard is there only in a secure context (https, or this
+      // machine): elsewhere, or when the browser refuses, the link is
+      // selected for the person to copy, and the button says so.
+      let copied = false;
+      try {
+        if (navigator.clipboard) {
+          await navigator.clipboard.writeText(url);
+          copied = true;
+        }
+      } catch {
+        copied = false;
+      }
+      if (!copied) {
+        input.focus();
+        input.select();
+      }
+      copy.textContent = copied ? "Copied" : "Selected: copy it (Ctrl+C / ⌘C)";
     },
   }, "Copy");
-  return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", el("a", { href: url }, "open"), " ", copy, input);
+  // "open" in a new tab, so that the lobby keeps the other seats' links (shown once only)
+  const open = el("a", { href: url, target: "_blank", rel: "noopener" }, "open");
+  return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", open, " ", copy, input);
 }
 
 function showInvitations(created) {

@@ -42,7 +42,11 @@ const $ = (id) => document.getElementById(id);
 
 function act(action) {
   state.refusal = null;
-  connection.act(action);
+  if (!connection.act(action)) {
+    // the socket is down: say so rather than let the click vanish
+    state.refusal = "Not connected: that was not sent. Reconnecting… try again once connected.";
+    draw();
+  }
 }
 
 function sendCall(call) {
@@ -231,11 +235,13 @@ function drawTitle() {
     (state.role === "spectator" ? "watching" : SEAT_NAMES[state.seat]);
 }
 
-// Redraw everything from the state; keeps keyboard focus on the cards.
+// Redraw everything from the state; keeps keyboard focus on the cards, and on
+// the bidding box's call that had it (every message redraws the page).
 function draw() {
   if (!state.view) return;
   const focused = document.activeElement;
   const focusedCode = focused?.closest?.("#felt .hand") ? focused.dataset.code : null;
+  const focusedCall = focused?.closest?.("#bidding") ? focused.dataset.call : null;
   if (focusedCode) state.playingByKeyboard = true;
   else if (focused !== document.body) state.playingByKeyboard = false;
   // The last event applied, for people debugging and for the browser tests.
@@ -249,6 +255,10 @@ function draw() {
   if (state.playingByKeyboard) {
     const playable = [...document.querySelectorAll("#felt .card.playable")];
     (playable.find((card) => card.dataset.code === focusedCode) || playable[0])?.focus();
+  }
+  if (focusedCall) {
+    const buttons = [...document.querySelectorAll("#bidding button")];
+    (buttons.find((button) => button.dataset.call === focusedCall) || buttons[0])?.focus();
   }
 }
 
