@@ -215,10 +215,13 @@ class Session:
     def render(self) -> str:
         """The scoresheet as text, laid out like Appendix B."""
         rule = "=" * 49
-        w = 34
+        above = [(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above]
+        below = [(s, f"{p}  (hand {n})") for game in self.games for n, s, p in game.below]
+        # North-South's column is as wide as its longest entry, so East-West's stays in line
+        w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
         lines = [rule, "FLOWER BRIDGE".center(49), rule, "ABOVE THE LINE",
                  f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
-        lines += _columns([(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above], w)
+        lines += _columns(above, w)
         lines.append(f"{'—— ' + str(self.above_total(Side.NS)):<{w}}   {'—— ' + str(self.above_total(Side.EW))}")
         lines += [rule, "BELOW THE LINE", f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
         for game in self.games:

@@ -42,12 +42,28 @@ class AutoPlayer(io.StringIO):
         return options[0] + "\n"
 
 
+class Defender(AutoPlayer):
+    """Passes throughout the auction, then plays as AutoPlayer does."""
+
+    def readline(self, *args) -> str:
+        self.bid_made = True
+        return super().readline(*args)
+
+
+class QuitsAfterTheHand(AutoPlayer):
+    """Plays as AutoPlayer, then quits when asked to go on to the next hand."""
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        return "q\n" if "Press Enter" in self.screen.getvalue()[-80:] else line
+
+
 def _play(monkeypatch, argv: list[str], stdin) -> tuple[int, str]:
     screen = io.StringIO()
     if isinstance(stdin, str):
         stdin = io.StringIO(stdin)
-    elif stdin is AutoPlayer:
-        stdin = AutoPlayer(screen)
+    elif isinstance(stdin, type) and issubclass(stdin, AutoPlayer):
+        stdin = stdin(screen)
     monkeypatch.setattr(sys, "stdin", stdin)
     monkeypatch.setattr(sys, "stdout", screen)
     status = main(["play", *argv])
@@ -72,6 +88,21 @@ def test_play_declarer_plays_the_dummys_cards_and_sees_each_trick_won(monkeypatc
     assert "Dummy (North):" in out
     assert "Card from dummy (North)" in out and "from dummy" in out
     assert "Trick 13 won by" in out
+
+
+def test_play_the_dummy_stays_face_up_from_the_opening_lead_for_a_defender(monkeypatch):
+    # Chapter 9: the dummy is exposed after the opening lead and stays visible
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], Defender)
+    assert status == 0 and "Contract 3 Plains by East" in out
+    after_lead = out.split("Dummy (West):", 1)[1]
+    turns = after_lead.count("Card from your hand")
+    assert turns >= 12 and out.count("Dummy (West):") >= 1 + turns // 2  # at every turn (asked twice: ? first)
+
+
+def test_play_quitting_after_a_hand_prints_the_scoresheet_once(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
+    assert status == 0 and "Session ended." in out
+    assert out.count("FLOWER BRIDGE") == 1
 
 
 def test_play_bot_calls_show_what_they_mean(monkeypatch):

@@ -344,3 +344,12 @@ def test_rule_options_values_are_bounded_so_sums_stay_exact(field, value):
     with pytest.raises(OptionError, match=f"option {field}: .* is more than 1,000,000"):
         RuleOptions(**{field: value})
     assert RuleOptions(undertrick_penalty=1_000_000).undertrick_penalty == 1_000_000
+
+
+def test_ruling_r19_text_scoresheet_keeps_east_west_in_line_beside_a_long_entry():
+    session = Session()
+    session.above += [(1, Side.NS, 100, "1 Bright Animal down 2 × 50"), (1, Side.EW, 5, "honors")]
+    lines = session.render().splitlines()
+    header = next(line for line in lines if line.startswith("NORTH-SOUTH"))
+    row = next(line for line in lines if "down 2" in line)
+    assert row.index("5  honors (hand 1)") == header.index("EAST-WEST")

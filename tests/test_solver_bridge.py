@@ -124,3 +124,7 @@ def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
     assert main(["solve", "--bridge-file", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1
+    for text in ("", "\n\n", "# only a comment\n"):      # no deal at all is an error too
+        path.write_text(text)
+        assert main(["solve", "--bridge-file", str(path)]) == 2
+        assert "no deal in it" in capsys.readouterr().err

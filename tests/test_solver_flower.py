@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import pytest
 
+from flowerbridge import Deal
 from flowerbridge.solver import FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
 
 # ---------------------------------------------------------------- brute force
@@ -463,6 +464,49 @@ def test_memory_bound_is_configurable():
         hands, trump, leader, trick = random_ending(rng)
         assert tiny.card_values(hands, trump, leader, trick)[1] == brute_force_values(hands, trump, leader, trick)
         _ns_tricks.cache_clear()
+
+
+@pytest.mark.parametrize("memory_mb", [float("nan"), float("inf"), 0.5, 1e12, "lots"])
+def test_memory_bound_out_of_range_is_refused_at_once(memory_mb):
+    with pytest.raises(SolverInputError, match="memory_mb must be"):
+        DoubleDummy(FLOWER, memory_mb=memory_mb)
+    with pytest.raises(SolverInputError, match="memory_mb must be"):
+        dd_tables([], FLOWER, memory_mb=memory_mb)
+
+
+def test_dd_tables_memory_bound_holds_for_all_workers_together(monkeypatch):
+    # each worker's table is the bound shared out (at least 1 MB, so a bound of
+    # fewer megabytes than workers runs fewer workers); no more threads than
+    # the deal's 16 entries search one table
+    from flowerbridge.solver import core
+    made = []
+    real = core.DoubleDummy.__init__
+
+    def counting(self, geometry=FLOWER, memory_mb=core.DEFAULT_MEMORY_MB):
+        made.append(float(memory_mb))
+        real(self, geometry, memory_mb)
+
+    monkeypatch.setattr(core.DoubleDummy, "__init__", counting)
+    hands = [[c.index for c in h] for h in Deal.from_seed(3).hands]
+    ref = DoubleDummy(FLOWER).dd_table(hands)
+    made.clear()
+    assert dd_tables([hands], FLOWER, workers=64, memory_mb=3) == [ref]
+    assert made == [3.0] * 3                 # a team of 3 on one 3 MB table
+    made.clear()
+    assert dd_tables([hands], FLOWER, workers=100, memory_mb=256) == [ref]
+    assert len(made) == 16                   # one thread an entry at most
+    made.clear()
+    deals = [[[c.index for c in h] for h in Deal.from_seed(3, b).hands] for b in range(3)]
+    assert dd_tables(deals, FLOWER, workers=2, memory_mb=16)[0] == ref
+    assert made and max(made) <= 8.0
+
+
+def test_solver_takes_hands_as_any_iterables():
+    hands = [[c.index for c in h] for h in Deal.from_seed(4).hands]
+    solver = DoubleDummy(FLOWER)
+    assert solver.dd_table([iter(h) for h in hands]) == solver.dd_table(hands)
+    ending = [h[:2] for h in hands]
+    assert solver.tricks([iter(h) for h in ending], None, 1) == solver.tricks(ending, None, 1)
 
 
 def test_cli_solve_prints_cards_or_table(tmp_path, capsys):

@@ -45,7 +45,7 @@ def run(args) -> int:
             table.play_hand(session, seed)
     except Quit:
         table.say("Session ended.")
-        if session.hands:
+        if session.hands and not table.sheet_shown:
             table.say(session.render())
     return 0
 
@@ -58,6 +58,7 @@ class Table:
         self.bots = bots
         self.stdin = stdin
         self.stdout = stdout
+        self.sheet_shown = False    # the scoresheet is on screen as it stands
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -83,6 +84,7 @@ class Table:
 
         number = len(session.hands) + 1
         state = session.new_hand(Deal.from_seed(seed, number))
+        self.sheet_shown = False
         self.say(f"\n=== Hand {number}: dealer {state.dealer.full_name}; you are "
                  f"{self.seat.full_name} ===")
         while not state.is_over:
@@ -108,6 +110,7 @@ class Table:
         session.add(state)
         self.say(render_score(state))
         self.say(session.render())
+        self.sheet_shown = True
         if not session.is_over:
             self.ask("Press Enter for the next hand (q to quit): ")
 
@@ -145,8 +148,10 @@ class Table:
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
-            if obs.dummy is not None and hand_seat is not self.seat:
-                self.show_holding(f"Dummy ({hand_seat.full_name})", obs.dummy)
+            # the dummy stays face up from the opening lead to the end of the hand
+            dummy = state.contract.dummy
+            if obs.dummy is not None and dummy is not self.seat:
+                self.show_holding(f"Dummy ({dummy.full_name})", obs.dummy)
             whose = "your hand" if hand_seat is self.seat else f"dummy ({hand_seat.full_name})"
             prompt = f"Card from {whose} (e.g. {obs.legal[0].code}; ? lists legal cards): "
         while True:

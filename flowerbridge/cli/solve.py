@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-MAX_MEMORY_MB = 65536   # 64 GB: a bound on a typing slip (or inf), not on the machine
+MAX_WORKERS = 256   # a bound on a slip: a DD table has 16 (Bridge: 20) entries to share out
 
 
 def register(subparsers) -> None:
@@ -36,13 +36,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..solver.core import MAX_MEMORY_MB
     from . import UsageError, read_text
 
     memory = args.memory_mb
     if memory is not None and not 1 <= memory <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}")
     if args.bridge_file is not None:
         if args.file is not None:
             raise UsageError("give either FILE or --bridge-file, not both")
@@ -84,6 +85,9 @@ def _bridge(text: str, args) -> int:
         except PBNError as exc:
             raise UsageError(f"line {number}: {exc}") from None
         lines.append(line)
+    if not lines:
+        raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
+                         "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
     for table in dd_table_many(lines, workers=args.workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB):
         print(json.dumps(table), flush=True)
     return 0

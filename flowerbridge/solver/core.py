@@ -26,6 +26,8 @@ from typing import Iterable, Sequence
 from ._core import Solver as _CoreSolver
 
 DEFAULT_MEMORY_MB = 256
+MAX_MEMORY_MB = 65536
+"""The largest ``memory_mb`` taken (64 GB): a bound on a slip, not on the machine."""
 """Default bound on the transposition tables of one call (all workers together)."""
 
 
@@ -76,6 +78,7 @@ class DoubleDummy:
     """
 
     def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
+        memory_mb = _memory_bound(memory_mb)
         self.geometry = geometry
         self.memory_mb = memory_mb
         self._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, float(memory_mb))
@@ -127,6 +130,7 @@ class DoubleDummy:
 
     def tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come for the side of the seat to move."""
+        hands = [list(h) for h in hands]    # read twice (hands may be iterators)
         ns = self.ns_tricks(hands, trump, leader, trick)
         total = len(list(hands[(leader + len(trick)) % 4]))
         to_move = (leader + len(trick)) % 4
@@ -140,7 +144,8 @@ class DoubleDummy:
     def dd_table(self, hands) -> list[list[int]]:
         """Double-dummy table ``[denomination][declarer]``: tricks for the
         declarer's side when declarer's left-hand opponent leads."""
-        return _declarer_view(self.ns_table(hands), len(list(hands[0])))
+        hands = [list(h) for h in hands]    # read twice (hands may be iterators)
+        return _declarer_view(self.ns_table(hands), len(hands[0]))
 
     def optimal_line(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> list[tuple[int, int, int]]:
         """One line of best play to the end: ``[(seat, card, tricks), ...]``,
@@ -170,6 +175,18 @@ class DoubleDummy:
     def stats(self) -> dict:
         """Search counters of this instance (nodes, table look-ups, ...)."""
         return self._core.stats
+
+
+def _memory_bound(memory_mb: float) -> float:
+    """``memory_mb`` as a float, or a :class:`SolverInputError` (NaN, infinite,
+    below 1 MB or above :data:`MAX_MEMORY_MB`)."""
+    try:
+        value = float(memory_mb)
+    except (TypeError, ValueError):
+        raise SolverInputError(f"memory_mb must be a number of megabytes, not {memory_mb!r}") from None
+    if not 1 <= value <= MAX_MEMORY_MB:     # (NaN compares false)
+        raise SolverInputError(f"memory_mb must be between 1 and {MAX_MEMORY_MB:,}, not {memory_mb!r}")
+    return value
 
 
 def _declarer_view(ns: Sequence[Sequence[int]], total: int) -> list[list[int]]:
@@ -230,6 +247,7 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
     once.  An entry's first guess is, as on one thread, East's value plus
     one for South and the partner's value for West and North when those
     are known, else the estimate (from East's No Trump value where known)."""
+    hands = [list(h) for h in hands]    # read twice (hands may be iterators)
     team = _borrow_team(geometry, memory_mb, workers)
     try:
         packed = team[0].pack(hands)
@@ -266,7 +284,7 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                 done.result()
     finally:
         _give_back(team)
-    return _declarer_view(rows, len(list(hands[0])))
+    return _declarer_view(rows, len(hands[0]))
 
 
 def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
@@ -275,12 +293,18 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     solved by ``workers`` threads at once (the search runs without the GIL):
     one deal a thread, or, given fewer deals than threads (a single deal),
     all threads on each table, searching one transposition table together.
-    ``memory_mb`` bounds all workers' transposition tables together."""
+    ``memory_mb`` bounds all workers' transposition tables together (each
+    worker gets at least 1 MB: a bound below ``workers`` MB runs fewer).
+    No more threads run than there are deals, or, on one deal, entries of
+    its table (4 per denomination)."""
     deals = list(deals)
-    workers = max(1, int(workers))
-    per = max(8.0, float(memory_mb) / workers)
+    memory_mb = _memory_bound(memory_mb)
+    workers = max(1, min(int(workers), int(memory_mb)))
     if workers > 1 and len(deals) < workers:
-        return [_shared_table(d, geometry, workers, max(8.0, float(memory_mb))) for d in deals]
+        team = min(workers, 4 * (geometry.suits + 1))
+        return [_shared_table(d, geometry, team, memory_mb) for d in deals]
+    workers = min(workers, max(1, len(deals)))
+    per = memory_mb / workers
     if workers == 1:
         solver = DoubleDummy(geometry, per)
         return [solver.dd_table(d) for d in deals]
