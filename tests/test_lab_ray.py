@@ -35,3 +35,14 @@ def test_lab_on_ray_matches_local_workers(ray_address, tmp_path):
                 chunk_size=10, workers=1)
     for name in ("deals", "play", "variants"):
         assert (out / f"{name}.csv").read_bytes() == (local.out / f"{name}.csv").read_bytes()
+
+
+def test_lab_ray_address_that_does_not_answer_is_one_error_at_once(tmp_path):
+    # (Ray alone would keep retrying for minutes, printing warnings of its own)
+    import socket
+    from flowerbridge.lab import LabError
+    with socket.socket() as probe:      # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(LabError, match=f"cannot reach the Ray cluster at 127.0.0.1:{port}"):
+        run(tmp_path, ["deals"], n=4, seed=1, ray_address=f"127.0.0.1:{port}")

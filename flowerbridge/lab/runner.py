@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +145,21 @@ def _stop_workers(pool) -> None:
         process.terminate()
 
 
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``host:port`` (or ``ray://host:port``) address must answer a TCP
+    connection: Ray itself keeps retrying an unreachable one for minutes,
+    printing its own warnings. Other addresses (``auto``, ``local``) are
+    Ray's to resolve."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdecimal() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise LabError(f"cannot reach the Ray cluster at {address}: "
+                       f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Iterator[tuple[Chunk, str]]:
     try:
         import ray
@@ -151,6 +167,7 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Iterator[tuple[Ch
         raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
     import logging
 
+    _check_reachable(address)
     connected_here = not ray.is_initialized()
     if connected_here:
         try:
