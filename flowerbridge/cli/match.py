@@ -7,7 +7,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "match", help="play a duplicate match between two bots and report IMPs",
         description="Play each board twice with the pairs swapped, score every hand by the rules "
-                    "and report bot A's (--ns) mean IMPs per board with a 95%% confidence interval. "
+                    "and report bot A's (--ns) mean IMPs per board with a 95% confidence interval. "
                     "Bots are levels (random, basic, pimc) or module:attribute paths. The same "
                     "seed gives the same result.")
     p.add_argument("--ns", required=True, metavar="A", help="bot A: North-South at table 1")

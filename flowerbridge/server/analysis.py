@@ -7,8 +7,9 @@ the player had; both are reported as tricks for the declaring side over the
 whole hand (``docs/protocol.md``, "The review").
 
 The solver is CPU-bound C code that releases the GIL, so it runs in a worker
-thread and the event loop keeps serving the tables meanwhile. It takes from
-seconds to minutes for a hand, mostly on the first tricks; the thread is a
+thread and the event loop keeps serving the tables meanwhile. It takes well
+under a second for most hands, a few seconds for some, mostly on the first
+tricks; the thread is a
 daemon, so stopping the server never waits for an analysis to finish.
 """
 
