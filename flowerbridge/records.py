@@ -5,7 +5,9 @@ Functions mirror :mod:`json`: :func:`loads` / :func:`load` give a
 makes every call and card through :class:`~flowerbridge.state.HandState`, so a
 record the rules reject can never be read, and the first illegal action is
 reported with its position and seat (``play 14 (E): must follow Ribbons …``).
-Keys the format does not know are kept and written back unchanged.
+Keys the format does not know are kept and written back unchanged, at the top
+level and inside ``hands`` (a key there that names no seat); FORMATS.md: never
+an error.
 
 >>> from flowerbridge import Deal, HandState, Seat
 >>> text = dumps(HandRecord(HandState(Deal.from_seed(2), Seat.E)))
@@ -35,15 +37,28 @@ class HandRecord:
 
     state: HandState
     extra: dict[str, Any] = field(default_factory=dict)
+    #: keys of ``hands`` that name no seat, with their values, as read
+    hands_extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: Any, *, options: RuleOptions | None = None) -> "HandRecord":
         """Replay a record given as a dict. ``options`` overrides the record's."""
-        return cls(replay(data, options=options), {k: v for k, v in _require_object(data).items()
-                                                    if k not in KNOWN_KEYS})
+        state = replay(data, options=options)
+        return cls(state, {k: v for k, v in data.items() if k not in KNOWN_KEYS},
+                   {k: v for k, v in data["hands"].items() if _seat_key(k) is None})
 
     def to_dict(self) -> dict[str, Any]:
-        return {**to_dict(self.state), **self.extra}
+        out = to_dict(self.state)
+        out["hands"].update(self.hands_extra)
+        return {**out, **self.extra}
+
+
+def _seat_key(key: Any) -> Seat | None:
+    """The seat a key of ``hands`` names (``N`` or ``north``, any case), or None."""
+    try:
+        return Seat.parse(key)
+    except FlowerBridgeError:
+        return None
 
 
 def _require_object(data: Any) -> Mapping:
@@ -86,10 +101,9 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
         raise RecordError("hands must be an object with keys N, E, S, W")
     normal: dict[str, list[str]] = {}
     for key, cards in hands.items():
-        try:
-            seat = Seat.parse(key)
-        except FlowerBridgeError:
-            raise RecordError(f"hands: unknown seat {key!r}") from None
+        seat = _seat_key(key)
+        if seat is None:
+            continue    # not a seat: kept by HandRecord, never an error (FORMATS.md)
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
         if seat.name in normal:

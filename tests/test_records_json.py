@@ -33,6 +33,16 @@ def test_formats_record_round_trips_byte_for_byte_with_unknown_keys_kept(ch16_re
     assert buffer.getvalue() == text + "\n"
 
 
+def test_formats_unknown_keys_inside_hands_are_kept_never_an_error(ch16_record):
+    hands = {**ch16_record["hands"], "comment": "from the club's dealer", "seen_by": ["N"]}
+    text = records.dumps(HandRecord.from_dict({**ch16_record, "hands": hands}))
+    record = records.loads(text)
+    assert record.hands_extra == {"comment": "from the club's dealer", "seen_by": ["N"]}
+    assert json.loads(text)["hands"]["comment"] == "from the club's dealer"
+    assert records.dumps(record) == text
+    assert replay({**ch16_record, "hands": hands}).deal == replay(ch16_record).deal
+
+
 def test_formats_undealt_is_optional(ch16_record):
     assert "undealt" not in ch16_record
     assert len(replay(ch16_record).deal.undealt) == 8
@@ -59,12 +69,16 @@ def test_records_options_argument_overrides_the_record(ch16_record):
 
 @pytest.mark.parametrize("data, pattern", [
     ({"dealer": "N", "hands": [], "auction": []}, r"hands must be an object"),
-    ({"dealer": "N", "hands": {"Q": []}}, r"hands: unknown seat 'Q'"),
     ({"dealer": 1, "hands": {}}, r"dealer must be one of"),
 ])
 def test_records_malformed_structures(data, pattern):
     with pytest.raises(RecordError, match=pattern):
         replay(data)
+
+
+def test_records_a_hands_object_without_a_seat_names_the_missing_seat():
+    with pytest.raises(FlowerBridgeError, match=r"hands: missing seat N"):
+        replay({"dealer": "N", "hands": {"Q": []}})
 
 
 @pytest.mark.parametrize("key", ["auction", "play"])
