@@ -272,3 +272,21 @@ def test_pimc_is_deterministic_for_a_seed():
     obs = state.observation(state.actor)
     picks = {PimcBot(seed="x", samples=6).decide(obs) for _ in range(2)}
     assert len(picks) == 1
+
+
+def test_pimc_time_budget_none_solves_every_world_and_decides_as_with_the_cap():
+    state = _hand_in_play(1, 24)
+    obs = state.observation(state.actor)
+    uncapped = PimcBot(seed=1, samples=4, time_budget=None)
+    decision = uncapped.decide(obs)
+    assert decision == PimcBot(seed=1, samples=4).decide(obs)
+    assert uncapped.budget_hits == 0 and "best in 4 sampled worlds" in decision.explanation
+
+
+def test_lab_plays_pimc_without_its_time_cap_so_runs_reproduce_on_any_machine():
+    from flowerbridge.lab.play import make_bots
+
+    for spec in ("pimc", "flowerbridge.bots.pimc:PimcBot"):
+        bots = make_bots(spec, 7, 3)
+        assert all(isinstance(b, PimcBot) and b.time_budget is None for b in bots.values())
+    assert load_bot("pimc").time_budget == 30.0

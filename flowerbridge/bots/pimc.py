@@ -17,7 +17,8 @@ Settings:
 * ``time_budget`` (default 30 s) — a safety cap, not a setting of play: when the
   worlds of one decision take longer, the remaining ones are skipped and
   :attr:`PimcBot.budget_hits` counts it (the benchmark reports it; a hit
-  makes that decision depend on the machine's speed).
+  makes that decision depend on the machine's speed). ``None``: no cap, as
+  the lab plays it, whose runs must reproduce on any machine.
 * ``workers`` (default: the machine's cores) — threads that deal and solve
   worlds; the solver releases the GIL, so one thread's solving runs beside
   another's dealing or solving.
@@ -83,7 +84,7 @@ class PimcBot(BasicBot):
     name = "pimc"
 
     def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 10,
-                 time_budget: float = 30.0, workers: int | None = None) -> None:
+                 time_budget: float | None = 30.0, workers: int | None = None) -> None:
         super().__init__(seed)
         self.decisions = 0
         self.samples = samples
@@ -125,13 +126,14 @@ class PimcBot(BasicBot):
             world = sampler.sample(random.Random(f"pimc:{self.seed}:{self.decisions}:{number}"))
             return world_values({**visible, **world.hands}, k.trump, leader, trick)
 
-        deadline = time.perf_counter() + self.time_budget
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         futures = [_pool(self.workers).submit(solve, i) for i in range(self.samples)]
         totals: dict[int, int] = {}
         solved = 0
         for future in futures:
             try:
-                values = future.result(timeout=max(0.0, deadline - time.perf_counter()))
+                values = future.result(timeout=None if deadline is None
+                                       else max(0.0, deadline - time.perf_counter()))
             except FuturesTimeout:
                 self.budget_hits += 1
                 for f in futures:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..bots import load_bot
 from ..bots.base import BOT_LEVELS, bot_seed, play_hand
+from ..bots.pimc import PimcBot
 from ..calls import Denomination
 from ..dealing import Deal
 from ..errors import FlowerBridgeError
@@ -65,6 +66,10 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
             bots[seat] = load_bot(spec)
         except FlowerBridgeError as exc:
             raise LabError(str(exc)) from None
+        if isinstance(bots[seat], PimcBot):
+            # its 30 s safety cap would make a decision depend on the machine's
+            # load (a busy cluster node): a lab run must reproduce anywhere
+            bots[seat].time_budget = None
     return bots
 
 
