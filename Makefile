@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.install-stamp
 
-.PHONY: install test run bench clean
+.PHONY: install lint test run bench clean
 
 install: $(STAMP)
 
@@ -20,7 +20,12 @@ $(STAMP): pyproject.toml setup.py $(CORE)
 		'plain build (the profile-guided one fell back or was skipped: docs/solver.md, Build)')"
 	touch $(STAMP)
 
-test: install
+# style and mistakes (ruff) and types (mypy), configured in pyproject.toml
+lint: install
+	$(BIN)/ruff check flowerbridge tests benchmarks
+	$(BIN)/mypy
+
+test: install lint
 	$(BIN)/python -m pytest
 
 run: install
@@ -33,4 +38,4 @@ bench: install
 		$(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

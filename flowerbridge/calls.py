@@ -92,6 +92,13 @@ class Call:
         return self.denomination is not None
 
     @property
+    def strain(self) -> Denomination:
+        """A bid's denomination; a pass has none (``ValueError``)."""
+        if self.denomination is None:
+            raise ValueError("a pass has no denomination")
+        return self.denomination
+
+    @property
     def tricks_required(self) -> int:
         """Tricks the bid promises: level + 6 (Chapter 7)."""
         return self.level + 6

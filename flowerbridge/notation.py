@@ -341,12 +341,12 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     auction_dealer = _tag_value(block, "Auction", _parse_seat)
     if auction_dealer is not None and auction_dealer is not dealer:
         raise RecordError(f"tag Auction names {auction_dealer}, but the dealer is {dealer}",
-                          position=f"line {block.get('Auction')[0]}")
+                          position=f"line {block.require('Auction')[0]}")
     _replay(block.sections["Auction"], state.call)
 
     leader = _tag_value(block, "Play", _parse_seat)
     if leader is not None:
-        where = f"line {block.get('Play')[0]}"
+        where = f"line {block.require('Play')[0]}"
         if state.contract is None:
             raise RecordError("tag Play, but the auction has not made a contract", position=where)
         if leader is not state.contract.opening_leader:

@@ -147,8 +147,9 @@ class HandState:
         """Who decides the next action: declarer on the dummy's turn (Chapter 8)."""
         if self.phase.is_over:
             return None
-        if self.phase is Phase.PLAY and self._turn is self.contract.dummy:
-            return self.contract.declarer
+        contract = self.contract
+        if self.phase is Phase.PLAY and contract is not None and self._turn is contract.dummy:
+            return contract.declarer
         return self._turn
 
     @property
@@ -374,7 +375,7 @@ class HandState:
         """Make a call or play a card, whichever the phase calls for."""
         if self.phase is Phase.AUCTION or isinstance(action, Call):
             return self.call(action, seat)  # type: ignore[arg-type]
-        return self.play(action, seat)  # type: ignore[arg-type]
+        return self.play(action, seat)
 
     def undo(self) -> Event:
         """Take back the last call or card, restoring the state before it."""

@@ -94,6 +94,13 @@ def test_ch7_bid_ranking(higher, lower):
     assert parse_call(higher) > parse_call(lower)
 
 
+def test_ch7_a_bid_names_a_denomination_and_a_pass_none():
+    assert [b.strain for b in BIDS[:4]] == list(Denomination)
+    assert PASS.is_pass and PASS.denomination is None
+    with pytest.raises(ValueError, match="a pass has no denomination"):
+        _ = PASS.strain
+
+
 def test_ch4_denomination_order():
     assert Denomination.P < Denomination.R < Denomination.A < Denomination.NT
     assert [b.text for b in BIDS[:5]] == ["1P", "1R", "1A", "1NT", "2P"]

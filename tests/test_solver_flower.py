@@ -300,7 +300,7 @@ def test_optimal_line_achieves_the_solved_value():
         # replay the line: the side to move really takes that many tricks
         won = 0
         cur_leader, cur = leader, list(trick)
-        for s, card, _ in line:
+        for _seat, card, _ in line:
             cur.append(card)
             if len(cur) == 4:
                 win = 0

@@ -86,8 +86,8 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
     pool = side_suits or legal
     if not declaring:
-        partner_suits = [call.denomination.trump for s, call in k.obs.auction
-                         if s is k.hand_seat.partner and call.is_bid and call.denomination.trump is not None]
+        partner_suits = [call.strain.trump for s, call in k.obs.auction
+                         if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
         for suit in reversed(partner_suits):
             held = [c for c in pool if c.suit is suit]
             if held:

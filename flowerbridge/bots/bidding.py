@@ -226,7 +226,7 @@ class Context:
         """The lowest level at which ``strain`` may be bid now (8 when none)."""
         if self.last_bid is None:
             return 1
-        return self.last_bid.level + (1 if strain <= self.last_bid.denomination else 0)
+        return self.last_bid.level + (1 if strain <= self.last_bid.strain else 0)
 
     def fit(self, facts: HandFacts) -> Denomination | None:
         """The partnership's strain: the suit where this hand and partner's
@@ -421,7 +421,7 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
             if opening is None:
                 opening = (seat, call)
             last_bid = call
-            strains[seat].append(call.denomination)
+            strains[seat].append(call.strain)
             bids_by_side[seat.side] += 1
     return contexts
 

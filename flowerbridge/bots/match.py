@@ -176,7 +176,8 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
         raise FlowerBridgeError(f"a match needs at least 1 board, not {boards}")
     pairs = (PairStats(ns), PairStats(ew))
     # seating[table][seat] is the index in ``pairs`` of the bot in that seat.
-    seating = ({s: s.side for s in Seat}, {s: 1 - s.side for s in Seat})
+    seating: tuple[dict[Seat, int], dict[Seat, int]] = (
+        {s: int(s.side) for s in Seat}, {s: 1 - s.side for s in Seat})
     extra = bot_options or {}
     bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, t + 1, seat.name), **extra)
              for seat in Seat} for t in range(2)]

@@ -120,6 +120,7 @@ class PimcBot(BasicBot):
         obs = k.obs
         trick = tuple(c for _, c in obs.current_trick)
         leader = obs.current_trick[0][0] if obs.current_trick else obs.turn
+        assert leader is not None  # a card is asked for only while the play goes on
         visible = k.visible
 
         def solve(number: int) -> dict[int, int]:

@@ -32,7 +32,8 @@ def register(subparsers) -> None:
     p.add_argument("--variant", action="append", metavar="NAME=JSON", default=[],
                    help="a rule set to compare, e.g. strict='{\"undertrick_penalty\": 0}'; "
                         "repeat for more (the default rules are always included first)")
-    p.add_argument("--chunk-size", type=int, help="deals per unit of work (default per analysis, or the size the folder was begun with)")
+    p.add_argument("--chunk-size", type=int,
+                   help="deals per unit of work (default per analysis, or the size the folder was begun with)")
     p.add_argument("--designer", metavar="PATH",
                    help="write the designer's report (Markdown, figures in a folder beside it) "
                         "from deals, play and variants over N deals")

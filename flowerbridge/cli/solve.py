@@ -59,7 +59,8 @@ def run(args) -> int:
     state = HandRecord.from_dict(parse_json(text)).state
     if args.table or state.contract is None:
         [table] = dd_table_many([state.deal], workers=args.workers, memory_mb=memory or DEFAULT_MEMORY_MB)
-        out = {"table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
+        out: dict[str, object] = {
+            "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
         if state.to_play is None:
             raise UsageError("the play is over: no card left to solve")

@@ -39,7 +39,7 @@ COLUMNS = {"deal": int, "dealer": str, **TRICK_COLUMNS, **SIDE_COLUMNS}
 
 # Denomination and level of each bid by its order, with a last entry for "no
 # contract" so that an order of -1 (passed out) indexes it.
-BID_DENOM = np.array([int(b.denomination) for b in BIDS] + [-1])
+BID_DENOM = np.array([int(b.strain) for b in BIDS] + [-1])
 BID_LEVEL = np.array([b.level for b in BIDS] + [0])
 
 
@@ -89,7 +89,7 @@ def _value_table(options: RuleOptions) -> np.ndarray:
     """Net score to the declaring side by [bid order, tricks taken], honors aside."""
     values = np.zeros((len(BIDS), 14), dtype=np.int64)
     for bid in BIDS:
-        contract = Contract(bid.level, bid.denomination, Seat.N)
+        contract = Contract(bid.level, bid.strain, Seat.N)
         for taken in range(14):
             score = score_contract(contract, (taken, 13 - taken), ([], []), options)
             values[bid.order, taken] = score.total(Side.NS) - score.total(Side.EW)

@@ -230,8 +230,8 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
     # A handful of double-dummy deals illustrates; it does not decide.
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
-    if play_gap is not None or dd_gap is not None:
-        gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
+    gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
+    if gap is not None:
         tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
         found = []
         if dd_gap is not None:

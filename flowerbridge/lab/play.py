@@ -61,15 +61,16 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
     bots = {}
     for seat in SEATS:
         try:
-            bots[seat] = load_bot(spec, seed=bot_seed(seed, deal, seat.name))
+            bot = load_bot(spec, seed=bot_seed(seed, deal, seat.name))
         except TypeError:
-            bots[seat] = load_bot(spec)
+            bot = load_bot(spec)
         except FlowerBridgeError as exc:
             raise LabError(str(exc)) from None
-        if isinstance(bots[seat], PimcBot):
+        if isinstance(bot, PimcBot):
             # its 30 s safety cap would make a decision depend on the machine's
             # load (a busy cluster node): a lab run must reproduce anywhere
-            bots[seat].time_budget = None
+            bot.time_budget = None
+        bots[seat] = bot
     return bots
 
 

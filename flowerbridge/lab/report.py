@@ -12,7 +12,7 @@ import base64
 import html
 import io
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, SupportsFloat
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -119,6 +119,8 @@ def render_html(title: str, intro: str, sections: Sequence[Section]) -> str:
     return "\n".join(parts)
 
 
-def pct(part: float, whole: float) -> float:
-    """``part`` as a percentage of ``whole`` (0 when there is no whole)."""
-    return 100.0 * part / whole if whole else 0.0
+def pct(part: SupportsFloat, whole: SupportsFloat) -> float:
+    """``part`` as a percentage of ``whole`` (0 when there is no whole); NumPy
+    counts are welcome."""
+    whole = float(whole)
+    return 100.0 * float(part) / whole if whole else 0.0

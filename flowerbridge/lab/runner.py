@@ -24,7 +24,7 @@ import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Generator, Mapping, Sequence
 
 from ..errors import FlowerBridgeError
 from .base import Analysis, LabError, Params, Table, csv_rows, rows_to_csv, write_atomic
@@ -100,12 +100,16 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _serial(jobs: Sequence[tuple[Chunk, tuple]]) -> Iterator[tuple[Chunk, str]]:
+Results = Generator[tuple[Chunk, str], None, None]
+"""Each chunk with its computed text, as the chunks are done; closed when abandoned."""
+
+
+def _serial(jobs: Sequence[tuple[Chunk, tuple]]) -> Results:
     for chunk, args in jobs:
         yield chunk, compute_chunk(*args)
 
 
-def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Iterator[tuple[Chunk, str]]:
+def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -160,7 +164,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
                        f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Iterator[tuple[Chunk, str]]:
+def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
     try:
         import ray
     except ImportError:
@@ -267,8 +271,8 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
         before = recorded["analyses"].get(name)
         if chunk_size is None:
             kept = before.get("chunk_size") if isinstance(before, dict) else None
-            usable = isinstance(kept, int) and not isinstance(kept, bool) and kept >= 1
-            chunk_size = kept if usable else defaults[name]
+            chunk_size = kept if isinstance(kept, int) and not isinstance(kept, bool) and kept >= 1 \
+                else defaults[name]
         entry = {"params": params, "chunk_size": chunk_size}
         if before is not None and before != entry:
             raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(before)}): "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import cast
 
 from ..dealing import HAND_SIZE
 from ..state import HandState
@@ -45,7 +46,7 @@ async def run(state: HandState) -> DDValues | None:
         if error is not None:
             done.set_exception(error)
         else:
-            done.set_result(result)
+            done.set_result(cast(DDValues, result))  # given whenever error is None
 
     def work() -> None:
         try:
@@ -73,18 +74,19 @@ def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
     replay = HandState(state.deal, state.dealer, state.options)
     for event in state.calls:
         replay.call(event.call)
-    for event in state.plays[:first]:
-        replay.play(event.card)
+    for played in state.plays[:first]:
+        replay.play(played.card)
     solver = DoubleDummy()  # its own transposition table: one analysis per thread
     out: list[tuple[int, int]] = []
-    for event in state.plays[first:]:
+    for played in state.plays[first:]:
         values = position_values(replay, solver)
         # The solver counts tricks for the side to play, from the trick in progress on.
+        assert replay.turn is not None
         ours = replay.turn.side is contract.side
         won = replay.tricks_won[contract.side]
         left = HAND_SIZE - len(replay.tricks)
-        played, best = values[event.card], max(values.values())
-        out.append((won + (played if ours else left - played), won + (best if ours else left - best)))
-        replay.play(event.card)
+        value, best = values[played.card], max(values.values())
+        out.append((won + (value if ours else left - value), won + (best if ours else left - best)))
+        replay.play(played.card)
     return out
 

@@ -19,7 +19,7 @@ import logging
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 from ..bots.base import Bot, bot_seed
 from ..cards import Card
@@ -30,7 +30,7 @@ from . import analysis
 from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
-from .schemas import CreateTable
+from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
 from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
@@ -185,7 +185,7 @@ class TableManager:
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
         for seat in SEATS:
-            choice = request.seats[seat.name]
+            choice = request.seats[cast(SeatName, seat.name)]
             if choice.player == BOT:
                 players[seat] = SeatPlayer(BOT, check_level(choice.level, f"seats.{seat.name}"))
             else:

@@ -10,7 +10,7 @@ See ``docs/protocol.md``.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Mapping, Sequence, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator,
                       model_validator)
@@ -64,13 +64,16 @@ class TableLength(_Strict):
         return self
 
 
+SeatName = Literal["N", "E", "S", "W"]
+
+
 class CreateTable(_Strict):
     """``POST /api/tables``: a new table's name, rule options, length and seats."""
 
     name: str | None = Field(default=None, max_length=60)
     options: dict[str, Any] | None = None
     length: TableLength = TableLength(hands=8)
-    seats: dict[Literal["N", "E", "S", "W"], SeatChoice]
+    seats: dict[SeatName, SeatChoice]
     stand_in: str | None = Field(default=None, max_length=40)
 
     @field_validator("name")
@@ -178,7 +181,7 @@ def error_code(exc: FlowerBridgeError, default: str) -> str:
     return getattr(exc, "code", default)
 
 
-def describe(errors: list[dict[str, Any]]) -> str:
+def describe(errors: Sequence[Mapping[str, Any]]) -> str:
     """Pydantic's errors as one line: ``call: Field required; seq: ...``.
 
     The first part of each location is dropped: the message's ``type`` for a

@@ -78,7 +78,7 @@ class Table:
         for event in events:
             self._replay(event)
         for analysis in analyses:
-            self.set_analysis(analysis.hand, [tuple(pair) for pair in analysis.values])
+            self.set_analysis(analysis.hand, [(a, b) for a, b in analysis.values])
 
     # ----------------------------------------------------------- creation
 
@@ -171,11 +171,14 @@ class Table:
 
     def _replay(self, row: EventRow) -> None:
         if row.kind == "deal":
+            assert row.detail is not None   # a deal's row holds its hands
             deal = Deal.from_hands(row.detail["hands"], row.detail["undealt"])
             self.state = self.session.new_hand(deal)
             self.hands.append(HandLog())
             self._record(row, None)
             return
+        # a call's or a card's row names its action and seat, after a deal's
+        assert row.action is not None and row.seat is not None and self.state is not None
         self._apply(row.kind, row.action, Seat[row.seat])
         self._record(row, (row.detail or {}).get("explanation"))
         if self.state.is_over:
@@ -258,6 +261,7 @@ class Table:
         messages = []
         for row in events:
             if row.kind != "deal":
+                assert row.action is not None
                 state.apply(row.action)
             if row.seq > since:
                 messages.append(self.event_message(row, state, role))

@@ -218,6 +218,7 @@ class Client:
         not passed out."""
         if not self.my_turn:
             self.until(lambda m: self.my_turn, timeout)
+        assert self.view is not None
         self.send({"type": "call", "call": self.view["legal"][1], "seq": self.seq})
 
     def close(self) -> None:
@@ -298,6 +299,7 @@ def visible_codes(record: dict[str, Any], role: str | None, view: dict[str, Any]
         auction = _dealt(record)
         for call in record["auction"]:
             auction.call(call)
+        assert auction.contract is not None   # a record with plays has a contract
         seen |= set(record["hands"][auction.contract.dummy.name])
     return frozenset(seen)
 

@@ -21,7 +21,7 @@ Role = Seat | None
 """Whom a message is for: a seat, or ``None`` for spectators."""
 
 # The observation fields private to its seat: its cards and the choices it has.
-_PRIVATE = {"seat": None, "hand": [], "legal": []}
+_PRIVATE: dict[str, Any] = {"seat": None, "hand": [], "legal": []}
 
 
 def view(state: HandState, role: Role) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def _card_entry(card: Card) -> dict[str, Any]:
 
 _CATALOGUE_ORDER: tuple[Card, ...] = tuple(sorted(CARDS, key=lambda c: -c.index))
 
-DDValues = Sequence[tuple[int, int] | None]
+DDValues = Sequence[tuple[int, int]]
 """Per card played, in order: (tricks for declarer's side after it, the same
 after the player's best card), as computed by the double-dummy solver."""
 

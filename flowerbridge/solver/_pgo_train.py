@@ -33,6 +33,7 @@ def load(path: str):
     # the module's init function is named after the last part of its name
     loader = importlib.machinery.ExtensionFileLoader("_core", path)
     spec = importlib.util.spec_from_file_location("_core", path, loader=loader)
+    assert spec is not None
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module

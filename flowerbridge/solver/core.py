@@ -21,7 +21,7 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 from ._core import Solver as _CoreSolver
 
@@ -284,7 +284,8 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                 done.result()
     finally:
         _give_back(team)
-    return _declarer_view(rows, len(hands[0]))
+    # every entry is filled once the workers are done
+    return _declarer_view(cast("list[list[int]]", rows), len(hands[0]))
 
 
 def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
