@@ -51,7 +51,9 @@ class RuleOptions:
             value = getattr(self, f.name)
             if f.name == "declarer":
                 continue
-            flat = _flatten(value)
+            # a list where one number belongs (or a number where a list does)
+            # fails the shape checks below; a list for a number is caught here
+            flat = _flatten(value) if isinstance(f.default, tuple) else [value]
             if flat is None or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in flat):
                 raise OptionError(f"option {f.name}: {_shown(value)} is not a non-negative whole number"
                                   + (" list" if isinstance(f.default, tuple) else ""))

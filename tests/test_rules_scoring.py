@@ -337,6 +337,14 @@ def test_rule_options_a_value_nested_past_a_list_of_pairs_is_refused_cleanly():
             RuleOptions(honor_bright=value)
 
 
+@pytest.mark.parametrize("field", ["undertrick_penalty", "five_bright_bonus", "ten_bright_bonus", "game_points"])
+def test_rule_options_a_number_option_given_as_a_list_is_refused(field):
+    # (accepted, it failed only when a hand was scored: a table that could never score)
+    for value in ([1], [[1]], (1,)):
+        with pytest.raises(OptionError, match=f"option {field}: .* is not a non-negative whole number$"):
+            RuleOptions.from_dict({field: value})
+
+
 @pytest.mark.parametrize("field, value", [("undertrick_penalty", 10**18), ("five_bright_bonus", 2**63 - 1),
                                           ("honor_bright", [[4, 2], [4, 1_000_001]])])
 def test_rule_options_values_are_bounded_so_sums_stay_exact(field, value):
