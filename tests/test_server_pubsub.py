@@ -18,6 +18,9 @@ class Inbox:
     def send(self, message: str) -> None:
         self.received.append(json.loads(message))
 
+    def drop(self, code: int) -> None:
+        self.received.append({"dropped": code})
+
 
 def test_each_subscriber_gets_its_roles_rendering_rendered_once_per_role():
     broker = MemoryBroker()
@@ -48,3 +51,20 @@ def test_unsubscribed_connections_hear_nothing_more():
     assert broker.unsubscribe("table", inbox) is False
     broker.publish("table", Broadcast.same({"type": "presence"}))
     assert inbox.received == [] and broker.subscribers("table") == frozenset()
+
+
+def test_a_rendering_that_fails_drops_its_roles_subscribers_and_the_publisher_goes_on():
+    # (a bot's loop publishes: a bug in one role's view must not stop the table)
+    broker = MemoryBroker()
+    north, east = Inbox(Seat.N), Inbox(Seat.E)
+    broker.subscribe("table", north)
+    broker.subscribe("table", east)
+
+    def render(role):
+        if role is Seat.N:
+            raise TypeError("a bug in North's view")
+        return [{"for": role.name}]
+
+    broker.publish("table", Broadcast(render))
+    assert north.received == [{"dropped": 1011}]
+    assert east.received == [{"for": "E"}]

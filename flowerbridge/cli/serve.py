@@ -24,6 +24,10 @@ def register(subparsers) -> None:
                         "'never' to wait for them (default 60)")
     p.add_argument("--no-analysis", action="store_true",
                    help="skip the double-dummy values in the reviews of finished hands")
+    p.add_argument("--max-tables", type=_count, default=1000, metavar="N",
+                   help="tables open at once, at most (default 1000)")
+    p.add_argument("--tables-per-minute", type=_count, default=30, metavar="N",
+                   help="tables one address may create a minute (default 30)")
     p.set_defaults(func=run)
 
 
@@ -39,7 +43,8 @@ def run(args) -> int:
     store = Store(database)
     store.migrate()  # here, so that a bad database is one error line, not a startup trace
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
-                          replace_after=args.replace_after, analysis=not args.no_analysis)
+                          replace_after=args.replace_after, analysis=not args.no_analysis,
+                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -72,3 +77,9 @@ def _seconds(text: str) -> float:
 
 def _replace_after(text: str) -> float | None:
     return None if text.strip().lower() == "never" else _seconds(text)
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from 1 to 1,000,000")
+    return int(text)

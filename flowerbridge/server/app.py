@@ -22,6 +22,7 @@ from ..options import RuleOptions
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
+from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
 from .manager import TableManager
 from .realtime import table_socket
 from .schemas import CreateTable, describe, error_code
@@ -32,7 +33,7 @@ from .views import card_catalogue
 
 # Table ids are URL-safe base64; anything else names no table.
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
-_STATUS = {"no_table": 404, "no_hand": 409, "busy": 503}
+_STATUS = {"no_table": 404, "no_hand": 409, "busy": 503, "full": 503, "too_many": 429}
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
@@ -60,6 +61,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
                   docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.config = config
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)
 
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
@@ -72,7 +75,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, "not_found" if exc.status_code == 404 else "http",
+        return _error(exc.status_code, {404: "not_found", 413: "too_large"}.get(exc.status_code, "http"),
                       str(exc.detail))
 
     # ------------------------------------------------------------ pages
@@ -105,6 +108,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         """A new table; each person's secret seat token is in the answer, and only there."""
+        if not creations.allow(request.client.host if request.client else None):
+            raise TableError("too_many", f"more than {config.tables_per_minute:g} tables a minute "
+                                         "from this address: wait a little")
         live, tokens = await _manager(request).create(body)
         table_id = live.table.id
         return {"table": live.info(),

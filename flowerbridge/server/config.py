@@ -17,11 +17,20 @@ class ServerConfig:
     each bot action, so people can follow the play. ``replace_after`` is how
     long a person may be away before a stand-in bot takes their seat
     (``None``: never). ``analysis`` turns on the double-dummy values of the
-    review (when the compiled solver is there).
+    review (when the compiled solver is there). ``max_tables`` caps the tables
+    open at once (``503 full`` past it) and ``tables_per_minute`` how fast one
+    address may create them (``429 too_many``); a connection may send
+    ``message_rate`` messages a second, ``message_burst`` at once (more are
+    answered ``too_fast``, unread); see ``docs/server.md``, *Limits*.
     """
 
     database: str | None = None
     bot_delay: float = 0.6
     replace_after: float | None = 60.0
     analysis: bool = True
+    max_tables: int = 1000
+    tables_per_minute: float = 30.0
+    # messages a connection may send: this many a second on average, burst at once
+    message_rate: float = 20.0
+    message_burst: float = 60.0
     web_dir: Path = WEB_DIR

@@ -30,6 +30,7 @@ from . import analysis
 from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
+from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
@@ -45,12 +46,19 @@ MAX_QUEUED = 2000
 BOT_RETRY_SECONDS = 1.0
 
 
+class Snapshot(str):
+    """A snapshot's JSON text: the writer counts them out of the queue."""
+
+
 class Connection:
     """One websocket client: its role at the table and its outgoing queue.
 
     Sending never blocks the table: messages are queued as JSON text and a
     writer task (see :mod:`flowerbridge.server.realtime`) drains the queue.
     ``None`` in the queue asks the writer to close with ``close_code``.
+    ``queued_bytes`` and ``snapshots_queued`` say what waits unsent: a client
+    that lets :data:`MAX_QUEUED` messages or :data:`~.limits.MAX_QUEUED_BYTES`
+    pile up is dropped, and a ``sync`` while a snapshot waits is answered by it.
     """
 
     def __init__(self) -> None:
@@ -59,19 +67,34 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.close_code = 1000
         self.dropped = False
+        self.queued_bytes = 0
+        self.snapshots_queued = 0
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.dropped:
             return
-        if self.queue.qsize() >= MAX_QUEUED:
+        text = message if isinstance(message, str) else json.dumps(message)
+        if self.queue.qsize() >= MAX_QUEUED or self.queued_bytes + len(text) > MAX_QUEUED_BYTES:
             # Too slow to keep up: forget its backlog and close (1008, policy violation);
             # it can reconnect and catch up from a snapshot.
-            self.dropped = True
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.close(1008)
+            self.drop(1008)
             return
-        self.queue.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self.queued_bytes += len(text)
+        self.snapshots_queued += isinstance(text, Snapshot)
+        self.queue.put_nowait(text)
+
+    def sent(self, text: str) -> None:
+        """The writer has taken ``text`` off the queue."""
+        self.queued_bytes -= len(text)
+        self.snapshots_queued -= isinstance(text, Snapshot)
+
+    def drop(self, code: int) -> None:
+        """Send nothing more: forget the backlog and close with ``code``."""
+        self.dropped = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queued_bytes = self.snapshots_queued = 0
+        self.close(code)
 
     def close(self, code: int = 1000) -> None:
         self.close_code = code
@@ -193,6 +216,9 @@ class TableManager:
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
+        if len(await self._db(self.store.table_ids, "playing")) >= self.config.max_tables:
+            raise TableError("full", f"the server has {self.config.max_tables:,} tables open, "
+                                     "its most: try again when one has finished")
         await self._db(self.store.create_table, *rows)
         live = LiveTable(Table(*rows), self.broker)
         self.tables[live.table.id] = live
@@ -245,6 +271,11 @@ class TableManager:
             role = live.table.seat_for_token_hash(token_hash(token))
             if role is None:
                 raise TableError("unauthorized", "this token holds no seat at this table")
+        same = sum(c.role is role for c in live.connections)
+        if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
+            raise TableError("too_many", f"this table has {same} connections "
+                                         + (f"for seat {role.name}" if role is not None else "of spectators")
+                                         + ", its most: close one first")
         async with live.lock:
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
@@ -262,6 +293,8 @@ class TableManager:
         """Send a joined connection what it missed since ``since``, or a snapshot."""
         live = conn.live
         assert live is not None, "sync before join"
+        if conn.snapshots_queued:
+            return  # the snapshot on its way, and the events queued after it, bring it up to date
         async with live.lock:
             self._catch_up(live, conn, since)
 
@@ -269,7 +302,7 @@ class TableManager:
         # Called under the lock, so no live event can slip in between.
         missed = live.table.missed_messages(since, conn.role) if since is not None else None
         if missed is None:
-            conn.send(live.table.snapshot(conn.role, live.info()))
+            conn.send(Snapshot(json.dumps(live.table.snapshot(conn.role, live.info()))))
             last = live.table.last_review()
             if last is not None:
                 self._ensure_analysis(live, last["hand"])

@@ -12,17 +12,24 @@ behind the same three methods.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Callable, Iterable, Protocol
 
 from .views import Role
 
+log = logging.getLogger("flowerbridge.server")
+
 
 class Subscriber(Protocol):
-    """A connection: whom it is for, and a way to queue text for it."""
+    """A connection: whom it is for, a way to queue text for it, and a way to
+    let it go (it may reconnect and catch up from a snapshot)."""
 
     role: Role
 
     def send(self, message: str) -> None:
+        ...
+
+    def drop(self, code: int) -> None:
         ...
 
 
@@ -70,5 +77,11 @@ class MemoryBroker:
     def publish(self, channel: str, broadcast: Broadcast) -> None:
         """Hand every subscriber of ``channel`` the rendering for its role."""
         for subscriber in self.subscribers(channel):
-            for text in broadcast.texts(subscriber.role):
+            try:
+                texts = broadcast.texts(subscriber.role)
+            except Exception:  # a bug in a view: the publisher (a bot's loop) goes on
+                log.exception("channel %s: a message could not be rendered", channel)
+                subscriber.drop(1011)   # it missed an event: it must catch up afresh
+                continue
+            for text in texts:
                 subscriber.send(text)

@@ -14,6 +14,7 @@ import logging
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
+from .limits import TokenBucket
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, Hello, MessageError, PingMessage, PlayMessage, error_code,
                       parse_message)
@@ -23,7 +24,7 @@ log = logging.getLogger("flowerbridge.server")
 
 HELLO_TIMEOUT = 10.0
 # Close codes of the protocol (4000-4999 are the application's).
-CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE = 4400, 4401, 4404
+CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY = 4400, 4401, 4404, 4429
 
 
 def error_message(code: str, message: str, message_id: str | None = None) -> dict:
@@ -40,10 +41,18 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     await websocket.accept()
     conn = Connection()
     writer = asyncio.create_task(_write(websocket, conn))
+    config = websocket.app.state.config
+    bucket = TokenBucket(config.message_rate, config.message_burst)
     try:
         if await _handshake(websocket, conn, manager, table_id):
             while (text := await _receive(websocket)) is not None:
-                await _handle(conn, manager, text)
+                if bucket.allow():
+                    await _handle(conn, manager, text)
+                else:   # refused unread: a flood costs the server no work
+                    conn.send(error_message("too_fast", f"more than {config.message_rate:g} messages "
+                                                        "a second: this one was not read"))
+                # let the other clients' tasks run between one client's messages
+                await asyncio.sleep(0)
     except WebSocketDisconnect:
         pass
     finally:
@@ -71,9 +80,13 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
         await manager.join(conn, table_id, hello.token, hello.since)
     except FlowerBridgeError as exc:
         code = error_code(exc, "bad_message")
-        close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE}.get(
-            code, CLOSE_BAD_HELLO)
+        close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE,
+                 "too_many": CLOSE_TOO_MANY}.get(code, CLOSE_BAD_HELLO)
         _refuse(conn, code, str(exc), close, getattr(exc, "message_id", None))
+        return False
+    except Exception:  # a bug: this client is told, with the close code of a server error
+        log.exception("table %s: join failed", table_id)
+        _refuse(conn, "internal", "the server failed to bring this table up to date (logged)", 1011)
         return False
     return True
 
@@ -122,7 +135,10 @@ async def _write(websocket: WebSocket, conn: Connection) -> None:
     """Send the connection's queued messages in order; close on ``None``."""
     try:
         while (text := await conn.queue.get()) is not None:
+            conn.sent(text)
             await websocket.send_text(text)
         await websocket.close(conn.close_code)
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass  # the client has gone; the reader notices and cleans up
+    finally:
+        conn.dropped = True     # nothing more is queued for a client that is gone

@@ -1,0 +1,111 @@
+"""What one client may ask of the server: rates, sizes and counts.
+
+A person at a table sends a message every few seconds and creates a table
+now and then; these limits sit far above that, and far below what would let
+one client stall the server or fill its memory (a security review's
+findings: a flood of tiny ``sync`` messages, each answered by a full
+snapshot; a body of hundreds of megabytes parsed whole; a thousand tables a
+few seconds apart). See ``docs/server.md``, *Limits*.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Awaitable, Callable
+
+from starlette.exceptions import HTTPException
+
+# Connections at once to one table: per seat (a person's tabs), and of spectators.
+MAX_SEAT_CONNECTIONS = 8
+MAX_SPECTATORS = 64
+# Bytes waiting unsent in one connection's queue before it is dropped (it may
+# reconnect and catch up from a snapshot).
+MAX_QUEUED_BYTES = 8 << 20
+# The largest HTTP request body (a table's creation is well under 2 KB).
+MAX_BODY_BYTES = 64 << 10
+
+
+class TokenBucket:
+    """``rate`` events a second on average, ``burst`` at once, per key.
+
+    >>> bucket = TokenBucket(rate=1.0, burst=2.0, clock=lambda: 0.0)
+    >>> [bucket.allow("a") for _ in range(3)], bucket.allow("b")
+    ([True, True, False], True)
+    """
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self._state: dict[Any, tuple[float, float]] = {}
+
+    def allow(self, key: Any = None) -> bool:
+        now = self.clock()
+        tokens, then = self._state.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if len(self._state) > 10_000:   # forget the keys that are full again
+            self._state = {k: v for k, v in self._state.items()
+                           if v[0] + (now - v[1]) * self.rate < self.burst}
+        if tokens < 1.0:
+            self._state[key] = (tokens, now)
+            return False
+        self._state[key] = (tokens - 1.0, now)
+        return True
+
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request body over ``limit`` bytes gets a 413 in
+    the API's error shape, read no further (by its Content-Length, or counted
+    as it streams when it has none)."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await self._refuse(send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> dict[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    # the app's handler answers it; if nothing inside does, below
+                    raise HTTPException(413, self._message())
+            return message
+
+        async def watched(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except HTTPException as exc:
+            if exc.status_code != 413 or started:
+                raise
+            await self._refuse(send)
+
+    def _message(self) -> str:
+        return f"the request body is over {self.limit:,} bytes"
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"error": {"code": "too_large", "message": self._message()}}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+

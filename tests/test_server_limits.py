@@ -1,0 +1,122 @@
+"""The server's limits on what one client may ask (docs/server.md, *Limits*):
+message rates, queued snapshots, connections, request bodies, tables."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from flowerbridge.server import ServerConfig
+from flowerbridge.server.limits import MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, TokenBucket
+from flowerbridge.server.manager import Connection, Snapshot
+from flowerbridge.server.testing import ServerThread, table_request
+
+
+@pytest.fixture
+def server(tmp_path):
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None,
+                          analysis=False, max_tables=3, tables_per_minute=5,
+                          message_rate=5, message_burst=10)
+    with ServerThread(config) as running:
+        yield running
+
+
+def _joined(server, table_id, token=None):
+    client = server.client(table_id, token)
+    client.until(lambda m: m["type"] == "snapshot")
+    return client
+
+
+def test_limits_token_bucket_allows_a_burst_then_the_rate():
+    now = [0.0]
+    bucket = TokenBucket(rate=2.0, burst=3.0, clock=lambda: now[0])
+    assert [bucket.allow("a") for _ in range(4)] == [True, True, True, False]
+    now[0] = 0.5    # one more token
+    assert [bucket.allow("a") for _ in range(2)] == [True, False]
+    assert bucket.allow("b")    # each key its own bucket
+
+
+def test_limits_a_flood_of_syncs_is_refused_unread_and_the_server_stays_responsive(server):
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id = created["table"]["id"]
+    watcher = _joined(server, table_id)
+    start = time.monotonic()
+    for _ in range(300):
+        watcher.send({"type": "sync", "since": 10**6})  # each would be a full snapshot
+    assert server.api("GET", "/api/meta").status_code == 200
+    watcher.until(lambda m: m.get("code") == "too_fast")
+    time.sleep(1.0)     # the bucket refills a little: the connection works again
+    watcher.send({"type": "ping", "id": "after"})
+    assert watcher.until(lambda m: m.get("id") == "after")["type"] == "pong"
+    elapsed = time.monotonic() - start
+    # (messages are handled in order: every sync was answered before the pong)
+    snapshots = sum(m["type"] == "snapshot" for m in watcher.messages) - 1
+    refused = sum(m.get("code") == "too_fast" for m in watcher.messages)
+    read = 10 + 5 * elapsed + 1     # at most the burst and what the rate refilled
+    assert snapshots <= read and refused >= 300 - read
+    assert not watcher.closed
+
+
+def test_limits_a_sync_while_a_snapshot_waits_unsent_is_answered_by_that_snapshot():
+    conn = Connection()
+    conn.send(Snapshot('{"type": "snapshot"}'))
+    conn.send({"type": "presence"})
+    assert conn.snapshots_queued == 1 and conn.queued_bytes == len('{"type": "snapshot"}') + len('{"type": "presence"}')
+    text = conn.queue.get_nowait()
+    assert text is not None
+    conn.sent(text)
+    assert conn.snapshots_queued == 0
+
+
+def test_limits_a_client_that_lets_bytes_pile_up_is_dropped(monkeypatch):
+    monkeypatch.setattr("flowerbridge.server.manager.MAX_QUEUED_BYTES", 100)
+    conn = Connection()
+    conn.send("x" * 60)
+    conn.send("y" * 60)     # 120 bytes unsent: dropped, backlog forgotten
+    assert conn.dropped and conn.close_code == 1008
+    assert conn.queue.get_nowait() is None and conn.queued_bytes == 0
+    conn.send("z")
+    assert conn.queue.empty()
+
+
+def test_limits_connections_per_seat_are_capped(server):
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id, token = created["table"]["id"], created["invitations"]["N"]["token"]
+    tabs = [_joined(server, table_id, token) for _ in range(MAX_SEAT_CONNECTIONS)]
+    extra = server.client(table_id, token)
+    refusal = extra.until(lambda m: m["type"] == "error")
+    assert refusal["code"] == "too_many" and "seat N" in refusal["message"]
+    extra.recv(timeout=5)
+    assert extra.closed and extra.ws.close_code == 4429
+    tabs[0].ws.close()
+    time.sleep(0.3)
+    assert _joined(server, table_id, token).view is not None   # room again
+
+
+def test_limits_a_request_body_over_the_limit_is_refused_with_413(server):
+    body = b'{"seats": {}, "name": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    answer = server.api("POST", "/api/tables", content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 413 and answer.json()["error"]["code"] == "too_large"
+
+    def chunks():   # no Content-Length: counted as it streams
+        for _ in range(MAX_BODY_BYTES // 1024 + 2):
+            yield b" " * 1024
+
+    answer = httpx.post(f"{server.url}/api/tables", content=chunks(),
+                        headers={"content-type": "application/json"}, timeout=10)
+    assert answer.status_code == 413 and answer.json()["error"]["code"] == "too_large"
+    assert server.api("GET", "/api/tables").json()["tables"] == []
+
+
+def test_limits_tables_a_minute_from_one_address_and_tables_open_at_once(server):
+    request = table_request({s: "human" for s in "NESW"})
+    answers = [server.api("POST", "/api/tables", json=request) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 201, 503]
+    assert answers[3].json()["error"]["code"] == "full"
+    answer = server.api("POST", "/api/tables", json=request)   # the fifth of the minute
+    assert answer.status_code == 503
+    answer = server.api("POST", "/api/tables", json=request)   # the sixth: too many a minute
+    assert answer.status_code == 429 and answer.json()["error"]["code"] == "too_many"
+    assert len(server.api("GET", "/api/tables").json()["tables"]) == 3
