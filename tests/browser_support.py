@@ -48,7 +48,9 @@ class Server:
         self.log = directory / "server.log"
         self.command = [sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "127.0.0.1",
                         "--port", str(self.port), "--database", str(directory / "tables.sqlite"),
-                        "--bot-delay", "0", "--no-analysis"]
+                        "--bot-delay", "0", "--no-analysis",
+                        # a module's tests create their tables seconds apart, from one address
+                        "--tables-per-minute", "10000"]
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
 
