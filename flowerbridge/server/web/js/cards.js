@@ -280,7 +280,7 @@ function nameText(name) {
 export function faceMarkup(card, language = "en") {
   const plant = PLANTS[card.month];
   return `<svg xmlns="${SVG_NS}" viewBox="0 0 ${CARD_WIDTH} ${CARD_HEIGHT}" class="card-face kind-${card.kind}"
-      role="img" aria-label="${escapeXml(card.code + " " + cardName(card, language))}">
+      role="img"${language in NAME_FIELDS && language !== "en" ? ` lang="${language}"` : ""} aria-label="${escapeXml(card.code + " " + cardName(card, language))}">
     <rect x="1.5" y="1.5" width="97" height="147" rx="8" fill="#fbf6ea" stroke="${plant.colour}" stroke-width="3"/>
     <text x="8" y="20" font-size="17" font-weight="700" fill="#222">${escapeXml(card.code)}</text>
     <rect x="6" y="26" width="88" height="90" rx="4" fill="#fffdf7" stroke="#e6dcc4"/>

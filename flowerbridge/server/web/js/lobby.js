@@ -71,7 +71,7 @@ function linkItem(label, path) {
     },
   }, "Copy");
   // "open" in a new tab, so that the lobby keeps the other seats' links (shown once only)
-  const open = el("a", { href: url, target: "_blank", rel: "noopener" }, "open");
+  const open = el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `open ${label} (new tab)` }, "open");
   return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", open, " ", copy, input);
 }
 
@@ -105,7 +105,7 @@ async function refreshTables() {
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
       el("span", { class: "muted" }, describeSeats(table.seats)),
       el("span", { class: "muted" }, `${table.spectators} watching`),
-      el("a", { href: `/t/${encodeURIComponent(table.id)}` }, "Watch"))));
+      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"))));
   } catch (error) {
     list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
   }

@@ -8,12 +8,13 @@ import { cardName } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
-import { renderAuction, renderBiddingBox, spokenCall } from "./views/auction.js";
+import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall } from "./views/auction.js";
 import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
-import { renderReview } from "./views/review.js";
+import { renderReview, headline } from "./views/review.js";
 
 const COPIES_KEY = "flowerbridge.copies-seen";
+const SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts";
 const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
 
 const state = {
@@ -32,7 +33,10 @@ const state = {
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
-  playingByKeyboard: false,  // a card had focus: give focus back to the hand on each turn
+  singleKeys: localStorage.getItem(SINGLE_KEYS_KEY) !== "off",  // P, R, A, N, 1-7, L, C, R, ?
+  keyboard: false,       // the person's last input was a key, not a pointer: focus follows the turn
+  currentCall: null,     // the call of the bidding box that holds its tab stop
+  spoken: [],            // what the message being applied has to say to screen readers
 };
 
 let connection = null;
@@ -51,6 +55,7 @@ function act(action) {
 
 function sendCall(call) {
   state.pendingLevel = null;
+  state.currentCall = null;  // the next turn's tab stop is Pass again
   act({ type: "call", call });
 }
 
@@ -121,7 +126,8 @@ function seatBox(seat, place) {
     cards = holding(state.catalogue, view.dummy, state.language, { small: place !== "top" && place !== "bottom", ...how("Dummy") });
   } else if (view.phase === "auction" || view.phase === "play") {
     const count = HAND_SIZE - cardsPlayedBy(seat);
-    cards = el("span", { class: "hidden-hand", "aria-label": `${count} cards` }, cardElement(state.catalogue, null), `× ${count}`);
+    cards = el("span", { class: "hidden-hand", role: "img", "aria-label": `${count} cards` },
+      cardElement(state.catalogue, null), `× ${count}`);
   }
   if (cards && choosing) cards.classList.add("my-turn");
   const box = $(`position-${place}`);
@@ -141,12 +147,13 @@ function drawTrick(places) {
     const last = view.tricks[view.tricks.length - 1];
     plays = last.plays;
     winner = last.winner;
-    caption = `trick ${view.tricks.length} to ${SEAT_NAMES[winner]}`;
+    caption = `trick ${view.tricks.length} won by ${SEAT_NAMES[winner]}`;
   }
   area.classList.toggle("done", winner !== null);
   area.replaceChildren(...plays.map((play) => el("div", {
     class: `slot slot-${places[play.seat]}${play.seat === winner ? " winner" : ""}`, dataset: { seat: play.seat },
-  }, cardElement(state.catalogue, play.card, state.language))));
+  }, el("span", { class: "visually-hidden" }, `${SEAT_NAMES[play.seat]}: `),
+  cardElement(state.catalogue, play.card, state.language))));
   if (caption) area.append(el("div", { class: "trick-caption" }, caption));
 }
 
@@ -189,10 +196,16 @@ function drawPlayPanel() {
       : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
-  $("message").textContent = turnMessage();
+  // Set only when it changes: a live region set to the same text may be read again.
+  const message = turnMessage();
+  if ($("message").textContent !== message) {
+    $("message").textContent = message;
+    state.spokenTurn = message;
+  }
   $("refusal").textContent = state.refusal || "";
   const calls = legalCalls();
-  $("bidding").replaceChildren(calls.length ? renderBiddingBox(calls, sendCall, state.pendingLevel) : "");
+  $("bidding").replaceChildren(calls.length
+    ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
 }
 
 function drawLastTrick() {
@@ -223,27 +236,103 @@ function drawReview() {
   if (state.review) $("review").replaceChildren(renderReview(state.catalogue, state.review, state.language));
 }
 
+// The review is a modal window: while it is open the page's own live regions
+// are hidden from screen readers, so the window carries its own (.dialog-live)
+// and everything the page says is said there too.
 function openReview() {
   if (!state.review) return;
   drawReview();
-  if (!$("review-dialog").open) $("review-dialog").showModal();
+  if (!$("review-dialog").open) {
+    $("review-live").textContent = "";
+    $("review-dialog").showModal();
+  }
+}
+
+// A window closed: focus goes back to the turn (the bidding box or a card when
+// it is the person's turn) rather than to the page's top, and the turn is said.
+function closedDialog() {
+  if (!state.view) return;
+  // after the browser has put focus back where it was before the window opened
+  setTimeout(() => {
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body || Boolean(focused.closest("dialog:not([open])"));
+    if (state.keyboard && isMyTurn()) focusTurn();
+    else if (state.keyboard && lost) $("message").focus();
+    announce(turnMessage());
+  }, 0);
 }
 
 function drawTitle() {
   const table = state.table;
   $("title").textContent = `${table.name} — hand ${state.hand} (${describeLength(table.length)}), ` +
     (state.role === "spectator" ? "watching" : SEAT_NAMES[state.seat]);
+  document.title = `${turnMessage().replace(/\.$/, "")} — ${table.name}, hand ${state.hand} — Flower Bridge`;
 }
 
-// Redraw everything from the state; keeps keyboard focus on the cards, and on
-// the bidding box's call that had it (every message redraws the page).
+// ---------------------------------------------------------------- focus
+
+// Where focus is before a redraw, to put it back after: a card, a call or an
+// auction cell by what it is (the redraw replaces the nodes); "parked" when it
+// is nowhere in particular (the page, the turn line) or on a card or call that
+// a redraw may take away.
+function rememberFocus() {
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || focused === $("message")) return { parked: true };
+  if (focused.closest("#felt .hand")) return { parked: true, code: focused.dataset.code };
+  if (focused.closest("#bidding")) return { parked: true, call: focused.dataset.call };
+  const cell = focused.closest("#auction td");
+  if (cell) return { row: cell.parentElement.rowIndex, column: cell.cellIndex };
+  return null;  // elsewhere (the top bar, a window): a redraw does not touch it
+}
+
+// The control of the person's turn: the bidding box's tab stop (Pass, or the
+// call last focused) or a playable card (the one named, else the first).
+function turnTarget(code = null) {
+  const stop = document.querySelector('#bidding button[tabindex="0"]');
+  if (stop) return stop;
+  const playable = [...document.querySelectorAll("#felt .card.playable")];
+  return playable.find((card) => card.dataset.code === code) || playable[0] || null;
+}
+
+function focusTurn(code = null) {
+  (turnTarget(code) || $("message")).focus();
+}
+
+function restoreFocus(was) {
+  if (!was || document.querySelector("dialog[open]")) return;
+  if (was.row !== undefined) {
+    const cell = $("auction").querySelector("table")?.rows[was.row]?.cells[was.column];
+    if (cell && cell.tabIndex >= 0) {
+      cell.focus();
+      return;
+    }
+  } else {
+    // the same card or call when it is still there, whoever moved focus to it
+    const same = was.code ? [...document.querySelectorAll("#felt .card.playable")].find((c) => c.dataset.code === was.code)
+      : was.call ? [...document.querySelectorAll("#bidding button")].find((b) => b.dataset.call === was.call) : null;
+    if (same) {
+      same.focus();
+      return;
+    }
+    if (was.call && document.querySelector("#bidding button")) {
+      focusTurn();
+      return;
+    }
+  }
+  // Gone, or nowhere: a person at the keyboard is taken to their turn's
+  // controls, else to the turn line, never left on the page's top.
+  if (!state.keyboard) return;
+  if (isMyTurn()) focusTurn(was.code);
+  else if (document.activeElement !== $("message")) $("message").focus();
+}
+
+// Redraw everything from the state; keeps keyboard focus on the card, call or
+// auction cell that had it (every message redraws the page), and takes a person
+// at the keyboard to the bidding box or the hand when their turn comes.
 function draw() {
   if (!state.view) return;
-  const focused = document.activeElement;
-  const focusedCode = focused?.closest?.("#felt .hand") ? focused.dataset.code : null;
-  const focusedCall = focused?.closest?.("#bidding") ? focused.dataset.call : null;
-  if (focusedCode) state.playingByKeyboard = true;
-  else if (focused !== document.body) state.playingByKeyboard = false;
+  const focus = rememberFocus();
+  state.spokenTurn = null;
   // The last event applied, for people debugging and for the browser tests.
   document.body.dataset.seq = connection.seq ?? "";
   document.body.dataset.phase = state.view.phase;
@@ -252,14 +341,8 @@ function draw() {
   drawPlayPanel();
   drawLastTrick();
   drawPanels();
-  if (state.playingByKeyboard) {
-    const playable = [...document.querySelectorAll("#felt .card.playable")];
-    (playable.find((card) => card.dataset.code === focusedCode) || playable[0])?.focus();
-  }
-  if (focusedCall) {
-    const buttons = [...document.querySelectorAll("#bidding button")];
-    (buttons.find((button) => button.dataset.call === focusedCall) || buttons[0])?.focus();
-  }
+  restoreFocus(focus);
+  speak();
 }
 
 // --------------------------------------------------------------- messages
@@ -290,18 +373,29 @@ const HANDLERS = {
     state.refusal = null;
     state.explanations = [];
     state.pendingLevel = null;
+    state.currentCall = null;
+    say(`Hand ${message.hand}, ${SEAT_NAMES[message.view.dealer]} deals.`);
   },
   call(message) {
     applyView(message);
     state.explanations = [...state.explanations, message.explanation];
-    announce(`${SEAT_NAMES[message.seat]}: ${spokenCall(message.call)}` +
-      (message.explanation ? `, ${message.explanation}` : ""));
+    say(`${SEAT_NAMES[message.seat]}: ${spokenCall(message.call)}` +
+      (message.explanation ? `, ${message.explanation}.` : "."));
+    const contract = message.view.contract;
+    if (contract && message.view.phase === "play") {
+      say(`Contract ${spokenCall(contract.bid)} by ${SEAT_NAMES[contract.declarer]}, ${SEAT_NAMES[message.view.turn]} leads.`);
+    }
     handOver(message);
   },
   play(message) {
     applyView(message);
     const card = state.catalogue.get(message.card);
-    announce(`${SEAT_NAMES[message.seat]}: ${message.card}, ${cardName(card, state.language)}`);
+    say(`${SEAT_NAMES[message.seat]}: ${message.card}, ${cardName(card, state.language)}.`);
+    const view = message.view;
+    if (!view.current_trick.length && view.tricks.length) {
+      const last = view.tricks[view.tricks.length - 1];
+      say(`Trick ${view.tricks.length} to ${SEAT_NAMES[last.winner]}; NS ${view.tricks_won.NS}, EW ${view.tricks_won.EW}.`);
+    }
     handOver(message);
   },
   presence(message) {
@@ -319,15 +413,36 @@ const HANDLERS = {
   pong() {},
 };
 
-// Each call and card is read out to screen readers as it happens.
+// Each call and card is read out to screen readers as it happens, with what
+// it led to (the contract, a trick's winner, the hand's result, a new deal).
+function say(text) {
+  state.spoken.push(text);
+}
+
+// Say what the message applied has to say, in one update of the live region.
+// While a window is open the page's live regions are hidden from screen
+// readers: the window's own says it, and the turn line's news with it.
+function speak() {
+  const parts = state.spoken;
+  state.spoken = [];
+  const live = document.querySelector("dialog[open] .dialog-live");
+  if (live && state.spokenTurn) parts.push(state.spokenTurn);
+  state.spokenTurn = null;
+  if (!parts.length) return;
+  $("announce").textContent = parts.join(" ");
+  if (live) live.textContent = parts.join(" ");
+}
+
 function announce(text) {
-  $("announce").textContent = text;
+  say(text);
+  speak();
 }
 
 function handOver(message) {
   if (!message.hand_over) return;
   state.scoresheet = message.hand_over.scoresheet;
   state.review = message.hand_over.review;
+  if (state.review) say(headline(state.review));
   openReview();
 }
 
@@ -350,10 +465,34 @@ function showStatus(status) {
 
 function moveFocus(step) {
   const playable = [...document.querySelectorAll("#felt .card.playable")];
-  if (!playable.length) return;
+  if (!playable.length) {
+    // the auction: arrows lead into the bidding box
+    document.querySelector('#bidding button[tabindex="0"]')?.focus();
+    return;
+  }
   const at = playable.indexOf(document.activeElement);
   const next = at < 0 ? 0 : (at + step + playable.length) % playable.length;
   playable[next].focus();
+}
+
+// Arrow keys, Home and End inside the bidding box; the call reached takes the tab stop.
+function moveInBidding(key) {
+  const box = document.querySelector("#bidding .bidding-box");
+  const next = box && moveInBiddingBox(box, document.activeElement, key);
+  if (!next) return;
+  for (const button of box.querySelectorAll("button")) button.tabIndex = button === next ? 0 : -1;
+  state.currentCall = next.dataset.call;
+  next.focus();
+}
+
+function setSingleKeys(on) {
+  state.singleKeys = on;
+  localStorage.setItem(SINGLE_KEYS_KEY, on ? "on" : "off");
+  $("single-keys").checked = on;
+  for (const button of document.querySelectorAll("[data-shortcut]")) {
+    if (on) button.setAttribute("aria-keyshortcuts", button.dataset.shortcut);
+    else button.removeAttribute("aria-keyshortcuts");
+  }
 }
 
 function toggleCopies() {
@@ -394,8 +533,11 @@ function onKey(event) {
   if (event.target.closest("input, select, textarea")) return;
   if (document.querySelector("dialog[open]")) return;  // the dialog handles Esc itself
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  // Letters, digits and "?" act only while single-key shortcuts are on (the Keys window).
+  if (!state.singleKeys && key.length === 1 && key !== " ") return;
   let handled = true;
-  if (key === "ArrowRight" || key === "ArrowDown") moveFocus(1);
+  if (event.target.closest("#bidding") && /^(Arrow(Right|Left|Up|Down)|Home|End)$/.test(key)) moveInBidding(key);
+  else if (key === "ArrowRight" || key === "ArrowDown") moveFocus(1);
   else if (key === "ArrowLeft" || key === "ArrowUp") moveFocus(-1);
   else if (key === "Escape") { state.pendingLevel = null; draw(); }
   else if (keyCall(key)) { /* a call or its level */ }
@@ -431,6 +573,19 @@ async function main() {
   $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
   $("close-review").addEventListener("click", () => $("review-dialog").close());
   $("close-keys").addEventListener("click", () => $("keys-dialog").close());
+  $("review-dialog").addEventListener("close", closedDialog);
+  $("keys-dialog").addEventListener("close", closedDialog);
+  setSingleKeys(state.singleKeys);
+  $("single-keys").addEventListener("change", () => setSingleKeys($("single-keys").checked));
+  // How the person works the page: keys move focus to their turn, a pointer never does.
+  document.addEventListener("keydown", (event) => {
+    if (!["Shift", "Control", "Alt", "Meta"].includes(event.key)) state.keyboard = true;
+  }, true);
+  document.addEventListener("pointerdown", () => { state.keyboard = false; }, true);
+  document.addEventListener("focusin", (event) => {
+    const call = event.target.closest?.("#bidding button")?.dataset.call;
+    if (call) state.currentCall = call;
+  });
   document.addEventListener("keydown", onKey);
   connection = new TableConnection(tableIdFromPath(), tokenFromHash(), { onMessage: receive, onStatus: showStatus });
 }

@@ -49,26 +49,56 @@ export function renderAuction(view, explanations) {
 }
 
 /**
- * The bidding box: a button for each legal call, bids laid out by level.
+ * The bidding box: a button for each legal call, bids laid out by level, one
+ * row per level. One button is in the tab order at a time (a roving tabindex):
+ * arrow keys move between the calls (see `moveInBiddingBox`).
  *
  * @param {string[]} legal  the calls the server allows now
  * @param {(call: string) => void} onCall  called with the chosen call
  * @param {number|null} pendingLevel  a level typed at the keyboard, waiting for its denomination
+ * @param {string|null} current  the call that takes the tab stop (Pass when it is not legal now)
  */
-export function renderBiddingBox(legal, onCall, pendingLevel = null) {
-  const button = (call, extra = "") => el("button", {
-    type: "button", class: extra, dataset: { call }, "aria-label": spokenCall(call), onclick: () => onCall(call),
+export function renderBiddingBox(legal, onCall, pendingLevel = null, current = null) {
+  const stop = legal.includes(current) ? current : legal.includes("Pass") ? "Pass" : legal[0];
+  const button = (call, row, column, extra = "") => el("button", {
+    type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
+    "aria-label": spokenCall(call), onclick: () => onCall(call),
   }, call);
   const levels = [...new Set(legal.map(splitCall).filter(Boolean).map((bid) => bid.level))];
   const grid = [];
-  for (const level of levels) {
-    for (const denomination of DENOMINATIONS) {
+  levels.forEach((level, i) => {
+    DENOMINATIONS.forEach((denomination, column) => {
       const call = `${level}${denomination}`;
       grid.push(legal.includes(call)
-        ? button(call, `denom-${denomination}${level === pendingLevel ? " pending-level" : ""}`)
+        ? button(call, i + 1, column, `denom-${denomination}${level === pendingLevel ? " pending-level" : ""}`)
         : el("span", { "aria-hidden": "true" }));
-    }
-  }
-  const pass = legal.includes("Pass") ? button("Pass", "pass") : null;
-  return el("div", { class: "bidding-box", role: "group", "aria-label": "Bidding box" }, pass, ...grid);
+    });
+  });
+  const pass = legal.includes("Pass") ? button("Pass", 0, 0, "pass") : null;
+  return el("div", { class: "bidding-box", role: "group", "aria-label": "Bidding box",
+    "aria-describedby": "bidding-keys" }, pass, ...grid,
+  el("span", { id: "bidding-keys", class: "visually-hidden" }, "Arrow keys move between the calls."));
+}
+
+/**
+ * The button an arrow key (or Home, End) leads to from `from` in a bidding
+ * box: left and right along the calls in order, up and down to the nearest
+ * call of the row above or below. Null when there is none that way.
+ */
+export function moveInBiddingBox(box, from, key) {
+  const buttons = [...box.querySelectorAll("button[data-call]")];
+  const at = buttons.indexOf(from);
+  if (key === "Home") return buttons[0] || null;
+  if (key === "End") return buttons[buttons.length - 1] || null;
+  if (at < 0) return buttons[0] || null;
+  if (key === "ArrowRight") return buttons[at + 1] || null;
+  if (key === "ArrowLeft") return buttons[at - 1] || null;
+  const row = Number(from.dataset.row);
+  const column = Number(from.dataset.column);
+  const rows = [...new Set(buttons.map((b) => Number(b.dataset.row)))].sort((a, b) => a - b);
+  const next = rows[rows.indexOf(row) + (key === "ArrowDown" ? 1 : -1)];
+  if (next === undefined) return null;
+  const candidates = buttons.filter((b) => Number(b.dataset.row) === next);
+  return candidates.reduce((best, b) =>
+    Math.abs(Number(b.dataset.column) - column) < Math.abs(Number(best.dataset.column) - column) ? b : best);
 }

@@ -22,12 +22,14 @@ export function renderCopiesSeen(catalogue, seen, language) {
     for (const card of catalogue.values()) {
       if (card.suit !== suit) continue;
       const count = seen[card.code] || 0;
-      items.push(el("div", {
+      const item = el("div", {
         class: `copy seen-${count}`, dataset: { code: card.code, seen: count },
-        style: `border-left-color: ${monthColour(card.month)}`,
         title: `${cardName(card, language)}: ${SAID[count]}`,
-        "aria-label": `${card.code}: ${SAID[count]}`,
-      }, el("span", {}, card.code), el("span", { class: "pips", "aria-hidden": "true" }, PIPS[count])));
+      }, el("span", {}, card.code, el("span", { class: "visually-hidden" }, `: ${SAID[count]}`)),
+      el("span", { class: "pips", "aria-hidden": "true" }, PIPS[count]));
+      // through the style object: the page's Content-Security-Policy refuses style attributes
+      item.style.borderLeftColor = monthColour(card.month);
+      items.push(item);
     }
   }
   return el("div", { class: "copies" }, ...items);

@@ -25,14 +25,17 @@ function playCell(catalogue, play, declarer, language, won) {
     : el("span", { class: `dd${lost > 0 ? " cost" : ""}`,
       title: lost > 0 ? `cost ${lost} trick${lost === 1 ? "" : "s"} (best was ${play.best})` : "a best card" },
     lost > 0 ? `${play.dd} (−${lost})` : `${play.dd}`);
+  // The winner: shaded, marked ★ (a mark, not only a colour) and said in words to screen readers.
   return el("td", { class: won ? "won" : null, dataset: { seat: play.seat, code: play.card } },
-    el("span", { class: "muted" }, play.seat), cardElement(catalogue, play.card, language), dd);
+    el("span", { class: "muted" }, play.seat, won ? el("span", { class: "won-mark", "aria-hidden": "true" }, " ★") : null),
+    cardElement(catalogue, play.card, language), dd,
+    won ? el("span", { class: "visually-hidden" }, "won the trick") : null);
 }
 
 function tricksTable(catalogue, review, language) {
   const declarer = review.contract.declarer;
   return el("table", { class: "tricks-table" },
-    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", { colspan: 4 }, "cards in the order played; the winner shaded"))),
+    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", { colspan: 4 }, "cards in the order played; the winner marked ★"))),
     el("tbody", {}, ...review.tricks.map((trick) => el("tr", {},
       el("th", { scope: "row" }, `${trick.number}`),
       ...trick.plays.map((play) => playCell(catalogue, play, declarer, language, play.seat === trick.winner))))));
@@ -44,7 +47,8 @@ function auctionList(review) {
       item.explanation ? el("span", { class: "muted" }, ` — ${item.explanation}`) : null)));
 }
 
-function headline(review) {
+/** The review's one-line result: "Hand 1: 4A by South, made with 1 overtrick (NS 11 tricks, EW 2)." */
+export function headline(review) {
   const score = review.score;
   if (!review.contract) return `Hand ${review.hand}: passed out.`;
   const result = score.result === 0 ? "made exactly"
@@ -62,7 +66,7 @@ function scoreLines(score) {
 /** The review of one hand as a DOM element (the protocol's review object). */
 export function renderReview(catalogue, review, language) {
   return el("div", { class: "review", dataset: { hand: review.hand, ddStatus: review.dd_status } },
-    el("h2", {}, headline(review)),
+    el("h2", { id: "review-headline" }, headline(review)),
     review.contract ? scoreLines(review.score) : null,
     el("div", { class: "deal-grid" },
       ...SEATS.map((seat) => el("section", { class: "review-hand", dataset: { seat } },

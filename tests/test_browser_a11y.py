@@ -1,0 +1,401 @@
+"""The table page for keyboard and screen-reader users (the accessibility review).
+
+Each test drives headless Chromium on a real ``flowerbridge serve`` (the
+fixtures and helpers of ``test_browser.py``). Where the timing matters the
+other seats are protocol clients the test moves itself, so nothing waits on a
+bot: focus at the person's turn, what the live regions say, the review window,
+the trick and copies seen as a screen reader gets them, contrast computed from
+the styles, the single-key shortcuts setting, the title bar at 200 % zoom.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from browser_support import Server, launch_chromium
+from test_browser import BOT, finished_review, mid_trick_table, open_page, render_in_page, sync_api, wait_for_table
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+
+# The fixtures of test_browser.py, for this module.
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with Server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+SEAT_NAME = {"N": "North", "E": "East", "S": "South", "W": "West"}
+
+FOCUS = """() => {
+  const a = document.activeElement;
+  if (!a || a === document.body) return 'BODY';
+  if (a.id) return '#' + a.id;
+  if (a.dataset.call) return 'call ' + a.dataset.call + (a.closest('#bidding') ? ' in #bidding' : '');
+  if (a.dataset.code) return 'card ' + a.dataset.code + (a.classList.contains('playable') ? ' playable' : '');
+  return a.tagName + ' ' + (a.getAttribute('aria-label') || '');
+}"""
+
+# Every text a live region is given, in order (the text nodes each update adds).
+LIVE_RECORDER = """() => {
+  window.__live = [];
+  for (const node of document.querySelectorAll('[aria-live], [role=status], [role=alert]')) {
+    new MutationObserver((records) => {
+      for (const record of records) {
+        const text = [...record.addedNodes].map((n) => n.textContent).join('');
+        if (text) window.__live.push([node.id, text]);
+      }
+    }).observe(node, {childList: true, characterData: true, subtree: true});
+  }
+}"""
+
+# WCAG contrast of two CSS colours (rgb()/rgba() over white), and the
+# background an element sits on (its nearest ancestor with one).
+CONTRAST = """
+  const parse = (s) => { const p = s.match(/rgba?\\(([^)]+)\\)/)[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const lum = (c) => 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const background = (node) => {
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      const c = parse(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) return over(c, [255, 255, 255, 1]);
+    }
+    return [255, 255, 255, 1];
+  };
+"""
+
+
+def people_table(browser, server, page_seat=None, *, hands=1, bots=None):
+    """A table of people; the page takes ``page_seat`` (a spectator when None), protocol
+    clients the other seats (``bots`` maps seats to bot levels instead)."""
+    from flowerbridge.server.testing import Client
+
+    seats = {seat: (bots or {}).get(seat, "human") for seat in "NESW"}
+    created = server.create_table(seats, length={"hands": hands})
+    table_id = created["table"]["id"]
+    clients = {}
+    for seat in "NESW":
+        if seat == page_seat or seats[seat] != "human":
+            continue
+        client = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        client.until(lambda m: m["type"] == "snapshot")
+        clients[seat] = client
+    path = created["invitations"][page_seat]["url"] if page_seat else created["spectate_url"]
+    page = open_page(browser, server, path)
+    wait_for_table(page)
+    return created, clients, page
+
+
+def act(client, seq, kind, what):
+    """Send a call or card once the client has seen the table at ``seq``."""
+    if client.seq < seq:
+        client.until(lambda m: client.seq >= seq)
+    client.send({"type": kind, kind if kind == "call" else "card": what, "seq": seq})
+
+
+def page_at(page, seq):
+    page.wait_for_function(f"Number(document.body.dataset.seq) >= {seq}", timeout=15_000)
+
+
+def drive(clients, until, timeout=60.0):
+    """Move the clients until ``until()``: the first to call opens with the cheapest
+    bid, the others pass; each plays its first legal card."""
+    acted = set()
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, "the clients did not get there in time"
+        for seat, client in clients.items():
+            client.drain()
+            view = client.view
+            if view and view["legal"] and (seat, client.seq) not in acted:
+                acted.add((seat, client.seq))
+                if view["phase"] == "auction":
+                    call = view["legal"][1] if not view["auction"] else "Pass"
+                    client.send({"type": "call", "call": call, "seq": client.seq})
+                else:
+                    client.send({"type": "play", "card": view["legal"][0], "seq": client.seq})
+        time.sleep(0.002)
+
+
+def close_all(clients):
+    for client in clients.values():
+        client.close()
+
+
+# ------------------------------------------------------------ 1: focus at the turn
+
+
+def test_client_keyboard_focus_enters_the_bidding_box_at_the_persons_turn(browser, server):
+    created, clients, south = people_table(browser, server, "S")
+    focus = lambda: south.evaluate(FOCUS)  # noqa: E731
+    # seq 1 is the deal; each action is the next event
+    act(clients["N"], 1, "call", "Pass")         # North deals
+    act(clients["E"], 2, "call", "Pass")
+    south.wait_for_selector("#bidding button")
+    south.keyboard.press("1")
+    south.keyboard.press("p")                   # 1P, by keyboard
+    page_at(south, 4)
+    assert focus() == "#message"                # not dropped to <body> with the bidding box
+    act(clients["W"], 4, "call", "Pass")
+    act(clients["N"], 5, "call", "1NT")
+    act(clients["E"], 6, "call", "Pass")
+    page_at(south, 7)
+    south.wait_for_selector("#bidding button")
+    assert focus() == "call Pass in #bidding"   # the turn came: focus is in the bidding box
+    assert south.locator('#bidding button[tabindex="0"]').count() == 1   # one tab stop
+    # arrow keys move in the box: right along the calls, down and up by level
+    moves = []
+    for key in ("ArrowRight", "ArrowDown", "ArrowUp", "ArrowUp", "ArrowRight"):
+        south.keyboard.press(key)
+        moves.append(focus())
+    assert moves == ["call 2P in #bidding", "call 3P in #bidding", "call 2P in #bidding",
+                     "call Pass in #bidding", "call 2P in #bidding"]
+    assert south.locator('#bidding button[tabindex="0"]').get_attribute("data-call") == "2P"
+    south.keyboard.press("Enter")               # 2P
+    page_at(south, 8)
+    assert focus() == "#message"
+    for seq, seat in ((8, "W"), (9, "N"), (10, "E")):
+        act(clients[seat], seq, "call", "Pass")
+    page_at(south, 11)                           # 2P by South, West leads
+    lead = clients["W"]
+    lead.until(lambda m: lead.seq >= 11)
+    act(lead, 11, "play", lead.view["legal"][0])
+    page_at(south, 12)
+    south.wait_for_selector("#felt .card.playable")
+    assert focus().startswith("card ") and focus().endswith(" playable")   # dummy's card, South to play it
+    assert south.evaluate("document.activeElement.closest('.seat-box').dataset.seat") == "N"
+    south.keyboard.press("Enter")
+    page_at(south, 13)
+    assert focus() == "#message"                # the card went, focus did not drop to <body>
+    close_all(clients)
+    assert not south.errors
+
+
+def test_client_focused_auction_cell_keeps_focus_when_the_page_redraws(browser, server):
+    # North is a bot that explains its calls; East is a person whose call redraws the page.
+    created, clients, south = people_table(browser, server, "S", bots={"N": "basic"})
+    cell = south.locator("#auction td.explained").first
+    cell.wait_for(timeout=30_000)
+    label = cell.get_attribute("aria-label")
+    assert label.startswith("North: ")
+    cell.focus()
+    act(clients["E"], 2, "call", "Pass")
+    page_at(south, 3)
+    assert south.evaluate("document.activeElement.getAttribute('aria-label')") == label
+    assert south.evaluate("document.activeElement.closest('#auction') !== null")
+    close_all(clients)
+    assert not south.errors
+
+
+# ----------------------------------------- 3, 4: what screen readers are told
+
+
+@pytest.fixture(scope="module")
+def hand_seen_by_spectator(server, browser):
+    """A spectator's page through hand 1 (1P by North, East leads, every first legal
+    card) and the deal of hand 2, every live-region update recorded."""
+    created, clients, page = people_table(browser, server, None, hands=2)
+    page.evaluate(LIVE_RECORDER)
+    north = clients["N"]
+    drive(clients, lambda: any(m["type"] == "deal" and m.get("hand") == 2 for m in north.messages))
+    page_at(page, north.seq)
+    page.wait_for_timeout(200)
+    hand = {"created": created, "page": page, "review": server.api(
+        "GET", f"/api/tables/{created['table']['id']}/hands/1")}
+    yield hand
+    close_all(clients)
+
+
+def live_texts(page, region=None):
+    return [text for node, text in page.evaluate("window.__live") if region is None or node == region]
+
+
+def test_client_live_region_announces_contract_trick_winners_result_and_new_deal(hand_seen_by_spectator):
+    page = hand_seen_by_spectator["page"]
+    said = " | ".join(live_texts(page, "announce"))
+    assert re.search(r"West: Pass\. Contract 1 Plains by North, East leads\.", said), said
+    tricks = re.findall(r"Trick (\d+) to (North|East|South|West); NS (\d+), EW (\d+)\.", said)
+    assert [int(t[0]) for t in tricks] == list(range(1, 14))
+    assert (int(tricks[-1][2]), int(tricks[-1][3])) in {(ns, 13 - ns) for ns in range(14)}
+    assert "Hand 1: 1P by North, " in said       # the review's headline
+    assert "Hand 2, East deals." in said
+    # the turn line is set only when its text changes
+    turns = live_texts(page, "message")
+    assert all(a != b for a, b in zip(turns, turns[1:])), turns
+    assert not page.errors
+
+
+def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(hand_seen_by_spectator):
+    page = hand_seen_by_spectator["page"]
+    assert page.locator("#review-dialog[open]").count() == 1
+    cdp = page.context.new_cdp_session(page)
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+
+    def ax(selector):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        return cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+
+    # the window's own live region is heard while the page's are hidden behind it
+    live = ax("#review-dialog .dialog-live")
+    assert not live.get("ignored"), live
+    in_window = " | ".join(live_texts(page, "review-live"))
+    assert "Hand 2, East deals." in in_window and "East to call." in in_window, in_window
+    # the window says the result, not only "Review of the hand"
+    description = ax("#review-dialog").get("description", {}).get("value", "")
+    assert description.startswith("Hand 1: 1P by North, "), description
+    page.keyboard.press("Escape")
+    assert page.locator("#review-dialog[open]").count() == 0
+    # focus comes back to the page (the turn line for a spectator), the turn is said
+    page.wait_for_function("/^\\w+ to call\\.$/.test(document.querySelector('#announce').textContent)", timeout=5_000)
+    assert page.evaluate(FOCUS) == "#message"
+    assert not page.errors
+
+
+# ------------------------------------------- 5, 6: the trick and copies seen
+
+
+def test_client_trick_hidden_hands_and_copies_seen_are_told_to_screen_readers(browser, server):
+    created = mid_trick_table(server)      # South led, West (dummy) followed; North to play
+    page = open_page(browser, server, created["spectate_url"])
+    wait_for_table(page)
+    trick = page.locator("#trick").aria_snapshot()
+    assert trick.startswith('- group "The trick"'), trick
+    assert re.search(r'text: "South:"\s+- img "\w+ ', trick) and re.search(r'text: "West:"\s+- img "\w+ ', trick), trick
+    hidden = page.locator("#position-top").aria_snapshot()     # North's hand, face down
+    assert 'img "13 cards"' in hidden, hidden
+    copies = page.locator("#copies").aria_snapshot()
+    assert re.search(r": one copy played", copies) and ": no copy played" in copies, copies
+    assert not page.errors
+
+
+# -------------------------------------------------- 7, 8, 9: what low vision sees
+
+
+def test_client_focus_ring_on_panels_and_faded_copies_have_enough_contrast(browser, server):
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")
+    result = page.evaluate("""async () => {
+        const { renderBiddingBox } = await import('/static/js/views/auction.js');
+        const { renderCopiesSeen } = await import('/static/js/views/copies.js');
+        const { loadCatalogue } = await import('/static/js/catalogue.js');
+        const { el } = await import('/static/js/ui.js');
+        const catalogue = await loadCatalogue();
+        const panel = el('section', { class: 'panel' }, renderBiddingBox(['Pass', '1P'], () => {}),
+                         renderCopiesSeen(catalogue, { '12B': 2, '11B': 1 }, 'en'));
+        document.body.replaceChildren(panel);
+        return true;
+    }""")
+    assert result
+    page.keyboard.press("Tab")                      # keyboard focus: :focus-visible
+    ratios = page.evaluate("() => {" + CONTRAST + """
+        const button = document.activeElement;
+        const ring = parse(getComputedStyle(button).outlineColor);
+        const panel = background(button.parentElement);
+        const copy = document.querySelector('.copy.seen-2');
+        let opacity = 1;
+        for (let n = copy; n && n.nodeType === 1; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+        const bg = background(copy);
+        const text = parse(getComputedStyle(copy).color);
+        return { focusVisible: button.matches(':focus-visible'), ring: ratio(ring, panel),
+                 faded: ratio(over([text[0], text[1], text[2], text[3] * opacity], bg), bg) };
+    }""")
+    assert ratios["focusVisible"]
+    assert ratios["ring"] >= 3, ratios              # WCAG 1.4.11
+    assert ratios["faded"] >= 4.5, ratios           # WCAG 1.4.3, 0.78rem text
+    assert not page.errors
+
+
+def test_client_review_marks_each_tricks_winner_in_words_and_not_by_colour_alone(browser, server):
+    review = finished_review(server)
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "review", "renderReview", "$catalogue", review, "en")
+    rows = page.locator(".tricks-table tbody tr")
+    assert rows.count() == len(review["tricks"])
+    for row, trick in zip(rows.all(), review["tricks"]):
+        won = row.locator("td", has_text="won the trick")
+        assert won.count() == 1
+        assert won.get_attribute("data-seat") == trick["winner"]
+        assert won.locator(".won-mark").inner_text().strip() == "★"
+    assert not page.errors
+
+
+# ------------------------------------------------- 10: single-key shortcuts
+
+
+def test_client_single_key_shortcuts_off_means_p_does_nothing(browser, server):
+    created, clients, south = people_table(browser, server, "S", bots={"N": BOT, "E": BOT, "W": BOT})
+    south.wait_for_selector("#bidding button")
+    south.locator("#open-keys").click()
+    south.locator("#single-keys").uncheck()
+    south.locator("#close-keys").click()
+    for _ in range(2):                              # and after a reload: the setting is kept
+        seq = south.evaluate("document.body.dataset.seq")
+        south.keyboard.press("p")
+        south.keyboard.press("l")
+        south.wait_for_timeout(400)
+        assert south.evaluate("document.body.dataset.seq") == seq
+        assert south.locator("#bidding button").count() > 0
+        assert south.locator("#last-trick-panel.hidden").count() == 1
+        assert south.locator("#toggle-last").get_attribute("aria-keyshortcuts") is None
+        south.reload()
+        wait_for_table(south)
+        south.wait_for_selector("#bidding button")
+    assert not south.locator("#single-keys").is_checked()
+    # the keyboard still works the bidding box: arrows lead into it, Enter calls
+    south.keyboard.press("ArrowDown")
+    assert south.evaluate(FOCUS) == "call Pass in #bidding"
+    seq = south.evaluate("document.body.dataset.seq")
+    south.keyboard.press("Enter")
+    south.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
+    assert south.locator("#refusal").inner_text() == ""
+    assert not south.errors
+
+
+# ------------------------------------------ 11, 12: zoom, title, headings, lang
+
+
+def test_client_title_bar_keeps_hand_and_seat_at_200_percent_zoom(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    # 1280 x 900 at 200 %: 640 CSS px wide
+    page = open_page(browser, server, created["invitations"]["S"]["url"],
+                     viewport={"width": 640, "height": 450})
+    wait_for_table(page)
+    title = page.locator("#title")
+    assert "hand 1" in title.inner_text() and title.inner_text().endswith("South")
+    assert title.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), "the title is cut"
+    assert not page.errors
+
+
+def test_client_pages_name_the_turn_in_the_title_and_have_a_heading_and_languages(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_selector("#bidding button")
+    assert south.title().startswith("Your call — ")
+    assert south.locator("h1#title").count() == 1
+    assert south.locator('#language option[value="ja"]').get_attribute("lang") == "ja"
+    assert south.locator('#language option[value="ko"]').get_attribute("lang") == "ko"
+    south.select_option("#language", "ja")
+    assert south.locator('#felt .card[data-code] svg[lang="ja"]').count() == 13
+    lobby = open_page(browser, server, "/")
+    lobby.wait_for_selector("#seat-choices select[name=player_N]")
+    assert lobby.get_by_role("heading", level=1).inner_text() == "Lobby"
+    lobby.select_option("select[name=player_N]", "human")
+    lobby.click("#create-button")
+    lobby.wait_for_selector("#created:not(.hidden)")
+    for seat in ("North", "South", "Spectators"):   # the "open" links told apart by name
+        assert lobby.get_by_role("link", name=f"open {seat} (new tab)").count() == 1
+    assert not south.errors and not lobby.errors
