@@ -1,5 +1,6 @@
 """The server's limits on what one client may ask (docs/server.md, *Limits*):
-message rates, queued snapshots, connections, request bodies, tables."""
+message rates, queued snapshots, connections, request bodies, tables; and
+the security headers of its answers."""
 
 from __future__ import annotations
 
@@ -120,3 +121,15 @@ def test_limits_tables_a_minute_from_one_address_and_tables_open_at_once(server)
     answer = server.api("POST", "/api/tables", json=request)   # the sixth: too many a minute
     assert answer.status_code == 429 and answer.json()["error"]["code"] == "too_many"
     assert len(server.api("GET", "/api/tables").json()["tables"]) == 3
+
+
+def test_security_headers_on_pages_static_files_and_the_api(server):
+    for path in ("/", "/t/abc", "/static/js/table.js", "/api/meta", "/api/tables/nope"):
+        headers = server.api("GET", path).headers
+        policy = headers["content-security-policy"]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy, path
+        assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+    # FastAPI's docs page loads its scripts from a CDN: no policy there, the rest stays
+    docs = server.api("GET", "/api/docs").headers
+    assert "content-security-policy" not in docs and docs["x-frame-options"] == "DENY"

@@ -22,6 +22,7 @@ from ..options import RuleOptions
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
+from .headers import SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
 from .manager import TableManager
 from .realtime import table_socket
@@ -62,6 +63,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                   docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.config = config
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(SecurityHeaders)
     creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)
 
     @app.exception_handler(FlowerBridgeError)
