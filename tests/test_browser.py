@@ -488,6 +488,7 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
         own.start()
         south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
                                 timeout=30_000)
+        assert south.locator("#refusal").inner_text() == ""   # connected again: no longer true
         assert south.evaluate("document.body.dataset.seq") == seq
         assert south.locator('#position-bottom[data-seat="S"] .card[data-code]').count() == 13
         play_hand([south], act_by_mouse)

@@ -44,12 +44,16 @@ const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------ actions
 
+const NOT_SENT = "Not connected: that was not sent. Reconnecting… try again once connected.";
+
 function act(action) {
   state.refusal = null;
   if (!connection.act(action)) {
     // the socket is down: say so rather than let the click vanish
-    state.refusal = "Not connected: that was not sent. Reconnecting… try again once connected.";
+    state.refusal = NOT_SENT;
     draw();
+  } else {
+    $("refusal").textContent = "";  // an earlier refusal is answered by this action
   }
 }
 
@@ -459,6 +463,10 @@ function showStatus(status) {
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
   if (status === "refused") $("refusal").textContent = "The server refused this link: check the table and the invitation.";
+  if (status === "online" && state.refusal === NOT_SENT) {
+    state.refusal = null;   // connected again: the person may act
+    $("refusal").textContent = "";
+  }
 }
 
 // --------------------------------------------------------------- keyboard
