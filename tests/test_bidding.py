@@ -28,40 +28,59 @@ def test_docs_bidding_md_prints_the_system_table_the_bots_use():
     assert system_table() in DOC.read_text(encoding="utf-8")
 
 
-def test_ch10_honor_count_every_copy_counts():
-    facts = HandFacts.of(parse_cards("11B 11B 8A 7R 1Pa"))
-    assert facts.points == 4 + 4 + 2 + 1 + 0
-    assert facts.lengths == (1, 1, 3)
+def test_points_count_the_four_highest_ranks_of_every_suit_4_3_2_1_every_copy():
+    facts = HandFacts.of(parse_cards("12B 11B 11B 8B 3B 1B 11P 6P 11R 7R"))
+    assert facts.points == (4 + 3 + 3 + 2 + 1 + 0) + (4 + 1) + (4 + 1)
+    assert facts.lengths == (2, 2, 6)
+
+
+def test_points_ignore_the_honor_count_low_animals_and_ribbons_count_nothing():
+    # Chapter 10's honor count would give 2+2+2+2 + 1+1+1 = 11; none of these cards is high.
+    assert HandFacts.of(parse_cards("2A 5A 6A 7A 1R 2R 3R")).points == 0
 
 
 def test_opening_one_of_the_longest_suit_with_20_points():
     bid = _bid("12B 11B 8B 7A 11R 10R 9R 7R 6R 5R 3P 2P 1Pa")  # 4+4+4+2 + 6 = 20
     assert bid.call == parse_call("1R")
-    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 20–36 points"
+    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 15–27 points"
 
 
 def test_opening_pass_with_a_weak_hand():
     bid = _bid("8A 2A 7R 5R 3R 1R 11P 10P 9P 6P 5P 4P 3P")  # 8 points
     assert bid.call.is_pass
-    assert bid.explanation == "no opening: at most 19 points"
+    assert bid.explanation == "no opening: at most 14 points"
 
 
 def test_opening_preempt_with_eight_plains():
     bid = _bid("8A 2A 7R 5R 3R 11P 10P 9P 6P 5P 4P 3P 2P")
     assert bid.call == parse_call("3P")
-    assert bid.explanation == "preempt: 8+ Plains, longest suit, 6–19 points"
+    assert bid.explanation == "preempt: 8+ Plains, longest suit, 5–14 points"
 
 
-def test_opening_1nt_balanced_23_to_29():
-    hand = "12B 11B 8B 3B 8A 6A 11R 10R 9R 11P 10P 9P 6P"  # 16 + 4 + 3 = 23, 6-3-4
+def test_opening_1nt_balanced_5_4_4_with_17_to_22():
+    hand = "12B 11B 8B 7A 6A 11R 10R 5R 4R 11P 5P 4P 3P"  # 9 + 7 + 4 = 20, 5-4-4
     assert HandFacts.of(parse_cards(hand)).balanced
     bid = _bid(hand)
     assert bid.call == parse_call("1NT")
-    assert bid.explanation == "1NT opening: balanced, 23–29 points"
+    assert bid.explanation == "1NT opening: balanced, 17–22 points"
+
+
+def test_balanced_is_5_4_4_only_a_6_4_3_hand_opens_its_suit_not_1nt():
+    hand = "12B 11B 8B 7A 6A 5A 11R 10R 5R 4R 11P 5P 4P"  # 20 points, 6-4-3
+    assert not HandFacts.of(parse_cards(hand)).balanced
+    assert _bid(hand).call == parse_call("1A")
+
+
+def test_no_game_on_34_partnership_points_opener_competes_to_3_after_a_simple_raise():
+    # No game bonus in a hand's score (Chapter 11): game needs 38 between the partners.
+    hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
+    bid = _bid(hand, "1A", "Pass", "2A", "Pass")
+    assert bid.call == parse_call("3A")
+    assert bid.explanation.startswith("competes: 5+ Animals")
 
 
 def test_response_simple_raise_with_five_card_support():
-    bid = _bid("8A 7A 6A 5A 2A 11R 10R 11P 10P 9P 6P 5P 4P", "1A", "Pass")
+    bid = _bid("8A 7A 6A 5A 2A 11R 10R 9P 6P 5P 4P 3P 2P", "1A", "Pass")  # 10 points
     assert bid.call == parse_call("2A")
     assert bid.explanation.startswith("simple raise: 5+ Animals")
 
@@ -74,9 +93,9 @@ def test_competitive_overcall_needs_a_long_suit_and_values():
 
 def test_explain_call_reads_a_persons_call_by_the_same_table():
     auction = _auction("1R", "Pass", "2R")
-    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 20–36 points"
+    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15–27 points"
     assert explain_call(auction, 1) == "no overcall"
-    assert explain_call(auction, 2) == "simple raise: 5+ Ribbons, 10–19 points"
+    assert explain_call(auction, 2) == "simple raise: 5+ Ribbons, 8–14 points"
 
 
 def test_an_off_system_call_is_named_as_such():
@@ -86,8 +105,8 @@ def test_an_off_system_call_is_named_as_such():
 
 def test_shown_by_seat_combines_a_players_calls():
     shown = shown_by_seat(_auction("Pass", "Pass", "1R", "Pass"))
-    assert shown[Seat.N].points == (0, 19)
-    assert shown[Seat.S].points == (20, 36)
+    assert shown[Seat.N].points == (0, 14)
+    assert shown[Seat.S].points == (15, 27)
     assert shown[Seat.S].min_length[1] == 5
     assert shown[Seat.W].points == (0, MAX_POINTS)
 
@@ -109,7 +128,7 @@ def test_every_call_the_system_makes_is_true_of_the_hand_that_made_it(seed, deal
 
 
 def test_calls_that_contradict_each_other_show_an_impossible_hand():
-    # South passes as dealer (at most 19 points), then overcalls 1NT (24–30): off the system.
+    # South passes as dealer (at most 14 points), then overcalls 1NT (18–22): off the system.
     auction = _auction("Pass", "1P", "Pass", "Pass", "1NT", dealer=Seat.S)
     shown = shown_by_seat(auction)
     assert not shown[Seat.S].possible

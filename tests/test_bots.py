@@ -117,7 +117,7 @@ def test_bots_are_handed_only_the_seats_observation():
 def test_decide_explains_the_calls_of_a_bot_without_reasons_by_the_system():
     state = HandState(Deal.from_seed(1), Seat.N)
     decision = decide(SpyBot(), state.observation(Seat.N))
-    assert decision == Decision(parse_call("Pass"), "no opening: at most 19 points")
+    assert decision == Decision(parse_call("Pass"), "no opening: at most 14 points")
     state.call("1A")
     state.call("Pass")
     state.call("Pass")

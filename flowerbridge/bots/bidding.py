@@ -1,7 +1,10 @@
 """The bots' natural bidding system, as data (``docs/bidding.md``).
 
-Hands are valued by the rulebook's honor count (Chapter 10: Bright 4,
-Animal 2, Ribbon 1, Plain 0, every copy at full value) and by suit length.
+Hands are valued by points that count high cards by rank (:data:`TOP_POINTS`:
+the four highest ranks of every suit 4, 3, 2, 1, every copy at full value)
+and by suit length; not by the rulebook's honor count (Chapter 10), which is
+what captured cards score, not what takes tricks (docs/bidding.md).
+
 The system is the table :data:`SYSTEM`: for each situation of the auction,
 rules in priority order, each naming a call and what it shows. One table
 serves both directions:
@@ -18,7 +21,7 @@ document and this table agree.
 >>> from flowerbridge.calls import parse_call
 >>> from flowerbridge.seats import Seat
 >>> explain_call([(Seat.N, parse_call("1R"))], 0)
-'opening: 5+ Ribbons, longest suit, 20–36 points'
+'opening: 5+ Ribbons, longest suit, 15–27 points'
 """
 
 from __future__ import annotations
@@ -30,8 +33,12 @@ from ..calls import BID, PASS, Call, Denomination
 from ..cards import Card, Suit
 from ..seats import Seat
 
-MAX_POINTS = 80
-"""The whole deck's honor count (RULINGS R20): no hand holds more."""
+TOP_POINTS = {9: 4, 8: 3, 7: 2, 6: 1}
+"""Points of a card by its rank (0 lowest, 9 highest): the four highest ranks of
+every suit count 4, 3, 2, 1, every copy at full value (docs/bidding.md)."""
+
+MAX_POINTS = 60
+"""The whole deck's count (20 a suit): no hand holds more."""
 
 FIT = 10
 """Cards in one suit between the partners that make it a trump fit (of 20 in a suit)."""
@@ -52,7 +59,8 @@ SITUATIONS = (OPENING, RESPONSE_SUIT, RESPONSE_NT, OVERCALL, CONTINUATION)
 
 @dataclass(frozen=True)
 class HandFacts:
-    """What the system looks at in a 13-card hand: honor count and suit lengths."""
+    """What the system looks at in a 13-card hand: its points (:data:`TOP_POINTS`)
+    and suit lengths."""
 
     points: int
     lengths: tuple[int, int, int]  # by Suit
@@ -63,7 +71,7 @@ class HandFacts:
         lengths = [0, 0, 0]
         for c in cards:
             lengths[c.suit] += 1
-        return cls(sum(c.points for c in cards), (lengths[0], lengths[1], lengths[2]))
+        return cls(sum(TOP_POINTS.get(c.rank, 0) for c in cards), (lengths[0], lengths[1], lengths[2]))
 
     @property
     def balanced(self) -> bool:
@@ -76,7 +84,7 @@ class HandFacts:
         return max(Suit, key=lambda s: (self.lengths[s], s))
 
 
-BALANCED = (3, 6)
+BALANCED = (4, 5)
 """Suit lengths of a balanced hand."""
 
 
@@ -167,38 +175,38 @@ def _r(situation: str, call: str, label: str, **kw) -> Rule:
 
 
 SYSTEM: tuple[Rule, ...] = (
-    _r(OPENING, "2:NT", "strong balanced", points=(30, 36), balanced=True),
-    _r(OPENING, "2:long", "strong two", points=(37, MAX_POINTS), length=5),
-    _r(OPENING, "1:NT", "1NT opening", points=(23, 29), balanced=True),
-    _r(OPENING, "1:long", "opening", points=(20, 36), length=5),
-    _r(OPENING, "3:long", "preempt", points=(6, 19), length=8),
-    _r(OPENING, "Pass", "no opening", points=(0, 19)),
+    _r(OPENING, "2:NT", "strong balanced", points=(23, 27), balanced=True),
+    _r(OPENING, "2:long", "strong two", points=(28, MAX_POINTS), length=5),
+    _r(OPENING, "1:NT", "1NT opening", points=(17, 22), balanced=True),
+    _r(OPENING, "1:long", "opening", points=(15, 27), length=5),
+    _r(OPENING, "3:long", "preempt", points=(5, 14), length=8),
+    _r(OPENING, "Pass", "no opening", points=(0, 14)),
 
-    _r(RESPONSE_SUIT, "game:partner", "game raise", points=(26, MAX_POINTS), support=5),
-    _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game", points=(20, 25), support=5),
-    _r(RESPONSE_SUIT, "cheap:partner", "simple raise", points=(10, 19), support=5),
-    _r(RESPONSE_SUIT, "cheap:new", "new suit", points=(14, MAX_POINTS), length=5, max_level=2),
-    _r(RESPONSE_SUIT, "cheap:NT", "no fit", points=(12, 25)),
-    _r(RESPONSE_SUIT, "game:NT", "no fit, game values", points=(26, MAX_POINTS)),
-    _r(RESPONSE_SUIT, "Pass", "weak", points=(0, 11)),
+    _r(RESPONSE_SUIT, "game:partner", "game raise", points=(24, MAX_POINTS), support=5),
+    _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game", points=(15, 23), support=5),
+    _r(RESPONSE_SUIT, "cheap:partner", "simple raise", points=(8, 14), support=5),
+    _r(RESPONSE_SUIT, "cheap:new", "new suit", points=(11, MAX_POINTS), length=5, max_level=2),
+    _r(RESPONSE_SUIT, "cheap:NT", "no fit", points=(9, 23)),
+    _r(RESPONSE_SUIT, "game:NT", "no fit, game values", points=(24, MAX_POINTS)),
+    _r(RESPONSE_SUIT, "Pass", "weak", points=(0, 8)),
 
-    _r(RESPONSE_NT, "game:long", "game in a long suit", points=(20, MAX_POINTS), length=6),
-    _r(RESPONSE_NT, "game:NT", "game values", points=(20, MAX_POINTS)),
-    _r(RESPONSE_NT, "2:NT", "invites 3NT", points=(16, 19)),
-    _r(RESPONSE_NT, "2:long", "to play", points=(0, 15), length=6),
-    _r(RESPONSE_NT, "Pass", "weak", points=(0, 15)),
+    _r(RESPONSE_NT, "game:long", "game in a long suit", points=(18, MAX_POINTS), length=6),
+    _r(RESPONSE_NT, "game:NT", "game values", points=(18, MAX_POINTS)),
+    _r(RESPONSE_NT, "2:NT", "invites 3NT", points=(12, 17)),
+    _r(RESPONSE_NT, "2:long", "to play", points=(0, 11), length=6),
+    _r(RESPONSE_NT, "Pass", "weak", points=(0, 11)),
 
-    _r(OVERCALL, "cheap:NT", "1NT overcall", points=(24, 30), balanced=True, max_level=1),
-    _r(OVERCALL, "cheap:long", "overcall", points=(18, MAX_POINTS), length=5, max_level=1),
-    _r(OVERCALL, "cheap:long", "overcall", points=(22, MAX_POINTS), length=6, max_level=2),
+    _r(OVERCALL, "cheap:NT", "1NT overcall", points=(18, 22), balanced=True, max_level=1),
+    _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
+    _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=2),
     _r(OVERCALL, "Pass", "no overcall"),
 
-    _r(CONTINUATION, "7:fit", "grand slam", combined=(64, MAX_POINTS)),
-    _r(CONTINUATION, "6:fit", "small slam", combined=(57, MAX_POINTS)),
-    _r(CONTINUATION, "game:fit", "game", combined=(45, MAX_POINTS)),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(40, MAX_POINTS), max_level=3),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(34, MAX_POINTS), max_level=2),
-    _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(34, MAX_POINTS), max_level=2),
+    _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
+    _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
+    _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3),
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
+    _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "Pass", "no reason to bid on"),
 )
 """The bidding system: per situation, rules in priority order."""
@@ -366,7 +374,7 @@ def _read(call: Call, ctx: Context) -> Bid:
 
 
 def describe(rule: Rule, call: Call, meaning: Meaning, partner_points: int = 0) -> str:
-    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 20–36 points``.
+    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15–27 points``.
 
     ``partner_points`` is the least partner has shown, to state a
     continuation's partnership total."""
