@@ -1,5 +1,5 @@
 """Shared fixtures: the Chapter 16 example hand, hands played by seeded random legal actions,
-and a snapshot of a state's public view."""
+a snapshot of a state's public view; and for the browser tests a server and a browser."""
 
 from __future__ import annotations
 
@@ -102,3 +102,28 @@ CH16_RECORD = {
 def ch16_record() -> dict:
     """The Chapter 16 example hand as a FORMATS.md JSON hand record (a fresh copy)."""
     return copy.deepcopy(CH16_RECORD)
+
+
+# ------------------------------------------------------------ browser tests
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The browser tests' ``flowerbridge serve``, one per module (the server
+    tests' modules define a ``server`` of their own, which takes precedence)."""
+    from browser_support import Server
+
+    with Server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium through Playwright, one per module."""
+    from playwright import sync_api
+
+    from browser_support import launch_chromium
+
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()

@@ -16,7 +16,7 @@ import time
 import httpx
 import pytest
 
-from browser_support import CHROMIUM, DESKTOP, PHONE, Server, launch_chromium, screenshot
+from browser_support import CHROMIUM, DESKTOP, PHONE, Server, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -28,20 +28,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 HAND_TIMEOUT_MS = 60_000
 BOT = "random"  # the fastest level: these tests are about the page, not the bots
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with Server(tmp_path_factory.mktemp("server")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser, server, path, viewport=DESKTOP, *, csp=False):

@@ -15,25 +15,10 @@ import time
 
 import pytest
 
-from browser_support import Server, launch_chromium
-from test_browser import BOT, finished_review, mid_trick_table, open_page, render_in_page, sync_api, wait_for_table
+from test_browser import BOT, finished_review, mid_trick_table, open_page, render_in_page, wait_for_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-
-# The fixtures of test_browser.py, for this module.
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with Server(tmp_path_factory.mktemp("server")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 SEAT_NAME = {"N": "North", "E": "East", "S": "South", "W": "West"}
 
