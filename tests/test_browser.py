@@ -618,12 +618,13 @@ def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser
     context.close()
 
 
-def test_focus_stays_on_the_bidding_box_when_the_page_redraws(browser, server):
+def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page_redraws(browser, server):
     created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
     north = open_page(browser, server, created["invitations"]["N"]["url"])   # North deals
     wait_for_table(north)
     north.wait_for_selector('#bidding button[data-call="1NT"]')
     north.focus('#bidding button[data-call="1NT"]')
+    north.evaluate("document.activeElement.dataset.kept = 'yes'")
     # someone else arriving redraws every page (a presence message)
     watcher = open_page(browser, server, f"/t/{created['table']['id']}")
     wait_for_table(watcher)
@@ -631,6 +632,9 @@ def test_focus_stays_on_the_bidding_box_when_the_page_redraws(browser, server):
                             "document.body.dataset.seq > 0")
     north.wait_for_timeout(300)
     assert north.evaluate("document.activeElement.dataset.call") == "1NT"
+    # and the bidding box was not rebuilt: a rebuild between the press and the release
+    # of a mouse button loses the click
+    assert north.evaluate("document.activeElement.dataset.kept") == "yes"
     north.keyboard.press("Enter")
     north.wait_for_function("document.querySelector('table.auction').textContent.includes('1NT')")
     assert not north.errors and not watcher.errors

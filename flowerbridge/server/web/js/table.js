@@ -207,9 +207,16 @@ function drawPlayPanel() {
     state.spokenTurn = message;
   }
   $("refusal").textContent = state.refusal || "";
+  // Rebuilt only when what it offers changed: a redraw for anything else (someone
+  // connecting, say) between the press and the release of a button would lose the
+  // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
   const calls = legalCalls();
-  $("bidding").replaceChildren(calls.length
-    ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
+  const box = JSON.stringify([calls, state.pendingLevel]);
+  if ($("bidding").dataset.box !== box) {
+    $("bidding").dataset.box = box;
+    $("bidding").replaceChildren(calls.length
+      ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
+  }
 }
 
 function drawLastTrick() {
