@@ -618,6 +618,26 @@ def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser
     context.close()
 
 
+def test_a_playable_card_is_not_rebuilt_when_the_page_redraws_for_someone_else(browser, server):
+    # a rebuild between the press and the release of a mouse button loses the click
+    created = mid_trick_table(server)       # North is to play
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    north.wait_for_selector("#felt .card.playable")
+    north.evaluate("document.querySelectorAll('#felt .card.playable').forEach((c) => { c.dataset.kept = 'yes'; })")
+    seq = north.evaluate("document.body.dataset.seq")
+    # every redraw rebuilds the seats' labels: marked, they show when one has come
+    north.evaluate("document.querySelectorAll('#felt .seat-label').forEach((l) => { l.dataset.old = 'yes'; })")
+    watcher = open_page(browser, server, f"/t/{created['table']['id']}")   # a presence message
+    wait_for_table(watcher)
+    north.wait_for_function("!document.querySelector('#felt .seat-label').dataset.old")
+    assert north.evaluate("document.body.dataset.seq") == seq
+    assert north.evaluate("[...document.querySelectorAll('#felt .card.playable')]"
+                          ".every((c) => c.dataset.kept === 'yes')")
+    north.locator("#felt .card.playable").last.click()     # (the last is not overlapped)
+    north.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
+    assert not north.errors and not watcher.errors
+
+
 def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page_redraws(browser, server):
     created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
     north = open_page(browser, server, created["invitations"]["N"]["url"])   # North deals

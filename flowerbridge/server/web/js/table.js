@@ -123,21 +123,34 @@ function seatBox(seat, place) {
     label: name,
     makeCard: choosing ? (code) => activeCard(code, playable) : null,
   });
-  let cards;
+  const small = place !== "top" && place !== "bottom";
+  let make = () => null;
+  let shown = null;   // what the cards show: their node is rebuilt only when it changes
   if (seat === state.seat && view.hand.length) {
-    cards = holding(state.catalogue, view.hand, state.language, how("Your hand"));
+    shown = ["hand", view.hand];
+    make = () => holding(state.catalogue, view.hand, state.language, how("Your hand"));
   } else if (seat === contract?.dummy && view.dummy) {
-    cards = holding(state.catalogue, view.dummy, state.language, { small: place !== "top" && place !== "bottom", ...how("Dummy") });
+    shown = ["dummy", view.dummy, small];
+    make = () => holding(state.catalogue, view.dummy, state.language, { small, ...how("Dummy") });
   } else if (view.phase === "auction" || view.phase === "play") {
     const count = HAND_SIZE - cardsPlayedBy(seat);
-    cards = el("span", { class: "hidden-hand", role: "img", "aria-label": `${count} cards` },
+    shown = ["hidden", count];
+    make = () => el("span", { class: "hidden-hand", role: "img", "aria-label": `${count} cards` },
       cardElement(state.catalogue, null), `× ${count}`);
   }
-  if (cards && choosing) cards.classList.add("my-turn");
   const box = $(`position-${place}`);
+  // A redraw for anything else (someone connecting, say) between the press and
+  // the release of a mouse button would lose the click on a card: the cards'
+  // node is kept while what it shows, and which of its cards are playable, stay.
+  const key = JSON.stringify([seat, shown, choosing ? playable : null, state.language]);
+  const kept = box.dataset.cards === key && box.children.length === 2 ? box.children[1] : null;
+  const cards = kept || make();
+  if (cards && choosing) cards.classList.add("my-turn");
   box.classList.toggle("face-up", Boolean(cards?.classList.contains("hand")));
   box.dataset.seat = seat;
-  box.replaceChildren(label, cards || "");
+  box.dataset.cards = key;
+  if (kept) box.replaceChild(label, box.firstChild);
+  else box.replaceChildren(label, cards || "");
 }
 
 function drawTrick(places) {
