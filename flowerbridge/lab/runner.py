@@ -117,7 +117,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
     # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_ignore_sigint)
-    finished = False
+    finished = broken = False
     try:
         pending = {pool.submit(compute_chunk, *args): chunk for chunk, args in jobs}
         while pending:
@@ -127,14 +127,18 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
                 try:
                     text = future.result()
                 except BrokenProcessPool:
+                    broken = True
                     raise LabError("a worker process stopped unexpectedly (killed, or out of "
                                    "memory); finished chunks are saved: run the same command to "
                                    "resume") from None
                 yield pending.pop(future), text
         finished = True
     finally:
-        pool.shutdown(wait=finished, cancel_futures=True)
-        if not finished:
+        # A broken pool has ended its workers itself: wait for its threads too, or
+        # one may wake another through a pipe already closed as the program exits
+        # (a traceback after our one error line, now and then).
+        pool.shutdown(wait=finished or broken, cancel_futures=True)
+        if not (finished or broken):
             _stop_workers(pool)
 
 
