@@ -191,8 +191,12 @@ def test_pages_run_under_the_servers_content_security_policy(browser, server):
     copy.wait_for(state="attached")
     # the month's colour, set through the style object (a style attribute is refused)
     assert copy.evaluate("e => e.style.borderLeftColor") != ""
-    page.locator("#bidding button").first.click()
-    page.locator('#auction td[aria-label^="South: "]').first.wait_for(state="attached")
+    # A bid, not a pass: a pass could end the auction (passed out), and the next
+    # hand's auction would show no call of South's.
+    bid = page.locator("#bidding button:not(.pass)").first
+    call = bid.get_attribute("data-call")
+    bid.click()
+    page.locator(f'#auction td[aria-label^="South: "]:text-is("{call}")').wait_for(state="attached")
     assert not lobby.errors and not deck.errors and not page.errors
 
 
