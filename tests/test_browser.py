@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from browser_support import CHROMIUM, DESKTOP, PHONE, Server, screenshot
+from flowerbridge.server.testing import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -383,16 +384,23 @@ def test_second_person_joins_the_same_table(browser, server):
 
 
 def finished_review(server):
-    """A real review: a one-hand table of four bots, played out by the server."""
+    """A real review: a one-hand table of four bots, played out by the server
+    while a spectator watches (bots play only at a watched table)."""
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
-    path = f"/api/tables/{created['table']['id']}/hands/1"
-    for _ in range(200):
-        response = httpx.get(server.url + path, timeout=10)
-        if response.status_code == 200 and response.json()["contract"]:
-            return response.json()
-        if response.status_code == 200:  # passed out: try another table
-            return finished_review(server)
-        time.sleep(0.05)
+    table_id = created["table"]["id"]
+    path = f"/api/tables/{table_id}/hands/1"
+    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+    watcher.send({"type": "hello", "token": None})
+    try:
+        for _ in range(200):
+            response = httpx.get(server.url + path, timeout=10)
+            if response.status_code == 200 and response.json()["contract"]:
+                return response.json()
+            if response.status_code == 200:  # passed out: try another table
+                return finished_review(server)
+            time.sleep(0.05)
+    finally:
+        watcher.close()
     raise AssertionError("the bots did not finish their hand")
 
 

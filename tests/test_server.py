@@ -158,12 +158,30 @@ def test_lobby_lists_open_tables_and_not_finished_ones(server):
     open_id, _ = south_table(server)
     done = server.create_table({"N": "random", "E": "random", "S": "random", "W": "random"})
     done_id = done["table"]["id"]
-    deadline = time.monotonic() + 30
-    while server.api("GET", f"/api/tables/{done_id}").json()["status"] != "over":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    watcher = joined(server, done_id)   # bots play while someone watches
+    watcher.until(lambda m: watcher.session_over, timeout=30)
+    watcher.close()
     listed = {t["id"] for t in server.api("GET", "/api/tables").json()["tables"]}
     assert open_id in listed and done_id not in listed
+
+
+def test_bots_play_only_while_someone_watches_the_table(server):
+    created = server.create_table({seat: "random" for seat in "NESW"}, hands=50)
+    table_id = created["table"]["id"]
+    seq = lambda: server.api("GET", f"/api/tables/{table_id}").json()["seq"]  # noqa: E731
+    time.sleep(0.5)
+    assert seq() == 1                    # the first deal only: nobody has watched yet
+    watcher = joined(server, table_id)   # a spectator comes: the bots play
+    watcher.until(lambda m: m["type"] in ("call", "play") and m["seq"] >= 5)
+    watcher.close()
+    time.sleep(0.5)                      # the decision under way when the last watcher left
+    stopped = seq()
+    time.sleep(0.5)
+    assert seq() == stopped
+    assert server.api("GET", f"/api/tables/{table_id}").json()["status"] == "playing"
+    again = joined(server, table_id)     # and they go on when someone comes back
+    again.until(lambda m: m["type"] in ("call", "play", "deal") and m["seq"] > stopped)
+    again.close()
 
 
 def test_card_catalogue_lists_the_30_cards_highest_first(server):

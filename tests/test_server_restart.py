@@ -72,10 +72,17 @@ def test_sigkill_while_bots_play_loses_no_event_that_was_broadcast(database):
         watcher.drain()
     last_seen = {m["hand"]: m["view"] for m in watcher.messages if "view" in m}
     with ServerProcess(database, "--bot-delay", "0", *QUIET) as second:
+        # Resumed, the table waits for someone to watch it (bots play only then).
+        resumed = second.api("GET", f"/api/tables/{table_id}").json()["seq"]
+        time.sleep(0.5)
+        assert second.api("GET", f"/api/tables/{table_id}").json()["seq"] == resumed
+        watcher = second.client(table_id)
         deadline = time.monotonic() + 60
         while second.api("GET", f"/api/tables/{table_id}").json()["status"] != "over":
             assert time.monotonic() < deadline, "the resumed table did not finish"
+            watcher.drain()
             time.sleep(0.05)
+        watcher.close()
         # What the watcher was shown of each hand before the kill is how that hand went.
         for hand, view in last_seen.items():
             record = second.api("GET", f"/api/tables/{table_id}/hands/{hand}").json()["record"]

@@ -285,6 +285,7 @@ class TableManager:
                        "seat": role.name if role is not None else None, "table": live.info()})
             self._catch_up(live, conn, since)
             self._publish_presence(live)
+            self._kick_bots(live)   # a table nobody watched waits for its first watcher
         if role is not None and not live.table.players[role].joined:
             live.table.players[role].joined = True
             await self._db(self.store.mark_joined, table_id, role.name)
@@ -395,8 +396,17 @@ class TableManager:
 
     @staticmethod
     def _bot_seat(live: LiveTable) -> Seat | None:
+        """The seat a bot is to act for now; ``None`` when nobody watches the table.
+
+        Bots play only while the table has a connection (a seat's or a
+        spectator's): a table nobody watches -- four bots, or people who all
+        left with stand-ins in their seats -- waits, at no cost, and goes on
+        when someone comes (:meth:`join` starts the bots again).
+        """
         seat = live.table.actor
-        return seat if seat is not None and live.bot_for(seat) is not None else None
+        if seat is None or not live.connections:
+            return None
+        return seat if live.bot_for(seat) is not None else None
 
     async def _run_bots(self, live: LiveTable) -> None:
         while (seat := self._bot_seat(live)) is not None:
