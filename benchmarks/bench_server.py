@@ -107,9 +107,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         database = args.database or str(Path(scratch) / "bench.db")
-        # all its tables come from one address in a few seconds: lift that limit
+        # all its tables and clients come from one address in a few seconds: lift those limits
         with ServerProcess(database, "--bot-delay", "0", "--replace-after", "never",
-                           "--no-analysis", "--tables-per-minute", str(max(30, args.tables))) as server:
+                           "--no-analysis", "--tables-per-minute", str(max(30, args.tables)),
+                           "--connections-per-address", str(max(200, 4 * args.tables))) as server:
             before = cpu_seconds(server.process.pid)
             timings, elapsed = asyncio.run(run(server.url, args.tables, args.hands, server))
             after = cpu_seconds(server.process.pid)

@@ -47,7 +47,7 @@ def test_serve_with_an_unreachable_database_is_one_error_line():
 
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
                                   ["--port", "http"], ["--max-tables", "0"],
-                                  ["--tables-per-minute", "²"]])
+                                  ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
 def test_serve_refuses_bad_options(args, tmp_path):
     result = serve(*args, "--database", str(tmp_path / "t.db"))
     assert result.returncode == 2 and result.stderr.startswith("error: flowerbridge serve:")

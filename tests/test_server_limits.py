@@ -19,7 +19,7 @@ from flowerbridge.server.testing import ServerThread, table_request
 def server(tmp_path):
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None,
                           analysis=False, max_tables=3, tables_per_minute=5,
-                          message_rate=5, message_burst=10)
+                          message_rate=5, message_burst=10, connections_per_address=12)
     with ServerThread(config) as running:
         yield running
 
@@ -94,6 +94,26 @@ def test_limits_connections_per_seat_are_capped(server):
     tabs[0].ws.close()
     time.sleep(0.3)
     assert _joined(server, table_id, token).view is not None   # room again
+
+
+def test_limits_connections_from_one_address_are_capped(server):
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id = created["table"]["id"]
+    # the socket is counted from its opening, whatever table or seat it asks for
+    tabs = [_joined(server, table_id) for _ in range(12)]
+    extra = server.client(table_id)
+    refusal = extra.until(lambda m: m["type"] == "error")
+    assert refusal["code"] == "too_many" and "this address has 12 connections" in refusal["message"]
+    extra.recv(timeout=5)
+    assert extra.closed and extra.ws.close_code == 4429
+    tabs[0].ws.close()
+    time.sleep(0.3)
+    again = _joined(server, table_id)
+    assert again.view is not None                        # room again
+    for tab in [*tabs[1:], again]:
+        tab.ws.close()
+    time.sleep(0.3)
+    assert server.app.state.connections == {}           # every closed socket was counted out
 
 
 def test_limits_a_request_body_over_the_limit_is_refused_with_413(server):

@@ -28,6 +28,8 @@ def register(subparsers) -> None:
                    help="tables open at once, at most (default 1000)")
     p.add_argument("--tables-per-minute", type=_count, default=30, metavar="N",
                    help="tables one address may create a minute (default 30)")
+    p.add_argument("--connections-per-address", type=_count, default=200, metavar="N",
+                   help="websockets one address may hold open at once (default 200)")
     p.set_defaults(func=run)
 
 
@@ -44,7 +46,8 @@ def run(args) -> int:
     store.migrate()  # here, so that a bad database is one error line, not a startup trace
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
-                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute)
+                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute,
+                          connections_per_address=args.connections_per_address)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -7,6 +7,7 @@ Routes only translate between HTTP and the :class:`TableManager`; see
 from __future__ import annotations
 
 import re
+from collections import Counter
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
@@ -62,6 +63,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
                   docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.config = config
+    app.state.connections = Counter()   # open websockets by client address (realtime.py)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeaders)
     creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)

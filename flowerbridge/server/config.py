@@ -19,7 +19,9 @@ class ServerConfig:
     (``None``: never). ``analysis`` turns on the double-dummy values of the
     review (when the compiled solver is there). ``max_tables`` caps the tables
     open at once (``503 full`` past it) and ``tables_per_minute`` how fast one
-    address may create them (``429 too_many``); a connection may send
+    address may create them (``429 too_many``), ``connections_per_address``
+    how many websockets one address may hold open at once (past it the new
+    one is refused ``too_many``, close code 4429); a connection may send
     ``message_rate`` messages a second, ``message_burst`` at once (more are
     answered ``too_fast``, unread); see ``docs/server.md``, *Limits*.
     """
@@ -30,6 +32,7 @@ class ServerConfig:
     analysis: bool = True
     max_tables: int = 1000
     tables_per_minute: float = 30.0
+    connections_per_address: int = 200
     # messages a connection may send: this many a second on average, burst at once
     message_rate: float = 20.0
     message_burst: float = 60.0

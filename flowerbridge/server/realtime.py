@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -43,6 +44,16 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     writer = asyncio.create_task(_write(websocket, conn))
     config = websocket.app.state.config
     bucket = TokenBucket(config.message_rate, config.message_burst)
+    # Connections at once from one address (behind a proxy, uvicorn's trusted
+    # X-Forwarded-For names the client).
+    address = websocket.client.host if websocket.client else None
+    open_here: Counter = websocket.app.state.connections
+    if open_here[address] >= config.connections_per_address:
+        _refuse(conn, "too_many", f"this address has {open_here[address]} connections open, "
+                                  "its most: close one first", CLOSE_TOO_MANY)
+        await writer
+        return
+    open_here[address] += 1
     try:
         if await _handshake(websocket, conn, manager, table_id):
             while (text := await _receive(websocket)) is not None:
@@ -56,6 +67,9 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        open_here[address] -= 1
+        if not open_here[address]:
+            del open_here[address]
         manager.leave(conn)
         conn.close(conn.close_code)
         await writer
