@@ -10,15 +10,16 @@ from .state import HandState
 _TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
 
 
-def load_any(text: str) -> list[HandState]:
-    """The hands in ``text``, whichever of the project's formats it is in."""
+def load_any(text: str, source: str | None = None) -> list[HandState]:
+    """The hands in ``text``, whichever of the project's formats it is in
+    (``source``, the file's name, is given in the message of malformed JSON)."""
     stripped = text.lstrip()
     if not stripped:
-        raise RecordError("the input is empty: no hand record in it")
+        raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
         from .records import HandRecord, parse_json
-        data = parse_json(text)
+        data = parse_json(text, source)
         if isinstance(data, dict) and "hands" in data and isinstance(data["hands"], list):
             from .session import Session
             return [h for h in Session.from_dict(data).hands]

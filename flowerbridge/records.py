@@ -135,17 +135,20 @@ def to_dict(state: HandState) -> dict[str, Any]:
     }
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, source: str | None = None) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
-    is malformed (or that a number in it is too long to read)."""
+    is malformed (or that a number in it is too long to read); ``source`` names
+    the file it came from, for that message."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        of = f" of {source}" if source else ""
+        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: {exc.msg}") from None
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit
         limit = sys.get_int_max_str_digits()
-        raise RecordError(f"unreadable JSON: a number has more than {limit} digits") from None
+        inside = f" in {source}" if source else ""
+        raise RecordError(f"unreadable JSON{inside}: a number has more than {limit} digits") from None
 
 
 def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:

@@ -131,7 +131,7 @@ def test_cli_demo_a_bot_that_raises_is_one_error_line(cli, assert_cli_error):
 
 def test_cli_show_an_empty_file_is_an_error(cli, assert_cli_error, tmp_path):
     (tmp_path / "empty.json").write_text("  \n")
-    assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"the input is empty")
+    assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"error: \S+empty\.json is empty: no hand record")
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "0.5", "100000"])

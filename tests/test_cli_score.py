@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,6 +155,16 @@ def test_formats_error_malformed_json(cli, assert_cli_error, tmp_path, ch16_reco
     assert_cli_error(run_score(cli, tmp_path, text), r"malformed JSON at line 1 column \d+")
 
 
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_malformed_json_error_names_its_file(cli, assert_cli_error, tmp_path, monkeypatch, command):
+    path = tmp_path / "broken.json"
+    path.write_text('{"dealer": "N",\n "hands": {,}}', encoding="utf-8")
+    assert_cli_error(cli(command, str(path)),
+                     rf"^error: malformed JSON at line 2 column 12 of {re.escape(str(path))}: ")
+    monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text(encoding="utf-8")))
+    assert_cli_error(cli(command, "-"), r"^error: malformed JSON at line 2 column 12 of standard input: ")
+
+
 def test_formats_error_unknown_code(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["hands"]["N"][0] = "13B"
     assert_cli_error(run_score(cli, tmp_path, ch16_record), r"hands\.N: unknown card code '13B'")
@@ -271,7 +282,8 @@ def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, 
         text = json.dumps(ch16_record)[:-1] + f', "board": {digits}}}'
     else:
         text = json.dumps(ch16_record)[:-1] + f', "options": {{"undertrick_penalty": {digits}}}}}'
-    assert_cli_error(run_score(cli, tmp_path, text), r"unreadable JSON: a number has more than \d+ digits")
+    assert_cli_error(run_score(cli, tmp_path, text),
+                     r"unreadable JSON in \S+hand\.json: a number has more than \d+ digits")
 
 
 def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):

@@ -75,6 +75,11 @@ def parse_seed(text: str) -> int | str:
     return int(text) if re.fullmatch(r"-?[0-9]{1,4000}", text) else text
 
 
+def input_name(path: str) -> str:
+    """How messages name a command's input file: its path, or standard input for ``-``."""
+    return "standard input" if path == "-" else path
+
+
 def read_text(path: str) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
     try:
@@ -83,5 +88,4 @@ def read_text(path: str) -> str:
         with open(path, encoding="utf-8-sig") as fh:
             return fh.read()
     except UnicodeDecodeError as exc:
-        name = "standard input" if path == "-" else path
-        raise UsageError(f"{name}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+        raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None

@@ -44,10 +44,10 @@ def options_from_args(data, args):
 
 def run(args) -> int:
     from ..records import HandRecord, parse_json
-    from . import read_text
+    from . import input_name, read_text
 
     text = read_text(args.file)
-    data = parse_json(text)
+    data = parse_json(text, input_name(args.file))
     record = HandRecord.from_dict(data, options=options_from_args(data, args))
     score = record.state.score()
     print(json.dumps(score.to_dict()))

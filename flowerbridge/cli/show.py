@@ -15,11 +15,11 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..render import render_hand
-    from . import read_text
+    from . import input_name, read_text
     from .._load import load_any
 
     text = read_text(args.file)
-    for state in load_any(text):
+    for state in load_any(text, input_name(args.file)):
         print(render_hand(state, names=args.names))
         print()
     return 0

@@ -37,7 +37,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..solver.core import MAX_MEMORY_MB
-    from . import UsageError, read_text
+    from . import UsageError, input_name, read_text
 
     memory = args.memory_mb
     if memory is not None and not 1 <= memory <= MAX_MEMORY_MB:
@@ -56,7 +56,7 @@ def run(args) -> int:
     from ..solver.game import card_values, dd_table_many
 
     text = read_text(args.file)
-    state = HandRecord.from_dict(parse_json(text)).state
+    state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
     if args.table or state.contract is None:
         [table] = dd_table_many([state.deal], workers=args.workers, memory_mb=memory or DEFAULT_MEMORY_MB)
         out: dict[str, object] = {
