@@ -384,3 +384,33 @@ def test_client_pages_name_the_turn_in_the_title_and_have_a_heading_and_language
     for seat in ("North", "South", "Spectators"):   # the "open" links told apart by name
         assert lobby.get_by_role("link", name=f"open {seat} (new tab)").count() == 1
     assert not south.errors and not lobby.errors
+
+
+# ------------------------------------------------------ 13: text size on the faces
+
+# For each card face on the page: its width in CSS px and whether its name is drawn.
+FACES = """() => [...document.querySelectorAll('svg.card-face')].map((svg) => {
+  const name = svg.querySelector('.name');
+  return [svg.getBoundingClientRect().width, !!name && getComputedStyle(name).display !== 'none'];
+})"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 740}, {"width": 800, "height": 900},
+                                      {"width": 1280, "height": 900}])
+def test_client_card_names_are_drawn_only_where_they_can_be_read(browser, server, viewport):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    page = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    wait_for_table(page)
+    page.wait_for_selector("#felt .card[data-code] svg.card-face")
+    faces = page.evaluate(FACES)
+    assert len(faces) >= 13
+    # the name is a tenth of the face's width: drawn, it is at least 8 px
+    assert all(width / 10 >= 8 for width, drawn in faces if drawn), faces
+    if viewport["width"] >= 1280:
+        assert all(drawn for width, drawn in faces if width >= 80)   # a full-size hand shows names
+    else:
+        assert not any(drawn for _, drawn in faces)
+    # every face keeps its name for a screen reader
+    labels = page.locator("#felt svg.card-face").evaluate_all("ss => ss.map(s => s.getAttribute('aria-label'))")
+    assert all(re.fullmatch(r"\d+(B|A|R|P|Pa|Pb) \S.*", label) for label in labels), labels
+    assert not page.errors
