@@ -15,6 +15,8 @@ table, and the contract reached is compared with what the cards allow:
   denomination played (both with the side's better declarer, any level);
 * passed out with a makeable contract: the deal was passed out though par
   (:func:`flowerbridge.lab.dd.par`) is a contract;
+* wrong side declares: par is the other side's contract; counted apart
+  when par's side made no bid in the auction (it never entered);
 * against par: the contract's double-dummy score (honors aside, as the lab
   scores par) minus par's, in IMPs.
 
@@ -190,6 +192,8 @@ def measure(seed: str, boards: int, spec: str, dds: list[dict], worst: int) -> d
             if dev != 0:
                 if par_side is not None and par_side != contract.side.name:
                     kind = "wrong side declares"
+                    if not any(ev.call.is_bid and ev.seat.side.name == par_side for ev in state.calls):
+                        c["wrong side declares, par's side never bid"] += 1
                 elif taken < need:
                     kind = "went down (side of par)"
                 elif others >= chosen + 20:
@@ -218,6 +222,7 @@ def measure(seed: str, boards: int, spec: str, dds: list[dict], worst: int) -> d
         "wrong denomination (>=20 pts)": c["wrong denomination"],
         "passed out": c["passed out"],
         "passed out, par is a contract": c["passed out, par is a contract"],
+        "wrong side declares, par's side never bid": c["wrong side declares, par's side never bid"],
         "at par %": round(100 * sum(1 for d in dev_imps if d == 0) / n, 1),
         "mean |IMPs vs par|": round(statistics.fmean(dev_imps), 3),
         "deviation from par by kind (deals, IMPs)": {k: [by_kind[k], loss_by_kind[k]] for k in by_kind},

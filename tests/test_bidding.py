@@ -71,12 +71,46 @@ def test_balanced_is_5_4_4_only_a_6_4_3_hand_opens_its_suit_not_1nt():
     assert _bid(hand).call == parse_call("1A")
 
 
-def test_no_game_on_34_partnership_points_opener_competes_to_3_after_a_simple_raise():
-    # No game bonus in a hand's score (Chapter 11): game needs 38 between the partners.
+def test_no_game_bonus_so_opener_passes_a_simple_raise_when_the_opponents_are_silent():
+    # A hand's score has no bonus for game (Chapter 11): bidding higher than the
+    # partnership's fit needs only risks undertricks unless the opponents compete.
     hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
     bid = _bid(hand, "1A", "Pass", "2A", "Pass")
+    assert bid.call.is_pass
+
+
+def test_opener_competes_to_3_over_an_opponents_bid_with_30_partnership_points():
+    hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
+    bid = _bid(hand, "1A", "Pass", "2A", "3R")
     assert bid.call == parse_call("3A")
     assert bid.explanation.startswith("competes: 5+ Animals")
+
+
+def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
+    # Competing to the three level needs an opponent's bid; without one, 3A can only be a rebid.
+    auction = _auction("1A", "Pass", "2A", "Pass", "3A")
+    assert explain_call(auction, 4) == "rebids a long suit: 7+ Animals, longest suit, 15+ points"
+    auction = _auction("1A", "Pass", "2A", "3R", "3A")
+    assert explain_call(auction, 4).startswith("competes: 5+ Animals")
+
+
+def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent():
+    hand = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 9 + 9 + 4 = 22 points, 6 Animals
+    bid = _bid(hand, "1A", "2R", "Pass", "Pass")
+    assert bid.call == parse_call("2A")
+    assert "6+ Animals, 15+ points" in bid.explanation
+
+
+def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():
+    hand = "12B 11B 8B 7A 6A 11R 10R 5R 4R 11P 5P 4P 3P"  # 20 points, 5-4-4
+    assert _bid(hand, "1NT", "Pass").call.is_pass
+
+
+def test_responder_to_1nt_names_a_six_card_suit_at_the_two_level_whatever_its_points():
+    hand = "12B 11B 8B 7A 6A 5A 11R 10R 5R 11P 5P 4P 3P"  # 20 points, 6 Animals
+    bid = _bid(hand, "1NT", "Pass")
+    assert bid.call == parse_call("2A")
+    assert bid.explanation == "to play: 6+ Animals, longest suit"
 
 
 def test_response_simple_raise_with_five_card_support():

@@ -148,7 +148,8 @@ class Rule:
     ``length`` is the fewest cards in the suit bid; ``support`` the fewest in
     partner's suit. In the continuation, ``combined`` bounds the partnership's
     points: the bidder's own plus the least partner has shown. ``max_level``
-    caps the level the rule may bid at.
+    caps the level the rule may bid at. A ``contested`` rule bids only over
+    an opponent's bid: when the last bid made was the opponents'.
     """
 
     situation: str
@@ -160,6 +161,7 @@ class Rule:
     balanced: bool = False
     combined: tuple[int, int] | None = None
     max_level: int = 7
+    contested: bool = False
 
     @property
     def strain(self) -> str:
@@ -190,11 +192,8 @@ SYSTEM: tuple[Rule, ...] = (
     _r(RESPONSE_SUIT, "game:NT", "no fit, game values", points=(24, MAX_POINTS)),
     _r(RESPONSE_SUIT, "Pass", "weak", points=(0, 8)),
 
-    _r(RESPONSE_NT, "game:long", "game in a long suit", points=(18, MAX_POINTS), length=6),
-    _r(RESPONSE_NT, "game:NT", "game values", points=(18, MAX_POINTS)),
-    _r(RESPONSE_NT, "2:NT", "invites 3NT", points=(12, 17)),
-    _r(RESPONSE_NT, "2:long", "to play", points=(0, 11), length=6),
-    _r(RESPONSE_NT, "Pass", "weak", points=(0, 11)),
+    _r(RESPONSE_NT, "2:long", "to play", length=6),
+    _r(RESPONSE_NT, "Pass", "no long suit"),
 
     _r(OVERCALL, "cheap:NT", "1NT overcall", points=(18, 22), balanced=True, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
@@ -204,9 +203,11 @@ SYSTEM: tuple[Rule, ...] = (
     _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
     _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
     _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3),
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3, contested=True),
     _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
+    _r(CONTINUATION, "cheap:long", "rebids a long suit", points=(15, MAX_POINTS), length=7, max_level=3),
+    _r(CONTINUATION, "cheap:long", "rebids a long suit", points=(15, MAX_POINTS), length=6, max_level=2),
     _r(CONTINUATION, "Pass", "no reason to bid on"),
 )
 """The bidding system: per situation, rules in priority order."""
@@ -222,6 +223,7 @@ class Context:
     last_bid: Call | None
     partner_shows: Meaning
     partner_strains: tuple[Denomination, ...]  # partner's bids' denominations, in order
+    contested: bool = False  # the last bid was an opponent's
 
     @property
     def partner_suit(self) -> Suit | None:
@@ -286,6 +288,8 @@ def _call(rule: Rule, strain: Denomination, ctx: Context) -> Call | None:
     """The call ``rule`` makes in ``strain``, if it is legal and within its cap."""
     level = _level(rule, strain, ctx)
     if level > min(rule.max_level, 7) or level < ctx.cheapest(strain):
+        return None
+    if rule.contested and not ctx.contested:
         return None
     return BID[level][strain]
 
@@ -412,13 +416,15 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
     strains: dict[Seat, list[Denomination]] = {s: [] for s in Seat}
     contexts: list[Context] = []
     last_bid: Call | None = None
+    last_bidder: Seat | None = None
     opening: tuple[Seat, Call] | None = None
     bids_by_side = [0, 0]
     for i in range(len(auction) + 1):
         seat = auction[i][0] if i < len(auction) else next_seat
         partner = seat.partner
         situation = _situation(seat, opening, bids_by_side)
-        ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN), tuple(strains[partner]))
+        ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN), tuple(strains[partner]),
+                      last_bidder is not None and last_bidder.side is not seat.side)
         contexts.append(ctx)
         if i == len(auction):
             break
@@ -429,6 +435,7 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
             if opening is None:
                 opening = (seat, call)
             last_bid = call
+            last_bidder = seat
             strains[seat].append(call.strain)
             bids_by_side[seat.side] += 1
     return contexts
@@ -485,6 +492,8 @@ def system_table() -> str:
             shape.append(f"{FIT}+ cards with partner's shown length")
         combined = "" if rule.combined is None else _points_text(rule.combined)
         cap = f" (level ≤ {rule.max_level})" if rule.max_level < 7 else ""
+        if rule.contested:
+            cap += " over an opponent's bid"
         rows.append(f"| {rule.situation} | `{rule.call}`{cap} | {rule.label} | "
                     f"{_points_text(rule.points) or 'any'} | {'; '.join(shape) or 'any'} | "
                     f"{combined or '—'} |")
