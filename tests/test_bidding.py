@@ -83,15 +83,27 @@ def test_opener_competes_to_3_over_an_opponents_bid_with_30_partnership_points()
     hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
     bid = _bid(hand, "1A", "Pass", "2A", "3R")
     assert bid.call == parse_call("3A")
-    assert bid.explanation.startswith("competes: 5+ Animals")
+    assert bid.explanation == "competes or long suit: 5+ Animals, 15+ points"
 
 
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
     # Competing to the three level needs an opponent's bid; without one, 3A can only be a rebid.
     auction = _auction("1A", "Pass", "2A", "Pass", "3A")
-    assert explain_call(auction, 4) == "rebids a long suit: 7+ Animals, longest suit, 15+ points"
+    assert explain_call(auction, 4) == "long suit: 7+ Animals, longest suit, 15+ points"
     auction = _auction("1A", "Pass", "2A", "3R", "3A")
-    assert explain_call(auction, 4).startswith("competes: 5+ Animals")
+    assert explain_call(auction, 4).startswith("competes or long suit: ")
+
+
+def test_explain_call_names_every_row_that_could_have_made_the_call_and_claims_only_what_all_show():
+    # Over 3R, opener's 3A is a competitive raise (partnership 30+, the fit) or a
+    # 7-card suit rebid on 15 points: the reading names both and claims no
+    # partnership total, which the rebid does not count.
+    text = explain_call(_auction("1A", "Pass", "2A", "3R", "3A"), 4)
+    name, shown = text.split(": ")
+    assert name == "competes or long suit"
+    assert "partnership" not in shown and "longest suit" not in shown and "15+ points" in shown
+    # where one row alone could have made it, its own name and everything it shows
+    assert explain_call(_auction("1A", "Pass", "1NT"), 2) == "no fit: 9–23 points"
 
 
 def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent():

@@ -206,8 +206,8 @@ SYSTEM: tuple[Rule, ...] = (
     _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3, contested=True),
     _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
-    _r(CONTINUATION, "cheap:long", "rebids a long suit", points=(15, MAX_POINTS), length=7, max_level=3),
-    _r(CONTINUATION, "cheap:long", "rebids a long suit", points=(15, MAX_POINTS), length=6, max_level=2),
+    _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=7, max_level=3),
+    _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=6, max_level=2),
     _r(CONTINUATION, "Pass", "no reason to bid on"),
 )
 """The bidding system: per situation, rules in priority order."""
@@ -373,27 +373,31 @@ def _read(call: Call, ctx: Context) -> Bid:
     meaning = matches[0][1]
     for _, m in matches[1:]:
         meaning = meaning | m
-    rule = matches[0][0]
-    return Bid(call, rule, meaning, describe(rule, call, meaning, ctx.partner_shows.points[0]))
+    rules = [rule for rule, _ in matches]
+    return Bid(call, rules[0], meaning, describe(rules, call, meaning, ctx.partner_shows.points[0]))
 
 
-def describe(rule: Rule, call: Call, meaning: Meaning, partner_points: int = 0) -> str:
+def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0) -> str:
     """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15–27 points``.
 
-    ``partner_points`` is the least partner has shown, to state a
-    continuation's partnership total."""
-    parts: list[str] = ["balanced"] if rule.balanced else []
-    floor = BALANCED[0] if rule.balanced else 0
+    ``rules`` are the rows that could have made the call (their names are
+    joined by "or"), ``meaning`` what they have in common; ``partner_points``
+    is the least partner has shown, to state a partnership total where every
+    row counts one."""
+    balanced = all(rule.balanced for rule in rules)
+    parts: list[str] = ["balanced"] if balanced else []
+    floor = BALANCED[0] if balanced else 0
     parts += [f"{meaning.min_length[s]}+ {s.short}" for s in sorted(Suit, reverse=True)
               if meaning.min_length[s] > floor]
-    if rule.strain == "long" and call.is_bid:
+    if call.is_bid and all(rule.strain == "long" for rule in rules):
         parts.append("longest suit")
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
-    if rule.combined is not None:
+    if all(rule.combined is not None for rule in rules):
         parts.append(f"partnership {meaning.points[0] + partner_points}+")
-    return f"{rule.label}: {', '.join(parts)}" if parts else rule.label
+    name = " or ".join(dict.fromkeys(rule.label for rule in rules))
+    return f"{name}: {', '.join(parts)}" if parts else name
 
 
 def _points_text(points: tuple[int, int]) -> str:
