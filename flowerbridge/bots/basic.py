@@ -83,6 +83,10 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
               and not k.opponents_may_ruff(c.suit)]
     if bosses:
         return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
+    if declaring:
+        planned = _declarer_lead(k, legal)
+        if planned is not None:
+            return planned
     side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
     pool = side_suits or legal
     if not declaring:
@@ -93,8 +97,47 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             if held:
                 return min(held, key=_cheap), "leads partner's suit"
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    if declaring and k.trump is None:
+        for x in k.visible.get(k.hand_seat.partner, ()):
+            if x.suit in lengths:
+                lengths[x.suit] += 1
     suit = max(lengths, key=lambda s: (lengths[s], -s))
+    if declaring:
+        own = [c for c in pool if c.suit is suit]
+        other = [c for c in k.visible.get(k.hand_seat.partner, ()) if c.suit is suit]
+        top = max(own, key=lambda c: c.rank)
+        if not other or top.rank > max(c.rank for c in other):
+            return top, "leads the top of its long suit"
     return min((c for c in pool if c.suit is suit), key=_cheap), "leads from length"
+
+
+def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
+    """Declarer's lead when no boss card of the hand on lead is to be cashed:
+    cross to a boss card of partner's, or lead a loser for partner to ruff."""
+    partner = k.hand_seat.partner
+    other = k.visible.get(partner, ())
+    # Low to partner's boss card in a suit the opponents cannot ruff.
+    for c in sorted(legal, key=_cheap):
+        if c.suit is k.trump or k.opponents_may_ruff(c.suit):
+            continue
+        if any(x.suit is c.suit and k.is_boss(x) for x in other):
+            return c, "leads low to partner's boss card"
+    return _ruff_lead(k, legal)
+
+
+def _ruff_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
+    """A suit contract's declarer: a loser led for the hand with fewer trumps to ruff."""
+    if k.trump is None:
+        return None
+    other = k.visible.get(k.hand_seat.partner, ())
+    mine = sum(1 for c in k.hand if c.suit is k.trump)
+    theirs = sum(1 for c in other if c.suit is k.trump)
+    if 0 < theirs <= mine:
+        held = {c.suit for c in other}
+        losers = [c for c in legal if c.suit not in held and c.suit is not k.trump and not k.is_boss(c)]
+        if losers:
+            return min(losers, key=_cheap), "leads a loser for partner to ruff"
+    return None
 
 
 def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
