@@ -81,7 +81,7 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return top, "draws trumps with a boss trump"
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
               and not k.opponents_may_ruff(c.suit)]
-    if bosses:
+    if bosses and not (k.trump is None and not declaring):
         return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
     if declaring:
         planned = _declarer_lead(k, legal)
@@ -95,6 +95,8 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         for suit in reversed(partner_suits):
             held = [c for c in pool if c.suit is suit]
             if held:
+                if k.is_boss(max(held, key=lambda c: c.rank)):
+                    return max(held, key=lambda c: c.rank), "cashes a boss card of partner's suit"
                 return min(held, key=_cheap), "leads partner's suit"
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
     if declaring and k.trump is None:
@@ -108,7 +110,10 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         top = max(own, key=lambda c: c.rank)
         if not other or top.rank > max(c.rank for c in other):
             return top, "leads the top of its long suit"
-    return min((c for c in pool if c.suit is suit), key=_cheap), "leads from length"
+    own = [c for c in pool if c.suit is suit]
+    if k.is_boss(max(own, key=lambda c: c.rank)):
+        return max(own, key=lambda c: c.rank), "cashes a boss card of its long suit"
+    return min(own, key=_cheap), "leads from length"
 
 
 def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
