@@ -113,6 +113,9 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     own = [c for c in pool if c.suit is suit]
     if k.is_boss(max(own, key=lambda c: c.rank)):
         return max(own, key=lambda c: c.rank), "cashes a boss card of its long suit"
+    ranks = sorted((c.rank for c in own), reverse=True)
+    if not declaring and len(ranks) >= 3 and ranks[0] - ranks[1] <= 1:
+        return max(own, key=lambda c: c.rank), "leads the top of a sequence"
     return min(own, key=_cheap), "leads from length"
 
 
