@@ -92,6 +92,9 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if not declaring:
         partner_suits = [call.strain.trump for s, call in k.obs.auction
                          if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
+        partner_led = [plays[0][1].suit for leader, plays, _ in k.obs.tricks
+                       if leader is k.hand_seat.partner and plays[0][1].suit is not k.trump]
+        partner_suits = partner_led[:1] + partner_suits
         for suit in reversed(partner_suits):
             held = [c for c in pool if c.suit is suit]
             if held:
