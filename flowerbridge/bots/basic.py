@@ -81,6 +81,11 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return top, "draws trumps with a boss trump"
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
               and not k.opponents_may_ruff(c.suit)]
+    if declaring:
+        # High card from the short hand first: with partner holding a boss card
+        # of the suit too and fewer cards in it, lead low to partner's instead.
+        other = k.visible.get(k.hand_seat.partner, ())
+        bosses = [c for c in bosses if not _cross_first(k, c.suit, other)]
     if bosses and not (k.trump is None and not declaring):
         return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
     if declaring:
@@ -120,6 +125,13 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if not declaring and len(ranks) >= 3 and ranks[0] - ranks[1] <= 1:
         return max(own, key=lambda c: c.rank), "leads the top of a sequence"
     return min(own, key=_cheap), "leads from length"
+
+
+def _cross_first(k: Knowledge, suit: int, other: tuple[Card, ...]) -> bool:
+    """Whether partner, shorter in ``suit``, holds a boss card of it too."""
+    theirs = [c for c in other if c.suit == suit]
+    mine = [c for c in k.hand if c.suit == suit]
+    return 0 < len(theirs) < len(mine) and any(k.is_boss(c) for c in theirs)
 
 
 def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
