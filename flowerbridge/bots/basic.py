@@ -197,6 +197,9 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return _discard(k, legal)
         return min(legal, key=_cheap), "second hand low" if len(trick) == 1 else "cannot win: plays low"
     if not following:
+        fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
+        if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
+            return _discard(k, legal)
         return (sure or winners)[0], "trumps the opponents' trick"
     if len(trick) == 1:
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
