@@ -114,9 +114,9 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     suit = max(lengths, key=lambda s: (lengths[s], -s))
     if declaring:
         own = [c for c in pool if c.suit is suit]
-        other = [c for c in k.visible.get(k.hand_seat.partner, ()) if c.suit is suit]
+        partners = [c for c in k.visible.get(k.hand_seat.partner, ()) if c.suit is suit]
         top = max(own, key=lambda c: c.rank)
-        if not other or top.rank > max(c.rank for c in other):
+        if not partners or top.rank > max(c.rank for c in partners):
             return top, "leads the top of its long suit"
     own = [c for c in pool if c.suit is suit]
     if k.is_boss(max(own, key=lambda c: c.rank)):
