@@ -105,7 +105,8 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             if held:
                 if k.is_boss(max(held, key=lambda c: c.rank)):
                     return max(held, key=lambda c: c.rank), "cashes a boss card of partner's suit"
-                if len(held) <= 2:
+                hr = sorted((c.rank for c in held), reverse=True)
+                if len(held) <= 2 or hr[0] - hr[1] <= 1:
                     return max(held, key=lambda c: c.rank), "leads the top of a short holding in partner's suit"
                 return min(held, key=_cheap), "leads partner's suit"
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
