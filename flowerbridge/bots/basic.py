@@ -110,6 +110,10 @@ def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
                     return max(held, key=lambda c: c.rank), "leads the top of a short holding in partner's suit"
                 return min(held, key=_cheap), "leads partner's suit"
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    if not declaring and k.trump is not None and any(c.suit is k.trump for c in k.hand):
+        singles = [c for c in pool if lengths[c.suit] == 1 and not k.is_boss(c)]
+        if singles:
+            return min(singles, key=_cheap), "leads a singleton to ruff the suit later"
     if declaring and k.trump is None:
         for x in k.visible.get(k.hand_seat.partner, ()):
             if x.suit in lengths:
