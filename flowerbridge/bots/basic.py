@@ -212,6 +212,11 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
         if honored:
             return honored[0], "takes a sure trick with honors in it"
+        fourth = k.visible.get(k.hand_seat.partner)
+        bosses = [c for c in winners if c.suit is led and k.is_boss(c)]
+        if bosses and k.trump is not None and fourth is not None and not any(
+                c.suit is led and k.is_boss(c) for c in fourth):
+            return bosses[0], "second hand takes a boss trick partner cannot"
         return min(legal, key=_cheap), "second hand low"
     if sure:
         return sure[0], "wins as cheaply as is sure"
