@@ -74,63 +74,48 @@ def choose_card(k: Knowledge) -> tuple[Card, str]:
 
 def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     declaring = k.contract is not None and k.hand_seat.side is k.contract.side
+    if declaring:
+        return _declarer_lead(k, legal)
+    return _defender_lead(k, legal)
+
+
+def _top(cards: list[Card]) -> Card:
+    return max(cards, key=lambda c: c.rank)
+
+
+def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    """Declarer's lead, from either hand: it sees both (its own and the dummy)."""
+    other = k.visible.get(k.hand_seat.partner, ())
     trumps = [c for c in legal if c.suit is k.trump]
-    if declaring and trumps and k.opponents_may_hold_trumps():
-        top = max(trumps, key=lambda c: c.rank)
-        if k.is_boss(top):
-            return top, "draws trumps with a boss trump"
+    if trumps and k.opponents_may_hold_trumps() and k.is_boss(_top(trumps)):
+        return _top(trumps), "draws trumps with a boss trump"
+    # High card from the short hand first: where partner holds a boss card of
+    # the suit too and fewer cards in it, partner's is cashed first (below).
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
-              and not k.opponents_may_ruff(c.suit)]
-    if declaring:
-        # High card from the short hand first: with partner holding a boss card
-        # of the suit too and fewer cards in it, lead low to partner's instead.
-        other = k.visible.get(k.hand_seat.partner, ())
-        bosses = [c for c in bosses if not _cross_first(k, c.suit, other)]
-    if bosses and not (k.trump is None and not declaring):
+              and not k.opponents_may_ruff(c.suit) and not _cross_first(k, c.suit, other)]
+    if bosses:
         return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
-    if declaring:
-        planned = _declarer_lead(k, legal)
-        if planned is not None:
-            return planned
-    side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
-    pool = side_suits or legal
-    if not declaring:
-        partner_suits = [call.strain.trump for s, call in k.obs.auction
-                         if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
-        partner_led = [plays[0][1].suit for leader, plays, _ in k.obs.tricks
-                       if leader is k.hand_seat.partner and plays[0][1].suit is not k.trump]
-        partner_suits = partner_led[:1] + partner_suits
-        for suit in reversed(partner_suits):
-            held = [c for c in pool if c.suit is suit]
-            if held:
-                if k.is_boss(max(held, key=lambda c: c.rank)):
-                    return max(held, key=lambda c: c.rank), "cashes a boss card of partner's suit"
-                hr = sorted((c.rank for c in held), reverse=True)
-                if len(held) <= 2 or hr[0] - hr[1] <= 1:
-                    return max(held, key=lambda c: c.rank), "leads the top of a short holding in partner's suit"
-                return min(held, key=_cheap), "leads partner's suit"
-    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
-    if not declaring and k.trump is not None and any(c.suit is k.trump for c in k.hand):
-        singles = [c for c in pool if lengths[c.suit] == 1 and not k.is_boss(c)]
-        if singles:
-            return min(singles, key=_cheap), "leads a singleton to ruff the suit later"
-    if declaring and k.trump is None:
-        for x in k.visible.get(k.hand_seat.partner, ()):
+    for c in sorted(legal, key=_cheap):
+        if c.suit is k.trump or k.opponents_may_ruff(c.suit):
+            continue
+        if any(x.suit is c.suit and k.is_boss(x) for x in other):
+            return c, "leads low to partner's boss card"
+    ruff = _ruff_lead(k, legal, other)
+    if ruff is not None:
+        return ruff
+    # The long suit: at No Trump, counted over both hands.
+    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in legal}
+    if k.trump is None:
+        for x in other:
             if x.suit in lengths:
                 lengths[x.suit] += 1
     suit = max(lengths, key=lambda s: (lengths[s], -s))
-    if declaring:
-        own = [c for c in pool if c.suit is suit]
-        partners = [c for c in k.visible.get(k.hand_seat.partner, ()) if c.suit is suit]
-        top = max(own, key=lambda c: c.rank)
-        if not partners or top.rank > max(c.rank for c in partners):
-            return top, "leads the top of its long suit"
-    own = [c for c in pool if c.suit is suit]
-    if k.is_boss(max(own, key=lambda c: c.rank)):
-        return max(own, key=lambda c: c.rank), "cashes a boss card of its long suit"
-    ranks = sorted((c.rank for c in own), reverse=True)
-    if not declaring and len(ranks) >= 3 and ranks[0] - ranks[1] <= 1:
-        return max(own, key=lambda c: c.rank), "leads the top of a sequence"
+    own = [c for c in legal if c.suit is suit]
+    partners = [c for c in other if c.suit is suit]
+    if not partners or _top(own).rank > _top(partners).rank:
+        return _top(own), "leads the top of its long suit"
+    if k.is_boss(_top(own)):
+        return _top(own), "cashes a boss card of its long suit"
     return min(own, key=_cheap), "leads from length"
 
 
@@ -141,25 +126,10 @@ def _cross_first(k: Knowledge, suit: int, other: tuple[Card, ...]) -> bool:
     return 0 < len(theirs) < len(mine) and any(k.is_boss(c) for c in theirs)
 
 
-def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
-    """Declarer's lead when no boss card of the hand on lead is to be cashed:
-    cross to a boss card of partner's, or lead a loser for partner to ruff."""
-    partner = k.hand_seat.partner
-    other = k.visible.get(partner, ())
-    # Low to partner's boss card in a suit the opponents cannot ruff.
-    for c in sorted(legal, key=_cheap):
-        if c.suit is k.trump or k.opponents_may_ruff(c.suit):
-            continue
-        if any(x.suit is c.suit and k.is_boss(x) for x in other):
-            return c, "leads low to partner's boss card"
-    return _ruff_lead(k, legal)
-
-
-def _ruff_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
-    """A suit contract's declarer: a loser led for the hand with fewer trumps to ruff."""
+def _ruff_lead(k: Knowledge, legal: list[Card], other: tuple[Card, ...]) -> tuple[Card, str] | None:
+    """At a suit contract, a loser led for the hand with fewer trumps to ruff."""
     if k.trump is None:
         return None
-    other = k.visible.get(k.hand_seat.partner, ())
     mine = sum(1 for c in k.hand if c.suit is k.trump)
     theirs = sum(1 for c in other if c.suit is k.trump)
     if 0 < theirs <= mine:
@@ -168,6 +138,49 @@ def _ruff_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str] | None:
         if losers:
             return min(losers, key=_cheap), "leads a loser for partner to ruff"
     return None
+
+
+def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    """A defender's lead: trumps only when it holds nothing else."""
+    if k.trump is not None:
+        bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
+                  and not k.opponents_may_ruff(c.suit)]
+        if bosses:
+            return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
+    pool = [c for c in legal if c.suit is not k.trump] or legal
+    # Partner's suits: the bid ones, the last bid first, then the first suit partner led.
+    bid = [call.strain.trump for s, call in k.obs.auction
+           if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
+    led = [plays[0][1].suit for leader, plays, _ in k.obs.tricks
+           if leader is k.hand_seat.partner and plays[0][1].suit is not k.trump]
+    for suit in [*reversed(bid), *led[:1]]:
+        held = [c for c in pool if c.suit is suit]
+        if held:
+            if k.is_boss(_top(held)):
+                return _top(held), "cashes a boss card of partner's suit"
+            if len(held) <= 2:
+                return _top(held), "leads the top of a short holding in partner's suit"
+            if _sequence(held):
+                return _top(held), "leads the top of a sequence in partner's suit"
+            return min(held, key=_cheap), "leads partner's suit"
+    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    if k.trump is not None and any(c.suit is k.trump for c in k.hand):
+        singles = [c for c in pool if lengths[c.suit] == 1 and not k.is_boss(c)]
+        if singles:
+            return min(singles, key=_cheap), "leads a singleton to ruff the suit later"
+    suit = max(lengths, key=lambda s: (lengths[s], -s))
+    own = [c for c in pool if c.suit is suit]
+    if k.is_boss(_top(own)):
+        return _top(own), "cashes a boss card of its long suit"
+    if len(own) >= 3 and _sequence(own):
+        return _top(own), "leads the top of a sequence"
+    return min(own, key=_cheap), "leads from length"
+
+
+def _sequence(cards: list[Card]) -> bool:
+    """Whether the two highest cards are equal or adjacent in rank."""
+    ranks = sorted((c.rank for c in cards), reverse=True)
+    return len(ranks) >= 2 and ranks[0] - ranks[1] <= 1
 
 
 def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
