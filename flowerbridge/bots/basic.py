@@ -202,7 +202,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             # Captured honors score for the side (Chapter 13): give partner's sure
             # trick an honor that could not win a trick of its own.
             feed = [c for c in legal if c.points and c.suit is not k.trump and not k.is_boss(c)]
-            if feed:
+            if feed and (k.trump is not None or k.hand_seat.partner not in k.visible):
                 return max(feed, key=lambda c: (c.points, -c.rank)), "feeds an honor to partner's sure trick"
             return min(legal, key=_cheap), "partner's trick: plays low"
         if not following:
