@@ -297,6 +297,20 @@ def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss
                        "10R") == ("1Pb", "discards")
 
 
+def test_basic_no_trump_declarer_keeps_its_honors_when_partners_trick_is_sure():
+    # Deal.from_seed(66), dealer S: S declares 2NT. The dummy's 12B wins W's 7A lead for
+    # sure; declarer plays its cheapest card, 5A, keeping 8B and 1B (honors
+    # that may win tricks of their own) rather than feeding the trick one.
+    hands = {"N": "12B 8B 7A 5A 10R 9R 9R 7R 7R 9P 6P 5P 1Pb",
+             "E": "12B 11B 3B 8A 2A 2A 11R 4R 3R 11P 4P 4P 2P",
+             "S": "8B 1B 1B 5A 6R 6R 3R 2R 11P 10P 9P 5P 2P",
+             "W": "11B 3B 8A 7A 10R 5R 4R 1R 1R 10P 6P 3P 1Pa"}
+    state = _state_from(hands, "Pass Pass 1NT 2A 2NT Pass Pass Pass".split(), ["7A", "12B", "2A"], Seat.S)
+    assert state.contract.code == "2NT" and state.contract.declarer is Seat.S
+    card, reason = choose_card(Knowledge(state.observation(Seat.S)))
+    assert (card.code, reason) == ("5A", "partner's trick: plays low")
+
+
 def test_basic_defender_leads_the_top_of_a_sequence():
     # N's longest side suit, Plains, is headed by 10P 9P.
     assert _basic_card(SEED0, Seat.N, "Pass 1R Pass 1A Pass Pass Pass", "") == ("10P", "leads the top of a sequence")

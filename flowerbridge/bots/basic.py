@@ -1,19 +1,43 @@
 """The ``basic`` bot: the bidding system and a club player's rules of thumb.
 
 Card play, in order of priority, each rule naming itself in the decision's
-explanation:
+explanation. Declarer sees two hands, its own and the dummy; ``partner``
+below is the other hand of the side.
 
-* leading: draw trumps with a boss trump while the opponents may hold
-  trumps (declaring side); cash a boss card in a suit the opponents cannot
-  ruff; as a defender, lead partner's suit; otherwise lead from length;
-* following: second hand low; third hand high; never overtake a trick
-  partner is sure to win — throw a small card, or feed partner's trick an
-  honor card that could not win a trick of its own (captured honors score,
-  Chapter 13); win as cheaply as possible in fourth seat;
+* declarer leading: draw trumps with a boss trump while the opponents may
+  hold trumps; cash a boss card in a suit the opponents cannot ruff, except
+  where partner is shorter in that suit and holds a boss card of it too
+  (the short hand's boss card is cashed first); lead low to partner's boss
+  card in a side suit the opponents cannot ruff; at a suit contract, lead
+  a loser (a side-suit card that is not boss) in a suit partner is out of,
+  when partner holds trumps but no more than the hand on lead; otherwise
+  take the longest suit (at No Trump, counted over both hands): lead its
+  top card when partner holds no higher card of it or when that card is
+  boss, else a low card toward partner's;
+* defender leading: at a suit contract, cash a boss card in a suit the
+  opponents cannot ruff; lead partner's suit (the suits partner bid, the
+  last first, then the first suit partner led): a boss card, or the top of
+  a one- or two-card holding or of a sequence (the two highest cards equal
+  or adjacent in rank), else a low card; at a suit contract, holding
+  trumps, lead a singleton that is not boss, to ruff the suit later;
+  otherwise lead the longest suit, trumps aside: its boss card, or the top of a
+  sequence of three or more cards, else a low card. At No Trump a defender
+  cashes boss cards only in the suit it leads this way, so as not to set up
+  the opponents' cards in the other suits;
+* following: second hand low — but declarer's second hand wins with its
+  cheapest boss card of the suit led at a suit contract when partner,
+  playing fourth, holds no boss card of it; third hand high; never overtake
+  a trick partner is sure to win — throw a small card, or (except declarer
+  at No Trump, whose honors may win tricks of their own later) feed
+  partner's trick an honor card that could not win a trick of its own
+  (captured honors score, Chapter 13); win as cheaply as possible in fourth
+  seat;
 * out of the suit led: trump when the opponents are winning, as cheaply as
-  wins; otherwise discard the least useful card.
+  wins — unless declarer's second hand sees partner, fourth, win the trick
+  with a boss card; otherwise discard the least useful card.
 
-"Boss" accounts for both copies of every card and for the 8 undealt cards:
+A "low card" is the one least worth keeping: fewest honor points, then the
+lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
 a card is boss when no higher card of its suit may be with an opponent
 (:class:`~flowerbridge.bots.knowledge.Knowledge`).
 """
