@@ -255,35 +255,47 @@ def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
 
 
 def test_basic_declarer_leads_the_top_of_its_long_suit_when_partner_holds_nothing_higher():
-    # Deal.from_seed(7), dealer W: N declares 2R; the dummy S is on lead, N has no Plains left.
-    hands = {"N": "8B 8A 6A 5A 11R 10R 9R 7R 6R 4R 2R 1R 10P",
-             "E": "11B 11B 1B 6A 5A 2A 3R 3R 11P 3P 2P 2P 1Pa",
-             "S": "12B 3B 8A 7R 5R 4R 10P 9P 5P 4P 3P 1Pb 1Pa",
-             "W": "3B 1B 7A 7A 9R 6R 2R 1R 11P 6P 6P 5P 1Pb"}
-    assert _basic_card(hands, Seat.W, "Pass 1R Pass 2P Pass 2R Pass Pass Pass",
-                       "11P 1Pa 1Pb 10P 2A 12B 7A 8B") == ("10P", "leads the top of its long suit")
+    # Deal.from_seed(103), dealer W: E declares 1NT. The dummy W is on lead
+    # with 10R 10R 6R 4R 3R, E with 7R 5R 3R: Ribbons are the side's longest
+    # suit and W holds its top, so W leads 10R.
+    hands = {"N": "11B 8B 6A 9R 9R 6R 4R 1R 11P 10P 6P 1Pb 1Pb",
+             "E": "8B 6A 2A 7R 5R 3R 1R 10P 9P 6P 5P 4P 2P",
+             "S": "11B 3B 3B 1B 8A 7A 5A 2A 7R 2R 5P 3P 3P",
+             "W": "12B 8A 7A 5A 11R 10R 10R 6R 4R 3R 2R 9P 4P"}
+    assert _basic_card(hands, Seat.W, "1R Pass 1NT Pass Pass Pass",
+                       "2A 12B 6A 2A 11R 1R 1R 2R") == ("10R", "leads the top of its long suit")
 
 
 def test_basic_declarer_leads_a_loser_for_the_hand_with_fewer_trumps_to_ruff():
-    # Deal.from_seed(19), dealer W: E declares 1A. The dummy W is out of Plains
-    # and holds as many trumps as E: E leads a losing Plain for W to ruff.
-    hands = {"N": "12B 8A 6A 11R 10R 9R 10P 10P 9P 5P 3P 1Pb 1Pb",
-             "E": "11B 8B 3B 1B 6A 2A 10R 9R 3R 11P 9P 3P 2P",
-             "S": "5A 2A 11R 6R 5R 3R 2R 1R 11P 6P 4P 4P 1Pa",
-             "W": "12B 11B 8B 8A 7A 7A 6R 5R 4R 4R 1R 2P 1Pa"}
-    assert _basic_card(hands, Seat.W, "Pass 1P 1A Pass Pass Pass",
-                       "11R 1R 9R 3R 11P 1Pa 1Pb 2P 1Pa 2P 10P 11P") == ("3P", "leads a loser for partner to ruff")
+    # Deal.from_seed(241), dealer E: E declares 1A. The dummy W is out of
+    # Plains with three trumps to E's four: E leads a losing Plain for W to ruff.
+    hands = {"N": "1B 8A 5A 2A 6R 4R 3R 10P 9P 5P 4P 3P 1Pa",
+             "E": "12B 11B 8B 7A 7A 9R 5R 1R 11P 6P 2P 1Pb 1Pa",
+             "S": "12B 11B 8B 3B 1B 11R 5R 4R 11P 10P 5P 2P 1Pb",
+             "W": "3B 8A 5A 2A 10R 10R 7R 6R 3R 2R 2R 1R 3P"}
+    assert _basic_card(hands, Seat.E, "1A Pass Pass Pass",
+                       "11R 1R 3R 1R 11P 3P 1Pa 1Pa 1Pb 2R 10P 11P 12B 1B 2A 2A") == (
+        "1Pb", "leads a loser for partner to ruff")
+
+
+# Deal.from_seed(9), dealer E: W declares 1A.
+SEED9 = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
+         "E": "3B 8A 7A 7A 11R 7R 2R 1R 11P 10P 5P 3P 2P",
+         "S": "12B 1B 5A 5A 11R 9R 5R 4R 1R 11P 9P 4P 1Pb",
+         "W": "12B 11B 11B 8B 1B 6A 2A 2A 9R 6R 3R 3R 2R"}
 
 
 def test_basic_declarers_second_hand_wins_with_a_boss_card_partner_cannot_beat():
-    # Deal.from_seed(9), dealer E: W declares 1A; N leads 4R and the dummy E
-    # takes it with a boss 11R, as W (fourth) holds no boss Ribbon.
-    hands = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
-             "E": "3B 8A 7A 7A 11R 7R 2R 1R 11P 10P 5P 3P 2P",
-             "S": "12B 1B 5A 5A 11R 9R 5R 4R 1R 11P 9P 4P 1Pb",
-             "W": "12B 11B 11B 8B 1B 6A 2A 2A 9R 6R 3R 3R 2R"}
-    assert _basic_card(hands, Seat.E, "Pass 1R 1A Pass Pass Pass",
+    # N leads 4R and the dummy E takes it with a boss 11R, as W (fourth) holds no boss Ribbon.
+    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
                        "4R") == ("11R", "second hand takes a boss trick partner cannot")
+
+
+def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_of_them():
+    # The dummy E is on lead without a boss trump (a 12B is unseen), but E and W
+    # hold 12 trumps to the 8 declarer has not seen: E leads its lowest trump.
+    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
+                       "4R 11R 1R 2R") == ("7A", "draws trumps with a low trump")
 
 
 def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss_card():

@@ -4,9 +4,11 @@ Card play, in order of priority, each rule naming itself in the decision's
 explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
-* declarer leading: draw trumps with a boss trump while the opponents may
-  hold trumps; cash a boss card in a suit the opponents cannot ruff, except
-  where partner is shorter in that suit and holds a boss card of it too
+* declarer leading: draw trumps while the opponents may hold trumps, with
+  a boss trump, or else with a low one when the two hands hold at least as
+  many trumps as declarer has not seen; cash a boss card in a suit the
+  opponents cannot ruff, except where partner is shorter in that suit and
+  holds a boss card of it too
   (the short hand's boss card is cashed first); lead low to partner's boss
   card in a side suit the opponents cannot ruff; at a suit contract, lead
   a loser (a side-suit card that is not boss) in a suit partner is out of,
@@ -44,7 +46,7 @@ a card is boss when no higher card of its suit may be with an opponent
 
 from __future__ import annotations
 
-from ..cards import Card
+from ..cards import CARDS, Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
 from ..state import beats
@@ -113,6 +115,11 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     trumps = [c for c in legal if c.suit is k.trump]
     if trumps and k.opponents_may_hold_trumps() and k.is_boss(_top(trumps)):
         return _top(trumps), "draws trumps with a boss trump"
+    if trumps and k.opponents_may_hold_trumps():
+        ours = sum(1 for c in (*k.hand, *other) if c.suit is k.trump)
+        theirs = sum(k.unseen[c.index] for c in CARDS if c.suit is k.trump)
+        if ours >= theirs:
+            return min(trumps, key=_cheap), "draws trumps with a low trump"
     # High card from the short hand first: where partner holds a boss card of
     # the suit too and fewer cards in it, partner's is cashed first (below).
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
