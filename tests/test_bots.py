@@ -254,6 +254,18 @@ def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
                        "10P 1Pb 2P 11P") == ("5A", "leads low to partner's boss card")
 
 
+def test_basic_declarer_draws_trumps_with_its_top_trump_when_partner_holds_none_higher():
+    # Deal.from_seed(353), dealer E: N declares 2R. The dummy S won trick 1;
+    # S and N hold 11 trumps to the 9 N has not seen, no boss among them
+    # (both 11R are out), and S's 10R is higher than any of N's.
+    hands = {"N": "11B 3B 1B 9R 7R 6R 4R 4R 2R 1R 10P 3P 2P",
+             "E": "8B 7A 6A 11R 10R 5R 5R 3R 2R 1R 10P 2P 1Pb",
+             "S": "12B 3B 7A 2A 10R 9R 7R 3R 11P 9P 6P 1Pb 1Pa",
+             "W": "11B 1B 8A 8A 6A 5A 2A 11R 6R 9P 4P 4P 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass 1NT Pass 2R Pass Pass Pass",
+                       "1Pb 11P 1Pa 2P") == ("10R", "draws trumps with its top trump")
+
+
 def test_basic_declarer_leads_the_top_of_its_long_suit_when_partner_holds_nothing_higher():
     # Deal.from_seed(103), dealer W: E declares 1NT. The dummy W is on lead
     # with 10R 10R 6R 4R 3R, E with 7R 5R 3R: Ribbons are the side's longest

@@ -5,12 +5,12 @@ explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
 * declarer leading: draw trumps while the opponents may hold trumps, with
-  a boss trump, or else with a low one when the two hands hold at least as
-  many trumps as declarer has not seen; cash a boss card in a suit the
+  a boss trump, or else when the two hands hold at least as many trumps as
+  declarer has not seen (with the top trump when partner holds none higher,
+  else a low one toward partner's); cash a boss card in a suit the
   opponents cannot ruff, except where partner is shorter in that suit and
-  holds a boss card of it too
-  (the short hand's boss card is cashed first); lead low to partner's boss
-  card in a side suit the opponents cannot ruff; at a suit contract, lead
+  holds a boss card of it too (the short hand's boss card is cashed
+  first); lead low to partner's boss card in a side suit the opponents cannot ruff; at a suit contract, lead
   a loser (a side-suit card that is not boss) in a suit partner is out of,
   when partner holds trumps but no more than the hand on lead; otherwise
   take the longest suit (at No Trump, counted over both hands): lead its
@@ -116,9 +116,14 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if trumps and k.opponents_may_hold_trumps() and k.is_boss(_top(trumps)):
         return _top(trumps), "draws trumps with a boss trump"
     if trumps and k.opponents_may_hold_trumps():
+        # Without a boss trump: draw them while the side holds at least as
+        # many trumps as it has not seen (with the opponents or undealt).
         ours = sum(1 for c in (*k.hand, *other) if c.suit is k.trump)
-        theirs = sum(k.unseen[c.index] for c in CARDS if c.suit is k.trump)
-        if ours >= theirs:
+        unseen = sum(k.unseen[c.index] for c in CARDS if c.suit is k.trump)
+        if ours >= unseen:
+            partners = [c for c in other if c.suit is k.trump]
+            if not partners or _top(trumps).rank > _top(partners).rank:
+                return _top(trumps), "draws trumps with its top trump"
             return min(trumps, key=_cheap), "draws trumps with a low trump"
     # High card from the short hand first: where partner holds a boss card of
     # the suit too and fewer cards in it, partner's is cashed first (below).
