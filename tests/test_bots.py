@@ -222,6 +222,175 @@ def test_basic_declarer_draws_trumps_with_a_boss_trump():
     assert (card.code, reason) == ("12B", "draws trumps with a boss trump")
 
 
+def _basic_card(hands: dict[str, str], dealer: Seat, auction: str, plays: str) -> tuple[str, str]:
+    """The basic bot's card and rule in a position from a seeded deal (its
+    hands as dealt), after ``auction`` and ``plays``, asked of the actor."""
+    state = _state_from(hands, auction.split(), plays.split(), dealer)
+    card, reason = choose_card(Knowledge(state.observation(state.actor)))
+    return card.code, reason
+
+
+# Deal.from_seed(0), dealer N: W declares 1A.
+SEED0 = {"N": "12B 1B 8A 2A 10R 6R 5R 2R 10P 9P 6P 4P 1Pb",
+         "E": "12B 11B 8B 11R 9R 7R 7R 4R 11P 6P 5P 2P 1Pa",
+         "S": "3B 8A 5A 9R 6R 3R 2R 1R 10P 5P 4P 3P 1Pa",
+         "W": "11B 8B 7A 6A 5A 2A 4R 1R 11P 9P 3P 2P 1Pb"}
+
+
+def test_basic_declarer_leads_low_to_partners_boss_card():
+    # W won trick 1 with 11P; the other 11P was played too, so dummy E's 11P is boss.
+    assert _basic_card(SEED0, Seat.N, "Pass 1R Pass 1A Pass Pass Pass",
+                       "10P 1Pa 1Pa 11P") == ("1Pb", "leads low to partner's boss card")
+
+
+def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
+    # Deal.from_seed(37), dealer E: S declares 2NT. Both S (five Animals) and
+    # N (four) hold a boss 12B: S leads low to N's, keeping its own for later.
+    hands = {"N": "12B 8A 7A 7A 9R 7R 5R 2R 9P 6P 5P 4P 1Pb",
+             "E": "8B 3B 1B 6A 2A 2A 11R 11R 6R 6R 1R 3P 2P",
+             "S": "12B 11B 3B 1B 5A 10R 9R 7R 3R 1R 11P 2P 1Pa",
+             "W": "6A 5A 5R 4R 4R 3R 2R 10P 9P 6P 4P 3P 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass 1A Pass 1NT Pass 2NT Pass Pass Pass",
+                       "10P 1Pb 2P 11P") == ("5A", "leads low to partner's boss card")
+
+
+def test_basic_declarer_draws_trumps_with_its_top_trump_when_partner_holds_none_higher():
+    # Deal.from_seed(353), dealer E: N declares 2R. The dummy S won trick 1;
+    # S and N hold 11 trumps to the 9 N has not seen, no boss among them
+    # (both 11R are out), and S's 10R is higher than any of N's.
+    hands = {"N": "11B 3B 1B 9R 7R 6R 4R 4R 2R 1R 10P 3P 2P",
+             "E": "8B 7A 6A 11R 10R 5R 5R 3R 2R 1R 10P 2P 1Pb",
+             "S": "12B 3B 7A 2A 10R 9R 7R 3R 11P 9P 6P 1Pb 1Pa",
+             "W": "11B 1B 8A 8A 6A 5A 2A 11R 6R 9P 4P 4P 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass 1NT Pass 2R Pass Pass Pass",
+                       "1Pb 11P 1Pa 2P") == ("10R", "draws trumps with its top trump")
+
+
+def test_basic_declarer_leads_the_top_of_its_long_suit_when_partner_holds_nothing_higher():
+    # Deal.from_seed(103), dealer W: E declares 1NT. The dummy W is on lead
+    # with 10R 10R 6R 4R 3R, E with 7R 5R 3R: Ribbons are the side's longest
+    # suit and W holds its top, so W leads 10R.
+    hands = {"N": "11B 8B 6A 9R 9R 6R 4R 1R 11P 10P 6P 1Pb 1Pb",
+             "E": "8B 6A 2A 7R 5R 3R 1R 10P 9P 6P 5P 4P 2P",
+             "S": "11B 3B 3B 1B 8A 7A 5A 2A 7R 2R 5P 3P 3P",
+             "W": "12B 8A 7A 5A 11R 10R 10R 6R 4R 3R 2R 9P 4P"}
+    assert _basic_card(hands, Seat.W, "1R Pass 1NT Pass Pass Pass",
+                       "2A 12B 6A 2A 11R 1R 1R 2R") == ("10R", "leads the top of its long suit")
+
+
+def test_basic_declarer_leads_a_loser_for_the_hand_with_fewer_trumps_to_ruff():
+    # Deal.from_seed(241), dealer E: E declares 1A. The dummy W is out of
+    # Plains with three trumps to E's four: E leads a losing Plain for W to ruff.
+    hands = {"N": "1B 8A 5A 2A 6R 4R 3R 10P 9P 5P 4P 3P 1Pa",
+             "E": "12B 11B 8B 7A 7A 9R 5R 1R 11P 6P 2P 1Pb 1Pa",
+             "S": "12B 11B 8B 3B 1B 11R 5R 4R 11P 10P 5P 2P 1Pb",
+             "W": "3B 8A 5A 2A 10R 10R 7R 6R 3R 2R 2R 1R 3P"}
+    assert _basic_card(hands, Seat.E, "1A Pass Pass Pass",
+                       "11R 1R 3R 1R 11P 3P 1Pa 1Pa 1Pb 2R 10P 11P 12B 1B 2A 2A") == (
+        "1Pb", "leads a loser for partner to ruff")
+
+
+# Deal.from_seed(9), dealer E: W declares 1A.
+SEED9 = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
+         "E": "3B 8A 7A 7A 11R 7R 2R 1R 11P 10P 5P 3P 2P",
+         "S": "12B 1B 5A 5A 11R 9R 5R 4R 1R 11P 9P 4P 1Pb",
+         "W": "12B 11B 11B 8B 1B 6A 2A 2A 9R 6R 3R 3R 2R"}
+
+
+def test_basic_declarers_second_hand_wins_with_a_boss_card_partner_cannot_beat():
+    # N leads 4R and the dummy E takes it with a boss 11R, as W (fourth) holds no boss Ribbon.
+    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
+                       "4R") == ("11R", "second hand takes a boss trick partner cannot")
+
+
+def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_of_them():
+    # The dummy E is on lead without a boss trump (a 12B is unseen), but E and W
+    # hold 12 trumps to the 8 declarer has not seen: E leads its lowest trump.
+    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
+                       "4R 11R 1R 2R") == ("7A", "draws trumps with a low trump")
+
+
+def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss_card():
+    # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons
+    # but N, fourth, holds the boss 11R: S discards instead of trumping.
+    hands = {"N": "11B 3B 1B 8A 5A 2A 11R 9R 7R 2R 1R 10P 5P",
+             "E": "12B 8B 3B 7A 10R 10R 9R 4R 1R 9P 4P 4P 2P",
+             "S": "12B 8B 7A 6A 6A 5A 11P 11P 10P 5P 2P 1Pb 1Pb",
+             "W": "11B 1B 2A 11R 7R 6R 6R 5R 4R 3R 6P 6P 1Pa"}
+    assert _basic_card(hands, Seat.W, "Pass Pass 1NT 2P 2R 2A Pass Pass Pass",
+                       "10R") == ("1Pb", "discards")
+
+
+def test_basic_no_trump_declarer_keeps_its_honors_when_partners_trick_is_sure():
+    # Deal.from_seed(66), dealer S: S declares 2NT. The dummy's 12B wins W's 7A lead for
+    # sure; declarer plays its cheapest card, 5A, keeping 8B and 1B (honors
+    # that may win tricks of their own) rather than feeding the trick one.
+    hands = {"N": "12B 8B 7A 5A 10R 9R 9R 7R 7R 9P 6P 5P 1Pb",
+             "E": "12B 11B 3B 8A 2A 2A 11R 4R 3R 11P 4P 4P 2P",
+             "S": "8B 1B 1B 5A 6R 6R 3R 2R 11P 10P 9P 5P 2P",
+             "W": "11B 3B 8A 7A 10R 5R 4R 1R 1R 10P 6P 3P 1Pa"}
+    state = _state_from(hands, "Pass Pass 1NT 2A 2NT Pass Pass Pass".split(), ["7A", "12B", "2A"], Seat.S)
+    assert state.contract.code == "2NT" and state.contract.declarer is Seat.S
+    card, reason = choose_card(Knowledge(state.observation(Seat.S)))
+    assert (card.code, reason) == ("5A", "partner's trick: plays low")
+
+
+def test_basic_defender_leads_the_top_of_a_sequence():
+    # N's longest side suit, Plains, is headed by 10P 9P.
+    assert _basic_card(SEED0, Seat.N, "Pass 1R Pass 1A Pass Pass Pass", "") == ("10P", "leads the top of a sequence")
+
+
+def test_basic_no_trump_defender_keeps_its_boss_and_leads_its_long_suit():
+    # Deal.from_seed(33), dealer E: E declares 2NT. S holds the boss 12B but
+    # leads its five Plains (top of 9P 6P) rather than cash a winner in another suit.
+    hands = {"N": "11B 8A 8A 7A 11R 7R 6R 4R 3R 3R 11P 5P 3P",
+             "E": "11B 1B 5A 10R 10R 7R 2R 11P 10P 4P 2P 2P 1Pa",
+             "S": "12B 8B 8B 3B 9R 6R 2R 1R 9P 6P 5P 4P 1Pb",
+             "W": "12B 6A 5A 2A 2A 9R 5R 4R 1R 9P 6P 3P 1Pa"}
+    assert _basic_card(hands, Seat.E, "1P Pass 1NT Pass 2NT Pass Pass Pass", "") == (
+        "9P", "leads the top of a sequence")
+
+
+def test_basic_defender_leads_the_top_of_a_short_holding_in_partners_suit():
+    # Deal.from_seed(89), dealer E: W declares 1A; N holds 7R 2R of S's Ribbons.
+    hands = {"N": "11B 3B 3B 1B 1B 8A 5A 7R 2R 9P 6P 3P 1Pa",
+             "E": "7A 7A 2A 9R 9R 3R 1R 1R 4P 3P 2P 1Pb 1Pa",
+             "S": "11B 6A 5A 11R 11R 10R 3R 2R 11P 10P 9P 5P 2P",
+             "W": "12B 12B 8B 8A 6A 7R 6R 5R 4R 4R 11P 6P 5P"}
+    assert _basic_card(hands, Seat.E, "Pass 1R 1A Pass Pass Pass", "") == (
+        "7R", "leads the top of a short holding in partner's suit")
+
+
+# Deal.from_seed(14), dealer S: W declares 2P after S opened 1A.
+SEED14 = {"N": "3B 3B 1B 5A 2A 10R 9R 5R 3R 1R 3P 3P 2P",
+          "E": "8A 6A 11R 11R 9R 2R 10P 5P 4P 2P 1Pb 1Pa 1Pa",
+          "S": "12B 11B 8B 1B 7A 5A 10R 7R 6R 6R 4R 1R 10P",
+          "W": "12B 11B 8A 6A 4R 2R 11P 9P 9P 6P 6P 5P 1Pb"}
+
+
+def test_basic_defender_leads_the_top_of_a_sequence_in_partners_suit():
+    assert _basic_card(SEED14, Seat.S, "1A 2P Pass Pass Pass", "") == (
+        "3B", "leads the top of a sequence in partner's suit")
+
+
+def test_basic_defender_returns_the_suit_partner_led():
+    # S won N's 3B lead with 12B and goes back to Animals (11B 8B: a sequence):
+    # N bid nothing, but led the suit.
+    assert _basic_card(SEED14, Seat.S, "1A 2P Pass Pass Pass", "3B 6A 12B 6A") == (
+        "11B", "leads the top of a sequence in partner's suit")
+
+
+def test_basic_defender_with_trumps_leads_a_singleton_to_ruff_it_later():
+    # Deal.from_seed(35), dealer W: W declares 3P. N won trick 1 and holds 8B
+    # alone in Animals and two trumps.
+    hands = {"N": "8B 11R 9R 7R 7R 6R 5R 4R 3R 2R 1R 10P 1Pa",
+             "E": "8A 6A 2A 10R 9R 5R 4R 10P 9P 9P 6P 4P 1Pa",
+             "S": "11B 3B 3B 8A 7A 7A 5A 10R 3R 2R 4P 3P 1Pb",
+             "W": "12B 12B 8B 1B 6A 11R 6R 1R 11P 6P 5P 5P 3P"}
+    assert _basic_card(hands, Seat.W, "1A Pass 2P Pass 3P Pass Pass Pass",
+                       "11R 4R 2R 1R") == ("8B", "leads a singleton to ruff the suit later")
+
+
 # ------------------------------------------------------------------ sampling
 
 @settings(max_examples=20, deadline=None)

@@ -1,26 +1,52 @@
 """The ``basic`` bot: the bidding system and a club player's rules of thumb.
 
 Card play, in order of priority, each rule naming itself in the decision's
-explanation:
+explanation. Declarer sees two hands, its own and the dummy; ``partner``
+below is the other hand of the side.
 
-* leading: draw trumps with a boss trump while the opponents may hold
-  trumps (declaring side); cash a boss card in a suit the opponents cannot
-  ruff; as a defender, lead partner's suit; otherwise lead from length;
-* following: second hand low; third hand high; never overtake a trick
-  partner is sure to win — throw a small card, or feed partner's trick an
-  honor card that could not win a trick of its own (captured honors score,
-  Chapter 13); win as cheaply as possible in fourth seat;
+* declarer leading: draw trumps while the opponents may hold trumps, with
+  a boss trump, or else when the two hands hold at least as many trumps as
+  declarer has not seen (with the top trump when partner holds none higher,
+  else a low one toward partner's); cash a boss card in a suit the
+  opponents cannot ruff, except where partner is shorter in that suit and
+  holds a boss card of it too (the short hand's boss card is cashed
+  first); lead low to partner's boss card in a side suit the opponents cannot ruff; at a suit contract, lead
+  a loser (a side-suit card that is not boss) in a suit partner is out of,
+  when partner holds trumps but no more than the hand on lead; otherwise
+  take the longest suit (at No Trump, counted over both hands): lead its
+  top card when partner holds no higher card of it or when that card is
+  boss, else a low card toward partner's;
+* defender leading: at a suit contract, cash a boss card in a suit the
+  opponents cannot ruff; lead partner's suit (the suits partner bid, the
+  last first, then the first suit partner led): a boss card, or the top of
+  a one- or two-card holding or of a sequence (the two highest cards equal
+  or adjacent in rank), else a low card; at a suit contract, holding
+  trumps, lead a singleton that is not boss, to ruff the suit later;
+  otherwise lead the longest suit, trumps aside: its boss card, or the top of a
+  sequence of three or more cards, else a low card. At No Trump a defender
+  cashes boss cards only in the suit it leads this way, so as not to set up
+  the opponents' cards in the other suits;
+* following: second hand low — but declarer's second hand wins with its
+  cheapest boss card of the suit led at a suit contract when partner,
+  playing fourth, holds no boss card of it; third hand high; never overtake
+  a trick partner is sure to win — throw a small card, or (except declarer
+  at No Trump, whose honors may win tricks of their own later) feed
+  partner's trick an honor card that could not win a trick of its own
+  (captured honors score, Chapter 13); win as cheaply as possible in fourth
+  seat;
 * out of the suit led: trump when the opponents are winning, as cheaply as
-  wins; otherwise discard the least useful card.
+  wins — unless declarer's second hand sees partner, fourth, win the trick
+  with a boss card; otherwise discard the least useful card.
 
-"Boss" accounts for both copies of every card and for the 8 undealt cards:
+A "low card" is the one least worth keeping: fewest honor points, then the
+lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
 a card is boss when no higher card of its suit may be with an opponent
 (:class:`~flowerbridge.bots.knowledge.Knowledge`).
 """
 
 from __future__ import annotations
 
-from ..cards import Card
+from ..cards import CARDS, Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
 from ..state import beats
@@ -74,27 +100,123 @@ def choose_card(k: Knowledge) -> tuple[Card, str]:
 
 def _lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     declaring = k.contract is not None and k.hand_seat.side is k.contract.side
+    if declaring:
+        return _declarer_lead(k, legal)
+    return _defender_lead(k, legal)
+
+
+def _top(cards: list[Card]) -> Card:
+    return max(cards, key=lambda c: c.rank)
+
+
+def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    """Declarer's lead, from either hand: it sees both (its own and the dummy)."""
+    other = k.visible.get(k.hand_seat.partner, ())
     trumps = [c for c in legal if c.suit is k.trump]
-    if declaring and trumps and k.opponents_may_hold_trumps():
-        top = max(trumps, key=lambda c: c.rank)
-        if k.is_boss(top):
-            return top, "draws trumps with a boss trump"
+    if trumps and k.opponents_may_hold_trumps() and k.is_boss(_top(trumps)):
+        return _top(trumps), "draws trumps with a boss trump"
+    if trumps and k.opponents_may_hold_trumps():
+        # Without a boss trump: draw them while the side holds at least as
+        # many trumps as it has not seen (with the opponents or undealt).
+        ours = sum(1 for c in (*k.hand, *other) if c.suit is k.trump)
+        unseen = sum(k.unseen[c.index] for c in CARDS if c.suit is k.trump)
+        if ours >= unseen:
+            partners = [c for c in other if c.suit is k.trump]
+            if not partners or _top(trumps).rank > _top(partners).rank:
+                return _top(trumps), "draws trumps with its top trump"
+            return min(trumps, key=_cheap), "draws trumps with a low trump"
+    # High card from the short hand first: where partner holds a boss card of
+    # the suit too and fewer cards in it, partner's is cashed first (below).
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
-              and not k.opponents_may_ruff(c.suit)]
+              and not k.opponents_may_ruff(c.suit) and not _cross_first(k, c.suit, other)]
     if bosses:
         return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
-    side_suits = [c for c in legal if c.suit is not k.trump] if not declaring else legal
-    pool = side_suits or legal
-    if not declaring:
-        partner_suits = [call.strain.trump for s, call in k.obs.auction
-                         if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
-        for suit in reversed(partner_suits):
-            held = [c for c in pool if c.suit is suit]
-            if held:
-                return min(held, key=_cheap), "leads partner's suit"
-    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    for c in sorted(legal, key=_cheap):
+        if c.suit is k.trump or k.opponents_may_ruff(c.suit):
+            continue
+        if any(x.suit is c.suit and k.is_boss(x) for x in other):
+            return c, "leads low to partner's boss card"
+    ruff = _ruff_lead(k, legal, other)
+    if ruff is not None:
+        return ruff
+    # The long suit: at No Trump, counted over both hands.
+    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in legal}
+    if k.trump is None:
+        for x in other:
+            if x.suit in lengths:
+                lengths[x.suit] += 1
     suit = max(lengths, key=lambda s: (lengths[s], -s))
-    return min((c for c in pool if c.suit is suit), key=_cheap), "leads from length"
+    own = [c for c in legal if c.suit is suit]
+    partners = [c for c in other if c.suit is suit]
+    if not partners or _top(own).rank > _top(partners).rank:
+        return _top(own), "leads the top of its long suit"
+    if k.is_boss(_top(own)):
+        return _top(own), "cashes a boss card of its long suit"
+    return min(own, key=_cheap), "leads from length"
+
+
+def _cross_first(k: Knowledge, suit: int, other: tuple[Card, ...]) -> bool:
+    """Whether partner, shorter in ``suit``, holds a boss card of it too."""
+    theirs = [c for c in other if c.suit == suit]
+    mine = [c for c in k.hand if c.suit == suit]
+    return 0 < len(theirs) < len(mine) and any(k.is_boss(c) for c in theirs)
+
+
+def _ruff_lead(k: Knowledge, legal: list[Card], other: tuple[Card, ...]) -> tuple[Card, str] | None:
+    """At a suit contract, a loser led for the hand with fewer trumps to ruff."""
+    if k.trump is None:
+        return None
+    mine = sum(1 for c in k.hand if c.suit is k.trump)
+    theirs = sum(1 for c in other if c.suit is k.trump)
+    if 0 < theirs <= mine:
+        held = {c.suit for c in other}
+        losers = [c for c in legal if c.suit not in held and c.suit is not k.trump and not k.is_boss(c)]
+        if losers:
+            return min(losers, key=_cheap), "leads a loser for partner to ruff"
+    return None
+
+
+def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+    """A defender's lead: trumps only when it holds nothing else."""
+    if k.trump is not None:
+        bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
+                  and not k.opponents_may_ruff(c.suit)]
+        if bosses:
+            return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
+    pool = [c for c in legal if c.suit is not k.trump] or legal
+    # Partner's suits: the bid ones, the last bid first, then the first suit partner led.
+    bid = [call.strain.trump for s, call in k.obs.auction
+           if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
+    led = [plays[0][1].suit for leader, plays, _ in k.obs.tricks
+           if leader is k.hand_seat.partner and plays[0][1].suit is not k.trump]
+    for suit in [*reversed(bid), *led[:1]]:
+        held = [c for c in pool if c.suit is suit]
+        if held:
+            if k.is_boss(_top(held)):
+                return _top(held), "cashes a boss card of partner's suit"
+            if len(held) <= 2:
+                return _top(held), "leads the top of a short holding in partner's suit"
+            if _sequence(held):
+                return _top(held), "leads the top of a sequence in partner's suit"
+            return min(held, key=_cheap), "leads partner's suit"
+    lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in pool}
+    if k.trump is not None and any(c.suit is k.trump for c in k.hand):
+        singles = [c for c in pool if lengths[c.suit] == 1 and not k.is_boss(c)]
+        if singles:
+            return min(singles, key=_cheap), "leads a singleton to ruff the suit later"
+    suit = max(lengths, key=lambda s: (lengths[s], -s))
+    own = [c for c in pool if c.suit is suit]
+    if k.is_boss(_top(own)):
+        return _top(own), "cashes a boss card of its long suit"
+    if len(own) >= 3 and _sequence(own):
+        return _top(own), "leads the top of a sequence"
+    return min(own, key=_cheap), "leads from length"
+
+
+def _sequence(cards: list[Card]) -> bool:
+    """Whether the two highest cards are equal or adjacent in rank."""
+    ranks = sorted((c.rank for c in cards), reverse=True)
+    return len(ranks) >= 2 and ranks[0] - ranks[1] <= 1
 
 
 def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
@@ -116,7 +238,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             # Captured honors score for the side (Chapter 13): give partner's sure
             # trick an honor that could not win a trick of its own.
             feed = [c for c in legal if c.points and c.suit is not k.trump and not k.is_boss(c)]
-            if feed:
+            if feed and (k.trump is not None or k.hand_seat.partner not in k.visible):
                 return max(feed, key=lambda c: (c.points, -c.rank)), "feeds an honor to partner's sure trick"
             return min(legal, key=_cheap), "partner's trick: plays low"
         if not following:
@@ -131,11 +253,19 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return _discard(k, legal)
         return min(legal, key=_cheap), "second hand low" if len(trick) == 1 else "cannot win: plays low"
     if not following:
+        fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
+        if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
+            return _discard(k, legal)
         return (sure or winners)[0], "trumps the opponents' trick"
     if len(trick) == 1:
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
         if honored:
             return honored[0], "takes a sure trick with honors in it"
+        fourth = k.visible.get(k.hand_seat.partner)
+        bosses = [c for c in winners if c.suit is led and k.is_boss(c)]
+        if bosses and k.trump is not None and fourth is not None and not any(
+                c.suit is led and k.is_boss(c) for c in fourth):
+            return bosses[0], "second hand takes a boss trick partner cannot"
         return min(legal, key=_cheap), "second hand low"
     if sure:
         return sure[0], "wins as cheaply as is sure"
