@@ -162,6 +162,23 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server):
+    # long enough that it is still open, and listed, once the bots have begun
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 100})
+    table_id = created["table"]["id"]
+    entry = f'#tables li[data-table="{table_id}"]'
+    lobby = open_page(browser, server, "/")
+    lobby.wait_for_selector(entry)
+    assert "waits for someone to open it" in lobby.locator(entry).inner_text()
+    watcher = open_page(browser, server, f"/t/{table_id}")    # a spectator opens it: the bots play
+    wait_for_table(watcher)
+    lobby.reload()
+    lobby.wait_for_selector(entry)
+    assert "1 watching" in lobby.locator(entry).inner_text()
+    assert not lobby.errors and not watcher.errors
+    watcher.context.close()   # nobody watches again: the bots stop (the next tests run unloaded)
+
+
 def test_lobby_shows_the_servers_refusal(browser, server):
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")

@@ -171,8 +171,10 @@ def test_bots_play_only_while_someone_watches_the_table(server):
     seq = lambda: server.api("GET", f"/api/tables/{table_id}").json()["seq"]  # noqa: E731
     time.sleep(0.5)
     assert seq() == 1                    # the first deal only: nobody has watched yet
+    assert server.api("GET", f"/api/tables/{table_id}").json()["waiting"] is True
     watcher = joined(server, table_id)   # a spectator comes: the bots play
     watcher.until(lambda m: m["type"] in ("call", "play") and m["seq"] >= 5)
+    assert server.api("GET", f"/api/tables/{table_id}").json()["waiting"] is False
     watcher.close()
     time.sleep(0.5)                      # the decision under way when the last watcher left
     stopped = seq()

@@ -152,8 +152,17 @@ class LiveTable:
                 and not self.seat_connected(seat) else None}
         return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None)}
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a bot is to act but nobody has the table open (bots then wait:
+        see :meth:`TableManager._bot_seat`)."""
+        seat = self.table.actor
+        if seat is None or self.connections:
+            return False
+        return self.table.players[seat].player == BOT or seat in self.stand_ins
+
     def info(self) -> dict[str, Any]:
-        return {**self.table.info(), **self.presence()}
+        return {**self.table.info(), **self.presence(), "waiting": self.waiting}
 
 
 class TableManager:

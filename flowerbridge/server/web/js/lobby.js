@@ -104,7 +104,8 @@ async function refreshTables() {
       el("strong", {}, table.name),
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
       el("span", { class: "muted" }, describeSeats(table.seats)),
-      el("span", { class: "muted" }, `${table.spectators} watching`),
+      el("span", { class: "muted" }, table.waiting ? "waits for someone to open it"
+        : `${table.spectators} watching`),
       el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"))));
   } catch (error) {
     list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
