@@ -113,9 +113,9 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     """Declarer's lead, from either hand: it sees both (its own and the dummy)."""
     other = k.visible.get(k.hand_seat.partner, ())
     trumps = [c for c in legal if c.suit is k.trump]
-    if trumps and k.opponents_may_hold_trumps() and k.is_boss(_top(trumps)):
-        return _top(trumps), "draws trumps with a boss trump"
     if trumps and k.opponents_may_hold_trumps():
+        if k.is_boss(_top(trumps)):
+            return _top(trumps), "draws trumps with a boss trump"
         # Without a boss trump: draw them while the side holds at least as
         # many trumps as it has not seen (with the opponents or undealt).
         ours = sum(1 for c in (*k.hand, *other) if c.suit is k.trump)
