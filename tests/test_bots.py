@@ -61,6 +61,49 @@ def test_an_unknown_bot_is_a_flowerbridge_error(spec):
         load_bot(spec)
 
 
+@pytest.mark.parametrize("spec, message", [
+    (":x", "write it as module:attribute"),
+    ("json:", "write it as module:attribute"),
+    ("json:dumps", "cannot make bot 'json:dumps': TypeError: dumps"),
+    ("flowerbridge.bots:Bot", "Protocols cannot be instantiated"),
+    ("tests.test_bots:NeedsMore", "cannot make bot 'tests.test_bots:NeedsMore': TypeError"),
+])
+def test_a_bot_that_cannot_be_loaded_or_built_is_one_bot_error(spec, message):
+    from flowerbridge.errors import BotError
+    with pytest.raises((BotError, FlowerBridgeError), match=message):
+        load_bot(spec, seed=1)
+
+
+class NeedsMore:
+    def __init__(self, seed, level):
+        self.seed, self.level = seed, level
+
+    def act(self, observation):
+        return observation.legal[0]
+
+
+class WrongAnswers:
+    """A bot whose decide() answers with something that is not a Decision."""
+
+    def decide(self, observation):
+        return 7
+
+
+class WrongAction:
+    def act(self, observation):
+        return str(observation.legal[0])
+
+
+@pytest.mark.parametrize("bot, message", [(WrongAnswers(), "decide\\(\\) returned int, not a Decision"),
+                                          (WrongAction(), "act\\(\\) returned str, not a call or a card")])
+def test_a_bot_that_answers_with_no_call_or_card_is_one_error_naming_its_seat(bot, message):
+    from flowerbridge.errors import BotError
+    state = HandState(Deal.from_seed(4), Seat.E)
+    with pytest.raises(BotError, match=f"^the bot at East failed: TypeError: {message}$"):
+        play_hand(state, {s: bot for s in Seat})
+    assert not state.history
+
+
 class SeedKeeper:
     """A third-party bot that keeps the seed it was built with."""
 

@@ -77,14 +77,25 @@ def decide(bot: Bot, observation: Observation) -> Decision:
     """
     method = getattr(bot, "decide", None)
     if callable(method):
-        return method(observation)
+        decision = method(observation)
+        if not isinstance(decision, Decision):
+            raise TypeError(f"decide() returned {type(decision).__name__}, not a Decision")
+        _check_action(decision.action, "decide()")
+        return decision
     action = bot.act(observation)
+    _check_action(action, "act()")
     if isinstance(action, Call):
         from .bidding import explain_call
 
         auction = (*observation.auction, (observation.seat, action))
         return Decision(action, explain_call(auction, len(auction) - 1))
     return Decision(action)
+
+
+def _check_action(action: Any, source: str) -> None:
+    """A bot's action must be a call or a card (whether it is legal, the rules say)."""
+    if not isinstance(action, (Call, Card)):
+        raise TypeError(f"{source} returned {type(action).__name__}, not a call or a card")
 
 
 class RandomBot:
@@ -128,12 +139,20 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
         raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
                                 "or a module:attribute path")
     module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise FlowerBridgeError(f"cannot load bot {spec!r}: write it as module:attribute")
     try:
         target = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise FlowerBridgeError(f"cannot load bot {spec!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
+        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
+                       f"{type(exc).__name__}: {exc}") from None
     if isinstance(target, type) or (callable(target) and not hasattr(target, "act")):
-        bot = target(**_accepted(target, kwargs))
+        try:
+            bot = target(**_accepted(target, kwargs))
+        except Exception as exc:  # noqa: BLE001 -- the factory is other people's code
+            raise BotError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
     else:
         try:
             bot = copy.deepcopy(target)
