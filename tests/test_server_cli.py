@@ -33,21 +33,36 @@ def test_serve_on_a_port_in_use_is_one_error_line(tmp_path):
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
     assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "t.db").exists()  # the refused server leaves nothing behind
 
 
 def test_serve_with_an_unreachable_database_is_one_error_line():
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    result = serve("--database", f"postgresql://nobody:secret@127.0.0.1:{port}/none")
+    result = serve("--port", "0", "--database", f"postgresql://nobody:secret@127.0.0.1:{port}/none")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("error: cannot migrate the database")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
-                                  ["--port", "http"], ["--max-tables", "0"],
+                                  ["--port", "http"], ["--port", "70000"], ["--port", "-1"],
+                                  ["--max-tables", "0"],
                                   ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
 def test_serve_refuses_bad_options(args, tmp_path):
     result = serve(*args, "--database", str(tmp_path / "t.db"))
     assert result.returncode == 2 and result.stderr.startswith("error: flowerbridge serve:")
+
+
+@pytest.mark.parametrize("database, message", [
+    ("sqlite://", "sqlite:// is an in-memory database, which loses every table when the server stops"),
+    ("sqlite:///:memory:", "is an in-memory database"),
+    ("{tmp}/no/such/folder/t.db", "cannot open database sqlite:///{tmp}/no/such/folder/t.db: there is no folder"),
+])
+def test_serve_refuses_a_database_that_would_lose_tables_or_a_missing_folder(database, message, tmp_path):
+    result = serve("--port", "0", "--database", database.format(tmp=tmp_path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: ") and message.format(tmp=tmp_path) in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "no").exists()

@@ -12,7 +12,7 @@ def register(subparsers) -> None:
                     "people with secret seat links, play with bots or friends, watch as a "
                     "spectator. Prints the URL to open.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000,
+    p.add_argument("--port", type=_port, default=8000,
                    help="port to listen on (default 8000; 0 picks a free one)")
     p.add_argument("--database", metavar="URL",
                    help="postgresql://user@host/db, sqlite:///file.db or a file path "
@@ -41,13 +41,7 @@ def run(args) -> int:
     from ..server import ServerConfig, create_app
     from ..server.store import Store, default_database, shown_url
 
-    database = args.database or default_database()
-    store = Store(database)
-    store.migrate()  # here, so that a bad database is one error line, not a startup trace
-    config = ServerConfig(database=database, bot_delay=args.bot_delay,
-                          replace_after=args.replace_after, analysis=not args.no_analysis,
-                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute,
-                          connections_per_address=args.connections_per_address)
+    # The port first: a port in use is one error line, and leaves no database behind.
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,6 +52,17 @@ def run(args) -> int:
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    try:
+        database = args.database or default_database()
+        store = Store(database)
+        store.migrate()  # here, so that a bad database is one error line, not a startup trace
+    except BaseException:
+        sock.close()
+        raise
+    config = ServerConfig(database=database, bot_delay=args.bot_delay,
+                          replace_after=args.replace_after, analysis=not args.no_analysis,
+                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute,
+                          connections_per_address=args.connections_per_address)
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
@@ -80,6 +85,12 @@ def _seconds(text: str) -> float:
 
 def _replace_after(text: str) -> float | None:
     return None if text.strip().lower() == "never" else _seconds(text)
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a port number from 0 to 65535")
+    return int(text)
 
 
 def _count(text: str) -> int:

@@ -99,9 +99,13 @@ class Store:
         url = engine_url(database or default_database())
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
-            path = url.partition(":///")[2]
-            if path and path != ":memory:":
-                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            path = url.partition(":///")[2].partition("?")[0]
+            if not path or path == ":memory:":
+                raise StoreError(f"{shown_url(url)} is an in-memory database, which loses every table "
+                                 "when the server stops: give a file (a path, or sqlite:///FILE)")
+            folder = Path(path).expanduser().parent
+            if not folder.is_dir():
+                raise StoreError(f"cannot open database {shown_url(url)}: there is no folder {folder}")
         try:
             self.engine: Engine = create_engine(url, pool_pre_ping=True)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
