@@ -145,3 +145,33 @@ def test_cli_solve_memory_bound_out_of_range_is_one_error_line(cli, assert_cli_e
 @pytest.mark.parametrize("argv", [["nonsense"], ["deal"], ["show"]])
 def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
     assert_cli_error(cli(*argv), r"error: flowerbridge")
+
+
+@pytest.mark.parametrize("argv, pattern", [
+    (["match", "--ns", "basic", "--ew", "basic", "--samples", "0"], r"--samples: '0': give a whole number from 1 to 10000"),
+    (["match", "--ns", "basic", "--ew", "basic", "--samples", "100000000"], r"--samples: '100000000'"),
+    (["match", "--ns", "basic", "--ew", "basic", "--boards", "-3"], r"--boards: '-3': give a whole number from 1 to 100,000"),
+    (["demo", "--hands", "99999999999999999999"], r"--hands: '99999999999999999999': give a whole number from 1 to 10000"),
+    (["demo", "--hands", "٣"], r"--hands: '٣'"),
+    (["deal", "--seed", "7", "--board", "-1"], r"--board: '-1': give a whole number from 0 to 999,999,999,999"),
+])
+def test_cli_numbers_out_of_their_range_are_one_error_line(cli, assert_cli_error, argv, pattern):
+    assert_cli_error(cli(*argv), pattern)
+
+
+def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_error, tmp_path):
+    (tmp_path / "d.pbn").write_text("N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n")
+    assert_cli_error(cli("solve", "--table", "--bridge-file", str(tmp_path / "d.pbn")),
+                     r"--table is for FILE: --bridge-file always prints each deal's DD table")
+
+
+def test_cli_output_closed_by_its_reader_stops_quietly():
+    # `flowerbridge demo | head -1`: no error line, and the shell's status for a closed pipe
+    # (5,000 hands print far more than a pipe holds, so the writer meets the closed pipe).
+    import subprocess
+    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "5000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().startswith(b"Hand 1")
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr is not None and proc.stderr.read() == b""

@@ -277,8 +277,27 @@ def test_lab_default_folder_stays_in_lab_output_whatever_the_seed(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     assert main(["lab", "deals", "--n", "1", "--seed", "x/../../escaped", "--workers", "1", "--quiet"]) == 0
     [folder] = (tmp_path / "lab-output").iterdir()
-    assert folder.name == "seed-x_______escaped" and (folder / "deals.csv").exists()
+    assert folder.name.startswith("seed-x_______escaped-") and (folder / "deals.csv").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab-output"]
+
+
+def test_lab_default_folders_of_seeds_that_differ_only_in_unsafe_characters_differ(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for seed in ("a/b", "a_b", "서울", "..", "7"):
+        assert main(["lab", "deals", "--n", "1", "--seed", seed, "--workers", "1", "--quiet"]) == 0
+    names = sorted(p.name for p in (tmp_path / "lab-output").iterdir())
+    assert len(names) == 5 and "seed-a_b" in names and "seed-7" in names
+
+
+def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_path, capsys):
+    assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
+                 "--variant", 'default={"undertrick_penalty": 0}']) == 2
+    assert "--variant default: that name is kept for the rules as written" in capsys.readouterr().err
+    assert main(["lab", "--n", "1", "--dd-n", "3", "--out", str(tmp_path / "d"), "--quiet"]) == 2
+    assert "--dd-n belongs to --designer" in capsys.readouterr().err
+    assert main(["lab", "--designer", str(tmp_path / "no" / "r.md"), "--n", "1", "--quiet"]) == 2
+    assert "there is no folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_lab_number_of_deals_is_bounded(tmp_path):

@@ -15,6 +15,7 @@ import argparse
 import importlib
 import re
 import sys
+from typing import Callable
 
 from ..errors import FlowerBridgeError
 
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 0
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as the shell's tools do
+        _drop_stdout()
+        return 141
     except FlowerBridgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -62,11 +66,42 @@ def main(argv: list[str] | None = None) -> int:
         print("error: the input is nested too deeply to read", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: out of memory (a smaller --memory-mb or --n may fit)", file=sys.stderr)
+        hint = _MEMORY_HINTS.get(argv_command(argv), "")
+        print(f"error: out of memory{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+_MEMORY_HINTS = {"solve": " (a smaller --memory-mb may fit)", "lab": " (fewer --workers may fit)"}
+
+
+def argv_command(argv: list[str] | None) -> str | None:
+    """The subcommand named on the command line, if any."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((w for w in words if w in COMMANDS), None)
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit raises nothing more."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ASCII digits from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 12) or not low <= int(text) <= high:
+            sep = "," if high >= 100_000 else ""
+            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from {low:{sep}} to {high:{sep}}")
+        return int(text)
+    return parse
 
 
 def parse_seed(text: str) -> int | str:

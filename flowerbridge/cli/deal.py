@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from . import whole_number
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("deal", help="deal a hand from a seed",
                               description="Deal the 60-card deck from a seed: the same seed gives "
                                           "the same deal on every machine.")
     p.add_argument("--seed", required=True, help="any integer or word")
-    p.add_argument("--board", type=int, default=0, help="board number within the seed (default 0)")
+    p.add_argument("--board", type=whole_number(0, 10**12 - 1), default=0,
+                   help="board number within the seed, from 0 (default 0)")
     p.add_argument("--dealer", default="N", help="dealer seat (default N)")
     p.add_argument("--json", action="store_true", help="print a JSON hand record")
     p.set_defaults(func=run)

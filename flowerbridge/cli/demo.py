@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from . import whole_number
+
+MAX_HANDS = 10_000
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("demo", help="bots play a short session and the scoresheet is printed",
                               description="Four bots play a session of Flower Bridge from a seed; "
                                           "each hand and the final scoresheet are printed.")
     p.add_argument("--seed", default="demo", help="seed for deals and bots (default 'demo')")
-    p.add_argument("--hands", type=int, default=8, help="session length in hands (default 8)")
+    p.add_argument("--hands", type=whole_number(1, MAX_HANDS), default=8,
+                   help=f"session length in hands, 1 to {MAX_HANDS:,} (default 8)")
     p.add_argument("--bots", default="random", help="bot level or module:attribute (default random)")
     p.add_argument("--quiet", action="store_true", help="print only the scoresheet")
     p.set_defaults(func=run)

@@ -9,9 +9,11 @@ again after an interruption resumes it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
+from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -61,10 +63,11 @@ def parse_variants(specs: list[str]) -> list | None:
             raise LabError(f"--variant {name}: malformed JSON ({exc.msg} at column {exc.colno})") from None
         except ValueError:      # an integer of more digits than Python converts
             raise LabError(f"--variant {name}: a number has too many digits") from None
+        if name == "default":
+            raise LabError("--variant default: that name is kept for the rules as written, "
+                           "which every comparison includes first; give the variant another name")
         out.append([name, options])
-    if all(name != "default" for name, _ in out):
-        out.insert(0, ["default", {}])
-    return out
+    return [["default", {}], *out]
 
 
 def run(args) -> int:
@@ -77,9 +80,18 @@ def run(args) -> int:
                                           ("--chunk-size", args.chunk_size)) if value]
         if given:
             raise LabError(f"--designer runs its own analyses and variants: drop {', '.join(given)}")
+        folder = Path(args.designer).expanduser().parent
+        if not folder.is_dir():
+            raise LabError(f"--designer {args.designer}: there is no folder {folder}")
+    elif args.dd_n:
+        raise LabError("--dd-n belongs to --designer; for the double-dummy analysis alone, name it: "
+                       "flowerbridge lab dd --n K")
     # the default folder is named after the seed, kept to characters safe in a
     # file name (a seed such as "x/../.." must not lead out of lab-output)
+    # (seeds that differ only in such characters get folders of their own, by a digest)
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", str(seed)).replace("..", "__")[:80]
+    if safe != str(seed):
+        safe += "-" + hashlib.sha256(str(seed).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     progress = not args.quiet and sys.stderr.isatty()
     try:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from . import whole_number
+
+MAX_BOARDS = 100_000
+MAX_SAMPLES = 10_000
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -12,9 +17,12 @@ def register(subparsers) -> None:
                     "seed gives the same result.")
     p.add_argument("--ns", required=True, metavar="A", help="bot A: North-South at table 1")
     p.add_argument("--ew", required=True, metavar="B", help="bot B: East-West at table 1")
-    p.add_argument("--boards", type=int, default=32, help="number of boards (default 32)")
+    p.add_argument("--boards", type=whole_number(1, MAX_BOARDS), default=32,
+                   help=f"number of boards, 1 to {MAX_BOARDS:,} (default 32)")
     p.add_argument("--seed", default="match", help="seed for the deals and the bots (default 'match')")
-    p.add_argument("--samples", type=int, metavar="N", help="worlds per pimc decision")
+    p.add_argument("--samples", type=whole_number(1, MAX_SAMPLES), metavar="N",
+                   help=f"worlds per pimc decision, 1 to {MAX_SAMPLES:,} (for pimc and bots that take "
+                        "a samples option)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import whole_number
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -87,13 +89,7 @@ def _replace_after(text: str) -> float | None:
     return None if text.strip().lower() == "never" else _seconds(text)
 
 
-def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a port number from 0 to 65535")
-    return int(text)
+_port = whole_number(0, 65535)
 
 
-def _count(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from 1 to 1,000,000")
-    return int(text)
+_count = whole_number(1, 1_000_000)

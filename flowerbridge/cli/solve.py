@@ -47,6 +47,8 @@ def run(args) -> int:
     if args.bridge_file is not None:
         if args.file is not None:
             raise UsageError("give either FILE or --bridge-file, not both")
+        if args.table:
+            raise UsageError("--table is for FILE: --bridge-file always prints each deal's DD table")
         return _bridge(read_text(args.bridge_file), args)
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
