@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: the input is nested too deeply to read", file=sys.stderr)
         return 2
     except MemoryError:
-        hint = _MEMORY_HINTS.get(argv_command(argv), "")
+        hint = _MEMORY_HINTS.get(argv_command(argv) or "", "")
         print(f"error: out of memory{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
