@@ -45,4 +45,29 @@ def test_lab_ray_address_that_does_not_answer_is_one_error_at_once(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(LabError, match=f"cannot reach the Ray cluster at 127.0.0.1:{port}"):
-        run(tmp_path, ["deals"], n=4, seed=1, ray_address=f"127.0.0.1:{port}")
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"127.0.0.1:{port}")
+    assert not (tmp_path / "lab").exists()  # nothing written: the next run may use other settings
+
+
+@pytest.mark.parametrize("address", [":", "host:", ":6379", "host:port", "host:70000", "a b:1"])
+def test_lab_malformed_ray_address_is_one_error_and_writes_nothing(tmp_path, address):
+    from flowerbridge.lab import LabError
+    with pytest.raises(LabError, match="expected HOST:PORT"):
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
+    assert not (tmp_path / "lab").exists()
+
+
+def test_lab_run_that_fails_before_any_chunk_leaves_no_folder_behind(tmp_path, monkeypatch):
+    # e.g. an address that answers but is no Ray cluster: ray.init fails inside the run
+    from flowerbridge.lab import LabError, runner
+
+    def refused(jobs, address):
+        raise LabError(f"cannot join the Ray cluster at {address}: not a Ray cluster")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(runner, "_check_reachable", lambda address: None)
+    monkeypatch.setattr(runner, "_ray", refused)
+    with pytest.raises(LabError, match="cannot join"):
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address="127.0.0.1:9")
+    assert not (tmp_path / "lab").exists()
+    assert run(tmp_path / "lab", ["deals"], n=4, seed=2, workers=1).computed == 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 from contextlib import contextmanager
@@ -154,13 +155,20 @@ def _stop_workers(pool) -> None:
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """A ``host:port`` (or ``ray://host:port``) address must answer a TCP
-    connection: Ray itself keeps retrying an unreachable one for minutes,
-    printing its own warnings. Other addresses (``auto``, ``local``) are
-    Ray's to resolve."""
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdecimal() or not host:
+    """The Ray package must be installed, and a ``host:port`` (or
+    ``ray://host:port``) address well formed and answering a TCP connection:
+    Ray itself keeps retrying an unreachable one for minutes, printing its own
+    warnings. ``auto`` and ``local`` are Ray's to resolve."""
+    try:
+        import ray  # noqa: F401 -- only whether it is there
+    except ImportError:
+        raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
+    if address in ("auto", "local"):
         return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host.strip("[]") or not (port.isascii() and port.isdecimal()) \
+            or not 0 < int(port) < 65536 or any(ch.isspace() for ch in host):
+        raise LabError(f"--ray {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except (OSError, ValueError) as exc:
@@ -175,7 +183,6 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
         raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
     import logging
 
-    _check_reachable(address)
     connected_here = not ray.is_initialized()
     if connected_here:
         try:
@@ -315,6 +322,9 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     params = params or {}
     asked = {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
     out = Path(out)
+    if ray_address:
+        _check_reachable(ray_address)  # before anything is written
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked})
 
@@ -331,11 +341,17 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         results = _serial(jobs)
     else:
         results = _processes(jobs, min(workers, len(jobs)))
+    written = 0
     with _progress(progress, totals) as advance:
         try:
             for chunk, text in results:
                 write_atomic(chunk.path(out), text)
+                written += 1
                 advance(chunk.analysis, chunk.size)
+        except LabError:
+            if created and not written:  # a run that did nothing leaves no folder to refuse the next
+                shutil.rmtree(out, ignore_errors=True)
+            raise
         finally:
             results.close()
 
