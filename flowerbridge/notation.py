@@ -45,6 +45,7 @@ files of several hands.
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from typing import IO, Any, Iterable, Iterator
@@ -68,7 +69,7 @@ CALLS_PER_LINE = 4
 
 _TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
+_DATE_RE = re.compile(r"([0-9?]{4})\.([0-9?]{2})\.([0-9?]{2})")
 _SEAT_LABEL_RE = re.compile(r"(?:^|\s)([NESW]):", re.IGNORECASE)
 
 
@@ -372,14 +373,39 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     for number, name, value in block.tags:
         if name in HAND_TAGS:
             continue
-        if name == "Date" and not _DATE_RE.match(value):
-            raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD" (\'?\' for unknown digits)',
+        if name == "Date" and not _is_date(value):
+            raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD", a calendar date (\'?\' for unknown digits)',
                               position=f"line {number}")
         if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
             raise RecordError(f"tag Board {value!r}: expected a board number from 1",
                               position=f"line {number}")
         extra[name] = value
     return HandRecord(state, extra)
+
+
+def _completions(field: str) -> list[int]:
+    """Every number a date field may stand for, each ``?`` being any digit."""
+    values = [0]
+    for ch in field:
+        values = [10 * v + d for v in values for d in ((int(ch),) if ch != "?" else range(10))]
+    return values
+
+
+def _is_date(value: str) -> bool:
+    """``YYYY.MM.DD`` in ASCII digits, ``?`` for any unknown digit, that some
+    calendar date fits (``2026.02.30`` and ``2026.13.??`` fit none)."""
+    match = _DATE_RE.fullmatch(value)
+    if not match:
+        return False
+    year, month, day = match.groups()
+    months = [m for m in _completions(month) if 1 <= m <= 12]
+    days = [d for d in _completions(day) if 1 <= d <= 31]
+    years = [y for y in _completions(year) if y >= 1] if "?" in year else [int(year)]
+    if not (months and days and years and years[0] >= 1):
+        return False
+    leap = any(calendar.isleap(y) for y in years)
+    return any(d <= (29 if m == 2 and leap else calendar.monthrange(2025 if m == 2 else 2024, m)[1])
+               for m in months for d in days)
 
 
 def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:

@@ -261,6 +261,22 @@ def test_notation_errors_name_the_line(old, new, error, pattern):
         notation.loads(edit(CH16_TEXT, old, new))
 
 
+@pytest.mark.parametrize("date, fits", [
+    ("2026.11.30", True), ("2026.??.??", True), ("2026.1?.??", True), ("????.??.??", True),
+    ("2024.02.29", True), ("20??.02.29", True), ("2026.??.31", True),
+    ("2026.13.45", False), ("0000.01.01", False), ("2026.02.30", False), ("2025.02.29", False),
+    ("2026.04.31", False), ("2026.00.10", False), ("2026.13.??", False), ("２０２６.11.30", False),
+    ("2026.11.30.", False), ("2026-11-30", False),
+])
+def test_notation_date_tag_must_fit_a_calendar_date(date, fits):
+    text = edit(CH16_TEXT, '[Date "2026.11.30"]', f'[Date "{date}"]')
+    if fits:
+        assert notation.loads(text).extra["Date"] == date
+    else:
+        with pytest.raises(RecordError, match=r"line 3: tag Date .*expected \"YYYY.MM.DD\""):
+            notation.loads(text)
+
+
 def test_notation_missing_required_tags():
     with pytest.raises(RecordError, match=r"hand at line 1: missing tag Dealer"):
         notation.loads(drop(CH16_TEXT, "[Dealer"))
