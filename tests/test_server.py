@@ -154,6 +154,26 @@ def test_lobby_refuses_a_body_that_is_not_json(server):
     assert response.json()["error"]["message"].startswith("not JSON: ")
 
 
+@pytest.mark.parametrize("content, content_type, message", [
+    (b"", "application/json", "the request needs a JSON object as its body (Content-Type: application/json)"),
+    (b"[]", "application/json", "the body must be a JSON object, not an array"),
+    (b'{"seats": {}}', "text/plain", "the body must be a JSON object, sent with Content-Type: application/json"),
+    (b"[" * 30000 + b"]" * 30000, "application/json", "the body is not JSON this server can read"),
+])
+def test_lobby_refuses_a_body_that_is_no_json_object_saying_what_it_is(server, content, content_type, message):
+    response = server.api("POST", "/api/tables", content=content, headers={"content-type": content_type})
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "bad_request", "message": message}
+
+
+@pytest.mark.parametrize("method, path", [("DELETE", "/api/tables/abc"), ("PUT", "/api/tables")])
+def test_api_method_not_allowed_is_a_json_error_naming_method_and_path(server, method, path):
+    response = server.api(method, path)
+    assert response.status_code == 405
+    assert response.json()["error"] == {"code": "method_not_allowed",
+                                        "message": f"{method} is not allowed on {path}"}
+
+
 def test_lobby_lists_open_tables_and_not_finished_ones(server):
     open_id, _ = south_table(server)
     done = server.create_table({"N": "random", "E": "random", "S": "random", "W": "random"})

@@ -79,6 +79,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 405:
+            return _error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
+        if exc.status_code == 400:  # a body Starlette could not parse (nested too deeply, say)
+            return _error(400, "bad_request", "the body is not JSON this server can read")
         return _error(exc.status_code, {404: "not_found", 413: "too_large"}.get(exc.status_code, "http"),
                       str(exc.detail))
 

@@ -193,8 +193,20 @@ def describe(errors: Sequence[Mapping[str, Any]]) -> str:
             parts.append(f"not JSON: {error.get('ctx', {}).get('error', error['msg'])}")
             continue
         where = ".".join(str(p) for p in error["loc"][1:])
-        parts.append(f"{where}: {error['msg']}" if where else error["msg"])
+        parts.append(f"{where}: {error['msg']}" if where else _whole(error))
     return "; ".join(parts)
+
+
+def _whole(error: Mapping[str, Any]) -> str:
+    """An error about a request's body as a whole (or a message's), said plainly."""
+    if error["type"] == "missing":
+        return "the request needs a JSON object as its body (Content-Type: application/json)"
+    if error["type"] in ("model_attributes_type", "dict_type", "model_type"):
+        value = error.get("input")
+        if isinstance(value, (str, bytes)):
+            return "the body must be a JSON object, sent with Content-Type: application/json"
+        return f"the body must be a JSON object, not {_json_type(value)}"
+    return str(error["msg"])
 
 
 def _json_type(value: Any) -> str:
