@@ -46,9 +46,27 @@ def run(args) -> int:
     from ..records import HandRecord, parse_json
     from . import input_name, read_text
 
+    from ..errors import FlowerBridgeError
+    from ..options import RuleOptions
+    from . import UsageError
+
     text = read_text(args.file)
     data = parse_json(text, input_name(args.file))
-    record = HandRecord.from_dict(data, options=options_from_args(data, args))
+    options = options_from_args(data, args)
+    try:
+        record = HandRecord.from_dict(data, options=options)
+    except FlowerBridgeError as exc:
+        # --declarer moves the opening lead: when the record replays without the
+        # override, say that the override is what does not fit.
+        own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
+        if args.declarer is None or own.declarer == options.declarer:
+            raise
+        try:
+            HandRecord.from_dict(data, options=options.with_(declarer=own.declarer))
+        except FlowerBridgeError:
+            raise exc from None
+        raise UsageError(f"--declarer {args.declarer} does not fit this record, played with declarer "
+                         f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
     score = record.state.score()
     print(json.dumps(score.to_dict()))
     return 0
