@@ -159,6 +159,11 @@ def test_cli_numbers_out_of_their_range_are_one_error_line(cli, assert_cli_error
     assert_cli_error(cli(*argv), pattern)
 
 
+def test_cli_match_samples_without_a_sampling_bot_is_refused(cli, assert_cli_error):
+    assert_cli_error(cli("match", "--ns", "basic", "--ew", "random", "--samples", "5"),
+                     r"--samples is for pimc .*: basic and random do not sample")
+
+
 def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_error, tmp_path):
     (tmp_path / "d.pbn").write_text("N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n")
     assert_cli_error(cli("solve", "--table", "--bridge-file", str(tmp_path / "d.pbn")),

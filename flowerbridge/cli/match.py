@@ -35,6 +35,10 @@ def run(args) -> int:
 
     from . import parse_seed
     seed = parse_seed(args.seed)
+    if args.samples is not None and {args.ns, args.ew} <= {"random", "basic"}:
+        from . import UsageError
+        raise UsageError(f"--samples is for pimc (or a bot that takes a samples option): "
+                         f"{args.ns} and {args.ew} do not sample")
     bot_options = {} if args.samples is None else {"samples": args.samples}
     if sys.stderr.isatty():
         from rich.console import Console
