@@ -83,7 +83,11 @@ def test_match_with_an_unknown_bot_prints_one_error_line(capsys):
 
 def test_match_needs_at_least_one_board(capsys):
     assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "0"]) == 2
-    assert capsys.readouterr().err.startswith("error: a match needs at least 1 board")
+    assert capsys.readouterr().err.startswith("error: flowerbridge match: argument --boards: '0': give a whole "
+                                              "number from 1 to 100,000")
+    from flowerbridge.errors import FlowerBridgeError
+    with pytest.raises(FlowerBridgeError, match="a match needs at least 1 board"):
+        run_match("basic", "random", boards=0, seed=1)
 
 
 def test_pimc_matches_are_reproducible_for_a_seed():
