@@ -112,6 +112,7 @@ class HandScore:
     honor_copies: tuple[dict[str, int], dict[str, int]] = field(default=({}, {}))
 
     def _sum(self, side: Side, *, below: bool | None = None, rule: str | None = None) -> int:
+        side = Side(side)  # 0 and 1 read as the sides; anything else is a ValueError, not a silent 0
         return sum(i.points for i in self.items if i.side is side
                    and (below is None or i.below is below) and (rule is None or i.rule == rule))
 

@@ -35,6 +35,7 @@ class GameRecord:
     winner: Side | None = None
 
     def total(self, side: Side) -> int:
+        side = Side(side)
         return sum(p for _, s, p in self.below if s is side)
 
 
@@ -123,6 +124,7 @@ class Session:
     # --------------------------------------------------------------- totals
 
     def above_total(self, side: Side) -> int:
+        side = Side(side)
         return sum(p for _, s, p, _ in self.above if s is side)
 
     def below_total(self, side: Side) -> int:

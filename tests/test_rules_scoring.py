@@ -183,6 +183,22 @@ def test_ch12_example_1_four_bright_animals_made_is_game():
     assert session.games[0].winner is NS and session.games_won == (1, 0)
 
 
+def test_scores_are_read_by_side_and_the_sides_plain_numbers_read_alike():
+    # Side is an IntEnum: 0 and 1 are NS and EW; any other side is an error, never a silent 0.
+    session = Session()
+    score = session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    for side in (NS, EW):
+        assert (score.below(int(side)), score.above(int(side)), score.honors(int(side))) == \
+               (score.below(side), score.above(side), score.honors(side))
+        assert session.total(int(side)) == session.total(side)
+        assert session.games[0].total(int(side)) == session.games[0].total(side)
+    assert score.above(0) == score.above(NS) > 0
+    with pytest.raises(ValueError):
+        score.total(2)
+    with pytest.raises(ValueError):
+        session.total(-1)
+
+
 def test_ch12_example_2_three_no_trump_made_is_game():
     session = Session()
     score = session.add(play_greedy(ns_declares(TOP_DEAL, session.next_dealer, "3NT")))
