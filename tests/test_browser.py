@@ -33,11 +33,14 @@ BOT = "random"  # the fastest level: these tests are about the page, not the bot
 
 def open_page(browser, server, path, viewport=DESKTOP, *, csp=False):
     """A page in its own context (its own storage), with page errors collected,
-    and whatever the server's Content-Security-Policy refused. The policy is
+    whatever the server's Content-Security-Policy refused, and the text of every
+    websocket message it received (``page.frames_in``). The policy is
     bypassed unless ``csp``: Playwright's waits on a JavaScript expression are
     an eval, which the policy refuses (the pages themselves never eval)."""
     context = browser.new_context(viewport=viewport, base_url=server.url, bypass_csp=not csp)
     page = context.new_page()
+    page.frames_in = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: page.frames_in.append(payload)))
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     page.on("console", lambda message: page.errors.append(message.text)
@@ -141,6 +144,7 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
         page.select_option(f"select[name=level_{seat}]", BOT)
     page.click("#create-button")
     page.wait_for_selector("#created:not(.hidden)")
+    assert page.locator("#created-title").inner_text() == "Invitations to Lobby test"
     links = {item.get_attribute("data-link"): item.locator("input").input_value()
              for item in page.locator("#invitations li").all()}
     assert set(links) == {"North", "South", "Spectators"}
@@ -190,6 +194,24 @@ def test_lobby_shows_the_servers_refusal(browser, server):
     refusal = page.locator("#create-error").inner_text()
     assert refusal.startswith("name:") and "60" in refusal  # the server's message, as it wrote it
     assert page.locator("#created.hidden").count() == 1
+    page.fill("input[name=name]", "x")  # a changed form answers the refusal
+    assert page.locator("#create-error").inner_text() == ""
+    assert not page.errors
+
+
+def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations(browser, server):
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "First")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    page.fill("input[name=name]", "Second")
+    page.eval_on_selector("input[name=undertrick_penalty]", "input => { input.removeAttribute('max'); }")
+    page.fill("input[name=undertrick_penalty]", "2000000")
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    assert "undertrick_penalty" in page.locator("#create-error").inner_text()
+    assert page.locator("#created.hidden").count() == 1 and page.locator("#invitations li").count() == 0
     assert not page.errors
 
 
@@ -474,6 +496,33 @@ def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     assert not page.errors
 
 
+TOOLTIP_BOX = """el => {
+  const after = getComputedStyle(el, '::after');
+  const cell = el.getBoundingClientRect();
+  const width = parseFloat(after.width) + parseFloat(after.paddingLeft) + parseFloat(after.paddingRight);
+  const left = after.transform !== 'none' ? cell.left + cell.width / 2 - width / 2
+             : after.left === '0px' ? cell.left : cell.right - width;
+  return [left, left + width, innerWidth];
+}"""
+
+
+def test_bots_explanations_stay_on_a_phones_screen_in_every_column(browser, server):
+    view = {"dealer": "N", "phase": "auction", "turn": "N",
+            "auction": [{"seat": s, "call": c} for s, c in zip("NESW", ["Pass", "1R", "Pass", "2R"])]}
+    reasons = ["no opening: at most 14 points", "5+ Ribbons, 11-16 points", "no opening: at most 14 points",
+               "raise: 3+ Ribbons, 6-10 points, partnership 17+"]
+    page = open_page(browser, server, "/static/cards.html", viewport=PHONE)
+    render_in_page(page, "auction", "renderAuction", view, reasons)
+    cells = page.locator("table.auction td.explained")
+    assert cells.count() == 4
+    for i in range(4):
+        cells.nth(i).focus()  # a tap
+        left, right, width = cells.nth(i).evaluate(TOOLTIP_BOX)
+        assert 0 <= left and right <= width, (i, left, right, width)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert not page.errors
+
+
 def test_bidding_box_offers_exactly_the_legal_calls(browser, server):
     legal = ["Pass", "2A", "2NT", "3P", "3R", "3A", "3NT"]
     page = open_page(browser, server, "/static/cards.html")
@@ -514,15 +563,18 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
 
 def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
-    for path in (f"/t/{created['table']['id']}#token=not-the-token", "/t/no-such-table"):
+    for path, reason in ((f"/t/{created['table']['id']}#token=not-the-token", "this token holds no seat"),
+                         ("/t/no-such-table", "there is no table 'no-such-table'")):
         page = open_page(browser, server, path)
         page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
-        assert "refused" in page.locator("#refusal").inner_text()
+        refusal = page.locator("#refusal").inner_text()
+        assert refusal.startswith("The server refused this link: ") and reason in refusal  # the server's words
+        assert page.locator('#refusal a[href="/"]').inner_text() == "Back to the lobby"
         assert page.locator("#felt .card").count() == 0
         assert not page.errors
 
 
-def test_a_double_click_is_refused_as_stale_and_said_so(browser, server):
+def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(browser, server):
     # North is a person too: after South's bid and West's call the table waits for North.
     created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
     south = open_page(browser, server, created["invitations"]["S"]["url"])
@@ -536,12 +588,16 @@ def test_a_double_click_is_refused_as_stale_and_said_so(browser, server):
     call = bid.get_attribute("data-call")
     # Two clicks in one go: both are sent on the same view, before any answer.
     bid.evaluate("button => { button.click(); button.click(); }")
-    south.wait_for_function("document.querySelector('#refusal').textContent !== ''")
-    assert "out of date" in south.locator("#refusal").inner_text()  # the server's own words
+    # The server took the first click and refused the second as stale.
+    deadline = time.monotonic() + 15
+    while not any('"stale"' in str(frame) for frame in south.frames_in) and time.monotonic() < deadline:
+        south.wait_for_timeout(50)
+    assert any('"stale"' in str(frame) for frame in south.frames_in)
+    south.wait_for_timeout(200)  # the page has handled it (and drawn)
     south_calls = [row[2] for row in south.locator("table.auction tbody tr").evaluate_all(
         "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))")]
     assert south_calls.count(call) == 1  # the second click changed nothing
-    screenshot(south, "refused-stale")
+    assert south.locator("#refusal").inner_text() == ""  # and nothing went wrong for the person
     assert not south.errors and not north.errors
 
 

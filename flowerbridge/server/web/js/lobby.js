@@ -76,11 +76,17 @@ function linkItem(label, path) {
 }
 
 function showInvitations(created) {
+  document.getElementById("created-title").textContent = `Invitations to ${created.table.name}`;
   const list = document.getElementById("invitations");
   list.replaceChildren(
     ...Object.entries(created.invitations).map(([seat, invitation]) => linkItem(SEAT_NAMES[seat], invitation.url)),
     linkItem("Spectators", created.spectate_url));
   document.getElementById("created").classList.remove("hidden");
+}
+
+function hideInvitations() {
+  document.getElementById("created").classList.add("hidden");
+  document.getElementById("invitations").replaceChildren();
 }
 
 function describeSeats(seats) {
@@ -123,6 +129,7 @@ async function main() {
     event.preventDefault();
     const error = document.getElementById("create-error");
     error.textContent = "";
+    hideInvitations();  // the last table's links must not pass for this one's
     try {
       showInvitations(await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) }));
       refreshTables();
@@ -130,6 +137,8 @@ async function main() {
       error.textContent = failure.message;
     }
   });
+  // a changed form answers the last refusal
+  form.addEventListener("input", () => { document.getElementById("create-error").textContent = ""; });
   refreshTables();
   setInterval(refreshTables, REFRESH_MS);
 }

@@ -31,6 +31,7 @@ const state = {
   review: null,          // the review of the latest finished hand
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
+  linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
   singleKeys: localStorage.getItem(SINGLE_KEYS_KEY) !== "off",  // P, R, A, N, 1-7, L, C, R, ?
@@ -219,7 +220,7 @@ function drawPlayPanel() {
     $("message").textContent = message;
     state.spokenTurn = message;
   }
-  $("refusal").textContent = state.refusal || "";
+  if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -432,6 +433,12 @@ const HANDLERS = {
     }
   },
   error(message) {
+    // "stale": this page acted on a view the table had left. After a double
+    // click the first action took, and the view has moved on: nothing to say.
+    if (message.code === "stale") {
+      state.refusal = isMyTurn() ? "The table moved on before that arrived: look again and choose." : null;
+      return;
+    }
     state.refusal = message.message;
   },
   pong() {},
@@ -482,11 +489,23 @@ function showStatus(status) {
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
-  if (status === "refused") $("refusal").textContent = "The server refused this link: check the table and the invitation.";
+  if (status === "refused") showRefusedLink();
   if (status === "online" && state.refusal === NOT_SENT) {
     state.refusal = null;   // connected again: the person may act
     $("refusal").textContent = "";
   }
+}
+
+// The link is refused for good (no such table, a token that holds no seat):
+// the server's reason, and the way back to the lobby.
+function showRefusedLink() {
+  const why = state.refusal || "check the table and the invitation.";
+  state.refusal = null;
+  const lobby = document.createElement("a");
+  lobby.href = "/";
+  lobby.textContent = "Back to the lobby";
+  $("refusal").replaceChildren(`The server refused this link: ${why} `, lobby);
+  state.linkRefused = true;
 }
 
 // --------------------------------------------------------------- keyboard
