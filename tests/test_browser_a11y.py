@@ -388,10 +388,13 @@ def test_client_pages_name_the_turn_in_the_title_and_have_a_heading_and_language
 
 # ------------------------------------------------------ 13: text size on the faces
 
-# For each card face on the page: its width in CSS px and whether its name is drawn.
+# For each card face on the page: its width in CSS px, whether its name is drawn,
+# and whether the next card of its suit's row covers part of it.
 FACES = """() => [...document.querySelectorAll('svg.card-face')].map((svg) => {
   const name = svg.querySelector('.name');
-  return [svg.getBoundingClientRect().width, !!name && getComputedStyle(name).display !== 'none'];
+  const card = svg.closest('.card');
+  return [svg.getBoundingClientRect().width, !!name && getComputedStyle(name).display !== 'none',
+          !!(card && card.closest('.suit-row') && card.nextElementSibling)];
 })"""
 
 
@@ -405,11 +408,15 @@ def test_client_card_names_are_drawn_only_where_they_can_be_read(browser, server
     faces = page.evaluate(FACES)
     assert len(faces) >= 13
     # the name is a tenth of the face's width: drawn, it is at least 8 px
-    assert all(width / 10 >= 8 for width, drawn in faces if drawn), faces
+    assert all(width / 10 >= 8 for width, drawn, _ in faces if drawn), faces
+    # and never on a face the next card covers, where only its first letters would show
+    assert not any(drawn for _, drawn, covered in faces if covered), faces
     if viewport["width"] >= 1280:
-        assert all(drawn for width, drawn in faces if width >= 80)   # a full-size hand shows names
+        # a full-size hand shows the name of each suit's last card, shown whole
+        assert any(drawn for width, drawn, covered in faces if width >= 80 and not covered)
+        assert all(drawn for width, drawn, covered in faces if width >= 80 and not covered)
     else:
-        assert not any(drawn for _, drawn in faces)
+        assert not any(drawn for _, drawn, _ in faces)
     # every face keeps its name for a screen reader
     labels = page.locator("#felt svg.card-face").evaluate_all("ss => ss.map(s => s.getAttribute('aria-label'))")
     assert all(re.fullmatch(r"\d+(B|A|R|P|Pa|Pb) \S.*", label) for label in labels), labels
