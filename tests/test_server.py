@@ -166,6 +166,15 @@ def test_lobby_refuses_a_body_that_is_no_json_object_saying_what_it_is(server, c
     assert response.json()["error"] == {"code": "bad_request", "message": message}
 
 
+def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
+    page = server.api("GET", "/nothing/here", headers={"accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "There is no page at this address" in page.text and 'href="/"' in page.text
+    for path, accept in (("/nothing/here", "application/json"), ("/api/nothing", "text/html")):
+        response = server.api("GET", path, headers={"accept": accept})
+        assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
 @pytest.mark.parametrize("method, path", [("DELETE", "/api/tables/abc"), ("PUT", "/api/tables")])
 def test_api_method_not_allowed_is_a_json_error_naming_method_and_path(server, method, path):
     response = server.api(method, path)

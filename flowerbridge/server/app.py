@@ -79,6 +79,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404 and _wants_page(request):
+            return FileResponse(config.web_dir / "404.html", status_code=404)
         if exc.status_code == 405:
             return _error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
         if exc.status_code == 400:  # a body Starlette could not parse (nested too deeply, say)
@@ -160,6 +162,13 @@ async def _table(request: Request, table_id: str):
     if not _TABLE_ID.fullmatch(table_id):
         raise TableError("no_table", f"there is no table {table_id!r}")
     return await _manager(request).get(table_id)
+
+
+def _wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the API, not a file a page loads)."""
+    path = request.url.path
+    return (request.method == "GET" and "text/html" in request.headers.get("accept", "")
+            and not path.startswith(("/api/", "/static/", "/ws/")))
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
