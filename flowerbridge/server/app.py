@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -78,7 +78,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return _error(400, "bad_request", describe(list(exc.errors())))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and _wants_page(request):
             return FileResponse(config.web_dir / "404.html", status_code=404)
         if exc.status_code == 405:
