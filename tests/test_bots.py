@@ -479,6 +479,34 @@ def test_pimc_plays_a_legal_card_and_explains_it():
     assert "sampled worlds" in decision.explanation
 
 
+@pytest.mark.parametrize("penalty", [50, 0])
+def test_pimc_plays_for_the_contracts_score_not_for_tricks(penalty):
+    # The score the side to move gets for t more tricks: the contract's points and
+    # overtricks when it makes, the undertrick penalty (R15) when it fails; the
+    # defenders score the opposite, so that neither side risks the contract for a trick.
+    from dataclasses import replace
+
+    from flowerbridge.bots.pimc import contract_score
+    from flowerbridge.scoring import contract_points
+    state = _hand_in_play(1, 24)
+    assert state is not None and state.contract is not None
+    contract = state.contract
+    need = contract.tricks_required
+    made = contract_points(contract.level, contract.denomination)
+    over = state.options.overtrick_points[contract.denomination]
+    for seat in (contract.declarer, contract.declarer.next()):
+        obs = replace(state.observation(seat), actor=seat, options=state.options.with_(undertrick_penalty=penalty))
+        score = contract_score(obs)
+        won = obs.tricks_won[seat.side]
+        left = 13 - sum(obs.tricks_won)
+        for t in range(left + 1):
+            declarer = won + t if seat.side is contract.side else 13 - won - t
+            expected = made + over * (declarer - need) if declarer >= need else -penalty * (need - declarer)
+            assert score(t) == (expected if seat.side is contract.side else -expected)
+        # more tricks never score less for the side that takes them
+        assert all(score(t) <= score(t + 1) for t in range(left))
+
+
 def test_pimc_is_deterministic_for_a_seed():
     state = _hand_in_play(2, 28)
     obs = state.observation(state.actor)

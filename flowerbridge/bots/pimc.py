@@ -34,9 +34,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
+from typing import Callable
 
 from ..cards import Card, Suit
 from ..observation import Observation
+from ..scoring import contract_points
 from ..seats import Seat
 from .base import Decision
 from .basic import BasicBot, choose_card
@@ -66,6 +68,29 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         if workers not in _pools:
             _pools[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pimc")
         return _pools[workers]
+
+
+def contract_score(observation: Observation) -> Callable[[int], int]:
+    """What the side to move scores (for the contract and its over- or
+    undertricks, by the table's options) when it takes ``t`` more tricks: the
+    bot plays for the best average score over its worlds, not the most tricks,
+    so that it takes no risk to the contract for an overtrick. (Honors and
+    bright bonuses, which depend on which cards a side captures, are left out:
+    the solver counts tricks.)"""
+    contract, options = observation.contract, observation.options
+    assert contract is not None and observation.actor is not None
+    side = observation.actor.side
+    won = observation.tricks_won[side]
+    sign = 1 if side is contract.side else -1
+    need = contract.tricks_required
+    made = contract_points(contract.level, contract.denomination, options)
+    over = options.overtrick_points[contract.denomination]
+
+    def score(t: int) -> int:
+        declarer = won + t if sign > 0 else 13 - (won + t)  # every trick is one side's
+        return sign * (made + over * (declarer - need) if declarer >= need
+                       else -options.undertrick_penalty * (need - declarer))
+    return score
 
 
 def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
@@ -100,17 +125,18 @@ class PimcBot(BasicBot):
         if len(legal) == 1 or len(k.hand) >= self.solve_below:
             return Decision(basic_card, reason)
         self.decisions += 1
-        totals, solved = self._solve(k, Sampler(k))
+        totals, solved = self._solve(k, Sampler(k), contract_score(observation))
         if not solved:
             return Decision(basic_card, reason)
         best = max(totals.values())
         top = [c for c in legal if totals.get(c.index) == best]
         card = basic_card if basic_card in top else min(top, key=lambda c: (c.points, c.rank))
-        return Decision(card, f"best in {solved} sampled worlds: {best / solved:.2f} tricks on average")
+        return Decision(card, f"best in {solved} sampled worlds: {best / solved:+.0f} points on average")
 
-    def _solve(self, k: Knowledge, sampler: Sampler) -> tuple[dict[int, int], int]:
-        """Each card's double-dummy tricks summed over ``samples`` worlds, and how
-        many worlds were solved within the time budget.
+    def _solve(self, k: Knowledge, sampler: Sampler,
+               score: Callable[[int], int]) -> tuple[dict[int, int], int]:
+        """Each card's score (``score`` of its double-dummy tricks) summed over
+        ``samples`` worlds, and how many worlds were solved within the time budget.
 
         Each world is dealt and solved in a worker thread from its own random
         stream, named by the bot's seed, the decision and the world's number,
@@ -142,5 +168,5 @@ class PimcBot(BasicBot):
                 break
             solved += 1
             for index, value in values.items():
-                totals[index] = totals.get(index, 0) + value
+                totals[index] = totals.get(index, 0) + score(value)
         return totals, solved
