@@ -113,6 +113,19 @@ def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent()
     assert "6+ Animals, 15+ points" in bid.explanation
 
 
+def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():
+    # After 1A Pass 1NT, No Trump is the fit only without a 6-card suit: in the bots'
+    # play, the opener's long suit scores more than 2NT (docs/bidding.md, eighteenth session).
+    six = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 22 points, 6 Animals
+    bid = _bid(six, "1A", "Pass", "1NT", "Pass")
+    assert bid.call == parse_call("2A")
+    five = "12B 11B 8B 7A 5A 11R 10R 9R 5R 11P 2P 3P 1Pa"  # 5-4-4
+    bid = _bid(five, "1A", "Pass", "1NT", "Pass")
+    assert bid.call == parse_call("2NT")
+    assert bid.explanation == "competes: no 6-card suit, 17+ points, partnership 26+"
+    assert bid.meaning.max_length == (5, 5, 5)
+
+
 def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():
     hand = "12B 11B 8B 7A 6A 11R 10R 5R 4R 11P 5P 4P 3P"  # 20 points, 5-4-4
     assert _bid(hand, "1NT", "Pass").call.is_pass

@@ -84,6 +84,9 @@ class HandFacts:
         return max(Suit, key=lambda s: (self.lengths[s], s))
 
 
+LONG_SUIT = 6
+"""A suit this long is rebid rather than No Trump raised (:meth:`Context.fit`)."""
+
 BALANCED = (4, 5)
 """Suit lengths of a balanced hand."""
 
@@ -241,11 +244,13 @@ class Context:
     def fit(self, facts: HandFacts) -> Denomination | None:
         """The partnership's strain: the suit where this hand and partner's
         shown length reach :data:`FIT` (the longer, then the higher); else No
-        Trump when partner's last bid was No Trump; else none."""
+        Trump when partner's last bid was No Trump and this hand has no suit
+        of :data:`LONG_SUIT` cards (it rebids that suit instead); else none."""
         best = max(Suit, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
         if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
             return Denomination(best)
-        if self.partner_strains and self.partner_strains[-1] is Denomination.NT:
+        if self.partner_strains and self.partner_strains[-1] is Denomination.NT \
+                and max(facts.lengths) < LONG_SUIT:
             return Denomination.NT
         return None
 
@@ -312,6 +317,9 @@ def _meaning(rule: Rule, strain: Denomination | None, ctx: Context) -> Meaning:
         mins[suit] = max(mins[suit], rule.length)
         if rule.strain == "fit" and rule.call != "Pass":
             mins[suit] = max(mins[suit], FIT - ctx.partner_shows.min_length[suit])
+    elif strain is Denomination.NT and rule.strain == "fit":
+        # No Trump is the fit only without a suit long enough to rebid (Context.fit).
+        maxs = [min(m, LONG_SUIT - 1) for m in maxs]
     if rule.support and ctx.partner_suit is not None:
         mins[ctx.partner_suit] = max(mins[ctx.partner_suit], rule.support)
     return Meaning((max(0, lo), max(0, hi)), (mins[0], mins[1], mins[2]), (maxs[0], maxs[1], maxs[2]))
@@ -391,6 +399,8 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
               if meaning.min_length[s] > floor]
     if call.is_bid and all(rule.strain == "long" for rule in rules):
         parts.append("longest suit")
+    if not balanced and max(meaning.max_length) < LONG_SUIT:
+        parts.append(f"no {LONG_SUIT}-card suit")
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
