@@ -42,11 +42,11 @@ def test_points_ignore_the_honor_count_low_animals_and_ribbons_count_nothing():
 def test_opening_one_of_the_longest_suit_with_20_points():
     bid = _bid("12B 11B 8B 7A 11R 10R 9R 7R 6R 5R 3P 2P 1Pa")  # 4+4+4+2 + 6 = 20
     assert bid.call == parse_call("1R")
-    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 15–27 points"
+    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 15+ points"
 
 
 def test_opening_pass_with_a_weak_hand():
-    bid = _bid("8A 2A 7R 5R 3R 1R 11P 10P 9P 6P 5P 4P 3P")  # 8 points
+    bid = _bid("8A 2A 7R 5R 3R 1R 2R 11P 10P 9P 6P 5P 4P")  # 8 points, 6 Plains (a weak two needs 7)
     assert bid.call.is_pass
     assert bid.explanation == "no opening: at most 14 points"
 
@@ -55,6 +55,19 @@ def test_opening_preempt_with_eight_plains():
     bid = _bid("8A 2A 7R 5R 3R 11P 10P 9P 6P 5P 4P 3P 2P")
     assert bid.call == parse_call("3P")
     assert bid.explanation == "preempt: 8+ Plains, longest suit, 5–14 points"
+
+
+def test_opening_weak_two_with_a_seven_card_suit_and_5_to_14_points():
+    bid = _bid("8A 2A 7R 5R 3R 2R 11P 10P 9P 6P 5P 4P 3P")  # 11 points, 7 Plains
+    assert bid.call == parse_call("2P")
+    assert bid.explanation == "weak two: 7+ Plains, longest suit, 5–14 points"
+
+
+def test_no_strong_two_a_hand_of_28_points_or_more_opens_one_of_its_suit():
+    # Two of a suit is the weak two only; a strong hand opens one (no game bonus to reach).
+    bid = _bid("12B 12B 11B 11B 8B 8B 7A 11R 11R 10R 11P 10P 9P")  # 38 points, 7 Animals
+    assert bid.call == parse_call("1A")
+    assert bid.explanation == "opening: 5+ Animals, longest suit, 15+ points"
 
 
 def test_opening_1nt_balanced_5_4_4_with_17_to_22():
@@ -152,7 +165,7 @@ def test_competitive_overcall_needs_a_long_suit_and_values():
 
 def test_explain_call_reads_a_persons_call_by_the_same_table():
     auction = _auction("1R", "Pass", "2R")
-    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15–27 points"
+    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15+ points"
     assert explain_call(auction, 1) == "no overcall"
     assert explain_call(auction, 2) == "simple raise: 5+ Ribbons, 8–14 points"
 
@@ -165,7 +178,7 @@ def test_an_off_system_call_is_named_as_such():
 def test_shown_by_seat_combines_a_players_calls():
     shown = shown_by_seat(_auction("Pass", "Pass", "1R", "Pass"))
     assert shown[Seat.N].points == (0, 14)
-    assert shown[Seat.S].points == (15, 27)
+    assert shown[Seat.S].points == (15, MAX_POINTS)
     assert shown[Seat.S].min_length[1] == 5
     assert shown[Seat.W].points == (0, MAX_POINTS)
 

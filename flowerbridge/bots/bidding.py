@@ -21,7 +21,7 @@ document and this table agree.
 >>> from flowerbridge.calls import parse_call
 >>> from flowerbridge.seats import Seat
 >>> explain_call([(Seat.N, parse_call("1R"))], 0)
-'opening: 5+ Ribbons, longest suit, 15–27 points'
+'opening: 5+ Ribbons, longest suit, 15+ points'
 """
 
 from __future__ import annotations
@@ -181,10 +181,10 @@ def _r(situation: str, call: str, label: str, **kw) -> Rule:
 
 SYSTEM: tuple[Rule, ...] = (
     _r(OPENING, "2:NT", "strong balanced", points=(23, 27), balanced=True),
-    _r(OPENING, "2:long", "strong two", points=(28, MAX_POINTS), length=5),
     _r(OPENING, "1:NT", "1NT opening", points=(17, 22), balanced=True),
-    _r(OPENING, "1:long", "opening", points=(15, 27), length=5),
+    _r(OPENING, "1:long", "opening", points=(15, MAX_POINTS), length=5),
     _r(OPENING, "3:long", "preempt", points=(5, 14), length=8),
+    _r(OPENING, "2:long", "weak two", points=(5, 14), length=7),
     _r(OPENING, "Pass", "no opening", points=(0, 14)),
 
     _r(RESPONSE_SUIT, "game:partner", "game raise", points=(24, MAX_POINTS), support=5),
@@ -386,7 +386,7 @@ def _read(call: Call, ctx: Context) -> Bid:
 
 
 def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0) -> str:
-    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15–27 points``.
+    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15+ points``.
 
     ``rules`` are the rows that could have made the call (their names are
     joined by "or"), ``meaning`` what they have in common; ``partner_points``
