@@ -163,6 +163,14 @@ def test_competitive_overcall_needs_a_long_suit_and_values():
     assert bid.explanation.startswith("overcall: 6+ Ribbons")
 
 
+def test_weak_jump_overcall_with_a_six_card_suit_and_5_to_12_points_at_the_two_level_only():
+    hand = "8A 2A 11R 10R 7R 5R 3R 2R 9P 6P 5P 4P 3P"  # 11 points, 6 Ribbons
+    bid = _bid(hand, "1P")
+    assert bid.call == parse_call("2R")
+    assert bid.explanation == "weak jump overcall: 6+ Ribbons, longest suit, 5–12 points"
+    assert _bid(hand, "1A").call.is_pass  # the jump would be to 3R
+
+
 def test_explain_call_reads_a_persons_call_by_the_same_table():
     auction = _auction("1R", "Pass", "2R")
     assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15+ points"
