@@ -92,11 +92,12 @@ def test_no_game_bonus_so_opener_passes_a_simple_raise_when_the_opponents_are_si
     assert bid.call.is_pass
 
 
-def test_opener_competes_to_3_over_an_opponents_bid_with_30_partnership_points():
-    hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
+def test_competes_to_3_in_a_ten_card_fit_over_an_opponents_bid_whatever_the_points():
+    hand = "12B 11B 8B 5A 2A 11R 10R 9R 2P 3P 4P 5P 1Pa"  # 18 points, 5 Animals: 26 with partner's 8
     bid = _bid(hand, "1A", "Pass", "2A", "3R")
     assert bid.call == parse_call("3A")
-    assert bid.explanation == "competes or long suit: 5+ Animals, 15+ points"
+    assert bid.explanation == "competes or long suit: 5+ Animals"
+    assert _bid(hand, "1A", "Pass", "2A", "Pass").call.is_pass  # uncontested: no reason to bid on
 
 
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
@@ -108,13 +109,13 @@ def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_car
 
 
 def test_explain_call_names_every_row_that_could_have_made_the_call_and_claims_only_what_all_show():
-    # Over 3R, opener's 3A is a competitive raise (partnership 30+, the fit) or a
+    # Over 3R, opener's 3A is a competitive raise (the fit, any points) or a
     # 7-card suit rebid on 15 points: the reading names both and claims no
-    # partnership total, which the rebid does not count.
+    # points, which the raise does not need.
     text = explain_call(_auction("1A", "Pass", "2A", "3R", "3A"), 4)
     name, shown = text.split(": ")
     assert name == "competes or long suit"
-    assert "partnership" not in shown and "longest suit" not in shown and "15+ points" in shown
+    assert "partnership" not in shown and "longest suit" not in shown and "points" not in shown
     # where one row alone could have made it, its own name and everything it shows
     assert explain_call(_auction("1A", "Pass", "1NT"), 2) == "no fit: 9–23 points"
 
@@ -123,7 +124,8 @@ def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent()
     hand = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 9 + 9 + 4 = 22 points, 6 Animals
     bid = _bid(hand, "1A", "2R", "Pass", "Pass")
     assert bid.call == parse_call("2A")
-    assert "6+ Animals, 15+ points" in bid.explanation
+    # a 10-card suit could compete on any points, so the reading claims only the length
+    assert bid.explanation == "competes or long suit: 6+ Animals"
 
 
 def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():

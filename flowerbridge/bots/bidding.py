@@ -207,7 +207,7 @@ SYSTEM: tuple[Rule, ...] = (
     _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
     _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
     _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3, contested=True),
+    _r(CONTINUATION, "cheap:fit", "competes", max_level=3, contested=True),
     _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=7, max_level=3),
