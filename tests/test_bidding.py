@@ -165,6 +165,14 @@ def test_competitive_overcall_needs_a_long_suit_and_values():
     assert bid.explanation.startswith("overcall: 6+ Ribbons")
 
 
+def test_overcall_at_the_two_level_with_a_six_card_suit_from_14_points():
+    hand = "8A 2A 11R 10R 7R 5R 3R 2R 11P 9P 5P 4P 3P"  # 14 points, 6 Ribbons
+    bid = _bid(hand, "1A")
+    assert bid.call == parse_call("2R")
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit, 14+ points"
+    assert _bid("8A 2A 11R 10R 5R 4R 3R 2R 11P 9P 5P 4P 3P", "1A").call.is_pass  # 13 points
+
+
 def test_weak_jump_overcall_with_a_six_card_suit_and_5_to_12_points_at_the_two_level_only():
     hand = "8A 2A 11R 10R 7R 5R 3R 2R 9P 6P 5P 4P 3P"  # 11 points, 6 Ribbons
     bid = _bid(hand, "1P")

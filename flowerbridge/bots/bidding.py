@@ -200,7 +200,7 @@ SYSTEM: tuple[Rule, ...] = (
 
     _r(OVERCALL, "cheap:NT", "1NT overcall", points=(18, 22), balanced=True, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
-    _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=2),
+    _r(OVERCALL, "cheap:long", "overcall", points=(14, MAX_POINTS), length=6, max_level=2),
     _r(OVERCALL, "jump:long", "weak jump overcall", points=(5, 12), length=6, max_level=2),
     _r(OVERCALL, "Pass", "no overcall"),
 
