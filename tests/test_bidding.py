@@ -42,11 +42,11 @@ def test_points_ignore_the_honor_count_low_animals_and_ribbons_count_nothing():
 def test_opening_one_of_the_longest_suit_with_20_points():
     bid = _bid("12B 11B 8B 7A 11R 10R 9R 7R 6R 5R 3P 2P 1Pa")  # 4+4+4+2 + 6 = 20
     assert bid.call == parse_call("1R")
-    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 15–27 points"
+    assert bid.explanation == "opening: 5+ Ribbons, longest suit, 15+ points"
 
 
 def test_opening_pass_with_a_weak_hand():
-    bid = _bid("8A 2A 7R 5R 3R 1R 11P 10P 9P 6P 5P 4P 3P")  # 8 points
+    bid = _bid("8A 2A 7R 5R 3R 1R 2R 11P 10P 9P 6P 5P 4P")  # 8 points, 6 Plains (a weak two needs 7)
     assert bid.call.is_pass
     assert bid.explanation == "no opening: at most 14 points"
 
@@ -55,6 +55,19 @@ def test_opening_preempt_with_eight_plains():
     bid = _bid("8A 2A 7R 5R 3R 11P 10P 9P 6P 5P 4P 3P 2P")
     assert bid.call == parse_call("3P")
     assert bid.explanation == "preempt: 8+ Plains, longest suit, 5–14 points"
+
+
+def test_opening_weak_two_with_a_seven_card_suit_and_5_to_14_points():
+    bid = _bid("8A 2A 7R 5R 3R 2R 11P 10P 9P 6P 5P 4P 3P")  # 11 points, 7 Plains
+    assert bid.call == parse_call("2P")
+    assert bid.explanation == "weak two: 7+ Plains, longest suit, 5–14 points"
+
+
+def test_no_strong_two_a_hand_of_28_points_or_more_opens_one_of_its_suit():
+    # Two of a suit is the weak two only; a strong hand opens one (no game bonus to reach).
+    bid = _bid("12B 12B 11B 11B 8B 8B 7A 11R 11R 10R 11P 10P 9P")  # 38 points, 7 Animals
+    assert bid.call == parse_call("1A")
+    assert bid.explanation == "opening: 5+ Animals, longest suit, 15+ points"
 
 
 def test_opening_1nt_balanced_5_4_4_with_17_to_22():
@@ -79,11 +92,12 @@ def test_no_game_bonus_so_opener_passes_a_simple_raise_when_the_opponents_are_si
     assert bid.call.is_pass
 
 
-def test_opener_competes_to_3_over_an_opponents_bid_with_30_partnership_points():
-    hand = "12B 12B 11B 11B 8B 11R 11R 9R 2P 3P 4P 5P 1Pa"  # 26 points, partner shows 8+
+def test_competes_to_3_in_a_ten_card_fit_over_an_opponents_bid_whatever_the_points():
+    hand = "12B 11B 8B 5A 2A 11R 10R 9R 2P 3P 4P 5P 1Pa"  # 18 points, 5 Animals: 26 with partner's 8
     bid = _bid(hand, "1A", "Pass", "2A", "3R")
     assert bid.call == parse_call("3A")
-    assert bid.explanation == "competes or long suit: 5+ Animals, 15+ points"
+    assert bid.explanation == "competes or long suit: 5+ Animals"
+    assert _bid(hand, "1A", "Pass", "2A", "Pass").call.is_pass  # uncontested: no reason to bid on
 
 
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
@@ -95,13 +109,13 @@ def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_car
 
 
 def test_explain_call_names_every_row_that_could_have_made_the_call_and_claims_only_what_all_show():
-    # Over 3R, opener's 3A is a competitive raise (partnership 30+, the fit) or a
+    # Over 3R, opener's 3A is a competitive raise (the fit, any points) or a
     # 7-card suit rebid on 15 points: the reading names both and claims no
-    # partnership total, which the rebid does not count.
+    # points, which the raise does not need.
     text = explain_call(_auction("1A", "Pass", "2A", "3R", "3A"), 4)
     name, shown = text.split(": ")
     assert name == "competes or long suit"
-    assert "partnership" not in shown and "longest suit" not in shown and "15+ points" in shown
+    assert "partnership" not in shown and "longest suit" not in shown and "points" not in shown
     # where one row alone could have made it, its own name and everything it shows
     assert explain_call(_auction("1A", "Pass", "1NT"), 2) == "no fit: 9–23 points"
 
@@ -110,7 +124,21 @@ def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent()
     hand = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 9 + 9 + 4 = 22 points, 6 Animals
     bid = _bid(hand, "1A", "2R", "Pass", "Pass")
     assert bid.call == parse_call("2A")
-    assert "6+ Animals, 15+ points" in bid.explanation
+    # a 10-card suit could compete on any points, so the reading claims only the length
+    assert bid.explanation == "competes or long suit: 6+ Animals"
+
+
+def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():
+    # After 1A Pass 1NT, No Trump is the fit only without a 6-card suit: in the bots'
+    # play, the opener's long suit scores more than 2NT (docs/bidding.md, eighteenth session).
+    six = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 22 points, 6 Animals
+    bid = _bid(six, "1A", "Pass", "1NT", "Pass")
+    assert bid.call == parse_call("2A")
+    five = "12B 11B 8B 7A 5A 11R 10R 9R 5R 11P 2P 3P 1Pa"  # 5-4-4
+    bid = _bid(five, "1A", "Pass", "1NT", "Pass")
+    assert bid.call == parse_call("2NT")
+    assert bid.explanation == "competes: no 6-card suit, 17+ points, partnership 26+"
+    assert bid.meaning.max_length == (5, 5, 5)
 
 
 def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():
@@ -137,9 +165,25 @@ def test_competitive_overcall_needs_a_long_suit_and_values():
     assert bid.explanation.startswith("overcall: 6+ Ribbons")
 
 
+def test_overcall_at_the_two_level_with_a_six_card_suit_from_14_points():
+    hand = "8A 2A 11R 10R 7R 5R 3R 2R 11P 9P 5P 4P 3P"  # 14 points, 6 Ribbons
+    bid = _bid(hand, "1A")
+    assert bid.call == parse_call("2R")
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit, 14+ points"
+    assert _bid("8A 2A 11R 10R 5R 4R 3R 2R 11P 9P 5P 4P 3P", "1A").call.is_pass  # 13 points
+
+
+def test_weak_jump_overcall_with_a_six_card_suit_and_5_to_12_points_at_the_two_level_only():
+    hand = "8A 2A 11R 10R 7R 5R 3R 2R 9P 6P 5P 4P 3P"  # 11 points, 6 Ribbons
+    bid = _bid(hand, "1P")
+    assert bid.call == parse_call("2R")
+    assert bid.explanation == "weak jump overcall: 6+ Ribbons, longest suit, 5–12 points"
+    assert _bid(hand, "1A").call.is_pass  # the jump would be to 3R
+
+
 def test_explain_call_reads_a_persons_call_by_the_same_table():
     auction = _auction("1R", "Pass", "2R")
-    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15–27 points"
+    assert explain_call(auction, 0) == "opening: 5+ Ribbons, longest suit, 15+ points"
     assert explain_call(auction, 1) == "no overcall"
     assert explain_call(auction, 2) == "simple raise: 5+ Ribbons, 8–14 points"
 
@@ -152,7 +196,7 @@ def test_an_off_system_call_is_named_as_such():
 def test_shown_by_seat_combines_a_players_calls():
     shown = shown_by_seat(_auction("Pass", "Pass", "1R", "Pass"))
     assert shown[Seat.N].points == (0, 14)
-    assert shown[Seat.S].points == (15, 27)
+    assert shown[Seat.S].points == (15, MAX_POINTS)
     assert shown[Seat.S].min_length[1] == 5
     assert shown[Seat.W].points == (0, MAX_POINTS)
 

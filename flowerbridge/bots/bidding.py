@@ -21,7 +21,7 @@ document and this table agree.
 >>> from flowerbridge.calls import parse_call
 >>> from flowerbridge.seats import Seat
 >>> explain_call([(Seat.N, parse_call("1R"))], 0)
-'opening: 5+ Ribbons, longest suit, 15–27 points'
+'opening: 5+ Ribbons, longest suit, 15+ points'
 """
 
 from __future__ import annotations
@@ -83,6 +83,9 @@ class HandFacts:
         """The longest suit; of equal lengths, the higher-ranking suit."""
         return max(Suit, key=lambda s: (self.lengths[s], s))
 
+
+LONG_SUIT = 6
+"""A suit this long is rebid rather than No Trump raised (:meth:`Context.fit`)."""
 
 BALANCED = (4, 5)
 """Suit lengths of a balanced hand."""
@@ -178,10 +181,10 @@ def _r(situation: str, call: str, label: str, **kw) -> Rule:
 
 SYSTEM: tuple[Rule, ...] = (
     _r(OPENING, "2:NT", "strong balanced", points=(23, 27), balanced=True),
-    _r(OPENING, "2:long", "strong two", points=(28, MAX_POINTS), length=5),
     _r(OPENING, "1:NT", "1NT opening", points=(17, 22), balanced=True),
-    _r(OPENING, "1:long", "opening", points=(15, 27), length=5),
+    _r(OPENING, "1:long", "opening", points=(15, MAX_POINTS), length=5),
     _r(OPENING, "3:long", "preempt", points=(5, 14), length=8),
+    _r(OPENING, "2:long", "weak two", points=(5, 14), length=7),
     _r(OPENING, "Pass", "no opening", points=(0, 14)),
 
     _r(RESPONSE_SUIT, "game:partner", "game raise", points=(24, MAX_POINTS), support=5),
@@ -197,13 +200,14 @@ SYSTEM: tuple[Rule, ...] = (
 
     _r(OVERCALL, "cheap:NT", "1NT overcall", points=(18, 22), balanced=True, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
-    _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=2),
+    _r(OVERCALL, "cheap:long", "overcall", points=(14, MAX_POINTS), length=6, max_level=2),
+    _r(OVERCALL, "jump:long", "weak jump overcall", points=(5, 12), length=6, max_level=2),
     _r(OVERCALL, "Pass", "no overcall"),
 
     _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
     _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
     _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(30, MAX_POINTS), max_level=3, contested=True),
+    _r(CONTINUATION, "cheap:fit", "competes", max_level=3, contested=True),
     _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=7, max_level=3),
@@ -241,11 +245,13 @@ class Context:
     def fit(self, facts: HandFacts) -> Denomination | None:
         """The partnership's strain: the suit where this hand and partner's
         shown length reach :data:`FIT` (the longer, then the higher); else No
-        Trump when partner's last bid was No Trump; else none."""
+        Trump when partner's last bid was No Trump and this hand has no suit
+        of :data:`LONG_SUIT` cards (it rebids that suit instead); else none."""
         best = max(Suit, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
         if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
             return Denomination(best)
-        if self.partner_strains and self.partner_strains[-1] is Denomination.NT:
+        if self.partner_strains and self.partner_strains[-1] is Denomination.NT \
+                and max(facts.lengths) < LONG_SUIT:
             return Denomination.NT
         return None
 
@@ -312,6 +318,9 @@ def _meaning(rule: Rule, strain: Denomination | None, ctx: Context) -> Meaning:
         mins[suit] = max(mins[suit], rule.length)
         if rule.strain == "fit" and rule.call != "Pass":
             mins[suit] = max(mins[suit], FIT - ctx.partner_shows.min_length[suit])
+    elif strain is Denomination.NT and rule.strain == "fit":
+        # No Trump is the fit only without a suit long enough to rebid (Context.fit).
+        maxs = [min(m, LONG_SUIT - 1) for m in maxs]
     if rule.support and ctx.partner_suit is not None:
         mins[ctx.partner_suit] = max(mins[ctx.partner_suit], rule.support)
     return Meaning((max(0, lo), max(0, hi)), (mins[0], mins[1], mins[2]), (maxs[0], maxs[1], maxs[2]))
@@ -378,7 +387,7 @@ def _read(call: Call, ctx: Context) -> Bid:
 
 
 def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0) -> str:
-    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15–27 points``.
+    """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15+ points``.
 
     ``rules`` are the rows that could have made the call (their names are
     joined by "or"), ``meaning`` what they have in common; ``partner_points``
@@ -391,6 +400,8 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
               if meaning.min_length[s] > floor]
     if call.is_bid and all(rule.strain == "long" for rule in rules):
         parts.append("longest suit")
+    if not balanced and max(meaning.max_length) < LONG_SUIT:
+        parts.append(f"no {LONG_SUIT}-card suit")
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
