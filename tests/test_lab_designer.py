@@ -12,6 +12,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     from test_lab_dd import fake_dd_table
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
     report = tmp_path / "docs" / "designer-report.md"
+    report.parent.mkdir()  # the report's folder must exist (its figures' folder is made beside it)
     status = main(["lab", "--designer", str(report), "--n", "80", "--seed", "3", "--dd-n", "40",
                    "--bots", "random", "--workers", "1", "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 0, capsys.readouterr().err
