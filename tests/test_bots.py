@@ -254,6 +254,19 @@ def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
                        "10P 1Pb 2P 11P") == ("5A", "leads low to partner's boss card")
 
 
+def test_basic_declarer_draws_trumps_with_a_low_trump_to_partners_boss_trump():
+    # Deal.from_seed(4), dealer S: E declares 3R and won trick 2. E and the
+    # dummy W each hold a boss 11R (no higher Ribbon exists): E leads its
+    # lowest trump to W's, keeping its own 11R.
+    hands = {"N": "12B 11B 3B 8A 7A 10R 5R 4R 4R 1R 4P 2P 1Pb",
+             "E": "8B 1B 6A 11R 7R 6R 3R 1R 11P 11P 10P 5P 4P",
+             "S": "12B 11B 8A 6A 2A 6R 3R 9P 6P 5P 2P 1Pb 1Pa",
+             "W": "8B 1B 7A 5A 11R 10R 9R 7R 2R 2R 9P 6P 1Pa"}
+    assert _basic_card(hands, Seat.S, "Pass 1R Pass 3R Pass Pass Pass",
+                       "12B 5A 7A 6A 9P 1Pa 1Pb 10P") == (
+        "1R", "draws trumps with a low trump to partner's boss trump")
+
+
 def test_basic_declarer_draws_trumps_with_its_top_trump_when_partner_holds_none_higher():
     # Deal.from_seed(353), dealer E: N declares 2R. The dummy S won trick 1;
     # S and N hold 11 trumps to the 9 N has not seen, no boss among them

@@ -5,7 +5,8 @@ explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
 * declarer leading: draw trumps while the opponents may hold trumps, with
-  a boss trump, or else when the two hands hold at least as many trumps as
+  a boss trump (a low trump when partner holds a boss trump too, to win
+  with partner's and keep this hand's), or else when the two hands hold at least as many trumps as
   declarer has not seen (with the top trump when partner holds none higher,
   else a low one toward partner's); cash a boss card in a suit the
   opponents cannot ruff, except where partner is shorter in that suit and
@@ -115,6 +116,9 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     trumps = [c for c in legal if c.suit is k.trump]
     if trumps and k.opponents_may_hold_trumps():
         if k.is_boss(_top(trumps)):
+            # Partner holds a boss trump too: lead low to it, keeping this hand's.
+            if len(trumps) > 1 and any(c.suit is k.trump and k.is_boss(c) for c in other):
+                return min(trumps, key=_cheap), "draws trumps with a low trump to partner's boss trump"
             return _top(trumps), "draws trumps with a boss trump"
         # Without a boss trump: draw them while the side holds at least as
         # many trumps as it has not seen (with the opponents or undealt).
