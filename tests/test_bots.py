@@ -323,6 +323,15 @@ def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_o
                        "4R 11R 1R 2R") == ("7A", "draws trumps with a low trump")
 
 
+def test_basic_ruffs_low_when_no_opponent_still_to_play_has_shown_out_of_the_suit():
+    # The same deal, dealer N: W declares 1A. S leads 11P; W, out of Plains,
+    # trumps with its lowest trump, 2A, not 8B: N, fourth, has not shown out
+    # of Plains, so it can overtrump only by being out of them too.
+    assert _basic_card(SEED9, Seat.N, "Pass Pass 1R 1A Pass Pass Pass",
+                       "4R 11R 1R 2R 7A 12B 2A 6A 11R 3R 6R 1R 11P") == (
+        "2A", "trumps the opponents' trick")
+
+
 def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss_card():
     # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons
     # but N, fourth, holds the boss 11R: S discards instead of trumping.

@@ -35,9 +35,11 @@ below is the other hand of the side.
   partner's trick an honor card that could not win a trick of its own
   (captured honors score, Chapter 13); win as cheaply as possible in fourth
   seat;
-* out of the suit led: trump when the opponents are winning, as cheaply as
-  wins — unless declarer's second hand sees partner, fourth, win the trick
-  with a boss card; otherwise discard the least useful card.
+* out of the suit led: trump when the opponents are winning, with the
+  cheapest trump that wins — high enough to be sure only where an opponent
+  still to play has shown out of the suit led (only then can it overtrump)
+  — unless declarer's second hand sees partner, fourth, win the trick with
+  a boss card; otherwise discard the least useful card.
 
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
@@ -260,7 +262,11 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
         if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
             return _discard(k, legal)
-        return (sure or winners)[0], "trumps the opponents' trick"
+        # An opponent still to play overtrumps only when out of the suit led
+        # too: ruff high enough to be sure only where one has shown that.
+        if sure and any(k.is_opponent(s) and led in k.voids[s] for s in still):
+            return sure[0], "trumps high enough against an overtrump"
+        return winners[0], "trumps the opponents' trick"
     if len(trick) == 1:
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
         if honored:
