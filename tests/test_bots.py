@@ -203,8 +203,19 @@ def test_basic_second_hand_plays_low():
 
 def test_basic_third_hand_high_when_partners_card_may_be_beaten():
     state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R", "1R"])
+    # E's 7R may be beaten by N; W's 11R wins for sure, as N has not shown out
+    # of Ribbons (a hand that has not is taken to follow suit, not to trump).
     card, reason = choose_card(Knowledge(state.observation(Seat.W)))
-    assert (card.code, reason) == ("11R", "third hand high")
+    assert (card.code, reason) == ("11R", "makes sure of partner's trick")
+
+
+def test_a_hidden_hand_that_has_not_shown_out_of_the_suit_led_is_taken_to_follow_it():
+    # N declares 1A; E leads 7R. For W, N (fourth) may still hold trumps, but
+    # it has not shown out of Ribbons: 11R is sure to win; 5R is not.
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R", "1R"])
+    k = Knowledge(state.observation(Seat.W))
+    assert k.safe(parse_card("11R"), [Seat.N], k.obs.current_trick[0][1].suit)
+    assert not k.safe(parse_card("7R"), [Seat.N], k.obs.current_trick[0][1].suit)
 
 
 def test_basic_does_not_waste_a_card_on_partners_sure_trick():
@@ -311,9 +322,14 @@ SEED9 = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
 
 
 def test_basic_declarers_second_hand_wins_with_a_boss_card_partner_cannot_beat():
-    # N leads 4R and the dummy E takes it with a boss 11R, as W (fourth) holds no boss Ribbon.
-    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
-                       "4R") == ("11R", "second hand takes a boss trick partner cannot")
+    # Deal.from_seed(5), dealer N: E declares 2A. S leads 10P and the dummy W
+    # takes it with 11P, boss (the other 11P is played), as E (fourth) holds no boss Plain.
+    hands = {"N": "12B 12B 1B 7A 11R 6R 4R 3R 3R 4P 2P 2P 1Pb",
+             "E": "11B 8A 7A 2A 2A 11R 10R 7R 1R 9P 6P 5P 1Pb",
+             "S": "3B 1B 8A 10R 9R 5R 1R 11P 10P 10P 9P 4P 1Pa",
+             "W": "11B 8B 8B 3B 5A 7R 5R 4R 11P 6P 5P 3P 1Pa"}
+    assert _basic_card(hands, Seat.N, "Pass Pass 1P 1A Pass 2A Pass Pass Pass",
+                       "11P 1Pa 1Pb 1Pb 10P") == ("11P", "second hand takes a boss trick partner cannot")
 
 
 def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_of_them():
