@@ -246,8 +246,19 @@ def test_basic_second_hand_plays_low():
 
 def test_basic_third_hand_high_when_partners_card_may_be_beaten():
     state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R", "1R"])
+    # E's 7R may be beaten by N; W's 11R wins for sure, as N has not shown out
+    # of Ribbons (a hand that has not is taken to follow suit, not to trump).
     card, reason = choose_card(Knowledge(state.observation(Seat.W)))
-    assert (card.code, reason) == ("11R", "third hand high")
+    assert (card.code, reason) == ("11R", "makes sure of partner's trick")
+
+
+def test_a_hidden_hand_that_has_not_shown_out_of_the_suit_led_is_taken_to_follow_it():
+    # N declares 1A; E leads 7R. For W, N (fourth) may still hold trumps, but
+    # it has not shown out of Ribbons: 11R is sure to win; 5R is not.
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R", "1R"])
+    k = Knowledge(state.observation(Seat.W))
+    assert k.safe(parse_card("11R"), [Seat.N], k.obs.current_trick[0][1].suit)
+    assert not k.safe(parse_card("7R"), [Seat.N], k.obs.current_trick[0][1].suit)
 
 
 def test_basic_does_not_waste_a_card_on_partners_sure_trick():
@@ -287,14 +298,27 @@ def test_basic_declarer_leads_low_to_partners_boss_card():
 
 
 def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
-    # Deal.from_seed(37), dealer E: S declares 2NT. Both S (five Animals) and
-    # N (four) hold a boss 12B: S leads low to N's, keeping its own for later.
-    hands = {"N": "12B 8A 7A 7A 9R 7R 5R 2R 9P 6P 5P 4P 1Pb",
-             "E": "8B 3B 1B 6A 2A 2A 11R 11R 6R 6R 1R 3P 2P",
-             "S": "12B 11B 3B 1B 5A 10R 9R 7R 3R 1R 11P 2P 1Pa",
-             "W": "6A 5A 5R 4R 4R 3R 2R 10P 9P 6P 4P 3P 1Pa"}
-    assert _basic_card(hands, Seat.E, "Pass 1A Pass 1NT Pass 2NT Pass Pass Pass",
-                       "10P 1Pb 2P 11P") == ("5A", "leads low to partner's boss card")
+    # Deal.from_seed(32), dealer N: S declares 2R. Both S (four Plains) and
+    # N (three) hold a boss 11P: S leads low to N's, keeping its own for later.
+    hands = {"N": "8B 1B 6A 6A 2A 10R 9R 6R 2R 11P 10P 9P 3P",
+             "E": "11B 7A 2A 10R 9R 5R 1R 6P 6P 5P 4P 3P 1Pa",
+             "S": "12B 1B 5A 7R 5R 4R 4R 2R 11P 10P 4P 2P 1Pb",
+             "W": "11B 3B 3B 7A 11R 7R 3R 3R 1R 9P 5P 2P 1Pa"}
+    assert _basic_card(hands, Seat.N, "1A Pass 2R Pass Pass Pass",
+                       "1Pa 3P 6P 10P 12B 7A 1B 2A") == ("1Pb", "leads low to partner's boss card")
+
+
+def test_basic_declarer_draws_trumps_with_a_low_trump_to_partners_boss_trump():
+    # Deal.from_seed(4), dealer S: E declares 3R and won trick 2. E and the
+    # dummy W each hold a boss 11R (no higher Ribbon exists): E leads its
+    # lowest trump to W's, keeping its own 11R.
+    hands = {"N": "12B 11B 3B 8A 7A 10R 5R 4R 4R 1R 4P 2P 1Pb",
+             "E": "8B 1B 6A 11R 7R 6R 3R 1R 11P 11P 10P 5P 4P",
+             "S": "12B 11B 8A 6A 2A 6R 3R 9P 6P 5P 2P 1Pb 1Pa",
+             "W": "8B 1B 7A 5A 11R 10R 9R 7R 2R 2R 9P 6P 1Pa"}
+    assert _basic_card(hands, Seat.S, "Pass 1R Pass 3R Pass Pass Pass",
+                       "12B 5A 7A 6A 9P 1Pa 1Pb 10P") == (
+        "1R", "draws trumps with a low trump to partner's boss trump")
 
 
 def test_basic_declarer_draws_trumps_with_its_top_trump_when_partner_holds_none_higher():
@@ -310,15 +334,28 @@ def test_basic_declarer_draws_trumps_with_its_top_trump_when_partner_holds_none_
 
 
 def test_basic_declarer_leads_the_top_of_its_long_suit_when_partner_holds_nothing_higher():
-    # Deal.from_seed(103), dealer W: E declares 1NT. The dummy W is on lead
-    # with 10R 10R 6R 4R 3R, E with 7R 5R 3R: Ribbons are the side's longest
-    # suit and W holds its top, so W leads 10R.
-    hands = {"N": "11B 8B 6A 9R 9R 6R 4R 1R 11P 10P 6P 1Pb 1Pb",
-             "E": "8B 6A 2A 7R 5R 3R 1R 10P 9P 6P 5P 4P 2P",
-             "S": "11B 3B 3B 1B 8A 7A 5A 2A 7R 2R 5P 3P 3P",
-             "W": "12B 8A 7A 5A 11R 10R 10R 6R 4R 3R 2R 9P 4P"}
-    assert _basic_card(hands, Seat.W, "1R Pass 1NT Pass Pass Pass",
-                       "2A 12B 6A 2A 11R 1R 1R 2R") == ("10R", "leads the top of its long suit")
+    # Deal.from_seed(11), dealer E: E declares 3P and won trick 3. E has no
+    # boss to cash and too few trumps to draw them; its long suit is Plains,
+    # where the dummy W holds nothing higher than E's 10P.
+    hands = {"N": "7A 6A 2A 10R 10R 9R 6R 5R 4R 4R 3R 2P 2P",
+             "E": "11B 8B 9R 7R 7R 1R 10P 10P 9P 5P 4P 4P 1Pa",
+             "S": "7A 5A 2A 6R 5R 3R 2R 11P 11P 6P 5P 3P 1Pb",
+             "W": "12B 8B 3B 3B 1B 1B 8A 6A 5A 11R 2R 1R 9P"}
+    assert _basic_card(hands, Seat.E, "1P Pass 1A Pass 2P Pass 2A Pass 3P Pass Pass Pass",
+                       "6R 11R 3R 1R 12B 2A 8B 2A 5A 6A 11B 5A") == ("10P", "leads the top of its long suit")
+
+
+def test_basic_no_trump_declarer_sets_up_its_long_suit_before_cashing_boss_cards():
+    # Deal.from_seed(16), dealer S: S declares 2NT. S holds a boss 11P, but
+    # the boss cards of both hands cannot make 2NT: S leads Ribbons, the
+    # side's longest suit, low toward the dummy's 10R, rather than cash 11P.
+    hands = {"N": "12B 11B 1B 8A 7A 10R 6R 6R 5R 4P 2P 2P 1Pa",
+             "E": "11B 8B 7A 6A 6A 5A 4R 3R 1R 11P 10P 10P 3P",
+             "S": "8B 3B 2A 11R 10R 7R 7R 2R 1R 11P 9P 5P 1Pb",
+             "W": "12B 1B 8A 5A 2A 9R 4R 3R 2R 6P 6P 3P 1Pb"}
+    assert _basic_card(hands, Seat.S, "1R Pass 1NT Pass 2NT Pass Pass Pass",
+                       "12B 7A 8B 2A 1Pb 1Pa 11P 1Pb 5A 3B 2A 8A 11R 2R 5R 1R") == (
+        "1R", "sets up its long suit before cashing boss cards")
 
 
 def test_basic_declarer_leads_a_loser_for_the_hand_with_fewer_trumps_to_ruff():
@@ -341,9 +378,14 @@ SEED9 = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
 
 
 def test_basic_declarers_second_hand_wins_with_a_boss_card_partner_cannot_beat():
-    # N leads 4R and the dummy E takes it with a boss 11R, as W (fourth) holds no boss Ribbon.
-    assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
-                       "4R") == ("11R", "second hand takes a boss trick partner cannot")
+    # Deal.from_seed(5), dealer N: E declares 2A. S leads 10P and the dummy W
+    # takes it with 11P, boss (the other 11P is played), as E (fourth) holds no boss Plain.
+    hands = {"N": "12B 12B 1B 7A 11R 6R 4R 3R 3R 4P 2P 2P 1Pb",
+             "E": "11B 8A 7A 2A 2A 11R 10R 7R 1R 9P 6P 5P 1Pb",
+             "S": "3B 1B 8A 10R 9R 5R 1R 11P 10P 10P 9P 4P 1Pa",
+             "W": "11B 8B 8B 3B 5A 7R 5R 4R 11P 6P 5P 3P 1Pa"}
+    assert _basic_card(hands, Seat.N, "Pass Pass 1P 1A Pass 2A Pass Pass Pass",
+                       "11P 1Pa 1Pb 1Pb 10P") == ("11P", "second hand takes a boss trick partner cannot")
 
 
 def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_of_them():
@@ -351,6 +393,15 @@ def test_basic_declarer_draws_trumps_with_a_low_trump_when_its_side_holds_most_o
     # hold 12 trumps to the 8 declarer has not seen: E leads its lowest trump.
     assert _basic_card(SEED9, Seat.E, "Pass 1R 1A Pass Pass Pass",
                        "4R 11R 1R 2R") == ("7A", "draws trumps with a low trump")
+
+
+def test_basic_ruffs_low_when_no_opponent_still_to_play_has_shown_out_of_the_suit():
+    # The same deal, dealer N: W declares 1A. S leads 11P; W, out of Plains,
+    # trumps with its lowest trump, 2A, not 8B: N, fourth, has not shown out
+    # of Plains, so it can overtrump only by being out of them too.
+    assert _basic_card(SEED9, Seat.N, "Pass Pass 1R 1A Pass Pass Pass",
+                       "4R 11R 1R 2R 7A 12B 2A 6A 11R 3R 6R 1R 11P") == (
+        "2A", "trumps the opponents' trick")
 
 
 def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss_card():

@@ -5,9 +5,12 @@ explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
 * declarer leading: draw trumps while the opponents may hold trumps, with
-  a boss trump, or else when the two hands hold at least as many trumps as
+  a boss trump (a low trump when partner holds a boss trump too, to win
+  with partner's and keep this hand's), or else when the two hands hold at least as many trumps as
   declarer has not seen (with the top trump when partner holds none higher,
-  else a low one toward partner's); cash a boss card in a suit the
+  else a low one toward partner's); at No Trump, while the tricks won and
+  the boss cards of both hands cannot make the contract, set up the long
+  suit (counted over both hands) unless all its cards are boss; cash a boss card in a suit the
   opponents cannot ruff, except where partner is shorter in that suit and
   holds a boss card of it too (the short hand's boss card is cashed
   first); lead low to partner's boss card in a side suit the opponents cannot ruff; at a suit contract, lead
@@ -34,9 +37,11 @@ below is the other hand of the side.
   partner's trick an honor card that could not win a trick of its own
   (captured honors score, Chapter 13); win as cheaply as possible in fourth
   seat;
-* out of the suit led: trump when the opponents are winning, as cheaply as
-  wins — unless declarer's second hand sees partner, fourth, win the trick
-  with a boss card; otherwise discard the least useful card.
+* out of the suit led: trump when the opponents are winning, with the
+  cheapest trump that wins — high enough to be sure only where an opponent
+  still to play has shown out of the suit led (only then can it overtrump)
+  — unless declarer's second hand sees partner, fourth, win the trick with
+  a boss card; otherwise discard the least useful card.
 
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
@@ -115,6 +120,9 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     trumps = [c for c in legal if c.suit is k.trump]
     if trumps and k.opponents_may_hold_trumps():
         if k.is_boss(_top(trumps)):
+            # Partner holds a boss trump too: lead low to it, keeping this hand's.
+            if len(trumps) > 1 and any(c.suit is k.trump and k.is_boss(c) for c in other):
+                return min(trumps, key=_cheap), "draws trumps with a low trump to partner's boss trump"
             return _top(trumps), "draws trumps with a boss trump"
         # Without a boss trump: draw them while the side holds at least as
         # many trumps as it has not seen (with the opponents or undealt).
@@ -125,6 +133,13 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             if not partners or _top(trumps).rank > _top(partners).rank:
                 return _top(trumps), "draws trumps with its top trump"
             return min(trumps, key=_cheap), "draws trumps with a low trump"
+    # At No Trump, while the boss cards of both hands cannot make the contract,
+    # set up the long suit before cashing boss cards (which would set up the
+    # opponents' next cards in their suits).
+    if k.trump is None and not _enough_boss_tricks(k, other):
+        setup = _long_suit(k, legal, other, setting_up=True)
+        if setup is not None:
+            return setup[0], "sets up its long suit before cashing boss cards"
     # High card from the short hand first: where partner holds a boss card of
     # the suit too and fewer cards in it, partner's is cashed first (below).
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
@@ -139,7 +154,27 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     ruff = _ruff_lead(k, legal, other)
     if ruff is not None:
         return ruff
-    # The long suit: at No Trump, counted over both hands.
+    long = _long_suit(k, legal, other)
+    assert long is not None
+    return long
+
+
+def _enough_boss_tricks(k: Knowledge, other: tuple[Card, ...]) -> bool:
+    """Whether the tricks won and the boss cards of both hands (in each suit
+    no more than the longer hand's length) make the contract."""
+    assert k.contract is not None
+    sure = 0
+    for suit in {c.suit for c in (*k.hand, *other)}:
+        mine = [c for c in k.hand if c.suit is suit]
+        theirs = [c for c in other if c.suit is suit]
+        sure += min(sum(1 for c in (*mine, *theirs) if k.is_boss(c)), max(len(mine), len(theirs)))
+    return k.obs.tricks_won[k.hand_seat.side] + sure >= k.contract.tricks_required
+
+
+def _long_suit(k: Knowledge, legal: list[Card], other: tuple[Card, ...],
+               setting_up: bool = False) -> tuple[Card, str] | None:
+    """A lead in the longest suit (at No Trump, counted over both hands); when
+    ``setting_up``, none where every card of it in both hands is boss."""
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in legal}
     if k.trump is None:
         for x in other:
@@ -148,6 +183,8 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     suit = max(lengths, key=lambda s: (lengths[s], -s))
     own = [c for c in legal if c.suit is suit]
     partners = [c for c in other if c.suit is suit]
+    if setting_up and all(k.is_boss(c) for c in (*own, *partners)):
+        return None
     if not partners or _top(own).rank > _top(partners).rank:
         return _top(own), "leads the top of its long suit"
     if k.is_boss(_top(own)):
@@ -256,7 +293,11 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
         if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
             return _discard(k, legal)
-        return (sure or winners)[0], "trumps the opponents' trick"
+        # An opponent still to play overtrumps only when out of the suit led
+        # too: ruff high enough to be sure only where one has shown that.
+        if sure and any(k.is_opponent(s) and led in k.voids[s] for s in still):
+            return sure[0], "trumps high enough against an overtrump"
+        return winners[0], "trumps the opponents' trick"
     if len(trick) == 1:
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
         if honored:

@@ -91,12 +91,15 @@ class Knowledge:
             held = self.visible[seat]
             follow = [c for c in held if c.suit is led]
             return any(beats(c, winning, self.trump) for c in (follow or held))
-        # A hidden hand may be out of the suit led without having shown it, so
-        # any higher card of that suit or any trump it may hold is a threat.
-        return any(self.may_hold(seat, c) and beats(c, winning, self.trump) for c in CARDS)
+        # A hidden hand that has not shown out of the suit led is taken to
+        # follow it: only a higher card of that suit is a threat. One that has
+        # shown out may trump (any trump it may hold is a threat).
+        threats = CARDS if led in self.voids[seat] else [c for c in CARDS if c.suit is led]
+        return any(self.may_hold(seat, c) and beats(c, winning, self.trump) for c in threats)
 
     def safe(self, winning: Card, still_to_play: list[Seat], led: Suit) -> bool:
-        """Whether ``winning`` is sure to win the trick against the opponents still to play."""
+        """Whether ``winning`` is sure to win the trick against the opponents still
+        to play, taking a hand that has not shown out of the suit led to follow it."""
         return not any(self.is_opponent(s) and self.may_beat(s, winning, led) for s in still_to_play)
 
     def is_boss(self, card: Card) -> bool:
