@@ -11,7 +11,7 @@ Settings:
 
 * ``samples`` (default 24) — worlds per decision. It alone decides the
   card, so a seeded bot is deterministic.
-* ``solve_below`` (default 10) — the solver is used once every hand holds
+* ``solve_below`` (default 12) — the solver is used once every hand holds
   fewer cards than this; earlier tricks are played by the ``basic`` rules,
   keeping the median decision well under a second on two cores.
 * ``time_budget`` (default 30 s) — a safety cap, not a setting of play: when the
@@ -46,7 +46,7 @@ from .knowledge import Knowledge
 from .sampling import Sampler
 
 SOLVER_MEMORY_MB = 32
-"""Transposition table per solving thread: positions after trick 4 need little."""
+"""Transposition table per solving thread: positions after trick 2 need little."""
 
 _local = threading.local()
 _pools: dict[int, ThreadPoolExecutor] = {}
@@ -108,7 +108,7 @@ class PimcBot(BasicBot):
 
     name = "pimc"
 
-    def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 10,
+    def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 12,
                  time_budget: float | None = 30.0, workers: int | None = None) -> None:
         super().__init__(seed)
         self.decisions = 0
