@@ -100,6 +100,16 @@ def test_competes_to_3_in_a_ten_card_fit_over_an_opponents_bid_whatever_the_poin
     assert _bid(hand, "1A", "Pass", "2A", "Pass").call.is_pass  # uncontested: no reason to bid on
 
 
+def test_competing_to_3_whatever_the_points_is_for_a_suit_fit_not_no_trump():
+    # 1NT, 2A overcall, partner 2NT (competes), 3A: 3NT is no trump fit of ten cards,
+    # and on these points (17-22 and partner's 0+) no game either.
+    hand = "1Pa 5P 6P 11P 1R 2R 7R 10R 7A 1B 3B 11B 12B"
+    bid = _bid(hand, "1NT", "2A", "2NT", "3A", dealer=Seat.E)
+    assert bid.call.is_pass
+    # the suit fit still competes (the test above); the No Trump one reads no such call
+    assert "competes" not in explain_call(_auction("1NT", "2A", "2NT", "3A", "3NT", dealer=Seat.E), 4)
+
+
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
     # Competing to the three level needs an opponent's bid; without one, 3A can only be a rebid.
     auction = _auction("1A", "Pass", "2A", "Pass", "3A")

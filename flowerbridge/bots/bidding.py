@@ -152,7 +152,9 @@ class Rule:
     partner's suit. In the continuation, ``combined`` bounds the partnership's
     points: the bidder's own plus the least partner has shown. ``max_level``
     caps the level the rule may bid at. A ``contested`` rule bids only over
-    an opponent's bid: when the last bid made was the opponents'.
+    an opponent's bid: when the last bid made was the opponents'. A
+    ``suit_fit`` rule bids its fit only when that is a suit (a trump fit), not
+    No Trump.
     """
 
     situation: str
@@ -165,6 +167,7 @@ class Rule:
     combined: tuple[int, int] | None = None
     max_level: int = 7
     contested: bool = False
+    suit_fit: bool = False
 
     @property
     def strain(self) -> str:
@@ -207,7 +210,7 @@ SYSTEM: tuple[Rule, ...] = (
     _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
     _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
     _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
-    _r(CONTINUATION, "cheap:fit", "competes", max_level=3, contested=True),
+    _r(CONTINUATION, "cheap:fit", "competes", max_level=3, contested=True, suit_fit=True),
     _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=7, max_level=3),
@@ -296,6 +299,8 @@ def _call(rule: Rule, strain: Denomination, ctx: Context) -> Call | None:
     if level > min(rule.max_level, 7) or level < ctx.cheapest(strain):
         return None
     if rule.contested and not ctx.contested:
+        return None
+    if rule.suit_fit and strain is Denomination.NT:
         return None
     return BID[level][strain]
 
@@ -509,6 +514,8 @@ def system_table() -> str:
         cap = f" (level ≤ {rule.max_level})" if rule.max_level < 7 else ""
         if rule.contested:
             cap += " over an opponent's bid"
+        if rule.suit_fit:
+            cap += ", in a suit"
         rows.append(f"| {rule.situation} | `{rule.call}`{cap} | {rule.label} | "
                     f"{_points_text(rule.points) or 'any'} | {'; '.join(shape) or 'any'} | "
                     f"{combined or '—'} |")
