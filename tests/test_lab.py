@@ -300,6 +300,24 @@ def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_lab_refuses_a_setting_no_named_analysis_reads(tmp_path, capsys):
+    # bots play only for play and variants; variants are read by variants and dd; a
+    # Ray cluster brings its own workers: each would be silently ignored, so each is
+    # refused before any folder is made
+    for argv, message in (
+            (["deals", "--bots", "random"], "bots play only for the play and variants analyses"),
+            (["deals", "--variant", 'x={"undertrick_penalty": 0}'],
+             "rule variants are compared only by the variants and dd analyses"),
+            (["deals", "--ray", "127.0.0.1:1", "--workers", "2"], "with a Ray cluster")):
+        assert main(["lab", *argv, "--n", "1", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    # what the named analyses do read is taken as before
+    assert main(["lab", "play", "--bots", "random", "--n", "2", "--workers", "1",
+                 "--out", str(tmp_path / "p"), "--quiet"]) == 0
+
+
 def test_lab_number_of_deals_is_bounded(tmp_path):
     with pytest.raises(LabError, match="between 1 and 100,000,000"):
         run(tmp_path, ["deals"], n=10**11, seed=1, workers=1, chunk_size=1)

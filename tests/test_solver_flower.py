@@ -534,6 +534,10 @@ def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == shared
     assert set(shared["table"]) == {"P", "R", "A", "NT"}
     assert set(out["cards"]) == {c.code for c in state.legal_cards()}
+    # --workers serves DD tables only: on card values it would be ignored, so it is refused
+    assert main(["solve", "--workers", "2", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("error: --workers is for DD tables")
     # bad input: one error line, exit 2
     bad = tmp_path / "bad.json"
     bad.write_text('{"dealer": "N", "hands": {}}')

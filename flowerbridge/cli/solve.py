@@ -27,9 +27,10 @@ def register(subparsers) -> None:
     p.add_argument("--table", action="store_true", help="print the deal's DD table even when a contract is set")
     p.add_argument("--bridge-file", metavar="F",
                    help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
-    p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="threads (default 2): all search a DD table together, on one shared transposition table; "
-                        "with --bridge-file, one deal a thread")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="threads for DD tables (default 2): all search a table together, on one shared "
+                        "transposition table; with --bridge-file, one deal a thread (a position's card "
+                        "values are solved on one thread)")
     p.add_argument("--memory-mb", type=float, default=None, metavar="MB",
                    help="bound on the solver's transposition tables (default 256)")
     p.set_defaults(func=run)
@@ -42,14 +43,15 @@ def run(args) -> int:
     memory = args.memory_mb
     if memory is not None and not 1 <= memory <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
-    if not 1 <= args.workers <= MAX_WORKERS:
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}")
+    workers = args.workers or 2
     if args.bridge_file is not None:
         if args.file is not None:
             raise UsageError("give either FILE or --bridge-file, not both")
         if args.table:
             raise UsageError("--table is for FILE: --bridge-file always prints each deal's DD table")
-        return _bridge(read_text(args.bridge_file), args)
+        return _bridge(read_text(args.bridge_file), args, workers)
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
@@ -60,12 +62,15 @@ def run(args) -> int:
     text = read_text(args.file)
     state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
     if args.table or state.contract is None:
-        [table] = dd_table_many([state.deal], workers=args.workers, memory_mb=memory or DEFAULT_MEMORY_MB)
+        [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory or DEFAULT_MEMORY_MB)
         out: dict[str, object] = {
             "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
         if state.to_play is None:
             raise UsageError("the play is over: no card left to solve")
+        if args.workers is not None:
+            raise UsageError("--workers is for DD tables (--table): a position's card values are "
+                             "solved on one thread")
         values = card_values(state, DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB))
         cards = sorted(values, key=lambda c: -c.index)
         out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
@@ -73,7 +78,7 @@ def run(args) -> int:
     return 0
 
 
-def _bridge(text: str, args) -> int:
+def _bridge(text: str, args, workers: int) -> int:
     from . import UsageError
     from ..solver import DEFAULT_MEMORY_MB
     from ..solver.bridge import PBNError, dd_table_many, parse_pbn
@@ -91,6 +96,6 @@ def _bridge(text: str, args) -> int:
     if not lines:
         raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
                          "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
-    for table in dd_table_many(lines, workers=args.workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB):
+    for table in dd_table_many(lines, workers=workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB):
         print(json.dumps(table), flush=True)
     return 0

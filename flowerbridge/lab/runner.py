@@ -319,6 +319,9 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         raise LabError(f"chunk size must be at least 1, not {chunk_size}")
     if workers is not None and workers < 1:
         raise LabError(f"workers must be at least 1, not {workers}")
+    if workers is not None and ray_address:
+        raise LabError("workers are local processes: with a Ray cluster the cluster's own workers "
+                       "do the work, so give one or the other")
     params = params or {}
     asked = {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
     out = Path(out)

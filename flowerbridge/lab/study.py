@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .base import write_atomic
+from .base import LabError, write_atomic
 from .report import Section, TableSpec, render_html
 from .runner import DEFAULT_ANALYSES, LabResult, analyses, run
 
 BOTS_TAKEN_BY = ("play", "variants")
+VARIANTS_TAKEN_BY = ("variants", "dd")
 
 
 @dataclass
@@ -53,6 +54,13 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
 
     known = analyses()
     names = list(names or DEFAULT_ANALYSES)
+    # a setting no named analysis reads would be silently ignored: refused
+    if bots is not None and not set(names) & set(BOTS_TAKEN_BY):
+        raise LabError(f"bots play only for the {' and '.join(BOTS_TAKEN_BY)} analyses, "
+                       f"and none of them is named ({', '.join(names)})")
+    if variants is not None and not set(names) & set(VARIANTS_TAKEN_BY):
+        raise LabError(f"rule variants are compared only by the {' and '.join(VARIANTS_TAKEN_BY)} analyses, "
+                       f"and none of them is named ({', '.join(names)})")
     params: dict[str, dict[str, Any]] = {name: {} for name in names}
     for name in names:
         if bots is not None and name in BOTS_TAKEN_BY:
