@@ -672,6 +672,120 @@ def test_every_card_of_the_felt_is_on_screen_at_any_width(browser, server, width
         page.context.close()
 
 
+def people_table_at(server, calls, until):
+    """Four people at a one-hand table, each a protocol client: North deals, the
+    seats call ``calls`` in turn, then each plays its first legal card (declarer
+    the dummy's too) until ``until(view)`` holds for South's view. South's
+    client is closed (a page takes the seat); the others' are returned."""
+    from flowerbridge.server.testing import Client
+
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+    table_id = created["table"]["id"]
+    clients = {}
+    for seat in "NESW":
+        client = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        client.until(lambda m: m["type"] == "snapshot")
+        clients[seat] = client
+    calls = list(calls)
+    while not until(clients["S"].view):
+        actor = next(client for client in clients.values() if client.my_turn)
+        view = actor.view
+        if view["phase"] == "auction":
+            actor.send({"type": "call", "call": calls.pop(0), "seq": actor.seq})
+        else:
+            actor.send({"type": "play", "card": view["legal"][0], "seq": actor.seq})
+        seq = actor.seq + 1
+        for client in clients.values():    # every seat has seen the action
+            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+    clients.pop("S").close()
+    return created, clients
+
+
+# On a phone, at the person's turn: the cards they may play (and the whole
+# holding they play from) and the trick lie inside the screen as it first
+# shows, not scrolled; nothing covers a playable card's corner (where a finger
+# or act_by_mouse clicks) or the middle of a card of the trick.
+ON_SCREEN = """() => {
+  const wrong = [];
+  if (scrollY !== 0) wrong.push('scrolled by ' + scrollY);
+  const inside = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  const box = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+  const playing = document.querySelector('#felt .hand.my-turn');
+  if (playing && !inside(playing.getBoundingClientRect()))
+    wrong.push('the holding played from: below or beside the screen ' + box(playing.getBoundingClientRect()));
+  for (const card of document.querySelectorAll('#felt .card.playable')) {
+    const r = card.getBoundingClientRect();
+    const where = card.closest('.seat-box').dataset.seat + ' ' + card.dataset.code;
+    if (!inside(r)) wrong.push(where + ': off the screen ' + box(r));
+    else if (document.elementFromPoint(r.left + 6, r.top + 12)?.closest('.card') !== card) wrong.push(where + ': covered');
+  }
+  for (const card of document.querySelectorAll('#trick .card')) {
+    const r = card.getBoundingClientRect();
+    const where = 'trick ' + card.dataset.code;
+    if (!inside(r)) wrong.push(where + ': off the screen ' + box(r));
+    else if (document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)?.closest('.card') !== card)
+      wrong.push(where + ': covered');
+  }
+  return wrong;
+}"""
+
+SOUTH_DECLARES = ["Pass", "Pass", "7NT", "Pass", "Pass", "Pass"]   # North deals
+
+
+def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
+    # South declares 7NT, North is dummy at the top: once the dummy's cards,
+    # then South's own, each with the trick, on a 360 x 740 screen as it opens.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    dummy_cards = south.locator('#position-top[data-seat="N"] .card.playable')
+    dummy_cards.first.wait_for()
+    assert south.locator("#trick .card").count() == 1          # West's lead
+    assert south.evaluate(ON_SCREEN) == []
+    assert south.evaluate(FELT_CARDS) == []
+    screenshot(south, "phone-declarer-dummy-turn")
+    dummy_cards.first.click(position={"x": 6, "y": 12})        # no scrolling: it is on screen
+    east = clients["E"]
+    east.until(lambda m: east.my_turn)
+    east.send({"type": "play", "card": east.view["legal"][0], "seq": east.seq})
+    south.locator('#position-bottom[data-seat="S"] .card.playable').first.wait_for()
+    assert south.locator("#trick .card").count() == 3
+    assert south.evaluate(ON_SCREEN) == []
+    assert south.evaluate(FELT_CARDS) == []
+    screenshot(south, "phone-declarer-own-turn")
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("role, calls, until", [
+    # East declares: West's dummy on South's left, the trick beside East
+    ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and view["turn"] == "S" and view["dummy"]),
+    # West declares: East's dummy on South's right; North led, dummy followed
+    ("defender, dummy on the right", ["Pass", "Pass", "Pass", "7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and view["turn"] == "S"),
+    # North declares, South is the dummy: East led, North played South's card
+    ("dummy", ["7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and len(view["current_trick"]) == 2),
+])
+def test_phone_defender_and_dummy_see_their_cards_and_the_trick_without_scrolling(
+        browser, server, role, calls, until):
+    created, clients = people_table_at(server, calls, until)
+    for client in clients.values():
+        client.close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    south.locator("#trick .card").first.wait_for()
+    if role != "dummy":
+        south.locator('#position-bottom[data-seat="S"] .card.playable').first.wait_for()
+    assert south.evaluate(ON_SCREEN) == [], role
+    assert south.evaluate(FELT_CARDS) == [], role
+    assert south.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(south, "phone-" + role.replace(",", "").replace(" ", "-"))
+    assert not south.errors
+
+
 @pytest.mark.parametrize("clipboard", ["granted", "none"])
 def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser, server, clipboard):
     # Over plain http on a network address there is no clipboard at all: the link
