@@ -166,6 +166,25 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server):
+    # Below 800 px the table page's long title takes a line of its own; the
+    # lobby's "Lobby" once did too, and the top bar took two lines for three words.
+    page = open_page(browser, server, "/", viewport=PHONE)
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    brand = page.locator(".topbar .brand").bounding_box()
+    title = page.locator(".topbar-title")
+    box = title.bounding_box()
+    assert title.inner_text() == "Lobby"
+    assert box["height"] <= brand["height"] * 1.5, (box, brand)      # one line of text
+    assert abs(box["y"] - brand["y"]) <= 3, (box, brand)               # on the brand's line
+    assert title.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), "the title is cut"
+    tops = page.locator(".topbar > *").evaluate_all("items => items.map(i => i.getBoundingClientRect().top)")
+    assert max(tops) - min(tops) <= 3, tops                            # the whole bar is one line
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "lobby-title-360")
+    assert not page.errors
+
+
 def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server):
     # long enough that it is still open, and listed, once the bots have begun
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 100})
