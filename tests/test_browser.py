@@ -166,6 +166,25 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server):
+    # Below 800 px the table page's long title takes a line of its own; the
+    # lobby's "Lobby" once did too, and the top bar took two lines for three words.
+    page = open_page(browser, server, "/", viewport=PHONE)
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    brand = page.locator(".topbar .brand").bounding_box()
+    title = page.locator(".topbar-title")
+    box = title.bounding_box()
+    assert title.inner_text() == "Lobby"
+    assert box["height"] <= brand["height"] * 1.5, (box, brand)      # one line of text
+    assert abs(box["y"] - brand["y"]) <= 3, (box, brand)               # on the brand's line
+    assert title.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), "the title is cut"
+    tops = page.locator(".topbar > *").evaluate_all("items => items.map(i => i.getBoundingClientRect().top)")
+    assert max(tops) - min(tops) <= 3, tops                            # the whole bar is one line
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "lobby-title-360")
+    assert not page.errors
+
+
 def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server):
     # long enough that it is still open, and listed, once the bots have begun
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 100})
@@ -670,6 +689,120 @@ def test_every_card_of_the_felt_is_on_screen_at_any_width(browser, server, width
             assert page.locator("#felt .card.playable").count() >= 1
         assert not page.errors
         page.context.close()
+
+
+def people_table_at(server, calls, until):
+    """Four people at a one-hand table, each a protocol client: North deals, the
+    seats call ``calls`` in turn, then each plays its first legal card (declarer
+    the dummy's too) until ``until(view)`` holds for South's view. South's
+    client is closed (a page takes the seat); the others' are returned."""
+    from flowerbridge.server.testing import Client
+
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+    table_id = created["table"]["id"]
+    clients = {}
+    for seat in "NESW":
+        client = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        client.until(lambda m: m["type"] == "snapshot")
+        clients[seat] = client
+    calls = list(calls)
+    while not until(clients["S"].view):
+        actor = next(client for client in clients.values() if client.my_turn)
+        view = actor.view
+        if view["phase"] == "auction":
+            actor.send({"type": "call", "call": calls.pop(0), "seq": actor.seq})
+        else:
+            actor.send({"type": "play", "card": view["legal"][0], "seq": actor.seq})
+        seq = actor.seq + 1
+        for client in clients.values():    # every seat has seen the action
+            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+    clients.pop("S").close()
+    return created, clients
+
+
+# On a phone, at the person's turn: the cards they may play (and the whole
+# holding they play from) and the trick lie inside the screen as it first
+# shows, not scrolled; nothing covers a playable card's corner (where a finger
+# or act_by_mouse clicks) or the middle of a card of the trick.
+ON_SCREEN = """() => {
+  const wrong = [];
+  if (scrollY !== 0) wrong.push('scrolled by ' + scrollY);
+  const inside = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  const box = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+  const playing = document.querySelector('#felt .hand.my-turn');
+  if (playing && !inside(playing.getBoundingClientRect()))
+    wrong.push('the holding played from: below or beside the screen ' + box(playing.getBoundingClientRect()));
+  for (const card of document.querySelectorAll('#felt .card.playable')) {
+    const r = card.getBoundingClientRect();
+    const where = card.closest('.seat-box').dataset.seat + ' ' + card.dataset.code;
+    if (!inside(r)) wrong.push(where + ': off the screen ' + box(r));
+    else if (document.elementFromPoint(r.left + 6, r.top + 12)?.closest('.card') !== card) wrong.push(where + ': covered');
+  }
+  for (const card of document.querySelectorAll('#trick .card')) {
+    const r = card.getBoundingClientRect();
+    const where = 'trick ' + card.dataset.code;
+    if (!inside(r)) wrong.push(where + ': off the screen ' + box(r));
+    else if (document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)?.closest('.card') !== card)
+      wrong.push(where + ': covered');
+  }
+  return wrong;
+}"""
+
+SOUTH_DECLARES = ["Pass", "Pass", "7NT", "Pass", "Pass", "Pass"]   # North deals
+
+
+def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
+    # South declares 7NT, North is dummy at the top: once the dummy's cards,
+    # then South's own, each with the trick, on a 360 x 740 screen as it opens.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    dummy_cards = south.locator('#position-top[data-seat="N"] .card.playable')
+    dummy_cards.first.wait_for()
+    assert south.locator("#trick .card").count() == 1          # West's lead
+    assert south.evaluate(ON_SCREEN) == []
+    assert south.evaluate(FELT_CARDS) == []
+    screenshot(south, "phone-declarer-dummy-turn")
+    dummy_cards.first.click(position={"x": 6, "y": 12})        # no scrolling: it is on screen
+    east = clients["E"]
+    east.until(lambda m: east.my_turn)
+    east.send({"type": "play", "card": east.view["legal"][0], "seq": east.seq})
+    south.locator('#position-bottom[data-seat="S"] .card.playable').first.wait_for()
+    assert south.locator("#trick .card").count() == 3
+    assert south.evaluate(ON_SCREEN) == []
+    assert south.evaluate(FELT_CARDS) == []
+    screenshot(south, "phone-declarer-own-turn")
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("role, calls, until", [
+    # East declares: West's dummy on South's left, the trick beside East
+    ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and view["turn"] == "S" and view["dummy"]),
+    # West declares: East's dummy on South's right; North led, dummy followed
+    ("defender, dummy on the right", ["Pass", "Pass", "Pass", "7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and view["turn"] == "S"),
+    # North declares, South is the dummy: East led, North played South's card
+    ("dummy", ["7NT", "Pass", "Pass", "Pass"],
+     lambda view: view["phase"] == "play" and len(view["current_trick"]) == 2),
+])
+def test_phone_defender_and_dummy_see_their_cards_and_the_trick_without_scrolling(
+        browser, server, role, calls, until):
+    created, clients = people_table_at(server, calls, until)
+    for client in clients.values():
+        client.close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    south.locator("#trick .card").first.wait_for()
+    if role != "dummy":
+        south.locator('#position-bottom[data-seat="S"] .card.playable').first.wait_for()
+    assert south.evaluate(ON_SCREEN) == [], role
+    assert south.evaluate(FELT_CARDS) == [], role
+    assert south.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(south, "phone-" + role.replace(",", "").replace(" ", "-"))
+    assert not south.errors
 
 
 @pytest.mark.parametrize("clipboard", ["granted", "none"])
