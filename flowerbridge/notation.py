@@ -377,7 +377,7 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
             raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD", a calendar date (\'?\' for unknown digits)',
                               position=f"line {number}")
         if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
-            raise RecordError(f"tag Board {value!r}: expected a board number from 1",
+            raise RecordError(f"tag Board {value!r}: expected a board number from 1 to 999,999,999",
                               position=f"line {number}")
         extra[name] = value
     return HandRecord(state, extra)

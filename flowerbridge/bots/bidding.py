@@ -75,7 +75,7 @@ class HandFacts:
 
     @property
     def balanced(self) -> bool:
-        """Every suit 3–6 cards (no void, singleton, doubleton or 7-card suit)."""
+        """Every suit of :data:`BALANCED` length, 4 or 5 cards: with 13 cards in three suits, 5-4-4."""
         return min(self.lengths) >= BALANCED[0] and max(self.lengths) <= BALANCED[1]
 
     @property
@@ -95,8 +95,8 @@ BALANCED = (4, 5)
 
 @dataclass(frozen=True)
 class Meaning:
-    """What calls show about the caller's 13 cards: an honor-count range and
-    a range of length for each suit (by :class:`Suit`)."""
+    """What calls show about the caller's 13 cards: a range of points (counted
+    by rank, :data:`TOP_POINTS`) and a range of length for each suit (by :class:`Suit`)."""
 
     points: tuple[int, int] = (0, MAX_POINTS)
     min_length: tuple[int, int, int] = (0, 0, 0)

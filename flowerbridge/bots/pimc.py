@@ -4,8 +4,10 @@ For each card decision the bot deals ``samples`` worlds of the cards it
 cannot see (:mod:`~flowerbridge.bots.sampling`: consistent with its hand,
 the dummy, the cards played, the voids shown, the 8 undealt cards and what
 the auction showed), solves every world double dummy, and plays the legal
-card that takes the most tricks summed over the worlds. Ties go to the card
-the ``basic`` rules of thumb prefer, then to the cheapest card.
+card with the best score summed over the worlds: the score its side makes
+for the contract with the tricks that card takes (:func:`contract_score`;
+no overtrick is worth a risk to the contract). Ties go to the card the
+``basic`` rules of thumb prefer, then to the cheapest card.
 
 Settings:
 

@@ -5,7 +5,7 @@ their place. It respects, as hard constraints, the seat's own hand, the
 faced dummy, every card played, the hand sizes and the voids players have
 shown (:class:`~flowerbridge.bots.knowledge.Knowledge`). What the auction
 showed under the bidding system (:func:`~flowerbridge.bots.bidding.shown_by_seat`:
-honor count and suit lengths of each hidden player's 13 cards) is checked
+points counted by rank and suit lengths of each hidden player's 13 cards) is checked
 by rejection; when ``tries`` deals in a row miss it, the last deal that
 respects the hard constraints is used, and a player whose calls contradict
 each other is not held to them, so a player who strayed from the system
