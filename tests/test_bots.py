@@ -442,7 +442,21 @@ def test_basic_no_trump_declarers_second_hand_leaves_the_trick_to_partners_sure_
                        "11R 2R 1R 2R 11P 3P 1Pb 2P 3R") == ("3R", "second hand low: partner, fourth, is sure to win")
 
 
-def test_basic_no_trump_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it():
+def test_basic_declarers_second_hand_leaves_the_trick_to_partners_sure_card_once_trumps_are_out():
+    # Deal.from_seed(157), dealer E: E declares 2A and has drawn the opponents'
+    # trumps. S leads 1R; the dummy W holds 11R, but so does E, fourth, and
+    # neither copy can be with N, third: W plays low and keeps its 11R.
+    hands = {"N": "11B 3B 10R 6R 6R 3R 2R 2R 1R 11P 10P 4P 1Pa",
+             "E": "12B 1B 8A 7A 5A 2A 2A 11R 9R 5R 4R 4R 2P",
+             "S": "11B 8B 8B 8A 7A 7R 7R 1R 9P 5P 3P 3P 1Pa",
+             "W": "12B 3B 1B 6A 6A 5A 11R 3R 11P 6P 5P 4P 2P"}
+    assert _basic_card(hands, Seat.E, "2A Pass Pass Pass",
+                       "1Pa 11P 1Pa 2P 5A 3B 12B 7A 2A 8A 12B 11B 3B 4P 2A 8B 3P 2P 10P 5A "
+                       "7A 8B 6A 1R 9P 4P 11P 8A 1B 11B 6A 2R 1R") == (
+        "3R", "second hand low: partner, fourth, is sure to win")
+
+
+def test_basic_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it():
     """Whenever declarer's second hand plays low for partner's sure card, the side wins the trick."""
     left = 0
     for seed in range(120):
@@ -453,7 +467,6 @@ def test_basic_no_trump_declarers_partner_wins_every_trick_its_second_hand_leave
             seat = state.actor
             decision = bots[seat].decide(state.observation(seat))
             if decision.explanation == "second hand low: partner, fourth, is sure to win":
-                assert state.contract.trump is None
                 watching, left = len(state.tricks), left + 1
             state.apply(decision.action, seat)
             if watching is not None and len(state.tricks) > watching:

@@ -30,8 +30,9 @@ below is the other hand of the side.
   cashes boss cards only in the suit it leads this way, so as not to set up
   the opponents' cards in the other suits;
 * following: second hand low (a sure winner takes a trick with honors in
-  it, except declarer's at No Trump when partner, playing fourth, is sure
-  to win the trick: it keeps its winner, often an entry) — and declarer's
+  it, except declarer's when partner, playing fourth, is sure to win the
+  trick — at a suit contract, only once the opponents can hold no trump or
+  when trumps are led: it keeps its winner, often an entry) — and declarer's
   second hand wins with its cheapest boss card of the suit led at a suit
   contract when partner, playing fourth, holds no boss card of it; third
   hand high; never overtake a trick partner is sure to win — throw a small
@@ -303,7 +304,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if len(trick) == 1:
         fourth = k.visible.get(k.hand_seat.partner)
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
-        if honored and k.trump is None and fourth is not None and _fourth_sure_to_win(k, fourth, trick[0][1]):
+        if honored and fourth is not None and _fourth_sure_to_win(k, fourth, trick[0][1]):
             return min(legal, key=_cheap), "second hand low: partner, fourth, is sure to win"
         if honored:
             return honored[0], "takes a sure trick with honors in it"
@@ -320,11 +321,15 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
 
 
 def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bool:
-    """At No Trump, whether partner, playing fourth, holds a card of the suit
-    led that beats ``led`` and that the third hand cannot beat: no card of
-    the suit as high may be with it (its twin, played first, would win)."""
+    """Whether partner, playing fourth, holds a card of the suit led that
+    beats ``led`` and that the third hand cannot beat: no card of the suit as
+    high may be with it (its twin, played first, would win) — and, at a suit
+    contract, the third hand cannot trump it: trumps are led, or no opponent
+    may hold a trump."""
+    if k.trump is not None and led.suit is not k.trump and k.opponents_may_hold_trumps():
+        return False
     third = k.hand_seat.lho
-    return any(c.suit is led.suit and beats(c, led, None)
+    return any(c.suit is led.suit and beats(c, led, k.trump)
                and not any(k.may_hold(third, CARDS[led.suit * 10 + r]) for r in range(c.rank, 10))
                for c in fourth)
 
