@@ -37,9 +37,9 @@ below is the other hand of the side.
   contract when partner, playing fourth, holds no boss card of it; third
   hand high; never overtake a trick partner is sure to win — throw a small
   card, or (except declarer at No Trump, whose honors may win tricks of
-  their own later) feed partner's trick an honor card that could not win a trick of its own
-  (captured honors score, Chapter 13); win as cheaply as possible in fourth
-  seat;
+  their own later) feed partner's trick an honor card that could not win a
+  trick of its own (captured honors score, Chapter 13); win as cheaply as
+  possible in fourth seat;
 * out of the suit led: trump when the opponents are winning, with the
   cheapest trump that wins — high enough to be sure only where an opponent
   still to play has shown out of the suit led (only then can it overtrump)
