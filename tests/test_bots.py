@@ -429,6 +429,52 @@ def test_basic_no_trump_declarer_keeps_its_honors_when_partners_trick_is_sure():
     assert (card.code, reason) == ("5A", "partner's trick: plays low")
 
 
+def test_basic_no_trump_declarers_second_hand_leaves_the_trick_to_partners_sure_card():
+    # Deal.from_seed(39), dealer N: E declares 2NT. S leads 3R to the third trick;
+    # the dummy W could take it with 11R (the other copy is played), but E,
+    # fourth, holds 10R 10R: no Ribbon as high can be with N, third. W plays
+    # low and keeps its 11R, an entry to the dummy, for later.
+    hands = {"N": "8B 3B 7A 6A 9R 6R 6R 5R 1R 1R 6P 4P 1Pb",
+             "E": "11B 8B 6A 10R 10R 9R 4R 2R 11P 10P 10P 3P 2P",
+             "S": "1B 5A 5A 2A 11R 7R 7R 5R 3R 11P 5P 1Pa 1Pa",
+             "W": "3B 1B 8A 7A 11R 3R 2R 9P 9P 6P 5P 4P 3P"}
+    assert _basic_card(hands, Seat.N, "Pass 1R Pass 1NT Pass 2NT Pass Pass Pass",
+                       "11R 2R 1R 2R 11P 3P 1Pb 2P 3R") == ("3R", "second hand low: partner, fourth, is sure to win")
+
+
+def test_basic_declarers_second_hand_leaves_the_trick_to_partners_sure_card_once_trumps_are_out():
+    # Deal.from_seed(157), dealer E: E declares 2A and has drawn the opponents'
+    # trumps. S leads 1R; the dummy W holds 11R, but so does E, fourth, and
+    # neither copy can be with N, third: W plays low and keeps its 11R.
+    hands = {"N": "11B 3B 10R 6R 6R 3R 2R 2R 1R 11P 10P 4P 1Pa",
+             "E": "12B 1B 8A 7A 5A 2A 2A 11R 9R 5R 4R 4R 2P",
+             "S": "11B 8B 8B 8A 7A 7R 7R 1R 9P 5P 3P 3P 1Pa",
+             "W": "12B 3B 1B 6A 6A 5A 11R 3R 11P 6P 5P 4P 2P"}
+    assert _basic_card(hands, Seat.E, "2A Pass Pass Pass",
+                       "1Pa 11P 1Pa 2P 5A 3B 12B 7A 2A 8A 12B 11B 3B 4P 2A 8B 3P 2P 10P 5A "
+                       "7A 8B 6A 1R 9P 4P 11P 8A 1B 11B 6A 2R 1R") == (
+        "3R", "second hand low: partner, fourth, is sure to win")
+
+
+def test_basic_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it():
+    """Whenever declarer's second hand plays low for partner's sure card, the side wins the trick."""
+    left = 0
+    for seed in range(120):
+        state = HandState(Deal.from_seed(seed), Seat(seed % 4))
+        bots = {s: BasicBot() for s in Seat}
+        watching = None
+        while not state.is_over:
+            seat = state.actor
+            decision = bots[seat].decide(state.observation(seat))
+            if decision.explanation == "second hand low: partner, fourth, is sure to win":
+                watching, left = len(state.tricks), left + 1
+            state.apply(decision.action, seat)
+            if watching is not None and len(state.tricks) > watching:
+                assert state.tricks[watching].winner.side is state.contract.side
+                watching = None
+    assert left > 0
+
+
 def test_basic_defender_leads_the_top_of_a_sequence():
     # N's longest side suit, Plains, is headed by 10P 9P.
     assert _basic_card(SEED0, Seat.N, "Pass 1R Pass 1A Pass Pass Pass", "") == ("10P", "leads the top of a sequence")

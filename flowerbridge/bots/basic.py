@@ -29,14 +29,17 @@ below is the other hand of the side.
   sequence of three or more cards, else a low card. At No Trump a defender
   cashes boss cards only in the suit it leads this way, so as not to set up
   the opponents' cards in the other suits;
-* following: second hand low — but declarer's second hand wins with its
-  cheapest boss card of the suit led at a suit contract when partner,
-  playing fourth, holds no boss card of it; third hand high; never overtake
-  a trick partner is sure to win — throw a small card, or (except declarer
-  at No Trump, whose honors may win tricks of their own later) feed
-  partner's trick an honor card that could not win a trick of its own
-  (captured honors score, Chapter 13); win as cheaply as possible in fourth
-  seat;
+* following: second hand low (a sure winner takes a trick with honors in
+  it, except declarer's when partner, playing fourth, is sure to win the
+  trick — at a suit contract, only once the opponents can hold no trump or
+  when trumps are led: it keeps its winner, often an entry) — and declarer's
+  second hand wins with its cheapest boss card of the suit led at a suit
+  contract when partner, playing fourth, holds no boss card of it; third
+  hand high; never overtake a trick partner is sure to win — throw a small
+  card, or (except declarer at No Trump, whose honors may win tricks of
+  their own later) feed partner's trick an honor card that could not win a
+  trick of its own (captured honors score, Chapter 13); win as cheaply as
+  possible in fourth seat;
 * out of the suit led: trump when the opponents are winning, with the
   cheapest trump that wins — high enough to be sure only where an opponent
   still to play has shown out of the suit led (only then can it overtrump)
@@ -299,10 +302,12 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return sure[0], "trumps high enough against an overtrump"
         return winners[0], "trumps the opponents' trick"
     if len(trick) == 1:
+        fourth = k.visible.get(k.hand_seat.partner)
         honored = [c for c in sure if c.points or any(x.points for _, x in trick)]
+        if honored and fourth is not None and _fourth_sure_to_win(k, fourth, trick[0][1]):
+            return min(legal, key=_cheap), "second hand low: partner, fourth, is sure to win"
         if honored:
             return honored[0], "takes a sure trick with honors in it"
-        fourth = k.visible.get(k.hand_seat.partner)
         bosses = [c for c in winners if c.suit is led and k.is_boss(c)]
         if bosses and k.trump is not None and fourth is not None and not any(
                 c.suit is led and k.is_boss(c) for c in fourth):
@@ -313,6 +318,20 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if len(trick) == 2:
         return winners[-1], "third hand high"
     return winners[0], "wins as cheaply as possible"
+
+
+def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bool:
+    """Whether partner, playing fourth, holds a card of the suit led that
+    beats ``led`` and that the third hand cannot beat: no card of the suit as
+    high may be with it (its twin, played first, would win) — and, at a suit
+    contract, the third hand cannot trump it: trumps are led, or no opponent
+    may hold a trump."""
+    if k.trump is not None and led.suit is not k.trump and k.opponents_may_hold_trumps():
+        return False
+    third = k.hand_seat.lho
+    return any(c.suit is led.suit and beats(c, led, k.trump)
+               and not any(k.may_hold(third, CARDS[led.suit * 10 + r]) for r in range(c.rank, 10))
+               for c in fourth)
 
 
 def _discard(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
