@@ -596,7 +596,12 @@ def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(bro
     while not any('"stale"' in str(frame) for frame in south.frames_in) and time.monotonic() < deadline:
         south.wait_for_timeout(50)
     assert any('"stale"' in str(frame) for frame in south.frames_in)
-    south.wait_for_timeout(200)  # the page has handled it (and drawn)
+    # South's page handles its messages in order: North's pass, sent only now, reaches
+    # it after the refusal, so once it shows North's pass it has handled the refusal.
+    # (Seq 1 is the deal, then North, East, South and West (a bot) called: North's turn.)
+    north.wait_for_function("document.body.dataset.seq === '5'")
+    north.locator('#bidding button[data-call="Pass"]').click()
+    south.wait_for_function("Number(document.body.dataset.seq) >= 6")   # (East, a bot, calls next)
     south_calls = [row[2] for row in south.locator("table.auction tbody tr").evaluate_all(
         "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))")]
     assert south_calls.count(call) == 1  # the second click changed nothing
