@@ -720,17 +720,16 @@ def test_a_playable_card_is_not_rebuilt_when_the_page_redraws_for_someone_else(b
     north.wait_for_selector("#felt .card.playable")
     north.evaluate("document.querySelectorAll('#felt .card.playable').forEach((c) => { c.dataset.kept = 'yes'; })")
     seq = north.evaluate("document.body.dataset.seq")
-    # every redraw rebuilds the seats' labels: marked, they show when one has come
-    north.evaluate("document.querySelectorAll('#felt .seat-label').forEach((l) => { l.dataset.old = 'yes'; })")
-    watcher = open_page(browser, server, f"/t/{created['table']['id']}")   # a presence message
-    wait_for_table(watcher)
-    north.wait_for_function("!document.querySelector('#felt .seat-label').dataset.old")
+    # East (declarer) arrives: a presence message, drawn once North's page shows East here
+    east = open_page(browser, server, created["invitations"]["E"]["url"])
+    wait_for_table(east)
+    north.locator('#felt .seat-box[data-seat="E"] .role:text-is("person · declarer")').wait_for()
     assert north.evaluate("document.body.dataset.seq") == seq
     assert north.evaluate("[...document.querySelectorAll('#felt .card.playable')]"
                           ".every((c) => c.dataset.kept === 'yes')")
     north.locator("#felt .card.playable").last.click()     # (the last is not overlapped)
     north.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
-    assert not north.errors and not watcher.errors
+    assert not north.errors and not east.errors
 
 
 def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page_redraws(browser, server):
@@ -740,16 +739,15 @@ def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page
     north.wait_for_selector('#bidding button[data-call="1NT"]')
     north.focus('#bidding button[data-call="1NT"]')
     north.evaluate("document.activeElement.dataset.kept = 'yes'")
-    # someone else arriving redraws every page (a presence message)
-    watcher = open_page(browser, server, f"/t/{created['table']['id']}")
-    wait_for_table(watcher)
-    north.wait_for_function("document.querySelectorAll('#felt .seat-label').length && "
-                            "document.body.dataset.seq > 0")
-    north.wait_for_timeout(300)
+    # someone else arriving redraws every page (a presence message): East, whom
+    # North's page shows as here once it has drawn that message
+    east = open_page(browser, server, created["invitations"]["E"]["url"])
+    wait_for_table(east)
+    north.locator('#felt .seat-box[data-seat="E"] .role:text-is("person")').wait_for()
     assert north.evaluate("document.activeElement.dataset.call") == "1NT"
     # and the bidding box was not rebuilt: a rebuild between the press and the release
     # of a mouse button loses the click
     assert north.evaluate("document.activeElement.dataset.kept") == "yes"
     north.keyboard.press("Enter")
     north.wait_for_function("document.querySelector('table.auction').textContent.includes('1NT')")
-    assert not north.errors and not watcher.errors
+    assert not north.errors and not east.errors
