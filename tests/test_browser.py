@@ -61,51 +61,67 @@ def highest_call(page):
     return page.locator("#bidding button").last.get_attribute("data-call")
 
 
+# What the page offers, read in one go with the seq of the view that offers it
+# (None while a window is open: the review of a finished hand, over the next one's
+# bidding box). Once it is the page's turn nothing moves until it acts, so the
+# action is made on that view and answered by the next seq.
+TURN = """() => document.querySelector('dialog[open]') ? null : {
+  seq: document.body.dataset.seq,
+  call: document.querySelector('#bidding button') !== null,
+  card: document.querySelector('#felt .card.playable') !== null,
+}"""
+
+
 def act_by_mouse(page, bid_once, before_card):
-    """Make this page's call or play its card, if it is this page's turn.
+    """Make this page's call or play its card, if it is this page's turn; returns
+    the seq of the view it acted on (None when it did not act).
 
     The first call of the page is the highest bid on offer (so that its side
     declares and this page plays the dummy too); later calls pass. Cards: the
     first card the page offers, from the hand or from the dummy, after
     ``before_card(page)`` has looked at the table (nothing moves until it is played).
     """
-    if page.locator("#bidding button").count():
+    turn = page.evaluate(TURN)
+    if turn and turn["call"]:
         call = highest_call(page) if bid_once["open"] else "Pass"
         bid_once["open"] = False
         page.locator(f'#bidding button[data-call="{call}"]').click()
-        return True
-    playable = page.locator("#felt .card.playable")
-    if playable.count():
+        return turn["seq"]
+    if turn and turn["card"]:
         before_card(page)
         # Cards overlap: click the corner that shows, as a person would.
-        playable.first.click(position={"x": 6, "y": 12})
-        return True
-    return False
+        page.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})
+        return turn["seq"]
+    return None
 
 
 def act_by_keyboard(page, bid_once, before_card):
     """The same as :func:`act_by_mouse`, with keys only (see docs/client.md)."""
-    if page.locator("#bidding button").count():
+    turn = page.evaluate(TURN)
+    if turn and turn["call"]:
         call = highest_call(page) if bid_once["open"] else "Pass"
         bid_once["open"] = False
         keys = ["p"] if call == "Pass" else [call[0], call[1].lower()]
         for key in keys:
             page.keyboard.press(key)
-        return True
-    if page.locator("#felt .card.playable").count():
+        return turn["seq"]
+    if turn and turn["card"]:
         before_card(page)
         page.keyboard.press("ArrowRight")
         assert page.evaluate("document.activeElement.classList.contains('playable')")
         page.keyboard.press("Enter")
-        return True
-    return False
+        return turn["seq"]
+    return None
 
 
 def play_hand(pages, act, before_card=lambda page: None):
     """Let each page act whenever it may, until the hand is over on all of them.
 
-    Every action is followed by waiting for the server's next event, so a page
-    never acts twice on a view the server has already replaced.
+    Every action is followed by waiting for the server's next event after the
+    view it was made on, so a page never acts twice on a view the server has
+    already replaced. (That seq is the one :data:`TURN` read with the turn: read
+    before it, a bot's card that gave the page its turn in between passed for
+    the answer, and the page acted again on the view it had just acted on.)
     """
     bid_once = {page: {"open": True} for page in pages}
     while not all(page.locator("#review-dialog[open]").count() for page in pages):
@@ -113,8 +129,8 @@ def play_hand(pages, act, before_card=lambda page: None):
         for page in pages:
             if page.locator("#review-dialog[open]").count():
                 continue
-            seq = page.evaluate("document.body.dataset.seq")
-            if act(page, bid_once[page], before_card):
+            seq = act(page, bid_once[page], before_card)
+            if seq is not None:
                 acted = True
                 page.wait_for_function(f"document.body.dataset.seq !== '{seq}' || "
                                        "document.querySelector('#refusal').textContent", timeout=HAND_TIMEOUT_MS)
