@@ -197,8 +197,8 @@ def hand_seen_by_spectator(server, browser):
     page.evaluate(LIVE_RECORDER)
     north = clients["N"]
     drive(clients, lambda: any(m["type"] == "deal" and m.get("hand") == 2 for m in north.messages))
+    # everything the tests read is drawn by the deal of hand 2 or before it
     page_at(page, north.seq)
-    page.wait_for_timeout(200)
     hand = {"created": created, "page": page, "review": server.api(
         "GET", f"/api/tables/{created['table']['id']}/hands/1")}
     yield hand
