@@ -453,6 +453,21 @@ def test_the_review_shows_every_card_after_the_hand(server):
     assert over["hand_over"]["review"]["hands"] == review["hands"]
 
 
+def test_a_server_without_analysis_says_so_in_the_hands_own_review(server):
+    # No "pending" in the last card's review taken back by a "review" message a
+    # moment later (the page flashed "being computed"): unavailable from the start.
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    play_session([south], random.Random(2))
+    overs = [m for m in south.messages if "hand_over" in m]
+    assert overs and all(m["hand_over"]["review"]["dd_status"] == "unavailable" for m in overs)
+    assert not [m for m in south.messages if m["type"] == "review"]
+    late = joined(server, table_id, None)   # a spectator's snapshot: the last review, as stored
+    [snapshot] = [m for m in late.messages if m["type"] == "snapshot"]
+    assert snapshot["last_review"]["dd_status"] == "unavailable"
+    late.close()
+
+
 # ----------------------------------------------------------- hidden cards
 
 def test_no_message_ever_shows_a_seat_or_spectator_a_hidden_card(server):

@@ -312,10 +312,9 @@ class TableManager:
         # Called under the lock, so no live event can slip in between.
         missed = live.table.missed_messages(since, conn.role) if since is not None else None
         if missed is None:
+            if live.table.session.hands:    # the last finished hand's review is in the snapshot
+                self._ensure_analysis(live, len(live.table.session.hands))
             conn.send(Snapshot(json.dumps(live.table.snapshot(conn.role, live.info()))))
-            last = live.table.last_review()
-            if last is not None:
-                self._ensure_analysis(live, last["hand"])
         else:
             for message in missed:
                 conn.send(message)
@@ -388,10 +387,12 @@ class TableManager:
                 live.table = live.table.without(rows)
             raise TableError("busy", "the server could not store that action; it was not "
                                      "made — try again") from None
-        live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))
+        # before the messages are made: a server without analysis says so in the
+        # hand's own review (a server with it starts a task that runs after them)
         for row in rows:
             if row.kind != "deal" and live.table.is_finished(row.hand):
                 self._ensure_analysis(live, row.hand)
+        live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))
         self._kick_bots(live)
 
     # -------------------------------------------------------------- bots
@@ -440,32 +441,35 @@ class TableManager:
     # ---------------------------------------------------------- reviews
 
     def _ensure_analysis(self, live: LiveTable, hand: int) -> None:
-        """Compute the double-dummy values of a finished hand once, off the event loop."""
+        """Compute the double-dummy values of a finished hand once, off the event loop;
+        without analysis, mark them unavailable at once (no "pending" to take back)."""
         if live.table.hands[hand - 1].dd_status != "pending" or hand in live.analyses:
+            return
+        if not self.config.analysis:
+            live.table.set_analysis(hand, None)
             return
         live.analyses[hand] = asyncio.create_task(self._analyse(live, hand))
 
     async def _analyse(self, live: LiveTable, hand: int) -> None:
         state = live.table.finished_state(hand)
         values = None
-        if self.config.analysis:
-            try:
-                async with self._analysis_gate:
-                    values = await analysis.run(state)
-                if values is not None:
-                    await self._db(self.store.save_analysis, live.table.id, hand,
-                                   [list(pair) for pair in values])
-            except Exception:  # a solver or database failure must not cost the table its review
-                log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
+        try:
+            async with self._analysis_gate:
+                values = await analysis.run(state)
+            if values is not None:
+                await self._db(self.store.save_analysis, live.table.id, hand,
+                               [list(pair) for pair in values])
+        except Exception:  # a solver or database failure must not cost the table its review
+            log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
         live.table.set_analysis(hand, values)
         live.publish(Broadcast.same({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
                                      "review": live.table.review(hand)}))
 
     async def review(self, table_id: str, hand: int) -> dict[str, Any]:
         live = await self.get(table_id)
-        review = live.table.review(hand)
+        live.table.finished_state(hand)   # refuses a hand not over, or none (no_hand)
         self._ensure_analysis(live, hand)
-        return review
+        return live.table.review(hand)
 
 
 def new_token() -> str:
