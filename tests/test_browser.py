@@ -324,9 +324,8 @@ def check_review(page, server, table_id):
     """The review shows hand 1 as the server records it: the four hands as dealt,
     the 8 undealt cards, the auction with its explanations and 13 tricks."""
     data = server.api("GET", f"/api/tables/{table_id}/hands/1")
-    # The hand's last card brings the review with its double-dummy values "pending";
-    # the server's "review" message, which says they are unavailable (the test server
-    # has no analysis), follows it and redraws the review: wait for that one.
+    # The test server has no analysis: the hand's last card brings the review with
+    # its double-dummy values "unavailable"; wait until the page has drawn it.
     page.locator('#review .review[data-dd-status="unavailable"]').wait_for()
     review = page.locator("#review .review")
     for seat in "NESW":
