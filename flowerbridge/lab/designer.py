@@ -48,12 +48,13 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     if not path.suffix or path.is_dir():
         raise LabError(f"{path}: the designer's report needs a file name with a suffix, "
                        "e.g. report.md (its figures go in the folder of the same name)")
-    common = dict(seed=seed, bots=bots, workers=workers, ray_address=ray_address, progress=progress)
-    study = run_lab(out, ["deals", "play", "variants"], n=n, **common)
+    common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
+    study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
     dd_summary = None
     if dd_n:
         if "dd" not in analyses():
             raise LabError("the double-dummy solver is not installed: use --dd-n 0")
+        # (no bots: the double-dummy analysis plays no card, and refuses them)
         dd_summary = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common).summaries["dd"]
     figures = path.with_suffix("")
     figures.mkdir(parents=True, exist_ok=True)
