@@ -461,10 +461,12 @@ def test_a_server_without_analysis_says_so_in_the_hands_own_review(server):
     play_session([south], random.Random(2))
     overs = [m for m in south.messages if "hand_over" in m]
     assert overs and all(m["hand_over"]["review"]["dd_status"] == "unavailable" for m in overs)
-    assert not [m for m in south.messages if m["type"] == "review"]
     late = joined(server, table_id, None)   # a spectator's snapshot: the last review, as stored
     [snapshot] = [m for m in late.messages if m["type"] == "snapshot"]
     assert snapshot["last_review"]["dd_status"] == "unavailable"
+    # the spectator's arrival reaches South after anything sent at the hand's end
+    south.until(lambda m: m["type"] == "presence" and m["spectators"] == 1)
+    assert not [m for m in south.messages if m["type"] == "review"]
     late.close()
 
 

@@ -91,3 +91,28 @@ def test_sigkill_while_bots_play_loses_no_event_that_was_broadcast(database):
         record = second.api("GET", f"/api/tables/{table_id}/session").json()
         assert Session.from_dict(record["session"]).scoresheet() == record["scoresheet"]
         assert record["scoresheet"]["hands_played"] == 6
+
+
+def test_after_a_restart_a_missed_last_card_brings_its_review_as_the_server_can_give_it(tmp_path):
+    # A table loaded again starts with every hand's analysis unknown; a person who
+    # missed the hand's last card and reconnects gets its review "unavailable" on a
+    # server without analysis, not "pending" with nothing ever to follow.
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=str(tmp_path / "t.sqlite"), bot_delay=0, replace_after=None,
+                          analysis=False)
+    with ServerThread(config) as first:
+        created = first.create_table({"S": "human", "N": "random", "E": "random", "W": "random"}, hands=1)
+        table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+        south = first.client(table_id, token, None)
+        south.until(lambda m: m["type"] == "snapshot")
+        play_session([south], random.Random(2))
+        last = max(m.get("seq", 0) for m in south.messages)
+        south.close()
+    with ServerThread(config) as second:
+        south = second.client(table_id, token, last - 1)
+        over = south.until(lambda m: "hand_over" in m)
+        assert over["seq"] == last and over["hand_over"]["review"]["dd_status"] == "unavailable"
+        assert second.api("GET", f"/api/tables/{table_id}/hands/1").json()["dd_status"] == "unavailable"
+        south.close()

@@ -310,10 +310,13 @@ class TableManager:
 
     def _catch_up(self, live: LiveTable, conn: Connection, since: int | None) -> None:
         # Called under the lock, so no live event can slip in between.
+        # The last finished hand's review is in the snapshot, and in the missed
+        # messages when its last card is among them: a table loaded again (after a
+        # restart) has every hand "pending" until its analysis is known or started.
+        if live.table.session.hands:
+            self._ensure_analysis(live, len(live.table.session.hands))
         missed = live.table.missed_messages(since, conn.role) if since is not None else None
         if missed is None:
-            if live.table.session.hands:    # the last finished hand's review is in the snapshot
-                self._ensure_analysis(live, len(live.table.session.hands))
             conn.send(Snapshot(json.dumps(live.table.snapshot(conn.role, live.info()))))
         else:
             for message in missed:
