@@ -313,6 +313,9 @@ def test_lab_refuses_a_setting_no_named_analysis_reads(tmp_path, capsys):
         captured = capsys.readouterr()
         assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+    # a misspelt analysis is named as such, not taken for one that reads no bots
+    assert main(["lab", "dael", "--bots", "random", "--n", "1", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    assert "unknown analysis 'dael'" in capsys.readouterr().err
     # what the named analyses do read is taken as before
     assert main(["lab", "play", "--bots", "random", "--n", "2", "--workers", "1",
                  "--out", str(tmp_path / "p"), "--quiet"]) == 0
