@@ -663,9 +663,9 @@ FELT_CARDS = """() => {
 }"""
 
 
-def mid_trick_table(server):
-    """Four people; East declares 7NT, West is dummy; South has led and dummy
-    followed: North, with 13 cards, is to play."""
+def four_people(server):
+    """A one-hand table of four people, each a protocol client that has its
+    snapshot: (the table as created, the clients by seat letter)."""
     from flowerbridge.server.testing import Client
 
     created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
@@ -676,6 +676,13 @@ def mid_trick_table(server):
         client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
         client.until(lambda m: m["type"] == "snapshot")
         clients[seat] = client
+    return created, clients
+
+
+def mid_trick_table(server):
+    """Four people; East declares 7NT, West is dummy; South has led and dummy
+    followed: North, with 13 cards, is to play."""
+    created, clients = four_people(server)
 
     def at(seat, seq):
         """The seat's client once it has seen the table at ``seq``."""
@@ -719,16 +726,7 @@ def people_table_at(server, calls, until):
     seats call ``calls`` in turn, then each plays its first legal card (declarer
     the dummy's too) until ``until(view)`` holds for South's view. South's
     client is closed (a page takes the seat); the others' are returned."""
-    from flowerbridge.server.testing import Client
-
-    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
-    table_id = created["table"]["id"]
-    clients = {}
-    for seat in "NESW":
-        client = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
-        client.send({"type": "hello", "token": created["invitations"][seat]["token"]})
-        client.until(lambda m: m["type"] == "snapshot")
-        clients[seat] = client
+    created, clients = four_people(server)
     calls = list(calls)
     while not until(clients["S"].view):
         actor = next(client for client in clients.values() if client.my_turn)
