@@ -272,6 +272,23 @@ def test_identical_card_rule_inside_search():
     assert values == brute_force_values(hands, None, 0, [])
 
 
+def test_r12_a_higher_card_can_cost_its_side_a_trick():
+    # With identical cards, trading a card for an opponent's higher one of the
+    # same suit can lose a trick: the twins meet in partners' hands and the
+    # second is no entry (Bridge blocks too, more rarely: a stronger card can
+    # leave its partner's suit without an entry).  So a stored bound may not be
+    # carried to positions that look stronger for its side (a "finer region"
+    # the solver does not use, docs/solver.md).  No Trump, South leads: South runs 9R, then 8A
+    # overtaken by North's 9A, and North cashes 2A.  With South's 8A traded
+    # for East's 9A, North's 9A can no longer take a trick over South's.
+    before = [[12, 22, 29], [3, 10, 29], [1, 19, 28], [5, 16, 23]]
+    after = [[12, 22, 29], [3, 10, 28], [1, 19, 29], [5, 16, 23]]
+    solver = DoubleDummy(FLOWER, memory_mb=8)
+    for hands, tricks in ((before, 3), (after, 2)):
+        assert solver.ns_tricks(hands, None, 2) == tricks
+        assert max(brute_force_values(hands, None, 2, []).values()) == tricks
+
+
 def test_both_copies_in_one_hand_are_one_move_and_every_card_is_valued():
     hands = [[19, 19, 5], [18, 4, 3], [17, 2, 1], [16, 0, 6]]
     seat, values = DoubleDummy(FLOWER, memory_mb=8).card_values(hands, None, 0)
