@@ -205,7 +205,13 @@ def test_bots_play_only_while_someone_watches_the_table(server):
     watcher.until(lambda m: m["type"] in ("call", "play") and m["seq"] >= 5)
     assert server.api("GET", f"/api/tables/{table_id}").json()["waiting"] is False
     watcher.close()
-    time.sleep(0.5)                      # the decision under way when the last watcher left
+    # The decision under way when the last watcher left may still land; then the
+    # bots' task ends, and from there nothing moves.
+    live = manager(server).tables[table_id]
+    deadline = time.monotonic() + 20
+    while live.bot_task is not None and not live.bot_task.done():
+        assert time.monotonic() < deadline, "the bots did not stop after the last watcher left"
+        time.sleep(0.05)
     stopped = seq()
     time.sleep(0.5)
     assert seq() == stopped
