@@ -54,11 +54,9 @@ class HandRecord:
 
 
 def _seat_key(key: Any) -> Seat | None:
-    """The seat a key of ``hands`` names (``N`` or ``north``, any case), or None."""
-    try:
-        return Seat.parse(key)
-    except FlowerBridgeError:
-        return None
+    """The seat a key of ``hands`` names, or None: only ``N``, ``E``, ``S`` and ``W`` do
+    (FORMATS.md); any other key, ``north`` or ``n`` included, is an unknown key."""
+    return Seat[key] if key in ("N", "E", "S", "W") else None
 
 
 def _require_object(data: Any) -> Mapping:
@@ -106,8 +104,6 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
             continue    # not a seat: kept by HandRecord, never an error (FORMATS.md)
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
-        if seat.name in normal:
-            raise RecordError(f"hands: seat {seat} is given twice")
         normal[seat.name] = cards
     undealt = None
     if "undealt" in data and data["undealt"] is not None:
