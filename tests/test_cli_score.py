@@ -238,6 +238,14 @@ def test_missing_file_is_one_error_line(cli, assert_cli_error, tmp_path):
     assert_cli_error(cli("score", str(tmp_path / "absent.json")), r"absent\.json: No such file")
 
 
+def test_formats_error_stays_one_line_for_a_file_named_with_a_newline(cli, assert_cli_error,
+                                                                      tmp_path):
+    assert_cli_error(cli("score", str(tmp_path / "no\nsuch.json")), r"no\\nsuch\.json: No such file")
+    broken = tmp_path / "bad\tname\n.json"
+    broken.write_text("{", encoding="utf-8")
+    assert_cli_error(cli("score", str(broken)), r"of .*bad\\tname\\n\.json: Expecting")
+
+
 # ------------------------------------------------------------- entry point
 
 def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):

@@ -56,11 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         _drop_stdout()
         return 141
     except FlowerBridgeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"error: {one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except RecursionError:  # the json module's answer to absurdly deep nesting
         print("error: the input is nested too deeply to read", file=sys.stderr)
@@ -72,6 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters written as escapes (a file named with a
+    newline in it), so that an error stays one line."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 _MEMORY_HINTS = {"solve": " (a smaller --memory-mb may fit)", "lab": " (fewer --workers may fit)"}
