@@ -21,7 +21,8 @@ from flowerbridge.lab.base import Table
 from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
-from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hands_per_game
+from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
+from flowerbridge.options import RuleOptions
 
 PYTHON = sys.executable
 SMALL = dict(n=60, seed=5, bots="random", chunk_size=15)
@@ -221,6 +222,15 @@ def test_r18_hands_per_game_counts_hands_until_a_side_reaches_100():
     assert hands_per_game(table, 100) == [3, 2]
 
 
+def test_r17_bright_rates_count_a_hand_once_when_both_sides_earn_five_bright():
+    rows = [dict.fromkeys(PLAY_COLUMNS, 0) for _ in range(4)]
+    rows[0].update(five_NS=1, five_EW=1)
+    rows[1].update(five_NS=1)
+    rows[2].update(ten_EW=1)
+    summary = hand_summary(Table.from_rows(PLAY_COLUMNS, rows), RuleOptions())
+    assert summary["five_bright_rate"] == 50.0 and summary["ten_bright_rate"] == 25.0
+
+
 def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
     study = run_lab(tmp_path, ["variants"], workers=1, **SMALL)
     t = study.result.tables["variants"]
@@ -262,6 +272,16 @@ def test_lab_bad_variant_is_one_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2
     assert err.startswith("error: variant 'odd': unknown option 'undertrick'") and err.count("\n") == 1
+
+
+def test_lab_api_compares_against_the_rules_as_written_first(tmp_path):
+    study = run_lab(tmp_path / "a", ["variants"], n=4, seed=5, bots="random", workers=1,
+                    variants=[["strict", {"undertrick_penalty": 0}]])
+    summary = study.summaries["variants"]
+    assert list(summary["variants"]) == ["default", "strict"] and summary["reference"] == "default"
+    with pytest.raises(LabError, match="variant 'default' is kept for the rules as written"):
+        run_lab(tmp_path / "b", ["variants"], n=4, seed=5, bots="random", workers=1,
+                variants=[["default", {"undertrick_penalty": 0}], ["x", {}]])
 
 
 def test_lab_unknown_bot_is_one_clear_error(tmp_path, capsys):

@@ -190,8 +190,9 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         "by_denom": by_denom,
         "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},
         "points_per_hand": components,
-        "five_bright_rate": pct(sum(table[f"five_{s.name}"].sum() for s in SIDES), n),
-        "ten_bright_rate": pct(sum(table[f"ten_{s.name}"].sum() for s in SIDES), n),
+        # hands in which either side earned it (both sides may earn Five Bright, R17)
+        "five_bright_rate": pct(int(((table["five_NS"] + table["five_EW"]) > 0).sum()), n),
+        "ten_bright_rate": pct(int(((table["ten_NS"] + table["ten_EW"]) > 0).sum()), n),
         "games": len(per_game),
         "hands_per_game": float(np.mean(per_game)) if per_game else None,
     }
@@ -219,9 +220,12 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
 def contract_table(summary: dict, caption: str) -> TableSpec:
     rows = []
     for name, d in summary["by_denom"].items():
-        rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]), d["make_rate"],
-                     f"{d['game_level']}{name}", d["games_bid"],
-                     pct(d["games_made"], d["games_bid"]), d["mean_declarer_net"]])
+        # a rate of nothing is no rate: "-" rather than 0
+        played = d["contracts"] > 0
+        rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]),
+                     d["make_rate"] if played else "-", f"{d['game_level']}{name}", d["games_bid"],
+                     pct(d["games_made"], d["games_bid"]) if d["games_bid"] else "-",
+                     d["mean_declarer_net"] if played else "-"])
     return TableSpec(caption, ["denomination", "contracts", "% of hands", "made %", "game at",
                                "games bid", "games made %", "declarer's net score"], rows)
 
