@@ -6,6 +6,8 @@ lab's plumbing and arithmetic be checked in milliseconds.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -79,8 +81,19 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     tricks, _, _ = dd.stronger_view(t)
     assert summary["game_makeable"]["R"] == pytest.approx(100 * (tricks[:, 1] >= 10).mean())
     assert set(summary["variants"]) >= {"default", "strict", "plains-30"}
-    assert summary["variants"]["strict"]["par_sacrifice"] >= summary["variants"]["default"]["par_sacrifice"]
+    for rules in summary["variants"].values():   # a passed-out hand scores nothing
+        assert rules["par_zero"] >= rules["par_passed_out"]
     assert "Double dummy" in study.report.read_text()
+
+
+def test_lab_dd_records_the_rule_variants_its_par_is_computed_under(tmp_path, monkeypatch):
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    g50 = {"game_points": 50, "undertrick_penalty": 100}
+    study = run_lab(tmp_path, ["dd"], n=10, seed=4, workers=1, variants=[["g50", g50]])
+    assert list(study.summaries["dd"]["variants"]) == ["default", "g50"]
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["settings"]["variants"] == [["default", {}], ["g50", g50]]
+    assert "g50" in study.report.read_text() and "game_points" in study.report.read_text()
 
 
 @settings(max_examples=60, deadline=None)

@@ -24,7 +24,8 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
                     "## What the data suggest"):
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text
-    assert "--n 80 --seed 3 --dd-n 40" in text
+    assert "--n 80 --seed 3 --dd-n 40 --bots random" in text     # the command that rebuilds it
+    assert "par scores nothing in" in text
     assert "analysed the first **40** of these deals" in text
     for figure in ("undealt", "points", "games"):
         assert f"(designer-report/{figure}.png)" in text
@@ -51,3 +52,12 @@ def test_lab_designer_report_refuses_what_it_cannot_honour_before_any_work(tmp_p
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2 and complaint in capsys.readouterr().err
     assert not (tmp_path / "run" / "chunks").exists()       # nothing was computed
+
+
+def test_lab_designer_report_refuses_a_file_in_the_way_of_its_figures_before_any_work(tmp_path,
+                                                                                    capsys):
+    (tmp_path / "r").write_text("not a folder")
+    status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "4",
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    assert status == 2 and "in the way of the report's figures folder" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "chunks").exists()

@@ -208,6 +208,8 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
                                                  & (BID_LEVEL[best] >= game_at[BID_DENOM[best]])), n),
             "mean_best_score": float(score.mean()),
             "par_passed_out": pct(np.count_nonzero(~bid), n),
+            # passed out, or (strict reading) a failing contract that costs nothing
+            "par_zero": pct(np.count_nonzero(result == 0), n),
             "par_sacrifice": pct(np.count_nonzero(bid & (taken < BID_LEVEL[order] + 6)), n),
             "par_level_7": pct(np.count_nonzero(BID_LEVEL[order] == 7), n),
             "par_denomination": {d.name: pct(np.count_nonzero(bid & (BID_DENOM[order] == d)), n)
@@ -235,6 +237,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["best contract is a game %", *(vs[v]["best_is_game"] for v in vs)],
          ["mean best score", *(vs[v]["mean_best_score"] for v in vs)],
          ["par: passed out %", *(vs[v]["par_passed_out"] for v in vs)],
+         ["par: scores nothing %", *(vs[v]["par_zero"] for v in vs)],
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
          ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])

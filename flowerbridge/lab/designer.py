@@ -11,6 +11,7 @@ seed or more deals keeps it honest.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,6 @@ from .variants import points_plot
 
 DD_FIRM = 100
 """Double-dummy deals needed before the conclusions lean on them."""
-
-COMMAND = "flowerbridge lab --designer docs/designer-report.md --n 20000 --seed 2026 --dd-n {dd_n}"
-
 
 def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n: int = 20000,
                           seed: Any = 2026, dd_n: int = 0, bots: str | None = None,
@@ -48,6 +46,9 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     if not path.suffix or path.is_dir():
         raise LabError(f"{path}: the designer's report needs a file name with a suffix, "
                        "e.g. report.md (its figures go in the folder of the same name)")
+    figures = path.with_suffix("")
+    if figures.exists() and not figures.is_dir():
+        raise LabError(f"{figures}: a file is in the way of the report's figures folder")
     common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
     study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
     dd_summary = None
@@ -56,11 +57,12 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
             raise LabError("the double-dummy solver is not installed: use --dd-n 0")
         # (no bots: the double-dummy analysis plays no card, and refuses them)
         dd_summary = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common).summaries["dd"]
-    figures = path.with_suffix("")
     figures.mkdir(parents=True, exist_ok=True)
+    command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
+               f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
+               + (f" --bots {shlex.quote(bots)}" if bots else ""))
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
-                     command=COMMAND.format(dd_n=dd_n) if n == 20000 and seed == 2026 else
-                     f"flowerbridge lab --designer {path} --n {n} --seed {seed} --dd-n {dd_n}")
+                     command=command)
     path.write_text(text, encoding="utf-8")
     return study
 
@@ -148,10 +150,16 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                  for length in FIT_LENGTHS])), "", *_image(folder, "game-tricks", plots)]
     p30 = vs.get("plains-30")
     if p30:
-        out += [f"With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), a "
-                f"game takes {_num(p30['hands_per_game'])} hands instead of "
-                f"{_num(vs['default']['hands_per_game'])}; the bots' bidding did not adapt to the "
-                "new values, so this is a lower bound of the change.", ""]
+        new, old = p30["hands_per_game"], vs["default"]["hands_per_game"]
+        lead = "With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), "
+        if new is None or old is None:
+            out += [lead + "too few hands were played to complete a game under both scorings.", ""]
+        elif f"{new:.2f}" == f"{old:.2f}":
+            out += [lead + f"a game takes {new:.2f} hands, as under the default scoring; the bots' "
+                    "bidding did not adapt to the new values, so the change may still be larger.", ""]
+        else:
+            out += [lead + f"a game takes {new:.2f} hands instead of {old:.2f}; the bots' bidding "
+                    "did not adapt to the new values, so this is a lower bound of the change.", ""]
     return out
 
 
@@ -210,11 +218,13 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
             f"Par (both sides bid with full knowledge), double dummy, {dd['deals']:,} deals",
             ["", "default (50 a trick)", "strict (0)"],
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],
+             ["scores nothing (passed out, or a failing contract at no cost) %",
+              d["par_zero"], s["par_zero"]],
              ["ends in a sacrifice (a failing contract) %", d["par_sacrifice"], s["par_sacrifice"]],
              ["ends at the 7 level %", d["par_level_7"], s["par_level_7"]],
              ["mean size of the par score", d["mean_abs_par"], s["mean_abs_par"]]])), "",
-            f"Under the strict reading, par is nothing at all in {s['par_passed_out']:.0f}% of "
-            f"these deals (against {d['par_passed_out']:.0f}% with the penalty): whatever a side "
+            f"Under the strict reading, par scores nothing in {s['par_zero']:.0f}% of "
+            f"these deals (against {d['par_zero']:.0f}% with the penalty): whatever a side "
             "bids, the other outbids it for free, so the best either side can do is what passing "
             "the hand out gives.", ""]
     return out
@@ -278,20 +288,21 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
                                              "when setting their values."))
     if firm and "strict" in firm["variants"]:
         s, d = firm["variants"]["strict"], firm["variants"]["default"]
-        out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
-                   f"nothing: at par, {s['par_sacrifice']:.0f}% of deals end in a contract that "
-                   f"fails (against {d['par_sacrifice']:.0f}% with 50 a trick) and "
-                   f"{s['par_level_7']:.0f}% at the seven level. Without a penalty the auction "
-                   "stops meaning anything; the rulebook should state one.")
+        if s["par_zero"] > d["par_zero"]:
+            out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
+                       f"nothing, so whatever a side bids the other outbids it for free: at par, "
+                       f"{s['par_zero']:.0f}% of deals score nothing (against {d['par_zero']:.0f}% "
+                       "with 50 a trick). Without a penalty the auction stops meaning anything; "
+                       "the rulebook should state one.")
+        else:
+            out.append(f"**The undertrick penalty changes par little.** At par, {s['par_zero']:.0f}% "
+                       f"of deals score nothing under the strict reading, against "
+                       f"{d['par_zero']:.0f}% with 50 a trick.")
     elif "strict" in vs:
         out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, so "
                    f"nothing stops a side from outbidding any contract; with the same play the side "
                    f"ahead changes in {vs['strict']['winner_changed']:.0f}% of hands already.")
     return out
-
-
-def _num(value: float | None) -> str:
-    return "no completed game" if value is None else f"{value:.2f}"
 
 
 def _ratio(part: float, whole: float) -> str:

@@ -50,9 +50,11 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     compared by the ``variants`` analysis and by the double-dummy best
     contracts. See :func:`flowerbridge.lab.runner.run` for the rest.
     """
-    from .variants import DEFAULT_VARIANTS
+    from .variants import DEFAULT_VARIANTS, default_first
 
     known = analyses()
+    if variants is not None:
+        variants = default_first(variants)     # the rules as written are the reference
     names = list(names or DEFAULT_ANALYSES)
     # a setting no named analysis reads would be silently ignored: refused (an
     # unknown name is left to run(), which names it)
@@ -75,12 +77,14 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     summaries = {name: known[name].summarize(table, result.params[name], settings)
                  for name, table in result.tables.items()}
     write_atomic(result.out / "summary.json",
-                 json.dumps({"n": n, "seed": seed, "params": result.params, "summaries": summaries},
-                            indent=1) + "\n")
+                 json.dumps({"n": n, "seed": seed, "params": result.params, "settings": settings,
+                             "summaries": summaries}, indent=1) + "\n")
     page = None
     if report:
-        run_table = TableSpec("Settings of this run", ["analysis", "parameters"],
-                              [[name, json.dumps(p) if p else "-"] for name, p in result.params.items()])
+        # the rule variants are read when summing up (dd's par), not when computing rows
+        run_rows = [[name, json.dumps({**p, "variants": settings["variants"]} if name == "dd" else p)
+                     if p or name == "dd" else "-"] for name, p in result.params.items()]
+        run_table = TableSpec("Settings of this run", ["analysis", "parameters"], run_rows)
         sections = [Section("Run", "", [run_table])]
         sections += [s for name, table in result.tables.items()
                      for s in known[name].sections(table, summaries[name], result.params[name], settings)]

@@ -70,10 +70,26 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
             raise LabError(f"variant {name!r}: unknown option {unknown[0]!r}; options are "
                            + ", ".join(sorted(_OPTION_NAMES)))
         try:
-            out.append((name, RuleOptions(**changes)))
+            options = RuleOptions(**changes)
         except OptionError as exc:
             raise LabError(f"variant {name!r}: {exc}") from None
+        if name == "default" and options != RuleOptions():
+            raise LabError("variant 'default' is kept for the rules as written, the reference of "
+                           "every comparison: give changed rules another name")
+        out.append((name, options))
     return out
+
+
+def default_first(variants: Any) -> Any:
+    """``variants`` with the rules as written first, as ``default`` (added when
+    missing, moved to the front when elsewhere); anything malformed is left for
+    :func:`variant_options` to name."""
+    if not isinstance(variants, (list, tuple)) or not all(
+            isinstance(v, (list, tuple)) and len(v) == 2 for v in variants):
+        return variants
+    rest = [list(v) for v in variants if v[0] != "default"]
+    given = [list(v) for v in variants if v[0] == "default"]
+    return (given or [["default", {}]])[:1] + rest + given[1:]
 
 
 def check(params: Params) -> None:
