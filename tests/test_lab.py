@@ -22,6 +22,7 @@ from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
+from flowerbridge.lab.report import bootstrap_interval, wilson
 from flowerbridge.options import RuleOptions
 
 PYTHON = sys.executable
@@ -220,6 +221,30 @@ def test_r18_hands_per_game_counts_hands_until_a_side_reaches_100():
         row.update(below_NS=ns, below_EW=ew)
     table = Table.from_rows(PLAY_COLUMNS, rows)
     assert hands_per_game(table, 100) == [3, 2]
+
+
+def test_report_wilson_interval_matches_the_textbook_values():
+    lo, hi = wilson(0, 10)
+    assert lo == 0 and hi == pytest.approx(27.75, abs=0.01)
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(100 - hi) and hi == pytest.approx(76.34, abs=0.01)
+    assert wilson(0, 0) == (0.0, 100.0)
+
+
+def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
+    rng = np.random.default_rng(1)
+    n = 4000
+    group = rng.integers(0, 2, n).astype(bool)                # two cells, about 2,000 rows each
+    success = np.where(group, rng.random(n) < 0.3, rng.random(n) < 0.5)
+    member = np.stack([group, ~group], axis=1)
+    hits = np.stack([success, success], axis=1)
+    lo, hi = bootstrap_interval(member[:, :1], hits[:, :1], lambda r: r[:, 0])
+    rate = 100 * success[group].mean()
+    half = 196 * np.sqrt(rate / 100 * (1 - rate / 100) / group.sum())
+    assert lo < rate < hi and (hi - lo) / 2 == pytest.approx(half, rel=0.2)
+    lo, hi = bootstrap_interval(member, hits, lambda r: r[:, 1] - r[:, 0])
+    assert lo < 100 * (success[~group].mean() - success[group].mean()) < hi and lo > 10
+    assert bootstrap_interval(member, hits, lambda r: r[:, 1] - r[:, 0]) == (lo, hi)  # seeded
 
 
 def test_r17_bright_rates_count_a_hand_once_when_both_sides_earn_five_bright():

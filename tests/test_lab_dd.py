@@ -83,6 +83,8 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     assert set(summary["variants"]) >= {"default", "strict", "plains-30"}
     for rules in summary["variants"].values():   # a passed-out hand scores nothing
         assert rules["par_zero"] >= rules["par_passed_out"]
+        # every deal has a best contract in one denomination, or none makes
+        assert sum(rules["best_denomination"].values()) + rules["best_none"] == pytest.approx(100)
     assert "Double dummy" in study.report.read_text()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from flowerbridge.cli import main
@@ -26,6 +27,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     assert "Built from **80 deals** (seed 3)" in text
     assert "--n 80 --seed 3 --dd-n 40 --bots random" in text     # the command that rebuilds it
     assert "par scores nothing in" in text
+    assert "the side ahead on the hand changes in" in text and "% (95% interval " in text
     assert "analysed the first **40** of these deals" in text
     for figure in ("undealt", "points", "games"):
         assert f"(designer-report/{figure}.png)" in text
@@ -61,3 +63,9 @@ def test_lab_designer_report_refuses_a_file_in_the_way_of_its_figures_before_any
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2 and "in the way of the report's figures folder" in capsys.readouterr().err
     assert not (tmp_path / "run" / "chunks").exists()
+
+
+def test_designer_plains_gap_is_the_mean_over_lengths_of_ribbons_and_animals_less_plains():
+    from flowerbridge.lab.designer import _gap_statistic
+    rates = np.array([[10, 20, 30, 0, 40, 60]], dtype=float)   # cells (length, P/R/A)
+    assert _gap_statistic(2)(rates).tolist() == [32.5]         # (15 + 50) / 2

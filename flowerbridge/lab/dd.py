@@ -204,6 +204,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         summary["variants"][name] = {
             "best_denomination": {d.name: pct(np.count_nonzero(BID_DENOM[best] == d), n)
                                   for d in DENOMINATIONS},
+            "best_none": pct(np.count_nonzero(best < 0), n),   # no contract makes
             "best_is_game": pct(np.count_nonzero((best >= 0)
                                                  & (BID_LEVEL[best] >= game_at[BID_DENOM[best]])), n),
             "mean_best_score": float(score.mean()),
@@ -234,6 +235,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         "Best contract of the stronger side, and par, under each rule set",
         ["", *vs],
         [*([f"best in {d} %", *(vs[v]["best_denomination"][d] for v in vs)] for d in names),
+         ["no contract makes %", *(vs[v]["best_none"] for v in vs)],
          ["best contract is a game %", *(vs[v]["best_is_game"] for v in vs)],
          ["mean best score", *(vs[v]["mean_best_score"] for v in vs)],
          ["par: passed out %", *(vs[v]["par_passed_out"] for v in vs)],

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .base import LabError
+from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
 from .play import contract_table, game_tricks_plot, points_table
-from .report import Plot, TableSpec, pct, png_bytes, table_markdown
+from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, table_markdown, wilson
 from .runner import analyses
 from .study import Study, run_lab
 from .variants import points_plot
@@ -51,18 +51,20 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
         raise LabError(f"{figures}: a file is in the way of the report's figures folder")
     common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
     study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
-    dd_summary = None
+    dd_summary, dd_table = None, None
     if dd_n:
         if "dd" not in analyses():
             raise LabError("the double-dummy solver is not installed: use --dd-n 0")
         # (no bots: the double-dummy analysis plays no card, and refuses them)
-        dd_summary = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common).summaries["dd"]
+        dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
+        dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
     figures.mkdir(parents=True, exist_ok=True)
     command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
                + (f" --bots {shlex.quote(bots)}" if bots else ""))
+    gaps = _gap_intervals(study, dd_summary, dd_table)
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
-                     command=command)
+                     command=command, gaps=gaps)
     path.write_text(text, encoding="utf-8")
     return study
 
@@ -80,7 +82,8 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
     return plots
 
 
-def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot], command: str) -> str:
+def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot], command: str,
+              gaps: dict[str, tuple[float, float] | None]) -> str:
     deals = study.summaries["deals"]
     play = study.summaries["play"]
     vs = study.summaries["variants"]["variants"]
@@ -108,7 +111,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out += _question_discard(deals, folder, plots)
     out += _question_honors(play, vs, folder, plots)
     out += _question_penalty(vs, dd)
-    out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd)]
+    out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd, gaps)]
     return "\n".join(out) + "\n"
 
 
@@ -124,10 +127,13 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
     if dd:
         if _has_fits(dd):
             rows = [[f"{length} cards", *(dd["by_fit"][d].get(length, {}).get("game_makeable", "-")
-                                          for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
+                                          for d in ("P", "R", "A")),
+                     " / ".join(str(dd["by_fit"][d].get(length, {}).get("deals", "-"))
+                                for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
             out += [table_markdown(TableSpec(
                 f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by the stronger "
-                "side's length in it", ["length", "5P", "4R", "4A"], rows)), "",
+                "side's length in it (a length held in fewer than 5 deals is left out)",
+                ["length", "5P", "4R", "4A", "deals (P / R / A)"], rows)), "",
                 *_image(folder, "games", plots)]
         out += [table_markdown(TableSpec(
             f"Double dummy, {dd['deals']:,} deals: the stronger side, any length",
@@ -135,7 +141,9 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
             [["game makeable %", *(dd["game_makeable"][d] for d in ("P", "R", "A", "NT"))],
              ["mean tricks", *(dd["mean_tricks"][d] for d in ("P", "R", "A", "NT"))],
              ["best contract in it %", *(dd["variants"]["default"]["best_denomination"][d]
-                                          for d in ("P", "R", "A", "NT"))]])), ""]
+                                          for d in ("P", "R", "A", "NT"))]])), "",
+                f"In {dd['variants']['default']['best_none']:.1f}% of these deals the stronger side "
+                "makes no contract at all (the rows of best contracts add up to the rest).", ""]
     out += [table_markdown(contract_table(play, f"Bot play, {play['hands']:,} hands: contracts by "
                                                 "denomination")), ""]
     d = play["by_denom"]
@@ -170,10 +178,18 @@ def _fit_cells(cell: dict | None) -> list:
     return [cell["contracts"], cell["game_tricks"], cell["mean_tricks"]] if cell else ["-", "-", "-"]
 
 
+GAP_SUITS = ("P", "R", "A")
+
+
+def _gap_lengths(by_fit: dict[str, dict]) -> list[int]:
+    """The trump lengths of 8–11 cards that every suit has enough hands (or deals) of."""
+    return [length for length in FIT_LENGTHS if all(length in by_fit[x] for x in GAP_SUITS)]
+
+
 def _game_gap(by_fit: dict[str, dict], key: str) -> float | None:
     """Mean over fits of 8–11 cards of (Ribbons and Animals − Plains) in ``key`` (percentage points)."""
     gaps = [np.mean([by_fit[x][length][key] for x in ("R", "A")]) - by_fit["P"][length][key]
-            for length in FIT_LENGTHS if all(length in by_fit[x] for x in ("P", "R", "A"))]
+            for length in _gap_lengths(by_fit)]
     return float(np.mean(gaps)) if gaps else None
 
 
@@ -199,7 +215,7 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
                         ("no-bright-bonus", "without Bright bonuses")):
         if name in vs:
             out.append(f"Scored {label}, the side ahead on the hand changes in "
-                       f"{vs[name]['winner_changed']:.1f}% of hands.")
+                       f"{_changed(vs[name])} of hands.")
     return out + ["", *_image(folder, "points", plots)]
 
 
@@ -235,7 +251,8 @@ def _has_fits(dd: dict) -> bool:
     return any(dd["by_fit"][d] for d in ("P", "R", "A"))
 
 
-def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str]:
+def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
+                 gaps: dict[str, tuple[float, float] | None]) -> list[str]:
     out = []
     play_gap = _game_gap({x: play["by_denom"][x]["by_fit"] for x in ("P", "R", "A")}, "game_tricks")
     # A handful of double-dummy deals illustrates; it does not decide.
@@ -246,11 +263,11 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
         tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
         found = []
         if dd_gap is not None:
-            found.append(f"game is makeable double dummy {dd_gap:.0f} percentage points more often "
-                         "in Ribbons or Animals than in Plains")
+            found.append(f"game is makeable double dummy {dd_gap:.0f} percentage points"
+                         f"{_interval(gaps.get('dd'))} more often in Ribbons or Animals than in Plains")
         if play_gap is not None:
-            found.append(f"the bots took game tricks {play_gap:.0f} points more often in Ribbons or "
-                         f"Animals than in Plains, while taking about as many tricks (mean "
+            found.append(f"the bots took game tricks {play_gap:.0f} points{_interval(gaps.get('play'))} "
+                         f"more often in Ribbons or Animals than in Plains, while taking about as many tricks (mean "
                          f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, "
                          f"{tricks['A']:.1f} in Animals)")
         out.append(
@@ -278,7 +295,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
                f"make between the sides averages {play['honor_margin']:.0f} points, against "
                f"{play['score_margin']:.0f} for the whole hand"
                + "".join(f"; scored {label}, the side ahead on the hand changes in "
-                         f"{vs[name]['winner_changed']:.1f}% of hands"
+                         f"{_changed(vs[name])} of hands"
                          for name, label in (("no-honors", "without honor bonuses"),
                                              ("no-bright-bonus", "without Bright bonuses"))
                          if name in vs)
@@ -303,6 +320,57 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None) -> list[str
                    f"nothing stops a side from outbidding any contract; with the same play the side "
                    f"ahead changes in {vs['strict']['winner_changed']:.0f}% of hands already.")
     return out
+
+
+def _interval(bounds: tuple[float, float] | None) -> str:
+    """`` (95 % interval a to b)`` for a figure, or nothing where there is none."""
+    if bounds is None or np.isnan(bounds[0]):
+        return ""
+    return f" (95% interval {bounds[0]:.0f} to {bounds[1]:.0f})"
+
+
+def _changed(variant: dict) -> str:
+    """How often the side ahead changed under a variant, with its 95 % interval."""
+    n = variant["hands"]
+    lo, hi = wilson(round(variant["winner_changed"] * n / 100), n)
+    return f"{variant['winner_changed']:.1f}% (95% interval {lo:.1f}–{hi:.1f}%)"
+
+
+def _gap_intervals(study: Study, dd: dict | None, dd_table: Table | None) -> dict[str, tuple[float, float] | None]:
+    """95 % bootstrap intervals of the Plains gaps the suggestions cite: how many
+    points more often game is reached in Ribbons or Animals than in Plains, over
+    the same trump lengths as the figure (resampling hands, or deals)."""
+    from .dd import stronger_view
+
+    play = study.summaries["play"]
+    t = study.result.tables["play"]
+    t = t.where(t["passed_out"] == 0)
+    lengths = _gap_lengths({x: play["by_denom"][x]["by_fit"] for x in GAP_SUITS})
+    out: dict[str, tuple[float, float] | None] = {"play": None, "dd": None}
+    if lengths:
+        member = np.stack([(t["denom"] == x) & (t["decl_fit"] == length)
+                           for length in lengths for x in GAP_SUITS], axis=1)
+        success = np.stack([t["tricks"] >= play["by_denom"][x]["game_level"] + 6
+                            for length in lengths for x in GAP_SUITS], axis=1)
+        out["play"] = bootstrap_interval(member, success, _gap_statistic(len(lengths)))
+    if dd and dd_table is not None and dd["deals"] >= DD_FIRM:
+        lengths = _gap_lengths(dd["by_fit"])
+        if lengths:
+            tricks, _, fits = stronger_view(dd_table)
+            member = np.stack([fits[:, i] == length for length in lengths
+                               for i, _x in enumerate(GAP_SUITS)], axis=1)
+            success = np.stack([tricks[:, i] >= dd["game_level"][x] + 6 for length in lengths
+                                for i, x in enumerate(GAP_SUITS)], axis=1)
+            out["dd"] = bootstrap_interval(member, success, _gap_statistic(len(lengths)))
+    return out
+
+
+def _gap_statistic(lengths: int):
+    """Rates of cells (length, P/R/A) to the mean over lengths of (R and A) − P."""
+    def statistic(rates: np.ndarray) -> np.ndarray:
+        cells = rates.reshape(len(rates), lengths, 3)
+        return (cells[:, :, 1:].mean(axis=2) - cells[:, :, 0]).mean(axis=1)
+    return statistic
 
 
 def _ratio(part: float, whole: float) -> str:

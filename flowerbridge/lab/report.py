@@ -12,7 +12,9 @@ import base64
 import html
 import io
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence, SupportsFloat
+from typing import TYPE_CHECKING, Any, Callable, Sequence, SupportsFloat
+
+import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -124,3 +126,42 @@ def pct(part: SupportsFloat, whole: SupportsFloat) -> float:
     counts are welcome."""
     whole = float(whole)
     return 100.0 * float(part) / whole if whole else 0.0
+
+
+def wilson(part: SupportsFloat, whole: SupportsFloat, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of the share ``part`` of ``whole``, in percent
+    ((0, 100) when there is no whole)."""
+    k, n = float(part), float(whole)
+    if not n:
+        return 0.0, 100.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return 100.0 * max(0.0, centre - half), 100.0 * min(1.0, centre + half)
+
+
+def bootstrap_interval(member: np.ndarray, success: np.ndarray,
+                       statistic: Callable[[np.ndarray], np.ndarray], *,
+                       resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """A 95 % bootstrap interval of ``statistic`` of per-cell success rates.
+
+    ``member`` and ``success`` are (rows, cells) booleans: which cells a row
+    (a deal or a hand) counts in, and where it is a success. ``statistic``
+    maps (resamples, cells) rates in percent to one number per resample.
+    Rows are resampled with Poisson weights (the same seed gives the same
+    interval); a cell left empty by a resample gives a NaN rate, and such
+    resamples are dropped.
+    """
+    rng = np.random.default_rng(seed)
+    hits = (member & success).astype(np.float32)
+    members = member.astype(np.float32)
+    values = []
+    for start in range(0, resamples, 100):
+        weights = rng.poisson(1.0, (min(100, resamples - start), len(member))).astype(np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = 100.0 * (weights @ hits) / (weights @ members)
+        values.append(statistic(rates))
+    stats = np.concatenate(values)
+    stats = stats[~np.isnan(stats)]
+    lo, hi = np.percentile(stats, [2.5, 97.5]) if len(stats) else (np.nan, np.nan)
+    return float(lo), float(hi)
