@@ -28,6 +28,7 @@ from .variants import points_plot
 DD_FIRM = 100
 """Double-dummy deals needed before the conclusions lean on them."""
 
+
 def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n: int = 20000,
                           seed: Any = 2026, dd_n: int = 0, bots: str | None = None,
                           workers: int | None = None, ray_address: str | None = None,
