@@ -165,7 +165,7 @@ typedef struct {
  * at each block. */
 #define RUN 32
 
-#define MAXBLK 128        /* blocks per list: older entries are dropped beyond */
+#define MAXBLK 256        /* blocks per list: older entries are dropped beyond (a multiple of RUN) */
 
 typedef struct {
     /* read by every look-up, written only by tt_init and a clear */
