@@ -417,6 +417,33 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         north.close()
 
 
+def test_a_spectator_alone_does_not_drive_the_stand_ins_of_people_who_all_left(tmp_path):
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0.01, replace_after=0.1,
+                          analysis=False)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
+                                      hands=3, stand_in="random")
+        table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+        info = lambda: server.api("GET", f"/api/tables/{table_id}").json()  # noqa: E731
+        south = joined(server, table_id, token)
+        south.close()
+        live = manager(server).tables[table_id]
+        deadline = time.monotonic() + 20
+        while Seat.S not in live.stand_ins or (live.bot_task and not live.bot_task.done()):
+            assert time.monotonic() < deadline, "no stand-in took South's seat"
+            time.sleep(0.05)
+        watcher = joined(server, table_id)          # a spectator comes: the table still waits
+        stopped = info()["seq"]
+        time.sleep(0.5)
+        assert info()["seq"] == stopped and info()["waiting"] is True
+        assert info()["seats"]["S"]["stand_in"] == "random"
+        back = joined(server, table_id, token)       # South comes back: the table moves on
+        wait_for_turn(back)
+        assert info()["waiting"] is False
+        back.close()
+        watcher.close()
+
+
 def test_bot_calls_carry_their_explanation_and_card_reasons_stay_private(server):
     created = server.create_table({"N": "basic", "E": "basic", "S": "human", "W": "basic"})
     table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]

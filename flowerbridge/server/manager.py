@@ -153,11 +153,21 @@ class LiveTable:
         return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None)}
 
     @property
+    def attended(self) -> bool:
+        """Whether the table is to move on: one of its people is here, or, at a
+        table of four bots, someone watches. A spectator alone does not drive
+        the seats of people who all left (their stand-ins wait for one of them)."""
+        people = [seat for seat in SEATS if self.table.players[seat].player == HUMAN]
+        if not people:
+            return bool(self.connections)
+        return any(self.seat_connected(seat) for seat in people)
+
+    @property
     def waiting(self) -> bool:
-        """Whether a bot is to act but nobody has the table open (bots then wait:
+        """Whether a bot is to act but the table is not attended (bots then wait:
         see :meth:`TableManager._bot_seat`)."""
         seat = self.table.actor
-        if seat is None or self.connections:
+        if seat is None or self.attended:
             return False
         return self.table.players[seat].player == BOT or seat in self.stand_ins
 
@@ -409,15 +419,16 @@ class TableManager:
 
     @staticmethod
     def _bot_seat(live: LiveTable) -> Seat | None:
-        """The seat a bot is to act for now; ``None`` when nobody watches the table.
+        """The seat a bot is to act for now; ``None`` when the table is not attended.
 
-        Bots play only while the table has a connection (a seat's or a
-        spectator's): a table nobody watches -- four bots, or people who all
-        left with stand-ins in their seats -- waits, at no cost, and goes on
-        when someone comes (:meth:`join` starts the bots again).
+        Bots play only while one of the table's people is connected, or, at a
+        table of four bots, while someone watches (:attr:`LiveTable.attended`):
+        a table nobody attends -- four bots unwatched, or people who all left
+        with stand-ins in their seats, watched or not -- waits, at no cost, and
+        goes on when someone comes (:meth:`join` starts the bots again).
         """
         seat = live.table.actor
-        if seat is None or not live.connections:
+        if seat is None or not live.attended:
             return None
         return seat if live.bot_for(seat) is not None else None
 

@@ -89,6 +89,13 @@ function hideInvitations() {
   document.getElementById("invitations").replaceChildren();
 }
 
+// A table of bots waits for anyone to open it; a table of people waits for one of
+// them (a spectator alone does not drive the stand-ins of people who all left).
+function waitingFor(table) {
+  const people = Object.values(table.seats).some((seat) => seat.player === "human");
+  return people ? "waits for one of its players" : "waits for someone to open it";
+}
+
 function describeSeats(seats) {
   return SEATS.map((seat) => {
     const info = seats[seat];
@@ -110,7 +117,7 @@ async function refreshTables() {
       el("strong", {}, table.name),
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
       el("span", { class: "muted" }, describeSeats(table.seats)),
-      el("span", { class: "muted" }, table.waiting ? "waits for someone to open it"
+      el("span", { class: "muted" }, table.waiting ? waitingFor(table)
         : `${table.spectators} watching`),
       el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"))));
   } catch (error) {
