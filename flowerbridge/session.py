@@ -195,6 +195,9 @@ class Session:
                 "tricks": {"NS": last_score.tricks[0], "EW": last_score.tricks[1]},
                 "honors": {side.name: {b.name: last_score.honor_copies[side].get(b.code, 0)
                                        for b in BRIGHTS} for side in (Side.NS, Side.EW)},
+                # every honor captured (Brights, Animals, Ribbons), where the boxes above
+                # are the Brights alone (for the bonuses)
+                "honor_points": {side.name: last_score.honors(side) for side in (Side.NS, Side.EW)},
                 "five_bright": {side.name: any(i.side is side and i.label == "Five Bright Bonus"
                                                for i in last_score.items) for side in (Side.NS, Side.EW)},
                 "ten_bright": {side.name: any(i.side is side and i.label == "Ten Bright Bonus"
@@ -254,6 +257,9 @@ class Session:
                     n = record["honors"][side][b.name]
                     boxes.append(" ".join(("■" if n >= k else "□") + str(k) for k in (1, 2)))
                 lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
+            lines.append(f"{'HONOR POINTS':<20}{record['honor_points']['NS']:<10}"
+                         f"{record['honor_points']['EW']}")
+            lines.append("(every honor captured: Brights, Animals and Ribbons)")
             lines.append("-" * 41)
             for key, label, pts in (("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),
                                     ("ten_bright", "TEN BRIGHT BONUS", self.options.ten_bright_bonus)):

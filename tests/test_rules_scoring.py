@@ -330,11 +330,13 @@ def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
     assert set(record["honors"]["EW"].values()) == {0}
     assert record["five_bright"] == record["ten_bright"] == {"NS": False, "EW": False}
     assert [(e["side"], e["points"]) for e in sheet["above"]] == [("NS", 30), ("NS", 40), ("EW", 5)]
+    # the boxes are the Brights; honor points count every honor captured (Ch. 13)
+    assert record["honor_points"] == {"NS": 40, "EW": 5}
     assert sheet["games"][0]["below"] == [{"hand": 1, "side": "NS", "points": 120}]
     text = session.render()
     for line in ("ABOVE THE LINE", "BELOW THE LINE", "GAME WINNER", "HAND RECORD",
                  "DECEMBER BRIGHT     ■1 ■2     □1 □2", "NOVEMBER BRIGHT     ■1 □2     □1 □2",
-                 "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):
+                 f"{'HONOR POINTS':<20}{40:<10}5", "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):
         assert line in text
     # each side's above- and below-the-line totals (R19)
     above, below = text.split("BELOW THE LINE")
