@@ -393,10 +393,14 @@ def test_two_people_play_at_one_table(server):
         [m["seq"] for m in other_table_events(south)][-5:]
 
 
+def stand_in_server(tmp_path, replace_after: float) -> ServerThread:
+    """A server of its own that puts a random stand-in in a seat left for ``replace_after`` s."""
+    return ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0.01,
+                                     replace_after=replace_after, analysis=False))
+
+
 def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_path):
-    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0.01, replace_after=0.2,
-                          analysis=False)
-    with ServerThread(config) as server:
+    with stand_in_server(tmp_path, 0.2) as server:
         created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
                                       hands=3, stand_in="random")
         table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
@@ -418,9 +422,7 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
 
 
 def test_a_spectator_alone_does_not_drive_the_stand_ins_of_people_who_all_left(tmp_path):
-    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0.01, replace_after=0.1,
-                          analysis=False)
-    with ServerThread(config) as server:
+    with stand_in_server(tmp_path, 0.1) as server:
         created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
                                       hands=3, stand_in="random")
         table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
