@@ -218,6 +218,21 @@ def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server
     watcher.context.close()   # nobody watches again: the bots stop (the next tests run unloaded)
 
 
+def test_lobby_a_table_of_bots_shows_only_a_spectator_link_and_says_so(browser, server):
+    # "send each person their own link" once stood above the one link shown: the spectators'
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Bots only")
+    page.select_option("select[name=player_S]", "bot")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    assert [item.get_attribute("data-link") for item in page.locator("#invitations li").all()] == ["Spectators"]
+    note = page.locator("#created-note").inner_text()
+    assert "send each person" not in note and "spectator link" in note, note
+    assert "Invitations" not in page.locator("#created-title").inner_text()
+    assert not page.errors
+
+
 def test_lobby_shows_the_servers_refusal(browser, server):
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")
