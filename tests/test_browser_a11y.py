@@ -352,6 +352,35 @@ def test_client_single_key_shortcuts_off_means_p_does_nothing(browser, server):
     assert not south.errors
 
 
+def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, server):
+    # The list once said Enter and Space only "play the card in focus", and had
+    # nothing on the bidding box's own keys: each thing it says is checked here.
+    created, clients, north = people_table(browser, server, "N")      # North deals
+    north.wait_for_selector('#bidding button[data-call="Pass"]')
+    north.locator("#open-keys").click()
+    keys = north.locator("#keys-dialog .keys").inner_text()
+    assert "make the call" in keys, keys
+    for words in ("Home", "End", "a level lower", "a level higher", "the highest bid"):
+        assert words in keys, (words, keys)
+    north.locator("#close-keys").click()
+    north.focus('#bidding button[data-call="Pass"]')
+    north.keyboard.press("End")
+    assert north.evaluate(FOCUS) == "call 7NT in #bidding"
+    north.keyboard.press("Home")
+    assert north.evaluate(FOCUS) == "call Pass in #bidding"
+    north.keyboard.press("ArrowDown")                       # a level higher: the row of level 1
+    assert north.evaluate(FOCUS).startswith("call 1")
+    north.keyboard.press("ArrowDown")
+    assert north.evaluate(FOCUS).startswith("call 2")
+    north.keyboard.press("ArrowUp")                         # a level lower
+    call = north.evaluate("document.activeElement.dataset.call")
+    assert call.startswith("1")
+    north.keyboard.press("Enter")                           # Enter makes the call in focus
+    north.wait_for_function(f"document.querySelector('table.auction').textContent.includes('{call}')")
+    close_all(clients)
+    assert not north.errors
+
+
 # ------------------------------------------ 11, 12: zoom, title, headings, lang
 
 
