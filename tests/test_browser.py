@@ -529,6 +529,27 @@ def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
     assert not page.errors
 
 
+def test_review_windows_close_button_stays_in_view_while_it_scrolls(browser, server):
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    page = open_page(browser, server, created["spectate_url"], viewport=PHONE)   # the bots play
+    page.wait_for_selector("#review-dialog[open]", timeout=HAND_TIMEOUT_MS)
+    dialog = page.locator("#review-dialog")
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight + 200")      # the review scrolls
+    for where in ("d.scrollHeight / 2", "d.scrollHeight"):
+        dialog.evaluate(f"d => {{ d.scrollTop = {where}; }}")
+        hit = page.locator("#close-review").evaluate("""button => {
+            const r = button.getBoundingClientRect();
+            const d = button.closest('dialog').getBoundingClientRect();
+            const inside = r.top >= d.top && r.bottom <= d.bottom && r.bottom > 0 && r.top < innerHeight;
+            return inside && document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2) === button;
+        }""")
+        assert hit, where
+    screenshot(page, "review-scrolled-360")
+    page.locator("#close-review").click()
+    assert page.locator("#review-dialog[open]").count() == 0
+    assert not page.errors
+
+
 def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     view = {"dealer": "E", "phase": "auction", "turn": "W",
             "auction": [{"seat": "E", "call": "1R"}, {"seat": "S", "call": "Pass"}]}
