@@ -8,7 +8,7 @@ import { cardName } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
-import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall } from "./views/auction.js";
+import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall, splitCall } from "./views/auction.js";
 import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
 import { renderReview, headline } from "./views/review.js";
@@ -553,6 +553,22 @@ function toggleLastTrick() {
   draw();
 }
 
+// A bid's place in the order of bids: 1P < 1R < 1A < 1NT < 2P < … < 7NT.
+function bidRank(call) {
+  const bid = splitCall(call);
+  return bid ? bid.level * 4 + ["P", "R", "A", "NT"].indexOf(bid.denomination) : null;
+}
+
+// Why a typed bid is not on offer: it is not above the last bid, so say the lowest one that is.
+function whyNotThisCall(call, calls) {
+  const rank = bidRank(call);
+  if (rank === null) return "";
+  const bids = calls.filter((c) => bidRank(c) !== null).sort((a, b) => bidRank(a) - bidRank(b));
+  if (!bids.length) return ": no bid is left, only Pass";
+  if (rank >= bidRank(bids[0])) return "";
+  return `: the lowest bid now is ${spokenCall(bids[0])} (${bids[0]})`;
+}
+
 function keyCall(key) {
   const calls = legalCalls();
   if (!calls.length) return false;
@@ -569,7 +585,7 @@ function keyCall(key) {
     sendCall(call);
   } else {
     state.pendingLevel = null;
-    state.refusal = `${spokenCall(call)} is not a call you can make now.`;
+    state.refusal = `${spokenCall(call)} is not a call you can make now${whyNotThisCall(call, calls)}.`;
     draw();
   }
   return true;
