@@ -835,6 +835,33 @@ def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
     assert not south.errors
 
 
+def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_path):
+    with Server(tmp_path) as own:
+        created, clients = people_table_at(own, SOUTH_DECLARES,
+                                           lambda view: view["phase"] == "play" and view["turn"] == "N")
+        for client in clients.values():
+            client.close()
+        south = open_page(browser, own, created["invitations"]["S"]["url"])
+        cards = south.locator("#felt .card.playable")
+        cards.first.wait_for()
+        looks = """() => [...document.querySelectorAll('#felt .card.playable')].map((c) => {
+            const style = getComputedStyle(c);
+            return style.filter === 'none' && style.cursor === 'pointer' ? 'playable' : 'not playable';
+        })"""
+        assert set(south.evaluate(looks)) == {"playable"}
+        own.stop(kill=True)
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        assert set(south.evaluate(looks)) == {"not playable"}
+        screenshot(south, "disconnected-cards")
+        cards.first.click(position={"x": 6, "y": 12})       # and a click still says why nothing happens
+        assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
+        own.start()
+        south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
+                                timeout=30_000)
+        assert set(south.evaluate(looks)) == {"playable"}
+        assert not south.errors
+
+
 @pytest.mark.parametrize("role, calls, until", [
     # East declares: West's dummy on South's left, the trick beside East
     ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],

@@ -489,6 +489,8 @@ function showStatus(status) {
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
+  // Down (or coming back): the cards and calls are shown as not to be played (a click says why).
+  document.body.classList.toggle("disconnected", status !== "online");
   if (status === "refused") showRefusedLink();
   if (status === "online" && state.refusal === NOT_SENT) {
     state.refusal = null;   // connected again: the person may act
