@@ -889,6 +889,28 @@ def test_phone_defender_and_dummy_see_their_cards_and_the_trick_without_scrollin
     assert not south.errors
 
 
+@pytest.mark.parametrize("how", ["button", "key"])
+def test_phone_last_trick_opens_in_view(browser, server, how):
+    # At 360 px the panel opens under the table and the auction, below the fold:
+    # the tap seemed to do nothing.
+    created = mid_trick_table(server)
+    north = open_page(browser, server, created["invitations"]["N"]["url"], viewport=PHONE)
+    north.locator("#felt .card.playable").first.wait_for()
+    if how == "button":
+        north.locator("#toggle-last").click()
+    else:
+        north.keyboard.press("l")
+    panel = north.locator("#last-trick-panel")
+    panel.wait_for()
+    seen = panel.evaluate("""p => {
+        const r = p.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight + 1;
+    }""")
+    assert seen, panel.bounding_box()
+    screenshot(north, f"phone-last-trick-{how}")
+    assert not north.errors
+
+
 @pytest.mark.parametrize("clipboard", ["granted", "none"])
 def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser, server, clipboard):
     # Over plain http on a network address there is no clipboard at all: the link

@@ -553,6 +553,8 @@ function toggleCopies() {
 function toggleLastTrick() {
   state.showLastTrick = !state.showLastTrick;
   draw();
+  // On a phone the panel opens below the table, out of sight: bring it into view.
+  if (state.showLastTrick) $("last-trick-panel").scrollIntoView({ block: "nearest" });
 }
 
 // A bid's place in the order of bids: 1P < 1R < 1A < 1NT < 2P < … < 7NT.
