@@ -862,6 +862,32 @@ def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_pa
         assert not south.errors
 
 
+@pytest.mark.parametrize("calls, over", [(["Pass"] * 4, "passed out"), (SOUTH_DECLARES, "finished")])
+def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser, server, calls, over):
+    created, clients = people_table_at(server, calls, lambda view: view["phase"] == over)
+    for client in clients.values():
+        client.close()
+    sheet = server.api("GET", f"/api/tables/{created['table']['id']}/session")["scoresheet"]
+    assert sheet["is_over"]
+    totals = {side: sheet["totals"][side]["total"] for side in ("NS", "EW")}
+    names = {"NS": "North-South", "EW": "East-West"}
+    if sheet["leader"]:
+        loser = "EW" if sheet["leader"] == "NS" else "NS"
+        result = f"{names[sheet['leader']]} won, {totals[sheet['leader']]} points to {totals[loser]}"
+        on_sheet = f"The session is over: {names[sheet['leader']].upper()} won."
+    else:
+        result = f"a tie, {totals['NS']} points each"
+        on_sheet = "The session is over: a tie."
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+    assert south.locator("#message").inner_text() == f"The session is over: {result}."
+    assert south.locator('#session-end a[href="/"]').inner_text() == "Back to the lobby"
+    assert south.locator('#session-end a[href="/"]').is_visible()
+    assert south.locator("#scoresheet .session-over").inner_text() == on_sheet
+    assert "ahead" not in south.locator("#scoresheet").inner_text()
+    assert not south.errors
+
+
 @pytest.mark.parametrize("role, calls, until", [
     # East declares: West's dummy on South's left, the trick beside East
     ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],

@@ -13,6 +13,7 @@ import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
 import { renderReview, headline } from "./views/review.js";
 
+const SIDE_NAMES = { NS: "North-South", EW: "East-West" };
 const COPIES_KEY = "flowerbridge.copies-seen";
 const SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts";
 const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
@@ -187,10 +188,22 @@ function drawFelt() {
 
 // ------------------------------------------------------------ side panels
 
+// Who won the session (R19: the side with more points in all), or a tie.
+function sessionResult(sheet) {
+  const { NS, EW } = sheet.totals;
+  if (!sheet.leader) return `a tie, ${NS.total} points each`;
+  const [won, lost] = sheet.leader === "NS" ? [NS, EW] : [EW, NS];
+  return `${SIDE_NAMES[sheet.leader]} won, ${won.total} points to ${lost.total}`;
+}
+
+function sessionOver() {
+  return Boolean(state.scoresheet?.is_over && (state.view.phase === "finished" || state.view.phase === "passed out"));
+}
+
 function turnMessage() {
   const view = state.view;
-  if (state.scoresheet?.is_over && (view.phase === "finished" || view.phase === "passed out")) {
-    return "The session is over.";
+  if (sessionOver()) {
+    return `The session is over: ${sessionResult(state.scoresheet)}.`;
   }
   if (view.phase === "finished") return "The hand is over.";
   if (view.phase === "passed out") return "Passed out.";
@@ -220,6 +233,7 @@ function drawPlayPanel() {
     $("message").textContent = message;
     state.spokenTurn = message;
   }
+  $("session-end").classList.toggle("hidden", !sessionOver());
   if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
