@@ -644,6 +644,14 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
         assert refusal.startswith("The server refused this link: ") and reason in refusal  # the server's words
         assert page.locator('#refusal a[href="/"]').inner_text() == "Back to the lobby"
         assert page.locator("#felt .card").count() == 0
+        # only the refusal: no empty felt, auction, copies seen or scoresheet, no live buttons
+        for hidden in ("#felt", "#auction-panel", "#copies-panel", "#scoresheet-panel", "#bidding",
+                       "#toggle-copies", "#toggle-last", "#open-review", "#open-keys", "#language"):
+            assert not page.locator(hidden).is_visible(), hidden
+        assert page.locator("#refusal").is_visible()
+        page.keyboard.press("?")                        # and the keys open nothing
+        assert page.locator("dialog[open]").count() == 0
+        screenshot(page, "link-refused")
         assert not page.errors
 
 

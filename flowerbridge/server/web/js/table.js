@@ -369,7 +369,7 @@ function restoreFocus(was) {
 // auction cell that had it (every message redraws the page), and takes a person
 // at the keyboard to the bidding box or the hand when their turn comes.
 function draw() {
-  if (!state.view) return;
+  if (!state.view || state.linkRefused) return;
   const focus = rememberFocus();
   state.spokenTurn = null;
   // The last event applied, for people debugging and for the browser tests.
@@ -522,6 +522,14 @@ function showRefusedLink() {
   lobby.textContent = "Back to the lobby";
   $("refusal").replaceChildren(`The server refused this link: ${why} `, lobby);
   state.linkRefused = true;
+  // Only that: no empty felt, panels or buttons for a table this page does not have.
+  const main = document.querySelector("main");
+  main.className = "refused-link";
+  main.replaceChildren(el("section", { class: "panel" }, el("h2", {}, "This link opens no table"), $("refusal")));
+  for (const id of ["toggle-copies", "toggle-last", "open-review", "open-keys"]) $(id).classList.add("hidden");
+  $("language").closest("label").classList.add("hidden");
+  $("title").textContent = "Link refused";
+  document.title = "Link refused — Flower Bridge";
 }
 
 // --------------------------------------------------------------- keyboard
@@ -613,6 +621,7 @@ function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest("input, select, textarea")) return;
   if (document.querySelector("dialog[open]")) return;  // the dialog handles Esc itself
+  if (state.linkRefused) return;                       // no table: nothing for the keys to do
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   // Letters, digits and "?" act only while single-key shortcuts are on (the Keys window).
   if (!state.singleKeys && key.length === 1 && key !== " ") return;
