@@ -870,6 +870,47 @@ def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_pa
         assert not south.errors
 
 
+def test_declarer_sees_which_hand_plays_and_a_card_that_cannot_be_played_says_why(browser, server):
+    # South declares, North is dummy. Once the hand to play (either) holds a card
+    # South may not play: the other hand is dimmed, and clicks on it, or on that
+    # card, are answered in words rather than by nothing.
+    def greyed_card_to_play(view):
+        if view["phase"] != "play" or view["actor"] != "S":
+            return False
+        to_play, other = (view["dummy"], view["hand"]) if view["turn"] == "N" else (view["hand"], view["dummy"])
+        return bool(set(to_play) - set(view["legal"])) and bool(other)
+
+    created, clients = people_table_at(server, SOUTH_DECLARES, greyed_card_to_play)
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#felt .card.playable").first.wait_for()
+    turn = south.locator("#felt .hand.my-turn").evaluate("h => h.closest('.seat-box').dataset.seat")
+    other = "S" if turn == "N" else "N"
+    waiting = south.locator(f'#felt .seat-box[data-seat="{other}"] .hand')
+    assert "not-to-play" in waiting.get_attribute("class")
+    assert waiting.locator(".card").first.evaluate("c => getComputedStyle(c).filter") != "none"
+    assert "not-to-play" not in south.locator("#felt .hand.my-turn").get_attribute("class")
+    screenshot(south, "declarer-hand-not-to-play")
+    seq = south.evaluate("document.body.dataset.seq")
+    waiting.locator(".card").first.click(position={"x": 6, "y": 12})
+    expected = ("North (dummy) plays now: play from North's hand." if turn == "N"
+                else "You play now from your own hand (South), not the dummy's.")
+    assert south.locator("#refusal").inner_text() == expected
+    # a greyed card of the hand to play: the suit led must be followed
+    lead = south.locator("#trick .card").first.get_attribute("data-code")
+    suit = {"A": "Bright Animals", "R": "Ribbons", "P": "Plains"}[
+        next(card["suit"] for card in server.api("GET", "/api/cards") if card["code"] == lead)]
+    south.locator("#felt .hand.my-turn .card:not(.playable)").first.click(position={"x": 6, "y": 12})
+    who = "North (dummy)" if turn == "N" else "You"
+    assert south.locator("#refusal").inner_text() == f"{who} must follow {suit}."
+    assert south.evaluate("document.body.dataset.seq") == seq            # nothing was sent
+    south.locator("#felt .card.playable").last.click()                    # a card that may be played
+    south.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 @pytest.mark.parametrize("calls, over", [(["Pass"] * 4, "passed out"), (SOUTH_DECLARES, "finished")])
 def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser, server, calls, over):
     created, clients = people_table_at(server, calls, lambda view: view["phase"] == over)

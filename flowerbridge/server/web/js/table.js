@@ -32,6 +32,7 @@ const state = {
   review: null,          // the review of the latest finished hand
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
+  hint: null,            // why a card clicked cannot be played, until the next event or action
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
@@ -50,6 +51,7 @@ const NOT_SENT = "Not connected: that was not sent. Reconnecting… try again on
 
 function act(action) {
   state.refusal = null;
+  state.hint = null;
   if (!connection.act(action)) {
     // the socket is down: say so rather than let the click vanish
     state.refusal = NOT_SENT;
@@ -70,6 +72,8 @@ function sendPlay(code) {
 }
 
 // ------------------------------------------------------------- what is whose
+
+const SUIT_NAMES = { A: "Bright Animals", R: "Ribbons", P: "Plains" };
 
 function isMyTurn() {
   return Boolean(state.view && state.seat && state.view.actor === state.seat);
@@ -121,6 +125,10 @@ function seatBox(seat, place) {
 
   const playable = legalCards();
   const choosing = playable.length && view.turn === seat;
+  // As declarer, the hand that is not to play now (your own on dummy's turn,
+  // the dummy's on yours) is dimmed: its cards cannot be played.
+  const waiting = Boolean(playable.length && contract?.declarer === state.seat && view.turn !== seat &&
+    (seat === state.seat || seat === contract.dummy));
   const how = (name) => ({
     label: name,
     makeCard: choosing ? (code) => activeCard(code, playable) : null,
@@ -148,6 +156,7 @@ function seatBox(seat, place) {
   const kept = box.dataset.cards === key && box.children.length === 2 ? box.children[1] : null;
   const cards = kept || make();
   if (cards && choosing) cards.classList.add("my-turn");
+  cards?.classList?.toggle("not-to-play", waiting);
   box.classList.toggle("face-up", Boolean(cards?.classList.contains("hand")));
   box.dataset.seat = seat;
   box.dataset.cards = key;
@@ -184,6 +193,38 @@ function drawFelt() {
   const felt = $("felt");
   if (dummy && state.view.dummy && dummy !== state.seat) felt.dataset.dummyAt = places[dummy];
   else delete felt.dataset.dummyAt;
+}
+
+// Why a card of a face-up hand, clicked, cannot be played now (null: say nothing).
+function whyNotPlayable(seat) {
+  const view = state.view;
+  if (!view || view.phase !== "play" || !state.seat) return null;
+  const contract = view.contract;
+  const dummy = contract.dummy;
+  if (seat === dummy && contract.declarer !== state.seat) {
+    return `${SEAT_NAMES[contract.declarer]} (declarer) plays the dummy's cards.`;
+  }
+  if (seat !== state.seat && seat !== dummy) return null;
+  if (!isMyTurn()) return `Not your turn: ${turnMessage()}`;
+  if (view.turn !== seat) {
+    return view.turn === dummy
+      ? `${SEAT_NAMES[dummy]} (dummy) plays now: play from ${SEAT_NAMES[dummy]}'s hand.`
+      : `You play now from your own hand (${SEAT_NAMES[state.seat]}), not the dummy's.`;
+  }
+  const lead = view.current_trick[0];
+  if (!lead) return "That card cannot be played now.";
+  const who = seat === state.seat ? "You" : `${SEAT_NAMES[seat]} (dummy)`;
+  return `${who} must follow ${SUIT_NAMES[state.catalogue.get(lead.card).suit]}.`;
+}
+
+// A click on a card that cannot be played is answered, in the refusal line.
+function clickedCard(event) {
+  const card = event.target.closest?.(".seat-box .hand .card");
+  if (!card || card.classList.contains("playable")) return;
+  const why = whyNotPlayable(card.closest(".seat-box").dataset.seat);
+  if (!why) return;
+  state.hint = why;
+  draw();
 }
 
 // ------------------------------------------------------------ side panels
@@ -234,7 +275,7 @@ function drawPlayPanel() {
     state.spokenTurn = message;
   }
   $("session-end").classList.toggle("hidden", !sessionOver());
-  if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
+  if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -387,6 +428,7 @@ function draw() {
 // --------------------------------------------------------------- messages
 
 function applyView(message) {
+  state.hint = null;  // the table moved: what a click was told may no longer hold
   state.hand = message.hand;
   state.view = message.view;
   state.seen = message.seen;
@@ -658,6 +700,7 @@ async function main() {
     drawReview();
   });
   $("toggle-copies").addEventListener("click", toggleCopies);
+  $("felt").addEventListener("click", clickedCard);
   $("toggle-last").addEventListener("click", toggleLastTrick);
   $("open-review").addEventListener("click", openReview);
   $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
