@@ -218,6 +218,21 @@ def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server
     watcher.context.close()   # nobody watches again: the bots stop (the next tests run unloaded)
 
 
+def test_lobby_a_table_of_bots_shows_only_a_spectator_link_and_says_so(browser, server):
+    # "send each person their own link" once stood above the one link shown: the spectators'
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Bots only")
+    page.select_option("select[name=player_S]", "bot")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    assert [item.get_attribute("data-link") for item in page.locator("#invitations li").all()] == ["Spectators"]
+    note = page.locator("#created-note").inner_text()
+    assert "send each person" not in note and "spectator link" in note, note
+    assert "Invitations" not in page.locator("#created-title").inner_text()
+    assert not page.errors
+
+
 def test_lobby_shows_the_servers_refusal(browser, server):
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")
@@ -514,6 +529,27 @@ def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
     assert not page.errors
 
 
+def test_review_windows_close_button_stays_in_view_while_it_scrolls(browser, server):
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    page = open_page(browser, server, created["spectate_url"], viewport=PHONE)   # the bots play
+    page.wait_for_selector("#review-dialog[open]", timeout=HAND_TIMEOUT_MS)
+    dialog = page.locator("#review-dialog")
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight + 200")      # the review scrolls
+    for where in ("d.scrollHeight / 2", "d.scrollHeight"):
+        dialog.evaluate(f"d => {{ d.scrollTop = {where}; }}")
+        hit = page.locator("#close-review").evaluate("""button => {
+            const r = button.getBoundingClientRect();
+            const d = button.closest('dialog').getBoundingClientRect();
+            const inside = r.top >= d.top && r.bottom <= d.bottom && r.bottom > 0 && r.top < innerHeight;
+            return inside && document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2) === button;
+        }""")
+        assert hit, where
+    screenshot(page, "review-scrolled-360")
+    page.locator("#close-review").click()
+    assert page.locator("#review-dialog[open]").count() == 0
+    assert not page.errors
+
+
 def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     view = {"dealer": "E", "phase": "auction", "turn": "W",
             "auction": [{"seat": "E", "call": "1R"}, {"seat": "S", "call": "Pass"}]}
@@ -608,6 +644,14 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
         assert refusal.startswith("The server refused this link: ") and reason in refusal  # the server's words
         assert page.locator('#refusal a[href="/"]').inner_text() == "Back to the lobby"
         assert page.locator("#felt .card").count() == 0
+        # only the refusal: no empty felt, auction, copies seen or scoresheet, no live buttons
+        for hidden in ("#felt", "#auction-panel", "#copies-panel", "#scoresheet-panel", "#bidding",
+                       "#toggle-copies", "#toggle-last", "#open-review", "#open-keys", "#language"):
+            assert not page.locator(hidden).is_visible(), hidden
+        assert page.locator("#refusal").is_visible()
+        page.keyboard.press("?")                        # and the keys open nothing
+        assert page.locator("dialog[open]").count() == 0
+        screenshot(page, "link-refused")
         assert not page.errors
 
 
@@ -799,6 +843,100 @@ def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
     assert not south.errors
 
 
+def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_path):
+    with Server(tmp_path) as own:
+        created, clients = people_table_at(own, SOUTH_DECLARES,
+                                           lambda view: view["phase"] == "play" and view["turn"] == "N")
+        for client in clients.values():
+            client.close()
+        south = open_page(browser, own, created["invitations"]["S"]["url"])
+        cards = south.locator("#felt .card.playable")
+        cards.first.wait_for()
+        looks = """() => [...document.querySelectorAll('#felt .card.playable')].map((c) => {
+            const style = getComputedStyle(c);
+            return style.filter === 'none' && style.cursor === 'pointer' ? 'playable' : 'not playable';
+        })"""
+        assert set(south.evaluate(looks)) == {"playable"}
+        own.stop(kill=True)
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        assert set(south.evaluate(looks)) == {"not playable"}
+        screenshot(south, "disconnected-cards")
+        cards.first.click(position={"x": 6, "y": 12})       # and a click still says why nothing happens
+        assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
+        own.start()
+        south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
+                                timeout=30_000)
+        assert set(south.evaluate(looks)) == {"playable"}
+        assert not south.errors
+
+
+def test_declarer_sees_which_hand_plays_and_a_card_that_cannot_be_played_says_why(browser, server):
+    # South declares, North is dummy. Once the hand to play (either) holds a card
+    # South may not play: the other hand is dimmed, and clicks on it, or on that
+    # card, are answered in words rather than by nothing.
+    def greyed_card_to_play(view):
+        if view["phase"] != "play" or view["actor"] != "S":
+            return False
+        to_play, other = (view["dummy"], view["hand"]) if view["turn"] == "N" else (view["hand"], view["dummy"])
+        return bool(set(to_play) - set(view["legal"])) and bool(other)
+
+    created, clients = people_table_at(server, SOUTH_DECLARES, greyed_card_to_play)
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#felt .card.playable").first.wait_for()
+    turn = south.locator("#felt .hand.my-turn").evaluate("h => h.closest('.seat-box').dataset.seat")
+    other = "S" if turn == "N" else "N"
+    waiting = south.locator(f'#felt .seat-box[data-seat="{other}"] .hand')
+    assert "not-to-play" in waiting.get_attribute("class")
+    assert waiting.locator(".card").first.evaluate("c => getComputedStyle(c).filter") != "none"
+    assert "not-to-play" not in south.locator("#felt .hand.my-turn").get_attribute("class")
+    screenshot(south, "declarer-hand-not-to-play")
+    seq = south.evaluate("document.body.dataset.seq")
+    waiting.locator(".card").first.click(position={"x": 6, "y": 12})
+    expected = ("North (dummy) plays now: play from North's hand." if turn == "N"
+                else "You play now from your own hand (South), not the dummy's.")
+    assert south.locator("#refusal").inner_text() == expected
+    # a greyed card of the hand to play: the suit led must be followed
+    lead = south.locator("#trick .card").first.get_attribute("data-code")
+    suit = {"A": "Bright Animals", "R": "Ribbons", "P": "Plains"}[
+        next(card["suit"] for card in server.api("GET", "/api/cards") if card["code"] == lead)]
+    south.locator("#felt .hand.my-turn .card:not(.playable)").first.click(position={"x": 6, "y": 12})
+    who = "North (dummy)" if turn == "N" else "You"
+    assert south.locator("#refusal").inner_text() == f"{who} must follow {suit}."
+    assert south.evaluate("document.body.dataset.seq") == seq            # nothing was sent
+    south.locator("#felt .card.playable").last.click()                    # a card that may be played
+    south.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("calls, over", [(["Pass"] * 4, "passed out"), (SOUTH_DECLARES, "finished")])
+def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser, server, calls, over):
+    created, clients = people_table_at(server, calls, lambda view: view["phase"] == over)
+    for client in clients.values():
+        client.close()
+    sheet = server.api("GET", f"/api/tables/{created['table']['id']}/session")["scoresheet"]
+    assert sheet["is_over"]
+    totals = {side: sheet["totals"][side]["total"] for side in ("NS", "EW")}
+    names = {"NS": "North-South", "EW": "East-West"}
+    if sheet["leader"]:
+        loser = "EW" if sheet["leader"] == "NS" else "NS"
+        result = f"{names[sheet['leader']]} won, {totals[sheet['leader']]} points to {totals[loser]}"
+        on_sheet = f"The session is over: {names[sheet['leader']].upper()} won."
+    else:
+        result = f"a tie, {totals['NS']} points each"
+        on_sheet = "The session is over: a tie."
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+    assert south.locator("#message").inner_text() == f"The session is over: {result}."
+    assert south.locator('#session-end a[href="/"]').inner_text() == "Back to the lobby"
+    assert south.locator('#session-end a[href="/"]').is_visible()
+    assert south.locator("#scoresheet .session-over").inner_text() == on_sheet
+    assert "ahead" not in south.locator("#scoresheet").inner_text()
+    assert not south.errors
+
+
 @pytest.mark.parametrize("role, calls, until", [
     # East declares: West's dummy on South's left, the trick beside East
     ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],
@@ -824,6 +962,28 @@ def test_phone_defender_and_dummy_see_their_cards_and_the_trick_without_scrollin
     assert south.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(south, "phone-" + role.replace(",", "").replace(" ", "-"))
     assert not south.errors
+
+
+@pytest.mark.parametrize("how", ["button", "key"])
+def test_phone_last_trick_opens_in_view(browser, server, how):
+    # At 360 px the panel opens under the table and the auction, below the fold:
+    # the tap seemed to do nothing.
+    created = mid_trick_table(server)
+    north = open_page(browser, server, created["invitations"]["N"]["url"], viewport=PHONE)
+    north.locator("#felt .card.playable").first.wait_for()
+    if how == "button":
+        north.locator("#toggle-last").click()
+    else:
+        north.keyboard.press("l")
+    panel = north.locator("#last-trick-panel")
+    panel.wait_for()
+    seen = panel.evaluate("""p => {
+        const r = p.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight + 1;
+    }""")
+    assert seen, panel.bounding_box()
+    screenshot(north, f"phone-last-trick-{how}")
+    assert not north.errors
 
 
 @pytest.mark.parametrize("clipboard", ["granted", "none"])

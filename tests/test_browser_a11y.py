@@ -352,6 +352,53 @@ def test_client_single_key_shortcuts_off_means_p_does_nothing(browser, server):
     assert not south.errors
 
 
+def test_client_a_typed_bid_too_low_is_answered_with_the_lowest_bid_on_offer(browser, server):
+    created, clients, south = people_table(browser, server, "S")
+    act(clients["N"], 1, "call", "1NT")          # North deals and opens 1NT; East passes
+    act(clients["E"], 2, "call", "Pass")
+    page_at(south, 3)
+    south.wait_for_selector('#bidding button[data-call="Pass"]')
+    south.keyboard.press("1")
+    south.keyboard.press("p")
+    assert south.locator("#refusal").inner_text() == (
+        "1 Plains is not a call you can make now: the lowest bid now is 2 Plains (2P).")
+    south.keyboard.press("2")
+    south.keyboard.press("p")                     # the lowest bid is taken
+    south.wait_for_function("document.querySelector('table.auction').textContent.includes('2P')")
+    assert south.locator("#refusal").inner_text() == ""
+    close_all(clients)
+    assert not south.errors
+
+
+def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, server):
+    # The list once said Enter and Space only "play the card in focus", and had
+    # nothing on the bidding box's own keys: each thing it says is checked here.
+    created, clients, north = people_table(browser, server, "N")      # North deals
+    north.wait_for_selector('#bidding button[data-call="Pass"]')
+    north.locator("#open-keys").click()
+    keys = north.locator("#keys-dialog .keys").inner_text()
+    assert "make the call" in keys, keys
+    for words in ("Home", "End", "a level lower", "a level higher", "the highest bid"):
+        assert words in keys, (words, keys)
+    north.locator("#close-keys").click()
+    north.focus('#bidding button[data-call="Pass"]')
+    north.keyboard.press("End")
+    assert north.evaluate(FOCUS) == "call 7NT in #bidding"
+    north.keyboard.press("Home")
+    assert north.evaluate(FOCUS) == "call Pass in #bidding"
+    north.keyboard.press("ArrowDown")                       # a level higher: the row of level 1
+    assert north.evaluate(FOCUS).startswith("call 1")
+    north.keyboard.press("ArrowDown")
+    assert north.evaluate(FOCUS).startswith("call 2")
+    north.keyboard.press("ArrowUp")                         # a level lower
+    call = north.evaluate("document.activeElement.dataset.call")
+    assert call.startswith("1")
+    north.keyboard.press("Enter")                           # Enter makes the call in focus
+    north.wait_for_function(f"document.querySelector('table.auction').textContent.includes('{call}')")
+    close_all(clients)
+    assert not north.errors
+
+
 # ------------------------------------------ 11, 12: zoom, title, headings, lang
 
 

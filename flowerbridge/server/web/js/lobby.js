@@ -76,7 +76,15 @@ function linkItem(label, path) {
 }
 
 function showInvitations(created) {
-  document.getElementById("created-title").textContent = `Invitations to ${created.table.name}`;
+  const people = Object.keys(created.invitations).length;
+  document.getElementById("created-title").textContent = people
+    ? `Invitations to ${created.table.name}` : `${created.table.name}: the spectator link`;
+  // A table of bots has no seat to hand out: only the spectator link is shown.
+  document.getElementById("created-note").textContent = people
+    ? "Each link carries its seat's secret token and is shown only now: send each person their own link. " +
+      "Anyone may watch with the spectator link."
+    : "Every seat is a bot, so there is no invitation to send: open or share the spectator link to " +
+      "watch. The bots play while someone has the table open.";
   const list = document.getElementById("invitations");
   list.replaceChildren(
     ...Object.entries(created.invitations).map(([seat, invitation]) => linkItem(SEAT_NAMES[seat], invitation.url)),

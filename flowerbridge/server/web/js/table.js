@@ -8,11 +8,12 @@ import { cardName } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
-import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall } from "./views/auction.js";
+import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall, splitCall } from "./views/auction.js";
 import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
 import { renderReview, headline } from "./views/review.js";
 
+const SIDE_NAMES = { NS: "North-South", EW: "East-West" };
 const COPIES_KEY = "flowerbridge.copies-seen";
 const SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts";
 const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
@@ -31,6 +32,7 @@ const state = {
   review: null,          // the review of the latest finished hand
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
+  hint: null,            // why a card clicked cannot be played, until the next event or action
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
@@ -49,6 +51,7 @@ const NOT_SENT = "Not connected: that was not sent. Reconnecting… try again on
 
 function act(action) {
   state.refusal = null;
+  state.hint = null;
   if (!connection.act(action)) {
     // the socket is down: say so rather than let the click vanish
     state.refusal = NOT_SENT;
@@ -69,6 +72,8 @@ function sendPlay(code) {
 }
 
 // ------------------------------------------------------------- what is whose
+
+const SUIT_NAMES = { A: "Bright Animals", R: "Ribbons", P: "Plains" };
 
 function isMyTurn() {
   return Boolean(state.view && state.seat && state.view.actor === state.seat);
@@ -120,6 +125,10 @@ function seatBox(seat, place) {
 
   const playable = legalCards();
   const choosing = playable.length && view.turn === seat;
+  // As declarer, the hand that is not to play now (your own on dummy's turn,
+  // the dummy's on yours) is dimmed: its cards cannot be played.
+  const waiting = Boolean(playable.length && contract?.declarer === state.seat && view.turn !== seat &&
+    (seat === state.seat || seat === contract.dummy));
   const how = (name) => ({
     label: name,
     makeCard: choosing ? (code) => activeCard(code, playable) : null,
@@ -147,6 +156,7 @@ function seatBox(seat, place) {
   const kept = box.dataset.cards === key && box.children.length === 2 ? box.children[1] : null;
   const cards = kept || make();
   if (cards && choosing) cards.classList.add("my-turn");
+  cards?.classList?.toggle("not-to-play", waiting);
   box.classList.toggle("face-up", Boolean(cards?.classList.contains("hand")));
   box.dataset.seat = seat;
   box.dataset.cards = key;
@@ -185,12 +195,56 @@ function drawFelt() {
   else delete felt.dataset.dummyAt;
 }
 
+// Why a card of a face-up hand, clicked, cannot be played now (null: say nothing).
+function whyNotPlayable(seat) {
+  const view = state.view;
+  if (!view || view.phase !== "play" || !state.seat) return null;
+  const contract = view.contract;
+  const dummy = contract.dummy;
+  if (seat === dummy && contract.declarer !== state.seat) {
+    return `${SEAT_NAMES[contract.declarer]} (declarer) plays the dummy's cards.`;
+  }
+  if (seat !== state.seat && seat !== dummy) return null;
+  if (!isMyTurn()) return `Not your turn: ${turnMessage()}`;
+  if (view.turn !== seat) {
+    return view.turn === dummy
+      ? `${SEAT_NAMES[dummy]} (dummy) plays now: play from ${SEAT_NAMES[dummy]}'s hand.`
+      : `You play now from your own hand (${SEAT_NAMES[state.seat]}), not the dummy's.`;
+  }
+  const lead = view.current_trick[0];
+  if (!lead) return "That card cannot be played now.";
+  const who = seat === state.seat ? "You" : `${SEAT_NAMES[seat]} (dummy)`;
+  return `${who} must follow ${SUIT_NAMES[state.catalogue.get(lead.card).suit]}.`;
+}
+
+// A click on a card that cannot be played is answered, in the refusal line.
+function clickedCard(event) {
+  const card = event.target.closest?.(".seat-box .hand .card");
+  if (!card || card.classList.contains("playable")) return;
+  const why = whyNotPlayable(card.closest(".seat-box").dataset.seat);
+  if (!why) return;
+  state.hint = why;
+  draw();
+}
+
 // ------------------------------------------------------------ side panels
+
+// Who won the session (R19: the side with more points in all), or a tie.
+function sessionResult(sheet) {
+  const { NS, EW } = sheet.totals;
+  if (!sheet.leader) return `a tie, ${NS.total} points each`;
+  const [won, lost] = sheet.leader === "NS" ? [NS, EW] : [EW, NS];
+  return `${SIDE_NAMES[sheet.leader]} won, ${won.total} points to ${lost.total}`;
+}
+
+function sessionOver() {
+  return Boolean(state.scoresheet?.is_over && (state.view.phase === "finished" || state.view.phase === "passed out"));
+}
 
 function turnMessage() {
   const view = state.view;
-  if (state.scoresheet?.is_over && (view.phase === "finished" || view.phase === "passed out")) {
-    return "The session is over.";
+  if (sessionOver()) {
+    return `The session is over: ${sessionResult(state.scoresheet)}.`;
   }
   if (view.phase === "finished") return "The hand is over.";
   if (view.phase === "passed out") return "Passed out.";
@@ -220,7 +274,8 @@ function drawPlayPanel() {
     $("message").textContent = message;
     state.spokenTurn = message;
   }
-  if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
+  $("session-end").classList.toggle("hidden", !sessionOver());
+  if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -355,7 +410,7 @@ function restoreFocus(was) {
 // auction cell that had it (every message redraws the page), and takes a person
 // at the keyboard to the bidding box or the hand when their turn comes.
 function draw() {
-  if (!state.view) return;
+  if (!state.view || state.linkRefused) return;
   const focus = rememberFocus();
   state.spokenTurn = null;
   // The last event applied, for people debugging and for the browser tests.
@@ -373,6 +428,7 @@ function draw() {
 // --------------------------------------------------------------- messages
 
 function applyView(message) {
+  state.hint = null;  // the table moved: what a click was told may no longer hold
   state.hand = message.hand;
   state.view = message.view;
   state.seen = message.seen;
@@ -489,6 +545,8 @@ function showStatus(status) {
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
+  // Down (or coming back): the cards and calls are shown as not to be played (a click says why).
+  document.body.classList.toggle("disconnected", status !== "online");
   if (status === "refused") showRefusedLink();
   if (status === "online" && state.refusal === NOT_SENT) {
     state.refusal = null;   // connected again: the person may act
@@ -506,6 +564,14 @@ function showRefusedLink() {
   lobby.textContent = "Back to the lobby";
   $("refusal").replaceChildren(`The server refused this link: ${why} `, lobby);
   state.linkRefused = true;
+  // Only that: no empty felt, panels or buttons for a table this page does not have.
+  const main = document.querySelector("main");
+  main.className = "refused-link";
+  main.replaceChildren(el("section", { class: "panel" }, el("h2", {}, "This link opens no table"), $("refusal")));
+  for (const id of ["toggle-copies", "toggle-last", "open-review", "open-keys"]) $(id).classList.add("hidden");
+  $("language").closest("label").classList.add("hidden");
+  $("title").textContent = "Link refused";
+  document.title = "Link refused — Flower Bridge";
 }
 
 // --------------------------------------------------------------- keyboard
@@ -551,6 +617,24 @@ function toggleCopies() {
 function toggleLastTrick() {
   state.showLastTrick = !state.showLastTrick;
   draw();
+  // On a phone the panel opens below the table, out of sight: bring it into view.
+  if (state.showLastTrick) $("last-trick-panel").scrollIntoView({ block: "nearest" });
+}
+
+// A bid's place in the order of bids: 1P < 1R < 1A < 1NT < 2P < … < 7NT.
+function bidRank(call) {
+  const bid = splitCall(call);
+  return bid ? bid.level * 4 + ["P", "R", "A", "NT"].indexOf(bid.denomination) : null;
+}
+
+// Why a typed bid is not on offer: it is not above the last bid, so say the lowest one that is.
+function whyNotThisCall(call, calls) {
+  const rank = bidRank(call);
+  if (rank === null) return "";
+  const bids = calls.filter((c) => bidRank(c) !== null).sort((a, b) => bidRank(a) - bidRank(b));
+  if (!bids.length) return ": no bid is left, only Pass";
+  if (rank >= bidRank(bids[0])) return "";
+  return `: the lowest bid now is ${spokenCall(bids[0])} (${bids[0]})`;
 }
 
 function keyCall(key) {
@@ -569,7 +653,7 @@ function keyCall(key) {
     sendCall(call);
   } else {
     state.pendingLevel = null;
-    state.refusal = `${spokenCall(call)} is not a call you can make now.`;
+    state.refusal = `${spokenCall(call)} is not a call you can make now${whyNotThisCall(call, calls)}.`;
     draw();
   }
   return true;
@@ -579,6 +663,7 @@ function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest("input, select, textarea")) return;
   if (document.querySelector("dialog[open]")) return;  // the dialog handles Esc itself
+  if (state.linkRefused) return;                       // no table: nothing for the keys to do
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   // Letters, digits and "?" act only while single-key shortcuts are on (the Keys window).
   if (!state.singleKeys && key.length === 1 && key !== " ") return;
@@ -615,6 +700,7 @@ async function main() {
     drawReview();
   });
   $("toggle-copies").addEventListener("click", toggleCopies);
+  $("felt").addEventListener("click", clickedCard);
   $("toggle-last").addEventListener("click", toggleLastTrick);
   $("open-review").addEventListener("click", openReview);
   $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
