@@ -93,9 +93,13 @@ function honors(record, options) {
         el("th", { scope: "row" }, bright.toUpperCase()),
         ...SIDES.map((side) => el("td", {},
           ...[1, 2].map((copy) => [box(record.honors[side][bright] >= copy, `${bright}, ${side}, copy ${copy}`), `${copy} `]))))),
+      // the boxes are the Brights (for the bonuses); the points count every honor captured
+      el("tr", { class: "honor-points" }, el("th", { scope: "row" }, "HONOR POINTS"),
+        ...SIDES.map((side) => el("td", {}, `${record.honor_points[side]}`))),
       bonus("five_bright", "FIVE BRIGHT BONUS", options.five_bright_bonus ?? 25),
       bonus("ten_bright", "TEN BRIGHT BONUS", options.ten_bright_bonus ?? 75)),
-    el("caption", { class: "muted" }, "Ten Bright Bonus replaces Five Bright Bonus."));
+    el("caption", { class: "muted" }, "The boxes are the Brights captured; honor points count "
+      + "every honor captured (Brights, Animals, Ribbons). Ten Bright Bonus replaces Five Bright Bonus."));
 }
 
 /**
