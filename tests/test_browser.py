@@ -182,6 +182,33 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_keeps_the_invitations_of_tables_this_browser_created_while_they_are_open(browser,
+                                                                                         server):
+    # the server shows a table's links once (it keeps only their hashes): a reloaded
+    # lobby must still be able to hand them out
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.select_option("select[name=player_N]", "human")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    shown = {item.get_attribute("data-link"): item.locator("input").input_value()
+             for item in page.locator("#invitations li").all()}
+    table_id = shown["Spectators"].rsplit("/", 1)[1]
+    page.evaluate("localStorage.setItem('flowerbridge.invitations', JSON.stringify({"
+                  "...JSON.parse(localStorage.getItem('flowerbridge.invitations')),"
+                  " gone: {S: 'http://example.invalid/t/gone#token=x'}}))")
+    page.reload()
+    row = page.locator(f'#tables li[data-table="{table_id}"]')
+    row.locator("details.kept-links summary").click()
+    kept = {item.get_attribute("data-link"): item.locator("input").input_value()
+            for item in row.locator("details.kept-links li").all()}
+    assert kept == {seat: url for seat, url in shown.items() if seat != "Spectators"}
+    # the links of a table no longer open are forgotten
+    stored = page.evaluate("JSON.parse(localStorage.getItem('flowerbridge.invitations'))")
+    assert set(stored) == {table_id}
+    assert not page.errors
+
+
 def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server):
     # Below 800 px the table page's long title takes a line of its own; the
     # lobby's "Lobby" once did too, and the top bar took two lines for three words.
@@ -329,6 +356,8 @@ def check_scoresheet(page, server, table_id):
     assert f"Contract\n{record['contract']}" in text
     assert f"NS {record['tricks']['NS']} · EW {record['tricks']['EW']}" in text
     assert record["tricks"]["NS"] + record["tricks"]["EW"] == 13
+    points = scoresheet.locator("table.honors tr.honor-points td").all_inner_texts()
+    assert points == [str(record["honor_points"][side]) for side in ("NS", "EW")]
     ticked = scoresheet.locator("table.honors tbody tr").first.locator(".box.ticked").count()
     bright = next(iter(record["honors"]["NS"]))
     assert ticked == min(record["honors"]["NS"][bright], 2) + min(record["honors"]["EW"][bright], 2)

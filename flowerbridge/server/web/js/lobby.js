@@ -75,14 +75,51 @@ function linkItem(label, path) {
   return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", open, " ", copy, input);
 }
 
+// The server shows a table's invitations once and keeps only their hashes: this
+// browser keeps the links of the tables it created (until they are no longer
+// open), so that a reloaded lobby can still hand them out.
+const KEPT = "flowerbridge.invitations";
+
+function keptInvitations() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT) || "{}");
+    return kept && typeof kept === "object" ? kept : {};
+  } catch {
+    return {};   // storage refused (private mode) or damaged: nothing kept
+  }
+}
+
+function keepInvitations(kept) {
+  try {
+    localStorage.setItem(KEPT, JSON.stringify(kept));
+  } catch {
+    // storage refused: the links are shown this once, as before
+  }
+}
+
+function keepCreated(created) {
+  const seats = Object.fromEntries(Object.entries(created.invitations).map(([seat, i]) => [seat, i.url]));
+  if (!Object.keys(seats).length) return;   // a table of bots: nothing secret to keep
+  keepInvitations({ ...keptInvitations(), [created.table.id]: seats });
+}
+
+// The kept links of a listed table: a folded list under its row.
+function keptLinks(table, kept) {
+  const seats = kept[table.id];
+  if (!seats) return null;
+  return el("details", { class: "kept-links" }, el("summary", {}, "Your invitation links"),
+    el("ul", { class: "invitations" }, ...Object.entries(seats).map(([seat, url]) => linkItem(SEAT_NAMES[seat], url))));
+}
+
 function showInvitations(created) {
   const people = Object.keys(created.invitations).length;
   document.getElementById("created-title").textContent = people
     ? `Invitations to ${created.table.name}` : `${created.table.name}: the spectator link`;
   // A table of bots has no seat to hand out: only the spectator link is shown.
   document.getElementById("created-note").textContent = people
-    ? "Each link carries its seat's secret token and is shown only now: send each person their own link. " +
-      "Anyone may watch with the spectator link."
+    ? "Each link carries its seat's secret token: send each person their own link. " +
+      "Anyone may watch with the spectator link. This browser keeps the links under the table in the list " +
+      "below while the table is open."
     : "Every seat is a bot, so there is no invitation to send: open or share the spectator link to " +
       "watch. The bots play while someone has the table open.";
   const list = document.getElementById("invitations");
@@ -117,6 +154,11 @@ async function refreshTables() {
   const list = document.getElementById("tables");
   try {
     const { tables } = await fetchJson("/api/tables");
+    // links of tables no longer open are forgotten
+    const kept = keptInvitations();
+    const open = new Set(tables.map((table) => table.id));
+    const still = Object.fromEntries(Object.entries(kept).filter(([id]) => open.has(id)));
+    if (Object.keys(still).length !== Object.keys(kept).length) keepInvitations(still);
     if (!tables.length) {
       list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
       return;
@@ -127,7 +169,8 @@ async function refreshTables() {
       el("span", { class: "muted" }, describeSeats(table.seats)),
       el("span", { class: "muted" }, table.waiting ? waitingFor(table)
         : `${table.spectators} watching`),
-      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"))));
+      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"),
+      keptLinks(table, still))));
   } catch (error) {
     list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
   }
@@ -146,7 +189,9 @@ async function main() {
     error.textContent = "";
     hideInvitations();  // the last table's links must not pass for this one's
     try {
-      showInvitations(await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) }));
+      const created = await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) });
+      keepCreated(created);
+      showInvitations(created);
       refreshTables();
     } catch (failure) {
       error.textContent = failure.message;
