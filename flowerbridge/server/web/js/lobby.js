@@ -103,12 +103,21 @@ function keepCreated(created) {
   keepInvitations({ ...keptInvitations(), [created.table.id]: seats });
 }
 
+// The tables whose kept links are unfolded: the list is redrawn every few
+// seconds, and must not fold them under the person's eyes.
+const unfolded = new Set();
+
 // The kept links of a listed table: a folded list under its row.
 function keptLinks(table, kept) {
   const seats = kept[table.id];
   if (!seats) return null;
-  return el("details", { class: "kept-links" }, el("summary", {}, "Your invitation links"),
+  const details = el("details", { class: "kept-links", open: unfolded.has(table.id) },
+    el("summary", {}, "Your invitation links"),
     el("ul", { class: "invitations" }, ...Object.entries(seats).map(([seat, url]) => linkItem(SEAT_NAMES[seat], url))));
+  details.addEventListener("toggle", () => {
+    if (details.open) unfolded.add(table.id); else unfolded.delete(table.id);
+  });
+  return details;
 }
 
 function showInvitations(created) {
