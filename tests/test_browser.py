@@ -9,6 +9,7 @@ Screenshots are saved under ``artifacts/browser/``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -443,6 +444,24 @@ def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
     assert sheet["hands_played"] == 1
     screenshot(south, "scoresheet-desktop")
     assert not south.errors and not spectator.errors
+
+
+def test_phone_bidder_sees_the_last_calls_above_the_bidding_box(browser, server):
+    # at 360 px the auction grid is below the fold while one bids
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    south.wait_for_selector("#bidding button")
+    views = [m["view"] for m in map(json.loads, south.frames_in) if "view" in m]
+    calls = [f"{c['seat']} {c['call']}" for c in views[-1]["auction"]]   # as the server sent them
+    line = south.locator("#recent-calls")
+    assert line.inner_text() == " · ".join([*calls[-3:], "S ?"])
+    box = line.bounding_box()
+    assert box and box["y"] + box["height"] <= PHONE["height"], box
+    assert south.locator("#bidding button").first.bounding_box()["y"] > box["y"]
+    desktop = open_page(browser, server, created["spectate_url"])       # the grid is in view there
+    wait_for_table(desktop)
+    assert not desktop.locator("#recent-calls").is_visible()
+    assert not south.errors and not desktop.errors
 
 
 def test_keyboard_only_hand_at_360px(browser, server):

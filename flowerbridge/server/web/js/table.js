@@ -8,7 +8,7 @@ import { cardName } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
-import { renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall, splitCall } from "./views/auction.js";
+import { recentCalls, renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall, splitCall } from "./views/auction.js";
 import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
 import { renderReview, headline } from "./views/review.js";
@@ -279,6 +279,8 @@ function drawPlayPanel() {
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
+  const recent = recentCalls(view);
+  if ($("recent-calls").textContent !== recent) $("recent-calls").textContent = recent;
   const calls = legalCalls();
   const box = JSON.stringify([calls, state.pendingLevel]);
   if ($("bidding").dataset.box !== box) {

@@ -102,3 +102,13 @@ export function moveInBiddingBox(box, from, key) {
   return candidates.reduce((best, b) =>
     Math.abs(Number(b.dataset.column) - column) < Math.abs(Number(best.dataset.column) - column) ? b : best);
 }
+
+/**
+ * The last calls and whose call it is, on one line ("E 1R · S Pass · W 2P · N ?"):
+ * on a phone the auction grid is out of view while one bids. Empty outside the auction.
+ */
+export function recentCalls(view) {
+  if (view.phase !== "auction") return "";
+  const last = view.auction.slice(-3).map((item) => `${item.seat} ${item.call}`);
+  return [...last, `${view.turn} ?`].join(" · ");
+}
