@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 pytest.importorskip("flowerbridge.solver")
 
 from flowerbridge import Denomination, Seat, Side  # noqa: E402
-from flowerbridge.lab import dd, run_lab  # noqa: E402
+from flowerbridge.lab import LabError, dd, run_lab  # noqa: E402
 from flowerbridge.lab.base import Table  # noqa: E402
 from flowerbridge.options import RuleOptions  # noqa: E402
 
@@ -86,6 +86,14 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
         # every deal has a best contract in one denomination, or none makes
         assert sum(rules["best_denomination"].values()) + rules["best_none"] == pytest.approx(100)
     assert "Double dummy" in study.report.read_text()
+
+
+def test_lab_dd_refuses_a_bad_rule_variant_before_any_search(tmp_path, monkeypatch):
+    searched = []
+    monkeypatch.setattr("flowerbridge.solver.dd_table", lambda deal: searched.append(deal))
+    with pytest.raises(LabError, match="variant 'odd': unknown option 'undertrick'"):
+        run_lab(tmp_path, ["dd"], n=10, seed=4, workers=1, variants=[["odd", {"undertrick": 0}]])
+    assert not searched and not (tmp_path / "chunks").exists()
 
 
 def test_lab_dd_records_the_rule_variants_its_par_is_computed_under(tmp_path, monkeypatch):

@@ -50,11 +50,12 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     compared by the ``variants`` analysis and by the double-dummy best
     contracts. See :func:`flowerbridge.lab.runner.run` for the rest.
     """
-    from .variants import DEFAULT_VARIANTS, default_first
+    from .variants import DEFAULT_VARIANTS, default_first, variant_options
 
     known = analyses()
     if variants is not None:
         variants = default_first(variants)     # the rules as written are the reference
+        variant_options(variants)              # a bad one named now, not after dd's searches
     names = list(names or DEFAULT_ANALYSES)
     # a setting no named analysis reads would be silently ignored: refused (an
     # unknown name is left to run(), which names it)
