@@ -22,7 +22,7 @@ from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
-from flowerbridge.lab.report import bootstrap_interval, wilson
+from flowerbridge.lab.report import bootstrap_interval, rate_cell, wilson
 from flowerbridge.options import RuleOptions
 
 PYTHON = sys.executable
@@ -229,6 +229,8 @@ def test_report_wilson_interval_matches_the_textbook_values():
     lo, hi = wilson(5, 10)
     assert lo == pytest.approx(100 - hi) and hi == pytest.approx(76.34, abs=0.01)
     assert wilson(0, 0) == (0.0, 100.0)
+    assert rate_cell(5, 10) == "50.0 (23.7–76.3)" and rate_cell(0, 0) == "-"
+    assert rate_cell(3, 1000) == "0.30 (0.10–0.88)"
 
 
 def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
@@ -387,6 +389,7 @@ def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
     header = (out / "play.csv").read_text().splitlines()[0]
     assert header.startswith("deal,dealer,contract,denom,level,declarer")
     assert len((out / "variants.csv").read_text().splitlines()) == 1 + 40 * 6
+    assert "made % (95% interval)" in page and "winner changes % (95% interval)" in page
 
 
 def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(tmp_path):

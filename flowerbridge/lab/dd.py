@@ -30,7 +30,7 @@ from ..seats import SEATS, Seat, Side
 from .base import Analysis, Params, Row, Table
 from .features import SIDE_COLUMNS, SUITS, deal_features
 from .play import dealer_of, game_level
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
 from .variants import variant_options
 
 DENOMINATIONS = tuple(Denomination)
@@ -173,6 +173,8 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         "game_level": game,
         "game_makeable": {d.name: pct(np.count_nonzero(tricks[:, d] >= game[d.name] + 6), n)
                           for d in DENOMINATIONS},
+        "game_makeable_deals": {d.name: int(np.count_nonzero(tricks[:, d] >= game[d.name] + 6))
+                                for d in DENOMINATIONS},
         "any_game": pct(np.count_nonzero(np.any(
             tricks >= np.array([game[d.name] + 6 for d in DENOMINATIONS]), axis=1)), n),
     }
@@ -227,7 +229,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         ["", *names],
         [["mean tricks", *(summary["mean_tricks"][d] for d in names)],
          ["game at", *(f"{summary['game_level'][d]}{d}" for d in names)],
-         ["game makeable %", *(summary["game_makeable"][d] for d in names)],
+         ["game makeable % (95% interval)",
+          *(rate_cell(summary["game_makeable_deals"][d], summary["deals"]) for d in names)],
          *([f"level {level} makeable %", *(summary["makeable"][d][level] for d in names)]
            for level in range(1, 8))])
     vs = summary["variants"]

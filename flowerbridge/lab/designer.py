@@ -20,7 +20,7 @@ import numpy as np
 from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
 from .play import contract_table, game_tricks_plot, points_table
-from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, table_markdown, wilson
+from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, rate_cell, table_markdown, wilson
 from .runner import analyses
 from .study import Study, run_lab
 from .variants import points_plot
@@ -139,7 +139,8 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
         out += [table_markdown(TableSpec(
             f"Double dummy, {dd['deals']:,} deals: the stronger side, any length",
             ["", "P", "R", "A", "NT"],
-            [["game makeable %", *(dd["game_makeable"][d] for d in ("P", "R", "A", "NT"))],
+            [["game makeable % (95% interval)",
+              *(rate_cell(dd["game_makeable_deals"][d], dd["deals"]) for d in ("P", "R", "A", "NT"))],
              ["mean tricks", *(dd["mean_tricks"][d] for d in ("P", "R", "A", "NT"))],
              ["best contract in it %", *(dd["variants"]["default"]["best_denomination"][d]
                                           for d in ("P", "R", "A", "NT"))]])), "",
@@ -332,8 +333,7 @@ def _interval(bounds: tuple[float, float] | None) -> str:
 
 def _changed(variant: dict) -> str:
     """How often the side ahead changed under a variant, with its 95 % interval."""
-    n = variant["hands"]
-    lo, hi = wilson(round(variant["winner_changed"] * n / 100), n)
+    lo, hi = wilson(variant["winner_changed_hands"], variant["hands"])
     return f"{variant['winner_changed']:.1f}% (95% interval {lo:.1f}–{hi:.1f}%)"
 
 

@@ -25,7 +25,7 @@ from ..seats import SEATS, Seat
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table
 from .features import SIDES, deal_features
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
 
 DENOMS = tuple(d.name for d in Denomination)
 
@@ -221,13 +221,13 @@ def contract_table(summary: dict, caption: str) -> TableSpec:
     rows = []
     for name, d in summary["by_denom"].items():
         # a rate of nothing is no rate: "-" rather than 0
-        played = d["contracts"] > 0
         rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]),
-                     d["make_rate"] if played else "-", f"{d['game_level']}{name}", d["games_bid"],
-                     pct(d["games_made"], d["games_bid"]) if d["games_bid"] else "-",
-                     d["mean_declarer_net"] if played else "-"])
-    return TableSpec(caption, ["denomination", "contracts", "% of hands", "made %", "game at",
-                               "games bid", "games made %", "declarer's net score"], rows)
+                     rate_cell(d["made"], d["contracts"]), f"{d['game_level']}{name}", d["games_bid"],
+                     rate_cell(d["games_made"], d["games_bid"]),
+                     d["mean_declarer_net"] if d["contracts"] else "-"])
+    return TableSpec(caption, ["denomination", "contracts", "% of hands", "made % (95% interval)",
+                               "game at", "games bid", "games made % (95% interval)",
+                               "declarer's net score"], rows)
 
 
 def points_table(summaries: dict[str, dict], caption: str) -> TableSpec:

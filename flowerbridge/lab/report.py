@@ -140,6 +140,17 @@ def wilson(part: SupportsFloat, whole: SupportsFloat, z: float = 1.96) -> tuple[
     return 100.0 * max(0.0, centre - half), 100.0 * min(1.0, centre + half)
 
 
+def rate_cell(part: SupportsFloat, whole: SupportsFloat) -> str:
+    """A table cell for the share ``part`` of ``whole``: the percentage and its 95 %
+    Wilson interval, ``61.2 (59.8–62.6)``; ``-`` when there is no whole."""
+    if not float(whole):
+        return "-"
+    lo, hi = wilson(part, whole)
+    share = pct(part, whole)
+    d = 1 if share >= 1 else 2       # one decimal, two under 1 %
+    return f"{share:.{d}f} ({lo:.{d}f}–{hi:.{d}f})"
+
+
 def bootstrap_interval(member: np.ndarray, success: np.ndarray,
                        statistic: Callable[[np.ndarray], np.ndarray], *,
                        resamples: int = 1000, seed: int = 0) -> tuple[float, float]:

@@ -91,7 +91,8 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
                      for s in known[name].sections(table, summaries[name], result.params[name], settings)]
         intro = (f"{n:,} deals from seed <code>{html.escape(repr(seed))}</code>: "
                  f"analyses {', '.join(result.tables)}. Raw rows are in the CSV files beside this page; "
-                 "the figures behind it are in <code>summary.json</code>.")
+                 "the figures behind it are in <code>summary.json</code>. A share marked "
+                 "<em>95% interval</em> gives Wilson's score interval in parentheses.")
         page = result.out / "report.html"
         write_atomic(page, render_html("Flower Bridge lab report", intro, sections))
     return Study(result, summaries, page)

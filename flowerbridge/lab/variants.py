@@ -30,7 +30,7 @@ from .base import Analysis, LabError, Params, Row, Table
 from .features import deal_features
 from .play import HAND_COLUMNS, check_bots, default_bots, hand_row, hand_summary, make_bots, \
     play_deal, points_table
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
 
 DEFAULT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("default", {}),
@@ -143,7 +143,9 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
             reference = margin
         summary["replayed"] = int(t["replayed"].sum())
         summary["hands_changed"] = pct(np.count_nonzero(margin != reference), len(t))
-        summary["winner_changed"] = pct(np.count_nonzero(np.sign(margin) != np.sign(reference)), len(t))
+        changed = int(np.count_nonzero(np.sign(margin) != np.sign(reference)))
+        summary["winner_changed"] = pct(changed, len(t))
+        summary["winner_changed_hands"] = changed
         summary["options"] = options.to_dict()
         out["variants"][name] = summary
     out["reference"] = variants[0][0]
@@ -162,7 +164,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["made %", *(vs[n]["make_rate"] for n in names)],
          ["hands per game", *(vs[n]["hands_per_game"] or "-" for n in names)],
          ["hands whose margin changes %", *(vs[n]["hands_changed"] for n in names)],
-         ["hands whose winner changes %", *(vs[n]["winner_changed"] for n in names)],
+         ["hands whose winner changes % (95% interval)",
+          *(rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"]) for n in names)],
          *([f"declarer's net, {d}", *(vs[n]["by_denom"][d]["mean_declarer_net"] for n in names)]
            for d in vs[names[0]]["by_denom"])])
     return [Section("Variants: the same hands under other rules",
