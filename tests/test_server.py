@@ -435,11 +435,13 @@ def test_a_spectator_alone_does_not_drive_the_stand_ins_of_people_who_all_left(t
             assert time.monotonic() < deadline, "no stand-in took South's seat"
             time.sleep(0.05)
         watcher = joined(server, table_id)          # a spectator comes: the table still waits
+        assert watcher.messages[0]["table"]["waiting"] is True     # and the page is told so
         stopped = info()["seq"]
         time.sleep(0.5)
         assert info()["seq"] == stopped and info()["waiting"] is True
         assert info()["seats"]["S"]["stand_in"] == "random"
         back = joined(server, table_id, token)       # South comes back: the table moves on
+        watcher.until(lambda m: m["type"] == "presence" and m["waiting"] is False)
         wait_for_turn(back)
         assert info()["waiting"] is False
         back.close()

@@ -150,7 +150,8 @@ class LiveTable:
                 "connected": self.seat_connected(seat) if human else True,
                 "stand_in": self.table.stand_in_level if human and seat in self.stand_ins
                 and not self.seat_connected(seat) else None}
-        return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None)}
+        return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None),
+                "waiting": self.waiting}
 
     @property
     def attended(self) -> bool:
@@ -172,7 +173,7 @@ class LiveTable:
         return self.table.players[seat].player == BOT or seat in self.stand_ins
 
     def info(self) -> dict[str, Any]:
-        return {**self.table.info(), **self.presence(), "waiting": self.waiting}
+        return {**self.table.info(), **self.presence()}
 
 
 class TableManager:
@@ -442,7 +443,7 @@ class TableManager:
             action, explanation = await asyncio.to_thread(choose, bot, observation)
             async with live.lock:
                 # The person may have come back, or the table moved on, while the bot thought.
-                if live.table.seq != seq or live.bot_for(seat) is not bot:
+                if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
                     continue
                 kind = "play" if isinstance(action, Card) else "call"
                 try:

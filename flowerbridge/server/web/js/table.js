@@ -248,6 +248,8 @@ function turnMessage() {
   }
   if (view.phase === "finished") return "The hand is over.";
   if (view.phase === "passed out") return "Passed out.";
+  // a table whose people all left: its stand-ins wait for one of them
+  if (state.table?.waiting) return "The table waits for one of its players to come back.";
   if (view.phase === "auction") {
     if (isMyTurn()) return state.pendingLevel ? `Your call: ${state.pendingLevel}… (P, R, A or N)` : "Your call.";
     return `${SEAT_NAMES[view.turn]} to call.`;
@@ -482,7 +484,8 @@ const HANDLERS = {
     handOver(message);
   },
   presence(message) {
-    state.table = { ...state.table, seats: message.seats, spectators: message.spectators };
+    state.table = { ...state.table, seats: message.seats, spectators: message.spectators,
+      waiting: message.waiting };
   },
   review(message) {
     if (!state.review || state.review.hand === message.hand) {
