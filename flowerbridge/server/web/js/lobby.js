@@ -159,15 +159,25 @@ function describeSeats(seats) {
   }).join(" · ");
 }
 
+// what the list of tables was last drawn from
+let drawnList = null;
+
 async function refreshTables() {
   const list = document.getElementById("tables");
   try {
+    const before = keptInvitations();
     const { tables } = await fetchJson("/api/tables");
-    // links of tables no longer open are forgotten
+    // links of tables no longer open are forgotten -- but not those of a table
+    // created while this list was on its way, which it cannot name yet
     const kept = keptInvitations();
     const open = new Set(tables.map((table) => table.id));
-    const still = Object.fromEntries(Object.entries(kept).filter(([id]) => open.has(id)));
+    const still = Object.fromEntries(Object.entries(kept).filter(([id]) => open.has(id) || !(id in before)));
     if (Object.keys(still).length !== Object.keys(kept).length) keepInvitations(still);
+    // Redrawn only when something changed: a redraw would drop the focus, the
+    // selection and "Copied" in the kept links.
+    const drawn = JSON.stringify([tables, still]);
+    if (drawnList === drawn) return;
+    drawnList = drawn;
     if (!tables.length) {
       list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
       return;
@@ -181,6 +191,7 @@ async function refreshTables() {
       el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"),
       keptLinks(table, still))));
   } catch (error) {
+    drawnList = null;
     list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
   }
 }
