@@ -214,6 +214,69 @@ def test_lobby_keeps_the_invitations_of_tables_this_browser_created_while_they_a
     assert not page.errors
 
 
+def test_lobby_kept_links_survive_the_lists_refreshes(browser, server):
+    # The list is refreshed every 10 s: an unchanged list is not redrawn (a redraw
+    # dropped the focus and "Copied"), and a list asked for before a table was
+    # created, answered after, does not forget that table's links.
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url)
+    context.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    context.clock.install()
+    page = context.new_page()
+    held, hold = [], {"on": False}
+
+    def route(request_route, request):
+        if request.method == "GET" and hold["on"] and not held:
+            held.append((request_route, request_route.fetch()))   # answered later
+        else:
+            request_route.continue_()
+
+    page.route("**/api/tables", route)
+    page.goto("/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    first = page.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
+    row = page.locator(f'#tables li[data-table="{first}"]')
+    row.locator("details.kept-links summary").click()
+    copy = row.locator("details.kept-links li").first.locator("button")
+    copy.click()
+    assert copy.inner_text().startswith("Selected")
+    page.clock.run_for(11_000)                   # the timer's refresh: nothing changed
+    page.wait_for_timeout(300)
+    assert copy.inner_text().startswith("Selected")
+    assert page.evaluate("document.activeElement.closest('details.kept-links') !== null")
+    hold["on"] = True
+    page.clock.run_for(10_000)                   # a refresh whose answer is held back
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "no refresh was asked for"
+    hold["on"] = False
+    page.click("#create-button")                 # a table created meanwhile
+    page.wait_for_selector(f'#invitations li[data-link=Spectators] input:not([value$="/{first}"])')
+    second = page.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
+    page.wait_for_selector(f'#tables li[data-table="{second}"] details.kept-links')
+    held_route, answer = held[0]
+    held_route.fulfill(response=answer)          # the older list arrives last
+    page.wait_for_timeout(500)
+    stored = page.evaluate("JSON.parse(localStorage.getItem('flowerbridge.invitations'))")
+    assert {first, second} <= set(stored)
+    context.close()
+
+
+def test_a_spectator_is_told_the_table_waits_for_one_of_its_players(browser, server):
+    # South has not come: the bots do not play for a spectator alone
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    page = open_page(browser, server, created["spectate_url"])
+    wait_for_table(page)
+    assert page.locator("#message").inner_text() == "The table waits for one of its players to come back."
+    south = open_page(browser, server, created["invitations"]["S"]["url"])   # South comes
+    south.wait_for_selector("#bidding button")
+    page.wait_for_function("!document.querySelector('#message').textContent.includes('waits')")
+    assert not page.errors and not south.errors
+
+
 def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server):
     # Below 800 px the table page's long title takes a line of its own; the
     # lobby's "Lobby" once did too, and the top bar took two lines for three words.
