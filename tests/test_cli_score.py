@@ -241,6 +241,8 @@ def test_missing_file_is_one_error_line(cli, assert_cli_error, tmp_path):
 def test_formats_error_stays_one_line_for_a_file_named_with_a_newline(cli, assert_cli_error,
                                                                       tmp_path):
     assert_cli_error(cli("score", str(tmp_path / "no\nsuch.json")), r"no\\nsuch\.json: No such file")
+    assert_cli_error(cli("score", str(tmp_path / "no\u2028such\x85.json")),
+                     r"no\\u2028such\\x85\.json: No such file")
     broken = tmp_path / "bad\tname\n.json"
     broken.write_text("{", encoding="utf-8")
     assert_cli_error(cli("score", str(broken)), r"of .*bad\\tname\\n\.json: Expecting")

@@ -306,6 +306,8 @@ def test_lab_api_compares_against_the_rules_as_written_first(tmp_path):
                     variants=[["strict", {"undertrick_penalty": 0}]])
     summary = study.summaries["variants"]
     assert list(summary["variants"]) == ["default", "strict"] and summary["reference"] == "default"
+    with pytest.raises(LabError, match="non-empty list"):
+        run_lab(tmp_path / "c", ["variants"], n=4, seed=5, bots="random", workers=1, variants=[])
     with pytest.raises(LabError, match="variant 'default' is kept for the rules as written"):
         run_lab(tmp_path / "b", ["variants"], n=4, seed=5, bots="random", workers=1,
                 variants=[["default", {"undertrick_penalty": 0}], ["x", {}]])

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")   # what may break a line
 
 
 def one_line(text: str) -> str:

@@ -84,7 +84,7 @@ def default_first(variants: Any) -> Any:
     """``variants`` with the rules as written first, as ``default`` (added when
     missing, moved to the front when elsewhere); anything malformed is left for
     :func:`variant_options` to name."""
-    if not isinstance(variants, (list, tuple)) or not all(
+    if not isinstance(variants, (list, tuple)) or not variants or not all(
             isinstance(v, (list, tuple)) and len(v) == 2 for v in variants):
         return variants
     rest = [list(v) for v in variants if v[0] != "default"]
