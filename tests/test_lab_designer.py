@@ -69,3 +69,20 @@ def test_designer_plains_gap_is_the_mean_over_lengths_of_ribbons_and_animals_les
     from flowerbridge.lab.designer import _gap_statistic
     rates = np.array([[10, 20, 30, 0, 40, 60]], dtype=float)   # cells (length, P/R/A)
     assert _gap_statistic(2)(rates).tolist() == [32.5]         # (15 + 50) / 2
+
+
+def test_designer_plains_gap_interval_holds_its_estimate(tmp_path, monkeypatch):
+    pytest.importorskip("flowerbridge.solver")
+    from test_lab_dd import fake_dd_table
+    from flowerbridge.lab import run_lab
+    from flowerbridge.lab.designer import _game_gap, _gap_intervals
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    play = run_lab(tmp_path / "p", ["play"], n=20, seed=3, bots="random", workers=1)
+    dd = run_lab(tmp_path / "d", ["dd"], n=150, seed=3, workers=1)
+    summary = dd.summaries["dd"]
+    gaps = _gap_intervals(play, summary, dd.result.tables["dd"])
+    estimate = _game_gap(summary["by_fit"], "game_makeable")
+    assert estimate is not None and gaps["dd"] is not None
+    lo, hi = gaps["dd"]
+    assert lo - 1e-9 <= estimate <= hi + 1e-9 and hi - lo < 100
+    assert _gap_intervals(play, summary, dd.result.tables["dd"]) == gaps      # seeded

@@ -164,11 +164,11 @@ def bootstrap_interval(member: np.ndarray, success: np.ndarray,
     resamples are dropped.
     """
     rng = np.random.default_rng(seed)
-    hits = (member & success).astype(np.float32)
-    members = member.astype(np.float32)
+    hits = (member & success).astype(np.float64)
+    members = member.astype(np.float64)
     values = []
     for start in range(0, resamples, 100):
-        weights = rng.poisson(1.0, (min(100, resamples - start), len(member))).astype(np.float32)
+        weights = rng.poisson(1.0, (min(100, resamples - start), len(member))).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             rates = 100.0 * (weights @ hits) / (weights @ members)
         values.append(statistic(rates))
