@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import httpx
 
@@ -42,7 +42,8 @@ class Server:
     ...     server.create_table({"S": "human", "N": "random", ...})
     """
 
-    def __init__(self, directory: Path, *, startup_timeout: float = 30.0) -> None:
+    def __init__(self, directory: Path, *, startup_timeout: float = 30.0,
+                 options: Sequence[str] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = directory / "server.log"
@@ -50,7 +51,7 @@ class Server:
                         "--port", str(self.port), "--database", str(directory / "tables.sqlite"),
                         "--bot-delay", "0", "--no-analysis",
                         # a module's tests create their tables seconds apart, from one address
-                        "--tables-per-minute", "10000"]
+                        "--tables-per-minute", "10000", *options]
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
 

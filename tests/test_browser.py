@@ -958,6 +958,30 @@ def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
     assert not south.errors
 
 
+def test_a_person_back_is_told_what_the_stand_in_played_for_them(browser, tmp_path):
+    with Server(tmp_path, options=["--replace-after", "0.2"]) as own:
+        created = own.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+        table_id = created["table"]["id"]
+        north = Client(own.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        north.send({"type": "hello", "token": created["invitations"]["N"]["token"]})
+        north.until(lambda m: m["type"] == "snapshot")      # North stays: the table moves on
+        south = open_page(browser, own, created["invitations"]["S"]["url"])
+        wait_for_table(south)
+        south.context.close()                              # South leaves; a stand-in comes
+        deadline = time.monotonic() + 20
+        while not any(m["type"] == "call" and m["seat"] == "S" for m in north.messages):
+            assert time.monotonic() < deadline, "the stand-in never called for South"
+            if north.my_turn:
+                north.send({"type": "call", "call": "Pass", "seq": north.seq})
+            north.recv(timeout=0.2)
+        back = open_page(browser, own, created["invitations"]["S"]["url"])
+        back.wait_for_selector("#stood-in:not(:empty)")
+        assert back.locator("#stood-in").inner_text().startswith(
+            "While you were away, a bot played for you: in hand 1, calls ")
+        north.close()
+        assert not back.errors
+
+
 def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_path):
     with Server(tmp_path) as own:
         created, clients = people_table_at(own, SOUTH_DECLARES,

@@ -415,6 +415,12 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         back = joined(server, table_id, tokens["S"])
         returned = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
         assert returned["seats"]["S"]["stand_in"] is None
+        # South is told what the stand-in did for them (every call and card it made)
+        by_stand_in = [{"hand": m["hand"], "kind": m["type"], "action": m.get("call") or m.get("card")}
+                       for m in north.messages if m["type"] in ("call", "play")
+                       and (m.get("by") or m["seat"]) == "S"]
+        assert by_stand_in and back.messages[0]["stood_in"] == by_stand_in
+        assert joined(server, table_id, tokens["S"]).messages[0]["stood_in"] == []   # told once
         live = manager(server).tables[table_id]
         assert live.bot_for(Seat.S) is None
         back.close()

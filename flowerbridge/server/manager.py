@@ -113,6 +113,9 @@ class LiveTable:
     bot_task: asyncio.Task | None = None
     timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
     analyses: dict[int, asyncio.Task] = field(default_factory=dict)
+    # what a stand-in did for a person's seat since they left, told them when they
+    # come back (in memory only: after a restart the table's record still shows it)
+    stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def connections(self) -> frozenset[Connection]:
@@ -299,10 +302,12 @@ class TableManager:
         async with live.lock:
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
+            stood_in = live.stood_in.pop(role, []) if role is not None else []
             if role is not None:
                 self._seat_returned(live, role)
             conn.send({"v": PROTOCOL_VERSION, "type": "welcome", "role": _role_name(role),
-                       "seat": role.name if role is not None else None, "table": live.info()})
+                       "seat": role.name if role is not None else None, "table": live.info(),
+                       "stood_in": stood_in})
             self._catch_up(live, conn, since)
             self._publish_presence(live)
             self._kick_bots(live)   # a table nobody watched waits for its first watcher
@@ -446,8 +451,12 @@ class TableManager:
                 if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
                     continue
                 kind = "play" if isinstance(action, Card) else "call"
+                hand = live.table.hand_number       # the last card deals the next hand
                 try:
                     await self._commit(live, seat, kind, str(action), explanation)
+                    if live.table.players[seat].player == HUMAN:   # a stand-in's action
+                        live.stood_in.setdefault(seat, []).append(
+                            {"hand": hand, "kind": kind, "action": str(action)})
                 except FlowerBridgeError as exc:  # not stored: the table is as it was; retry
                     log.error("table %s: bot %s at %s: %s", live.table.id, type(bot).__name__,
                               seat.name, exc)

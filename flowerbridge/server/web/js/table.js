@@ -33,6 +33,7 @@ const state = {
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
   hint: null,            // why a card clicked cannot be played, until the next event or action
+  stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: localStorage.getItem(COPIES_KEY) !== "off",
   showLastTrick: false,
@@ -52,6 +53,7 @@ const NOT_SENT = "Not connected: that was not sent. Reconnecting… try again on
 function act(action) {
   state.refusal = null;
   state.hint = null;
+  state.stoodIn = null;
   if (!connection.act(action)) {
     // the socket is down: say so rather than let the click vanish
     state.refusal = NOT_SENT;
@@ -241,6 +243,19 @@ function sessionOver() {
   return Boolean(state.scoresheet?.is_over && (state.view.phase === "finished" || state.view.phase === "passed out"));
 }
 
+// "While you were away, a bot played for you: in hand 2, calls 1R, Pass; cards 9R, 3P."
+function stoodInText(actions) {
+  const hands = [...new Set(actions.map((a) => a.hand))];
+  const parts = hands.map((hand) => {
+    const of = (kind) => actions.filter((a) => a.hand === hand && a.kind === kind).map((a) => a.action);
+    const calls = of("call");
+    const cards = of("play");
+    return [`in hand ${hand}`, calls.length ? `calls ${calls.join(", ")}` : null,
+      cards.length ? `cards ${cards.join(", ")}` : null].filter(Boolean).join(", ");
+  });
+  return `While you were away, a bot played for you: ${parts.join("; ")}.`;
+}
+
 function turnMessage() {
   const view = state.view;
   if (sessionOver()) {
@@ -278,6 +293,7 @@ function drawPlayPanel() {
   }
   $("session-end").classList.toggle("hidden", !sessionOver());
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
+  $("stood-in").textContent = state.stoodIn || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -443,6 +459,10 @@ const HANDLERS = {
     state.role = message.role;
     state.seat = message.seat;
     state.table = message.table;
+    if (message.stood_in?.length) {
+      state.stoodIn = stoodInText(message.stood_in);
+      say(state.stoodIn);
+    }
   },
   snapshot(message) {
     state.role = message.role;
