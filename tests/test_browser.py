@@ -1196,3 +1196,59 @@ def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page
     north.keyboard.press("Enter")
     north.wait_for_function("document.querySelector('table.auction').textContent.includes('1NT')")
     assert not north.errors and not east.errors
+
+
+# Where the bidding box and its calls lie on the page, rounded to the pixel.
+BIDDING_PLACES = """() => {
+  const place = (node) => {
+    const r = node?.getBoundingClientRect();
+    return r ? [r.left, r.top, r.width].map(Math.round) : null;
+  };
+  const call = (c) => place(document.querySelector(`#bidding button[data-call="${c}"]`));
+  return { box: place(document.querySelector('#bidding .bidding-box')), pass: call('Pass'), '3NT': call('3NT') };
+}"""
+
+# A call clicked, and the places right after the page's own answer to the click
+# (before the server's, which takes the box away): synchronously, in the page.
+CLICK_THEN_PLACES = ("(call) => { document.querySelector(`#bidding button[data-call=\"${call}\"]`).click(); "
+                     f"return ({BIDDING_PLACES})(); }}")
+
+
+def south_bids_1a_after_a_refusal(browser, server, viewport):
+    """A table of people, South's page at ``viewport`` and protocol clients for
+    the others: North deals and passes, East bids 1R, South types 1P (too low:
+    refused, in a line above the bidding box), then clicks 1A. Returns the page,
+    the clients, the box's places before the click and right after it (the
+    page's own answer, before the server's), and the point clicked."""
+    created, clients = four_people(server)
+    clients.pop("S").close()                   # the page takes South
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    call_at(clients["N"], 1, "Pass")
+    call_at(clients["E"], 2, "1R")
+    south.wait_for_selector('#bidding button[data-call="1A"]')
+    south.keyboard.press("1")
+    south.keyboard.press("p")
+    assert south.locator("#refusal").inner_text().startswith("1 Plains is not a call you can make now")
+    before = south.evaluate(BIDDING_PLACES)
+    clicked = south.locator('#bidding button[data-call="1A"]').bounding_box()
+    at_click = south.evaluate(CLICK_THEN_PLACES, "1A")
+    assert south.locator("#refusal").inner_text() == ""     # answered by the call
+    point = [clicked["x"] + clicked["width"] / 2, clicked["y"] + clicked["height"] / 2]
+    return south, clients, before, at_click, point
+
+
+def call_at(client, seq, call):
+    """A protocol client's call, once it has seen the table at ``seq``."""
+    client.until(lambda m: client.seq >= seq)
+    client.send({"type": "call", "call": call, "seq": seq})
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_bidding_box_stays_put_when_the_refusal_above_it_is_answered_by_a_call(browser, server, viewport):
+    # The refusal line above the box went as the person clicked: the box moved up
+    # under the pointer (62 px at desktop width), onto a higher bid.
+    south, clients, before, at_click, _ = south_bids_1a_after_a_refusal(browser, server, viewport)
+    assert at_click == before
+    for client in clients.values():
+        client.close()
+    assert not south.errors
