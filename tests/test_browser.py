@@ -1252,3 +1252,25 @@ def test_the_bidding_box_stays_put_when_the_refusal_above_it_is_answered_by_a_ca
     for client in clients.values():
         client.close()
     assert not south.errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_bid_made_leaves_no_other_call_under_the_pointer_at_the_persons_next_turn(browser, server, viewport):
+    # The box dropped the rows of the levels no longer on offer: at the next turn
+    # the calls moved up a row, and where 1A had been clicked lay 2A.
+    south, clients, before, _, point = south_bids_1a_after_a_refusal(browser, server, viewport)
+    call_at(clients["W"], 4, "Pass")
+    call_at(clients["N"], 5, "2P")
+    call_at(clients["E"], 6, "Pass")
+    south.wait_for_selector('#bidding button[data-call="2R"]')   # South's next turn
+    assert south.evaluate(BIDDING_PLACES) == before
+    under = south.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('button')?.dataset.call ?? null",
+                           point)
+    assert under is None, f"{under} lies where 1A was clicked"
+    # what is on offer is still exactly the legal calls: 1A and below are placeholders
+    assert south.locator('#bidding button[data-call="1A"]').count() == 0
+    assert south.locator('#bidding .spent[aria-hidden="true"]').count() == 5      # 1P to 2P
+    screenshot(south, f"bidding-box-next-turn-{viewport['width']}")
+    for client in clients.values():
+        client.close()
+    assert not south.errors
