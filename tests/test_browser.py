@@ -296,6 +296,46 @@ def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server
     assert not page.errors
 
 
+# Where the words of each seat of a listed table are drawn (not their cells:
+# a cell may be wider than its words).
+COMPASS_PLACES = """(compass) => {
+  const box = (r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                        x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2 });
+  const words = (node) => { const range = document.createRange(); range.selectNodeContents(node);
+                            return box(range.getBoundingClientRect()); };
+  return Object.fromEntries([...compass.querySelectorAll('li')].map((li) => [li.dataset.seat, words(li)]));
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_lobby_shows_who_sits_where_as_a_compass_and_says_it_in_words(browser, server, viewport):
+    # The seats once read "N person, free · E bot (random) · S person, here · W bot (random)",
+    # a line of text rather than the table as the players sit round it.
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+    table_id = created["table"]["id"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])    # South is here
+    wait_for_table(south)
+    lobby = open_page(browser, server, "/", viewport=viewport)
+    row = lobby.locator(f'#tables li[data-table="{table_id}"]')
+    row.wait_for()
+    compass = row.get_by_role("list", name="Seats")
+    assert compass.count() == 1
+    # a screen reader hears each seat in full, clockwise from North
+    assert compass.get_by_role("listitem").all_inner_texts() == [
+        "North: person, free", f"East: bot ({BOT})", "South: person, here", f"West: bot ({BOT})"]
+    places = compass.evaluate(COMPASS_PLACES)
+    north, east, south_seat, west = (places[seat] for seat in "NESW")
+    assert abs(north["x"] - south_seat["x"]) <= 2, places                    # face to face
+    assert abs(west["y"] - east["y"]) <= 2, places
+    assert north["bottom"] <= min(west["top"], east["top"]), places          # North above
+    assert south_seat["top"] >= max(west["bottom"], east["bottom"]), places  # South below
+    assert west["right"] < north["x"] < east["left"], places                 # West left, East right
+    assert lobby.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    screenshot(lobby, f"lobby-compass-{viewport['width']}")
+    assert not lobby.errors and not south.errors
+    south.context.close()
+
+
 def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server):
     # long enough that it is still open, and listed, once the bots have begun
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 100})
