@@ -296,6 +296,46 @@ def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server
     assert not page.errors
 
 
+# Where the words of each seat of a listed table are drawn (not their cells:
+# a cell may be wider than its words).
+COMPASS_PLACES = """(compass) => {
+  const box = (r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                        x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2 });
+  const words = (node) => { const range = document.createRange(); range.selectNodeContents(node);
+                            return box(range.getBoundingClientRect()); };
+  return Object.fromEntries([...compass.querySelectorAll('li')].map((li) => [li.dataset.seat, words(li)]));
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_lobby_shows_who_sits_where_as_a_compass_and_says_it_in_words(browser, server, viewport):
+    # The seats once read "N person, free · E bot (random) · S person, here · W bot (random)",
+    # a line of text rather than the table as the players sit round it.
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+    table_id = created["table"]["id"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])    # South is here
+    wait_for_table(south)
+    lobby = open_page(browser, server, "/", viewport=viewport)
+    row = lobby.locator(f'#tables li[data-table="{table_id}"]')
+    row.wait_for()
+    compass = row.get_by_role("list", name="Seats")
+    assert compass.count() == 1
+    # a screen reader hears each seat in full, clockwise from North
+    assert compass.get_by_role("listitem").all_inner_texts() == [
+        "North: person, free", f"East: bot ({BOT})", "South: person, here", f"West: bot ({BOT})"]
+    places = compass.evaluate(COMPASS_PLACES)
+    north, east, south_seat, west = (places[seat] for seat in "NESW")
+    assert abs(north["x"] - south_seat["x"]) <= 2, places                    # face to face
+    assert abs(west["y"] - east["y"]) <= 2, places
+    assert north["bottom"] <= min(west["top"], east["top"]), places          # North above
+    assert south_seat["top"] >= max(west["bottom"], east["bottom"]), places  # South below
+    assert west["right"] < north["x"] < east["left"], places                 # West left, East right
+    assert lobby.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    screenshot(lobby, f"lobby-compass-{viewport['width']}")
+    assert not lobby.errors and not south.errors
+    south.context.close()
+
+
 def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server):
     # long enough that it is still open, and listed, once the bots have begun
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 100})
@@ -1196,3 +1236,81 @@ def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page
     north.keyboard.press("Enter")
     north.wait_for_function("document.querySelector('table.auction').textContent.includes('1NT')")
     assert not north.errors and not east.errors
+
+
+# Where the bidding box and its calls lie on the page, rounded to the pixel.
+BIDDING_PLACES = """() => {
+  const place = (node) => {
+    const r = node?.getBoundingClientRect();
+    return r ? [r.left, r.top, r.width].map(Math.round) : null;
+  };
+  const call = (c) => place(document.querySelector(`#bidding button[data-call="${c}"]`));
+  return { box: place(document.querySelector('#bidding .bidding-box')), pass: call('Pass'), '3NT': call('3NT') };
+}"""
+
+# A call clicked, and the places right after the page's own answer to the click
+# (before the server's, which takes the box away): synchronously, in the page.
+CLICK_THEN_PLACES = ("(call) => { document.querySelector(`#bidding button[data-call=\"${call}\"]`).click(); "
+                     f"return ({BIDDING_PLACES})(); }}")
+
+
+def south_bids_1a_after_a_refusal(browser, server, viewport):
+    """A table of people, South's page at ``viewport`` and protocol clients for
+    the others: North deals and passes, East bids 1R, South types 1P (too low:
+    refused, in a line above the bidding box), then clicks 1A. Returns the page,
+    the clients, the box's places before the click and right after it (the
+    page's own answer, before the server's), and the point clicked."""
+    created, clients = four_people(server)
+    clients.pop("S").close()                   # the page takes South
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    call_at(clients["N"], 1, "Pass")
+    call_at(clients["E"], 2, "1R")
+    south.wait_for_selector('#bidding button[data-call="1A"]')
+    south.keyboard.press("1")
+    south.keyboard.press("p")
+    assert south.locator("#refusal").inner_text().startswith("1 Plains is not a call you can make now")
+    before = south.evaluate(BIDDING_PLACES)
+    clicked = south.locator('#bidding button[data-call="1A"]').bounding_box()
+    at_click = south.evaluate(CLICK_THEN_PLACES, "1A")
+    assert south.locator("#refusal").inner_text() == ""     # answered by the call
+    point = [clicked["x"] + clicked["width"] / 2, clicked["y"] + clicked["height"] / 2]
+    return south, clients, before, at_click, point
+
+
+def call_at(client, seq, call):
+    """A protocol client's call, once it has seen the table at ``seq``."""
+    client.until(lambda m: client.seq >= seq)
+    client.send({"type": "call", "call": call, "seq": seq})
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_bidding_box_stays_put_when_the_refusal_above_it_is_answered_by_a_call(browser, server, viewport):
+    # The refusal line above the box went as the person clicked: the box moved up
+    # under the pointer (62 px at desktop width), onto a higher bid.
+    south, clients, before, at_click, _ = south_bids_1a_after_a_refusal(browser, server, viewport)
+    assert at_click == before
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_bid_made_leaves_no_other_call_under_the_pointer_at_the_persons_next_turn(browser, server, viewport):
+    # The box dropped the rows of the levels no longer on offer: at the next turn
+    # the calls moved up a row, and where 1A had been clicked lay 2A.
+    south, clients, before, _, point = south_bids_1a_after_a_refusal(browser, server, viewport)
+    call_at(clients["W"], 4, "Pass")
+    call_at(clients["N"], 5, "2P")
+    call_at(clients["E"], 6, "Pass")
+    south.wait_for_selector('#bidding button[data-call="2R"]')   # South's next turn
+    assert south.evaluate(BIDDING_PLACES) == before
+    under = south.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('button')?.dataset.call ?? null",
+                           point)
+    assert under is None, f"{under} lies where 1A was clicked"
+    # what is on offer is still exactly the legal calls: 1A and below are placeholders
+    assert south.locator('#bidding button[data-call="1A"]').count() == 0
+    assert south.locator('#bidding .spent[aria-hidden="true"]').count() == 5      # 1P to 2P
+    screenshot(south, f"bidding-box-next-turn-{viewport['width']}")
+    for client in clients.values():
+        client.close()
+    assert not south.errors

@@ -150,13 +150,19 @@ function waitingFor(table) {
   return people ? "waits for one of its players" : "waits for someone to open it";
 }
 
-function describeSeats(seats) {
-  return SEATS.map((seat) => {
-    const info = seats[seat];
-    if (info.player === "bot") return `${seat} bot (${info.level})`;
-    if (info.stand_in) return `${seat} away (${info.stand_in} stands in)`;
-    return `${seat} ${info.connected ? "person, here" : "person, free"}`;
-  }).join(" · ");
+function describeSeat(info) {
+  if (info.player === "bot") return `bot (${info.level})`;
+  if (info.stand_in) return `away (${info.stand_in} stands in)`;
+  return info.connected ? "person, here" : "person, free";
+}
+
+// Who sits where, drawn as a compass round a small table: North above, West on
+// the left, East on the right, South below. A list, clockwise from North, whose
+// items each name their seat in full ("West: bot (basic)") for screen readers.
+function seatCompass(seats) {
+  return el("ul", { class: "compass", "aria-label": "Seats" }, ...SEATS.map((seat) =>
+    el("li", { class: `compass-${seat}`, dataset: { seat } },
+      el("strong", {}, `${SEAT_NAMES[seat]}:`), " ", describeSeat(seats[seat]))));
 }
 
 // what the list of tables was last drawn from
@@ -185,7 +191,7 @@ async function refreshTables() {
     list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
       el("strong", {}, table.name),
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
-      el("span", { class: "muted" }, describeSeats(table.seats)),
+      seatCompass(table.seats),
       el("span", { class: "muted" }, table.waiting ? waitingFor(table)
         : `${table.spectators} watching`),
       el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"),

@@ -306,6 +306,23 @@ function drawPlayPanel() {
     $("bidding").replaceChildren(calls.length
       ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
   }
+  holdTurnLines();
+}
+
+// While a seat's auction lasts, the lines above its bidding box (the turn, a
+// refusal, what a stand-in did, the last calls) keep the greatest height they
+// have had in it: a line that goes (the refusal answered by the next call, the
+// stand-in's news once the person acts) moved the box up under the pointer,
+// onto another call. Dropped once the auction is over (the box goes), and
+// measured afresh when the window's width changes.
+function holdTurnLines(afresh = false) {
+  const lines = $("turn-lines");
+  const auction = state.seat && state.view.phase === "auction" ? String(state.hand) : "";
+  if (afresh || lines.dataset.auction !== auction) {
+    lines.dataset.auction = auction;
+    lines.style.minHeight = "";
+  }
+  if (auction) lines.style.minHeight = `${lines.getBoundingClientRect().height}px`;
 }
 
 function drawLastTrick() {
@@ -745,6 +762,15 @@ async function main() {
     if (call) state.currentCall = call;
   });
   document.addEventListener("keydown", onKey);
+  // A new width reflows the lines above the bidding box: their held height is
+  // measured afresh. (Not a new height alone: a phone's address bar coming and
+  // going as the page scrolls resizes it.)
+  let width = innerWidth;
+  window.addEventListener("resize", () => {
+    if (innerWidth === width) return;
+    width = innerWidth;
+    if (state.view && !state.linkRefused) holdTurnLines(true);
+  });
   connection = new TableConnection(tableIdFromPath(), tokenFromHash(), { onMessage: receive, onStatus: showStatus });
 }
 

@@ -50,8 +50,11 @@ export function renderAuction(view, explanations) {
 
 /**
  * The bidding box: a button for each legal call, bids laid out by level, one
- * row per level. One button is in the tab order at a time (a roving tabindex):
- * arrow keys move between the calls (see `moveInBiddingBox`).
+ * row per level. Every call keeps its place all through the auction: one not
+ * on offer (a bid no longer above the last) is a faded placeholder, hidden from
+ * screen readers, so that a call made does not bring another, higher call
+ * under the pointer at the next turn. One button is in the tab order at a time
+ * (a roving tabindex): arrow keys move between the calls (see `moveInBiddingBox`).
  *
  * @param {string[]} legal  the calls the server allows now
  * @param {(call: string) => void} onCall  called with the chosen call
@@ -64,17 +67,17 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
     type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
     "aria-label": spokenCall(call), onclick: () => onCall(call),
   }, call);
-  const levels = [...new Set(legal.map(splitCall).filter(Boolean).map((bid) => bid.level))];
+  const spent = (call, extra = "") => el("span", { class: `spent${extra}`, "aria-hidden": "true" }, call);
   const grid = [];
-  levels.forEach((level, i) => {
+  for (let level = 1; level <= 7; level++) {
     DENOMINATIONS.forEach((denomination, column) => {
       const call = `${level}${denomination}`;
       grid.push(legal.includes(call)
-        ? button(call, i + 1, column, `denom-${denomination}${level === pendingLevel ? " pending-level" : ""}`)
-        : el("span", { "aria-hidden": "true" }));
+        ? button(call, level, column, `denom-${denomination}${level === pendingLevel ? " pending-level" : ""}`)
+        : spent(call));
     });
-  });
-  const pass = legal.includes("Pass") ? button("Pass", 0, 0, "pass") : null;
+  }
+  const pass = legal.includes("Pass") ? button("Pass", 0, 0, "pass") : spent("Pass", " pass");
   return el("div", { class: "bidding-box", role: "group", "aria-label": "Bidding box",
     "aria-describedby": "bidding-keys" }, pass, ...grid,
   el("span", { id: "bidding-keys", class: "visually-hidden" }, "Arrow keys move between the calls."));
