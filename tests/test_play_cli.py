@@ -120,6 +120,15 @@ def test_play_answers_anything_illegal_with_a_clear_message(monkeypatch):
     assert "Session ended." in out
 
 
+def test_play_answers_input_that_is_not_utf8_at_the_prompt_without_a_traceback(monkeypatch):
+    # a terminal in another encoding (or a stray byte) under a locale whose standard input is strict
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xff1A\nq\n"), encoding="utf-8", errors="strict")
+    status, out = _play(monkeypatch, ["--seed", "3"], stdin)
+    assert status == 0
+    assert "Not allowed: call 3 (S): unknown call '\ufffd1A'" in out
+    assert "Session ended." in out
+
+
 @pytest.mark.parametrize("stdin", ["", "q\n", "quit\n"])
 def test_play_ends_on_q_or_end_of_input(monkeypatch, stdin):
     status, out = _play(monkeypatch, ["--seed", "3"], stdin)

@@ -8,6 +8,7 @@ line by line from standard input, so a session can be scripted:
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import TextIO
 
@@ -39,6 +40,10 @@ def run(args) -> int:
     seed = parse_seed(args.seed)
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(max_hands=args.hands)
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
+        # other, answered at the prompt, not a UnicodeDecodeError's traceback
+        sys.stdin.reconfigure(errors="replace")
     table = Table(seat, bots, sys.stdin, sys.stdout)
     try:
         while not session.is_over:
