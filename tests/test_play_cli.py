@@ -120,6 +120,13 @@ def test_play_answers_anything_illegal_with_a_clear_message(monkeypatch):
     assert "Session ended." in out
 
 
+def test_play_asks_again_after_an_empty_line_without_calling_it_illegal(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "\n   \nq\n")
+    assert status == 0
+    assert "Not allowed" not in out
+    assert out.count("Your call (") == 3 and "Session ended." in out
+
+
 def test_play_answers_input_that_is_not_utf8_at_the_prompt_without_a_traceback(monkeypatch):
     # a terminal in another encoding (or a stray byte) under a locale whose standard input is strict
     stdin = io.TextIOWrapper(io.BytesIO(b"\xff1A\nq\n"), encoding="utf-8", errors="strict")

@@ -161,6 +161,8 @@ class Table:
             prompt = f"Card from {whose} (e.g. {obs.legal[0].code}; ? lists legal cards): "
         while True:
             text = self.ask(prompt)
+            if not text:    # Enter alone: ask again
+                continue
             if text == "?":
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 continue
