@@ -99,6 +99,16 @@ def test_play_the_dummy_stays_face_up_from_the_opening_lead_for_a_defender(monke
     assert turns >= 12 and out.count("Dummy (West):") >= 1 + turns // 2  # at every turn (asked twice: ? first)
 
 
+def test_play_shows_the_contract_and_tricks_won_at_each_turn_in_the_play(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "10", "--seat", "S", "--hands", "1"], Defender)
+    assert status == 0
+    play = out.split("Contract 2 Ribbons by East\n", 1)[1]
+    turns = play.count("You play")
+    assert turns == 13
+    assert play.count("Contract 2 Ribbons by East; tricks NS ") == turns
+    assert play.startswith("Contract 2 Ribbons by East; tricks NS 0, EW 0\n")  # the opening lead
+
+
 def test_play_quitting_after_a_hand_prints_the_scoresheet_once(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
     assert status == 0 and "Session ended." in out

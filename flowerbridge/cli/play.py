@@ -150,6 +150,11 @@ class Table:
             prompt = "Your call (e.g. 1A, 2NT, Pass; ? lists legal calls): "
         else:
             hand_seat = state.turn
+            # the contract stays in view: the line that named it has long scrolled away
+            contract = state.contract
+            ns, ew = obs.tricks_won
+            self.say(f"Contract {contract.bid.english} by {contract.declarer.full_name}; "
+                     f"tricks NS {ns}, EW {ew}")
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
