@@ -99,6 +99,16 @@ def test_play_the_dummy_stays_face_up_from_the_opening_lead_for_a_defender(monke
     assert turns >= 12 and out.count("Dummy (West):") >= 1 + turns // 2  # at every turn (asked twice: ? first)
 
 
+def test_play_shows_the_contract_and_tricks_won_at_each_turn_in_the_play(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "10", "--seat", "S", "--hands", "1"], Defender)
+    assert status == 0
+    play = out.split("Contract 2 Ribbons by East\n", 1)[1]
+    turns = play.count("You play")
+    assert turns == 13
+    assert play.count("Contract 2 Ribbons by East; tricks NS ") == turns
+    assert play.startswith("Contract 2 Ribbons by East; tricks NS 0, EW 0\n")  # the opening lead
+
+
 def test_play_quitting_after_a_hand_prints_the_scoresheet_once(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
     assert status == 0 and "Session ended." in out
@@ -117,6 +127,22 @@ def test_play_answers_anything_illegal_with_a_clear_message(monkeypatch):
     assert "Not allowed: call 3 (S): unknown call '1Z'" in out
     assert "Not allowed: call 3 (S): insufficient bid 1P: it must outrank 1A [R7]" in out
     assert "Not allowed: call 3 (S): unknown call '11B'" in out
+    assert "Session ended." in out
+
+
+def test_play_asks_again_after_an_empty_line_without_calling_it_illegal(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "\n   \nq\n")
+    assert status == 0
+    assert "Not allowed" not in out
+    assert out.count("Your call (") == 3 and "Session ended." in out
+
+
+def test_play_answers_input_that_is_not_utf8_at_the_prompt_without_a_traceback(monkeypatch):
+    # a terminal in another encoding (or a stray byte) under a locale whose standard input is strict
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xff1A\nq\n"), encoding="utf-8", errors="strict")
+    status, out = _play(monkeypatch, ["--seed", "3"], stdin)
+    assert status == 0
+    assert "Not allowed: call 3 (S): unknown call '\ufffd1A'" in out
     assert "Session ended." in out
 
 

@@ -8,6 +8,7 @@ line by line from standard input, so a session can be scripted:
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import TextIO
 
@@ -39,6 +40,10 @@ def run(args) -> int:
     seed = parse_seed(args.seed)
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(max_hands=args.hands)
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
+        # other, answered at the prompt, not a UnicodeDecodeError's traceback
+        sys.stdin.reconfigure(errors="replace")
     table = Table(seat, bots, sys.stdin, sys.stdout)
     try:
         while not session.is_over:
@@ -145,6 +150,11 @@ class Table:
             prompt = "Your call (e.g. 1A, 2NT, Pass; ? lists legal calls): "
         else:
             hand_seat = state.turn
+            # the contract stays in view: the line that named it has long scrolled away
+            contract = state.contract
+            ns, ew = obs.tricks_won
+            self.say(f"Contract {contract.bid.english} by {contract.declarer.full_name}; "
+                     f"tricks NS {ns}, EW {ew}")
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
@@ -156,6 +166,8 @@ class Table:
             prompt = f"Card from {whose} (e.g. {obs.legal[0].code}; ? lists legal cards): "
         while True:
             text = self.ask(prompt)
+            if not text:    # Enter alone: ask again
+                continue
             if text == "?":
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 continue
