@@ -33,10 +33,13 @@ def render_deal(state: HandState, *, names: bool = False) -> str:
 
 
 def render_auction(state: HandState) -> str:
-    """The auction as a grid, West to South, starting with the dealer's column."""
-    header = "  ".join(f"{s.full_name:<6}" for s in (Seat.W, Seat.N, Seat.E, Seat.S))
+    """The auction as a grid, West to South, starting with the dealer's column;
+    while it lasts, ``?`` marks the call awaited."""
+    header = "  ".join(f"{s.full_name:<6}" for s in (Seat.W, Seat.N, Seat.E, Seat.S)).rstrip()
     cells: list[str] = ["" for _ in range((state.dealer - Seat.W) % 4)]
     cells += [ev.call.text for ev in state.calls]
+    if state.phase.value == "auction":
+        cells.append("?")   # the call awaited (a row of blanks alone reads as a fault)
     rows = [header]
     for i in range(0, len(cells), 4):
         rows.append("  ".join(f"{c:<6}" for c in cells[i:i + 4]).rstrip())

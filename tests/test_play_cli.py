@@ -156,3 +156,44 @@ def test_play_ends_on_q_or_end_of_input(monkeypatch, stdin):
 def test_play_rejects_an_unknown_seat(monkeypatch, capsys):
     assert main(["play", "--seat", "X"]) == 2
     assert capsys.readouterr().err.startswith("error: unknown seat 'X'")
+
+
+def test_play_the_auction_marks_the_call_awaited_and_the_prompt_offers_the_lowest_bid(monkeypatch):
+    # seed 3: North opens 1A, East passes; South's turn. The lowest bid on offer over 1A is 1NT (R7)
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    assert status == 0
+    assert "West    North   East    South\n        1A      Pass    ?\n" in out
+    assert "Your call (e.g. 1NT, Pass; ? lists legal calls): " in out
+
+
+def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3", "--seat", "N"], "q\n")
+    assert status == 0
+    assert "West    North   East    South\n        ?\nYour hand:" in out
+
+
+def test_play_declarer_sees_the_dummy_once_when_the_opening_lead_is_made(monkeypatch):
+    # seed 5: South declares 2R, West leads and the person plays next, from dummy
+    status, out = _play(monkeypatch, ["--seed", "5", "--seat", "S", "--hands", "1"], AutoPlayer)
+    assert status == 0
+    lead, rest = out.split("West plays 8B August Bright\n", 1)
+    first_turn = rest.split("You play", 1)[0]
+    assert "Dummy (North):" not in lead
+    assert first_turn.count("Dummy (North):") == 1
+
+
+def test_play_shows_every_hand_and_the_undealt_cards_once_the_hand_is_over(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "5", "--seat", "S", "--hands", "1"], AutoPlayer)
+    assert status == 0
+    before, after = out.split("Trick 13 won by", 1)
+    assert "Undealt:" not in before and "East (" not in before   # nothing hidden is shown during the hand
+    deal = after.split("2R by S:", 1)[0]
+    for seat in ("North", "East", "South", "West"):
+        assert f"\n{seat} (" in deal
+    assert deal.count("\nUndealt: ") == 1 and len(deal.split("Undealt: ")[1].split("\n")[0].split()) == 8
+
+
+def test_play_refuses_a_session_of_no_hands_naming_the_option(monkeypatch, capsys):
+    assert main(["play", "--hands", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "--hands" in err and "1 to 10000" in err

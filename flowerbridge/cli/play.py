@@ -12,6 +12,9 @@ import io
 import sys
 from typing import TextIO
 
+from . import whole_number
+from .demo import MAX_HANDS
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a session at the terminal against bots",
@@ -22,7 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--seat", default="S", help="your seat (default S)")
     p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
-    p.add_argument("--hands", type=int, help="stop after this many hands (default: until you quit)")
+    p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
+                   help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     p.set_defaults(func=run)
 
 
@@ -84,7 +88,7 @@ class Table:
         """Deal the session's next hand, play it out and score it."""
         from ..bots.base import ask
         from ..dealing import Deal
-        from ..render import render_auction, render_score
+        from ..render import render_auction, render_deal, render_score
         from ..state import Phase
 
         number = len(session.hands) + 1
@@ -103,7 +107,9 @@ class Table:
                 self.report_bot(state, state.apply(decision.action, actor), decision)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
                 self.say(render_auction(state))
-            if len(state.plays) == 1:
+            # the dummy, face up once the opening lead is made (the person's own
+            # turn, if it comes next, shows it anyway)
+            if len(state.plays) == 1 and state.actor is not self.seat:
                 self.show_holding(f"Dummy ({state.contract.dummy.full_name})",
                                   state.remaining(state.contract.dummy))
             if len(state.tricks) > tricks_before:
@@ -113,6 +119,8 @@ class Table:
                 self.say(f"Trick {trick.number} won by {trick.winner.full_name} with {card.code}; "
                          f"tricks NS {ns}, EW {ew}")
         session.add(state)
+        # the hand is over: every card may be seen, the 8 undealt too
+        self.say("\n" + render_deal(state, names=False))
         self.say(render_score(state))
         self.say(session.render())
         self.sheet_shown = True
@@ -147,7 +155,9 @@ class Table:
         if state.phase.value == "auction":
             self.say(render_auction(state))
             self.show_holding("Your hand", obs.hand)
-            prompt = "Your call (e.g. 1A, 2NT, Pass; ? lists legal calls): "
+            bids = [a.text for a in obs.legal if a.text[0].isdigit()]
+            example = ", ".join([*bids[:1], "Pass"])
+            prompt = f"Your call (e.g. {example}; ? lists legal calls): "
         else:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
