@@ -197,3 +197,50 @@ def test_play_refuses_a_session_of_no_hands_naming_the_option(monkeypatch, capsy
     assert main(["play", "--hands", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "--hands" in err and "1 to 10000" in err
+
+
+def _pty_play(*keys: bytes, until: bytes = b"Session ended.") -> str:
+    """Run ``flowerbridge play --seed 3`` at a pseudo-terminal, type each of
+    ``keys`` at the next call prompt, and return what the terminal showed."""
+    import os
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, at the terminal
+        os.execv(sys.executable, [sys.executable, "-m", "flowerbridge", "play", "--seed", "3"])
+    shown = b""
+
+    def read_until(token: bytes, after: int) -> bool:
+        nonlocal shown
+        deadline = time.monotonic() + 60
+        while token not in shown[after:] and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    shown += os.read(fd, 4096)
+                except OSError:  # the command ended
+                    break
+        return token in shown[after:]
+
+    try:
+        for key in keys:
+            assert read_until(b"Your call (", len(shown))
+            os.write(fd, key)
+        read_until(until, 0)
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    return shown.decode(errors="replace")
+
+
+def test_play_at_a_terminal_the_arrow_keys_edit_the_line():
+    # typed "NT", two steps left, "1": the call is 1NT (raw input would be refused)
+    out = _pty_play(b"NT\x1b[D\x1b[D1\r", b"q\r")
+    assert "You call 1NT" in out and "Not allowed" not in out
+    assert "Session ended." in out
+
+
+def test_play_at_a_terminal_ctrl_d_ends_the_session():
+    out = _pty_play(b"\x04")
+    assert "Session ended." in out and "Traceback" not in out

@@ -59,6 +59,17 @@ def run(args) -> int:
     return 0
 
 
+def _terminal() -> bool:
+    """Whether the person types at a terminal; if so, readline edits their lines."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    try:
+        import readline  # noqa: F401  (importing it is what gives input() line editing)
+    except ImportError:     # a Python built without it: plain input() still works
+        pass
+    return True
+
+
 class Table:
     """One person's seat at the table: prints what they may see, reads what they do."""
 
@@ -73,9 +84,17 @@ class Table:
         print(text, file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str:
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        line = self.stdin.readline()
+        if self.stdin is sys.stdin and self.stdout is sys.stdout and _terminal():
+            # at a terminal, input() with readline: the arrow keys edit the line
+            # and go back through what was typed before
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            self.stdout.write(prompt)
+            self.stdout.flush()
+            line = self.stdin.readline()
         if not line:
             self.say()
             raise Quit
