@@ -163,7 +163,7 @@ def test_play_the_auction_marks_the_call_awaited_and_the_prompt_offers_the_lowes
     status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
     assert status == 0
     assert "West    North   East    South\n        1A      Pass    ?\n" in out
-    assert "Your call (e.g. 1NT, Pass; ? lists legal calls): " in out
+    assert "Your call (e.g. 1NT, Pass; p passes; ? lists legal calls): " in out
 
 
 def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
@@ -244,3 +244,15 @@ def test_play_at_a_terminal_the_arrow_keys_edit_the_line():
 def test_play_at_a_terminal_ctrl_d_ends_the_session():
     out = _pty_play(b"\x04")
     assert "Session ended." in out and "Traceback" not in out
+
+
+def test_play_p_alone_passes_in_the_auction_but_is_no_card_in_the_play(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "p\nq\n")
+    assert status == 0
+    assert "You call Pass" in out and "Not allowed" not in out
+    # in the play "p" is no card code: refused with the engine's reason
+    status, out = _play(monkeypatch, ["--seed", "10", "--seat", "S", "--hands", "1"],
+                        "Pass\nPass\np\nq\n")
+    assert status == 0
+    assert out.count("You call Pass") == 2
+    assert "Card from your hand (e.g. 12B; ? lists legal cards): Not allowed: play 1 (S): unknown card code 'p'" in out

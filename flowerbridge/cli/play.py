@@ -171,12 +171,13 @@ class Table:
         from ..render import render_auction
 
         obs = state.observation(self.seat)
-        if state.phase.value == "auction":
+        auction = state.phase.value == "auction"
+        if auction:
             self.say(render_auction(state))
             self.show_holding("Your hand", obs.hand)
             bids = [a.text for a in obs.legal if a.text[0].isdigit()]
             example = ", ".join([*bids[:1], "Pass"])
-            prompt = f"Your call (e.g. {example}; ? lists legal calls): "
+            prompt = f"Your call (e.g. {example}; p passes; ? lists legal calls): "
         else:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
@@ -197,6 +198,8 @@ class Table:
             text = self.ask(prompt)
             if not text:    # Enter alone: ask again
                 continue
+            if auction and text.lower() == "p":     # the usual shorthand at the table
+                text = "Pass"
             if text == "?":
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 continue
