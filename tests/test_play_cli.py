@@ -256,3 +256,18 @@ def test_play_p_alone_passes_in_the_auction_but_is_no_card_in_the_play(monkeypat
     assert status == 0
     assert out.count("You call Pass") == 2
     assert "Card from your hand (e.g. 12B; ? lists legal cards): Not allowed: play 1 (S): unknown card code 'p'" in out
+
+
+def test_play_a_hand_fits_an_80_column_terminal_breaking_only_between_cards(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    assert status == 0
+    hand = out.split("Your hand:\n", 1)[1].split("Your call", 1)[0].splitlines()
+    assert len(hand) > 3    # a suit ran onto a second line
+    for line in hand:
+        assert len(line) <= 79
+        assert line.count("(") == line.count(")")   # no card's name is cut in two
+    # nothing lost: the suit of Ribbons reads as one line once joined
+    ribbons = " ".join(part.strip() for part in hand[1:3])
+    assert ribbons == ("R  9R (September Ribbon) 7R (July Ribbon) 4R (April Ribbon) "
+                       "2R (February Ribbon) 1R (January Ribbon)")
