@@ -49,14 +49,18 @@ def run(args) -> int:
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
         sys.stdin.reconfigure(errors="replace")
     table = Table(seat, bots, sys.stdin, sys.stdout)
+    status = 0
     try:
         while not session.is_over:
             table.play_hand(session, seed)
-    except Quit:
+    except (Quit, KeyboardInterrupt) as stop:
+        if isinstance(stop, KeyboardInterrupt):     # Ctrl-C: off the prompt's line first
+            table.say()
+            status = 130
         table.say("Session ended.")
         if session.hands and not table.sheet_shown:
             table.say(session.render())
-    return 0
+    return status
 
 
 def _terminal() -> bool:
@@ -147,9 +151,9 @@ class Table:
             self.ask("Press Enter for the next hand (q to quit): ")
 
     def report_bot(self, state, event, decision) -> None:
+        """Tell the person what a bot did, with what its call shows."""
         from ..state import CallMade
 
-        """Tell the person what a bot did, with what its call shows."""
         if isinstance(event, CallMade):
             why = f"  ({decision.explanation})" if decision.explanation else ""
             self.say(f"{event.seat.full_name} calls {event.call.text}{why}")
