@@ -199,6 +199,20 @@ def test_play_refuses_a_session_of_no_hands_naming_the_option(monkeypatch, capsy
     assert err.startswith("error: ") and "--hands" in err and "1 to 10000" in err
 
 
+def _pseudo_terminals() -> bool:
+    import os
+
+    try:
+        for fd in os.openpty():
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
+needs_pty = pytest.mark.skipif(not _pseudo_terminals(), reason="this machine opens no pseudo-terminal")
+
+
 def _pty_play(*keys: bytes, until: bytes = b"Session ended.", again: bytes = b"") -> tuple[str, int]:
     """Run ``flowerbridge play --seed 3`` at a pseudo-terminal, type each of
     ``keys`` at the next call prompt, and return what the terminal showed and
@@ -239,6 +253,7 @@ def _pty_play(*keys: bytes, until: bytes = b"Session ended.", again: bytes = b""
     return shown.decode(errors="replace"), status
 
 
+@needs_pty
 def test_play_at_a_terminal_the_arrow_keys_edit_the_line():
     # typed "NT", two steps left, "1": the call is 1NT (raw input would be refused)
     out, status = _pty_play(b"NT\x1b[D\x1b[D1\r", b"q\r")
@@ -246,11 +261,13 @@ def test_play_at_a_terminal_the_arrow_keys_edit_the_line():
     assert "Session ended." in out and status == 0
 
 
+@needs_pty
 def test_play_at_a_terminal_ctrl_d_ends_the_session():
     out, status = _pty_play(b"\x04")
     assert "Session ended." in out and "Traceback" not in out and status == 0
 
 
+@needs_pty
 def test_play_at_a_terminal_ctrl_c_ends_the_session_with_its_sheet_and_status_130():
     # Python's readline can miss a SIGINT that lands in the instant between
     # drawing its prompt and waiting for a key (the next key then delivers it):
