@@ -9,14 +9,24 @@ from .seats import SEATS, Seat, Side
 from .state import HandState
 
 
-def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en") -> list[str]:
-    """One line per suit, Bright Animals first, highest card first."""
+def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",
+                   width: int | None = None) -> list[str]:
+    """One line per suit, Bright Animals first, highest card first.  Given a
+    ``width``, a suit longer than that goes on over more lines, each card
+    (with its name) whole, under the suit's first card."""
     cards = list(cards)
     lines = []
     for suit in (Suit.ANIMALS, Suit.RIBBONS, Suit.PLAINS):
         held = sorted((c for c in cards if c.suit is suit), key=lambda c: -c.index)
-        text = " ".join(f"{c.code} ({c.label(language)})" if names else c.code for c in held)
-        lines.append(f"{suit.short[0]}  {text or '—'}")
+        items = [f"{c.code} ({c.label(language)})" if names else c.code for c in held] or ["—"]
+        line = f"{suit.short[0]}  {items[0]}"
+        for item in items[1:]:
+            if width is not None and len(line) + 1 + len(item) > width:
+                lines.append(line)
+                line = "   " + item
+            else:
+                line += " " + item
+        lines.append(line)
     return lines
 
 

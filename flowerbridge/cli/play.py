@@ -162,22 +162,15 @@ class Table:
             self.say(f"{who} plays {event.card.code} {event.card.name}")
 
     def show_holding(self, title: str, cards) -> None:
-        import re
         import shutil
-        import textwrap
 
         from ..render import format_holding
 
         self.say(f"{title}:")
-        # a suit's cards with their names can run past the terminal's width:
-        # wrapped between cards, under the suit's first card
+        # a suit's cards with their names can run past the terminal's width
         width = max(40, shutil.get_terminal_size().columns - 1)
-        for line in format_holding(cards, names=True):
-            # a card and its name ("2R (February Ribbon)") stay on one line
-            glued = re.sub(r" \(([^)]*)\)", lambda m: "\0(" + m.group(1).replace(" ", "\0") + ")", line)
-            wrapped = textwrap.fill("  " + glued, width=width, subsequent_indent=" " * 5,
-                                    break_long_words=False, break_on_hyphens=False)
-            self.say(wrapped.replace("\0", " "))
+        for line in format_holding(cards, names=True, width=width - 2):
+            self.say("  " + line)
 
     def human_turn(self, state) -> None:
         """Show the person their view and read a legal call or card."""
