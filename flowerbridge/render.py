@@ -42,19 +42,25 @@ def render_deal(state: HandState, *, names: bool = False) -> str:
     return "\n".join(out)
 
 
-def render_auction(state: HandState) -> str:
+def describe_contract(state: HandState) -> str:
+    """``Contract 4 Bright Animals by North``."""
+    assert state.contract is not None
+    return f"Contract {state.contract.bid.english} by {state.contract.declarer.full_name}"
+
+
+def render_auction(state: HandState, *, awaited: bool = False) -> str:
     """The auction as a grid, West to South, starting with the dealer's column;
-    while it lasts, ``?`` marks the call awaited."""
+    with ``awaited``, ``?`` marks the call awaited while the auction lasts."""
     header = "  ".join(f"{s.full_name:<6}" for s in (Seat.W, Seat.N, Seat.E, Seat.S)).rstrip()
     cells: list[str] = ["" for _ in range((state.dealer - Seat.W) % 4)]
     cells += [ev.call.text for ev in state.calls]
-    if state.phase.value == "auction":
+    if awaited and state.phase.value == "auction":
         cells.append("?")   # the call awaited (a row of blanks alone reads as a fault)
     rows = [header]
     for i in range(0, len(cells), 4):
         rows.append("  ".join(f"{c:<6}" for c in cells[i:i + 4]).rstrip())
     if state.contract:
-        rows.append(f"Contract {state.contract.bid.english} by {state.contract.declarer.full_name}")
+        rows.append(describe_contract(state))
     elif state.phase.value == "passed out":
         rows.append("Passed out")
     return "\n".join(rows)

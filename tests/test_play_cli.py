@@ -221,10 +221,14 @@ def _pty_play(*keys: bytes, until: bytes = b"Session ended.", again: bytes = b""
     import os
     import pty
     import select
+    import signal
     import time
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command, at the terminal
+        # Ctrl-C as at a shell's prompt, even where the suite runs with SIGINT
+        # ignored (a background job), which the child would inherit
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execv(sys.executable, [sys.executable, "-m", "flowerbridge", "play", "--seed", "3"])
     shown = b""
 

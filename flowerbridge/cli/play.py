@@ -176,23 +176,21 @@ class Table:
         """Show the person their view and read a legal call or card."""
         from ..bots.bidding import explain_call
         from ..errors import FlowerBridgeError
-        from ..render import render_auction
+        from ..render import describe_contract, render_auction
 
         obs = state.observation(self.seat)
         auction = state.phase.value == "auction"
         if auction:
-            self.say(render_auction(state))
+            self.say(render_auction(state, awaited=True))
             self.show_holding("Your hand", obs.hand)
-            bids = [a.text for a in obs.legal if a.text[0].isdigit()]
+            bids = [a.text for a in obs.legal if a.is_bid]
             example = ", ".join([*bids[:1], "Pass"])
             prompt = f"Your call (e.g. {example}; p passes; ? lists legal calls): "
         else:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
-            contract = state.contract
             ns, ew = obs.tricks_won
-            self.say(f"Contract {contract.bid.english} by {contract.declarer.full_name}; "
-                     f"tricks NS {ns}, EW {ew}")
+            self.say(f"{describe_contract(state)}; tricks NS {ns}, EW {ew}")
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
@@ -217,8 +215,8 @@ class Table:
                 self.say(f"Not allowed: {exc}")
                 continue
             if hasattr(event, "call"):
-                auction = [(e.seat, e.call) for e in state.calls]
-                self.say(f"You call {event.call.text}  ({explain_call(auction, len(auction) - 1)})")
+                calls = [(e.seat, e.call) for e in state.calls]
+                self.say(f"You call {event.call.text}  ({explain_call(calls, len(calls) - 1)})")
             else:
                 self.say(f"You play {event.card.code} {event.card.name}"
                          + ("" if event.seat is self.seat else " from dummy"))
