@@ -1257,7 +1257,7 @@ CLICK_THEN_PLACES = ("(call) => { document.querySelector(`#bidding button[data-c
 def south_bids_1a_after_a_refusal(browser, server, viewport):
     """A table of people, South's page at ``viewport`` and protocol clients for
     the others: North deals and passes, East bids 1R, South types 1P (too low:
-    refused, in a line above the bidding box), then clicks 1A. Returns the page,
+    refused, in the line below the bidding box), then clicks 1A. Returns the page,
     the clients, the box's places before the click and right after it (the
     page's own answer, before the server's), and the point clicked."""
     created, clients = four_people(server)
@@ -1284,11 +1284,32 @@ def call_at(client, seq, call):
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_bidding_box_stays_put_when_the_refusal_above_it_is_answered_by_a_call(browser, server, viewport):
-    # The refusal line above the box went as the person clicked: the box moved up
-    # under the pointer (62 px at desktop width), onto a higher bid.
+def test_the_bidding_box_stays_put_when_a_refusal_is_answered_by_a_call(browser, server, viewport):
+    # The refusal line, above the box, went as the person clicked: the box moved up
+    # under the pointer (62 px at desktop width), onto a higher bid. It is below now.
     south, clients, before, at_click, _ = south_bids_1a_after_a_refusal(browser, server, viewport)
     assert at_click == before
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_bidding_box_stays_put_when_a_refusal_appears(browser, server, viewport):
+    # A refusal that a click brings (a call the table no longer takes, or one sent
+    # while disconnected) pushed the box down under the pointer, by a line or two
+    # (28 px at desktop width): the refusal line is below the box now.
+    created, clients = four_people(server)
+    clients.pop("S").close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    call_at(clients["N"], 1, "Pass")
+    call_at(clients["E"], 2, "1R")
+    south.wait_for_selector('#bidding button[data-call="1A"]')
+    before = south.evaluate(BIDDING_PLACES)
+    south.keyboard.press("1")
+    south.keyboard.press("p")
+    assert south.locator("#refusal").inner_text().startswith("1 Plains is not a call you can make now")
+    assert south.evaluate(BIDDING_PLACES) == before
     for client in clients.values():
         client.close()
     assert not south.errors

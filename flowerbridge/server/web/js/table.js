@@ -309,12 +309,12 @@ function drawPlayPanel() {
   holdTurnLines();
 }
 
-// While a seat's auction lasts, the lines above its bidding box (the turn, a
-// refusal, what a stand-in did, the last calls) keep the greatest height they
-// have had in it: a line that goes (the refusal answered by the next call, the
-// stand-in's news once the person acts) moved the box up under the pointer,
-// onto another call. Dropped once the auction is over (the box goes), and
-// measured afresh when the window's width changes.
+// While a seat's auction lasts, the lines above its bidding box (the turn,
+// what a stand-in did, the last calls) keep the greatest height they have had
+// in it: a line that goes (the stand-in's news once the person acts) moved the
+// box up under the pointer, onto another call. (The refusal line is below the
+// box.) Dropped once the auction is over (the box goes), and measured afresh
+// when the window's width changes.
 function holdTurnLines(afresh = false) {
   const lines = $("turn-lines");
   const auction = state.seat && state.view.phase === "auction" ? String(state.hand) : "";

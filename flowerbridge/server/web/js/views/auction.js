@@ -67,7 +67,7 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
     type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
     "aria-label": spokenCall(call), onclick: () => onCall(call),
   }, call);
-  const spent = (call, extra = "") => el("span", { class: `spent${extra}`, "aria-hidden": "true" }, call);
+  const spent = (call) => el("span", { class: "spent", "aria-hidden": "true" }, call);
   const grid = [];
   for (let level = 1; level <= 7; level++) {
     DENOMINATIONS.forEach((denomination, column) => {
@@ -77,7 +77,7 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
         : spent(call));
     });
   }
-  const pass = legal.includes("Pass") ? button("Pass", 0, 0, "pass") : spent("Pass", " pass");
+  const pass = legal.includes("Pass") ? button("Pass", 0, 0, "pass") : null;   // Pass is legal all through an auction
   return el("div", { class: "bidding-box", role: "group", "aria-label": "Bidding box",
     "aria-describedby": "bidding-keys" }, pass, ...grid,
   el("span", { id: "bidding-keys", class: "visually-hidden" }, "Arrow keys move between the calls."));
