@@ -30,6 +30,8 @@ class AutoPlayer(io.StringIO):
         if "Press Enter" in new:
             self.bid_made = False
             return "\n"
+        if "Enter for the next trick" in new:   # as dummy, between tricks
+            return "\n"
         legal = [line for line in new.splitlines() if line.startswith("Legal: ")]
         if not legal:
             return "?\n"
@@ -307,3 +309,54 @@ def test_play_a_hand_fits_an_80_column_terminal_breaking_only_between_cards(monk
     ribbons = " ".join(part.strip() for part in hand[1:3])
     assert ribbons == ("R  9R (September Ribbon) 7R (July Ribbon) 4R (April Ribbon) "
                        "2R (February Ribbon) 1R (January Ribbon)")
+
+
+class DummyAnswers(Defender):
+    """Passes throughout the auction (seed 1: North declares, the person is
+    dummy), then answers the prompts between tricks from ``answers`` in turn,
+    Enter once they run out."""
+
+    answers: list[str] = []
+
+    def __init__(self, screen: io.StringIO) -> None:
+        super().__init__(screen)
+        self.left = list(self.answers)
+
+    def readline(self, *args) -> str:
+        if self.screen.getvalue().endswith("a for the rest of the hand: ") and self.left:
+            self.seen = len(self.screen.getvalue())
+            return self.left.pop(0) + "\n"
+        return super().readline(*args)
+
+
+def test_play_as_dummy_the_hand_waits_for_the_person_after_each_trick(monkeypatch):
+    # Chapter 9: dummy takes no part in the play, so the bots play every card;
+    # the person is asked to go on after each trick but the last
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], Defender)
+    assert status == 0 and "Contract 2 Ribbons by North" in out
+    prompt = "Enter for the next trick, a for the rest of the hand: "
+    assert out.count(prompt) == 12
+    tricks = out.split("Contract 2 Ribbons by North\n", 1)[1].split(prompt)
+    for number, trick in enumerate(tricks[:12], 1):
+        assert trick.count(" plays ") == 4 and f"Trick {number} won by" in trick
+    assert "Trick 13 won by" in tricks[12] and "Press Enter" not in tricks[12]
+
+
+def test_play_as_dummy_a_plays_out_the_rest_of_the_hand(monkeypatch):
+    class WatchOnce(DummyAnswers):
+        answers = ["a"]
+
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], WatchOnce)
+    assert status == 0
+    assert out.count("a for the rest of the hand: ") == 1 and "Trick 13 won by" in out
+
+
+def test_play_as_dummy_anything_else_between_tricks_is_explained_and_q_ends(monkeypatch):
+    class Confused(DummyAnswers):
+        answers = ["11B", "q"]
+
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], Confused)
+    assert status == 0
+    assert "You are dummy: your partner plays your cards." in out
+    assert out.count("a for the rest of the hand: ") == 2
+    assert "Trick 2 won by" not in out and out.rstrip().endswith("Session ended.")

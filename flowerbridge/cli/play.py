@@ -117,6 +117,7 @@ class Table:
         number = len(session.hands) + 1
         state = session.new_hand(Deal.from_seed(seed, number))
         self.sheet_shown = False
+        watch = True    # as dummy, the person is asked to go on after each trick
         self.say(f"\n=== Hand {number}: dealer {state.dealer.full_name}; you are "
                  f"{self.seat.full_name} ===")
         while not state.is_over:
@@ -141,6 +142,8 @@ class Table:
                 ns, ew = state.tricks_won
                 self.say(f"Trick {trick.number} won by {trick.winner.full_name} with {card.code}; "
                          f"tricks NS {ns}, EW {ew}")
+                if watch and state.contract.dummy is self.seat and not state.is_over:
+                    watch = self.watch_as_dummy()
         session.add(state)
         # the hand is over: every card may be seen, the 8 undealt too
         self.say("\n" + render_deal(state, names=False))
@@ -149,6 +152,17 @@ class Table:
         self.sheet_shown = True
         if not session.is_over:
             self.ask("Press Enter for the next hand (q to quit): ")
+
+    def watch_as_dummy(self) -> bool:
+        """Between tricks, when the person is dummy and the bots play every card:
+        wait for them, so that the hand does not scroll past. Whether to wait
+        again after the next trick."""
+        while True:
+            text = self.ask("Enter for the next trick, a for the rest of the hand: ").lower()
+            if text in ("", "a"):
+                return text == ""
+            self.say("You are dummy: your partner plays your cards. Enter shows the next trick, "
+                     "a the rest of the hand, q ends the session.")
 
     def report_bot(self, state, event, decision) -> None:
         """Tell the person what a bot did, with what its call shows."""
