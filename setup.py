@@ -5,9 +5,10 @@ compiled once with counters, run on a few fixed deals
 (flowerbridge/solver/_pgo_train.py), then compiled again with what the run
 measured (which branches are taken, which calls are hot).  Measured in paired
 runs against the plain build: Flower Bridge tables about 4 % less time, Contract
-Bridge 2-3 % (docs/solver.md, Build and Speed).  Any failure on the way
-(another compiler, an older GCC, a training run that fails) falls back to the
-plain build with a warning; FLOWERBRIDGE_PGO=0 asks for the plain build."""
+Bridge 2-3 % (docs/solver.md, Build; docs/solver-journal.md, fourteenth
+session).  Any failure on the way (another compiler, an older GCC, a training
+run that fails) falls back to the plain build with a warning;
+FLOWERBRIDGE_PGO=0 asks for the plain build."""
 
 import glob
 import os
