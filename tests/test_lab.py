@@ -96,6 +96,37 @@ def test_lab_rerun_reuses_every_saved_chunk_and_extends_n(tmp_path):
     assert list(more.tables["deals"]["deal"]) == list(range(55))
 
 
+def test_lab_tables_read_from_chunks_equal_the_rows_computed(tmp_path):
+    # the merged table is read column by column from the chunk files, never as
+    # rows: it must hold exactly what the analysis computed, types included
+    result = run(tmp_path, ["play"], n=12, seed=3, params={"play": {"bots": "random"}},
+                 workers=1, chunk_size=5)
+    rows = analyses()["play"].rows(3, 0, 12, analyses()["play"].params({"bots": "random"}))
+    expected = Table.from_rows(PLAY_COLUMNS, rows)
+    table = result.tables["play"]
+    assert set(table.data) == set(expected.data)
+    for name in PLAY_COLUMNS:
+        assert table[name].dtype == expected[name].dtype, name
+        assert table[name].tolist() == expected[name].tolist(), name
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda text: text.replace("\n", ",extra\n", 2).replace(",extra", "", 1), "line 2: "),
+    (lambda text: text.replace("\n0,", "\nx,", 1), "column deal holds 'x'"),
+])
+def test_lab_damaged_chunk_is_one_clear_error_naming_it_and_changes_nothing(tmp_path, capsys, damage, message):
+    run(tmp_path, ["deals"], n=20, seed=1, workers=1, chunk_size=10)
+    merged = (tmp_path / "deals.csv").read_bytes()
+    chunk = tmp_path / "chunks" / "deals" / "0000000-0000010.csv"
+    chunk.write_text(damage(chunk.read_text()))
+    status = main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert str(chunk) in err and message in err and "delete it" in err
+    assert (tmp_path / "deals.csv").read_bytes() == merged           # the merged file as it was
+    assert not list(tmp_path.glob(".*.tmp"))                          # no half-written file left
+
+
 def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
     run(tmp_path, ["deals"], n=10, seed=1, workers=1)
     with pytest.raises(LabError, match="seed 1"):

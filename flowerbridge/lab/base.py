@@ -113,30 +113,74 @@ def rows_to_csv(columns: Mapping[str, type], rows: Iterable[Row]) -> str:
     return buf.getvalue()
 
 
-def csv_rows(columns: Mapping[str, type], text: str, where: str) -> list[Row]:
-    """Rows from CSV text written by :func:`rows_to_csv`, typed by the schema."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header != list(columns):
-        raise LabError(f"{where}: columns do not match this version of the analysis; "
-                       "use a new output folder")
-    out = []
-    for line in reader:
-        out.append({name: (int(value) if kind is int else value)
-                    for (name, kind), value in zip(columns.items(), line)})
-    return out
+class ColumnReader:
+    """Reads chunk CSV files written by :func:`rows_to_csv` straight into
+    typed numpy columns, one file at a time: no row is ever a dict, so a run
+    of a million deals fits in memory (a string column holds one object per
+    distinct value)."""
+
+    def __init__(self, columns: Mapping[str, type]) -> None:
+        self.columns = dict(columns)
+        self._parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
+        self._strings: dict[str, dict[str, str]] = {name: {} for name, kind in columns.items() if kind is not int}
+
+    def add(self, text: str, where: str) -> None:
+        """Take the rows of one CSV text; ``where`` names it in errors."""
+        reader = csv.reader(io.StringIO(text))
+        header = next(reader, None)
+        if header != list(self.columns):
+            raise LabError(f"{where}: columns do not match this version of the analysis; "
+                           "use a new output folder")
+        lines = list(reader)
+        width = len(self.columns)
+        for number, line in enumerate(lines, 2):
+            if len(line) != width:
+                raise LabError(f"{where}, line {number}: {len(line)} fields where the header has "
+                               f"{width}; the file is damaged: delete it and run again")
+        for index, (name, kind) in enumerate(self.columns.items()):
+            values = [line[index] for line in lines]
+            if kind is int:
+                try:
+                    column = np.fromiter(map(int, values), dtype=np.int64, count=len(values))
+                except ValueError:
+                    bad = next(v for v in values if not _is_int(v))
+                    raise LabError(f"{where}: column {name} holds {bad!r}, not a whole number; "
+                                   "the file is damaged: delete it and run again") from None
+            else:
+                seen = self._strings[name]
+                column = np.array([seen.setdefault(v, v) for v in values], dtype=object)
+            self._parts[name].append(column)
+
+    def table(self) -> "Table":
+        return Table(self.columns, {
+            name: np.concatenate(parts) if parts else np.array([], dtype=np.int64 if kind is int else object)
+            for (name, kind), parts in zip(self.columns.items(), self._parts.values())})
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that the file is either absent or complete.
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its parts, in order) to ``path`` so that the file
+    is either absent or complete.
 
     The text goes to a temporary file in the same folder, is flushed to disk,
     and is renamed over ``path``: a run killed at any moment leaves no
     half-written chunk for the resume to trust.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            for part in [text] if isinstance(text, str) else text:
+                fh.write(part)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:   # the parts failed (a damaged chunk), or the disk did
+        tmp.unlink(missing_ok=True)
+        raise

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Generator, Mapping, Sequence
 
 from ..errors import FlowerBridgeError
-from .base import Analysis, LabError, Params, Table, csv_rows, rows_to_csv, write_atomic
+from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
 
 MANIFEST = "lab.json"
 MAX_DEALS = 100_000_000
@@ -294,6 +294,23 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
     return resolved
 
 
+def _merge(out: Path, name: str, columns: Mapping[str, type], chunks: Sequence[Chunk]) -> Table:
+    """Read an analysis' chunks, in deal order, into its table, and write the
+    merged CSV (one header, then every chunk's rows) as they are read: one
+    chunk's text is in memory at a time."""
+    reader = ColumnReader(columns)
+
+    def parts():
+        for i, chunk in enumerate(chunks):
+            path = chunk.path(out)
+            text = path.read_text(encoding="utf-8")
+            reader.add(text, str(path))
+            yield text if i == 0 else text.split("\n", 1)[1]
+
+    write_atomic(out / f"{name}.csv", parts())
+    return reader.table()
+
+
 def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
         ray_address: str | None = None, chunk_size: int | None = None,
@@ -358,13 +375,6 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         finally:
             results.close()
 
-    tables = {}
-    for name, cs in chunks.items():
-        columns = known[name].columns
-        texts = [c.path(out).read_text(encoding="utf-8") for c in cs]
-        # The merged CSV: one header, then every chunk's rows in deal order.
-        merged = texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])
-        write_atomic(out / f"{name}.csv", merged)
-        tables[name] = Table.from_rows(columns, csv_rows(columns, merged, str(out / f"{name}.csv")))
+    tables = {name: _merge(out, name, known[name].columns, cs) for name, cs in chunks.items()}
     return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
                      computed=len(missing), reused=sum(len(cs) for cs in chunks.values()) - len(missing))
