@@ -264,6 +264,33 @@ def test_report_wilson_interval_matches_the_textbook_values():
     assert rate_cell(3, 1000) == "0.30 (0.10–0.88)"
 
 
+def test_report_cells_keep_three_significant_digits_beside_each_other():
+    from flowerbridge.lab.report import fmt
+    # a sampled 78.9 beside an exact 79.0, not 79; small shares keep their digits
+    assert [fmt(v) for v in (78.9, 79.0, 4.5, 0.475, 0.007, 0.0)] == ["78.9", "79.0", "4.50", "0.475", "0.007", "0"]
+    # from 1,000 on, whole and grouped (999.9 rounds up to 1,000, never 1e+03); counts grouped
+    assert [fmt(v) for v in (999.9, 1234.5, np.float64(12.25))] == ["1,000", "1,234", "12.2"]
+    assert [fmt(v) for v in (25639, np.int64(1314), 7, "5P", "61.2 (59.8–62.6)")] == \
+        ["25,639", "1,314", "7", "5P", "61.2 (59.8–62.6)"]
+
+
+def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_right():
+    from flowerbridge.lab.report import TableSpec, table_html
+    page = table_html(TableSpec("rule sets", ["rule set", "options", "hands"],
+                                [["strict", "undertrick_penalty=0", 100000], ["default", "the rules as written", 5]]))
+    assert page.startswith("<div class='table'><table>") and page.endswith("</table></div>")
+    assert "<th class='text'>options</th>" in page and "<th>hands</th>" in page
+    assert "<td class='text'>undertrick_penalty=0</td>" in page and "<td>100,000</td>" in page
+
+
+def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):
+    result = run_lab(tmp_path, ["variants"], workers=1, n=8, seed=2, bots="random")
+    page = (result.out / "report.html").read_text()
+    assert "<td class='text'>the rules as written</td>" in page
+    assert "<td class='text'>undertrick_penalty=0</td>" in page        # strict: R15's option alone
+    assert "declarer=final-bidder" not in page                           # the default, said nowhere
+
+
 def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
     rng = np.random.default_rng(1)
     n = 4000

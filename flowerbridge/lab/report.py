@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence, SupportsFloat
 
@@ -68,18 +69,45 @@ def png_bytes(figure: "Figure") -> bytes:
 
 
 def fmt(value: Any) -> str:
-    """A cell: floats to 3 significant places, percentages kept as given."""
-    if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    """A cell: floats to 3 significant digits, from 1 up with their trailing
+    zeros (so that 79.0 stands beside 78.9, not 79), from 1,000 on whole;
+    whole numbers with their thousands grouped; anything else as it is
+    (percentages with intervals come as text)."""
+    if isinstance(value, (float, np.floating)):
+        if not value:
+            return "0"
+        if abs(float(f"{value:.3g}")) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:#.3g}".rstrip(".") if abs(value) >= 1 else f"{value:.3g}"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return f"{value:,}"
     return str(value)
 
 
+# A cell that reads as a figure: a number, a share with its interval, or "-".
+_FIGURE = re.compile(r"^[-+]?[\d,]*\.?\d+(%| \([^)]*\))?$|^-$")
+
+
+def _is_figure(value: Any) -> bool:
+    return isinstance(value, (int, float, np.number)) or bool(_FIGURE.match(fmt(value)))
+
+
+def _cell(value: Any, tag: str = "td", figure: bool = True) -> str:
+    text = html.escape(fmt(value))
+    return f"<{tag}>{text}</{tag}>" if figure else f"<{tag} class='text'>{text}</{tag}>"
+
+
 def table_html(spec: TableSpec) -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in spec.headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(c))}</td>" for c in row) + "</tr>"
+    """A table in a frame of its own that scrolls sideways when the table is
+    wider than the page; figures are right-aligned, text left (and the
+    header of a column of text with it)."""
+    text_columns = {j for j in range(len(spec.headers))
+                    if spec.rows and not any(_is_figure(row[j]) for row in spec.rows)}
+    head = "".join(_cell(h, "th", j not in text_columns) for j, h in enumerate(spec.headers))
+    body = "".join("<tr>" + "".join(_cell(c, "td", _is_figure(c)) for c in row) + "</tr>"
                    for row in spec.rows)
-    return (f"<table><caption>{html.escape(spec.caption)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return (f"<div class='table'><table><caption>{html.escape(spec.caption)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def table_markdown(spec: TableSpec) -> str:
@@ -95,8 +123,9 @@ body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; 
 h1 { font-size: 1.6rem; } h2 { border-bottom: 1px solid #ccc; margin-top: 2.5rem; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: .9rem; }
 caption { text-align: left; font-style: italic; padding-bottom: .3rem; }
+div.table { overflow-x: auto; }
 th, td { border: 1px solid #ddd; padding: .2rem .6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, .text { text-align: left; }
 figure { margin: 1rem 0; } figcaption { font-size: .9rem; color: #555; }
 img { max-width: 100%; } code { background: #f4f4f4; padding: 0 .2rem; }
 """

@@ -155,12 +155,17 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     vs = summary["variants"]
     names = list(vs)
+    written = RuleOptions().to_dict()
+    rule_sets = TableSpec(
+        "The rule sets: what each changes from the rules as written",
+        ["rule set", "options"],
+        [[n, ", ".join(f"{k}={v}" for k, v in vs[n]["options"].items() if written.get(k) != v)
+          or "the rules as written"] for n in names])
     compare = TableSpec(
         f"The same {vs[names[0]]['hands']:,} hands under each rule set "
         f"(changes counted against '{summary['reference']}')",
         ["", *names],
-        [["options", *(", ".join(f"{k}={v}" for k, v in vs[n]["options"].items()) for n in names)],
-         ["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
+        [["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
          ["made %", *(vs[n]["make_rate"] for n in names)],
          ["hands per game", *(vs[n]["hands_per_game"] or "-" for n in names)],
          ["hands whose margin changes %", *(vs[n]["hands_changed"] for n in names)],
@@ -171,7 +176,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     return [Section("Variants: the same hands under other rules",
                     "Scoring options re-score the same play; the R9 declarer option replays the "
                     "auction and, where the declarer changes, the play.",
-                    [compare, points_table(vs, "Mean points per hand by source, both sides together")],
+                    [rule_sets, compare,
+                     points_table(vs, "Mean points per hand by source, both sides together")],
                     [points_plot(vs)])]
 
 
