@@ -74,11 +74,12 @@ def fmt(value: Any) -> str:
     whole numbers with their thousands grouped; anything else as it is
     (percentages with intervals come as text)."""
     if isinstance(value, (float, np.floating)):
-        if not value:
+        x = float(value)
+        if not x:
             return "0"
-        if abs(float(f"{value:.3g}")) >= 1000:
-            return f"{value:,.0f}"
-        return f"{value:#.3g}".rstrip(".") if abs(value) >= 1 else f"{value:.3g}"
+        if abs(float(f"{x:.3g}")) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:#.3g}".rstrip(".") if abs(x) >= 1 else f"{x:.3g}"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
