@@ -127,6 +127,32 @@ def test_lab_damaged_chunk_is_one_clear_error_naming_it_and_changes_nothing(tmp_
     assert not list(tmp_path.glob(".*.tmp"))                          # no half-written file left
 
 
+def test_lab_progress_in_a_log_is_a_plain_line_per_analysis_finished(tmp_path, capsys):
+    # standard error is no terminal here (captured): no bar's escape codes, but
+    # a line when each analysis is done, so a long run in a log shows it is alive
+    status = main(["lab", "deals", "play", "--n", "20", "--seed", "1", "--bots", "random",
+                   "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 0 and "\x1b" not in err
+    assert err.splitlines()[0].startswith("lab: deals 20 of 20 deals (100%), ")
+    assert err.splitlines()[1].startswith("lab: play 20 of 20 deals (100%), ")
+    # --quiet says nothing; a run that reuses every chunk has nothing to report
+    assert main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path / "q"),
+                 "--workers", "1", "--quiet"]) == 0
+    assert main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path / "q"),
+                 "--workers", "1"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_lab_progress_lines_give_deals_done_rate_and_time_left(capsys):
+    from flowerbridge.lab.runner import _progress_lines
+    advance = _progress_lines({"play": (100, 1000)}, every=0.0)
+    advance("play", 300)
+    line = capsys.readouterr().err
+    assert line.startswith("lab: play 400 of 1,000 deals (40%), ") and " deals/s, about " in line
+    assert line.rstrip().endswith(" left")
+
+
 def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
     run(tmp_path, ["deals"], n=10, seed=1, workers=1)
     with pytest.raises(LabError, match="seed 1"):

@@ -41,7 +41,8 @@ def register(subparsers) -> None:
                         "from deals, play and variants over N deals")
     p.add_argument("--dd-n", type=int, default=0, metavar="K",
                    help="with --designer: the double-dummy analysis over the first K deals (default 0)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar at a terminal, otherwise a line every 30 s)")
     p.set_defaults(func=run)
 
 
@@ -93,7 +94,8 @@ def run(args) -> int:
     if safe != str(seed):
         safe += "-" + hashlib.sha256(str(seed).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
-    progress = not args.quiet and sys.stderr.isatty()
+    # a bar at a terminal; in a log, a plain line now and then
+    progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
     try:
         if args.designer:
             from ..lab.designer import write_designer_report

@@ -32,7 +32,7 @@ DD_FIRM = 100
 def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n: int = 20000,
                           seed: Any = 2026, dd_n: int = 0, bots: str | None = None,
                           workers: int | None = None, ray_address: str | None = None,
-                          progress: bool = False) -> Study:
+                          progress: bool | str = False) -> Study:
     """Run the studies into ``out`` and write the report to ``path`` (Markdown).
 
     Figures go to a folder named after ``path`` without its suffix. ``dd_n``

@@ -22,6 +22,8 @@ import os
 import shutil
 import signal
 import socket
+import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,14 +214,60 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
 # ---------------------------------------------------------------- progress
 
 
+# How often, at most, a line of progress is written where standard error is no terminal.
+PROGRESS_LINE_SECONDS = 30.0
+
+
+def _progress_lines(totals: Mapping[str, tuple[int, int]], every: float = PROGRESS_LINE_SECONDS):
+    """``advance(name, deals)`` for a log rather than a terminal: a plain line
+    per analysis on standard error when it finishes, and for the one under
+    way at most every ``every`` seconds (deals done, rate, time left)."""
+    done = {name: d for name, (d, _) in totals.items()}
+    start = {name: d for name, (d, _) in totals.items()}
+    began = time.monotonic()
+    last = began
+
+    def line(name: str) -> None:
+        total = totals[name][1]
+        now = time.monotonic()
+        rate = (done[name] - start[name]) / max(now - began, 1e-9)
+        left = f", about {_duration((total - done[name]) / rate)} left" if rate and done[name] < total else ""
+        print(f"lab: {name} {done[name]:,} of {total:,} deals ({100 * done[name] // total}%), "
+              f"{rate:,.1f} deals/s{left}", file=sys.stderr, flush=True)
+
+    def advance(name: str, deals: int) -> None:
+        nonlocal last
+        done[name] += deals
+        now = time.monotonic()
+        if done[name] >= totals[name][1] or now - last >= every:
+            last = now
+            line(name)
+
+    return advance
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 @contextmanager
-def _progress(enabled: bool, totals: Mapping[str, tuple[int, int]]):
-    """A rich progress bar per analysis (deals done, rate, time left) on standard error.
+def _progress(enabled: bool | str, totals: Mapping[str, tuple[int, int]]):
+    """A rich progress bar per analysis (deals done, rate, time left) on
+    standard error; with ``enabled="lines"``, plain lines for a log
+    (:func:`_progress_lines`).
 
     Yields ``advance(name, deals)``; a no-op when disabled.
     """
     if not enabled:
         yield lambda name, deals: None
+        return
+    if enabled == "lines":
+        yield _progress_lines(totals)
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, \
@@ -314,14 +362,15 @@ def _merge(out: Path, name: str, columns: Mapping[str, type], chunks: Sequence[C
 def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
         ray_address: str | None = None, chunk_size: int | None = None,
-        progress: bool = False) -> LabResult:
+        progress: bool | str = False) -> LabResult:
     """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
 
     ``params`` maps an analysis name to its parameters; ``workers`` local
     processes (default: every core; 1 runs in this process) or a Ray cluster
     at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
     own (an analysis the folder already holds keeps the size it was begun
-    with). Returns the merged tables.
+    with); ``progress`` is a bar on standard error (``True``), plain lines
+    for a log (``"lines"``) or nothing. Returns the merged tables.
     """
     known = analyses()
     if not names:

@@ -41,7 +41,7 @@ class Study:
 def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: int, seed: Any = 0,
             bots: str | None = None, variants: list | None = None, workers: int | None = None,
             ray_address: str | None = None, chunk_size: int | None = None,
-            progress: bool = False, report: bool = True) -> Study:
+            progress: bool | str = False, report: bool = True) -> Study:
     """Run analyses ``names`` (default: deals, play, variants) over ``n`` deals from ``seed``.
 
     ``bots`` (a level or ``module:attribute``) plays for the ``play`` and
