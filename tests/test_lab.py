@@ -307,6 +307,10 @@ def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_righ
     assert page.startswith("<div class='table'><table>") and page.endswith("</table></div>")
     assert "<th class='text'>options</th>" in page and "<th>hands</th>" in page
     assert "<td class='text'>undertrick_penalty=0</td>" in page and "<td>100,000</td>" in page
+    # "-" (nothing to show) in a column of text is text; in a column of figures, a figure
+    page = table_html(TableSpec("run", ["analysis", "parameters", "deals"],
+                                [["deals", "-", "-"], ["play", '{"bots": "basic"}', 7]]))
+    assert "<th class='text'>parameters</th>" in page and "<td class='text'>-</td><td>-</td>" in page
 
 
 def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):

@@ -102,10 +102,13 @@ def table_html(spec: TableSpec) -> str:
     """A table in a frame of its own that scrolls sideways when the table is
     wider than the page; figures are right-aligned, text left (and the
     header of a column of text with it)."""
+    # a column of text, "-" (nothing to show) aside, is left-aligned throughout
     text_columns = {j for j in range(len(spec.headers))
-                    if spec.rows and not any(_is_figure(row[j]) for row in spec.rows)}
+                    if any(fmt(row[j]) != "-" for row in spec.rows)
+                    and not any(_is_figure(row[j]) for row in spec.rows if fmt(row[j]) != "-")}
     head = "".join(_cell(h, "th", j not in text_columns) for j, h in enumerate(spec.headers))
-    body = "".join("<tr>" + "".join(_cell(c, "td", _is_figure(c)) for c in row) + "</tr>"
+    body = "".join("<tr>" + "".join(_cell(c, "td", j not in text_columns and _is_figure(c))
+                                    for j, c in enumerate(row)) + "</tr>"
                    for row in spec.rows)
     return (f"<div class='table'><table><caption>{html.escape(spec.caption)}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
