@@ -110,21 +110,48 @@ def test_lab_tables_read_from_chunks_equal_the_rows_computed(tmp_path):
         assert table[name].tolist() == expected[name].tolist(), name
 
 
+def _other_chunk(data: bytes, folder: Path) -> bytes:
+    return (folder / "0000010-0000020.csv").read_bytes()
+
+
 @pytest.mark.parametrize("damage, message", [
-    (lambda text: text.replace("\n", ",extra\n", 2).replace(",extra", "", 1), "line 2: "),
-    (lambda text: text.replace("\n0,", "\nx,", 1), "column deal holds 'x'"),
+    (lambda b, f: b.replace(b"\n", b",extra\n", 2).replace(b",extra", b"", 1), "line 2: "),
+    (lambda b, f: b.replace(b"\n0,", b"\nx,", 1), "column deal holds 'x'"),
+    (lambda b, f: b.replace(b"\n0,", b"\n99999999999999999999,", 1), "not a whole number"),
+    (lambda b, f: b[:60] + b"\xff" + b[61:], "byte 60 is not UTF-8"),
+    (lambda b, f: b[:-3], "does not end with a whole line"),                      # cut short
+    (lambda b, f: b.split(b"\n", 1)[0], "does not end with a whole line"),       # header alone, cut
+    (lambda b, f: b.split(b"\n", 1)[0] + b"\n", "does not hold deals 0 to 9"),  # rows lost
+    (lambda b, f: b[:b.rindex(b"\n", 0, -1) + 1], "does not hold deals 0 to 9"),  # last row lost
+    (_other_chunk, "does not hold deals 0 to 9"),                                 # another chunk's rows
+    (lambda b, f: b"", "does not end with a whole line"),
+    (lambda b, f: b"deal,x\n", "delete it and run again, or use a new output folder"),
 ])
 def test_lab_damaged_chunk_is_one_clear_error_naming_it_and_changes_nothing(tmp_path, capsys, damage, message):
     run(tmp_path, ["deals"], n=20, seed=1, workers=1, chunk_size=10)
     merged = (tmp_path / "deals.csv").read_bytes()
     chunk = tmp_path / "chunks" / "deals" / "0000000-0000010.csv"
-    chunk.write_text(damage(chunk.read_text()))
+    chunk.write_bytes(damage(chunk.read_bytes(), chunk.parent))
     status = main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path), "--workers", "1"])
     err = capsys.readouterr().err
-    assert status == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert status == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert str(chunk) in err and message in err and "delete it" in err
     assert (tmp_path / "deals.csv").read_bytes() == merged           # the merged file as it was
     assert not list(tmp_path.glob(".*.tmp"))                          # no half-written file left
+
+
+def test_lab_damaged_chunk_of_one_analysis_leaves_every_merged_file_as_it_was(tmp_path, capsys):
+    # a longer run reads every analysis' chunks before it writes any merged file,
+    # so deals.csv does not move on to 30 deals while play.csv stays at 20
+    run(tmp_path, ["deals", "play"], n=20, seed=1, params={"play": {"bots": "random"}},
+        workers=1, chunk_size=10)
+    before = csv_bytes(tmp_path)
+    chunk = tmp_path / "chunks" / "play" / "0000000-0000010.csv"
+    chunk.write_bytes(chunk.read_bytes()[:-5])
+    status = main(["lab", "deals", "play", "--n", "30", "--seed", "1", "--bots", "random",
+                   "--chunk-size", "10", "--out", str(tmp_path), "--workers", "1"])
+    assert status == 2 and str(chunk) in capsys.readouterr().err
+    assert csv_bytes(tmp_path) == before
 
 
 def test_lab_progress_in_a_log_is_a_plain_line_per_analysis_finished(tmp_path, capsys):
@@ -151,6 +178,22 @@ def test_lab_progress_lines_give_deals_done_rate_and_time_left(capsys):
     line = capsys.readouterr().err
     assert line.startswith("lab: play 400 of 1,000 deals (40%), ") and " deals/s, about " in line
     assert line.rstrip().endswith(" left")
+
+
+def test_lab_progress_lines_time_each_analysis_from_its_own_start(monkeypatch, capsys):
+    # the analyses run one after another: the second's rate counts from the last
+    # chunk of the first, not from the start of the run
+    from flowerbridge.lab import runner
+    clock = iter([0.0, 100.0, 110.0, 130.0])
+    monkeypatch.setattr(runner.time, "monotonic", lambda: next(clock))
+    advance = runner._progress_lines({"deals": (0, 1000), "play": (0, 100)}, every=0.0)
+    advance("deals", 1000)                      # at 100 s: 10 deals/s
+    advance("play", 10)                         # at 110 s: 10 in 10 s
+    advance("play", 40)                         # at 130 s: 50 in 30 s
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "lab: deals 1,000 of 1,000 deals (100%), 10.0 deals/s"
+    assert lines[1] == "lab: play 10 of 100 deals (10%), 1.0 deals/s, about 2 min left"
+    assert lines[2] == "lab: play 50 of 100 deals (50%), 1.7 deals/s, about 30 s left"
 
 
 def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
@@ -292,8 +335,9 @@ def test_report_wilson_interval_matches_the_textbook_values():
 
 def test_report_cells_keep_three_significant_digits_beside_each_other():
     from flowerbridge.lab.report import fmt
-    # a sampled 78.9 beside an exact 79.0, not 79; small shares keep their digits
-    assert [fmt(v) for v in (78.9, 79.0, 4.5, 0.475, 0.007, 0.0)] == ["78.9", "79.0", "4.50", "0.475", "0.007", "0"]
+    # a sampled 78.9 beside an exact 79.0, not 79; 0.900 beside 1.00 (0.9996 rounds to 1.00)
+    assert [fmt(v) for v in (78.9, 79.0, 4.5, 0.475, 0.9, 0.9996, 0.007, 0.0)] == \
+        ["78.9", "79.0", "4.50", "0.475", "0.900", "1.00", "0.00700", "0"]
     # from 1,000 on, whole and grouped (999.9 rounds up to 1,000, never 1e+03); counts grouped
     assert [fmt(v) for v in (999.9, 1234.5, np.float64(12.25))] == ["1,000", "1,234", "12.2"]
     assert [fmt(v) for v in (25639, np.int64(1314), 7, "5P", "61.2 (59.8–62.6)")] == \
@@ -301,12 +345,15 @@ def test_report_cells_keep_three_significant_digits_beside_each_other():
 
 
 def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_right():
-    from flowerbridge.lab.report import TableSpec, table_html
+    from flowerbridge.lab.report import TableSpec, table_html, table_markdown
     page = table_html(TableSpec("rule sets", ["rule set", "options", "hands"],
                                 [["strict", "undertrick_penalty=0", 100000], ["default", "the rules as written", 5]]))
     assert page.startswith("<div class='table'><table>") and page.endswith("</table></div>")
     assert "<th class='text'>options</th>" in page and "<th>hands</th>" in page
     assert "<td class='text'>undertrick_penalty=0</td>" in page and "<td>100,000</td>" in page
+    # the Markdown of the designer's report aligns its columns the same way
+    markdown = table_markdown(TableSpec("rule sets", ["rule set", "options", "hands"], [["strict", "x=0", 5]]))
+    assert "|---|---|---:|" in markdown
     # "-" (nothing to show) in a column of text is text; in a column of figures, a figure
     page = table_html(TableSpec("run", ["analysis", "parameters", "deals"],
                                 [["deals", "-", "-"], ["play", '{"bots": "basic"}', 7]]))

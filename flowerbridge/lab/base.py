@@ -113,42 +113,72 @@ def rows_to_csv(columns: Mapping[str, type], rows: Iterable[Row]) -> str:
     return buf.getvalue()
 
 
+DAMAGED = "the file is damaged: delete it and run again"
+
+
 class ColumnReader:
     """Reads chunk CSV files written by :func:`rows_to_csv` straight into
     typed numpy columns, one file at a time: no row is ever a dict, so a run
     of a million deals fits in memory (a string column holds one object per
-    distinct value)."""
+    distinct value).
+
+    Each file is checked as it is read: its header, every row's width, its
+    numbers, a final newline (a file cut short loses it) and, where the
+    schema has a ``deal`` column, that it holds every deal of the chunk in
+    order and no other. Any fault is a :class:`LabError` naming the file.
+    """
 
     def __init__(self, columns: Mapping[str, type]) -> None:
         self.columns = dict(columns)
         self._parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
         self._strings: dict[str, dict[str, str]] = {name: {} for name, kind in columns.items() if kind is not int}
 
-    def add(self, text: str, where: str) -> None:
+    def add_file(self, path: Path, deals: range | None = None) -> None:
+        """Take the rows of the CSV file at ``path``, which must hold the
+        deals ``deals`` (when given)."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise LabError(f"{path}: byte {exc.start} is not UTF-8; {DAMAGED}") from None
+        self.add(text, str(path), deals)
+
+    def add(self, text: str, where: str, deals: range | None = None) -> None:
         """Take the rows of one CSV text; ``where`` names it in errors."""
+        if not text.endswith("\n"):
+            raise LabError(f"{where}: the file does not end with a whole line; {DAMAGED}")
         reader = csv.reader(io.StringIO(text))
         header = next(reader, None)
         if header != list(self.columns):
-            raise LabError(f"{where}: columns do not match this version of the analysis; "
-                           "use a new output folder")
+            raise LabError(f"{where}: its columns are not this analysis' (the file is damaged, or "
+                           "was written by another version of flowerbridge): delete it and run "
+                           "again, or use a new output folder")
         lines = list(reader)
         width = len(self.columns)
         for number, line in enumerate(lines, 2):
             if len(line) != width:
                 raise LabError(f"{where}, line {number}: {len(line)} fields where the header has "
-                               f"{width}; the file is damaged: delete it and run again")
+                               f"{width}; {DAMAGED}")
+        columns: dict[str, np.ndarray] = {}
         for index, (name, kind) in enumerate(self.columns.items()):
             values = [line[index] for line in lines]
             if kind is int:
                 try:
-                    column = np.fromiter(map(int, values), dtype=np.int64, count=len(values))
-                except ValueError:
-                    bad = next(v for v in values if not _is_int(v))
-                    raise LabError(f"{where}: column {name} holds {bad!r}, not a whole number; "
-                                   "the file is damaged: delete it and run again") from None
+                    columns[name] = np.fromiter(map(int, values), dtype=np.int64, count=len(values))
+                except (ValueError, OverflowError):
+                    bad = next(v for v in values if not _is_int64(v))
+                    raise LabError(f"{where}: column {name} holds {bad[:40]!r}, not a whole number "
+                                   f"of this analysis; {DAMAGED}") from None
             else:
                 seen = self._strings[name]
-                column = np.array([seen.setdefault(v, v) for v in values], dtype=object)
+                columns[name] = np.array([seen.setdefault(v, v) for v in values], dtype=object)
+        if deals is not None and "deal" in columns:
+            held = columns["deal"]
+            if (len(held) and ((np.diff(held) < 0).any() or held[0] != deals.start
+                               or held[-1] != deals.stop - 1)) \
+                    or len(np.unique(held)) != len(deals):
+                raise LabError(f"{where}: it does not hold deals {deals.start} to {deals.stop - 1} "
+                               f"in order; {DAMAGED}")
+        for name, column in columns.items():
             self._parts[name].append(column)
 
     def table(self) -> "Table":
@@ -157,12 +187,12 @@ class ColumnReader:
             for (name, kind), parts in zip(self.columns.items(), self._parts.values())})
 
 
-def _is_int(text: str) -> bool:
+def _is_int64(text: str) -> bool:
     try:
-        int(text)
+        value = int(text)
     except ValueError:
         return False
-    return True
+    return -2**63 <= value < 2**63
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:

@@ -69,17 +69,18 @@ def png_bytes(figure: "Figure") -> bytes:
 
 
 def fmt(value: Any) -> str:
-    """A cell: floats to 3 significant digits, from 1 up with their trailing
-    zeros (so that 79.0 stands beside 78.9, not 79), from 1,000 on whole;
+    """A cell: floats to 3 significant digits with their trailing zeros (so
+    that 79.0 stands beside 78.9, not 79, and 0.900 beside 1.00), from 1,000
+    on whole;
     whole numbers with their thousands grouped; anything else as it is
     (percentages with intervals come as text)."""
     if isinstance(value, (float, np.floating)):
         x = float(value)
-        if not x:
-            return "0"
+        if not x or not np.isfinite(x):
+            return "0" if x == 0 else str(x)
         if abs(float(f"{x:.3g}")) >= 1000:
-            return f"{x:,.0f}"
-        return f"{x:#.3g}".rstrip(".") if abs(x) >= 1 else f"{x:.3g}"
+            return f"{x:,.0f}" if abs(x) < 1e15 else f"{x:.3g}"
+        return f"{x:#.3g}".rstrip(".")
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
@@ -90,6 +91,8 @@ _FIGURE = re.compile(r"^[-+]?[\d,]*\.?\d+(%| \([^)]*\))?$|^-$")
 
 
 def _is_figure(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
     return isinstance(value, (int, float, np.number)) or bool(_FIGURE.match(fmt(value)))
 
 
@@ -98,14 +101,18 @@ def _cell(value: Any, tag: str = "td", figure: bool = True) -> str:
     return f"<{tag}>{text}</{tag}>" if figure else f"<{tag} class='text'>{text}</{tag}>"
 
 
+def _text_columns(spec: TableSpec) -> set[int]:
+    """The columns of text, "-" (nothing to show) aside: left-aligned throughout."""
+    return {j for j in range(len(spec.headers))
+            if any(fmt(row[j]) != "-" for row in spec.rows)
+            and not any(_is_figure(row[j]) for row in spec.rows if fmt(row[j]) != "-")}
+
+
 def table_html(spec: TableSpec) -> str:
     """A table in a frame of its own that scrolls sideways when the table is
     wider than the page; figures are right-aligned, text left (and the
     header of a column of text with it)."""
-    # a column of text, "-" (nothing to show) aside, is left-aligned throughout
-    text_columns = {j for j in range(len(spec.headers))
-                    if any(fmt(row[j]) != "-" for row in spec.rows)
-                    and not any(_is_figure(row[j]) for row in spec.rows if fmt(row[j]) != "-")}
+    text_columns = _text_columns(spec)
     head = "".join(_cell(h, "th", j not in text_columns) for j, h in enumerate(spec.headers))
     body = "".join("<tr>" + "".join(_cell(c, "td", j not in text_columns and _is_figure(c))
                                     for j, c in enumerate(row)) + "</tr>"
@@ -115,8 +122,10 @@ def table_html(spec: TableSpec) -> str:
 
 
 def table_markdown(spec: TableSpec) -> str:
+    """The table in Markdown, aligned as :func:`table_html` aligns it."""
+    text = _text_columns(spec)
     lines = [f"| {' | '.join(str(h) for h in spec.headers)} |",
-             "|" + "---|" * len(spec.headers)]
+             "|" + "".join("---|" if j == 0 or j in text else "---:|" for j in range(len(spec.headers)))]
     lines += [f"| {' | '.join(fmt(c) for c in row)} |" for row in spec.rows]
     return f"*{spec.caption}*\n\n" + "\n".join(lines)
 

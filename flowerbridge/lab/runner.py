@@ -224,30 +224,34 @@ def _progress_lines(totals: Mapping[str, tuple[int, int]], every: float = PROGRE
     way at most every ``every`` seconds (deals done, rate, time left)."""
     done = {name: d for name, (d, _) in totals.items()}
     start = {name: d for name, (d, _) in totals.items()}
-    began = time.monotonic()
-    last = began
+    # The work is handed out in order, analysis after analysis, so one is
+    # timed from the last chunk any other finished before its first (or from
+    # the start): its rate is its own, not diluted by the analyses before it.
+    began: dict[str, float] = {}
+    last_chunk = last_line = time.monotonic()
 
-    def line(name: str) -> None:
+    def line(name: str, now: float) -> None:
         total = totals[name][1]
-        now = time.monotonic()
-        rate = (done[name] - start[name]) / max(now - began, 1e-9)
+        rate = (done[name] - start[name]) / max(now - began[name], 1e-9)
         left = f", about {_duration((total - done[name]) / rate)} left" if rate and done[name] < total else ""
         print(f"lab: {name} {done[name]:,} of {total:,} deals ({100 * done[name] // total}%), "
               f"{rate:,.1f} deals/s{left}", file=sys.stderr, flush=True)
 
     def advance(name: str, deals: int) -> None:
-        nonlocal last
-        done[name] += deals
+        nonlocal last_chunk, last_line
         now = time.monotonic()
-        if done[name] >= totals[name][1] or now - last >= every:
-            last = now
-            line(name)
+        began.setdefault(name, last_chunk)
+        last_chunk = now
+        done[name] += deals
+        if done[name] >= totals[name][1] or now - last_line >= every:
+            last_line = now
+            line(name, now)
 
     return advance
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = max(1, int(round(seconds)))
     if seconds < 90:
         return f"{seconds} s"
     if seconds < 90 * 60:
@@ -342,21 +346,28 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
     return resolved
 
 
-def _merge(out: Path, name: str, columns: Mapping[str, type], chunks: Sequence[Chunk]) -> Table:
-    """Read an analysis' chunks, in deal order, into its table, and write the
-    merged CSV (one header, then every chunk's rows) as they are read: one
-    chunk's text is in memory at a time."""
-    reader = ColumnReader(columns)
+def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis]) -> dict[str, Table]:
+    """Every analysis' table, read from its chunks in deal order, and its
+    merged CSV (one header, then every chunk's rows).
 
-    def parts():
-        for i, chunk in enumerate(chunks):
-            path = chunk.path(out)
-            text = path.read_text(encoding="utf-8")
-            reader.add(text, str(path))
-            yield text if i == 0 else text.split("\n", 1)[1]
+    All the chunks are read and checked before any merged file is written, so
+    a damaged chunk leaves every file as it was; the merged files are then
+    written chunk by chunk, one chunk's text in memory at a time.
+    """
+    tables = {}
+    for name, cs in chunks.items():
+        reader = ColumnReader(known[name].columns)
+        for c in cs:
+            reader.add_file(c.path(out), range(c.start, c.stop))
+        tables[name] = reader.table()
 
-    write_atomic(out / f"{name}.csv", parts())
-    return reader.table()
+    for name, cs in chunks.items():
+        def parts(cs=cs):
+            for i, c in enumerate(cs):
+                text = c.path(out).read_text(encoding="utf-8")
+                yield text if i == 0 else text.split("\n", 1)[1]
+        write_atomic(out / f"{name}.csv", parts())
+    return tables
 
 
 def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
@@ -424,6 +435,6 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         finally:
             results.close()
 
-    tables = {name: _merge(out, name, known[name].columns, cs) for name, cs in chunks.items()}
+    tables = _merge(out, chunks, known)
     return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
                      computed=len(missing), reused=sum(len(cs) for cs in chunks.values()) - len(missing))
