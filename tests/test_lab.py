@@ -126,6 +126,11 @@ def _other_chunk(data: bytes, folder: Path) -> bytes:
     (_other_chunk, "does not hold deals 0 to 9"),                                 # another chunk's rows
     (lambda b, f: b"", "does not end with a whole line"),
     (lambda b, f: b"deal,x\n", "delete it and run again, or use a new output folder"),
+    (lambda b, f: b + b.split(b"\n")[-2] + b"\n", "does not hold deals 0 to 9"),    # a row twice
+    (lambda b, f: b.replace(b"\n1,", b"\n+1,", 1), "not written as the lab writes"),
+    (lambda b, f: b.replace(b"\n1,", b"\n\"1\",", 1), "not written as the lab writes"),
+    (lambda b, f: b.replace(b"\n", b"\r\n"), "not written as the lab writes"),
+    (lambda b, f: b.replace(b"\n1,", b"\n" + b"7" * 200_000 + b",", 1), "not CSV as the lab writes it"),
 ])
 def test_lab_damaged_chunk_is_one_clear_error_naming_it_and_changes_nothing(tmp_path, capsys, damage, message):
     run(tmp_path, ["deals"], n=20, seed=1, workers=1, chunk_size=10)
@@ -138,6 +143,34 @@ def test_lab_damaged_chunk_is_one_clear_error_naming_it_and_changes_nothing(tmp_
     assert str(chunk) in err and message in err and "delete it" in err
     assert (tmp_path / "deals.csv").read_bytes() == merged           # the merged file as it was
     assert not list(tmp_path.glob(".*.tmp"))                          # no half-written file left
+
+
+@pytest.mark.parametrize("damage", [
+    lambda lines: lines[:3] + lines[4:],                          # one rule set's row gone
+    lambda lines: lines[:3] + [lines[3]] + lines[3:],              # one row twice
+    lambda lines: lines[:2] + [lines[3], lines[2]] + lines[4:],    # two rule sets swapped in a deal
+])
+def test_lab_variants_chunk_must_hold_each_deals_rule_sets_in_order(tmp_path, capsys, damage):
+    run(tmp_path, ["variants"], n=6, seed=1, params={"variants": {"bots": "random"}},
+        workers=1, chunk_size=3)
+    before = csv_bytes(tmp_path)
+    chunk = tmp_path / "chunks" / "variants" / "0000003-0000006.csv"
+    lines = chunk.read_text().splitlines(keepends=True)
+    chunk.write_text("".join(damage(lines)))
+    status = main(["lab", "variants", "--n", "6", "--seed", "1", "--bots", "random",
+                   "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and str(chunk) in err
+    assert "each with the same variant rows in order" in err
+    assert csv_bytes(tmp_path) == before
+
+
+def test_lab_text_cell_with_a_control_character_is_refused(tmp_path, capsys):
+    run(tmp_path, ["play"], n=4, seed=1, params={"play": {"bots": "random"}}, workers=1, chunk_size=4)
+    chunk = tmp_path / "chunks" / "play" / "0000000-0000004.csv"
+    chunk.write_bytes(chunk.read_bytes().replace(b",N,", b",N\x00,", 1))
+    assert main(["lab", "play", "--n", "4", "--seed", "1", "--bots", "random", "--out", str(tmp_path)]) == 2
+    assert "control character" in capsys.readouterr().err
 
 
 def test_lab_damaged_chunk_of_one_analysis_leaves_every_merged_file_as_it_was(tmp_path, capsys):
@@ -331,6 +364,8 @@ def test_report_wilson_interval_matches_the_textbook_values():
     assert wilson(0, 0) == (0.0, 100.0)
     assert rate_cell(5, 10) == "50.0 (23.7–76.3)" and rate_cell(0, 0) == "-"
     assert rate_cell(3, 1000) == "0.30 (0.10–0.88)"
+    # the decimals follow the interval, not the share alone: 0 of 3 is not "0.00 (0.00–56.15)"
+    assert rate_cell(0, 3) == "0.0 (0.0–56.2)" and rate_cell(5, 1000) == "0.5 (0.2–1.2)"
 
 
 def test_report_cells_keep_three_significant_digits_beside_each_other():

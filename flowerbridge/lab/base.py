@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -44,7 +45,9 @@ class Analysis:
     are its parameters and their default values; ``chunk_size`` is how many
     deals one unit of work holds (part of a run's identity, never of its
     results); ``check`` rejects bad parameters with a :class:`LabError`
-    before any work starts.
+    before any work starts; ``row_key`` names the column that tells apart
+    a deal's rows where it has more than one (they come in the same order
+    for every deal).
     """
 
     name: str
@@ -56,6 +59,7 @@ class Analysis:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     chunk_size: int = 100
     check: Callable[[Params], None] | None = None
+    row_key: str | None = None
 
     def params(self, given: Params | None) -> dict[str, Any]:
         """The defaults updated with ``given``; unknown names are an error."""
@@ -122,14 +126,18 @@ class ColumnReader:
     of a million deals fits in memory (a string column holds one object per
     distinct value).
 
-    Each file is checked as it is read: its header, every row's width, its
-    numbers, a final newline (a file cut short loses it) and, where the
-    schema has a ``deal`` column, that it holds every deal of the chunk in
-    order and no other. Any fault is a :class:`LabError` naming the file.
+    Each file is checked as it is read: it must be exactly what
+    :func:`rows_to_csv` writes for the rows it holds (header, widths, the
+    numbers' and texts' spelling, line ends, a final newline), hold no
+    control character, and hold every deal of its chunk in order, each deal
+    with as many rows as every other (told apart by ``row_key``, in the same
+    order). Any fault is a :class:`LabError` naming the file.
     """
 
-    def __init__(self, columns: Mapping[str, type]) -> None:
+    def __init__(self, columns: Mapping[str, type], row_key: str | None = None) -> None:
         self.columns = dict(columns)
+        self.row_key = row_key
+        self._pattern: list[str] | None = None     # row_key's values for one deal
         self._parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
         self._strings: dict[str, dict[str, str]] = {name: {} for name, kind in columns.items() if kind is not int}
 
@@ -137,7 +145,8 @@ class ColumnReader:
         """Take the rows of the CSV file at ``path``, which must hold the
         deals ``deals`` (when given)."""
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
         except UnicodeDecodeError as exc:
             raise LabError(f"{path}: byte {exc.start} is not UTF-8; {DAMAGED}") from None
         self.add(text, str(path), deals)
@@ -146,13 +155,16 @@ class ColumnReader:
         """Take the rows of one CSV text; ``where`` names it in errors."""
         if not text.endswith("\n"):
             raise LabError(f"{where}: the file does not end with a whole line; {DAMAGED}")
-        reader = csv.reader(io.StringIO(text))
-        header = next(reader, None)
-        if header != list(self.columns):
-            raise LabError(f"{where}: its columns are not this analysis' (the file is damaged, or "
-                           "was written by another version of flowerbridge): delete it and run "
-                           "again, or use a new output folder")
-        lines = list(reader)
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""))
+            header = next(reader, None)
+            if header != list(self.columns):
+                raise LabError(f"{where}: its columns are not this analysis' (the file is damaged, "
+                               "or was written by another version of flowerbridge): delete it and "
+                               "run again, or use a new output folder")
+            lines = list(reader)
+        except csv.Error as exc:
+            raise LabError(f"{where}: not CSV as the lab writes it ({exc}); {DAMAGED}") from None
         width = len(self.columns)
         for number, line in enumerate(lines, 2):
             if len(line) != width:
@@ -169,22 +181,49 @@ class ColumnReader:
                     raise LabError(f"{where}: column {name} holds {bad[:40]!r}, not a whole number "
                                    f"of this analysis; {DAMAGED}") from None
             else:
+                odd = next((v for v in values if _CONTROL.search(v)), None)
+                if odd is not None:
+                    raise LabError(f"{where}: column {name} holds a control character "
+                                   f"({odd[:40]!r}); {DAMAGED}")
                 seen = self._strings[name]
                 columns[name] = np.array([seen.setdefault(v, v) for v in values], dtype=object)
+        # the same rows written again must give the file: a number or a text
+        # spelt another way (" 5", "+5", "5_0", quotes where none are needed,
+        # CR LF) is not the lab's writing
+        rows = zip(*(columns[name].tolist() for name in self.columns)) if lines else ()
+        if rows_to_csv(self.columns, (dict(zip(self.columns, row)) for row in rows)) != text:
+            raise LabError(f"{where}: not written as the lab writes its rows (spacing, signs, "
+                           f"quotes or line ends differ); {DAMAGED}")
         if deals is not None and "deal" in columns:
-            held = columns["deal"]
-            if (len(held) and ((np.diff(held) < 0).any() or held[0] != deals.start
-                               or held[-1] != deals.stop - 1)) \
-                    or len(np.unique(held)) != len(deals):
-                raise LabError(f"{where}: it does not hold deals {deals.start} to {deals.stop - 1} "
-                               f"in order; {DAMAGED}")
+            self._check_deals(columns, deals, where)
         for name, column in columns.items():
             self._parts[name].append(column)
+
+    def _check_deals(self, columns: Mapping[str, np.ndarray], deals: range, where: str) -> None:
+        held = columns["deal"]
+        per_deal, extra = divmod(len(held), len(deals)) if len(deals) else (0, len(held))
+        wrong = extra or not per_deal or \
+            not np.array_equal(held, np.repeat(np.arange(deals.start, deals.stop), per_deal))
+        if not wrong and self.row_key is not None:
+            keys = columns[self.row_key].tolist()
+            pattern = keys[:per_deal]
+            if self._pattern is None:
+                self._pattern = pattern
+            wrong = pattern != self._pattern or len(set(pattern)) != per_deal \
+                or keys != pattern * len(deals)
+        if wrong:
+            each = "" if self.row_key is None else f", each with the same {self.row_key} rows in order"
+            raise LabError(f"{where}: it does not hold deals {deals.start} to {deals.stop - 1} in "
+                           f"order{each}; {DAMAGED}")
 
     def table(self) -> "Table":
         return Table(self.columns, {
             name: np.concatenate(parts) if parts else np.array([], dtype=np.int64 if kind is int else object)
             for (name, kind), parts in zip(self.columns.items(), self._parts.values())})
+
+
+# Characters the lab never writes in a text cell.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _is_int64(text: str) -> bool:

@@ -189,7 +189,7 @@ def rate_cell(part: SupportsFloat, whole: SupportsFloat) -> str:
         return "-"
     lo, hi = wilson(part, whole)
     share = pct(part, whole)
-    d = 1 if share >= 1 else 2       # one decimal, two under 1 %
+    d = 1 if hi >= 1 else 2       # one decimal; two where the whole interval is under 1 %
     return f"{share:.{d}f} ({lo:.{d}f}–{hi:.{d}f})"
 
 

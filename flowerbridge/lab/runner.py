@@ -356,7 +356,7 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
     """
     tables = {}
     for name, cs in chunks.items():
-        reader = ColumnReader(known[name].columns)
+        reader = ColumnReader(known[name].columns, known[name].row_key)
         for c in cs:
             reader.add_file(c.path(out), range(c.start, c.stop))
         tables[name] = reader.table()
@@ -364,7 +364,8 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
     for name, cs in chunks.items():
         def parts(cs=cs):
             for i, c in enumerate(cs):
-                text = c.path(out).read_text(encoding="utf-8")
+                with open(c.path(out), encoding="utf-8", newline="") as fh:
+                    text = fh.read()
                 yield text if i == 0 else text.split("\n", 1)[1]
         write_atomic(out / f"{name}.csv", parts())
     return tables
