@@ -142,6 +142,30 @@ def test_session_record_with_a_hand_under_other_rule_options_is_refused(ch16_rec
         Session.from_dict(data)
 
 
+@pytest.mark.parametrize(("change", "message"), [
+    ({"first_dealer": "X"}, r"^first_dealer 'X' is not one of N, E, S, W$"),
+    ({"first_dealer": 3}, r"^first_dealer 3 is not one of N, E, S, W$"),
+    ({"hands": {"1": {}}}, r"^a session record needs 'hands', an array of hand records$"),
+    ({"max_hands": "6"}, r"^max_hands must be a whole number or null$"),
+    ({"max_games": True}, r"^max_games must be a whole number or null$"),
+])
+def test_session_record_fields_of_the_wrong_kind_are_named(change, message):
+    data = {**Session().to_dict(), **change}
+    with pytest.raises(RecordError, match=message):
+        Session.from_dict(data)
+
+
+def test_session_record_must_be_an_object():
+    with pytest.raises(RecordError, match="^a session record is a JSON object$"):
+        Session.from_dict([])  # type: ignore[arg-type]
+
+
+def test_session_record_without_first_dealer_starts_with_its_first_hands_dealer(ch16_record):
+    data = {k: v for k, v in Session().to_dict().items() if k != "first_dealer"}
+    session = Session.from_dict({**data, "hands": [ch16_record]})  # the Chapter 16 hand: dealt by S
+    assert session.first_dealer is Seat.S and session.next_dealer is Seat.W
+
+
 def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
     state = replay(ch16_record)
     assert [to_dict(s) for s in load_any(json.dumps(ch16_record))] == [to_dict(state)]
