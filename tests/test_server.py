@@ -370,6 +370,33 @@ def test_a_wrong_token_is_refused_and_the_socket_closed(server):
     assert client.ws.close_code == 4401
 
 
+@pytest.mark.parametrize(("first", "code", "words"), [
+    ({"type": "ping", "id": "p1"}, "hello_first", "the first message must be hello, not ping"),
+    ({"type": "call", "call": "Pass"}, "hello_first", "the first message must be hello, not call"),
+    ("not json", "bad_json", ""),
+])
+def test_protocol_the_first_message_must_be_hello_or_the_socket_is_closed(server, first, code, words):
+    table_id, _ = south_table(server)
+    client = server.client(table_id, hello=False)
+    client.send(first)
+    error = client.until(lambda m: m["type"] == "error")
+    assert error["code"] == code and words in error["message"]
+    assert error.get("id") == (first.get("id") if isinstance(first, dict) else None)
+    assert client.recv(timeout=5) is None and client.closed
+    assert client.ws.close_code == 4400
+
+
+def test_protocol_a_client_silent_past_the_hello_timeout_is_told_and_closed(server, monkeypatch):
+    from flowerbridge.server import realtime
+
+    monkeypatch.setattr(realtime, "HELLO_TIMEOUT", 0.2)
+    table_id, _ = south_table(server)
+    client = server.client(table_id, hello=False)
+    error = client.until(lambda m: m["type"] == "error", timeout=5)
+    assert error["code"] == "hello_first" and "send hello within 0.2 seconds" in error["message"]
+    assert client.recv(timeout=5) is None and client.ws.close_code == 4400
+
+
 def test_no_one_can_act_for_another_seat(server):
     created = server.create_table({"N": "human", "E": "human", "S": "human", "W": "human"})
     table_id = created["table"]["id"]
