@@ -71,3 +71,25 @@ def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
         again = server.api("GET", f"/api/tables/{table_id}/hands/1").json()
         assert again["dd_status"] == "ready" and again["tricks"] == review["tricks"]
     assert len(calls) == solved  # read back from the database, not solved again
+
+
+def test_a_failing_analysis_leaves_the_review_unavailable_and_the_table_playing(tmp_path, monkeypatch,
+                                                                                 caplog):
+    def broken_values(state, first=0):
+        raise RuntimeError("solver failure for the test")
+
+    monkeypatch.setattr(analysis, "card_values", broken_values)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
+                                      hands=2)
+        table_id = created["table"]["id"]
+        south = server.client(table_id, created["invitations"]["S"]["token"])
+        south.open_bidding()
+        play_session([south], random.Random(1))
+        reviews = [m["review"] for m in south.messages if m["type"] == "review"]
+        assert reviews and all(r["dd_status"] == "unavailable" for r in reviews)
+        assert {r["hand"] for r in reviews} == {1, 2}  # the session went on to its end
+        assert all(p["dd"] is None for r in reviews for t in r["tricks"] for p in t["plays"])
+        south.close()
+    assert "double-dummy analysis failed" in caplog.text
