@@ -272,6 +272,40 @@ def test_formats_error_file_that_is_not_utf8_text(cli, assert_cli_error, tmp_pat
     assert_cli_error(cli("score", str(path)), r"hand\.json: not UTF-8 text")
 
 
+def test_formats_error_standard_input_that_is_not_utf8_text(cli, assert_cli_error, monkeypatch,
+                                                            ch16_record):
+    # as a file is: the bytes are read and refused, not read as stand-in characters
+    text = json.dumps(ch16_record)[:-1] + ', "note": "caf'
+    stdin = io.TextIOWrapper(io.BytesIO(text.encode() + b'\xe9"}'), encoding="utf-8",
+                             errors="surrogateescape")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert_cli_error(cli("score", "-"), r"standard input: not UTF-8 text \(byte \d+")
+
+
+def test_formats_standard_input_read_as_bytes_keeps_utf8_and_drops_a_byte_order_mark(
+        cli, monkeypatch, ch16_record):
+    text = json.dumps({**ch16_record, "note": "花札 – 화투"}, ensure_ascii=False)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xef\xbb\xbf" + text.encode())))
+    status, out, err = cli("score", "-")
+    assert (status, err) == (0, "") and json.loads(out)["contract"] == "4A"
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_formats_error_nan_and_infinity_are_not_json(cli, assert_cli_error, tmp_path, ch16_record, value):
+    # Python's reader takes them; JSON has no such values, even under a key the format ignores
+    text = json.dumps(ch16_record)[:-1] + f', "board": {value}}}'
+    assert_cli_error(run_score(cli, tmp_path, text), rf"malformed JSON of \S+hand\.json: {value} is not a JSON value")
+
+
+@pytest.mark.parametrize("text, name", [
+    ('{"dealer": "N", "dealer": "S"}', "dealer"),
+    ('{"dealer": "N", "options": {"declarer": "first-named", "declarer": "final-bidder"}}', "declarer"),
+])
+def test_formats_error_a_name_given_twice_in_one_object(cli, assert_cli_error, tmp_path, text, name):
+    # one of the two values would be dropped unseen: the record is refused instead
+    assert_cli_error(run_score(cli, tmp_path, text), rf"the name '{name}' appears twice in one object")
+
+
 def test_formats_a_utf8_byte_order_mark_is_accepted(cli, tmp_path, ch16_record):
     path = tmp_path / "hand.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ch16_record).encode())

@@ -128,7 +128,12 @@ def read_text(path: str) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
     try:
         if path == "-":
-            return sys.stdin.read().removeprefix("\ufeff")
+            # the bytes, decoded here: the text layer would turn bytes that are
+            # not UTF-8 into stand-in characters instead of refusing them
+            raw = getattr(sys.stdin, "buffer", None)
+            if raw is None:     # standard input replaced by a text stream
+                return sys.stdin.read().removeprefix("\ufeff")
+            return raw.read().decode("utf-8-sig")
         with open(path, encoding="utf-8-sig") as fh:
             return fh.read()
     except UnicodeDecodeError as exc:
