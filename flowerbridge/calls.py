@@ -140,17 +140,18 @@ BIDS: tuple[Call, ...] = tuple(Call(level, d) for level in range(1, 8) for d in 
 BID = {level: {d: BIDS[(level - 1) * 4 + d] for d in Denomination} for level in range(1, 8)}
 """``BID[level][denomination]``."""
 
-_CALL_RE = re.compile(r"^\s*([1-7])\s*(NT|N|P|R|A)\s*$", re.IGNORECASE)
+_CALL_RE = re.compile(r"([1-7])(NT|P|R|A)", re.IGNORECASE)
 
 
 def parse_call(text: "str | Call") -> Call:
-    """Read ``Pass`` or a bid such as ``3NT`` (case-insensitive, FORMATS.md)."""
+    """Read ``Pass`` or a bid such as ``3NT`` (case-insensitive, FORMATS.md;
+    nothing else: no spaces, no ``3N``)."""
     if isinstance(text, Call):
         return text
     if isinstance(text, str):
-        if text.strip().lower() == "pass":
+        if text.lower() == "pass":
             return PASS
-        m = _CALL_RE.match(text)
+        m = _CALL_RE.fullmatch(text)
         if m:
             return BID[int(m.group(1))][Denomination.parse(m.group(2))]
     raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")

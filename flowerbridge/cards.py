@@ -317,11 +317,12 @@ def card_at(index: int) -> Card:
 
 
 def parse_card(code: "str | Card") -> Card:
-    """Read a card code such as ``11B`` or ``1pa`` (case-insensitive, FORMATS.md)."""
+    """Read a card code such as ``11B`` or ``1pa`` (case-insensitive, FORMATS.md;
+    nothing else: no spaces around it)."""
     if isinstance(code, Card):
         return code
     if isinstance(code, str):
-        card = _BY_CODE.get(code.strip().upper())
+        card = _BY_CODE.get(code.upper())
         if card is not None:
             return card
     raise CardCodeError(f"unknown card code {code!r}")

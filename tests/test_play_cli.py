@@ -296,6 +296,14 @@ def test_play_p_alone_passes_in_the_auction_but_is_no_card_in_the_play(monkeypat
     assert "Card from your hand (e.g. 12B; ? lists legal cards): Not allowed: play 1 (S): unknown card code 'p'" in out
 
 
+@pytest.mark.parametrize("typed", ["3n", "3N", "3 nt", " 3nt "])
+def test_play_3n_and_3_nt_are_taken_for_3nt_at_the_terminal(monkeypatch, typed):
+    # the hand records take 3NT only (FORMATS.md); a person at the table may type less
+    status, out = _play(monkeypatch, ["--seed", "3"], f"{typed}\nq\n")
+    assert status == 0
+    assert "You call 3NT" in out and "Not allowed" not in out
+
+
 def test_play_a_hand_fits_an_80_column_terminal_breaking_only_between_cards(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     status, out = _play(monkeypatch, ["--seed", "3"], "q\n")

@@ -113,7 +113,8 @@ def test_formats_calls_case_insensitive(text, canonical):
     assert parse_call(text).text == canonical
 
 
-@pytest.mark.parametrize("text", ["8P", "0NT", "X", "Double", "1S", ""])
+@pytest.mark.parametrize("text", ["8P", "0NT", "X", "Double", "1S", "", "3N", "3 NT", " 1P", "Pass ",
+                                  "1A\n", "pass\n"])
 def test_ruling_r7_no_double_and_no_other_call(text):
     with pytest.raises(CallSyntaxError):
         parse_call(text)

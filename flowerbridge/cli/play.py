@@ -218,8 +218,12 @@ class Table:
             text = self.ask(prompt)
             if not text:    # Enter alone: ask again
                 continue
-            if auction and text.lower() == "p":     # the usual shorthand at the table
-                text = "Pass"
+            if auction:     # the usual shorthands at the table: p, 3n, 3 nt
+                text = "".join(text.split())
+                if text.lower() == "p":
+                    text = "Pass"
+                elif len(text) == 2 and text[0] in "1234567" and text[1] in "nN":
+                    text += "T"
             if text == "?":
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 continue
