@@ -142,6 +142,14 @@ def test_cli_solve_memory_bound_out_of_range_is_one_error_line(cli, assert_cli_e
                      r"--memory-mb must be between 1 and 65,536")
 
 
+@pytest.mark.parametrize("argv", [["lab", "--n", "5_0"], ["lab", "--n", "+5"], ["lab", "--workers", " 2"],
+                                  ["lab", "--chunk-size", "1e3"], ["lab", "--dd-n", "\u0665"],
+                                  ["solve", "--workers", "2_0", "-"]])
+def test_cli_whole_numbers_are_written_in_digits_only(cli, assert_cli_error, argv):
+    # Python's int() takes '5_0', '+5', ' 2' and other scripts' digits: the commands do not
+    assert_cli_error(cli(*argv), r"error: flowerbridge \w+: argument --[\w-]+: .* is not a whole number in digits 0-9")
+
+
 @pytest.mark.parametrize("argv", [["nonsense"], ["deal"], ["show"]])
 def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
     assert_cli_error(cli(*argv), r"error: flowerbridge")

@@ -145,6 +145,8 @@ def test_flag_declarer_first_named(cli, assert_cli_error, tmp_path, ch16_record)
 
 
 @pytest.mark.parametrize("flags", [("--undertrick-penalty", "-5"), ("--undertrick-penalty", "x"),
+                                   ("--undertrick-penalty", "5_0"), ("--undertrick-penalty", "+5"),
+                                   ("--undertrick-penalty", " 5"), ("--undertrick-penalty", "\u0665"),
                                    ("--declarer", "dealer")])
 def test_bad_flag_values_are_one_error_line(cli, assert_cli_error, tmp_path, ch16_record, flags):
     assert_cli_error(run_score(cli, tmp_path, ch16_record, *flags), r"error: .*score")

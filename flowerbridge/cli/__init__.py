@@ -102,6 +102,17 @@ def _drop_stdout() -> None:
         pass
 
 
+def integer(text: str) -> int:
+    """An argparse ``type``: a whole number in ASCII digits, with a minus sign if
+    negative; not all that Python's ``int()`` takes (``+5``, `` 5``, ``5_0``,
+    another script's digits). The command checks its range."""
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number in digits 0-9")
+    if len(text) > 4000:
+        raise argparse.ArgumentTypeError(f"a number of {len(text):,} digits is too long")
+    return int(text)
+
+
 def whole_number(low: int, high: int) -> Callable[[str], int]:
     """An argparse ``type``: a whole number in ASCII digits from ``low`` to ``high``."""
     def parse(text: str) -> int:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
+    from . import integer
+
     p = subparsers.add_parser(
         "lab", help="study many seeded deals: distributions, double dummy, bot play, rule variants",
         description="Run analyses over deals 0..N-1 of a seed and write an HTML report, CSV results "
@@ -24,22 +26,22 @@ def register(subparsers) -> None:
     p.add_argument("analyses", nargs="*", metavar="ANALYSIS",
                    help="deals, dd, play, variants (default: deals play variants; dd, the "
                         "double-dummy analysis, is slower and run only when named)")
-    p.add_argument("--n", type=int, default=1000, help="number of deals (default 1000)")
+    p.add_argument("--n", type=integer, default=1000, help="number of deals (default 1000)")
     p.add_argument("--seed", default="0", help="any integer or word (default 0)")
     p.add_argument("--out", help="output folder (default lab-output/seed-<SEED>)")
-    p.add_argument("--workers", type=int, help="local worker processes (default: every core)")
+    p.add_argument("--workers", type=integer, help="local worker processes (default: every core)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the chunks on the Ray cluster at ADDRESS")
     p.add_argument("--bots", help="bot level or module:attribute for play and variants "
                                   "(default basic, or random when basic is not installed)")
     p.add_argument("--variant", action="append", metavar="NAME=JSON", default=[],
                    help="a rule set to compare, e.g. strict='{\"undertrick_penalty\": 0}'; "
                         "repeat for more (the default rules are always included first)")
-    p.add_argument("--chunk-size", type=int,
+    p.add_argument("--chunk-size", type=integer,
                    help="deals per unit of work (default per analysis, or the size the folder was begun with)")
     p.add_argument("--designer", metavar="PATH",
                    help="write the designer's report (Markdown, figures in a folder beside it) "
                         "from deals, play and variants over N deals")
-    p.add_argument("--dd-n", type=int, default=0, metavar="K",
+    p.add_argument("--dd-n", type=integer, default=0, metavar="K",
                    help="with --designer: the double-dummy analysis over the first K deals (default 0)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress (a bar at a terminal, otherwise a line every 30 s)")

@@ -20,10 +20,10 @@ def register(subparsers) -> None:
 
 def _non_negative(text: str) -> int:
     import argparse
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+    from . import integer
+
+    value = integer(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} is negative")
     return value

@@ -18,6 +18,8 @@ MAX_WORKERS = 256   # a bound on a slip: a DD table has 16 (Bridge: 20) entries 
 
 
 def register(subparsers) -> None:
+    from . import integer
+
     p = subparsers.add_parser(
         "solve", help="double-dummy analysis of a hand record (or of Bridge PBN deals)",
         description="Solve a JSON hand record double-dummy: the DD table of its deal, or the value "
@@ -27,7 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("--table", action="store_true", help="print the deal's DD table even when a contract is set")
     p.add_argument("--bridge-file", metavar="F",
                    help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", type=integer, metavar="N",
                    help="threads for DD tables (default 2): all search a table together, on one shared "
                         "transposition table; with --bridge-file, one deal a thread (a position's card "
                         "values are solved on one thread)")
