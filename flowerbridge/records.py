@@ -131,13 +131,13 @@ def to_dict(state: HandState) -> dict[str, Any]:
     }
 
 
-class _NotJSON(ValueError):
-    """Raised inside the JSON reader: text that Python's reader would take but
-    JSON is not (``NaN``, ``Infinity``), or a name given twice in one object."""
+class NotJSON(ValueError):
+    """Text that Python's JSON reader would take but JSON is not (``NaN``,
+    ``Infinity``), or an object that gives a name twice."""
 
 
 def _refuse_constant(name: str) -> Any:
-    raise _NotJSON(f"{name} is not a JSON value")
+    raise NotJSON(f"{name} is not a JSON value")
 
 
 def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -146,23 +146,29 @@ def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for name, _ in pairs:
             if name in seen:
-                raise _NotJSON(f"the name {name!r} appears twice in one object (which value is meant?)")
+                raise NotJSON(f"the name {name!r} appears twice in one object (which value is meant?)")
             seen.add(name)
     return obj
+
+
+def strict_json_loads(text: str | bytes) -> Any:
+    """``json.loads`` without Python's extensions: ``NaN`` and ``Infinity``
+    are refused, and so is an object that gives a name twice (one of the two
+    values would be dropped unseen), with :class:`NotJSON`."""
+    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_one_value_per_name)
 
 
 def parse_json(text: str, source: str | None = None) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
     is malformed (or that a number in it is too long to read); ``source`` names
     the file it came from, for that message.  Stricter than Python's reader:
-    ``NaN`` and ``Infinity`` are not JSON, and an object may not give a name
-    twice (one of the two values would be dropped unseen)."""
+    see :func:`strict_json_loads`."""
     of = f" of {source}" if source else ""
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_one_value_per_name)
+        return strict_json_loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: {exc.msg}") from None
-    except _NotJSON as exc:
+    except NotJSON as exc:
         raise RecordError(f"malformed JSON{of}: {exc}") from None
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit

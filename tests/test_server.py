@@ -386,6 +386,21 @@ def test_protocol_the_first_message_must_be_hello_or_the_socket_is_closed(server
     assert client.ws.close_code == 4400
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"type": "call", "call": "Pass", "call": "7NT"}', "the name 'call' appears twice in one object"),
+    ('{"type": "sync", "since": NaN}', "NaN is not a JSON value"),
+])
+def test_protocol_json_that_python_reads_but_json_is_not_is_refused(server, text, words):
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id = created["table"]["id"]
+    north = joined(server, table_id, created["invitations"]["N"]["token"])
+    seq = north.seq
+    north.send(text)
+    error = north.until(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_json" and words in error["message"]
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == seq
+
+
 def test_protocol_a_client_silent_past_the_hello_timeout_is_told_and_closed(server, monkeypatch):
     from flowerbridge.server import realtime
 

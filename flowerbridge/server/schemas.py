@@ -9,13 +9,13 @@ See ``docs/protocol.md``.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, Mapping, Sequence, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator,
                       model_validator)
 
 from ..errors import FlowerBridgeError
+from ..records import NotJSON, strict_json_loads
 
 MAX_MESSAGE_BYTES = 4096
 MAX_LENGTH = 100
@@ -160,7 +160,9 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
     if size > MAX_MESSAGE_BYTES:
         raise MessageError("too_large", f"message of {size} bytes: at most {MAX_MESSAGE_BYTES}")
     try:
-        obj = json.loads(data)
+        obj = strict_json_loads(data)
+    except NotJSON as exc:
+        raise MessageError("bad_json", f"not JSON: {exc}") from None
     except (ValueError, RecursionError):
         raise MessageError("bad_json", "not JSON: send one JSON object per message") from None
     if not isinstance(obj, dict):
