@@ -278,6 +278,8 @@ def _parse_options(value: str) -> RuleOptions:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise RecordError(f"{pair!r} is not key=value")
+        if key in data:
+            raise RecordError(f"option {key} is given twice (which value is meant?)")
         try:
             data[key] = json.loads(raw)
         except ValueError:      # not JSON (or a number too long to read): the text itself

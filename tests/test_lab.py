@@ -508,6 +508,19 @@ def test_lab_default_folders_of_seeds_that_differ_only_in_unsafe_characters_diff
     assert len(names) == 5 and "seed-a_b" in names and "seed-7" in names
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"undertrick_penalty": 0, "undertrick_penalty": 50}', "the name 'undertrick_penalty' appears twice"),
+    ('{"undertrick_penalty": NaN}', "NaN is not a JSON value"),
+    ('{"undertrick_penalty": 0', "malformed JSON (Expecting"),
+])
+def test_lab_variant_of_malformed_json_is_one_error_and_writes_nothing(tmp_path, capsys, text, words):
+    assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
+                 "--variant", f"x={text}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --variant x: ") and words in err and err.count("\n") == 1
+    assert not (tmp_path / "v").exists()
+
+
 def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_path, capsys):
     assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
                  "--variant", 'default={"undertrick_penalty": 0}']) == 2

@@ -255,6 +255,8 @@ def test_notation_loads_wants_exactly_one_hand(random_hand):
      r"line 8, tag Options: option undertrick_penalty"),
     ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty", RecordError,
      r"line 8, tag Options: 'undertrick_penalty' is not key=value"),
+    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=50 undertrick_penalty=0", RecordError,
+     r"line 8, tag Options: option undertrick_penalty is given twice"),
 ])
 def test_notation_errors_name_the_line(old, new, error, pattern):
     with pytest.raises(error, match=pattern):

@@ -51,6 +51,7 @@ def register(subparsers) -> None:
 def parse_variants(specs: list[str]) -> list | None:
     """``NAME=JSON`` arguments as ``[[name, options], ...]``, the default rules first."""
     from ..lab import LabError
+    from ..records import NotJSON, strict_json_loads
 
     if not specs:
         return None
@@ -61,9 +62,11 @@ def parse_variants(specs: list[str]) -> list | None:
             raise LabError(f"--variant {spec!r}: expected NAME=JSON, "
                            "e.g. strict='{\"undertrick_penalty\": 0}'")
         try:
-            options = json.loads(text)
+            options = strict_json_loads(text)
         except json.JSONDecodeError as exc:
             raise LabError(f"--variant {name}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        except NotJSON as exc:
+            raise LabError(f"--variant {name}: malformed JSON ({exc})") from None
         except ValueError:      # an integer of more digits than Python converts
             raise LabError(f"--variant {name}: a number has too many digits") from None
         if name == "default":
