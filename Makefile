@@ -11,9 +11,11 @@ install: $(STAMP)
 # training run of its profile-guided build) installs again
 CORE := $(wildcard flowerbridge/solver/_core*.c) flowerbridge/solver/_pgo_train.py
 
+# setuptools as pyproject.toml asks for it, in the venv too: the quick rebuild of the core
+# (`.venv/bin/python setup.py build_ext --inplace`, docs/solver.md) runs with the venv's own
 $(STAMP): pyproject.toml setup.py $(CORE)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install --upgrade pip "setuptools>=77"
 	$(BIN)/pip install -e '.[test]'
 	@$(BIN)/python -c "from flowerbridge.solver import _core; print('solver core:', \
 		'profile-guided build' if _core.PROFILE_GUIDED else \
