@@ -419,6 +419,21 @@ def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
     assert bootstrap_interval(member, hits, lambda r: r[:, 1] - r[:, 0]) == (lo, hi)  # seeded
 
 
+def test_report_bootstrap_interval_takes_counts_for_a_row_that_counts_twice():
+    # a deal's two sides in one cell: its counts are resampled together
+    rng = np.random.default_rng(2)
+    n = 3000
+    first, second = rng.random(n) < 0.4, rng.random(n) < 0.4
+    member = np.full((n, 1), 2)
+    hits = (first.astype(int) + second)[:, None]
+    lo, hi = bootstrap_interval(member, hits, lambda r: r[:, 0])
+    rate = 100 * (first.sum() + second.sum()) / (2 * n)
+    assert lo < rate < hi and hi - lo < 4
+    # as counts, a row counting once gives what the booleans give
+    as_bool = bootstrap_interval(member > 0, first[:, None], lambda r: r[:, 0])
+    assert bootstrap_interval(np.ones((n, 1), int), first.astype(int)[:, None], lambda r: r[:, 0]) == as_bool
+
+
 def test_r17_bright_rates_count_a_hand_once_when_both_sides_earn_five_bright():
     rows = [dict.fromkeys(PLAY_COLUMNS, 0) for _ in range(4)]
     rows[0].update(five_NS=1, five_EW=1)

@@ -80,6 +80,15 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     assert summary["game_level"] == {"P": 5, "R": 4, "A": 4, "NT": 3}
     tricks, _, _ = dd.stronger_view(t)
     assert summary["game_makeable"]["R"] == pytest.approx(100 * (tricks[:, 1] >= 10).mean())
+    # by length: both sides of every deal, not the stronger side's alone
+    for i, suit in enumerate("PRA"):
+        lengths = list(t[f"fit_NS_{suit}"]) + list(t[f"fit_EW_{suit}"])
+        counts = {k: lengths.count(k) for k in set(lengths) if lengths.count(k) >= 5}
+        assert {k: v["sides"] for k, v in summary["by_fit"][suit].items()} == counts
+        side_tricks = list(dd.side_tricks(t, Side.NS)[:, i]) + list(dd.side_tricks(t, Side.EW)[:, i])
+        for length, cell in summary["by_fit"][suit].items():
+            game = [x >= summary["game_level"][suit] + 6 for x, k in zip(side_tricks, lengths) if k == length]
+            assert cell["game_makeable"] == pytest.approx(100 * sum(game) / len(game))
     assert set(summary["variants"]) >= {"default", "strict", "plains-30"}
     for rules in summary["variants"].values():   # a passed-out hand scores nothing
         assert rules["par_zero"] >= rules["par_passed_out"]

@@ -26,7 +26,8 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text
     assert "--n 80 --seed 3 --dd-n 40 --bots random" in text     # the command that rebuilds it
-    assert "par scores nothing in" in text
+    assert "Counting contract points only, par under the strict reading scores none in" in text
+    assert "game makeable (%) in a suit by a side's length in it, both sides of every deal" in text
     assert "the side ahead on the hand changes in" in text and "% (95% interval " in text
     assert "analysed the first **40** of these deals" in text
     for figure in ("undealt", "points", "games"):

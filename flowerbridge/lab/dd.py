@@ -7,11 +7,16 @@ rows at summary time, so the rule variants cost no extra solving:
 
 * the *stronger side* of a deal is the side with the larger honor count (North–South on a
   tie); a side makes what its better declarer makes;
+* what a side makes by its length in a suit is taken over *both* sides of every deal: the
+  stronger side by honor count also holds the top Animals (the Brights count 4 each), so its
+  lengths would compare a strong Animal suit with an ordinary Plain one;
 * the *best contract* of a side is its highest-scoring contract with double-dummy tricks,
   scored by the engine (:func:`~flowerbridge.scoring.score_contract`) without honors, which
   depend on who captures which card, not on the contract;
 * the *par* of a deal is the result when both sides bid with full knowledge: each side in turn
-  may let the last bid stand or outbid it, the dealer's side choosing first.
+  may let the last bid stand or outbid it, the dealer's side choosing first. It counts contract
+  points only: honors and Bright bonuses go to whoever captures the cards, made contract or
+  not (R16), and a passed-out hand scores none (R8).
 """
 
 from __future__ import annotations
@@ -82,6 +87,15 @@ def stronger_view(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     fits = np.stack([np.where(ns, table[f"fit_NS_{s.letter}"], table[f"fit_EW_{s.letter}"])
                      for s in SUITS], axis=1)
     return tricks, hc, fits
+
+
+def both_sides_view(table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Tricks by denomination (2 × deals, 4) and fits (2 × deals, 3: P, R, A) of
+    every side: North–South's rows for the deals in order, then East–West's."""
+    tricks = np.concatenate([side_tricks(table, Side.NS), side_tricks(table, Side.EW)])
+    fits = np.concatenate([np.stack([table[f"fit_{side}_{s.letter}"] for s in SUITS], axis=1)
+                           for side in ("NS", "EW")])
+    return tricks, fits
 
 
 @lru_cache(maxsize=None)
@@ -162,7 +176,7 @@ def par(table: Table, options: RuleOptions) -> tuple[np.ndarray, np.ndarray, np.
 
 def summarize(table: Table, params: Params, settings: Params) -> dict:
     default = RuleOptions()
-    tricks, hc, fits = stronger_view(table)
+    tricks, hc, _ = stronger_view(table)
     n = len(table)
     game = {d.name: game_level(d, default) for d in DENOMINATIONS}
     summary: dict[str, Any] = {
@@ -178,15 +192,18 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         "any_game": pct(np.count_nonzero(np.any(
             tricks >= np.array([game[d.name] + 6 for d in DENOMINATIONS]), axis=1)), n),
     }
+    # by length: every side of every deal (see the module's docstring), a length held
+    # by fewer than 5 sides left out
+    side_tricks_, side_fits = both_sides_view(table)
     by_fit: dict[str, dict[int, dict[str, float]]] = {}
     for suit in SUITS:
         d = Denomination(suit)
         by_fit[d.name] = {}
-        for length in range(int(fits[:, suit].min()), int(fits[:, suit].max()) + 1):
-            mask = fits[:, suit] == length
+        for length in range(int(side_fits[:, suit].min()), int(side_fits[:, suit].max()) + 1):
+            mask = side_fits[:, suit] == length
             if mask.sum() >= 5:
-                t = tricks[mask, d]
-                by_fit[d.name][length] = {"deals": int(mask.sum()), "mean_tricks": float(t.mean()),
+                t = side_tricks_[mask, d]
+                by_fit[d.name][length] = {"sides": int(mask.sum()), "mean_tricks": float(t.mean()),
                                           "game_makeable": pct(np.count_nonzero(t >= game[d.name] + 6),
                                                                mask.sum())}
     summary["by_fit"] = by_fit
@@ -242,30 +259,32 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["best contract is a game %", *(vs[v]["best_is_game"] for v in vs)],
          ["mean best score", *(vs[v]["mean_best_score"] for v in vs)],
          ["par: passed out %", *(vs[v]["par_passed_out"] for v in vs)],
-         ["par: scores nothing %", *(vs[v]["par_zero"] for v in vs)],
+         ["par: no contract points %", *(vs[v]["par_zero"] for v in vs)],
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
-         ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
+         ["par: mean |contract points|", *(vs[v]["mean_abs_par"] for v in vs)]])
     return [Section(
         "Double dummy: what the cards can make",
-        "Tricks are the solver's, for the better declarer of the stronger side; the undealt "
-        "cards play no part. Scores leave honors out: they go to whoever captures the cards.",
+        "Tricks are the solver's, for the better declarer of the stronger side (in the plot by "
+        "length, of every side); the undealt cards play no part. Scores, par included, are "
+        "contract points only: honors and Bright bonuses go to whoever captures the cards, made "
+        "contract or not, and a passed-out hand scores none.",
         [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary)])]
 
 
 def game_by_fit_plot(summary: dict) -> Plot:
-    """Game makeable in each suit against the stronger side's length there."""
+    """Game makeable in each suit against a side's length there (every side of every deal)."""
     fig = new_figure()
     ax = fig.add_subplot()
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         fit = summary["by_fit"][d]
         ax.plot(list(fit), [fit[k]["game_makeable"] for k in fit], marker="o", color=colour,
                 label=f"{d}: game = {summary['game_level'][d]}{d}")
-    ax.set_xlabel("the stronger side's length in the suit (of 20)")
+    ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     ax.legend()
-    return Plot(fig, "How often the stronger side can make game in a suit, by its length there: "
-                     "a Plains game needs 11 tricks, a Ribbons or Animals game 10.")
+    return Plot(fig, "How often a side (either side of every deal) can make game in a suit, by its "
+                     "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10.")
 
 
 def tricks_by_honor_count_plot(summary: dict) -> Plot:

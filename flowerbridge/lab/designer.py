@@ -129,12 +129,13 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
         if _has_fits(dd):
             rows = [[f"{length} cards", *(dd["by_fit"][d].get(length, {}).get("game_makeable", "-")
                                           for d in ("P", "R", "A")),
-                     " / ".join(str(dd["by_fit"][d].get(length, {}).get("deals", "-"))
+                     " / ".join(str(dd["by_fit"][d].get(length, {}).get("sides", "-"))
                                 for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
             out += [table_markdown(TableSpec(
-                f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by the stronger "
-                "side's length in it (a length held in fewer than 5 deals is left out)",
-                ["length", "5P", "4R", "4A", "deals (P / R / A)"], rows)), "",
+                f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by a side's "
+                "length in it, both sides of every deal (a length held by fewer than 5 sides is "
+                "left out)",
+                ["length", "5P", "4R", "4A", "sides (P / R / A)"], rows)), "",
                 *_image(folder, "games", plots)]
         out += [table_markdown(TableSpec(
             f"Double dummy, {dd['deals']:,} deals: the stronger side, any length",
@@ -233,18 +234,23 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
     if dd and "strict" in dd["variants"]:
         d, s = dd["variants"]["default"], dd["variants"]["strict"]
         out += [table_markdown(TableSpec(
-            f"Par (both sides bid with full knowledge), double dummy, {dd['deals']:,} deals",
+            f"Par (both sides bid with full knowledge), double dummy, {dd['deals']:,} deals: "
+            "contract points only",
             ["", "default (50 a trick)", "strict (0)"],
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],
-             ["scores nothing (passed out, or a failing contract at no cost) %",
+             ["no contract points (passed out, or a failing contract at no cost) %",
               d["par_zero"], s["par_zero"]],
              ["ends in a sacrifice (a failing contract) %", d["par_sacrifice"], s["par_sacrifice"]],
              ["ends at the 7 level %", d["par_level_7"], s["par_level_7"]],
              ["mean size of the par score", d["mean_abs_par"], s["mean_abs_par"]]])), "",
-            f"Under the strict reading, par scores nothing in {s['par_zero']:.0f}% of "
-            f"these deals (against {d['par_zero']:.0f}% with the penalty): whatever a side "
-            "bids, the other outbids it for free, so the best either side can do is what passing "
-            "the hand out gives.", ""]
+            f"Counting contract points only, par under the strict reading scores none in "
+            f"{s['par_zero']:.0f}% of these deals (against {d['par_zero']:.0f}% with the "
+            "penalty): whatever a side bids, the other outbids it for free. Honors and Bright "
+            "bonuses are left out of par: a played hand scores them to whoever captures the "
+            "cards, made contract or not (R16), and a passed-out hand scores none (R8). So "
+            "under the strict reading the hand is not simply passed out: the side that expects "
+            "to capture more honors gains from any contract being played, and the contract "
+            "itself decides little.", ""]
     return out
 
 
@@ -309,14 +315,17 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
         s, d = firm["variants"]["strict"], firm["variants"]["default"]
         if s["par_zero"] > d["par_zero"]:
             out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
-                       f"nothing, so whatever a side bids the other outbids it for free: at par, "
-                       f"{s['par_zero']:.0f}% of deals score nothing (against {d['par_zero']:.0f}% "
-                       "with 50 a trick). Without a penalty the auction stops meaning anything; "
-                       "the rulebook should state one.")
+                       f"nothing, so whatever a side bids the other outbids it for free: counting "
+                       f"contract points only, par scores none in {s['par_zero']:.0f}% of deals "
+                       f"(against {d['par_zero']:.0f}% with 50 a trick), and what is left to score "
+                       "is honors and Bright bonuses, which go to whoever captures the cards. "
+                       + (f"With the same play, the side ahead changes in "
+                          f"{vs['strict']['winner_changed']:.0f}% of hands. " if "strict" in vs else "")
+                       + "Without a penalty the contract decides little; the rulebook should state one.")
         else:
-            out.append(f"**The undertrick penalty changes par little.** At par, {s['par_zero']:.0f}% "
-                       f"of deals score nothing under the strict reading, against "
-                       f"{d['par_zero']:.0f}% with 50 a trick.")
+            out.append(f"**The undertrick penalty changes par little.** Counting contract points "
+                       f"only, par scores none in {s['par_zero']:.0f}% of deals under the strict "
+                       f"reading, against {d['par_zero']:.0f}% with 50 a trick.")
     elif "strict" in vs:
         out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, so "
                    f"nothing stops a side from outbidding any contract; with the same play the side "
@@ -341,7 +350,7 @@ def _gap_intervals(study: Study, dd: dict | None, dd_table: Table | None) -> dic
     """95 % bootstrap intervals of the Plains gaps the suggestions cite: how many
     points more often game is reached in Ribbons or Animals than in Plains, over
     the same trump lengths as the figure (resampling hands, or deals)."""
-    from .dd import stronger_view
+    from .dd import both_sides_view
 
     play = study.summaries["play"]
     t = study.result.tables["play"]
@@ -357,12 +366,16 @@ def _gap_intervals(study: Study, dd: dict | None, dd_table: Table | None) -> dic
     if dd and dd_table is not None and dd["deals"] >= DD_FIRM:
         lengths = _gap_lengths(dd["by_fit"])
         if lengths:
-            tricks, _, fits = stronger_view(dd_table)
+            # both sides of each deal, as the figure: a deal is resampled with its two sides
+            tricks, fits = both_sides_view(dd_table)
+            n = len(dd_table)
             member = np.stack([fits[:, i] == length for length in lengths
                                for i, _x in enumerate(GAP_SUITS)], axis=1)
             success = np.stack([tricks[:, i] >= dd["game_level"][x] + 6 for length in lengths
-                                for i, x in enumerate(GAP_SUITS)], axis=1)
-            out["dd"] = bootstrap_interval(member, success, _gap_statistic(len(lengths)))
+                                for i, x in enumerate(GAP_SUITS)], axis=1) & member
+            out["dd"] = bootstrap_interval(member[:n].astype(int) + member[n:],
+                                           success[:n].astype(int) + success[n:],
+                                           _gap_statistic(len(lengths)))
     return out
 
 

@@ -199,14 +199,16 @@ def bootstrap_interval(member: np.ndarray, success: np.ndarray,
     """A 95 % bootstrap interval of ``statistic`` of per-cell success rates.
 
     ``member`` and ``success`` are (rows, cells) booleans: which cells a row
-    (a deal or a hand) counts in, and where it is a success. ``statistic``
+    (a deal or a hand) counts in, and where it is a success; or counts, for a
+    row that counts in a cell more than once (a deal's two sides): how many
+    times, and how many of those are successes. ``statistic``
     maps (resamples, cells) rates in percent to one number per resample.
     Rows are resampled with Poisson weights (the same seed gives the same
     interval); a cell left empty by a resample gives a NaN rate, and such
     resamples are dropped.
     """
     rng = np.random.default_rng(seed)
-    hits = (member & success).astype(np.float64)
+    hits = np.where(member > 0, success, 0).astype(np.float64)
     members = member.astype(np.float64)
     values = []
     for start in range(0, resamples, 100):
