@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import Deal, FlowerBridgeError, HandState, Observation, Seat, parse_call, parse_card
+from flowerbridge import (CARDS, Deal, FlowerBridgeError, HandState, Observation, Seat, Suit, parse_call,
+                          parse_card)
 from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
 from flowerbridge.bots.basic import BasicBot, choose_card
 from flowerbridge.bots.bidding import HandFacts, shown_by_seat
 from flowerbridge.bots.knowledge import Knowledge
 from flowerbridge.bots.pimc import PimcBot
-from flowerbridge.bots.sampling import Sampler
+from flowerbridge.bots.sampling import UNDEALT, Sampler, UniformDealer
 from flowerbridge.dealing import HAND_SIZE, UNDEALT_SIZE
 
 
@@ -556,6 +559,57 @@ def test_sampled_worlds_respect_every_hard_constraint(seed, cards_played):
             full = list(world.hands[seat]) + [p.card for p in state.plays if p.seat is seat]
             assert len(full) == HAND_SIZE
             assert shown[seat].fits(HandFacts.of(full))
+
+
+def _brute_force_deals(capacity, cards, voids):
+    """Every deal of ``cards`` (each copy a card of its own) to the places, by trying
+    every place for every card: the deals, as the tuple of places the cards go to."""
+    places = list(capacity)
+    return [assign for assign in itertools.product(range(len(places)), repeat=len(cards))
+            if all(assign.count(i) == capacity[h] for i, h in enumerate(places))
+            and not any(c.suit in voids.get(places[a], ()) for c, a in zip(cards, assign))]
+
+
+def _few_cards(plains, ribbons, animals):
+    """Unseen cards of each suit, the copies of a card as two cards."""
+    by_suit = {suit: [c for c in CARDS if c.suit is suit for _ in range(2)] for suit in Suit}
+    return by_suit[Suit.PLAINS][:plains] + by_suit[Suit.RIBBONS][:ribbons] + by_suit[Suit.ANIMALS][:animals]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_sampling_counts_every_deal_of_the_unseen_cards_with_the_voids_shown(data):
+    counts = data.draw(st.tuples(*[st.integers(0, 3)] * 3).filter(lambda t: 2 <= sum(t) <= 8))
+    cards = _few_cards(*counts)
+    sizes = data.draw(st.lists(st.integers(0, len(cards)), min_size=2, max_size=2)
+                      .filter(lambda s: sum(s) <= len(cards)))
+    capacity = {Seat.N: sizes[0], Seat.S: sizes[1], UNDEALT: len(cards) - sum(sizes)}
+    voids = {Seat.N: data.draw(st.sets(st.sampled_from(list(Suit)))),
+             Seat.S: data.draw(st.sets(st.sampled_from(list(Suit))))}
+    dealer = UniformDealer(capacity, cards, voids)
+    assert dealer.ways() == len(_brute_force_deals(capacity, cards, voids))
+    deal = dealer.deal(random.Random(0))
+    if dealer.ways() == 0:
+        assert deal is None
+    else:
+        assert deal is not None and {h: len(deal[h]) for h in capacity} == capacity
+        assert sorted(c.index for h in deal for c in deal[h]) == sorted(c.index for c in cards)
+        assert not any(c.suit in voids[h] for h in voids for c in deal[h])
+
+
+def test_sampling_deals_every_deal_consistent_with_the_voids_equally_often():
+    # North void in Animals and South in Ribbons, 2 cards left each; 3 Plains, 3
+    # Ribbons, 2 Animals unseen. Dealing card by card, weighted by the room left,
+    # gave North two Plains in 20 % of deals where 9.7 % of the deals do.
+    cards = _few_cards(3, 3, 2)
+    capacity = {Seat.N: 2, Seat.S: 2, UNDEALT: 4}
+    voids = {Seat.N: {Suit.ANIMALS}, Seat.S: {Suit.RIBBONS}}
+    deals = _brute_force_deals(capacity, cards, voids)
+    exact = Counter(sum(a == 0 and c.suit is Suit.PLAINS for c, a in zip(cards, d)) for d in deals)
+    dealer, rng, n = UniformDealer(capacity, cards, voids), random.Random(1), 20000
+    drawn = Counter(sum(c.suit is Suit.PLAINS for c in dealer.deal(rng)[Seat.N]) for _ in range(n))
+    for plains in range(3):
+        assert drawn[plains] / n == pytest.approx(exact[plains] / len(deals), abs=0.015)
 
 
 def test_sampling_is_reproducible_from_the_seed():

@@ -52,8 +52,10 @@ class Decision:
 def bot_seed(*parts: Any) -> str:
     """The seed of one bot, from the run's seed and where the bot sits (a deal,
     a table, a seat), through SHA-256: the same parts give the same bot, but
-    the bot cannot read the deal's seed back out of its own, as it could out
-    of ``"7:N"`` — and from the deal's seed, the hidden hands."""
+    the bot cannot read the deal's seed straight out of its own, as it could
+    out of ``"7:N"`` — and from the deal's seed, the hidden hands. (A bot
+    written to cheat could still try likely run seeds: bots loaded by path
+    are trusted code, ``docs/bots.md``.)"""
     text = "\x1f".join(str(part) for part in parts)
     return hashlib.sha256(b"flowerbridge bot\x00" + text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
