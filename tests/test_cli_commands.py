@@ -172,6 +172,15 @@ def test_cli_match_samples_without_a_sampling_bot_is_refused(cli, assert_cli_err
                      r"--samples is for pimc .*: basic and random do not sample")
 
 
+def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,
+                                                                            ch16_record):
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))   # all 52 cards played
+    assert_cli_error(cli("solve", str(tmp_path / "h.json")),
+                     r"the play is over: no card left to solve \(--table gives the deal's DD table\)")
+    status, out, _ = cli("solve", "--table", str(tmp_path / "h.json"))
+    assert status == 0 and set(json.loads(out)["table"]) == {"P", "R", "A", "NT"}
+
+
 def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_error, tmp_path):
     (tmp_path / "d.pbn").write_text("N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n")
     assert_cli_error(cli("solve", "--table", "--bridge-file", str(tmp_path / "d.pbn")),

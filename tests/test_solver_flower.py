@@ -304,6 +304,17 @@ def test_solver_rejects_impossible_positions():
         solver.card_values([[1, 2], [3], [4, 5], [6, 7]], None, 0)
     with pytest.raises(SolverInputError):
         solver.card_values([[1], [2], [3], [4]], 5, 0)
+    with pytest.raises(SolverInputError, match="unsupported geometry: 3 suits x 17 ranks x 1 copies"):
+        DoubleDummy(Geometry(3, 17, 1))
+
+
+def test_solver_takes_hands_and_a_trick_in_progress_as_any_iterables():
+    hands, trick = [[19, 5], [18, 4], [17, 2], [16]], [6]
+    solver = DoubleDummy(FLOWER, memory_mb=8)
+    expected = solver.tricks(hands, None, 3, trick)
+    assert solver.tricks((iter(h) for h in hands), None, 3, iter(trick)) == expected
+    assert solver.card_values([iter(h) for h in hands], None, 3, (c for c in trick)) == \
+        solver.card_values(hands, None, 3, trick)
 
 
 def test_optimal_line_achieves_the_solved_value():

@@ -81,7 +81,10 @@ class DoubleDummy:
         memory_mb = _memory_bound(memory_mb)
         self.geometry = geometry
         self.memory_mb = memory_mb
-        self._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, float(memory_mb))
+        try:
+            self._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, float(memory_mb))
+        except ValueError as exc:   # a geometry the core does not take
+            raise SolverInputError(str(exc)) from None
 
     # ---------------------------------------------------------------- input
 
@@ -130,7 +133,8 @@ class DoubleDummy:
 
     def tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come for the side of the seat to move."""
-        hands = [list(h) for h in hands]    # read twice (hands may be iterators)
+        hands = [list(h) for h in hands]    # read twice (hands and trick may be iterators)
+        trick = tuple(trick)
         ns = self.ns_tricks(hands, trump, leader, trick)
         total = len(list(hands[(leader + len(trick)) % 4]))
         to_move = (leader + len(trick)) % 4
