@@ -78,19 +78,18 @@ class Sampler:
 
     def sample(self, rng: random.Random, tries: int = 200) -> World:
         """A world; consistent with the auction when ``tries`` deals allow."""
-        last = None
-        for _ in range(tries):
-            deal = self.deal_once(rng)
-            if deal is None:    # no deal at all: what the seat saw contradicts itself
-                raise ValueError("no deal of the unseen cards fits what this seat has seen")
-            last = deal
+        deal = self._deal(rng)
+        for _ in range(tries - 1):
             if self.fits_auction(deal):
                 return self._world(deal, True)
-        if last is None:        # tries < 1
-            last = self.deal_once(rng)
-            if last is None:
-                raise ValueError("no deal of the unseen cards fits what this seat has seen")
-        return self._world(last, False)
+            deal = self._deal(rng)
+        return self._world(deal, self.fits_auction(deal))
+
+    def _deal(self, rng: random.Random) -> dict:
+        deal = self.deal_once(rng)
+        if deal is None:    # no deal at all: what the seat saw contradicts itself
+            raise ValueError("no deal of the unseen cards fits what this seat has seen")
+        return deal
 
     def _world(self, deal: dict, consistent: bool) -> World:
         return World({s: tuple(deal[s]) for s in self.hidden}, tuple(deal[UNDEALT]), consistent)
