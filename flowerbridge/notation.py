@@ -54,7 +54,7 @@ from .cards import Card, Suit, parse_card
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
-from .records import HandRecord
+from .records import KNOWN_KEYS, HandRecord
 from .seats import SEATS, Seat, Side
 from .state import HandState, Phase
 
@@ -120,7 +120,10 @@ def dumps(record: HandRecord | HandState) -> str:
     """One hand in canonical text, ending with a newline.
 
     Keys of :attr:`HandRecord.extra` become tags, before the hand's own tags;
-    a value that is not a string is written as JSON text.
+    a value that is not a string is written as JSON text. A key or value that
+    the text could not give back (a name that is no tag name, a line break in
+    a value, a ``Date`` or ``Board`` the reader refuses) is a
+    :class:`RecordError` here, not when the text is read.
     """
     if isinstance(record, HandState):
         record = HandRecord(record)
@@ -130,7 +133,12 @@ def dumps(record: HandRecord | HandState) -> str:
         if not _NAME_RE.match(name) or name in HAND_TAGS:
             raise RecordError(f"key {name!r} cannot be written as a tag: a tag name is letters, "
                               f"digits and '_', and not one of {', '.join(HAND_TAGS)}")
-        lines.append(_tag(name, _extra_value(value)))
+        text = _extra_value(value)
+        if len(f"x{text}x".splitlines()) > 1:
+            raise RecordError(f"key {name!r} cannot be written as a tag: its value holds a line "
+                              "break, and a tag is one line")
+        _check_extra_tag(name, text)
+        lines.append(_tag(name, text))
     lines += [_tag("Dealer", state.dealer.name),
               _tag("Deal", " ".join(f"{seat.name}:{format_holding(state.deal.hands[seat])}"
                                     for seat in SEATS)),
@@ -176,13 +184,16 @@ class _Block:
         self.tags: list[tuple[int, str, str]] = []  # (line, name, value), in order
         self.sections: dict[str, list[tuple[int, str]]] = {"Auction": [], "Play": []}
         section: str | None = None
+        names: set[str] = set()
         for number, text in lines:
             match = _TAG_RE.match(text)
             if match:
                 name = match.group(1)
-                value = re.sub(r"\\(.)", r"\1", match.group(2))
-                if any(name == seen for _, seen, _ in self.tags):
+                # \" and \\ stand for " and \; any other backslash is itself
+                value = re.sub(r'\\([\\"])', r"\1", match.group(2))
+                if name in names:
                     raise RecordError(f"tag {name} appears twice in one hand", position=f"line {number}")
+                names.add(name)
                 self.tags.append((number, name, value))
                 section = name if name in self.sections else None
             elif text.startswith("["):
@@ -375,14 +386,23 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     for number, name, value in block.tags:
         if name in HAND_TAGS:
             continue
-        if name == "Date" and not _is_date(value):
-            raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD", a calendar date (\'?\' for unknown digits)',
-                              position=f"line {number}")
-        if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
-            raise RecordError(f"tag Board {value!r}: expected a board number from 1 to 999,999,999",
-                              position=f"line {number}")
+        if name in KNOWN_KEYS:
+            raise RecordError(f"tag {name}: the name of one of the JSON hand record's own fields "
+                              f"({', '.join(KNOWN_KEYS)}): give it another name", position=f"line {number}")
+        try:
+            _check_extra_tag(name, value)
+        except RecordError as exc:
+            raise _at(exc, f"line {number}") from None
         extra[name] = value
     return HandRecord(state, extra)
+
+
+def _check_extra_tag(name: str, value: str) -> None:
+    """The checks of the tags the notation knows besides the hand's own."""
+    if name == "Date" and not _is_date(value):
+        raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD", a calendar date (\'?\' for unknown digits)')
+    if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
+        raise RecordError(f"tag Board {value!r}: expected a board number from 1 to 999,999,999")
 
 
 def _completions(field: str) -> list[int]:
@@ -411,8 +431,9 @@ def _is_date(value: str) -> bool:
 
 
 def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:
-    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag."""
-    return [_read(block, options) for block in _blocks(text)]
+    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag.
+    A byte-order mark at the start is dropped."""
+    return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]
 
 
 def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:

@@ -40,6 +40,12 @@ class HandRecord:
     #: keys of ``hands`` that name no seat, with their values, as read
     hands_extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for key in self.extra:
+            if key in KNOWN_KEYS:   # it would be written over the field of that name
+                raise RecordError(f"extra key {key!r} is the name of one of the record's own fields "
+                                  f"({', '.join(KNOWN_KEYS)})")
+
     @classmethod
     def from_dict(cls, data: Any, *, options: RuleOptions | None = None) -> "HandRecord":
         """Replay a record given as a dict. ``options`` overrides the record's."""

@@ -129,6 +129,19 @@ def test_cli_demo_a_bot_that_raises_is_one_error_line(cli, assert_cli_error):
                      r"the bot at \w+ failed: RuntimeError: kaboom")
 
 
+def test_cli_demo_reads_its_seed_as_deal_does(cli):
+    # a seed in digits is that number, as for deal, match, play and lab: 7 and 007 alike
+    status, out, _ = cli("demo", "--seed", "7", "--hands", "2")
+    assert status == 0 and "Hand 2, dealer East" in out
+    assert cli("demo", "--seed", "007", "--hands", "2") == (0, out, "")
+    assert cli("demo", "--seed", "7x", "--hands", "2")[1] != out
+
+
+def test_cli_show_a_session_of_no_hands_is_an_error(cli, assert_cli_error, tmp_path):
+    (tmp_path / "s.json").write_text(json.dumps({"format": "flowerbridge-session", "hands": []}))
+    assert_cli_error(cli("show", str(tmp_path / "s.json")), r"s\.json holds a session of no hands")
+
+
 def test_cli_show_an_empty_file_is_an_error(cli, assert_cli_error, tmp_path):
     (tmp_path / "empty.json").write_text("  \n")
     assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"error: \S+empty\.json is empty: no hand record")

@@ -199,6 +199,49 @@ def test_notation_extra_keys_that_cannot_be_tags_are_an_error(ch16_record, key):
         notation.dumps(HandRecord(replay(ch16_record), {key: "x"}))
 
 
+@pytest.mark.parametrize(("value", "words"), [
+    ("Club\nnight", "its value holds a line break"), ("a\rb", "its value holds a line break"),
+    ("a\u2028b", "its value holds a line break"), ("a\x85b", "its value holds a line break"),
+])
+def test_notation_an_extra_value_the_text_could_not_give_back_is_refused_when_written(ch16_record, value,
+                                                                                      words):
+    with pytest.raises(RecordError, match=words):
+        notation.dumps(HandRecord(replay(ch16_record), {"Event": value}))
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("Board", 0, "tag Board '0': expected a board number"),
+    ("Date", "today", "tag Date 'today': expected"),
+    ("Date", None, "tag Date 'null': expected"),
+])
+def test_notation_a_json_date_or_board_the_reader_would_refuse_is_refused_when_written(
+        ch16_record, key, value, words):
+    with pytest.raises(RecordError, match=words):
+        notation.dumps(HandRecord(replay(ch16_record), {key: value}))
+
+
+@pytest.mark.parametrize("name", ["dealer", "play", "hands", "options"])
+def test_notation_a_tag_named_as_a_json_field_is_refused_with_its_line(name):
+    with pytest.raises(RecordError, match=rf"line 1: tag {name}: the name of one of the JSON hand record's own"):
+        notation.loads(f'[{name} "x"]\n' + CH16_TEXT)
+
+
+def test_records_an_extra_key_may_not_reuse_a_fields_name(ch16_record):
+    # it would be written over the field of that name
+    with pytest.raises(RecordError, match="extra key 'play' is the name of one of the record's own fields"):
+        HandRecord(replay(ch16_record), {"play": []})
+
+
+def test_notation_a_backslash_before_another_character_is_itself(ch16_record):
+    record = notation.loads('[Venue "C:\\new \\"x\\" \\\\"]\n' + CH16_TEXT)
+    assert record.extra["Venue"] == 'C:\\new "x" \\'
+    assert notation.loads(notation.dumps(record)).extra["Venue"] == record.extra["Venue"]
+
+
+def test_notation_a_byte_order_mark_before_the_text_is_dropped():
+    assert notation.dumps(notation.loads("\ufeff" + CH16_TEXT)) == notation.dumps(notation.loads(CH16_TEXT))
+
+
 # ------------------------------------------------------------- several hands
 
 def test_notation_several_hands_separated_by_a_blank_line(random_hand):

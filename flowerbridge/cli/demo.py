@@ -26,12 +26,15 @@ def run(args) -> int:
     from ..seats import SEATS
     from ..session import Session
 
+    from . import parse_seed
+
+    seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
     session = Session(max_hands=args.hands)
-    bots = {seat: load_bot(args.bots, seed=bot_seed(args.seed, seat.name)) for seat in SEATS}
+    bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     board = 0
     while not session.is_over:
         board += 1
-        state = play_hand(session.new_hand(Deal.from_seed(args.seed, board)), bots)
+        state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
         session.add(state)
         if not args.quiet:
             print(f"Hand {board}, dealer {state.dealer.full_name}")

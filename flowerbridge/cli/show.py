@@ -15,11 +15,14 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..render import render_hand
-    from . import input_name, read_text
+    from . import UsageError, input_name, read_text
     from .._load import load_any
 
     text = read_text(args.file)
-    for state in load_any(text, input_name(args.file)):
+    states = load_any(text, input_name(args.file))
+    if not states:      # a session record of no hands
+        raise UsageError(f"{input_name(args.file)} holds a session of no hands: nothing to show")
+    for state in states:
         print(render_hand(state, names=args.names))
         print()
     return 0
