@@ -133,16 +133,28 @@ def test_limits_a_request_body_over_the_limit_is_refused_with_413(server):
     assert server.api("GET", "/api/tables").json()["tables"] == []
 
 
-def test_limits_tables_a_minute_from_one_address_and_tables_open_at_once(server):
+def test_limits_tables_open_at_once(server):
     request = table_request({s: "human" for s in "NESW"})
-    answers = [server.api("POST", "/api/tables", json=request) for _ in range(4)]
-    assert [a.status_code for a in answers] == [201, 201, 201, 503]
-    assert answers[3].json()["error"]["code"] == "full"
-    answer = server.api("POST", "/api/tables", json=request)   # the fifth of the minute
-    assert answer.status_code == 503
-    answer = server.api("POST", "/api/tables", json=request)   # the sixth: too many a minute
-    assert answer.status_code == 429 and answer.json()["error"]["code"] == "too_many"
+    answers = [server.api("POST", "/api/tables", json=request) for _ in range(6)]
+    # three open at most; a refusal makes no table, so it is not counted against the
+    # five a minute: the sixth request is refused as full, not as too many
+    assert [a.status_code for a in answers] == [201, 201, 201, 503, 503, 503]
+    assert {a.json()["error"]["code"] for a in answers[3:]} == {"full"}
     assert len(server.api("GET", "/api/tables").json()["tables"]) == 3
+
+
+def test_limits_only_tables_made_count_against_tables_a_minute(tmp_path):
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None,
+                          analysis=False, max_tables=100, tables_per_minute=5)
+    request = table_request({s: "human" for s in "NESW"})
+    with ServerThread(config) as server:
+        for _ in range(8):      # refused for what they ask: they make no table and cost nothing
+            bad = server.api("POST", "/api/tables", json={**request, "options": {"undertrick_penalty": -1}})
+            assert bad.status_code == 400 and bad.json()["error"]["code"] != "too_many"
+        answers = [server.api("POST", "/api/tables", json=request) for _ in range(6)]
+        assert [a.status_code for a in answers] == [201] * 5 + [429]
+        assert answers[5].json()["error"]["code"] == "too_many"
+        assert len(server.api("GET", "/api/tables").json()["tables"]) == 5
 
 
 def test_security_headers_on_pages_static_files_and_the_api(server):

@@ -81,6 +81,9 @@ def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_repla
         with pytest.raises(TableError, match="cannot be loaded: its stored log does not replay") as err:
             await again.get(bad.table.id)
         assert err.value.code == "no_table"
+        # the lobby lists the others, and the damaged table does not count as open
+        assert [t["id"] for t in await again.open_tables()] == [good.table.id]
+        assert await again._open_ids() == [good.table.id]
         await again.stop()
 
     asyncio.run(scenario())

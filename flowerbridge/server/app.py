@@ -118,10 +118,15 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         """A new table; each person's secret seat token is in the answer, and only there."""
-        if not creations.allow(request.client.host if request.client else None):
+        address = request.client.host if request.client else None
+        if not creations.allow(address):
             raise TableError("too_many", f"more than {config.tables_per_minute:g} tables a minute "
                                          "from this address: wait a little")
-        live, tokens = await _manager(request).create(body)
+        try:
+            live, tokens = await _manager(request).create(body)
+        except BaseException:   # refused, or failed: only tables made count against the rate
+            creations.refund(address)
+            raise
         table_id = live.table.id
         return {"table": live.info(),
                 "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}

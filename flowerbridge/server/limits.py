@@ -51,6 +51,12 @@ class TokenBucket:
         self._state[key] = (tokens - 1.0, now)
         return True
 
+    def refund(self, key: Any = None) -> None:
+        """Give back what :meth:`allow` took for an event that did not happen."""
+        if key in self._state:
+            tokens, then = self._state[key]
+            self._state[key] = (min(self.burst, tokens + 1.0), then)
+
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

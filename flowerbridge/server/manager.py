@@ -194,6 +194,9 @@ class TableManager:
         self._analysis_gate = asyncio.Semaphore(1)
         self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
         self._loading: dict[str, asyncio.Lock] = {}
+        # tables whose stored log does not replay, with why: left closed, not listed,
+        # not counted as open, not replayed again at every request
+        self.unloadable: dict[str, str] = {}
 
     # ------------------------------------------------------------ life
 
@@ -239,7 +242,7 @@ class TableManager:
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
-        if len(await self._db(self.store.table_ids, "playing")) >= self.config.max_tables:
+        if len(await self._open_ids()) >= self.config.max_tables:
             raise TableError("full", f"the server has {self.config.max_tables:,} tables open, "
                                      "its most: try again when one has finished")
         await self._db(self.store.create_table, *rows)
@@ -267,6 +270,8 @@ class TableManager:
         return live
 
     async def _load(self, table_id: str) -> Table:
+        if table_id in self.unloadable:
+            raise TableError("no_table", self.unloadable[table_id])
         stored = await self._db(self.store.load, table_id)
         if stored is None:
             raise TableError("no_table", f"there is no table {table_id!r}")
@@ -275,13 +280,29 @@ class TableManager:
         except TableError:
             raise
         except FlowerBridgeError as exc:
-            raise TableError("no_table", f"table {table_id!r} cannot be loaded: its stored log "
-                                         f"does not replay ({exc})") from None
+            why = f"table {table_id!r} cannot be loaded: its stored log does not replay ({exc})"
+            self.unloadable[table_id] = why
+            raise TableError("no_table", why) from None
+
+    async def _open_ids(self) -> list[str]:
+        """The tables still playing, newest first, but those that cannot be loaded."""
+        ids = await self._db(self.store.table_ids, "playing")
+        return [table_id for table_id in ids if table_id not in self.unloadable]
 
     async def open_tables(self) -> list[dict[str, Any]]:
-        """Tables whose session is not over, newest first."""
-        ids = await self._db(self.store.table_ids, "playing")
-        return [(await self.get(table_id)).info() for table_id in ids]
+        """Tables whose session is not over, newest first (a table whose stored log
+        does not replay is left out: the log names it)."""
+        out = []
+        for table_id in await self._open_ids():
+            try:
+                live = await self.get(table_id)
+            except TableError:
+                if table_id in self.unloadable:     # found damaged just now
+                    log.error("table %s not loaded: %s", table_id, self.unloadable[table_id])
+                    continue
+                raise
+            out.append(live.info())
+        return out
 
     # ------------------------------------------------------ connections
 
