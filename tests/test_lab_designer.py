@@ -29,6 +29,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     assert "Counting contract points only, par under the strict reading scores none in" in text
     assert "game makeable (%) in a suit by a side's length in it, both sides of every deal" in text
     assert "the side ahead on the hand changes in" in text and "% (95% interval " in text
+    assert "a tie made or broken counts as a change" in text     # what "changes" counts
     assert "analysed the first **40** of these deals" in text
     for figure in ("undealt", "points", "games"):
         assert f"(designer-report/{figure}.png)" in text

@@ -219,6 +219,9 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
         if name in vs:
             out.append(f"Scored {label}, the side ahead on the hand changes in "
                        f"{_changed(vs[name])} of hands.")
+    if any(name in vs for name in ("no-honors", "no-bright-bonus")):
+        out.append("(A hand whose two sides score the same has no side ahead: a tie made or "
+                   "broken counts as a change.)")
     return out + ["", *_image(folder, "points", plots)]
 
 
