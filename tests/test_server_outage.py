@@ -87,3 +87,32 @@ def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_repla
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_server_a_database_outage_at_hello_is_a_close_to_retry_not_a_refusal(tmp_path, monkeypatch):
+    """A seat's first hello needs one write (the seat has joined); when it fails the
+    client hears ``busy`` and the socket closes with 1013 ("try again later"), which
+    the browser retries -- not 4400, which it takes as final -- and the seat is not
+    taken as joined until the write lands."""
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=f"sqlite:///{tmp_path / 'fb.sqlite'}", bot_delay=0,
+                          replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        created = server.create_table({s: "human" for s in "NESW"})
+        table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+        manager = server.app.state.manager
+        monkeypatch.setattr(manager.store, "mark_joined", _down)
+        client = server.client(table_id, token)
+        error = client.until(lambda m: m["type"] == "error")
+        assert error["code"] == "busy"
+        assert client.recv(timeout=5) is None and client.ws.close_code == 1013
+        live = manager.tables[table_id]
+        assert not live.table.players[Seat.S].joined and not live.seat_connected(Seat.S)
+        # the database is back: the same hello is welcomed, and the seat is stored as joined
+        monkeypatch.undo()
+        again = server.client(table_id, token)
+        assert again.until(lambda m: m["type"] == "welcome")["seat"] == "S"
+        assert live.table.players[Seat.S].joined
+        assert {s.seat: s.joined for s in manager.store.load(table_id).seats}["S"]
+        again.close()

@@ -320,6 +320,11 @@ class TableManager:
             raise TableError("too_many", f"this table has {same} connections "
                                          + (f"for seat {role.name}" if role is not None else "of spectators")
                                          + ", its most: close one first")
+        if role is not None and not live.table.players[role].joined:
+            # stored first: a seat is not taken as joined (its stand-in clock started
+            # after a restart) unless the database says so
+            await self._db(self.store.mark_joined, table_id, role.name)
+            live.table.players[role].joined = True
         async with live.lock:
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
@@ -332,9 +337,6 @@ class TableManager:
             self._catch_up(live, conn, since)
             self._publish_presence(live)
             self._kick_bots(live)   # a table nobody watched waits for its first watcher
-        if role is not None and not live.table.players[role].joined:
-            live.table.players[role].joined = True
-            await self._db(self.store.mark_joined, table_id, role.name)
 
     async def sync(self, conn: Connection, since: int) -> None:
         """Send a joined connection what it missed since ``since``, or a snapshot."""
@@ -507,8 +509,7 @@ class TableManager:
         except Exception:  # a solver or database failure must not cost the table its review
             log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
         live.table.set_analysis(hand, values)
-        live.publish(Broadcast.same({"v": PROTOCOL_VERSION, "type": "review", "hand": hand,
-                                     "review": live.table.review(hand)}))
+        live.publish(Broadcast.same(live.table.review_message(hand)))
 
     async def review(self, table_id: str, hand: int) -> dict[str, Any]:
         live = await self.get(table_id)

@@ -26,6 +26,9 @@ log = logging.getLogger("flowerbridge.server")
 HELLO_TIMEOUT = 10.0
 # Close codes of the protocol (4000-4999 are the application's).
 CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY = 4400, 4401, 4404, 4429
+# The standard "try again later" (RFC 6455 registry): the database could not be
+# read or written at hello; the client reconnects as after any drop.
+CLOSE_TRY_AGAIN = 1013
 
 
 def error_message(code: str, message: str, message_id: str | None = None) -> dict:
@@ -95,7 +98,7 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
     except FlowerBridgeError as exc:
         code = error_code(exc, "bad_message")
         close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE,
-                 "too_many": CLOSE_TOO_MANY}.get(code, CLOSE_BAD_HELLO)
+                 "too_many": CLOSE_TOO_MANY, "busy": CLOSE_TRY_AGAIN}.get(code, CLOSE_BAD_HELLO)
         _refuse(conn, code, str(exc), close, getattr(exc, "message_id", None))
         return False
     except Exception:  # a bug: this client is told, with the close code of a server error
