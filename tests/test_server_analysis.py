@@ -4,6 +4,7 @@ computed by the solver after the hand, sent to the table, and kept across restar
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -93,3 +94,41 @@ def test_a_failing_analysis_leaves_the_review_unavailable_and_the_table_playing(
         assert all(p["dd"] is None for r in reviews for t in r["tricks"] for p in t["plays"])
         south.close()
     assert "double-dummy analysis failed" in caplog.text
+
+
+def test_a_client_away_when_the_values_came_gets_the_review_on_reconnecting(tmp_path, monkeypatch):
+    """docs/protocol.md, "Reconnecting": catching up with ``since`` ends with the
+    last finished hand's review when its values came while the client was away
+    (its hand_over had said ``pending``)."""
+    import threading
+
+    release = threading.Event()
+
+    def slow_values(state, first=0):
+        release.wait(30)
+        return [(1, 1) for _ in state.plays]
+
+    monkeypatch.setattr(analysis, "card_values", slow_values)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
+                                      hands=2)
+        table_id = created["table"]["id"]
+        south = server.client(table_id, created["invitations"]["S"]["token"])
+        south.open_bidding()
+        play_session([south], random.Random(3), until=lambda: any(
+            m["type"] == "deal" and m["hand"] == 2 for m in south.messages))
+        over = south.first(lambda m: "hand_over" in m)["hand_over"]["review"]
+        assert over["dd_status"] == "pending"
+        south.close()
+        since = max(m["seq"] for m in south.messages if "seq" in m)
+        release.set()
+        live = server.app.state.manager.tables[table_id]
+        deadline = time.monotonic() + 20
+        while live.table.hands[0].dd_status != "ready" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        back = server.client(table_id, created["invitations"]["S"]["token"], since=since)
+        review = back.until(lambda m: m["type"] == "review")
+        assert review["hand"] == 1 and review["review"]["dd_status"] == "ready"
+        assert not any(m["type"] == "snapshot" for m in back.messages)
+        back.close()

@@ -220,6 +220,10 @@ class Table:
     def last_review(self) -> dict[str, Any] | None:
         return self.review(len(self.session.hands)) if self.session.hands else None
 
+    def review_message(self, hand: int) -> dict[str, Any]:
+        """The ``review`` message of finished hand ``hand``, sent when its values are known."""
+        return {"v": PROTOCOL_VERSION, "type": "review", "hand": hand, "review": self.review(hand)}
+
     # ------------------------------------------------------------ messages
 
     def event_message(self, row: EventRow, state: HandState, role: Role) -> dict[str, Any]:
@@ -252,10 +256,17 @@ class Table:
 
     def missed_messages(self, since: int, role: Role) -> list[dict[str, Any]] | None:
         """The events after ``since`` for ``role``, replayed through the engine,
-        or ``None`` when they reach back before the current hand (send a snapshot)."""
+        or ``None`` when they reach back before the current hand (send a snapshot).
+
+        A client that saw the last finished hand end (its review then maybe
+        ``pending``) may have been away when the ``review`` with its values was
+        sent: when they are known, that message comes again, last."""
         events = self.hands[-1].events
         if not events[0].seq - 1 <= since <= self.seq:
             return None
+        finished = len(self.session.hands)
+        again = finished > 0 and self.hands[finished - 1].dd_status != "pending" \
+            and self.hands[finished - 1].events[-1].seq <= since
         assert self.state is not None
         state = HandState(self.state.deal, self.state.dealer, self.options)
         messages = []
@@ -265,7 +276,7 @@ class Table:
                 state.apply(row.action)
             if row.seq > since:
                 messages.append(self.event_message(row, state, role))
-        return messages
+        return messages + [self.review_message(finished)] if again else messages
 
     def snapshot(self, role: Role, table_info: dict[str, Any]) -> dict[str, Any]:
         """Everything ``role`` needs to draw the table from nothing."""
