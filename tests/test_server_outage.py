@@ -116,3 +116,70 @@ def test_server_a_database_outage_at_hello_is_a_close_to_retry_not_a_refusal(tmp
         assert live.table.players[Seat.S].joined
         assert {s.seat: s.joined for s in manager.store.load(table_id).seats}["S"]
         again.close()
+
+
+def test_server_a_review_is_not_served_for_a_hand_whose_last_card_is_not_stored(tmp_path,
+                                                                                 monkeypatch):
+    """The HTTP reads wait for the action being stored: a hand's last card is in
+    memory before its commit ends, and a failed commit takes it back. Reading it
+    early served a review of a hand the database does not hold, and left that
+    hand's analysis stuck at ``pending`` once it was really over."""
+    import threading
+
+    from flowerbridge.server import analysis
+
+    monkeypatch.setattr(analysis, "available", lambda: True)
+    monkeypatch.setattr(analysis, "card_values", lambda state, first=0: [(0, 0)] * len(state.plays))
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=True))
+        live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        table_id = live.table.id
+        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        while True:     # 1A by the dealer, then passes; the lowest legal card to the last one
+            state = live.table.state
+            if state.contract is None:
+                action = "1A" if not state.calls else "Pass"
+            else:
+                action = str(state.legal_cards()[0])
+            if len(state.plays) == 51:
+                break
+            await manager.submit(conns[live.table.actor], "call" if state.contract is None
+                                 else "play", action, None)
+        # The last card's commit is held up, then fails (the reload too).
+        entered, fail = threading.Event(), threading.Event()
+        real_append, real_load = store.append, store.load
+
+        def held_append(batch):
+            entered.set()
+            fail.wait(10)
+            raise StoreError("database write failed: connection refused")
+
+        monkeypatch.setattr(store, "append", held_append)
+        monkeypatch.setattr(store, "load", _down)
+        last = asyncio.create_task(manager.submit(conns[live.table.actor], "play", action, None))
+        await asyncio.to_thread(entered.wait, 10)
+        early = asyncio.create_task(manager.review(table_id, 1))
+        session = asyncio.create_task(manager.session(table_id))
+        await asyncio.sleep(0.05)
+        fail.set()
+        with pytest.raises(TableError):
+            await last
+        with pytest.raises(TableError) as refused:
+            await early
+        assert refused.value.code == "no_hand"
+        assert (await session)["session"]["hands"] == []
+        # The database is back; the card is played again, and the hand's values come.
+        monkeypatch.setattr(store, "append", real_append)
+        monkeypatch.setattr(store, "load", real_load)
+        await manager.submit(conns[live.table.actor], "play", action, None)
+        for _ in range(200):
+            if live.table.hands[0].dd_status == "ready":
+                break
+            await asyncio.sleep(0.02)
+        assert (await manager.review(table_id, 1))["dd_status"] == "ready"
+        await manager.stop()
+
+    asyncio.run(scenario())

@@ -140,7 +140,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.get("/api/tables/{table_id}")
     async def table(table_id: str, request: Request) -> dict[str, Any]:
-        return (await _table(request, table_id)).info()
+        await _table(request, table_id)
+        return await _manager(request).info(table_id)
 
     @app.get("/api/tables/{table_id}/hands/{hand}")
     async def hand_review(table_id: str, hand: int, request: Request) -> dict[str, Any]:
@@ -151,9 +152,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.get("/api/tables/{table_id}/session")
     async def session(table_id: str, request: Request) -> dict[str, Any]:
         """The session record of the finished hands, and the scoresheet."""
-        live = await _table(request, table_id)
-        return {"session": live.table.session.to_dict(),
-                "scoresheet": live.table.session.scoresheet()}
+        await _table(request, table_id)
+        return await _manager(request).session(table_id)
 
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     return app

@@ -301,7 +301,8 @@ class TableManager:
                     log.error("table %s not loaded: %s", table_id, self.unloadable[table_id])
                     continue
                 raise
-            out.append(live.info())
+            async with live.lock:
+                out.append(live.info())
         return out
 
     # ------------------------------------------------------ connections
@@ -511,11 +512,28 @@ class TableManager:
         live.table.set_analysis(hand, values)
         live.publish(Broadcast.same(live.table.review_message(hand)))
 
+    # The HTTP reads take the table's lock, as actions do: an action is in memory
+    # before its commit ends, and may yet be taken back (see _commit).
+
     async def review(self, table_id: str, hand: int) -> dict[str, Any]:
         live = await self.get(table_id)
-        live.table.finished_state(hand)   # refuses a hand not over, or none (no_hand)
-        self._ensure_analysis(live, hand)
-        return live.table.review(hand)
+        async with live.lock:
+            live.table.finished_state(hand)   # refuses a hand not over, or none (no_hand)
+            self._ensure_analysis(live, hand)
+            return live.table.review(hand)
+
+    async def info(self, table_id: str) -> dict[str, Any]:
+        """The table's description with presence (``GET /api/tables/{id}``)."""
+        live = await self.get(table_id)
+        async with live.lock:
+            return live.info()
+
+    async def session(self, table_id: str) -> dict[str, Any]:
+        """The session record of the finished hands, and the scoresheet."""
+        live = await self.get(table_id)
+        async with live.lock:
+            return {"session": live.table.session.to_dict(),
+                    "scoresheet": live.table.session.scoresheet()}
 
 
 def new_token() -> str:
