@@ -389,6 +389,10 @@ def test_protocol_the_first_message_must_be_hello_or_the_socket_is_closed(server
 @pytest.mark.parametrize(("text", "words"), [
     ('{"type": "call", "call": "Pass", "call": "7NT"}', "the name 'call' appears twice in one object"),
     ('{"type": "sync", "since": NaN}', "NaN is not a JSON value"),
+    # JSON read from bytes may be UTF-16 or 32; the protocol's messages are UTF-8
+    ('{"type": "sync", "since": 0}'.encode("utf-16"), "byte 0 is not UTF-8 text"),
+    ('{"type": "sync", "since": 0}'.encode("utf-32"), "byte 0 is not UTF-8 text"),
+    ('{"type": "sync", "since": 0}'.encode("utf-16-le"), "not JSON"),
 ])
 def test_protocol_json_that_python_reads_but_json_is_not_is_refused(server, text, words):
     created = server.create_table({s: "human" for s in "NESW"})

@@ -46,8 +46,26 @@ def test_serve_with_an_unreachable_database_is_one_error_line():
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path):
+    """docs/protocol.md, Errors: a message over 4096 bytes gets ``too_large`` and the
+    socket stays open (the server reads messages up to 1 MiB, then closes with 1009)."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        created = server.create_table({s: "human" for s in "NESW"})
+        client = server.client(created["table"]["id"], created["invitations"]["N"]["token"])
+        client.until(lambda m: m["type"] == "snapshot")
+        client.send({"type": "ping", "id": "x" * (100 << 10)})
+        error = client.until(lambda m: m["type"] == "error")
+        assert error["code"] == "too_large" and "at most 4096" in error["message"]
+        client.send({"type": "ping", "id": "after"})
+        assert client.until(lambda m: m["type"] == "pong")["id"] == "after"
+        client.send({"type": "ping", "id": "x" * (2 << 20)})
+        assert client.recv(timeout=10) is None and client.ws.close_code == 1009
+        client.close()
+
+
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
-                                  ["--port", "http"], ["--port", "70000"], ["--port", "-1"],
+                                  ["--host", ""], ["--host", " "], ["--port", "http"],
+                                  ["--port", "70000"], ["--port", "-1"],
                                   ["--max-tables", "0"],
                                   ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
 def test_serve_refuses_bad_options(args, tmp_path):

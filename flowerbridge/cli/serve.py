@@ -13,7 +13,8 @@ def register(subparsers) -> None:
         description="Run the Flower Bridge web server: create tables in the lobby, invite "
                     "people with secret seat links, play with bots or friends, watch as a "
                     "spectator. Prints the URL to open.")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--host", type=_host, default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     p.add_argument("--port", type=_port, default=8000,
                    help="port to listen on (default 8000; 0 picks a free one)")
     p.add_argument("--database", metavar="URL",
@@ -41,6 +42,7 @@ def run(args) -> int:
     import uvicorn
 
     from ..server import ServerConfig, create_app
+    from ..server.limits import MAX_FRAME_BYTES
     from ..server.store import Store, default_database, shown_url
 
     # The port first: a port in use is one error line, and leaves no database behind.
@@ -70,9 +72,15 @@ def run(args) -> int:
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
           "Ctrl+C stops)", flush=True)
     server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
-                                           ws_max_size=65536))
+                                           ws_max_size=MAX_FRAME_BYTES))
     server.run(sockets=[sock])
     return 0
+
+
+def _host(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give an address (0.0.0.0 listens on every interface)")
+    return text
 
 
 def _seconds(text: str) -> float:

@@ -24,6 +24,10 @@ MAX_SPECTATORS = 64
 MAX_QUEUED_BYTES = 8 << 20
 # The largest HTTP request body (a table's creation is well under 2 KB).
 MAX_BODY_BYTES = 64 << 10
+# The largest websocket message uvicorn reads whole: the app answers one over
+# 4 KiB (the protocol's most) with ``too_large``; past this the server closes
+# the socket (1009, message too big) without reading it.
+MAX_FRAME_BYTES = 1 << 20
 
 
 class TokenBucket:

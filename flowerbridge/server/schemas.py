@@ -159,6 +159,11 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > MAX_MESSAGE_BYTES:
         raise MessageError("too_large", f"message of {size} bytes: at most {MAX_MESSAGE_BYTES}")
+    if isinstance(data, bytes):     # a binary frame: UTF-8 JSON as a text frame is (not 16 or 32)
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MessageError("bad_json", f"not JSON: byte {exc.start} is not UTF-8 text") from None
     try:
         obj = strict_json_loads(data)
     except NotJSON as exc:

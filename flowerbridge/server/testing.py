@@ -70,12 +70,14 @@ class ServerThread(_Server):
         import uvicorn
 
         from .app import create_app
+        from .limits import MAX_FRAME_BYTES
 
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.app = create_app(config)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning"))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning",
+                                                    ws_max_size=MAX_FRAME_BYTES))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 
