@@ -203,6 +203,17 @@ def test_an_off_system_call_is_named_as_such():
     assert explain_call(auction, 0).startswith("not part of the system")
 
 
+def test_no_trump_is_read_as_the_fit_only_over_partners_no_trump():
+    # A bidding bot makes No Trump its fit only when partner's last bid was No
+    # Trump (Context.fit); reading a person's call must not lend 2NT a meaning
+    # after a suit has been raised.
+    raised = _auction("1A", "Pass", "2A", "Pass", "2NT")
+    assert explain_call(raised, 4) == "not part of the system (continuation)"
+    assert shown_by_seat(raised)[Seat.N].points == shown_by_seat(raised[:4])[Seat.N].points
+    # over partner's 1NT response, 3NT is a game in the fit the system names
+    assert explain_call(_auction("1A", "Pass", "1NT", "Pass", "3NT"), 4).startswith("game")
+
+
 def test_shown_by_seat_combines_a_players_calls():
     shown = shown_by_seat(_auction("Pass", "Pass", "1R", "Pass"))
     assert shown[Seat.N].points == (0, 14)

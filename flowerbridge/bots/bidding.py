@@ -280,7 +280,11 @@ def _strains(rule: Rule, ctx: Context, facts: HandFacts | None) -> list[Denomina
         suit = ctx.partner_suit
         return [] if suit is None else [Denomination(suit)]
     if facts is None:
-        choices = list(Denomination) if spec == "fit" else [Denomination(s) for s in Suit]
+        choices = [Denomination(s) for s in Suit]
+        # No Trump is the fit only over partner's No Trump (Context.fit): read
+        # otherwise, 1A Pass 2A Pass 2NT was taken for a call of the system
+        if spec == "fit" and ctx.partner_strains and ctx.partner_strains[-1] is Denomination.NT:
+            choices.append(Denomination.NT)
         if spec == "new" and ctx.partner_suit is not None:
             choices.remove(Denomination(ctx.partner_suit))
         return choices
