@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import pytest
 
-from flowerbridge import Deal
+from flowerbridge import Deal, FlowerBridgeError
 from flowerbridge.solver import FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
 
 # ---------------------------------------------------------------- brute force
@@ -306,6 +306,15 @@ def test_solver_rejects_impossible_positions():
         solver.card_values([[1], [2], [3], [4]], 5, 0)
     with pytest.raises(SolverInputError, match="unsupported geometry: 3 suits x 17 ranks x 1 copies"):
         DoubleDummy(Geometry(3, 17, 1))
+
+
+def test_solver_errors_are_the_packages_errors():
+    # docs/rules-engine.md, Errors: every error of the package is a FlowerBridgeError,
+    # so one `except FlowerBridgeError` (the command line's) catches the solver's too
+    with pytest.raises(FlowerBridgeError, match="memory_mb must be"):
+        DoubleDummy(FLOWER, memory_mb=0)
+    with pytest.raises(FlowerBridgeError, match="4 hands"):
+        DoubleDummy(FLOWER, memory_mb=8).card_values([[1], [2], [3]], None, 0)
 
 
 def test_solver_takes_hands_and_a_trick_in_progress_as_any_iterables():

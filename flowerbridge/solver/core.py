@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Sequence, cast
 
+from ..errors import FlowerBridgeError
 from ._core import Solver as _CoreSolver
 
 DEFAULT_MEMORY_MB = 256
@@ -52,8 +53,11 @@ BRIDGE = Geometry(4, 13, 1)
 """Contract Bridge: clubs, diamonds, hearts, spades (suit 0..3); 2..A (rank 0..12)."""
 
 
-class SolverInputError(ValueError):
-    """A position the solver cannot accept (wrong sizes, too many copies ...)."""
+class SolverInputError(FlowerBridgeError):
+    """A position the solver cannot accept (wrong sizes, too many copies ...),
+    or a solver it cannot build (an unsupported geometry, a bad memory bound).
+    Like every error of the package, a :class:`FlowerBridgeError` (and so a
+    :class:`ValueError`)."""
 
 
 def _winner(trick: Sequence[int], trump: int | None, ranks: int) -> int:
