@@ -14,7 +14,8 @@ def register(subparsers) -> None:
     p.add_argument("--undertrick-penalty", type=_non_negative, metavar="N",
                    help="points per undertrick to the defenders (RULINGS R15; 0 = strict rulebook)")
     p.add_argument("--declarer", choices=("final-bidder", "first-named"),
-                   help="who declares (RULINGS R9)")
+                   help="who declares (RULINGS R9); a played record whose declarer (and so its "
+                        "opening lead) differs under this ruling is refused")
     p.set_defaults(func=run)
 
 
