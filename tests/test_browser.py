@@ -265,6 +265,37 @@ def test_lobby_kept_links_survive_the_lists_refreshes(browser, server):
     context.close()
 
 
+def test_lobby_a_redrawn_list_gives_the_focus_back_to_the_control_that_had_it(browser, server):
+    # A changed list is drawn anew; the keyboard's place in it (a table's Watch
+    # link, one of its kept links) is kept, not thrown to the page's top.
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url)
+    context.clock.install()
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.select_option("select[name=player_N]", "human")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    table_id = page.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
+    row = page.locator(f'#tables li[data-table="{table_id}"]')
+    row.locator("details.kept-links summary").click()
+    # every copy button names the link it copies
+    assert page.get_by_role("button", name="Copy North link").count() == 2   # new, and kept
+    row.get_by_role("button", name="Copy South link").focus()
+    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})   # the list changes
+    page.clock.run_for(11_000)
+    page.wait_for_selector(f"#tables li[data-table] >> nth=1")
+    assert page.evaluate("document.activeElement.dataset.focus") == "copy South"
+    assert page.evaluate(f"document.activeElement.closest('li[data-table]').dataset.table") == table_id
+    row.get_by_role("link", name=re.compile("^Watch ")).focus()
+    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    page.clock.run_for(11_000)
+    page.wait_for_selector(f"#tables li[data-table] >> nth=2")
+    assert page.evaluate("document.activeElement.dataset.focus") == "watch"
+    assert page.evaluate(f"document.activeElement.closest('li[data-table]').dataset.table") == table_id
+    context.close()
+
+
 def test_a_spectator_is_told_the_table_waits_for_one_of_its_players(browser, server):
     # South has not come: the bots do not play for a spectator alone
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
@@ -810,6 +841,36 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
         assert not page.errors
 
 
+def test_a_window_over_the_seats_most_connections_is_told_why_and_not_retried(browser, server):
+    # docs/protocol.md: a seat takes 8 connections at most; the ninth is closed
+    # with 4429 after its error, which the page shows (it drew nothing, saying
+    # "reconnecting..." for ever).
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+    table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+    tabs = []
+    for _ in range(8):
+        tab = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        tab.send({"type": "hello", "token": token})
+        tab.until(lambda m: m["type"] == "snapshot")
+        tabs.append(tab)
+    page = open_page(browser, server, created["invitations"]["S"]["url"])
+    page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
+    refusal = page.locator("#refusal").inner_text()
+    assert refusal.startswith("The server refused this window: ") and "8 connections for seat S" in refusal
+    assert "reload this page" in refusal
+    assert page.get_by_role("heading", name="Too many windows on this table").is_visible()
+    assert page.title() == "Connection refused — Flower Bridge"
+    frames = len(page.frames_in)
+    page.wait_for_timeout(2500)             # not retried: no new hello, no new answer
+    assert len(page.frames_in) == frames
+    tabs.pop().close()                      # one closed: a reload takes the seat
+    page.reload()
+    wait_for_table(page)
+    assert not page.errors
+    for tab in tabs:
+        tab.close()
+
+
 def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(browser, server):
     # North is a person too: after South's bid and West's call the table waits for North.
     created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
@@ -1042,10 +1103,14 @@ def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_pa
         screenshot(south, "disconnected-cards")
         cards.first.click(position={"x": 6, "y": 12})       # and a click still says why nothing happens
         assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
+        # a card of South's own hand, the dummy to play: why it cannot be played is
+        # told -- and forgotten when the page is connected again
+        south.locator('#felt .seat-box[data-seat="S"] .card').first.click(position={"x": 6, "y": 12})
         own.start()
         south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
                                 timeout=30_000)
         assert set(south.evaluate(looks)) == {"playable"}
+        assert south.locator("#refusal").inner_text() == ""
         assert not south.errors
 
 

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from test_browser import BOT, finished_review, mid_trick_table, open_page, render_in_page, wait_for_table
+from test_browser import (BOT, finished_review, mid_trick_table, open_page, render_in_page,
+                          wait_for_table)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -433,6 +434,28 @@ def test_client_pages_name_the_turn_in_the_title_and_have_a_heading_and_language
     for seat in ("North", "South", "Spectators"):   # the "open" links told apart by name
         assert lobby.get_by_role("link", name=f"open {seat} (new tab)").count() == 1
     assert not south.errors and not lobby.errors
+
+
+def test_client_card_names_in_japanese_or_korean_are_marked_with_their_language(browser, server):
+    # A screen reader speaks a name in the language its element is marked with:
+    # the playable card's name and the announcement of a card played carry lang.
+    created = mid_trick_table(server)
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    wait_for_table(north)
+    north.select_option("#language", "ko")
+    card = north.locator("#felt .card.playable").first
+    card.wait_for()
+    assert card.get_attribute("aria-label") is None
+    assert card.locator("svg.card-face").get_attribute("lang") == "ko"
+    code = card.get_attribute("data-code")
+    name = north.get_by_role("button", name=re.compile(f"^Play {code} "))
+    assert name.count() >= 1
+    card.click(position={"x": 6, "y": 12})     # its visible corner (the next card covers the rest)
+    north.wait_for_selector("#announce span[lang=ko]", state="attached")
+    said = north.locator("#announce").inner_text()
+    assert said.startswith(f"North: {code}, ")
+    assert north.locator("#announce span[lang=ko]").inner_text() in said
+    assert not north.errors
 
 
 # ------------------------------------------------------ 13: text size on the faces

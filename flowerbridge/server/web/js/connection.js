@@ -5,14 +5,19 @@
 const RETRY_MS = [500, 1000, 2000, 5000];
 const SEQUENCED = new Set(["deal", "call", "play"]);
 // 4400: a bad hello, 4401: a wrong token, 4404: no such table; retrying cannot help.
-const FINAL_CLOSE_CODES = new Set([4400, 4401, 4404]);
+// 4429: too many connections (this seat's, the table's spectators, this address's):
+// retrying every few seconds would not help either, until the person closes one.
+// Any other close (1013 included: the server could not reach its database) is retried.
+export const TOO_MANY = 4429;
+const FINAL_CLOSE_CODES = new Set([4400, 4401, 4404, TOO_MANY]);
 
 export class TableConnection {
   /**
    * @param {string} tableId  the table to join
    * @param {string|null} token  the seat token from the invitation link; null to spectate
    * @param {object} handlers  `onMessage(message)` for every message in order,
-   *   `onStatus("connecting"|"online"|"offline"|"refused")` for the connection's state
+   *   `onStatus("connecting"|"online"|"offline"|"refused", closeCode)` for the
+   *   connection's state (the close code with "refused")
    */
   constructor(tableId, token, { onMessage, onStatus }) {
     this.tableId = tableId;
@@ -36,7 +41,8 @@ export class TableConnection {
     this.socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
     this.socket.addEventListener("close", (event) => {
       if (FINAL_CLOSE_CODES.has(event.code)) this.closedForGood = true;
-      this.onStatus(this.closedForGood ? "refused" : "offline");
+      if (this.closedForGood) this.onStatus("refused", event.code);
+      else this.onStatus("offline");
       if (!this.closedForGood) {
         setTimeout(() => this.open(), RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)]);
       }

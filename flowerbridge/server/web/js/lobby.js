@@ -47,9 +47,12 @@ function tableRequest(form) {
 
 function linkItem(label, path) {
   const url = new URL(path, location.origin).href;
-  const input = el("input", { readonly: true, value: url, "aria-label": `${label} link`, onfocus: (e) => e.target.select() });
+  const input = el("input", { readonly: true, value: url, "aria-label": `${label} link`,
+    dataset: { focus: `link ${label}` }, onfocus: (e) => e.target.select() });
   const copy = el("button", {
     type: "button",
+    "aria-label": `Copy ${label} link`,
+    dataset: { focus: `copy ${label}` },
     onclick: async () => {
       // The clipboard is there only in a secure context (https, or this
       // machine): elsewhere, or when the browser refuses, the link is
@@ -68,10 +71,12 @@ function linkItem(label, path) {
         input.select();
       }
       copy.textContent = copied ? "Copied" : "Selected: copy it (Ctrl+C / ⌘C)";
+      copy.setAttribute("aria-label", `${copy.textContent}: ${label} link`);
     },
   }, "Copy");
   // "open" in a new tab, so that the lobby keeps the other seats' links (shown once only)
-  const open = el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `open ${label} (new tab)` }, "open");
+  const open = el("a", { href: url, target: "_blank", rel: "noopener", "aria-label": `open ${label} (new tab)`,
+    dataset: { focus: `open ${label}` } }, "open");
   return el("li", { dataset: { link: label } }, el("strong", {}, label), " ", open, " ", copy, input);
 }
 
@@ -112,7 +117,7 @@ function keptLinks(table, kept) {
   const seats = kept[table.id];
   if (!seats) return null;
   const details = el("details", { class: "kept-links", open: unfolded.has(table.id) },
-    el("summary", {}, "Your invitation links"),
+    el("summary", { dataset: { focus: "links" } }, "Your invitation links"),
     el("ul", { class: "invitations" }, ...Object.entries(seats).map(([seat, url]) => linkItem(SEAT_NAMES[seat], url))));
   details.addEventListener("toggle", () => {
     if (details.open) unfolded.add(table.id); else unfolded.delete(table.id);
@@ -165,6 +170,23 @@ function seatCompass(seats) {
       el("strong", {}, `${SEAT_NAMES[seat]}:`), " ", describeSeat(seats[seat]))));
 }
 
+// The list is drawn anew when a table changes: the control that had the focus
+// (a table's Watch link, one of its kept links) gets it back, so that a person
+// at the keyboard is not thrown to the page's top every few seconds.
+function focusedInList(list) {
+  const active = document.activeElement;
+  if (!active || !list.contains(active) || !active.dataset.focus) return null;
+  return { table: active.closest("li[data-table]")?.dataset.table, focus: active.dataset.focus };
+}
+
+function refocus(list, focused) {
+  if (!focused) return;
+  const row = [...list.querySelectorAll("li[data-table]")].find((li) => li.dataset.table === focused.table);
+  const again = row && [...row.querySelectorAll("[data-focus]")].find((e) => e.dataset.focus === focused.focus);
+  if (again) again.focus({ preventScroll: true });
+  else list.closest("section")?.querySelector("h2")?.focus?.();
+}
+
 // what the list of tables was last drawn from
 let drawnList = null;
 
@@ -188,14 +210,17 @@ async function refreshTables() {
       list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
       return;
     }
+    const focused = focusedInList(list);
     list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
       el("strong", {}, table.name),
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
       seatCompass(table.seats),
       el("span", { class: "muted" }, table.waiting ? waitingFor(table)
         : `${table.spectators} watching`),
-      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}` }, "Watch"),
+      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}`,
+        dataset: { focus: "watch" } }, "Watch"),
       keptLinks(table, still))));
+    refocus(list, focused);
   } catch (error) {
     drawnList = null;
     list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));

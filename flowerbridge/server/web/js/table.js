@@ -5,7 +5,7 @@
 import { el, bindLanguageSelect, describeLength } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
-import { TableConnection } from "./connection.js";
+import { TableConnection, TOO_MANY } from "./connection.js";
 import { HAND_SIZE, SEATS, SEAT_NAMES, positions } from "./seats.js";
 import { holding } from "./views/hands.js";
 import { recentCalls, renderAuction, renderBiddingBox, moveInBiddingBox, spokenCall, splitCall } from "./views/auction.js";
@@ -110,7 +110,9 @@ function activeCard(code, playable) {
   const button = cardElement(state.catalogue, code, state.language, "button");
   button.type = "button";
   button.classList.add("playable");
-  button.setAttribute("aria-label", `Play ${button.title}`);
+  // Named "Play " and the face's own name, which carries its language (lang=ja
+  // or ko): an aria-label would read a Japanese or Korean name in English.
+  button.prepend(el("span", { class: "visually-hidden" }, "Play "));
   button.addEventListener("click", () => sendPlay(code));
   return button;
 }
@@ -512,7 +514,7 @@ const HANDLERS = {
   play(message) {
     applyView(message);
     const card = state.catalogue.get(message.card);
-    say(`${SEAT_NAMES[message.seat]}: ${message.card}, ${cardName(card, state.language)}.`);
+    say([`${SEAT_NAMES[message.seat]}: ${message.card}, `, inLanguage(cardName(card, state.language)), "."]);
     const view = message.view;
     if (!view.current_trick.length && view.tricks.length) {
       const last = view.tricks[view.tricks.length - 1];
@@ -544,8 +546,22 @@ const HANDLERS = {
 
 // Each call and card is read out to screen readers as it happens, with what
 // it led to (the contract, a trick's winner, the hand's result, a new deal).
+// `text` is a string, or a list of strings and elements (a card's name in its
+// own language, see inLanguage).
 function say(text) {
   state.spoken.push(text);
+}
+
+// A card's name as the reader chose it: in Japanese or Korean, marked so, for a
+// screen reader to speak it in that language's voice.
+function inLanguage(name) {
+  return state.language === "en" ? name : el("span", { lang: state.language }, name);
+}
+
+// The parts said, as nodes for a live region (each part its own copy).
+function spokenNodes(parts) {
+  return parts.flatMap((part, i) => [i ? " " : "", ...[part].flat()])
+    .map((node) => (typeof node === "string" ? node : node.cloneNode(true)));
 }
 
 // Say what the message applied has to say, in one update of the live region.
@@ -558,8 +574,8 @@ function speak() {
   if (live && state.spokenTurn) parts.push(state.spokenTurn);
   state.spokenTurn = null;
   if (!parts.length) return;
-  $("announce").textContent = parts.join(" ");
-  if (live) live.textContent = parts.join(" ");
+  $("announce").replaceChildren(...spokenNodes(parts));
+  if (live) live.replaceChildren(...spokenNodes(parts));
 }
 
 function announce(text) {
@@ -582,38 +598,45 @@ function receive(message) {
   draw();
 }
 
-function showStatus(status) {
+function showStatus(status, closeCode) {
   const badge = $("status");
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   badge.textContent = words[status];
   badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
   // Down (or coming back): the cards and calls are shown as not to be played (a click says why).
   document.body.classList.toggle("disconnected", status !== "online");
-  if (status === "refused") showRefusedLink();
-  if (status === "online" && state.refusal === NOT_SENT) {
-    state.refusal = null;   // connected again: the person may act
-    $("refusal").textContent = "";
+  if (status === "refused") showRefusedLink(closeCode);
+  if (status === "online") {
+    // connected again: the person may act, and what a click was told while
+    // away (why a card could not be played) may no longer hold
+    state.hint = null;
+    if (state.refusal === NOT_SENT) state.refusal = null;
+    if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
   }
 }
 
-// The link is refused for good (no such table, a token that holds no seat):
-// the server's reason, and the way back to the lobby.
-function showRefusedLink() {
-  const why = state.refusal || "check the table and the invitation.";
+// The link is refused for good (no such table, a token that holds no seat), or
+// this window is one too many (the seat's or the table's most connections, or
+// the address's): the server's reason, and the way back to the lobby.
+function showRefusedLink(closeCode) {
+  const tooMany = closeCode === TOO_MANY;
+  const why = state.refusal || (tooMany ? "too many connections." : "check the table and the invitation.");
   state.refusal = null;
-  const lobby = document.createElement("a");
-  lobby.href = "/";
-  lobby.textContent = "Back to the lobby";
-  $("refusal").replaceChildren(`The server refused this link: ${why} `, lobby);
+  const lobby = el("a", { href: "/" }, "Back to the lobby");
+  $("refusal").replaceChildren(tooMany
+    ? `The server refused this window: ${why} Then reload this page. `
+    : `The server refused this link: ${why} `, lobby);
   state.linkRefused = true;
   // Only that: no empty felt, panels or buttons for a table this page does not have.
   const main = document.querySelector("main");
   main.className = "refused-link";
-  main.replaceChildren(el("section", { class: "panel" }, el("h2", {}, "This link opens no table"), $("refusal")));
+  const heading = tooMany ? "Too many windows on this table" : "This link opens no table";
+  main.replaceChildren(el("section", { class: "panel" }, el("h2", {}, heading), $("refusal")));
   for (const id of ["toggle-copies", "toggle-last", "open-review", "open-keys"]) $(id).classList.add("hidden");
   $("language").closest("label").classList.add("hidden");
-  $("title").textContent = "Link refused";
-  document.title = "Link refused — Flower Bridge";
+  const title = tooMany ? "Connection refused" : "Link refused";
+  $("title").textContent = title;
+  document.title = `${title} — Flower Bridge`;
 }
 
 // --------------------------------------------------------------- keyboard
