@@ -284,15 +284,15 @@ def test_lobby_a_redrawn_list_gives_the_focus_back_to_the_control_that_had_it(br
     row.get_by_role("button", name="Copy South link").focus()
     server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})   # the list changes
     page.clock.run_for(11_000)
-    page.wait_for_selector(f"#tables li[data-table] >> nth=1")
+    page.wait_for_selector("#tables li[data-table] >> nth=1")
     assert page.evaluate("document.activeElement.dataset.focus") == "copy South"
-    assert page.evaluate(f"document.activeElement.closest('li[data-table]').dataset.table") == table_id
+    assert page.evaluate("document.activeElement.closest('li[data-table]').dataset.table") == table_id
     row.get_by_role("link", name=re.compile("^Watch ")).focus()
     server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     page.clock.run_for(11_000)
-    page.wait_for_selector(f"#tables li[data-table] >> nth=2")
+    page.wait_for_selector("#tables li[data-table] >> nth=2")
     assert page.evaluate("document.activeElement.dataset.focus") == "watch"
-    assert page.evaluate(f"document.activeElement.closest('li[data-table]').dataset.table") == table_id
+    assert page.evaluate("document.activeElement.closest('li[data-table]').dataset.table") == table_id
     context.close()
 
 
