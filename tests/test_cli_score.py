@@ -111,6 +111,20 @@ def test_flag_undertrick_penalty_overrides_the_record(cli, tmp_path,
     assert data["above"]["EW"] == above_ew
 
 
+@pytest.mark.parametrize("flag, bad", [("--undertrick-penalty", {"undertrick_penalty": "fifty"}),
+                                       ("--declarer", {"declarer": "the loudest"})])
+def test_flag_overrides_a_records_bad_option_value(cli, tmp_path, ch16_record, flag, bad):
+    # FORMATS.md: the flags override the record's options, so the value overridden
+    # is not read: the record scores (without the flag it is refused, naming the option)
+    record = failed_7a(ch16_record)
+    record["options"] = bad
+    value = "0" if flag == "--undertrick-penalty" else "final-bidder"
+    data = score_of(cli, tmp_path, record, flag, value)
+    assert data["contract"] == "7A" and data["declarer"] == "S"
+    status, _, err = run_score(cli, tmp_path, record)
+    assert status == 2 and err.startswith(f"error: option {flag[2:].replace('-', '_')}")
+
+
 def test_record_options_are_used(cli, tmp_path, ch16_record):
     record = failed_7a(ch16_record)
     record["options"] = {"undertrick_penalty": 0, "unknown_option": True}

@@ -31,15 +31,20 @@ def _non_negative(text: str) -> int:
 
 
 def options_from_args(data, args):
-    """The record's options with the command line's overrides applied."""
+    """The record's options with the command line's overrides applied (an
+    option overridden is not read from the record: its value there, good or
+    bad, no longer counts)."""
     from ..options import RuleOptions
 
-    options = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
+    raw = data.get("options") if isinstance(data, dict) else None
     changes = {}
     if getattr(args, "undertrick_penalty", None) is not None:
         changes["undertrick_penalty"] = args.undertrick_penalty
     if getattr(args, "declarer", None) is not None:
         changes["declarer"] = args.declarer
+    if isinstance(raw, dict):
+        return RuleOptions.from_dict({**raw, **changes})
+    options = RuleOptions.from_dict(raw)
     return options.with_(**changes) if changes else options
 
 
@@ -59,8 +64,13 @@ def run(args) -> int:
     except FlowerBridgeError as exc:
         # --declarer moves the opening lead: when the record replays without the
         # override, say that the override is what does not fit.
-        own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
-        if args.declarer is None or own.declarer == options.declarer:
+        if args.declarer is None:
+            raise
+        try:
+            own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
+        except FlowerBridgeError:   # the record's own options are bad: what failed is the record
+            raise exc from None
+        if own.declarer == options.declarer:
             raise
         try:
             HandRecord.from_dict(data, options=options.with_(declarer=own.declarer))
