@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from flowerbridge import Deal, Side
+from flowerbridge import Deal, FlowerBridgeError, Side
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
 from flowerbridge.lab.base import Table
@@ -261,6 +261,46 @@ def test_lab_manifest_without_analyses_is_refused_unchanged(tmp_path):
     assert (tmp_path / "lab.json").read_text() == bad
 
 
+@pytest.mark.parametrize("manifest", [b"[]", b"null", b'"lab"', b"\xff\xfe{}"])
+def test_lab_manifest_that_is_not_an_object_is_refused_unchanged(tmp_path, manifest):
+    (tmp_path / "lab.json").write_bytes(manifest)
+    with pytest.raises(LabError, match="lab.json: not a lab manifest"):
+        run(tmp_path, ["deals"], n=10, seed=1, workers=1)
+    assert (tmp_path / "lab.json").read_bytes() == manifest
+
+
+def test_lab_folder_with_files_but_no_lab_run_is_refused_unchanged(tmp_path, capsys):
+    (tmp_path / "summary.json").write_text('{"mine": 1}')
+    status = main(["lab", "deals", "--n", "10", "--out", str(tmp_path), "--quiet"])
+    assert status == 2
+    assert "holds files but no lab run (no lab.json)" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+    assert (tmp_path / "summary.json").read_text() == '{"mine": 1}'
+
+
+FAILING_BOT = """
+from flowerbridge.bots import RandomBot
+
+class FailBot(RandomBot):
+    def act(self, observation):
+        raise RuntimeError("this bot fails on purpose")
+"""
+
+
+def test_lab_run_that_saves_nothing_leaves_the_folders_settings_as_they_were(tmp_path, monkeypatch):
+    (tmp_path / "failbot.py").write_text(FAILING_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "run"
+    run(out, ["deals"], n=20, seed=1, workers=1)
+    manifest = (out / "lab.json").read_bytes()
+    with pytest.raises(FlowerBridgeError):
+        run(out, ["play"], n=20, seed=1, params={"play": {"bots": "failbot:FailBot"}}, workers=1)
+    assert (out / "lab.json").read_bytes() == manifest
+    # the same folder takes the corrected run
+    fixed = run(out, ["play"], n=20, seed=1, params={"play": {"bots": "random"}}, workers=1)
+    assert fixed.computed == 1
+
+
 SLOW_BOT = """
 import time
 from flowerbridge.bots import RandomBot
@@ -343,6 +383,29 @@ def test_lab_worker_killed_is_one_error_line_and_the_run_resumes(tmp_path):
     resumed = subprocess.run(_lab_command(out, 30), capture_output=True, text=True, timeout=300,
                              env=env)
     assert resumed.returncode == 0 and "0 reused" not in resumed.stdout
+
+
+def test_lab_workers_end_when_their_driver_is_killed(tmp_path):
+    # SIGKILL leaves the driver no time to shut its pool down: each worker sees
+    # its parent gone and ends itself (they ran on, adopted by init, for ever).
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = tmp_path / "run"
+    proc = subprocess.Popen(_lab_command(out, 300), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    _wait_for_chunks(out, proc, 1)
+    workers = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"],
+                                                  capture_output=True, text=True).stdout.split()]
+    assert workers
+    proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                 and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]]
+    assert not alive, f"workers {alive} outlived their driver"
 
 
 # ------------------------------------------------------------ play, variants
@@ -484,6 +547,24 @@ def test_lab_bad_variant_is_one_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2
     assert err.startswith("error: variant 'odd': unknown option 'undertrick'") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["a\nb", "tab\there", "\udcff"])
+def test_lab_variant_name_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys, name):
+    # a variant's name goes in every CSV row and the report: a line break in it
+    # made every chunk unreadable after the whole run
+    status = main(["lab", "variants", "--n", "5", "--out", str(tmp_path / "run"), "--quiet",
+                   "--variant", f'{name}={{"undertrick_penalty": 0}}'])
+    err = capsys.readouterr().err
+    assert status == 2 and "a name is printable text" in err and err.count("\n") == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_lab_out_that_names_no_folder_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["lab", "deals", "--n", "5", "--out", "", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: --out names no folder")
+    assert not (tmp_path / "lab-output").exists()
 
 
 def test_lab_api_compares_against_the_rules_as_written_first(tmp_path):

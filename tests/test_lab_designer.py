@@ -67,6 +67,27 @@ def test_lab_designer_report_refuses_a_file_in_the_way_of_its_figures_before_any
     assert not (tmp_path / "run" / "chunks").exists()
 
 
+def test_lab_designer_report_refuses_a_seed_it_cannot_write_and_keeps_the_old_report(tmp_path,
+                                                                                     capsys):
+    report = tmp_path / "r.md"
+    report.write_text("the report of an earlier run")
+    status = main(["lab", "--designer", str(report), "--n", "4", "--seed", "a\udcffb",
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "the seed 'a\\udcffb' is not UTF-8 text" in err and err.count("\n") == 1
+    assert report.read_text() == "the report of an earlier run"
+    assert not (tmp_path / "run").exists()
+
+
+def test_designer_figure_links_with_a_space_are_written_in_angle_brackets():
+    from flowerbridge.lab.designer import _image
+    from flowerbridge.lab.report import Plot
+
+    plots = {"games": Plot(None, "Hands per game")}
+    assert _image("rép ort", "games", plots)[0] == "![Hands per game](<rép ort/games.png>)"
+    assert _image("report", "games", plots)[0] == "![Hands per game](report/games.png)"
+
+
 def test_designer_plains_gap_is_the_mean_over_lengths_of_ribbons_and_animals_less_plains():
     from flowerbridge.lab.designer import _gap_statistic
     rates = np.array([[10, 20, 30, 0, 40, 60]], dtype=float)   # cells (length, P/R/A)

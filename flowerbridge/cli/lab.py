@@ -98,6 +98,8 @@ def run(args) -> int:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", str(seed)).replace("..", "__")[:80]
     if safe != str(seed):
         safe += "-" + hashlib.sha256(str(seed).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    if args.out is not None and not args.out.strip():
+        raise LabError("--out names no folder: give one, or leave it out for the default")
     out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")

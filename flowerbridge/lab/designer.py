@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import LabError, Table
+from .base import LabError, Table, write_atomic
 from .deals import undealt_plot, undealt_table
 from .play import contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, rate_cell, table_markdown, wilson
@@ -47,6 +47,11 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     if not path.suffix or path.is_dir():
         raise LabError(f"{path}: the designer's report needs a file name with a suffix, "
                        "e.g. report.md (its figures go in the folder of the same name)")
+    for what, text in (("report path", str(path)), ("seed", str(seed))):
+        try:    # written into the report: checked now, not after the run
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise LabError(f"the {what} {text!r} is not UTF-8 text") from None
     figures = path.with_suffix("")
     if figures.exists() and not figures.is_dir():
         raise LabError(f"{figures}: a file is in the way of the report's figures folder")
@@ -66,7 +71,7 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     gaps = _gap_intervals(study, dd_summary, dd_table)
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
                      command=command, gaps=gaps)
-    path.write_text(text, encoding="utf-8")
+    write_atomic(path, text)    # a report there before stays whole until this one is
     return study
 
 
@@ -117,7 +122,10 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
 
 
 def _image(folder: str, name: str, plots: dict[str, Plot]) -> list[str]:
-    return [f"![{plots[name].caption}]({folder}/{name}.png)", "", f"*{plots[name].caption}*", ""]
+    link = f"{folder}/{name}.png"
+    if any(ch.isspace() or ch in "()" for ch in link):    # Markdown's link in angle brackets
+        link = f"<{link}>"
+    return [f"![{plots[name].caption}]({link})", "", f"*{plots[name].caption}*", ""]
 
 
 def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: dict) -> list[str]:

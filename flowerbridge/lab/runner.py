@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -98,9 +99,19 @@ def compute_chunk(name: str, seed: Any, start: int, stop: int, params: Params) -
 # ---------------------------------------------------------------- backends
 
 
-def _ignore_sigint() -> None:
+def _worker_start() -> None:
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A driver killed (SIGTERM, SIGKILL) cannot shut them down: each worker
+    # watches for its parent to go, and ends itself then.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="flowerbridge-parent-watch", daemon=True).start()
 
 
 Results = Generator[tuple[Chunk, str], None, None]
@@ -119,7 +130,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
 
     # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_ignore_sigint)
+                               initializer=_worker_start)
     finished = broken = False
     try:
         pending = {pool.submit(compute_chunk, *args): chunk for chunk, args in jobs}
@@ -322,9 +333,9 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
     if path.exists():
         try:
             recorded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise LabError(f"{path}: not a lab manifest ({exc})") from None
-        if recorded.get("format") != FORMAT or not isinstance(recorded.get("analyses"), dict):
+        if not isinstance(recorded, dict) or recorded.get("format") != FORMAT or not isinstance(recorded.get("analyses"), dict):
             raise LabError(f"{path}: not a lab manifest")
         if recorded.get("seed") != seed:
             raise LabError(f"{out} holds a run with seed {recorded.get('seed')!r}, not {seed!r}: "
@@ -406,7 +417,15 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     if ray_address:
         _check_reachable(ray_address)  # before anything is written
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    if not created and out.is_dir() and not (out / MANIFEST).exists() and any(out.iterdir()):
+        raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
+                       "overwritten; use another output folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
+    # what the folder's manifest said before: put back if this run saves nothing
+    before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
     chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked})
 
     chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
@@ -414,7 +433,8 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     for name in chosen:
         (out / "chunks" / name).mkdir(parents=True, exist_ok=True)
     jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
-    totals = {name: (sum(c.size for c in cs if c not in missing), n) for name, cs in chunks.items()}
+    to_do = set(missing)
+    totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
     workers = workers or os.cpu_count() or 1
     if ray_address:
         results = _ray(jobs, ray_address)
@@ -429,9 +449,16 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
                 write_atomic(chunk.path(out), text)
                 written += 1
                 advance(chunk.analysis, chunk.size)
-        except LabError:
-            if created and not written:  # a run that did nothing leaves no folder to refuse the next
+        except BaseException:
+            # A run that saved nothing changes nothing: no folder it made, no
+            # settings recorded to refuse the next run with.
+            if created and not written:
                 shutil.rmtree(out, ignore_errors=True)
+            elif not written:
+                if before is None:
+                    (out / MANIFEST).unlink(missing_ok=True)
+                else:
+                    write_atomic(out / MANIFEST, before.decode("utf-8"))
             raise
         finally:
             results.close()

@@ -62,6 +62,9 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
                 and isinstance(item[1], dict)):
             raise LabError(f"variant {item!r}: expected [name, {{option: value}}]")
         name, changes = item
+        if not name or not name.isprintable():   # it goes in every CSV row and the report
+            raise LabError(f"variant {name!r}: a name is printable text, without line breaks, "
+                           "control characters or bytes that are not UTF-8")
         if name in seen:
             raise LabError(f"variant {name!r} is named twice")
         seen.add(name)
