@@ -335,7 +335,8 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
             recorded = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise LabError(f"{path}: not a lab manifest ({exc})") from None
-        if not isinstance(recorded, dict) or recorded.get("format") != FORMAT or not isinstance(recorded.get("analyses"), dict):
+        if not isinstance(recorded, dict) or recorded.get("format") != FORMAT \
+                or not isinstance(recorded.get("analyses"), dict):
             raise LabError(f"{path}: not a lab manifest")
         if recorded.get("seed") != seed:
             raise LabError(f"{out} holds a run with seed {recorded.get('seed')!r}, not {seed!r}: "
