@@ -39,7 +39,8 @@
 
 #define MAXS 8          /* suits */
 #define MAXR 16         /* ranks per suit (rank masks are 32-bit) */
-#define MAXC 4          /* identical copies per card */
+#define MAXC 4          /* identical copies per card the tables are sized for */
+#define MAX_EXACT_C 2   /* copies the search is proven exact for (Solver_init) */
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
@@ -3669,6 +3670,15 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiidp", kwlist, &S, &R, &C, &mem, &special)) return -1;
     if (S < 1 || S > MAXS || R < 1 || R > MAXR || C < 1 || C > MAXC) {
         PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
+        return -1;
+    }
+    /* The search's trump reasoning is exact for one or two copies of a card
+     * only: with three or four a review found positions misjudged (1 suit x
+     * 4 ranks x 3 copies, trumps: 1 trick where No Trump rightly gives 2). */
+    if (C > MAX_EXACT_C) {
+        PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies "
+                     "(at most %d copies of a card: with more, trump positions are misjudged)",
+                     S, R, C, MAX_EXACT_C);
         return -1;
     }
     if (mem < 1.0) { PyErr_SetString(PyExc_ValueError, "memory_mb must be at least 1"); return -1; }
