@@ -306,6 +306,10 @@ def test_solver_rejects_impossible_positions():
         solver.card_values([[1], [2], [3], [4]], 5, 0)
     with pytest.raises(SolverInputError, match="unsupported geometry: 3 suits x 17 ranks x 1 copies"):
         DoubleDummy(Geometry(3, 17, 1))
+    # three copies: the search's trump reasoning is exact for two at most (a review's
+    # position, 1 trick in trumps where No Trump -- the same game with one suit -- gives 2)
+    with pytest.raises(SolverInputError, match="at most 2 copies of a card"):
+        DoubleDummy(Geometry(1, 4, 3))
 
 
 def test_solver_errors_are_the_packages_errors():
@@ -581,3 +585,24 @@ def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
     assert main(["solve", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("hands, trump, leader, words", [
+    ([[0.5], [1], [2], [3]], None, 0, "card index must be a whole number, not 0.5"),
+    ([["0"], [1], [2], [3]], None, 0, "card index must be a whole number, not '0'"),
+    ([[0], [1], [2], [3]], 1.7, 0, "trump must be a whole number, not 1.7"),
+    ([[0], [1], [2], [3]], True, 0, "trump must be a whole number, not True"),
+    ([[0], [1], [2], [3]], None, 1.5, "leader must be a whole number, not 1.5"),
+    (None, None, 0, "a position is 4 hands"),
+])
+def test_solver_takes_whole_numbers_only_not_a_neighbouring_position(hands, trump, leader, words):
+    # int() took 1.7 for Ribbons and 1.5 for East: an answer for another position
+    solver = DoubleDummy(FLOWER, memory_mb=8)
+    with pytest.raises(SolverInputError, match=words):
+        solver.card_values(hands, trump, leader)
+
+
+@pytest.mark.parametrize("workers", [0, -3, "x", 1.5])
+def test_dd_tables_refuses_a_number_of_workers_that_is_not_one_or_more(workers):
+    with pytest.raises(SolverInputError, match="workers must be"):
+        dd_tables([[[c.index for c in h] for h in Deal.from_seed(0).hands]], FLOWER, workers=workers)

@@ -17,6 +17,7 @@ Seats are numbered clockwise N=0, E=1, S=2, W=3; North-South are 0 and 2.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +52,17 @@ FLOWER = Geometry(3, 10, 2)
 
 BRIDGE = Geometry(4, 13, 1)
 """Contract Bridge: clubs, diamonds, hearts, spades (suit 0..3); 2..A (rank 0..12)."""
+
+
+def _index(value: object, what: str) -> int:
+    """``value`` as a whole number (an int, or a NumPy integer), else a
+    :class:`SolverInputError`: 1.7 or True is not taken for 1."""
+    if isinstance(value, bool):
+        raise SolverInputError(f"{what} must be a whole number, not {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise SolverInputError(f"{what} must be a whole number, not {value!r}") from None
 
 
 class SolverInputError(FlowerBridgeError):
@@ -95,12 +107,16 @@ class DoubleDummy:
     def pack(self, hands: Sequence[Iterable[int]]) -> bytes:
         """Copy counts per seat and card, the compiled core's input format."""
         g = self.geometry
+        try:
+            hands = [list(hand) for hand in hands]
+        except TypeError:
+            raise SolverInputError("a position is 4 hands, each an iterable of card indices") from None
         if len(hands) != 4:
             raise SolverInputError(f"a position has 4 hands, not {len(hands)}")
         buf = bytearray(4 * g.cards)
         for seat, hand in enumerate(hands):
             for card in hand:
-                card = int(card)
+                card = _index(card, "card index")
                 if not 0 <= card < g.cards:
                     raise SolverInputError(f"card index {card} out of range 0..{g.cards - 1}")
                 buf[seat * g.cards + card] += 1
@@ -111,9 +127,10 @@ class DoubleDummy:
     def _trump(self, trump: int | None) -> int:
         if trump is None:
             return -1
-        if not 0 <= int(trump) < self.geometry.suits:
+        index = _index(trump, "trump")
+        if not 0 <= index < self.geometry.suits:
             raise SolverInputError(f"trump {trump} is not a suit index")
-        return int(trump)
+        return index
 
     def _call(self, fn, *args):
         try:
@@ -127,13 +144,13 @@ class DoubleDummy:
         """``(seat to move, {card: tricks})``: for every legal card of the seat
         to move, the tricks still to come (the one in progress included) that
         the side to move takes when all four hands play their best."""
-        return self._call(self._core.values, self.pack(hands), self._trump(trump), int(leader),
-                          tuple(int(c) for c in trick))
+        return self._call(self._core.values, self.pack(hands), self._trump(trump),
+                          _index(leader, "leader"), tuple(_index(c, "card index") for c in trick))
 
     def ns_tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come (the one in progress included) for North-South."""
-        return self._call(self._core.tricks, self.pack(hands), self._trump(trump), int(leader),
-                          tuple(int(c) for c in trick))
+        return self._call(self._core.tricks, self.pack(hands), self._trump(trump),
+                          _index(leader, "leader"), tuple(_index(c, "card index") for c in trick))
 
     def tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come for the side of the seat to move."""
@@ -308,7 +325,10 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     its table (4 per denomination)."""
     deals = list(deals)
     memory_mb = _memory_bound(memory_mb)
-    workers = max(1, min(int(workers), int(memory_mb)))
+    workers = _index(workers, "workers")
+    if workers < 1:
+        raise SolverInputError(f"workers must be at least 1, not {workers}")
+    workers = min(workers, int(memory_mb))
     if workers > 1 and len(deals) < workers:
         team = min(workers, 4 * (geometry.suits + 1))
         return [_shared_table(d, geometry, team, memory_mb) for d in deals]
