@@ -25,7 +25,8 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
                     "## What the data suggest"):
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text
-    assert "--n 80 --seed 3 --dd-n 40 --bots random" in text     # the command that rebuilds it
+    # the command that rebuilds it, from the same folder
+    assert f"--n 80 --seed 3 --dd-n 40 --bots random --out {tmp_path / 'run'}" in text
     assert "Counting contract points only, par under the strict reading scores none in" in text
     assert "game makeable (%) in a suit by a side's length in it, both sides of every deal" in text
     assert "the side ahead on the hand changes in" in text and "% (95% interval " in text

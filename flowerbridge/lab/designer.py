@@ -67,7 +67,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     figures.mkdir(parents=True, exist_ok=True)
     command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
-               + (f" --bots {shlex.quote(bots)}" if bots else ""))
+               + (f" --bots {shlex.quote(bots)}" if bots else "")
+               + f" --out {shlex.quote(str(out))}")     # run again, it resumes there
     gaps = _gap_intervals(study, dd_summary, dd_table)
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
                      command=command, gaps=gaps)
