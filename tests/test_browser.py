@@ -214,6 +214,18 @@ def test_lobby_keeps_the_invitations_of_tables_this_browser_created_while_they_a
     assert not page.errors
 
 
+def lobby_created_north_and_south(context):
+    """A lobby page of ``context`` that has just created a table of North and
+    South (people) and two bots: its invitations shown."""
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.select_option("select[name=player_N]", "human")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    return page
+
+
 def test_lobby_kept_links_survive_the_lists_refreshes(browser, server):
     # The list is refreshed every 10 s: an unchanged list is not redrawn (a redraw
     # dropped the focus and "Copied"), and a list asked for before a table was
@@ -270,12 +282,7 @@ def test_lobby_a_redrawn_list_gives_the_focus_back_to_the_control_that_had_it(br
     # link, one of its kept links) is kept, not thrown to the page's top.
     context = browser.new_context(viewport=DESKTOP, base_url=server.url)
     context.clock.install()
-    page = context.new_page()
-    page.goto("/")
-    page.wait_for_selector("#seat-choices select[name=player_N]")
-    page.select_option("select[name=player_N]", "human")
-    page.click("#create-button")
-    page.wait_for_selector("#created:not(.hidden)")
+    page = lobby_created_north_and_south(context)
     table_id = page.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
     row = page.locator(f'#tables li[data-table="{table_id}"]')
     row.locator("details.kept-links summary").click()
@@ -1239,12 +1246,7 @@ def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser
         context.grant_permissions(["clipboard-read", "clipboard-write"])
     else:
         context.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
-    page = context.new_page()
-    page.goto("/")
-    page.wait_for_selector("#seat-choices select[name=player_N]")
-    page.select_option("select[name=player_N]", "human")
-    page.click("#create-button")
-    page.wait_for_selector("#created:not(.hidden)")
+    page = lobby_created_north_and_south(context)
     north = page.locator('#invitations li[data-link="North"]')
     url = north.locator("input").input_value()
     north.locator("button").click()

@@ -47,6 +47,20 @@ def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
             assert dd >= best
 
 
+def _config(tmp_path) -> ServerConfig:
+    return ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
+
+
+def _south_bidding(server, hands: int = 1):
+    """A table of South and three random bots, South connected and opening the bidding."""
+    created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
+                                  hands=hands)
+    table_id = created["table"]["id"]
+    south = server.client(table_id, created["invitations"]["S"]["token"])
+    south.open_bidding()
+    return created, table_id, south
+
+
 def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
     calls = []
 
@@ -55,12 +69,9 @@ def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
         return [(len(state.plays), len(state.plays)) for _ in state.plays]
 
     monkeypatch.setattr(analysis, "card_values", quick_values)
-    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
+    config = _config(tmp_path)
     with ServerThread(config) as server:
-        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"})
-        table_id = created["table"]["id"]
-        south = server.client(table_id, created["invitations"]["S"]["token"])
-        south.open_bidding()
+        created, table_id, south = _south_bidding(server)
         play_session([south], random.Random(1))
         review = south.first(lambda m: m["type"] == "review")["review"]
         assert review["dd_status"] == "ready"
@@ -80,13 +91,8 @@ def test_a_failing_analysis_leaves_the_review_unavailable_and_the_table_playing(
         raise RuntimeError("solver failure for the test")
 
     monkeypatch.setattr(analysis, "card_values", broken_values)
-    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
-    with ServerThread(config) as server:
-        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
-                                      hands=2)
-        table_id = created["table"]["id"]
-        south = server.client(table_id, created["invitations"]["S"]["token"])
-        south.open_bidding()
+    with ServerThread(_config(tmp_path)) as server:
+        created, table_id, south = _south_bidding(server, hands=2)
         play_session([south], random.Random(1))
         reviews = [m["review"] for m in south.messages if m["type"] == "review"]
         assert reviews and all(r["dd_status"] == "unavailable" for r in reviews)
@@ -109,13 +115,8 @@ def test_a_client_away_when_the_values_came_gets_the_review_on_reconnecting(tmp_
         return [(1, 1) for _ in state.plays]
 
     monkeypatch.setattr(analysis, "card_values", slow_values)
-    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
-    with ServerThread(config) as server:
-        created = server.create_table({"N": "random", "E": "random", "S": "human", "W": "random"},
-                                      hands=2)
-        table_id = created["table"]["id"]
-        south = server.client(table_id, created["invitations"]["S"]["token"])
-        south.open_bidding()
+    with ServerThread(_config(tmp_path)) as server:
+        created, table_id, south = _south_bidding(server, hands=2)
         play_session([south], random.Random(3), until=lambda: any(
             m["type"] == "deal" and m["hand"] == 2 for m in south.messages))
         over = south.first(lambda m: "hand_over" in m)["hand_over"]["review"]

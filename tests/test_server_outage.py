@@ -24,6 +24,16 @@ def _down(*_args, **_kwargs):
     raise StoreError("database write failed: connection refused")
 
 
+async def _four_people_seated(tmp_path, *, analysis: bool = False):
+    """A store, a manager and a new table of four people, each seat connected."""
+    store = Store(str(tmp_path / "fb.sqlite"))
+    store.migrate()
+    manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=analysis))
+    live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+    conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+    return store, manager, live, conns
+
+
 async def _seated(manager: TableManager, tokens, live, seat: Seat) -> Connection:
     conn = Connection()
     await manager.join(conn, live.table.id, tokens[seat], None)
@@ -32,12 +42,8 @@ async def _seated(manager: TableManager, tokens, live, seat: Seat) -> Connection
 
 def test_server_an_action_that_cannot_be_stored_is_not_kept_in_memory(tmp_path, monkeypatch):
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
-        live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        store, manager, live, conns = await _four_people_seated(tmp_path)
         first = live.table.actor
-        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
         await manager.submit(conns[first], "call", "1A", None)
         second = live.table.actor
         # The database goes away: neither the write nor the reload after it works.
@@ -132,12 +138,8 @@ def test_server_a_review_is_not_served_for_a_hand_whose_last_card_is_not_stored(
     monkeypatch.setattr(analysis, "card_values", lambda state, first=0: [(0, 0)] * len(state.plays))
 
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=True))
-        live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True)
         table_id = live.table.id
-        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
         while True:     # 1A by the dealer, then passes; the lowest legal card to the last one
             state = live.table.state
             if state.contract is None:
