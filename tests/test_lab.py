@@ -560,6 +560,17 @@ def test_lab_variant_name_that_cannot_be_written_is_refused_before_any_work(tmp_
     assert not (tmp_path / "run").exists()
 
 
+def test_lab_analyses_may_be_named_after_the_options(tmp_path, capsys):
+    out = tmp_path / "run"
+    status = main(["lab", "deals", "--n", "5", "--out", str(out), "--quiet", "play",
+                   "--bots", "random", "--workers", "1"])
+    assert status == 0, capsys.readouterr().err
+    assert (out / "deals.csv").exists() and (out / "play.csv").exists()
+    # what is left over and is not a name is still refused
+    assert main(["lab", "--n", "5", "--out", str(out), "--bogus"]) == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
 def test_lab_out_that_names_no_folder_is_refused(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["lab", "deals", "--n", "5", "--out", "", "--quiet"]) == 2

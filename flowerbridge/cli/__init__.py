@@ -47,7 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the status."""
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, rest = parser.parse_known_args(argv)
+        # A command whose names may follow its options (`lab --n 10 play`) takes
+        # them; anything else left over is the usual error.
+        more = getattr(args, "intermixed", None)
+        if rest and more and not any(word.startswith("-") for word in rest):
+            setattr(args, more, [*getattr(args, more), *rest])
+        elif rest:
+            args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
             return 0

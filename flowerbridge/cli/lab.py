@@ -26,6 +26,7 @@ def register(subparsers) -> None:
     p.add_argument("analyses", nargs="*", metavar="ANALYSIS",
                    help="deals, dd, play, variants (default: deals play variants; dd, the "
                         "double-dummy analysis, is slower and run only when named)")
+    p.set_defaults(intermixed="analyses")     # `lab --n 10 play`: the names after the options too
     p.add_argument("--n", type=integer, default=1000, help="number of deals (default 1000)")
     p.add_argument("--seed", default="0", help="any integer or word (default 0)")
     p.add_argument("--out", help="output folder (default lab-output/seed-<SEED>)")
