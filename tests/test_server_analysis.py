@@ -94,6 +94,8 @@ def test_a_failing_analysis_leaves_the_review_unavailable_and_the_table_playing(
     with ServerThread(_config(tmp_path)) as server:
         created, table_id, south = _south_bidding(server, hands=2)
         play_session([south], random.Random(1))
+        # The last hand's review may follow the session's end: wait for it.
+        south.first(lambda m: m["type"] == "review" and m["review"]["hand"] == 2)
         reviews = [m["review"] for m in south.messages if m["type"] == "review"]
         assert reviews and all(r["dd_status"] == "unavailable" for r in reviews)
         assert {r["hand"] for r in reviews} == {1, 2}  # the session went on to its end
