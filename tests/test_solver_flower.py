@@ -14,31 +14,32 @@ from flowerbridge.solver import FLOWER, DoubleDummy, Geometry, SolverInputError,
 
 # ---------------------------------------------------------------- brute force
 # Plain minimax over every legal card (no grouping, no pruning), memoised.
-# Cards are indices suit*10 + rank; a card takes the trick over only by being
-# higher in the suit of the winning card, or a trump over a non-trump.
+# Cards are indices suit*ranks + rank (ten ranks unless told); a card takes the
+# trick over only by being higher in the suit of the winning card, or a trump
+# over a non-trump.
 
 
-def _takes_over(card: int, winning: int, trump) -> bool:
-    if card // 10 == winning // 10:
-        return card % 10 > winning % 10
-    return trump is not None and card // 10 == trump
+def _takes_over(card: int, winning: int, trump, ranks: int = 10) -> bool:
+    if card // ranks == winning // ranks:
+        return card % ranks > winning % ranks
+    return trump is not None and card // ranks == trump
 
 
-def _legal(hand: tuple, trick: tuple) -> list[int]:
+def _legal(hand: tuple, trick: tuple, ranks: int = 10) -> list[int]:
     if trick:
-        follow = [c for c in hand if c // 10 == trick[0] // 10]
+        follow = [c for c in hand if c // ranks == trick[0] // ranks]
         if follow:
             return sorted(set(follow))
     return sorted(set(hand))
 
 
 @lru_cache(maxsize=None)
-def _ns_tricks(hands: tuple, trump, leader: int, trick: tuple) -> int:
+def _ns_tricks(hands: tuple, trump, leader: int, trick: tuple, ranks: int = 10) -> int:
     to_move = (leader + len(trick)) % 4
     if not hands[to_move]:
         return 0
     results = []
-    for card in _legal(hands[to_move], trick):
+    for card in _legal(hands[to_move], trick, ranks):
         hand = list(hands[to_move])
         hand.remove(card)
         new_hands = hands[:to_move] + (tuple(hand),) + hands[to_move + 1:]
@@ -46,22 +47,22 @@ def _ns_tricks(hands: tuple, trump, leader: int, trick: tuple) -> int:
         if len(played) == 4:
             win = 0
             for i in range(1, 4):
-                if _takes_over(played[i], played[win], trump):
+                if _takes_over(played[i], played[win], trump, ranks):
                     win = i
             winner = (leader + win) % 4
-            results.append((winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, ()))
+            results.append((winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, (), ranks))
         else:
-            results.append(_ns_tricks(new_hands, trump, leader, played))
+            results.append(_ns_tricks(new_hands, trump, leader, played, ranks))
     return max(results) if to_move % 2 == 0 else min(results)
 
 
-def brute_force_values(hands, trump, leader, trick) -> dict[int, int]:
+def brute_force_values(hands, trump, leader, trick, ranks: int = 10) -> dict[int, int]:
     hands = tuple(tuple(sorted(h)) for h in hands)
     trick = tuple(trick)
     to_move = (leader + len(trick)) % 4
     total = len(hands[to_move])
     out = {}
-    for card in _legal(hands[to_move], trick):
+    for card in _legal(hands[to_move], trick, ranks):
         hand = list(hands[to_move])
         hand.remove(card)
         new_hands = hands[:to_move] + (tuple(hand),) + hands[to_move + 1:]
@@ -69,12 +70,12 @@ def brute_force_values(hands, trump, leader, trick) -> dict[int, int]:
         if len(played) == 4:
             win = 0
             for i in range(1, 4):
-                if _takes_over(played[i], played[win], trump):
+                if _takes_over(played[i], played[win], trump, ranks):
                     win = i
             winner = (leader + win) % 4
-            ns = (winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, ())
+            ns = (winner % 2 == 0) + _ns_tricks(new_hands, trump, winner, (), ranks)
         else:
-            ns = _ns_tricks(new_hands, trump, leader, played)
+            ns = _ns_tricks(new_hands, trump, leader, played, ranks)
         out[card] = ns if to_move % 2 == 0 else total - ns
     return out
 
@@ -306,10 +307,6 @@ def test_solver_rejects_impossible_positions():
         solver.card_values([[1], [2], [3], [4]], 5, 0)
     with pytest.raises(SolverInputError, match="unsupported geometry: 3 suits x 17 ranks x 1 copies"):
         DoubleDummy(Geometry(3, 17, 1))
-    # three copies: the search's trump reasoning is exact for two at most (a review's
-    # position, 1 trick in trumps where No Trump -- the same game with one suit -- gives 2)
-    with pytest.raises(SolverInputError, match="at most 2 copies of a card"):
-        DoubleDummy(Geometry(1, 4, 3))
 
 
 def test_solver_errors_are_the_packages_errors():

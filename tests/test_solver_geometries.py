@@ -61,16 +61,36 @@ def test_full_dd_tables_agree_between_compilations():
 
 
 def test_generic_search_is_exact_on_other_geometries():
-    # cards are suit * 10 + rank, as in the brute force
+    # any number of copies of a card (issue #3): three and four as well as one and two
     rng = random.Random(3)
-    for g in (Geometry(2, 10, 2), Geometry(4, 10, 1)):
+    geometries = (Geometry(2, 10, 2), Geometry(4, 10, 1), Geometry(1, 4, 3), Geometry(2, 4, 3),
+                  Geometry(2, 5, 3), Geometry(3, 4, 3), Geometry(1, 4, 4), Geometry(2, 3, 4))
+    for g in geometries:
         solver = DoubleDummy(g, memory_mb=16)
         for i in range(80):
-            n = (1, 2, 3, 3, 4)[i % 5]
-            position = random_position(rng, g, n, distinct=None if g.copies == 1 else 2 * n + 1)
+            n = min((1, 2, 3, 3, 4)[i % 5], g.cards * g.copies // 4)
+            # few distinct cards, so that several copies of one are in play
+            distinct = None if g.copies == 1 else min(g.cards, -(-4 * n // g.copies) + i % 2)
+            position = random_position(rng, g, n, distinct=distinct)
             seat, values = solver.card_values(*position)
-            assert values == brute_force_values(*position), (g, position)
+            assert values == brute_force_values(*position, ranks=g.ranks), (g, position)
             _ns_tricks.cache_clear()
+
+
+def test_top_trump_copy_trick_needs_the_opponents_to_hold_one_copy_at_most():
+    """A hand holding a copy of the top trump and another trump takes a trick
+    when the opponents hold at most one copy; with three copies they may hold
+    two, and the second then equals ours, played first.  With one suit, trumps
+    and No Trump are the same game."""
+    g = Geometry(1, 4, 3)
+    solver = DoubleDummy(g, memory_mb=16)
+    for hands, leader in (([[0, 3], [1, 2], [0, 3], [0, 3]], 0),
+                          ([[0, 2, 3], [1, 1, 3], [2, 2, 3], [0, 0, 1]], 1)):
+        expected = brute_force_values(hands, None, leader, [], ranks=g.ranks)
+        _ns_tricks.cache_clear()
+        assert solver.card_values(hands, 0, leader)[1] == expected
+        assert solver.card_values(hands, None, leader)[1] == expected
+    assert max(solver.card_values([[0, 3], [1, 2], [0, 3], [0, 3]], 0, 0)[1].values()) == 2
 
 
 def test_profile_guided_build_training_run_solves_with_the_built_core():

@@ -2,8 +2,7 @@
 
 A compiled, generic search core (:mod:`flowerbridge.solver._core`, plain C
 over the CPython API) solves trick-taking positions for up to 8 suits, 16
-ranks per suit and 2 identical copies of a card (3 or 4 are refused: the
-search misjudged trump positions with them), with the Flower Bridge rule that
+ranks per suit and 4 identical copies of a card, with the Flower Bridge rule that
 a card wins only by outranking the card currently winning (of two identical
 cards the first played wins).
 

@@ -40,7 +40,6 @@
 #define MAXS 8          /* suits */
 #define MAXR 16         /* ranks per suit (rank masks are 32-bit) */
 #define MAXC 4          /* identical copies per card the tables are sized for */
-#define MAX_EXACT_C 2   /* copies the search is proven exact for (Solver_init) */
 #define MAXT 64         /* tricks (cards per hand) */
 #define MAXMOVES (MAXS * MAXR)
 #define MAXSLOTS (MAXR * MAXC)
@@ -3301,11 +3300,15 @@ static int search(Ctx *c, int target, uint8_t *rel)
                  * trump takes a trick: it plays that copy on the first
                  * trick it plays a trump to, unless an opponent's copy is
                  * on that trick already, when it plays the other trump and
-                 * its copy is left the highest trump, with no equal. */
+                 * its copy is left the highest trump, with no equal in the
+                 * opponents' hands -- so long as they held one copy at
+                 * most (with three copies or more, two opponents' copies
+                 * would leave one to equal it, played first). */
                 int y = need == r;      /* the side that gets a trick: 1 EW */
                 int tr = hb(c->pres[0][T] | c->pres[1][T] | c->pres[2][T] | c->pres[3][T]);
                 for (int b = y; b < 4; b += 2)
-                    if (c->len[b][T] > 1 && (c->pres[b][T] >> tr & 1)) {
+                    if (c->len[b][T] > 1 && (c->pres[b][T] >> tr & 1)
+                        && (GC(c) <= 2 || CNT(c, (b + 1) & 3, T, tr) + CNT(c, (b + 3) & 3, T, tr) <= 1)) {
                         if (rel[T] > tr) rel[T] = (uint8_t)tr;
                         c->st_qt++;
                         return !y;
@@ -3670,15 +3673,6 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiidp", kwlist, &S, &R, &C, &mem, &special)) return -1;
     if (S < 1 || S > MAXS || R < 1 || R > MAXR || C < 1 || C > MAXC) {
         PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
-        return -1;
-    }
-    /* The search's trump reasoning is exact for one or two copies of a card
-     * only: with three or four a review found positions misjudged (1 suit x
-     * 4 ranks x 3 copies, trumps: 1 trick where No Trump rightly gives 2). */
-    if (C > MAX_EXACT_C) {
-        PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies "
-                     "(at most %d copies of a card: with more, trump positions are misjudged)",
-                     S, R, C, MAX_EXACT_C);
         return -1;
     }
     if (mem < 1.0) { PyErr_SetString(PyExc_ValueError, "memory_mb must be at least 1"); return -1; }
