@@ -65,6 +65,7 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
 
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
                                   ["--host", ""], ["--host", " "], ["--port", "http"],
+                                  ["--database", ""],
                                   ["--port", "70000"], ["--port", "-1"],
                                   ["--max-tables", "0"],
                                   ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
@@ -76,7 +77,8 @@ def test_serve_refuses_bad_options(args, tmp_path):
 @pytest.mark.parametrize("database, message", [
     ("sqlite://", "sqlite:// is an in-memory database, which loses every table when the server stops"),
     ("sqlite:///:memory:", "is an in-memory database"),
-    ("{tmp}/no/such/folder/t.db", "cannot open database sqlite:///{tmp}/no/such/folder/t.db: there is no folder"),
+    ("{tmp}/no/such/folder/t.db", "cannot open database {tmp}/no/such/folder/t.db: there is no folder"),
+    ("postgresql://fb@127.0.0.1:1/fb\udcff", "is not valid text (UTF-8)"),
 ])
 def test_serve_refuses_a_database_that_would_lose_tables_or_a_missing_folder(database, message, tmp_path):
     result = serve("--port", "0", "--database", database.format(tmp=tmp_path))

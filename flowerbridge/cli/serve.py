@@ -17,7 +17,7 @@ def register(subparsers) -> None:
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     p.add_argument("--port", type=_port, default=8000,
                    help="port to listen on (default 8000; 0 picks a free one)")
-    p.add_argument("--database", metavar="URL",
+    p.add_argument("--database", metavar="URL", type=_database,
                    help="postgresql://user@host/db, sqlite:///file.db or a file path "
                         "(default: flowerbridge.db in the user's data directory)")
     p.add_argument("--bot-delay", type=_seconds, default=0.6, metavar="SECONDS",
@@ -57,7 +57,7 @@ def run(args) -> int:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     try:
-        database = args.database or default_database()
+        database = args.database if args.database is not None else default_database()
         store = Store(database)
         store.migrate()  # here, so that a bad database is one error line, not a startup trace
     except BaseException:
@@ -75,6 +75,12 @@ def run(args) -> int:
                                            ws_max_size=MAX_FRAME_BYTES))
     server.run(sockets=[sock])
     return 0
+
+
+def _database(text: str) -> str:
+    if not text.strip():    # an unset "$DB": not the default database unasked
+        raise argparse.ArgumentTypeError("give a database (leave the option out for the default)")
+    return text
 
 
 def _host(text: str) -> str:

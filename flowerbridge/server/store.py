@@ -8,13 +8,14 @@ is one transaction, committed before the server tells anyone about it.
 from __future__ import annotations
 
 import hashlib
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from sqlalchemy import create_engine, event, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -43,12 +44,17 @@ def engine_url(database: str) -> str:
     """A SQLAlchemy URL from what a user types: a URL or a path to a SQLite file.
 
     ``postgresql://`` without a driver means psycopg 3, the driver the project installs.
+    A path is quoted into the URL (a ``?`` in it is part of the file's name,
+    not the start of options) and ``~`` is the user's home.
 
     >>> engine_url("games.db"), engine_url("postgresql://u@localhost/fb")
     ('sqlite:///games.db', 'postgresql+psycopg://u@localhost/fb')
+    >>> engine_url("/tmp/a?b.db")
+    'sqlite:////tmp/a%3Fb.db'
     """
     if "://" not in database:
-        return f"sqlite:///{database}"
+        path = str(Path(database).expanduser())
+        return URL.create("sqlite", database=path).render_as_string(hide_password=False)
     scheme, _, rest = database.partition("://")
     if scheme in ("postgresql", "postgres"):
         return f"postgresql+psycopg://{rest}"
@@ -56,16 +62,27 @@ def engine_url(database: str) -> str:
 
 
 def shown_url(database: str) -> str:
-    """A database URL fit to print: any password is masked.
+    """A database URL fit to print: any password is masked, in the address or
+    among the options.
 
     >>> shown_url("postgresql://fb:secret@db/flowerbridge")
     'postgresql://fb:***@db/flowerbridge'
+    >>> shown_url("postgresql://fb@db/flowerbridge?sslmode=require&password=secret")
+    'postgresql://fb@db/flowerbridge?sslmode=require&password=***'
     """
     scheme, sep, rest = database.partition("://")
-    credentials, at, where = rest.rpartition("@")
-    if not (sep and at and ":" in credentials):
+    if not sep:
         return database
-    return f"{scheme}://{credentials.partition(':')[0]}:***@{where}"
+    address, query, options = rest.partition("?")
+    options = _QUERY_SECRET.sub(r"\1***", options)
+    credentials, at, where = address.rpartition("@")
+    if at and ":" in credentials:
+        address = f"{credentials.partition(':')[0]}:***@{where}"
+    return f"{scheme}://{address}{query}{options}"
+
+
+# the options of a URL that hold a secret (libpq's password and sslpassword)
+_QUERY_SECRET = re.compile(r"((?:^|&)(?:ssl)?password=)[^&]*", re.IGNORECASE)
 
 
 def token_hash(token: str) -> str:
@@ -96,21 +113,27 @@ class Store:
     """Tables, seats and event logs in one database."""
 
     def __init__(self, database: str | None = None) -> None:
-        url = engine_url(database or default_database())
+        database = database or default_database()
+        try:
+            database.encode("utf-8")
+        except UnicodeEncodeError:
+            raise StoreError(f"database {database.encode('utf-8', 'replace').decode()!r} is not "
+                             "valid text (UTF-8)") from None
+        self.url = url = engine_url(database)
+        shown = shown_url(database)
         self.is_sqlite = url.startswith("sqlite")
-        if self.is_sqlite:
-            path = url.partition(":///")[2].partition("?")[0]
-            if not path or path == ":memory:":
-                raise StoreError(f"{shown_url(url)} is an in-memory database, which loses every table "
-                                 "when the server stops: give a file (a path, or sqlite:///FILE)")
-            folder = Path(path).expanduser().parent
-            if not folder.is_dir():
-                raise StoreError(f"cannot open database {shown_url(url)}: there is no folder {folder}")
         try:
             self.engine: Engine = create_engine(url, pool_pre_ping=True)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
-            raise StoreError(f"cannot open database {shown_url(url)}: {exc}") from None
+            raise StoreError(f"cannot open database {shown}: {exc}") from None
         if self.is_sqlite:
+            path = self.engine.url.database
+            if not path or path == ":memory:":
+                raise StoreError(f"{shown} is an in-memory database, which loses every table "
+                                 "when the server stops: give a file (a path, or sqlite:///FILE)")
+            folder = Path(path).expanduser().parent
+            if not folder.is_dir():
+                raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
@@ -119,14 +142,27 @@ class Store:
         from alembic import command
         from alembic.config import Config
 
+        from alembic.util.exc import CommandError
+
         config = Config(str(ALEMBIC_INI))
         config.set_main_option("script_location", str(ALEMBIC_INI.with_name("migrations")))
+        # SQLite's driver starts no transaction before CREATE TABLE: the
+        # migration's engine begins one itself, so that a migration that fails
+        # half-way (a table of the same name already there, a killed process)
+        # leaves the file as it was, as PostgreSQL does
+        engine = self.engine if not self.is_sqlite else _transactional_sqlite(self.url)
         try:
-            with self.engine.begin() as connection:
+            with engine.begin() as connection:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot migrate the database: {_reason(exc)}") from None
+        except CommandError as exc:     # a revision this flowerbridge does not know
+            raise StoreError(f"cannot migrate the database: {exc} (made by a newer flowerbridge, "
+                             "or not a flowerbridge database?)") from None
+        finally:
+            if engine is not self.engine:
+                engine.dispose()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -207,6 +243,20 @@ class Store:
 def _reason(exc: BaseException) -> str:
     # SQLAlchemy's messages carry the statement and parameters: the first line is the reason.
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]
+
+
+def _transactional_sqlite(url: str) -> Engine:
+    """An engine on the SQLite file at ``url`` whose transactions take in DDL
+    too (the SQLAlchemy documentation's recipe for the pysqlite driver)."""
+    engine = create_engine(url)
+
+    def connect(connection: Any, record: Any) -> None:
+        _sqlite_pragmas(connection, record)
+        connection.isolation_level = None   # the driver's own BEGINs off: ours below
+
+    event.listen(engine, "connect", connect)
+    event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+    return engine
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

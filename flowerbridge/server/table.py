@@ -65,8 +65,11 @@ class Table:
         self.id = row.id
         self.name = row.name
         self.seed = row.seed
-        # SQLite hands back naive datetimes; every stored time is UTC.
-        self.created = row.created_at.replace(tzinfo=row.created_at.tzinfo or timezone.utc)
+        # SQLite hands back naive datetimes, PostgreSQL times in its session's
+        # zone; every stored time is UTC, and is shown in UTC
+        created = row.created_at
+        self.created = (created.astimezone(timezone.utc) if created.tzinfo
+                        else created.replace(tzinfo=timezone.utc))
         self.stand_in_level = row.stand_in
         self.options = RuleOptions.from_dict(row.options)
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
