@@ -20,8 +20,8 @@ def load_any(text: str, source: str | None = None) -> list[HandState]:
     if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
         from .records import HandRecord, parse_json
         data = parse_json(text, source)
-        if isinstance(data, dict) and "hands" in data and isinstance(data["hands"], list):
-            from .session import Session
+        from .session import Session, is_session_record
+        if is_session_record(data):
             return [h for h in Session.from_dict(data).hands]
         return [HandRecord.from_dict(data).state]
     from .notation import loads_all

@@ -120,25 +120,20 @@ def dumps(record: HandRecord | HandState) -> str:
     """One hand in canonical text, ending with a newline.
 
     Keys of :attr:`HandRecord.extra` become tags, before the hand's own tags;
-    a value that is not a string is written as JSON text. A key or value that
-    the text could not give back (a name that is no tag name, a line break in
-    a value, a ``Date`` or ``Board`` the reader refuses) is a
-    :class:`RecordError` here, not when the text is read.
+    a value that is not a string is written as JSON text. A key the text could
+    not give back is left out, as FORMATS.md lets a program ignore an unknown
+    key (never an error): a name that is no tag name or is one of the hand's
+    own tags, a value with a line break, a ``Date`` or ``Board`` the reader
+    refuses. See :func:`_writable_tag`.
     """
     if isinstance(record, HandState):
         record = HandRecord(record)
     state = record.state
     lines = []
     for name, value in record.extra.items():
-        if not _NAME_RE.match(name) or name in HAND_TAGS:
-            raise RecordError(f"key {name!r} cannot be written as a tag: a tag name is letters, "
-                              f"digits and '_', and not one of {', '.join(HAND_TAGS)}")
-        text = _extra_value(value)
-        if len(f"x{text}x".splitlines()) > 1:
-            raise RecordError(f"key {name!r} cannot be written as a tag: its value holds a line "
-                              "break, and a tag is one line")
-        _check_extra_tag(name, text)
-        lines.append(_tag(name, text))
+        text = _writable_tag(name, value)
+        if text is not None:
+            lines.append(_tag(name, text))
     lines += [_tag("Dealer", state.dealer.name),
               _tag("Deal", " ".join(f"{seat.name}:{format_holding(state.deal.hands[seat])}"
                                     for seat in SEATS)),
@@ -162,6 +157,24 @@ def dumps(record: HandRecord | HandState) -> str:
     if state.is_over:
         lines.append(_tag("Score", format_score(state)))
     return "\n".join(lines) + "\n"
+
+
+def _writable_tag(name: str, value: Any) -> str | None:
+    """The value of the tag an extra key is written as, or None when the reader
+    would not give the key back as it is (so it is not written): a name that is
+    not letters, digits and '_' after a letter, or is one of the hand's own tags;
+    a value with a line break (a tag is one line); a ``Date`` or ``Board`` the
+    reader refuses."""
+    if not (isinstance(name, str) and _NAME_RE.fullmatch(name)) or name in HAND_TAGS:
+        return None
+    text = _extra_value(value)
+    if len(f"x{text}x".splitlines()) > 1:
+        return None
+    try:
+        _check_extra_tag(name, text)
+    except RecordError:
+        return None
+    return text
 
 
 def dumps_all(records: Iterable[HandRecord | HandState]) -> str:

@@ -18,6 +18,7 @@ an error.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
@@ -111,13 +112,16 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
         normal[seat.name] = cards
-    undealt = None
-    if "undealt" in data and data["undealt"] is not None:
-        undealt = _string_list(data, "undealt", required=False)
+    # undealt is optional, but when present it is the 8 cards (null is no array of them)
+    undealt = _string_list(data, "undealt", required=False) if "undealt" in data else None
     deal = Deal.from_hands(normal, undealt)
     if options is None:
         options = RuleOptions.from_dict(data.get("options"))
     state = HandState(deal, dealer, options)
+    # a hand just dealt may leave out both auction and play; cards played need the
+    # auction that made their contract
+    if "auction" not in data and "play" in data and data["play"] != []:
+        raise RecordError("missing key 'auction'")
     for call in _string_list(data, "auction", required=False):
         state.call(call)
     for card in _string_list(data, "play", required=False):
@@ -164,14 +168,56 @@ def strict_json_loads(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_one_value_per_name)
 
 
+_NAME_IN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _path(parent: str, step: str | int) -> str:
+    if isinstance(step, int):
+        return f"{parent}[{step}]"
+    if _NAME_IN_PATH.fullmatch(step):
+        return f"{parent}.{step}" if parent else step
+    return f"{parent}[{step!r}]"
+
+
+def _lone_surrogate(value: Any, path: str = "") -> str | None:
+    """Where in a JSON value a string holds a lone surrogate (``"\\ud800"`` read
+    from JSON: half of a UTF-16 pair, no Unicode character, which no UTF-8 file
+    can hold), said for a message; None when there is none."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found:
+                where = f"the value of {path}" if path else "the value"
+                return f"{where} holds a lone surrogate \\u{ord(found.group()):04x}"
+        elif isinstance(value, dict):
+            for key in value:
+                found = _SURROGATE.search(key)
+                if found:
+                    where = f"a name in {path}" if path else "a name"
+                    return f"{where}, {key!r}, holds a lone surrogate \\u{ord(found.group()):04x}"
+            stack.extend((item, _path(path, key)) for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((item, _path(path, i)) for i, item in reversed(list(enumerate(value))))
+    return None
+
+
 def parse_json(text: str, source: str | None = None) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
     is malformed (or that a number in it is too long to read); ``source`` names
     the file it came from, for that message.  Stricter than Python's reader:
-    see :func:`strict_json_loads`."""
+    see :func:`strict_json_loads`; and a string that holds a lone surrogate
+    (``"\\ud800"``, no Unicode character: the record could not be written as
+    UTF-8) is refused, naming where it is."""
     of = f" of {source}" if source else ""
     try:
-        return strict_json_loads(text)
+        data = strict_json_loads(text)
+        where = _lone_surrogate(data)
+        if where is not None:
+            raise NotJSON(f"{where} (half of a UTF-16 pair, not a Unicode character)")
+        return data
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: {exc.msg}") from None
     except NotJSON as exc:

@@ -26,6 +26,20 @@ from .state import HandState
 SESSION_FORMAT = "flowerbridge-session"
 
 
+def is_session_record(data: Any) -> bool:
+    """Whether a JSON value is a session record, not a hand record: it says so
+    (``"format": "flowerbridge-session"``, as :meth:`Session.to_dict` writes), or its
+    ``hands`` is an array of hand records (objects). A hand record's ``hands`` is an
+    object of seats; one written as an array of holdings is a hand record all the same,
+    and its error is the hand record's."""
+    if not isinstance(data, Mapping):
+        return False
+    if data.get("format") == SESSION_FORMAT:
+        return True
+    hands = data.get("hands")
+    return isinstance(hands, list) and any(isinstance(hand, Mapping) for hand in hands)
+
+
 @dataclass
 class GameRecord:
     """One game: the below-the-line entries since the last line, and who won it."""
@@ -162,11 +176,19 @@ class Session:
             raise RecordError("a session record needs 'hands', an array of hand records")
         first = data.get("first_dealer")
         if first is None:
-            first = hands[0].get("dealer", "N") if hands and isinstance(hands[0], Mapping) else "N"
-        try:
-            first_dealer = Seat.parse(first)
-        except Exception:
-            raise RecordError(f"first_dealer {first!r} is not one of N, E, S, W") from None
+            # no first_dealer: the first hand's dealer. A dealer that is not a seat is
+            # that hand's error, which its replay below names (hand 1: dealer ...).
+            first_dealer = Seat.N
+            if hands and isinstance(hands[0], Mapping) and isinstance(hands[0].get("dealer"), str):
+                try:
+                    first_dealer = Seat.parse(hands[0]["dealer"])
+                except FlowerBridgeError:
+                    pass
+        else:
+            try:
+                first_dealer = Seat.parse(first)
+            except Exception:
+                raise RecordError(f"first_dealer {first!r} is not one of N, E, S, W") from None
         session = cls(options, first_dealer=first_dealer, max_hands=_opt_int(data, "max_hands"),
                       max_games=_opt_int(data, "max_games"))
         for i, hand in enumerate(hands, 1):

@@ -137,6 +137,23 @@ def test_cli_demo_reads_its_seed_as_deal_does(cli):
     assert cli("demo", "--seed", "7x", "--hands", "2")[1] != out
 
 
+def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_records_error(
+        cli, assert_cli_error, tmp_path, ch16_record):
+    # hands is an object with keys N, E, S, W: an array of holdings is the hand record's error,
+    # as score says, not a session's ("hand 1: a hand record is a JSON object, not an array")
+    ch16_record["hands"] = [ch16_record["hands"][seat] for seat in "NESW"]
+    (tmp_path / "arr.json").write_text(json.dumps(ch16_record))
+    for command in ("show", "score"):
+        assert_cli_error(cli(command, str(tmp_path / "arr.json")),
+                         r"^error: hands must be an object with keys N, E, S, W$")
+
+
+def test_cli_show_a_session_without_first_dealer_names_its_first_hands_dealer(cli, assert_cli_error,
+                                                                              monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"hands":[{"dealer":[1]}]}'))
+    assert_cli_error(cli("show", "-"), r"^error: hand 1: dealer must be one of N, E, S, W$")
+
+
 def test_cli_show_a_session_of_no_hands_is_an_error(cli, assert_cli_error, tmp_path):
     (tmp_path / "s.json").write_text(json.dumps({"format": "flowerbridge-session", "hands": []}))
     assert_cli_error(cli("show", str(tmp_path / "s.json")), r"s\.json holds a session of no hands")

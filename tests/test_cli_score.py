@@ -238,6 +238,19 @@ def test_formats_error_hand_not_yet_finished(cli, assert_cli_error, tmp_path, ch
     assert_cli_error(run_score(cli, tmp_path, ch16_record), r"not finished")
 
 
+def test_formats_error_a_played_record_without_its_auction(cli, assert_cli_error, tmp_path, ch16_record):
+    # auction is the calls in order: without it the record is refused for that, not read as
+    # an empty auction that blamed the first card ("play 1 (S): 11R played before ...")
+    del ch16_record["auction"]
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: missing key 'auction'$")
+
+
+def test_formats_error_undealt_null(cli, assert_cli_error, tmp_path, ch16_record):
+    # undealt is optional; when present it must be the 8 cards, and null is none of them
+    ch16_record["undealt"] = None
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: undealt must be an array of strings$")
+
+
 @pytest.mark.parametrize("record, pattern", [
     ("[]", r"a hand record is a JSON object"),
     ('{"hands": {}}', r"missing key 'dealer'"),

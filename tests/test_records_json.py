@@ -51,6 +51,48 @@ def test_formats_undealt_is_optional(ch16_record):
     assert len(replay(ch16_record).deal.undealt) == 8
 
 
+def test_formats_undealt_when_present_is_the_8_cards_not_null(ch16_record):
+    # optional, but when present it must be exactly the 8 cards not in any hand: null is not
+    with pytest.raises(RecordError, match=r"^undealt must be an array of strings$"):
+        replay({**ch16_record, "undealt": None})
+    with pytest.raises(RecordError, match=r"^undealt must be an array of strings$"):
+        records.loads(json.dumps({**ch16_record, "undealt": None}))
+
+
+def test_formats_auction_is_required_once_cards_are_played(ch16_record):
+    # auction: the calls in order. A record of cards played and no auction is not read as
+    # an empty one (which blamed the first card: "played before the auction has ended")
+    no_auction = {k: v for k, v in ch16_record.items() if k != "auction"}
+    with pytest.raises(RecordError, match=r"^missing key 'auction'$"):
+        replay(no_auction)
+    with pytest.raises(RecordError, match=r"^missing key 'auction'$"):
+        replay({**no_auction, "play": "11R"})
+    # a hand just dealt may leave out both, or write an empty play
+    dealt = {"dealer": "S", "hands": ch16_record["hands"]}
+    assert replay(dealt).history == [] and replay({**dealt, "play": []}).history == []
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ('"event": "\\ud800"', r"the value of event holds a lone surrogate \\ud800"),
+    ('"notes": {"by": ["Al", "x\\udfff"]}', r"the value of notes\.by\[1\] holds a lone surrogate \\udfff"),
+    ('"source file": "\\udc00"', r"the value of \['source file'\] holds a lone surrogate \\udc00"),
+    ('"\\ud83d": 1', r"a name, '\\ud83d', holds a lone surrogate \\ud83d"),
+])
+def test_formats_unknown_keys_are_kept_so_a_lone_surrogate_in_one_is_refused_when_read(ch16_record, text,
+                                                                                     where):
+    # A lone surrogate is no Unicode character: the record kept could not be written as
+    # UTF-8 (records.dump raised UnicodeEncodeError). Refused on reading, naming where it is.
+    record = json.dumps(ch16_record)[:-1] + ", " + text + "}"
+    with pytest.raises(RecordError, match=r"^malformed JSON: " + where + r" \(half of a UTF-16 pair"):
+        records.loads(record)
+    with pytest.raises(RecordError, match=where):
+        load_any(record, "hand.json")
+    # a pair of surrogates is one character, and kept
+    pair = json.dumps(ch16_record)[:-1] + ', "event": "\\ud83c\\udf38"}'
+    assert records.loads(pair).extra == {"event": "\U0001f338"}
+    records.dump(records.loads(pair), io.StringIO())
+
+
 def test_formats_a_record_in_any_phase_can_be_written_and_read(ch16_record):
     for cut in (0, 3, 8, 9, 30):
         calls, plays = ch16_record["auction"][:cut], ch16_record["play"][:max(0, cut - 8)]
@@ -164,6 +206,33 @@ def test_session_record_without_first_dealer_starts_with_its_first_hands_dealer(
     data = {k: v for k, v in Session().to_dict().items() if k != "first_dealer"}
     session = Session.from_dict({**data, "hands": [ch16_record]})  # the Chapter 16 hand: dealt by S
     assert session.first_dealer is Seat.S and session.next_dealer is Seat.W
+
+
+def test_session_record_without_first_dealer_names_its_first_hands_bad_dealer(ch16_record):
+    # the session's first dealer is taken from hand 1: a bad one is hand 1's error, and the
+    # message names that hand's dealer, not a first_dealer key the record does not have
+    data = {k: v for k, v in Session().to_dict().items() if k != "first_dealer"}
+    for dealer, message in (([1], r"^hand 1: dealer must be one of N, E, S, W$"),
+                            ("Q", r"^hand 1: dealer 'Q' is not one of N, E, S, W$")):
+        with pytest.raises(RecordError, match=message):
+            Session.from_dict({**data, "hands": [{**ch16_record, "dealer": dealer}]})
+    with pytest.raises(RecordError, match=r"^hand 1: missing key 'dealer'$"):
+        Session.from_dict({"hands": [{k: v for k, v in ch16_record.items() if k != "dealer"}]})
+
+
+def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record):
+    # hands: an object of seats. Written as an array of four holdings, the record is still a
+    # hand record (a session's hands are hand records, objects), and its error is the hand's
+    arrays = {**ch16_record, "hands": [ch16_record["hands"][s] for s in "NESW"]}
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W$"):
+        load_any(json.dumps(arrays))
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W$"):
+        load_any(json.dumps({**ch16_record, "hands": []}))
+    # a session says so, or holds hand records
+    for session in ({"format": "flowerbridge-session", "hands": [ch16_record]}, {"hands": [ch16_record]}):
+        assert [to_dict(s) for s in load_any(json.dumps(session))] == [to_dict(replay(ch16_record))]
+    with pytest.raises(RecordError, match=r"^hand 2: a hand record is a JSON object, not an array$"):
+        load_any(json.dumps({"hands": [ch16_record, []]}))
 
 
 def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
