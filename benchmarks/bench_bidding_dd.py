@@ -20,6 +20,15 @@ table, and the contract reached is compared with what the cards allow:
 * against par: the contract's double-dummy score (honors aside, as the lab
   scores par) minus par's, in IMPs.
 
+It also prints how much of a side's tricks the hand valuations explain, bots
+aside: for each denomination, the R² of least-squares fits (with a constant)
+of each side's double-dummy tricks (its better declarer) on the side's honor
+count (Chapter 10: Bright 4, Animal 2, Ribbon 1, Plain 0, ``Card.points``), on
+its points (the bots' count, ``TOP_POINTS``: the four highest ranks of each
+suit 4-3-2-1), and on its points and its length in the suit (in No Trump, its
+longest suit) together; both sides of every deal are observations
+(``docs/bidding.md``).
+
 Scores are the match's: there is no game or slam bonus in a hand's score
 (Chapter 11), so a missed game costs nothing at duplicate unless it was also
 a wrong denomination; it matters below the line of a rubber only.
@@ -46,16 +55,22 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 from flowerbridge import Deal, HandState, Seat
 from flowerbridge.bots.base import load_bot
+from flowerbridge.bots.bidding import TOP_POINTS
 from flowerbridge.bots.match import imps
 from flowerbridge.calls import Denomination
+from flowerbridge.cards import Suit
 from flowerbridge.contract import Contract
 from flowerbridge.lab.base import Table
 from flowerbridge.lab.dd import BID_DENOM, BID_LEVEL, TRICK_COLUMNS, par
 from flowerbridge.options import RuleOptions
 from flowerbridge.scoring import score_contract
 from flowerbridge.seats import SEATS, Side
+
+from _args import bot_spec, count, positive, run
 
 GAME = {Denomination.P: 5, Denomination.R: 4, Denomination.A: 4, Denomination.NT: 3}
 OPTIONS = RuleOptions()
@@ -124,6 +139,42 @@ def par_scores(dds: list[dict], dealers: list[Seat]) -> tuple[list[str], list[in
     for o, s in zip(order, side):
         names.append("Pass" if o < 0 else f"{BID_LEVEL[o]}{Denomination(BID_DENOM[o]).name} {Side(s).name}")
     return names, [int(r) for r in result]
+
+
+FITS = ("honor count", "points", "points + length")
+"""The hand valuations whose fit to a side's tricks :func:`trick_fits` measures."""
+
+
+def trick_fits(seed: str, dds: list[dict]) -> dict[str, list[float | None]]:
+    """R² of a side's double-dummy tricks fitted on each of :data:`FITS`, by denomination."""
+    rows: dict[Denomination, list[tuple[int, int, int, int]]] = {d: [] for d in Denomination}
+    for board, dd in enumerate(dds, start=1):
+        hands = Deal.from_seed(seed, board).hands
+        for side in Side:
+            cards = [c for seat in side.seats for c in hands[seat]]
+            honors = sum(c.points for c in cards)
+            points = sum(TOP_POINTS.get(c.rank, 0) for c in cards)
+            lengths = [sum(1 for c in cards if c.suit is s) for s in Suit]
+            for d in Denomination:
+                length = max(lengths) if d is Denomination.NT else lengths[d]
+                rows[d].append((honors, points, length, side_best(dd, side, d)[0]))
+    fits = {}
+    for d, observed in rows.items():
+        a = np.array(observed, dtype=float)
+        fits[d.name] = [r_squared(a[:, columns], a[:, 3]) for columns in ([0], [1], [1, 2])]
+    return fits
+
+
+def r_squared(x: np.ndarray, y: np.ndarray) -> float | None:
+    """R² of the least-squares fit of ``y`` on the columns of ``x`` and a constant;
+    None where it means nothing (no more observations than parameters + 1, or ``y`` constant)."""
+    spread = y - y.mean()
+    if len(y) <= x.shape[1] + 2 or not spread.any():
+        return None
+    design = np.column_stack([np.ones(len(y)), x])
+    coefficients = np.linalg.lstsq(design, y, rcond=None)[0]
+    residuals = y - design @ coefficients
+    return round(float(1 - residuals @ residuals / (spread @ spread)), 3)
 
 
 def measure(seed: str, boards: int, spec: str, dds: list[dict], worst: int) -> dict:
@@ -247,24 +298,37 @@ def versus(seed: str, boards: int, a: str, b: str, dds: list[dict]) -> dict:
             nets.append(dd_score(bid_out(deal, dealer, bots).contract, dds[board - 1]))
         results.append(imps(nets[0] - nets[1]))
     mean = statistics.fmean(results)
-    half = 1.96 * statistics.stdev(results) / math.sqrt(len(results))
-    return {"a": a, "b": b, "boards": boards, "imps_per_board": round(mean, 3),
-            "ci95": [round(mean - half, 3), round(mean + half, 3)],
+    ci = None  # no interval from one board
+    if len(results) >= 2:
+        half = 1.96 * statistics.stdev(results) / math.sqrt(len(results))
+        ci = [round(mean - half, 3), round(mean + half, 3)]
+    return {"a": a, "b": b, "boards": boards, "imps_per_board": round(mean, 3), "ci95": ci,
             "boards_changed": sum(1 for r in results if r)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--boards", type=int, default=400)
-    ap.add_argument("--seed", default="bid")
-    ap.add_argument("--bots", default="basic")
-    ap.add_argument("--versus", default=None)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/flowerbridge-dd-cache"))
-    ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--worst", type=int, default=15)
+    ap.add_argument("--boards", type=positive, default=400,
+                    help="seeded deals, boards 1 to N (default 400; the --versus interval needs 2 or more)")
+    ap.add_argument("--seed", default="bid", help="seed of the deals (default bid)")
+    ap.add_argument("--bots", type=bot_spec, default="basic",
+                    help="the bots that bid: a level or module:attribute (default basic)")
+    ap.add_argument("--versus", type=bot_spec, default=None, metavar="SPEC",
+                    help="also a bidding-only duplicate match of --bots against these bots")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/flowerbridge-dd-cache"),
+                    help="folder of the double-dummy tables solved before (default /tmp/flowerbridge-dd-cache)")
+    ap.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures to OUT as JSON")
+    ap.add_argument("--worst", type=count, default=15, help="deals furthest from par listed (default 15; 0: none)")
     args = ap.parse_args()
+    if args.json and not args.json.parent.is_dir():
+        ap.error(f"argument --json: there is no folder {args.json.parent}")
+    if args.cache.exists() and not args.cache.is_dir():
+        ap.error(f"argument --cache: {args.cache} is not a folder")
     dds = dd_tables(args.seed, args.boards, args.cache)
     figures = measure(args.seed, args.boards, args.bots, dds, args.worst)
+    fits = trick_fits(args.seed, dds)
+    figures["R² of a side's tricks on " + " / ".join(FITS)] = {
+        d: " / ".join("n/a" if r is None else f"{r:.2f}" for r in row) for d, row in fits.items()}
     if args.versus:
         figures["versus"] = versus(args.seed, args.boards, args.bots, args.versus, dds)
     for k, v in figures.items():
@@ -280,4 +344,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -25,13 +25,15 @@ from flowerbridge.bots.basic import BasicBot
 from flowerbridge.bots.match import run_match
 from flowerbridge.bots.pimc import PimcBot
 
+from _args import positive, run
+
 
 def report(a: str, b: str, boards: int, seed: str) -> None:
     start = time.perf_counter()
     result = run_match(a, b, boards, seed)
     wall = time.perf_counter() - start
-    lo, hi = result.ci95 or (float("nan"), float("nan"))
-    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI [{lo:+.2f}, {hi:+.2f}], "
+    ci = "n/a (one board)" if result.ci95 is None else "[{:+.2f}, {:+.2f}]".format(*result.ci95)
+    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI {ci}, "
           f"{result.boards} boards, {wall:.0f} s")
     for stats in result.pairs:
         d = stats.to_dict()
@@ -62,6 +64,10 @@ def time_pimc(boards: int, seed: str) -> None:
                 times.append(time.perf_counter() - start)
             state.apply(basic.act(obs), seat)
     times.sort()
+    if not times:
+        print(f"pimc solving decisions: none in {boards} board(s) (no card decision with a choice "
+              f"below {bot.solve_below} cards)")
+        return
     print(f"pimc solving decisions (samples {bot.samples}, solve_below {bot.solve_below}, "
           f"{bot.workers} workers), {len(times)} positions from {boards} boards: "
           f"median {1000 * statistics.median(times):.0f} ms, mean {1000 * statistics.fmean(times):.0f} ms, "
@@ -71,8 +77,9 @@ def time_pimc(boards: int, seed: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=200)
-    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--boards", type=positive, default=200,
+                        help="duplicate boards per match (default 200; the interval needs 2 or more)")
+    parser.add_argument("--seed", default="bench", help="seed of the deals (default bench)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores; pimc at its default settings")
     report("basic", "random", args.boards, args.seed)
@@ -81,4 +88,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -19,6 +19,9 @@ import tempfile
 import time
 
 from flowerbridge.lab import analyses, run
+from flowerbridge.lab.runner import MAX_DEALS
+
+from _args import bot_spec, run as run_main, whole
 
 
 def measure(name: str, n: int, workers: int, params: dict, chunk_size: int) -> float:
@@ -47,9 +50,12 @@ def bench(name: str, base_n: int, params: dict, chunk_size: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--play-n", type=int, default=400, help="smallest N for play (default 400)")
-    parser.add_argument("--dd-n", type=int, default=8, help="smallest N for dd (default 8; 0 skips)")
-    parser.add_argument("--bots", default="basic", help="bots for play (default basic)")
+    # the largest run is 4N deals (4 x 10N for deals)
+    parser.add_argument("--play-n", type=whole(1, MAX_DEALS // 40), default=400,
+                        help="smallest N for play (default 400; deals runs 10N)")
+    parser.add_argument("--dd-n", type=whole(0, MAX_DEALS // 4), default=8,
+                        help="smallest N for dd (default 8; 0 skips)")
+    parser.add_argument("--bots", type=bot_spec, default="basic", help="bots for play (default basic)")
     args = parser.parse_args()
     bench("deals", 10 * args.play_n, {}, 500)
     bench("play", args.play_n, {"bots": args.bots}, max(1, args.play_n // 8))
@@ -58,4 +64,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

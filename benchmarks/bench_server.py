@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -26,7 +27,10 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from flowerbridge.server.schemas import MAX_LENGTH
 from flowerbridge.server.testing import ServerProcess
+
+from _args import fail, positive, run as run_main, whole
 
 
 class Timings:
@@ -101,16 +105,23 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=25, help="tables played at once")
-    parser.add_argument("--hands", type=int, default=1, help="hands per table")
+    parser.add_argument("--tables", type=positive, default=25, help="tables played at once (default 25)")
+    parser.add_argument("--hands", type=whole(1, MAX_LENGTH), default=1, help="hands per table (default 1)")
     parser.add_argument("--database", help="database URL (default: a temporary SQLite file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         database = args.database or str(Path(scratch) / "bench.db")
         # all its tables and clients come from one address in a few seconds: lift those limits
-        with ServerProcess(database, "--bot-delay", "0", "--replace-after", "never",
-                           "--no-analysis", "--tables-per-minute", str(max(30, args.tables)),
-                           "--connections-per-address", str(max(200, 4 * args.tables))) as server:
+        server = ServerProcess(database, "--bot-delay", "0", "--replace-after", "never",
+                               "--no-analysis", "--tables-per-minute", str(max(30, args.tables)),
+                               "--connections-per-address", str(max(200, 4 * args.tables)))
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(server)
+            except RuntimeError as exc:  # it did not start: its first line says why (a bad --database)
+                lines = str(exc).partition(": ")[2].strip().splitlines()
+                said = lines[0].removeprefix("error: ") if lines else str(exc)
+                fail(f"argument --database: {said}" if args.database else said)
             before = cpu_seconds(server.process.pid)
             timings, elapsed = asyncio.run(run(server.url, args.tables, args.hands, server))
             after = cpu_seconds(server.process.pid)
@@ -127,4 +138,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -29,6 +29,8 @@ from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy, dd_tables  # noqa: 
 from flowerbridge.solver.core import DEFAULT_MEMORY_MB  # noqa: E402
 from flowerbridge.solver.bridge import to_pbn  # noqa: E402
 
+from _args import count, positive, run  # noqa: E402
+
 
 def random_bridge(rng: random.Random) -> list[list[int]]:
     deck = list(range(52))
@@ -146,11 +148,14 @@ def flower_part(hands, turns, seed: int, workers: int, dds_median: float | None)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200, help="random Bridge deals (default 200)")
-    ap.add_argument("--flower-deals", type=int, default=200, help="random Flower Bridge deals (default 200)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--deals", type=count, default=200, help="random Bridge deals (default 200; 0 skips Bridge)")
+    ap.add_argument("--flower-deals", type=count, default=200,
+                    help="random Flower Bridge deals (default 200; 0 skips Flower Bridge)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the random deals (default 1)")
+    ap.add_argument("--workers", type=positive, default=2, help="solver threads (default 2)")
     args = ap.parse_args()
+    if not args.deals and not args.flower_deals:
+        ap.error("argument --deals and --flower-deals: both are 0, so there is nothing to measure")
     from flowerbridge import Deal
 
     rng = random.Random(args.seed)
@@ -168,4 +173,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

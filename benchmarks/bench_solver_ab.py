@@ -31,33 +31,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from flowerbridge import Deal  # noqa: E402
 from flowerbridge.solver import FLOWER, DoubleDummy, core, dd_tables  # noqa: E402
 
+from _args import positive, run  # noqa: E402
+
 
 def load_other(path: str):
-    """The other build's extension module, loaded beside this checkout's under another name."""
+    """The other build's extension module, loaded beside this checkout's under another name
+    (an ``argparse`` ``type=``: a path that is not a built core is a usage error)."""
     if os.path.isdir(path):
         found = glob.glob(os.path.join(path, "flowerbridge", "solver", "_core.*.so"))
         if not found:
-            raise SystemExit(f"error: no built solver core under {path}/flowerbridge/solver/")
+            raise argparse.ArgumentTypeError(f"no built solver core under {path}/flowerbridge/solver/")
         path = found[0]
     if not os.path.isfile(path):
-        raise SystemExit(f"error: {path}: no such file")
+        raise argparse.ArgumentTypeError(f"{path}: no such file or folder")
     # the module's init function is named after the last part of its name: _core
     loader = importlib.machinery.ExtensionFileLoader("other_build._core", path)
     spec = importlib.util.spec_from_file_location("other_build._core", path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except ImportError as exc:
+        raise argparse.ArgumentTypeError(f"{path} is not a built solver core extension ({exc})") from None
+    if not hasattr(module, "Solver"):
+        raise argparse.ArgumentTypeError(f"{path} is an extension but not the solver core (it has no Solver)")
     return module
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("other", help="another checkout (built) or its _core extension file")
-    ap.add_argument("--deals", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--threads", type=int, choices=(1, 2), default=1)
+    ap.add_argument("other", metavar="OTHER", type=load_other,
+                    help="another checkout (built) or its _core extension file")
+    ap.add_argument("--deals", type=positive, default=8, help="Flower Bridge deals (default 8)")
+    ap.add_argument("--seed", type=int, default=2, help="seed of the deals (default 2)")
+    ap.add_argument("--rounds", type=positive, default=2, help="times each deal is solved by each build (default 2)")
+    ap.add_argument("--threads", type=int, choices=(1, 2), default=1,
+                    help="1: one-thread tables, CPU time; 2: one table at a time on two threads, wall clock")
     args = ap.parse_args()
-    other = load_other(args.other)
+    other = args.other
     deals = [[[c.index for c in hand] for hand in Deal.from_seed(args.seed, b).hands]
              for b in range(args.deals)]
 
@@ -98,7 +108,7 @@ def main() -> None:
     print(f"{args.deals} Flower Bridge deals (seed {args.seed}), {args.rounds} rounds, {kind}")
     from flowerbridge.solver import _core
 
-    for w, name, module in ((0, "A (this checkout)", _core), (1, f"B ({args.other})", other)):
+    for w, name, module in ((0, "A (this checkout)", _core), (1, f"B ({os.path.normpath(other.__file__)})", other)):
         # PROFILE_GUIDED: builds before the fourteenth session lack it
         build = {1: "profile-guided", 0: "plain"}.get(getattr(module, "PROFILE_GUIDED", None), "build unknown")
         print(f"  {name}, {build}: sum {sum(med[w]):.2f} s, median {1000 * statistics.median(med[w]):.0f} ms")
@@ -107,4 +117,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

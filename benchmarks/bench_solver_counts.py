@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flowerbridge import Deal  # noqa: E402
 from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy  # noqa: E402
 
+from _args import count, run  # noqa: E402
 from bench_solver import random_bridge  # noqa: E402
 
 
@@ -46,10 +47,13 @@ def counts(name: str, geometry, deals) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bridge", type=int, default=12, help="random Bridge deals (default 12)")
-    ap.add_argument("--flower", type=int, default=6, help="random Flower Bridge deals (default 6)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bridge", type=count, default=12, help="random Bridge deals (default 12; 0 skips Bridge)")
+    ap.add_argument("--flower", type=count, default=6,
+                    help="random Flower Bridge deals (default 6; 0 skips Flower Bridge)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the deals, as bench_solver.py's (default 1)")
     args = ap.parse_args()
+    if not args.bridge and not args.flower:
+        ap.error("argument --bridge and --flower: both are 0, so there is nothing to count")
     rng = random.Random(args.seed)
     if args.bridge:
         counts("Bridge", BRIDGE, [random_bridge(rng) for _ in range(args.bridge)])
@@ -59,4 +63,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

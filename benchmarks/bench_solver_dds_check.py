@@ -19,16 +19,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flowerbridge.solver import BRIDGE, dd_tables  # noqa: E402
 from flowerbridge.solver.bridge import to_pbn  # noqa: E402
 
+from _args import positive, run  # noqa: E402
+from bench_solver import random_bridge  # noqa: E402
+
 
 def main() -> None:
     from endplay.dds import calc_dd_table
     from endplay.types import Deal
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--chunk", type=int, default=20,
+    ap.add_argument("--deals", type=positive, default=1000, help="random Bridge deals checked (default 1000)")
+    ap.add_argument("--seed", type=int, default=7, help="seed of the random deals (default 7)")
+    ap.add_argument("--workers", type=positive, default=2, help="solver threads (default 2)")
+    ap.add_argument("--chunk", type=positive, default=20,
                     help="deals per batch (progress lines); 1: one deal at a time, its table "
                          "searched by all workers on one shared transposition table")
     args = ap.parse_args()
@@ -39,11 +42,7 @@ def main() -> None:
     t0 = time.perf_counter()
     while done < args.deals:
         n = min(args.chunk, args.deals - done)
-        deals = []
-        for _ in range(n):
-            deck = list(range(52))
-            rng.shuffle(deck)
-            deals.append([sorted(deck[i * 13:(i + 1) * 13]) for i in range(4)])
+        deals = [random_bridge(rng) for _ in range(n)]
         ours = dd_tables(deals, BRIDGE, workers=args.workers)
         for hands, table in zip(deals, ours):
             ref = calc_dd_table(Deal.from_pbn(to_pbn(hands))).to_list()
@@ -56,4 +55,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)
