@@ -743,6 +743,53 @@ def test_review_windows_close_button_stays_in_view_while_it_scrolls(browser, ser
     assert not page.errors
 
 
+WS_GATE = """(() => {
+  // the page's websocket, closed at the first hand's end and kept from
+  // reconnecting (its retries fail) until the test opens the gate
+  const Real = window.WebSocket;
+  window.__gate = { closeAtHandOver: true, shut: false };
+  function Gated(url, protocols) {
+    const where = window.__gate.shut ? url.replace('/ws/', '/shut/') : url;
+    const socket = protocols === undefined ? new Real(where) : new Real(where, protocols);
+    socket.addEventListener('message', (event) => {
+      if (window.__gate.closeAtHandOver && JSON.parse(event.data).hand_over) {
+        window.__gate.closeAtHandOver = false;
+        window.__gate.shut = true;
+        socket.close();
+      }
+    });
+    return socket;
+  }
+  Gated.prototype = Real.prototype;
+  Object.assign(Gated, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Gated;
+})();"""
+
+
+def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_disconnect(browser, server):
+    # docs/client.md: the review is of the last finished hand. A page away across
+    # a hand's end comes back to a snapshot; its open window showed hand 1 for
+    # good (its values, if pending, sent while the page was away)
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
+    table_id = created["table"]["id"]
+    page = open_page(browser, server, "/")
+    page.add_init_script(WS_GATE)
+    page.goto(f"/t/{table_id}")     # a spectator: the bots play while it watches
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=HAND_TIMEOUT_MS)
+    # the page is away for two hands (one would come back as the events missed);
+    # a watcher keeps the table attended to the session's end
+    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+    watcher.send({"type": "hello", "token": None})
+    try:
+        watcher.until(lambda m: watcher.session_over, timeout=HAND_TIMEOUT_MS / 1000)
+    finally:
+        watcher.close()
+    page.evaluate("window.__gate.shut = false")
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=15_000)
+    assert page.locator("#review .review").count() == 1
+    assert not page.errors
+
+
 def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     view = {"dealer": "E", "phase": "auction", "turn": "W",
             "auction": [{"seat": "E", "call": "1R"}, {"seat": "S", "call": "Pass"}]}

@@ -251,6 +251,49 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     assert not page.errors
 
 
+def test_client_review_window_says_when_the_double_dummy_values_come(browser, server):
+    # The window opens saying the values are being computed; when they come, its
+    # status line changes, and a screen reader is told so in the window's live
+    # region. (The tests' server has no analysis: its "unavailable" review is made
+    # "pending" on the way to the page, and the values are then sent as the
+    # server sends them, in a "review" message.)
+    import json
+
+    from flowerbridge.server.table import PROTOCOL_VERSION
+
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    held: dict = {}
+
+    def route(page_side):
+        server_side = page_side.connect_to_server()
+
+        def to_page(message):
+            data = json.loads(message)
+            if data.get("hand_over"):
+                data["hand_over"]["review"]["dd_status"] = "pending"
+                held["review"], held["socket"] = data["hand_over"]["review"], page_side
+                message = json.dumps(data)
+            page_side.send(message)
+
+        server_side.on_message(to_page)
+
+    page = open_page(browser, server, "/")
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(f"/t/{created['table']['id']}")
+    page.wait_for_selector("#review-dialog[open] .review[data-dd-status='pending']", timeout=60_000)
+    page.evaluate(LIVE_RECORDER)
+    ready = {**held["review"], "dd_status": "ready"}
+    for trick in ready["tricks"]:
+        for play in trick["plays"]:
+            play["dd"] = play["best"] = 7
+    held["socket"].send(json.dumps({"v": PROTOCOL_VERSION, "type": "review",
+                                    "hand": ready["hand"], "review": ready}))
+    page.wait_for_selector("#review-dialog[open] .review[data-dd-status='ready']", timeout=10_000)
+    page.wait_for_function("window.__live.length > 0", timeout=5_000)
+    assert "Double-dummy values are ready." in live_texts(page, "review-live")
+    assert not page.errors
+
+
 # ------------------------------------------- 5, 6: the trick and copies seen
 
 

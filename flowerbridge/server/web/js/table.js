@@ -491,6 +491,12 @@ const HANDLERS = {
     state.explanations = message.explanations;
     state.scoresheet = message.scoresheet;
     state.review = message.last_review;
+    // an open review window shows the snapshot's last hand: the one it showed may
+    // be older, its values sent while this page was away
+    if ($("review-dialog").open) {
+      if (state.review) drawReview();
+      else $("review-dialog").close();
+    }
   },
   deal(message) {
     applyView(message);
@@ -528,8 +534,14 @@ const HANDLERS = {
   },
   review(message) {
     if (!state.review || state.review.hand === message.hand) {
+      const was = state.review?.dd_status;
       state.review = message.review;
       drawReview();
+      // the window's status line changed: said in the window's live region
+      if ($("review-dialog").open && was === "pending" && message.review.dd_status !== "pending") {
+        say(message.review.dd_status === "ready" ? "Double-dummy values are ready."
+          : "Double-dummy values are not available.");
+      }
     }
   },
   error(message) {
