@@ -27,7 +27,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     assert "Built from **80 deals** (seed 3)" in text
     # the command that rebuilds it, from the same folder
     assert f"--n 80 --seed 3 --dd-n 40 --bots random --out {tmp_path / 'run'}" in text
-    assert "Counting contract points only, par under the strict reading scores none in" in text
+    assert "Counting the contract's score alone, par under the strict reading scores nothing in" in text
     assert "game makeable (%) in a suit by a side's length in it, both sides of every deal" in text
     assert "the side ahead on the hand changes in" in text and "% (95% interval " in text
     assert "a tie made or broken counts as a change" in text     # what "changes" counts
@@ -110,3 +110,19 @@ def test_designer_plains_gap_interval_holds_its_estimate(tmp_path, monkeypatch):
     lo, hi = gaps["dd"]
     assert lo - 1e-9 <= estimate <= hi + 1e-9 and hi - lo < 100
     assert _gap_intervals(play, summary, dd.result.tables["dd"]) == gaps      # seeded
+
+
+def test_designer_plains_gap_names_the_fit_lengths_it_was_averaged_over(tmp_path):
+    # a length some suit has too few contracts of is left out of the gap, and the
+    # sentence says which lengths are in it (it said 8-11 whatever they were)
+    from flowerbridge.lab import run_lab
+    from flowerbridge.lab.designer import _lengths, _suggestions
+    run = run_lab(tmp_path / "p", ["deals", "play"], n=20, seed=3, bots="random", workers=1)
+    deals, play = run.summaries["deals"], run.summaries["play"]
+    cell = {"contracts": 40, "game_tricks": 10.0, "mean_tricks": 8.0}
+    for x, rate in (("P", 10.0), ("R", 30.0), ("A", 30.0)):
+        play["by_denom"][x]["by_fit"] = {length: {**cell, "game_tricks": rate}
+                                         for length in (8, 9, 10, 11) if (x, length) != ("P", 8)}
+    [plains] = [s for s in _suggestions(deals, play, {}, None, {}) if "Plains are worth" in s]
+    assert "20 points" in plains and "(fits of 9–11 cards)" in plains and "8–11" not in plains
+    assert (_lengths([8, 9, 10, 11]), _lengths([9, 11]), _lengths([10])) == ("8–11", "9, 11", "10")

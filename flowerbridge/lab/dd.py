@@ -259,16 +259,17 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["best contract is a game %", *(vs[v]["best_is_game"] for v in vs)],
          ["mean best score", *(vs[v]["mean_best_score"] for v in vs)],
          ["par: passed out %", *(vs[v]["par_passed_out"] for v in vs)],
-         ["par: no contract points %", *(vs[v]["par_zero"] for v in vs)],
+         ["par: scores nothing %", *(vs[v]["par_zero"] for v in vs)],
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
-         ["par: mean |contract points|", *(vs[v]["mean_abs_par"] for v in vs)]])
+         ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
     return [Section(
         "Double dummy: what the cards can make",
         "Tricks are the solver's, for the better declarer of the stronger side (in the plot by "
-        "length, of every side); the undealt cards play no part. Scores, par included, are "
-        "contract points only: honors and Bright bonuses go to whoever captures the cards, made "
-        "contract or not, and a passed-out hand scores none.",
+        "length, of every side); the undealt cards play no part. Scores, par included, are the "
+        "contract's alone (contract points, overtricks and undertrick penalties): honors and "
+        "Bright bonuses go to whoever captures the cards, made contract or not, and a passed-out "
+        "hand scores none.",
         [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary)])]
 
 

@@ -198,8 +198,16 @@ def _gap_lengths(by_fit: dict[str, dict]) -> list[int]:
     return [length for length in FIT_LENGTHS if all(length in by_fit[x] for x in GAP_SUITS)]
 
 
+def _lengths(lengths: list[int]) -> str:
+    """Trump lengths as a sentence names them: a run as "8–11", else "9, 11"."""
+    if len(lengths) > 1 and lengths == list(range(lengths[0], lengths[-1] + 1)):
+        return f"{lengths[0]}–{lengths[-1]}"
+    return ", ".join(map(str, lengths))
+
+
 def _game_gap(by_fit: dict[str, dict], key: str) -> float | None:
-    """Mean over fits of 8–11 cards of (Ribbons and Animals − Plains) in ``key`` (percentage points)."""
+    """Mean over the fits of 8–11 cards every suit has enough of (:func:`_gap_lengths`) of
+    (Ribbons and Animals − Plains) in ``key`` (percentage points)."""
     gaps = [np.mean([by_fit[x][length][key] for x in ("R", "A")]) - by_fit["P"][length][key]
             for length in _gap_lengths(by_fit)]
     return float(np.mean(gaps)) if gaps else None
@@ -247,15 +255,15 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
         d, s = dd["variants"]["default"], dd["variants"]["strict"]
         out += [table_markdown(TableSpec(
             f"Par (both sides bid with full knowledge), double dummy, {dd['deals']:,} deals: "
-            "contract points only",
+            "the contract's score alone (contract points, overtricks, penalties)",
             ["", "default (50 a trick)", "strict (0)"],
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],
-             ["no contract points (passed out, or a failing contract at no cost) %",
+             ["scores nothing (passed out, or a failing contract at no cost) %",
               d["par_zero"], s["par_zero"]],
              ["ends in a sacrifice (a failing contract) %", d["par_sacrifice"], s["par_sacrifice"]],
              ["ends at the 7 level %", d["par_level_7"], s["par_level_7"]],
              ["mean size of the par score", d["mean_abs_par"], s["mean_abs_par"]]])), "",
-            f"Counting contract points only, par under the strict reading scores none in "
+            f"Counting the contract's score alone, par under the strict reading scores nothing in "
             f"{s['par_zero']:.0f}% of these deals (against {d['par_zero']:.0f}% with the "
             "penalty): whatever a side bids, the other outbids it for free. Honors and Bright "
             "bonuses are left out of par: a played hand scores them to whoever captures the "
@@ -274,7 +282,8 @@ def _has_fits(dd: dict) -> bool:
 def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                  gaps: dict[str, tuple[float, float] | None]) -> list[str]:
     out = []
-    play_gap = _game_gap({x: play["by_denom"][x]["by_fit"] for x in ("P", "R", "A")}, "game_tricks")
+    play_fits = {x: play["by_denom"][x]["by_fit"] for x in GAP_SUITS}
+    play_gap = _game_gap(play_fits, "game_tricks")
     # A handful of double-dummy deals illustrates; it does not decide.
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
@@ -283,15 +292,18 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
         tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
         found = []
         if dd_gap is not None:
+            assert firm is not None
             found.append(f"game is makeable double dummy {dd_gap:.0f} percentage points"
-                         f"{_interval(gaps.get('dd'))} more often in Ribbons or Animals than in Plains")
+                         f"{_interval(gaps.get('dd'))} more often in Ribbons or Animals than in Plains "
+                         f"(fits of {_lengths(_gap_lengths(firm['by_fit']))} cards)")
         if play_gap is not None:
             found.append(f"the bots took game tricks {play_gap:.0f} points{_interval(gaps.get('play'))} "
-                         f"more often in Ribbons or Animals than in Plains, while taking about as many tricks (mean "
+                         f"more often in Ribbons or Animals than in Plains (fits of "
+                         f"{_lengths(_gap_lengths(play_fits))} cards), while taking about as many tricks (mean "
                          f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, "
                          f"{tricks['A']:.1f} in Animals)")
         out.append(
-            "**Plains are worth less than their price.** With the same 8–11 card trump fit, "
+            "**Plains are worth less than their price.** With a trump fit of the same length, "
             + " and ".join(found) + ". The eleventh trick that 5P needs is the whole difference. "
             + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
                "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
@@ -328,15 +340,15 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
         if s["par_zero"] > d["par_zero"]:
             out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
                        f"nothing, so whatever a side bids the other outbids it for free: counting "
-                       f"contract points only, par scores none in {s['par_zero']:.0f}% of deals "
+                       f"the contract's score alone, par scores nothing in {s['par_zero']:.0f}% of deals "
                        f"(against {d['par_zero']:.0f}% with 50 a trick), and what is left to score "
                        "is honors and Bright bonuses, which go to whoever captures the cards. "
                        + (f"With the same play, the side ahead changes in "
                           f"{vs['strict']['winner_changed']:.0f}% of hands. " if "strict" in vs else "")
                        + "Without a penalty the contract decides little; the rulebook should state one.")
         else:
-            out.append(f"**The undertrick penalty changes par little.** Counting contract points "
-                       f"only, par scores none in {s['par_zero']:.0f}% of deals under the strict "
+            out.append(f"**The undertrick penalty changes par little.** Counting the contract's "
+                       f"score alone, par scores nothing in {s['par_zero']:.0f}% of deals under the strict "
                        f"reading, against {d['par_zero']:.0f}% with 50 a trick.")
     elif "strict" in vs:
         out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, so "
