@@ -309,6 +309,42 @@ def test_solver_rejects_impossible_positions():
         DoubleDummy(Geometry(3, 17, 1))
 
 
+_H = [[0, 1], [10, 11], [20, 21], [2, 3]]
+_SHORT = [[1], [10, 11], [20, 21], [2, 3]]     # North has led 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda dd: dd.card_values(_H, None, 2 ** 31), "leader 2147483648 is not a seat 0..3"),
+    (lambda dd: dd.card_values(_H, None, 7), "leader 7 is not a seat 0..3"),
+    (lambda dd: dd.tricks(_SHORT, None, 0, [2 ** 63]), "card index 9223372036854775808 in the trick out of range"),
+    (lambda dd: dd.card_values(_SHORT, None, 0, [30]), "card index 30 in the trick out of range 0..29"),
+    (lambda dd: dd.card_values(_H, None, 0, None), "a trick in progress is an iterable"),
+    (lambda dd: dd.optimal_line(_H, None, 10 ** 30), "is not a seat 0..3"),
+    (lambda dd: dd.optimal_line(_H, None, 0.0), "leader must be a whole number, not 0.0"),
+    (lambda dd: dd.optimal_line(_H[:2], None, 3), "a position has 4 hands, not 2"),
+    (lambda dd: dd.optimal_line([[0], [1], [2], []], None, 3), r"hands must be of equal size \(1, 1, 1, 0\)"),
+    (lambda dd: dd.optimal_line([[], [], [], []], None, 0, [0, 1, 2]), "do not fit a trick of 3 card"),
+    (lambda dd: dd.optimal_line([[], [], [], []], None, 0), "no cards left to play"),
+    (lambda dd: dd.dd_table([[0, 1], [10], [20, 21], [2, 3]]), r"hands must be of equal size \(2, 1, 2, 2\)"),
+    (lambda dd: dd_tables([[[0, 1], [10], [20, 21], [2, 3]]] * 2, FLOWER, workers=2), "equal size"),
+    (lambda dd: dd.tricks(None, None, 0), "a position is 4 hands"),
+    (lambda dd: dd.dd_table([1, 2, 3, 4]), "a position is 4 hands"),
+    (lambda dd: dd_tables([_H, None], FLOWER, workers=2), "a position is 4 hands"),
+    (lambda dd: dd_tables(5), "deals must be an iterable"),
+    (lambda dd: DoubleDummy(Geometry(3.0, 10, 2)), "geometry suits must be a whole number, not 3.0"),
+    (lambda dd: DoubleDummy(Geometry(2 ** 40, 10, 2)), "unsupported geometry: 1099511627776 suits"),
+    (lambda dd: DoubleDummy(FLOWER, memory_mb=10 ** 400), "between 1 and 65,536, not a number of 401 digits"),
+    (lambda dd: DoubleDummy(FLOWER, memory_mb=True), "a number of megabytes, not True"),
+    (lambda dd: DoubleDummy(FLOWER, memory_mb=" 64 "), "a number of megabytes, not ' 64 '"),
+])
+def test_solver_bad_input_is_a_solver_input_error_that_names_it(call, message):
+    # docs/solver.md, Errors: a position or solver the core cannot take is a
+    # SolverInputError saying what is wrong (they were OverflowError, TypeError,
+    # IndexError, an empty line, or the core's "bad leader")
+    with pytest.raises(SolverInputError, match=message):
+        call(DoubleDummy(FLOWER, memory_mb=4))
+
+
 def test_solver_errors_are_the_packages_errors():
     # docs/rules-engine.md, Errors: every error of the package is a FlowerBridgeError,
     # so one `except FlowerBridgeError` (the command line's) catches the solver's too

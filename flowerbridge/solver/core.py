@@ -65,6 +65,25 @@ def _index(value: object, what: str) -> int:
         raise SolverInputError(f"{what} must be a whole number, not {value!r}") from None
 
 
+def _hands(hands: object) -> list[list]:
+    """``hands`` as four lists (read once: they may be iterators), else a
+    :class:`SolverInputError`."""
+    try:
+        out = [list(hand) for hand in hands]  # type: ignore[attr-defined]
+    except TypeError:
+        raise SolverInputError("a position is 4 hands, each an iterable of card indices") from None
+    if len(out) != 4:
+        raise SolverInputError(f"a position has 4 hands, not {len(out)}")
+    return out
+
+
+def _seat(value: object, what: str) -> int:
+    seat = _index(value, what)
+    if not 0 <= seat < 4:
+        raise SolverInputError(f"{what} {seat} is not a seat 0..3")
+    return seat
+
+
 class SolverInputError(FlowerBridgeError):
     """A position the solver cannot accept (wrong sizes, too many copies ...),
     or a solver it cannot build (an unsupported geometry, a bad memory bound).
@@ -95,24 +114,23 @@ class DoubleDummy:
 
     def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
         memory_mb = _memory_bound(memory_mb)
+        shape = [_index(getattr(geometry, name, None), f"geometry {name}")
+                 for name in ("suits", "ranks", "copies")]
         self.geometry = geometry
         self.memory_mb = memory_mb
         try:
-            self._core = _CoreSolver(geometry.suits, geometry.ranks, geometry.copies, float(memory_mb))
-        except ValueError as exc:   # a geometry the core does not take
-            raise SolverInputError(str(exc)) from None
+            self._core = _CoreSolver(*shape, float(memory_mb))
+        except (ValueError, OverflowError) as exc:   # a geometry the core does not take
+            raise SolverInputError(str(exc) if isinstance(exc, ValueError) else
+                                   f"unsupported geometry: {shape[0]} suits x {shape[1]} ranks x "
+                                   f"{shape[2]} copies") from None
 
     # ---------------------------------------------------------------- input
 
     def pack(self, hands: Sequence[Iterable[int]]) -> bytes:
         """Copy counts per seat and card, the compiled core's input format."""
         g = self.geometry
-        try:
-            hands = [list(hand) for hand in hands]
-        except TypeError:
-            raise SolverInputError("a position is 4 hands, each an iterable of card indices") from None
-        if len(hands) != 4:
-            raise SolverInputError(f"a position has 4 hands, not {len(hands)}")
+        hands = _hands(hands)
         buf = bytearray(4 * g.cards)
         for seat, hand in enumerate(hands):
             for card in hand:
@@ -132,6 +150,37 @@ class DoubleDummy:
             raise SolverInputError(f"trump {trump} is not a suit index")
         return index
 
+    def _trick(self, trick: object) -> tuple[int, ...]:
+        try:
+            cards = tuple(_index(c, "card index") for c in trick)  # type: ignore[attr-defined]
+        except TypeError:
+            raise SolverInputError("a trick in progress is an iterable of card indices") from None
+        for card in cards:
+            if not 0 <= card < self.geometry.cards:
+                raise SolverInputError(f"card index {card} in the trick out of range "
+                                       f"0..{self.geometry.cards - 1}")
+        if len(cards) > 3:
+            raise SolverInputError(f"a trick in progress has 0 to 3 cards, not {len(cards)}")
+        return cards
+
+    def _position(self, hands, trump, leader, trick) -> tuple[bytes, int, int, tuple[int, ...]]:
+        """The core's arguments for a position, each checked with a message
+        that names what is wrong."""
+        hands = _hands(hands)
+        leader = _seat(leader, "leader")
+        cards = self._trick(trick)
+        sizes = [len(hand) for hand in hands]
+        # the seats that have played to the trick hold one card fewer
+        full = sizes[(leader + len(cards)) % 4]
+        expected = [full - ((seat - leader) % 4 < len(cards)) for seat in range(4)]
+        if sizes != expected:
+            shown = ", ".join(map(str, sizes))
+            raise SolverInputError(f"hands must be of equal size ({shown})" if not cards else
+                                   f"hand sizes ({shown}) do not fit a trick of {len(cards)} "
+                                   f"card(s) led by seat {leader}: the seats that have played to "
+                                   "it hold one card fewer than the others")
+        return self.pack(hands), self._trump(trump), leader, cards
+
     def _call(self, fn, *args):
         try:
             return fn(*args)
@@ -144,32 +193,31 @@ class DoubleDummy:
         """``(seat to move, {card: tricks})``: for every legal card of the seat
         to move, the tricks still to come (the one in progress included) that
         the side to move takes when all four hands play their best."""
-        return self._call(self._core.values, self.pack(hands), self._trump(trump),
-                          _index(leader, "leader"), tuple(_index(c, "card index") for c in trick))
+        return self._call(self._core.values, *self._position(hands, trump, leader, trick))
 
     def ns_tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come (the one in progress included) for North-South."""
-        return self._call(self._core.tricks, self.pack(hands), self._trump(trump),
-                          _index(leader, "leader"), tuple(_index(c, "card index") for c in trick))
+        return self._call(self._core.tricks, *self._position(hands, trump, leader, trick))
 
     def tricks(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> int:
         """Tricks still to come for the side of the seat to move."""
-        hands = [list(h) for h in hands]    # read twice (hands and trick may be iterators)
-        trick = tuple(trick)
+        hands = _hands(hands)    # read twice (hands and trick may be iterators)
+        trick = self._trick(trick)
         ns = self.ns_tricks(hands, trump, leader, trick)
-        total = len(list(hands[(leader + len(trick)) % 4]))
-        to_move = (leader + len(trick)) % 4
+        to_move = (_seat(leader, "leader") + len(trick)) % 4
+        total = len(hands[to_move])
         return ns if to_move % 2 == 0 else total - ns
 
     def ns_table(self, hands) -> list[list[int]]:
         """North-South tricks, ``[denomination][opening leader]``; denominations
         are the suits in index order, then No Trump."""
-        return self._call(self._core.table, self.pack(hands))
+        packed = self._position(hands, None, 0, ())[0]      # four hands of one size
+        return self._call(self._core.table, packed)
 
     def dd_table(self, hands) -> list[list[int]]:
         """Double-dummy table ``[denomination][declarer]``: tricks for the
         declarer's side when declarer's left-hand opponent leads."""
-        hands = [list(h) for h in hands]    # read twice (hands may be iterators)
+        hands = _hands(hands)    # read twice (hands may be iterators)
         return _declarer_view(self.ns_table(hands), len(hands[0]))
 
     def optimal_line(self, hands, trump, leader: int, trick: Sequence[int] = ()) -> list[tuple[int, int, int]]:
@@ -178,12 +226,13 @@ class DoubleDummy:
         on (current trick included).  Among equally good cards the lowest
         index is chosen."""
         g = self.geometry
-        tmp = [list(h) for h in hands]
-        trick = list(trick)
-        line = []
+        tmp = _hands(hands)
+        trick = list(self._trick(trick))
+        leader = _seat(leader, "leader")
+        line: list[tuple[int, int, int]] = []
         while True:
             to_move = (leader + len(trick)) % 4
-            if not tmp[to_move]:
+            if line and not tmp[to_move]:   # the first step checks the position
                 break
             seat, values = self.card_values(tmp, trump, leader, trick)
             best = max(values.values())
@@ -206,7 +255,12 @@ def _memory_bound(memory_mb: float) -> float:
     """``memory_mb`` as a float, or a :class:`SolverInputError` (NaN, infinite,
     below 1 MB or above :data:`MAX_MEMORY_MB`)."""
     try:
+        if isinstance(memory_mb, (bool, str, bytes)):   # True is no size, nor is " 64 "
+            raise TypeError
         value = float(memory_mb)
+    except OverflowError:   # an int too large for a float: a number, out of range
+        raise SolverInputError(f"memory_mb must be between 1 and {MAX_MEMORY_MB:,}, not a number "
+                               f"of {len(str(memory_mb)):,} digits") from None
     except (TypeError, ValueError):
         raise SolverInputError(f"memory_mb must be a number of megabytes, not {memory_mb!r}") from None
     if not 1 <= value <= MAX_MEMORY_MB:     # (NaN compares false)
@@ -272,10 +326,10 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
     once.  An entry's first guess is, as on one thread, East's value plus
     one for South and the partner's value for West and North when those
     are known, else the estimate (from East's No Trump value where known)."""
-    hands = [list(h) for h in hands]    # read twice (hands may be iterators)
+    hands = _hands(hands)    # read twice (hands may be iterators)
     team = _borrow_team(geometry, memory_mb, workers)
     try:
-        packed = team[0].pack(hands)
+        packed = team[0]._position(hands, None, 0, ())[0]      # four hands of one size
         suits = geometry.suits
         todo = deque((d, leader) for d in (suits, *range(suits)) for leader in (1, 2, 3, 0))
         rows: list[list[int | None]] = [[None] * 4 for _ in range(suits + 1)]
@@ -323,7 +377,10 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     worker gets at least 1 MB: a bound below ``workers`` MB runs fewer).
     No more threads run than there are deals, or, on one deal, entries of
     its table (4 per denomination)."""
-    deals = list(deals)
+    try:
+        deals = list(deals)
+    except TypeError:
+        raise SolverInputError("deals must be an iterable of positions (4 hands each)") from None
     memory_mb = _memory_bound(memory_mb)
     workers = _index(workers, "workers")
     if workers < 1:
