@@ -12,8 +12,9 @@ points are never reset. A session may end after a number of hands or games.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
@@ -239,31 +240,51 @@ class Session:
             "last_hand": record,
         }
 
-    def render(self) -> str:
-        """The scoresheet as text, laid out like Appendix B."""
-        rule = "=" * 49
+    def render(self, width: int | None = None) -> str:
+        """The scoresheet as text, laid out like Appendix B: North-South's
+        entries beside East-West's, or, where that is wider than ``width``
+        characters (a narrow terminal), one side's under the other's."""
+        rule = "=" * min(49, width or 49)
         above = [(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above]
         below = [(s, f"{p}  (hand {n})") for game in self.games for n, s, p in game.below]
         # North-South's column is as wide as its longest entry, so East-West's stays in line
         w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
-        lines = [rule, "FLOWER BRIDGE".center(49), rule, "ABOVE THE LINE",
-                 f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
-        lines += _columns(above, w)
-        lines.append(f"{'—— ' + str(self.above_total(Side.NS)):<{w}}   {'—— ' + str(self.above_total(Side.EW))}")
-        lines += [rule, "BELOW THE LINE", f"{'NORTH-SOUTH':<{w}}   {'EAST-WEST':<{w}}"]
+        beside = width is None or 2 * w + 3 <= width
+        header = f"{'NORTH-SOUTH':<{w}}   EAST-WEST" if beside else None
+
+        def entries(items: list[tuple[Side, str]], total: Callable[[Side], int] | None) -> list[str]:
+            totals = (f"—— {total(Side.NS)}", f"—— {total(Side.EW)}") if total else None
+            if beside:
+                return _columns(items, w) + ([f"{totals[0]:<{w}}   {totals[1]}"] if totals else [])
+            if not items and totals:    # the session's totals alone: one line
+                return [f"—— NORTH-SOUTH {total(Side.NS)}, EAST-WEST {total(Side.EW)}"]
+            out = []
+            for i, side in enumerate((Side.NS, Side.EW)):
+                mine = [text for s, text in items if s is side]
+                if mine or totals:
+                    out += [side.label, *("  " + text for text in mine)]
+                    out += ["  " + totals[i]] if totals else []
+            return out
+
+        lines = [rule, "FLOWER BRIDGE".center(len(rule)).rstrip(), rule, "ABOVE THE LINE",
+                 *([header] if header else [])]
+        lines += entries(above, self.above_total)
+        lines += [rule, "BELOW THE LINE", *([header] if header else [])]
         for game in self.games:
             if not game.below and game.winner is None and game is self.games[-1] and len(self.games) > 1:
                 continue
-            lines += _columns([(s, f"{p}  (hand {n})") for n, s, p in game.below], w)
+            lines += entries([(s, f"{p}  (hand {n})") for n, s, p in game.below], None)
             if game.winner is not None:
-                lines.append(f"{'-' * 20} game {game.number} to {game.winner.label} {'-' * 8}")
+                lines.append(f"{'-' * (20 if beside else 4)} game {game.number} to {game.winner.label} "
+                             f"{'-' * (8 if beside else 4)}")
         # each side's below-the-line total over the session (R19)
-        lines.append(f"{'—— ' + str(self.below_total(Side.NS)):<{w}}   {'—— ' + str(self.below_total(Side.EW))}")
+        lines += entries([], self.below_total)
         lines += [rule, "GAME WINNER"]
         ns, ew = self.games_won
         lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
-        lines.append(f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
-                     + (f" — {self.leader.label} ahead" if self.leader is not None else " — level"))
+        totals = f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
+        standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
+        lines += [f"{totals} — {standing}"] if beside else [totals, standing]
         sheet = self.scoresheet()
         record = sheet["last_hand"]
         if record is not None:
@@ -282,13 +303,17 @@ class Session:
             lines.append(f"{'HONOR POINTS':<20}{record['honor_points']['NS']:<10}"
                          f"{record['honor_points']['EW']}")
             lines.append("(every honor captured: Brights, Animals and Ribbons)")
-            lines.append("-" * 41)
+            lines.append("-" * len(rule))
             for key, label, pts in (("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),
                                     ("ten_bright", "TEN BRIGHT BONUS", self.options.ten_bright_bonus)):
                 marks = "  ".join(f"{side} {'■' if record[key][side] else '□'}" for side in ("NS", "EW"))
                 lines.append(f"{label} (+{pts})  {marks}")
             lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
         lines.append(rule)
+        if width is not None:   # what is still too long goes on, indented, on the next line
+            lines = [part for line in lines
+                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
+                                  if len(line) > width else [line])]
         return "\n".join(lines)
 
 

@@ -200,6 +200,29 @@ def test_cli_numbers_out_of_their_range_are_one_error_line(cli, assert_cli_error
 def test_cli_match_samples_without_a_sampling_bot_is_refused(cli, assert_cli_error):
     assert_cli_error(cli("match", "--ns", "basic", "--ew", "random", "--samples", "5"),
                      r"--samples is for pimc .*: basic and random do not sample")
+    # a module:attribute bot whose factory takes no samples option would ignore it too
+    assert_cli_error(cli("match", "--ns", "basic", "--ew", "flowerbridge.bots.basic:BasicBot",
+                         "--boards", "1", "--samples", "5"),
+                     r"--samples is for pimc .*flowerbridge.bots.basic:BasicBot do not sample")
+    status, out, _ = cli("match", "--ns", "flowerbridge.bots.pimc:PimcBot", "--ew", "random",
+                         "--boards", "1", "--samples", "2")
+    assert status == 0 and "IMPs" in out
+
+
+@pytest.mark.parametrize("argv", [["deal", "--seed", "9"],
+                                  ["match", "--ns", "basic", "--ew", "random", "--boards", "2"],
+                                  ["demo", "--hands", "1", "--quiet"]])
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_cli_output_in_a_locale_without_unicode_falls_back_to_plain_characters(argv, encoding):
+    # a void's dash, a bot's point range, the times sign and the scoresheet's
+    # boxes: written plainly, not a UnicodeEncodeError part-way through
+    import os
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", *argv], capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": encoding}, timeout=300)
+    assert done.returncode == 0, done.stderr.decode(encoding, "replace")
+    assert b"Traceback" not in done.stderr and done.stdout.decode(encoding)
 
 
 def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,

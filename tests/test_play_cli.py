@@ -368,3 +368,24 @@ def test_play_as_dummy_anything_else_between_tricks_is_explained_and_q_ends(monk
     assert "You are dummy: your partner plays your cards." in out
     assert out.count("a for the rest of the hand: ") == 2
     assert "Trick 2 won by" not in out and out.rstrip().endswith("Session ended.")
+
+
+def test_play_with_standard_input_closed_ends_the_session_as_at_end_of_input(monkeypatch):
+    # `flowerbridge play <&-`: Python's sys.stdin is None (it was an AttributeError)
+    status, out = _play(monkeypatch, ["--seed", "3"], None)
+    assert status == 0 and "Session ended." in out
+
+
+def test_play_fits_the_scoresheet_to_a_narrow_terminal(monkeypatch):
+    # Appendix B's two columns side by side need about 72 characters: narrower,
+    # one side's entries go under the other's, and no line runs past the width
+    monkeypatch.setenv("COLUMNS", "41")
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
+    sheet = out[out.index("FLOWER BRIDGE"):out.index("Press Enter", out.index("FLOWER BRIDGE"))]
+    assert status == 0 and max(len(line) for line in sheet.splitlines()) <= 40
+    above = sheet[sheet.index("ABOVE THE LINE"):sheet.index("BELOW THE LINE")]
+    assert above.index("NORTH-SOUTH") < above.index("EAST-WEST")
+    assert "NORTH-SOUTH   " not in above       # not side by side
+    monkeypatch.setenv("COLUMNS", "120")
+    status, wide = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
+    assert f"{'NORTH-SOUTH':<34}   EAST-WEST" in wide

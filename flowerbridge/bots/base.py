@@ -136,21 +136,8 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
     A factory that does not take a keyword (a ``seed``, say) is called
     without it, so a minimal third-party bot class needs no constructor.
     """
-    path = BOT_LEVELS.get(spec, spec)
-    if ":" not in path:
-        raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
-                                "or a module:attribute path")
-    module_name, _, attr = path.partition(":")
-    if not module_name or not attr:
-        raise FlowerBridgeError(f"cannot load bot {spec!r}: write it as module:attribute")
-    try:
-        target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise FlowerBridgeError(f"cannot load bot {spec!r}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
-        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
-                       f"{type(exc).__name__}: {exc}") from None
-    if isinstance(target, type) or (callable(target) and not hasattr(target, "act")):
+    target = _target(spec)
+    if _is_factory(target):
         try:
             bot = target(**_accepted(target, kwargs))
         except Exception as exc:  # noqa: BLE001 -- the factory is other people's code
@@ -164,6 +151,37 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
     if not callable(getattr(bot, "act", None)):
         raise FlowerBridgeError(f"bot {spec!r} has no act(observation) method")
     return bot
+
+
+def _target(spec: str) -> Any:
+    """What a bot name points at: a level's class, or a module's attribute."""
+    path = BOT_LEVELS.get(spec, spec)
+    if ":" not in path:
+        raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
+                                "or a module:attribute path")
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise FlowerBridgeError(f"cannot load bot {spec!r}: write it as module:attribute")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise FlowerBridgeError(f"cannot load bot {spec!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
+        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
+                       f"{type(exc).__name__}: {exc}") from None
+
+
+def _is_factory(target: Any) -> bool:
+    """A class or factory to call for each bot (else a bot object, copied)."""
+    return isinstance(target, type) or (callable(target) and not hasattr(target, "act"))
+
+
+def bot_takes(spec: str, option: str) -> bool:
+    """Whether the bot ``spec`` names takes the keyword option ``option``
+    (:func:`load_bot` passes a factory only the options it takes, so one it
+    does not take would be ignored); a bot object takes none."""
+    target = _target(spec)
+    return _is_factory(target) and option in _accepted(target, {option: None})
 
 
 def _accepted(factory: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ Bad input never shows a traceback: a :class:`~flowerbridge.errors.FlowerBridgeEr
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
 import re
 import sys
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the status."""
+    _plain_where_not_unicode()
     try:
         parser = build_parser()
         args, rest = parser.parse_known_args(argv)
@@ -79,6 +81,35 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+# What the commands print beyond ASCII, and what stands for it where the output
+# cannot hold it (a Latin-1 or ASCII locale); anything else becomes "?"
+_PLAIN = {"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00d7": "x", "\u25a0": "#",
+          "\u25a1": ".", "\u2026": "...", "\u2605": "*", "\u00b7": "."}
+
+
+def _plain(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeEncodeError)
+    text = error.object[error.start:error.end]
+    return "".join(_PLAIN.get(ch, "?") for ch in text), error.end
+
+
+def _plain_where_not_unicode() -> None:
+    """Standard output and error in an encoding that lacks the dashes, times
+    signs and boxes the commands print write a plain stand-in for each,
+    instead of failing with UnicodeEncodeError part-way through."""
+    codecs.register_error("flowerbridge-plain", _plain)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if not encoding or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            if codecs.lookup(encoding).name.startswith("utf"):
+                continue
+            stream.reconfigure(errors="flowerbridge-plain")
+        except (LookupError, ValueError, OSError):
+            pass
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")   # what may break a line

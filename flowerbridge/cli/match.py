@@ -31,11 +31,13 @@ def run(args) -> int:
     import json
     import sys
 
+    from ..bots.base import bot_takes
     from ..bots.match import run_match
 
     from . import parse_seed
     seed = parse_seed(args.seed)
-    if args.samples is not None and {args.ns, args.ew} <= {"random", "basic"}:
+    # an option no bot takes would be ignored: refused
+    if args.samples is not None and not any(bot_takes(bot, "samples") for bot in (args.ns, args.ew)):
         from . import UsageError
         raise UsageError(f"--samples is for pimc (or a bot that takes a samples option): "
                          f"{args.ns} and {args.ew} do not sample")

@@ -59,13 +59,21 @@ def run(args) -> int:
             status = 130
         table.say("Session ended.")
         if session.hands and not table.sheet_shown:
-            table.say(session.render())
+            table.say(session.render(_width()))
     return status
+
+
+def _width() -> int:
+    """Characters a line may take: the terminal's width less one (COLUMNS where
+    set, 80 when not at a terminal), and no fewer than 24."""
+    import shutil
+
+    return max(24, shutil.get_terminal_size().columns - 1)
 
 
 def _terminal() -> bool:
     """Whether the person types at a terminal; if so, readline edits their lines."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if sys.stdin is None or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return False
     try:
         import readline  # noqa: F401  (importing it is what gives input() line editing)
@@ -98,7 +106,8 @@ class Table:
         else:
             self.stdout.write(prompt)
             self.stdout.flush()
-            line = self.stdin.readline()
+            # standard input closed (`<&-`): Python's sys.stdin is None, read as its end
+            line = self.stdin.readline() if self.stdin is not None else ""
         if not line:
             self.say()
             raise Quit
@@ -148,7 +157,7 @@ class Table:
         # the hand is over: every card may be seen, the 8 undealt too
         self.say("\n" + render_deal(state, names=False))
         self.say(render_score(state))
-        self.say(session.render())
+        self.say(session.render(_width()))
         self.sheet_shown = True
         if not session.is_over:
             self.ask("Press Enter for the next hand (q to quit): ")
@@ -176,14 +185,11 @@ class Table:
             self.say(f"{who} plays {event.card.code} {event.card.name}")
 
     def show_holding(self, title: str, cards) -> None:
-        import shutil
-
         from ..render import format_holding
 
         self.say(f"{title}:")
         # a suit's cards with their names can run past the terminal's width
-        width = max(40, shutil.get_terminal_size().columns - 1)
-        for line in format_holding(cards, names=True, width=width - 2):
+        for line in format_holding(cards, names=True, width=_width() - 2):
             self.say("  " + line)
 
     def human_turn(self, state) -> None:
