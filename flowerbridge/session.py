@@ -256,7 +256,7 @@ class Session:
             totals = (f"—— {total(Side.NS)}", f"—— {total(Side.EW)}") if total else None
             if beside:
                 return _columns(items, w) + ([f"{totals[0]:<{w}}   {totals[1]}"] if totals else [])
-            if not items and totals:    # the session's totals alone: one line
+            if not items and total:    # the session's totals alone: one line
                 return [f"—— NORTH-SOUTH {total(Side.NS)}, EAST-WEST {total(Side.EW)}"]
             out = []
             for i, side in enumerate((Side.NS, Side.EW)):
