@@ -226,6 +226,37 @@ def test_r11_voids_shown_by_not_following_are_real(seed, cards_played):
     k = Knowledge(state.observation(Seat.N))
     for seat, suits in k.voids.items():
         assert not {c.suit for c in state.remaining(seat)} & suits
+    # and every void shown is known
+    for seat, suits in _shown_voids(state).items():
+        assert suits <= k.voids[seat]
+
+
+def _shown_voids(state: HandState) -> dict[Seat, set]:
+    """The suits each seat has shown out of, read from the plays alone (each
+    trick is four plays in order; a card not of the suit led shows a void)."""
+    voids: dict[Seat, set] = {seat: set() for seat in Seat}
+    plays = list(state.plays)
+    for start in range(0, len(plays), 4):
+        led = plays[start].card.suit
+        for play in plays[start + 1:start + 4]:
+            if play.card.suit is not led:
+                voids[play.seat].add(led)
+    return voids
+
+
+def test_r11_a_seat_that_does_not_follow_is_known_void_in_the_suit_led():
+    # the bots' knowledge is built from what the table showed: found in the
+    # plays of many hands, every discard marks its seat void in the suit led
+    found = 0
+    for seed in range(40):
+        state = _hand_in_play(seed, 52)
+        if state is None:
+            continue
+        k = Knowledge(state.observation(Seat.N))
+        for seat, suits in _shown_voids(state).items():
+            found += len(suits)
+            assert suits <= k.voids[seat], (seed, seat)
+    assert found > 20
 
 
 def test_a_card_is_boss_only_when_no_higher_copy_may_be_with_an_opponent():
@@ -547,9 +578,10 @@ def test_sampled_worlds_respect_every_hard_constraint(seed, cards_played):
     sampler = Sampler(k)
     world = sampler.sample(random.Random(seed))
     assert len(world.undealt) == UNDEALT_SIZE
+    shown_voids = _shown_voids(state)   # from the plays, not from the code under test
     for seat in k.hidden_seats():
         assert len(world.hands[seat]) == len(state.remaining(seat))
-        assert not {c.suit for c in world.hands[seat]} & k.voids[seat]
+        assert not {c.suit for c in world.hands[seat]} & (k.voids[seat] | shown_voids[seat])
     everything = [c for h in world.hands.values() for c in h] + list(world.undealt)
     everything += [c for h in k.visible.values() for c in h] + [p.card for p in state.plays]
     assert sorted(c.index for c in everything) == sorted(i for i in range(30) for _ in range(2))

@@ -302,6 +302,35 @@ def test_ruling_r19_session_ends_after_a_number_of_games_side_ahead_on_total():
     assert session.leader is NS
 
 
+def test_ruling_r19_the_side_ahead_is_ahead_on_total_points_not_games_or_below_the_line():
+    # North-South win the game and lead below the line; East-West's penalties
+    # above it put them ahead on total points, which is what R19 counts
+    options = RuleOptions(undertrick_penalty=500)
+    session = Session(options, max_games=1)
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "7NT", options)))
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "5A", options)))
+    assert session.is_over and session.games_won == (1, 0)
+    assert session.below_total(NS) > session.below_total(EW)
+    assert session.total(EW) > session.total(NS) and session.leader is EW
+    assert session.scoresheet()["leader"] == "EW" and "EAST-WEST ahead" in session.render()
+
+
+def test_ruling_r18_both_sides_start_the_next_game_at_zero_below_the_line():
+    # East-West's part score of the first game does not carry into the second
+    session = Session()
+    east = HandState(TRUMP_DEAL, session.next_dealer)
+    for call in ("Pass", "2R", "Pass", "Pass", "Pass"):     # North deals; East declares 2R
+        east.call(call)
+    session.add(play_greedy(east))
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "5A")))
+    first, second = session.games
+    assert first.winner is NS and [(s, p) for _, s, p in first.below] == [(EW, 60), (NS, 150)]
+    assert second.below == [] and second.total(NS) == second.total(EW) == 0
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    assert [(s, p) for _, s, p in session.games[1].below] == [(NS, 60)]
+    assert session.scoresheet()["games"][1]["below"] == [{"hand": 3, "side": "NS", "points": 60}]
+
+
 def test_ruling_r19_scoresheet_names_north_south_as_winner_and_leader():
     # Side.NS is 0: the scoresheet must not mistake it for "no side".
     session = Session()

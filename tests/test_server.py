@@ -428,6 +428,73 @@ def test_no_one_can_act_for_another_seat(server):
     assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == seq
 
 
+def _four_people_at_the_opening_lead(server):
+    """A table of four people whose auction is over (1A by North, East to lead):
+    the table's id and each seat's client, every client up to date."""
+    created = server.create_table({seat: "human" for seat in "NESW"})
+    table_id = created["table"]["id"]
+    people = {seat: joined(server, table_id, created["invitations"][seat]["token"]) for seat in "NESW"}
+    for seat, call in zip("NESW", ("1A", "Pass", "Pass", "Pass")):
+        people[seat].send({"type": "call", "call": call})
+        target = people[seat].seq + 1
+        for client in people.values():
+            client.until(lambda m, c=client, t=target: c.seq >= t)
+    return table_id, people
+
+
+def _refused(client, card: str) -> str:
+    client.send({"type": "play", "card": card})
+    error = client.until(lambda m: m["type"] == "error")
+    assert error["code"] == "illegal", error
+    return error["message"]
+
+
+def test_chapter_8_no_one_plays_out_of_turn_and_only_declarer_plays_the_dummys_cards(server):
+    # (the engine's rule, held at the server too: it passes the seat that acts)
+    table_id, people = _four_people_at_the_opening_lead(server)
+    north, east, south, west = (people[s] for s in "NESW")
+    seq = east.seq
+    for client in (north, south, west):     # East leads
+        card = client.view["hand"][0]
+        assert "out of turn" in _refused(client, card)
+    east.send({"type": "play", "card": east.view["legal"][0]})
+    for client in people.values():
+        client.until(lambda m, c=client: c.seq == seq + 1)
+    # South is dummy: its card is North's to choose, not South's, nor a defender's
+    dummy_card = north.view["legal"][0]
+    for client in (south, west, east):
+        assert "out of turn" in _refused(client, dummy_card)
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == seq + 1
+    north.send({"type": "play", "card": dummy_card})
+    played = north.until(lambda m: m["type"] == "play")
+    assert (played["seat"], played["card"]) == ("S", dummy_card)
+
+
+def _strings(value):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def test_ruling_r6_the_http_api_shows_no_card_of_a_hand_in_progress(server):
+    # the websocket views are checked card by card elsewhere; the lobby, the
+    # table and the session over HTTP must not show a hand's cards, nor the
+    # 8 undealt, before it is over, and its review is refused until then
+    table_id, people = _four_people_at_the_opening_lead(server)
+    for path in ("/api/tables", f"/api/tables/{table_id}", f"/api/tables/{table_id}/session"):
+        response = server.api("GET", path)
+        assert response.status_code == 200
+        shown = [text for text in _strings(response.json()) if text in CODES]
+        assert not shown, (path, shown)
+    review = server.api("GET", f"/api/tables/{table_id}/hands/1")
+    assert review.status_code >= 400 and not [t for t in _strings(review.json()) if t in CODES]
+
+
 def test_two_people_play_at_one_table(server):
     created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
     table_id = created["table"]["id"]

@@ -47,6 +47,38 @@ def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
             assert dd >= best
 
 
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10 ** 6))
+def test_dd_values_of_the_last_tricks_are_the_brute_force_minimax_values(seed):
+    # each card's value and the best card's, against a plain minimax over every
+    # legal card (tests/test_solver_flower.py) at the position before the card
+    from test_solver_flower import _ns_tricks, brute_force_values
+
+    state = finished_hand(seed)
+    first = 40
+    values = analysis.card_values(state, first)
+    side = state.contract.side
+    replay = HandState(state.deal, state.dealer, state.options)
+    for event in state.calls:
+        replay.call(event.call)
+    for event in state.plays[:first]:
+        replay.play(event.card)
+    for event, (dd, best) in zip(state.plays[first:], values):
+        trick = [card.index for _, card in replay.current_trick]
+        leader = replay.current_trick[0][0] if trick else replay.to_play
+        trump = replay.contract.denomination.trump
+        exact = brute_force_values([[c.index for c in replay.remaining(seat)] for seat in Seat],
+                                   None if trump is None else int(trump), int(leader), trick)
+        _ns_tricks.cache_clear()
+        ours = replay.to_play.side is side        # values are for the side to play
+        left = 13 - len(replay.tricks)
+        to_declarer = {card: v if ours else left - v for card, v in exact.items()}
+        won = replay.tricks_won[side]
+        assert dd == won + to_declarer[event.card.index]
+        assert best == won + (max if ours else min)(to_declarer.values())
+        replay.play(event.card)
+
+
 def _config(tmp_path) -> ServerConfig:
     return ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None)
 
