@@ -14,8 +14,11 @@ ray = pytest.importorskip("ray")
 
 @pytest.fixture(scope="module")
 def ray_address():
-    """A local Ray instance started by this test, and its address."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    """A local Ray instance started by this test, and its address: a new one
+    ("local") even where a Ray cluster already runs on this machine, which
+    ray.init() would join instead (and refuse num_cpus for)."""
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
+             log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
