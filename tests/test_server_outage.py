@@ -36,6 +36,28 @@ async def _four_people_seated(tmp_path, *, analysis: bool = False):
     return store, manager, live, conns
 
 
+async def _two_tables(tmp_path):
+    """A store, a manager and two new tables of four people: (store, manager, good, bad, tokens of bad)."""
+    store = Store(str(tmp_path / "fb.sqlite"))
+    store.migrate()
+    manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+    good, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+    bad, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+    return store, manager, good, bad, tokens
+
+
+async def _restart_leaves_closed(store, good, bad, why: str) -> TableManager:
+    """A server started again on ``store``: ``good`` open, ``bad`` left closed for ``why``."""
+    again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+    await again.start()
+    assert good.table.id in again.tables and bad.table.id not in again.tables
+    with pytest.raises(TableError, match=why) as err:
+        await again.get(bad.table.id)
+    assert err.value.code == "no_table"
+    assert await again._open_ids() == [good.table.id]
+    return again
+
+
 async def _seated(manager: TableManager, tokens, live, seat: Seat) -> Connection:
     conn = Connection()
     await manager.join(conn, live.table.id, tokens[seat], None)
@@ -71,11 +93,7 @@ def test_server_an_action_that_cannot_be_stored_is_not_kept_in_memory(tmp_path, 
 
 def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_replay(tmp_path):
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
-        good, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
-        bad, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        store, manager, good, bad, _ = await _two_tables(tmp_path)
         actor = bad.table.actor
         # a log with a gap: the first call stored as made by the wrong seat
         store.append([Append(
@@ -83,15 +101,10 @@ def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_repla
                                     seat=actor.next().name, action="Pass")], None)])
         await manager.stop()
 
-        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
-        await again.start()
-        assert good.table.id in again.tables and bad.table.id not in again.tables
-        with pytest.raises(TableError, match="cannot be loaded: its stored log does not replay") as err:
-            await again.get(bad.table.id)
-        assert err.value.code == "no_table"
+        again = await _restart_leaves_closed(store, good, bad,
+                                             "cannot be loaded: its stored log does not replay")
         # the lobby lists the others, and the damaged table does not count as open
         assert [t["id"] for t in await again.open_tables()] == [good.table.id]
-        assert await again._open_ids() == [good.table.id]
         await again.stop()
 
     asyncio.run(scenario())
@@ -243,25 +256,14 @@ def test_server_start_leaves_a_table_with_a_damaged_row_closed_and_opens_the_oth
     # docs/server.md: a table that cannot be loaded is named in the log and left
     # closed; the server starts, and every other table opens
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
-        good, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
-        bad, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        store, manager, good, bad, tokens = await _two_tables(tmp_path)
         conn = await _seated(manager, tokens, bad, bad.table.actor)
         await manager.submit(conn, "call", "1A", None)
         await manager.stop()
         with store.engine.begin() as connection:
             connection.execute(text(damage.replace("WHERE", "WHERE table_id = :id AND")
                                     if "WHERE" in damage else damage), {"id": bad.table.id})
-
-        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
-        await again.start()
-        assert good.table.id in again.tables and bad.table.id not in again.tables
-        with pytest.raises(TableError, match="cannot be loaded") as err:
-            await again.get(bad.table.id)
-        assert err.value.code == "no_table"
-        assert await again._open_ids() == [good.table.id]
+        again = await _restart_leaves_closed(store, good, bad, "cannot be loaded")
         await again.stop()
 
     asyncio.run(scenario())
