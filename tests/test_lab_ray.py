@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -74,3 +75,80 @@ def test_lab_run_that_fails_before_any_chunk_leaves_no_folder_behind(tmp_path, m
         run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address="127.0.0.1:9")
     assert not (tmp_path / "lab").exists()
     assert run(tmp_path / "lab", ["deals"], n=4, seed=2, workers=1).computed == 1
+
+
+BOTS = '''
+import os
+
+
+class FirstLegal:
+    def act(self, observation):
+        return observation.legal[0]
+
+
+class Crash:
+    def act(self, observation):
+        os._exit(1)     # the worker process dies, every time Ray retries it
+'''
+
+
+def _lab_on_ray(ray_address, tmp_path, bots, *more):
+    (tmp_path / "mods").mkdir(exist_ok=True)
+    (tmp_path / "mods" / "labbots.py").write_text(BOTS)
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "8", "--seed", "2",
+               "--bots", bots, "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet", *more]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods")}
+    return subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
+
+
+def test_lab_on_ray_finds_a_bot_module_on_pythonpath_as_local_workers_do(ray_address, tmp_path):
+    # docs/bots.md: a bot module on PYTHONPATH; the cluster's workers are given it too
+    done = _lab_on_ray(ray_address, tmp_path, "labbots:FirstLegal")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "play.csv").exists()
+
+
+def test_lab_on_ray_a_worker_that_keeps_dying_is_one_error_line_to_resume(ray_address, tmp_path):
+    # (Ray's WorkerCrashedError escaped as a traceback; local workers say the same in one line)
+    done = _lab_on_ray(ray_address, tmp_path, "labbots:Crash")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert "the Ray cluster lost its work" in line and "run the same command to resume" in line
+
+
+def test_lab_ray_address_where_something_else_answers_is_one_error_at_once(tmp_path):
+    # an open port that is no Ray cluster (here an HTTP server): Ray alone retried for minutes
+    import http.server
+    import threading
+
+    from flowerbridge.lab import LabError
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        address = f"127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(LabError, match=f"cannot join the Ray cluster at {address}: .*no Ray cluster"):
+            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not (tmp_path / "lab").exists()
+
+
+def test_lab_ray_auto_checks_the_address_ray_address_names(tmp_path, monkeypatch):
+    import socket
+
+    from flowerbridge.lab import LabError
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    with pytest.raises(LabError, match=f"cannot reach the Ray cluster at 127.0.0.1:{port}"):
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address="auto")
+
+
+@pytest.mark.parametrize("address", ["", " "])
+def test_lab_an_empty_ray_address_is_refused_not_taken_as_local(tmp_path, address):
+    from flowerbridge.lab import LabError
+    with pytest.raises(LabError, match="--ray: give the cluster's address"):
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address, workers=2)
+    assert not (tmp_path / "lab").exists()

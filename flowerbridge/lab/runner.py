@@ -167,15 +167,24 @@ def _stop_workers(pool) -> None:
         process.terminate()
 
 
+# An HTTP/2 client's first words (the connection preface and an empty SETTINGS
+# frame): a gRPC server, as Ray's are, answers with a SETTINGS frame of its own
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
 def _check_reachable(address: str, timeout: float = 5.0) -> None:
     """The Ray package must be installed, and a ``host:port`` (or
-    ``ray://host:port``) address well formed and answering a TCP connection:
-    Ray itself keeps retrying an unreachable one for minutes, printing its own
-    warnings. ``auto`` and ``local`` are Ray's to resolve."""
+    ``ray://host:port``) address well formed and answered by a gRPC server,
+    as Ray's are: Ray itself keeps retrying an unreachable address, or one
+    where something else listens, for minutes, printing its own warnings.
+    ``local`` is Ray's to start; ``auto`` is checked as the ``RAY_ADDRESS``
+    it stands for, where that is set."""
     try:
         import ray  # noqa: F401 -- only whether it is there
     except ImportError:
         raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
+    if address == "auto":
+        address = os.environ.get("RAY_ADDRESS", "").strip() or "auto"
     if address in ("auto", "local"):
         return
     host, sep, port = address.removeprefix("ray://").rpartition(":")
@@ -183,7 +192,13 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
             or not 0 < int(port) < 65536 or any(ch.isspace() for ch in host):
         raise LabError(f"--ray {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as probe:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("0", "", "false"):
+                probe.sendall(_H2_PREFACE)
+                answer = probe.recv(9)
+                if len(answer) < 4 or answer[3] != 4:     # no SETTINGS frame: no gRPC server
+                    raise LabError(f"cannot join the Ray cluster at {address}: what answers there "
+                                   "is no Ray cluster (it does not speak gRPC)")
     except (OSError, ValueError) as exc:
         raise LabError(f"cannot reach the Ray cluster at {address}: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
@@ -198,10 +213,20 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
 
     connected_here = not ray.is_initialized()
     if connected_here:
+        # bot modules found through PYTHONPATH here are looked for at the same
+        # paths on the cluster's nodes (docs/lab.md)
+        path = os.environ.get("PYTHONPATH")
         try:
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None)
         except Exception as exc:  # noqa: BLE001 -- ray raises many kinds; the user needs one line
-            raise LabError(f"cannot join the Ray cluster at {address}: {exc}") from None
+            hint = ("; a cluster started with token authentication (`ray start`'s default in "
+                    "recent Ray) needs RAY_AUTH_MODE=token here too, or --ray auto on one of "
+                    "its nodes" if address not in ("auto", "local")
+                    and not os.environ.get("RAY_AUTH_MODE") else "")
+            raise LabError(f"cannot join the Ray cluster at {address}: "
+                           f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}"
+                           f"{hint}") from None
     remote = ray.remote(num_cpus=1)(compute_chunk)
     pending = {}
     try:
@@ -214,6 +239,11 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
             except ray.exceptions.RayTaskError as exc:
                 cause = exc.as_instanceof_cause()
                 raise LabError(str(getattr(cause, "cause", cause) or cause)) from None
+            except ray.exceptions.RayError as exc:  # a worker or node lost, out of memory
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise LabError(f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: the Ray "
+                               f"cluster lost its work ({type(exc).__name__}: {first}); run the "
+                               "same command to resume") from None
             yield chunk, text
     finally:
         for ref in pending:
@@ -409,6 +439,8 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         raise LabError(f"chunk size must be at least 1, not {chunk_size}")
     if workers is not None and workers < 1:
         raise LabError(f"workers must be at least 1, not {workers}")
+    if ray_address is not None and not ray_address.strip():
+        raise LabError("--ray: give the cluster's address (HOST:PORT, ray://HOST:PORT, auto or local)")
     if workers is not None and ray_address:
         raise LabError("workers are local processes: with a Ray cluster the cluster's own workers "
                        "do the work, so give one or the other")
