@@ -199,6 +199,8 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
                 if len(answer) < 4 or answer[3] != 4:     # no SETTINGS frame: no gRPC server
                     raise LabError(f"cannot join the Ray cluster at {address}: what answers there "
                                    "is no Ray cluster (it does not speak gRPC)")
+    except LabError:
+        raise
     except (OSError, ValueError) as exc:
         raise LabError(f"cannot reach the Ray cluster at {address}: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
