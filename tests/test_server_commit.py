@@ -67,3 +67,41 @@ def test_group_commit_returns_only_after_the_commit(n):
         await asyncio.gather(*(one(a) for a in appends(n)))
 
     asyncio.run(main())
+
+
+def test_group_commit_any_failure_of_a_write_reaches_every_caller_as_a_store_error():
+    # e.g. the database thread pool already shut down: a RuntimeError, not a
+    # StoreError. It stopped the flusher, and every caller of the batch (and
+    # those queued behind it) waited for good, holding their tables' locks
+    calls = 0
+
+    async def write(batch):
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(0.01)
+        if calls == 1:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+
+    async def main():
+        commits = GroupCommit(write)
+        first = [asyncio.create_task(commits.append(Append(t, []))) for t in ("t1", "t2")]
+        await asyncio.sleep(0.001)
+        later = asyncio.create_task(commits.append(Append("t3", [])))   # queued behind the batch
+        done, waiting = await asyncio.wait({*first, later}, timeout=2)
+        assert not waiting
+        return [type(task.exception()).__name__ if task.exception() else "ok" for task in (*first, later)]
+
+    # the batch failed as a whole; each was retried alone (the write works again)
+    assert asyncio.run(main()) == ["ok", "ok", "ok"]
+
+    async def always_failing(batch):
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+    async def failing():
+        commits = GroupCommit(always_failing)
+        results = await asyncio.wait_for(asyncio.gather(
+            *(commits.append(Append(t, [])) for t in ("t1", "t2")), return_exceptions=True), 2)
+        return [(type(r).__name__, str(r)) for r in results]
+
+    for name, message in asyncio.run(failing()):
+        assert name == "StoreError" and "RuntimeError: cannot schedule new futures" in message

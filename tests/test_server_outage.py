@@ -267,3 +267,92 @@ def test_server_start_leaves_a_table_with_a_damaged_row_closed_and_opens_the_oth
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_server_an_action_the_database_holds_though_memory_let_it_go_is_sent_and_a_later_one_refused(
+        tmp_path, monkeypatch):
+    # 1A's write lands but is reported failed while reads fail too: memory lets it
+    # go. The next call at that seq fails on the stored 1A; the reload finds seq 2
+    # stored -- but it is 1A, not this call: this call was not made (it was taken
+    # as "stored after all" and lost), and 1A, stored, is sent to everyone now
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        first = live.table.actor
+        real_append = store.append
+
+        def lands_then_fails(batch):
+            real_append(batch)
+            raise StoreError("database write failed: connection reset")
+
+        monkeypatch.setattr(store, "append", lands_then_fails)
+        monkeypatch.setattr(store, "load", _down)
+        with pytest.raises(TableError, match="it was not made"):
+            await manager.submit(conns[first], "call", "1A", None)
+        assert live.table.seq == 1
+        monkeypatch.undo()
+        for conn in conns.values():
+            _drain(conn)
+        with pytest.raises(TableError, match="it was not made") as refused:
+            await manager.submit(conns[first], "call", "2A", None)
+        assert refused.value.code == "busy"
+        assert [(e.seq, e.action) for e in store.load(live.table.id).events] == [(1, None), (2, "1A")]
+        assert (live.table.seq, live.table.actor) == (2, first.next())
+        for conn in conns.values():
+            assert [(m["seq"], m["call"]) for m in _drain(conn) if m["type"] == "call"] == [(2, "1A")]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_joins_waiting_on_the_tables_lock_keep_to_the_connection_limits(tmp_path):
+    # counted before the wait only, every join that came in during a commit got in
+    from flowerbridge.server.limits import MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
+
+    async def scenario() -> None:
+        store, manager, _, live, token = await _two_tables(tmp_path)
+        await manager.join(Connection(), live.table.id, token[Seat.N], None)
+        async with live.lock:       # as while an action is committed
+            joins = [asyncio.create_task(manager.join(Connection(), live.table.id, token[Seat.N], None))
+                     for _ in range(2 * MAX_SEAT_CONNECTIONS)]
+            joins += [asyncio.create_task(manager.join(Connection(), live.table.id, None, None))
+                      for _ in range(2 * MAX_SPECTATORS)]
+            await asyncio.sleep(0.05)
+        results = await asyncio.gather(*joins, return_exceptions=True)
+        assert all(isinstance(r, TableError) and r.code == "too_many" for r in results if r is not None)
+        assert sum(c.role is Seat.N for c in live.connections) == MAX_SEAT_CONNECTIONS
+        assert sum(c.role is None for c in live.connections) == MAX_SPECTATORS
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_a_review_known_in_memory_only_survives_the_reload_after_a_failed_commit(tmp_path,
+                                                                                         monkeypatch):
+    # hand 1's values could not be saved (an outage), so they were known in memory
+    # only; a later failed commit rebuilt the table from the database and they
+    # were "pending" for good (the analysis is not started twice)
+    from flowerbridge.server import analysis
+
+    async def instant(state):
+        return []       # a passed-out hand has no card to value
+
+    monkeypatch.setattr(analysis, "run", instant)
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True)
+        monkeypatch.setattr(store, "save_analysis", _down)
+        for _ in range(4):                  # hand 1 passed out
+            await manager.submit(conns[live.table.actor], "call", "Pass", None)
+        await asyncio.sleep(0.1)
+        assert live.table.hands[0].dd_status == "ready"
+        monkeypatch.setattr(store, "append", _down)     # reads still work: the table is reloaded
+        with pytest.raises(TableError, match="it was not made"):
+            await manager.submit(conns[live.table.actor], "call", "1A", None)
+        assert live.table.hands[0].dd_status == "ready"
+        late = Connection()
+        await manager.join(late, live.table.id, None, None)
+        [snapshot] = [m for m in _drain(late) if m["type"] == "snapshot"]
+        assert snapshot["last_review"]["dd_status"] == "ready"
+        await manager.stop()
+
+    asyncio.run(scenario())

@@ -38,24 +38,33 @@ class GroupCommit:
         await future
 
     async def _flush(self) -> None:
-        while self._pending:
-            batch, self._pending = self._pending, []
-            try:
-                await self._write([append for append, _ in batch])
-            except StoreError as exc:
-                if len(batch) == 1:
-                    _settle(batch[0][1], exc)
+        batch: list[tuple[Append, asyncio.Future[None]]] = []
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                error = await self._try([append for append, _ in batch])
+                if error is None or len(batch) == 1:
+                    for _, future in batch:
+                        _settle(future, error)
                     continue
                 for append, future in batch:
-                    try:
-                        await self._write([append])
-                    except StoreError as single:
-                        _settle(future, single)
-                    else:
-                        _settle(future, None)
-                continue
-            for _, future in batch:
-                _settle(future, None)
+                    _settle(future, await self._try([append]))
+        finally:
+            # cancelled (the server is stopping): no caller is left waiting for good
+            for _, future in [*batch, *self._pending]:
+                _settle(future, StoreError("database write failed: the server is stopping"))
+
+    async def _try(self, appends: list[Append]) -> StoreError | None:
+        """Write ``appends`` in one transaction; the failure, as a StoreError, or None.
+        Any exception is a failure of the write (a closed database thread pool, a
+        driver's own error): it must reach the callers, never stop the flusher."""
+        try:
+            await self._write(appends)
+        except StoreError as exc:
+            return exc
+        except Exception as exc:  # noqa: BLE001 - see above
+            return StoreError(f"database write failed: {type(exc).__name__}: {exc}")
+        return None
 
 
 def _settle(future: asyncio.Future[None], error: Exception | None) -> None:

@@ -31,6 +31,7 @@ from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
+from .models import EventRow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
@@ -342,6 +343,12 @@ class TableManager:
             await self._db(self.store.mark_joined, table_id, role.name)
             live.table.players[role].joined = True
         async with live.lock:
+            # counted again: other joins may have come in while this one waited
+            same = sum(c.role is role for c in live.connections)
+            if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
+                raise TableError("too_many", f"this table has {same} connections "
+                                             + (f"for seat {role.name}" if role is not None
+                                                else "of spectators") + ", its most: close one first")
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
             stood_in = live.stood_in.pop(role, []) if role is not None else []
@@ -439,16 +446,27 @@ class TableManager:
             # The database is the truth (the write may have landed after all);
             # where it cannot be read either, the table forgets the action in
             # memory, so that nothing runs ahead of what is stored.
+            mine, before = rows, live.table
             try:
                 live.table = await self._load(live.table.id)
+                live.table.keep_analyses(before)    # values known here, not yet stored
             except StoreError:
                 live.table = live.table.without(rows)
-            if live.table.seq < rows[-1].seq:
+            # what the database holds from this seq on: this action (it landed, the
+            # failure came after the commit), or one whose own write was reported
+            # failed while the database could not be read, never sent to anyone
+            rows = [e for hand in live.table.hands for e in hand.events if e.seq >= mine[0].seq]
+            if not (rows and (rows[0].kind, rows[0].seat, rows[0].action)
+                    == (mine[0].kind, mine[0].seat, mine[0].action)):
+                if rows:
+                    self._made(live, rows)
                 raise TableError("busy", "the server could not store that action; it was not "
                                          "made — try again") from None
-            # it landed (the failure came after the commit): the action was made
             log.warning("table %s: seq %d was stored after all", live.table.id, rows[0].seq)
-            rows = [e for hand in live.table.hands for e in hand.events if e.seq >= rows[0].seq]
+        self._made(live, rows)
+
+    def _made(self, live: LiveTable, rows: list[EventRow]) -> None:
+        """Tell the table about stored events: reviews, messages, the bots' turn."""
         # before the messages are made: a server without analysis says so in the
         # hand's own review (a server with it starts a task that runs after them)
         for row in rows:

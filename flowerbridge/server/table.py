@@ -206,6 +206,15 @@ class Table:
                              if 1 <= hand <= self.hand_number else f"there is no hand {hand}")
         return self.session.hands[hand - 1]
 
+    def keep_analyses(self, other: "Table") -> None:
+        """Take ``other``'s double-dummy values of the same hands where this
+        table has none yet (a table rebuilt from the database while a value was
+        known only in memory, its save having failed)."""
+        for mine, theirs in zip(self.hands, other.hands):
+            if mine.dd_status == "pending" and theirs.dd_status != "pending" \
+                    and [(e.seq, e.action) for e in mine.events] == [(e.seq, e.action) for e in theirs.events]:
+                mine.dd, mine.dd_status = theirs.dd, theirs.dd_status
+
     def set_analysis(self, hand: int, values: DDValues | None) -> None:
         """Record a finished hand's double-dummy values (``None``: there will be none)."""
         if not self.is_finished(hand):
