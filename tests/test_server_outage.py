@@ -202,6 +202,17 @@ def test_server_a_review_is_not_served_for_a_hand_whose_last_card_is_not_stored(
     asyncio.run(scenario())
 
 
+def _writes_land_then_fail(store: Store, monkeypatch) -> None:
+    """Every write commits, then reports failure (a connection lost as the database answers)."""
+    real_append = store.append
+
+    def lands_then_fails(batch):
+        real_append(batch)
+        raise StoreError("database write failed: server closed the connection unexpectedly")
+
+    monkeypatch.setattr(store, "append", lands_then_fails)
+
+
 def _drain(conn: Connection) -> list[dict]:
     out = []
     while not conn.queue.empty():
@@ -221,13 +232,7 @@ def test_server_an_action_stored_though_its_write_reported_failure_is_made_and_s
         first = live.table.actor
         await manager.submit(conns[first], "call", "1A", None)
         second = live.table.actor
-        real_append = store.append
-
-        def lands_then_fails(batch):
-            real_append(batch)
-            raise StoreError("database write failed: server closed the connection unexpectedly")
-
-        monkeypatch.setattr(store, "append", lands_then_fails)
+        _writes_land_then_fail(store, monkeypatch)
         for conn in conns.values():
             _drain(conn)
         await manager.submit(conns[second], "call", "Pass", None)
@@ -278,13 +283,7 @@ def test_server_an_action_the_database_holds_though_memory_let_it_go_is_sent_and
     async def scenario() -> None:
         store, manager, live, conns = await _four_people_seated(tmp_path)
         first = live.table.actor
-        real_append = store.append
-
-        def lands_then_fails(batch):
-            real_append(batch)
-            raise StoreError("database write failed: connection reset")
-
-        monkeypatch.setattr(store, "append", lands_then_fails)
+        _writes_land_then_fail(store, monkeypatch)
         monkeypatch.setattr(store, "load", _down)
         with pytest.raises(TableError, match="it was not made"):
             await manager.submit(conns[first], "call", "1A", None)
