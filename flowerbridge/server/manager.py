@@ -332,23 +332,14 @@ class TableManager:
             role = live.table.seat_for_token_hash(token_hash(token))
             if role is None:
                 raise TableError("unauthorized", "this token holds no seat at this table")
-        same = sum(c.role is role for c in live.connections)
-        if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
-            raise TableError("too_many", f"this table has {same} connections "
-                                         + (f"for seat {role.name}" if role is not None else "of spectators")
-                                         + ", its most: close one first")
+        _check_room(live, role)
         if role is not None and not live.table.players[role].joined:
             # stored first: a seat is not taken as joined (its stand-in clock started
             # after a restart) unless the database says so
             await self._db(self.store.mark_joined, table_id, role.name)
             live.table.players[role].joined = True
         async with live.lock:
-            # counted again: other joins may have come in while this one waited
-            same = sum(c.role is role for c in live.connections)
-            if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
-                raise TableError("too_many", f"this table has {same} connections "
-                                             + (f"for seat {role.name}" if role is not None
-                                                else "of spectators") + ", its most: close one first")
+            _check_room(live, role)     # again: other joins may have come in meanwhile
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
             stood_in = live.stood_in.pop(role, []) if role is not None else []
@@ -576,6 +567,15 @@ class TableManager:
 def new_token() -> str:
     """A fresh secret seat token (256 bits, URL-safe)."""
     return secrets.token_urlsafe(32)
+
+
+def _check_room(live: LiveTable, role: Role) -> None:
+    """Refuse a connection past the seat's (or the spectators') most at the table."""
+    same = sum(c.role is role for c in live.connections)
+    if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
+        raise TableError("too_many", f"this table has {same} connections "
+                                     + (f"for seat {role.name}" if role is not None else "of spectators")
+                                     + ", its most: close one first")
 
 
 def _role_name(role: Role) -> str:
