@@ -61,16 +61,18 @@ def test_lab_malformed_ray_address_is_one_error_and_writes_nothing(tmp_path, add
     assert not (tmp_path / "lab").exists()
 
 
+def _refused(jobs, address):
+    """The Ray backend, failing as ray.init does for a cluster that refuses this driver."""
+    from flowerbridge.lab import LabError
+    raise LabError(f"cannot join the Ray cluster at {address}: not a Ray cluster")
+    yield  # a generator, as the real one
+
+
 def test_lab_run_that_fails_before_any_chunk_leaves_no_folder_behind(tmp_path, monkeypatch):
     # e.g. an address that answers but is no Ray cluster: ray.init fails inside the run
     from flowerbridge.lab import LabError, runner
-
-    def refused(jobs, address):
-        raise LabError(f"cannot join the Ray cluster at {address}: not a Ray cluster")
-        yield  # a generator, as the real one
-
     monkeypatch.setattr(runner, "_check_reachable", lambda address: None)
-    monkeypatch.setattr(runner, "_ray", refused)
+    monkeypatch.setattr(runner, "_ray", _refused)
     with pytest.raises(LabError, match="cannot join"):
         run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address="127.0.0.1:9")
     assert not (tmp_path / "lab").exists()
@@ -153,3 +155,31 @@ def test_lab_an_empty_ray_address_is_refused_not_taken_as_local(tmp_path, addres
     with pytest.raises(LabError, match="--ray: give the cluster's address"):
         run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address, workers=2)
     assert not (tmp_path / "lab").exists()
+
+
+def _closed_port() -> int:
+    import socket
+    with socket.socket() as probe:      # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_lab_a_finished_folder_needs_no_cluster_to_merge_again(tmp_path):
+    # every chunk is there: nothing for Ray to do, so the cluster is not joined
+    first = run(tmp_path / "lab", ["deals"], n=40, seed=1, chunk_size=10, workers=1)
+    again = run(tmp_path / "lab", ["deals"], n=40, seed=1, ray_address=f"127.0.0.1:{_closed_port()}")
+    assert (again.computed, again.reused) == (0, 4)
+    assert (again.out / "deals.csv").read_bytes() == (first.out / "deals.csv").read_bytes()
+
+
+def test_lab_a_ray_run_that_fails_leaves_an_earlier_folder_as_it_was(tmp_path, monkeypatch):
+    # its settings and no empty chunk folder of the analysis it could not run
+    # (ray.init failing inside the run, as for a cluster that refuses this driver)
+    from flowerbridge.lab import LabError, runner
+    run(tmp_path / "lab", ["deals"], n=40, seed=1, chunk_size=10, workers=1)
+    manifest = (tmp_path / "lab" / "lab.json").read_bytes()
+    monkeypatch.setattr(runner, "_ray", _refused)
+    with pytest.raises(LabError, match="cannot join the Ray cluster"):
+        run(tmp_path / "lab", ["deals", "play"], n=40, seed=1, ray_address="127.0.0.1:9")
+    assert (tmp_path / "lab" / "lab.json").read_bytes() == manifest
+    assert sorted(p.name for p in (tmp_path / "lab" / "chunks").iterdir()) == ["deals"]

@@ -17,6 +17,7 @@ adds chunks).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -172,13 +173,10 @@ def _stop_workers(pool) -> None:
 _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
 
 
-def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """The Ray package must be installed, and a ``host:port`` (or
-    ``ray://host:port``) address well formed and answered by a gRPC server,
-    as Ray's are: Ray itself keeps retrying an unreachable address, or one
-    where something else listens, for minutes, printing its own warnings.
-    ``local`` is Ray's to start; ``auto`` is checked as the ``RAY_ADDRESS``
-    it stands for, where that is set."""
+def _check_address(address: str) -> tuple[str, int] | None:
+    """The Ray package must be installed, and the address well formed: its
+    host and port, or None for ``local`` and for ``auto`` without ``RAY_ADDRESS``
+    (``auto`` stands for the address that names)."""
     try:
         import ray  # noqa: F401 -- only whether it is there
     except ImportError:
@@ -186,13 +184,26 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     if address == "auto":
         address = os.environ.get("RAY_ADDRESS", "").strip() or "auto"
     if address in ("auto", "local"):
-        return
+        return None
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not host.strip("[]") or not (port.isascii() and port.isdecimal()) \
             or not 0 < int(port) < 65536 or any(ch.isspace() for ch in host):
         raise LabError(f"--ray {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
+    return host.strip("[]"), int(port)
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A well-formed address (:func:`_check_address`) answered by a gRPC
+    server, as Ray's are: Ray itself keeps retrying an unreachable address,
+    or one where something else listens, for minutes, printing its own
+    warnings."""
+    where = _check_address(address)
+    if where is None:
+        return
+    if address == "auto":
+        address = os.environ["RAY_ADDRESS"].strip()
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as probe:
+        with socket.create_connection(where, timeout=timeout) as probe:
             if os.environ.get("RAY_USE_TLS", "0").lower() in ("0", "", "false"):
                 probe.sendall(_H2_PREFACE)
                 answer = probe.recv(9)
@@ -213,6 +224,7 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
         raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
     import logging
 
+    _check_reachable(address)
     connected_here = not ray.is_initialized()
     if connected_here:
         # bot modules found through PYTHONPATH here are looked for at the same
@@ -450,7 +462,7 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     asked = {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
     out = Path(out)
     if ray_address:
-        _check_reachable(ray_address)  # before anything is written
+        _check_address(ray_address)  # before anything is written (reached once there is work)
     created = not out.exists()
     if not created and out.is_dir() and not (out / MANIFEST).exists() and any(out.iterdir()):
         raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
@@ -465,13 +477,14 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
 
     chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
     missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
-    for name in chosen:
-        (out / "chunks" / name).mkdir(parents=True, exist_ok=True)
+    made = [out / "chunks" / name for name in chosen if not (out / "chunks" / name).exists()]
+    for folder in made:
+        folder.mkdir(parents=True)
     jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
     to_do = set(missing)
     totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
     workers = workers or os.cpu_count() or 1
-    if ray_address:
+    if ray_address and jobs:    # (a finished folder needs no cluster)
         results = _ray(jobs, ray_address)
     elif workers == 1 or len(jobs) <= 1:
         results = _serial(jobs)
@@ -490,6 +503,9 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
             if created and not written:
                 shutil.rmtree(out, ignore_errors=True)
             elif not written:
+                for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
                 if before is None:
                     (out / MANIFEST).unlink(missing_ok=True)
                 else:
