@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -204,6 +205,15 @@ def test_lab_progress_in_a_log_is_a_plain_line_per_analysis_finished(tmp_path, c
     assert capsys.readouterr().err == ""
 
 
+def test_lab_summary_line_counts_chunks_in_words(tmp_path, capsys):
+    assert main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path),
+                 "--workers", "1", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "20 deals, seed 1: 1 chunk computed, 0 reused"
+    assert main(["lab", "deals", "--n", "1200", "--seed", "1", "--out", str(tmp_path),
+                 "--workers", "1", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "1,200 deals, seed 1: 3 chunks computed, 0 reused"
+
+
 def test_lab_progress_lines_give_deals_done_rate_and_time_left(capsys):
     from flowerbridge.lab.runner import _progress_lines
     advance = _progress_lines({"play": (100, 1000)}, every=0.0)
@@ -357,7 +367,7 @@ def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, 
     resumed = subprocess.run(_lab_command(out, n), capture_output=True, text=True, timeout=300,
                              env=env)
     assert resumed.returncode == 0, resumed.stderr
-    reused = int(resumed.stdout.split(" chunks computed, ")[1].split()[0])
+    reused = int(re.search(r" chunks? computed, (\d+) reused", resumed.stdout)[1])
     assert reused == len(saved)
     for name, data in saved.items():  # finished chunks are kept, not rewritten
         assert (out / "chunks" / "play" / name).read_bytes() == data

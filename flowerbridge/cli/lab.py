@@ -119,7 +119,8 @@ def run(args) -> int:
               file=sys.stderr)
         return 130
     done = study.result
-    print(f"{done.n:,} deals, seed {seed!r}: {done.computed} chunks computed, {done.reused} reused")
+    chunks = "chunk" if done.computed == 1 else "chunks"
+    print(f"{done.n:,} deals, seed {seed!r}: {done.computed} {chunks} computed, {done.reused} reused")
     if study.report:
         print(f"report: {study.report}")
     if args.designer:
