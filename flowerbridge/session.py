@@ -107,7 +107,8 @@ class Session:
         return HandState(deal, self.next_dealer, self.options)
 
     def add(self, state: HandState) -> HandScore:
-        """Enter a finished or passed-out hand on the scoresheet."""
+        """Enter a finished or passed-out hand on the scoresheet (a copy of it:
+        ``state`` may go on changing without changing the session)."""
         self._refuse_when_over()
         number = len(self.hands) + 1
         if state.dealer is not self.next_dealer:
@@ -121,7 +122,7 @@ class Session:
             score = state.score()
         except FlowerBridgeError as exc:    # an unfinished hand: say which
             raise type(exc)(f"hand {number}: {exc.detail}", rule=exc.rule) from None
-        self.hands.append(state)
+        self.hands.append(state.copy())  # the caller's may go on changing
         self.scores.append(score)
         game = self.games[-1]
         for item in score.items:

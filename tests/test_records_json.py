@@ -151,6 +151,17 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     assert again.render() == session.render()
 
 
+def test_ruling_r18_a_hand_on_the_scoresheet_stays_as_it_was_entered(ch16_record):
+    # The session keeps its own copy: the caller's HandState may go on changing.
+    session = Session(first_dealer=Seat.S)
+    state = replay(ch16_record)
+    session.add(state)
+    sheet, data = session.scoresheet(), session.to_dict()
+    state.undo()
+    assert session.scoresheet() == sheet and session.to_dict() == data
+    assert Session.from_dict(json.loads(json.dumps(data))).to_dict() == data
+
+
 def test_session_record_with_a_bad_hand_names_the_hand_once(ch16_record):
     # The session's first dealer is North; the Chapter 16 hand was dealt by South.
     data = {**Session().to_dict(), "first_dealer": "N", "hands": [ch16_record]}
