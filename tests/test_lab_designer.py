@@ -126,3 +126,49 @@ def test_designer_plains_gap_names_the_fit_lengths_it_was_averaged_over(tmp_path
     [plains] = [s for s in _suggestions(deals, play, {}, None, {}) if "Plains are worth" in s]
     assert "20 points" in plains and "(fits of 9–11 cards)" in plains and "8–11" not in plains
     assert (_lengths([8, 9, 10, 11]), _lengths([9, 11]), _lengths([10])) == ("8–11", "9, 11", "10")
+
+
+def _summaries(plains: float, others: float, tricks=(8.0, 8.0, 8.0)):
+    """A deals and a play summary whose 8-card fits reach game tricks at these rates."""
+    play = {"by_denom": {x: {"by_fit": {8: {"contracts": 100, "game_tricks": rate, "mean_tricks": t}},
+                             "mean_tricks": t, "game_level": level}
+                         for x, rate, t, level in zip("PRA", (plains, others, others), tricks, (5, 4, 4))},
+            "points_per_hand": {"honors": 1, "Bright bonuses": 1, "contract points (below)": 10},
+            "honor_margin": 1, "score_margin": 2}
+    deals = {"undealt": {"exact": {"some_bright": .79, "some_pair": .41, "some_bright_pair": .077}}}
+    return deals, play
+
+
+@pytest.mark.parametrize("plains, others, interval, headline, says", [
+    (10, 30, (12, 28), "**Plains are worth less than their price.**", "20 points (95% interval 12 to 28) more often"),
+    (10, 30, None, "**Plains are worth less than their price.**", "20 points more often"),
+    (30, 10, (-25, -15), "**Plains hold their own.**", "20 points (95% interval 15 to 25) less often"),
+    (10, 18, (-4, 20), "**No clear gap between Plains and the other suits.**", "interval includes zero"),
+])
+def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(plains, others, interval,
+                                                                            headline, says):
+    # it led with "Plains are worth less than their price" whatever the gap's sign or
+    # interval, and advised rescoring Plains on a gap whose interval held zero
+    from flowerbridge.lab.designer import _suggestions
+    first = _suggestions(*_summaries(plains, others), {}, None, {"play": interval, "dd": None})[0]
+    assert first.startswith(headline) and says in first
+    assert ("score Plains 30 a level" in first) == headline.startswith("**Plains are worth less")
+
+
+def test_designer_plains_conclusion_names_the_extra_trick_only_where_tricks_are_alike():
+    from flowerbridge.lab.designer import _suggestions
+    alike = _suggestions(*_summaries(10, 30), {}, None, {})[0]
+    assert "while taking about as many tricks (mean 8.0 in Plains" in alike
+    assert "The eleventh trick that 5P needs is the whole difference." in alike
+    unlike = _suggestions(*_summaries(10, 30, (7.0, 8.2, 8.1)), {}, None, {})[0]
+    assert "taking on average 7.0 tricks in Plains, 8.2 in Ribbons and 8.1 in Animals" in unlike
+    assert "about as many" not in unlike and "eleventh trick" not in unlike
+
+
+@pytest.mark.parametrize("changed, headline", [(17.0, "**Keep the undertrick penalty.**"),
+                                               (2.0, "**The undertrick penalty decides few hands")])
+def test_designer_penalty_conclusion_without_double_dummy_follows_its_figure(changed, headline):
+    from flowerbridge.lab.designer import _suggestions
+    [penalty] = [s for s in _suggestions(*_summaries(10, 30), {"strict": {"winner_changed": changed}},
+                                         None, {}) if "undertrick penalty" in s]
+    assert penalty.startswith(headline) and f"{changed:.0f}% of hands" in penalty

@@ -289,26 +289,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
     gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
     if gap is not None:
-        tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
-        found = []
-        if dd_gap is not None:
-            assert firm is not None
-            found.append(f"game is makeable double dummy {dd_gap:.0f} percentage points"
-                         f"{_interval(gaps.get('dd'))} more often in Ribbons or Animals than in Plains "
-                         f"(fits of {_lengths(_gap_lengths(firm['by_fit']))} cards)")
-        if play_gap is not None:
-            found.append(f"the bots took game tricks {play_gap:.0f} points{_interval(gaps.get('play'))} "
-                         f"more often in Ribbons or Animals than in Plains (fits of "
-                         f"{_lengths(_gap_lengths(play_fits))} cards), while taking about as many tricks (mean "
-                         f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, "
-                         f"{tricks['A']:.1f} in Animals)")
-        out.append(
-            "**Plains are worth less than their price.** With a trump fit of the same length, "
-            + " and ".join(found) + ". The eleventh trick that 5P needs is the whole difference. "
-            + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
-               "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
-               "`plains-30` variant) or 25 a level (game at 4P too, 4 × 25 = 100)."
-               if gap > 5 else "The gap is small: the 20-point scale costs Plains little."))
+        out.append(_plains_conclusion(play, firm, play_gap, dd_gap, gaps))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
                f"{100 * u['some_bright']:.0f}% of deals and both copies of some card in "
@@ -351,10 +332,72 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                        f"score alone, par scores nothing in {s['par_zero']:.0f}% of deals under the strict "
                        f"reading, against {d['par_zero']:.0f}% with 50 a trick.")
     elif "strict" in vs:
-        out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, so "
-                   f"nothing stops a side from outbidding any contract; with the same play the side "
-                   f"ahead changes in {vs['strict']['winner_changed']:.0f}% of hands already.")
+        changed = vs["strict"]["winner_changed"]
+        if changed >= 5:
+            out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, "
+                       f"so nothing stops a side from outbidding any contract; with the same play "
+                       f"the side ahead changes in {changed:.0f}% of hands already.")
+        else:
+            out.append(f"**The undertrick penalty decides few hands as they were played:** the side "
+                       f"ahead changes in {changed:.0f}% of hands without it. But without it a failed "
+                       "contract costs nothing, which would change the bidding; the double-dummy "
+                       "analysis (`--dd-n`) shows what par makes of that.")
     return out
+
+
+_ORDINALS = {7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth", 11: "eleventh", 12: "twelfth",
+             13: "thirteenth"}
+
+
+def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd_gap: float | None,
+                       gaps: dict[str, tuple[float, float] | None]) -> str:
+    """What the gap in game tricks between Ribbons or Animals and Plains says, led by
+    what its sign and its 95 % interval allow (the bot-play figure decides when there is one)."""
+    def said(value: float, bounds: tuple[float, float] | None, unit: str) -> str:
+        # "12 points (95% interval 8 to 16) more often", or "less often" for a negative gap
+        if value < 0 and bounds is not None:
+            bounds = (-bounds[1], -bounds[0])
+        return (f"{abs(value):.0f} {unit}{_interval(bounds)} {'more' if value >= 0 else 'less'} "
+                "often in Ribbons or Animals than in Plains")
+
+    found, alike = [], True
+    if dd_gap is not None:
+        assert firm is not None
+        found.append(f"game is makeable double dummy {said(dd_gap, gaps.get('dd'), 'percentage points')} "
+                     f"(fits of {_lengths(_gap_lengths(firm['by_fit']))} cards)")
+    if play_gap is not None:
+        tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
+        means = f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, {tricks['A']:.1f} in Animals"
+        alike = max(tricks.values()) - min(tricks.values()) <= 0.5
+        found.append(f"the bots took game tricks {said(play_gap, gaps.get('play'), 'points')} (fits of "
+                     f"{_lengths(_gap_lengths({x: play['by_denom'][x]['by_fit'] for x in GAP_SUITS}))} cards), "
+                     + (f"while taking about as many tricks (mean {means})" if alike
+                        else f"taking on average {tricks['P']:.1f} tricks in Plains, "
+                             f"{tricks['R']:.1f} in Ribbons and {tricks['A']:.1f} in Animals"))
+    gap = play_gap if play_gap is not None else dd_gap
+    assert gap is not None
+    bounds = gaps.get("play" if play_gap is not None else "dd")
+    if bounds is not None and np.isnan(bounds[0]):
+        bounds = None
+    evidence = "With a trump fit of the same length, " + " and ".join(found) + "."
+    if gap > 0 and (bounds is None or bounds[0] > 0):
+        levels = {x: play["by_denom"][x]["game_level"] for x in ("P", "R", "A")}
+        # the extra trick explains the gap only where the suits take about as many tricks
+        extra = (f" The {_ORDINALS[levels['P'] + 6]} trick that {levels['P']}P needs is the whole "
+                 "difference." if levels["P"] > max(levels["R"], levels["A"]) and levels["P"] <= 7
+                 and (play_gap is None or alike) else "")
+        return ("**Plains are worth less than their price.** " + evidence + extra + " "
+                + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
+                   "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
+                   "`plains-30` variant) or 25 a level (game at 4P too, 4 × 25 = 100)."
+                   if gap > 5 else "The gap is small: the 20-point scale costs Plains little."))
+    if gap < 0 and (bounds is None or bounds[1] < 0):
+        return ("**Plains hold their own.** " + evidence + " With fits of these lengths Plains "
+                "reach game tricks more often than the other suits, so these deals give no reason "
+                "to score them higher.")
+    return ("**No clear gap between Plains and the other suits.** " + evidence + " The 95% interval "
+            "includes zero, so these deals cannot tell whether the 20-point scale costs Plains "
+            "anything; more deals (`--n`) narrow it.")
 
 
 def _interval(bounds: tuple[float, float] | None) -> str:
