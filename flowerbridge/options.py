@@ -65,6 +65,14 @@ class RuleOptions:
                 object.__setattr__(self, f.name, _tuples(value))
         if self.game_points == 0:
             raise OptionError("option game_points: must be at least 1")
+        if not any(first or each for first, each in self.contract_points):
+            raise OptionError("option contract_points: every contract would score 0 below the line, "
+                              "so no game could ever be won (R18)", rule="R13")
+        if self.ten_bright_bonus < self.five_bright_bonus:
+            raise OptionError(f"option ten_bright_bonus: {self.ten_bright_bonus} is less than "
+                              f"five_bright_bonus ({self.five_bright_bonus}): the Ten Bright bonus "
+                              "replaces the Five (never both), so capturing all ten Brights would "
+                              "score less than capturing five; give it at least as much", rule="R17")
 
     @classmethod
     def strict(cls) -> "RuleOptions":

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from flowerbridge import Deal, FlowerBridgeError, Side
+from flowerbridge import Deal, Denomination, FlowerBridgeError, Side
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
 from flowerbridge.lab.base import Table
@@ -694,6 +694,21 @@ def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
     assert "made % (95% interval)" in page and "winner changes % (95% interval)" in page
 
 
+def test_lab_variants_comparison_gives_each_rule_sets_made_share_with_its_interval(tmp_path):
+    from flowerbridge.lab.report import rate_cell
+    from flowerbridge.lab.variants import DEFAULT_VARIANTS, sections
+    study = run_lab(tmp_path, ["variants"], workers=1, **{**SMALL, "n": 20})
+    summary = study.summaries["variants"]
+    settings = {"variants": [[k, v] for k, v in DEFAULT_VARIANTS]}
+    tables = [t for sec in sections(study.result.tables["variants"], summary,
+                                    study.result.params["variants"], settings) for t in sec.tables]
+    [made] = [row for t in tables for row in t.rows if row[0] == "made % (95% interval)"]
+    for name, cell in zip(summary["variants"], made[1:]):
+        v = summary["variants"][name]
+        assert v["contracts"] == 20 - v["passed_out"] and cell == rate_cell(v["made"], v["contracts"])
+        assert "(" in cell and "–" in cell
+
+
 def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(tmp_path):
     from flowerbridge.lab.play import play_deal
     study = run_lab(tmp_path, ["play", "variants"], workers=1, **{**SMALL, "n": 20})
@@ -708,3 +723,19 @@ def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(
             assert play[f"above_{side}"][i] == score["above"][side]
             assert play[f"honors_{side}"][i] == score["honors"][side]
         assert play["contract"][i] == (score["contract"] or "")
+
+
+def test_lab_game_level_where_no_single_contract_makes_game_is_named_so(tmp_path):
+    # game_points above what 7NT scores: game comes from part-scores alone (R18); the
+    # report said "game at 8P"
+    from flowerbridge.lab.play import contract_table, game_level, hand_summary
+    options = RuleOptions(game_points=300)
+    assert {game_level(d, options) for d in Denomination} == {8}
+    study = run_lab(tmp_path, ["play"], workers=1, **{**SMALL, "n": 12})
+    summary = hand_summary(study.result.tables["play"], options)
+    table = contract_table(summary, "contracts")
+    column = table.headers.index("game at")
+    assert [row[column] for row in table.rows] == ["no single contract"] * 4
+    assert all(row[table.headers.index("games bid")] == 0 for row in table.rows)
+    default = contract_table(study.summaries["play"], "contracts")
+    assert [row[column] for row in default.rows] == ["5P", "4R", "4A", "3NT"]

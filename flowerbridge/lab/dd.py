@@ -34,7 +34,7 @@ from ..scoring import score_contract
 from ..seats import SEATS, Seat, Side
 from .base import Analysis, Params, Row, Table
 from .features import SIDE_COLUMNS, SUITS, deal_features
-from .play import dealer_of, game_level
+from .play import dealer_of, game_label, game_level
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
 from .variants import variant_options
 
@@ -245,7 +245,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         f"The stronger side (more honor count) over {summary['deals']:,} deals, double dummy",
         ["", *names],
         [["mean tricks", *(summary["mean_tricks"][d] for d in names)],
-         ["game at", *(f"{summary['game_level'][d]}{d}" for d in names)],
+         ["game at", *(game_label(summary["game_level"][d], d) for d in names)],
          ["game makeable % (95% interval)",
           *(rate_cell(summary["game_makeable_deals"][d], summary["deals"]) for d in names)],
          *([f"level {level} makeable %", *(summary["makeable"][d][level] for d in names)]
@@ -280,7 +280,7 @@ def game_by_fit_plot(summary: dict) -> Plot:
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         fit = summary["by_fit"][d]
         ax.plot(list(fit), [fit[k]["game_makeable"] for k in fit], marker="o", color=colour,
-                label=f"{d}: game = {summary['game_level'][d]}{d}")
+                label=f"{d}: game = {game_label(summary['game_level'][d], d)}")
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     ax.legend()

@@ -186,6 +186,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         # How far honors and bonuses, and the whole score, separate the two sides.
         "honor_margin": float(np.abs(extras[0] - extras[1]).mean()) if n else 0.0,
         "score_margin": float(np.abs(totals[0] - totals[1]).mean()) if n else 0.0,
+        "contracts": len(bid), "made": int(bid["made"].sum()),
         "make_rate": pct(bid["made"].sum(), len(bid)),
         "by_denom": by_denom,
         "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},
@@ -199,11 +200,17 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
 
 
 def game_level(denomination: Denomination, options: RuleOptions) -> int:
-    """The lowest level whose contract points alone make game, under ``options``."""
+    """The lowest level whose contract points alone make game, under ``options``;
+    8 where no contract does (game then comes only from part-scores, R18)."""
     for level in range(1, 8):
         if contract_points(level, denomination, options) >= options.game_points:
             return level
     return 8
+
+
+def game_label(level: int, denomination: str) -> str:
+    """How a report names the game contract: ``4A``, or that no single contract is one."""
+    return f"{level}{denomination}" if level <= 7 else "no single contract"
 
 
 def _declarer_net(t: Table) -> np.ndarray:
@@ -222,7 +229,7 @@ def contract_table(summary: dict, caption: str) -> TableSpec:
     for name, d in summary["by_denom"].items():
         # a rate of nothing is no rate: "-" rather than 0
         rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]),
-                     rate_cell(d["made"], d["contracts"]), f"{d['game_level']}{name}", d["games_bid"],
+                     rate_cell(d["made"], d["contracts"]), game_label(d["game_level"], name), d["games_bid"],
                      rate_cell(d["games_made"], d["games_bid"]),
                      d["mean_declarer_net"] if d["contracts"] else "-"])
     return TableSpec(caption, ["denomination", "contracts", "% of hands", "made % (95% interval)",
@@ -273,7 +280,8 @@ def game_tricks_plot(summary: dict) -> Plot:
         cell = summary["by_denom"][d]
         fits = sorted(cell["by_fit"])
         ax.plot(fits, [cell["by_fit"][f]["game_tricks"] for f in fits], marker="o", color=colour,
-                label=f"{d}: {cell['game_level'] + 6}+ tricks")
+                label=f"{d}: {cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
+                else f"{d}: no single contract makes game")
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
     ax.legend()

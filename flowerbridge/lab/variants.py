@@ -6,7 +6,8 @@ scores that hand under its own :class:`~flowerbridge.options.RuleOptions`:
 
 * scoring options (R15's undertrick penalty, contract, overtrick and honor
   values, the Bright bonuses, the game threshold) only *re-score* the hand:
-  the play is unchanged;
+  the play is unchanged, even for a bot whose play weighs the score (``pimc``),
+  so that a difference is the rules' alone;
 * R9's ``declarer`` option can change who declares. The auction is replayed
   under the variant; when it names the same contract and declarer the play
   is kept, otherwise the bots play the hand afresh from the opening lead
@@ -169,7 +170,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         f"(changes counted against '{summary['reference']}')",
         ["", *names],
         [["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
-         ["made %", *(vs[n]["make_rate"] for n in names)],
+         ["made % (95% interval)", *(rate_cell(vs[n]["made"], vs[n]["contracts"]) for n in names)],
          ["hands per game", *(vs[n]["hands_per_game"] or "-" for n in names)],
          ["hands whose margin changes %", *(vs[n]["hands_changed"] for n in names)],
          ["hands whose winner changes % (95% interval)",
