@@ -127,7 +127,7 @@ def test_explain_call_names_every_row_that_could_have_made_the_call_and_claims_o
     assert name == "competes or long suit"
     assert "partnership" not in shown and "longest suit" not in shown and "points" not in shown
     # where one row alone could have made it, its own name and everything it shows
-    assert explain_call(_auction("1A", "Pass", "1NT"), 2) == "no fit: 9–23 points"
+    assert explain_call(_auction("1A", "Pass", "1NT"), 2) == "no fit: 9–10 points"
 
 
 def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent():
@@ -244,3 +244,21 @@ def test_calls_that_contradict_each_other_show_an_impossible_hand():
     shown = shown_by_seat(auction)
     assert not shown[Seat.S].possible
     assert shown[Seat.W].possible
+
+
+@settings(max_examples=300)
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["1P", "1R", "1A"]))
+def test_a_response_without_support_bids_a_new_suit_from_11_points_so_1nt_shows_9_to_10(seed, opening):
+    # 13 cards with fewer than 5 in partner's suit hold 9 in the other two, so a 5-card
+    # suit to name at the one or two level: the 1NT response is made on 9-10 points only,
+    # and is read so (it was read as 9-23, which let pimc deal responder hands that
+    # would have bid otherwise; a 3NT "game values" response could never be made).
+    hand = Deal.from_seed(seed).hands[Seat.S]
+    facts = HandFacts.of(hand)
+    decision = choose_call(hand, _auction(opening, "Pass"), Seat.S)
+    if str(decision.call) == "1NT":
+        assert 9 <= facts.points <= 10
+    support = facts.lengths[parse_call(opening).denomination.trump.value]
+    if facts.points >= 11 and support < 5:
+        assert decision.explanation.startswith("new suit")
+    assert shown_by_seat(_auction(opening, "Pass", "1NT"))[Seat.S].points == (9, 10)

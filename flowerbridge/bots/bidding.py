@@ -194,8 +194,10 @@ SYSTEM: tuple[Rule, ...] = (
     _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game", points=(15, 23), support=5),
     _r(RESPONSE_SUIT, "cheap:partner", "simple raise", points=(8, 14), support=5),
     _r(RESPONSE_SUIT, "cheap:new", "new suit", points=(11, MAX_POINTS), length=5, max_level=2),
-    _r(RESPONSE_SUIT, "cheap:NT", "no fit", points=(9, 23)),
-    _r(RESPONSE_SUIT, "game:NT", "no fit, game values", points=(24, MAX_POINTS)),
+    # 11+ points without support always has a new suit to bid (9 cards in the
+    # other two suits hold a 5-card one), so "no fit" is 9-10 points, and a
+    # response rests below game when it has no fit.
+    _r(RESPONSE_SUIT, "cheap:NT", "no fit", points=(9, 10)),
     _r(RESPONSE_SUIT, "Pass", "weak", points=(0, 8)),
 
     _r(RESPONSE_NT, "2:long", "to play", length=6),
