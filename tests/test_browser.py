@@ -602,7 +602,28 @@ def test_phone_bidder_sees_the_last_calls_above_the_bidding_box(browser, server)
     desktop = open_page(browser, server, created["spectate_url"])       # the grid is in view there
     wait_for_table(desktop)
     assert not desktop.locator("#recent-calls").is_visible()
-    assert not south.errors and not desktop.errors
+    # one column goes up to 999 px: there too the grid lies below the bidding box
+    tablet = open_page(browser, server, created["invitations"]["S"]["url"],
+                       viewport={"width": 900, "height": 1000})
+    tablet.wait_for_selector("#bidding button")
+    grid = tablet.locator("#auction-panel").bounding_box()
+    assert grid and grid["y"] > 1000, grid
+    line = tablet.locator("#recent-calls").bounding_box()
+    assert line and line["y"] + line["height"] <= 1000, line
+    assert not south.errors and not desktop.errors and not tablet.errors
+
+
+@pytest.mark.parametrize("width", [800, 900, 1100])
+def test_the_top_bar_shows_the_tables_name_hand_and_seat_whole(browser, server, width):
+    # between 800 and about 1130 px the title shrank to a few letters and "…"
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"],
+                      viewport={"width": width, "height": 800})
+    wait_for_table(south)
+    title = south.locator("#title")
+    assert "South" in title.inner_text()
+    assert title.evaluate("e => e.scrollWidth <= e.clientWidth"), title.inner_text()
+    assert not south.errors
 
 
 def test_keyboard_only_hand_at_360px(browser, server):
@@ -893,6 +914,18 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
         assert page.locator("dialog[open]").count() == 0
         screenshot(page, "link-refused")
         assert not page.errors
+
+
+def test_a_link_with_a_broken_escape_says_it_is_damaged_and_shows_nothing_else(browser, server):
+    # decodeURIComponent threw before the page's buttons were wired: a dead half-drawn page
+    page = open_page(browser, server, "/t/%E0%A4%A")
+    page.wait_for_function("document.querySelector('#refusal').textContent.startsWith('This link is damaged')")
+    assert "broken %-escape" in page.locator("#refusal").inner_text()
+    assert page.locator('#refusal a[href="/"]').inner_text() == "Back to the lobby"
+    for hidden in ("#felt", "#auction-panel", "#bidding", "#open-review", "#open-keys", "#language", "#status"):
+        assert not page.locator(hidden).is_visible(), hidden
+    assert page.title() == "Link refused — Flower Bridge"
+    assert not page.errors
 
 
 def test_a_window_over_the_seats_most_connections_is_told_why_and_not_retried(browser, server):

@@ -16,6 +16,7 @@ import { renderReview, headline } from "./views/review.js";
 const SIDE_NAMES = { NS: "North-South", EW: "East-West" };
 const COPIES_KEY = "flowerbridge.copies-seen";
 const SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts";
+const BROKEN_LINK = "broken-link";  // showRefusedLink's reason for an address that cannot be decoded
 const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
 
 const state = {
@@ -632,11 +633,14 @@ function showStatus(status, closeCode) {
 // the address's): the server's reason, and the way back to the lobby.
 function showRefusedLink(closeCode) {
   const tooMany = closeCode === TOO_MANY;
-  const why = state.refusal || (tooMany ? "too many connections." : "check the table and the invitation.");
+  const why = state.refusal || (tooMany ? "too many connections."
+    : closeCode === BROKEN_LINK ? "its table id has a broken %-escape (was it cut short or changed?)."
+    : "check the table and the invitation.");
   state.refusal = null;
   const lobby = el("a", { href: "/" }, "Back to the lobby");
   $("refusal").replaceChildren(tooMany
     ? `The server refused this window: ${why} Then reload this page. `
+    : closeCode === BROKEN_LINK ? `This link is damaged: ${why} `
     : `The server refused this link: ${why} `, lobby);
   state.linkRefused = true;
   // Only that: no empty felt, panels or buttons for a table this page does not have.
@@ -760,8 +764,13 @@ function onKey(event) {
 
 // ------------------------------------------------------------------- start
 
+/** The table id of the page's address; null when its %-escapes are broken (a cut or altered link). */
 function tableIdFromPath() {
-  return decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+  try {
+    return decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+  } catch {
+    return null;
+  }
 }
 
 function tokenFromHash() {
@@ -769,6 +778,12 @@ function tokenFromHash() {
 }
 
 async function main() {
+  const tableId = tableIdFromPath();
+  if (tableId === null) {
+    showRefusedLink(BROKEN_LINK);
+    $("status").classList.add("hidden");  // nothing to connect to
+    return;
+  }
   state.catalogue = await loadCatalogue();
   bindLanguageSelect($("language"), state.language, (language) => {
     state.language = language;
@@ -806,7 +821,7 @@ async function main() {
     width = innerWidth;
     if (state.view && !state.linkRefused) holdTurnLines(true);
   });
-  connection = new TableConnection(tableIdFromPath(), tokenFromHash(), { onMessage: receive, onStatus: showStatus });
+  connection = new TableConnection(tableId, tokenFromHash(), { onMessage: receive, onStatus: showStatus });
 }
 
 main().catch((error) => {
