@@ -147,6 +147,30 @@ def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complain
     assert error["code"] == "bad_request" and complaint in error["message"]
 
 
+@pytest.mark.parametrize("name", ["花札\u3000ブリッジ", "Friday\u00a0table", "Café\u202fdu\u2007coin",
+                                  "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"])
+def test_lobby_takes_a_name_with_any_space_or_a_joiner(server, name):
+    response = server.api("POST", "/api/tables", json={**table_request({"S": "human", **BOTS3}),
+                                                       "name": name})
+    assert response.status_code == 201, response.text
+    table_id = response.json()["table"]["id"]
+    assert server.api("GET", f"/api/tables/{table_id}").json()["name"] == name
+
+
+@pytest.mark.parametrize("char, kind", [("\x00", "a control character"), ("\n", "a control character"),
+                                        ("\x7f", "a control character"), ("\x85", "a control character"),
+                                        ("\u2028", "a line separator"),
+                                        ("\u2029", "a paragraph separator"),
+                                        ("\u202e", "an invisible format character"),
+                                        ("\u200b", "an invisible format character")])
+def test_lobby_refuses_a_name_with_a_control_or_format_character_or_line_separator(server, char, kind):
+    body = {**table_request({"S": "human", **BOTS3}), "name": f"Friday{char}table"}
+    response = server.api("POST", "/api/tables", json=body)
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert f"cannot hold U+{ord(char):04X} ({kind})" in message and "control characters" in message
+
+
 def test_lobby_refuses_a_body_that_is_not_json(server):
     response = server.api("POST", "/api/tables", content=b"{seats",
                           headers={"content-type": "application/json"})

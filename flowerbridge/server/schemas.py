@@ -9,6 +9,7 @@ See ``docs/protocol.md``.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal, Mapping, Sequence, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator,
@@ -66,6 +67,16 @@ class TableLength(_Strict):
 
 SeatName = Literal["N", "E", "S", "W"]
 
+# What a table's name (the only free text a client gives) cannot hold, by Unicode
+# category: what would break its line or hide what it says. Any other
+# character is taken, spaces such as U+00A0 and U+3000 included.
+_UNREADABLE = {"Cc": "a control character", "Cf": "an invisible format character",
+               "Zl": "a line separator", "Zp": "a paragraph separator"}
+_JOINERS = "\u200c\u200d"    # zero-width (non-)joiner: Persian, Indic scripts and emoji need them
+_UNREADABLE_SAID = ("a name holds no control characters (tab, line feed, DEL, ...), no invisible "
+                    "format characters (bidi controls, zero-width space, ...; the joiners U+200C "
+                    "and U+200D are allowed) and no line or paragraph separators (U+2028, U+2029)")
+
 
 class CreateTable(_Strict):
     """``POST /api/tables``: a new table's name, rule options, length and seats."""
@@ -78,9 +89,12 @@ class CreateTable(_Strict):
 
     @field_validator("name")
     @classmethod
-    def _printable(cls, name: str | None) -> str | None:
-        if name is not None and not name.isprintable():
-            raise ValueError("a table's name cannot hold control characters")
+    def _readable(cls, name: str | None) -> str | None:
+        for char in name or "":
+            kind = _UNREADABLE.get(unicodedata.category(char))
+            if kind is not None and char not in _JOINERS:
+                raise ValueError(f"a table's name cannot hold U+{ord(char):04X} ({kind}): "
+                                 + _UNREADABLE_SAID)
         return name
 
     @field_validator("options")
