@@ -64,11 +64,11 @@ def test_limits_a_sync_while_a_snapshot_waits_unsent_is_answered_by_that_snapsho
     conn = Connection()
     conn.send(Snapshot('{"type": "snapshot"}'))
     conn.send({"type": "presence"})
-    assert conn.snapshots_queued == 1 and conn.queued_bytes == len('{"type": "snapshot"}') + len('{"type": "presence"}')
+    assert conn.catch_ups_queued == 1 and conn.queued_bytes == len('{"type": "snapshot"}') + len('{"type": "presence"}')
     text = conn.queue.get_nowait()
     assert text is not None
     conn.sent(text)
-    assert conn.snapshots_queued == 0
+    assert conn.catch_ups_queued == 0
 
 
 def test_limits_a_client_that_lets_bytes_pile_up_is_dropped(monkeypatch):

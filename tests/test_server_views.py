@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from flowerbridge import Deal, RuleOptions, Seat
 from flowerbridge.cards import Card
 from flowerbridge.records import to_dict as hand_record
+from flowerbridge.server.limits import MAX_CATCH_UP_EVENTS
 from flowerbridge.server.table import HUMAN, SeatPlayer, Table
 from flowerbridge.server.testing import assert_nothing_hidden
 
@@ -60,5 +61,7 @@ def test_every_message_shows_each_role_only_what_it_may_see(seed, pass_rate):
         if rows[-1].kind == "deal":
             hand_start = rows[-1].seq - 1
         if rng.random() < 0.1:  # someone reconnects: a snapshot, or the events missed
-            role, since = rng.choice(ROLES), rng.randrange(hand_start, table.seq + 1)
+            # (more than MAX_CATCH_UP_EVENTS missed are a snapshot too)
+            earliest = max(hand_start, table.seq - MAX_CATCH_UP_EVENTS)
+            role, since = rng.choice(ROLES), rng.randrange(earliest, table.seq + 1)
             check(table, [(role, [table.snapshot(role, {})]), (role, table.missed_messages(since, role))])

@@ -22,6 +22,11 @@ MAX_SPECTATORS = 64
 # Bytes waiting unsent in one connection's queue before it is dropped (it may
 # reconnect and catch up from a snapshot).
 MAX_QUEUED_BYTES = 8 << 20
+# The most events a catch-up (a ``sync``, or a ``hello`` with ``since``) replays
+# for a client, each rendered with its view: one costs about a snapshot, so a
+# longer catch-up is a snapshot instead (a few seconds' play is still replayed,
+# which the page announces event by event).
+MAX_CATCH_UP_EVENTS = 8
 # The largest HTTP request body (a table's creation is well under 2 KB).
 MAX_BODY_BYTES = 64 << 10
 # The largest websocket message uvicorn reads whole: the app answers one over

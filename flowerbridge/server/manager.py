@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar, cast
@@ -45,10 +46,18 @@ T = TypeVar("T")
 MAX_QUEUED = 2000
 # How long a bot waits before trying again when its action could not be stored.
 BOT_RETRY_SECONDS = 1.0
+# Finished tables kept in memory after their last connection left, the most
+# recently left ones: a client coming back does not replay the whole log again.
+FINISHED_KEPT = 32
 
 
-class Snapshot(str):
-    """A snapshot's JSON text: the writer counts them out of the queue."""
+class CatchUp(str):
+    """A message of a catch-up (missed events, a review, a snapshot) as JSON
+    text: the writer counts them out of the queue."""
+
+
+class Snapshot(CatchUp):
+    """A snapshot's JSON text."""
 
 
 class Connection:
@@ -57,9 +66,9 @@ class Connection:
     Sending never blocks the table: messages are queued as JSON text and a
     writer task (see :mod:`flowerbridge.server.realtime`) drains the queue.
     ``None`` in the queue asks the writer to close with ``close_code``.
-    ``queued_bytes`` and ``snapshots_queued`` say what waits unsent: a client
+    ``queued_bytes`` and ``catch_ups_queued`` say what waits unsent: a client
     that lets :data:`MAX_QUEUED` messages or :data:`~.limits.MAX_QUEUED_BYTES`
-    pile up is dropped, and a ``sync`` while a snapshot waits is answered by it.
+    pile up is dropped, and a ``sync`` while a catch-up waits is answered by it.
     """
 
     def __init__(self) -> None:
@@ -69,7 +78,7 @@ class Connection:
         self.close_code = 1000
         self.dropped = False
         self.queued_bytes = 0
-        self.snapshots_queued = 0
+        self.catch_ups_queued = 0
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.dropped:
@@ -81,20 +90,20 @@ class Connection:
             self.drop(1008)
             return
         self.queued_bytes += len(text)
-        self.snapshots_queued += isinstance(text, Snapshot)
+        self.catch_ups_queued += isinstance(text, CatchUp)
         self.queue.put_nowait(text)
 
     def sent(self, text: str) -> None:
         """The writer has taken ``text`` off the queue."""
         self.queued_bytes -= len(text)
-        self.snapshots_queued -= isinstance(text, Snapshot)
+        self.catch_ups_queued -= isinstance(text, CatchUp)
 
     def drop(self, code: int) -> None:
         """Send nothing more: forget the backlog and close with ``code``."""
         self.dropped = True
         while not self.queue.empty():
             self.queue.get_nowait()
-        self.queued_bytes = self.snapshots_queued = 0
+        self.queued_bytes = self.catch_ups_queued = 0
         self.close(code)
 
     def close(self, code: int = 1000) -> None:
@@ -195,6 +204,8 @@ class TableManager:
         self._analysis_gate = asyncio.Semaphore(1)
         self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
         self._loading: dict[str, asyncio.Lock] = {}
+        # finished tables in memory that no connection has open, least recently left first
+        self._finished: OrderedDict[str, LiveTable] = OrderedDict()
         # tables whose stored log does not replay, with why: left closed, not listed,
         # not counted as open, not replayed again at every request
         self.unloadable: dict[str, str] = {}
@@ -266,6 +277,8 @@ class TableManager:
                     live = LiveTable(await self._load(table_id), self.broker)
                     self.tables[table_id] = live
                     self._kick_bots(live)
+                    if live.table.is_over:
+                        self._keep_finished(live)
         finally:
             self._loading.pop(table_id, None)
         return live
@@ -277,7 +290,9 @@ class TableManager:
         if stored is None:
             raise TableError("no_table", f"there is no table {table_id!r}")
         try:
-            table = Table(stored.table, stored.seats, stored.events, stored.analyses)
+            # replaying a long log takes a while: off the event loop, as reads are
+            table = await asyncio.to_thread(Table, stored.table, stored.seats, stored.events,
+                                            stored.analyses)
             missing = [seat.name for seat in SEATS if seat not in table.players]
             if missing:
                 raise ValueError(f"no seat row for {', '.join(missing)}")
@@ -356,24 +371,26 @@ class TableManager:
         """Send a joined connection what it missed since ``since``, or a snapshot."""
         live = conn.live
         assert live is not None, "sync before join"
-        if conn.snapshots_queued:
-            return  # the snapshot on its way, and the events queued after it, bring it up to date
+        if conn.catch_ups_queued:
+            return  # the catch-up on its way, and the events queued after it, bring it up to date
         async with live.lock:
-            self._catch_up(live, conn, since)
+            self._catch_up(live, conn, since, reviews=False)
 
-    def _catch_up(self, live: LiveTable, conn: Connection, since: int | None) -> None:
+    def _catch_up(self, live: LiveTable, conn: Connection, since: int | None,
+                  reviews: bool = True) -> None:
         # Called under the lock, so no live event can slip in between.
         # The last finished hand's review is in the snapshot, and in the missed
         # messages when its last card is among them: a table loaded again (after a
         # restart) has every hand "pending" until its analysis is known or started.
+        # A connection had every review message sent since it joined (``reviews``).
         if live.table.session.hands:
             self._ensure_analysis(live, len(live.table.session.hands))
-        missed = live.table.missed_messages(since, conn.role) if since is not None else None
+        missed = live.table.missed_messages(since, conn.role, reviews) if since is not None else None
         if missed is None:
             conn.send(Snapshot(json.dumps(live.table.snapshot(conn.role, live.info()))))
         else:
             for message in missed:
-                conn.send(message)
+                conn.send(CatchUp(json.dumps(message)))
 
     def leave(self, conn: Connection) -> None:
         """Forget a closed connection; a person's seat starts its stand-in clock."""
@@ -381,13 +398,25 @@ class TableManager:
         if live is None or not live.broker.unsubscribe(live.table.id, conn):
             return
         if live.table.is_over and not live.connections:
-            # Nothing more will happen at this table: it is reloaded if anyone asks again.
-            if self.tables.get(live.table.id) is live:
-                del self.tables[live.table.id]
+            # Nothing more happens at this table but its reviews' values coming: kept a while
+            self._keep_finished(live)
             return
         if conn.role is not None and not live.seat_connected(conn.role):
             self._start_stand_in_clock(live, conn.role)
         self._publish_presence(live)
+
+    def _keep_finished(self, live: LiveTable) -> None:
+        """Keep a finished table in memory, as the most recent of the
+        :data:`FINISHED_KEPT` that nobody has open: the least recent one is
+        forgotten (it is loaded again from the database if anyone asks)."""
+        if self.tables.get(live.table.id) is not live:
+            return
+        self._finished[live.table.id] = live
+        self._finished.move_to_end(live.table.id)
+        while len(self._finished) > FINISHED_KEPT:
+            table_id, old = self._finished.popitem(last=False)
+            if not old.connections and self.tables.get(table_id) is old:
+                del self.tables[table_id]     # (one open again is kept when it is left)
 
     def _seat_returned(self, live: LiveTable, seat: Seat) -> None:
         timer = live.timers.pop(seat, None)
@@ -537,8 +566,9 @@ class TableManager:
                                [list(pair) for pair in values])
         except Exception:  # a solver or database failure must not cost the table its review
             log.exception("table %s hand %d: double-dummy analysis failed", live.table.id, hand)
-        live.table.set_analysis(hand, values)
-        live.publish(Broadcast.same(live.table.review_message(hand)))
+        live.table.set_analysis(hand, values, announced=True)
+        if live.table.is_finished(hand):    # (not a hand taken back by a failed commit)
+            live.publish(Broadcast.same(live.table.review_message(hand)))
 
     # The HTTP reads take the table's lock, as actions do: an action is in memory
     # before its commit ends, and may yet be taken back (see _commit).

@@ -20,6 +20,7 @@ from ..options import RuleOptions
 from ..seats import Seat
 from ..session import Session
 from ..state import HandState
+from .limits import MAX_CATCH_UP_EVENTS
 from .models import AnalysisRow, EventRow, SeatRow, TableRow, utcnow
 from .views import DDValues, Role, copies_seen, review, view
 
@@ -54,6 +55,9 @@ class HandLog:
     explanations: list[str | None] = field(default_factory=list)
     dd: DDValues | None = None
     dd_status: str = "pending"
+    # the table's seq when a ``review`` message told the hand's values (or that
+    # there are none) after its hand_over had said "pending"; None: none was sent
+    review_seq: int | None = None
 
 
 class Table:
@@ -81,7 +85,9 @@ class Table:
         for event in events:
             self._replay(event)
         for analysis in analyses:
-            self.set_analysis(analysis.hand, [(a, b) for a, b in analysis.values])
+            # when its review message was sent is not stored: as if just now, so
+            # that a client back from before (it saw "pending") is sent it again
+            self.set_analysis(analysis.hand, [(a, b) for a, b in analysis.values], announced=True)
 
     # ----------------------------------------------------------- creation
 
@@ -162,7 +168,7 @@ class Table:
                          token_hash=p.token_hash, joined=p.joined) for seat, p in self.players.items()]
         table = Table(self.row, seats, events)
         for old, new in zip(self.hands, table.hands):
-            new.dd, new.dd_status = old.dd, old.dd_status
+            new.dd, new.dd_status, new.review_seq = old.dd, old.dd_status, old.review_seq
         return table
 
     def _apply(self, kind: str, action: str, seat: Seat | None) -> str:
@@ -213,15 +219,18 @@ class Table:
         for mine, theirs in zip(self.hands, other.hands):
             if mine.dd_status == "pending" and theirs.dd_status != "pending" \
                     and [(e.seq, e.action) for e in mine.events] == [(e.seq, e.action) for e in theirs.events]:
-                mine.dd, mine.dd_status = theirs.dd, theirs.dd_status
+                mine.dd, mine.dd_status, mine.review_seq = theirs.dd, theirs.dd_status, theirs.review_seq
 
-    def set_analysis(self, hand: int, values: DDValues | None) -> None:
-        """Record a finished hand's double-dummy values (``None``: there will be none)."""
+    def set_analysis(self, hand: int, values: DDValues | None, announced: bool = False) -> None:
+        """Record a finished hand's double-dummy values (``None``: there will be none);
+        ``announced``: they came after its hand_over, and its ``review`` message is sent now."""
         if not self.is_finished(hand):
             return      # (a stored analysis of a hand this log does not finish)
         log = self.hands[hand - 1]
         log.dd = values
         log.dd_status = "unavailable" if values is None else "ready"
+        if announced:
+            log.review_seq = self.seq
 
     def review(self, hand: int) -> dict[str, Any]:
         """The review of finished hand ``hand``, with its double-dummy values when known."""
@@ -266,19 +275,23 @@ class Table:
         assert self.state is not None
         return self.state if hand == self.hand_number else self.finished_state(hand)
 
-    def missed_messages(self, since: int, role: Role) -> list[dict[str, Any]] | None:
+    def missed_messages(self, since: int, role: Role, reviews: bool = True) -> list[dict[str, Any]] | None:
         """The events after ``since`` for ``role``, replayed through the engine,
-        or ``None`` when they reach back before the current hand (send a snapshot).
+        or ``None`` when they reach back before the current hand or are more than
+        :data:`~.limits.MAX_CATCH_UP_EVENTS` (send a snapshot: it costs less).
 
-        A client that saw the last finished hand end (its review then maybe
-        ``pending``) may have been away when the ``review`` with its values was
-        sent: when they are known, that message comes again, last."""
+        With ``reviews`` (a reconnection), a client that saw the last finished
+        hand end (its review then ``pending``) may have been away when the
+        ``review`` message with its values (or saying there are none) was sent:
+        when it may not have seen that message, it comes again, last. A client
+        that processed a later event had it; a ``sync`` on a connection (no
+        ``reviews``) had it live or in the catch-up that seated it."""
         events = self.hands[-1].events
-        if not events[0].seq - 1 <= since <= self.seq:
+        if not events[0].seq - 1 <= since <= self.seq or self.seq - since > MAX_CATCH_UP_EVENTS:
             return None
         finished = len(self.session.hands)
-        again = finished > 0 and self.hands[finished - 1].dd_status != "pending" \
-            and self.hands[finished - 1].events[-1].seq <= since
+        announced = self.hands[finished - 1].review_seq if finished else None
+        again = reviews and announced is not None and since <= announced
         assert self.state is not None
         state = HandState(self.state.deal, self.state.dealer, self.options)
         messages = []

@@ -1,0 +1,255 @@
+"""Bringing a client up to date at what it costs the server (docs/protocol.md,
+*Handshake*; docs/server.md, *Reconnection*): a finished table is not replayed
+from its log at every reconnect, a long catch-up is a snapshot, a ``sync``
+while a catch-up waits is answered by it, and a ``review`` goes again only to
+a client that may have missed it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from flowerbridge import Seat
+from flowerbridge.server import analysis
+from flowerbridge.server import manager as manager_module
+from flowerbridge.server.config import ServerConfig
+from flowerbridge.server.limits import MAX_CATCH_UP_EVENTS
+from flowerbridge.server.manager import Connection, LiveTable, TableManager
+from flowerbridge.server.schemas import CreateTable
+from flowerbridge.server.store import Store
+
+FOUR_PEOPLE = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2}}
+
+
+def _manager(store: Store, *, analysis: bool = False) -> TableManager:
+    return TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=analysis))
+
+
+async def _four_people_seated(tmp_path, *, analysis: bool = False, hands: int = 2):
+    """A store, a manager and a new table of four people, each seat connected."""
+    store = Store(str(tmp_path / "fb.sqlite"))
+    store.migrate()
+    manager = _manager(store, analysis=analysis)
+    live, tokens = await manager.create(CreateTable.model_validate(
+        {**FOUR_PEOPLE, "length": {"hands": hands}}))
+    conns = {}
+    for seat in Seat:
+        conns[seat] = Connection()
+        await manager.join(conns[seat], live.table.id, tokens[seat], None)
+    for conn in conns.values():
+        _drain(conn)
+    return store, manager, live, conns
+
+
+def _drain(conn: Connection) -> list[dict]:
+    """The messages queued for ``conn``, taken off its queue as its writer does."""
+    out = []
+    while not conn.queue.empty():
+        text = conn.queue.get_nowait()
+        if text is not None:
+            conn.sent(text)
+            out.append(json.loads(text))
+    return out
+
+
+async def _pass_out(manager: TableManager, live: LiveTable, conns) -> None:
+    for _ in range(4):
+        await manager.submit(conns[live.table.actor], "call", "Pass", None)
+
+
+async def _play_on(manager: TableManager, live: LiveTable, conns, events: int) -> None:
+    """``events`` more calls and cards of the current hand: a bid, three passes, then cards."""
+    for _ in range(events):
+        state = live.table.state
+        assert state is not None and not state.is_over
+        if state.legal_calls():
+            call = "1A" if state.can_call("1A") else "Pass"
+            await manager.submit(conns[live.table.actor], "call", call, None)
+        else:
+            await manager.submit(conns[live.table.actor], "play", state.legal_cards()[0].code, None)
+
+
+async def _rejoin(manager: TableManager, table_id: str, since: int | None) -> list[dict]:
+    """The messages a new spectator's connection gets at hello, after its welcome."""
+    conn = Connection()
+    await manager.join(conn, table_id, None, since)
+    got = _drain(conn)
+    assert got[0]["type"] == "welcome"
+    manager.leave(conn)
+    return got[1:]
+
+
+# ------------------------------------------------------ finished tables
+
+def test_a_finished_table_opened_again_and_again_is_loaded_from_its_log_once(tmp_path, monkeypatch):
+    async def scenario() -> None:
+        store, first, live, conns = await _four_people_seated(tmp_path)
+        for _ in range(2):
+            await _pass_out(first, live, conns)
+        assert live.table.is_over
+        table_id = live.table.id
+        await first.stop()
+        manager = _manager(store)   # a server started again: the table is in the database only
+        loads = []
+        load = manager._load
+
+        async def counted(table_id: str):
+            loads.append(table_id)
+            return await load(table_id)
+
+        monkeypatch.setattr(manager, "_load", counted)
+        for _ in range(4):          # a client that connects and closes, again and again
+            got = await _rejoin(manager, table_id, None)
+            assert [m["type"] for m in got if m["type"] != "presence"] == ["snapshot"]
+        assert loads == [table_id]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_finished_tables_kept_in_memory_are_the_most_recently_left_few(tmp_path, monkeypatch):
+    monkeypatch.setattr(manager_module, "FINISHED_KEPT", 2, raising=False)
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path, hands=1)
+        tables = [(live, conns)]
+        for _ in range(2):
+            more, tokens = await manager.create(CreateTable.model_validate(
+                {**FOUR_PEOPLE, "length": {"hands": 1}}))
+            seated = {seat: Connection() for seat in Seat}
+            for seat, conn in seated.items():
+                await manager.join(conn, more.table.id, tokens[seat], None)
+            tables.append((more, seated))
+        for table, seated in tables:    # each played to its end, then left, oldest first
+            await _pass_out(manager, table, seated)
+            for conn in seated.values():
+                manager.leave(conn)
+        assert all(table.table.is_over for table, _ in tables)
+        assert [table.table.id in manager.tables for table, _ in tables] == [False, True, True]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_finished_tables_late_review_reaches_it_after_everyone_left_and_is_computed_once(
+        tmp_path, monkeypatch):
+    release = asyncio.Event()
+    runs = []
+
+    async def held(state):
+        runs.append(state)
+        await release.wait()
+        return []       # a passed-out hand has no card to value
+
+    monkeypatch.setattr(analysis, "run", held)
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True, hands=1)
+        await _pass_out(manager, live, conns)
+        assert live.table.is_over and live.table.hands[0].dd_status == "pending"
+        for conn in conns.values():
+            manager.leave(conn)
+        back = await _rejoin(manager, live.table.id, None)     # the values still being computed
+        [snapshot] = [m for m in back if m["type"] == "snapshot"]
+        assert snapshot["last_review"]["dd_status"] == "pending"
+        release.set()
+        await asyncio.gather(*asyncio.all_tasks() - {asyncio.current_task()})  # every analysis
+        [snapshot] = [m for m in await _rejoin(manager, live.table.id, None) if m["type"] == "snapshot"]
+        assert snapshot["last_review"]["dd_status"] == "ready"
+        assert len(runs) == 1
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+# ------------------------------------------------------------- catch-up
+
+def test_a_catch_up_longer_than_the_limit_is_a_snapshot_at_hello_and_at_sync(tmp_path):
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        deal = live.table.seq
+        await _play_on(manager, live, conns, MAX_CATCH_UP_EVENTS + 1)
+        latest = live.table.seq
+        assert latest - deal == MAX_CATCH_UP_EVENTS + 1
+        # the most events a catch-up replays, each with the client's view
+        got = await _rejoin(manager, live.table.id, deal + 1)
+        assert [m["seq"] for m in got if "seq" in m] == list(range(deal + 2, latest + 1))
+        assert not any(m["type"] == "snapshot" for m in got)
+        # one more: a snapshot instead
+        got = await _rejoin(manager, live.table.id, deal)
+        assert [(m["type"], m.get("seq")) for m in got if m["type"] != "presence"] == \
+            [("snapshot", latest)]
+        south = conns[Seat.S]
+        _drain(south)
+        await manager.sync(south, deal)
+        assert [(m["type"], m["seq"]) for m in _drain(south)] == [("snapshot", latest)]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_sync_while_missed_events_wait_unsent_is_answered_by_them(tmp_path):
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        since = live.table.seq
+        await _play_on(manager, live, conns, 3)
+        south = conns[Seat.S]
+        _drain(south)
+        await manager.sync(south, since)            # queued, not yet sent
+        for _ in range(5):                          # asked again before the answer went out
+            await manager.sync(south, since)
+        assert [m["seq"] for m in _drain(south)] == list(range(since + 1, live.table.seq + 1))
+        await manager.sync(south, since)            # the answer went: a new sync is answered
+        assert [m["seq"] for m in _drain(south)] == list(range(since + 1, live.table.seq + 1))
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+# --------------------------------------------------------------- reviews
+
+def test_reconnecting_at_the_latest_seq_without_analysis_sends_no_review(tmp_path):
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        await _pass_out(manager, live, conns)   # hand 1 over, its review "unavailable" from the start
+        assert live.table.hands[0].dd_status == "unavailable"
+        got = await _rejoin(manager, live.table.id, live.table.seq)
+        assert [m["type"] for m in got] == ["presence"]
+        south = conns[Seat.S]
+        _drain(south)
+        await manager.sync(south, live.table.seq)
+        assert _drain(south) == []
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_review_is_sent_again_only_to_a_client_that_may_have_missed_it(tmp_path, monkeypatch):
+    async def instant(state):
+        return []       # a passed-out hand has no card to value
+
+    monkeypatch.setattr(analysis, "run", instant)
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True)
+        await _pass_out(manager, live, conns)
+        over = live.table.seq
+        await asyncio.gather(*live.analyses.values())
+        assert live.table.hands[0].dd_status == "ready"
+        south = conns[Seat.S]
+        assert [m["type"] for m in _drain(south)][-1] == "review"   # sent to the table live
+        # a connection had it: a sync at the latest seq gets nothing
+        await manager.sync(south, over)
+        assert _drain(south) == []
+        # a client back with the seq the review was sent at may have been away: it gets it
+        got = await _rejoin(manager, live.table.id, over)
+        assert [m["type"] for m in got if m["type"] != "presence"] == ["review"]
+        # one that processed an event after it had it
+        await _play_on(manager, live, conns, 1)
+        got = await _rejoin(manager, live.table.id, live.table.seq)
+        assert [m["type"] for m in got] == ["presence"]
+        got = await _rejoin(manager, live.table.id, over)
+        assert [m["type"] for m in got if m["type"] != "presence"] == ["call", "review"]
+        await manager.stop()
+
+    asyncio.run(scenario())
