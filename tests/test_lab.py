@@ -339,6 +339,44 @@ def _wait_for_chunks(out: Path, proc: subprocess.Popen, count: int) -> None:
     assert proc.poll() is None, "the run ended before it could be interrupted"
 
 
+STUCK_BOT = """
+import time
+from flowerbridge.bots import RandomBot
+
+class StuckBot(RandomBot):
+    # A chunk that never ends (as a long double-dummy chunk seems to)
+    def act(self, observation):
+        time.sleep(3600)
+"""
+
+
+def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
+    # The workers ignore Ctrl-C (the driver's to handle); the driver must end them.
+    # It shut the pool down first, which (before Python 3.14) forgot its processes,
+    # so nothing ended them and the exit waited for their chunks to finish.
+    (tmp_path / "stuckbot.py").write_text(STUCK_BOT)
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    command = [PYTHON, "-m", "flowerbridge.cli", "lab", "play", "--n", "6", "--bots", "stuckbot:StuckBot",
+               "--chunk-size", "3", "--workers", "2", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "chunks" / "play").is_dir():     # the run has begun
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(2)                                      # and its workers are at their chunks
+    proc.send_signal(signal.SIGINT)                    # the driver alone: workers ignore it anyway
+    try:
+        _, err = proc.communicate(timeout=60)          # (it hung until the chunks ended: an hour)
+    finally:
+        if proc.poll() is None:                        # its workers end when it does
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err.strip() == "interrupted before any chunk was finished: nothing was saved"
+    assert not out.exists()                            # a run that saved nothing leaves nothing
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "kill"])
 def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, how):
     (tmp_path / "slowbot.py").write_text(SLOW_BOT)
@@ -739,3 +777,16 @@ def test_lab_game_level_where_no_single_contract_makes_game_is_named_so(tmp_path
     assert all(row[table.headers.index("games bid")] == 0 for row in table.rows)
     default = contract_table(study.summaries["play"], "contracts")
     assert [row[column] for row in default.rows] == ["5P", "4R", "4A", "3NT"]
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--workers", "0", "workers must be from 1 to 256, not 0"),
+    ("--workers", "100000", "workers must be from 1 to 256, not 100,000"),
+    ("--chunk-size", "0", "chunk size must be from 1 to 100,000, not 0"),
+    ("--chunk-size", "100000000", "chunk size must be from 1 to 100,000, not 100,000,000"),
+])
+def test_lab_workers_and_chunk_size_are_bounded_before_any_work(tmp_path, capsys, option, value, message):
+    # --workers 100000 started as many interpreters as there were chunks
+    status = main(["lab", "deals", "--n", "20", "--out", str(tmp_path / "run"), option, value, "--quiet"])
+    assert status == 2 and capsys.readouterr().err == f"error: {message}\n"
+    assert not (tmp_path / "run").exists()

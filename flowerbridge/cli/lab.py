@@ -115,8 +115,11 @@ def run(args) -> int:
                             variants=parse_variants(args.variant), workers=args.workers,
                             ray_address=args.ray, chunk_size=args.chunk_size, progress=progress)
     except KeyboardInterrupt:
-        print(f"interrupted: finished work is saved in {out}; run the same command to resume",
-              file=sys.stderr)
+        if any(Path(out).glob("chunks/*/*.csv")):
+            print(f"interrupted: finished work is saved in {out}; run the same command to resume",
+                  file=sys.stderr)
+        else:
+            print("interrupted before any chunk was finished: nothing was saved", file=sys.stderr)
         return 130
     done = study.result
     chunks = "chunk" if done.computed == 1 else "chunks"

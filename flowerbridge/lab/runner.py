@@ -100,6 +100,12 @@ def compute_chunk(name: str, seed: Any, start: int, stop: int, params: Params) -
 # ---------------------------------------------------------------- backends
 
 
+# Bounds on a slip: each worker is a Python process (a thousand would start a
+# thousand interpreters), and a chunk is held whole in memory.
+MAX_WORKERS = 256
+MAX_CHUNK_SIZE = 100_000
+
+
 def _worker_start() -> None:
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -152,20 +158,25 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
         # A broken pool has ended its workers itself: wait for its threads too, or
         # one may wake another through a pipe already closed as the program exits
         # (a traceback after our one error line, now and then).
-        pool.shutdown(wait=finished or broken, cancel_futures=True)
         if not (finished or broken):
-            _stop_workers(pool)
+            _stop_workers(pool)     # before shutdown, which forgets them
+        pool.shutdown(wait=finished or broken, cancel_futures=True)
 
 
 def _stop_workers(pool) -> None:
     """End the workers of an abandoned run now: their unfinished chunks would be lost
-    anyway, and a chunk can take minutes (double dummy)."""
+    anyway, and a chunk can take minutes (double dummy). (Only before the pool's
+    ``shutdown``: before Python 3.14 it drops its list of processes, and the
+    interpreter's exit then waited for every running chunk.)"""
     stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
     if stop is not None:
         stop()
         return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         process.terminate()
+    for process in processes:
+        process.join(5)
 
 
 # An HTTP/2 client's first words (the connection preface and an empty SETTINGS
@@ -449,10 +460,10 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
             raise LabError(f"unknown analysis {name!r}{hint}: use " + ", ".join(known))
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_DEALS:
         raise LabError(f"the number of deals must be between 1 and {MAX_DEALS:,}, not {n!r}")
-    if chunk_size is not None and chunk_size < 1:
-        raise LabError(f"chunk size must be at least 1, not {chunk_size}")
-    if workers is not None and workers < 1:
-        raise LabError(f"workers must be at least 1, not {workers}")
+    if chunk_size is not None and not 1 <= chunk_size <= MAX_CHUNK_SIZE:
+        raise LabError(f"chunk size must be from 1 to {MAX_CHUNK_SIZE:,}, not {chunk_size:,}")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise LabError(f"workers must be from 1 to {MAX_WORKERS}, not {workers:,}")
     if ray_address is not None and not ray_address.strip():
         raise LabError("--ray: give the cluster's address (HOST:PORT, ray://HOST:PORT, auto or local)")
     if workers is not None and ray_address:
