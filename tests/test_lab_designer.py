@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -66,6 +68,24 @@ def test_lab_designer_report_refuses_a_file_in_the_way_of_its_figures_before_any
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2 and "in the way of the report's figures folder" in capsys.readouterr().err
     assert not (tmp_path / "run" / "chunks").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_lab_designer_report_refuses_a_figures_folder_it_cannot_make_before_any_work(tmp_path, capsys):
+    # it found out after the whole run (hours, with --dd-n), in words that did not say what failed
+    status = main(["lab", "--designer", "/proc/flowerbridge-report.md", "--n", "4",
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("error: /proc/flowerbridge-report: cannot make the "
+                                          "report's figures folder: "), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_lab_designer_report_that_fails_leaves_no_empty_figures_folder(tmp_path, capsys):
+    status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "4", "--bots", "no-such-bot",
+                   "--out", str(tmp_path / "run"), "--quiet"])
+    assert status == 2 and "no-such-bot" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.md").exists()
 
 
 def test_lab_designer_report_refuses_a_seed_it_cannot_write_and_keeps_the_old_report(tmp_path,

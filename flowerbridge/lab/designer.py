@@ -10,6 +10,7 @@ seed or more deals keeps it honest.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from pathlib import Path
@@ -55,16 +56,26 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     figures = path.with_suffix("")
     if figures.exists() and not figures.is_dir():
         raise LabError(f"{figures}: a file is in the way of the report's figures folder")
-    common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
-    study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
-    dd_summary, dd_table = None, None
-    if dd_n:
-        if "dd" not in analyses():
-            raise LabError("the double-dummy solver is not installed: use --dd-n 0")
-        # (no bots: the double-dummy analysis plays no card, and refuses them)
-        dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
-        dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
-    figures.mkdir(parents=True, exist_ok=True)
+    made = not figures.exists()
+    try:    # now, not after a run of hours
+        figures.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LabError(f"{figures}: cannot make the report's figures folder: {exc.strerror or exc}") from None
+    try:
+        common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
+        study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
+        dd_summary, dd_table = None, None
+        if dd_n:
+            if "dd" not in analyses():
+                raise LabError("the double-dummy solver is not installed: use --dd-n 0")
+            # (no bots: the double-dummy analysis plays no card, and refuses them)
+            dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
+            dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
+    except BaseException:
+        if made:    # a run that writes no report leaves no empty figures folder
+            with contextlib.suppress(OSError):
+                figures.rmdir()
+        raise
     command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
                + (f" --bots {shlex.quote(bots)}" if bots else "")
