@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import sys
 
 import pytest
@@ -186,10 +188,10 @@ def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
 
 
 @pytest.mark.parametrize("argv, pattern", [
-    (["match", "--ns", "basic", "--ew", "basic", "--samples", "0"], r"--samples: '0': give a whole number from 1 to 10000"),
+    (["match", "--ns", "basic", "--ew", "basic", "--samples", "0"], r"--samples: '0': give a whole number from 1 to 10,000"),
     (["match", "--ns", "basic", "--ew", "basic", "--samples", "100000000"], r"--samples: '100000000'"),
     (["match", "--ns", "basic", "--ew", "basic", "--boards", "-3"], r"--boards: '-3': give a whole number from 1 to 100,000"),
-    (["demo", "--hands", "99999999999999999999"], r"--hands: '99999999999999999999': give a whole number from 1 to 10000"),
+    (["demo", "--hands", "99999999999999999999"], r"--hands: '99999999999999999999': give a whole number from 1 to 10,000"),
     (["demo", "--hands", "٣"], r"--hands: '٣'"),
     (["deal", "--seed", "7", "--board", "-1"], r"--board: '-1': give a whole number from 0 to 999,999,999,999"),
 ])
@@ -250,3 +252,42 @@ def test_cli_output_closed_by_its_reader_stops_quietly():
     proc.stdout.close()
     assert proc.wait(timeout=120) == 141
     assert proc.stderr is not None and proc.stderr.read() == b""
+
+
+def _run_with_closed(fd: int, *argv: str):
+    """The command run with file descriptor ``fd`` closed (as `<&-`, `>&-` or `2>&-` do)."""
+    import subprocess
+    pipes = {0: {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE},
+             1: {"stdin": subprocess.DEVNULL, "stderr": subprocess.PIPE},
+             2: {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE}}[fd]
+    return subprocess.run([sys.executable, "-m", "flowerbridge.cli", *argv], **pipes,
+                          pass_fds=(), preexec_fn=lambda: os.close(fd), timeout=300)
+
+
+@pytest.mark.parametrize("argv", [["score", "-"], ["show", "-"], ["solve", "-"],
+                                  ["solve", "--bridge-file", "-"]])
+def test_cli_closed_standard_input_is_one_error_line(argv):
+    # (an AttributeError traceback: sys.stdin is None)
+    done = _run_with_closed(0, *argv)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr == b"error: standard input is closed: give a file, or pipe the input in\n"
+
+
+def test_cli_closed_standard_output_is_an_error_not_a_silent_success():
+    # (print() to a closed stdout writes nothing: exit 0 with the deal lost)
+    done = _run_with_closed(1, "deal", "--seed", "1")
+    assert done.returncode == 2
+    assert done.stderr == b"error: standard output is closed: the command's output would be lost\n"
+
+
+def test_formats_cli_closed_standard_error_keeps_standard_output_free_of_errors(tmp_path):
+    # FORMATS.md: an error prints nothing on standard output (with stderr closed it went there)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff")
+    done = _run_with_closed(2, "score", str(bad))
+    assert done.returncode == 2 and done.stdout == b""
+
+
+def test_cli_empty_path_and_a_seed_that_is_not_utf8_are_named(cli, assert_cli_error):
+    assert_cli_error(cli("score", ""), re.escape("'': No such file or directory"))
+    assert_cli_error(cli("deal", "--seed", "\udcff"), re.escape("--seed '\\udcff': not UTF-8 text"))

@@ -198,7 +198,7 @@ def test_play_shows_every_hand_and_the_undealt_cards_once_the_hand_is_over(monke
 def test_play_refuses_a_session_of_no_hands_naming_the_option(monkeypatch, capsys):
     assert main(["play", "--hands", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "--hands" in err and "1 to 10000" in err
+    assert err.startswith("error: ") and "--hands" in err and "1 to 10,000" in err
 
 
 def _pseudo_terminals() -> bool:

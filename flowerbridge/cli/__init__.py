@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import importlib
+import os
 import re
 import sys
 from typing import Callable
@@ -46,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the status."""
+    if sys.stderr is None:      # closed (`2>&-`): errors go nowhere, never onto standard output
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:      # closed (`>&-`): what the command writes would be lost unseen
+        print("error: standard output is closed: the command's output would be lost", file=sys.stderr)
+        return 2
     _plain_where_not_unicode()
     try:
         parser = build_parser()
@@ -68,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        filename = getattr(exc, "filename", None)
+        where = f"{filename or repr(filename)}: " if filename is not None else ""  # '' for an empty path
         print(f"error: {one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except RecursionError:  # the json module's answer to absurdly deep nesting
@@ -132,7 +139,6 @@ def argv_command(argv: list[str] | None) -> str | None:
 
 def _drop_stdout() -> None:
     """Point standard output at /dev/null, so that flushing it at exit raises nothing more."""
-    import os
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -156,7 +162,7 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         digits = text.removeprefix("-")
         if not (digits.isascii() and digits.isdigit() and len(digits) <= 12) or not low <= int(text) <= high:
-            sep = "," if high >= 100_000 else ""
+            sep = "," if high >= 10_000 else ""     # as the help texts write them
             raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from {low:{sep}} to {high:{sep}}")
         return int(text)
     return parse
@@ -165,6 +171,10 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
 def parse_seed(text: str) -> int | str:
     """A ``--seed``: a whole number written in ASCII digits is that number
     (``7`` and ``007`` deal alike), any other text is a seed of its own."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:      # bytes that are not UTF-8 on the command line
+        raise UsageError(f"--seed {text!r}: not UTF-8 text") from None
     return int(text) if re.fullmatch(r"-?[0-9]{1,4000}", text) else text
 
 
@@ -177,6 +187,8 @@ def read_text(path: str) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
     try:
         if path == "-":
+            if sys.stdin is None:   # closed (`<&-`)
+                raise UsageError("standard input is closed: give a file, or pipe the input in")
             # the bytes, decoded here: the text layer would turn bytes that are
             # not UTF-8 into stand-in characters instead of refusing them
             raw = getattr(sys.stdin, "buffer", None)
