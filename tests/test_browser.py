@@ -1268,6 +1268,51 @@ def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser
     assert not south.errors
 
 
+def test_a_table_closed_to_make_room_says_why_and_who_was_ahead_and_leads_back_to_the_lobby(
+        browser, tmp_path):
+    import random
+    from datetime import timedelta
+
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.models import utcnow
+    from flowerbridge.server.testing import ServerThread, play_session
+
+    # made in a server of this process, whose clock runs two hours ahead for the
+    # last creation: the full server closes South's table to make room
+    config = ServerConfig(database=str(tmp_path / "tables.sqlite"), bot_delay=0,
+                          replace_after=None, analysis=False, max_tables=1)
+    with ServerThread(config) as making:
+        created = making.create_table({"S": "human", "N": BOT, "E": BOT, "W": BOT}, hands=4)
+        table_id = created["table"]["id"]
+        south = making.client(table_id, created["invitations"]["S"]["token"])
+        play_session([south], random.Random(5), until=lambda: any("hand_over" in m for m in south.messages))
+        south.close()
+        deadline = time.monotonic() + 20
+        while making.api("GET", f"/api/tables/{table_id}").json()["seats"]["S"]["connected"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        making.app.state.manager.clock = lambda: utcnow() + timedelta(hours=2)
+        making.create_table({s: "human" for s in "NESW"})
+        closed = making.api("GET", f"/api/tables/{table_id}").json()["closed"]
+        sheet = making.api("GET", f"/api/tables/{table_id}/session").json()["scoresheet"]
+    assert closed and not sheet["is_over"] and sheet["hands_played"] >= 1
+    totals = {side: sheet["totals"][side]["total"] for side in ("NS", "EW")}
+    names = {"NS": "North-South", "EW": "East-West"}
+    if sheet["leader"]:
+        behind = "EW" if sheet["leader"] == "NS" else "NS"
+        standing = f"with {names[sheet['leader']]} ahead, {totals[sheet['leader']]} points to {totals[behind]}"
+    else:
+        standing = f"the sides level at {totals['NS']} points each"
+    with Server(tmp_path) as server:
+        page = open_page(browser, server, created["invitations"]["S"]["url"])
+        page.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+        assert page.locator("#message").inner_text() == \
+            f"The session is over: the table was {closed}, {standing}."
+        assert page.locator('#session-end a[href="/"]').is_visible()
+        assert page.locator("#bidding button, #felt .card.playable").count() == 0
+        assert not page.errors
+
+
 @pytest.mark.parametrize("role, calls, until", [
     # East declares: West's dummy on South's left, the trick beside East
     ("defender, dummy on the left", ["Pass", "7NT", "Pass", "Pass", "Pass"],

@@ -67,11 +67,23 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
                                   ["--host", ""], ["--host", " "], ["--port", "http"],
                                   ["--database", ""],
                                   ["--port", "70000"], ["--port", "-1"],
-                                  ["--max-tables", "0"],
+                                  ["--max-tables", "0"], ["--idle-close", "0"],
+                                  ["--idle-close", "soon"], ["--idle-close", "30s"],
+                                  ["--idle-close", "366d"],
                                   ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
 def test_serve_refuses_bad_options(args, tmp_path):
     result = serve(*args, "--database", str(tmp_path / "t.db"))
     assert result.returncode == 2 and result.stderr.startswith("error: flowerbridge serve:")
+
+
+def test_serve_takes_idle_close_in_minutes_or_as_a_duration():
+    from flowerbridge.cli.serve import _idle_close
+
+    assert [_idle_close(text) for text in ("60", "90m", "1.5h", "2 h", "1d")] == \
+        [60 * 60, 90 * 60, 90 * 60, 120 * 60, 24 * 60 * 60]
+    result = serve("--idle-close", "0")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: flowerbridge serve: argument --idle-close: '0': give minutes")
 
 
 @pytest.mark.parametrize("database, message", [

@@ -4,7 +4,9 @@ the security headers of its answers."""
 
 from __future__ import annotations
 
+import re
 import time
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from flowerbridge.server import ServerConfig
 from flowerbridge.server.limits import MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, TokenBucket
 from flowerbridge.server.manager import Connection, Snapshot
+from flowerbridge.server.models import utcnow
 from flowerbridge.server.testing import ServerThread, table_request
 
 
@@ -167,3 +170,113 @@ def test_security_headers_on_pages_static_files_and_the_api(server):
     # FastAPI's docs page loads its scripts from a CDN: no policy there, the rest stays
     docs = server.api("GET", "/api/docs").headers
     assert "content-security-policy" not in docs and docs["x-frame-options"] == "DENY"
+
+
+# ------------------------------------------------- idle tables closed to make room
+
+
+def _clock_ahead(server, minutes):
+    """The server's clock ``minutes`` ahead of the real one: every table looks
+    idle that long more (its events are stamped with the real time)."""
+    server.app.state.manager.clock = lambda: utcnow() + timedelta(minutes=minutes)
+
+
+def _left(server, table_id, seat=None):
+    """Wait until the server has seen every connection of ``seat`` (the
+    spectators when ``None``) at the table close."""
+    deadline = time.monotonic() + 20
+    while True:
+        info = server.api("GET", f"/api/tables/{table_id}").json()
+        if (info["seats"][seat]["connected"] if seat else info["spectators"]) in (False, 0):
+            return info
+        assert time.monotonic() < deadline, "the server did not see the connection close"
+        time.sleep(0.05)
+
+
+def _call(server, created, seat, call="Pass"):
+    """``seat`` connects, makes ``call`` at its turn, and leaves."""
+    table_id = created["table"]["id"]
+    client = _joined(server, table_id, created["invitations"][seat]["token"])
+    client.send({"type": "call", "call": call, "seq": client.seq})
+    client.until(lambda m: m["type"] == "call")
+    client.close()
+    return _left(server, table_id, seat)
+
+
+def _closed_minutes(info):
+    found = re.fullmatch(r"closed after (\d+) minutes without play to make room", info["closed"] or "")
+    assert found, info["closed"]
+    return int(found[1])
+
+
+def test_limits_a_full_server_closes_the_table_idle_longest_and_creates_the_new_one(server):
+    people = {s: "human" for s in "NESW"}
+    first = server.create_table(people)
+    second = server.create_table(people)
+    third = server.create_table(people)
+    _call(server, first, "N")       # the first table played last: the second is idle longest
+    before = server.api("GET", f"/api/tables/{second['table']['id']}").json()
+    _clock_ahead(server, 61)
+    answer = server.api("POST", "/api/tables", json=table_request(people))
+    assert answer.status_code == 201
+    closed = server.api("GET", f"/api/tables/{second['table']['id']}").json()
+    assert closed["status"] == "over" and _closed_minutes(closed) >= 61
+    assert closed["seq"] == before["seq"] + 1       # the close is an event of its log
+    listed = {t["id"] for t in server.api("GET", "/api/tables").json()["tables"]}
+    assert listed == {first["table"]["id"], third["table"]["id"], answer.json()["table"]["id"]}
+    for kept in (first, third):
+        info = server.api("GET", f"/api/tables/{kept['table']['id']}").json()
+        assert info["status"] == "playing" and info["closed"] is None
+
+
+def test_limits_a_full_server_closes_no_table_open_in_a_browser_or_played_lately(server):
+    people = {s: "human" for s in "NESW"}
+    created = [server.create_table(people) for _ in range(2)]
+    _clock_ahead(server, 120)
+    created.append(server.create_table(people))     # room: nothing is closed, however idle
+    ids = [c["table"]["id"] for c in created]
+    assert len(server.api("GET", "/api/tables").json()["tables"]) == 3
+    _clock_ahead(server, 30)        # played (dealt) within the last hour: not idle
+    refused = server.api("POST", "/api/tables", json=table_request(people))
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "full"
+    watchers = [_joined(server, table_id) for table_id in ids]
+    _clock_ahead(server, 120)       # idle long enough, but each has a connection open
+    refused = server.api("POST", "/api/tables", json=table_request(people))
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "full"
+    assert [server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids] == ["playing"] * 3
+    watchers[1].close()
+    _left(server, ids[1])
+    assert server.api("POST", "/api/tables", json=table_request(people)).status_code == 201
+    assert [server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids] == \
+        ["playing", "over", "playing"]
+    for watcher in (watchers[0], watchers[2]):
+        watcher.close()
+
+
+def test_limits_a_seat_back_at_a_table_closed_to_make_room_sees_it_over_and_why_and_cannot_act(server):
+    people = {s: "human" for s in "NESW"}
+    created = server.create_table(people)
+    table_id = created["table"]["id"]
+    _call(server, created, "N")
+    for _ in range(2):
+        server.create_table(people)
+    _clock_ahead(server, 90)
+    assert server.api("POST", "/api/tables", json=table_request(people)).status_code == 201
+    closed = server.api("GET", f"/api/tables/{table_id}").json()
+    assert _closed_minutes(closed) >= 90
+    east = server.client(table_id, created["invitations"]["E"]["token"])    # East's turn
+    welcome = east.until(lambda m: m["type"] == "welcome")
+    snapshot = east.until(lambda m: m["type"] == "snapshot")
+    for table in (welcome["table"], snapshot["table"]):
+        assert table["status"] == "over" and table["closed"] == closed["closed"]
+    assert snapshot["seq"] == closed["seq"] and snapshot["view"]["legal"] == []
+    east.send({"type": "call", "call": "Pass", "id": "late"})
+    error = east.until(lambda m: m["type"] == "error")
+    assert error["code"] == "table_over" and error["id"] == "late"
+    assert closed["closed"] in error["message"]
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == closed["seq"]
+    # North, back with what it had seen (before the close), is told by a snapshot too
+    north = server.client(table_id, created["invitations"]["N"]["token"], since=closed["seq"] - 1)
+    assert north.until(lambda m: m["type"] in ("snapshot", "close"))["type"] == "snapshot"
+    east.close()
+    north.close()

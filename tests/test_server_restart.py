@@ -6,11 +6,15 @@ same database, and each table resumes exactly where it was.
 from __future__ import annotations
 
 import random
+import secrets
 import time
+from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 
-from flowerbridge.server.testing import ServerProcess, database_for_tests, play_session
+from flowerbridge.server.testing import (ServerProcess, database_for_tests, play_session,
+                                         table_request)
 from flowerbridge.session import Session
 
 QUIET = ("--replace-after", "never", "--no-analysis")
@@ -116,3 +120,72 @@ def test_after_a_restart_a_missed_last_card_brings_its_review_as_the_server_can_
         assert over["seq"] == last and over["hand_over"]["review"]["dd_status"] == "unavailable"
         assert second.api("GET", f"/api/tables/{table_id}/hands/1").json()["dd_status"] == "unavailable"
         south.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def own_database(request, tmp_path):
+    """A database with no other test's tables in it (they would count against
+    ``max_tables``): a fresh SQLite file, or a schema of its own on PostgreSQL."""
+    found = database_for_tests(request.param, tmp_path)
+    if found is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    if request.param == "sqlite":
+        yield found
+        return
+    from sqlalchemy import create_engine, text
+
+    from flowerbridge.server.store import engine_url
+
+    schema = f"fb_test_{secrets.token_hex(4)}"
+    engine = create_engine(engine_url(found))
+    with engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield f"{found}{'&' if '?' in found else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
+
+
+def test_a_table_closed_to_make_room_stays_closed_after_a_restart_its_record_readable(own_database):
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.models import utcnow
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=own_database, bot_delay=0, replace_after=None, analysis=False,
+                          max_tables=2)
+    with ServerThread(config) as first:
+        created = first.create_table({s: "random" for s in "NESW"}, hands=3)
+        table_id = created["table"]["id"]
+        watcher = first.client(table_id)    # the bots play while someone watches
+        watcher.until(lambda m: "hand_over" in m)
+        watcher.close()
+        deadline = time.monotonic() + 20
+        while first.api("GET", f"/api/tables/{table_id}").json()["spectators"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        people = first.create_table({s: "human" for s in "NESW"})["table"]["id"]
+        first.app.state.manager.clock = lambda: utcnow() + timedelta(hours=2)
+        newest = first.create_table({s: "human" for s in "NESW"})["table"]["id"]
+        closed = first.api("GET", f"/api/tables/{table_id}").json()
+        assert closed["status"] == "over" and closed["closed"].startswith("closed after ")
+        record = first.api("GET", f"/api/tables/{table_id}/session").json()
+        review = first.api("GET", f"/api/tables/{table_id}/hands/1").json()
+    assert record["scoresheet"]["hands_played"] >= 1 and not record["scoresheet"]["is_over"]
+    with ServerThread(replace(config, max_tables=3)) as second:
+        again = second.api("GET", f"/api/tables/{table_id}").json()
+        assert (again["status"], again["closed"], again["seq"]) == \
+            (closed["status"], closed["closed"], closed["seq"])
+        assert second.api("GET", f"/api/tables/{table_id}/session").json() == record
+        assert second.api("GET", f"/api/tables/{table_id}/hands/1").json() == review
+        listed = {t["id"] for t in second.api("GET", "/api/tables").json()["tables"]}
+        assert listed == {people, newest}
+        # not counted: two open of three, room for one more without closing anything
+        assert second.api("POST", "/api/tables", json=table_request({s: "human" for s in "NESW"})) \
+            .status_code == 201
+        watcher = second.client(table_id)
+        snapshot = watcher.until(lambda m: m["type"] == "snapshot")
+        assert snapshot["table"]["closed"] == closed["closed"] and snapshot["seq"] == closed["seq"]
+        assert snapshot["scoresheet"] == record["scoresheet"]
+        watcher.close()

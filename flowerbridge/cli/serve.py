@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from . import whole_number
 
@@ -29,6 +30,10 @@ def register(subparsers) -> None:
                    help="skip the double-dummy values in the reviews of finished hands")
     p.add_argument("--max-tables", type=_count, default=1000, metavar="N",
                    help="tables open at once, at most (default 1000)")
+    p.add_argument("--idle-close", type=_idle_close, default=3600.0, metavar="MINUTES",
+                   help="when --max-tables are open, the table idle longest (nobody connected, "
+                        "no call or card) is closed to make room for a new one if it has been "
+                        "idle this long: minutes, or 90m, 2h, 1d (default 60)")
     p.add_argument("--tables-per-minute", type=_count, default=30, metavar="N",
                    help="tables one address may create a minute (default 30)")
     p.add_argument("--connections-per-address", type=_count, default=200, metavar="N",
@@ -65,7 +70,8 @@ def run(args) -> int:
         raise
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
-                          max_tables=args.max_tables, tables_per_minute=args.tables_per_minute,
+                          max_tables=args.max_tables, idle_close=args.idle_close,
+                          tables_per_minute=args.tables_per_minute,
                           connections_per_address=args.connections_per_address)
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
@@ -101,6 +107,20 @@ def _seconds(text: str) -> float:
 
 def _replace_after(text: str) -> float | None:
     return None if text.strip().lower() == "never" else _seconds(text)
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?) *([smhd]?)")
+_UNIT_SECONDS = {"s": 1, "": 60, "m": 60, "h": 3600, "d": 86400}
+
+
+def _idle_close(text: str) -> float:
+    """Seconds, from minutes (``90``) or a duration (``90m``, ``2h``, ``1d``)."""
+    found = _DURATION.fullmatch(text.strip().lower())
+    seconds = float(found[1]) * _UNIT_SECONDS[found[2]] if found else -1.0
+    if not 60 <= seconds <= 365 * 86400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give minutes (60) or a duration (90m, 2h, "
+                                         "1d), from 1 minute to 365 days")
+    return seconds
 
 
 _port = whole_number(0, 65535)

@@ -18,7 +18,9 @@ class ServerConfig:
     long a person may be away before a stand-in bot takes their seat
     (``None``: never). ``analysis`` turns on the double-dummy values of the
     review (when the compiled solver is there). ``max_tables`` caps the tables
-    open at once (``503 full`` past it) and ``tables_per_minute`` how fast one
+    open at once (``503 full`` past it, unless a table has been idle, no
+    connection open to it and no event, for ``idle_close`` seconds: the one idle
+    longest is closed to make room) and ``tables_per_minute`` how fast one
     address may create them (``429 too_many``), ``connections_per_address``
     how many websockets one address may hold open at once (past it the new
     one is refused ``too_many``, close code 4429); a connection may send
@@ -31,6 +33,7 @@ class ServerConfig:
     replace_after: float | None = 60.0
     analysis: bool = True
     max_tables: int = 1000
+    idle_close: float = 3600.0
     tables_per_minute: float = 30.0
     connections_per_address: int = 200
     # messages a connection may send: this many a second on average, burst at once

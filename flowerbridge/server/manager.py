@@ -20,6 +20,7 @@ import secrets
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Callable, TypeVar, cast
 
 from ..bots.base import Bot, bot_seed
@@ -32,7 +33,7 @@ from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
-from .models import EventRow
+from .models import EventRow, utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
@@ -192,9 +193,11 @@ class LiveTable:
 class TableManager:
     """All live tables of one server process."""
 
-    def __init__(self, store: Store, config: ServerConfig) -> None:
+    def __init__(self, store: Store, config: ServerConfig,
+                 clock: Callable[[], datetime] = utcnow) -> None:
         self.store = store
         self.config = config
+        self.clock = clock      # the time now (UTC), to tell how long a table has been idle
         self.tables: dict[str, LiveTable] = {}
         self.broker = MemoryBroker()
         # SQLite takes one writer at a time: one database thread queues the writes
@@ -209,6 +212,9 @@ class TableManager:
         # tables whose stored log does not replay, with why: left closed, not listed,
         # not counted as open, not replayed again at every request
         self.unloadable: dict[str, str] = {}
+        # one creation at a time: the count of open tables, the close of an idle
+        # one to make room and the new table's row do not interleave with another's
+        self._creating = asyncio.Lock()
 
     # ------------------------------------------------------------ life
 
@@ -254,14 +260,50 @@ class TableManager:
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
-        if len(await self._open_ids()) >= self.config.max_tables:
-            raise TableError("full", f"the server has {self.config.max_tables:,} tables open, "
-                                     "its most: try again when one has finished")
-        await self._db(self.store.create_table, *rows)
-        live = LiveTable(Table(*rows), self.broker)
-        self.tables[live.table.id] = live
+        async with self._creating:
+            open_ids = await self._open_ids()
+            if len(open_ids) >= self.config.max_tables:
+                await self._make_room(open_ids)
+            await self._db(self.store.create_table, *rows)
+            live = LiveTable(Table(*rows), self.broker)
+            self.tables[live.table.id] = live
         self._kick_bots(live)
         return live, tokens
+
+    async def _make_room(self, open_ids: list[str]) -> None:
+        """Close the open table idle longest, to make room for a new one: no
+        connection open to it and no event for ``config.idle_close`` seconds,
+        the one whose latest event is oldest. Refuses (``full``) when none is."""
+        now, idle = self.clock(), timedelta(seconds=self.config.idle_close)
+        unwatched = []
+        for table_id in open_ids:
+            try:
+                live = await self.get(table_id)
+            except TableError:  # damaged, found just now: not open after all
+                continue
+            if not live.connections and not live.table.is_over:
+                unwatched.append(live)
+        unwatched.sort(key=lambda live: live.table.last_event_at)
+        for live in unwatched:
+            async with live.lock:
+                # again, under the lock: an action or a connection may have come meanwhile
+                since = now - live.table.last_event_at
+                if live.connections or live.table.is_over or since < idle:
+                    continue
+                rows = live.table.close(int(since.total_seconds() // 60))
+                await self._store(live, rows)
+            log.info("table %s %s", live.table.id, live.table.closed_reason)
+            for timer in live.timers.values():
+                timer.cancel()
+            live.timers.clear()
+            self._keep_finished(live)   # nobody has it open: kept a while, as finished ones are
+            return
+        soonest = (f"; the table idle longest can be closed to make room in about "
+                   f"{_minutes_until(unwatched[0].table.last_event_at + idle - now)}"
+                   if unwatched else "")
+        raise TableError("full", f"the server has {self.config.max_tables:,} tables open, its "
+                                 f"most, and none has gone {_minutes(idle)} without play and "
+                                 f"without a visitor: try again when one has finished{soonest}")
 
     async def get(self, table_id: str) -> LiveTable:
         """A table by id, loaded from the database on first use."""
@@ -458,6 +500,12 @@ class TableManager:
                       explanation: str | None = None) -> None:
         # Under the table's lock: engine, then database, then the world.
         rows = live.table.act(seat, kind, action, explanation)
+        self._made(live, await self._store(live, rows))
+
+    async def _store(self, live: LiveTable, rows: list[EventRow]) -> list[EventRow]:
+        """Commit the events the table has just made (under its lock); returns
+        the events stored. If the commit fails the table is rebuilt from the
+        database and ``busy`` raised, unless the events were stored after all."""
         try:
             await self._commits.append(Append(live.table.id, rows,
                                               OVER if live.table.is_over else None))
@@ -483,7 +531,7 @@ class TableManager:
                 raise TableError("busy", "the server could not store that action; it was not "
                                          "made — try again") from None
             log.warning("table %s: seq %d was stored after all", live.table.id, rows[0].seq)
-        self._made(live, rows)
+        return rows
 
     def _made(self, live: LiveTable, rows: list[EventRow]) -> None:
         """Tell the table about stored events: reviews, messages, the bots' turn."""
@@ -606,6 +654,15 @@ def _check_room(live: LiveTable, role: Role) -> None:
         raise TableError("too_many", f"this table has {same} connections "
                                      + (f"for seat {role.name}" if role is not None else "of spectators")
                                      + ", its most: close one first")
+
+
+def _minutes(span: timedelta) -> str:
+    minutes = int(span.total_seconds() // 60)
+    return f"{minutes:,} minute{'' if minutes == 1 else 's'}"
+
+
+def _minutes_until(span: timedelta) -> str:
+    return _minutes(max(span + timedelta(seconds=59), timedelta(minutes=1)))   # rounded up
 
 
 def _role_name(role: Role) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import timezone
+from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
 from ..dealing import Deal
@@ -69,11 +69,7 @@ class Table:
         self.id = row.id
         self.name = row.name
         self.seed = row.seed
-        # SQLite hands back naive datetimes, PostgreSQL times in its session's
-        # zone; every stored time is UTC, and is shown in UTC
-        created = row.created_at
-        self.created = (created.astimezone(timezone.utc) if created.tzinfo
-                        else created.replace(tzinfo=timezone.utc))
+        self.created = as_utc(row.created_at)
         self.stand_in_level = row.stand_in
         self.options = RuleOptions.from_dict(row.options)
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
@@ -82,6 +78,11 @@ class Table:
         self.seq = 0
         self.hands: list[HandLog] = []
         self.state: HandState | None = None
+        # when the latest event was made (closing an idle table goes by it)
+        self.last_event_at = self.created
+        # how long the table had been idle when it was closed to make room, in
+        # minutes (its ``close`` event); None while it is not closed
+        self.closed_after: int | None = None
         for event in events:
             self._replay(event)
         for analysis in analyses:
@@ -109,7 +110,16 @@ class Table:
 
     @property
     def is_over(self) -> bool:
-        return self.session.is_over
+        """The session is over: all its hands played, or the table closed."""
+        return self.session.is_over or self.closed_after is not None
+
+    @property
+    def closed_reason(self) -> str | None:
+        """Why the table was closed before its session was over (``None``: it was not)."""
+        minutes = self.closed_after
+        if minutes is None:
+            return None
+        return f"closed after {minutes} minute{'' if minutes == 1 else 's'} without play to make room"
 
     @property
     def status(self) -> str:
@@ -141,13 +151,13 @@ class Table:
 
         Raises (changing nothing) when the engine refuses the action.
         """
-        if self.is_over:
-            raise TableError("table_over", "the session is over: no more calls or cards")
+        self._check_open()
         assert self.state is not None
         text = self._apply(kind, action, seat)
         row = EventRow(table_id=self.id, seq=self.seq + 1, kind=kind, hand=self.hand_number,
                        seat=seat.name, action=text,
-                       detail={"explanation": explanation} if explanation else None)
+                       detail={"explanation": explanation} if explanation else None,
+                       created_at=utcnow())
         self._record(row, explanation)
         rows = [row]
         if self.state.is_over:
@@ -157,6 +167,23 @@ class Table:
                 self._replay(deal)
                 rows.append(deal)
         return rows
+
+    def close(self, minutes: int) -> list[EventRow]:
+        """Close the table before its session is over, idle for ``minutes``: the
+        ``close`` event to store. Nothing more can be called or played; what was
+        played stays."""
+        self._check_open()
+        row = EventRow(table_id=self.id, seq=self.seq + 1, kind="close", hand=self.hand_number,
+                       detail={"reason": "idle", "minutes": minutes}, created_at=utcnow())
+        self._replay(row)
+        return [row]
+
+    def _check_open(self) -> None:
+        if self.closed_reason is not None:
+            raise TableError("table_over", f"this table was {self.closed_reason}: "
+                                           "no more calls or cards")
+        if self.is_over:
+            raise TableError("table_over", "the session is over: no more calls or cards")
 
     def without(self, rows: Sequence[EventRow]) -> "Table":
         """This table rebuilt from its own log less ``rows``, the newest events
@@ -179,6 +206,11 @@ class Table:
         return self.state.play(action, seat).card.code
 
     def _replay(self, row: EventRow) -> None:
+        if row.kind == "close":
+            assert row.detail is not None   # a close's row says how long the table was idle
+            self.closed_after = int(row.detail["minutes"])
+            self._record(row, None)
+            return
         if row.kind == "deal":
             assert row.detail is not None   # a deal's row holds its hands
             deal = Deal.from_hands(row.detail["hands"], row.detail["undealt"])
@@ -199,6 +231,8 @@ class Table:
         if row.kind == "call":
             log.explanations.append(explanation)
         self.seq = row.seq
+        if row.created_at is not None:
+            self.last_event_at = as_utc(row.created_at)
 
     # ------------------------------------------------------------ reviews
 
@@ -287,8 +321,9 @@ class Table:
         that processed a later event had it; a ``sync`` on a connection (no
         ``reviews``) had it live or in the catch-up that seated it."""
         events = self.hands[-1].events
-        if not events[0].seq - 1 <= since <= self.seq or self.seq - since > MAX_CATCH_UP_EVENTS:
-            return None
+        if not events[0].seq - 1 <= since <= self.seq or self.seq - since > MAX_CATCH_UP_EVENTS \
+                or self.closed_after is not None:
+            return None     # (a closed table: the snapshot says so, and why)
         finished = len(self.session.hands)
         announced = self.hands[finished - 1].review_seq if finished else None
         again = reviews and announced is not None and since <= announced
@@ -306,10 +341,13 @@ class Table:
     def snapshot(self, role: Role, table_info: dict[str, Any]) -> dict[str, Any]:
         """Everything ``role`` needs to draw the table from nothing."""
         assert self.state is not None
+        shown = view(self.state, role)
+        if self.closed_after is not None:
+            shown["legal"] = []      # the hand stands where it was closed: nothing to choose
         return {"v": PROTOCOL_VERSION, "type": "snapshot", "seq": self.seq, "table": table_info,
                 "role": "spectator" if role is None else "seat",
                 "seat": None if role is None else role.name, "hand": self.hand_number,
-                "view": view(self.state, role), "seen": copies_seen(self.state),
+                "view": shown, "seen": copies_seen(self.state),
                 "explanations": list(self.hands[-1].explanations),
                 "scoresheet": self.session.scoresheet(), "last_review": self.last_review()}
 
@@ -320,12 +358,18 @@ class Table:
         return {"id": self.id, "name": self.name, "created": self.created.isoformat(),
                 "options": self.options.to_dict(), "length": length, "status": self.status,
                 "hand": self.hand_number, "hands_played": len(self.session.hands),
-                "seq": self.seq, "stand_in": self.stand_in_level}
+                "seq": self.seq, "stand_in": self.stand_in_level, "closed": self.closed_reason}
+
+
+def as_utc(time: datetime) -> datetime:
+    """A stored time in UTC: SQLite hands back naive datetimes, PostgreSQL times
+    in its session's zone; every stored time is UTC, and is shown in UTC."""
+    return time.astimezone(timezone.utc) if time.tzinfo else time.replace(tzinfo=timezone.utc)
 
 
 def _deal_row(table_id: str, seed: str, *, seq: int, hand: int) -> EventRow:
     # Board numbers are hand numbers; the dealt cards are stored, not just the seed.
     return EventRow(table_id=table_id, seq=seq, kind="deal", hand=hand,
-                    detail=Deal.from_seed(seed, hand).to_dict())
+                    detail=Deal.from_seed(seed, hand).to_dict(), created_at=utcnow())
 
 

@@ -79,7 +79,7 @@ function sendPlay(code) {
 const SUIT_NAMES = { A: "Bright Animals", R: "Ribbons", P: "Plains" };
 
 function isMyTurn() {
-  return Boolean(state.view && state.seat && state.view.actor === state.seat);
+  return Boolean(state.view && state.seat && state.view.actor === state.seat && !state.table?.closed);
 }
 
 function legalCards() {
@@ -246,6 +246,16 @@ function sessionOver() {
   return Boolean(state.scoresheet?.is_over && (state.view.phase === "finished" || state.view.phase === "passed out"));
 }
 
+// A table closed before its session was over ("closed after 75 minutes without
+// play to make room"), with who was ahead then (R19: more points in all).
+function closedText(closed, sheet) {
+  const { NS, EW } = sheet.totals;
+  if (!sheet.leader) return `The session is over: the table was ${closed}, the sides level at ${NS.total} points each.`;
+  const [ahead, behind] = sheet.leader === "NS" ? [NS, EW] : [EW, NS];
+  return `The session is over: the table was ${closed}, with ${SIDE_NAMES[sheet.leader]} ahead, ` +
+    `${ahead.total} points to ${behind.total}.`;
+}
+
 // "While you were away, a bot played for you: in hand 2, calls 1R, Pass; cards 9R, 3P."
 function stoodInText(actions) {
   const hands = [...new Set(actions.map((a) => a.hand))];
@@ -261,6 +271,7 @@ function stoodInText(actions) {
 
 function turnMessage() {
   const view = state.view;
+  if (state.table?.closed) return closedText(state.table.closed, state.scoresheet);
   if (sessionOver()) {
     return `The session is over: ${sessionResult(state.scoresheet)}.`;
   }
@@ -294,7 +305,7 @@ function drawPlayPanel() {
     $("message").textContent = message;
     state.spokenTurn = message;
   }
-  $("session-end").classList.toggle("hidden", !sessionOver());
+  $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   $("stood-in").textContent = state.stoodIn || "";
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
