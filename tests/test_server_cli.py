@@ -90,6 +90,7 @@ def test_serve_takes_idle_close_in_minutes_or_as_a_duration():
     ("sqlite://", "sqlite:// is an in-memory database, which loses every table when the server stops"),
     ("sqlite:///:memory:", "is an in-memory database"),
     ("{tmp}/no/such/folder/t.db", "cannot open database {tmp}/no/such/folder/t.db: there is no folder"),
+    ("{tmp}", "cannot open database {tmp}: {tmp} is a folder, not a file"),   # (it named no path)
     ("postgresql://fb@127.0.0.1:1/fb\udcff", "is not valid text (UTF-8)"),
 ])
 def test_serve_refuses_a_database_that_would_lose_tables_or_a_missing_folder(database, message, tmp_path):

@@ -134,6 +134,8 @@ class Store:
             folder = Path(path).expanduser().parent
             if not folder.is_dir():
                 raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
+            if Path(path).expanduser().is_dir():
+                raise StoreError(f"cannot open database {shown}: {path} is a folder, not a file")
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
