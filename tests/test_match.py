@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -25,9 +26,9 @@ def test_imp_scale_has_24_steps_increasing():
 
 def test_each_board_is_played_twice_with_the_pairs_swapped_and_scored_by_the_rules():
     result = run_match("basic", "random", boards=3, seed=9)
-    # Each seat of each table keeps one bot for the whole match, seeded by table and seat.
-    tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=bot_seed(9, t, s.name)) for s in Seat}
-              for t, (ns, ew) in enumerate((("basic", "random"), ("random", "basic")), 1)]
+    # Each seat of each table keeps one bot for the whole match, seeded by the seat.
+    tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=bot_seed(9, s.name)) for s in Seat}
+              for ns, ew in (("basic", "random"), ("random", "basic"))]
     for board in result.results:
         deal = Deal.from_seed(9, board.board)
         nets = []
@@ -93,3 +94,47 @@ def test_match_needs_at_least_one_board(capsys):
 def test_pimc_matches_are_reproducible_for_a_seed():
     runs = [run_match("pimc", "basic", boards=1, seed=4, bot_options={"samples": 4}) for _ in range(2)]
     assert runs[0].results == runs[1].results
+
+
+def test_swapping_the_bots_turns_every_boards_sign_seeded_bots_too():
+    # each seat's bot was seeded by its table too: swapped, the same bot in the same
+    # seat got another seed, and random (or pimc) played other cards
+    ab = run_match("random", "basic", boards=6, seed=5)
+    ba = run_match("basic", "random", boards=6, seed=5)
+    assert [r.imps for r in ba.results] == [-r.imps for r in ab.results]
+    assert any(r.imps for r in ab.results)
+    assert all(r.imps == 0 for r in run_match("random", "random", boards=4, seed=5).results)
+
+
+BAD_BOTS = """
+from flowerbridge import FlowerBridgeError
+
+class Illegal:
+    def act(self, observation):
+        if observation.phase == "play":
+            wrong = [c for c in observation.hand if c not in observation.legal]
+            if wrong:
+                return wrong[0]
+        return observation.legal[0]
+
+class RaisesOurError:
+    def act(self, observation):
+        raise FlowerBridgeError("internal oops")
+"""
+
+
+@pytest.mark.parametrize("bot, message", [
+    ("Illegal", r"^error: board \d+, table \d \(basic North-South, badbots:Illegal East-West\): the bot at "
+                r"(East|West) chose an illegal card: play \d+ \((E|W)\): must follow "),
+    ("RaisesOurError", r"^error: board 1, table 1 \(basic North-South, badbots:RaisesOurError East-West\): "
+                       r"the bot at East failed: internal oops$"),
+])
+def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_table(
+        tmp_path, monkeypatch, capsys, bot, message):
+    # (the rules' own words came alone: no bot, board or table; an error of the
+    # package's own type raised by a bot named not even its seat)
+    (tmp_path / "badbots.py").write_text(BAD_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["match", "--ns", "basic", "--ew", f"badbots:{bot}", "--boards", "3", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(message, err.strip()), err

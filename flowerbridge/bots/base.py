@@ -65,8 +65,10 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
     naming the seat (a bot loaded by path is other people's code)."""
     try:
         return decide(bot, observation)
-    except FlowerBridgeError:
+    except BotError:
         raise
+    except FlowerBridgeError as exc:    # (the package's own errors, raised by the bot)
+        raise BotError(f"the bot at {seat.full_name} failed: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 -- any failure of the bot's, as one line
         raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
 
@@ -210,7 +212,11 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
         start = time.perf_counter()
         decision = ask(get(seat), seat, state.observation(seat))
         elapsed = time.perf_counter() - start
-        state.apply(decision.action, seat)
+        try:
+            state.apply(decision.action, seat)
+        except FlowerBridgeError as exc:    # the rules refuse it: the bot's fault, said so
+            what = "call" if isinstance(decision.action, Call) else "card"
+            raise BotError(f"the bot at {seat.full_name} chose an illegal {what}: {exc}") from exc
         if on_decision is not None:
             on_decision(seat, decision, elapsed)
     return state

@@ -8,7 +8,8 @@ overtricks, undertricks, honors and bright bonuses), the board's difference
 in net points is converted to IMPs on the standard scale, and the match
 reports A's mean IMPs per board with a 95% confidence interval.
 
-Results depend only on the bots, the seed and the number of boards.
+Results depend only on the bots, the seed and the number of boards; swapping
+the bots turns every board's sign.
 
 >>> result = run_match("random", "random", boards=2, seed=1)
 >>> result.boards, len(result.results)
@@ -25,7 +26,7 @@ from typing import Any, Callable
 
 from ..cards import Card
 from ..dealing import Deal
-from ..errors import FlowerBridgeError
+from ..errors import BotError, FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import Seat, Side
 from ..state import HandState
@@ -168,8 +169,9 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     """Play ``boards`` duplicate boards between bots ``ns`` (A) and ``ew`` (B).
 
     Bots are named as :func:`~flowerbridge.bots.base.load_bot` takes them;
-    each seat of each table gets its own bot, seeded from ``seed``, the
-    table and the seat, so the match is reproducible. ``bot_options`` are
+    each seat of each table gets its own bot, seeded from ``seed`` and the
+    seat, so the match is reproducible, and ``run_match(ew, ns, ...)`` gives
+    the same boards with the signs turned. ``bot_options`` are
     passed to both bots' constructors (those they accept).
     """
     if boards < 1:
@@ -179,13 +181,17 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     seating: tuple[dict[Seat, int], dict[Seat, int]] = (
         {s: int(s.side) for s in Seat}, {s: 1 - s.side for s in Seat})
     extra = bot_options or {}
-    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, t + 1, seat.name), **extra)
+    # A seat's bot has the same seed at both tables (whichever bot sits there), so
+    # swapping the two bots swaps the tables: the same boards, the signs turned
+    # (and a bot against itself scores 0), seeded bots too.
+    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, seat.name), **extra)
              for seat in Seat} for t in range(2)]
     result = MatchResult(seed, pairs)
     for board in range(1, boards + 1):
         deal = Deal.from_seed(seed, board)
         dealer = Seat((board - 1) % 4)
-        tables = tuple(_play_table(deal, dealer, options, bots[t], seating[t], pairs) for t in range(2))
+        tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
+                       for t in range(2))
         board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
                                    imps(tables[0].net - tables[1].net))
         result.results.append(board_result)
@@ -196,6 +202,18 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
         for seat, bot in bots[t].items():
             pairs[seating[t][seat]].budget_hits += getattr(bot, "budget_hits", 0)
     return result
+
+
+def _play_board_table(board: int, t: int, deal: Deal, dealer: Seat, options: RuleOptions | None,
+                      bots: dict[Seat, Bot], seating: dict[Seat, int],
+                      pairs: tuple[PairStats, PairStats]) -> TableResult:
+    """:func:`_play_table`, a bot's failure said with its board, table and bots."""
+    try:
+        return _play_table(deal, dealer, options, bots, seating, pairs)
+    except FlowerBridgeError as exc:
+        sides = ", ".join(f"{pairs[seating[side.seats[0]]].spec} {name}"
+                          for side, name in zip(Side, ("North-South", "East-West")))
+        raise BotError(f"board {board}, table {t + 1} ({sides}): {exc}") from exc
 
 
 def _play_table(deal: Deal, dealer: Seat, options: RuleOptions | None, bots: dict[Seat, Bot],
