@@ -138,3 +138,11 @@ def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_
     assert main(["match", "--ns", "basic", "--ew", f"badbots:{bot}", "--boards", "3", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(message, err.strip()), err
+
+
+def test_match_report_keeps_long_bot_names_apart(capsys):
+    # columns were 14 characters whatever the names: "basicflowerbridge.bots..."
+    spec = "flowerbridge.bots.basic:BasicBot"
+    assert main(["match", "--ns", "basic", "--ew", spec, "--boards", "1", "--seed", "1"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bot ")]
+    assert row.split() == ["bot", "basic", spec]

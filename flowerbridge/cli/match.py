@@ -67,16 +67,16 @@ def render_match(result) -> str:
              f"seed {result.seed!r}",
              f"A: {result.imps_per_board:+.2f} IMPs per board, 95% CI {interval}, "
              f"total {sum(r.imps for r in result.results):+d} IMPs", ""]
-    header = f"{'':<22}{'A':>14}{'B':>14}"
-    lines.append(header)
     a, b = (p.to_dict() for p in result.pairs)
+    width = max(14, *(len(str(d["bot"])) + 2 for d in (a, b)))    # a long bot name keeps a gap
+    lines.append(f"{'':<22}{'A':>{width}}{'B':>{width}}")
     for label, key, fmt in (("bot", "bot", "{}"), ("contracts declared", "declared", "{}"),
                             ("made", "made", "{}"), ("making rate", "making_rate", "{:.0%}"),
                             ("honors per hand", "honors_per_hand", "{:.2f}"),
                             ("bright bonus per hand", "bright_bonus_per_hand", "{:.2f}"),
                             ("ms per decision", "ms_per_decision", "{:.2f}")):
         cells = ["—" if d[key] is None else fmt.format(d[key]) for d in (a, b)]
-        lines.append(f"{label:<22}{cells[0]:>14}{cells[1]:>14}")
+        lines.append(f"{label:<22}{cells[0]:>{width}}{cells[1]:>{width}}")
     for name, d in (("A", a), ("B", b)):
         common = ", ".join(f"{c} ×{n}" for c, n in list(d["contracts"].items())[:8])
         lines.append(f"{name} declared: {common or 'nothing'}")
