@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from flowerbridge import FlowerBridgeError
 from flowerbridge.cli import main
 
 
@@ -94,8 +95,14 @@ def test_lab_designer_report_refuses_a_seed_it_cannot_write_and_keeps_the_old_re
     report.write_text("the report of an earlier run")
     status = main(["lab", "--designer", str(report), "--n", "4", "--seed", "a\udcffb",
                    "--out", str(tmp_path / "run"), "--quiet"])
-    err = capsys.readouterr().err
-    assert status == 2 and "the seed 'a\\udcffb' is not UTF-8 text" in err and err.count("\n") == 1
+    err = capsys.readouterr().err       # (the command line refuses it first, as for every command)
+    assert status == 2 and err == "error: --seed 'a\\udcffb': not UTF-8 text\n"
+    assert report.read_text() == "the report of an earlier run"
+    assert not (tmp_path / "run").exists()
+    # and so does the report's own check, for a seed given from Python
+    from flowerbridge.lab.designer import write_designer_report
+    with pytest.raises(FlowerBridgeError, match=r"the seed 'a\\udcffb' is not UTF-8 text"):
+        write_designer_report(report, tmp_path / "run", n=4, seed="a\udcffb")
     assert report.read_text() == "the report of an earlier run"
     assert not (tmp_path / "run").exists()
 
