@@ -3,6 +3,7 @@ use, an unreachable database or a bad option is one ``error:`` line, exit 2."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -42,8 +43,33 @@ def test_serve_with_an_unreachable_database_is_one_error_line():
         port = probe.getsockname()[1]
     result = serve("--port", "0", "--database", f"postgresql://nobody:secret@127.0.0.1:{port}/none")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.startswith("error: cannot migrate the database")
+    assert result.stderr.startswith(f"error: cannot open database postgresql://nobody:***@127.0.0.1:{port}/none: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_a_second_serve_on_a_database_in_use_is_refused_until_the_first_stops(tmp_path):
+    """docs/server.md, Running it: one server per database. The lock goes with the
+    server however it stops: SIGTERM, Ctrl+C (SIGINT) or SIGKILL."""
+    database = str(tmp_path / "t.db")
+    lock = tmp_path / "t.db.lock"
+    with ServerProcess(database, "--no-analysis") as first:
+        result = serve("--port", "0", "--database", database)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.startswith("error: another flowerbridge server is using this "
+                                        f"database ({database}; {lock} is locked)")
+        assert result.stderr.count("\n") == 1
+        assert first.api("GET", "/api/tables").status_code == 200
+    assert not lock.exists()    # SIGTERM: stopped in order, the lock let go and taken away
+    with ServerProcess(database, "--no-analysis") as second:
+        assert second.process is not None
+        second.process.send_signal(signal.SIGINT)
+        second.process.wait(timeout=30)
+    assert not lock.exists()
+    with ServerProcess(database, "--no-analysis") as third:
+        third.kill()
+    assert lock.exists()    # left by a killed server, but not locked: the next one starts
+    with ServerProcess(database, "--no-analysis") as fourth:
+        assert fourth.api("GET", "/api/tables").status_code == 200
 
 
 def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path):

@@ -5,17 +5,20 @@ back is what was stored."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
+import time
 from datetime import timezone
 
 import pytest
 from sqlalchemy import text
 
+from flowerbridge.server import store as store_module
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.manager import TableManager
 from flowerbridge.server.schemas import CreateTable
 from flowerbridge.server.store import Store, StoreError, shown_url
-from flowerbridge.server.testing import database_for_tests
+from flowerbridge.server.testing import ServerThread, database_for_tests
 
 FOUR_BOTS = {"seats": {s: {"player": "bot", "level": "random"} for s in "NESW"}}
 
@@ -88,3 +91,109 @@ def test_a_tables_creation_time_reads_back_the_same_in_utc(kind, tmp_path):
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_refused_start_leaves_another_programs_sqlite_file_byte_for_byte_as_it_was(
+        tmp_path, cli, assert_cli_error):
+    # docs/server.md: a first start that fails leaves the file as it was, its
+    # journal mode too (WAL is kept in the file: it is set only once migrated)
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE events (x INTEGER)")
+    connection.close()
+    before = path.read_bytes()
+    assert_cli_error(cli("serve", "--port", "0", "--database", str(path)),
+                     "cannot migrate the database: table events already exists")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]   # no lock, WAL or journal left
+
+
+def test_a_migrated_sqlite_file_runs_in_wal_mode_with_its_pragmas(tmp_path):
+    path = tmp_path / "t.db"
+    store = Store(str(path))
+    store.lock()
+    store.migrate()
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2   # FULL
+    store.close()
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)     # kept in the file
+    connection.close()
+
+
+def _files(folder) -> dict[str, bytes]:
+    # (the -shm file is SQLite's shared memory, not the database)
+    return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith("-shm")}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_second_server_on_a_database_in_use_is_refused_before_it_changes_anything(
+        kind, tmp_path, monkeypatch, cli, assert_cli_error):
+    import uvicorn
+
+    database = database_for_tests(kind, tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    config = ServerConfig(database=database, bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as first:
+        table_id = first.create_table({s: "human" for s in "NESW"})["table"]["id"]
+        before = _files(tmp_path)
+        touched: list[str] = []
+        with monkeypatch.context() as patch:
+            patch.setattr(Store, "migrate", lambda self: touched.append("migrated"))
+            patch.setattr(uvicorn.Server, "run", lambda self, **_: touched.append("served"))
+            assert_cli_error(cli("serve", "--port", "0", "--database", database),
+                             r"^error: another flowerbridge server is using this database \(")
+            with pytest.raises(StoreError, match="another flowerbridge server is using this database"):
+                Store(database).lock()
+        assert touched == []
+        assert _files(tmp_path) == before
+        assert first.api("GET", f"/api/tables/{table_id}").status_code == 200
+    # the first one stopped and let the database go: a new server starts on it
+    with ServerThread(config) as second:
+        assert second.api("GET", f"/api/tables/{table_id}").json()["id"] == table_id
+    if kind == "sqlite":
+        assert not (tmp_path / "tables.db.lock").exists()   # let go, and taken away
+
+
+def test_a_sqlite_database_named_through_a_symlink_is_the_same_database(tmp_path):
+    store = Store(str(tmp_path / "real.db"))
+    store.lock()
+    (tmp_path / "link.db").symlink_to(tmp_path / "real.db")
+    with pytest.raises(StoreError, match="another flowerbridge server"):
+        Store(str(tmp_path / "link.db")).lock()
+    store.close()
+    again = Store(str(tmp_path / "link.db"))
+    again.lock()
+    again.close()
+
+
+@pytest.mark.postgres
+def test_a_lost_postgresql_lock_connection_is_logged_and_the_lock_taken_again(
+        tmp_path, monkeypatch, caplog):
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    monkeypatch.setattr(store_module, "LOCK_CHECK_SECONDS", 0.05)
+    store = Store(database)
+    store.lock()
+    try:
+        other = Store(database)
+        with other.engine.begin() as connection:    # what a restarted PostgreSQL does to it
+            ended = connection.execute(text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'flowerbridge lock' AND datname = current_database()"))
+            assert ended.scalars().all() == [True]
+        deadline = time.monotonic() + 10
+        with caplog.at_level(logging.WARNING, logger="flowerbridge.server"):
+            while "lock is taken again" not in caplog.text:
+                assert time.monotonic() < deadline, caplog.text
+                time.sleep(0.05)
+        assert "the connection that holds this server's lock was lost" in caplog.text
+        with pytest.raises(StoreError, match="another flowerbridge server"):
+            other.lock()
+        other.close()
+    finally:
+        store.close()

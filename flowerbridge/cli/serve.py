@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from . import whole_number
+
+if TYPE_CHECKING:
+    from ..server.store import Store
 
 
 def register(subparsers) -> None:
@@ -44,11 +48,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import socket
 
-    import uvicorn
-
-    from ..server import ServerConfig, create_app
-    from ..server.limits import MAX_FRAME_BYTES
-    from ..server.store import Store, default_database, shown_url
+    from ..server.store import Store, default_database
 
     # The port first: a port in use is one error line, and leaves no database behind.
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
@@ -61,13 +61,33 @@ def run(args) -> int:
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    store = None
     try:
         database = args.database if args.database is not None else default_database()
         store = Store(database)
+        # One server per database (it keeps its tables in memory): taken before the
+        # migration, so that a second server is refused without changing anything.
+        store.lock()
         store.migrate()  # here, so that a bad database is one error line, not a startup trace
+        return _serve(args, sock, family, database, store)
     except BaseException:
         sock.close()
         raise
+    finally:
+        if store is not None:   # (the app's shutdown closed it already, unless it never started)
+            store.close()
+
+
+def _serve(args, sock, family: int, database: str, store: Store) -> int:
+    """Serve on ``sock`` until stopped, ``store`` locked and migrated."""
+    import socket
+
+    import uvicorn
+
+    from ..server import ServerConfig, create_app
+    from ..server.limits import MAX_FRAME_BYTES
+    from ..server.store import shown_url
+
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
                           max_tables=args.max_tables, idle_close=args.idle_close,

@@ -41,7 +41,8 @@ _STATUS = {"no_table": 404, "no_hand": 409, "busy": 503, "full": 503, "too_many"
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
     """The web application for ``config`` (defaults: SQLite in the user's data directory).
 
-    ``store``, when given, is an already migrated database for ``config.database``.
+    ``store``, when given, is an already locked and migrated database for
+    ``config.database``; the app closes it when it stops.
     """
     config = config or ServerConfig()
 
@@ -50,7 +51,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         nonlocal store
         if store is None:
             store = Store(config.database)
-            store.migrate()
+            try:
+                store.lock()    # one server per database (docs/server.md, Storage)
+                store.migrate()
+            except BaseException:
+                store.close()
+                raise
         manager = TableManager(store, config)
         app.state.manager = manager
         await manager.start()

@@ -8,21 +8,31 @@ is one transaction, committed before the server tells anyone about it.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
+import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from sqlalchemy import create_engine, event, select, update
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from ..errors import FlowerBridgeError
 from .models import AnalysisRow, EventRow, SeatRow, TableRow
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
+
+log = logging.getLogger("flowerbridge.server")
+
+# How often a server checks that its PostgreSQL connection holding the lock is alive.
+LOCK_CHECK_SECONDS = 30.0
 
 
 class StoreError(FlowerBridgeError):
@@ -110,7 +120,13 @@ class StoredTable:
 
 
 class Store:
-    """Tables, seats and event logs in one database."""
+    """Tables, seats and event logs in one database.
+
+    A server keeps its open tables in memory, so one server only may use a
+    database: it calls :meth:`lock` before :meth:`migrate`, and :meth:`close`
+    lets the database go. A Store that does not lock (tests, tools) takes the
+    lock of no one and is refused by no one.
+    """
 
     def __init__(self, database: str | None = None) -> None:
         database = database or default_database()
@@ -137,7 +153,27 @@ class Store:
             if Path(path).expanduser().is_dir():
                 raise StoreError(f"cannot open database {shown}: {path} is a folder, not a file")
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.shown = shown
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._lock: _SqliteLock | _PostgresLock | None = None
+
+    def lock(self) -> None:
+        """Take this database for this process alone until :meth:`close`; a
+        database another server holds is a StoreError, and nothing is changed.
+
+        SQLite: an exclusive ``flock`` on ``FILE.lock`` beside the file (on
+        Windows, no lock is taken). PostgreSQL: a session-level advisory lock,
+        for the schema the tables are in, on a connection of its own held open.
+        Either is let go by the operating system or by PostgreSQL when the
+        process dies, however it dies.
+        """
+        if self._lock is not None:
+            return
+        path = self.engine.url.database
+        if self.is_sqlite and path:
+            self._lock = _SqliteLock.take(Path(path).expanduser(), self.shown)
+        elif self.url.startswith("postgresql"):
+            self._lock = _PostgresLock.take(self.url, self.shown)
 
     def migrate(self) -> None:
         """Bring the schema up to date with the Alembic migrations."""
@@ -165,9 +201,21 @@ class Store:
         finally:
             if engine is not self.engine:
                 engine.dispose()
+        if self.is_sqlite:
+            # WAL only now, on a file that is flowerbridge's: it is kept in the
+            # file, and a start that is refused leaves another program's file as it was
+            try:
+                with self.engine.connect() as connection:
+                    connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+            except SQLAlchemyError as exc:
+                raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
 
     def close(self) -> None:
+        """Close every connection, and let the database go if :meth:`lock` took it."""
         self.engine.dispose()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # ------------------------------------------------------------- writes
 
@@ -262,10 +310,159 @@ def _transactional_sqlite(url: str) -> Engine:
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
-    # WAL lets readers run during a write; FULL makes every commit durable on disk,
-    # not only against a killed process; the busy timeout waits out a concurrent writer.
+    # FULL makes every commit durable on disk, not only against a killed process;
+    # the busy timeout waits out a concurrent writer. (WAL, which lets readers run
+    # during a write, is set once by Store.migrate: it is kept in the file.)
     cursor = connection.cursor()
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON",
-                   "busy_timeout=10000"):
+    for pragma in ("synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
+
+
+def _in_use(shown: str, how: str) -> StoreError:
+    return StoreError(f"another flowerbridge server is using this database ({shown}; {how}): "
+                      "stop it first, or give another --database")
+
+
+class _SqliteLock:
+    """An exclusive ``flock`` on ``FILE.lock`` beside a SQLite file, held open."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self.fd = path, fd
+
+    @classmethod
+    def take(cls, database: Path, shown: str) -> "_SqliteLock | None":
+        if sys.platform == "win32":     # no flock: one server per file is up to the user there
+            return None
+        import fcntl
+
+        # the file's real place, so that two names of it (a symlink) share one lock
+        path = database.resolve().with_name(database.resolve().name + ".lock")
+        for _ in range(10):
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            except OSError as exc:
+                raise StoreError(f"cannot open database {shown}: cannot create the lock file "
+                                 f"{path}: {exc.strerror}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise _in_use(shown, f"{path} is locked") from None
+            except OSError as exc:
+                os.close(fd)
+                raise StoreError(f"cannot open database {shown}: cannot lock {path}: "
+                                 f"{exc.strerror}") from None
+            # a server stopping unlinks the file it held: locked, ours must still be the one there
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                return cls(path, fd)
+            os.close(fd)
+        raise _in_use(shown, f"{path} keeps changing")
+
+    def release(self) -> None:
+        # unlinked while still locked: a server starting now finds no file, or a new one
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+        os.close(self.fd)
+
+
+def _advisory_key(schema: str) -> int:
+    """A fixed signed 64-bit key for ``pg_try_advisory_lock``, from "flowerbridge"
+    and the schema the tables are in (two servers on two schemas of one database
+    do not share tables)."""
+    digest = hashlib.sha256(f"flowerbridge:{schema}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class _PostgresLock:
+    """A session-level advisory lock on a connection of its own (not in the
+    pool, so that nothing recycles it), kept open; a thread checks that the
+    connection is alive, logs it when it is not, and takes the lock again."""
+
+    def __init__(self, engine: Engine, shown: str, connection: Connection, key: int) -> None:
+        self.engine, self.shown, self.connection, self.key = engine, shown, connection, key
+        self.guard = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="flowerbridge-db-lock",
+                                       daemon=True)
+
+    @classmethod
+    def take(cls, url: str, shown: str) -> "_PostgresLock":
+        # TCP keepalives: a connection whose server or network went away is noticed
+        engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT",
+                               connect_args={"keepalives": 1, "keepalives_idle": 30,
+                                             "keepalives_interval": 10, "keepalives_count": 3,
+                                             "application_name": "flowerbridge lock"})
+        try:
+            connection = engine.connect()
+            try:
+                schema = connection.exec_driver_sql("SELECT current_schema()").scalar() or ""
+                key = _advisory_key(schema)
+                taken = connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({key})").scalar()
+            except BaseException:
+                connection.close()
+                raise
+        except SQLAlchemyError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot open database {shown}: {_reason(exc)}") from None
+        except BaseException:
+            engine.dispose()
+            raise
+        if not taken:
+            connection.close()
+            engine.dispose()
+            raise _in_use(shown, f"advisory lock {key} is held")
+        lock = cls(engine, shown, connection, key)
+        lock.thread.start()
+        return lock
+
+    def _watch(self) -> None:
+        lost = False
+        while not self.stopping.wait(LOCK_CHECK_SECONDS):
+            with self.guard:
+                if self.stopping.is_set():
+                    return
+                lost = not self._check(lost)
+
+    def _check(self, lost: bool) -> bool:
+        """Whether the lock is held (taken again if its connection died)."""
+        if not lost:
+            try:
+                self.connection.exec_driver_sql("SELECT 1")
+                return True
+            except SQLAlchemyError as exc:
+                log.error("database %s: the connection that holds this server's lock was lost "
+                          "(%s); until it is taken again another server could start on it",
+                          self.shown, _reason(exc))
+                self.connection.invalidate()
+                self.connection.close()
+        try:
+            connection = self.engine.connect()
+            if connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({self.key})").scalar():
+                self.connection = connection
+                log.warning("database %s: this server's lock is taken again", self.shown)
+                return True
+            connection.close()
+            log.error("database %s: another flowerbridge server now holds the lock: two servers "
+                      "on one database show stale tables; stop one of them", self.shown)
+        except SQLAlchemyError as exc:
+            log.error("database %s: cannot take this server's lock again: %s", self.shown,
+                      _reason(exc))
+        return False
+
+    def release(self) -> None:
+        self.stopping.set()
+        with self.guard:
+            try:
+                self.connection.close()     # PostgreSQL lets the lock go with its session
+            except SQLAlchemyError:
+                pass
+            self.engine.dispose()
+        if self.thread is not threading.current_thread():
+            self.thread.join(timeout=5)
