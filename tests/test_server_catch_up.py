@@ -253,3 +253,28 @@ def test_a_review_is_sent_again_only_to_a_client_that_may_have_missed_it(tmp_pat
         await manager.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_review_seen_pending_before_a_restart_without_analysis_is_sent_as_unavailable(tmp_path, monkeypatch):
+    # the restarted server, analysis off, has no values: a client that saw hand 1
+    # end with its review "pending" must hear that there will be none (it was left
+    # "pending" for good)
+    async def never(state):
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(analysis, "run", never)
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True)
+        await _pass_out(manager, live, conns)
+        over = [m for m in _drain(conns[Seat.S]) if "hand_over" in m]
+        assert over and over[0]["hand_over"]["review"]["dd_status"] == "pending"
+        since = live.table.seq
+        await manager.stop()
+        again = _manager(store, analysis=False)
+        got = await _rejoin(again, live.table.id, since)
+        reviews = [m for m in got if m["type"] == "review"]
+        assert len(reviews) == 1 and reviews[0]["review"]["dd_status"] == "unavailable"
+        await again.stop()
+
+    asyncio.run(scenario())

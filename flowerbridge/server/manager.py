@@ -599,7 +599,8 @@ class TableManager:
         if live.table.hands[hand - 1].dd_status != "pending" or hand in live.analyses:
             return
         if not self.config.analysis:
-            live.table.set_analysis(hand, None)
+            # a hand finished before a restart may have been told "pending": say it is not
+            live.table.set_analysis(hand, None, announced=live.table.hands[hand - 1].replayed)
             return
         live.analyses[hand] = asyncio.create_task(self._analyse(live, hand))
 

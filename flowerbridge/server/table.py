@@ -58,6 +58,9 @@ class HandLog:
     # the table's seq when a ``review`` message told the hand's values (or that
     # there are none) after its hand_over had said "pending"; None: none was sent
     review_seq: int | None = None
+    # finished before this process read the log: a client may have seen its
+    # review "pending" before a restart, and must be told how it ended
+    replayed: bool = False
 
 
 class Table:
@@ -85,6 +88,8 @@ class Table:
         self.closed_after: int | None = None
         for event in events:
             self._replay(event)
+        for log in self.hands[:len(self.session.hands)]:
+            log.replayed = True
         for analysis in analyses:
             # when its review message was sent is not stored: as if just now, so
             # that a client back from before (it saw "pending") is sent it again
@@ -196,6 +201,7 @@ class Table:
         table = Table(self.row, seats, events)
         for old, new in zip(self.hands, table.hands):
             new.dd, new.dd_status, new.review_seq = old.dd, old.dd_status, old.review_seq
+            new.replayed = old.replayed
         return table
 
     def _apply(self, kind: str, action: str, seat: Seat | None) -> str:
