@@ -65,6 +65,12 @@ class RuleOptions:
                 object.__setattr__(self, f.name, _tuples(value))
         if self.game_points == 0:
             raise OptionError("option game_points: must be at least 1")
+
+    def sensible(self) -> "RuleOptions":
+        """These options, if they make sense to begin a game or a study under;
+        else an :class:`OptionError` naming what does not. Asked of new tables
+        and lab variants only: a record or a stored table made under such
+        options (earlier versions took them) is read and scored as it is."""
         if not any(first or each for first, each in self.contract_points):
             raise OptionError("option contract_points: every contract would score 0 below the line, "
                               "so no game could ever be won (R18)", rule="R13")
@@ -73,6 +79,7 @@ class RuleOptions:
                               f"five_bright_bonus ({self.five_bright_bonus}): the Ten Bright bonus "
                               "replaces the Five (never both), so capturing all ten Brights would "
                               "score less than capturing five; give it at least as much", rule="R17")
+        return self
 
     @classmethod
     def strict(cls) -> "RuleOptions":

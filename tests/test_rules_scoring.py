@@ -410,19 +410,29 @@ def test_ruling_r19_text_scoresheet_keeps_east_west_in_line_beside_a_long_entry(
     assert row.index("5  honors (hand 1)") == header.index("EAST-WEST")
 
 
-def test_ruling_r17_a_ten_bright_bonus_below_the_five_is_refused():
+def test_ruling_r17_a_ten_bright_bonus_below_the_five_is_refused_for_new_play():
     # Ten replaces Five (never both): a smaller Ten would make all ten Brights worth
     # less than five of them. Equal (or both 0) is a choice a designer may make.
     with pytest.raises(OptionError, match=r"^option ten_bright_bonus: 0 is less than five_bright_bonus \(25\)"):
-        RuleOptions(ten_bright_bonus=0)
+        RuleOptions(ten_bright_bonus=0).sensible()
     with pytest.raises(OptionError, match="option ten_bright_bonus: 75 is less than five_bright_bonus"):
-        RuleOptions.from_dict({"five_bright_bonus": 100})
-    assert RuleOptions(five_bright_bonus=0, ten_bright_bonus=0).ten_bright_bonus == 0
-    assert RuleOptions(ten_bright_bonus=25).ten_bright_bonus == 25
+        RuleOptions.from_dict({"five_bright_bonus": 100}).sensible()
+    assert RuleOptions(five_bright_bonus=0, ten_bright_bonus=0).sensible().ten_bright_bonus == 0
+    assert RuleOptions(ten_bright_bonus=25).sensible().ten_bright_bonus == 25
 
 
-def test_ruling_r18_contract_points_that_could_never_win_a_game_are_refused():
+def test_ruling_r18_contract_points_that_could_never_win_a_game_are_refused_for_new_play():
     with pytest.raises(OptionError, match="option contract_points: every contract would score 0 below the line"):
-        RuleOptions(contract_points=[[0, 0]] * 4)
+        RuleOptions(contract_points=[[0, 0]] * 4).sensible()
     # one denomination worth points is enough: games come from it (and part-scores add up, R18)
-    assert RuleOptions(contract_points=[[0, 0], [0, 0], [0, 0], [0, 10]]).contract_points[3] == (0, 10)
+    assert RuleOptions(contract_points=[[0, 0], [0, 0], [0, 0], [0, 10]]).sensible().contract_points[3] == (0, 10)
+
+
+def test_a_record_made_under_options_refused_for_new_play_is_still_read_and_scored(ch16_record):
+    # earlier versions took them: the records (and stored tables) they made stay readable
+    record = {**ch16_record, "options": {**ch16_record.get("options", {}), "ten_bright_bonus": 0,
+                                         "contract_points": [[0, 0]] * 4}}
+    state = replay(record)
+    assert state.options.ten_bright_bonus == 0 and state.options.contract_points == ((0, 0),) * 4
+    score = state.score()
+    assert score.made and score.below(NS) == score.below(EW) == 0     # no contract points at all

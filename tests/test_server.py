@@ -137,6 +137,8 @@ def test_lobby_session_length_in_games(server):
     ({"colour": "red"}, "Extra inputs are not permitted"),
     ({"options": {"undertrick": 0}}, "unknown option 'undertrick'"),
     ({"options": {"honor_bright": [[[[[1]]]]]}}, "honor_bright"),
+    ({"options": {"ten_bright_bonus": 0}}, "ten_bright_bonus: 0 is less than five_bright_bonus"),
+    ({"options": {"contract_points": [[0, 0]] * 4}}, "no game could ever be won"),
     ({"name": "a\u0000b"}, "control characters"),
 ])
 def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complaint):

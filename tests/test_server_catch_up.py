@@ -278,3 +278,24 @@ def test_a_review_seen_pending_before_a_restart_without_analysis_is_sent_as_unav
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_stored_table_under_options_now_refused_for_new_tables_still_loads(tmp_path):
+    # earlier versions created tables with a Ten Bright bonus below the Five; a new
+    # table may not have one, but a stored one must still load (it was left closed)
+    import sqlalchemy
+
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        table_id = live.table.id
+        await manager.stop()
+        with store.engine.begin() as connection:
+            options = {**live.table.options.to_dict(), "ten_bright_bonus": 0}
+            connection.execute(sqlalchemy.text("UPDATE tables SET options = :o WHERE id = :i"),
+                               {"o": json.dumps(options), "i": table_id})
+        again = _manager(store)
+        loaded = await again.get(table_id)
+        assert loaded.table.options.ten_bright_bonus == 0 and table_id not in again.unloadable
+        await again.stop()
+
+    asyncio.run(scenario())

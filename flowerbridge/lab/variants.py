@@ -74,7 +74,7 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
             raise LabError(f"variant {name!r}: unknown option {unknown[0]!r}; options are "
                            + ", ".join(sorted(_OPTION_NAMES)))
         try:
-            options = RuleOptions(**changes)
+            options = RuleOptions(**changes).sensible()
         except OptionError as exc:
             raise LabError(f"variant {name!r}: {exc}") from None
         if name == "default" and options != RuleOptions():

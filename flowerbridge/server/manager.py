@@ -247,7 +247,7 @@ class TableManager:
 
     async def create(self, request: CreateTable) -> tuple[LiveTable, dict[Seat, str]]:
         """A new table, its first hand dealt; returns it with each person's secret token."""
-        options = RuleOptions.from_dict(request.options)
+        options = RuleOptions.from_dict(request.options).sensible()
         stand_in = check_level(request.stand_in or default_bot(), "stand_in")
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
