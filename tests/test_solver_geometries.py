@@ -102,3 +102,39 @@ def test_profile_guided_build_training_run_solves_with_the_built_core():
     packed, rows = _pgo_train.main(_core.__file__)
     assert _CoreSolver(*_pgo_train.FLOWER, 64.0).table(packed) == rows
     assert len(rows) == 4 and all(0 <= v <= 13 for row in rows for v in row)
+
+
+def test_core_solver_made_without_init_refuses_to_search_instead_of_crashing():
+    # tp_new left no context: tricks() and stats read through a null pointer (a segfault)
+    import pytest
+
+    bare = _CoreSolver.__new__(_CoreSolver)
+    for use in (lambda: bare.tricks(bytes(4 * 30), -1, 0), lambda: bare.values(bytes(4 * 30), -1, 0),
+                lambda: bare.stats):
+        with pytest.raises(RuntimeError, match="solver not initialised"):
+            use()
+
+
+def test_core_solver_whose_second_init_fails_is_left_uninitialised_not_half_built():
+    # the context was replaced before the geometry was refused: the next search ran on
+    # a half-built one (a shift by 64 under UBSan, a wrong 0 in the normal build)
+    import pytest
+
+    dd = DoubleDummy(FLOWER, 1)
+    hands = [[c.index for c in h] for h in Deal.from_seed(5, 0).hands]
+    assert 0 <= dd.ns_tricks(hands, None, 0) <= 13
+    with pytest.raises(ValueError, match="too large for the position key"):
+        dd._core.__init__(8, 16, 4, 1.0)
+    with pytest.raises(RuntimeError, match="solver not initialised"):
+        dd._core.tricks(bytes(4 * 8 * 16), -1, 0)
+
+
+def test_a_shared_tables_fill_is_read_without_racing_the_owners_search():
+    # _shared_table read the owner's stats (counters its own search writes) from the
+    # other thread; it reads fill, (blocks used, blocks), loaded atomically
+    solver = DoubleDummy(FLOWER, 1)
+    used, blocks = solver._core.fill
+    assert used == 0 and blocks == 0          # no table yet: it is made at the first search
+    solver.ns_tricks([[c.index for c in h] for h in Deal.from_seed(3, 0).hands], None, 0)
+    used, blocks = solver._core.fill
+    assert 0 < used <= blocks and (used, blocks) == (solver.stats["blocks_used"], solver.stats["blocks"])

@@ -471,7 +471,7 @@ static int tt_init(TT *t, size_t bytes, int kw)
     t->es = es;
     t->bstride = bstride;
     t->bcap = bcap;
-    t->bused = 0;
+    __atomic_store_n(&t->bused, 0, __ATOMIC_RELAXED);
     t->clears = 0;
     t->shared = 0;
     t->lock = 0;
@@ -498,7 +498,7 @@ static void tt_clear(TT *t)
     memset(t->summary, 0, t->nh * sizeof(uint32_t));
     memset(t->head, 0, t->nh * sizeof(uint32_t));
     t->dused = 0;
-    t->bused = 0;
+    __atomic_store_n(&t->bused, 0, __ATOMIC_RELAXED);   /* read by Solver.fill at any time */
     t->clears++;
 }
 
@@ -1150,7 +1150,8 @@ static int tt_lookup(Ctx *c, const PosKey *pk, int need, int wider, uint8_t *rel
         }
     }
     for (int i = 0; i < np; i++) {
-        uint32_t idx = t->head[bks[i]];
+        /* (a hint only: the list is read again, with acquire, below) */
+        uint32_t idx = __atomic_load_n(&t->head[bks[i]], __ATOMIC_RELAXED);
         if (idx) __builtin_prefetch(&t->dists[idx - 1]);
     }
     for (int i = 0; i < np; i++) {
@@ -1532,7 +1533,9 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
     if (!d) {
         /* with its first block at once: a look-up that read this list
          * before a clear may read it (its count of blocks never 0) */
-        uint32_t ni = (uint32_t)(++t->bused);
+        size_t nused = t->bused + 1;    /* (stores take turns: only Solver.fill reads meanwhile) */
+        __atomic_store_n(&t->bused, nused, __ATOMIC_RELAXED);
+        uint32_t ni = (uint32_t)nused;
         Block *nb = tt_block(t, ni);
         nb->next = 0;
 #if BLK_NOFF
@@ -1561,7 +1564,7 @@ static void tt_store(Ctx *c, const PosKey *pk, const uint8_t *rel, int lower, in
                 if (grow && k > MAXBLK - d->nblocks) k = MAXBLK - d->nblocks;
                 if (k > t->bcap - t->bused) k = t->bcap - t->bused;
                 d->rlo = (uint32_t)t->bused + 1;
-                t->bused += k;
+                __atomic_store_n(&t->bused, t->bused + k, __ATOMIC_RELAXED);
                 d->rhi = (uint32_t)t->bused + 1;
             }
             ni = --d->rhi;
@@ -3682,7 +3685,7 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     Py_CLEAR(self->owner);
     free(self->ctx);
     self->ctx = (Ctx *)calloc(1, sizeof(Ctx));
-    if (!self->ctx) { PyErr_NoMemory(); return -1; }
+    if (!self->ctx) { PyErr_NoMemory(); goto fail; }
     Ctx *c = self->ctx;
     c->S = S; c->R = R; c->C = C;
     c->scap = SCACHE / S;
@@ -3693,14 +3696,14 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     init_codes(c);
     if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
         PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
-        return -1;
+        goto fail;
     }
     c->sb = R * C * c->codebits;
     c->kw = (S * c->sb + 127) / 128;
     /* the builds for one geometry take these as constants (GEO_SB, GEO_KW) */
     if (self->geo->S && c->codebits != (C == 1 ? 2 : 4)) {
         PyErr_SetString(PyExc_SystemError, "position code bits differ from the specialized build's");
-        return -1;
+        goto fail;
     }
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= R * C; n++)
@@ -3712,11 +3715,17 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
             int m = n < c->fc ? n : c->fc, fb = c->fc * c->codebits;
             c->fmask[s][n] = m ? (~0ULL << (64 - m * c->codebits)) >> (s * fb) : 0;
         }
-    if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
+    if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); goto fail; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
     tt_free(&self->tt);
     self->busy = 0;
     return 0;
+fail:
+    /* no half-built solver: one whose __init__ failed is not initialised */
+    free(self->ctx);
+    self->ctx = NULL;
+    tt_free(&self->tt);
+    return -1;
 }
 
 /* Parse (hands, trump, leader, trick) into the context.  hands: bytes of
@@ -3825,6 +3834,8 @@ static int ensure_tt(SolverObject *self)
 
 static int acquire(SolverObject *self)
 {
+    /* made by __new__ without __init__, or after an __init__ that failed */
+    if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return -1; }
     if (self->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return -1; }
     self->busy = 1;
     return 0;
@@ -4063,11 +4074,21 @@ static PyObject *Solver_nodes(SolverObject *self, void *closure)
 static PyObject *Solver_stats(SolverObject *self, void *closure)
 {
     Ctx *c = self->ctx;
+    if (!c) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
     return Py_BuildValue("{sLsLsLsLsLsLsLsLsnsn}", "nodes", c->nodes, "searches", c->st_roots,
                          "lookups", c->st_lookups, "hits", c->st_hits,
                          "scanned", c->st_scan, "quick_cutoffs", c->st_qt, "trick_nodes", c->st_tricks, "clears", self->tt.clears,
                          "blocks_used", (Py_ssize_t)self->tt.bused,
                          "blocks", (Py_ssize_t)self->tt.bcap);
+}
+
+/* How full the transposition table is, (blocks used, blocks): safe to read
+ * while other threads search a table this solver shares out (Solver.stats
+ * reads counters the owner's own search writes, and is not). */
+static PyObject *Solver_fill(SolverObject *self, void *closure)
+{
+    return Py_BuildValue("nn", (Py_ssize_t)__atomic_load_n(&self->tt.bused, __ATOMIC_RELAXED),
+                         (Py_ssize_t)self->tt.bcap);
 }
 
 static PyObject *Solver_memory(SolverObject *self, void *closure)
@@ -4088,6 +4109,7 @@ static PyMethodDef Solver_methods[] = {
 static PyGetSetDef Solver_getset[] = {
     {"nodes", (getter)Solver_nodes, NULL, "search nodes visited so far", NULL},
     {"stats", (getter)Solver_stats, NULL, "search statistics", NULL},
+    {"fill", (getter)Solver_fill, NULL, "(blocks used, blocks) of the transposition table; safe while a shared table is searched", NULL},
     {"memory_bytes", (getter)Solver_memory, NULL, "transposition table size limit in bytes", NULL},
     {NULL}
 };

@@ -347,8 +347,8 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                     # full, a new denomination starts it empty rather than
                     # let it fill up in the middle of a search
                     if leader == 1 and d != suits:
-                        st = team[0]._core.stats
-                        if 2 * st["blocks_used"] > st["blocks"]:
+                        used, blocks = team[0]._core.fill    # (stats would race the owner's search)
+                        if 2 * used > blocks:
                             solver._core.clear()
                     known = rows[d][1] if leader == 2 else rows[d][(leader + 2) % 4] if leader != 1 else None
                     guess = -1 if known is None else known + (leader == 2)
