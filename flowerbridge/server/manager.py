@@ -37,7 +37,7 @@ from .models import EventRow, utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
-from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError
+from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError, minutes_text
 from .views import Role
 
 log = logging.getLogger("flowerbridge.server")
@@ -658,8 +658,7 @@ def _check_room(live: LiveTable, role: Role) -> None:
 
 
 def _minutes(span: timedelta) -> str:
-    minutes = int(span.total_seconds() // 60)
-    return f"{minutes:,} minute{'' if minutes == 1 else 's'}"
+    return minutes_text(int(span.total_seconds() // 60))
 
 
 def _minutes_until(span: timedelta) -> str:

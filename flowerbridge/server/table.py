@@ -124,7 +124,7 @@ class Table:
         minutes = self.closed_after
         if minutes is None:
             return None
-        return f"closed after {minutes} minute{'' if minutes == 1 else 's'} without play to make room"
+        return f"closed after {minutes_text(minutes)} without play to make room"
 
     @property
     def status(self) -> str:
@@ -365,6 +365,11 @@ class Table:
                 "options": self.options.to_dict(), "length": length, "status": self.status,
                 "hand": self.hand_number, "hands_played": len(self.session.hands),
                 "seq": self.seq, "stand_in": self.stand_in_level, "closed": self.closed_reason}
+
+
+def minutes_text(minutes: int) -> str:
+    """``1 minute``, ``1,440 minutes``."""
+    return f"{minutes:,} minute{'' if minutes == 1 else 's'}"
 
 
 def as_utc(time: datetime) -> datetime:
