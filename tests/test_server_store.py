@@ -197,3 +197,48 @@ def test_a_lost_postgresql_lock_connection_is_logged_and_the_lock_taken_again(
         other.close()
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_a_second_server_reaching_the_same_tables_through_another_search_path_is_refused(tmp_path):
+    # the lock's key was the first schema on the search path, not the tables' schema:
+    # with an empty schema first on its path, a second server took a lock of its own
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    first = Store(database)
+    first.migrate()
+    with first.engine.begin() as connection:
+        connection.execute(text("CREATE SCHEMA IF NOT EXISTS flowerbridge_empty"))
+    first.lock()
+    try:
+        joiner = "&" if "?" in database else "?"
+        other = Store(f"{database}{joiner}options=-csearch_path%3Dflowerbridge_empty,public")
+        with pytest.raises(StoreError, match="another flowerbridge server is using this database"):
+            other.lock()
+        other.close()
+    finally:
+        first.close()
+        with Store(database).engine.begin() as connection:
+            connection.execute(text("DROP SCHEMA IF EXISTS flowerbridge_empty"))
+
+
+@pytest.mark.postgres
+def test_stopping_a_server_whose_lock_check_is_stuck_does_not_wait_for_it(tmp_path, monkeypatch):
+    # release waited on the check's guard: a stalled lock connection kept the server
+    # from stopping at all
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    store = Store(database)
+    store.lock()
+    lock = store._lock
+    assert lock is not None and lock.guard.acquire()   # as a check stuck mid-query holds it
+    try:
+        started = time.monotonic()
+        store.close()
+        assert time.monotonic() - started < 30 and store._lock is None
+    finally:
+        lock.guard.release()
+        lock.connection.close()
+        lock.engine.dispose()

@@ -398,11 +398,17 @@ class _PostgresLock:
         engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT",
                                connect_args={"keepalives": 1, "keepalives_idle": 30,
                                              "keepalives_interval": 10, "keepalives_count": 3,
+                                             "connect_timeout": 10,
                                              "application_name": "flowerbridge lock"})
         try:
             connection = engine.connect()
             try:
-                schema = connection.exec_driver_sql("SELECT current_schema()").scalar() or ""
+                # the schema the tables are in (found on the search path, as the
+                # migrations find them), else the one they would be made in
+                schema = connection.exec_driver_sql(
+                    "SELECT coalesce((SELECT n.nspname FROM pg_class c JOIN pg_namespace n "
+                    "ON n.oid = c.relnamespace WHERE c.oid = to_regclass('alembic_version')), "
+                    "current_schema())").scalar() or ""
                 key = _advisory_key(schema)
                 taken = connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({key})").scalar()
             except BaseException:
@@ -444,7 +450,12 @@ class _PostgresLock:
                 self.connection.close()
         try:
             connection = self.engine.connect()
-            if connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({self.key})").scalar():
+            try:
+                taken = connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({self.key})").scalar()
+            except BaseException:
+                connection.close()
+                raise
+            if taken:
                 self.connection = connection
                 log.warning("database %s: this server's lock is taken again", self.shown)
                 return True
@@ -458,11 +469,19 @@ class _PostgresLock:
 
     def release(self) -> None:
         self.stopping.set()
-        with self.guard:
+        # A check stuck on a stalled connection holds the guard: the server stops
+        # anyway, and the socket, closed as the process ends, takes the lock with it.
+        if not self.guard.acquire(timeout=5):
+            log.warning("database %s: the lock's connection does not answer; it goes with "
+                        "the process", self.shown)
+            return
+        try:
             try:
                 self.connection.close()     # PostgreSQL lets the lock go with its session
             except SQLAlchemyError:
                 pass
             self.engine.dispose()
+        finally:
+            self.guard.release()
         if self.thread is not threading.current_thread():
             self.thread.join(timeout=5)
