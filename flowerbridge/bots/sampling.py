@@ -6,16 +6,19 @@ faced dummy, every card played, the hand sizes and the voids players have
 shown (:class:`~flowerbridge.bots.knowledge.Knowledge`), and every deal of
 the unseen cards that does is equally likely, as the shuffle made them: the
 copies of a card are two cards, so a world where they are split is twice as
-likely as one where they are together. Without a void the unseen cards are
-shuffled and cut; with voids, how many cards of each suit each place gets is
-drawn first, weighted by the number of deals that give it, then which cards.
-What the auction
-showed under the bidding system (:func:`~flowerbridge.bots.bidding.shown_by_seat`:
-points counted by rank and suit lengths of each hidden player's 13 cards) is checked
-by rejection; when ``tries`` deals in a row miss it, the last deal that
-respects the hard constraints is used, and a player whose calls contradict
-each other is not held to them, so a player who strayed from the system
-cannot stall the sampler.
+likely as one where they are together. How many cards of each suit each
+bounded place gets is drawn first, weighted by the number of deals that give
+it, then which cards; the rest are shuffled and cut (:class:`UniformDealer`).
+
+What the auction showed under the bidding system (:func:`~flowerbridge.bots.bidding.shown_by_seat`:
+points counted by rank and suit lengths of each hidden player's 13 cards) is
+kept too: its suit lengths are bounds of the deal, like the voids (less what
+the player has played of each suit), and its points are checked by
+rejection; when ``tries`` deals in a row miss them, the last deal drawn is
+used. A player whose calls contradict each other, or whose play contradicts
+its calls, is not held to them, and where the lengths of several players
+together leave no deal, only the voids bound it — so a player who strayed
+from the system cannot stall the sampler.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, product
 from math import comb, prod
 
 from ..cards import CARDS, Card, Suit
@@ -33,6 +36,10 @@ from .bidding import HandFacts, Meaning, shown_by_seat
 from .knowledge import Knowledge
 
 UNDEALT = "undealt"
+
+_MOST = 60
+_ANY = ((0, _MOST),) * 3
+"""No bound on the cards of a suit a place gets."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,17 @@ class Sampler:
         shown = shown_by_seat(k.obs.auction) if use_auction else {}
         self.shown: dict[Seat, Meaning] = {s: shown[s] for s in self.hidden
                                            if s in shown and shown[s].possible}
-        self.dealer = UniformDealer(self.capacity, self.cards, {h: k.voids[h] for h in self.hidden})
+        voids = {h: k.voids[h] for h in self.hidden}
+        lengths = {}
+        for seat, meaning in list(self.shown.items()):
+            bounds = _remaining_lengths(meaning, self.played[seat])
+            if bounds is None:     # the cards it played contradict its calls: not held to them
+                del self.shown[seat]
+            else:
+                lengths[seat] = bounds
+        self.dealer = UniformDealer(self.capacity, self.cards, voids, lengths)
+        if lengths and not self.dealer.ways():   # calls of several players that no deal keeps
+            self.dealer = UniformDealer(self.capacity, self.cards, voids)
 
     def deal_once(self, rng: random.Random) -> dict | None:
         """One deal respecting hand sizes and voids, every such deal equally likely;
@@ -95,25 +112,47 @@ class Sampler:
         return World({s: tuple(deal[s]) for s in self.hidden}, tuple(deal[UNDEALT]), consistent)
 
 
-class UniformDealer:
-    """Deals ``cards`` to places of given sizes, none of a suit to a place void
-    in it, every such deal equally likely (the two copies of a card are two
-    cards). Without a void the cards are shuffled and cut; with voids, the
-    number of cards of each suit each place gets is drawn first, weighted by
-    the number of deals that give it (counted exactly, place by place), then
-    which cards of each suit, by a shuffle."""
+def _remaining_lengths(meaning: Meaning, played: list[Card]) -> tuple[tuple[int, int], ...] | None:
+    """The bounds ``meaning`` puts on the cards of each suit a player still holds,
+    having played ``played``; ``None`` if what it played already breaks them."""
+    bounds = []
+    for suit in Suit:
+        gone = sum(c.suit is suit for c in played)
+        low, high = meaning.min_length[suit] - gone, meaning.max_length[suit] - gone
+        if high < 0:
+            return None
+        bounds.append((max(0, low), high))
+    return tuple(bounds)
 
-    def __init__(self, capacity: dict, cards: list[Card], voids: dict) -> None:
+
+class UniformDealer:
+    """Deals ``cards`` to places of given sizes, every deal that keeps the
+    places' bounds equally likely (the two copies of a card are two cards).
+    A place void in a suit gets none of it; ``lengths`` may bound how many
+    cards of each suit a place gets (``(low, high)`` per :class:`Suit`).
+
+    The places with a bound come first: how many cards of each suit each of
+    them gets is drawn, weighted by the number of deals that give it
+    (counted exactly, place by place), then which cards of each suit, by a
+    shuffle. The cards left are shuffled and cut among the places without a
+    bound — all of them, when no place has one."""
+
+    def __init__(self, capacity: dict, cards: list[Card], voids: dict,
+                 lengths: dict | None = None) -> None:
         self.capacity = dict(capacity)
         self.cards = list(cards)
         if len(self.cards) != sum(self.capacity.values()):
             raise ValueError(f"{len(self.cards)} cards for places of {sum(self.capacity.values())}")
-        self.places = list(self.capacity)
-        self.suits = list(Suit)
-        self.by_suit = [[c for c in self.cards if c.suit is suit] for suit in self.suits]
-        # allowed[i][j]: place i may hold cards of suit j
-        self.allowed = [[suit not in voids.get(h, ()) for suit in self.suits] for h in self.places]
-        self.any_void = not all(all(row) for row in self.allowed)
+        self.by_suit = [[c for c in self.cards if c.suit is suit] for suit in Suit]
+        lengths = lengths or {}
+        bounds = {h: tuple((0, 0) if suit in voids.get(h, ()) else lengths.get(h, _ANY)[suit]
+                           for suit in Suit) for h in self.capacity}
+        # a bound a place of its size cannot reach is no bound
+        self.bounded = [h for h in self.capacity
+                        if any(low > 0 or high < self.capacity[h] for low, high in bounds[h])]
+        self.free = [h for h in self.capacity if h not in self.bounded]
+        # bounds[i][j]: the fewest and most cards of suit j bounded place i may get
+        self.bounds = [bounds[h] for h in self.bounded]
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list, list[int]]] = {}
 
     def ways(self) -> int:
@@ -122,55 +161,47 @@ class UniformDealer:
 
     def deal(self, rng: random.Random) -> dict | None:
         """One deal (a list of cards per place), or ``None`` if there is none."""
-        out: dict = {h: [] for h in self.places}
-        if not self.any_void:
-            cards = list(self.cards)
-            rng.shuffle(cards)
-            at = 0
-            for h in self.places:
-                out[h] = cards[at:at + self.capacity[h]]
-                at += self.capacity[h]
-            return out
+        out: dict = {h: [] for h in self.capacity}
         remaining = tuple(len(cards) for cards in self.by_suit)
         if not self._ways(0, remaining):
             return None
         counts = []
-        for i in range(len(self.places)):
+        for i in range(len(self.bounded)):
             options, cumulative = self._options(i, remaining)
             x = options[bisect_right(cumulative, rng.randrange(cumulative[-1]))]
             counts.append(x)
             remaining = tuple(r - a for r, a in zip(remaining, x))
-        for j, cards in enumerate(self.by_suit):
-            cards = list(cards)
-            rng.shuffle(cards)
-            at = 0
-            for h, x in zip(self.places, counts):
-                out[h] += cards[at:at + x[j]]
-                at += x[j]
+        left: list[Card] = [] if self.bounded else list(self.cards)
+        if self.bounded:
+            for j, cards in enumerate(self.by_suit):
+                cards = list(cards)
+                rng.shuffle(cards)
+                at = 0
+                for h, x in zip(self.bounded, counts):
+                    out[h] += cards[at:at + x[j]]
+                    at += x[j]
+                left += cards[at:]
+        rng.shuffle(left)
+        at = 0
+        for h in self.free:
+            out[h] = left[at:at + self.capacity[h]]
+            at += self.capacity[h]
         return out
 
     def _splits(self, i: int, remaining: tuple[int, ...]) -> list[tuple[int, ...]]:
-        """How place ``i`` may take its cards by suit from ``remaining`` (the last
-        place takes all that is left)."""
-        room, allowed = self.capacity[self.places[i]], self.allowed[i]
-        if i == len(self.places) - 1:
-            fits = sum(remaining) == room and all(a or not r for a, r in zip(allowed, remaining))
-            return [remaining] if fits else []
-        out: list[tuple[int, ...]] = []
-
-        def fill(j: int, left: int, x: list[int]) -> None:
-            if j == len(remaining):
-                if not left:
-                    out.append(tuple(x))
-                return
-            top = min(left, remaining[j]) if allowed[j] else 0
-            for a in range(top + 1):
-                fill(j + 1, left - a, x + [a])
-        fill(0, room, [])
+        """How bounded place ``i`` may take its cards by suit from ``remaining``."""
+        room = self.capacity[self.bounded[i]]
+        *firsts, (last_low, last_high) = self.bounds[i]
+        out = []
+        # every suit but the last in its bounds; the last takes the room left
+        for x in product(*(range(lo, min(hi, r) + 1) for (lo, hi), r in zip(firsts, remaining))):
+            a = room - sum(x)
+            if last_low <= a <= min(last_high, remaining[-1]):
+                out.append((*x, a))
         return out
 
     def _options(self, i: int, remaining: tuple[int, ...]) -> tuple[list, list[int]]:
-        """Place ``i``'s possible splits and their cumulative numbers of deals."""
+        """Bounded place ``i``'s possible splits and their cumulative numbers of deals."""
         key = (i, remaining)
         if key not in self._choices:
             options, weights = [], []
@@ -184,8 +215,15 @@ class UniformDealer:
         return self._choices[key]
 
     def _ways(self, i: int, remaining: tuple[int, ...]) -> int:
-        """The number of deals of the ``remaining`` cards (by suit) to places ``i`` on."""
-        if i == len(self.places):
-            return 1 if not any(remaining) else 0
+        """The number of deals of the ``remaining`` cards (by suit) to the bounded
+        places ``i`` on and the places without a bound."""
+        if i == len(self.bounded):
+            # the places without a bound take what is left, any way: a multinomial
+            n = sum(remaining)
+            ways = 1
+            for h in self.free:
+                ways *= comb(n, self.capacity[h])
+                n -= self.capacity[h]
+            return ways if n == 0 else 0
         cumulative = self._options(i, remaining)[1]
         return cumulative[-1] if cumulative else 0
