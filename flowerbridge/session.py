@@ -31,13 +31,16 @@ def is_session_record(data: Any) -> bool:
     """Whether a JSON value is a session record, not a hand record: it says so
     (``"format": "flowerbridge-session"``, as :meth:`Session.to_dict` writes), or its
     ``hands`` is an array of hand records (objects). A hand record's ``hands`` is an
-    object of seats; one written as an array of holdings is a hand record all the same,
-    and its error is the hand record's."""
+    object of seats, and it is a hand record whatever other keys it carries (FORMATS:
+    an unknown key is never an error, ``"format"`` included); one written as an array
+    of holdings is a hand record all the same, and its error is the hand record's."""
     if not isinstance(data, Mapping):
+        return False
+    hands = data.get("hands")
+    if isinstance(hands, Mapping):
         return False
     if data.get("format") == SESSION_FORMAT:
         return True
-    hands = data.get("hands")
     return isinstance(hands, list) and any(isinstance(hand, Mapping) for hand in hands)
 
 

@@ -244,6 +244,9 @@ def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record
         assert [to_dict(s) for s in load_any(json.dumps(session))] == [to_dict(replay(ch16_record))]
     with pytest.raises(RecordError, match=r"^hand 2: a hand record is a JSON object, not an array$"):
         load_any(json.dumps({"hands": [ch16_record, []]}))
+    # a hand record is one whatever unknown keys it carries, a "format" that names a session too
+    tagged = {**ch16_record, "format": "flowerbridge-session"}
+    assert [to_dict(s) for s in load_any(json.dumps(tagged))] == [to_dict(replay(ch16_record))]
 
 
 def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
