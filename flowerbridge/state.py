@@ -202,14 +202,17 @@ class HandState:
         """Raise unless ``call`` is legal now (by ``seat``, when given); return it parsed."""
         number = len(self.calls) + 1
         where = f"call {number}"
+        # An error names who made the call: ``seat`` when given, else the seat whose turn it is
+        # (after the auction, the seat that would have called next, clockwise from the last call).
+        caller = Seat(seat) if seat is not None else (
+            self._turn if self.phase is Phase.AUCTION else self.calls[-1].seat.lho)
         try:
             parsed = parse_call(call)
         except CallSyntaxError as exc:
-            raise CallSyntaxError(exc.detail, position=where, seat=self._turn) from None
+            raise CallSyntaxError(exc.detail, position=where, seat=caller) from None
         if self.phase is not Phase.AUCTION:
-            # The seat that would have called next, clockwise from the last call.
             raise PhaseError(f"{parsed} comes after the auction has ended", rule="R8",
-                             position=where, seat=self.calls[-1].seat.lho)
+                             position=where, seat=caller)
         if seat is not None and Seat(seat) is not self._turn:
             raise IllegalCallError(f"{parsed} out of turn: it is {self._turn}'s turn to call",
                                    rule="Ch. 7", position=where, seat=Seat(seat))
@@ -285,19 +288,20 @@ class HandState:
         number = len(self._plays) + 1
         where = f"play {number}"
         turn = self._turn
+        player = Seat(seat) if seat is not None else turn   # who an error names
         try:
             parsed = card if type(card) is Card else parse_card(card)
         except CardCodeError as exc:
-            raise CardCodeError(exc.detail, position=where, seat=turn) from None
+            raise CardCodeError(exc.detail, position=where, seat=player) from None
         if self.phase is not Phase.PLAY:
             if self.phase is Phase.AUCTION:
                 raise PhaseError(f"{parsed.code} played before the auction has ended", rule="Ch. 8",
-                                 position=where, seat=turn)
+                                 position=where, seat=player)
             if self.phase is Phase.PASSED_OUT:
                 raise PhaseError(f"{parsed.code} played in a passed-out hand", rule="R8",
-                                 position=where, seat=turn)
+                                 position=where, seat=player)
             raise PhaseError(f"{parsed.code} played after the hand is over", rule="Ch. 9",
-                             position=where, seat=turn)
+                             position=where, seat=player)
         if seat is not None:
             actor = self.actor
             if Seat(seat) is not actor:

@@ -169,6 +169,17 @@ def test_ruling_r8_a_call_after_the_auction_ended_names_position_and_seat():
     state = auction("1P Pass Pass Pass")
     with pytest.raises(PhaseError, match=r"call 5 \(N\): Pass comes after the auction has ended"):
         state.call("Pass")
+    # a call sent by a seat (at a table) names that seat
+    with pytest.raises(PhaseError, match=r"call 5 \(W\): Pass comes after the auction has ended"):
+        state.call("Pass", Seat.W)
+
+
+def test_ch7_a_malformed_call_names_the_seat_that_sent_it():
+    state = auction("1P")
+    with pytest.raises(CallSyntaxError, match=r"^call 2 \(E\): unknown call"):
+        state.call("1Z")
+    with pytest.raises(CallSyntaxError, match=r"^call 2 \(W\): unknown call"):
+        state.call("1Z", Seat.W)
 
 
 def test_ruling_r8_four_passes_pass_the_hand_out():

@@ -116,6 +116,11 @@ def test_ch8_no_card_before_the_auction_ends():
     state = contract(Deal.from_seed(1), "1A Pass", Seat.S)
     with pytest.raises(PhaseError, match="played before the auction has ended"):
         state.play("12B")
+    # a card sent by a seat (at a table) names that seat, not the one whose call it is
+    with pytest.raises(PhaseError, match=r"^play 1 \(E\): 12B played before the auction has ended"):
+        state.play("12B", Seat.E)
+    with pytest.raises(CardCodeError, match=r"^play 1 \(W\): "):
+        state.play("12Z", Seat.W)
 
 
 # ----------------------------------------------------------- Chapter 9, R11
