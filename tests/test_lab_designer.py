@@ -182,6 +182,23 @@ def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(pla
     assert ("score Plains 30 a level" in first) == headline.startswith("**Plains are worth less")
 
 
+def test_designer_plains_conclusion_follows_the_more_precise_of_its_two_figures():
+    # bot play decided whatever its interval: a wide one holding zero gave "no clear gap"
+    # beside a double-dummy figure whose interval excluded it
+    from flowerbridge.lab.designer import DD_FIRM, _suggestions
+    deals, play = _summaries(10, 22)
+    dd = {"deals": DD_FIRM, "variants": {}, "by_fit": {x: {8: {"sides": 100, "game_makeable": rate}}
+                                       for x, rate in zip("PRA", (50.0, 58.0, 58.0))}}
+    wide_play = {"play": (-1.0, 23.0), "dd": (1.0, 15.0)}
+    first = _suggestions(deals, play, {}, dd, wide_play)[0]
+    assert first.startswith("**Plains are worth less than their price.**"), first
+    narrow_play = {"play": (2.0, 22.0), "dd": (-3.0, 19.0)}
+    first = _suggestions(deals, play, {}, dd, narrow_play)[0]
+    assert first.startswith("**Plains are worth less than their price.**"), first
+    both_wide = {"play": (-4.0, 28.0), "dd": (-3.0, 19.0)}
+    assert _suggestions(deals, play, {}, dd, both_wide)[0].startswith("**No clear gap")
+
+
 def test_designer_plains_conclusion_names_the_extra_trick_only_where_tricks_are_alike():
     from flowerbridge.lab.designer import _suggestions
     alike = _suggestions(*_summaries(10, 30), {}, None, {})[0]

@@ -298,8 +298,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
     # A handful of double-dummy deals illustrates; it does not decide.
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
-    gap = play_gap if play_gap is not None else dd_gap  # the larger sample decides
-    if gap is not None:
+    if play_gap is not None or dd_gap is not None:
         out.append(_plains_conclusion(play, firm, play_gap, dd_gap, gaps))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
@@ -363,7 +362,7 @@ _ORDINALS = {7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth", 11: "eleventh",
 def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd_gap: float | None,
                        gaps: dict[str, tuple[float, float] | None]) -> str:
     """What the gap in game tricks between Ribbons or Animals and Plains says, led by
-    what its sign and its 95 % interval allow (the bot-play figure decides when there is one)."""
+    what its sign and its 95 % interval allow (of two figures, the more precise, :func:`_deciding`)."""
     def said(value: float, bounds: tuple[float, float] | None, unit: str) -> str:
         # "12 points (95% interval 8 to 16) more often", or "less often" for a negative gap
         if value < 0 and bounds is not None:
@@ -385,11 +384,10 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
                      + (f"while taking about as many tricks (mean {means})" if alike
                         else f"taking on average {tricks['P']:.1f} tricks in Plains, "
                              f"{tricks['R']:.1f} in Ribbons and {tricks['A']:.1f} in Animals"))
-    gap = play_gap if play_gap is not None else dd_gap
+    which = _deciding(play_gap, dd_gap, gaps)
+    gap = play_gap if which == "play" else dd_gap
     assert gap is not None
-    bounds = gaps.get("play" if play_gap is not None else "dd")
-    if bounds is not None and np.isnan(bounds[0]):
-        bounds = None
+    bounds = _bounds(gaps.get(which))
     evidence = "With a trump fit of the same length, " + " and ".join(found) + "."
     if gap > 0 and (bounds is None or bounds[0] > 0):
         levels = {x: play["by_denom"][x]["game_level"] for x in ("P", "R", "A")}
@@ -411,10 +409,31 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
             "anything; more deals (`--n`) narrow it.")
 
 
+def _bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    """A 95 % interval, or ``None`` where there is none (too few to bootstrap)."""
+    return None if bounds is None or np.isnan(bounds[0]) else bounds
+
+
+def _deciding(play_gap: float | None, dd_gap: float | None,
+              gaps: dict[str, tuple[float, float] | None]) -> str:
+    """Which gap the conclusion follows, ``"play"`` or ``"dd"``: the one there is, or
+    of two the one known more precisely (the narrower 95 % interval; bot play, the
+    larger sample at the documented sizes, where neither has one)."""
+    if dd_gap is None:
+        return "play"
+    if play_gap is None:
+        return "dd"
+    play, dd = _bounds(gaps.get("play")), _bounds(gaps.get("dd"))
+    if dd is not None and (play is None or dd[1] - dd[0] < play[1] - play[0]):
+        return "dd"
+    return "play"
+
+
 def _interval(bounds: tuple[float, float] | None) -> str:
     """`` (95 % interval a to b)`` for a figure, or nothing where there is none."""
-    if bounds is None or np.isnan(bounds[0]):
+    if _bounds(bounds) is None:
         return ""
+    assert bounds is not None
     return f" (95% interval {bounds[0]:.0f} to {bounds[1]:.0f})"
 
 
