@@ -184,7 +184,8 @@ def test_lobby_refuses_a_body_that_is_not_json(server):
     (b"", "application/json", "the request needs a JSON object as its body (Content-Type: application/json)"),
     (b"[]", "application/json", "the body must be a JSON object, not an array"),
     (b'{"seats": {}}', "text/plain", "the body must be a JSON object, sent with Content-Type: application/json"),
-    (b"[" * 30000 + b"]" * 30000, "application/json", "the body is not JSON this server can read"),
+    (b"[" * 30000 + b"]" * 30000, "application/json",
+     "not JSON this server can read: arrays and objects nested too deeply"),
 ])
 def test_lobby_refuses_a_body_that_is_no_json_object_saying_what_it_is(server, content, content_type, message):
     response = server.api("POST", "/api/tables", content=content, headers={"content-type": content_type})

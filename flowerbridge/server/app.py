@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, Coroutine
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -27,7 +28,7 @@ from .headers import SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
 from .manager import TableManager
 from .realtime import table_socket
-from .schemas import CreateTable, describe, error_code
+from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store
 from .table import TableError
 from .table import PROTOCOL_VERSION
@@ -68,6 +69,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
                   docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.router.route_class = _StrictJSONRoute
     app.state.config = config
     app.state.connections = Counter()   # open websockets by client address (realtime.py)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
@@ -89,8 +91,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             return FileResponse(config.web_dir / "404.html", status_code=404)
         if exc.status_code == 405:
             return _error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
-        if exc.status_code == 400:  # a body Starlette could not parse (nested too deeply, say)
-            return _error(400, "bad_request", "the body is not JSON this server can read")
+        if exc.status_code == 400:  # a body that is not JSON (_StrictJSONRequest says why)
+            message = exc.detail if isinstance(exc, _BadBody) else "the body is not JSON this server can read"
+            return _error(400, "bad_request", message)
         return _error(exc.status_code, {404: "not_found", 413: "too_large"}.get(exc.status_code, "http"),
                       str(exc.detail))
 
@@ -163,6 +166,36 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     return app
+
+
+class _BadBody(StarletteHTTPException):
+    """A request body that is not JSON; ``detail`` says what is wrong."""
+
+
+class _StrictJSONRequest(Request):
+    """A request whose JSON body is read as strictly as a websocket message
+    (:func:`~flowerbridge.server.schemas.read_json`): UTF-8 only, no byte
+    order mark, no ``NaN``, no name given twice in one object."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            try:
+                self._json = read_json(await self.body())
+            except MessageError as exc:
+                raise _BadBody(400, str(exc)) from None
+        return self._json
+
+
+class _StrictJSONRoute(APIRoute):
+    """The API's routes, their bodies read by :class:`_StrictJSONRequest`."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            return await handler(_StrictJSONRequest(request.scope, request.receive))
+
+        return strict
 
 
 def _manager(request: Request) -> TableManager:

@@ -9,6 +9,8 @@ See ``docs/protocol.md``.
 
 from __future__ import annotations
 
+import json
+import sys
 import unicodedata
 from typing import Annotated, Any, Literal, Mapping, Sequence, Union
 
@@ -168,22 +170,41 @@ ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, Pi
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
+def read_json(data: str | bytes) -> Any:
+    """The JSON value of a websocket message or an HTTP body, read strictly,
+    or a :class:`MessageError` (``bad_json``) that says what is wrong: text
+    that is not UTF-8, a byte order mark, Python's extensions (``NaN``,
+    ``Infinity``), a name given twice in one object, a number too long to
+    read, nesting too deep for the reader, or where the syntax breaks."""
+    if isinstance(data, bytes):     # UTF-8, as the protocol says (not UTF-16 or 32)
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MessageError("bad_json", f"not JSON: byte {exc.start} is not UTF-8 text") from None
+    if data.startswith("\ufeff"):
+        raise MessageError("bad_json", "not JSON: it begins with a byte order mark (U+FEFF); "
+                                       "send UTF-8 without one")
+    try:
+        return strict_json_loads(data)
+    except NotJSON as exc:
+        raise MessageError("bad_json", f"not JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise MessageError("bad_json", f"not JSON: {exc.msg} at line {exc.lineno} "
+                                       f"column {exc.colno}") from None
+    except RecursionError:
+        raise MessageError("bad_json", "not JSON this server can read: arrays and objects "
+                                       "nested too deeply") from None
+    except ValueError:  # Python refuses to convert an integer of more digits than its limit
+        raise MessageError("bad_json", "not JSON this server can read: a number has more than "
+                                       f"{sys.get_int_max_str_digits():,} digits") from None
+
+
 def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | SyncMessage | PingMessage:
     """Read one client websocket message, or raise :class:`MessageError`."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > MAX_MESSAGE_BYTES:
         raise MessageError("too_large", f"message of {size} bytes: at most {MAX_MESSAGE_BYTES}")
-    if isinstance(data, bytes):     # a binary frame: UTF-8 JSON as a text frame is (not 16 or 32)
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MessageError("bad_json", f"not JSON: byte {exc.start} is not UTF-8 text") from None
-    try:
-        obj = strict_json_loads(data)
-    except NotJSON as exc:
-        raise MessageError("bad_json", f"not JSON: {exc}") from None
-    except (ValueError, RecursionError):
-        raise MessageError("bad_json", "not JSON: send one JSON object per message") from None
+    obj = read_json(data)
     if not isinstance(obj, dict):
         raise MessageError("bad_json", f"a message is a JSON object, not {_json_type(obj)}")
     message_id = obj.get("id")  # echoed in the error only when it is a valid id
