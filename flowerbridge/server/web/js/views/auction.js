@@ -65,7 +65,8 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
   const stop = legal.includes(current) ? current : legal.includes("Pass") ? "Pass" : legal[0];
   const button = (call, row, column, extra = "") => el("button", {
     type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
-    "aria-label": spokenCall(call), onclick: () => onCall(call),
+    // named first by what it shows (WCAG 2.5.3: "click 1P"), then in words: "1P, 1 Plains"
+    "aria-label": call === "Pass" ? null : `${call}, ${spokenCall(call)}`, onclick: () => onCall(call),
   }, call);
   const spent = (call) => el("span", { class: "spent", "aria-hidden": "true" }, call);
   const grid = [];
