@@ -539,24 +539,41 @@ def test_client_card_names_are_drawn_only_where_they_can_be_read(browser, server
 
 
 # --------------------------------------- 14: the WCAG 2.2 review's findings
+SCROLLED = "() => window.scrollY > 0"
 
 
-def test_client_bid_buttons_are_named_first_by_what_they_show(browser, server):
-    # 2.5.3 Label in Name: a button showing "1P" was named "1 Plains", and
-    # voice control's "click 1P" found nothing.
-    page = open_page(browser, server, "/static/cards.html")
-    page.wait_for_selector("#gallery .card")
-    page.evaluate("""async () => {
-        const { renderBiddingBox } = await import('/static/js/views/auction.js');
-        const calls = ['Pass'];
-        for (let level = 1; level <= 7; level++) for (const d of ['P', 'R', 'A', 'NT']) calls.push(level + d);
-        document.body.replaceChildren(renderBiddingBox(calls, () => {}));
-    }""")
-    names = re.findall(r'- button "([^"]*)"', page.locator(".bidding-box").aria_snapshot())
-    shown = page.locator(".bidding-box button").all_inner_texts()
-    assert len(names) == len(shown) == 29
-    for name, text in zip(names, shown):
-        assert name.startswith(text), (name, text)
-    assert "1P, 1 Plains" in names and "7NT, 7 No Trump" in names, names
-    assert page.get_by_role("button", name="1NT", exact=False).count() >= 1
-    assert not page.errors
+def scroll_by_arrow(page, focus=None):
+    """Press ↓ at the page's top (with focus on ``focus``, else on the page): did it scroll?"""
+    page.evaluate("window.scrollTo(0, 0)")
+    if focus:
+        page.focus(focus)
+    else:
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("ArrowDown")
+    try:
+        page.wait_for_function(SCROLLED, timeout=3_000)
+    except Exception:
+        return False
+    return True
+
+
+def test_client_arrow_keys_scroll_the_page_when_there_is_nothing_to_move_to(browser, server):
+    # 2.1.1: every arrow key was swallowed, even where it moved nothing
+    short = {"width": 1280, "height": 400}
+    created, clients, spectator = people_table(browser, server, None)
+    spectator.set_viewport_size(short)
+    assert scroll_by_arrow(spectator), "a spectator's ↓ did not scroll"
+    close_all(clients)
+    created, clients, south = people_table(browser, server, "S")    # North deals: not South's turn
+    south.set_viewport_size(short)
+    assert scroll_by_arrow(south), "↓ between turns did not scroll"
+    assert scroll_by_arrow(south, "#open-keys"), "↓ on a top-bar button did not scroll"
+    # at the person's turn ↓ still leads into the bidding box
+    act(clients["N"], 1, "call", "Pass")
+    act(clients["E"], 2, "call", "Pass")
+    south.wait_for_selector("#bidding button")
+    south.evaluate("document.activeElement && document.activeElement.blur()")
+    south.keyboard.press("ArrowDown")
+    assert south.evaluate(FOCUS) == "call Pass in #bidding"
+    close_all(clients)
+    assert not spectator.errors and not south.errors

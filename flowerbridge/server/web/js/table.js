@@ -668,26 +668,31 @@ function showRefusedLink(closeCode) {
 
 // --------------------------------------------------------------- keyboard
 
+// Focus the control an arrow key leads to; whether focus moved (when it did
+// not, the key is left to the browser: it scrolls the page).
+function moveTo(target) {
+  if (!target || target === document.activeElement) return false;
+  target.focus();
+  return document.activeElement === target;
+}
+
 function moveFocus(step) {
   const playable = [...document.querySelectorAll("#felt .card.playable")];
-  if (!playable.length) {
-    // the auction: arrows lead into the bidding box
-    document.querySelector('#bidding button[tabindex="0"]')?.focus();
-    return;
-  }
+  // the auction: arrows lead into the bidding box (none: nowhere to go)
+  if (!playable.length) return moveTo(document.querySelector('#bidding button[tabindex="0"]'));
   const at = playable.indexOf(document.activeElement);
   const next = at < 0 ? 0 : (at + step + playable.length) % playable.length;
-  playable[next].focus();
+  return moveTo(playable[next]);
 }
 
 // Arrow keys, Home and End inside the bidding box; the call reached takes the tab stop.
 function moveInBidding(key) {
   const box = document.querySelector("#bidding .bidding-box");
   const next = box && moveInBiddingBox(box, document.activeElement, key);
-  if (!next) return;
+  if (!next || next === document.activeElement) return false;
   for (const button of box.querySelectorAll("button")) button.tabIndex = button === next ? 0 : -1;
   state.currentCall = next.dataset.call;
-  next.focus();
+  return moveTo(next);
 }
 
 function setSingleKeys(on) {
@@ -760,9 +765,11 @@ function onKey(event) {
   // Letters, digits and "?" act only while single-key shortcuts are on (the Keys window).
   if (!state.singleKeys && key.length === 1 && key !== " ") return;
   let handled = true;
-  if (event.target.closest("#bidding") && /^(Arrow(Right|Left|Up|Down)|Home|End)$/.test(key)) moveInBidding(key);
-  else if (key === "ArrowRight" || key === "ArrowDown") moveFocus(1);
-  else if (key === "ArrowLeft" || key === "ArrowUp") moveFocus(-1);
+  // an arrow key that moves no focus (a spectator, between turns, the edge of
+  // the bidding box) is the browser's: it scrolls the page
+  if (event.target.closest("#bidding") && /^(Arrow(Right|Left|Up|Down)|Home|End)$/.test(key)) handled = moveInBidding(key);
+  else if (key === "ArrowRight" || key === "ArrowDown") handled = moveFocus(1);
+  else if (key === "ArrowLeft" || key === "ArrowUp") handled = moveFocus(-1);
   else if (key === "Escape") { state.pendingLevel = null; draw(); }
   else if (keyCall(key)) { /* a call or its level */ }
   else if (key === "l") toggleLastTrick();
