@@ -51,3 +51,50 @@ def test_http_a_body_is_read_as_strictly_as_a_websocket_message(server, content,
     error = answer.json()["error"]
     assert error["code"] == "bad_request" and message in error["message"], error
     assert server.api("GET", "/api/tables").json()["tables"] == []
+
+
+# --------------------------------------------------- HEAD, Allow, caching
+
+
+def test_http_head_answers_wherever_get_does_with_the_headers_and_no_body(server):
+    table_id = server.create_table(PEOPLE)["table"]["id"]
+    for path in ("/", f"/t/{table_id}", "/static/js/table.js", "/api/meta", "/api/cards",
+                 "/api/tables", f"/api/tables/{table_id}", f"/api/tables/{table_id}/session"):
+        get, head = server.api("GET", path), server.api("HEAD", path)
+        assert (get.status_code, head.status_code) == (200, 200), path
+        assert head.content == b"" and get.content, path
+        assert head.headers["content-length"] == str(len(get.content)), path
+        assert head.headers["content-type"] == get.headers["content-type"], path
+    assert server.api("HEAD", "/api/tables/nope").status_code == 404
+
+
+@pytest.mark.parametrize("method, path, allow", [
+    ("DELETE", "/api/meta", "GET, HEAD"), ("PUT", "/api/tables", "GET, HEAD, POST"),
+    ("POST", "/", "GET, HEAD"), ("POST", "/static/js/table.js", "GET, HEAD"),
+    ("HEAD", "/api/tables", None),      # (allowed: no 405)
+])
+def test_http_405_says_which_methods_are_allowed(server, method, path, allow):
+    answer = server.api(method, path)
+    if allow is None:
+        assert answer.status_code == 200
+        return
+    assert answer.status_code == 405 and answer.headers["allow"] == allow
+    assert answer.json()["error"] == {"code": "method_not_allowed",
+                                      "message": f"{method} is not allowed on {path}"}
+
+
+def test_http_pages_and_files_are_revalidated_and_api_answers_not_stored(server):
+    table_id = server.create_table(PEOPLE)["table"]["id"]
+    for path in ("/", f"/t/{table_id}", "/static/js/table.js", "/static/css/flowerbridge.css"):
+        page = server.api("GET", path)
+        assert page.status_code == 200 and page.headers["cache-control"] == "no-cache", path
+        etag = page.headers["etag"]
+        again = server.api("GET", path, headers={"if-none-match": etag})
+        assert again.status_code == 304 and again.content == b"", path
+        assert again.headers["cache-control"] == "no-cache", path
+    page = server.api("GET", "/nothing/here", headers={"accept": "text/html"})
+    assert page.status_code == 404 and page.headers["cache-control"] == "no-cache"
+    for path in ("/api/meta", "/api/tables", f"/api/tables/{table_id}", "/api/tables/nope"):
+        assert server.api("GET", path).headers["cache-control"] == "no-store", path
+    refused = server.api("POST", "/api/tables", json={})
+    assert refused.status_code == 400 and refused.headers["cache-control"] == "no-store"

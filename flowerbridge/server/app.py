@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Coroutine
+from typing import Any, AsyncIterator, Callable, Coroutine, Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from .. import __version__
 from ..errors import FlowerBridgeError
@@ -24,7 +25,7 @@ from ..options import RuleOptions
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
-from .headers import SecurityHeaders
+from .headers import HEAD, HeadAsGet, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
 from .manager import TableManager
 from .realtime import table_socket
@@ -74,6 +75,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.connections = Counter()   # open websockets by client address (realtime.py)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeadAsGet)
     creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)
 
     @app.exception_handler(FlowerBridgeError)
@@ -90,24 +92,30 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         if exc.status_code == 404 and _wants_page(request):
             return FileResponse(config.web_dir / "404.html", status_code=404)
         if exc.status_code == 405:
-            return _error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
+            method = "HEAD" if request.scope.get(HEAD) else request.method
+            return _error(405, "method_not_allowed", f"{method} is not allowed on {request.url.path}",
+                          {**(exc.headers or {}), "Allow": _allowed(request, exc)})
         if exc.status_code == 400:  # a body that is not JSON (_StrictJSONRequest says why)
             message = exc.detail if isinstance(exc, _BadBody) else "the body is not JSON this server can read"
-            return _error(400, "bad_request", message)
+            return _error(400, "bad_request", message, exc.headers)
         return _error(exc.status_code, {404: "not_found", 413: "too_large"}.get(exc.status_code, "http"),
-                      str(exc.detail))
+                      str(exc.detail), exc.headers)
 
     # ------------------------------------------------------------ pages
 
+    # Pages and files answer a request that has their ETag (or is not older
+    # than their Last-Modified) with 304: browsers check them each time (headers.py).
+    files = StaticFiles(directory=config.web_dir, check_dir=False)
+
     @app.get("/", include_in_schema=False)
-    async def lobby_page() -> FileResponse:
-        return FileResponse(config.web_dir / "index.html")
+    async def lobby_page(request: Request) -> Response:
+        return await files.get_response("index.html", request.scope)
 
     @app.get("/t/{table_id}", include_in_schema=False)
-    async def table_page(table_id: str) -> FileResponse:
-        return FileResponse(config.web_dir / "table.html")
+    async def table_page(table_id: str, request: Request) -> Response:
+        return await files.get_response("table.html", request.scope)
 
-    app.mount("/static", StaticFiles(directory=config.web_dir, check_dir=False), name="static")
+    app.mount("/static", files, name="static")
 
     # -------------------------------------------------------------- API
 
@@ -215,5 +223,21 @@ def _wants_page(request: Request) -> bool:
             and not path.startswith(("/api/", "/static/", "/ws/")))
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def _allowed(request: Request, exc: StarletteHTTPException) -> str:
+    """The ``Allow`` header of a 405: the methods of every route at the
+    request's path (the exception names only the first route's), HEAD with GET."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, APIRoute) and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route.methods or set()
+    if not methods:     # (a mount: its own)
+        methods = {m.strip() for m in (exc.headers or {}).get("Allow", "").split(",") if m.strip()}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
+def _error(status: int, code: str, message: str,
+           headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
+                        headers=dict(headers) if headers else None)
