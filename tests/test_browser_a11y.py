@@ -539,6 +539,29 @@ def test_client_card_names_are_drawn_only_where_they_can_be_read(browser, server
 
 
 # --------------------------------------- 14: the WCAG 2.2 review's findings
+
+
+def test_client_bid_buttons_are_named_first_by_what_they_show(browser, server):
+    # 2.5.3 Label in Name: a button showing "1P" was named "1 Plains", and
+    # voice control's "click 1P" found nothing.
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")
+    page.evaluate("""async () => {
+        const { renderBiddingBox } = await import('/static/js/views/auction.js');
+        const calls = ['Pass'];
+        for (let level = 1; level <= 7; level++) for (const d of ['P', 'R', 'A', 'NT']) calls.push(level + d);
+        document.body.replaceChildren(renderBiddingBox(calls, () => {}));
+    }""")
+    names = re.findall(r'- button "([^"]*)"', page.locator(".bidding-box").aria_snapshot())
+    shown = page.locator(".bidding-box button").all_inner_texts()
+    assert len(names) == len(shown) == 29
+    for name, text in zip(names, shown):
+        assert name.startswith(text), (name, text)
+    assert "1P, 1 Plains" in names and "7NT, 7 No Trump" in names, names
+    assert page.get_by_role("button", name="1NT", exact=False).count() >= 1
+    assert not page.errors
+
+
 SCROLLED = "() => window.scrollY > 0"
 
 
