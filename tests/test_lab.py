@@ -747,6 +747,56 @@ def test_lab_variants_comparison_gives_each_rule_sets_made_share_with_its_interv
         assert "(" in cell and "–" in cell
 
 
+def test_lab_a_denomination_nobody_contracted_in_has_no_mean_and_its_cells_say_so(tmp_path):
+    # the play table said "-" for No Trump's net score where no contract was in it,
+    # the variants table 0 in every column; summary.json stored 0.0 means of nothing
+    from flowerbridge.lab.variants import sections
+    study = run_lab(tmp_path, ["play", "variants"], workers=1, n=3, seed=3, bots="basic")
+    play = study.summaries["play"]
+    empty = [d for d, cell in play["by_denom"].items() if not cell["contracts"]]
+    assert empty, "this seed's three deals leave some denomination uncontracted"
+    for d in empty:
+        assert [play["by_denom"][d][k] for k in ("mean_level", "mean_tricks", "mean_declarer_net")] \
+            == [None, None, None]
+    summary = study.summaries["variants"]
+    tables = [t for sec in sections(study.result.tables["variants"], summary,
+                                    study.result.params["variants"], {"variants": []}) for t in sec.tables]
+    for d in empty:
+        [row] = [row for t in tables for row in t.rows if row[0] == f"declarer's net, {d}"]
+        assert set(row[1:]) == {"-"}
+
+
+def test_lab_by_length_lines_break_where_a_length_is_missing_and_ticks_are_whole(tmp_path):
+    # a line was drawn straight across a length left out (too few contracts), and the
+    # level and length axes had ticks at 1.5 and 9.5
+    import math
+
+    from flowerbridge.lab.play import game_tricks_plot, sections
+    from flowerbridge.lab.report import broken_line
+    xs, ys = broken_line({"8": 10.0, "10": 30.0, "11": 35.0})
+    assert xs == [8, 9, 10, 11] and ys[0] == 10.0 and math.isnan(ys[1]) and ys[2:] == [30.0, 35.0]
+    assert broken_line({}) == ([], [])
+    study = run_lab(tmp_path, ["play"], workers=1, n=8, seed=3, bots="basic")
+    plots = {plot.caption.split(",")[0].split(":")[0]: plot.figure
+             for section in sections(study.result.tables["play"], study.summaries["play"],
+                                     study.result.params["play"], {}) for plot in section.plots}
+    fits = {"P": {8: 10.0, 10: 20.0}, "R": {8: 30.0, 9: 40.0}, "A": {9: 50.0, 11: 60.0}}
+    by_length = game_tricks_plot({"by_denom": {d: {"game_level": 4, "by_fit": {f: {"game_tricks": v}
+                                                                                for f, v in fits[d].items()}}
+                                               for d in fits}}).figure.axes[0]
+    plains = by_length.get_lines()[0].get_ydata()
+    assert len(plains) == 3 and math.isnan(plains[1])
+    for axes in (plots["Contract levels reached."].axes[0], by_length):
+        ticks = axes.get_xticks()
+        assert len(ticks) and all(float(t).is_integer() for t in ticks), ticks
+    made = plots["How often contracts make"].axes[0]
+    from matplotlib.container import BarContainer, ErrorbarContainer
+    contracted = [d for d, cell in study.summaries["play"]["by_denom"].items() if cell["contracts"]]
+    [bars] = [c for c in made.containers if isinstance(c, BarContainer)]
+    assert made.get_xlabel() and len(bars) == len(contracted)
+    assert any(isinstance(c, ErrorbarContainer) for c in made.containers)
+
+
 def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(tmp_path):
     from flowerbridge.lab.play import play_deal
     study = run_lab(tmp_path, ["play", "variants"], workers=1, **{**SMALL, "n": 20})

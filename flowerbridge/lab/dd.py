@@ -35,8 +35,12 @@ from ..seats import SEATS, Seat, Side
 from .base import Analysis, Params, Row, Table
 from .features import SIDE_COLUMNS, SUITS, deal_features
 from .play import dealer_of, game_label, game_level
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
+from .report import (DENOM_COLOURS, Plot, Section, TableSpec, broken_line, new_figure, pct, rate_cell,
+                     whole_numbers)
 from .variants import variant_options
+
+FIT_MIN_SIDES = 5
+"""A length held by fewer sides is left out of the by-length figures."""
 
 DENOMINATIONS = tuple(Denomination)
 TRICK_COLUMNS = {f"dd_{d.name}_{s.name}": int for d in DENOMINATIONS for s in SEATS}
@@ -201,7 +205,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         by_fit[d.name] = {}
         for length in range(int(side_fits[:, suit].min()), int(side_fits[:, suit].max()) + 1):
             mask = side_fits[:, suit] == length
-            if mask.sum() >= 5:
+            if mask.sum() >= FIT_MIN_SIDES:
                 t = side_tricks_[mask, d]
                 by_fit[d.name][length] = {"sides": int(mask.sum()), "mean_tricks": float(t.mean()),
                                           "game_makeable": pct(np.count_nonzero(t >= game[d.name] + 6),
@@ -279,13 +283,15 @@ def game_by_fit_plot(summary: dict) -> Plot:
     ax = fig.add_subplot()
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         fit = summary["by_fit"][d]
-        ax.plot(list(fit), [fit[k]["game_makeable"] for k in fit], marker="o", color=colour,
+        ax.plot(*broken_line({k: fit[k]["game_makeable"] for k in fit}), marker="o", color=colour,
                 label=f"{d}: game = {game_label(summary['game_level'][d], d)}")
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
+    whole_numbers(ax)
     ax.legend()
     return Plot(fig, "How often a side (either side of every deal) can make game in a suit, by its "
-                     "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10.")
+                     "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10. "
+                     f"Only lengths held by {FIT_MIN_SIDES} sides or more are drawn.")
 
 
 def tricks_by_honor_count_plot(summary: dict) -> Plot:

@@ -25,7 +25,11 @@ from ..seats import SEATS, Seat
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table
 from .features import SIDES, deal_features
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
+from .report import (DENOM_COLOURS, Plot, Section, TableSpec, broken_line, new_figure, pct, rate_cell,
+                     whole_numbers, wilson)
+
+FIT_MIN_CONTRACTS = 20
+"""A trump length with fewer contracts is left out of the by-length figures."""
 
 DENOMS = tuple(d.name for d in Denomination)
 
@@ -158,11 +162,11 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
             "make_rate": pct(t["made"].sum(), len(t)),
-            "mean_level": float(t["level"].mean()) if len(t) else 0.0,
+            "mean_level": float(t["level"].mean()) if len(t) else None,
             "game_level": game_at,
             "games_bid": len(games), "games_made": int(games["made"].sum()),
-            "mean_declarer_net": float(net.mean()) if len(t) else 0.0,
-            "mean_tricks": float(t["tricks"].mean()) if len(t) else 0.0,
+            "mean_declarer_net": float(net.mean()) if len(t) else None,
+            "mean_tricks": float(t["tricks"].mean()) if len(t) else None,
             # Tricks enough for game, whatever level was bid: how often the
             # denomination would have made game as the bots played it.
             "game_tricks": pct(np.count_nonzero(game_tricks), len(t)),
@@ -170,7 +174,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
                                 "mean_tricks": float(t["tricks"][t["decl_fit"] == f].mean()),
                                 "game_tricks": pct(np.count_nonzero(game_tricks & (t["decl_fit"] == f)),
                                                    (t["decl_fit"] == f).sum())}
-                       for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= 20},
+                       for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= FIT_MIN_CONTRACTS},
         }
     per_game = hands_per_game(table, options.game_points)
     both = {part: float(sum(table[f"{part}_{s.name}"].sum() for s in SIDES)) / max(n, 1)
@@ -248,8 +252,13 @@ def points_table(summaries: dict[str, dict], caption: str) -> TableSpec:
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     fig = new_figure()
     ax = fig.add_subplot()
-    names = list(summary["by_denom"])
-    ax.bar(names, [summary["by_denom"][d]["make_rate"] for d in names], color=DENOM_COLOURS)
+    names = [d for d in summary["by_denom"] if summary["by_denom"][d]["contracts"]]
+    rates = [summary["by_denom"][d]["make_rate"] for d in names]
+    bounds = [wilson(summary["by_denom"][d]["made"], summary["by_denom"][d]["contracts"]) for d in names]
+    ax.bar(names, rates, color=[DENOM_COLOURS[list(summary["by_denom"]).index(d)] for d in names],
+           yerr=[[r - lo for r, (lo, _) in zip(rates, bounds)], [hi - r for r, (_, hi) in zip(rates, bounds)]],
+           capsize=4)
+    ax.set_xlabel("denomination (those contracted in)")
     ax.set_ylabel("contracts made, %")
     ax.set_ylim(0, 100)
     levels = summary["by_level"]
@@ -258,6 +267,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     ax2.bar(list(levels), list(levels.values()), color="#5b8def")
     ax2.set_xlabel("contract level")
     ax2.set_ylabel("hands")
+    whole_numbers(ax2)
     hpg = summary["hands_per_game"]
     text = (f"{summary['hands']:,} hands bid and played by the '{summary['bots']}' bots; "
             f"{summary['passed_out']:,} passed out; {summary['make_rate']:.1f}% of contracts made. "
@@ -268,7 +278,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     return [Section("Play: bot sessions", text,
                     [contract_table(summary, "Contracts reached by denomination"),
                      points_table({"default rules": summary}, "Where the points come from")],
-                    [Plot(fig, "How often contracts make, by denomination."), game_tricks_plot(summary),
+                    [Plot(fig, "How often contracts make, by denomination, with 95% (Wilson) intervals."),
+                     game_tricks_plot(summary),
                      Plot(fig2, "Contract levels reached.")])]
 
 
@@ -278,15 +289,17 @@ def game_tricks_plot(summary: dict) -> Plot:
     ax = fig.add_subplot()
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         cell = summary["by_denom"][d]
-        fits = sorted(cell["by_fit"])
-        ax.plot(fits, [cell["by_fit"][f]["game_tricks"] for f in fits], marker="o", color=colour,
+        ax.plot(*broken_line({f: cell["by_fit"][f]["game_tricks"] for f in cell["by_fit"]}),
+                marker="o", color=colour,
                 label=f"{d}: {cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
                 else f"{d}: no single contract makes game")
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
+    whole_numbers(ax)
     ax.legend()
     return Plot(fig, "Bot play: how often declarer took the tricks for game in the trump suit it "
-                     "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid.")
+                     "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid. "
+                     f"Only lengths with {FIT_MIN_CONTRACTS} contracts or more are drawn.")
 
 
 ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,

@@ -62,6 +62,20 @@ def new_figure(width: float = 6.4, height: float = 3.6) -> "Figure":
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
+def whole_numbers(ax) -> None:
+    """Ticks on whole numbers only along the x axis (levels, lengths: 1.5 is none)."""
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def broken_line(values: dict) -> tuple[list[int], list[float]]:
+    """The x and y of a line over whole-number keys (JSON may have made them text),
+    broken where a key between the first and last is missing rather than drawn across it."""
+    points = {int(k): float(v) for k, v in values.items()}
+    xs = list(range(min(points), max(points) + 1)) if points else []
+    return xs, [points.get(x, float("nan")) for x in xs]
+
+
 def png_bytes(figure: "Figure") -> bytes:
     buf = io.BytesIO()
     figure.savefig(buf, format="png", dpi=90)

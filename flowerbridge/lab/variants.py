@@ -175,7 +175,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["hands whose margin changes %", *(vs[n]["hands_changed"] for n in names)],
          ["hands whose winner changes % (95% interval)",
           *(rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"]) for n in names)],
-         *([f"declarer's net, {d}", *(vs[n]["by_denom"][d]["mean_declarer_net"] for n in names)]
+         *([f"declarer's net, {d}", *(vs[n]["by_denom"][d]["mean_declarer_net"]
+                                       if vs[n]["by_denom"][d]["contracts"] else "-" for n in names)]
            for d in vs[names[0]]["by_denom"])])
     return [Section("Variants: the same hands under other rules",
                     "Scoring options re-score the same play; the R9 declarer option replays the "
