@@ -98,3 +98,43 @@ def test_http_pages_and_files_are_revalidated_and_api_answers_not_stored(server)
         assert server.api("GET", path).headers["cache-control"] == "no-store", path
     refused = server.api("POST", "/api/tables", json={})
     assert refused.status_code == 400 and refused.headers["cache-control"] == "no-store"
+
+
+# -------------------------------------------------------------- Retry-After
+
+
+def _own_server(tmp_path, **config):
+    return ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0,
+                                     replace_after=None, analysis=False, **config))
+
+
+def test_http_too_many_tables_a_minute_says_when_the_next_may_be_made(tmp_path):
+    with _own_server(tmp_path, tables_per_minute=5) as server:
+        answers = [server.api("POST", "/api/tables", json=table_request(PEOPLE)) for _ in range(6)]
+        assert [a.status_code for a in answers] == [201] * 5 + [429]
+        # five a minute: a table's turn comes back every 12 seconds
+        assert 1 <= int(answers[5].headers["retry-after"]) <= 12
+        assert "retry-after" not in answers[4].headers
+
+
+def test_http_a_full_server_says_when_a_table_may_be_closed_to_make_room(tmp_path):
+    from datetime import timedelta
+
+    from flowerbridge.server.models import utcnow
+
+    with _own_server(tmp_path, max_tables=2, idle_close=3600) as server:
+        ids = [server.create_table(PEOPLE)["table"]["id"] for _ in range(2)]
+        full = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert full.status_code == 503 and full.json()["error"]["code"] == "full"
+        assert 3500 <= int(full.headers["retry-after"]) <= 3600      # an hour idle, from now
+        manager = server.app.state.manager
+        manager.clock = lambda: utcnow() + timedelta(minutes=59, seconds=30)
+        full = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert full.status_code == 503 and int(full.headers["retry-after"]) == 60  # a minute at least
+        watchers = [server.client(table_id) for table_id in ids]
+        for watcher in watchers:
+            watcher.until(lambda m: m["type"] == "snapshot")
+        full = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert full.status_code == 503 and full.headers["retry-after"] == "60"  # none can be closed
+        for watcher in watchers:
+            watcher.close()

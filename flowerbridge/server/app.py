@@ -6,6 +6,7 @@ Routes only translate between HTTP and the :class:`TableManager`; see
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from contextlib import asynccontextmanager
@@ -81,7 +82,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
         code = error_code(exc, "bad_request")
-        return _error(_STATUS.get(code, 400), code, str(exc))
+        headers = None
+        if code == "too_many":    # a table too many this minute: when the next may be made
+            headers = {"Retry-After": f"{math.ceil(creations.wait(_address(request))):d}"}
+        elif code == "full":
+            headers = {"Retry-After": f"{_full_retry_after(_manager(request), config):d}"}
+        return _error(_STATUS.get(code, 400), code, str(exc), headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -135,7 +141,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         """A new table; each person's secret seat token is in the answer, and only there."""
-        address = request.client.host if request.client else None
+        address = _address(request)
         if not creations.allow(address):
             raise TableError("too_many", f"more than {config.tables_per_minute:g} tables a minute "
                                          "from this address: wait a little")
@@ -204,6 +210,23 @@ class _StrictJSONRoute(APIRoute):
             return await handler(_StrictJSONRequest(request.scope, request.receive))
 
         return strict
+
+
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _full_retry_after(manager: TableManager, config: ServerConfig) -> int:
+    """Seconds a client refused as ``full`` should wait: until the table idle
+    longest (no connection, not over) may be closed to make room, as the
+    refusal's message says (a minute at least), else a minute. The manager
+    loaded every open table to look for one, so they are all in its memory."""
+    idle = [live.table.last_event_at for live in list(manager.tables.values())
+            if not live.connections and not live.table.is_over]
+    if not idle:
+        return 60
+    since = (manager.clock() - min(idle)).total_seconds()
+    return max(60, math.ceil(config.idle_close - since))
 
 
 def _manager(request: Request) -> TableManager:

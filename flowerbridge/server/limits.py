@@ -60,6 +60,17 @@ class TokenBucket:
         self._state[key] = (tokens - 1.0, now)
         return True
 
+    def wait(self, key: Any = None) -> float:
+        """Seconds until :meth:`allow` would let ``key`` in (0: now).
+
+        >>> bucket = TokenBucket(rate=0.5, burst=1.0, clock=lambda: 0.0)
+        >>> bucket.allow("a"), bucket.wait("a"), bucket.wait("b")
+        (True, 2.0, 0.0)
+        """
+        tokens, then = self._state.get(key, (self.burst, self.clock()))
+        tokens = min(self.burst, tokens + (self.clock() - then) * self.rate)
+        return max(0.0, (1.0 - tokens) / self.rate)
+
     def refund(self, key: Any = None) -> None:
         """Give back what :meth:`allow` took for an event that did not happen."""
         if key in self._state:
