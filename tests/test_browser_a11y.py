@@ -600,3 +600,40 @@ def test_client_arrow_keys_scroll_the_page_when_there_is_nothing_to_move_to(brow
     assert south.evaluate(FOCUS) == "call Pass in #bidding"
     close_all(clients)
     assert not spectator.errors and not south.errors
+
+
+AFTER = "c => getComputedStyle(c, '::after').content"
+
+
+def test_client_escape_hides_a_calls_explanation_until_it_is_left(browser, server):
+    # 1.4.13: the explanation shown on hover or focus could not be dismissed
+    created, clients, south = people_table(browser, server, "S", bots={"N": "basic"})
+    cell = south.locator("#auction td.explained").first
+    cell.wait_for(timeout=30_000)
+    shown = lambda: cell.evaluate(AFTER).startswith('"')   # noqa: E731
+    cell.focus()
+    assert shown()
+    south.keyboard.press("Escape")
+    assert not shown()
+    assert south.evaluate("document.activeElement.closest('#auction') !== null")
+    act(clients["E"], 2, "call", "Pass")            # a redraw keeps it hidden
+    page_at(south, 3)
+    assert south.evaluate("document.activeElement.closest('#auction') !== null")
+    assert not shown()
+    south.focus("#open-keys")                        # left and reached again: shown
+    cell.focus()
+    assert shown()
+    south.focus("#open-keys")
+    cell.hover()                                     # the pointer: the same
+    assert shown()
+    south.keyboard.press("Escape")
+    assert not shown()
+    south.mouse.move(0, 0)
+    cell.hover()
+    assert shown()
+    # Escape still closes a window
+    south.locator("#open-keys").click()
+    south.keyboard.press("Escape")
+    assert south.locator("#keys-dialog[open]").count() == 0
+    close_all(clients)
+    assert not south.errors

@@ -355,7 +355,15 @@ function drawLastTrick() {
 }
 
 function drawPanels() {
+  // an explanation hidden with Esc stays hidden through the redraw (until its call is left)
+  const dismissed = [...$("auction").querySelectorAll("td.dismissed")].map((cell) =>
+    [cell.parentElement.rowIndex, cell.cellIndex, cell.getAttribute("aria-label")]);
   $("auction").replaceChildren(renderAuction(state.view, state.explanations));
+  const grid = $("auction").querySelector("table");
+  for (const [row, column, label] of dismissed) {
+    const cell = grid.rows[row]?.cells[column];
+    if (cell?.getAttribute("aria-label") === label) cell.classList.add("dismissed");
+  }
   $("copies-panel").classList.toggle("hidden", !state.showCopies);
   $("toggle-copies").setAttribute("aria-pressed", String(state.showCopies));
   if (state.showCopies) $("copies").replaceChildren(renderCopiesSeen(state.catalogue, state.seen, state.language));
@@ -718,6 +726,22 @@ function toggleLastTrick() {
   if (state.showLastTrick) $("last-trick-panel").scrollIntoView({ block: "nearest" });
 }
 
+// Esc hides the explanation shown by the call in focus or under the pointer
+// (WCAG 1.4.13); it shows again once the call is left, by focus and pointer both.
+function dismissExplanations() {
+  for (const cell of document.querySelectorAll("#auction td.explained:focus, #auction td.explained:hover")) {
+    cell.classList.add("dismissed");
+  }
+}
+
+function undismissExplanation(event) {
+  const cell = event.target.closest?.("td.dismissed");
+  if (!cell || cell.contains(event.relatedTarget)) return;
+  if (event.type === "focusout" ? !cell.matches(":hover") : document.activeElement !== cell) {
+    cell.classList.remove("dismissed");
+  }
+}
+
 // A bid's place in the order of bids: 1P < 1R < 1A < 1NT < 2P < … < 7NT.
 function bidRank(call) {
   const bid = splitCall(call);
@@ -770,7 +794,7 @@ function onKey(event) {
   if (event.target.closest("#bidding") && /^(Arrow(Right|Left|Up|Down)|Home|End)$/.test(key)) handled = moveInBidding(key);
   else if (key === "ArrowRight" || key === "ArrowDown") handled = moveFocus(1);
   else if (key === "ArrowLeft" || key === "ArrowUp") handled = moveFocus(-1);
-  else if (key === "Escape") { state.pendingLevel = null; draw(); }
+  else if (key === "Escape") { dismissExplanations(); state.pendingLevel = null; draw(); }
   else if (keyCall(key)) { /* a call or its level */ }
   else if (key === "l") toggleLastTrick();
   else if (key === "c") toggleCopies();
@@ -811,6 +835,8 @@ async function main() {
   });
   $("toggle-copies").addEventListener("click", toggleCopies);
   $("felt").addEventListener("click", clickedCard);
+  $("auction").addEventListener("focusout", undismissExplanation);
+  $("auction").addEventListener("mouseout", undismissExplanation);
   $("toggle-last").addEventListener("click", toggleLastTrick);
   $("open-review").addEventListener("click", openReview);
   $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
