@@ -125,3 +125,34 @@ def test_serve_refuses_a_database_that_would_lose_tables_or_a_missing_folder(dat
     assert result.stderr.startswith("error: ") and message.format(tmp=tmp_path) in result.stderr
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "no").exists()
+
+
+def test_serve_believes_no_forwarded_address_unless_told_which_proxy_to_trust(tmp_path):
+    """A client cannot pick its own address for the limits per address with
+    X-Forwarded-For; a proxy named by --forwarded-allow-ips can."""
+    from flowerbridge.server.testing import table_request
+
+    request = table_request({s: "human" for s in "NESW"})
+    forged = {"x-forwarded-for": "1.2.3.4"}
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--tables-per-minute", "1") as server:
+        assert server.api("POST", "/api/tables", json=request).status_code == 201
+        assert server.api("POST", "/api/tables", json=request).status_code == 429
+        assert server.api("POST", "/api/tables", json=request, headers=forged).status_code == 429
+    with ServerProcess(tmp_path / "u.db", "--no-analysis", "--tables-per-minute", "1",
+                       "--forwarded-allow-ips", "::1, 127.0.0.0/8") as server:
+        assert server.api("POST", "/api/tables", json=request).status_code == 201
+        assert server.api("POST", "/api/tables", json=request).status_code == 429
+        assert server.api("POST", "/api/tables", json=request, headers=forged).status_code == 201
+
+
+@pytest.mark.parametrize("value, words", [
+    ("", "'' is not an IP address or network"),
+    ("127.0.0.1,proxy", "'proxy' is not an IP address or network"),
+    ("10.0.0.1/8", "has host bits set"),
+    ("*,10.0.0.1", "'*' is not an IP address"),
+])
+def test_serve_refuses_a_bad_forwarded_allow_ips(value, words, tmp_path):
+    result = serve("--forwarded-allow-ips", value, "--database", str(tmp_path / "t.db"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: flowerbridge serve: argument --forwarded-allow-ips:")
+    assert words in result.stderr, result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import re
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,11 @@ def register(subparsers) -> None:
                    help="tables one address may create a minute (default 30)")
     p.add_argument("--connections-per-address", type=_count, default=200, metavar="N",
                    help="websockets one address may hold open at once (default 200)")
+    p.add_argument("--forwarded-allow-ips", type=_forwarded_allow_ips, metavar="IPS",
+                   help="behind a reverse proxy: the proxy's addresses or networks, comma-separated "
+                        "(10.0.0.2,10.1.0.0/16; * for any), whose X-Forwarded-For and "
+                        "X-Forwarded-Proto are believed (default: none is; every limit per address "
+                        "counts the connecting address)")
     p.set_defaults(func=run)
 
 
@@ -97,8 +103,14 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
           "Ctrl+C stops)", flush=True)
+    # X-Forwarded-For is believed only from a proxy named by --forwarded-allow-ips (uvicorn
+    # would believe it from 127.0.0.1 by default, so that any client of a proxy or other
+    # program on this machine that passes the header on could choose its own address)
+    forwarded = args.forwarded_allow_ips
     server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
-                                           ws_max_size=MAX_FRAME_BYTES))
+                                           ws_max_size=MAX_FRAME_BYTES,
+                                           proxy_headers=forwarded is not None,
+                                           forwarded_allow_ips=forwarded))
     server.run(sockets=[sock])
     return 0
 
@@ -113,6 +125,25 @@ def _host(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("give an address (0.0.0.0 listens on every interface)")
     return text
+
+
+def _forwarded_allow_ips(text: str) -> list[str]:
+    """The addresses and networks of trusted proxies (``*``: any), checked."""
+    items = [item.strip() for item in text.split(",")]
+    if items == ["*"]:
+        return items
+    for item in items:
+        try:
+            if "/" in item:
+                ipaddress.ip_network(item)
+            else:
+                ipaddress.ip_address(item)
+        except ValueError as exc:
+            why = f" ({exc})" if "/" in item and "host bits" in str(exc) else ""
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not an IP address or network{why}: give the proxy's addresses, "
+                "comma-separated (127.0.0.1,10.0.0.0/8), or * for any") from None
+    return items
 
 
 def _seconds(text: str) -> float:

@@ -76,8 +76,10 @@ class ServerThread(_Server):
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.app = create_app(config)
+        # as serve does by default: no X-Forwarded-For is believed
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning",
-                                                    ws_max_size=MAX_FRAME_BYTES))
+                                                    ws_max_size=MAX_FRAME_BYTES,
+                                                    proxy_headers=False))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 
