@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from browser_support import screenshot
 from test_browser import (BOT, finished_review, mid_trick_table, open_page, render_in_page,
                           wait_for_table)
 
@@ -637,3 +638,40 @@ def test_client_escape_hides_a_calls_explanation_until_it_is_left(browser, serve
     assert south.locator("#keys-dialog[open]").count() == 0
     close_all(clients)
     assert not south.errors
+
+
+TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important;
+  word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }"""
+LONG_NAME = "The Thursday evening club at the old library, second floor!!"
+
+
+@pytest.mark.parametrize("width, name, spacing", [(1280, LONG_NAME, False), (1280, None, True),
+                                                  (1200, LONG_NAME, True)])
+def test_client_title_keeps_hand_and_seat_whole_on_a_wide_screen(browser, server, width, name, spacing):
+    # 1.4.12 / 1.4.4: from 1200 px the title was one line cut with "…"
+    assert len(LONG_NAME) == 60
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT},
+                                  **({"name": name} if name else {}))
+    page = open_page(browser, server, created["invitations"]["S"]["url"],
+                     viewport={"width": width, "height": 900})
+    wait_for_table(page)
+    if spacing:
+        page.add_style_tag(content=TEXT_SPACING)
+    title = page.locator("#title")
+    assert title.inner_text().endswith("South")
+    if name:
+        assert title.inner_text().startswith(name)
+    whole = title.evaluate("""t => {
+        const box = t.getBoundingClientRect();
+        const text = t.firstChild;
+        const seat = document.createRange();
+        seat.setStart(text, text.length - 'South'.length);
+        seat.setEnd(text, text.length);
+        const words = seat.getBoundingClientRect();
+        return { fits: t.scrollWidth <= t.clientWidth + 1 && t.scrollHeight <= t.clientHeight + 1,
+                 seat: words.right <= box.right + 1 && words.bottom <= box.bottom + 1 && words.right <= innerWidth,
+                 ellipsis: getComputedStyle(t).textOverflow };
+    }""")
+    assert whole["fits"] and whole["seat"] and whole["ellipsis"] != "ellipsis", whole
+    screenshot(page, f"title-{width}-{'name' if name else 'default'}{'-spacing' if spacing else ''}")
+    assert not page.errors
