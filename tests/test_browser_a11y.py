@@ -675,3 +675,24 @@ def test_client_title_keeps_hand_and_seat_whole_on_a_wide_screen(browser, server
     assert whole["fits"] and whole["seat"] and whole["ellipsis"] != "ellipsis", whole
     screenshot(page, f"title-{width}-{'name' if name else 'default'}{'-spacing' if spacing else ''}")
     assert not page.errors
+
+
+def test_client_cards_are_not_described_again_by_a_title(browser, server):
+    # 1.3.1 / 3.1.2: each card's title (code and name) was read again as its
+    # description, and in Korean without its language
+    created = mid_trick_table(server)
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    wait_for_table(north)
+    north.select_option("#language", "ko")
+    north.locator("#felt .card.playable").first.wait_for()
+    assert north.locator(".card[title], .card [title]").count() == 0
+    cdp = north.context.new_cdp_session(north)
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "#felt .card.playable"})["nodeId"]
+    ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+    assert ax["name"]["value"].startswith("Play "), ax
+    assert not ax.get("description", {}).get("value"), ax
+    deck = open_page(browser, server, "/static/cards.html")
+    deck.wait_for_selector("#gallery .card")
+    assert deck.locator("[title]").count() == 0
+    assert not north.errors and not deck.errors

@@ -1,7 +1,7 @@
 // The card catalogue (codes, names, kinds, ranks) as the server describes the
 // engine's deck, and the reader's language for card names.
 
-import { faceMarkup, backMarkup, cardName } from "./cards.js";
+import { faceMarkup, backMarkup } from "./cards.js";
 import { fetchJson } from "./ui.js";
 
 const LANGUAGE_KEY = "flowerbridge.language";
@@ -38,8 +38,9 @@ export function cardElement(catalogue, code, language, tag = "span") {
     const card = catalogue.get(code);
     element.dataset.code = code;
     element.dataset.kind = card.kind;
+    // No title: the face's label already names the card (code and name, in its
+    // language), and a title was read again as its description, without the language.
     element.innerHTML = faceMarkup(card, language);
-    element.title = `${code} — ${cardName(card, language)}`;
   } else {
     element.classList.add("back");
     element.innerHTML = backMarkup();
