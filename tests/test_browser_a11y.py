@@ -696,3 +696,32 @@ def test_client_cards_are_not_described_again_by_a_title(browser, server):
     deck.wait_for_selector("#gallery .card")
     assert deck.locator("[title]").count() == 0
     assert not north.errors and not deck.errors
+
+
+def test_client_says_who_left_who_stands_in_and_who_is_back(browser, tmp_path):
+    # 4.1.3: a person leaving, the stand-in taking over and the person coming
+    # back changed a seat's label, and nothing was said
+    from browser_support import Server
+    from flowerbridge.server.testing import Client
+
+    with Server(tmp_path, options=["--replace-after", "1"]) as quick:
+        created, clients, south = people_table(browser, quick, "S")
+        south.evaluate(LIVE_RECORDER)
+        said = lambda: live_texts(south, "announce")    # noqa: E731
+        clients.pop("W").close()
+        south.wait_for_function("window.__live.some(([, t]) => t.includes('plays for West'))", timeout=15_000)
+        watcher = Client(quick.url.replace("http", "ws", 1) + f"/ws/tables/{created['table']['id']}")
+        watcher.send({"type": "hello", "token": None})      # a spectator: nothing to say
+        watcher.until(lambda m: m["type"] == "snapshot")
+        west = Client(quick.url.replace("http", "ws", 1) + f"/ws/tables/{created['table']['id']}")
+        west.send({"type": "hello", "token": created["invitations"]["W"]["token"]})
+        west.until(lambda m: m["type"] == "snapshot")
+        south.wait_for_function("window.__live.some(([, t]) => t.includes('West is back'))", timeout=15_000)
+        south.wait_for_timeout(300)
+        about_west = [text for text in said() if "West" in text and "West:" not in text]
+        assert about_west in (["West left.", "A basic bot plays for West.", "West is back."],
+                              ["West left; a basic bot plays for West.", "West is back."]), said()
+        assert not any("spectator" in text.lower() for text in said()), said()
+        for client in (watcher, west, *clients.values()):
+            client.close()
+        assert not south.errors

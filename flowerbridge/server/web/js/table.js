@@ -498,6 +498,7 @@ const HANDLERS = {
     state.role = message.role;
     state.seat = message.seat;
     state.table = message.table;
+    noteJoined(message.table?.seats);
     if (message.stood_in?.length) {
       state.stoodIn = stoodInText(message.stood_in);
       say(state.stoodIn);
@@ -507,6 +508,7 @@ const HANDLERS = {
     state.role = message.role;
     state.seat = message.seat;
     state.table = message.table;
+    noteJoined(message.table?.seats);
     applyView(message);
     state.explanations = message.explanations;
     state.scoresheet = message.scoresheet;
@@ -549,8 +551,10 @@ const HANDLERS = {
     handOver(message);
   },
   presence(message) {
+    for (const news of presenceNews(state.table?.seats, message.seats)) say(news);
     state.table = { ...state.table, seats: message.seats, spectators: message.spectators,
       waiting: message.waiting };
+    noteJoined(message.seats);
   },
   review(message) {
     if (!state.review || state.review.hand === message.hand) {
@@ -575,6 +579,45 @@ const HANDLERS = {
   },
   pong() {},
 };
+
+// A person's seat as the page tells of it: here, away, or away with a stand-in
+// bot playing for them (null: a bot's own seat).
+function presenceOf(info) {
+  if (!info || info.player !== "human") return null;
+  if (info.stand_in) return "stood-in";
+  return info.connected ? "here" : "away";
+}
+
+// The seats whose person this page has seen at the table (here, or stood in for):
+// one who comes back is "back", one never seen here is "here".
+const joined = new Set();
+
+function noteJoined(seats) {
+  for (const [seat, info] of Object.entries(seats || {})) {
+    if (info.player === "human" && (info.connected || info.stand_in)) joined.add(seat);
+  }
+}
+
+// What a presence message changed at the other seats, said once per change
+// (a spectator coming or going, someone reconnecting as they were, says nothing):
+// "West left.", "A basic bot plays for West.", "West left; a basic bot plays
+// for West.", "West is back."
+function presenceNews(before, after) {
+  const news = [];
+  for (const seat of SEATS) {
+    if (seat === state.seat) continue;
+    const was = presenceOf(before?.[seat]);
+    const now = presenceOf(after?.[seat]);
+    if (!was || !now || was === now) continue;
+    const name = SEAT_NAMES[seat];
+    const level = after[seat].stand_in;
+    const bot = `${/^[aeiou]/i.test(level || "") ? "an" : "a"} ${level} bot plays for ${name}`;
+    if (now === "here") news.push(`${name} is ${joined.has(seat) ? "back" : "here"}.`);
+    else if (now === "away" && was === "here") news.push(`${name} left.`);
+    else if (now === "stood-in") news.push(was === "here" ? `${name} left; ${bot}.` : `${bot[0].toUpperCase()}${bot.slice(1)}.`);
+  }
+  return news;
+}
 
 // Each call and card is read out to screen readers as it happens, with what
 // it led to (the contract, a trick's winner, the hand's result, a new deal).
