@@ -725,3 +725,17 @@ def test_client_says_who_left_who_stands_in_and_who_is_back(browser, tmp_path):
         for client in (watcher, west, *clients.values()):
             client.close()
         assert not south.errors
+
+
+def test_client_deck_page_says_the_names_language_in_one_line(browser, server):
+    # 4.1.3: the whole gallery was a live region: 3 headings and 30 names at each change
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")
+    assert page.locator("#gallery").get_attribute("aria-live") is None
+    page.evaluate(LIVE_RECORDER)
+    page.select_option("#language", "ja")
+    page.wait_for_function("window.__live.length > 0", timeout=5_000)
+    page.wait_for_timeout(200)
+    assert [text for _, text in page.evaluate("window.__live")] == ["Names in 日本語"]
+    assert page.locator('[role=status] [lang="ja"]').inner_text() == "日本語"
+    assert not page.errors

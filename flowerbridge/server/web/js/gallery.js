@@ -24,11 +24,23 @@ function render(catalogue, language) {
   }
 }
 
+// One line for screen readers when the names change: "Names in 日本語" (the
+// language's name marked with its language, as its option is).
+function sayLanguage(select) {
+  const option = select.selectedOptions[0];
+  const name = document.createElement("span");
+  name.textContent = option.textContent;
+  if (option.lang) name.lang = option.lang;
+  document.getElementById("names-status").replaceChildren("Names in ", name);
+}
+
 async function main() {
   const catalogue = await loadCatalogue();
-  bindLanguageSelect(document.getElementById("language"), getLanguage(), (language) => {
+  const select = document.getElementById("language");
+  bindLanguageSelect(select, getLanguage(), (language) => {
     setLanguage(language);
     render(catalogue, language);
+    sayLanguage(select);
   });
   render(catalogue, getLanguage());
 }
