@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
 from .dealing import Deal
-from .errors import FlowerBridgeError, RecordError
+from .errors import CallSyntaxError, CardCodeError, RecordError
 from .options import RuleOptions
 from .seats import SEATS, Seat
 from .state import CallMade, HandState
@@ -93,12 +93,7 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
     data = _require_object(data)
     if "dealer" not in data:
         raise RecordError("missing key 'dealer'")
-    if not isinstance(data["dealer"], str):
-        raise RecordError("dealer must be one of N, E, S, W")
-    try:
-        dealer = Seat.parse(data["dealer"])
-    except FlowerBridgeError:
-        raise RecordError(f"dealer {data['dealer']!r} is not one of N, E, S, W") from None
+    dealer = seat_field(data["dealer"], "dealer")
     hands = data.get("hands")
     if hands is None:
         raise RecordError("missing key 'hands'")
@@ -122,11 +117,37 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
     # auction that made their contract
     if "auction" not in data and "play" in data and data["play"] != []:
         raise RecordError("missing key 'auction'")
-    for call in _string_list(data, "auction", required=False):
+    for call in _array(data, "auction"):
+        if not isinstance(call, str):
+            raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {_json_type(call)}",
+                                  position=f"call {len(state.calls) + 1}", seat=state.turn)
         state.call(call)
-    for card in _string_list(data, "play", required=False):
+    for card in _array(data, "play"):
+        if not isinstance(card, str):
+            raise CardCodeError(f"a card is a code such as \"12B\", not {_json_type(card)}",
+                                position=f"play {len(state.plays) + 1}", seat=state.turn)
         state.play(card)
     return state
+
+
+def _array(data: Mapping, key: str) -> list:
+    """The array under ``key`` (empty when the key is absent); its entries are checked one by
+    one as they are replayed, so that an error names the entry's position and seat."""
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise RecordError(f"{key} must be an array of strings")
+    return value
+
+
+def seat_field(value: Any, key: str) -> Seat:
+    """The seat a record's ``key`` (``dealer``, ``first_dealer``) names: exactly ``N``,
+    ``E``, ``S`` or ``W`` (FORMATS.md), as a key of ``hands`` is."""
+    if not isinstance(value, str):
+        raise RecordError(f"{key} must be one of N, E, S, W, not {_json_type(value)}")
+    seat = _seat_key(value)
+    if seat is None:
+        raise RecordError(f"{key} {value!r} is not one of N, E, S, W")
+    return seat
 
 
 def to_dict(state: HandState) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
-from .records import HandRecord, to_dict as hand_to_dict
+from .records import HandRecord, seat_field, to_dict as hand_to_dict
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, Side
 from .state import HandState
@@ -184,16 +184,13 @@ class Session:
             # no first_dealer: the first hand's dealer. A dealer that is not a seat is
             # that hand's error, which its replay below names (hand 1: dealer ...).
             first_dealer = Seat.N
-            if hands and isinstance(hands[0], Mapping) and isinstance(hands[0].get("dealer"), str):
+            if hands and isinstance(hands[0], Mapping):
                 try:
-                    first_dealer = Seat.parse(hands[0]["dealer"])
-                except FlowerBridgeError:
+                    first_dealer = seat_field(hands[0].get("dealer"), "dealer")
+                except RecordError:
                     pass
         else:
-            try:
-                first_dealer = Seat.parse(first)
-            except Exception:
-                raise RecordError(f"first_dealer {first!r} is not one of N, E, S, W") from None
+            first_dealer = seat_field(first, "first_dealer")
         session = cls(options, first_dealer=first_dealer, max_hands=_opt_int(data, "max_hands"),
                       max_games=_opt_int(data, "max_games"))
         for i, hand in enumerate(hands, 1):

@@ -153,7 +153,7 @@ def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_record
 def test_cli_show_a_session_without_first_dealer_names_its_first_hands_dealer(cli, assert_cli_error,
                                                                               monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO('{"hands":[{"dealer":[1]}]}'))
-    assert_cli_error(cli("show", "-"), r"^error: hand 1: dealer must be one of N, E, S, W$")
+    assert_cli_error(cli("show", "-"), r"^error: hand 1: dealer must be one of N, E, S, W, not an array$")
 
 
 def test_cli_show_a_session_of_no_hands_is_an_error(cli, assert_cli_error, tmp_path):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from flowerbridge import (FlowerBridgeError, IllegalPlayError, RecordError, RuleOptions, Seat, records)
+from flowerbridge import (CallSyntaxError, CardCodeError, FlowerBridgeError, IllegalPlayError, RecordError,
+                          RuleOptions, Seat, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
 from flowerbridge.records import HandRecord, replay, to_dict
@@ -197,7 +198,8 @@ def test_session_record_with_a_hand_under_other_rule_options_is_refused(ch16_rec
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"first_dealer": "X"}, r"^first_dealer 'X' is not one of N, E, S, W$"),
-    ({"first_dealer": 3}, r"^first_dealer 3 is not one of N, E, S, W$"),
+    ({"first_dealer": 3}, r"^first_dealer must be one of N, E, S, W, not a number$"),
+    ({"first_dealer": "north"}, r"^first_dealer 'north' is not one of N, E, S, W$"),
     ({"hands": {"1": {}}}, r"^a session record needs 'hands', an array of hand records$"),
     ({"max_hands": "6"}, r"^max_hands must be a whole number or null$"),
     ({"max_games": True}, r"^max_games must be a whole number or null$"),
@@ -223,12 +225,35 @@ def test_session_record_without_first_dealer_names_its_first_hands_bad_dealer(ch
     # the session's first dealer is taken from hand 1: a bad one is hand 1's error, and the
     # message names that hand's dealer, not a first_dealer key the record does not have
     data = {k: v for k, v in Session().to_dict().items() if k != "first_dealer"}
-    for dealer, message in (([1], r"^hand 1: dealer must be one of N, E, S, W$"),
+    for dealer, message in (([1], r"^hand 1: dealer must be one of N, E, S, W, not an array$"),
                             ("Q", r"^hand 1: dealer 'Q' is not one of N, E, S, W$")):
         with pytest.raises(RecordError, match=message):
             Session.from_dict({**data, "hands": [{**ch16_record, "dealer": dealer}]})
     with pytest.raises(RecordError, match=r"^hand 1: missing key 'dealer'$"):
         Session.from_dict({"hands": [{k: v for k, v in ch16_record.items() if k != "dealer"}]})
+
+
+@pytest.mark.parametrize("dealer", ["w", "West", " W ", " west\n", "WEST"])
+def test_formats_a_dealer_is_exactly_one_of_the_seat_letters(ch16_record, dealer):
+    # FORMATS: seats are N E S W, as the keys of hands are ("n" there is no seat);
+    # "dealer": " west\n" was read as West
+    with pytest.raises(RecordError, match=r"^dealer .* is not one of N, E, S, W$"):
+        replay({**ch16_record, "dealer": dealer})
+
+
+def test_formats_an_entry_of_auction_or_play_that_is_no_string_is_named_by_position_and_seat(ch16_record):
+    # "auction must be an array of strings" did not say which entry
+    auction, second = list(ch16_record["auction"]), Seat[ch16_record["dealer"]].lho
+    with pytest.raises(CallSyntaxError, match=rf'^call 2 \({second.name}\): a call is a string such as "1P" or '
+                                              r'"Pass", not a number$'):
+        replay({**ch16_record, "auction": [auction[0], 7, *auction[2:]], "play": []})
+    play = list(ch16_record["play"])
+    leader = replay({**ch16_record, "play": []}).turn
+    with pytest.raises(CardCodeError, match=rf'^play 1 \({leader.name}\): a card is a code such as "12B", '
+                                            r"not null$"):
+        replay({**ch16_record, "play": [None, *play[1:]]})
+    with pytest.raises(RecordError, match=r"^play must be an array of strings$"):
+        replay({**ch16_record, "play": "12B"})
 
 
 def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record):
