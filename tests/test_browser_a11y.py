@@ -739,3 +739,29 @@ def test_client_deck_page_says_the_names_language_in_one_line(browser, server):
     assert [text for _, text in page.evaluate("window.__live")] == ["Names in 日本語"]
     assert page.locator('[role=status] [lang="ja"]').inner_text() == "日本語"
     assert not page.errors
+
+
+def test_client_keys_l_c_and_r_say_what_they_did(browser, server):
+    # 4.1.3: L and C pressed a button without focus and said nothing; R before
+    # any hand had ended did nothing
+    created, clients, page = people_table(browser, server, None)
+    page.evaluate(LIVE_RECORDER)
+    page.keyboard.press("r")
+    page.keyboard.press("l")
+    page.keyboard.press("l")
+    page.keyboard.press("c")
+    page.keyboard.press("c")
+    page.wait_for_timeout(200)
+    assert live_texts(page, "announce") == [
+        "No hand to review yet.", "Last trick shown: no trick has been completed yet.", "Last trick hidden.",
+        "Copies seen hidden.", "Copies seen shown."], live_texts(page, "announce")
+    north = clients["N"]
+    drive(clients, lambda: any(m["type"] == "play" and m["view"]["tricks"] for m in north.messages))
+    page_at(page, north.seq)
+    winner = next(m for m in north.messages if m["type"] == "play" and m["view"]["tricks"])["view"]["tricks"][0]["winner"]
+    page.evaluate(LIVE_RECORDER)
+    page.keyboard.press("l")
+    page.wait_for_timeout(200)
+    assert live_texts(page, "announce")[-1] == f"Last trick shown: trick 1, won by {SEAT_NAME[winner]}."
+    close_all(clients)
+    assert not page.errors

@@ -785,6 +785,14 @@ function undismissExplanation(event) {
   }
 }
 
+// What L did: "Last trick shown: trick 3, won by East." or "Last trick hidden."
+function lastTrickNews() {
+  if (!state.showLastTrick) return "Last trick hidden.";
+  const tricks = state.view?.tricks || [];
+  if (!tricks.length) return "Last trick shown: no trick has been completed yet.";
+  return `Last trick shown: trick ${tricks.length}, won by ${SEAT_NAMES[tricks[tricks.length - 1].winner]}.`;
+}
+
 // A bid's place in the order of bids: 1P < 1R < 1A < 1NT < 2P < … < 7NT.
 function bidRank(call) {
   const bid = splitCall(call);
@@ -839,9 +847,10 @@ function onKey(event) {
   else if (key === "ArrowLeft" || key === "ArrowUp") handled = moveFocus(-1);
   else if (key === "Escape") { dismissExplanations(); state.pendingLevel = null; draw(); }
   else if (keyCall(key)) { /* a call or its level */ }
-  else if (key === "l") toggleLastTrick();
-  else if (key === "c") toggleCopies();
-  else if (key === "r") openReview();
+  // L and C press a button that has no focus, R may have nothing to open: said (WCAG 4.1.3)
+  else if (key === "l") { toggleLastTrick(); announce(lastTrickNews()); }
+  else if (key === "c") { toggleCopies(); announce(`Copies seen ${state.showCopies ? "shown" : "hidden"}.`); }
+  else if (key === "r") { if (state.review) openReview(); else announce("No hand to review yet."); }
   else if (key === "?") $("keys-dialog").showModal();
   else handled = false;
   if (handled) event.preventDefault();
