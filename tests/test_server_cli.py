@@ -156,3 +156,60 @@ def test_serve_refuses_a_bad_forwarded_allow_ips(value, words, tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith("error: flowerbridge serve: argument --forwarded-allow-ips:")
     assert words in result.stderr, result.stderr
+
+
+def _handshake_status(url: str, host: str) -> bytes:
+    """The status line answering a websocket handshake sent with ``host``."""
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
+        sock.sendall(f"GET /ws/tables/abc HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        return sock.recv(4096).split(b"\r\n")[0]
+
+
+def test_serve_on_loopback_answers_only_requests_addressed_to_a_loopback_host(tmp_path):
+    """A DNS-rebinding page (its own name resolving to 127.0.0.1) is refused."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        port = server.url.rsplit(":", 1)[1]
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LocalHost", "127.8.9.10",
+                     f"[::1]:{port}", "localhost."):
+            assert server.api("GET", "/api/meta", headers={"host": host}).status_code == 200, host
+        for host in (f"evil.example:{port}", "127.0.0.1.evil.example", "localhost.evil.example",
+                     "0.0.0.0", "[::2]", "10.0.0.1"):
+            refused = server.api("GET", "/", headers={"host": host})
+            assert refused.status_code == 400, host
+            error = refused.json()["error"]
+            assert error["code"] == "bad_host" and "this server answers only to localhost" in error["message"]
+            assert server.api("POST", "/api/tables", headers={"host": host}).status_code == 400
+        assert _handshake_status(server.url, f"evil.example:{port}") == b"HTTP/1.1 400 Bad Request"
+        assert _handshake_status(server.url, f"localhost:{port}").startswith(b"HTTP/1.1 101")
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts",
+                       "bridge.example.org,*.example.net") as server:
+        for host, status in (("bridge.example.org", 200), ("a.b.example.net:8000", 200),
+                             ("localhost", 200), ("example.net", 400), ("evil.example", 400)):
+            assert server.api("GET", "/api/meta", headers={"host": host}).status_code == status, host
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts", "*") as server:
+        assert server.api("GET", "/api/meta", headers={"host": "evil.example"}).status_code == 200
+
+
+def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
+    from flowerbridge.cli.serve import allowed_hosts
+
+    loopback = ("localhost", "127.0.0.0/8", "::1")
+    assert [allowed_hosts(host, None) for host in ("127.0.0.1", "127.1.2.3", "::1", "localhost")] == \
+        [loopback] * 4
+    assert [allowed_hosts(host, None) for host in ("0.0.0.0", "::", "192.168.1.5")] == [None] * 3
+    assert allowed_hosts("0.0.0.0", ["bridge.example.org"]) == (*loopback, "bridge.example.org")
+    assert allowed_hosts("127.0.0.1", ["*"]) is None
+
+
+@pytest.mark.parametrize("value", ["", "bridge.example.org,", "http://bridge.example.org",
+                                   "bridge.example.org:8000", "two words", "10.0.0.1/8"])
+def test_serve_refuses_a_bad_allowed_hosts(value, tmp_path):
+    result = serve("--allowed-hosts", value, "--database", str(tmp_path / "t.db"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: flowerbridge serve: argument --allowed-hosts:")
+    assert "is not a host name or address" in result.stderr, result.stderr

@@ -48,6 +48,11 @@ def register(subparsers) -> None:
                         "(10.0.0.2,10.1.0.0/16; * for any), whose X-Forwarded-For and "
                         "X-Forwarded-Proto are believed (default: none is; every limit per address "
                         "counts the connecting address)")
+    p.add_argument("--allowed-hosts", type=_allowed_hosts, metavar="HOSTS",
+                   help="the host names requests may be addressed to, comma-separated "
+                        "(bridge.example.org, *.example.org for its subdomains, addresses; * for "
+                        "any), besides localhost, 127.0.0.1 and [::1], always allowed (default: on "
+                        "a loopback --host only these, against DNS rebinding; else any)")
     p.set_defaults(func=run)
 
 
@@ -98,7 +103,8 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                           replace_after=args.replace_after, analysis=not args.no_analysis,
                           max_tables=args.max_tables, idle_close=args.idle_close,
                           tables_per_minute=args.tables_per_minute,
-                          connections_per_address=args.connections_per_address)
+                          connections_per_address=args.connections_per_address,
+                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts))
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
@@ -143,6 +149,38 @@ def _forwarded_allow_ips(text: str) -> list[str]:
             raise argparse.ArgumentTypeError(
                 f"{item!r} is not an IP address or network{why}: give the proxy's addresses, "
                 "comma-separated (127.0.0.1,10.0.0.0/8), or * for any") from None
+    return items
+
+
+def allowed_hosts(host: str, given: list[str] | None) -> tuple[str, ...] | None:
+    """The Host names a server listening on ``host`` answers to (``None``: any):
+    on a loopback address, the loopback names and ``given``; on another,
+    those and ``given`` when ``given``, else any; ``*`` in ``given``, any."""
+    from ..server.headers import LOOPBACK_HOSTS, is_loopback
+
+    if given is not None and "*" in given:
+        return None
+    if given is None and not is_loopback(host):
+        return None
+    return (*LOOPBACK_HOSTS, *(given or ()))
+
+
+_HOST_NAME = re.compile(r"(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?\.?")
+
+
+def _allowed_hosts(text: str) -> list[str]:
+    """Host names, ``*.`` domains, IP addresses or networks, or ``*``, checked."""
+    items = [item.strip().lower() for item in text.split(",")]
+    if items == ["*"]:
+        return items
+    for item in items:
+        try:
+            ipaddress.ip_network(item.strip("[]"))
+        except ValueError:
+            if not _HOST_NAME.fullmatch(item) or len(item) > 253:
+                raise argparse.ArgumentTypeError(
+                    f"{item!r} is not a host name or address: give names (bridge.example.org, "
+                    "*.example.org), addresses or networks, comma-separated, or * for any") from None
     return items
 
 

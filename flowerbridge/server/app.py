@@ -26,7 +26,7 @@ from ..options import RuleOptions
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
-from .headers import HEAD, HeadAsGet, SecurityHeaders
+from .headers import HEAD, HeadAsGet, HostCheck, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
 from .manager import TableManager
 from .realtime import table_socket
@@ -75,6 +75,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.state.config = config
     app.state.connections = Counter()   # open websockets by client address (realtime.py)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    if config.allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)

@@ -26,6 +26,9 @@ class ServerConfig:
     one is refused ``too_many``, close code 4429); a connection may send
     ``message_rate`` messages a second, ``message_burst`` at once (more are
     answered ``too_fast``, unread); see ``docs/server.md``, *Limits*.
+    ``allowed_hosts``, when given, are the only hosts a request's Host header
+    may name (``headers.HostCheck``; serve gives them, loopback ones at least,
+    when it listens on loopback); ``None``, any Host is answered.
     """
 
     database: str | None = None
@@ -40,3 +43,4 @@ class ServerConfig:
     message_rate: float = 20.0
     message_burst: float = 60.0
     web_dir: Path = WEB_DIR
+    allowed_hosts: tuple[str, ...] | None = None

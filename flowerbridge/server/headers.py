@@ -15,7 +15,9 @@ address leaves in a Referer.
 
 from __future__ import annotations
 
-from typing import Any
+import ipaddress
+import json
+from typing import Any, Iterable
 
 from .limits import Receive, Scope, Send
 
@@ -83,3 +85,86 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET", HEAD: True}, receive, headers_only)
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.0/8", "::1")
+"""The Host names a server listening on a loopback address answers to."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` (``serve --host``) serves this machine only."""
+    if host.strip().lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(header: str) -> str:
+    """The host a Host header names, without its port, lower case:
+    ``[::1]:8000`` is ``::1``, ``LocalHost.:80`` is ``localhost``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    if header.count(":") == 1:
+        header = header.split(":")[0]
+    return header.rstrip(".")
+
+
+class HostCheck:
+    """ASGI middleware: a request (or websocket handshake) whose Host header
+    names a host not in ``allowed`` is answered 400 ``bad_host``, unread.
+
+    ``allowed`` holds names (``bridge.example.org``), ``*.`` and a domain (its
+    subdomains), IP addresses and networks (``127.0.0.0/8``). A server on a
+    loopback address answers only :data:`LOOPBACK_HOSTS`: a page on any other
+    site whose name is made to resolve to 127.0.0.1 (DNS rebinding) sends its
+    own name, and is refused."""
+
+    def __init__(self, app: Any, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = tuple(allowed)
+        self.names: set[str] = set()
+        self.suffixes: list[str] = []
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for entry in self.allowed:
+            entry = entry.strip().lower().rstrip(".")
+            if entry.startswith("*."):
+                self.suffixes.append(entry[1:])
+                continue
+            try:
+                self.networks.append(ipaddress.ip_network(entry.strip("[]")))
+            except ValueError:
+                self.names.add(entry)
+
+    def allows(self, host: str) -> bool:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return host in self.names or any(host.endswith(s) for s in self.suffixes)
+        return any(address in network for network in self.networks)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        header = next((value.decode("latin-1") for name, value in scope.get("headers") or []
+                       if name == b"host"), None)
+        if header is not None and self.allows(host_name(header)):
+            await self.app(scope, receive, send)
+            return
+        said = f"the Host header names {json.dumps(header)}" if header else "the request has no Host header"
+        message = (f"{said}: this server answers only to " + ", ".join(self.allowed)
+                   + " (flowerbridge serve --allowed-hosts adds names)")
+        body = json.dumps({"error": {"code": "bad_host", "message": message}}).encode()
+        start = {"status": 400, "headers": [(b"content-type", b"application/json"),
+                                             (b"content-length", str(len(body)).encode())]}
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", **start})
+            await send({"type": "http.response.body", "body": body})
+        elif "websocket.http.response" in (scope.get("extensions") or {}):
+            await send({"type": "websocket.http.response.start", **start})
+            await send({"type": "websocket.http.response.body", "body": body})
+        else:   # a server without the denial response: the handshake is refused (403)
+            await send({"type": "websocket.close", "code": 1008})
