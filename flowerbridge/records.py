@@ -18,6 +18,7 @@ an error.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -171,6 +172,17 @@ def _refuse_constant(name: str) -> Any:
     raise NotJSON(f"{name} is not a JSON value")
 
 
+def _finite_number(text: str) -> float:
+    """A JSON number with a fraction or exponent, as a float; one beyond any float
+    (``1e999``) is refused, since it would be kept as an infinity and written back as
+    ``Infinity``, which is no JSON."""
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        raise NotJSON(f"the number {shown} is too large to keep (it is beyond any floating-point number)")
+    return value
+
+
 def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) < len(pairs):
@@ -184,9 +196,11 @@ def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def strict_json_loads(text: str | bytes) -> Any:
     """``json.loads`` without Python's extensions: ``NaN`` and ``Infinity``
-    are refused, and so is an object that gives a name twice (one of the two
+    are refused, as is a number too large for a float (``1e999``), and so is an
+    object that gives a name twice (one of the two
     values would be dropped unseen), with :class:`NotJSON`."""
-    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_one_value_per_name)
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_number,
+                      object_pairs_hook=_one_value_per_name)
 
 
 _NAME_IN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")

@@ -256,6 +256,16 @@ def test_formats_an_entry_of_auction_or_play_that_is_no_string_is_named_by_posit
         replay({**ch16_record, "play": "12B"})
 
 
+def test_formats_a_number_too_large_for_a_float_is_refused_not_kept_as_infinity(ch16_record):
+    # "x": 1e999 in an unknown key was read as an infinity and written back as
+    # "x": Infinity, which no JSON reader (this one included) takes
+    text = json.dumps(ch16_record)[:-1] + ', "x": 1e999}'
+    with pytest.raises(RecordError, match=r"^malformed JSON: the number 1e999 is too large to keep"):
+        records.loads(text)
+    kept = records.loads(json.dumps(ch16_record)[:-1] + ', "x": 1.5e300}')
+    assert records.loads(records.dumps(kept)).to_dict()["x"] == 1.5e300
+
+
 def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record):
     # hands: an object of seats. Written as an array of four holdings, the record is still a
     # hand record (a session's hands are hand records, objects), and its error is the hand's
