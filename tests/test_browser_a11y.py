@@ -765,3 +765,26 @@ def test_client_keys_l_c_and_r_say_what_they_did(browser, server):
     assert live_texts(page, "announce")[-1] == f"Last trick shown: trick 1, won by {SEAT_NAME[winner]}."
     close_all(clients)
     assert not page.errors
+
+
+def test_client_honors_boxes_dealer_column_felt_and_play_panel_are_named(hand_seen_by_spectator):
+    # 1.3.1: honors boxes were spans with a label and no role; "N (D)" read as
+    # it shows; the felt and the play panel had no heading
+    page = hand_seen_by_spectator["page"]
+    if page.locator("#review-dialog[open]").count():
+        page.keyboard.press("Escape")
+    boxes = page.locator("#scoresheet .honors .box")
+    assert boxes.count() > 0
+    assert set(boxes.evaluate_all("bs => bs.map(b => b.getAttribute('role'))")) == {"img"}
+    assert page.get_by_role("img", name=re.compile(r", NS, copy 1: (yes|no)$")).count() > 0
+    dealer = page.get_by_role("columnheader", name="East, dealer", exact=True)   # hand 2: East deals
+    assert dealer.count() == 1 and dealer.inner_text().startswith("E")
+    assert page.get_by_role("columnheader", name="North", exact=True).count() == 1
+    for name, section in (("The table", "#felt"), ("Contract and your turn", "#play-panel")):
+        heading = page.get_by_role("heading", name=name, exact=True)
+        assert heading.count() == 1
+        assert heading.evaluate("(h, s) => document.querySelector(s).contains(h)", section)
+        box = heading.bounding_box()
+        assert box and box["width"] <= 1 and box["height"] <= 1, box      # not drawn
+        assert page.get_by_role("region", name=name, exact=True).count() == 1
+    assert not page.errors

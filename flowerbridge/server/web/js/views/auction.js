@@ -33,7 +33,9 @@ export function renderAuction(view, explanations) {
   for (let i = 0; i < cells.length; i += 4) rows.push(cells.slice(i, i + 4));
   return el("table", { class: "auction", "aria-label": "Auction" },
     el("thead", {}, el("tr", {}, ...SEATS.map((seat) =>
-      el("th", { scope: "col", class: seat === view.dealer ? "dealer" : null, title: SEAT_NAMES[seat] }, seat)))),
+      // shown "N (D)", the "(D)" drawn by CSS; named in words: "North, dealer"
+      el("th", { scope: "col", class: seat === view.dealer ? "dealer" : null,
+        "aria-label": seat === view.dealer ? `${SEAT_NAMES[seat]}, dealer` : SEAT_NAMES[seat] }, seat)))),
     el("tbody", {}, ...rows.map((row) => el("tr", {}, ...SEATS.map((_, column) => {
       const cell = row[column];
       if (!cell) return el("td", {});

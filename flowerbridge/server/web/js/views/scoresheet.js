@@ -25,7 +25,8 @@ function entry(points, note) {
 }
 
 function box(ticked, label) {
-  return el("span", { class: `box${ticked ? " ticked" : ""}`, "aria-label": `${label}: ${ticked ? "yes" : "no"}` },
+  // a picture of a box, ticked or not: role img, so that its label is its name
+  return el("span", { class: `box${ticked ? " ticked" : ""}`, role: "img", "aria-label": `${label}: ${ticked ? "yes" : "no"}` },
     ticked ? "✓" : "");
 }
 
