@@ -36,7 +36,7 @@ def render_deal(state: HandState, *, names: bool = False) -> str:
     for seat in SEATS:
         cards = state.deal.hands[seat]
         points = sum(c.points for c in cards)
-        out.append(f"{seat.full_name} ({points} points)")
+        out.append(f"{seat.full_name} (honor count {points})")   # Chapter 10, not the bots' points
         out += ["  " + line for line in format_holding(cards, names=names)]
     out.append("Undealt: " + " ".join(c.code for c in state.deal.undealt))
     return "\n".join(out)

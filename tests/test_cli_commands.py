@@ -13,22 +13,23 @@ import pytest
 from flowerbridge import Deal, notation, records
 from flowerbridge.records import replay
 
-# `flowerbridge deal --seed 1` as printed on 2026-11-30: the text must never change.
+# `flowerbridge deal --seed 1` as printed on 2026-11-30 (its header "honor count" since 2026-12-03,
+# "points" before, which the bots use for another count): the cards must never change.
 DEAL_SEED_1 = """\
 Dealer North
-North (12 points)
+North (honor count 12)
   A  12B 6A
   R  11R 11R 9R 6R 6R 5R
   P  11P 10P 3P 1Pb 1Pa
-East (16 points)
+East (honor count 16)
   A  3B 1B 7A 5A 2A
   R  5R 3R
   P  10P 9P 4P 4P 2P 1Pb
-South (22 points)
+South (honor count 22)
   A  8B 8B 3B 8A 6A 2A
   R  10R 9R 4R 1R
   P  9P 5P 5P
-West (24 points)
+West (honor count 24)
   A  12B 11B 11B 1B 7A 5A
   R  7R 4R 2R 1R
   P  11P 6P 1Pa
