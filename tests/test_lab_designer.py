@@ -182,6 +182,20 @@ def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(pla
     assert ("score Plains 30 a level" in first) == headline.startswith("**Plains are worth less")
 
 
+def test_designer_plains_conclusion_gives_mean_tricks_over_the_fits_it_compares():
+    # "With a trump fit of the same length, ... (mean 8.4 in Plains ...)" gave the means over
+    # every contract, not over the fits of the lengths compared
+    from flowerbridge.lab.designer import _suggestions
+    deals, play = _summaries(10, 30, (7.0, 7.5, 7.5))
+    for x in "PRA":
+        play["by_denom"][x]["mean_tricks"] = 9.9
+        play["by_denom"][x]["by_fit"][9] = {"contracts": 300, "game_tricks": 20.0, "mean_tricks": 9.0}
+    first = _suggestions(deals, play, {}, None, {})[0]
+    assert "(fits of 8–9 cards)" in first
+    # (100 × 7.0 + 300 × 9.0) / 400 = 8.5 in Plains, 8.625 in the others
+    assert "mean 8.5 in Plains, 8.6 in Ribbons, 8.6 in Animals" in first and "9.9" not in first, first
+
+
 def test_designer_plains_conclusion_follows_the_more_precise_of_its_two_figures():
     # bot play decided whatever its interval: a wide one holding zero gave "no clear gap"
     # beside a double-dummy figure whose interval excluded it

@@ -376,7 +376,7 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
         found.append(f"game is makeable double dummy {said(dd_gap, gaps.get('dd'), 'percentage points')} "
                      f"(fits of {_lengths(_gap_lengths(firm['by_fit']))} cards)")
     if play_gap is not None:
-        tricks = {x: play["by_denom"][x]["mean_tricks"] for x in ("P", "R", "A")}
+        tricks = _fit_mean_tricks({x: play["by_denom"][x]["by_fit"] for x in GAP_SUITS})
         means = f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, {tricks['A']:.1f} in Animals"
         alike = max(tricks.values()) - min(tricks.values()) <= 0.5
         found.append(f"the bots took game tricks {said(play_gap, gaps.get('play'), 'points')} (fits of "
@@ -407,6 +407,15 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
     return ("**No clear gap between Plains and the other suits.** " + evidence + " The 95% interval "
             "includes zero, so these deals cannot tell whether the 20-point scale costs Plains "
             "anything; more deals (`--n`) narrow it.")
+
+
+def _fit_mean_tricks(by_fit: dict[str, dict]) -> dict[str, float]:
+    """Each suit's mean tricks over the contracts of the trump lengths the gap is taken
+    over (:func:`_gap_lengths`), as the sentence that gives them compares like fits."""
+    lengths = _gap_lengths(by_fit)
+    return {x: float(np.average([by_fit[x][n]["mean_tricks"] for n in lengths],
+                                weights=[by_fit[x][n]["contracts"] for n in lengths]))
+            for x in GAP_SUITS}
 
 
 def _bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
