@@ -138,3 +138,56 @@ def test_http_a_full_server_says_when_a_table_may_be_closed_to_make_room(tmp_pat
         assert full.status_code == 503 and full.headers["retry-after"] == "60"  # none can be closed
         for watcher in watchers:
             watcher.close()
+
+
+# ----------------------------------------------------- numbers and wording
+
+
+@pytest.mark.parametrize("segment", ["1_0", "1.0", "+1", " 1", "1e0", "٣", "0x1", "9" * 5000])
+def test_http_a_hand_number_in_a_path_is_decimal_digits_only(server, segment):
+    table_id = server.create_table(PEOPLE)["table"]["id"]
+    answer = server.api("GET", f"/api/tables/{table_id}/hands/{segment}")
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "bad_request"
+    assert error["message"].startswith(f"hands/{segment[:40]}") and "decimal digits" in error["message"]
+
+
+def test_http_a_hand_number_in_digits_is_read(server):
+    table_id = server.create_table(PEOPLE)["table"]["id"]
+    for segment in ("1", "01", "2", "-1", "9" * 30):
+        answer = server.api("GET", f"/api/tables/{table_id}/hands/{segment}")
+        assert (answer.status_code, answer.json()["error"]["code"]) == (409, "no_hand"), segment
+
+
+def test_http_messages_say_one_table_and_not_pydantics_value_error(tmp_path):
+    with _own_server(tmp_path, tables_per_minute=1, connections_per_address=1) as server:
+        created = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert created.status_code == 201
+        table_id = created.json()["table"]["id"]
+        first = server.client(table_id)
+        first.until(lambda m: m["type"] == "snapshot")
+        second = server.client(table_id, hello=False)
+        error = second.until(lambda m: m["type"] == "error")
+        assert error["message"].startswith("this address has 1 connection open, its most")
+        first.close()
+        second.close()
+        refused = server.api("POST", "/api/tables", json=table_request(PEOPLE)).json()["error"]
+        assert refused["message"].startswith("more than 1 table a minute from this address")
+        body = {**table_request(PEOPLE), "length": {"hands": 1, "games": 1}}
+        bad = server.api("POST", "/api/tables", json=body).json()["error"]["message"]
+        assert bad == "length: give exactly one of hands or games"
+
+
+@pytest.mark.parametrize("message, said", [
+    ("{}", "type: Field required"),
+    ('{"type": "dance"}', 'type: "dance" is not one of hello, call, play, sync, ping'),
+    ('{"type": 5}', "type: 5 is not one of hello, call, play, sync, ping"),
+    ("[1,2]", "a message is a JSON object, not an array"),
+])
+def test_http_a_websocket_message_without_a_known_type_says_so_plainly(message, said):
+    from flowerbridge.server.schemas import MessageError, parse_message
+
+    with pytest.raises(MessageError) as refused:
+        parse_message(message)
+    assert str(refused.value) == said

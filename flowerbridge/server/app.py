@@ -145,8 +145,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         """A new table; each person's secret seat token is in the answer, and only there."""
         address = _address(request)
         if not creations.allow(address):
-            raise TableError("too_many", f"more than {config.tables_per_minute:g} tables a minute "
-                                         "from this address: wait a little")
+            raise TableError("too_many", f"more than {_count(config.tables_per_minute, 'table')} "
+                                         "a minute from this address: wait a little")
         try:
             live, tokens = await _manager(request).create(body)
         except BaseException:   # refused, or failed: only tables made count against the rate
@@ -169,10 +169,11 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return await _manager(request).info(table_id)
 
     @app.get("/api/tables/{table_id}/hands/{hand}")
-    async def hand_review(table_id: str, hand: int, request: Request) -> dict[str, Any]:
+    async def hand_review(table_id: str, hand: str, request: Request) -> dict[str, Any]:
         """The review of a finished hand: all hands, undealt cards, tricks, DD values."""
+        number = _hand_number(hand)
         await _table(request, table_id)
-        return await _manager(request).review(table_id, hand)
+        return await _manager(request).review(table_id, number)
 
     @app.get("/api/tables/{table_id}/session")
     async def session(table_id: str, request: Request) -> dict[str, Any]:
@@ -212,6 +213,24 @@ class _StrictJSONRoute(APIRoute):
             return await handler(_StrictJSONRequest(request.scope, request.receive))
 
         return strict
+
+
+_HAND = re.compile(r"-?[0-9]{1,30}")
+
+
+def _hand_number(segment: str) -> int:
+    """A hand's number in a path: decimal digits only (Python's int() would
+    also take ``1_0``, ``+1``, `` 1``; pydantic ``1.0`` too)."""
+    if not _HAND.fullmatch(segment):
+        shown = segment if len(segment) <= 40 else segment[:40] + "…"
+        raise TableError("bad_request", f"hands/{shown}: a hand's number is written in decimal "
+                                        "digits (1, 2, ...), at most 30 of them")
+    return int(segment)
+
+
+def _count(n: float, noun: str) -> str:
+    """``1 table``, ``2 tables``."""
+    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
 
 
 def _address(request: Request) -> str | None:

@@ -53,8 +53,9 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     address = websocket.client.host if websocket.client else None
     open_here: Counter = websocket.app.state.connections
     if open_here[address] >= config.connections_per_address:
-        _refuse(conn, "too_many", f"this address has {open_here[address]} connections open, "
-                                  "its most: close one first", CLOSE_TOO_MANY)
+        count = open_here[address]
+        _refuse(conn, "too_many", f"this address has {count} connection{'s' if count != 1 else ''} "
+                                  "open, its most: close one first", CLOSE_TOO_MANY)
         await writer
         return
     open_here[address] += 1
@@ -64,8 +65,10 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
                 if bucket.allow():
                     await _handle(conn, manager, text)
                 else:   # refused unread: a flood costs the server no work
-                    conn.send(error_message("too_fast", f"more than {config.message_rate:g} messages "
-                                                        "a second: this one was not read"))
+                    rate = config.message_rate
+                    conn.send(error_message("too_fast", f"more than {rate:g} message"
+                                                        f"{'s' if rate != 1 else ''} a second: "
+                                                        "this one was not read"))
                 # let the other clients' tasks run between one client's messages
                 await asyncio.sleep(0)
     except WebSocketDisconnect:

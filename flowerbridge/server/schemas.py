@@ -234,8 +234,17 @@ def describe(errors: Sequence[Mapping[str, Any]]) -> str:
         if error["type"] == "json_invalid":
             parts.append(f"not JSON: {error.get('ctx', {}).get('error', error['msg'])}")
             continue
+        if error["type"] == "union_tag_not_found":     # a message without its type
+            parts.append("type: Field required")
+            continue
+        if error["type"] == "union_tag_invalid":
+            given = error["input"].get("type") if isinstance(error.get("input"), dict) else None
+            expected = str(error.get("ctx", {}).get("expected_tags", "")).replace("'", "")
+            parts.append(f"type: {json.dumps(given)} is not one of {expected}")
+            continue
         where = ".".join(str(p) for p in error["loc"][1:])
-        parts.append(f"{where}: {error['msg']}" if where else _whole(error))
+        message = str(error["msg"]).removeprefix("Value error, ")     # (our validators' own words)
+        parts.append(f"{where}: {message}" if where else _whole(error))
     return "; ".join(parts)
 
 
@@ -248,7 +257,7 @@ def _whole(error: Mapping[str, Any]) -> str:
         if isinstance(value, (str, bytes)):
             return "the body must be a JSON object, sent with Content-Type: application/json"
         return f"the body must be a JSON object, not {_json_type(value)}"
-    return str(error["msg"])
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
 def _json_type(value: Any) -> str:
