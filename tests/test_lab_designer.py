@@ -39,6 +39,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
         assert f"(designer-report/{figure}.png)" in text
         assert (tmp_path / "docs" / "designer-report" / f"{figure}.png").stat().st_size > 1000
     assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "dd" / "dd.csv").exists()
+    assert "(the double-dummy part's in its `dd/` folder)" in text   # where to find dd.csv
 
 
 def test_lab_designer_report_refuses_more_dd_deals_than_deals(tmp_path, capsys):

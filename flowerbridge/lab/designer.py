@@ -122,7 +122,8 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
            + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
               "rest on the bot play." if dd["deals"] < DD_FIRM else ".")
            if dd else "The double-dummy part was not run (`--dd-n 0`)."),
-        "The full HTML report, the raw CSV rows and `summary.json` are in the run's output folder.",
+        "The full HTML report, the raw CSV rows and `summary.json` are in the run's output folder"
+        + (" (the double-dummy part's in its `dd/` folder)." if dd else "."),
         "",
     ]
     out += _question_games(play, vs, dd, folder, plots)
