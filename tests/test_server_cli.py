@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -96,7 +97,8 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
                                   ["--max-tables", "0"], ["--idle-close", "0"],
                                   ["--idle-close", "soon"], ["--idle-close", "30s"],
                                   ["--idle-close", "366d"],
-                                  ["--tables-per-minute", "²"], ["--connections-per-address", "-5"]])
+                                  ["--tables-per-minute", "²"], ["--connections-per-address", "-5"],
+                                  ["--max-connections", "0"], ["--max-connections", "many"]])
 def test_serve_refuses_bad_options(args, tmp_path):
     result = serve(*args, "--database", str(tmp_path / "t.db"))
     assert result.returncode == 2 and result.stderr.startswith("error: flowerbridge serve:")
@@ -213,3 +215,36 @@ def test_serve_refuses_a_bad_allowed_hosts(value, tmp_path):
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith("error: flowerbridge serve: argument --allowed-hosts:")
     assert "is not a host name or address" in result.stderr, result.stderr
+
+
+def test_serve_caps_the_connections_open_at_once(tmp_path):
+    from urllib.parse import urlsplit
+
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--max-connections", "4") as server:
+        assert server.api("GET", "/api/meta").status_code == 200
+        where = urlsplit(server.url)
+        idle = [socket.create_connection((where.hostname, where.port), timeout=10) for _ in range(4)]
+        try:
+            for sock in idle[:2]:     # half a request, never finished
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            assert server.api("GET", "/api/meta").status_code == 503
+        finally:
+            for sock in idle:
+                sock.close()
+        deadline = time.monotonic() + 10
+        while server.api("GET", "/api/meta").status_code != 200:
+            assert time.monotonic() < deadline, "the closed connections were never counted out"
+            time.sleep(0.1)
+
+
+def test_serve_raises_its_open_files_limit_towards_the_connections_it_takes():
+    resource = pytest.importorskip("resource")
+    from flowerbridge.cli.serve import _allow_files
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, soft), hard))
+        _allow_files(1000)
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == min(1000, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -13,6 +13,12 @@ if TYPE_CHECKING:
     from ..server.store import Store
 
 
+# Connections open at once (uvicorn's limit_concurrency): far above a full
+# server's people (--max-tables 1,000 of four seats, some with two tabs, and
+# spectators), below what one process can hold.
+MAX_CONNECTIONS = 10_000
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "serve", help="serve the game in the browser (lobby, tables, bots)",
@@ -48,6 +54,9 @@ def register(subparsers) -> None:
                         "(10.0.0.2,10.1.0.0/16; * for any), whose X-Forwarded-For and "
                         "X-Forwarded-Proto are believed (default: none is; every limit per address "
                         "counts the connecting address)")
+    p.add_argument("--max-connections", type=_count, default=MAX_CONNECTIONS, metavar="N",
+                   help="connections open at once, HTTP and websockets together: past it a new "
+                        f"HTTP request is answered 503 (default {MAX_CONNECTIONS:,})")
     p.add_argument("--allowed-hosts", type=_allowed_hosts, metavar="HOSTS",
                    help="the host names requests may be addressed to, comma-separated "
                         "(bridge.example.org, *.example.org for its subdomains, addresses; * for "
@@ -113,12 +122,30 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     # would believe it from 127.0.0.1 by default, so that any client of a proxy or other
     # program on this machine that passes the header on could choose its own address)
     forwarded = args.forwarded_allow_ips
+    _allow_files(args.max_connections + 256)    # (the database, the log, the listening socket)
     server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
                                            ws_max_size=MAX_FRAME_BYTES,
                                            proxy_headers=forwarded is not None,
-                                           forwarded_allow_ips=forwarded))
+                                           forwarded_allow_ips=forwarded,
+                                           limit_concurrency=args.max_connections))
     server.run(sockets=[sock])
     return 0
+
+
+def _allow_files(wanted: int) -> None:
+    """Raise the process's limit on open files (a connection is one) towards
+    ``wanted``, as far as the hard limit lets it (1,024 is a common soft one)."""
+    try:
+        import resource
+    except ImportError:     # (Windows)
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _database(text: str) -> str:
