@@ -9,6 +9,8 @@ any other field only when it differs from the rulebook.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
@@ -111,17 +113,21 @@ class RuleOptions:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
-            raise OptionError(f"options must be an object, not {type(data).__name__}")
+            kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
+                    float: "a number"}.get(type(data), type(data).__name__)
+            raise OptionError(f"options must be an object, not {kind}")
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
         return cls(**kwargs)
 
 
 def _shown(value: Any, limit: int = 40) -> str:
-    """``repr(value)``, cut short for an error line."""
+    """A value as an error line shows it, cut short: a string quoted, anything else
+    as JSON spells it (``true``, ``null``, ``{"a": 1}``, ``NaN``), since options
+    come from JSON records and requests."""
     try:
-        text = repr(value)
-    except RecursionError:
+        text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    except (RecursionError, ValueError):
         return "a list nested too deeply"
     return text if len(text) <= limit else text[:limit - 1] + "…"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 
 import pytest
@@ -382,6 +384,16 @@ def test_rule_options_a_value_nested_past_a_list_of_pairs_is_refused_cleanly():
     for value in ([[[[1, 1]]]], deep):
         with pytest.raises(OptionError, match="option honor_bright: .* is not a non-negative whole number list"):
             RuleOptions(honor_bright=value)
+
+
+@pytest.mark.parametrize("value, shown", [(True, "true"), (None, "null"), (float("nan"), "NaN"),
+                                          ({"a": 1}, '{"a": 1}'), ("50", "'50'")])
+def test_rule_options_a_bad_value_is_shown_as_json_spells_it(value, shown):
+    # options come from JSON: the error showed Python's True, None, nan and {'a': 1}
+    with pytest.raises(OptionError, match=rf"^option undertrick_penalty: {re.escape(shown)} is not"):
+        RuleOptions.from_dict({"undertrick_penalty": value})
+    with pytest.raises(OptionError, match=r"^options must be an object, not an array$"):
+        RuleOptions.from_dict([1])
 
 
 @pytest.mark.parametrize("field", ["undertrick_penalty", "five_bright_bonus", "ten_bright_bonus", "game_points"])

@@ -143,6 +143,15 @@ def test_http_a_full_server_says_when_a_table_may_be_closed_to_make_room(tmp_pat
 # ----------------------------------------------------- numbers and wording
 
 
+def test_http_a_full_server_of_one_table_says_table(tmp_path):
+    # "the server has 1 tables open"
+    with _own_server(tmp_path, max_tables=1, idle_close=3600) as server:
+        server.create_table(PEOPLE)
+        full = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert full.status_code == 503
+        assert full.json()["error"]["message"].startswith("the server has 1 table open, its most")
+
+
 @pytest.mark.parametrize("segment", ["1_0", "1.0", "+1", " 1", "1e0", "٣", "0x1", "9" * 5000])
 def test_http_a_hand_number_in_a_path_is_decimal_digits_only(server, segment):
     table_id = server.create_table(PEOPLE)["table"]["id"]

@@ -301,7 +301,8 @@ class TableManager:
         soonest = (f"; the table idle longest can be closed to make room in about "
                    f"{_minutes_until(unwatched[0].table.last_event_at + idle - now)}"
                    if unwatched else "")
-        raise TableError("full", f"the server has {self.config.max_tables:,} tables open, its "
+        tables = f"{self.config.max_tables:,} table{'s' if self.config.max_tables != 1 else ''}"
+        raise TableError("full", f"the server has {tables} open, its "
                                  f"most, and none has gone {_minutes(idle)} without play and "
                                  f"without a visitor: try again when one has finished{soonest}")
 
