@@ -26,6 +26,24 @@ def test_serve_prints_the_url_and_serves_the_lobby(tmp_path):
         assert server.api("GET", "/api/meta").json()["analysis"] is False
 
 
+def test_serve_on_every_address_prints_one_the_others_can_reach(tmp_path):
+    # it printed http://0.0.0.0:PORT/, and a lobby opened there (or at 127.0.0.1)
+    # made invitation links that pointed the others at their own machines
+    from flowerbridge.cli.serve import network_address
+    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "0.0.0.0",
+                                "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert "0.0.0.0" not in line, line
+    assert line.startswith(f"Flower Bridge is at http://{network_address() or '127.0.0.1'}:"), line
+    assert "open the lobby at the one the others reach" in line
+
+
 def test_serve_on_a_port_in_use_is_one_error_line(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

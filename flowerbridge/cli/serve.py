@@ -116,7 +116,14 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                           allowed_hosts=allowed_hosts(args.host, args.allowed_hosts))
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
-    print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}; "
+    where = ""
+    if args.host in ("0.0.0.0", "::"):
+        # every address: the lobby must be opened at one the others can reach, since the
+        # invitation links are made from the address it was opened at (not 0.0.0.0)
+        host = network_address() or "127.0.0.1"
+        where = ("; on every address of this machine: open the lobby at the one the others "
+                 "reach, the invitation links are made from it")
+    print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}{where}; "
           "Ctrl+C stops)", flush=True)
     # X-Forwarded-For is believed only from a proxy named by --forwarded-allow-ips (uvicorn
     # would believe it from 127.0.0.1 by default, so that any client of a proxy or other
@@ -243,3 +250,17 @@ _port = whole_number(0, 65535)
 
 
 _count = whole_number(1, 1_000_000)
+
+
+def network_address() -> str | None:
+    """This machine's address on its network (the one a route out leaves by), or None
+    where there is none. A UDP socket's connect sends nothing; it only picks the route."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))     # TEST-NET-1: never reached
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
