@@ -565,6 +565,34 @@ def test_basic_defender_with_trumps_leads_a_singleton_to_ruff_it_later():
                        "11R 4R 2R 1R") == ("8B", "leads a singleton to ruff the suit later")
 
 
+def test_basic_feeds_partners_sure_trick_no_honor_that_becomes_boss_once_one_card_falls():
+    # Deal.from_seed("b1", 5), dealer E: N declares 2P. S leads 7A, W's 12B
+    # takes it and N plays 2A; E, last, holds 11B 8A 7A. One 12B is still
+    # unseen (N's): 11B wins a trick once it falls, so E feeds 7A, not 11B.
+    hands = {"N": "12B 3B 2A 6R 5R 3R 1R 11P 9P 6P 3P 2P 2P",
+             "E": "11B 8A 7A 10R 6R 2R 1R 10P 6P 5P 4P 1Pb 1Pa",
+             "S": "8B 8B 3B 7A 11R 11R 9R 4R 3R 11P 10P 5P 4P",
+             "W": "12B 1B 8A 6A 5A 2A 10R 9R 5R 2R 9P 1Pb 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass 1NT Pass 2P Pass Pass Pass",
+                       "1R 11R 2R 1R 4P 1Pa 11P 1Pa 2P 1Pb 10P 1Pb 11P 9P 2P 4P 5P 5R 9P 10P "
+                       "2R 11R 9R 3R 7A 12B 2A") == ("7A", "feeds an honor to partner's sure trick")
+
+
+def test_basic_does_not_ruff_partners_sure_trick_while_it_can_discard():
+    # Deal.from_seed("d1", 169), dealer E: N declares 2P (Plains trumps: no
+    # honor points). S leads 7R to the twelfth trick and W's 9R wins it; E,
+    # last and out of Ribbons, holds 11P and the boss 8B: it discards 8B
+    # rather than trump partner's trick.
+    hands = {"N": "3B 1B 7A 11R 10R 6R 4R 10P 10P 9P 3P 2P 1Pa",
+             "E": "8B 1B 8A 6A 5A 6R 4R 1R 11P 11P 5P 4P 3P",
+             "S": "12B 7A 6A 2A 10R 7R 5R 5R 2R 9P 5P 2P 1Pb",
+             "W": "12B 11B 3B 5A 2A 9R 7R 3R 1R 6P 4P 1Pb 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass Pass Pass 1P Pass 1NT Pass 2P Pass Pass Pass",
+                       "5A 12B 2A 1B 1Pb 1Pa 10P 11P 6A 2A 11B 7A 12B 3B 1B 6A 3B 1Pa 8A 7A "
+                       "11R 1R 2R 1R 10P 3P 2P 1Pb 2P 4P 9P 4P 5R 3R 10R 4R 9P 5P 5P 6P "
+                       "4R 6R 10R 7R 7R 9R 6R") == ("8B", "discards")
+
+
 # ------------------------------------------------------------------ sampling
 
 @settings(max_examples=20, deadline=None)

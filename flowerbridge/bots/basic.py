@@ -38,13 +38,16 @@ below is the other hand of the side.
   hand high; never overtake a trick partner is sure to win — throw a small
   card, or (except declarer at No Trump, whose honors may win tricks of
   their own later) feed partner's trick an honor card that could not win a
-  trick of its own (captured honors score, Chapter 13); win as cheaply as
+  trick of its own — two or more copies of higher cards may be with the
+  opponents (captured honors score, Chapter 13); win as cheaply as
   possible in fourth seat;
 * out of the suit led: trump when the opponents are winning, with the
   cheapest trump that wins — high enough to be sure only where an opponent
   still to play has shown out of the suit led (only then can it overtrump)
   — unless declarer's second hand sees partner, fourth, win the trick with
-  a boss card; otherwise discard the least useful card.
+  a boss card; never ruff a trick partner is sure to win while another
+  card is legal (discard a boss card rather than a trump); otherwise
+  discard the least useful card.
 
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
@@ -57,6 +60,7 @@ from __future__ import annotations
 from ..cards import CARDS, Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
+from ..seats import Seat
 from ..state import beats
 from .base import Decision
 from .bidding import choose_call
@@ -277,9 +281,11 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if k.safe(winning, still, led):
             # Captured honors score for the side (Chapter 13): give partner's sure
             # trick an honor that could not win a trick of its own.
-            feed = [c for c in legal if c.points and c.suit is not k.trump and not k.is_boss(c)]
+            feed = [c for c in legal if c.points and c.suit is not k.trump and _cannot_win(k, c)]
             if feed and (k.trump is not None or k.hand_seat.partner not in k.visible):
                 return max(feed, key=lambda c: (c.points, -c.rank)), "feeds an honor to partner's sure trick"
+            if not following:
+                return _discard(k, legal, keep_trumps=True)
             return min(legal, key=_cheap), "partner's trick: plays low"
         if not following:
             return _discard(k, legal)
@@ -295,7 +301,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if not following:
         fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
         if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
-            return _discard(k, legal)
+            return _discard(k, legal, keep_trumps=True)
         # An opponent still to play overtrumps only when out of the suit led
         # too: ruff high enough to be sure only where one has shown that.
         if sure and any(k.is_opponent(s) and led in k.voids[s] for s in still):
@@ -334,10 +340,27 @@ def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bo
                for c in fourth)
 
 
-def _discard(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
+def _discard(k: Knowledge, legal: list[Card], keep_trumps: bool = False) -> tuple[Card, str]:
     """Throw the least useful card: not a boss, not a trump, few honor points,
-    from a short suit."""
-    def worth(c: Card) -> tuple[int, int, int, int]:
+    from a short suit. With ``keep_trumps`` (partner wins the trick: a trump
+    would ruff it), any other card goes before a trump, a boss card included."""
+    def worth(c: Card) -> tuple[int, int, int, int, int]:
         length = sum(1 for x in k.hand if x.suit is c.suit)
-        return (k.is_boss(c), c.suit is k.trump, c.points, length * 10 + c.rank)
+        trump = c.suit is k.trump
+        return (keep_trumps and trump, k.is_boss(c), trump, c.points, length * 10 + c.rank)
     return min(legal, key=worth), "discards"
+
+
+def _cannot_win(k: Knowledge, card: Card) -> bool:
+    """Whether ``card`` could not win a trick of its own: at least two copies
+    of higher cards of its suit may be with the opponents (a card with a
+    single one above it becomes boss once that one falls)."""
+    above = 0
+    for r in range(card.rank + 1, 10):
+        higher = CARDS[card.suit * 10 + r]
+        for s in Seat:
+            if k.is_opponent(s) and s in k.visible:
+                above += k.visible[s].count(higher)
+        if any(k.is_opponent(s) and s not in k.visible and k.may_hold(s, higher) for s in Seat):
+            above += k.unseen[higher.index]
+    return above >= 2
