@@ -565,6 +565,44 @@ def test_basic_defender_with_trumps_leads_a_singleton_to_ruff_it_later():
                        "11R 4R 2R 1R") == ("8B", "leads a singleton to ruff the suit later")
 
 
+def test_basic_defender_does_not_lead_partners_suit_into_a_shown_void():
+    # Deal.from_seed("b1", 64), dealer N: N declares 3A and showed out of
+    # Plains at trick 6, holding trumps still. W's 4P, boss in the suit E
+    # led, would be ruffed: W leads its long suit, Ribbons, instead.
+    hands = {"N": "12B 11B 11B 8B 8B 3B 8A 7A 9R 1R 9P 6P 1Pb",
+             "E": "3B 8A 7A 5A 2A 2A 7R 6R 9P 5P 2P 2P 1Pa",
+             "S": "6A 10R 10R 9R 5R 4R 4R 3R 2R 11P 10P 5P 1Pa",
+             "W": "12B 6A 11R 11R 5R 3R 2R 1R 11P 10P 6P 4P 3P"}
+    assert _basic_card(hands, Seat.N, "1A Pass 2R Pass 2A Pass 3R Pass 3A Pass Pass Pass",
+                       "1Pa 11P 3P 1Pb 10R 11R 1R 6R 11R 9R 7R 2R 11P 6P 2P 1Pa 10P 9P 2P 5P "
+                       "6P 7A 5P 10P 12B 2A 6A 6A 11B 2A 3R 12B") == ("1R", "leads from length")
+
+
+def test_basic_declarer_does_not_lead_its_long_suit_into_a_shown_void():
+    # Deal.from_seed("d1", 262), dealer S: W declares 2A. N, with two trumps
+    # left, has shown out of Plains: W leads its top trump, 8B (ahead of N's
+    # twin, R12), rather than its boss 6P for N to ruff.
+    hands = {"N": "12B 11B 8B 8A 8A 2A 11R 11R 10R 3R 2R 9P 3P",
+             "E": "11B 9R 9R 5R 4R 1R 6P 4P 4P 3P 2P 1Pb 1Pa",
+             "S": "7A 7A 6A 7R 7R 3R 2R 11P 11P 10P 9P 5P 1Pa",
+             "W": "8B 3B 1B 6A 5A 2A 6R 5R 10P 6P 5P 2P 1Pb"}
+    assert _basic_card(hands, Seat.S, "1P 2A Pass Pass Pass",
+                       "11R 1R 2R 5R 11R 4R 3R 6R 10R 5R 7R 2A 10P 3P 1Pa 11P 11P 1Pb 9P 1Pb "
+                       "10P 2P 2R 2P 9P 5P 3R 3P 7R 5A 8A 9R 12B 11B 6A 6A 11B 4P 7A 1B "
+                       "2A 4P 7A 3B") == ("8B", "leads the top of its long suit")
+
+
+def test_basic_cashes_first_the_boss_card_whose_twin_an_opponent_may_hold():
+    # Deal.from_seed("d1", 4), dealer N: N declares 3A and E's 11P won trick 1.
+    # E holds 11P and 10P, both boss; the dummy S holds the other 10P, which
+    # would win a Plains trick led by S before E's (R12): E cashes 10P first.
+    hands = {"N": "12B 11B 7A 5A 2A 10R 7R 5R 4R 3R 2R 9P 5P",
+             "E": "12B 8A 5A 9R 7R 1R 11P 11P 10P 5P 3P 1Pb 1Pb",
+             "S": "8B 3B 3B 8A 7A 6A 10R 4R 3R 10P 4P 2P 1Pa",
+             "W": "11B 8B 1B 6A 2A 11R 9R 6R 6R 5R 6P 6P 4P"}
+    assert _basic_card(hands, Seat.N, "Pass 1P 2A Pass Pass 3P Pass Pass 3A Pass Pass Pass",
+                       "11P 1Pa 4P 5P") == ("10P", "cashes a boss card")
+
 def test_basic_feeds_partners_sure_trick_no_honor_that_becomes_boss_once_one_card_falls():
     # Deal.from_seed("b1", 5), dealer E: N declares 2P. S leads 7A, W's 12B
     # takes it and N plays 2A; E, last, holds 11B 8A 7A. One 12B is still
@@ -591,6 +629,20 @@ def test_basic_does_not_ruff_partners_sure_trick_while_it_can_discard():
                        "5A 12B 2A 1B 1Pb 1Pa 10P 11P 6A 2A 11B 7A 12B 3B 1B 6A 3B 1Pa 8A 7A "
                        "11R 1R 2R 1R 10P 3P 2P 1Pb 2P 4P 9P 4P 5R 3R 10R 4R 9P 5P 5P 6P "
                        "4R 6R 10R 7R 7R 9R 6R") == ("8B", "discards")
+
+
+def test_basic_no_trump_defender_cashes_the_boss_cards_that_defeat_the_contract():
+    # Deal.from_seed("d1", 148), dealer N: S declares 1NT. East-West have won
+    # five tricks; W's 10P and 10R, both boss, are the sixth and seventh: W
+    # cashes them rather than lead partner's suit.
+    hands = {"N": "12B 3B 8A 8A 6A 9R 5R 1R 1R 9P 6P 5P 1Pa",
+             "E": "1B 7A 2A 11R 9R 6R 4R 3R 2R 3P 2P 1Pb 1Pa",
+             "S": "12B 8B 5A 5A 10R 5R 3R 2R 11P 10P 6P 4P 3P",
+             "W": "11B 8B 1B 7A 2A 11R 10R 7R 4R 11P 10P 9P 4P"}
+    card, reason = _basic_card(hands, Seat.N, "Pass Pass 1NT Pass Pass Pass",
+                               "11B 6A 2A 12B 11P 4P 1Pa 1Pa 10R 11R 1R 2R 2A 12B 7A 5A 5P 1Pb 10P 11P "
+                               "4R 1R 11R 2R 1B 5A 8B 8A 1B 8A 2P 8B 3P 9P 6P 3P")
+    assert card in ("10P", "10R") and reason == "cashes the boss cards that defeat the contract"
 
 
 # ------------------------------------------------------------------ sampling

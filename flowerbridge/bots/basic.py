@@ -18,17 +18,21 @@ below is the other hand of the side.
   when partner holds trumps but no more than the hand on lead; otherwise
   take the longest suit (at No Trump, counted over both hands): lead its
   top card when partner holds no higher card of it or when that card is
-  boss, else a low card toward partner's;
-* defender leading: at a suit contract, cash a boss card in a suit the
-  opponents cannot ruff; lead partner's suit (the suits partner bid, the
+  boss, else a low card toward partner's (a suit the opponents may ruff
+  only when every legal card is in one);
+* defender leading: at No Trump, when the tricks won and its boss cards
+  defeat the contract, cash them; at a suit contract, cash a boss card in a
+  suit the opponents cannot ruff; lead partner's suit (the suits partner bid, the
   last first, then the first suit partner led): a boss card, or the top of
   a one- or two-card holding or of a sequence (the two highest cards equal
   or adjacent in rank), else a low card; at a suit contract, holding
   trumps, lead a singleton that is not boss, to ruff the suit later;
   otherwise lead the longest suit, trumps aside: its boss card, or the top of a
-  sequence of three or more cards, else a low card. At No Trump a defender
-  cashes boss cards only in the suit it leads this way, so as not to set up
-  the opponents' cards in the other suits;
+  sequence of three or more cards, else a low card. Partner's suit, the
+  singleton and the long suit are chosen among the suits the opponents
+  cannot ruff while there is one. At No Trump a defender cashes boss cards
+  only in the suit it leads this way (unless they defeat the contract), so
+  as not to set up the opponents' cards in the other suits;
 * following: second hand low (a sure winner takes a trick with honors in
   it, except declarer's when partner, playing fourth, is sure to win the
   trick — at a suit contract, only once the opponents can hold no trump or
@@ -52,7 +56,9 @@ below is the other hand of the side.
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
 a card is boss when no higher card of its suit may be with an opponent
-(:class:`~flowerbridge.bots.knowledge.Knowledge`).
+(:class:`~flowerbridge.bots.knowledge.Knowledge`). Among boss cards, those
+whose identical twin may be with an opponent are cashed first: they win
+only when played before it (R12).
 """
 
 from __future__ import annotations
@@ -152,7 +158,7 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
               and not k.opponents_may_ruff(c.suit) and not _cross_first(k, c.suit, other)]
     if bosses:
-        return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
+        return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), "cashes a boss card"
     for c in sorted(legal, key=_cheap):
         if c.suit is k.trump or k.opponents_may_ruff(c.suit):
             continue
@@ -181,7 +187,9 @@ def _enough_boss_tricks(k: Knowledge, other: tuple[Card, ...]) -> bool:
 def _long_suit(k: Knowledge, legal: list[Card], other: tuple[Card, ...],
                setting_up: bool = False) -> tuple[Card, str] | None:
     """A lead in the longest suit (at No Trump, counted over both hands); when
-    ``setting_up``, none where every card of it in both hands is boss."""
+    ``setting_up``, none where every card of it in both hands is boss. A suit
+    the opponents may ruff is left alone while another is legal."""
+    legal = _unruffed(k, legal)
     lengths = {c.suit: sum(1 for x in k.hand if x.suit is c.suit) for c in legal}
     if k.trump is None:
         for x in other:
@@ -222,12 +230,19 @@ def _ruff_lead(k: Knowledge, legal: list[Card], other: tuple[Card, ...]) -> tupl
 
 def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     """A defender's lead: trumps only when it holds nothing else."""
+    assert k.contract is not None
+    bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
+              and not k.opponents_may_ruff(c.suit)]
     if k.trump is not None:
-        bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
-                  and not k.opponents_may_ruff(c.suit)]
         if bosses:
-            return max(bosses, key=lambda c: (c.points, c.rank)), "cashes a boss card"
-    pool = [c for c in legal if c.suit is not k.trump] or legal
+            return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), "cashes a boss card"
+    elif bosses and k.obs.tricks_won[k.hand_seat.side] + len(bosses) > 13 - k.contract.tricks_required:
+        # At No Trump, the boss cards that defeat the contract are cashed
+        # before they can be squeezed out or their twins cashed first (R12).
+        return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), \
+            "cashes the boss cards that defeat the contract"
+    # Suits the opponents may ruff are led only when nothing else is left.
+    pool = _unruffed(k, [c for c in legal if c.suit is not k.trump] or legal)
     # Partner's suits: the bid ones, the last bid first, then the first suit partner led.
     bid = [call.strain.trump for s, call in k.obs.auction
            if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
@@ -255,6 +270,17 @@ def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     if len(own) >= 3 and _sequence(own):
         return _top(own), "leads the top of a sequence"
     return min(own, key=_cheap), "leads from length"
+
+
+def _unruffed(k: Knowledge, cards: list[Card]) -> list[Card]:
+    """``cards`` less those of suits the opponents may ruff, unless that leaves none."""
+    return [c for c in cards if not k.opponents_may_ruff(c.suit)] or cards
+
+
+def _twin_out(k: Knowledge, card: Card) -> bool:
+    """Whether the identical twin of ``card`` may be with an opponent: then
+    ``card`` wins only when played before it (R12), so it is cashed first."""
+    return any(k.is_opponent(s) and k.may_hold(s, card) for s in Seat)
 
 
 def _sequence(cards: list[Card]) -> bool:
