@@ -14,6 +14,7 @@ once per role (a seat, or spectators).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import secrets
@@ -33,11 +34,12 @@ from .botplay import check_level, choose, default_bot, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
-from .models import EventRow, utcnow
+from .models import utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
-from .table import BOT, HUMAN, OVER, PROTOCOL_VERSION, SeatPlayer, Table, TableError, minutes_text
+from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError,
+                    minutes_text)
 from .views import Role
 
 log = logging.getLogger("flowerbridge.server")
@@ -229,6 +231,13 @@ class TableManager:
             for seat, player in live.table.players.items():
                 if player.player == HUMAN and player.joined:
                     self._start_stand_in_clock(live, seat)
+        # The tables just loaded live as long as the server, mostly: moved out of
+        # the collector's reach, a full collection (which pauses every table) no
+        # longer walks their objects each time (docs/server.md, "Memory").
+        # Frozen objects are still freed by reference counting once dropped (a
+        # cycle among them would stay: only what start-up loaded is frozen).
+        gc.collect()
+        gc.freeze()
 
     async def stop(self) -> None:
         for live in self.tables.values():
@@ -503,12 +512,13 @@ class TableManager:
         rows = live.table.act(seat, kind, action, explanation)
         self._made(live, await self._store(live, rows))
 
-    async def _store(self, live: LiveTable, rows: list[EventRow]) -> list[EventRow]:
+    async def _store(self, live: LiveTable, rows: list[Event]) -> list[Event]:
         """Commit the events the table has just made (under its lock); returns
         the events stored. If the commit fails the table is rebuilt from the
         database and ``busy`` raised, unless the events were stored after all."""
         try:
-            await self._commits.append(Append(live.table.id, rows,
+            # rows only here, where the events meet the database (see table.Event)
+            await self._commits.append(Append(live.table.id, [e.row(live.table.id) for e in rows],
                                               OVER if live.table.is_over else None))
         except StoreError:
             log.exception("table %s: could not store seq %d", live.table.id, rows[0].seq)
@@ -534,7 +544,7 @@ class TableManager:
             log.warning("table %s: seq %d was stored after all", live.table.id, rows[0].seq)
         return rows
 
-    def _made(self, live: LiveTable, rows: list[EventRow]) -> None:
+    def _made(self, live: LiveTable, rows: list[Event]) -> None:
         """Tell the table about stored events: reviews, messages, the bots' turn."""
         # before the messages are made: a server without analysis says so in the
         # hand's own review (a server with it starts a task that runs after them)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from ..dealing import Deal
 from ..errors import FlowerBridgeError
@@ -47,11 +47,50 @@ class SeatPlayer:
     joined: bool = False
 
 
+class Event(NamedTuple):
+    """One event of a table's log as kept in memory: an immutable record of
+    the fields of its :class:`~.models.EventRow`, made from and into one only
+    where the log meets the database (:meth:`of`, :meth:`row`).
+
+    A SQLAlchemy row object costs about 1.6 KB and four objects the garbage
+    collector tracks; a table of 8 hands holds some 450 events, and a server
+    hundreds of tables, so rows kept in memory made every full collection
+    (which pauses every table) longer with each table open. A tuple of strings,
+    numbers and a time is not tracked at all (a deal's ``detail`` still is).
+    """
+
+    seq: int
+    kind: str
+    hand: int
+    seat: str | None = None
+    action: str | None = None
+    # a deal's hands, a close's reason and minutes, a call's explanation
+    detail: dict[str, Any] | None = None
+    created_at: datetime | None = None
+
+    @classmethod
+    def of(cls, row: "EventRow | Event") -> "Event":
+        """The record of a stored row (an event already one is itself)."""
+        if isinstance(row, Event):
+            return row
+        return cls(row.seq, row.kind, row.hand, row.seat, row.action, row.detail, row.created_at)
+
+    def row(self, table_id: str) -> EventRow:
+        """The row that stores this event in ``table_id``'s log."""
+        return EventRow(table_id=table_id, seq=self.seq, kind=self.kind, hand=self.hand,
+                        seat=self.seat, action=self.action, detail=self.detail,
+                        created_at=self.created_at)
+
+    @property
+    def explanation(self) -> str | None:
+        return (self.detail or {}).get("explanation") if self.kind == "call" else None
+
+
 @dataclass
 class HandLog:
     """The events of one hand (its deal first) and the explanations of its calls."""
 
-    events: list[EventRow] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     explanations: list[str | None] = field(default_factory=list)
     dd: DDValues | None = None
     dd_status: str = "pending"
@@ -66,8 +105,8 @@ class HandLog:
 class Table:
     """One table's session, rebuilt by replaying its log through the engine."""
 
-    def __init__(self, row: TableRow, seats: Iterable[SeatRow], events: Iterable[EventRow],
-                 analyses: Iterable[AnalysisRow] = ()) -> None:
+    def __init__(self, row: TableRow, seats: Iterable[SeatRow],
+                 events: Iterable[EventRow | Event], analyses: Iterable[AnalysisRow] = ()) -> None:
         self.row = row      # kept to rebuild the table from memory (without)
         self.id = row.id
         self.name = row.name
@@ -87,7 +126,7 @@ class Table:
         # minutes (its ``close`` event); None while it is not closed
         self.closed_after: int | None = None
         for event in events:
-            self._replay(event)
+            self._replay(Event.of(event))
         for log in self.hands[:len(self.session.hands)]:
             log.replayed = True
         for analysis in analyses:
@@ -150,7 +189,7 @@ class Table:
 
     # ------------------------------------------------------------ actions
 
-    def act(self, seat: Seat, kind: str, action: str, explanation: str | None = None) -> list[EventRow]:
+    def act(self, seat: Seat, kind: str, action: str, explanation: str | None = None) -> list[Event]:
         """Apply ``seat``'s call or card through the engine and return the new
         events to store: the action, and the next deal when it ended a hand.
 
@@ -159,27 +198,26 @@ class Table:
         self._check_open()
         assert self.state is not None
         text = self._apply(kind, action, seat)
-        row = EventRow(table_id=self.id, seq=self.seq + 1, kind=kind, hand=self.hand_number,
-                       seat=seat.name, action=text,
-                       detail={"explanation": explanation} if explanation else None,
-                       created_at=utcnow())
+        row = Event(self.seq + 1, kind, self.hand_number, seat.name, text,
+                    {"explanation": explanation} if explanation else None, utcnow())
         self._record(row, explanation)
         rows = [row]
         if self.state.is_over:
             self.session.add(self.state)
             if not self.is_over:
-                deal = _deal_row(self.id, self.seed, seq=self.seq + 1, hand=self.hand_number + 1)
+                deal = Event.of(_deal_row(self.id, self.seed, seq=self.seq + 1,
+                                          hand=self.hand_number + 1))
                 self._replay(deal)
                 rows.append(deal)
         return rows
 
-    def close(self, minutes: int) -> list[EventRow]:
+    def close(self, minutes: int) -> list[Event]:
         """Close the table before its session is over, idle for ``minutes``: the
         ``close`` event to store. Nothing more can be called or played; what was
         played stays."""
         self._check_open()
-        row = EventRow(table_id=self.id, seq=self.seq + 1, kind="close", hand=self.hand_number,
-                       detail={"reason": "idle", "minutes": minutes}, created_at=utcnow())
+        row = Event(self.seq + 1, "close", self.hand_number,
+                    detail={"reason": "idle", "minutes": minutes}, created_at=utcnow())
         self._replay(row)
         return [row]
 
@@ -190,7 +228,7 @@ class Table:
         if self.is_over:
             raise TableError("table_over", "the session is over: no more calls or cards")
 
-    def without(self, rows: Sequence[EventRow]) -> "Table":
+    def without(self, rows: Sequence[Event]) -> "Table":
         """This table rebuilt from its own log less ``rows``, the newest events
         (those of an action that could not be stored), with nothing read from
         the database: as it was before that action."""
@@ -211,7 +249,7 @@ class Table:
             return self.state.call(action, seat).call.text
         return self.state.play(action, seat).card.code
 
-    def _replay(self, row: EventRow) -> None:
+    def _replay(self, row: Event) -> None:
         if row.kind == "close":
             assert row.detail is not None   # a close's row says how long the table was idle
             self.closed_after = int(row.detail["minutes"])
@@ -227,11 +265,11 @@ class Table:
         # a call's or a card's row names its action and seat, after a deal's
         assert row.action is not None and row.seat is not None and self.state is not None
         self._apply(row.kind, row.action, Seat[row.seat])
-        self._record(row, (row.detail or {}).get("explanation"))
+        self._record(row, row.explanation)
         if self.state.is_over:
             self.session.add(self.state)
 
-    def _record(self, row: EventRow, explanation: str | None) -> None:
+    def _record(self, row: Event, explanation: str | None) -> None:
         log = self.hands[-1]
         log.events.append(row)
         if row.kind == "call":
@@ -287,15 +325,14 @@ class Table:
 
     # ------------------------------------------------------------ messages
 
-    def event_message(self, row: EventRow, state: HandState, role: Role) -> dict[str, Any]:
+    def event_message(self, row: Event, state: HandState, role: Role) -> dict[str, Any]:
         """The message announcing ``row`` to ``role``, with its view of ``state`` after it."""
         message: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": row.kind, "seq": row.seq,
                                    "hand": row.hand}
         if row.kind == "deal":
             message["dealer"] = state.dealer.name
         elif row.kind == "call":
-            message.update(seat=row.seat, call=row.action,
-                           explanation=(row.detail or {}).get("explanation"))
+            message.update(seat=row.seat, call=row.action, explanation=row.explanation)
         else:
             message.update(seat=state.plays[-1].seat.name, by=row.seat, card=row.action)
         message.update(view=view(state, role), seen=copies_seen(state))
@@ -305,7 +342,7 @@ class Table:
                                     "review": self.review(row.hand)}
         return message
 
-    def live_messages(self, rows: Sequence[EventRow], role: Role) -> list[dict[str, Any]]:
+    def live_messages(self, rows: Sequence[Event], role: Role) -> list[dict[str, Any]]:
         """The messages for events just applied by :meth:`act` (a hand's last
         event and the next deal carry different hands' views)."""
         states = {row.hand: self._state_of(row.hand) for row in rows}
