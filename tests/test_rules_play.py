@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from flowerbridge import (DECK, Card, CardCodeError, Deal, HandState, IllegalCallError,
-                          IllegalPlayError, Phase, PhaseError, Seat, Suit, parse_cards)
+                          IllegalPlayError, Phase, PhaseError, Seat, Suit, parse_card, parse_cards)
 
 
 def deal_with(holdings: dict[str, str], *, void: dict[str, str] | None = None,
@@ -243,3 +243,45 @@ def test_copy_is_independent():
     other = state.copy()
     other.play(other.legal_cards()[0])
     assert state.plays == () and len(other.plays) == 1
+
+
+def test_ch9_must_follow_suit_when_able_a_card_object_too(snapshot):
+    # The Card object path of play() (no seat, no code to parse) checks R11 as well.
+    deal = deal_with({"W": "1R", "N": "2R 5A"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    state.play("1R")
+    before = snapshot(state)
+    with pytest.raises(IllegalPlayError, match=r"must follow Ribbons"):
+        state.play(parse_card("5A"))
+    assert snapshot(state) == before
+    assert not state.can_play(parse_card("5A"))
+
+
+def test_ch9_card_not_in_hand_is_illegal_a_card_object_too(snapshot):
+    deal = deal_with({"W": "1R", "N": "2R 5A"}, undealt="12B")
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    for card in ("12B", "2R"):  # undealt; in North's hand, not West's
+        before = snapshot(state)
+        with pytest.raises(IllegalPlayError, match="is not in W's hand"):
+            state.play(parse_card(card))
+        assert snapshot(state) == before
+    state.play("1R")
+    before = snapshot(state)
+    with pytest.raises(IllegalPlayError, match="is not in N's hand"):
+        state.play(parse_card("1R"))
+    assert snapshot(state) == before
+
+
+def test_ch9_undoing_and_replaying_the_last_card_of_a_ruffed_trick_keeps_the_ruff_winning():
+    # Animals trumps: West leads 1R, North ruffs with 2A, East and South follow
+    # with higher Ribbons. Undo recomputes the trick's winner from its first three
+    # cards (R12): the ruff, not East's 2R, must still be winning.
+    deal = deal_with({"W": "1R", "N": "2A", "E": "2R", "S": "3R"}, void={"N": "R"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 2A 2R 3R")
+    assert state.tricks[0].winner is Seat.N
+    state.undo()
+    assert state.tricks == [] and state.turn is Seat.S
+    state.play("3R")
+    assert state.tricks[0].winner is Seat.N
+    assert state.turn is Seat.N and state.tricks_won == (1, 0)
