@@ -210,9 +210,12 @@ def test_ruling_r9_first_named_option_gives_contract_bridges_rule():
 
 
 def test_ruling_r9_first_named_counts_only_the_declaring_sides_bids():
-    # East bids Plains first, but the contract is North-South's: South first named Plains.
-    state = auction("1R 1A 2P Pass 3P Pass Pass Pass", options=RuleOptions(declarer="first-named"))
-    assert state.contract.declarer is Seat.S
+    # East names Plains first (1P), but the contract is North-South's: of the
+    # declaring side South named Plains first (2P), North made the final bid (3P).
+    state = auction("Pass 1P 2P Pass 3P Pass Pass Pass", options=RuleOptions(declarer="first-named"))
+    assert state.contract.code == "3P" and state.contract.declarer is Seat.S
+    assert state.contract.opening_leader is Seat.W
+    assert auction("Pass 1P 2P Pass 3P Pass Pass Pass").contract.declarer is Seat.N
 
 
 # --------------------------------------------------------------------- R5
