@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from flowerbridge import (CallSyntaxError, CardCodeError, FlowerBridgeError, IllegalPlayError, RecordError,
-                          RuleOptions, Seat, records)
+from flowerbridge import (CallSyntaxError, CardCodeError, Deal, FlowerBridgeError, HandState, IllegalPlayError,
+                          RecordError, RuleOptions, Seat, Side, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
 from flowerbridge.records import HandRecord, replay, to_dict
@@ -294,3 +294,28 @@ def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_reco
     assert [to_dict(s) for s in load_any(json.dumps(session.to_dict()))] == [to_dict(state)]
     with pytest.raises(RecordError, match="a hand record is a JSON object"):
         load_any("[1, 2]")
+
+
+def test_session_record_hands_without_options_are_played_under_the_sessions():
+    # R15 set to 0 for the session; its hands, written without options, take it:
+    # North-South's 7NT fails with no penalty to East-West.
+    options = RuleOptions(undertrick_penalty=0)
+    deal = Deal.from_hands({
+        "N": "3B 3B 1B 1B 8A 8A 7A 7A 6A 6A 5A 5A 2A",
+        "S": "2A 11P 11P 10P 10P 9P 9P 6P 6P 5P 5P 4P 4P",
+        "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+        "W": "4R 3R 3R 2R 2R 3P 3P 2P 2P 1Pb 1Pb 1Pa 1Pa",
+    })
+    state = HandState(deal, Seat.N, options)
+    for call in ("7NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    while not state.is_over:
+        state.play(state.legal_cards()[0])
+    assert state.score().result < 0
+    data = json.loads(json.dumps(Session(options).to_dict()))
+    hand = json.loads(records.dumps(state))
+    del hand["options"]
+    session = Session.from_dict({**data, "hands": [hand]})
+    assert session.hands[0].options == options
+    assert not [i for i in session.scores[0].items if i.rule == "R15" and i.points]
+    assert session.above_total(Side.EW) == session.scores[0].honors(Side.EW)

@@ -448,3 +448,56 @@ def test_a_record_made_under_options_refused_for_new_play_is_still_read_and_scor
     assert state.options.ten_bright_bonus == 0 and state.options.contract_points == ((0, 0),) * 4
     score = state.score()
     assert score.made and score.below(NS) == score.below(EW) == 0     # no contract points at all
+
+
+def test_ruling_r18_games_are_numbered_one_two_three():
+    session = Session()
+    for _ in range(3):  # 5A made: 150 below, a game every hand
+        session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "5A")))
+    sheet = session.scoresheet()
+    assert [g["number"] for g in sheet["games"]] == [1, 2, 3, 4]
+    assert [g["winner"] for g in sheet["games"]] == ["NS", "NS", "NS", None]
+    assert [g.number for g in session.games] == [1, 2, 3, 4]
+    text = session.render()
+    for number in (1, 2, 3):
+        assert text.count(f"game {number} to NORTH-SOUTH") == 1
+    assert "game 4 to" not in text
+
+
+def test_ruling_r17_scoresheet_ticks_ten_bright_alone_never_five_as_well():
+    # North-South capture both copies of every Bright: the Ten Bright Bonus replaces the Five.
+    deal = Deal.from_hands({
+        "N": "12B 12B 11B 11B 8B 8B 3B 3B 1B 1B 8A 8A 7A",
+        "S": "7A 6A 6A 5A 5A 2A 2A 11P 11P 10P 10P 9P 9P",
+        "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+        "W": "4R 3R 3R 2R 2R 1R 1R 6P 6P 5P 5P 4P 4P",
+    })
+    session = Session()
+    session.add(play_greedy(ns_declares(deal, session.next_dealer, "7A")))
+    record = session.scoresheet()["last_hand"]
+    assert record["ten_bright"] == {"NS": True, "EW": False}
+    assert record["five_bright"] == {"NS": False, "EW": False}
+    text = session.render()
+    assert "FIVE BRIGHT BONUS (+25)  NS □  EW □" in text
+    assert "TEN BRIGHT BONUS (+75)  NS ■  EW □" in text
+
+
+@pytest.mark.parametrize("length", ["max_hands", "max_games"])
+def test_ruling_r19_a_session_of_zero_hands_or_games_is_refused(length):
+    with pytest.raises(RecordError, match="must be at least 1"):
+        Session(**{length: 0})
+    with pytest.raises(RecordError, match="must be at least 1"):
+        Session(**{length: -1})
+    assert getattr(Session(**{length: 1}), length) == 1
+
+
+def test_appendix_b_honor_rows_run_january_march_august_november_december(ch16_record):
+    months = ["January", "March", "August", "November", "December"]
+    session = Session(first_dealer=Seat.S)
+    session.add(replay(ch16_record))
+    record = session.scoresheet()["last_hand"]
+    for side in ("NS", "EW"):
+        assert list(record["honors"][side]) == [f"{m} Bright" for m in months]
+    rows = [line[:20].strip() for line in session.render().splitlines()
+            if line.split()[:1] and line.split()[0] in {m.upper() for m in months}]
+    assert rows == [f"{m.upper()} BRIGHT" for m in months]
