@@ -71,3 +71,72 @@ def test_start_up_moves_the_loaded_tables_out_of_the_collectors_reach(tmp_path):
         assert asyncio.run(scenario()) > 0
     finally:
         gc.unfreeze()
+
+
+def test_finished_hands_wait_for_the_solver_in_a_bounded_queue_the_most_wanted_first(
+        tmp_path, monkeypatch):
+    """One hand is solved at a time. The queue was unbounded and first come first
+    served (at 50 bot tables it grew to 136 hands, and held tables no longer in
+    memory): it is bounded, hands of a table with a person connected come first,
+    then of one only watched, the newest first; a hand of a table nobody has open
+    is not solved when its turn comes, nor one whose table left memory; asked for
+    (GET .../hands/N), it is."""
+    from flowerbridge.seats import Seat
+    from flowerbridge.server import analysis
+    from flowerbridge.server import manager as manager_module
+    from flowerbridge.server.manager import Connection, LiveTable
+
+    monkeypatch.setattr(manager_module, "MAX_QUEUED_ANALYSES", 10)
+    solved: list[tuple[str, int]] = []
+
+    async def scenario() -> None:
+        release = asyncio.Event()
+
+        async def fake_run(state):
+            await release.wait()
+            solved.append(next((name, hand) for name, live in tables.items()
+                               for hand, h in enumerate(live.table.session.hands, 1) if h is state))
+            return None
+
+        monkeypatch.setattr(analysis, "run", fake_run)
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None))
+        tables = {}
+        for n, name in enumerate(["person", "watched", "nobody", "gone"]):
+            live = LiveTable(_played_table(hands=4, seed=n), manager.broker)
+            manager.tables[live.table.id] = tables[name] = live
+        for name, role in (("person", Seat.S), ("watched", None), ("gone", None)):
+            conn = Connection()
+            conn.role, conn.live = role, tables[name]
+            manager.broker.subscribe(tables[name].table.id, conn)
+        # the first hand queued is taken at once (it waits on release); then
+        # hands 1-4 of each table, table by table: 15 more for 10 places, the
+        # 4 hands of the table nobody has open and the oldest of one watched
+        # (gone 1) left out
+        manager._ensure_analysis(tables["person"], 4)
+        await asyncio.sleep(0)
+        for name in ("gone", "nobody", "watched", "person"):
+            for hand in range(1, 5):
+                manager._ensure_analysis(tables[name], hand)
+        assert len(manager._analyses) == 10
+        assert {(j.live, j.hand) for j in manager._analyses} >= {(tables["gone"], 2)}
+        del manager.tables[tables["gone"].table.id]   # (dropped from memory)
+        release.set()
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert solved == [("person", 4), ("person", 3), ("person", 2), ("person", 1),
+                          ("watched", 4), ("watched", 3), ("watched", 2), ("watched", 1)]
+        assert not manager._analyses
+        # the hands passed over stay "pending", and are solved when asked for
+        nobody = tables["nobody"]
+        assert nobody.table.hands[0].dd_status == "pending" and not nobody.analyses
+        review = await manager.review(nobody.table.id, 1)
+        assert review["dd_status"] == "pending"
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert solved[-1] == ("nobody", 1)
+        assert (await manager.review(nobody.table.id, 1))["dd_status"] == "unavailable"
+        await manager.stop()
+
+    asyncio.run(scenario())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import json
 import logging
 import secrets
@@ -52,6 +53,11 @@ BOT_RETRY_SECONDS = 1.0
 # Finished tables kept in memory after their last connection left, the most
 # recently left ones: a client coming back does not replay the whole log again.
 FINISHED_KEPT = 32
+# Finished hands waiting for the solver, at most: past it the one least wanted
+# (see TableManager._analysis_rank) is dropped from the queue; its review stays
+# "pending" and is computed when asked for (GET .../hands/N, or a reconnection
+# for the last finished hand).
+MAX_QUEUED_ANALYSES = 64
 
 
 class CatchUp(str):
@@ -125,7 +131,8 @@ class LiveTable:
     bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
     bot_task: asyncio.Task | None = None
     timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
-    analyses: dict[int, asyncio.Task] = field(default_factory=dict)
+    # its hands queued for the solver or being solved (TableManager._analyse_next)
+    analyses: dict[int, "_Analysis"] = field(default_factory=dict)
     # what a stand-in did for a person's seat since they left, told them when they
     # come back (in memory only: after a restart the table's record still shows it)
     stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
@@ -192,6 +199,18 @@ class LiveTable:
         return {**self.table.info(), **self.presence()}
 
 
+@dataclass(eq=False)
+class _Analysis:
+    """A finished hand waiting for its double-dummy values; ``asked``: someone
+    asked for its review (GET .../hands/N), so it is computed even with nobody
+    at the table; ``order`` counts hands queued, the newest highest."""
+
+    live: LiveTable
+    hand: int
+    order: int
+    asked: bool = False
+
+
 class TableManager:
     """All live tables of one server process."""
 
@@ -205,8 +224,11 @@ class TableManager:
         # SQLite takes one writer at a time: one database thread queues the writes
         # instead of letting them wait on file locks.
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
-        # The solver is CPU-bound: one analysis at a time leaves the other cores to play.
-        self._analysis_gate = asyncio.Semaphore(1)
+        # The solver is CPU-bound: one analysis at a time leaves the other cores to
+        # play. The hands waiting are a bounded queue, the most wanted solved first.
+        self._analyses: list[_Analysis] = []
+        self._analysis_order = itertools.count()
+        self._analysis_task: asyncio.Task | None = None
         self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
         self._loading: dict[str, asyncio.Lock] = {}
         # finished tables in memory that no connection has open, least recently left first
@@ -241,12 +263,14 @@ class TableManager:
 
     async def stop(self) -> None:
         for live in self.tables.values():
-            tasks = [live.bot_task, *live.timers.values(), *live.analyses.values()]
+            tasks = [live.bot_task, *live.timers.values()]
             for task in tasks:
                 if task is not None:
                     task.cancel()
             for conn in live.connections:
                 conn.close(1001)
+        if self._analysis_task is not None:
+            self._analysis_task.cancel()
         self._db_pool.shutdown(wait=True)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -469,6 +493,9 @@ class TableManager:
             table_id, old = self._finished.popitem(last=False)
             if not old.connections and self.tables.get(table_id) is old:
                 del self.tables[table_id]     # (one open again is kept when it is left)
+                # its hands waiting for the solver go too (asked for again, they come back)
+                self._analyses = [job for job in self._analyses if job.live is not old]
+                old.analyses.clear()
 
     def _seat_returned(self, live: LiveTable, seat: Seat) -> None:
         timer = live.timers.pop(seat, None)
@@ -604,23 +631,71 @@ class TableManager:
 
     # ---------------------------------------------------------- reviews
 
-    def _ensure_analysis(self, live: LiveTable, hand: int) -> None:
-        """Compute the double-dummy values of a finished hand once, off the event loop;
-        without analysis, mark them unavailable at once (no "pending" to take back)."""
-        if live.table.hands[hand - 1].dd_status != "pending" or hand in live.analyses:
+    def _ensure_analysis(self, live: LiveTable, hand: int, asked: bool = False) -> None:
+        """Queue a finished hand for its double-dummy values, once, computed off the
+        event loop; without analysis, mark them unavailable at once (no "pending" to
+        take back). ``asked``: its review was asked for (computed even if nobody is at
+        the table)."""
+        if live.table.hands[hand - 1].dd_status != "pending":
             return
         if not self.config.analysis:
             # a hand finished before a restart may have been told "pending": say it is not
             live.table.set_analysis(hand, None, announced=live.table.hands[hand - 1].replayed)
             return
-        live.analyses[hand] = asyncio.create_task(self._analyse(live, hand))
+        job = live.analyses.get(hand)
+        if job is not None:
+            job.asked = job.asked or asked
+            return
+        job = live.analyses[hand] = _Analysis(live, hand, next(self._analysis_order), asked)
+        self._analyses.append(job)
+        if len(self._analyses) > MAX_QUEUED_ANALYSES:
+            least = min(self._analyses, key=self._analysis_rank)
+            self._analyses.remove(least)
+            least.live.analyses.pop(least.hand, None)
+            log.info("table %s hand %d: review left pending, %d hands queued for the solver",
+                     least.live.table.id, least.hand, MAX_QUEUED_ANALYSES)
+        if self._analysis_task is None or self._analysis_task.done():
+            self._analysis_task = asyncio.create_task(self._analyse_next())
+
+    @staticmethod
+    def _analysis_rank(job: _Analysis) -> tuple[int, int]:
+        """How much a queued hand's values are wanted, the higher the sooner: asked
+        for, or at a table a person has open; at a table only watched; at a table
+        nobody has open (0: not computed, see :meth:`_analyse_next`). Newest first."""
+        conns = job.live.connections
+        if job.asked or any(c.role is not None for c in conns):
+            wanted = 2
+        else:
+            wanted = 1 if conns else 0
+        return wanted, job.order
+
+    async def _analyse_next(self) -> None:
+        """Solve the queued hands one at a time, the most wanted first. A hand whose
+        table nobody has open when its turn comes, or which has left memory, is not
+        solved: its review stays "pending" until asked for again."""
+        while self._analyses:
+            job = max(self._analyses, key=self._analysis_rank)
+            self._analyses.remove(job)
+            live = job.live
+            try:
+                if self._analysis_rank(job)[0] > 0 and self.tables.get(live.table.id) is live \
+                        and live.table.is_finished(job.hand) \
+                        and live.table.hands[job.hand - 1].dd_status == "pending":
+                    await self._analyse(live, job.hand)
+            finally:
+                if live.analyses.get(job.hand) is job:
+                    del live.analyses[job.hand]
+
+    async def analyses_idle(self) -> None:
+        """Wait until no hand is queued for the solver or being solved."""
+        while self._analysis_task is not None and not self._analysis_task.done():
+            await asyncio.wait([self._analysis_task])
 
     async def _analyse(self, live: LiveTable, hand: int) -> None:
         state = live.table.finished_state(hand)
         values = None
         try:
-            async with self._analysis_gate:
-                values = await analysis.run(state)
+            values = await analysis.run(state)
             if values is not None:
                 await self._db(self.store.save_analysis, live.table.id, hand,
                                [list(pair) for pair in values])
@@ -637,7 +712,7 @@ class TableManager:
         live = await self.get(table_id)
         async with live.lock:
             live.table.finished_state(hand)   # refuses a hand not over, or none (no_hand)
-            self._ensure_analysis(live, hand)
+            self._ensure_analysis(live, hand, asked=True)
             return live.table.review(hand)
 
     async def info(self, table_id: str) -> dict[str, Any]:
