@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 
 import pytest
 
@@ -20,8 +22,24 @@ def test_standard_imp_scale(points, expected):
     assert imps(points) == expected
 
 
-def test_imp_scale_has_24_steps_increasing():
-    assert len(IMP_SCALE) == 24 and list(IMP_SCALE) == sorted(set(IMP_SCALE))
+# The standard WBF scale, written out: (lowest difference, highest difference, IMPs).
+WBF_IMP_SCALE = [
+    (0, 10, 0), (20, 40, 1), (50, 80, 2), (90, 120, 3), (130, 160, 4), (170, 210, 5),
+    (220, 260, 6), (270, 310, 7), (320, 360, 8), (370, 420, 9), (430, 490, 10), (500, 590, 11),
+    (600, 740, 12), (750, 890, 13), (900, 1090, 14), (1100, 1290, 15), (1300, 1490, 16),
+    (1500, 1740, 17), (1750, 1990, 18), (2000, 2240, 19), (2250, 2490, 20), (2500, 2990, 21),
+    (3000, 3490, 22), (3500, 3990, 23), (4000, 10**6, 24)]
+
+
+def test_imp_scale_is_the_standard_wbf_scale_at_every_boundary():
+    assert IMP_SCALE == tuple(low for low, _, n in WBF_IMP_SCALE if n)
+    for low, high, n in WBF_IMP_SCALE:
+        # Flower Bridge scores need not be multiples of 10: every point just
+        # below a step is still worth the step below.
+        for points in (low, high, low + (high - low) // 2):
+            assert imps(points) == n and imps(-points) == -n, points
+        if n:
+            assert imps(low - 1) == n - 1 and imps(1 - low) == 1 - n, low
 
 
 def test_each_board_is_played_twice_with_the_pairs_swapped_and_scored_by_the_rules():
@@ -61,7 +79,8 @@ def test_match_json_has_the_promised_keys(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["boards"] == 3
     assert isinstance(data["imps_per_board"], float)
-    assert len(data["ci95"]) == 2 and data["ci95"][0] <= data["imps_per_board"] <= data["ci95"][1]
+    mean, half = imp_interval([r["imps"] for r in data["results"]])
+    assert data["ci95"] == [round(mean - half, 4), round(mean + half, 4)]
     assert set(data["ms_per_decision"]) == {"ns", "ew"}
     assert {"declared", "made", "making_rate", "honors_per_hand", "bright_bonus_per_hand",
             "contracts"} <= set(data["pairs"]["ns"])
@@ -146,3 +165,67 @@ def test_match_report_keeps_long_bot_names_apart(capsys):
     assert main(["match", "--ns", "basic", "--ew", spec, "--boards", "1", "--seed", "1"]) == 0
     [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bot ")]
     assert row.split() == ["bot", "basic", spec]
+
+
+def imp_interval(results: list[int]) -> tuple[float, float]:
+    """The mean and the half-width of its normal 95% interval, 1.96 standard errors."""
+    n = len(results)
+    mean = sum(results) / n
+    stdev = math.sqrt(sum((x - mean) ** 2 for x in results) / (n - 1))
+    return mean, 1.96 * stdev / math.sqrt(n)
+
+
+def test_match_ci95_is_the_mean_plus_or_minus_1_96_standard_errors():
+    result = run_match("random", "basic", boards=6, seed=5)
+    scores = [r.imps for r in result.results]
+    assert len(set(scores)) > 1
+    mean, half = imp_interval(scores)
+    low, high = result.ci95
+    assert low == pytest.approx(mean - half) and high == pytest.approx(mean + half)
+    assert result.imps_per_board == pytest.approx(mean)
+    assert run_match("random", "basic", boards=1, seed=5).ci95 is None
+
+
+def test_match_board_one_is_dealt_by_north_and_the_dealer_rotates_clockwise():
+    # docs/bots.md: "dealer rotating N, E, S, W" from board 1
+    result = run_match("random", "random", boards=6, seed=3)
+    assert [r.dealer for r in result.results] == [Seat.N, Seat.E, Seat.S, Seat.W, Seat.N, Seat.E]
+    assert [r.to_dict()["dealer"] for r in result.results] == list("NESWNE")
+
+
+def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsys):
+    boards, seed = 6, 11
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", str(boards), "--seed", str(seed),
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # Replay: pair 0 is basic (North-South at table 1, East-West at table 2), pair 1 random.
+    specs = ("basic", "random")
+    tables = [{s: load_bot(specs[int(s.side) ^ t], seed=bot_seed(seed, s.name)) for s in Seat}
+              for t in range(2)]
+    count = [{"declared": 0, "made": 0, "honors": 0, "bright": 0, "hands": 0, "contracts": Counter()}
+             for _ in range(2)]
+    for board in range(1, boards + 1):
+        for t, bots in enumerate(tables):
+            score = play_hand(HandState(Deal.from_seed(seed, board), Seat((board - 1) % 4)), bots).score()
+            for side in Side:
+                pair = count[int(side) ^ t]
+                pair["hands"] += 1
+                pair["honors"] += score.honors(side)
+                pair["bright"] += score.bright_bonus(side)
+            if score.contract is not None:
+                pair = count[int(score.contract.declarer.side) ^ t]
+                pair["declared"] += 1
+                pair["made"] += bool(score.made)
+                pair["contracts"][score.contract.code] += 1
+    assert sum(c["declared"] for c in count) > 0
+    assert any(c["made"] < c["declared"] for c in count), "some contract should fail"
+    for key, pair in zip(("ns", "ew"), count):
+        got = data["pairs"][key]
+        assert got["bot"] == specs[key == "ew"]
+        assert (got["declared"], got["made"]) == (pair["declared"], pair["made"])
+        assert got["contracts"] == dict(pair["contracts"])
+        rate = pair["made"] / pair["declared"] if pair["declared"] else None
+        assert got["making_rate"] == (None if rate is None else round(rate, 4))
+        assert pair["hands"] == 2 * boards
+        assert got["honors_per_hand"] == round(pair["honors"] / pair["hands"], 3)
+        assert got["bright_bonus_per_hand"] == round(pair["bright"] / pair["hands"], 3)
