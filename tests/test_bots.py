@@ -14,10 +14,11 @@ from flowerbridge import (CARDS, Deal, FlowerBridgeError, HandState, Observation
                           parse_card)
 from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
 from flowerbridge.bots.basic import BasicBot, choose_card
-from flowerbridge.bots.bidding import HandFacts, shown_by_seat
+from flowerbridge.bots import sampling
+from flowerbridge.bots.bidding import HandFacts, Meaning, shown_by_seat
 from flowerbridge.bots.knowledge import Knowledge
 from flowerbridge.bots.pimc import PimcBot
-from flowerbridge.bots.sampling import UNDEALT, Sampler, UniformDealer
+from flowerbridge.bots.sampling import UNDEALT, Sampler, UniformDealer, _remaining_lengths
 from flowerbridge.dealing import HAND_SIZE, UNDEALT_SIZE
 
 
@@ -885,3 +886,74 @@ def test_lab_plays_pimc_without_its_time_cap_so_runs_reproduce_on_any_machine():
         bots = make_bots(spec, 7, 3)
         assert all(isinstance(b, PimcBot) and b.time_budget is None for b in bots.values())
     assert load_bot("pimc").time_budget == 30.0
+
+
+def test_sampling_without_voids_or_bounds_sends_each_card_anywhere_in_proportion_to_the_room():
+    # With no place bounded every card is shuffled and cut: each card goes to a
+    # place about capacity / total of the time (the copies of a card count twice).
+    cards = _few_cards(3, 3, 2)
+    capacity = {Seat.N: 4, Seat.S: 1, UNDEALT: 3}
+    dealer, rng, n = UniformDealer(capacity, cards, {}), random.Random(3), 2000
+    copies = Counter(cards)
+    got = {h: Counter() for h in capacity}
+    for _ in range(n):
+        deal = dealer.deal(rng)
+        for h in capacity:
+            got[h].update(deal[h])
+    for h, room in capacity.items():
+        for card, m in copies.items():
+            assert got[h][card] / n == pytest.approx(m * room / len(cards), abs=0.05), (h, card)
+
+
+def test_sampling_suit_lengths_left_are_what_the_calls_showed_less_the_cards_played():
+    meaning = Meaning(min_length=(5, 0, 1), max_length=(7, 13, 4))
+    plains = [c for c in CARDS if c.suit is Suit.PLAINS]
+    assert _remaining_lengths(meaning, []) == ((5, 7), (0, 13), (1, 4))
+    assert _remaining_lengths(meaning, plains[:3]) == ((2, 4), (0, 13), (1, 4))
+    assert _remaining_lengths(meaning, plains[:6]) == ((0, 1), (0, 13), (1, 4))
+    assert _remaining_lengths(meaning, plains[:8]) is None   # 8 played of at most 7
+
+
+def _sampler_with_shown(monkeypatch, shown: dict) -> Sampler:
+    """A sampler for North's opening lead after W's 1NT (HANDS), the auction
+    taken to show ``shown`` (seat -> Meaning) instead of what the system says."""
+    state = _state_from(HANDS, "Pass Pass Pass 1NT Pass Pass Pass".split(), [])
+    monkeypatch.setattr(sampling, "shown_by_seat", lambda auction: {s: shown.get(s, Meaning()) for s in Seat})
+    return Sampler(Knowledge(state.observation(Seat.N)))
+
+
+def test_sampling_players_whose_lengths_together_leave_no_deal_are_bound_by_the_voids_alone(monkeypatch):
+    # E and S each "showed" 11+ Plains: each possible alone, not both together.
+    long_plains = Meaning(min_length=(11, 0, 0))
+    sampler = _sampler_with_shown(monkeypatch, {Seat.E: long_plains, Seat.S: long_plains})
+    assert {Seat.E, Seat.S} <= set(sampler.shown)
+    for seed in range(3):
+        world = sampler.sample(random.Random(seed), tries=5)
+        assert not world.consistent
+        assert sorted(len(world.hands[s]) for s in (Seat.E, Seat.S, Seat.W)) == [13, 13, 13]
+
+
+def test_sampling_a_player_whose_calls_show_no_possible_hand_is_not_held_to_them(monkeypatch):
+    impossible = Meaning(points=(20, 10))
+    assert not impossible.possible
+    sampler = _sampler_with_shown(monkeypatch, {Seat.W: impossible})
+    assert Seat.W not in sampler.shown
+    assert sampler.sample(random.Random(0), tries=3).consistent
+
+
+def test_sampled_worlds_are_consistent_exactly_when_every_callers_meaning_fits():
+    state = _state_from(HANDS, "Pass Pass Pass 1NT Pass Pass Pass".split(), [])
+    k = Knowledge(state.observation(Seat.N))
+    shown = {s: m for s, m in shown_by_seat(k.obs.auction).items() if s in k.hidden_seats() and m.possible}
+    assert Seat.W in shown
+    sampler = Sampler(k)
+
+    def fits(world) -> bool:
+        return all(m.fits(HandFacts.of(list(world.hands[s]))) for s, m in shown.items())
+
+    one_try = [sampler.sample(random.Random(f"1:{i}"), tries=1) for i in range(50)]
+    assert all(w.consistent == fits(w) for w in one_try)
+    assert 0 < sum(w.consistent for w in one_try) < 50   # some single deals miss 1NT's points
+    worlds = [sampler.sample(random.Random(f"200:{i}")) for i in range(50)]
+    assert all(w.consistent == fits(w) for w in worlds)
+    assert sum(w.consistent for w in worlds) >= 45
