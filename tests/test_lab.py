@@ -23,7 +23,7 @@ from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
-from flowerbridge.lab.report import bootstrap_interval, rate_cell, wilson
+from flowerbridge.lab.report import bootstrap_interval, pct, rate_cell, wilson
 from flowerbridge.options import RuleOptions
 
 PYTHON = sys.executable
@@ -528,6 +528,26 @@ def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
     lo, hi = bootstrap_interval(member, hits, lambda r: r[:, 1] - r[:, 0])
     assert lo < 100 * (success[~group].mean() - success[group].mean()) < hi and lo > 10
     assert bootstrap_interval(member, hits, lambda r: r[:, 1] - r[:, 0]) == (lo, hi)  # seeded
+
+
+def test_report_bootstrap_interval_is_a_95_percent_interval():
+    # 200 successes of 400 rows: the binomial 95 % half-width is 1.96 * sqrt(.25 / 400)
+    # = 4.9 points (a 90 % interval would be 4.1, a 99 % one 6.4).
+    n = 400
+    member = np.ones((n, 1), dtype=bool)
+    hits = (np.arange(n) % 2 == 0)[:, None]
+    halves = []
+    for seed in range(4):
+        lo, hi = bootstrap_interval(member, hits, lambda r: r[:, 0], resamples=4000, seed=seed)
+        assert lo < 50 < hi
+        halves.append((hi - lo) / 2)
+    assert np.mean(halves) == pytest.approx(196 * np.sqrt(0.25 / n), rel=0.05)
+
+
+def test_report_percentage_of_nothing_is_zero():
+    assert pct(0, 0) == 0.0 and pct(3, 0) == 0.0
+    assert pct(1, 4) == 25.0 and pct(np.int64(3), np.int64(4)) == 75.0
+    assert rate_cell(0, 0) == "-"
 
 
 def test_report_bootstrap_interval_takes_counts_for_a_row_that_counts_twice():
