@@ -290,6 +290,16 @@ def test_notation_loads_wants_exactly_one_hand(random_hand):
     ('[Board "16"]', '[Board "0"]', RecordError, r"line 4: tag Board"),
     ('[Board "16"]', '[Board "²"]', RecordError, r"line 4: tag Board"),       # a digit to isdigit()
     ('[Board "16"]', '[Board "' + "9" * 5000 + '"]', RecordError, r"line 4: tag Board"),
+    # docs/notation.md: "a board number from 1 to 999,999,999"
+    ('[Board "16"]', '[Board "1000000000"]', RecordError, r"line 4: tag Board"),
+    # docs/notation.md: the Deal tag is "N:<holding> E:<holding> ...", nothing before
+    ('[Deal "N:', '[Deal "x N:', RecordError, r'line 6, tag Deal: expected "N:<holding> E:<holding>'),
+    # docs/notation.md: a holding is written suit by suit, "`-` for a void"
+    ("11B 8B 8B 3B 3B 1B 1B / - / 1Pa", "11B 8B 8B 3B 3B 1B 1B /  / 1Pa", RecordError,
+     r"line 7, tag Undealt: holding .*: write '-' for a void in Ribbons"),
+    # docs/notation.md: options are "key=value pairs"
+    ("[Options \"undertrick_penalty=50", "[Options \"=5 undertrick_penalty=50", RecordError,
+     r"line 8, tag Options: '=5' is not key=value"),
     ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=" + "9" * 5000, OptionError,
      r"line 8, tag Options: option undertrick_penalty: '9{30,}… is not"),
     ('[Site "Seoul"]', '[Site "Seoul]', RecordError, r"line 2: malformed tag"),
@@ -312,7 +322,7 @@ def test_notation_errors_name_the_line(old, new, error, pattern):
     ("2026.11.30", True), ("2026.??.??", True), ("2026.1?.??", True), ("????.??.??", True),
     ("2024.02.29", True), ("20??.02.29", True), ("2026.??.31", True),
     ("2026.13.45", False), ("0000.01.01", False), ("2026.02.30", False), ("2025.02.29", False),
-    ("2026.04.31", False), ("2026.00.10", False), ("2026.13.??", False), ("２０２６.11.30", False),
+    ("2026.04.31", False), ("2026.00.10", False), ("2026.01.00", False), ("2026.01.0?", True), ("2026.13.??", False), ("２０２６.11.30", False),
     ("2026.11.30.", False), ("2026-11-30", False),
 ])
 def test_notation_date_tag_must_fit_a_calendar_date(date, fits):
@@ -322,6 +332,11 @@ def test_notation_date_tag_must_fit_a_calendar_date(date, fits):
     else:
         with pytest.raises(RecordError, match=r"line 3: tag Date .*expected \"YYYY.MM.DD\""):
             notation.loads(text)
+
+
+def test_notation_board_tag_reads_up_to_999_999_999():
+    for board in ("1", "999999999"):
+        assert notation.loads(edit(CH16_TEXT, '[Board "16"]', f'[Board "{board}"]')).extra["Board"] == board
 
 
 def test_notation_missing_required_tags():
