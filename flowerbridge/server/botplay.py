@@ -49,6 +49,17 @@ def check_level(level: str | None, where: str) -> str:
     return level
 
 
+# Levels whose decisions take long (pimc: many sampled deals, double-dummy
+# solved): they think on an executor of their own, so that they cannot hold up
+# the quick levels' moves (TableManager's executors).
+SLOW_LEVELS = frozenset({"pimc"})
+
+
+def is_slow(level: str) -> bool:
+    """Whether a level's decisions take long (:data:`SLOW_LEVELS`)."""
+    return level in SLOW_LEVELS
+
+
 def new_bot(level: str, seed: str) -> Bot:
     """A bot of ``level``, seeded so that a table's bots differ from seat to seat."""
     return load_bot(level, seed=seed)

@@ -18,6 +18,7 @@ import gc
 import itertools
 import json
 import logging
+import os
 import secrets
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,7 @@ from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import SEATS, Seat
 from . import analysis
-from .botplay import check_level, choose, default_bot, new_bot
+from .botplay import check_level, choose, default_bot, is_slow, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
@@ -148,16 +149,20 @@ class LiveTable:
     def seat_connected(self, seat: Seat) -> bool:
         return any(c.role is seat for c in self.connections)
 
-    def bot_for(self, seat: Seat) -> Bot | None:
-        """The bot deciding for ``seat`` now: its own, or a stand-in; ``None`` for a person."""
+    def level_for(self, seat: Seat) -> str | None:
+        """The level of the bot deciding for ``seat`` now; ``None`` for a person."""
         player = self.table.players[seat]
         if player.player == BOT:
-            level = player.level
-        elif seat in self.stand_ins and not self.seat_connected(seat):
-            level = self.table.stand_in_level
-        else:
+            return player.level
+        if seat in self.stand_ins and not self.seat_connected(seat):
+            return self.table.stand_in_level
+        return None
+
+    def bot_for(self, seat: Seat) -> Bot | None:
+        """The bot deciding for ``seat`` now: its own, or a stand-in; ``None`` for a person."""
+        level = self.level_for(seat)
+        if level is None:
             return None
-        assert level is not None
         bot = self.bots.get((seat, level))
         if bot is None:
             bot = self.bots[seat, level] = new_bot(level, bot_seed(self.table.seed, seat.name))
@@ -224,6 +229,14 @@ class TableManager:
         # SQLite takes one writer at a time: one database thread queues the writes
         # instead of letting them wait on file locks.
         self._db_pool = ThreadPoolExecutor(1 if store.is_sqlite else 4, "flowerbridge-db")
+        # Bots think, and tables loaded from the database replay, each kind on an
+        # executor of its own, so that one kind cannot starve the others: a slow
+        # level's decision (pimc) holds its thread for seconds, waiting on its own
+        # solvers; a quick level's (basic, random) and a replay take milliseconds.
+        cores = os.cpu_count() or 1
+        self._slow_bot_pool = ThreadPoolExecutor(cores, "flowerbridge-bot-slow")
+        self._bot_pool = ThreadPoolExecutor(2, "flowerbridge-bot")
+        self._load_pool = ThreadPoolExecutor(2, "flowerbridge-load")
         # The solver is CPU-bound: one analysis at a time leaves the other cores to
         # play. The hands waiting are a bounded queue, the most wanted solved first.
         self._analyses: list[_Analysis] = []
@@ -271,6 +284,8 @@ class TableManager:
                 conn.close(1001)
         if self._analysis_task is not None:
             self._analysis_task.cancel()
+        for pool in (self._slow_bot_pool, self._bot_pool, self._load_pool):
+            pool.shutdown(wait=False, cancel_futures=True)
         self._db_pool.shutdown(wait=True)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -367,8 +382,8 @@ class TableManager:
             raise TableError("no_table", f"there is no table {table_id!r}")
         try:
             # replaying a long log takes a while: off the event loop, as reads are
-            table = await asyncio.to_thread(Table, stored.table, stored.seats, stored.events,
-                                            stored.analyses)
+            table = await asyncio.get_running_loop().run_in_executor(
+                self._load_pool, Table, stored.table, stored.seats, stored.events, stored.analyses)
             missing = [seat.name for seat in SEATS if seat not in table.players]
             if missing:
                 raise ValueError(f"no seat row for {', '.join(missing)}")
@@ -608,11 +623,13 @@ class TableManager:
     async def _run_bots(self, live: LiveTable) -> None:
         while (seat := self._bot_seat(live)) is not None:
             await asyncio.sleep(self.config.bot_delay)
-            bot, seq = live.bot_for(seat), live.table.seq
-            if bot is None or self._bot_seat(live) is not seat:
+            bot, level, seq = live.bot_for(seat), live.level_for(seat), live.table.seq
+            if bot is None or level is None or self._bot_seat(live) is not seat:
                 continue
             observation = live.table.state.observation(seat)  # type: ignore[union-attr]
-            action, explanation = await asyncio.to_thread(choose, bot, observation)
+            pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
+            action, explanation = await asyncio.get_running_loop().run_in_executor(
+                pool, choose, bot, observation)
             async with live.lock:
                 # The person may have come back, or the table moved on, while the bot thought.
                 if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
