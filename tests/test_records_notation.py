@@ -45,6 +45,7 @@ CH16_TEXT = """\
 [Result "11"]
 [Score "NS below 120 above 70; EW below 0 above 5"]
 """
+CH16_HAND = notation.loads(CH16_TEXT)
 METADATA = {"Event": "Flower Bridge rulebook, Chapter 16", "Site": "Seoul", "Date": "2026.11.30",
             "Board": "16"}
 
@@ -362,6 +363,12 @@ def test_notation_any_damaged_line_reads_or_raises_a_flowerbridge_error(line, pi
     lines = CH16_TEXT.splitlines(keepends=True)
     lines[line] = "".join(pieces) + "\n"
     try:
-        notation.loads("".join(lines))
+        record = notation.loads("".join(lines))
     except FlowerBridgeError:
-        pass
+        return
+    # What reads is written canonically, and that text reads back to itself.
+    text = notation.dumps(record)
+    assert notation.dumps(notation.loads(text)) == text
+    assert to_dict(notation.loads(text).state) == to_dict(record.state)
+    if line < 4:    # Event, Site, Date, Board: tags beside the hand, never the hand itself
+        assert to_dict(record.state) == to_dict(CH16_HAND.state)
