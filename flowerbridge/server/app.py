@@ -159,9 +159,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 "spectate_url": f"/t/{table_id}"}
 
     @app.get("/api/tables")
-    async def open_tables(request: Request) -> dict[str, Any]:
-        """Tables whose session is not over, newest first."""
-        return {"tables": await _manager(request).open_tables()}
+    async def open_tables(request: Request) -> Response:
+        """Tables whose session is not over, newest first (made at most once a
+        second while none opens or ends: TableManager.lobby_json)."""
+        return Response(await _manager(request).lobby_json(), media_type="application/json")
 
     @app.get("/api/tables/{table_id}")
     async def table(table_id: str, request: Request) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -59,6 +60,10 @@ FINISHED_KEPT = 32
 # "pending" and is computed when asked for (GET .../hands/N, or a reconnection
 # for the last finished hand).
 MAX_QUEUED_ANALYSES = 64
+# How long the lobby's list (GET /api/tables) is answered from the last one made:
+# its cost grows with the tables open (595 KB for 1,025), and many visitors ask at
+# once. A table opened, closed or over makes it again at once.
+LOBBY_FRESH_SECONDS = 1.0
 
 
 class CatchUp(str):
@@ -252,6 +257,10 @@ class TableManager:
         # one creation at a time: the count of open tables, the close of an idle
         # one to make room and the new table's row do not interleave with another's
         self._creating = asyncio.Lock()
+        # the lobby's list as JSON: (when made, the lobby_version it was made at, text)
+        self._lobby: tuple[float, int, bytes] | None = None
+        self._lobby_version = 0     # counts changes to the set of open tables
+        self._lobby_making: tuple[int, asyncio.Future[bytes]] | None = None
 
     # ------------------------------------------------------------ life
 
@@ -315,6 +324,7 @@ class TableManager:
             await self._db(self.store.create_table, *rows)
             live = LiveTable(Table(*rows), self.broker)
             self.tables[live.table.id] = live
+            self._lobby_version += 1
         self._kick_bots(live)
         return live, tokens
 
@@ -340,6 +350,7 @@ class TableManager:
                     continue
                 rows = live.table.close(int(since.total_seconds() // 60))
                 await self._store(live, rows)
+                self._lobby_version += 1
             log.info("table %s %s", live.table.id, live.table.closed_reason)
             for timer in live.timers.values():
                 timer.cancel()
@@ -410,6 +421,29 @@ class TableManager:
         """The tables still playing, newest first, but those that cannot be loaded."""
         ids = await self._db(self.store.table_ids, "playing")
         return [table_id for table_id in ids if table_id not in self.unloadable]
+
+    async def lobby_json(self) -> bytes:
+        """``GET /api/tables``'s answer, ``{"tables": open_tables()}`` as JSON: the
+        last one made while it is under :data:`LOBBY_FRESH_SECONDS` old and no table
+        has been opened, closed or finished since; requests meanwhile share one."""
+        made = self._lobby
+        version = self._lobby_version
+        if made is not None and made[1] == version \
+                and time.monotonic() - made[0] < LOBBY_FRESH_SECONDS:
+            return made[2]
+        if self._lobby_making is None or self._lobby_making[0] != version:
+            self._lobby_making = (version, asyncio.ensure_future(self._make_lobby(version)))
+        return await asyncio.shield(self._lobby_making[1])
+
+    async def _make_lobby(self, version: int) -> bytes:
+        start = time.monotonic()
+        try:
+            text = json.dumps({"tables": await self.open_tables()}).encode()
+        finally:
+            if self._lobby_making is not None and self._lobby_making[0] == version:
+                self._lobby_making = None
+        self._lobby = (start, version, text)
+        return text
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Tables whose session is not over, newest first (a table whose stored log
@@ -593,6 +627,8 @@ class TableManager:
         for row in rows:
             if row.kind != "deal" and live.table.is_finished(row.hand):
                 self._ensure_analysis(live, row.hand)
+        if live.table.is_over:
+            self._lobby_version += 1    # (no longer listed)
         live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))
         self._kick_bots(live)
 
