@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import random
 import weakref
 
 from flowerbridge.options import RuleOptions
-from flowerbridge.seats import SEATS
+from flowerbridge.seats import SEATS, Seat
+from flowerbridge.server import analysis
+from flowerbridge.server import manager as manager_module
 from flowerbridge.server.config import ServerConfig
-from flowerbridge.server.manager import TableManager
+from flowerbridge.server.manager import Connection, LiveTable, TableManager
 from flowerbridge.server.models import EventRow
 from flowerbridge.server.schemas import CreateTable
 from flowerbridge.server.store import Store
@@ -233,5 +236,53 @@ def test_the_lobby_list_is_made_at_most_once_a_second_but_new_tables_show_at_onc
         listed = [t["id"] for t in json.loads(await manager.lobby_json())["tables"]]
         assert sorted(listed) == sorted([first.table.id, second.table.id]) and len(made) == 2
         await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_full_analysis_queue_never_pushes_out_the_hand_of_a_person_at_the_table(tmp_path, monkeypatch):
+    """Pushed out of a full queue, a seated person's review stayed "pending" for good:
+    nothing sends it later, and the web client does not ask again. (Found by a review;
+    four tables with a person each, a queue of 2.)"""
+    monkeypatch.setattr(manager_module, "MAX_QUEUED_ANALYSES", 2)
+
+    async def scenario():
+        release = asyncio.Event()
+
+        async def fake_run(state):
+            await release.wait()
+            return None
+        monkeypatch.setattr(analysis, "run", fake_run)
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None))
+        lives, conns = [], []
+        for n in range(4):
+            live = LiveTable(_played_table(hands=1, seed=n), manager.broker)
+            manager.tables[live.table.id] = live
+            conn = Connection()
+            conn.role, conn.live = Seat.S, live
+            manager.broker.subscribe(live.table.id, conn)
+            lives.append(live)
+            conns.append(conn)
+        # each table's last hand ends, one after another (as _made does)
+        manager._ensure_analysis(lives[0], 1)
+        await asyncio.sleep(0)              # table 0's hand taken by the solver
+        for live in lives[1:]:
+            manager._ensure_analysis(live, 1)
+        release.set()
+        await manager.analyses_idle()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        got = []
+        for live, conn in zip(lives, conns):
+            msgs = []
+            while not conn.queue.empty():
+                m = conn.queue.get_nowait()
+                msgs.append(json.loads(m)["type"] if m else None)
+            got.append((live.table.hands[0].dd_status, msgs.count("review")))
+        await manager.stop()
+        # every person at an open table should get its review
+        assert all(status != "pending" and reviews == 1 for status, reviews in got), got
 
     asyncio.run(scenario())

@@ -701,8 +701,12 @@ class TableManager:
             return
         job = live.analyses[hand] = _Analysis(live, hand, next(self._analysis_order), asked)
         self._analyses.append(job)
-        if len(self._analyses) > MAX_QUEUED_ANALYSES:
-            least = min(self._analyses, key=self._analysis_rank)
+        # Full: push out the least wanted hand of a table no person has open. A person
+        # with the table open is never left with a review "pending" that nothing will
+        # answer (the web client does not ask again); their hands stay, past the cap.
+        spare = [job for job in self._analyses if self._analysis_rank(job)[0] < 2]
+        if len(self._analyses) > MAX_QUEUED_ANALYSES and spare:
+            least = min(spare, key=self._analysis_rank)
             self._analyses.remove(least)
             least.live.analyses.pop(least.hand, None)
             log.info("table %s hand %d: review left pending, %d hands queued for the solver",
