@@ -67,7 +67,11 @@ def test_start_up_moves_the_loaded_tables_out_of_the_collectors_reach(tmp_path):
         again = TableManager(Store(str(tmp_path / "fb.sqlite")), config)
         await again.start()
         assert live.table.id in again.tables
+        # the loaded table itself is frozen: the collector no longer walks it
+        loaded = again.tables[live.table.id].table
+        walked = any(o is loaded for o in gc.get_objects())
         await again.stop()
+        assert not walked
         return gc.get_freeze_count()
 
     gc.unfreeze()
