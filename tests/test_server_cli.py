@@ -224,6 +224,13 @@ def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
     assert [allowed_hosts(host, None) for host in ("0.0.0.0", "::", "192.168.1.5")] == [None] * 3
     assert allowed_hosts("0.0.0.0", ["bridge.example.org"]) == (*loopback, "bridge.example.org")
     assert allowed_hosts("127.0.0.1", ["*"]) is None
+    # the machine's own address, the one it listens on or prints for every address, is
+    # answered too (the address serve printed was refused bad_host beside a list)
+    assert allowed_hosts("192.168.1.5", ["bridge.example.org"]) == (*loopback, "bridge.example.org",
+                                                                   "192.168.1.5")
+    assert allowed_hosts("0.0.0.0", ["bridge.example.org"], "192.168.1.5") == \
+        (*loopback, "bridge.example.org", "192.168.1.5")
+    assert allowed_hosts("0.0.0.0", None, "192.168.1.5") is None
 
 
 @pytest.mark.parametrize("value", ["", "bridge.example.org,", "http://bridge.example.org",

@@ -113,7 +113,9 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                           max_tables=args.max_tables, idle_close=args.idle_close,
                           tables_per_minute=args.tables_per_minute,
                           connections_per_address=args.connections_per_address,
-                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts))
+                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts,
+                                                      network_address() if args.host in ("0.0.0.0", "::")
+                                                      else None))
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     where = ""
@@ -186,17 +188,21 @@ def _forwarded_allow_ips(text: str) -> list[str]:
     return items
 
 
-def allowed_hosts(host: str, given: list[str] | None) -> tuple[str, ...] | None:
+def allowed_hosts(host: str, given: list[str] | None,
+                  own: str | None = None) -> tuple[str, ...] | None:
     """The Host names a server listening on ``host`` answers to (``None``: any):
     on a loopback address, the loopback names and ``given``; on another,
-    those and ``given`` when ``given``, else any; ``*`` in ``given``, any."""
+    those and ``given`` when ``given``, else any; ``*`` in ``given``, any. With
+    ``given``, the machine's own addresses are answered too: the one it listens
+    on, and ``own``, the network address it prints for every address."""
     from ..server.headers import LOOPBACK_HOSTS, is_loopback
 
     if given is not None and "*" in given:
         return None
     if given is None and not is_loopback(host):
         return None
-    return (*LOOPBACK_HOSTS, *(given or ()))
+    mine = [a for a in (host, own) if a and a not in ("0.0.0.0", "::") and not is_loopback(a)]
+    return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *(given or ()), *(mine if given else ()))))
 
 
 _HOST_NAME = re.compile(r"(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?\.?")
