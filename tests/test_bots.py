@@ -912,6 +912,11 @@ def test_sampling_suit_lengths_left_are_what_the_calls_showed_less_the_cards_pla
     assert _remaining_lengths(meaning, plains[:3]) == ((2, 4), (0, 13), (1, 4))
     assert _remaining_lengths(meaning, plains[:6]) == ((0, 1), (0, 13), (1, 4))
     assert _remaining_lengths(meaning, plains[:8]) is None   # 8 played of at most 7
+    # its play breaks the calls too where it shows out of a suit it owes cards of, or
+    # holds fewer cards than it owes (it was held to them, and every world missed them)
+    assert _remaining_lengths(meaning, plains[:3], 10, {Suit.PLAINS}) is None
+    assert _remaining_lengths(meaning, plains[:3], 2) is None      # owes 2 Plains and an Animal
+    assert _remaining_lengths(meaning, plains[:3], 3, {Suit.RIBBONS}) == ((2, 4), (0, 13), (1, 4))
 
 
 def _sampler_with_shown(monkeypatch, shown: dict) -> Sampler:

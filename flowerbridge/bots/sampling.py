@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate, product
 from math import comb, prod
@@ -75,7 +76,7 @@ class Sampler:
         voids = {h: k.voids[h] for h in self.hidden}
         lengths = {}
         for seat, meaning in list(self.shown.items()):
-            bounds = _remaining_lengths(meaning, self.played[seat])
+            bounds = _remaining_lengths(meaning, self.played[seat], self.capacity[seat], k.voids[seat])
             if bounds is None:     # the cards it played contradict its calls: not held to them
                 del self.shown[seat]
             else:
@@ -112,16 +113,21 @@ class Sampler:
         return World({s: tuple(deal[s]) for s in self.hidden}, tuple(deal[UNDEALT]), consistent)
 
 
-def _remaining_lengths(meaning: Meaning, played: list[Card]) -> tuple[tuple[int, int], ...] | None:
+def _remaining_lengths(meaning: Meaning, played: list[Card], left: int = HAND_SIZE,
+                       voids: Iterable[Suit] = ()) -> tuple[tuple[int, int], ...] | None:
     """The bounds ``meaning`` puts on the cards of each suit a player still holds,
-    having played ``played``; ``None`` if what it played already breaks them."""
+    having played ``played`` and holding ``left`` cards, void in ``voids``;
+    ``None`` if its play already breaks them: more of a suit played than it
+    showed, a suit it showed cards of left void, or more cards owed than held."""
     bounds = []
     for suit in Suit:
         gone = sum(c.suit is suit for c in played)
-        low, high = meaning.min_length[suit] - gone, meaning.max_length[suit] - gone
-        if high < 0:
+        low, high = max(0, meaning.min_length[suit] - gone), meaning.max_length[suit] - gone
+        if high < 0 or (low > 0 and suit in voids):
             return None
-        bounds.append((max(0, low), high))
+        bounds.append((low, high))
+    if sum(low for low, _ in bounds) > left:
+        return None
     return tuple(bounds)
 
 
