@@ -167,7 +167,7 @@ def test_a_quick_bots_move_does_not_wait_behind_slow_bots_decisions(tmp_path, mo
     class StuckBot:
         def act(self, observation):
             thinking.append(1)
-            stuck.wait(30)
+            stuck.wait(120)     # (set free at the test's end)
             return observation.legal[0]
 
     real_new_bot = manager_module.new_bot
@@ -200,7 +200,9 @@ def test_a_quick_bots_move_does_not_wait_behind_slow_bots_decisions(tmp_path, mo
             quick, _ = await manager.create(four("random"))
             start = quick.table.seq
             watch(quick)
-            for _ in range(300):
+            # on a loaded machine each move's commit may take a while: 8 moves within a
+            # minute, where the random bots behind the stuck ones made none for two
+            for _ in range(6000):
                 await asyncio.sleep(0.01)
                 if quick.table.seq >= start + 8:
                     break
