@@ -87,8 +87,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         headers = None
         if code == "too_many":    # a table too many this minute: when the next may be made
             headers = {"Retry-After": f"{math.ceil(creations.wait(_address(request))):d}"}
-        elif code == "full":
-            headers = {"Retry-After": f"{_full_retry_after(_manager(request), config):d}"}
+        elif code == "full" and getattr(exc, "retry_after", None) is not None:
+            headers = {"Retry-After": f"{exc.retry_after:d}"}    # type: ignore[attr-defined]
         return _error(_STATUS.get(code, 400), code, str(exc), headers)
 
     @app.exception_handler(RequestValidationError)
@@ -236,19 +236,6 @@ def _count(n: float, noun: str) -> str:
 
 def _address(request: Request) -> str | None:
     return request.client.host if request.client else None
-
-
-def _full_retry_after(manager: TableManager, config: ServerConfig) -> int:
-    """Seconds a client refused as ``full`` should wait: until the table idle
-    longest (no connection, not over) may be closed to make room, as the
-    refusal's message says (a minute at least), else a minute. The manager
-    loaded every open table to look for one, so they are all in its memory."""
-    idle = [live.table.last_event_at for live in list(manager.tables.values())
-            if not live.connections and not live.table.is_over]
-    if not idle:
-        return 60
-    since = (manager.clock() - min(idle)).total_seconds()
-    return max(60, math.ceil(config.idle_close - since))
 
 
 def _manager(request: Request) -> TableManager:

@@ -18,6 +18,7 @@ import gc
 import itertools
 import json
 import logging
+import math
 import os
 import secrets
 import time
@@ -357,13 +358,16 @@ class TableManager:
             live.timers.clear()
             self._keep_finished(live)   # nobody has it open: kept a while, as finished ones are
             return
+        wait = unwatched[0].table.last_event_at + idle - now if unwatched else None
         soonest = (f"; the table idle longest can be closed to make room in about "
-                   f"{_minutes_until(unwatched[0].table.last_event_at + idle - now)}"
-                   if unwatched else "")
+                   f"{_minutes_until(wait)}" if wait is not None else "")
         tables = f"{self.config.max_tables:,} table{'s' if self.config.max_tables != 1 else ''}"
+        # Retry-After: until then (a minute at least), or a minute when every table is in use
+        retry = max(60, math.ceil(wait.total_seconds())) if wait is not None else 60
         raise TableError("full", f"the server has {tables} open, its "
                                  f"most, and none has gone {_minutes(idle)} without play and "
-                                 f"without a visitor: try again when one has finished{soonest}")
+                                 f"without a visitor: try again when one has finished{soonest}",
+                         retry_after=retry)
 
     async def get(self, table_id: str) -> LiveTable:
         """A table by id, loaded from the database on first use."""

@@ -32,9 +32,10 @@ HUMAN, BOT = "human", "bot"
 class TableError(FlowerBridgeError):
     """A request the table cannot carry out; ``code`` is the protocol's error code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.retry_after = retry_after  # seconds a refused client should wait, where known
 
 
 @dataclass
