@@ -148,7 +148,7 @@ class Table:
                        stand_in=stand_in, status=PLAYING, created_at=utcnow())
         seats = [SeatRow(table_id=table_id, seat=seat.name, player=p.player, level=p.level,
                          token_hash=p.token_hash, joined=False) for seat, p in players.items()]
-        first_deal = _deal_row(table_id, row.seed, seq=1, hand=1)
+        first_deal = _deal_event(row.seed, seq=1, hand=1).row(table_id)
         return row, seats, [first_deal]
 
     # ------------------------------------------------------------- status
@@ -206,8 +206,7 @@ class Table:
         if self.state.is_over:
             self.session.add(self.state)
             if not self.is_over:
-                deal = Event.of(_deal_row(self.id, self.seed, seq=self.seq + 1,
-                                          hand=self.hand_number + 1))
+                deal = _deal_event(self.seed, seq=self.seq + 1, hand=self.hand_number + 1)
                 self._replay(deal)
                 rows.append(deal)
         return rows
@@ -416,9 +415,8 @@ def as_utc(time: datetime) -> datetime:
     return time.astimezone(timezone.utc) if time.tzinfo else time.replace(tzinfo=timezone.utc)
 
 
-def _deal_row(table_id: str, seed: str, *, seq: int, hand: int) -> EventRow:
+def _deal_event(seed: str, *, seq: int, hand: int) -> Event:
     # Board numbers are hand numbers; the dealt cards are stored, not just the seed.
-    return EventRow(table_id=table_id, seq=seq, kind="deal", hand=hand,
-                    detail=Deal.from_seed(seed, hand).to_dict(), created_at=utcnow())
+    return Event(seq, "deal", hand, detail=Deal.from_seed(seed, hand).to_dict(), created_at=utcnow())
 
 
