@@ -65,3 +65,10 @@ class RecordError(FlowerBridgeError):
 
 class BotError(FlowerBridgeError):
     """A bot that failed: it raised, or could not be loaded or built."""
+
+
+def json_type(value: object) -> str:
+    """What kind of JSON value ``value`` is, as an error message says it: ``an
+    object``, ``an array``, ``a string``, ``a number``, ``a boolean``, ``null``."""
+    return {dict: "an object", list: "an array", str: "a string", int: "a number",
+            float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)

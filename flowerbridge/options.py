@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
-from .errors import OptionError
+from .errors import OptionError, json_type
 
 FINAL_BIDDER = "final-bidder"
 FIRST_NAMED = "first-named"
@@ -113,9 +113,7 @@ class RuleOptions:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
-            kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
-                    float: "a number"}.get(type(data), type(data).__name__)
-            raise OptionError(f"options must be an object, not {kind}")
+            raise OptionError(f"options must be an object, not {json_type(data)}")
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
         return cls(**kwargs)

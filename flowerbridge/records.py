@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
 from .dealing import Deal
-from .errors import CallSyntaxError, CardCodeError, RecordError
+from .errors import CallSyntaxError, CardCodeError, RecordError, json_type
 from .options import RuleOptions
 from .seats import SEATS, Seat
 from .state import CallMade, HandState
@@ -69,13 +69,8 @@ def _seat_key(key: Any) -> Seat | None:
 
 def _require_object(data: Any) -> Mapping:
     if not isinstance(data, Mapping):
-        raise RecordError(f"a hand record is a JSON object, not {_json_type(data)}")
+        raise RecordError(f"a hand record is a JSON object, not {json_type(data)}")
     return data
-
-
-def _json_type(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", int: "a number",
-            float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _string_list(data: Mapping, key: str, *, required: bool) -> list[str]:
@@ -120,12 +115,12 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
         raise RecordError("missing key 'auction'")
     for call in _array(data, "auction"):
         if not isinstance(call, str):
-            raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {_json_type(call)}",
+            raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {json_type(call)}",
                                   position=f"call {len(state.calls) + 1}", seat=state.turn)
         state.call(call)
     for card in _array(data, "play"):
         if not isinstance(card, str):
-            raise CardCodeError(f"a card is a code such as \"12B\", not {_json_type(card)}",
+            raise CardCodeError(f"a card is a code such as \"12B\", not {json_type(card)}",
                                 position=f"play {len(state.plays) + 1}", seat=state.turn)
         state.play(card)
     return state
@@ -144,7 +139,7 @@ def seat_field(value: Any, key: str) -> Seat:
     """The seat a record's ``key`` (``dealer``, ``first_dealer``) names: exactly ``N``,
     ``E``, ``S`` or ``W`` (FORMATS.md), as a key of ``hands`` is."""
     if not isinstance(value, str):
-        raise RecordError(f"{key} must be one of N, E, S, W, not {_json_type(value)}")
+        raise RecordError(f"{key} must be one of N, E, S, W, not {json_type(value)}")
     seat = _seat_key(value)
     if seat is None:
         raise RecordError(f"{key} {value!r} is not one of N, E, S, W")

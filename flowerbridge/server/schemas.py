@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Mapping, Sequence, Union
 from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator,
                       model_validator)
 
-from ..errors import FlowerBridgeError
+from ..errors import FlowerBridgeError, json_type
 from ..records import NotJSON, strict_json_loads
 
 MAX_MESSAGE_BYTES = 4096
@@ -206,7 +206,7 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
         raise MessageError("too_large", f"message of {size} bytes: at most {MAX_MESSAGE_BYTES}")
     obj = read_json(data)
     if not isinstance(obj, dict):
-        raise MessageError("bad_json", f"a message is a JSON object, not {_json_type(obj)}")
+        raise MessageError("bad_json", f"a message is a JSON object, not {json_type(obj)}")
     message_id = obj.get("id")  # echoed in the error only when it is a valid id
     if not (isinstance(message_id, str) and len(message_id) <= 64):
         message_id = None
@@ -256,10 +256,5 @@ def _whole(error: Mapping[str, Any]) -> str:
         value = error.get("input")
         if isinstance(value, (str, bytes)):
             return "the body must be a JSON object, sent with Content-Type: application/json"
-        return f"the body must be a JSON object, not {_json_type(value)}"
+        return f"the body must be a JSON object, not {json_type(value)}"
     return str(error["msg"]).removeprefix("Value error, ")
-
-
-def _json_type(value: Any) -> str:
-    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number")
