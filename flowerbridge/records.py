@@ -73,13 +73,10 @@ def _require_object(data: Any) -> Mapping:
     return data
 
 
-def _string_list(data: Mapping, key: str, *, required: bool) -> list[str]:
-    if key not in data:
-        if required:
-            raise RecordError(f"missing key {key!r}")
-        return []
-    value = data[key]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+def _string_list(data: Mapping, key: str) -> list[str]:
+    """The array of strings under ``key`` (empty when the key is absent)."""
+    value = _array(data, key)
+    if not all(isinstance(v, str) for v in value):
         raise RecordError(f"{key} must be an array of strings")
     return value
 
@@ -104,7 +101,7 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
             raise RecordError(f"hands.{seat}: must be an array of card codes")
         normal[seat.name] = cards
     # undealt is optional, but when present it is the 8 cards (null is no array of them)
-    undealt = _string_list(data, "undealt", required=False) if "undealt" in data else None
+    undealt = _string_list(data, "undealt") if "undealt" in data else None
     deal = Deal.from_hands(normal, undealt)
     if options is None:
         options = RuleOptions.from_dict(data.get("options"))
