@@ -158,7 +158,7 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
               and not k.opponents_may_ruff(c.suit) and not _cross_first(k, c.suit, other)]
     if bosses:
-        return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), "cashes a boss card"
+        return _cash(k, bosses), "cashes a boss card"
     for c in sorted(legal, key=_cheap):
         if c.suit is k.trump or k.opponents_may_ruff(c.suit):
             continue
@@ -233,14 +233,12 @@ def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     assert k.contract is not None
     bosses = [c for c in legal if k.is_boss(c) and c.suit is not k.trump
               and not k.opponents_may_ruff(c.suit)]
-    if k.trump is not None:
-        if bosses:
-            return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), "cashes a boss card"
-    elif bosses and k.obs.tricks_won[k.hand_seat.side] + len(bosses) > 13 - k.contract.tricks_required:
-        # At No Trump, the boss cards that defeat the contract are cashed
-        # before they can be squeezed out or their twins cashed first (R12).
-        return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank)), \
-            "cashes the boss cards that defeat the contract"
+    # At No Trump, only the boss cards that defeat the contract are cashed,
+    # before they can be squeezed out or their twins cashed first (R12).
+    if bosses and (k.trump is not None
+                   or k.obs.tricks_won[k.hand_seat.side] + len(bosses) > 13 - k.contract.tricks_required):
+        return _cash(k, bosses), ("cashes a boss card" if k.trump is not None
+                                  else "cashes the boss cards that defeat the contract")
     # Suits the opponents may ruff are led only when nothing else is left.
     pool = _unruffed(k, [c for c in legal if c.suit is not k.trump] or legal)
     # Partner's suits: the bid ones, the last bid first, then the first suit partner led.
@@ -275,6 +273,12 @@ def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
 def _unruffed(k: Knowledge, cards: list[Card]) -> list[Card]:
     """``cards`` less those of suits the opponents may ruff, unless that leaves none."""
     return [c for c in cards if not k.opponents_may_ruff(c.suit)] or cards
+
+
+def _cash(k: Knowledge, bosses: list[Card]) -> Card:
+    """The boss card to cash first: one whose twin an opponent may hold
+    (R12), then the most honor points, then the highest."""
+    return max(bosses, key=lambda c: (_twin_out(k, c), c.points, c.rank))
 
 
 def _twin_out(k: Knowledge, card: Card) -> bool:
@@ -381,12 +385,4 @@ def _cannot_win(k: Knowledge, card: Card) -> bool:
     """Whether ``card`` could not win a trick of its own: at least two copies
     of higher cards of its suit may be with the opponents (a card with a
     single one above it becomes boss once that one falls)."""
-    above = 0
-    for r in range(card.rank + 1, 10):
-        higher = CARDS[card.suit * 10 + r]
-        for s in Seat:
-            if k.is_opponent(s) and s in k.visible:
-                above += k.visible[s].count(higher)
-        if any(k.is_opponent(s) and s not in k.visible and k.may_hold(s, higher) for s in Seat):
-            above += k.unseen[higher.index]
-    return above >= 2
+    return k.higher_copies_out(card) >= 2

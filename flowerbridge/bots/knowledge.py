@@ -102,12 +102,31 @@ class Knowledge:
         to play, taking a hand that has not shown out of the suit led to follow it."""
         return not any(self.is_opponent(s) and self.may_beat(s, winning, led) for s in still_to_play)
 
+    @staticmethod
+    def _higher(card: Card) -> list[Card]:
+        """The cards of ``card``'s suit that outrank it."""
+        return [CARDS[card.suit * 10 + r] for r in range(card.rank + 1, 10)]
+
     def is_boss(self, card: Card) -> bool:
         """Whether ``card`` would win if led now: no opponent can hold a higher card
         of its suit (an identical copy played later does not outrank it, R12)."""
-        return not any(self.is_opponent(s) and self.may_hold(s, CARDS[card.suit * 10 + r])
+        higher = self._higher(card)
+        return not any(self.is_opponent(s) and self.may_hold(s, h)
                        for s in Seat if s is not self.hand_seat
-                       for r in range(card.rank + 1, 10))
+                       for h in higher)
+
+    def higher_copies_out(self, card: Card) -> int:
+        """Copies of higher cards of ``card``'s suit that may be with the
+        opponents: those in a faced opponent's hand, and every unseen copy of
+        one a hidden opponent may hold (0 exactly when :meth:`is_boss`)."""
+        above = 0
+        for higher in self._higher(card):
+            for s in Seat:
+                if self.is_opponent(s) and s in self.visible:
+                    above += self.visible[s].count(higher)
+            if any(self.is_opponent(s) and s not in self.visible and self.may_hold(s, higher) for s in Seat):
+                above += self.unseen[higher.index]
+        return above
 
     def opponents_may_ruff(self, suit: Suit) -> bool:
         """Whether an opponent might trump a lead of ``suit``."""
