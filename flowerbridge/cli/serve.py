@@ -108,21 +108,21 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     from ..server.limits import MAX_FRAME_BYTES
     from ..server.store import shown_url
 
+    # on every address, the machine's own on its network: printed, and answered beside a host list
+    own = network_address() if args.host in EVERY_ADDRESS else None
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
                           max_tables=args.max_tables, idle_close=args.idle_close,
                           tables_per_minute=args.tables_per_minute,
                           connections_per_address=args.connections_per_address,
-                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts,
-                                                      network_address() if args.host in ("0.0.0.0", "::")
-                                                      else None))
+                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts, own))
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     where = ""
-    if args.host in ("0.0.0.0", "::"):
-        # every address: the lobby must be opened at one the others can reach, since the
+    if args.host in EVERY_ADDRESS:
+        # the lobby must be opened at an address the others can reach, since the
         # invitation links are made from the address it was opened at (not 0.0.0.0)
-        host = network_address() or "127.0.0.1"
+        host = own or "127.0.0.1"
         where = ("; on every address of this machine: open the lobby at the one the others "
                  "reach, the invitation links are made from it")
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}{where}; "
@@ -188,6 +188,10 @@ def _forwarded_allow_ips(text: str) -> list[str]:
     return items
 
 
+EVERY_ADDRESS = ("0.0.0.0", "::")
+"""The ``--host`` values that listen on every address of the machine."""
+
+
 def allowed_hosts(host: str, given: list[str] | None,
                   own: str | None = None) -> tuple[str, ...] | None:
     """The Host names a server listening on ``host`` answers to (``None``: any):
@@ -201,7 +205,7 @@ def allowed_hosts(host: str, given: list[str] | None,
         return None
     if given is None and not is_loopback(host):
         return None
-    mine = [a for a in (host, own) if a and a not in ("0.0.0.0", "::") and not is_loopback(a)]
+    mine = [a for a in (host, own) if a and a not in EVERY_ADDRESS and not is_loopback(a)]
     return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *(given or ()), *(mine if given else ()))))
 
 
