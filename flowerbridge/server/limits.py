@@ -47,10 +47,14 @@ class TokenBucket:
         self.rate, self.burst, self.clock = rate, burst, clock
         self._state: dict[Any, tuple[float, float]] = {}
 
+    def _tokens(self, key: Any, now: float) -> float:
+        """Tokens ``key`` holds at ``now``: what it had, refilled since (a new key: full)."""
+        tokens, then = self._state.get(key, (self.burst, now))
+        return min(self.burst, tokens + (now - then) * self.rate)
+
     def allow(self, key: Any = None) -> bool:
         now = self.clock()
-        tokens, then = self._state.get(key, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        tokens = self._tokens(key, now)
         if len(self._state) > 10_000:   # forget the keys that are full again
             self._state = {k: v for k, v in self._state.items()
                            if v[0] + (now - v[1]) * self.rate < self.burst}
@@ -67,9 +71,7 @@ class TokenBucket:
         >>> bucket.allow("a"), bucket.wait("a"), bucket.wait("b")
         (True, 2.0, 0.0)
         """
-        tokens, then = self._state.get(key, (self.burst, self.clock()))
-        tokens = min(self.burst, tokens + (self.clock() - then) * self.rate)
-        return max(0.0, (1.0 - tokens) / self.rate)
+        return max(0.0, (1.0 - self._tokens(key, self.clock())) / self.rate)
 
     def refund(self, key: Any = None) -> None:
         """Give back what :meth:`allow` took for an event that did not happen."""
