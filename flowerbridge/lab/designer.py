@@ -300,7 +300,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
     if play_gap is not None or dd_gap is not None:
-        out.append(_plains_conclusion(play, firm, play_gap, dd_gap, gaps))
+        out.append(_plains_conclusion(play, play_fits, firm, play_gap, dd_gap, gaps))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
                f"{100 * u['some_bright']:.0f}% of deals and both copies of some card in "
@@ -360,10 +360,11 @@ _ORDINALS = {7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth", 11: "eleventh",
              13: "thirteenth"}
 
 
-def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd_gap: float | None,
-                       gaps: dict[str, tuple[float, float] | None]) -> str:
+def _plains_conclusion(play: dict, play_fits: dict[str, dict], firm: dict | None, play_gap: float | None,
+                       dd_gap: float | None, gaps: dict[str, tuple[float, float] | None]) -> str:
     """What the gap in game tricks between Ribbons or Animals and Plains says, led by
-    what its sign and its 95 % interval allow (of two figures, the more precise, :func:`_deciding`)."""
+    what its sign and its 95 % interval allow (of two figures, the more precise, :func:`_deciding`).
+    ``play_fits`` is each of :data:`GAP_SUITS`' ``by_fit`` summary in ``play``."""
     def said(value: float, bounds: tuple[float, float] | None, unit: str) -> str:
         # "12 points (95% interval 8 to 16) more often", or "less often" for a negative gap
         if value < 0 and bounds is not None:
@@ -377,11 +378,12 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
         found.append(f"game is makeable double dummy {said(dd_gap, gaps.get('dd'), 'percentage points')} "
                      f"(fits of {_lengths(_gap_lengths(firm['by_fit']))} cards)")
     if play_gap is not None:
-        tricks = _fit_mean_tricks({x: play["by_denom"][x]["by_fit"] for x in GAP_SUITS})
+        lengths = _gap_lengths(play_fits)
+        tricks = _fit_mean_tricks(play_fits, lengths)
         means = f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, {tricks['A']:.1f} in Animals"
         alike = max(tricks.values()) - min(tricks.values()) <= 0.5
         found.append(f"the bots took game tricks {said(play_gap, gaps.get('play'), 'points')} (fits of "
-                     f"{_lengths(_gap_lengths({x: play['by_denom'][x]['by_fit'] for x in GAP_SUITS}))} cards), "
+                     f"{_lengths(lengths)} cards), "
                      + (f"while taking about as many tricks (mean {means})" if alike
                         else f"taking on average {tricks['P']:.1f} tricks in Plains, "
                              f"{tricks['R']:.1f} in Ribbons and {tricks['A']:.1f} in Animals"))
@@ -410,10 +412,10 @@ def _plains_conclusion(play: dict, firm: dict | None, play_gap: float | None, dd
             "anything; more deals (`--n`) narrow it.")
 
 
-def _fit_mean_tricks(by_fit: dict[str, dict]) -> dict[str, float]:
-    """Each suit's mean tricks over the contracts of the trump lengths the gap is taken
-    over (:func:`_gap_lengths`), as the sentence that gives them compares like fits."""
-    lengths = _gap_lengths(by_fit)
+def _fit_mean_tricks(by_fit: dict[str, dict], lengths: list[int]) -> dict[str, float]:
+    """Each suit's mean tricks over the contracts of the trump ``lengths`` the gap is
+    taken over (:func:`_gap_lengths` of ``by_fit``), as the sentence that gives them
+    compares like fits."""
     return {x: float(np.average([by_fit[x][n]["mean_tricks"] for n in lengths],
                                 weights=[by_fit[x][n]["contracts"] for n in lengths]))
             for x in GAP_SUITS}
@@ -441,10 +443,10 @@ def _deciding(play_gap: float | None, dd_gap: float | None,
 
 def _interval(bounds: tuple[float, float] | None) -> str:
     """`` (95 % interval a to b)`` for a figure, or nothing where there is none."""
-    if _bounds(bounds) is None:
+    known = _bounds(bounds)
+    if known is None:
         return ""
-    assert bounds is not None
-    return f" (95% interval {bounds[0]:.0f} to {bounds[1]:.0f})"
+    return f" (95% interval {known[0]:.0f} to {known[1]:.0f})"
 
 
 def _changed(variant: dict) -> str:
