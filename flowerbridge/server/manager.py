@@ -708,8 +708,9 @@ class TableManager:
         # Full: push out the least wanted hand of a table no person has open. A person
         # with the table open is never left with a review "pending" that nothing will
         # answer (the web client does not ask again); their hands stay, past the cap.
-        spare = [job for job in self._analyses if self._analysis_rank(job)[0] < 2]
-        if len(self._analyses) > MAX_QUEUED_ANALYSES and spare:
+        spare = [queued for queued in self._analyses if self._analysis_rank(queued)[0] < 2] \
+            if len(self._analyses) > MAX_QUEUED_ANALYSES else []
+        if spare:
             least = min(spare, key=self._analysis_rank)
             self._analyses.remove(least)
             least.live.analyses.pop(least.hand, None)
