@@ -175,9 +175,9 @@ def test_a_quick_bots_move_does_not_wait_behind_slow_bots_decisions(tmp_path, mo
                         if level == "pimc" else real_new_bot(level, seed))
     monkeypatch.setattr(manager_module, "check_level", lambda level, where: level)
 
-    def four(level: str) -> CreateTable:
+    def four(level: str, hands: int = 1) -> CreateTable:
         return CreateTable.model_validate(
-            {"seats": {s: {"player": "bot", "level": level} for s in "NESW"}, "length": {"hands": 1}})
+            {"seats": {s: {"player": "bot", "level": level} for s in "NESW"}, "length": {"hands": hands}})
 
     async def scenario() -> None:
         store = Store(str(tmp_path / "fb.sqlite"))
@@ -197,11 +197,12 @@ def test_a_quick_bots_move_does_not_wait_behind_slow_bots_decisions(tmp_path, mo
                 await asyncio.sleep(0.01)
                 if len(thinking) >= min(40, os.cpu_count() or 1):
                     break
-            quick, _ = await manager.create(four("random"))
+            # (two hands: a hand of four passes is 5 events, and would end a one-hand table)
+            quick, _ = await manager.create(four("random", hands=2))
             start = quick.table.seq
             watch(quick)
-            # on a loaded machine each move's commit may take a while: 8 moves within a
-            # minute, where the random bots behind the stuck ones made none for two
+            # 8 moves within a minute (a generous bound for a loaded machine), where the
+            # random bots behind the stuck ones made none for two
             for _ in range(6000):
                 await asyncio.sleep(0.01)
                 if quick.table.seq >= start + 8:
