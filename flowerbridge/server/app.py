@@ -32,7 +32,7 @@ from .manager import TableManager
 from .realtime import table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store
-from .table import TableError
+from .table import TableError, count_text
 from .table import PROTOCOL_VERSION
 from .views import card_catalogue
 
@@ -145,7 +145,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         """A new table; each person's secret seat token is in the answer, and only there."""
         address = _address(request)
         if not creations.allow(address):
-            raise TableError("too_many", f"more than {_count(config.tables_per_minute, 'table')} "
+            raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
                                          "a minute from this address: wait a little")
         try:
             live, tokens = await _manager(request).create(body)
@@ -227,11 +227,6 @@ def _hand_number(segment: str) -> int:
         raise TableError("bad_request", f"hands/{shown}: a hand's number is written in decimal "
                                         "digits (1, 2, ...), at most 30 of them")
     return int(segment)
-
-
-def _count(n: float, noun: str) -> str:
-    """``1 table``, ``2 tables``."""
-    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
 
 
 def _address(request: Request) -> str | None:

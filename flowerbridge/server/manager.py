@@ -43,7 +43,7 @@ from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
 from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError,
-                    minutes_text)
+                    count_text, minutes_text)
 from .views import Role
 
 log = logging.getLogger("flowerbridge.server")
@@ -361,7 +361,7 @@ class TableManager:
         wait = unwatched[0].table.last_event_at + idle - now if unwatched else None
         soonest = (f"; the table idle longest can be closed to make room in about "
                    f"{_minutes_until(wait)}" if wait is not None else "")
-        tables = f"{self.config.max_tables:,} table{'s' if self.config.max_tables != 1 else ''}"
+        tables = count_text(self.config.max_tables, "table")
         # Retry-After: until then (a minute at least), or a minute when every table is in use
         retry = max(60, math.ceil(wait.total_seconds())) if wait is not None else 60
         raise TableError("full", f"the server has {tables} open, its "

@@ -19,7 +19,7 @@ from .limits import TokenBucket
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, Hello, MessageError, PingMessage, PlayMessage, error_code,
                       parse_message)
-from .table import PROTOCOL_VERSION
+from .table import PROTOCOL_VERSION, count_text
 
 log = logging.getLogger("flowerbridge.server")
 
@@ -54,7 +54,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     open_here: Counter = websocket.app.state.connections
     if open_here[address] >= config.connections_per_address:
         count = open_here[address]
-        _refuse(conn, "too_many", f"this address has {count} connection{'s' if count != 1 else ''} "
+        _refuse(conn, "too_many", f"this address has {count_text(count, 'connection')} "
                                   "open, its most: close one first", CLOSE_TOO_MANY)
         await writer
         return
@@ -66,9 +66,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
                     await _handle(conn, manager, text)
                 else:   # refused unread: a flood costs the server no work
                     rate = config.message_rate
-                    conn.send(error_message("too_fast", f"more than {rate:g} message"
-                                                        f"{'s' if rate != 1 else ''} a second: "
-                                                        "this one was not read"))
+                    conn.send(error_message("too_fast", f"more than {count_text(rate, 'message')} "
+                                                        "a second: this one was not read"))
                 # let the other clients' tasks run between one client's messages
                 await asyncio.sleep(0)
     except WebSocketDisconnect:

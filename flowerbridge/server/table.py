@@ -404,9 +404,15 @@ class Table:
                 "seq": self.seq, "stand_in": self.stand_in_level, "closed": self.closed_reason}
 
 
+def count_text(n: float, noun: str) -> str:
+    """``1 table``, ``1,000 tables``, ``0.5 tables``: a count and its noun, plural but for one."""
+    number = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
+    return f"{number} {noun}" if n == 1 else f"{number} {noun}s"
+
+
 def minutes_text(minutes: int) -> str:
     """``1 minute``, ``1,440 minutes``."""
-    return f"{minutes:,} minute{'' if minutes == 1 else 's'}"
+    return count_text(minutes, "minute")
 
 
 def as_utc(time: datetime) -> datetime:
