@@ -115,8 +115,18 @@ class RuleOptions:
         if not isinstance(data, Mapping):
             raise OptionError(f"options must be an object, not {json_type(data)}")
         known = {f.name for f in fields(cls)}
-        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs = {k: _whole_numbers(v) for k, v in data.items() if k in known}
         return cls(**kwargs)
+
+
+def _whole_numbers(value: Any) -> Any:
+    """``value`` with each whole number written as a JSON fraction (``50.0``: JSON has
+    one number type) made an ``int``; anything else as it is, for the checks to judge."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole_numbers(v) for v in value]
+    return value
 
 
 def _shown(value: Any, limit: int = 40) -> str:

@@ -113,6 +113,17 @@ def test_records_options_argument_overrides_the_record(ch16_record):
     assert replay(ch16_record, options=RuleOptions()).options.undertrick_penalty == 50
 
 
+def test_records_an_option_written_as_a_whole_fraction_is_that_number(ch16_record):
+    """JSON has one number type: 50.0 is 50 (a JSON writer may well write it so)."""
+    ch16_record["options"] = {"undertrick_penalty": 10.0, "honor_bright": [4.0, 2]}
+    options = replay(ch16_record).options
+    assert options.undertrick_penalty == 10 and type(options.undertrick_penalty) is int
+    assert options.honor_bright == (4, 2)
+    ch16_record["options"] = {"undertrick_penalty": 10.5}
+    with pytest.raises(FlowerBridgeError, match=r"undertrick_penalty: 10.5 is not a non-negative whole"):
+        replay(ch16_record)
+
+
 @pytest.mark.parametrize("data, pattern", [
     ({"dealer": "N", "hands": [], "auction": []}, r"hands must be an object"),
     ({"dealer": 1, "hands": {}}, r"dealer must be one of"),
