@@ -69,8 +69,10 @@ def test_cli_seed_only_ascii_digits_make_a_number(cli, command, tmp_path):
     assert (status, err) == (0, "") and out
 
 
-def test_cli_deal_bad_dealer_is_one_error_line(cli, assert_cli_error):
-    assert_cli_error(cli("deal", "--seed", "1", "--dealer", "Q"), r"unknown seat 'Q'")
+@pytest.mark.parametrize("argv, option", [(["deal", "--seed", "1", "--dealer", "Q"], "deal: argument --dealer"),
+                                          (["play", "--seat", "Q"], "play: argument --seat")])
+def test_cli_a_bad_seat_is_one_error_line_naming_its_option(cli, assert_cli_error, argv, option):
+    assert_cli_error(cli(*argv), rf"^error: flowerbridge {option}: unknown seat 'Q': expected N, E, S or W$")
 
 
 # -------------------------------------------------------------------- show
@@ -186,6 +188,14 @@ def test_cli_whole_numbers_are_written_in_digits_only(cli, assert_cli_error, arg
 @pytest.mark.parametrize("argv", [["nonsense"], ["deal"], ["show"]])
 def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
     assert_cli_error(cli(*argv), r"error: flowerbridge")
+
+
+@pytest.mark.parametrize("argv, prog", [(["play", "extra"], "flowerbridge play"),
+                                        (["deal", "--seed", "1", "--nope"], "flowerbridge deal"),
+                                        (["--nope"], "flowerbridge")])
+def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, assert_cli_error, argv, prog):
+    unknown = re.escape(argv[-1])
+    assert_cli_error(cli(*argv), rf"^error: {prog}: unrecognized arguments: {unknown}$")
 
 
 @pytest.mark.parametrize("argv, pattern", [

@@ -166,6 +166,19 @@ def test_bad_flag_values_are_one_error_line(cli, assert_cli_error, tmp_path, ch1
     assert_cli_error(run_score(cli, tmp_path, ch16_record, *flags), r"error: .*score")
 
 
+def test_flag_undertrick_penalty_out_of_range_names_the_option_whose_help_gives_the_range(
+        cli, assert_cli_error, tmp_path, ch16_record, capsys):
+    # (the record's own option error, "option undertrick_penalty: ... is more than 1,000,000", named no flag)
+    for value in ("99999999999999999999", "1000001"):
+        assert_cli_error(run_score(cli, tmp_path, ch16_record, "--undertrick-penalty", value),
+                         rf"^error: flowerbridge score: argument --undertrick-penalty: '{value}': "
+                         r"give a whole number from 0 to 1,000,000$")
+    assert score_of(cli, tmp_path, failed_7a(ch16_record), "--undertrick-penalty", "1000000")["above"]["EW"] == 2_000_005
+    with pytest.raises(SystemExit):
+        cli("score", "--help")
+    assert "0 to 1,000,000" in " ".join(capsys.readouterr().out.split())
+
+
 # ----------------------------------------------------------- bad input classes
 
 def test_formats_error_malformed_json(cli, assert_cli_error, tmp_path, ch16_record):

@@ -155,9 +155,9 @@ def test_play_ends_on_q_or_end_of_input(monkeypatch, stdin):
     assert "Session ended." in out
 
 
-def test_play_rejects_an_unknown_seat(monkeypatch, capsys):
+def test_play_rejects_an_unknown_seat_naming_the_option(monkeypatch, capsys):
     assert main(["play", "--seat", "X"]) == 2
-    assert capsys.readouterr().err.startswith("error: unknown seat 'X'")
+    assert capsys.readouterr().err.startswith("error: flowerbridge play: argument --seat: unknown seat 'X'")
 
 
 def test_play_the_auction_marks_the_call_awaited_and_the_prompt_offers_the_lowest_bid(monkeypatch):

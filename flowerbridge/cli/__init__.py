@@ -61,8 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         more = getattr(args, "intermixed", None)
         if rest and more and not any(word.startswith("-") for word in rest):
             setattr(args, more, [*getattr(args, more), *rest])
-        elif rest:
-            args = parser.parse_args(argv)
+        elif rest:  # named with the subcommand, whose usage it breaks (`flowerbridge play: ...`)
+            prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
+            raise UsageError(f"{prog}: unrecognized arguments: {' '.join(rest)}")
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
@@ -166,6 +167,17 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from {low:{sep}} to {high:{sep}}")
         return int(text)
     return parse
+
+
+def seat(text: str):
+    """An argparse ``type``: a seat, ``N`` or ``north`` in any case (``--seat``,
+    ``--dealer``), so that a bad one is answered naming its option."""
+    from ..seats import Seat
+
+    try:
+        return Seat.parse(text)
+    except FlowerBridgeError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def parse_seed(text: str) -> int | str:

@@ -12,7 +12,7 @@ import io
 import sys
 from typing import TextIO
 
-from . import whole_number
+from . import seat as seat_type, whole_number
 from .demo import MAX_HANDS
 
 
@@ -22,7 +22,7 @@ def register(subparsers) -> None:
                                           "one seat (and the dummy when you declare). Type a call "
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
                                           "what is legal; 'q' quits.")
-    p.add_argument("--seat", default="S", help="your seat (default S)")
+    p.add_argument("--seat", type=seat_type, default="S", help="your seat, N, E, S or W (default S)")
     p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
@@ -39,7 +39,7 @@ def run(args) -> int:
     from ..seats import Seat
     from ..session import Session
 
-    seat = Seat.parse(args.seat)
+    seat = args.seat
     from . import parse_seed
     seed = parse_seed(args.seed)
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}

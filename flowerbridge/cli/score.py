@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from ..options import MAX_VALUE
+from . import whole_number
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -11,23 +14,13 @@ def register(subparsers) -> None:
         description="Replay a finished hand record by the rules and print its score as one JSON "
                     "object. Invalid records exit 2 with one 'error:' line.")
     p.add_argument("file", metavar="FILE", help="JSON hand record, or - for standard input")
-    p.add_argument("--undertrick-penalty", type=_non_negative, metavar="N",
-                   help="points per undertrick to the defenders (RULINGS R15; 0 = strict rulebook)")
+    p.add_argument("--undertrick-penalty", type=whole_number(0, MAX_VALUE), metavar="N",
+                   help=f"points per undertrick to the defenders, 0 to {MAX_VALUE:,} "
+                        "(RULINGS R15; 0 = strict rulebook)")
     p.add_argument("--declarer", choices=("final-bidder", "first-named"),
                    help="who declares (RULINGS R9); a played record whose declarer (and so its "
                         "opening lead) differs under this ruling is refused")
     p.set_defaults(func=run)
-
-
-def _non_negative(text: str) -> int:
-    import argparse
-
-    from . import integer
-
-    value = integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is negative")
-    return value
 
 
 def options_from_args(data, args):
