@@ -66,6 +66,7 @@ def test_start_up_moves_the_loaded_tables_out_of_the_collectors_reach(tmp_path):
         await first.stop()
         again = TableManager(Store(str(tmp_path / "fb.sqlite")), config)
         await again.start()
+        await again.loaded()
         assert live.table.id in again.tables
         # the loaded table itself is frozen: the collector no longer walks it
         loaded = again.tables[live.table.id].table

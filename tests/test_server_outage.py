@@ -6,6 +6,7 @@ table from loading."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 
 import pytest
@@ -50,6 +51,7 @@ async def _restart_leaves_closed(store, good, bad, why: str) -> TableManager:
     """A server started again on ``store``: ``good`` open, ``bad`` left closed for ``why``."""
     again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
     await again.start()
+    await again.loaded()
     assert good.table.id in again.tables and bad.table.id not in again.tables
     with pytest.raises(TableError, match=why) as err:
         await again.get(bad.table.id)
@@ -355,3 +357,54 @@ def test_server_a_review_known_in_memory_only_survives_the_reload_after_a_failed
         await manager.stop()
 
     asyncio.run(scenario())
+
+
+def test_server_start_answers_at_once_and_loads_a_table_asked_for_ahead_of_the_rest(
+        tmp_path, monkeypatch):
+    """Start-up replayed every table still playing before the server answered
+    (1,025 tables about 50 s): now they load in the background, one at a time,
+    and a table someone asks for meanwhile is loaded at once -- its away
+    people's stand-in clocks started as at start-up."""
+    import threading
+
+    from flowerbridge.server import manager as manager_module
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        config = ServerConfig(bot_delay=0, replace_after=60, analysis=False)
+        first = TableManager(store, config)
+        older, tokens = await first.create(CreateTable.model_validate(FOUR_PEOPLE))
+        newer, _ = await first.create(CreateTable.model_validate(FOUR_PEOPLE))
+        await first.join(Connection(), older.table.id, tokens[Seat.S], None)
+        await first.stop()
+
+        # the newest table is loaded first; its replay is held until released
+        release = threading.Event()
+        real_table = manager_module.Table
+
+        def held_table(row, *args):
+            if row.id == newer.table.id:
+                assert release.wait(30)
+            return real_table(row, *args)
+
+        monkeypatch.setattr(manager_module, "Table", held_table)
+        again = TableManager(store, config)
+        await asyncio.wait_for(again.start(), 5)
+        try:
+            live = await asyncio.wait_for(again.get(older.table.id), 10)
+            assert newer.table.id not in again.tables      # still replaying
+            assert set(live.timers) == {Seat.S}            # S had joined, and is away
+        finally:
+            release.set()
+        await asyncio.wait_for(again.loaded(), 30)
+        assert {older.table.id, newer.table.id} <= set(again.tables)
+        assert again.tables[older.table.id] is live
+        await again.stop()
+
+    gc_was_frozen = gc.get_freeze_count()
+    try:
+        asyncio.run(scenario())
+    finally:
+        if not gc_was_frozen:
+            gc.unfreeze()

@@ -262,29 +262,40 @@ class TableManager:
         self._lobby: tuple[float, int, bytes] | None = None
         self._lobby_version = 0     # counts changes to the set of open tables
         self._lobby_making: tuple[int, asyncio.Future[bytes]] | None = None
+        self._start_task: asyncio.Task | None = None     # loading the tables still playing
 
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        """Load every table still playing and set its bots and stand-in clocks going."""
+        """Start loading every table still playing, in the background: the server
+        answers meanwhile, and a table asked for is loaded when it is asked for."""
+        self._start_task = asyncio.create_task(self._load_playing())
+
+    async def loaded(self) -> None:
+        """Wait until the tables still playing at :meth:`start` are loaded."""
+        if self._start_task is not None:
+            await asyncio.shield(self._start_task)
+
+    async def _load_playing(self) -> None:
+        # One table at a time: the other thread of the loading executor stays
+        # free for a table someone asks for meanwhile.
         for table_id in await self._db(self.store.table_ids, "playing"):
             try:
-                live = await self.get(table_id)
+                await self.get(table_id)
             except TableError as exc:   # one damaged table must not keep the others closed
                 log.error("table %s not loaded: %s", table_id, exc)
-                continue
-            for seat, player in live.table.players.items():
-                if player.player == HUMAN and player.joined:
-                    self._start_stand_in_clock(live, seat)
         # The tables just loaded live as long as the server, mostly: moved out of
         # the collector's reach, a full collection (which pauses every table) no
         # longer walks their objects each time (docs/server.md, "Memory").
         # Frozen objects are still freed by reference counting once dropped (a
-        # cycle among them would stay: only what start-up loaded is frozen).
+        # cycle among them would stay: what start-up loaded, and the few
+        # connections and requests alive at that moment, are frozen).
         gc.collect()
         gc.freeze()
 
     async def stop(self) -> None:
+        if self._start_task is not None:
+            self._start_task.cancel()
         for live in self.tables.values():
             tasks = [live.bot_task, *live.timers.values()]
             for task in tasks:
@@ -382,6 +393,10 @@ class TableManager:
                 if live is None:
                     live = LiveTable(await self._load(table_id), self.broker)
                     self.tables[table_id] = live
+                    # nobody is connected yet: a person who had joined is away
+                    for seat, player in live.table.players.items():
+                        if player.player == HUMAN and player.joined:
+                            self._start_stand_in_clock(live, seat)
                     self._kick_bots(live)
                     if live.table.is_over:
                         self._keep_finished(live)
