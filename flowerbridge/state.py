@@ -288,7 +288,8 @@ class HandState:
         number = len(self._plays) + 1
         where = f"play {number}"
         turn = self._turn
-        player = Seat(seat) if seat is not None else turn   # who an error names
+        # who an error names: the hand whose card it is, or a sender out of turn
+        player = turn if seat is None or Seat(seat) is self.actor else Seat(seat)
         try:
             parsed = card if type(card) is Card else parse_card(card)
         except CardCodeError as exc:

@@ -112,6 +112,23 @@ def test_ch8_declarer_chooses_dummys_cards():
     assert event.seat is Seat.N  # the card came from the dummy's hand
 
 
+def test_ch8_a_refused_card_from_dummy_names_the_dummy_whatever_was_wrong_with_it():
+    """Declarer sends the dummy's cards: a card not held, a revoke and a code that
+    is no card are each refused as the dummy's play (they named declarer for the last)."""
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass Pass", Seat.S)
+    state.play(state.legal_cards()[0], Seat.W)
+    with pytest.raises(CardCodeError, match=r"^play 2 \(N\): unknown card code"):
+        state.play("13B", Seat.S)
+    with pytest.raises(CardCodeError, match=r"^play 2 \(N\): unknown card code"):
+        state.play("13B")
+    not_held = next(c for c in DECK if c not in state.remaining(Seat.N))
+    with pytest.raises(IllegalPlayError, match=rf"^play 2 \(N\): {not_held.code} is not in N's hand"):
+        state.play(not_held, Seat.S)
+    # an out-of-turn sender is named as it was: the card was never the dummy's play
+    with pytest.raises(CardCodeError, match=r"^play 2 \(E\): unknown card code"):
+        state.play("13B", Seat.E)
+
+
 def test_ch8_no_card_before_the_auction_ends():
     state = contract(Deal.from_seed(1), "1A Pass", Seat.S)
     with pytest.raises(PhaseError, match="played before the auction has ended"):
