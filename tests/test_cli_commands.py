@@ -299,6 +299,27 @@ def test_formats_cli_closed_standard_error_keeps_standard_output_free_of_errors(
     assert done.returncode == 2 and done.stdout == b""
 
 
+@pytest.mark.parametrize("argv, unknown", [
+    (["deal", "--seed", "7", "--js"], "--js"), (["demo", "--hand", "1"], "--hand 1"),
+    (["score", "-", "--undertrick", "0"], "--undertrick 0"),
+    (["match", "--ns", "random", "--ew", "random", "--board", "1"], "--board 1"),
+    (["play", "--sea", "N"], "--sea N"), (["show", "--name", "-"], "--name"), (["solve", "--tab", "-"], "--tab"),
+    (["lab", "deals", "--n", "1", "--qui"], "--qui"), (["serve", "--max-t", "0"], "--max-t 0")])
+def test_cli_every_subcommand_refuses_an_abbreviated_option(cli, assert_cli_error, monkeypatch, tmp_path,
+                                                            argv, unknown):
+    # `deal --se 7 --js` was --seed 7 --json: an option is written whole
+    monkeypatch.chdir(tmp_path)     # where a lab taking the abbreviation would write its report
+    assert_cli_error(cli(*argv), rf"^error: flowerbridge {argv[0]}: unrecognized arguments: {unknown}$")
+
+
+@pytest.mark.parametrize("argv", [["deal"], ["demo"], ["match", "--ns", "random", "--ew", "random"], ["play"],
+                                  ["lab", "deals"]])
+@pytest.mark.parametrize("seed", ["", "  "])
+def test_cli_an_empty_seed_is_refused(cli, assert_cli_error, monkeypatch, tmp_path, argv, seed):
+    monkeypatch.chdir(tmp_path)     # where a lab taking the seed would write its report
+    assert_cli_error(cli(*argv, "--seed", seed), rf"^error: --seed '{seed}': give a number or a word \(the seed is empty\)$")
+
+
 def test_cli_empty_path_and_a_seed_that_is_not_utf8_are_named(cli, assert_cli_error):
     assert_cli_error(cli("score", ""), re.escape("'': No such file or directory"))
     assert_cli_error(cli("deal", "--seed", "\udcff"), re.escape("--seed '\\udcff': not UTF-8 text"))

@@ -29,6 +29,12 @@ class UsageError(FlowerBridgeError):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        # an option is written whole: `deal --se 7` is no --seed (a new option
+        # beginning alike would silently change what an abbreviation means)
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # argparse's usage errors: one line, exit 2
         raise UsageError(f"{self.prog}: {message}")
 
@@ -187,6 +193,8 @@ def parse_seed(text: str) -> int | str:
         text.encode("utf-8")
     except UnicodeEncodeError:      # bytes that are not UTF-8 on the command line
         raise UsageError(f"--seed {text!r}: not UTF-8 text") from None
+    if not text.strip():    # an unset shell variable (`--seed "$SEED"`), most likely
+        raise UsageError(f"--seed {text!r}: give a number or a word (the seed is empty)")
     return int(text) if re.fullmatch(r"-?[0-9]{1,4000}", text) else text
 
 
