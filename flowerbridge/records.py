@@ -157,7 +157,12 @@ def to_dict(state: HandState) -> dict[str, Any]:
 
 class NotJSON(ValueError):
     """Text that Python's JSON reader would take but JSON is not (``NaN``,
-    ``Infinity``), or an object that gives a name twice."""
+    ``Infinity``), or JSON that cannot be kept exactly (:class:`Unkeepable`)."""
+
+
+class Unkeepable(NotJSON):
+    """JSON that is well formed but cannot be kept and written back as it was
+    (a number beyond any float, a name given twice in one object, a lone surrogate)."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -171,7 +176,7 @@ def _finite_number(text: str) -> float:
     value = float(text)
     if math.isinf(value):
         shown = text if len(text) <= 24 else text[:20] + "..."
-        raise NotJSON(f"the number {shown} is too large to keep (it is beyond any floating-point number)")
+        raise Unkeepable(f"the number {shown} is too large to keep (it is beyond any floating-point number)")
     return value
 
 
@@ -181,7 +186,7 @@ def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for name, _ in pairs:
             if name in seen:
-                raise NotJSON(f"the name {name!r} appears twice in one object (which value is meant?)")
+                raise Unkeepable(f"the name {name!r} appears twice in one object (which value is meant?)")
             seen.add(name)
     return obj
 
@@ -243,10 +248,12 @@ def parse_json(text: str, source: str | None = None) -> Any:
         data = strict_json_loads(text)
         where = _lone_surrogate(data)
         if where is not None:
-            raise NotJSON(f"{where} (half of a UTF-16 pair, not a Unicode character)")
+            raise Unkeepable(f"{where} (half of a UTF-16 pair, not a Unicode character)")
         return data
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: {exc.msg}") from None
+    except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
+        raise RecordError(f"JSON{of} that cannot be kept as written: {exc}") from None
     except NotJSON as exc:
         raise RecordError(f"malformed JSON{of}: {exc}") from None
     except ValueError:

@@ -84,7 +84,7 @@ def test_formats_unknown_keys_are_kept_so_a_lone_surrogate_in_one_is_refused_whe
     # A lone surrogate is no Unicode character: the record kept could not be written as
     # UTF-8 (records.dump raised UnicodeEncodeError). Refused on reading, naming where it is.
     record = json.dumps(ch16_record)[:-1] + ", " + text + "}"
-    with pytest.raises(RecordError, match=r"^malformed JSON: " + where + r" \(half of a UTF-16 pair"):
+    with pytest.raises(RecordError, match=r"^JSON that cannot be kept as written: " + where + r" \(half of a UTF-16 pair"):
         records.loads(record)
     with pytest.raises(RecordError, match=where):
         load_any(record, "hand.json")
@@ -271,7 +271,7 @@ def test_formats_a_number_too_large_for_a_float_is_refused_not_kept_as_infinity(
     # "x": 1e999 in an unknown key was read as an infinity and written back as
     # "x": Infinity, which no JSON reader (this one included) takes
     text = json.dumps(ch16_record)[:-1] + ', "x": 1e999}'
-    with pytest.raises(RecordError, match=r"^malformed JSON: the number 1e999 is too large to keep"):
+    with pytest.raises(RecordError, match=r"^JSON that cannot be kept as written: the number 1e999 is too large to keep"):
         records.loads(text)
     kept = records.loads(json.dumps(ch16_record)[:-1] + ', "x": 1.5e300}')
     assert records.loads(records.dumps(kept)).to_dict()["x"] == 1.5e300
