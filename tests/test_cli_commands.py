@@ -142,6 +142,19 @@ def test_cli_demo_reads_its_seed_as_deal_does(cli):
     assert cli("demo", "--seed", "7x", "--hands", "2")[1] != out
 
 
+def test_cli_demo_takes_the_rule_options_score_has(cli):
+    # seed 1: East-West defeat 4A by six tricks in hand 4; seed 3: in hand 5 North bids
+    # 7A over South's 6A, so South, who named Bright Animals first, declares under first-named (R9)
+    status, out, _ = cli("demo", "--seed", "1", "--hands", "4")
+    assert status == 0 and "4 Bright Animals down 6 × 50 (R15)" in out
+    status, out, _ = cli("demo", "--seed", "1", "--hands", "4", "--undertrick-penalty", "30")
+    assert status == 0 and "4 Bright Animals down 6 × 30 (R15)" in out
+    status, out, _ = cli("demo", "--seed", "3", "--hands", "5")
+    assert status == 0 and "Contract 7 Bright Animals by North\n" in out
+    status, out, _ = cli("demo", "--seed", "3", "--hands", "5", "--declarer", "first-named")
+    assert status == 0 and "Contract 7 Bright Animals by South\n" in out
+
+
 def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_records_error(
         cli, assert_cli_error, tmp_path, ch16_record):
     # hands is an object with keys N, E, S, W: an array of holdings is the hand record's error,

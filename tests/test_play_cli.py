@@ -389,3 +389,14 @@ def test_play_fits_the_scoresheet_to_a_narrow_terminal(monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     status, wide = _play(monkeypatch, ["--seed", "7", "--hands", "2"], QuitsAfterTheHand)
     assert f"{'NORTH-SOUTH':<34}   EAST-WEST" in wide
+
+
+def test_play_takes_the_rule_options_score_has(monkeypatch):
+    # seed 3: North declares 2A and goes down 2; seed 6: the person (South) bids 1A and North
+    # raises to 2A, so South, who named Bright Animals first, declares under first-named (R9)
+    status, out = _play(monkeypatch, ["--seed", "3", "--hands", "1", "--undertrick-penalty", "30"], AutoPlayer)
+    assert status == 0 and "EW   60 above  2 Bright Animals down 2 × 30 (R15)" in out
+    status, out = _play(monkeypatch, ["--seed", "6", "--hands", "1"], AutoPlayer)
+    assert status == 0 and "Contract 2 Bright Animals by North\n" in out
+    status, out = _play(monkeypatch, ["--seed", "6", "--hands", "1", "--declarer", "first-named"], AutoPlayer)
+    assert status == 0 and "Contract 2 Bright Animals by South\n" in out

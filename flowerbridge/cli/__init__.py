@@ -175,6 +175,31 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def add_rule_options(parser: argparse.ArgumentParser, *, record: bool = False, declarer_note: str = "") -> None:
+    """The rule options of the rulings (R9, R15) as ``--undertrick-penalty`` and
+    ``--declarer``, for the commands that play or score hands; with ``record``,
+    what applies without them is the record's option, else the rulebook's."""
+    from ..options import DECLARER_RULES, MAX_VALUE, RuleOptions
+
+    rules = RuleOptions()
+    penalty, declarer = ("the record's", "the record's") if record else (rules.undertrick_penalty, rules.declarer)
+    parser.add_argument("--undertrick-penalty", type=whole_number(0, MAX_VALUE), metavar="N",
+                        help=f"points per undertrick to the defenders, 0 to {MAX_VALUE:,} "
+                             f"(RULINGS R15; 0 = strict rulebook; default {penalty})")
+    parser.add_argument("--declarer", choices=DECLARER_RULES,
+                        help=f"who declares (RULINGS R9; default {declarer}){declarer_note}")
+
+
+def rule_option_changes(args: argparse.Namespace) -> dict[str, object]:
+    """The rule options given on the command line by :func:`add_rule_options`'s flags."""
+    changes: dict[str, object] = {}
+    if getattr(args, "undertrick_penalty", None) is not None:
+        changes["undertrick_penalty"] = args.undertrick_penalty
+    if getattr(args, "declarer", None) is not None:
+        changes["declarer"] = args.declarer
+    return changes
+
+
 def seat(text: str):
     """An argparse ``type``: a seat, ``N`` or ``north`` in any case (``--seat``,
     ``--dealer``), so that a bad one is answered naming its option."""

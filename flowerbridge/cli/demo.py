@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import whole_number
+from . import add_rule_options, rule_option_changes, whole_number
 
 MAX_HANDS = 10_000
 
@@ -16,12 +16,14 @@ def register(subparsers) -> None:
                    help=f"session length in hands, 1 to {MAX_HANDS:,} (default 8)")
     p.add_argument("--bots", default="random", help="bot level or module:attribute (default random)")
     p.add_argument("--quiet", action="store_true", help="print only the scoresheet")
+    add_rule_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..bots import bot_seed, load_bot, play_hand
     from ..dealing import Deal
+    from ..options import RuleOptions
     from ..render import render_auction, render_score
     from ..seats import SEATS
     from ..session import Session
@@ -29,7 +31,7 @@ def run(args) -> int:
     from . import parse_seed
 
     seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
-    session = Session(max_hands=args.hands)
+    session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     board = 0
     while not session.is_over:

@@ -12,7 +12,7 @@ import io
 import sys
 from typing import TextIO
 
-from . import seat as seat_type, whole_number
+from . import add_rule_options, rule_option_changes, seat as seat_type, whole_number
 from .demo import MAX_HANDS
 
 
@@ -27,6 +27,7 @@ def register(subparsers) -> None:
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
+    add_rule_options(p)
     p.set_defaults(func=run)
 
 
@@ -36,6 +37,7 @@ class Quit(Exception):
 
 def run(args) -> int:
     from ..bots import bot_seed, load_bot
+    from ..options import RuleOptions
     from ..seats import Seat
     from ..session import Session
 
@@ -43,7 +45,7 @@ def run(args) -> int:
     from . import parse_seed
     seed = parse_seed(args.seed)
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
-    session = Session(max_hands=args.hands)
+    session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..options import MAX_VALUE
-from . import whole_number
+from . import add_rule_options, rule_option_changes
 
 
 def register(subparsers) -> None:
@@ -14,12 +13,9 @@ def register(subparsers) -> None:
         description="Replay a finished hand record by the rules and print its score as one JSON "
                     "object. Invalid records exit 2 with one 'error:' line.")
     p.add_argument("file", metavar="FILE", help="JSON hand record, or - for standard input")
-    p.add_argument("--undertrick-penalty", type=whole_number(0, MAX_VALUE), metavar="N",
-                   help=f"points per undertrick to the defenders, 0 to {MAX_VALUE:,} "
-                        "(RULINGS R15; 0 = strict rulebook)")
-    p.add_argument("--declarer", choices=("final-bidder", "first-named"),
-                   help="who declares (RULINGS R9); a played record whose declarer (and so its "
-                        "opening lead) differs under this ruling is refused")
+    add_rule_options(p, record=True,
+                     declarer_note="; a played record whose declarer (and so its opening lead) "
+                                   "differs under this ruling is refused")
     p.set_defaults(func=run)
 
 
@@ -30,11 +26,7 @@ def options_from_args(data, args):
     from ..options import RuleOptions
 
     raw = data.get("options") if isinstance(data, dict) else None
-    changes = {}
-    if getattr(args, "undertrick_penalty", None) is not None:
-        changes["undertrick_penalty"] = args.undertrick_penalty
-    if getattr(args, "declarer", None) is not None:
-        changes["declarer"] = args.declarer
+    changes = rule_option_changes(args)
     if isinstance(raw, dict):
         return RuleOptions.from_dict({**raw, **changes})
     options = RuleOptions.from_dict(raw)
