@@ -122,7 +122,41 @@ def test_cli_demo_plays_a_reproducible_session(cli):
 
 def test_cli_demo_prints_each_hand_unless_quiet(cli):
     status, out, _ = cli("demo", "--seed", "t", "--hands", "2")
-    assert status == 0 and "Hand 1, dealer North" in out and "Hand 2, dealer East" in out
+    assert status == 0 and "Board 1 (seed 't'), dealer North" in out and "Board 2 (seed 't'), dealer East" in out
+    assert "Board" not in cli("demo", "--seed", "t", "--hands", "2", "--quiet")[1]
+
+
+def test_cli_demo_heads_each_hand_with_its_board_and_seed(cli):
+    # what `deal --seed S --board K` is asked for to see the hand again
+    status, out, _ = cli("demo", "--seed", "club night", "--hands", "3")
+    assert status == 0
+    assert re.findall(r"^Board .*$", out, re.M) == ["Board 1 (seed 'club night'), dealer North",
+                                                    "Board 2 (seed 'club night'), dealer East",
+                                                    "Board 3 (seed 'club night'), dealer South"]
+
+
+def test_cli_demo_save_writes_the_session_record_that_show_reads(cli, tmp_path):
+    from flowerbridge.session import Session, is_session_record
+
+    path = tmp_path / "s.json"
+    status, out, err = cli("demo", "--seed", "t", "--hands", "3", "--save", str(path))
+    assert (status, err) == (0, "")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert is_session_record(data)
+    session = Session.from_dict(data)
+    assert len(session.hands) == 3 and session.render() in out      # the sheet demo printed
+    assert os.listdir(tmp_path) == ["s.json"]       # written by way of a temporary file, gone
+    status, shown, err = cli("show", str(path))
+    assert (status, err) == (0, "") and shown.count("Dealer ") == 3
+
+
+@pytest.mark.parametrize("where, pattern", [
+    ("missing/s.json", r"--save \S+missing/s\.json: cannot write there: No such file or directory$"),
+    (".", r"--save \S+: is a directory, not a file$"), ("-", r"--save -: give a file name")])
+def test_cli_demo_save_where_it_cannot_be_written_is_refused_before_any_hand(cli, assert_cli_error, tmp_path,
+                                                                             where, pattern):
+    path = "-" if where == "-" else str(tmp_path / where)
+    assert_cli_error(cli("demo", "--hands", "1", "--save", path), pattern)   # (no stdout: no hand printed)
 
 
 def test_cli_demo_unknown_bot_is_one_error_line(cli, assert_cli_error):
@@ -137,7 +171,7 @@ def test_cli_demo_a_bot_that_raises_is_one_error_line(cli, assert_cli_error):
 def test_cli_demo_reads_its_seed_as_deal_does(cli):
     # a seed in digits is that number, as for deal, match, play and lab: 7 and 007 alike
     status, out, _ = cli("demo", "--seed", "7", "--hands", "2")
-    assert status == 0 and "Hand 2, dealer East" in out
+    assert status == 0 and "Board 2 (seed 7), dealer East" in out
     assert cli("demo", "--seed", "007", "--hands", "2") == (0, out, "")
     assert cli("demo", "--seed", "7x", "--hands", "2")[1] != out
 
@@ -272,7 +306,7 @@ def test_cli_output_closed_by_its_reader_stops_quietly():
     import subprocess
     proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "5000"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stdout.readline().startswith(b"Hand 1")
+    assert proc.stdout is not None and proc.stdout.readline().startswith(b"Board 1")
     proc.stdout.close()
     assert proc.wait(timeout=120) == 141
     assert proc.stderr is not None and proc.stderr.read() == b""

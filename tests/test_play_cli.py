@@ -75,8 +75,8 @@ def _play(monkeypatch, argv: list[str], stdin) -> tuple[int, str]:
 def test_play_a_whole_session_through_standard_input(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2"], AutoPlayer)
     assert status == 0
-    assert "=== Hand 1: dealer North; you are South ===" in out
-    assert "=== Hand 2: dealer East; you are South ===" in out
+    assert "=== Board 1 (seed 7): dealer North; you are South ===" in out
+    assert "=== Board 2 (seed 7): dealer East; you are South ===" in out
     assert "Your hand:" in out and "  A  " in out and " (" in out  # codes with names, by suit
     assert "Your call" in out and "You call" in out
     assert out.count("FLOWER BRIDGE") >= 2  # the scoresheet after every hand
@@ -400,3 +400,27 @@ def test_play_takes_the_rule_options_score_has(monkeypatch):
     assert status == 0 and "Contract 2 Bright Animals by North\n" in out
     status, out = _play(monkeypatch, ["--seed", "6", "--hands", "1", "--declarer", "first-named"], AutoPlayer)
     assert status == 0 and "Contract 2 Bright Animals by South\n" in out
+
+
+def test_play_save_writes_each_finished_hand_so_that_quitting_loses_none(monkeypatch, tmp_path):
+    import json
+
+    from flowerbridge.session import Session
+
+    path = tmp_path / "s.json"
+    monkeypatch.setenv("COLUMNS", "80")     # the sheet shown is then 79 characters wide
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "3", "--save", str(path)], QuitsAfterTheHand)
+    assert status == 0 and "Session ended." in out
+    assert f"Saved to {path}." in out
+    session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    assert len(session.hands) == 1 and session.render(79) in out
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], AutoPlayer)
+    assert status == 0 and out.count(f"Saved to {path}.") == 2
+    assert len(Session.from_dict(json.loads(path.read_text(encoding="utf-8"))).hands) == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]     # no temporary file left
+
+
+def test_play_save_where_it_cannot_be_written_is_refused_before_the_first_hand(monkeypatch, capsys, tmp_path):
+    status, out = _play(monkeypatch, ["--save", str(tmp_path / "missing" / "s.json")], "1A\n")
+    assert status == 2 and out == ""
+    assert capsys.readouterr().err.startswith(f"error: --save {tmp_path / 'missing' / 's.json'}: cannot write there")

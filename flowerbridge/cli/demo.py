@@ -16,6 +16,8 @@ def register(subparsers) -> None:
                    help=f"session length in hands, 1 to {MAX_HANDS:,} (default 8)")
     p.add_argument("--bots", default="random", help="bot level or module:attribute (default random)")
     p.add_argument("--quiet", action="store_true", help="print only the scoresheet")
+    p.add_argument("--save", metavar="FILE",
+                   help="write the session to FILE as a JSON session record (flowerbridge show reads it)")
     add_rule_options(p)
     p.set_defaults(func=run)
 
@@ -31,17 +33,26 @@ def run(args) -> int:
     from . import parse_seed
 
     seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
+    save = None
+    if args.save is not None:   # a path that cannot be written is refused before any hand
+        from ._save import SessionFile
+        save = SessionFile(args.save)
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     board = 0
-    while not session.is_over:
-        board += 1
-        state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
-        session.add(state)
-        if not args.quiet:
-            print(f"Hand {board}, dealer {state.dealer.full_name}")
-            print(render_auction(state))
-            print(render_score(state))
-            print()
+    try:
+        while not session.is_over:
+            board += 1
+            state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
+            session.add(state)
+            if not args.quiet:
+                # board K of the seed is what `flowerbridge deal --seed S --board K` deals
+                print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
+                print(render_auction(state))
+                print(render_score(state))
+                print()
+    finally:    # the hands finished, also when the session is cut short (Ctrl-C, the output closed)
+        if save is not None and session.hands:
+            save.write(session)
     print(session.render())
     return 0

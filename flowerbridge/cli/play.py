@@ -28,6 +28,9 @@ def register(subparsers) -> None:
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
+    p.add_argument("--save", metavar="FILE",
+                   help="write the session to FILE as a JSON session record after every finished "
+                        "hand (flowerbridge show reads it)")
     p.set_defaults(func=run)
 
 
@@ -44,13 +47,17 @@ def run(args) -> int:
     seat = args.seat
     from . import parse_seed
     seed = parse_seed(args.seed)
+    save = None
+    if args.save is not None:   # a path that cannot be written is refused before any hand
+        from ._save import SessionFile
+        save = SessionFile(args.save)
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
         sys.stdin.reconfigure(errors="replace")
-    table = Table(seat, bots, sys.stdin, sys.stdout)
+    table = Table(seat, bots, sys.stdin, sys.stdout, save)
     status = 0
     try:
         while not session.is_over:
@@ -87,8 +94,9 @@ def _terminal() -> bool:
 class Table:
     """One person's seat at the table: prints what they may see, reads what they do."""
 
-    def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO) -> None:
+    def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO, save=None) -> None:
         self.seat = seat
+        self.save = save            # the SessionFile of --save, written after every hand
         self.bots = bots
         self.stdin = stdin
         self.stdout = stdout
@@ -129,7 +137,8 @@ class Table:
         state = session.new_hand(Deal.from_seed(seed, number))
         self.sheet_shown = False
         watch = True    # as dummy, the person is asked to go on after each trick
-        self.say(f"\n=== Hand {number}: dealer {state.dealer.full_name}; you are "
+        # board K of the seed is what `flowerbridge deal --seed S --board K` deals
+        self.say(f"\n=== Board {number} (seed {seed!r}): dealer {state.dealer.full_name}; you are "
                  f"{self.seat.full_name} ===")
         while not state.is_over:
             actor = state.actor
@@ -156,10 +165,14 @@ class Table:
                 if watch and state.contract.dummy is self.seat and not state.is_over:
                     watch = self.watch_as_dummy()
         session.add(state)
+        if self.save is not None:   # before anything is asked: quitting then loses nothing
+            self.save.write(session)
         # the hand is over: every card may be seen, the 8 undealt too
         self.say("\n" + render_deal(state, names=False))
         self.say(render_score(state))
         self.say(session.render(_width()))
+        if self.save is not None:
+            self.say(f"Saved to {self.save.path}.")
         self.sheet_shown = True
         if not session.is_over:
             self.ask("Press Enter for the next hand (q to quit): ")
