@@ -14,8 +14,9 @@ from flowerbridge import Deal, notation, records
 from flowerbridge.records import replay
 
 # `flowerbridge deal --seed 1` as printed on 2026-11-30 (its header "honor count" since 2026-12-03,
-# "points" before, which the bots use for another count): the cards must never change.
-DEAL_SEED_1 = """\
+# "points" before, which the bots use for another count): board 0 of seed 1, the command's
+# default then. The cards must never change.
+DEAL_SEED_1_BOARD_0 = """\
 Dealer North
 North (honor count 12)
   A  12B 6A
@@ -39,8 +40,49 @@ Undealt: 8A 10R 7R 3R 2R 6P 3P 2P
 
 # -------------------------------------------------------------------- deal
 
+# `flowerbridge deal --seed 1` since boards are numbered from 1, as play and demo number them.
+DEAL_SEED_1 = """\
+Dealer North
+North (honor count 15)
+  A  11B 3B
+  R  11R 9R 7R 6R 4R 2R 1R
+  P  10P 5P 4P 3P
+East (honor count 10)
+  A  3B 7A 6A
+  R  11R 3R
+  P  11P 11P 10P 9P 6P 6P 2P 2P
+South (honor count 16)
+  A  12B 8A 5A 2A
+  R  10R 9R 5R 4R 3R 1R
+  P  9P 4P 1Pb
+West (honor count 23)
+  A  12B 11B 1B 1B 6A
+  R  10R 7R 6R 5R 2R
+  P  5P 3P 1Pa
+Undealt: 8B 8B 8A 7A 5A 2A 1Pb 1Pa
+"""
+
+
 def test_cli_deal_seed_1_is_pinned(cli):
+    from flowerbridge import HandState, Seat
+    from flowerbridge.render import render_deal
+
     assert cli("deal", "--seed", "1") == (0, DEAL_SEED_1, "")
+    assert cli("deal", "--seed", "1", "--board", "1") == (0, DEAL_SEED_1, "")
+    assert render_deal(HandState(Deal.from_seed(1, 0), Seat.N)) + "\n" == DEAL_SEED_1_BOARD_0
+
+
+def test_cli_deal_board_k_is_the_kth_hand_of_demo_with_its_dealer(cli, tmp_path):
+    # `deal --seed S --board K` shows the hand headed "Board K (seed S)" by demo
+    path = tmp_path / "s.json"
+    assert cli("demo", "--seed", "club", "--hands", "6", "--save", str(path))[0] == 0
+    hands = json.loads(path.read_text(encoding="utf-8"))["hands"]
+    for board, hand in enumerate(hands, 1):
+        status, out, err = cli("deal", "--seed", "club", "--board", str(board), "--json")
+        assert (status, err) == (0, "")
+        dealt = json.loads(out)
+        assert [dealt[k] for k in ("dealer", "hands", "undealt")] == [hand[k] for k in ("dealer", "hands", "undealt")]
+        assert dealt["dealer"] == "NESW"[(board - 1) % 4]
 
 
 def test_cli_deal_json_is_a_hand_record_of_the_same_deal(cli):
@@ -251,7 +293,8 @@ def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, 
     (["match", "--ns", "basic", "--ew", "basic", "--boards", "-3"], r"--boards: '-3': give a whole number from 1 to 100,000"),
     (["demo", "--hands", "99999999999999999999"], r"--hands: '99999999999999999999': give a whole number from 1 to 10,000"),
     (["demo", "--hands", "٣"], r"--hands: '٣'"),
-    (["deal", "--seed", "7", "--board", "-1"], r"--board: '-1': give a whole number from 0 to 999,999,999,999"),
+    (["deal", "--seed", "7", "--board", "0"], r"--board: '0': give a whole number from 1 to 999,999,999"),
+    (["deal", "--seed", "7", "--board", "1000000000"], r"--board: '1000000000': give a whole number from 1 to 999,999,999"),
 ])
 def test_cli_numbers_out_of_their_range_are_one_error_line(cli, assert_cli_error, argv, pattern):
     assert_cli_error(cli(*argv), pattern)

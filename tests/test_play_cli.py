@@ -424,3 +424,13 @@ def test_play_save_where_it_cannot_be_written_is_refused_before_the_first_hand(m
     status, out = _play(monkeypatch, ["--save", str(tmp_path / "missing" / "s.json")], "1A\n")
     assert status == 2 and out == ""
     assert capsys.readouterr().err.startswith(f"error: --save {tmp_path / 'missing' / 's.json'}: cannot write there")
+
+
+def test_play_board_k_is_what_deal_seed_board_k_deals(monkeypatch, capsys):
+    # once a hand is over play shows the whole deal: `deal --seed S --board K` prints it alike
+    status, out = _play(monkeypatch, ["--seed", "club", "--hands", "2"], AutoPlayer)
+    assert status == 0 and "=== Board 2 (seed 'club'): dealer East" in out
+    monkeypatch.undo()
+    for board in (1, 2):
+        assert main(["deal", "--seed", "club", "--board", str(board)]) == 0
+        assert capsys.readouterr().out in out

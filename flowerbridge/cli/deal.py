@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from . import seat, whole_number
 
+MAX_BOARD = 999_999_999     # as the text notation's Board tag (docs/notation.md)
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("deal", help="deal a hand from a seed",
                               description="Deal the 60-card deck from a seed: the same seed gives "
                                           "the same deal on every machine.")
     p.add_argument("--seed", required=True, help="any integer or word")
-    p.add_argument("--board", type=whole_number(0, 10**12 - 1), default=0,
-                   help="board number within the seed, from 0 (default 0)")
-    p.add_argument("--dealer", type=seat, default="N", help="dealer seat, N, E, S or W (default N)")
+    p.add_argument("--board", type=whole_number(1, MAX_BOARD), default=1,
+                   help=f"board number within the seed, 1 to {MAX_BOARD:,} (default 1): board K is "
+                        "the K-th hand that play and demo deal from the seed")
+    p.add_argument("--dealer", type=seat,
+                   help="dealer seat, N, E, S or W (default: the board's dealer in a session, as play "
+                        "and demo deal it: board 1 North, 2 East, 3 South, 4 West, 5 North ...)")
     p.add_argument("--json", action="store_true", help="print a JSON hand record")
     p.set_defaults(func=run)
 
@@ -21,11 +26,15 @@ def run(args) -> int:
     from ..dealing import Deal
     from ..records import dumps
     from ..render import render_deal
+    from ..session import Session
     from ..state import HandState
 
     from . import parse_seed
     seed = parse_seed(args.seed)
     deal = Deal.from_seed(seed, args.board)
-    state = HandState(deal, args.dealer)
+    # the dealer rotates after every hand of a session from its first dealer (R5),
+    # so board K is dealt by the seat K - 1 after it
+    dealer = args.dealer if args.dealer is not None else Session().first_dealer.next(args.board - 1)
+    state = HandState(deal, dealer)
     print(dumps(state) if args.json else render_deal(state))
     return 0
