@@ -10,6 +10,12 @@ from .state import HandState
 _TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
 
 
+def is_notation(text: str) -> bool:
+    """Whether ``text`` opens as the text notation does, with a tag ``[Name "value"]``
+    (a JSON array opens with "[" too)."""
+    return _TAG_START.match(text.lstrip()) is not None
+
+
 def load_any(text: str, source: str | None = None) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in
     (``source``, the file's name, is given in the message of malformed JSON)."""
@@ -17,7 +23,7 @@ def load_any(text: str, source: str | None = None) -> list[HandState]:
     if not stripped:
         raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
-    if stripped.startswith("{") or stripped.startswith("[") and not _TAG_START.match(stripped):
+    if stripped.startswith("{") or stripped.startswith("[") and not is_notation(stripped):
         from .records import HandRecord, parse_json
         data = parse_json(text, source)
         from .session import Session, is_session_record

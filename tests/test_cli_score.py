@@ -276,6 +276,30 @@ def test_formats_error_malformed_records(cli, assert_cli_error, tmp_path, record
     assert_cli_error(run_score(cli, tmp_path, record), pattern)
 
 
+def test_a_session_record_is_named_as_one_and_what_score_takes_is_said(cli, assert_cli_error, tmp_path,
+                                                                        ch16_record, monkeypatch):
+    # (it was "error: missing key 'dealer'")
+    session = {"format": "flowerbridge-session", "hands": [ch16_record]}
+    assert_cli_error(run_score(cli, tmp_path, session),
+                     r"^error: \S+hand\.json is a session record: score takes one hand record, one of its "
+                     r"'hands' \(show reads sessions\)$")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"hands": [ch16_record]})))
+    assert_cli_error(cli("score", "-"), r"^error: standard input is a session record: ")
+    assert score_of(cli, tmp_path, session["hands"][0])["contract"] == "4A"     # one of its hands scores
+
+
+def test_a_record_in_the_text_notation_is_named_as_such(cli, assert_cli_error, tmp_path, ch16_record):
+    # (it was "error: malformed JSON at line 1 column 2 of x.fbn: Expecting value")
+    from flowerbridge import notation
+    from flowerbridge.records import replay
+
+    path = tmp_path / "x.fbn"
+    path.write_text("\n" + notation.dumps(replay(ch16_record)), encoding="utf-8")
+    assert_cli_error(cli("score", str(path)), r"^error: \S+x\.fbn is in the text notation: score takes a "
+                                              r"JSON hand record \(show reads the notation\)$")
+    assert_cli_error(run_score(cli, tmp_path, "[1, 2]"), r"a hand record is a JSON object, not an array")
+
+
 def test_missing_file_is_one_error_line(cli, assert_cli_error, tmp_path):
     assert_cli_error(cli("score", str(tmp_path / "absent.json")), r"absent\.json: No such file")
 

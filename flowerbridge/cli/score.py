@@ -34,15 +34,23 @@ def options_from_args(data, args):
 
 
 def run(args) -> int:
-    from ..records import HandRecord, parse_json
-    from . import input_name, read_text
-
+    from .._load import is_notation
     from ..errors import FlowerBridgeError
     from ..options import RuleOptions
-    from . import UsageError
+    from ..records import HandRecord, parse_json
+    from ..session import is_session_record
+    from . import UsageError, input_name, read_text
 
     text = read_text(args.file)
-    data = parse_json(text, input_name(args.file))
+    name = input_name(args.file)
+    # the project's other records, which show reads, are told apart from malformed JSON
+    if is_notation(text):
+        raise UsageError(f"{name} is in the text notation: score takes a JSON hand record "
+                         f"(show reads the notation)")
+    data = parse_json(text, name)
+    if is_session_record(data):
+        raise UsageError(f"{name} is a session record: score takes one hand record, one of its "
+                         f"'hands' (show reads sessions)")
     options = options_from_args(data, args)
     try:
         record = HandRecord.from_dict(data, options=options)
