@@ -9,6 +9,11 @@ from .seats import SEATS, Seat, Side
 from .state import HandState
 
 
+def count_text(n: int, noun: str) -> str:
+    """``1 trick``, ``2 tricks``, ``1,000 boards``: a count and its noun, plural but for one."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",
                    width: int | None = None) -> list[str]:
     """One line per suit, Bright Animals first, highest card first.  Given a
@@ -83,7 +88,7 @@ def render_score(state: HandState) -> str:
         return "Passed out: no score."
     made = "made" if score.made else "failed"
     result = score.result or 0
-    lines = [f"{score.contract}: {score.tricks[score.contract.side]} tricks, {made}"
+    lines = [f"{score.contract}: {count_text(score.tricks[score.contract.side], 'trick')}, {made}"
              + (f" ({result:+d})" if result else "")]
     for item in score.items:
         lines.append(f"  {item.side.name} {item.points:>4} {'below' if item.below else 'above'}"

@@ -300,6 +300,27 @@ def test_cli_numbers_out_of_their_range_are_one_error_line(cli, assert_cli_error
     assert_cli_error(cli(*argv), pattern)
 
 
+def test_cli_match_report_writes_one_board_and_one_imp_in_the_singular(cli):
+    from dataclasses import replace
+
+    from flowerbridge.bots.match import run_match
+    from flowerbridge.cli.match import render_match
+
+    status, out, _ = cli("match", "--ns", "random", "--ew", "random", "--boards", "1")
+    assert status == 0 and "random (A) v random (B), 1 board, seed 'match'\n" in out
+    assert ", 2 boards, " in cli("match", "--ns", "random", "--ew", "random", "--boards", "2")[1]
+    result = run_match("random", "random", 1, "match")
+    result.results[0] = replace(result.results[0], imps=-1)
+    assert "total -1 IMP\n" in render_match(result)
+
+
+def test_cli_show_a_one_trick_result_says_1_trick(cli, tmp_path, random_hand):
+    state = random_hand(11)     # 2NT by North, which takes one trick
+    (tmp_path / "h.json").write_text(records.dumps(state))
+    status, out, _ = cli("show", str(tmp_path / "h.json"))
+    assert status == 0 and "2NT by N: 1 trick, failed (-7)\n" in out
+
+
 def test_cli_match_samples_without_a_sampling_bot_is_refused(cli, assert_cli_error):
     assert_cli_error(cli("match", "--ns", "basic", "--ew", "random", "--samples", "5"),
                      r"--samples is for pimc .*: basic and random do not sample")

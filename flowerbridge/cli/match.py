@@ -63,10 +63,13 @@ def render_match(result) -> str:
     """The match report for people."""
     ci = result.ci95
     interval = "n/a (one board)" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
-    lines = [f"{result.pairs[0].spec} (A) v {result.pairs[1].spec} (B), {result.boards} boards, "
+    from ..render import count_text
+
+    total = sum(r.imps for r in result.results)
+    lines = [f"{result.pairs[0].spec} (A) v {result.pairs[1].spec} (B), {count_text(result.boards, 'board')}, "
              f"seed {result.seed!r}",
              f"A: {result.imps_per_board:+.2f} IMPs per board, 95% CI {interval}, "
-             f"total {sum(r.imps for r in result.results):+d} IMPs", ""]
+             f"total {total:+d} {'IMP' if abs(total) == 1 else 'IMPs'}", ""]
     a, b = (p.to_dict() for p in result.pairs)
     width = max(14, *(len(str(d["bot"])) + 2 for d in (a, b)))    # a long bot name keeps a gap
     lines.append(f"{'':<22}{'A':>{width}}{'B':>{width}}")
