@@ -98,11 +98,22 @@ def render_score(state: HandState) -> str:
     return "\n".join(lines)
 
 
+def render_unfinished(state: HandState) -> str:
+    """What a hand not yet over lacks: ``Play not finished: 20 of 52 cards played, ...``."""
+    assert state.turn is not None
+    if state.phase.value == "auction":
+        made = f"{count_text(len(state.calls), 'call')} made" if state.calls else "no call yet"
+        return f"Auction not finished: {made}, {state.turn.full_name} to call; no score"
+    dummy = " (dummy)" if state.contract is not None and state.turn is state.contract.dummy else ""
+    return (f"Play not finished: {len(state.plays)} of 52 cards played, {state.turn.full_name}{dummy} "
+            f"to play; no score")
+
+
 def render_hand(state: HandState, *, names: bool = False) -> str:
-    """Everything about a hand: deal, auction, tricks with winners, score."""
-    parts = [render_deal(state, names=names), "", render_auction(state)]
+    """Everything about a hand: deal, auction, tricks with winners, score; for a
+    hand not yet over, what there is and what it lacks (no score)."""
+    parts = [render_deal(state, names=names), "", render_auction(state, awaited=True)]
     if state.tricks or state.current_trick:
         parts += ["", render_tricks(state)]
-    if state.is_over:
-        parts += ["", render_score(state)]
+    parts += ["", render_score(state) if state.is_over else render_unfinished(state)]
     return "\n".join(parts)

@@ -139,6 +139,34 @@ def test_cli_show_several_text_hands_and_standard_input(cli, monkeypatch, random
     assert (status, err) == (0, "") and out.count("Dealer ") == 3
 
 
+def test_cli_show_a_dealt_hand_says_the_auction_is_not_finished(cli, tmp_path):
+    # `deal --json > h.json; show h.json` printed the auction's header and nothing after it
+    status, dealt, _ = cli("deal", "--seed", "7", "--json")
+    (tmp_path / "h.json").write_text(dealt)
+    status, out, err = cli("show", str(tmp_path / "h.json"))
+    assert (status, err) == (0, "")
+    assert out.endswith("West    North   East    South\n        ?\n\n"
+                        "Auction not finished: no call yet, North to call; no score\n\n")
+    record = json.loads(dealt)
+    record["auction"] = ["Pass", "1A", "Pass"]
+    (tmp_path / "h.json").write_text(json.dumps(record))
+    out = cli("show", str(tmp_path / "h.json"))[1]
+    assert "        Pass    1A      Pass\n?\n\nAuction not finished: 3 calls made, West to call; no score\n" in out
+
+
+@pytest.mark.parametrize("cards, says", [(20, "20 of 52 cards played, South to play"),
+                                         (0, "0 of 52 cards played, West to play"),
+                                         (1, "1 of 52 cards played, North (dummy) to play")])
+def test_cli_show_a_hand_part_played_shows_its_tricks_and_what_is_missing(cli, tmp_path, ch16_record, cards, says):
+    ch16_record["play"] = ch16_record["play"][:cards]
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))
+    status, out, err = cli("show", str(tmp_path / "h.json"))
+    assert (status, err) == (0, "")
+    assert out.endswith(f"\nPlay not finished: {says}; no score\n\n")
+    assert "Contract 4 Bright Animals by South" in out and "below" not in out     # no score
+    assert out.count(" won by ") == cards // 4 and ("(in progress)" in out) == (cards % 4 != 0)
+
+
 def test_cli_show_names(cli, tmp_path, ch16_record):
     (tmp_path / "hand.json").write_text(json.dumps(ch16_record))
     status, out, _ = cli("show", "--names", str(tmp_path / "hand.json"))
