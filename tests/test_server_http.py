@@ -152,7 +152,7 @@ def test_http_a_full_server_of_one_table_says_table(tmp_path):
         assert full.json()["error"]["message"].startswith("the server has 1 table open, its most")
 
 
-@pytest.mark.parametrize("segment", ["1_0", "1.0", "+1", " 1", "1e0", "٣", "0x1", "9" * 5000])
+@pytest.mark.parametrize("segment", ["1_0", "1.0", "+1", "-1", "-0", " 1", "1e0", "٣", "0x1", "9" * 5000])
 def test_http_a_hand_number_in_a_path_is_decimal_digits_only(server, segment):
     table_id = server.create_table(PEOPLE)["table"]["id"]
     answer = server.api("GET", f"/api/tables/{table_id}/hands/{segment}")
@@ -164,7 +164,7 @@ def test_http_a_hand_number_in_a_path_is_decimal_digits_only(server, segment):
 
 def test_http_a_hand_number_in_digits_is_read(server):
     table_id = server.create_table(PEOPLE)["table"]["id"]
-    for segment in ("1", "01", "2", "-1", "9" * 30):
+    for segment in ("1", "01", "2", "0", "9" * 30):
         answer = server.api("GET", f"/api/tables/{table_id}/hands/{segment}")
         assert (answer.status_code, answer.json()["error"]["code"]) == (409, "no_hand"), segment
 
@@ -200,3 +200,13 @@ def test_http_a_websocket_message_without_a_known_type_says_so_plainly(message, 
     with pytest.raises(MessageError) as refused:
         parse_message(message)
     assert str(refused.value) == said
+
+
+@pytest.mark.parametrize("message_id, echoed", [
+    ("p1", "p1"), ("x" * 64, "x" * 64), ("x" * 65, None), (7, None), ("\ud800", None)])
+def test_http_a_refused_websocket_message_echoes_its_id_only_when_the_id_is_valid(message_id, echoed):
+    from flowerbridge.server.schemas import MessageError, parse_message
+
+    with pytest.raises(MessageError) as refused:
+        parse_message(json.dumps({"type": "ping", "id": message_id, "extra": 1}))
+    assert refused.value.message_id == echoed

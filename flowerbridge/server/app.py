@@ -216,7 +216,7 @@ class _StrictJSONRoute(APIRoute):
         return strict
 
 
-_HAND = re.compile(r"-?[0-9]{1,30}")
+_HAND = re.compile(r"[0-9]{1,30}")
 
 
 def _hand_number(segment: str) -> int:

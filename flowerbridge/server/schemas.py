@@ -199,6 +199,16 @@ def read_json(data: str | bytes) -> Any:
                                        f"{sys.get_int_max_str_digits():,} digits") from None
 
 
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode characters only: no lone surrogate (``"\\ud800"``
+    read from JSON), which no UTF-8 text can hold and the schema refuses."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | SyncMessage | PingMessage:
     """Read one client websocket message, or raise :class:`MessageError`."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
@@ -208,7 +218,7 @@ def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | Sync
     if not isinstance(obj, dict):
         raise MessageError("bad_json", f"a message is a JSON object, not {json_type(obj)}")
     message_id = obj.get("id")  # echoed in the error only when it is a valid id
-    if not (isinstance(message_id, str) and len(message_id) <= 64):
+    if not (isinstance(message_id, str) and len(message_id) <= 64 and _is_unicode(message_id)):
         message_id = None
     try:
         return _CLIENT_MESSAGE.validate_python(obj)
