@@ -115,5 +115,8 @@ def render_hand(state: HandState, *, names: bool = False) -> str:
     parts = [render_deal(state, names=names), "", render_auction(state, awaited=True)]
     if state.tricks or state.current_trick:
         parts += ["", render_tricks(state)]
-    parts += ["", render_score(state) if state.is_over else render_unfinished(state)]
+    if not state.is_over:
+        parts += ["", render_unfinished(state)]
+    elif state.contract is not None:    # (a passed-out hand's auction ends "Passed out")
+        parts += ["", render_score(state)]
     return "\n".join(parts)

@@ -167,6 +167,13 @@ def test_cli_show_a_hand_part_played_shows_its_tricks_and_what_is_missing(cli, t
     assert out.count(" won by ") == cards // 4 and ("(in progress)" in out) == (cards % 4 != 0)
 
 
+def test_cli_show_a_passed_out_hand_says_so_once(cli, tmp_path, random_hand):
+    state = random_hand(8)      # four passes
+    (tmp_path / "h.json").write_text(records.dumps(state))
+    status, out, _ = cli("show", str(tmp_path / "h.json"))
+    assert status == 0 and out.endswith("\nPassed out\n\n") and out.count("Passed out") == 1
+
+
 def test_cli_show_names(cli, tmp_path, ch16_record):
     (tmp_path / "hand.json").write_text(json.dumps(ch16_record))
     status, out, _ = cli("show", "--names", str(tmp_path / "hand.json"))
@@ -227,6 +234,12 @@ def test_cli_demo_save_where_it_cannot_be_written_is_refused_before_any_hand(cli
                                                                              where, pattern):
     path = "-" if where == "-" else str(tmp_path / where)
     assert_cli_error(cli("demo", "--hands", "1", "--save", path), pattern)   # (no stdout: no hand printed)
+
+
+def test_cli_demo_says_a_passed_out_hand_is_passed_out_once(cli):
+    status, out, _ = cli("demo", "--hands", "3")      # board 2 of seed 'demo' is passed out
+    hand = out.split("Board 2 (seed 'demo')", 1)[1].split("Board 3", 1)[0]
+    assert status == 0 and hand.endswith("\nPassed out\n\n") and hand.count("Passed out") == 1
 
 
 def test_cli_demo_unknown_bot_is_one_error_line(cli, assert_cli_error):

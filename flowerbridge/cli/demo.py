@@ -49,7 +49,8 @@ def run(args) -> int:
                 # board K of the seed is what `flowerbridge deal --seed S --board K` deals
                 print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
                 print(render_auction(state))
-                print(render_score(state))
+                if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
+                    print(render_score(state))
                 print()
     finally:    # the hands finished, also when the session is cut short (Ctrl-C, the output closed)
         if save is not None and session.hands:
