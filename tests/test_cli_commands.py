@@ -242,6 +242,25 @@ def test_cli_demo_says_a_passed_out_hand_is_passed_out_once(cli):
     assert status == 0 and hand.endswith("\nPassed out\n\n") and hand.count("Passed out") == 1
 
 
+def test_cli_demo_scoresheet_bright_bonus_rows_keep_their_marks_in_line(cli):
+    from flowerbridge import Deal, RuleOptions
+    from flowerbridge.session import Session
+
+    def bonus_rows(sheet: str) -> list[str]:
+        return [line for line in sheet.splitlines() if "BRIGHT BONUS" in line]
+
+    out = cli("demo", "--hands", "1", "--quiet")[1]
+    assert bonus_rows(out) == ["FIVE BRIGHT BONUS (+25)  NS □  EW □", " TEN BRIGHT BONUS (+75)  NS □  EW □"]
+    # a variant's bonuses of other widths (a lab's rule options) line up as well
+    session = Session(RuleOptions(five_bright_bonus=5, ten_bright_bonus=1000))
+    state = session.new_hand(Deal.from_seed(1, 1))
+    for _ in range(4):
+        state.call("Pass")
+    session.add(state)
+    rows = bonus_rows(session.render())
+    assert rows[0].index(" NS ") == rows[1].index(" NS ") == len("TEN BRIGHT BONUS (+1000) "), rows
+
+
 def test_cli_demo_unknown_bot_is_one_error_line(cli, assert_cli_error):
     assert_cli_error(cli("demo", "--bots", "nope"), r"unknown bot 'nope'")
 
