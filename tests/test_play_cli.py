@@ -455,3 +455,50 @@ def test_play_a_call_off_the_system_is_said_without_brackets_inside_brackets(mon
     assert off_system("not part of the system (opening)") == "not part of the system for an opening"
     assert off_system("not part of the system (continuation)") == "not part of the system for a continuation"
     assert off_system("opening: 5+ Plains") == "opening: 5+ Plains"
+
+
+@pytest.mark.parametrize("typed", ["help", "h", "HELP"])
+def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, typed):
+    status, out = _play(monkeypatch, ["--seed", "3"], f"{typed}\nq\n")
+    assert status == 0 and "Not allowed" not in out
+    assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
+            and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
+                "? lists the legal calls; help or h shows this; q ends the session.\n" in out)
+    status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
+    assert status == 0
+    assert "Type a card code such as 11B or 1Pa (in any case).\n? lists the legal cards; " in out
+
+
+class HelpInThePlay(AutoPlayer):
+    """Asks for help at the first card prompt, then plays as AutoPlayer."""
+
+    asked = False
+
+    def readline(self, *args) -> str:
+        if not self.asked and "Card from" in self.screen.getvalue()[self.seen:]:
+            self.asked = True
+            self.seen = len(self.screen.getvalue())
+            return "h\n"
+        return super().readline(*args)
+
+
+class OtherThanEnterBetweenHands(AutoPlayer):
+    """Plays as AutoPlayer; between hands types x, then q."""
+
+    typed: list[str] = []
+
+    def readline(self, *args) -> str:
+        if "Press Enter" in self.screen.getvalue()[-80:]:
+            self.typed = [*self.typed, "x\n" if not self.typed else "q\n"]
+            return self.typed[-1]
+        return super().readline(*args)
+
+
+def test_play_between_hands_q_quits_and_anything_else_asks_again(monkeypatch):
+    # (anything typed there went on to the next hand)
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "3"], OtherThanEnterBetweenHands)
+    assert status == 0 and out.endswith("Session ended.\n")
+    after = out.split("Press Enter for the next hand (q to quit): ", 1)[1]
+    assert after.startswith("Enter starts the next hand; q ends the session.\n"
+                            "Press Enter for the next hand (q to quit): Session ended.")
+    assert "=== Board 2" not in out

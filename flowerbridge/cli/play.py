@@ -22,7 +22,7 @@ def register(subparsers) -> None:
                               description="Play Flower Bridge with three bots: you bid and play "
                                           "one seat (and the dummy when you declare). Type a call "
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
-                                          "what is legal; 'q' quits.")
+                                          "what is legal; 'help' says what to type; 'q' quits.")
     p.add_argument("--seat", type=seat_type, default="S", help="your seat, N, E, S or W (default S)")
     p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
@@ -33,6 +33,13 @@ def register(subparsers) -> None:
                    help="write the session to FILE as a JSON session record after every finished "
                         "hand (flowerbridge show reads it)")
     p.set_defaults(func=run)
+
+
+# `help` or `h` at a prompt: what `?` lists, then these
+HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
+             "? lists the legal calls; help or h shows this; q ends the session.")
+HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case).\n"
+             "? lists the legal cards; help or h shows this; q ends the session.")
 
 
 class Quit(Exception):
@@ -195,8 +202,10 @@ class Table:
         if self.save is not None:
             self.say(f"Saved to {self.save.path}.")
         self.sheet_shown = True
-        if not session.is_over:
-            self.ask("Press Enter for the next hand (q to quit): ")
+        while not session.is_over:     # Enter goes on, q quits (in ask); anything else: asked again
+            if not self.ask("Press Enter for the next hand (q to quit): "):
+                break
+            self.say("Enter starts the next hand; q ends the session.")
 
     def watch_as_dummy(self) -> bool:
         """Between tricks, when the person is dummy and the bots play every card:
@@ -260,14 +269,17 @@ class Table:
             text = self.ask(prompt)
             if not text:    # Enter alone: ask again
                 continue
-            if auction:     # the usual shorthands at the table: p, 3n, 3 nt
+            asks_help = text.lower() in ("help", "h")
+            if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
                 text = "".join(text.split())
                 if text.lower() == "p":
                     text = "Pass"
                 elif len(text) == 2 and text[0] in "1234567" and text[1] in "nN":
                     text += "T"
-            if text == "?":
+            if text == "?" or asks_help:
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
+                if asks_help:
+                    self.say(HELP_CALL if auction else HELP_CARD)
                 continue
             try:
                 event = state.apply(text, self.seat)
