@@ -436,6 +436,35 @@ def test_cli_output_closed_by_its_reader_stops_quietly():
     assert proc.stderr is not None and proc.stderr.read() == b""
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("argv", [["deal", "--seed", "1"], ["demo", "--hands", "200"], ["--help"]])
+def test_cli_a_full_standard_output_is_named_as_standard_output(argv, buffered):
+    # (it said "error: No space left on device", naming nothing)
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED" or not buffered}
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", *argv], stdout=full,
+                              stderr=subprocess.PIPE, env=env, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr == b"error: cannot write to standard output: No space left on device\n"
+
+
+def test_cli_an_error_writing_standard_output_names_it(cli, monkeypatch, capsys):
+    import errno
+
+    class HungUp(io.StringIO):
+        def write(self, text):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    from flowerbridge.cli import main
+
+    monkeypatch.setattr(sys, "stdout", HungUp())
+    assert main(["deal", "--seed", "1"]) == 2
+    assert capsys.readouterr().err == f"error: cannot write to standard output: {os.strerror(errno.EIO)}\n"
+
+
 def _run_with_closed(fd: int, *argv: str):
     """The command run with file descriptor ``fd`` closed (as `<&-`, `>&-` or `2>&-` do)."""
     import subprocess

@@ -59,6 +59,48 @@ def main(argv: list[str] | None = None) -> int:
         print("error: standard output is closed: the command's output would be lost", file=sys.stderr)
         return 2
     _plain_where_not_unicode()
+    stdout = sys.stdout
+    sys.stdout = _StandardOutput(stdout)   # its write errors say they are standard output's
+    try:
+        return _run(argv)
+    finally:
+        if isinstance(sys.stdout, _StandardOutput):
+            sys.stdout = stdout
+
+
+class _OutputError(Exception):
+    """Standard output cannot be written (a full disk, a hung-up terminal); not an
+    OSError, so that no handler of the command's own files takes it for theirs."""
+
+
+class _StandardOutput:
+    """``sys.stdout`` for the time a command runs: what writing it raises, but for a
+    closed pipe (quiet, as the shell's tools are), is an :class:`_OutputError`."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args, rest = parser.parse_known_args(argv)
@@ -72,11 +114,21 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"{prog}: unrecognized arguments: {' '.join(rest)}")
         if not getattr(args, "func", None):
             parser.print_help()
-            return 0
-        return int(args.func(args) or 0)
+            status = 0
+        else:
+            status = int(args.func(args) or 0)
+        sys.stdout.flush()      # what is still buffered: failing to write it fails the command
+        return status
+    except SystemExit:  # --help and --version have printed: that too is written out, or fails
+        failed = _flush_failed()
+        if failed:
+            return failed
+        raise
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as the shell's tools do
         _drop_stdout()
         return 141
+    except _OutputError as exc:
+        return _output_failed(exc)
     except FlowerBridgeError as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -142,6 +194,24 @@ def argv_command(argv: list[str] | None) -> str | None:
     """The subcommand named on the command line, if any."""
     words = sys.argv[1:] if argv is None else argv
     return next((w for w in words if w in COMMANDS), None)
+
+
+def _output_failed(exc: _OutputError) -> int:
+    _drop_stdout()      # (what is left unwritten is dropped, not tried again at exit)
+    print(f"error: cannot write to standard output: {one_line(str(exc))}", file=sys.stderr)
+    return 2
+
+
+def _flush_failed() -> int:
+    """Flush standard output: 0, or the exit status of a failure to."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return 141
+    except _OutputError as exc:
+        return _output_failed(exc)
+    return 0
 
 
 def _drop_stdout() -> None:
