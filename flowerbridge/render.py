@@ -9,9 +9,11 @@ from .seats import SEATS, Seat, Side
 from .state import HandState
 
 
-def count_text(n: int, noun: str) -> str:
-    """``1 trick``, ``2 tricks``, ``1,000 boards``: a count and its noun, plural but for one."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def count_text(n: float, noun: str) -> str:
+    """``1 trick``, ``2 tricks``, ``1,000 boards``, ``0.5 tables``: a count and its
+    noun, plural but for one."""
+    number = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
+    return f"{number} {noun}" if n == 1 else f"{number} {noun}s"
 
 
 def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",

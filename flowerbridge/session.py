@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
+from .render import count_text
 from .records import HandRecord, seat_field, to_dict as hand_to_dict
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, Side
@@ -94,9 +95,9 @@ class Session:
     def _over_because(self) -> str | None:
         """Why the session is over (its length reached), or None."""
         if self.max_hands is not None and len(self.hands) >= self.max_hands:
-            return f"it was set to {self.max_hands} hands"
+            return f"it was set to {count_text(self.max_hands, 'hand')}"
         if self.max_games is not None and sum(self.games_won) >= self.max_games:
-            return f"it was set to {self.max_games} games"
+            return f"it was set to {count_text(self.max_games, 'game')}"
         return None
 
     def _refuse_when_over(self) -> None:

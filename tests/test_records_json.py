@@ -196,6 +196,10 @@ def test_ruling_r19_session_record_longer_than_its_length_names_the_hand_and_the
     data = {**Session().to_dict(), "first_dealer": "S", "max_hands": 3, "hands": hands}
     with pytest.raises(RecordError, match=r"^hand 4: the session is over \(it was set to 3 hands\) \[R19\]"):
         Session.from_dict(data)
+    # and of one hand, in the singular
+    data = {**data, "max_hands": 1, "hands": hands[:2]}
+    with pytest.raises(RecordError, match=r"^hand 2: the session is over \(it was set to 1 hand\) \[R19\]"):
+        Session.from_dict(data)
 
 
 def test_session_record_with_a_hand_under_other_rule_options_is_refused(ch16_record):

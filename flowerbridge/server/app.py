@@ -23,6 +23,7 @@ from starlette.routing import Match
 from .. import __version__
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
+from ..render import count_text
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
@@ -32,8 +33,7 @@ from .manager import TableManager
 from .realtime import table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store
-from .table import TableError, count_text
-from .table import PROTOCOL_VERSION
+from .table import PROTOCOL_VERSION, TableError
 from .views import card_catalogue
 
 # Table ids are URL-safe base64; anything else names no table.

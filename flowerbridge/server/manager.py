@@ -37,13 +37,14 @@ from . import analysis
 from .botplay import check_level, choose, default_bot, is_slow, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
+from ..render import count_text
 from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
 from .models import utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
 from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError,
-                    count_text, minutes_text)
+                    minutes_text)
 from .views import Role
 
 log = logging.getLogger("flowerbridge.server")

@@ -15,11 +15,12 @@ from collections import Counter
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
+from ..render import count_text
 from .limits import TokenBucket
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, Hello, MessageError, PingMessage, PlayMessage, error_code,
                       parse_message)
-from .table import PROTOCOL_VERSION, count_text
+from .table import PROTOCOL_VERSION
 
 log = logging.getLogger("flowerbridge.server")
 

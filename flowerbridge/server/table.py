@@ -17,6 +17,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 from ..dealing import Deal
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
+from ..render import count_text
 from ..seats import Seat
 from ..session import Session
 from ..state import HandState
@@ -402,12 +403,6 @@ class Table:
                 "options": self.options.to_dict(), "length": length, "status": self.status,
                 "hand": self.hand_number, "hands_played": len(self.session.hands),
                 "seq": self.seq, "stand_in": self.stand_in_level, "closed": self.closed_reason}
-
-
-def count_text(n: float, noun: str) -> str:
-    """``1 table``, ``1,000 tables``, ``0.5 tables``: a count and its noun, plural but for one."""
-    number = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
-    return f"{number} {noun}" if n == 1 else f"{number} {noun}s"
 
 
 def minutes_text(minutes: int) -> str:
