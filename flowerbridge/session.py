@@ -309,11 +309,11 @@ class Session:
             bonuses = [(key, f"{label} (+{pts})") for key, label, pts in (
                 ("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),
                 ("ten_bright", "TEN BRIGHT BONUS", self.options.ten_bright_bonus))]
-            # the labels set flush right, so that the two rows' marks stand in line
+            # the labels padded alike, so that the two rows' marks stand in line
             label_width = max(len(label) for _, label in bonuses)
             for key, label in bonuses:
                 marks = "  ".join(f"{side} {'■' if record[key][side] else '□'}" for side in ("NS", "EW"))
-                lines.append(f"{label:>{label_width}}  {marks}")
+                lines.append(f"{label:<{label_width}}  {marks}")
             lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
         lines.append(rule)
         if width is not None:   # what is still too long goes on, indented, on the next line

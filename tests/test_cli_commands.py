@@ -250,7 +250,7 @@ def test_cli_demo_scoresheet_bright_bonus_rows_keep_their_marks_in_line(cli):
         return [line for line in sheet.splitlines() if "BRIGHT BONUS" in line]
 
     out = cli("demo", "--hands", "1", "--quiet")[1]
-    assert bonus_rows(out) == ["FIVE BRIGHT BONUS (+25)  NS □  EW □", " TEN BRIGHT BONUS (+75)  NS □  EW □"]
+    assert bonus_rows(out) == ["FIVE BRIGHT BONUS (+25)  NS □  EW □", "TEN BRIGHT BONUS (+75)   NS □  EW □"]
     # a variant's bonuses of other widths (a lab's rule options) line up as well
     session = Session(RuleOptions(five_bright_bonus=5, ten_bright_bonus=1000))
     state = session.new_hand(Deal.from_seed(1, 1))

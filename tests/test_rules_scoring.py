@@ -478,8 +478,8 @@ def test_ruling_r17_scoresheet_ticks_ten_bright_alone_never_five_as_well():
     assert record["ten_bright"] == {"NS": True, "EW": False}
     assert record["five_bright"] == {"NS": False, "EW": False}
     text = session.render()
-    assert "FIVE BRIGHT BONUS (+25)  NS □  EW □" in text
-    assert "TEN BRIGHT BONUS (+75)  NS ■  EW □" in text
+    assert "\nFIVE BRIGHT BONUS (+25)  NS □  EW □\n" in text
+    assert "\nTEN BRIGHT BONUS (+75)   NS ■  EW □\n" in text
 
 
 @pytest.mark.parametrize("length", ["max_hands", "max_games"])
