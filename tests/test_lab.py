@@ -288,6 +288,18 @@ def test_lab_folder_with_files_but_no_lab_run_is_refused_unchanged(tmp_path, cap
     assert (tmp_path / "summary.json").read_text() == '{"mine": 1}'
 
 
+@pytest.mark.parametrize("under", ["", "sub"])
+def test_lab_out_that_is_a_file_is_said_to_be_no_folder_and_left_alone(tmp_path, capsys, under):
+    # it said "cannot make the output folder (File exists)"
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    out = afile / under if under else afile
+    status = main(["lab", "deals", "--n", "10", "--out", str(out), "--quiet"])
+    assert status == 2
+    assert f"{afile} exists and is not a folder: give another output folder" in capsys.readouterr().err
+    assert afile.read_text() == "mine"
+
+
 FAILING_BOT = """
 from flowerbridge.bots import RandomBot
 

@@ -475,7 +475,12 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     if ray_address:
         _check_address(ray_address)  # before anything is written (reached once there is work)
     created = not out.exists()
-    if not created and out.is_dir() and not (out / MANIFEST).exists() and any(out.iterdir()):
+    # a file where the folder (or a folder above it) should be: said so, not "File exists"
+    blocked = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if blocked is not None:
+        where = "" if blocked == out else f"{out}: "
+        raise LabError(f"{where}{blocked} exists and is not a folder: give another output folder")
+    if not created and not (out / MANIFEST).exists() and any(out.iterdir()):
         raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
                        "overwritten; use another output folder")
     try:
