@@ -179,7 +179,7 @@ def test_overcall_at_the_two_level_with_a_six_card_suit_from_14_points():
     hand = "8A 2A 11R 10R 7R 5R 3R 2R 11P 9P 5P 4P 3P"  # 14 points, 6 Ribbons
     bid = _bid(hand, "1A")
     assert bid.call == parse_call("2R")
-    assert bid.explanation == "overcall: 6+ Ribbons, longest suit, 14+ points"
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Animals, 14+ points"
     assert _bid("8A 2A 11R 10R 5R 4R 3R 2R 11P 9P 5P 4P 3P", "1A").call.is_pass  # 13 points
 
 
@@ -187,7 +187,7 @@ def test_weak_jump_overcall_with_a_six_card_suit_and_5_to_12_points_at_the_two_l
     hand = "8A 2A 11R 10R 7R 5R 3R 2R 9P 6P 5P 4P 3P"  # 11 points, 6 Ribbons
     bid = _bid(hand, "1P")
     assert bid.call == parse_call("2R")
-    assert bid.explanation == "weak jump overcall: 6+ Ribbons, longest suit, 5–12 points"
+    assert bid.explanation == "weak jump overcall: 6+ Ribbons, longest suit other than Plains, 5–12 points"
     assert _bid(hand, "1A").call.is_pass  # the jump would be to 3R
 
 
@@ -262,3 +262,20 @@ def test_a_response_without_support_bids_a_new_suit_from_11_points_so_1nt_shows_
     if facts.points >= 11 and support < 5:
         assert decision.explanation.startswith("new suit")
     assert shown_by_seat(_auction(opening, "Pass", "1NT"))[Seat.S].points == (9, 10)
+
+
+def test_the_opponents_suit_is_not_bid_as_the_sides_own_over_it_or_after_it():
+    # Seven Ribbons over a 1R opening: the opponents' suit, not this side's, so
+    # no 2R overcall (it cost about 2 IMPs a time against passing); the other
+    # suits hold no five-card one, so East passes.
+    hand = "11R 11R 10R 10R 9R 5R 4R 12B 11B 6A 5A 2P 3P"  # 23 points
+    assert _bid(hand, "1R").call.is_pass
+    assert explain_call(_auction("1R", "2R"), 1) == "not part of the system (overcall)"
+    # nor does partner of an overcaller compete in the opponents' suit: 3R
+    # would be the seven-card long-suit rebid, Plains are only four
+    hand = "11R 11R 10R 10R 9R 5R 4R 2A 5A 11P 10P 2P 3P"  # 23 points
+    assert _bid(hand, "1R", "1A", "2R").call.is_pass
+    # a suit this side has bid too stays its own
+    assert _bid("12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa", "1A", "2R", "Pass", "Pass").call \
+        == parse_call("2A")
+

@@ -233,6 +233,17 @@ class Context:
     partner_shows: Meaning
     partner_strains: tuple[Denomination, ...]  # partner's bids' denominations, in order
     contested: bool = False  # the last bid was an opponent's
+    their_strains: tuple[Denomination, ...] = ()  # the opponents' strains this side has not bid
+
+    @property
+    def own_suits(self) -> list[Suit]:
+        """The suits this side may name as its own: all but those only the opponents have bid."""
+        return [s for s in Suit if Denomination(s) not in self.their_strains]
+
+    def longest(self, facts: HandFacts) -> Suit | None:
+        """The bidder's longest suit of :attr:`own_suits` (of equal lengths, the higher)."""
+        suits = self.own_suits
+        return max(suits, key=lambda s: (facts.lengths[s], s)) if suits else None
 
     @property
     def partner_suit(self) -> Suit | None:
@@ -248,13 +259,16 @@ class Context:
         return self.last_bid.level + (1 if strain <= self.last_bid.strain else 0)
 
     def fit(self, facts: HandFacts) -> Denomination | None:
-        """The partnership's strain: the suit where this hand and partner's
-        shown length reach :data:`FIT` (the longer, then the higher); else No
-        Trump when partner's last bid was No Trump and this hand has no suit
-        of :data:`LONG_SUIT` cards (it rebids that suit instead); else none."""
-        best = max(Suit, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
-        if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
-            return Denomination(best)
+        """The partnership's strain: the suit of :attr:`own_suits` where this
+        hand and partner's shown length reach :data:`FIT` (the longer, then
+        the higher); else No Trump when partner's last bid was No Trump and
+        this hand has no suit of :data:`LONG_SUIT` cards (it rebids that suit
+        instead); else none."""
+        suits = self.own_suits
+        if suits:
+            best = max(suits, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
+            if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
+                return Denomination(best)
         if self.partner_strains and self.partner_strains[-1] is Denomination.NT \
                 and max(facts.lengths) < LONG_SUIT:
             return Denomination.NT
@@ -282,20 +296,23 @@ def _strains(rule: Rule, ctx: Context, facts: HandFacts | None) -> list[Denomina
         suit = ctx.partner_suit
         return [] if suit is None else [Denomination(suit)]
     if facts is None:
-        choices = [Denomination(s) for s in Suit]
+        choices = [Denomination(s) for s in ctx.own_suits]
         # No Trump is the fit only over partner's No Trump (Context.fit): read
         # otherwise, 1A Pass 2A Pass 2NT was taken for a call of the system
         if spec == "fit" and ctx.partner_strains and ctx.partner_strains[-1] is Denomination.NT:
             choices.append(Denomination.NT)
-        if spec == "new" and ctx.partner_suit is not None:
+        if spec == "new" and ctx.partner_suit is not None and Denomination(ctx.partner_suit) in choices:
             choices.remove(Denomination(ctx.partner_suit))
         return choices
-    if spec == "long":
-        return [Denomination(facts.longest)]
-    if spec == "new":
-        others = [s for s in Suit if s is not ctx.partner_suit]
-        return [Denomination(max(others, key=lambda s: (facts.lengths[s], s)))]
     fit = ctx.fit(facts)
+    if spec == "long":
+        longest = ctx.longest(facts)
+        if longest is None:
+            return []
+        return [Denomination(longest)]
+    if spec == "new":
+        others = [s for s in ctx.own_suits if s is not ctx.partner_suit]
+        return [Denomination(max(others, key=lambda s: (facts.lengths[s], s)))] if others else []
     return [] if fit is None else [fit]
 
 
@@ -339,7 +356,7 @@ def _meaning(rule: Rule, strain: Denomination | None, ctx: Context) -> Meaning:
 
 def _qualifies(rule: Rule, facts: HandFacts, strain: Denomination | None, ctx: Context) -> bool:
     meaning = _meaning(rule, strain, ctx)
-    if rule.strain == "long" and strain is not None and strain.trump is not facts.longest:
+    if rule.strain == "long" and strain is not None and strain.trump is not ctx.longest(facts):
         return False
     return meaning.fits(facts)
 
@@ -394,23 +411,27 @@ def _read(call: Call, ctx: Context) -> Bid:
     for _, m in matches[1:]:
         meaning = meaning | m
     rules = [rule for rule, _ in matches]
-    return Bid(call, rules[0], meaning, describe(rules, call, meaning, ctx.partner_shows.points[0]))
+    barred = [s for s in Suit if s not in ctx.own_suits]
+    return Bid(call, rules[0], meaning, describe(rules, call, meaning, ctx.partner_shows.points[0], barred))
 
 
-def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0) -> str:
+def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0,
+             barred: Sequence[Suit] = ()) -> str:
     """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15+ points``.
 
     ``rules`` are the rows that could have made the call (their names are
     joined by "or"), ``meaning`` what they have in common; ``partner_points``
     is the least partner has shown, to state a partnership total where every
-    row counts one."""
+    row counts one; ``barred`` are the suits only the opponents have bid,
+    which a ``long`` row does not count (``longest suit other than Plains``)."""
     balanced = all(rule.balanced for rule in rules)
     parts: list[str] = ["balanced"] if balanced else []
     floor = BALANCED[0] if balanced else 0
     parts += [f"{meaning.min_length[s]}+ {s.short}" for s in sorted(Suit, reverse=True)
               if meaning.min_length[s] > floor]
     if call.is_bid and all(rule.strain == "long" for rule in rules):
-        parts.append("longest suit")
+        parts.append("longest suit" + (" other than " + " and ".join(s.short for s in barred)
+                                       if barred else ""))
     if not balanced and max(meaning.max_length) < LONG_SUIT:
         parts.append(f"no {LONG_SUIT}-card suit")
     points = _points_text(meaning.points)
@@ -449,8 +470,10 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
         seat = auction[i][0] if i < len(auction) else next_seat
         partner = seat.partner
         situation = _situation(seat, opening, bids_by_side)
+        ours = strains[seat] + strains[partner]
+        theirs = tuple(dict.fromkeys(d for d in strains[seat.lho] + strains[seat.rho] if d not in ours))
         ctx = Context(situation, last_bid, shown.get(partner, NOTHING_SHOWN), tuple(strains[partner]),
-                      last_bidder is not None and last_bidder.side is not seat.side)
+                      last_bidder is not None and last_bidder.side is not seat.side, theirs)
         contexts.append(ctx)
         if i == len(auction):
             break
