@@ -279,3 +279,15 @@ def test_the_opponents_suit_is_not_bid_as_the_sides_own_over_it_or_after_it():
     assert _bid("12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa", "1A", "2R", "Pass", "Pass").call \
         == parse_call("2A")
 
+
+def test_weak_twos_are_contested_with_a_strong_balanced_hand_or_a_six_card_suit_to_the_three_level():
+    balanced = "11P 10P 2P 3P 11R 10R 9R 2R 12B 11B 8B 5A 2A"  # 25 points, 4-4-5
+    bid = _bid(balanced, "2P")
+    assert bid.call == parse_call("2NT")
+    assert bid.explanation == "No Trump overcall: balanced, 18–27 points"
+    long = "11R 11R 10R 9R 5R 4R 12B 11B 5A 6A 11P 2P 3P"  # 24 points, 6 Ribbons
+    bid = _bid(long, "2A")
+    assert bid.call == parse_call("3R")
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Animals, 16+ points"
+    assert _bid("11R 10R 9R 4R 3R 2R 2A 5A 6A 7A 11P 2P 3P", "2A").call.is_pass  # 13 points
+

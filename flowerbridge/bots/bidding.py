@@ -207,6 +207,8 @@ SYSTEM: tuple[Rule, ...] = (
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(14, MAX_POINTS), length=6, max_level=2),
     _r(OVERCALL, "jump:long", "weak jump overcall", points=(5, 12), length=6, max_level=2),
+    _r(OVERCALL, "cheap:NT", "No Trump overcall", points=(18, 27), balanced=True, max_level=2),
+    _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=3),
     _r(OVERCALL, "Pass", "no overcall"),
 
     _r(CONTINUATION, "7:fit", "grand slam", combined=(48, MAX_POINTS)),
