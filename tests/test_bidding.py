@@ -291,3 +291,10 @@ def test_weak_twos_are_contested_with_a_strong_balanced_hand_or_a_six_card_suit_
     assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Animals, 16+ points"
     assert _bid("11R 10R 9R 4R 3R 2R 2A 5A 6A 7A 11P 2P 3P", "2A").call.is_pass  # 13 points
 
+
+def test_a_ten_card_fit_is_not_abandoned_for_the_bidders_own_six_card_suit():
+    # Four Plains opposite a weak two's seven: the fit, not the six Ribbons (2R).
+    hand = "11R 11R 10R 9R 5R 4R 11P 10P 2P 3P 12B 2A 5A"  # 24 points
+    assert _bid(hand, "Pass", "2P", "Pass").call.is_pass
+    # without the fit the six-card suit is still rebid
+    assert _bid("11R 11R 10R 9R 5R 4R 11P 10P 12B 11B 2A 5A 6A", "Pass", "2P", "Pass").call == parse_call("2R")

@@ -311,6 +311,10 @@ def _strains(rule: Rule, ctx: Context, facts: HandFacts | None) -> list[Denomina
         longest = ctx.longest(facts)
         if longest is None:
             return []
+        # in the continuation, a suit fit is not left for another long suit
+        if rule.situation == CONTINUATION and fit is not None and fit.trump is not None \
+                and fit.trump is not longest:
+            return []
         return [Denomination(longest)]
     if spec == "new":
         others = [s for s in ctx.own_suits if s is not ctx.partner_suit]
