@@ -231,3 +231,21 @@ def test_designer_penalty_conclusion_without_double_dummy_follows_its_figure(cha
     [penalty] = [s for s in _suggestions(*_summaries(10, 30), {"strict": {"winner_changed": changed}},
                                          None, {}) if "undertrick penalty" in s]
     assert penalty.startswith(headline) and f"{changed:.0f}% of hands" in penalty
+
+
+def test_lab_designer_report_and_out_given_with_a_tilde_are_written_in_the_home_folder(tmp_path, monkeypatch,
+                                                                                       capsys):
+    # `--designer=~/r.md` reaches the program with its `~`: the folder was checked in the
+    # home folder, but the report went to a folder named `~` in the working folder
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    status = main(["lab", "--designer=~/r.md", "--n", "10", "--bots", "random", "--workers", "1",
+                   "--out=~/run", "--quiet"])
+    assert status == 0, capsys.readouterr().err
+    assert f"designer's report: {home / 'r.md'}" in capsys.readouterr().out
+    assert (home / "r.md").is_file() and (home / "r" / "points.png").is_file()
+    assert (home / "run" / "lab.json").is_file()
+    assert not list(work.iterdir())       # no folder named `~` here

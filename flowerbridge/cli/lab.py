@@ -82,14 +82,16 @@ def run(args) -> int:
     from . import parse_seed
 
     seed = parse_seed(args.seed)
-    if args.designer:
+    # `--designer=~/r.md` reaches us with its `~` (the shell expands it only at a word's
+    # start): expanded once here, and that one path is checked, written and printed
+    designer = Path(args.designer).expanduser() if args.designer else None
+    if designer is not None:
         given = [name for name, value in (("analyses", args.analyses), ("--variant", args.variant),
                                           ("--chunk-size", args.chunk_size)) if value]
         if given:
             raise LabError(f"--designer runs its own analyses and variants: drop {', '.join(given)}")
-        folder = Path(args.designer).expanduser().parent
-        if not folder.is_dir():
-            raise LabError(f"--designer {args.designer}: there is no folder {folder}")
+        if not designer.parent.is_dir():
+            raise LabError(f"--designer {args.designer}: there is no folder {designer.parent}")
     elif args.dd_n:
         raise LabError("--dd-n belongs to --designer; for the double-dummy analysis alone, name it: "
                        "flowerbridge lab dd --n K")
@@ -101,13 +103,14 @@ def run(args) -> int:
         safe += "-" + hashlib.sha256(str(seed).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     if args.out is not None and not args.out.strip():
         raise LabError("--out names no folder: give one, or leave it out for the default")
-    out = args.out or f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
+    out = str(Path(args.out).expanduser()) if args.out \
+        else f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
     try:
-        if args.designer:
+        if designer is not None:
             from ..lab.designer import write_designer_report
-            study = write_designer_report(args.designer, out, n=args.n, seed=seed, dd_n=args.dd_n,
+            study = write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n,
                                           bots=args.bots, workers=args.workers,
                                           ray_address=args.ray, progress=progress)
         else:
@@ -126,6 +129,6 @@ def run(args) -> int:
     print(f"{done.n:,} deals, seed {seed!r}: {done.computed} {chunks} computed, {done.reused} reused")
     if study.report:
         print(f"report: {study.report}")
-    if args.designer:
-        print(f"designer's report: {args.designer}")
+    if designer is not None:
+        print(f"designer's report: {designer}")
     return 0
