@@ -63,7 +63,9 @@ def test_http_head_answers_wherever_get_does_with_the_headers_and_no_body(server
         get, head = server.api("GET", path), server.api("HEAD", path)
         assert (get.status_code, head.status_code) == (200, 200), path
         assert head.content == b"" and get.content, path
-        assert head.headers["content-length"] == str(len(get.content)), path
+        # (the length sent: the lobby's list comes gzip-compressed, httpx unzips it)
+        assert head.headers["content-length"] == get.headers["content-length"], path
+        assert head.headers.get("content-encoding") == get.headers.get("content-encoding"), path
         assert head.headers["content-type"] == get.headers["content-type"], path
     assert server.api("HEAD", "/api/tables/nope").status_code == 404
 
@@ -94,8 +96,10 @@ def test_http_pages_and_files_are_revalidated_and_api_answers_not_stored(server)
         assert again.headers["cache-control"] == "no-cache", path
     page = server.api("GET", "/nothing/here", headers={"accept": "text/html"})
     assert page.status_code == 404 and page.headers["cache-control"] == "no-cache"
-    for path in ("/api/meta", "/api/tables", f"/api/tables/{table_id}", "/api/tables/nope"):
+    for path in ("/api/meta", f"/api/tables/{table_id}", "/api/tables/nope"):
         assert server.api("GET", path).headers["cache-control"] == "no-store", path
+    # the lobby's list is kept, and asked for again with its ETag
+    assert server.api("GET", "/api/tables").headers["cache-control"] == "no-cache"
     refused = server.api("POST", "/api/tables", json={})
     assert refused.status_code == 400 and refused.headers["cache-control"] == "no-store"
 
@@ -210,3 +214,34 @@ def test_http_a_refused_websocket_message_echoes_its_id_only_when_the_id_is_vali
     with pytest.raises(MessageError) as refused:
         parse_message(json.dumps({"type": "ping", "id": message_id, "extra": 1}))
     assert refused.value.message_id == echoed
+
+
+def test_http_the_lobby_list_is_revalidated_by_its_etag_and_sent_gzip_compressed(server, monkeypatch):
+    """GET /api/tables was the whole list (595 KB for 1,025 tables) at every
+    poll of every lobby: an unchanged list is now a 304 without a body, and a
+    list sent is gzip-compressed for a client that takes gzip."""
+    from flowerbridge.server import manager
+
+    monkeypatch.setattr(manager, "LOBBY_FRESH_SECONDS", 0)   # made anew at each request
+    server.create_table(PEOPLE, name="Etag table")
+    plain = server.api("GET", "/api/tables", headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and "content-encoding" not in plain.headers
+    assert plain.headers["cache-control"] == "no-cache" and plain.headers["vary"] == "Accept-Encoding"
+    etag = plain.headers["etag"]
+    zipped = server.api("GET", "/api/tables", headers={"Accept-Encoding": "gzip, deflate"})
+    assert zipped.headers["content-encoding"] == "gzip" and zipped.headers["etag"] == etag
+    assert int(zipped.headers["content-length"]) < len(plain.content)
+    assert zipped.json() == plain.json()        # (httpx unzips it)
+    for refused in ("gzip;q=0", "gzip;q=0, *", "br", "gzip;q=nonsense"):
+        answer = server.api("GET", "/api/tables", headers={"Accept-Encoding": refused})
+        assert "content-encoding" not in answer.headers, refused
+    for header in (etag, f"W/{etag}", f'"other", {etag}', "*"):
+        again = server.api("GET", "/api/tables", headers={"If-None-Match": header})
+        assert (again.status_code, again.content) == (304, b""), header
+        assert again.headers["etag"] == etag
+    assert server.api("GET", "/api/tables", headers={"If-None-Match": '"other"'}).status_code == 200
+    # a new table changes the list, and its tag
+    server.create_table(PEOPLE, name="Another")
+    changed = server.api("GET", "/api/tables", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["etag"] != etag
+    assert "Another" in {t["name"] for t in changed.json()["tables"]}

@@ -161,8 +161,17 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.get("/api/tables")
     async def open_tables(request: Request) -> Response:
         """Tables whose session is not over, newest first (made at most once a
-        second while none opens or ends: TableManager.lobby_json)."""
-        return Response(await _manager(request).lobby_json(), media_type="application/json")
+        second while none opens or ends: TableManager.lobby_json). A browser
+        keeps it and asks again with its ETag: an unchanged list is a 304, no
+        body; a list sent is gzip-compressed where the client takes gzip."""
+        lobby = await _manager(request).lobby_json()
+        headers = {"ETag": lobby.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+        if _etag_matches(request.headers.get("if-none-match"), lobby.etag):
+            return Response(status_code=304, headers=headers)
+        if _takes_gzip(request.headers.get("accept-encoding")):
+            return Response(lobby.gzipped, media_type="application/json",
+                            headers={**headers, "Content-Encoding": "gzip"})
+        return Response(lobby.body, media_type="application/json", headers=headers)
 
     @app.get("/api/tables/{table_id}")
     async def table(table_id: str, request: Request) -> dict[str, Any]:
@@ -214,6 +223,35 @@ class _StrictJSONRoute(APIRoute):
             return await handler(_StrictJSONRequest(request.scope, request.receive))
 
         return strict
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (weakly compared, as
+    RFC 9110 asks for this header), or is ``*``."""
+    if header is None:
+        return False
+    tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
+    return "*" in tags or etag in tags
+
+
+def _takes_gzip(header: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip: named with a quality
+    above 0 (``gzip;q=0`` refuses it), or not named and ``*`` is. A quality that
+    cannot be read counts as 0."""
+    qualities: dict[str, float] = {}
+    for part in (header or "").split(","):
+        coding, *params = [piece.strip() for piece in part.split(";")]
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        qualities[coding.lower()] = quality
+    named = qualities.get("gzip", qualities.get("x-gzip"))
+    return (named if named is not None else qualities.get("*", 0.0)) > 0
 
 
 _HAND = re.compile(r"[0-9]{1,30}")

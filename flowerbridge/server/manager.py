@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import gzip
+import hashlib
 import itertools
 import json
 import logging
@@ -223,6 +225,22 @@ class _Analysis:
     asked: bool = False
 
 
+class LobbyList:
+    """The lobby's list as JSON, with its ETag and its gzip form (made once, when
+    first asked for: each is shared by every request until the list changes)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        self._gzipped: bytes | None = None
+
+    @property
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.body, compresslevel=6, mtime=0)
+        return self._gzipped
+
+
 class TableManager:
     """All live tables of one server process."""
 
@@ -260,9 +278,9 @@ class TableManager:
         # one to make room and the new table's row do not interleave with another's
         self._creating = asyncio.Lock()
         # the lobby's list as JSON: (when made, the lobby_version it was made at, text)
-        self._lobby: tuple[float, int, bytes] | None = None
+        self._lobby: tuple[float, int, LobbyList] | None = None
         self._lobby_version = 0     # counts changes to the set of open tables
-        self._lobby_making: tuple[int, asyncio.Future[bytes]] | None = None
+        self._lobby_making: tuple[int, asyncio.Future[LobbyList]] | None = None
         self._start_task: asyncio.Task | None = None     # loading the tables still playing
 
     # ------------------------------------------------------------ life
@@ -442,7 +460,7 @@ class TableManager:
         ids = await self._db(self.store.table_ids, "playing")
         return [table_id for table_id in ids if table_id not in self.unloadable]
 
-    async def lobby_json(self) -> bytes:
+    async def lobby_json(self) -> "LobbyList":
         """``GET /api/tables``'s answer, ``{"tables": open_tables()}`` as JSON: the
         last one made while it is under :data:`LOBBY_FRESH_SECONDS` old and no table
         has been opened, closed or finished since; requests meanwhile share one."""
@@ -455,15 +473,17 @@ class TableManager:
             self._lobby_making = (version, asyncio.ensure_future(self._make_lobby(version)))
         return await asyncio.shield(self._lobby_making[1])
 
-    async def _make_lobby(self, version: int) -> bytes:
+    async def _make_lobby(self, version: int) -> "LobbyList":
         start = time.monotonic()
         try:
             text = json.dumps({"tables": await self.open_tables()}).encode()
+            made = LobbyList(text) if self._lobby is None or self._lobby[2].body != text \
+                else self._lobby[2]      # unchanged: its ETag and compressed form kept
         finally:
             if self._lobby_making is not None and self._lobby_making[0] == version:
                 self._lobby_making = None
-        self._lobby = (start, version, text)
-        return text
+        self._lobby = (start, version, made)
+        return made
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Tables whose session is not over, newest first (a table whose stored log
