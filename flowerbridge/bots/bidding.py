@@ -27,6 +27,7 @@ document and this table agree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Sequence
 
 from ..calls import BID, PASS, Call, Denomination
@@ -237,10 +238,11 @@ class Context:
     contested: bool = False  # the last bid was an opponent's
     their_strains: tuple[Denomination, ...] = ()  # the opponents' strains this side has not bid
 
-    @property
+    @cached_property
     def own_suits(self) -> list[Suit]:
         """The suits this side may name as its own: all but those only the opponents have bid."""
-        return [s for s in Suit if Denomination(s) not in self.their_strains]
+        theirs = {d.trump for d in self.their_strains}
+        return [s for s in Suit if s not in theirs]
 
     def longest(self, facts: HandFacts) -> Suit | None:
         """The bidder's longest suit of :attr:`own_suits` (of equal lengths, the higher)."""
@@ -381,22 +383,54 @@ class Bid:
 
 def choose_call(hand: Iterable[Card], auction: Sequence[tuple[Seat, Call]], seat: Seat) -> Bid:
     """The call the system makes for ``seat`` holding ``hand`` after ``auction``."""
-    facts = HandFacts.of(hand)
     ctx = _contexts(auction, next_seat=seat)[-1]
+    return _read(_choose(HandFacts.of(hand), ctx), ctx)
+
+
+def _choose(facts: HandFacts, ctx: Context) -> Call:
+    """The call of the first rule of ``ctx``'s situation that ``facts`` meet."""
     for rule in _rules(ctx.situation):
         if rule.call == "Pass":
             if _qualifies(rule, facts, None, ctx):
-                return _read(PASS, ctx)
+                return PASS
             continue
         for strain in _strains(rule, ctx, facts):
             call = _call(rule, strain, ctx)
             if call is not None and _qualifies(rule, facts, strain, ctx):
-                return _read(call, ctx)
-    return _read(PASS, ctx)
+                return call
+    return PASS
+
+
+def system_calls(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, list[tuple[Context, Call]]]:
+    """Each seat's calls of ``auction``, each with the context it was made in,
+    to replay on a hand with :func:`makes_calls`; a seat that made a call no
+    row of the system produces is left out (nothing could be replayed for it)."""
+    if not auction:
+        return {}
+    contexts = _contexts(auction, next_seat=auction[-1][0].lho)
+    out: dict[Seat, list[tuple[Context, Call]]] = {}
+    off_system: set[Seat] = set()
+    for (seat, call), ctx in zip(auction, contexts):
+        if _read(call, ctx).rule is None:
+            off_system.add(seat)
+        out.setdefault(seat, []).append((ctx, call))
+    return {seat: calls for seat, calls in out.items() if seat not in off_system}
+
+
+def makes_calls(facts: HandFacts, calls: Sequence[tuple[Context, Call]]) -> bool:
+    """Whether a hand with ``facts`` would have made every one of ``calls``
+    (from :func:`system_calls`) by the system."""
+    return all(_choose(facts, ctx) == call for ctx, call in calls)
+
+
+_RULES: dict[tuple[int, str], list[Rule]] = {}
 
 
 def _rules(situation: str) -> list[Rule]:
-    return [r for r in SYSTEM if r.situation == situation]
+    key = (id(SYSTEM), situation)   # by the table's identity: a copy of the module may swap it
+    if key not in _RULES:
+        _RULES[key] = [r for r in SYSTEM if r.situation == situation]
+    return _RULES[key]
 
 
 def _read(call: Call, ctx: Context) -> Bid:

@@ -13,10 +13,15 @@ it, then which cards; the rest are shuffled and cut (:class:`UniformDealer`).
 What the auction showed under the bidding system (:func:`~flowerbridge.bots.bidding.shown_by_seat`:
 points counted by rank and suit lengths of each hidden player's 13 cards) is
 kept too: its suit lengths are bounds of the deal, like the voids (less what
-the player has played of each suit), and its points are checked by
-rejection; when ``tries`` deals in a row miss them, the last deal drawn is
-used. A player whose calls contradict each other, or whose play contradicts
-its calls, is not held to them, and where the lengths of several players
+the player has played of each suit), and the rest is checked by rejection:
+each hidden player's hand (what it holds and what it has played) must have
+the points its calls showed and must make those very calls when the system
+bids it again (:func:`~flowerbridge.bots.bidding.makes_calls`: which is
+what a call shows beyond points and lengths, such as "longest suit", "not
+balanced" or the weak two a Pass denies). When ``tries`` deals in a row
+miss, the last deal drawn is used. A player whose calls contradict each other, or whose play contradicts
+its calls, is not held to them, a player who made a call off the system is
+not bid again, and where the lengths of several players
 together leave no deal, only the voids bound it — so a player who strayed
 from the system cannot stall the sampler.
 """
@@ -33,7 +38,8 @@ from math import comb, prod
 from ..cards import CARDS, Card, Suit
 from ..dealing import HAND_SIZE, UNDEALT_SIZE
 from ..seats import Seat
-from .bidding import HandFacts, Meaning, shown_by_seat
+from ..calls import Call
+from .bidding import Context, HandFacts, Meaning, makes_calls, shown_by_seat, system_calls
 from .knowledge import Knowledge
 
 UNDEALT = "undealt"
@@ -81,6 +87,9 @@ class Sampler:
                 del self.shown[seat]
             else:
                 lengths[seat] = bounds
+        replay = system_calls(k.obs.auction) if use_auction else {}
+        self.replay: dict[Seat, list[tuple[Context, Call]]] = {s: replay[s] for s in self.shown if s in replay}
+        self._replayed: dict[tuple[Seat, HandFacts], bool] = {}
         self.dealer = UniformDealer(self.capacity, self.cards, voids, lengths)
         if lengths and not self.dealer.ways():   # calls of several players that no deal keeps
             self.dealer = UniformDealer(self.capacity, self.cards, voids)
@@ -91,8 +100,17 @@ class Sampler:
         return self.dealer.deal(rng)
 
     def fits_auction(self, deal: dict) -> bool:
-        return all(meaning.fits(HandFacts.of(deal[s] + self.played[s]))
-                   for s, meaning in self.shown.items())
+        """Whether every hidden player held to its calls has the points and
+        lengths they showed and would make them again (:func:`makes_calls`)."""
+        facts = {s: HandFacts.of(deal[s] + self.played[s]) for s in self.shown}
+        return (all(meaning.fits(facts[s]) for s, meaning in self.shown.items())
+                and all(self._makes_calls(s, facts[s]) for s in self.replay))
+
+    def _makes_calls(self, seat: Seat, facts: HandFacts) -> bool:
+        key = (seat, facts)   # the system sees points and lengths only: many deals share them
+        if key not in self._replayed:
+            self._replayed[key] = makes_calls(facts, self.replay[seat])
+        return self._replayed[key]
 
     def sample(self, rng: random.Random, tries: int = 200) -> World:
         """A world; consistent with the auction when ``tries`` deals allow."""
