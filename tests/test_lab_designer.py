@@ -234,7 +234,7 @@ def test_designer_penalty_conclusion_without_double_dummy_follows_its_figure(cha
 
 
 def test_lab_designer_report_and_out_given_with_a_tilde_are_written_in_the_home_folder(tmp_path, monkeypatch,
-                                                                                       capsys):
+                                                                                       capsys, fast_figures):
     # `--designer=~/r.md` reaches the program with its `~`: the folder was checked in the
     # home folder, but the report went to a folder named `~` in the working folder
     home, work = tmp_path / "home", tmp_path / "work"
@@ -249,3 +249,32 @@ def test_lab_designer_report_and_out_given_with_a_tilde_are_written_in_the_home_
     assert (home / "r.md").is_file() and (home / "r" / "points.png").is_file()
     assert (home / "run" / "lab.json").is_file()
     assert not list(work.iterdir())       # no folder named `~` here
+
+
+@pytest.fixture
+def fast_figures(monkeypatch):
+    """Figures drawn but not rendered to PNG (matplotlib's rendering is most of a small run)."""
+    def png_bytes(figure) -> bytes:
+        import matplotlib.pyplot as plt
+        plt.close(figure)
+        return b"\x89PNG figure"
+    monkeypatch.setattr("flowerbridge.lab.report.png_bytes", png_bytes)
+    monkeypatch.setattr("flowerbridge.lab.designer.png_bytes", png_bytes)
+
+
+def _designer(report: Path, out: Path, *extra: str) -> list[str]:
+    return ["lab", "--designer", str(report), "--n", "10", "--bots", "random", "--workers", "1",
+            "--out", str(out), "--quiet", *extra]
+
+
+def test_lab_designer_report_may_be_written_into_its_own_output_folder(tmp_path, capsys, fast_figures):
+    # `--designer yy/report.md --out yy` was refused: the figures folder, made before the
+    # run, made yy a folder of "files but no lab run"
+    out = tmp_path / "yy"
+    out.mkdir()
+    report = out / "report.md"
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    assert (out / "lab.json").is_file() and report.is_file()
+    assert sorted(p.name for p in (out / "report").iterdir()) == ["game-tricks.png", "points.png",
+                                                                   "undealt.png"]
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err     # and again

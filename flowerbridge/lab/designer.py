@@ -56,26 +56,19 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     figures = path.with_suffix("")
     if figures.exists() and not figures.is_dir():
         raise LabError(f"{figures}: a file is in the way of the report's figures folder")
-    made = not figures.exists()
-    try:    # now, not after a run of hours
-        figures.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LabError(f"{figures}: cannot make the report's figures folder: {exc.strerror or exc}") from None
-    try:
-        common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
-        study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
-        dd_summary, dd_table = None, None
-        if dd_n:
-            if "dd" not in analyses():
-                raise LabError("the double-dummy solver is not installed: use --dd-n 0")
-            # (no bots: the double-dummy analysis plays no card, and refuses them)
-            dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
-            dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
-    except BaseException:
-        if made:    # a run that writes no report leaves no empty figures folder
-            with contextlib.suppress(OSError):
-                figures.rmdir()
-        raise
+    # made once the run is over (the output folder may hold it: before the run it would be
+    # "files but no lab run" there), but tried now, not after a run of hours
+    _make_figures_folder(figures, probe=True)
+    if dd_n and "dd" not in analyses():
+        raise LabError("the double-dummy solver is not installed: use --dd-n 0")
+    common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
+    study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
+    dd_summary, dd_table = None, None
+    if dd_n:
+        # (no bots: the double-dummy analysis plays no card, and refuses them)
+        dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
+        dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
+    _make_figures_folder(figures, saved_in=Path(out))
     command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
                + (f" --bots {shlex.quote(bots)}" if bots else "")
@@ -98,6 +91,21 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
     for name, plot in plots.items():
         (folder / f"{name}.png").write_bytes(png_bytes(plot.figure))
     return plots
+
+
+def _make_figures_folder(figures: Path, probe: bool = False, saved_in: Path | None = None) -> None:
+    """Make the report's figures folder; with ``probe``, only find out that it can be
+    made (a folder made to see is removed again)."""
+    made = not figures.exists()
+    try:
+        figures.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        after = f"; the run is saved in {saved_in}: the same command writes the report" if saved_in else ""
+        raise LabError(f"{figures}: cannot make the report's figures folder: "
+                       f"{exc.strerror or exc}{after}") from None
+    if probe and made:
+        with contextlib.suppress(OSError):
+            figures.rmdir()
 
 
 def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot], command: str,
