@@ -267,6 +267,41 @@ def _designer(report: Path, out: Path, *extra: str) -> list[str]:
             "--out", str(out), "--quiet", *extra]
 
 
+def test_lab_designer_report_refuses_to_replace_a_file_it_did_not_write_before_any_work(tmp_path, capsys):
+    # it replaced whatever was there (a notes file, a module) without a word
+    notes = tmp_path / "notes.py"
+    notes.write_text("print('mine')\n")
+    status = main(_designer(notes, tmp_path / "run"))
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"{notes} exists and is not a designer's report written by the lab" in err
+    assert notes.read_text() == "print('mine')\n"
+    assert not (tmp_path / "run").exists() and not (tmp_path / "notes").exists()
+
+
+def test_lab_designer_report_refuses_a_figures_folder_holding_other_files_before_any_work(tmp_path, capsys):
+    # its figures went into any folder of the report's name (a package's, beside pkg.md)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("x = 1\n")
+    status = main(_designer(tmp_path / "pkg.md", tmp_path / "run"))
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"{tmp_path / 'pkg'}: the report's figures folder holds files that are not its figures " \
+           "(mod.py)" in err
+    assert [p.name for p in (tmp_path / "pkg").iterdir()] == ["mod.py"]
+    assert not (tmp_path / "run").exists() and not (tmp_path / "pkg.md").exists()
+
+
+@pytest.mark.parametrize("report, out", [("run.md", "run"), ("r.md", "r/run"), ("run/dd.md", "run")])
+def test_lab_designer_report_refuses_a_figures_folder_that_is_one_of_the_runs_folders(tmp_path, capsys,
+                                                                                      report, out):
+    (tmp_path / "run").mkdir()
+    status = main(_designer(tmp_path / report, tmp_path / out))
+    err = capsys.readouterr().err
+    assert status == 2 and "the report's figures folder would be, or hold, one of the run's folders" in err
+    assert not list((tmp_path / "run").iterdir())
+
+
 def test_lab_designer_report_may_be_written_into_its_own_output_folder(tmp_path, capsys, fast_figures):
     # `--designer yy/report.md --out yy` was refused: the figures folder, made before the
     # run, made yy a folder of "files but no lab run"
@@ -278,3 +313,19 @@ def test_lab_designer_report_may_be_written_into_its_own_output_folder(tmp_path,
     assert sorted(p.name for p in (out / "report").iterdir()) == ["game-tricks.png", "points.png",
                                                                    "undealt.png"]
     assert main(_designer(report, out)) == 0, capsys.readouterr().err     # and again
+
+
+def test_lab_designer_report_replaces_a_report_it_wrote_and_says_so(tmp_path, capsys, fast_figures):
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert f"designer's report: {report}, its figures in {tmp_path / 'r'}/" in said
+    assert "replaces" not in said
+    # a figure of its own that this report has not (a double-dummy one, say) goes
+    (tmp_path / "r" / "games.png").write_bytes(b"an earlier figure")
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    assert f"designer's report: {report} (it replaces the one written before), its figures in " \
+           in capsys.readouterr().out
+    assert report.read_text().startswith("# Flower Bridge in numbers: a report for the designer\n")
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["game-tricks.png", "points.png",
+                                                                   "undealt.png"]

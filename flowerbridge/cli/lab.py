@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -110,6 +111,7 @@ def run(args) -> int:
     try:
         if designer is not None:
             from ..lab.designer import write_designer_report
+            replacing = designer.is_file()      # a report of the lab's (another file is refused)
             study = write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n,
                                           bots=args.bots, workers=args.workers,
                                           ray_address=args.ray, progress=progress)
@@ -130,5 +132,6 @@ def run(args) -> int:
     if study.report:
         print(f"report: {study.report}")
     if designer is not None:
-        print(f"designer's report: {designer}")
+        print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
+              f"its figures in {designer.with_suffix('')}{os.sep}")
     return 0

@@ -54,8 +54,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
         except UnicodeEncodeError:
             raise LabError(f"the {what} {text!r} is not UTF-8 text") from None
     figures = path.with_suffix("")
-    if figures.exists() and not figures.is_dir():
-        raise LabError(f"{figures}: a file is in the way of the report's figures folder")
+    _check_report_path(path)
+    _check_figures_folder(figures, Path(out))
     # made once the run is over (the output folder may hold it: before the run it would be
     # "files but no lab run" there), but tried now, not after a run of hours
     _make_figures_folder(figures, probe=True)
@@ -68,6 +68,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
         # (no bots: the double-dummy analysis plays no card, and refuses them)
         dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
         dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
+    _check_report_path(path)                # again: the run may have taken hours
+    _check_figures_folder(figures, Path(out))
     _make_figures_folder(figures, saved_in=Path(out))
     command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
@@ -90,7 +92,60 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
         plots["games"] = game_by_fit_plot(dd_summary)
     for name, plot in plots.items():
         (folder / f"{name}.png").write_bytes(png_bytes(plot.figure))
+    for name in FIGURES:    # one of its own figures this report has not (no dd this time)
+        if name not in plots:
+            (folder / f"{name}.png").unlink(missing_ok=True)
     return plots
+
+
+TITLE = "# Flower Bridge in numbers: a report for the designer"
+"""The report's first line: how a report the lab wrote is told from any other file."""
+
+FIGURES = ("game-tricks", "undealt", "points", "games")
+"""The figures the report may have, each ``<name>.png`` in its figures folder."""
+
+
+def _check_report_path(path: Path) -> None:
+    """A file at ``path`` is replaced only when it is a designer's report the lab wrote
+    (its first line is :data:`TITLE`): anything else there is the user's, and refused."""
+    if not path.exists() and not path.is_symlink():
+        return
+    first = b""
+    if path.is_file():
+        try:
+            with open(path, "rb") as fh:
+                first = fh.readline(len(TITLE) + 2)
+        except OSError as exc:
+            raise LabError(f"{path}: cannot read the file there ({exc.strerror or exc}), so it is "
+                           "not replaced: give the report another path") from None
+    if first.rstrip(b"\r\n") != TITLE.encode("utf-8"):
+        raise LabError(f"{path} exists and is not a designer's report written by the lab (its first "
+                       f"line is not {TITLE!r}): it is not replaced; give the report another path, "
+                       "or move that file away")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or anywhere under it (both as they resolve)."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
+def _check_figures_folder(figures: Path, out: Path) -> None:
+    """The report's figures folder holds its figures alone (it is written into, so
+    anything else there is refused), and is none of the lab's own folders."""
+    if figures.exists() and not figures.is_dir():
+        raise LabError(f"{figures}: a file is in the way of the report's figures folder")
+    if _inside(out, figures) or any(_inside(figures, out / name) for name in ("chunks", "dd")):
+        raise LabError(f"{figures}: the report's figures folder would be, or hold, one of the run's "
+                       f"folders ({out}): give the report or the output folder another name")
+    if figures.is_dir():
+        own = {f"{name}.png" for name in FIGURES}
+        other = sorted(p.name for p in figures.iterdir() if p.name not in own or not p.is_file())
+        if other:
+            shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+            raise LabError(f"{figures}: the report's figures folder holds files that are not its "
+                           f"figures ({shown}); they are not written over: give the report another "
+                           "name, or move them away")
 
 
 def _make_figures_folder(figures: Path, probe: bool = False, saved_in: Path | None = None) -> None:
@@ -115,7 +170,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     vs = study.summaries["variants"]["variants"]
     n = deals["deals"]
     out = [
-        "# Flower Bridge in numbers: a report for the designer",
+        TITLE,
         "",
         f"Built from **{n:,} deals** (seed {study.result.seed!r}) by one command:",
         "",
