@@ -445,6 +445,50 @@ def test_lab_worker_killed_is_one_error_line_and_the_run_resumes(tmp_path):
     assert resumed.returncode == 0 and "0 reused" not in resumed.stdout
 
 
+DYING_BOT = """
+import os
+import time
+from flowerbridge.bots import RandomBot
+from flowerbridge.bots.base import bot_seed
+
+DIE = {bot_seed(7, int(os.environ["DIE_AT"]), seat) for seat in "NESW"}
+SLOW = {bot_seed(7, int(os.environ["SLOW_AT"]), seat) for seat in "NESW"}
+
+class DyingBot(RandomBot):
+    # its worker process ends at deal DIE_AT (as one killed, or out of memory), while
+    # the chunk of deal SLOW_AT is still being computed on the other worker
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        if seed in DIE:
+            os._exit(3)
+        if seed in SLOW:
+            time.sleep(30)
+"""
+
+
+@pytest.mark.parametrize("slow, dies, kept", [
+    (0, 5, "nothing was saved"),
+    (5, 10, "1 chunk finished by this run is saved in {out}: run the same command to resume"),
+])
+def test_lab_worker_that_dies_names_its_chunk_and_says_truly_what_was_kept(tmp_path, slow, dies, kept):
+    # it said "finished chunks are saved: run the same command to resume" when the folder
+    # had been removed, and did not say which chunk
+    (tmp_path / "dyingbot.py").write_text(DYING_BOT)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "SLOW_AT": str(slow), "DIE_AT": str(dies)}
+    out = tmp_path / "run"
+    # chunks 0-4, 5-9 and 10-14 on 2 workers: one slow, one whose worker dies, and
+    # (dying at 10) 0-4 finished first
+    done = subprocess.run([PYTHON, "-m", "flowerbridge.cli", "lab", "play", "--n", "15", "--seed", "7",
+                           "--bots", "dyingbot:DyingBot", "--chunk-size", "5", "--workers", "2",
+                           "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2
+    assert done.stderr == (f"error: a worker process stopped unexpectedly computing play, deals {dies}-{dies + 4} "
+                           f"(it exited with status 3); {kept.format(out=out)}\n")
+    assert out.exists() == (dies == 10)
+    if dies == 10:
+        assert [p.name for p in (out / "chunks" / "play").iterdir()] == ["0000000-0000005.csv"]
+
+
 def test_lab_workers_end_when_their_driver_is_killed(tmp_path):
     # SIGKILL leaves the driver no time to shut its pool down: each worker sees
     # its parent gone and ends itself (they ran on, adopted by init, for ever).

@@ -106,9 +106,21 @@ MAX_WORKERS = 256
 MAX_CHUNK_SIZE = 100_000
 
 
-def _worker_start() -> None:
+# What each local worker is computing, for the error when one of them dies: its slot
+# of a shared array holds its process id and 1 + the index of its job (0: none).
+_slot: tuple[Any, int] | None = None
+
+
+def _worker_start(slots: Any = None, taken: Any = None) -> None:
+    global _slot
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if slots is not None:
+        with taken.get_lock():
+            index = taken.value
+            taken.value += 1
+        slots[2 * index] = os.getpid()
+        _slot = (slots, index)
     # A driver killed (SIGTERM, SIGKILL) cannot shut them down: each worker
     # watches for its parent to go, and ends itself then.
     parent = os.getppid()
@@ -125,6 +137,60 @@ Results = Generator[tuple[Chunk, str], None, None]
 """Each chunk with its computed text, as the chunks are done; closed when abandoned."""
 
 
+def _compute_job(job: int, *args: Any) -> str:
+    """:func:`compute_chunk` in a local worker, its job recorded in the worker's slot meanwhile."""
+    if _slot is None:
+        return compute_chunk(*args)
+    slots, index = _slot
+    slots[2 * index + 1] = job + 1
+    text = compute_chunk(*args)
+    slots[2 * index + 1] = 0
+    return text
+
+
+class WorkerLost(LabError):
+    """A local worker process died (killed, out of memory, or ended by a bot's code):
+    ``chunks`` are those it was computing (all those in flight where it cannot be told
+    which), ``how`` says how it ended where that is known. :func:`run` words the error,
+    with what the run kept."""
+
+    def __init__(self, chunks: Sequence[Chunk], how: str) -> None:
+        super().__init__("a worker process stopped unexpectedly")
+        self.chunks, self.how = list(chunks), how
+
+    def explain(self, kept: str) -> str:
+        names = [f"{c.analysis}, deals {c.start}-{c.stop - 1}" for c in self.chunks]
+        computing = ("" if not names else " computing " + names[0] if len(names) == 1
+                     else " while computing " + ", ".join(names[:-1]) + " or " + names[-1])
+        return f"a worker process stopped unexpectedly{computing} ({self.how}); {kept}"
+
+
+def _lost_worker(pool, slots: Any, chunks: Sequence[Chunk]) -> WorkerLost:
+    """The error for a broken pool: the chunk(s) the workers were computing, and of
+    those the dead worker's where its end tells it from the others (the pool ends
+    them with SIGTERM once one has died)."""
+    processes = dict(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=True)        # every worker ended: their exit codes are final
+    in_flight = {int(slots[i]): chunks[int(slots[i + 1]) - 1]
+                 for i in range(0, len(slots), 2) if slots[i] and slots[i + 1]}
+    codes = {pid: getattr(processes.get(pid), "exitcode", None) for pid in in_flight}
+    dead = [pid for pid, code in codes.items() if code is not None and code != -signal.SIGTERM]
+    if len(dead) != 1:
+        return WorkerLost(sorted(in_flight.values(), key=lambda c: (c.analysis, c.start)),
+                          "killed, or out of memory")
+    code = codes[dead[0]]
+    assert code is not None
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        how = f"killed by {name}" + (", as when memory runs out" if -code == signal.SIGKILL else "")
+    else:
+        how = f"it exited with status {code}"
+    return WorkerLost([in_flight[dead[0]]], how)
+
+
 def _serial(jobs: Sequence[tuple[Chunk, tuple]]) -> Results:
     for chunk, args in jobs:
         yield chunk, compute_chunk(*args)
@@ -136,11 +202,14 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
     from concurrent.futures.process import BrokenProcessPool
 
     # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_start)
+    context = multiprocessing.get_context("spawn")
+    slots, taken = context.RawArray("q", 2 * workers), context.Value("i", 0)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_worker_start, initargs=(slots, taken))
     finished = broken = False
     try:
-        pending = {pool.submit(compute_chunk, *args): chunk for chunk, args in jobs}
+        pending = {pool.submit(_compute_job, job, *args): chunk
+                   for job, (chunk, args) in enumerate(jobs)}
         while pending:
             # A timeout, so that Ctrl-C is noticed while long chunks run.
             done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -149,9 +218,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
                     text = future.result()
                 except BrokenProcessPool:
                     broken = True
-                    raise LabError("a worker process stopped unexpectedly (killed, or out of "
-                                   "memory); finished chunks are saved: run the same command to "
-                                   "resume") from None
+                    raise _lost_worker(pool, slots, [chunk for chunk, _ in jobs]) from None
                 yield pending.pop(future), text
         finished = True
     finally:
@@ -513,7 +580,7 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
                 write_atomic(chunk.path(out), text)
                 written += 1
                 advance(chunk.analysis, chunk.size)
-        except BaseException:
+        except BaseException as exc:
             # A run that saved nothing changes nothing: no folder it made, no
             # settings recorded to refuse the next run with.
             if created and not written:
@@ -526,6 +593,13 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
                     (out / MANIFEST).unlink(missing_ok=True)
                 else:
                     write_atomic(out / MANIFEST, before.decode("utf-8"))
+            if isinstance(exc, WorkerLost):     # said now that what was kept is known
+                chunks_word = "chunk" if written == 1 else "chunks"
+                kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
+                        f"saved in {out}: run the same command to resume" if written
+                        else "nothing was saved" if created
+                        else f"this run saved nothing, and {out} is as it was")
+                raise LabError(exc.explain(kept)) from None
             raise
         finally:
             results.close()
