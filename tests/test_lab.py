@@ -389,6 +389,46 @@ def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
     assert not out.exists()                            # a run that saved nothing leaves nothing
 
 
+SLOW_START = """
+import os, time
+# in a lab worker only: a slow start-up, so that a Ctrl-C can reach it there
+if b"spawn_main" in open("/proc/self/cmdline", "rb").read():
+    open(os.path.join(os.environ["STARTED"], str(os.getpid())), "w").close()
+    time.sleep(5)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux's /proc")
+def test_lab_ctrl_c_while_workers_start_up_is_one_line_without_their_fatal_errors(tmp_path):
+    # A worker ignored Ctrl-C only from its initializer on: one pressed while its
+    # interpreter started up printed "Fatal Python error: init_import_site" and a traceback
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_START)    # run as each interpreter starts
+    started = tmp_path / "started"
+    started.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "STARTED": str(started)}
+    out = tmp_path / "run"
+    proc = subprocess.Popen([PYTHON, "-m", "flowerbridge.cli", "lab", "deals", "--n", "20",
+                             "--chunk-size", "5", "--workers", "2", "--out", str(out), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while len(list(started.iterdir())) < 2:        # both workers are starting up
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    # A terminal's Ctrl-C reaches the whole process group, the workers with the driver; the
+    # driver ends the workers at once, so that theirs would be a race: sent to them first
+    for worker in started.iterdir():
+        os.kill(int(worker.name), signal.SIGINT)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "interrupted before any chunk was finished: nothing was saved\n"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "kill"])
 def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, how):
     (tmp_path / "slowbot.py").write_text(SLOW_BOT)

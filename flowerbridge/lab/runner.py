@@ -114,7 +114,11 @@ _slot: tuple[Any, int] | None = None
 def _worker_start(slots: Any = None, taken: Any = None) -> None:
     global _slot
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
+    # (They start with it blocked, :func:`_spawning`; ignored, a Ctrl-C pending since
+    # is dropped, and it can be unblocked.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if slots is not None:
         with taken.get_lock():
             index = taken.value
@@ -135,6 +139,27 @@ def _worker_start(slots: Any = None, taken: Any = None) -> None:
 
 Results = Generator[tuple[Chunk, str], None, None]
 """Each chunk with its computed text, as the chunks are done; closed when abandoned."""
+
+
+@contextmanager
+def _spawning() -> Generator[None, None, None]:
+    """Ctrl-C blocked in this thread while worker processes are started from it.
+
+    A process inherits its parent's blocked signals: a worker starts with Ctrl-C
+    blocked, so that one pressed while its interpreter starts up (before its
+    initializer can ignore it) does not break that start-up ("Fatal Python error:
+    init_import_site", a traceback). The pool's own thread, started meanwhile,
+    keeps it blocked too, for any worker it starts. Here a Ctrl-C is only held
+    back, not lost: it is delivered once unblocked (or at once through another
+    thread)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _compute_job(job: int, *args: Any) -> str:
@@ -208,8 +233,12 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
                                initializer=_worker_start, initargs=(slots, taken))
     finished = broken = False
     try:
-        pending = {pool.submit(_compute_job, job, *args): chunk
-                   for job, (chunk, args) in enumerate(jobs)}
+        pending = {}
+        for job, (chunk, args) in enumerate(jobs):
+            # (a pool starts its workers as jobs are handed to it, while it has fewer)
+            starting = job < workers or len(getattr(pool, "_processes", None) or ()) < workers
+            with _spawning() if starting else contextlib.nullcontext():
+                pending[pool.submit(_compute_job, job, *args)] = chunk
         while pending:
             # A timeout, so that Ctrl-C is noticed while long chunks run.
             done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
