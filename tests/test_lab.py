@@ -956,3 +956,27 @@ def test_lab_workers_and_chunk_size_are_bounded_before_any_work(tmp_path, capsys
     status = main(["lab", "deals", "--n", "20", "--out", str(tmp_path / "run"), option, value, "--quiet"])
     assert status == 2 and capsys.readouterr().err == f"error: {message}\n"
     assert not (tmp_path / "run").exists()
+
+
+def test_lab_narrower_later_run_names_the_earlier_runs_csv_it_leaves_beside_its_report(tmp_path, capsys,
+                                                                                     monkeypatch):
+    # `lab deals play --n 20` then `lab deals --n 40` in one folder: the report and summary
+    # cover deals alone, and play.csv (20 deals) stood beside them without a word
+    monkeypatch.setattr("flowerbridge.lab.report.png_bytes", lambda figure: b"\x89PNG figure")
+    out = tmp_path / "ov"
+    common = ["--seed", "5", "--workers", "1", "--out", str(out), "--quiet"]
+    assert main(["lab", "deals", "play", "--n", "20", "--bots", "random", *common]) == 0
+    assert "earlier run" not in capsys.readouterr().out
+    play = (out / "play.csv").read_bytes()
+    assert main(["lab", "deals", "--n", "40", *common]) == 0
+    said = capsys.readouterr().out
+    assert f"{out / 'play.csv'} is from an earlier run of 20 deals, not in this report\n" in said
+    assert (out / "play.csv").read_bytes() == play           # kept as it was
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(summary["summaries"]) == ["deals"] and summary["earlier_results"] == {"play.csv": 20}
+    assert "Also in this folder, from an earlier run and not in this report: <code>play.csv</code> " \
+           "(20 deals)." in (out / "report.html").read_text()
+    # run again with play, and all is of this run
+    assert main(["lab", "deals", "play", "--n", "40", "--bots", "random", *common]) == 0
+    assert "earlier run" not in capsys.readouterr().out
+    assert json.loads((out / "summary.json").read_text())["earlier_results"] == {}

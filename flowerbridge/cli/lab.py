@@ -131,6 +131,9 @@ def run(args) -> int:
     print(f"{done.n:,} deals, seed {seed!r}: {done.computed} {chunks} computed, {done.reused} reused")
     if study.report:
         print(f"report: {study.report}")
+    for name, deals in study.earlier.items():    # beside the report, and left out of it
+        print(f"{Path(out) / name} is from an earlier run"
+              + (f" of {deals:,} deals" if deals is not None else "") + ", not in this report")
     if designer is not None:
         print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
               f"its figures in {designer.with_suffix('')}{os.sep}")

@@ -10,16 +10,17 @@ The output folder ends up holding:
 
 from __future__ import annotations
 
+import csv
 import html
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from .base import LabError, write_atomic
 from .report import Section, TableSpec, render_html
-from .runner import DEFAULT_ANALYSES, LabResult, analyses, run
+from .runner import DEFAULT_ANALYSES, MANIFEST, LabResult, analyses, run
 
 BOTS_TAKEN_BY = ("play", "variants")
 VARIANTS_TAKEN_BY = ("variants", "dd")
@@ -32,6 +33,10 @@ class Study:
     result: LabResult
     summaries: dict[str, dict]
     report: Path | None
+    earlier: dict[str, int | None] = field(default_factory=dict)
+    """The merged CSV files in the folder of analyses this run did not run, each with
+    the deals it holds (None where that cannot be read): an earlier run's, not in the
+    summary or the report."""
 
     @property
     def out(self) -> Path:
@@ -77,9 +82,10 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     settings = {"variants": variants or [[k, v] for k, v in DEFAULT_VARIANTS]}
     summaries = {name: known[name].summarize(table, result.params[name], settings)
                  for name, table in result.tables.items()}
+    earlier = earlier_results(result.out, result.tables)
     write_atomic(result.out / "summary.json",
                  json.dumps({"n": n, "seed": seed, "params": result.params, "settings": settings,
-                             "summaries": summaries}, indent=1) + "\n")
+                             "summaries": summaries, "earlier_results": earlier}, indent=1) + "\n")
     page = None
     if report:
         # the rule variants are read when summing up (dd's par), not when computing rows
@@ -93,6 +99,41 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
                  f"analyses {', '.join(result.tables)}. Raw rows are in the CSV files beside this page; "
                  "the figures behind it are in <code>summary.json</code>. A share marked "
                  "<em>95% interval</em> gives Wilson's score interval in parentheses.")
+        if earlier:
+            intro += (" Also in this folder, from an earlier run and not in this report: "
+                      + ", ".join(f"<code>{html.escape(name)}</code>"
+                                  + (f" ({deals:,} deals)" if deals is not None else "")
+                                  for name, deals in earlier.items()) + ".")
         page = result.out / "report.html"
         write_atomic(page, render_html("Flower Bridge lab report", intro, sections))
-    return Study(result, summaries, page)
+    return Study(result, summaries, page, earlier)
+
+
+def earlier_results(out: Path, now: Sequence[str] | dict) -> dict[str, int | None]:
+    """The merged CSV files in ``out`` of analyses other than those of ``now`` (an
+    earlier run's: this run left them as they were), each with the number of deals
+    it holds, read from its last row (None where that cannot be read)."""
+    try:
+        recorded = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["analyses"]
+    except (OSError, ValueError, KeyError, TypeError):
+        recorded = {}
+    found: dict[str, int | None] = {}
+    for name in sorted({*analyses(), *(recorded if isinstance(recorded, dict) else ())} - set(now)):
+        path = out / f"{name}.csv"
+        if path.is_file():
+            found[path.name] = _deals_held(path)
+    return found
+
+
+def _deals_held(path: Path) -> int | None:
+    """How many deals a merged CSV holds: its last row's deal, plus one."""
+    try:
+        with open(path, "rb") as fh:
+            header = next(csv.reader([fh.readline().decode("utf-8")]))
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - 65536))
+            tail = fh.read().decode("utf-8", errors="replace").rstrip("\n").rsplit("\n", 1)[-1]
+        row = next(csv.reader([tail]))
+        return int(row[header.index("deal")]) + 1 if row != header else 0
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
