@@ -980,3 +980,41 @@ def test_lab_narrower_later_run_names_the_earlier_runs_csv_it_leaves_beside_its_
     assert main(["lab", "deals", "play", "--n", "40", "--bots", "random", *common]) == 0
     assert "earlier run" not in capsys.readouterr().out
     assert json.loads((out / "summary.json").read_text())["earlier_results"] == {}
+
+
+def test_lab_run_too_big_for_the_memory_available_is_refused_before_any_work(tmp_path, capsys,
+                                                                            monkeypatch):
+    # every row is held in the driving process from the merge on: a run too big for the
+    # machine failed there, after all its computing
+    from flowerbridge.lab.runner import memory_needed
+    monkeypatch.setattr("flowerbridge.lab.runner.available_memory", lambda: 300 * 2**20)
+    out = tmp_path / "big"
+    status = main(["lab", "--n", "100000", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err == ("error: 100,000 deals of deals, play, variants need about 499 MB of memory in this "
+                   "process, which holds every row to merge them and sum them up, and 300 MB is "
+                   "available: run fewer deals (--n) or analyses, or on a machine with more memory\n")
+    assert not out.exists()
+    # the designer's report counts both its runs, whose rows it holds together
+    status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "100000", "--out", str(out),
+                   "--quiet"])
+    assert status == 2 and "deals of deals, play and variants need about 499 MB" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "r").exists()
+    # what fits runs
+    assert memory_needed({"deals": {}}, 1000) < 300 * 2**20
+    assert main(["lab", "deals", "--n", "1000", "--out", str(out), "--quiet"]) == 0
+
+
+def test_lab_memory_estimate_is_above_what_merging_and_summing_up_take(tmp_path):
+    import tracemalloc
+    from flowerbridge.lab.runner import MEMORY_BASE, memory_needed
+    taken = {}
+    for n in (1000, 5000):
+        run(tmp_path / str(n), ["deals"], n=n, seed=1, workers=1)       # computed; then measured:
+        tracemalloc.start()
+        run_lab(tmp_path / str(n), ["deals"], n=n, seed=1, workers=1, report=False)
+        taken[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    per_deal = (taken[5000] - taken[1000]) / 4000
+    assert per_deal < memory_needed({"deals": {}}, 1) - MEMORY_BASE < 2 * per_deal

@@ -47,7 +47,8 @@ class Analysis:
     results); ``check`` rejects bad parameters with a :class:`LabError`
     before any work starts; ``row_key`` names the column that tells apart
     a deal's rows where it has more than one (they come in the same order
-    for every deal).
+    for every deal), and ``rows_per_deal(params)`` how many it has (one
+    where not given).
     """
 
     name: str
@@ -60,6 +61,7 @@ class Analysis:
     chunk_size: int = 100
     check: Callable[[Params], None] | None = None
     row_key: str | None = None
+    rows_per_deal: Callable[[Params], int] | None = None
 
     def params(self, given: Params | None) -> dict[str, Any]:
         """The defaults updated with ``given``; unknown names are an error."""

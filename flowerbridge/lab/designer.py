@@ -22,7 +22,7 @@ from .base import LabError, Table, write_atomic
 from .deals import undealt_plot, undealt_table
 from .play import contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, rate_cell, table_markdown, wilson
-from .runner import analyses
+from .runner import MEMORY_BASE, analyses, check_memory, memory_needed
 from .study import Study, run_lab
 from .variants import points_plot
 
@@ -61,6 +61,13 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     _make_figures_folder(figures, probe=True)
     if dd_n and "dd" not in analyses():
         raise LabError("the double-dummy solver is not installed: use --dd-n 0")
+    # both runs' rows are held at once (each run checks its own)
+    known = analyses()
+    needed = memory_needed({name: known[name].defaults for name in ("deals", "play", "variants")}, n)
+    if dd_n:
+        needed += memory_needed({"dd": known["dd"].defaults}, dd_n) - MEMORY_BASE
+    check_memory(needed, f"{n:,} deals of deals, play and variants"
+                 + (f" and {dd_n:,} of dd" if dd_n else ""))
     common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
     study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
     dd_summary, dd_table = None, None

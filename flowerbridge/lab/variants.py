@@ -207,4 +207,5 @@ def points_plot(variants: dict[str, dict]) -> Plot:
 ANALYSIS = Analysis("variants", "Rule variants", COLUMNS, variant_rows, summarize, sections,
                     defaults={"bots": default_bots(),
                               "variants": [[n, o] for n, o in DEFAULT_VARIANTS]},
-                    chunk_size=100, check=check, row_key="variant")
+                    chunk_size=100, check=check, row_key="variant",
+                    rows_per_deal=lambda params: len(params["variants"]))
