@@ -639,3 +639,47 @@ def test_solver_takes_whole_numbers_only_not_a_neighbouring_position(hands, trum
 def test_dd_tables_refuses_a_number_of_workers_that_is_not_one_or_more(workers):
     with pytest.raises(SolverInputError, match="workers must be"):
         dd_tables([[[c.index for c in h] for h in Deal.from_seed(0).hands]], FLOWER, workers=workers)
+
+
+# ---------------------------------------------------------------- threads
+
+
+def _in_threads(*calls):
+    """Run each call on a thread of its own, all at once: (results, errors)."""
+    import threading
+
+    results: list = [None] * len(calls)
+    errors: list = []
+
+    def run(i, call):
+        try:
+            results[i] = call()
+        except Exception as exc:  # noqa: BLE001 - the test reports any
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results, errors
+
+
+def test_module_functions_may_be_called_from_two_threads_at_once():
+    from flowerbridge.solver import game
+
+    deals = [Deal.from_seed(0), Deal.from_seed(1)]
+    results, errors = _in_threads(*(lambda d=d: game.dd_table(d) for d in deals))
+    assert errors == []
+    assert results == [game.dd_table(d) for d in deals]
+
+
+def test_one_solver_searched_from_two_threads_at_once_is_a_solver_busy_error():
+    from flowerbridge.solver import SolverBusyError
+
+    dd = DoubleDummy(FLOWER)
+    hands = [[c.index for c in h] for h in Deal.from_seed(0).hands]
+    _, errors = _in_threads(lambda: dd.dd_table(hands), lambda: dd.dd_table(hands))
+    assert len(errors) == 1
+    assert isinstance(errors[0], SolverBusyError) and isinstance(errors[0], FlowerBridgeError)
+    assert "another thread" in str(errors[0]) and "one per thread" in str(errors[0])

@@ -13,10 +13,10 @@ cards the first played wins).
 * :mod:`flowerbridge.solver.bridge` - PBN deals of Contract Bridge.
 """
 
-from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SolverInputError,
-                   dd_tables)
+from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SolverBusyError,
+                   SolverInputError, dd_tables)
 from .game import SolverError, card_values, dd_table, dd_table_many, optimal_line, tricks
 
-__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SolverInputError",
-           "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "optimal_line",
+__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SolverBusyError",
+           "SolverInputError", "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "optimal_line",
            "tricks"]

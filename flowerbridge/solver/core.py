@@ -91,6 +91,11 @@ class SolverInputError(FlowerBridgeError):
     :class:`ValueError`)."""
 
 
+class SolverBusyError(FlowerBridgeError):
+    """A :class:`DoubleDummy` asked to search while it is searching on another
+    thread (an instance serves one thread at a time)."""
+
+
 def _winner(trick: Sequence[int], trump: int | None, ranks: int) -> int:
     """Position in ``trick`` of the card that wins it: a card takes over only
     by outranking the current winner, so the first of two equal cards wins."""
@@ -108,8 +113,9 @@ class DoubleDummy:
 
     Holds a compiled search engine and its transposition table (at most
     ``memory_mb`` megabytes, allocated on first use and kept between calls).
-    The search releases the GIL; an instance must not be shared by threads
-    running at the same time (use one per thread, as :func:`dd_tables` does).
+    The search releases the GIL; an instance serves one thread at a time (use
+    one per thread, as :func:`dd_tables` does): a call while it searches on
+    another thread is a :class:`SolverBusyError`.
     """
 
     def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
@@ -186,6 +192,11 @@ class DoubleDummy:
             return fn(*args)
         except ValueError as exc:
             raise SolverInputError(str(exc)) from None
+        except RuntimeError as exc:
+            if "in use" not in str(exc):
+                raise
+            raise SolverBusyError("this DoubleDummy is already searching on another thread: an "
+                                  "instance serves one thread at a time (make one per thread)") from None
 
     # --------------------------------------------------------------- solving
 

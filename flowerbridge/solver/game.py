@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Sequence
 
 from ..calls import Denomination
@@ -10,7 +11,7 @@ from ..errors import FlowerBridgeError
 from ..seats import SEATS, Seat
 from .core import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, SolverInputError, dd_tables
 
-_default: DoubleDummy | None = None
+_defaults = threading.local()
 
 
 class SolverError(FlowerBridgeError):
@@ -18,11 +19,13 @@ class SolverError(FlowerBridgeError):
 
 
 def default_solver() -> DoubleDummy:
-    """A shared Flower Bridge solver (single-threaded use)."""
-    global _default
-    if _default is None:
-        _default = DoubleDummy(FLOWER, DEFAULT_MEMORY_MB)
-    return _default
+    """The calling thread's own Flower Bridge solver (one per thread, made on
+    its first use and kept, table and all, for the thread's later calls), so
+    that the module's functions may be called from several threads at once."""
+    solver = getattr(_defaults, "solver", None)
+    if solver is None:
+        solver = _defaults.solver = DoubleDummy(FLOWER, DEFAULT_MEMORY_MB)
+    return solver
 
 
 def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
