@@ -424,6 +424,31 @@ def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_
                      r"--table is for FILE: --bridge-file always prints each deal's DD table")
 
 
+def test_cli_solve_bridge_file_prints_each_table_as_solved_and_an_interrupt_keeps_them(
+        cli, tmp_path, monkeypatch):
+    # Ctrl-C while the third deal is being solved: the first two deals' lines are out.
+    from flowerbridge.solver import core
+
+    deals = ["N:AKQJ63.AQ3.A7.KJ .T8742.T9863.A64 85.KJ6.KQ2.T9872 T9742.95.J54.Q53",
+             "N:AT987.Q9.A73.854 QJ32.743.62.AKT9 654.JT865.J94.72 K.AK2.KQT85.QJ63",
+             "N:A84.Q42.K53.QT92 K62.AJ6.J4.AK653 J9753.T97.A986.J QT.K853.QT72.874"]
+    (tmp_path / "d.pbn").write_text("\n".join(deals) + "\n")
+    solved = core.DoubleDummy.dd_table
+    calls = []
+
+    def interrupted_on_the_third(self, hands):
+        calls.append(hands)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return solved(self, hands)
+
+    monkeypatch.setattr(core.DoubleDummy, "dd_table", interrupted_on_the_third)
+    status, out, err = cli("solve", "--workers", "1", "--bridge-file", str(tmp_path / "d.pbn"))
+    assert status == 130 and err == "interrupted\n"
+    lines = out.splitlines()
+    assert len(lines) == 2 and all(set(json.loads(line)) == {"C", "D", "H", "S", "NT"} for line in lines)
+
+
 def test_cli_output_closed_by_its_reader_stops_quietly():
     # `flowerbridge demo | head -1`: no error line, and the shell's status for a closed pipe
     # (5,000 hands print far more than a pipe holds, so the writer meets the closed pipe).

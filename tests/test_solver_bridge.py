@@ -128,3 +128,32 @@ def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
         path.write_text(text)
         assert main(["solve", "--bridge-file", str(path)]) == 2
         assert "no deal in it" in capsys.readouterr().err
+
+
+def test_iter_dd_tables_gives_a_table_before_the_later_deals_are_solved(monkeypatch):
+    import threading
+
+    from flowerbridge.solver import core
+    from flowerbridge.solver.core import iter_dd_tables
+
+    deals = [parse_pbn(p) for p in (
+        "N:AKQJ63.AQ3.A7.KJ .T8742.T9863.A64 85.KJ6.KQ2.T9872 T9742.95.J54.Q53",
+        "N:AT987.Q9.A73.854 QJ32.743.62.AKT9 654.JT865.J94.72 K.AK2.KQT85.QJ63",
+        "N:A84.Q42.K53.QT92 K62.AJ6.J4.AK653 J9753.T97.A986.J QT.K853.QT72.874")]
+    last_may_go = threading.Event()
+    solved = core.DoubleDummy.dd_table
+
+    def last_waits(self, hands):
+        if hands is deals[-1]:
+            assert last_may_go.wait(30), "the first table never came out"
+        return solved(self, hands)
+
+    expected = [DoubleDummy(BRIDGE).dd_table(d) for d in deals]
+    monkeypatch.setattr(core.DoubleDummy, "dd_table", last_waits)
+    tables = iter_dd_tables(deals, BRIDGE, workers=2)
+    try:
+        first = next(tables)            # the last deal is still held back
+    finally:
+        last_may_go.set()
+    rest = list(tables)
+    assert [first, *rest] == expected

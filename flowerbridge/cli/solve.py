@@ -84,7 +84,7 @@ def run(args) -> int:
 def _bridge(text: str, args, workers: int) -> int:
     from . import UsageError
     from ..solver import DEFAULT_MEMORY_MB
-    from ..solver.bridge import PBNError, dd_table_many, parse_pbn
+    from ..solver.bridge import PBNError, iter_dd_table_many, parse_pbn
 
     lines = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -99,6 +99,12 @@ def _bridge(text: str, args, workers: int) -> int:
     if not lines:
         raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
                          "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
-    for table in dd_table_many(lines, workers=workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB):
-        print(json.dumps(table), flush=True)
+    # each deal's line as soon as it (and those before it) is solved: an
+    # interrupted run keeps what it printed
+    tables = iter_dd_table_many(lines, workers=workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB)
+    try:
+        for table in tables:
+            print(json.dumps(table), flush=True)
+    finally:
+        tables.close()
     return 0

@@ -14,9 +14,10 @@ cards the first played wins).
 """
 
 from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SolverBusyError,
-                   SolverInputError, dd_tables)
+                   SolverInputError, dd_tables, iter_dd_tables)
 from .game import SolverError, card_values, dd_table, dd_table_many, optimal_line, tricks
 
 __all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SolverBusyError",
-           "SolverInputError", "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "optimal_line",
+           "SolverInputError", "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "iter_dd_tables",
+           "optimal_line",
            "tricks"]

@@ -6,7 +6,9 @@ A=12, so a card index is ``suit * 13 + rank``.
 
 from __future__ import annotations
 
-from .core import BRIDGE, DEFAULT_MEMORY_MB, DoubleDummy, dd_tables
+from typing import Generator
+
+from .core import BRIDGE, DEFAULT_MEMORY_MB, DoubleDummy, iter_dd_tables
 
 RANKS = "23456789TJQKA"
 SUIT_LETTERS = "CDHS"
@@ -77,5 +79,13 @@ def dd_table(pbn: str, solver: DoubleDummy | None = None) -> dict[str, dict[str,
 
 def dd_table_many(pbns, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_MB):
     """:func:`dd_table` of many PBN deals, on ``workers`` threads."""
+    return list(iter_dd_table_many(pbns, workers=workers, memory_mb=memory_mb))
+
+
+def iter_dd_table_many(pbns, *, workers: int = 2,
+                       memory_mb: float = DEFAULT_MEMORY_MB) -> Generator[dict[str, dict[str, int]], None, None]:
+    """:func:`dd_table_many` one table at a time, in the deals' order, each as
+    soon as it and those before it are solved (the deals are parsed at once)."""
     hands = [parse_pbn(p) for p in pbns]
-    return [table_dict(t) for t in dd_tables(hands, BRIDGE, workers=workers, memory_mb=memory_mb)]
+    tables = iter_dd_tables(hands, BRIDGE, workers=workers, memory_mb=memory_mb)
+    return (table_dict(t) for t in tables)

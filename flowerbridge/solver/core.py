@@ -22,7 +22,7 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable, Sequence, cast
+from typing import Generator, Iterable, Sequence, cast
 
 from ..errors import FlowerBridgeError
 from ._core import Solver as _CoreSolver
@@ -387,7 +387,17 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     ``memory_mb`` bounds all workers' transposition tables together (each
     worker gets at least 1 MB: a bound below ``workers`` MB runs fewer).
     No more threads run than there are deals, or, on one deal, entries of
-    its table (4 per denomination)."""
+    its table (4 per denomination).  :func:`iter_dd_tables` gives each
+    table as soon as it is solved."""
+    return list(iter_dd_tables(deals, geometry, workers=workers, memory_mb=memory_mb))
+
+
+def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
+                   memory_mb: float = DEFAULT_MEMORY_MB) -> Generator[list[list[int]], None, None]:
+    """:func:`dd_tables` one table at a time, in the deals' order: each is
+    given as soon as it and those before it are solved (the workers go on
+    with the next deals meanwhile).  The arguments are checked at once;
+    closing the iterator early cancels the deals not started."""
     try:
         deals = list(deals)
     except TypeError:
@@ -399,15 +409,22 @@ def dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int = 2,
     workers = min(workers, int(memory_mb))
     if workers > 1 and len(deals) < workers:
         team = min(workers, 4 * (geometry.suits + 1))
-        return [_shared_table(d, geometry, team, memory_mb) for d in deals]
+        return (_shared_table(d, geometry, team, memory_mb) for d in deals)
     workers = min(workers, max(1, len(deals)))
     per = memory_mb / workers
     if workers == 1:
         solver = DoubleDummy(geometry, per)
-        return [solver.dd_table(d) for d in deals]
+        return (solver.dd_table(d) for d in deals)
+    return _pooled_tables(deals, geometry, workers, per)
 
+
+def _pooled_tables(deals: list, geometry: Geometry, workers: int,
+                   per: float) -> Generator[list[list[int]], None, None]:
     def one(deal):
         return _worker_solver(geometry, per).dd_table(deal)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, deals))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        yield from pool.map(one, deals)
+    finally:   # also when closed early: the deals not started are dropped
+        pool.shutdown(wait=True, cancel_futures=True)
