@@ -449,6 +449,35 @@ def test_cli_solve_bridge_file_prints_each_table_as_solved_and_an_interrupt_keep
     assert len(lines) == 2 and all(set(json.loads(line)) == {"C", "D", "H", "S", "NT"} for line in lines)
 
 
+def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_error, tmp_path,
+                                                                 monkeypatch):
+    # `(ulimit -v 1500000; flowerbridge solve /dev/zero)`: the input ran out, not the tables
+    import flowerbridge.cli as cli_module
+
+    def too_large(path):
+        raise MemoryError
+
+    monkeypatch.setattr(cli_module, "read_text", too_large)
+    for argv in (["solve", str(tmp_path / "h.json")], ["solve", "--bridge-file", str(tmp_path / "d.pbn")]):
+        status, _, err = cli(*argv)
+        assert "--memory-mb" not in err
+        assert_cli_error((status, "", err), r"h\.json|d\.pbn: out of memory reading it: too large an input")
+
+
+def test_cli_solve_out_of_memory_while_solving_hints_a_smaller_memory_mb(cli, assert_cli_error, tmp_path,
+                                                                        monkeypatch):
+    from flowerbridge.solver import core
+
+    def no_room(self, hands):
+        raise MemoryError
+
+    monkeypatch.setattr(core.DoubleDummy, "dd_table", no_room)
+    (tmp_path / "d.pbn").write_text("N:AKQJ63.AQ3.A7.KJ .T8742.T9863.A64 85.KJ6.KQ2.T9872 T9742.95.J54.Q53\n")
+    assert_cli_error(cli("solve", "--workers", "1", "--memory-mb", "300", "--bridge-file", str(tmp_path / "d.pbn")),
+                     r"out of memory while solving, with transposition tables of 300 MB "
+                     r"\(a smaller --memory-mb may fit\)")
+
+
 def test_cli_output_closed_by_its_reader_stops_quietly():
     # `flowerbridge demo | head -1`: no error line, and the shell's status for a closed pipe
     # (5,000 hands print far more than a pipe holds, so the writer meets the closed pipe).

@@ -187,7 +187,8 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-_MEMORY_HINTS = {"solve": " (a smaller --memory-mb may fit)", "lab": " (fewer --workers may fit)"}
+# (solve gives its --memory-mb hint itself, only where the solver's tables ran out)
+_MEMORY_HINTS = {"lab": " (fewer --workers may fit)"}
 
 
 def argv_command(argv: list[str] | None) -> str | None:

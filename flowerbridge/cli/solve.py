@@ -13,6 +13,9 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+
+from ..errors import FlowerBridgeError
 
 MAX_WORKERS = 256   # a bound on a slip: a DD table has 16 (Bridge: 20) entries to share out
 
@@ -54,7 +57,9 @@ def run(args) -> int:
             raise UsageError("give either FILE or --bridge-file, not both")
         if args.table:
             raise UsageError("--table is for FILE: --bridge-file always prints each deal's DD table")
-        return _bridge(read_text(args.bridge_file), args, workers)
+        with _reading(args.bridge_file):
+            text = read_text(args.bridge_file)
+        return _bridge(text, args, workers)
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
@@ -62,10 +67,12 @@ def run(args) -> int:
     from ..solver import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
 
-    text = read_text(args.file)
-    state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
+    with _reading(args.file):
+        text = read_text(args.file)
+        state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
     if args.table or state.contract is None:
-        [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory or DEFAULT_MEMORY_MB)
+        with _tables(memory or DEFAULT_MEMORY_MB):
+            [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory or DEFAULT_MEMORY_MB)
         out: dict[str, object] = {
             "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
@@ -74,7 +81,8 @@ def run(args) -> int:
         if args.workers is not None:
             raise UsageError("--workers is for DD tables (--table): a position's card values are "
                              "solved on one thread")
-        values = card_values(state, DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB))
+        with _tables(memory or DEFAULT_MEMORY_MB):
+            values = card_values(state, DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB))
         cards = sorted(values, key=lambda c: -c.index)
         out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
     print(json.dumps(out))
@@ -84,7 +92,30 @@ def run(args) -> int:
 def _bridge(text: str, args, workers: int) -> int:
     from . import UsageError
     from ..solver import DEFAULT_MEMORY_MB
-    from ..solver.bridge import PBNError, iter_dd_table_many, parse_pbn
+    from ..solver.bridge import iter_dd_table_many
+
+    with _reading(args.bridge_file):
+        lines = _deal_lines(text)
+    if not lines:
+        raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
+                         "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
+    # each deal's line as soon as it (and those before it) is solved: an
+    # interrupted run keeps what it printed
+    memory = args.memory_mb or DEFAULT_MEMORY_MB
+    with _tables(memory):
+        tables = iter_dd_table_many(lines, workers=workers, memory_mb=memory)
+        try:
+            for table in tables:
+                print(json.dumps(table), flush=True)
+        finally:
+            tables.close()
+    return 0
+
+
+def _deal_lines(text: str) -> list[str]:
+    """The deals of a PBN file, one a line (each checked)."""
+    from . import UsageError
+    from ..solver.bridge import PBNError, parse_pbn
 
     lines = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -96,15 +127,26 @@ def _bridge(text: str, args, workers: int) -> int:
         except PBNError as exc:
             raise UsageError(f"line {number}: {exc}") from None
         lines.append(line)
-    if not lines:
-        raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
-                         "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
-    # each deal's line as soon as it (and those before it) is solved: an
-    # interrupted run keeps what it printed
-    tables = iter_dd_table_many(lines, workers=workers, memory_mb=args.memory_mb or DEFAULT_MEMORY_MB)
+    return lines
+
+
+@contextmanager
+def _reading(path: str):
+    """Out of memory while reading the input: the input is too large (no
+    --memory-mb hint: the solver's tables are not made yet)."""
+    from . import UsageError, input_name
+
     try:
-        for table in tables:
-            print(json.dumps(table), flush=True)
-    finally:
-        tables.close()
-    return 0
+        yield
+    except MemoryError:
+        raise UsageError(f"{input_name(path)}: out of memory reading it: too large an input") from None
+
+
+@contextmanager
+def _tables(memory_mb: float):
+    """Out of memory while solving: the solver's transposition tables."""
+    try:
+        yield
+    except MemoryError:
+        raise FlowerBridgeError(f"out of memory while solving, with transposition tables of "
+                                f"{memory_mb:g} MB (a smaller --memory-mb may fit)") from None
