@@ -683,3 +683,13 @@ def test_one_solver_searched_from_two_threads_at_once_is_a_solver_busy_error():
     assert len(errors) == 1
     assert isinstance(errors[0], SolverBusyError) and isinstance(errors[0], FlowerBridgeError)
     assert "another thread" in str(errors[0]) and "one per thread" in str(errors[0])
+
+
+def test_idle_teams_keep_only_the_last_size_asked_for_when_an_older_team_comes_back_later():
+    from flowerbridge.solver import core
+
+    older = core._borrow_team(FLOWER, 3.0, 2)     # a slow table on one size ...
+    newer = core._borrow_team(FLOWER, 5.0, 2)     # ... while another size is asked for
+    core._give_back(newer)
+    core._give_back(older)                        # the older size comes back last
+    assert {key: len(teams) for key, teams in core._idle.items()} == {(FLOWER, 5.0, 2): 1}

@@ -304,11 +304,13 @@ def _worker_solver(geometry: Geometry, memory_mb: float) -> DoubleDummy:
 # first solver's table.  Only the last size asked for is kept.
 _idle_lock = threading.Lock()
 _idle: dict[tuple[Geometry, float, int], list[list[DoubleDummy]]] = {}
+_last_size: list[tuple[Geometry, float, int]] = []     # the last size asked for, once asked
 
 
 def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDummy]:
     key = (geometry, memory_mb, n)
     with _idle_lock:
+        _last_size[:] = [key]
         if key not in _idle:
             _idle.clear()
         free = _idle.setdefault(key, [])
@@ -323,6 +325,8 @@ def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDum
 def _give_back(team: list[DoubleDummy]) -> None:
     key = (team[0].geometry, team[0].memory_mb, len(team))
     with _idle_lock:
+        if _last_size != [key]:     # another size was asked for since: this one is dropped
+            return
         free = _idle.setdefault(key, [])
         if not free:
             free.append(team)
