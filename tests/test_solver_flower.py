@@ -693,3 +693,12 @@ def test_idle_teams_keep_only_the_last_size_asked_for_when_an_older_team_comes_b
     core._give_back(newer)
     core._give_back(older)                        # the older size comes back last
     assert {key: len(teams) for key, teams in core._idle.items()} == {(FLOWER, 5.0, 2): 1}
+
+
+def test_a_geometry_that_is_not_a_geometry_is_refused_naming_what_was_given():
+    hands = [[0, 1], [2, 3], [4, 5], [6, 7]]
+    for call in (lambda: DoubleDummy((3, 10, 2)),
+                 lambda: dd_tables([hands], (3, 10, 2), workers=2),
+                 lambda: dd_tables([hands, hands], (3, 10, 2), workers=2)):
+        with pytest.raises(SolverInputError, match=r"^geometry must be a Geometry .*not \(3, 10, 2\)$"):
+            call()

@@ -120,6 +120,7 @@ class DoubleDummy:
 
     def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
         memory_mb = _memory_bound(memory_mb)
+        geometry = _geometry(geometry)
         shape = [_index(getattr(geometry, name, None), f"geometry {name}")
                  for name in ("suits", "ranks", "copies")]
         self.geometry = geometry
@@ -260,6 +261,15 @@ class DoubleDummy:
     def stats(self) -> dict:
         """Search counters of this instance (nodes, table look-ups, ...)."""
         return self._core.stats
+
+
+def _geometry(geometry: object) -> Geometry:
+    """``geometry`` if it is a :class:`Geometry`, else a :class:`SolverInputError`
+    that names what was given."""
+    if not isinstance(geometry, Geometry):
+        raise SolverInputError(f"geometry must be a Geometry (FLOWER, BRIDGE or Geometry(suits, ranks, "
+                               f"copies)), not {geometry!r}")
+    return geometry
 
 
 def _memory_bound(memory_mb: float) -> float:
@@ -406,6 +416,7 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
         deals = list(deals)
     except TypeError:
         raise SolverInputError("deals must be an iterable of positions (4 hands each)") from None
+    geometry = _geometry(geometry)
     memory_mb = _memory_bound(memory_mb)
     workers = _index(workers, "workers")
     if workers < 1:
