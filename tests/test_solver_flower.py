@@ -702,3 +702,13 @@ def test_a_geometry_that_is_not_a_geometry_is_refused_naming_what_was_given():
                  lambda: dd_tables([hands, hands], (3, 10, 2), workers=2)):
         with pytest.raises(SolverInputError, match=r"^geometry must be a Geometry .*not \(3, 10, 2\)$"):
             call()
+
+
+def test_too_many_copies_of_a_card_across_seats_and_the_trick_name_the_card_and_where_they_are():
+    dd = DoubleDummy(FLOWER)
+    with pytest.raises(SolverInputError, match=r"^card 0 appears 3 times \(2 in seat 0's hand, "
+                                               r"1 in seat 1's hand\); the deck holds 2$"):
+        dd.card_values([[0, 0], [0, 3], [5, 6], [8, 9]], None, 0)
+    with pytest.raises(SolverInputError, match=r"^card 0 appears 3 times \(1 in seat 0's hand, "
+                                               r"1 in seat 2's hand, 1 in the trick\); the deck holds 2$"):
+        dd.card_values([[0], [3, 4], [0, 6], [8, 9]], None, 0, [0])

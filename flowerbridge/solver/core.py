@@ -186,7 +186,25 @@ class DoubleDummy:
                                    f"hand sizes ({shown}) do not fit a trick of {len(cards)} "
                                    f"card(s) led by seat {leader}: the seats that have played to "
                                    "it hold one card fewer than the others")
-        return self.pack(hands), self._trump(trump), leader, cards
+        packed = self.pack(hands)
+        self._check_copies(packed, cards)
+        return packed, self._trump(trump), leader, cards
+
+    def _check_copies(self, packed: bytes, trick: Sequence[int]) -> None:
+        """No card more often, in the four hands and the trick together, than
+        the deck holds it: else an error naming the card and its copies."""
+        g = self.geometry
+        on_table = [0] * g.cards
+        for card in trick:
+            on_table[card] += 1
+        for card in range(g.cards):
+            held = [packed[seat * g.cards + card] for seat in range(4)]
+            if sum(held) + on_table[card] > g.copies:
+                where = [f"{n} in seat {seat}'s hand" for seat, n in enumerate(held) if n]
+                if on_table[card]:
+                    where.append(f"{on_table[card]} in the trick")
+                raise SolverInputError(f"card {card} appears {sum(held) + on_table[card]} times "
+                                       f"({', '.join(where)}); the deck holds {g.copies}")
 
     def _call(self, fn, *args):
         try:
