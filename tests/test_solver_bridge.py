@@ -105,6 +105,13 @@ def test_pbn_parsing_and_errors():
             parse_pbn(bad)
 
 
+def test_a_pbn_deal_names_its_first_seat_by_an_ascii_letter_only():
+    hands = "AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98"
+    assert parse_pbn("s:" + hands) == parse_pbn("S:" + hands)
+    with pytest.raises(PBNError, match="first hand's seat"):
+        parse_pbn("\u017f:" + hands)       # the long s, which str.upper() makes an S
+
+
 def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
     from flowerbridge.cli import main
 

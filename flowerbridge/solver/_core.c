@@ -4026,9 +4026,9 @@ PyDoc_STRVAR(share_doc,
 "share(other)\n\n"
 "Search other's table from now on, in place of this solver's own (which\n"
 "is freed): several threads, each with its own solver, then search one\n"
-"table at once, each storing what it finds for the others.  A shared\n"
-"table is never cleared by a search: clear() it between deals, while no\n"
-"solver of it is searching; its solvers answer leader(), not table().");
+"table at once, each storing what it finds for the others.  A search\n"
+"clears a shared table only when it is full; clear() it between deals,\n"
+"while no solver of it is searching; its solvers answer leader(), not table().");
 
 static PyObject *Solver_share(SolverObject *self, PyObject *arg)
 {

@@ -25,7 +25,8 @@ def parse_pbn(text: str) -> list[list[int]]:
     ``N:AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98``
     (first hand's seat, then the hands clockwise, suits S.H.D.C)."""
     text = text.strip()
-    if len(text) < 2 or text[1] != ":" or text[0].upper() not in SEAT_LETTERS:
+    # ASCII letters only: str.upper() makes "S" of the long s "ſ"
+    if len(text) < 2 or text[1] != ":" or text[0] not in SEAT_LETTERS + SEAT_LETTERS.lower():
         raise PBNError("a PBN deal starts with the first hand's seat and a colon, e.g. 'N:'")
     first = SEAT_LETTERS.index(text[0].upper())
     parts = text[2:].split()

@@ -28,9 +28,9 @@ from ..errors import FlowerBridgeError
 from ._core import Solver as _CoreSolver
 
 DEFAULT_MEMORY_MB = 256
+"""Default bound on the transposition tables of one call (all workers together)."""
 MAX_MEMORY_MB = 65536
 """The largest ``memory_mb`` taken (64 GB): a bound on a slip, not on the machine."""
-"""Default bound on the transposition tables of one call (all workers together)."""
 
 
 @dataclass(frozen=True)
