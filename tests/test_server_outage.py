@@ -408,3 +408,32 @@ def test_server_start_answers_at_once_and_loads_a_table_asked_for_ahead_of_the_r
     finally:
         if not gc_was_frozen:
             gc.unfreeze()
+
+
+def test_server_start_with_the_database_down_logs_it_and_a_table_loads_when_asked_for(
+        tmp_path, monkeypatch, caplog):
+    """Start-up's loading runs in the background: a database down then is logged
+    (it sat unread in the task), and the table loads when it is asked for; stop
+    waits for the loading to end before the database is closed."""
+    async def scenario() -> None:
+        store, manager, good, _bad, _ = await _two_tables(tmp_path)
+        await manager.stop()
+        real = store.table_ids
+        monkeypatch.setattr(store, "table_ids", _down)
+        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        with caplog.at_level("ERROR", logger="flowerbridge.server"):
+            await again.start()
+            await again.loaded()
+        assert "the tables still playing were not loaded at start-up" in caplog.text
+        assert again.tables == {}
+        monkeypatch.setattr(store, "table_ids", real)
+        assert (await again.get(good.table.id)).table.id == good.table.id
+        await again.stop()
+
+        # stopped while it loads: the loading task has ended when stop returns
+        slow = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        await slow.start()
+        await slow.stop()
+        assert slow._start_task is not None and slow._start_task.done()
+
+    asyncio.run(scenario())

@@ -298,11 +298,15 @@ class TableManager:
     async def _load_playing(self) -> None:
         # One table at a time: the other thread of the loading executor stays
         # free for a table someone asks for meanwhile.
-        for table_id in await self._db(self.store.table_ids, "playing"):
-            try:
-                await self.get(table_id)
-            except TableError as exc:   # one damaged table must not keep the others closed
-                log.error("table %s not loaded: %s", table_id, exc)
+        try:
+            for table_id in await self._db(self.store.table_ids, "playing"):
+                try:
+                    await self.get(table_id)
+                except TableError as exc:   # one damaged table must not keep the others closed
+                    log.error("table %s not loaded: %s", table_id, exc)
+        except StoreError as exc:   # (the server answers: each table loads when asked for)
+            log.error("the tables still playing were not loaded at start-up: %s", exc)
+            return
         # The tables just loaded live as long as the server, mostly: moved out of
         # the collector's reach, a full collection (which pauses every table) no
         # longer walks their objects each time (docs/server.md, "Memory").
@@ -315,6 +319,8 @@ class TableManager:
     async def stop(self) -> None:
         if self._start_task is not None:
             self._start_task.cancel()
+            # ended before the database closes (cancelled, it waits for no table)
+            await asyncio.gather(self._start_task, return_exceptions=True)
         for live in self.tables.values():
             tasks = [live.bot_task, *live.timers.values()]
             for task in tasks:
