@@ -423,14 +423,20 @@ def makes_calls(facts: HandFacts, calls: Sequence[tuple[Context, Call]]) -> bool
     return all(_choose(facts, ctx) == call for ctx, call in calls)
 
 
-_RULES: dict[tuple[int, str], list[Rule]] = {}
+# The rows of SYSTEM by situation, made from the table they were made of (a
+# test or a study may swap the table: the rows are made again from the new one)
+_RULES: tuple[tuple[Rule, ...], dict[str, list[Rule]]] = ((), {})
 
 
 def _rules(situation: str) -> list[Rule]:
-    key = (id(SYSTEM), situation)   # by the table's identity: a copy of the module may swap it
-    if key not in _RULES:
-        _RULES[key] = [r for r in SYSTEM if r.situation == situation]
-    return _RULES[key]
+    global _RULES
+    system, by_situation = _RULES
+    if system is not SYSTEM:
+        system, by_situation = SYSTEM, {}
+        _RULES = (system, by_situation)
+    if situation not in by_situation:
+        by_situation[situation] = [r for r in system if r.situation == situation]
+    return by_situation[situation]
 
 
 def _read(call: Call, ctx: Context) -> Bid:

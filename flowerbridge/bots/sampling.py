@@ -102,9 +102,11 @@ class Sampler:
     def fits_auction(self, deal: dict) -> bool:
         """Whether every hidden player held to its calls has the points and
         lengths they showed and would make them again (:func:`makes_calls`)."""
-        facts = {s: HandFacts.of(deal[s] + self.played[s]) for s in self.shown}
-        return (all(meaning.fits(facts[s]) for s, meaning in self.shown.items())
-                and all(self._makes_calls(s, facts[s]) for s in self.replay))
+        for seat, meaning in self.shown.items():   # the first seat that misses ends it
+            facts = HandFacts.of(deal[seat] + self.played[seat])
+            if not meaning.fits(facts) or (seat in self.replay and not self._makes_calls(seat, facts)):
+                return False
+        return True
 
     def _makes_calls(self, seat: Seat, facts: HandFacts) -> bool:
         key = (seat, facts)   # the system sees points and lengths only: many deals share them
