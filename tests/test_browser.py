@@ -384,6 +384,12 @@ def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server
     assert "waits for someone to open it" in lobby.locator(entry).inner_text()
     watcher = open_page(browser, server, f"/t/{table_id}")    # a spectator opens it: the bots play
     wait_for_table(watcher)
+    # the lobby's list may be up to a second old (LOBBY_FRESH_SECONDS): reloaded once it is not
+    deadline = time.monotonic() + 10
+    while not any(t["id"] == table_id and t["spectators"] == 1
+                  for t in server.api("GET", "/api/tables")["tables"]):
+        assert time.monotonic() < deadline, "the lobby's list never showed the spectator"
+        time.sleep(0.2)
     lobby.reload()
     lobby.wait_for_selector(entry)
     assert "1 watching" in lobby.locator(entry).inner_text()
