@@ -331,14 +331,13 @@ def _worker_solver(geometry: Geometry, memory_mb: float) -> DoubleDummy:
 # calls (the table is allocated once): every solver of a team searches its
 # first solver's table.  Only the last size asked for is kept.
 _idle_lock = threading.Lock()
+# holds the last size asked for alone (its list empty while every team is lent)
 _idle: dict[tuple[Geometry, float, int], list[list[DoubleDummy]]] = {}
-_last_size: list[tuple[Geometry, float, int]] = []     # the last size asked for, once asked
 
 
 def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDummy]:
     key = (geometry, memory_mb, n)
     with _idle_lock:
-        _last_size[:] = [key]
         if key not in _idle:
             _idle.clear()
         free = _idle.setdefault(key, [])
@@ -353,9 +352,9 @@ def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDum
 def _give_back(team: list[DoubleDummy]) -> None:
     key = (team[0].geometry, team[0].memory_mb, len(team))
     with _idle_lock:
-        if _last_size != [key]:     # another size was asked for since: this one is dropped
+        free = _idle.get(key)
+        if free is None:    # another size was asked for since: this one is dropped
             return
-        free = _idle.setdefault(key, [])
         if not free:
             free.append(team)
 
