@@ -43,12 +43,12 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..solver.core import MAX_MEMORY_MB
+    from ..solver.core import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
     from . import UsageError, input_name, read_text
 
-    memory = args.memory_mb
-    if memory is not None and not 1 <= memory <= MAX_MEMORY_MB:
+    if args.memory_mb is not None and not 1 <= args.memory_mb <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
+    memory = args.memory_mb or DEFAULT_MEMORY_MB
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise UsageError(f"--workers must be between 1 and {MAX_WORKERS}")
     workers = args.workers or 2
@@ -59,20 +59,20 @@ def run(args) -> int:
             raise UsageError("--table is for FILE: --bridge-file always prints each deal's DD table")
         with _reading(args.bridge_file):
             text = read_text(args.bridge_file)
-        return _bridge(text, args, workers)
+        return _bridge(text, args, workers, memory)
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
     from ..records import HandRecord, parse_json
-    from ..solver import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy
+    from ..solver import FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
 
     with _reading(args.file):
         text = read_text(args.file)
         state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
     if args.table or state.contract is None:
-        with _tables(memory or DEFAULT_MEMORY_MB):
-            [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory or DEFAULT_MEMORY_MB)
+        with _tables(memory):
+            [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory)
         out: dict[str, object] = {
             "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
@@ -81,17 +81,16 @@ def run(args) -> int:
         if args.workers is not None:
             raise UsageError("--workers is for DD tables (--table): a position's card values are "
                              "solved on one thread")
-        with _tables(memory or DEFAULT_MEMORY_MB):
-            values = card_values(state, DoubleDummy(FLOWER, memory or DEFAULT_MEMORY_MB))
+        with _tables(memory):
+            values = card_values(state, DoubleDummy(FLOWER, memory))
         cards = sorted(values, key=lambda c: -c.index)
         out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
     print(json.dumps(out))
     return 0
 
 
-def _bridge(text: str, args, workers: int) -> int:
+def _bridge(text: str, args, workers: int, memory: float) -> int:
     from . import UsageError
-    from ..solver import DEFAULT_MEMORY_MB
     from ..solver.bridge import iter_dd_table_many
 
     with _reading(args.bridge_file):
@@ -101,7 +100,6 @@ def _bridge(text: str, args, workers: int) -> int:
                          "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
     # each deal's line as soon as it (and those before it) is solved: an
     # interrupted run keeps what it printed
-    memory = args.memory_mb or DEFAULT_MEMORY_MB
     with _tables(memory):
         tables = iter_dd_table_many(lines, workers=workers, memory_mb=memory)
         try:

@@ -168,9 +168,10 @@ def _compute_job(job: int, *args: Any) -> str:
         return compute_chunk(*args)
     slots, index = _slot
     slots[2 * index + 1] = job + 1
-    text = compute_chunk(*args)
-    slots[2 * index + 1] = 0
-    return text
+    try:
+        return compute_chunk(*args)
+    finally:
+        slots[2 * index + 1] = 0
 
 
 class WorkerLost(LabError):
