@@ -942,7 +942,9 @@ def _sampler_with_shown(monkeypatch, shown: dict) -> Sampler:
     """A sampler for North's opening lead after W's 1NT (HANDS), the auction
     taken to show ``shown`` (seat -> Meaning) instead of what the system says."""
     state = _state_from(HANDS, "Pass Pass Pass 1NT Pass Pass Pass".split(), [])
-    monkeypatch.setattr(sampling, "shown_by_seat", lambda auction: {s: shown.get(s, Meaning()) for s in Seat})
+    real = sampling.read_auction
+    monkeypatch.setattr(sampling, "read_auction",
+                        lambda auction: ({s: shown.get(s, Meaning()) for s in Seat}, real(auction)[1]))
     return Sampler(Knowledge(state.observation(Seat.N)))
 
 

@@ -383,7 +383,7 @@ class Bid:
 
 def choose_call(hand: Iterable[Card], auction: Sequence[tuple[Seat, Call]], seat: Seat) -> Bid:
     """The call the system makes for ``seat`` holding ``hand`` after ``auction``."""
-    ctx = _contexts(auction, next_seat=seat)[-1]
+    ctx = _contexts(auction, next_seat=seat)[0][-1]
     return _read(_choose(HandFacts.of(hand), ctx), ctx)
 
 
@@ -405,16 +405,7 @@ def system_calls(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, list[tuple[
     """Each seat's calls of ``auction``, each with the context it was made in,
     to replay on a hand with :func:`makes_calls`; a seat that made a call no
     row of the system produces is left out (nothing could be replayed for it)."""
-    if not auction:
-        return {}
-    contexts = _contexts(auction, next_seat=auction[-1][0].lho)
-    out: dict[Seat, list[tuple[Context, Call]]] = {}
-    off_system: set[Seat] = set()
-    for (seat, call), ctx in zip(auction, contexts):
-        if _read(call, ctx).rule is None:
-            off_system.add(seat)
-        out.setdefault(seat, []).append((ctx, call))
-    return {seat: calls for seat, calls in out.items() if seat not in off_system}
+    return read_auction(auction)[1]
 
 
 def makes_calls(facts: HandFacts, calls: Sequence[tuple[Context, Call]]) -> bool:
@@ -502,12 +493,14 @@ def _points_text(points: tuple[int, int]) -> str:
 
 # ------------------------------------------------------------------- reading
 
-def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Context]:
+def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> tuple[list[Context], list[Bid]]:
     """The context of every call of ``auction`` and of the next, by
-    ``next_seat``, with what each caller's partner had shown, read left to right."""
+    ``next_seat``, with what each caller's partner had shown, read left to
+    right; and what each call of ``auction`` shows in its context."""
     shown: dict[Seat, Meaning] = {}
     strains: dict[Seat, list[Denomination]] = {s: [] for s in Seat}
     contexts: list[Context] = []
+    bids: list[Bid] = []
     last_bid: Call | None = None
     last_bidder: Seat | None = None
     opening: tuple[Seat, Call] | None = None
@@ -524,7 +517,8 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
         if i == len(auction):
             break
         call = auction[i][1]
-        meaning = _read(call, ctx).meaning
+        bids.append(_read(call, ctx))
+        meaning = bids[-1].meaning
         shown[seat] = shown[seat] & meaning if seat in shown else meaning
         if call.is_bid:
             if opening is None:
@@ -533,7 +527,7 @@ def _contexts(auction: Sequence[tuple[Seat, Call]], next_seat: Seat) -> list[Con
             last_bidder = seat
             strains[seat].append(call.strain)
             bids_by_side[seat.side] += 1
-    return contexts
+    return contexts, bids
 
 
 def _situation(seat: Seat, opening: tuple[Seat, Call] | None, bids_by_side: list[int]) -> str:
@@ -553,8 +547,7 @@ def auction_meanings(auction: Sequence[tuple[Seat, Call]]) -> list[Bid]:
     """Every call of ``auction`` read by the system, in order."""
     if not auction:
         return []
-    contexts = _contexts(auction, next_seat=auction[-1][0].lho)
-    return [_read(call, ctx) for (_, call), ctx in zip(auction, contexts)]
+    return _contexts(auction, next_seat=auction[-1][0].lho)[1]
 
 
 def explain_call(auction: Sequence[tuple[Seat, Call]], index: int) -> str:
@@ -565,10 +558,24 @@ def explain_call(auction: Sequence[tuple[Seat, Call]], index: int) -> str:
 
 def shown_by_seat(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, Meaning]:
     """What each seat's calls have shown, all calls together."""
-    out = {seat: NOTHING_SHOWN for seat in Seat}
-    for (seat, _), bid in zip(auction, auction_meanings(auction)):
-        out[seat] = out[seat] & bid.meaning
-    return out
+    return read_auction(auction)[0]
+
+
+def read_auction(auction: Sequence[tuple[Seat, Call]]) -> tuple[dict[Seat, Meaning],
+                                                              dict[Seat, list[tuple[Context, Call]]]]:
+    """:func:`shown_by_seat` and :func:`system_calls` of ``auction`` from one
+    reading of it (a sampler wants both at every decision)."""
+    shown = {seat: NOTHING_SHOWN for seat in Seat}
+    calls: dict[Seat, list[tuple[Context, Call]]] = {}
+    off_system: set[Seat] = set()
+    if auction:
+        contexts, bids = _contexts(auction, next_seat=auction[-1][0].lho)
+        for (seat, call), ctx, bid in zip(auction, contexts, bids):
+            shown[seat] = shown[seat] & bid.meaning
+            if bid.rule is None:
+                off_system.add(seat)
+            calls.setdefault(seat, []).append((ctx, call))
+    return shown, {seat: c for seat, c in calls.items() if seat not in off_system}
 
 
 def system_table() -> str:

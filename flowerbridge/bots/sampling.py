@@ -39,7 +39,7 @@ from ..cards import CARDS, Card, Suit
 from ..dealing import HAND_SIZE, UNDEALT_SIZE
 from ..seats import Seat
 from ..calls import Call
-from .bidding import Context, HandFacts, Meaning, makes_calls, shown_by_seat, system_calls
+from .bidding import Context, HandFacts, Meaning, makes_calls, read_auction
 from .knowledge import Knowledge
 
 UNDEALT = "undealt"
@@ -76,7 +76,7 @@ class Sampler:
         self.capacity = {s: HAND_SIZE - len(played[s]) for s in self.hidden}
         self.capacity[UNDEALT] = UNDEALT_SIZE  # type: ignore[index]
         assert len(self.cards) == sum(self.capacity.values()), "unseen cards must fill the hidden hands"
-        shown = shown_by_seat(k.obs.auction) if use_auction else {}
+        shown, replay = read_auction(k.obs.auction) if use_auction else ({}, {})
         self.shown: dict[Seat, Meaning] = {s: shown[s] for s in self.hidden
                                            if s in shown and shown[s].possible}
         voids = {h: k.voids[h] for h in self.hidden}
@@ -87,7 +87,6 @@ class Sampler:
                 del self.shown[seat]
             else:
                 lengths[seat] = bounds
-        replay = system_calls(k.obs.auction) if use_auction else {}
         self.replay: dict[Seat, list[tuple[Context, Call]]] = {s: replay[s] for s in self.shown if s in replay}
         self._replayed: dict[tuple[Seat, HandFacts], bool] = {}
         self.dealer = UniformDealer(self.capacity, self.cards, voids, lengths)
