@@ -208,7 +208,7 @@ def test_no_trump_is_read_as_the_fit_only_over_partners_no_trump():
     # Trump (Context.fit); reading a person's call must not lend 2NT a meaning
     # after a suit has been raised.
     raised = _auction("1A", "Pass", "2A", "Pass", "2NT")
-    assert explain_call(raised, 4) == "not part of the system (continuation)"
+    assert explain_call(raised, 4) == "not part of the system for a continuation"
     assert shown_by_seat(raised)[Seat.N].points == shown_by_seat(raised[:4])[Seat.N].points
     # over partner's 1NT response, 3NT is a game in the fit the system names
     assert explain_call(_auction("1A", "Pass", "1NT", "Pass", "3NT"), 4).startswith("game")
@@ -270,7 +270,7 @@ def test_the_opponents_suit_is_not_bid_as_the_sides_own_over_it_or_after_it():
     # suits hold no five-card one, so East passes.
     hand = "11R 11R 10R 10R 9R 5R 4R 12B 11B 6A 5A 2P 3P"  # 23 points
     assert _bid(hand, "1R").call.is_pass
-    assert explain_call(_auction("1R", "2R"), 1) == "not part of the system (overcall)"
+    assert explain_call(_auction("1R", "2R"), 1) == "not part of the system for an overcall"
     # nor does partner of an overcaller compete in the opponents' suit: 3R
     # would be the seven-card long-suit rebid, Plains are only four
     hand = "11R 11R 10R 10R 9R 5R 4R 2A 5A 11P 10P 2P 3P"  # 23 points

@@ -443,7 +443,8 @@ def _read(call: Call, ctx: Context) -> Bid:
         if call.denomination in _strains(rule, ctx, None) and _call(rule, call.denomination, ctx) is call:
             matches.append((rule, _meaning(rule, call.denomination, ctx)))
     if not matches:
-        return Bid(call, None, NOTHING_SHOWN, f"not part of the system ({ctx.situation})")
+        article = "an" if ctx.situation[0] in "aeiou" else "a"
+        return Bid(call, None, NOTHING_SHOWN, f"not part of the system for {article} {ctx.situation}")
     meaning = matches[0][1]
     for _, m in matches[1:]:
         meaning = meaning | m

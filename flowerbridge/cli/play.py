@@ -9,7 +9,6 @@ line by line from standard input, so a session can be scripted:
 from __future__ import annotations
 
 import io
-import re
 import sys
 from typing import TextIO
 
@@ -80,22 +79,12 @@ def run(args) -> int:
     return status
 
 
-def off_system(explanation: str) -> str:
-    """A call's explanation, ``not part of the system (opening)`` said without a
-    bracket inside the brackets it is shown in: ``not part of the system for an opening``."""
-    found = re.fullmatch(r"not part of the system \((.+)\)", explanation)
-    if not found:
-        return explanation
-    situation = found.group(1)
-    return f"not part of the system for {'an' if situation[0] in 'aeiou' else 'a'} {situation}"
-
-
 def own_call(call: str, explanation: str) -> str:
     """The person's own call and what it shows partner under the system (the
     explanation describes the call, not the hand: ``opening: 5+ Plains, ...``
     is what 1P shows, whatever was held)."""
     if explanation.startswith("not part of the system"):
-        return f"You call {call}: {off_system(explanation)}, so it shows partner nothing in particular"
+        return f"You call {call}: {explanation}, so it shows partner nothing in particular"
     name, _, shown = explanation.partition(": ")
     return f"You call {call} ({name}): it shows {shown}" if shown else f"You call {call} ({name})"
 
@@ -223,7 +212,7 @@ class Table:
         from ..state import CallMade
 
         if isinstance(event, CallMade):
-            why = f"  ({off_system(decision.explanation)})" if decision.explanation else ""
+            why = f"  ({decision.explanation})" if decision.explanation else ""
             self.say(f"{event.seat.full_name} calls {event.call.text}{why}")
         else:
             who = event.seat.full_name + (" (dummy)" if state.contract and event.seat is state.contract.dummy else "")
