@@ -329,3 +329,30 @@ def test_lab_designer_report_replaces_a_report_it_wrote_and_says_so(tmp_path, ca
     assert report.read_text().startswith("# Flower Bridge in numbers: a report for the designer\n")
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["game-tricks.png", "points.png",
                                                                    "undealt.png"]
+
+
+def test_lab_designer_figure_cut_short_by_a_full_disk_leaves_the_earlier_figure_whole(tmp_path, capsys,
+                                                                                       monkeypatch):
+    # a figure was written in place: a disk that filled (here a file-size limit) mid-figure
+    # left half a PNG where the earlier report's figure had been
+    import resource
+    import signal
+
+    monkeypatch.setattr("flowerbridge.lab.designer.png_bytes", lambda figure: b"\x89PNG" + b"x" * 2_000_000)
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    earlier = {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()}
+    assert earlier and all(len(data) == 2_000_004 for data in earlier.values())
+    monkeypatch.setattr("flowerbridge.lab.designer.png_bytes", lambda figure: b"\x89PNG" + b"y" * 2_000_000)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, limits[1]))   # the report.html first (0.2 MB)
+    try:
+        status = main(_designer(report, out))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    assert status != 0 and f"error: {tmp_path / 'r' / 'game-tricks.png'}: File too large" \
+        in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()} == earlier

@@ -236,9 +236,9 @@ def _is_int64(text: str) -> bool:
     return -2**63 <= value < 2**63
 
 
-def write_atomic(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (or its parts, in order) to ``path`` so that the file
-    is either absent or complete.
+def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
+    """Write ``text`` (or its parts, in order; or bytes, such as a figure) to
+    ``path`` so that the file is either absent or complete.
 
     The text goes to a temporary file in the same folder, is flushed to disk,
     and is renamed over ``path``: a run killed at any moment leaves no
@@ -246,12 +246,20 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            for part in [text] if isinstance(text, str) else text:
-                fh.write(part)
-            fh.flush()
-            os.fsync(fh.fileno())
+        if isinstance(text, bytes):
+            with open(tmp, "wb") as raw:
+                raw.write(text)
+                raw.flush()
+                os.fsync(raw.fileno())
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                for part in [text] if isinstance(text, str) else text:
+                    fh.write(part)
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:   # the parts failed (a damaged chunk), or the disk did
+    except BaseException as exc:   # the parts failed (a damaged chunk), or the disk did
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:   # a failed write names no file
+            exc.filename = str(path)
         raise

@@ -98,7 +98,7 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
     if dd_summary and _has_fits(dd_summary):
         plots["games"] = game_by_fit_plot(dd_summary)
     for name, plot in plots.items():
-        (folder / f"{name}.png").write_bytes(png_bytes(plot.figure))
+        write_atomic(folder / f"{name}.png", png_bytes(plot.figure))   # an earlier figure stays whole until this one is
     for name in FIGURES:    # one of its own figures this report has not (no dd this time)
         if name not in plots:
             (folder / f"{name}.png").unlink(missing_ok=True)
