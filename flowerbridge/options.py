@@ -109,13 +109,14 @@ class RuleOptions:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "RuleOptions":
-        """Options from a record. Absent keys take defaults; unknown keys are ignored."""
+        """Options from a record. Absent keys take defaults, and so does a key whose
+        value is null (as ``options`` null is no options); unknown keys are ignored."""
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
             raise OptionError(f"options must be an object, not {json_type(data)}")
         known = {f.name for f in fields(cls)}
-        kwargs = {k: _whole_numbers(v) for k, v in data.items() if k in known}
+        kwargs = {k: _whole_numbers(v) for k, v in data.items() if k in known and v is not None}
         return cls(**kwargs)
 
 

@@ -74,7 +74,7 @@ def _require_object(data: Any) -> Mapping:
 
 
 def _string_list(data: Mapping, key: str) -> list[str]:
-    """The array of strings under ``key`` (empty when the key is absent)."""
+    """The array of strings under ``key`` (empty when the key is absent or null)."""
     value = _array(data, key)
     if not all(isinstance(v, str) for v in value):
         raise RecordError(f"{key} must be an array of strings")
@@ -82,16 +82,21 @@ def _string_list(data: Mapping, key: str) -> list[str]:
 
 
 def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
-    """The :class:`HandState` a record describes, every action checked by the rules."""
+    """The :class:`HandState` a record describes, every action checked by the rules.
+
+    An optional key (``undealt``, ``auction``, ``play``, ``options``) whose value is
+    ``null`` is read as absent, as JSON writers often give an absent field; a required
+    key (``dealer``, ``hands``) that is ``null`` is an error naming it."""
     data = _require_object(data)
     if "dealer" not in data:
         raise RecordError("missing key 'dealer'")
     dealer = seat_field(data["dealer"], "dealer")
-    hands = data.get("hands")
-    if hands is None:
+    if "hands" not in data:
         raise RecordError("missing key 'hands'")
+    hands = data["hands"]
     if not isinstance(hands, Mapping):
-        raise RecordError("hands must be an object with keys N, E, S, W")
+        raise RecordError(f"hands must be an object with keys N, E, S, W (each seat's array of "
+                          f"card codes), not {json_type(hands)}")
     normal: dict[str, list[str]] = {}
     for key, cards in hands.items():
         seat = _seat_key(key)
@@ -100,16 +105,18 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
         normal[seat.name] = cards
-    # undealt is optional, but when present it is the 8 cards (null is no array of them)
-    undealt = _string_list(data, "undealt") if "undealt" in data else None
+    # undealt is optional (null is absent), but when given it is the 8 cards
+    undealt = _string_list(data, "undealt") if data.get("undealt") is not None else None
     deal = Deal.from_hands(normal, undealt)
     if options is None:
         options = RuleOptions.from_dict(data.get("options"))
     state = HandState(deal, dealer, options)
     # a hand just dealt may leave out both auction and play; cards played need the
     # auction that made their contract
-    if "auction" not in data and "play" in data and data["play"] != []:
-        raise RecordError("missing key 'auction'")
+    if data.get("auction") is None and data.get("play"):
+        raise RecordError("missing key 'auction'" if "auction" not in data else
+                          "auction is null, but the record plays cards: give the calls that made "
+                          "the contract")
     for call in _array(data, "auction"):
         if not isinstance(call, str):
             raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {json_type(call)}",
@@ -124,9 +131,11 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
 
 
 def _array(data: Mapping, key: str) -> list:
-    """The array under ``key`` (empty when the key is absent); its entries are checked one by
-    one as they are replayed, so that an error names the entry's position and seat."""
-    value = data.get(key, [])
+    """The array under ``key`` (empty when the key is absent or null); its entries are checked
+    one by one as they are replayed, so that an error names the entry's position and seat."""
+    value = data.get(key)
+    if value is None:
+        return []
     if not isinstance(value, list):
         raise RecordError(f"{key} must be an array of strings")
     return value

@@ -195,7 +195,7 @@ class Session:
         session = cls(options, first_dealer=first_dealer, max_hands=_opt_int(data, "max_hands"),
                       max_games=_opt_int(data, "max_games"))
         for i, hand in enumerate(hands, 1):
-            if isinstance(hand, Mapping) and "options" not in hand:
+            if isinstance(hand, Mapping) and hand.get("options") is None:   # null: absent
                 hand = {**hand, "options": options.to_dict()}
             try:
                 state = HandRecord.from_dict(hand).state

@@ -299,7 +299,8 @@ def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_record
     (tmp_path / "arr.json").write_text(json.dumps(ch16_record))
     for command in ("show", "score"):
         assert_cli_error(cli(command, str(tmp_path / "arr.json")),
-                         r"^error: hands must be an object with keys N, E, S, W$")
+                         r"^error: hands must be an object with keys N, E, S, W \(each seat's array of "
+                         r"card codes\), not an array$")
 
 
 def test_cli_show_a_session_without_first_dealer_names_its_first_hands_dealer(cli, assert_cli_error,

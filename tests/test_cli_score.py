@@ -258,10 +258,29 @@ def test_formats_error_a_played_record_without_its_auction(cli, assert_cli_error
     assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: missing key 'auction'$")
 
 
-def test_formats_error_undealt_null(cli, assert_cli_error, tmp_path, ch16_record):
-    # undealt is optional; when present it must be the 8 cards, and null is none of them
-    ch16_record["undealt"] = None
-    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: undealt must be an array of strings$")
+@pytest.mark.parametrize("key", ["undealt", "options"])
+def test_formats_optional_key_null_is_absent(cli, tmp_path, ch16_record, key):
+    # "undealt": null was "error: undealt must be an array of strings"
+    ch16_record[key] = None
+    assert {k: v for k, v in score_of(cli, tmp_path, ch16_record).items() if k in CH16_SCORE} == CH16_SCORE
+
+
+def test_formats_passed_out_hand_with_play_null_prints_nulls(cli, tmp_path, ch16_record):
+    # "play": null on a passed-out hand was "error: play must be an array of strings"
+    ch16_record.update(auction=["Pass"] * 4, play=None)
+    assert score_of(cli, tmp_path, ch16_record)["contract"] is None
+
+
+def test_formats_option_null_takes_the_default(cli, tmp_path, ch16_record):
+    # was "error: option undertrick_penalty: null is not a non-negative whole number"
+    ch16_record["options"] = {"undertrick_penalty": None, "declarer": None}
+    assert {k: v for k, v in score_of(cli, tmp_path, ch16_record).items() if k in CH16_SCORE} == CH16_SCORE
+    assert score_of(cli, tmp_path, failed_7a(ch16_record), "--undertrick-penalty", "30")["above"]["EW"] == 65
+
+
+def test_formats_error_required_key_null_is_named(cli, assert_cli_error, tmp_path, ch16_record):
+    ch16_record["hands"] = None
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: hands must be an object .*, not null$")
 
 
 @pytest.mark.parametrize("record, pattern", [

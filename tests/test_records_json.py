@@ -52,12 +52,62 @@ def test_formats_undealt_is_optional(ch16_record):
     assert len(replay(ch16_record).deal.undealt) == 8
 
 
-def test_formats_undealt_when_present_is_the_8_cards_not_null(ch16_record):
-    # optional, but when present it must be exactly the 8 cards not in any hand: null is not
+def test_formats_undealt_when_present_is_the_8_cards(ch16_record):
     with pytest.raises(RecordError, match=r"^undealt must be an array of strings$"):
-        replay({**ch16_record, "undealt": None})
-    with pytest.raises(RecordError, match=r"^undealt must be an array of strings$"):
-        records.loads(json.dumps({**ch16_record, "undealt": None}))
+        replay({**ch16_record, "undealt": "11B 8B 8B 3B 3B 1B 1B 1Pa"})
+    with pytest.raises(FlowerBridgeError, match=r"undealt must be exactly the 8 cards"):
+        replay({**ch16_record, "undealt": ["12B"] * 8})
+
+
+@pytest.mark.parametrize("key", ["undealt", "auction", "play", "options"])
+def test_formats_an_optional_key_given_as_null_is_absent(ch16_record, key):
+    # JSON writers often give an absent field as null: "undealt": null (optional, FORMATS),
+    # "options": null (absent options take the defaults), "auction" and "play" of a hand
+    # not yet bid or played. It was "undealt must be an array of strings".
+    if key in ("auction", "play"):
+        ch16_record["play"] = []
+    nulled = {**ch16_record, key: None}
+    absent = {k: v for k, v in ch16_record.items() if k != key}
+    assert to_dict(replay(nulled)) == to_dict(replay(absent))
+    assert to_dict(records.loads(json.dumps(nulled)).state) == to_dict(replay(absent))
+
+
+def test_formats_a_passed_out_hand_with_play_null_is_read():
+    deal = Deal.from_seed(2)
+    data = {**to_dict(HandState(deal, Seat.E)), "auction": ["Pass"] * 4, "play": None}
+    state = replay(data)
+    assert state.is_over and state.contract is None and not state.plays
+
+
+@pytest.mark.parametrize("option", ["undertrick_penalty", "declarer", "honor_bright"])
+def test_formats_an_option_given_as_null_takes_its_default(ch16_record, option):
+    # absent options take the defaults (FORMATS); null was "option undertrick_penalty: null
+    # is not a non-negative whole number"
+    state = replay({**ch16_record, "options": {option: None, "game_points": 200}})
+    assert state.options == RuleOptions(game_points=200)
+    assert RuleOptions.from_dict({option: None}) == RuleOptions()
+
+
+def test_formats_a_required_key_given_as_null_is_named(ch16_record):
+    with pytest.raises(RecordError, match=r"^dealer must be one of N, E, S, W, not null$"):
+        replay({**ch16_record, "dealer": None})
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W "
+                                          r"\(each seat's array of card codes\), not null$"):
+        replay({**ch16_record, "hands": None})
+    # cards played need the auction that made their contract, null or absent
+    with pytest.raises(RecordError, match=r"^auction is null, but the record plays cards"):
+        replay({**ch16_record, "auction": None})
+
+
+def test_session_record_null_for_an_optional_key_is_absent(ch16_record):
+    session = Session(RuleOptions(undertrick_penalty=30), first_dealer=Seat.S)
+    data = json.loads(json.dumps(session.to_dict()))
+    # a hand's "options": null takes the session's, as a hand without options does
+    hand = {**ch16_record, "options": None, "undealt": None}
+    read = Session.from_dict({**data, "max_games": None, "hands": [hand]})
+    assert read.hands[0].options == RuleOptions(undertrick_penalty=30)
+    read = Session.from_dict({**data, "options": None, "first_dealer": None, "hands": [ch16_record]})
+    assert read.options == RuleOptions() and read.first_dealer is Seat.S
 
 
 def test_formats_auction_is_required_once_cards_are_played(ch16_record):
@@ -285,9 +335,10 @@ def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record
     # hands: an object of seats. Written as an array of four holdings, the record is still a
     # hand record (a session's hands are hand records, objects), and its error is the hand's
     arrays = {**ch16_record, "hands": [ch16_record["hands"][s] for s in "NESW"]}
-    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W$"):
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W "
+                                          r"\(each seat's array of card codes\), not an array$"):
         load_any(json.dumps(arrays))
-    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W$"):
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W "):
         load_any(json.dumps({**ch16_record, "hands": []}))
     # a session says so, or holds hand records
     for session in ({"format": "flowerbridge-session", "hands": [ch16_record]}, {"hands": [ch16_record]}):
