@@ -28,13 +28,24 @@ from .state import HandState
 SESSION_FORMAT = "flowerbridge-session"
 
 
+#: keys only a session record has (:meth:`Session.to_dict` writes them), and keys only a
+#: hand record has: an object with one of the latter at its top is a hand record
+SESSION_KEYS = ("first_dealer", "max_hands", "max_games")
+HAND_KEYS = ("dealer", "undealt", "auction", "play")
+
+
 def is_session_record(data: Any) -> bool:
     """Whether a JSON value is a session record, not a hand record: it says so
     (``"format": "flowerbridge-session"``, as :meth:`Session.to_dict` writes), or its
-    ``hands`` is an array of hand records (objects). A hand record's ``hands`` is an
-    object of seats, and it is a hand record whatever other keys it carries (FORMATS:
-    an unknown key is never an error, ``"format"`` included); one written as an array
-    of holdings is a hand record all the same, and its error is the hand record's."""
+    ``hands`` is an array and it carries a session's own keys (``first_dealer``,
+    ``max_hands``, ``max_games``) or an entry of ``hands`` that is a hand record (an
+    object with a ``dealer`` or ``hands``) — and no hand record's own key (``dealer``,
+    ``undealt``, ``auction``, ``play``) at its top.
+
+    A hand record's ``hands`` is an object of seats, and it is a hand record whatever
+    other keys it carries (FORMATS: an unknown key is never an error, ``"format"``
+    included). One whose ``hands`` is damaged — an array of holdings, or of an object
+    of seats — is a hand record all the same, and its error is the hand record's."""
     if not isinstance(data, Mapping):
         return False
     hands = data.get("hands")
@@ -42,7 +53,10 @@ def is_session_record(data: Any) -> bool:
         return False
     if data.get("format") == SESSION_FORMAT:
         return True
-    return isinstance(hands, list) and any(isinstance(hand, Mapping) for hand in hands)
+    if not isinstance(hands, list) or any(key in data for key in HAND_KEYS):
+        return False
+    return any(key in data for key in SESSION_KEYS) or any(
+        isinstance(hand, Mapping) and ("dealer" in hand or "hands" in hand) for hand in hands)
 
 
 @dataclass

@@ -307,6 +307,19 @@ def test_a_session_record_is_named_as_one_and_what_score_takes_is_said(cli, asse
     assert score_of(cli, tmp_path, session["hands"][0])["contract"] == "4A"     # one of its hands scores
 
 
+def test_a_hand_record_whose_hands_is_a_list_of_seats_gets_the_hand_records_error(cli, assert_cli_error,
+                                                                                 tmp_path, ch16_record):
+    # hands given as a list holding the object of seats: a damaged hand record (it has a
+    # dealer, an auction, a play), not a session. It was "... is a session record: score
+    # takes one hand record, one of its 'hands' (show reads sessions)"
+    ch16_record["hands"] = [ch16_record["hands"]]
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
+                     r"^error: hands must be an object with keys N, E, S, W \(each seat's array of "
+                     r"card codes\), not an array$")
+    # a list of objects of seats and no other key: still no session (none of its hands is a record)
+    assert_cli_error(run_score(cli, tmp_path, {"hands": ch16_record["hands"]}), r"^error: missing key 'dealer'$")
+
+
 def test_a_record_in_the_text_notation_is_named_as_such(cli, assert_cli_error, tmp_path, ch16_record):
     # (it was "error: malformed JSON at line 1 column 2 of x.fbn: Expecting value")
     from flowerbridge import notation

@@ -350,6 +350,29 @@ def test_formats_a_hand_record_whose_hands_is_an_array_is_no_session(ch16_record
     assert [to_dict(s) for s in load_any(json.dumps(tagged))] == [to_dict(replay(ch16_record))]
 
 
+@pytest.mark.parametrize("data, session", [
+    ({"format": "flowerbridge-session", "hands": []}, True),
+    ({"hands": [{"dealer": "N"}]}, True),                        # its hands are hand records
+    ({"hands": [], "max_hands": 4}, True),                       # a session's own key
+    ({"hands": [{"N": []}], "first_dealer": "N"}, True),
+    ({"dealer": "S", "hands": [{"N": [], "E": [], "S": [], "W": []}]}, False),  # a hand's own key
+    ({"auction": [], "hands": [{"dealer": "N"}]}, False),
+    ({"hands": [{"N": [], "E": [], "S": [], "W": []}]}, False),  # no entry is a hand record
+    ({"hands": {"N": []}, "format": "flowerbridge-session"}, False),
+])
+def test_session_record_is_told_by_its_format_or_its_own_keys(data, session):
+    from flowerbridge.session import is_session_record
+
+    assert is_session_record(data) is session
+
+
+def test_formats_a_hand_record_whose_hands_is_a_list_of_seats_is_no_session(ch16_record):
+    # (load_any read it as a session: "hand 1: missing key 'dealer'")
+    damaged = {**ch16_record, "hands": [ch16_record["hands"]]}
+    with pytest.raises(RecordError, match=r"^hands must be an object with keys N, E, S, W .*, not an array$"):
+        load_any(json.dumps(damaged))
+
+
 def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_record):
     state = replay(ch16_record)
     assert [to_dict(s) for s in load_any(json.dumps(ch16_record))] == [to_dict(state)]
