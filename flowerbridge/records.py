@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
 from .dealing import Deal
-from .errors import CallSyntaxError, CardCodeError, RecordError, json_type
+from .errors import CallSyntaxError, CardCodeError, DealError, FlowerBridgeError, RecordError, json_type
 from .options import RuleOptions
 from .seats import SEATS, Seat
 from .state import CallMade, HandState
@@ -105,6 +105,7 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise RecordError(f"hands.{seat}: must be an array of card codes")
         normal[seat.name] = cards
+    _check_seats(hands, normal)
     # undealt is optional (null is absent), but when given it is the 8 cards
     undealt = _string_list(data, "undealt") if data.get("undealt") is not None else None
     deal = Deal.from_hands(normal, undealt)
@@ -128,6 +129,25 @@ def replay(data: Any, *, options: RuleOptions | None = None) -> HandState:
                                 position=f"play {len(state.plays) + 1}", seat=state.turn)
         state.play(card)
     return state
+
+
+def _check_seats(hands: Mapping, found: Mapping[str, Any]) -> None:
+    """A seat missing from ``hands``, named; where another key would name it in another
+    case or as a word (``n``, ``North``), say that it was not taken as the seat."""
+    for seat in SEATS:
+        if seat.name in found:
+            continue
+        alike = []
+        for key in hands:
+            try:
+                if isinstance(key, str) and Seat.parse(key) is seat:
+                    alike.append(key)
+            except FlowerBridgeError:
+                pass
+        if alike:
+            raise DealError(f"hands: missing seat {seat} (a seat's key is exactly N, E, S or W, in "
+                            f"upper case: {alike[0]!r} was not taken as a seat)")
+        raise DealError(f"hands: missing seat {seat}")
 
 
 def _array(data: Mapping, key: str) -> list:

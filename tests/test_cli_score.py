@@ -295,6 +295,15 @@ def test_formats_error_malformed_records(cli, assert_cli_error, tmp_path, record
     assert_cli_error(run_score(cli, tmp_path, record), pattern)
 
 
+def test_formats_error_lower_case_seat_keys_say_seats_are_upper_case(cli, assert_cli_error, tmp_path,
+                                                                     ch16_record):
+    # it was "error: hands: missing seat N"
+    ch16_record["hands"] = {seat.lower(): cards for seat, cards in ch16_record["hands"].items()}
+    assert_cli_error(run_score(cli, tmp_path, ch16_record),
+                     r"^error: hands: missing seat N \(a seat's key is exactly N, E, S or W, in upper case: "
+                     r"'n' was not taken as a seat\)$")
+
+
 def test_a_session_record_is_named_as_one_and_what_score_takes_is_said(cli, assert_cli_error, tmp_path,
                                                                         ch16_record, monkeypatch):
     # (it was "error: missing key 'dealer'")

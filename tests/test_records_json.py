@@ -188,6 +188,18 @@ def test_records_a_hands_object_without_a_seat_names_the_missing_seat():
         replay({"dealer": "N", "hands": {"Q": []}})
 
 
+@pytest.mark.parametrize("key", ["n", "North", "north"])
+def test_formats_seat_keys_are_upper_case_and_a_lower_case_one_is_said_not_taken(ch16_record, key):
+    # FORMATS: seats are N E S W. It was "hands: missing seat N", though the record has an "n"
+    hands = {(key if seat == "N" else seat): cards for seat, cards in ch16_record["hands"].items()}
+    with pytest.raises(FlowerBridgeError, match=rf"^hands: missing seat N \(a seat's key is exactly N, E, S "
+                                                rf"or W, in upper case: '{key}' was not taken as a seat\)$"):
+        replay({**ch16_record, "hands": hands})
+    # beside the seat itself, such a key is an unknown key, kept (never an error)
+    record = HandRecord.from_dict({**ch16_record, "hands": {**ch16_record["hands"], key: "a note"}})
+    assert record.hands_extra == {key: "a note"}
+
+
 @pytest.mark.parametrize("key", ["auction", "play"])
 def test_records_auction_and_play_are_arrays_of_strings(ch16_record, key):
     ch16_record[key] = " ".join(ch16_record[key])
