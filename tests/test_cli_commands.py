@@ -419,6 +419,21 @@ def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli,
     assert status == 0 and set(json.loads(out)["table"]) == {"P", "R", "A", "NT"}
 
 
+@pytest.mark.parametrize("command", ["score", "solve"])
+def test_formats_score_and_solve_name_a_session_or_notation_file_as_such(cli, assert_cli_error, tmp_path,
+                                                                       ch16_record, command):
+    # solve said "error: missing key 'dealer'" for a session and "malformed JSON at line 1
+    # column 2" for the notation, where score named them: both tell them apart alike now
+    (tmp_path / "s.json").write_text(json.dumps({"format": "flowerbridge-session", "hands": [ch16_record]}))
+    (tmp_path / "h.fbn").write_text(notation.dumps(replay(ch16_record)))
+    assert_cli_error(cli(command, str(tmp_path / "s.json")),
+                     rf"^error: \S+s\.json is a session record: {command} takes one hand record, one of its "
+                     r"'hands' \(show reads sessions\)$")
+    assert_cli_error(cli(command, str(tmp_path / "h.fbn")),
+                     rf"^error: \S+h\.fbn is in the text notation: {command} takes a JSON hand record "
+                     r"\(show reads the notation\)$")
+
+
 def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_error, tmp_path):
     (tmp_path / "d.pbn").write_text("N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n")
     assert_cli_error(cli("solve", "--table", "--bridge-file", str(tmp_path / "d.pbn")),

@@ -63,13 +63,14 @@ def run(args) -> int:
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
-    from ..records import HandRecord, parse_json
+    from ..records import HandRecord
     from ..solver import FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
+    from .score import hand_record_json
 
     with _reading(args.file):
         text = read_text(args.file)
-        state = HandRecord.from_dict(parse_json(text, input_name(args.file))).state
+        state = HandRecord.from_dict(hand_record_json(text, input_name(args.file), "solve")).state
     if args.table or state.contract is None:
         with _tables(memory):
             [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory)
