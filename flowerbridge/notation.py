@@ -29,7 +29,10 @@ the dealer; each play line is one trick in the order its cards were played.
 
 Reading replays every call and card through
 :class:`~flowerbridge.state.HandState`, so text the rules reject cannot be
-read; an error names the line. ``Contract``, ``Declarer``, ``Result``,
+read; an error names the line. The reader is lenient (seats in any case or as
+words, cards in any order within a suit group, spaces inside an option's JSON
+value, derived tags compared but for case and spacing: ``docs/notation.md``,
+*What the reader takes*); the writer is canonical. ``Contract``, ``Declarer``, ``Result``,
 ``Score``, the ``Auction`` tag's dealer and the ``Play`` tag's leader are
 derived from the replay: they may be left out, and when given they must agree
 with it. Every other tag (``Event``, ``Site``, ``Date``, ``Board`` and any
@@ -296,19 +299,48 @@ def _parse_deal(value: str) -> dict[str, list[Card]]:
     return hands
 
 
+_OPTION_KEY_RE = re.compile(r"[^\s=]*")
+_JSON = json.JSONDecoder()
+
+
 def _parse_options(value: str) -> RuleOptions:
+    """``key=value`` pairs separated by whitespace. A value that reads as JSON is that
+    JSON, which may hold spaces (``honor_bright=[4, 2]``, ``declarer="first-named"``);
+    any other value is the text up to the next whitespace (``declarer=first-named``)."""
     data: dict[str, Any] = {}
-    for pair in value.split():
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise RecordError(f"{pair!r} is not key=value")
+    pos = 0
+    while True:
+        while pos < len(value) and value[pos].isspace():
+            pos += 1
+        if pos == len(value):
+            break
+        key = _OPTION_KEY_RE.match(value, pos).group()    # type: ignore[union-attr]
+        bare_end = _word_end(value, pos)
+        if not key or pos + len(key) == len(value) or value[pos + len(key)] != "=":
+            raise RecordError(f"{value[pos:bare_end]!r} is not key=value")
         if key in data:
             raise RecordError(f"option {key} is given twice (which value is meant?)")
+        start = pos + len(key) + 1
         try:
-            data[key] = json.loads(raw)
+            parsed, end = _JSON.raw_decode(value, start)
+            if end < len(value) and not value[end].isspace():
+                raise ValueError("more follows")
+            data[key], pos = parsed, end
         except ValueError:      # not JSON (or a number too long to read): the text itself
-            data[key] = raw
+            if value[start:start + 1] in ("[", "{"):
+                rest = value[start:]
+                shown = rest if len(rest) <= 40 else rest[:39] + "…"
+                raise RecordError(f"option {key}: {shown!r} is not a JSON list such as [4, 2]") from None
+            pos = _word_end(value, start)
+            data[key] = value[start:pos]
     return RuleOptions.from_dict(data)
+
+
+def _word_end(text: str, pos: int) -> int:
+    """Where the run of non-whitespace at ``pos`` ends."""
+    while pos < len(text) and not text[pos].isspace():
+        pos += 1
+    return pos
 
 
 def _parse_seat(value: str) -> Seat:
@@ -318,7 +350,20 @@ def _parse_seat(value: str) -> Seat:
         raise RecordError(f"{value!r} is not one of N, E, S, W") from None
 
 
-def _check_derived(block: _Block, name: str, expected: str | None) -> None:
+def _same_text(value: str, expected: str) -> bool:
+    """A derived tag's value as the replay gives it, but for case and runs of whitespace."""
+    return " ".join(value.split()).upper() == expected.upper()
+
+
+def _same_seat(value: str, expected: str) -> bool:
+    """A seat tag's value naming the seat the replay gives, read as the Dealer tag is."""
+    try:
+        return _parse_seat(value).name == expected
+    except RecordError:
+        return False
+
+
+def _check_derived(block: _Block, name: str, expected: str | None, same=_same_text) -> None:
     """A derived tag, when given, must say what the replay says."""
     found = block.get(name)
     if found is None:
@@ -327,7 +372,7 @@ def _check_derived(block: _Block, name: str, expected: str | None) -> None:
     if expected is None:
         raise RecordError(f"tag {name} {value!r} given, but the hand has no {name.lower()}",
                           position=f"line {number}")
-    if " ".join(value.split()).upper() != expected.upper():
+    if not same(value, expected):
         raise RecordError(f"tag {name} says {value!r}, the replay gives {expected!r}",
                           position=f"line {number}")
 
@@ -390,7 +435,7 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     contract = state.contract
     _check_derived(block, "Contract", "Pass" if state.phase is Phase.PASSED_OUT
                    else contract.code if contract else None)
-    _check_derived(block, "Declarer", contract.declarer.name if contract else None)
+    _check_derived(block, "Declarer", contract.declarer.name if contract else None, _same_seat)
     _check_derived(block, "Result", str(state.tricks_won[contract.side])
                    if contract and state.phase is Phase.FINISHED else None)
     _check_derived(block, "Score", format_score(state) if state.is_over else None)

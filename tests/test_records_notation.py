@@ -101,6 +101,54 @@ def test_notation_reading_is_lenient_about_spacing_and_case():
     assert to_dict(notation.loads(loose).state) == to_dict(notation.loads(CH16_TEXT).state)
 
 
+def test_notation_reader_takes_what_docs_notation_md_says_it_takes():
+    # docs/notation.md, "What the reader takes": seats in any case or as words in the seat
+    # tags, Deal labels in any case and order, cards in any order and case within a suit group,
+    # calls in any case, derived tags but for case and runs of spaces; the writer writes the
+    # canonical form
+    deal = CH16_TEXT.splitlines()[5]
+    loose_deal = ('[Deal "e:5a 2A/6R 5R 4R 3R 2R 1R/1pa 4P 3P 2P 1Pb  n: 6a 11b 6A 7a / 7r 9R 7R 6R / '
+                  '5P 9P 6P 6P 5p W:5A 2A / 11R 5R 4R 3R 2R 1R / 11P 4P 3P 2P 1Pb '
+                  's:12B 12B 8A 8A 7A / 11R 10R 10R 9R / 11P 10P 10P 9P"]')
+    loose = (CH16_TEXT.replace(deal, loose_deal).replace('[Dealer "S"]', '[Dealer "south"]')
+             .replace('[Auction "S"]', '[Auction "South"]').replace('[Play "W"]', '[Play "w"]')
+             .replace('[Declarer "S"]', '[Declarer "SOUTH"]').replace('[Contract "4A"]', '[Contract "4a"]')
+             .replace("1A Pass 3A Pass", "1a pass 3A PASS")
+             .replace('[Score "NS below 120 above 70; EW below 0 above 5"]',
+                      '[Score "ns below 120  above 70;  ew BELOW 0 above 5"]'))
+    assert deal.startswith('[Deal "N:11B 7A 6A 6A / 9R 7R 7R 6R / 9P 6P 6P 5P 5P E:')
+    assert loose.count("\n") == CH16_TEXT.count("\n") and loose != CH16_TEXT
+    assert notation.dumps(notation.loads(loose)) == CH16_TEXT
+
+
+@pytest.mark.parametrize("tag, value", [("Declarer", "N"), ("Declarer", "North"), ("Declarer", "So"),
+                                        ("Contract", "4 A"), ("Contract", "4Animals")])
+def test_notation_derived_tags_are_compared_as_docs_notation_md_says(tag, value):
+    text = edit(CH16_TEXT, f'[{tag} "' + ("S" if tag == "Declarer" else "4A") + '"]', f'[{tag} "{value}"]')
+    with pytest.raises(RecordError, match=rf"tag {tag} says"):
+        notation.loads(text)
+
+
+@pytest.mark.parametrize("written", ["honor_bright=[4, 2]", "honor_bright=[ 4 , 2 ]",
+                                     'declarer=\\"final-bidder\\"  honor_bright=[4,\t2]'])
+def test_notation_options_tag_takes_spaces_inside_a_json_value(written):
+    # it was "'2]' is not key=value"
+    text = drop(edit(CH16_TEXT, '[Options "undertrick_penalty=50 declarer=final-bidder"]',
+                     f'[Options "{written} honor_animal=[3, 1]"]'), "[Score")
+    options = notation.loads(text).state.options
+    assert options.honor_bright == (4, 2) and options.honor_animal == (3, 1)
+    written_back = notation.dumps(notation.loads(text))
+    assert '[Options "undertrick_penalty=50 declarer=final-bidder honor_animal=[3,1]"]' in written_back
+
+
+def test_notation_options_tag_with_a_broken_list_names_the_option():
+    text = edit(CH16_TEXT, '[Options "undertrick_penalty=50 declarer=final-bidder"]',
+                '[Options "honor_bright=[4, 2 declarer=final-bidder"]')
+    with pytest.raises(RecordError, match=r"^line 8, tag Options: option honor_bright: '\[4, 2 declarer=final-bidder' "
+                                          r"is not a JSON list such as \[4, 2\]$"):
+        notation.loads(text)
+
+
 def test_notation_auction_lines_may_hold_any_number_of_calls():
     text = edit(CH16_TEXT, "1A Pass 3A Pass\n4A Pass Pass Pass\n", "1A\nPass 3A Pass 4A Pass\nPass Pass\n")
     assert notation.dumps(notation.loads(text)) == CH16_TEXT
