@@ -180,6 +180,66 @@ def test_cli_show_names(cli, tmp_path, ch16_record):
     assert status == 0 and "12B (December Bright)" in out
 
 
+def test_notation_show_notation_writes_a_json_record_in_the_notation_that_reads_back(cli, tmp_path, ch16_record):
+    # no command wrote the notation; show --notation does, and show reads it back
+    ch16_record["Event"] = "Club night"
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))
+    status, out, err = cli("show", "--notation", str(tmp_path / "h.json"))
+    assert (status, err) == (0, "")
+    record = notation.loads(out)
+    assert records.to_dict(record.state) == records.to_dict(replay(ch16_record))
+    assert record.extra == {"Event": "Club night"} and out.startswith('[Event "Club night"]\n')
+    (tmp_path / "h.fbn").write_text(out)
+    assert cli("show", "--notation", str(tmp_path / "h.fbn")) == (0, out, "")     # canonical
+    assert cli("show", str(tmp_path / "h.fbn")) == cli("show", str(tmp_path / "h.json"))
+
+
+def test_notation_show_notation_writes_a_session_hand_by_hand(cli, tmp_path, random_hand):
+    from flowerbridge.session import Session
+
+    hands = [random_hand(seed) for seed in (3, 4)]
+    session = Session(first_dealer=hands[0].dealer)
+    session.add(hands[0])
+    (tmp_path / "s.json").write_text(json.dumps(session.to_dict()))
+    status, out, err = cli("show", "--notation", str(tmp_path / "s.json"))
+    assert (status, err) == (0, "") and out == notation.dumps(hands[0])
+    text = notation.dumps_all(hands)
+    (tmp_path / "two.fbn").write_text(text)
+    assert cli("show", "--notation", str(tmp_path / "two.fbn")) == (0, text, "")
+
+
+def test_notation_deal_notation_is_the_record_deal_json_gives_and_show_reads_it(cli, tmp_path):
+    status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--notation")
+    assert (status, err) == (0, "")
+    assert out.startswith('[Dealer "W"]\n[Deal "N:') and out.endswith('[Auction "W"]\n')
+    from_json = records.loads(cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")[1])
+    assert records.to_dict(notation.loads(out).state) == records.to_dict(from_json.state)
+    (tmp_path / "d.fbn").write_text(out)
+    assert cli("show", "--notation", str(tmp_path / "d.fbn")) == (0, out, "")
+
+
+def test_cli_notation_options_are_named_where_they_do_not_fit(cli, assert_cli_error, tmp_path, ch16_record,
+                                                              capsys):
+    assert_cli_error(cli("deal", "--seed", "1", "--json", "--notation"),
+                     r"^error: flowerbridge deal: argument --notation: not allowed with argument --json$")
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))
+    assert_cli_error(cli("show", "--notation", "--names", str(tmp_path / "h.json")),
+                     r"^error: --names is for the hands shown for people: --notation writes the record")
+    for command in ("show", "deal"):
+        with pytest.raises(SystemExit):
+            cli(command, "--help")
+        out = capsys.readouterr().out
+        assert "--notation" in out and "text notation" in out
+
+
+def test_cli_show_a_hand_shown_for_people_says_what_show_reads(cli, assert_cli_error, tmp_path):
+    # `deal --seed 1 > d.txt; show d.txt` was "error: line 1: 'Dealer North' is neither a tag ..."
+    (tmp_path / "d.txt").write_text(cli("deal", "--seed", "1")[1])
+    assert_cli_error(cli("show", str(tmp_path / "d.txt")),
+                     r"^error: \S+d\.txt is a hand as deal or show print it for people, not a hand record: "
+                     r"show reads what deal --json or deal --notation writes$")
+
+
 def test_cli_show_bad_text_record_names_the_line(cli, assert_cli_error, tmp_path, ch16_record):
     text = notation.dumps(replay(ch16_record)).replace("11R 6R 6R 10R", "11R 9P 6R 10R")
     (tmp_path / "bad.fbn").write_text(text)

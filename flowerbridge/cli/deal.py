@@ -1,4 +1,5 @@
-"""``flowerbridge deal --seed N``: a reproducible deal, as text or as a JSON hand record."""
+"""``flowerbridge deal --seed N``: a reproducible deal, as text for people, or as a hand
+record in JSON (``--json``) or in the text notation (``--notation``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ def register(subparsers) -> None:
     p.add_argument("--dealer", type=seat,
                    help="dealer seat, N, E, S or W (default: the board's dealer in a session, as play "
                         "and demo deal it: board 1 North, 2 East, 3 South, 4 West, 5 North ...)")
-    p.add_argument("--json", action="store_true", help="print a JSON hand record")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print a JSON hand record")
+    out.add_argument("--notation", action="store_true",
+                     help="print the hand record in the text notation (docs/notation.md); show "
+                          "reads either back")
     p.set_defaults(func=run)
 
 
@@ -36,5 +41,9 @@ def run(args) -> int:
     # so board K is dealt by the seat K - 1 after it
     dealer = args.dealer if args.dealer is not None else Session().first_dealer.next(args.board - 1)
     state = HandState(deal, dealer)
-    print(dumps(state) if args.json else render_deal(state))
+    if args.notation:
+        from .. import notation
+        print(notation.dumps(state), end="")
+    else:
+        print(dumps(state) if args.json else render_deal(state))
     return 0

@@ -1,28 +1,50 @@
-"""``flowerbridge show FILE``: a hand record (JSON or text notation) for people."""
+"""``flowerbridge show FILE``: a hand record (JSON or text notation) for people, or
+in the text notation (``--notation``)."""
 
 from __future__ import annotations
+
+import re
+
+# the first line of a hand as deal and show print it for people (no record: no cards played)
+_SHOWN = re.compile(r"Dealer (North|East|South|West)[ \t]*(\r?\n|$)")
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("show", help="show a hand record: hands, auction, tricks, score",
-                              description="Replay a hand record (JSON, or the text notation) and "
-                                          "show the hands, the auction, each trick with its winner "
-                                          "and the score breakdown.")
+                              description="Replay a hand record (JSON, a session of them, or the text "
+                                          "notation of docs/notation.md) and show the hands, the "
+                                          "auction, each trick with its winner and the score "
+                                          "breakdown; or, with --notation, write the record in the "
+                                          "text notation.")
     p.add_argument("file", metavar="FILE", help="hand record, or - for standard input")
     p.add_argument("--names", action="store_true", help="show card names beside the codes")
+    p.add_argument("--notation", action="store_true",
+                   help="print the record in the text notation (docs/notation.md), canonical, which "
+                        "show reads back; a session's hands one after another, a blank line between")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..render import render_hand
     from . import UsageError, input_name, read_text
-    from .._load import load_any
+    from .._load import load_records
 
+    if args.notation and args.names:
+        raise UsageError("--names is for the hands shown for people: --notation writes the record "
+                         "in the text notation")
     text = read_text(args.file)
-    states = load_any(text, input_name(args.file))
-    if not states:      # a session record of no hands
-        raise UsageError(f"{input_name(args.file)} holds a session of no hands: nothing to show")
-    for state in states:
-        print(render_hand(state, names=args.names))
+    name = input_name(args.file)
+    if _SHOWN.match(text.lstrip()):
+        raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
+                         "show reads what deal --json or deal --notation writes")
+    records = load_records(text, name)
+    if not records:      # a session record of no hands
+        raise UsageError(f"{name} holds a session of no hands: nothing to show")
+    if args.notation:
+        from ..notation import dumps_all
+        print(dumps_all(records), end="")
+        return 0
+    for record in records:
+        print(render_hand(record.state, names=args.names))
         print()
     return 0
