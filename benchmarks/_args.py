@@ -1,5 +1,12 @@
-"""What the benchmark scripts share: checked command-line values, and a main that
-reports the package's errors on one line.
+"""What the benchmark scripts share: the package they measure, checked
+command-line values, and a main that reports the package's errors on one line.
+
+Every script measures the ``flowerbridge`` of the checkout it sits in, not
+whichever one the interpreter has installed: importing this module puts the
+checkout first on ``sys.path`` (so a script imports this module before the
+package), and each script prints :func:`measured` at the head of its output.
+A checkout whose solver core is not compiled is refused on one line that
+says to build it (``make install``), not met as a traceback.
 
 A bad value is refused by ``argparse`` before any work starts, as a usage error
 (exit status 2, one line naming the option), not met later as a traceback, an
@@ -15,7 +22,52 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn
 
-from flowerbridge.errors import FlowerBridgeError
+CHECKOUT = Path(__file__).resolve().parents[1]
+"""The checkout whose package the scripts measure (the folder above ``benchmarks/``)."""
+
+if sys.path[:1] != [str(CHECKOUT)]:
+    sys.path.insert(0, str(CHECKOUT))
+
+from flowerbridge.errors import FlowerBridgeError  # noqa: E402
+
+CORE = "flowerbridge.solver._core"
+
+
+def fail(message: str, status: int = 2) -> NoReturn:
+    """Stop as ``argparse`` does on a usage error: ``PROG: error: MESSAGE``, exit status 2
+    (or ``status``)."""
+    print(f"{Path(sys.argv[0]).name}: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+def build_first() -> NoReturn:
+    """Stop on one line: the solver core of :data:`CHECKOUT` is not compiled (exit status 1)."""
+    fail(f"the solver core is not built in {CHECKOUT / 'flowerbridge' / 'solver'}: "
+         f"build it first (make install)", status=1)
+
+
+def require_core() -> None:
+    """For a script that imports the solver at its top: stop on one line, before
+    anything else, if the checkout's solver core is not compiled."""
+    try:
+        import flowerbridge.solver  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name != CORE:
+            raise
+        build_first()
+
+
+def measured() -> str:
+    """The line that says which package a run measures (its folder)."""
+    import flowerbridge
+
+    return f"flowerbridge measured: {Path(flowerbridge.__file__).parent}"
+
+
+def first_paragraph(doc: str | None) -> str:
+    """A script's docstring up to its first blank line, as one line (its ``--help``
+    description: a sentence not cut at the end of a source line)."""
+    return " ".join((doc or "").split("\n\n")[0].split())
 
 
 def whole(least: int, most: int | None = None) -> Callable[[str], int]:
@@ -53,16 +105,15 @@ def bot_spec(text: str) -> str:
     return text
 
 
-def fail(message: str) -> NoReturn:
-    """Stop as ``argparse`` does on a usage error: ``PROG: error: MESSAGE``, exit status 2."""
-    print(f"{Path(sys.argv[0]).name}: error: {message}", file=sys.stderr)
-    raise SystemExit(2)
-
-
 def run(main: Callable[[], None]) -> None:
     """Run a script's ``main``; an error of the package's own (bad input it refused)
-    ends it with one line, as :func:`fail`, instead of a traceback."""
+    ends it with one line, as :func:`fail`, instead of a traceback, and so does a
+    solver core that is not built (:func:`build_first`)."""
     try:
         main()
     except FlowerBridgeError as exc:
         fail(str(exc))
+    except ModuleNotFoundError as exc:
+        if exc.name != CORE:
+            raise
+        build_first()

@@ -16,9 +16,9 @@ import argparse
 import random
 import time
 
-from flowerbridge import Deal, HandState, Phase, Seat
+from _args import first_paragraph, measured, positive, run
 
-from _args import positive, run
+from flowerbridge import Deal, HandState, Phase, Seat  # noqa: E402
 
 
 def random_hand(board: int, rng: random.Random) -> HandState:
@@ -41,9 +41,10 @@ def rate(hands: int, seconds: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=first_paragraph(__doc__))
     parser.add_argument("--hands", type=positive, default=5000, help="random hands timed (default 5000)")
     args = parser.parse_args()
+    print(measured())
     rng = random.Random(2026)
     for board in range(200):  # warm-up
         random_hand(board, rng)

@@ -22,16 +22,14 @@ import importlib.machinery
 import importlib.util
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from _args import first_paragraph, measured, positive, require_core, run
+
+require_core()
 
 from flowerbridge import Deal  # noqa: E402
 from flowerbridge.solver import FLOWER, DoubleDummy, core, dd_tables  # noqa: E402
-
-from _args import positive, run  # noqa: E402
 
 
 def load_other(path: str):
@@ -58,14 +56,15 @@ def load_other(path: str):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=first_paragraph(__doc__))
     ap.add_argument("other", metavar="OTHER", type=load_other,
                     help="another checkout (built) or its _core extension file")
     ap.add_argument("--deals", type=positive, default=8, help="Flower Bridge deals (default 8)")
     ap.add_argument("--seed", type=int, default=2, help="seed of the deals (default 2)")
     ap.add_argument("--rounds", type=positive, default=2, help="times each deal is solved by each build (default 2)")
     ap.add_argument("--threads", type=int, choices=(1, 2), default=1,
-                    help="1: one-thread tables, CPU time; 2: one table at a time on two threads, wall clock")
+                    help="1: one-thread tables, CPU time; 2: one table at a time on two threads, "
+                         "wall clock (default 1)")
     args = ap.parse_args()
     other = args.other
     deals = [[[c.index for c in hand] for hand in Deal.from_seed(args.seed, b).hands]
@@ -105,6 +104,7 @@ def main() -> None:
                 raise SystemExit(f"error: deal {i} (seed {args.seed}): the builds' tables differ")
     med = [[statistics.median(t) for t in times[w]] for w in (0, 1)]
     kind = "CPU time, one thread" if args.threads == 1 else "wall clock, one table at a time on 2 threads"
+    print(measured())
     print(f"{args.deals} Flower Bridge deals (seed {args.seed}), {args.rounds} rounds, {kind}")
     from flowerbridge.solver import _core
 

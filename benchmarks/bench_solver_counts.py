@@ -19,16 +19,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _args import count, first_paragraph, measured, require_core, run
+
+require_core()
 
 from flowerbridge import Deal  # noqa: E402
 from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy  # noqa: E402
 
-from _args import count, run  # noqa: E402
 from bench_solver import random_bridge  # noqa: E402
 
 
@@ -46,7 +45,7 @@ def counts(name: str, geometry, deals) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=first_paragraph(__doc__))
     ap.add_argument("--bridge", type=count, default=12, help="random Bridge deals (default 12; 0 skips Bridge)")
     ap.add_argument("--flower", type=count, default=6,
                     help="random Flower Bridge deals (default 6; 0 skips Flower Bridge)")
@@ -54,6 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     if not args.bridge and not args.flower:
         ap.error("argument --bridge and --flower: both are 0, so there is nothing to count")
+    print(measured())
     rng = random.Random(args.seed)
     if args.bridge:
         counts("Bridge", BRIDGE, [random_bridge(rng) for _ in range(args.bridge)])
