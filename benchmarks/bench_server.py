@@ -4,13 +4,17 @@ Starts ``flowerbridge serve`` (a child process; no bot pause, no analysis) on
 a temporary SQLite file, or on ``--database``. Creates ``--tables`` tables
 with four people each; every person is a websocket client on loopback that
 answers its own view with a random legal call or card as soon as it is its
-turn. Prints actions per second and the time from sending an action to
-receiving its broadcast, at the acting client and at all four clients
-(50th and 99th percentiles). Every action is committed to the database
-before it is broadcast, so the figures include a durable commit each.
+turn. Prints actions per second, the server's CPU time per action, and two
+latencies (50th and 99th percentiles): to the acting client (from its
+sending an action to its receiving the action's broadcast) and to all four
+seats (from the sending to each seat's receiving it, every delivery
+counted). The clocks start once every client has joined its table, so the
+set-up (tables created, websockets connecting) is left out. Every action is
+committed to the database before it is broadcast, so the figures include a
+durable commit each.
 
 With ``--restart``, each table's session is one hand longer than the hands
-played, so every table is still playing when the clients leave; the server is
+played (so ``--hands`` is at most 99 there), so every table is still playing when the clients leave; the server is
 then stopped and started again on the same database, and the time it takes to
 answer is printed beside the time a server on an empty database takes, and
 the time until its lobby lists every table (each replayed from its log).
@@ -31,34 +35,68 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-from websockets.asyncio.client import connect
+from _args import fail, first_paragraph, measured, positive, run as run_main, whole
 
-from flowerbridge.server.schemas import MAX_LENGTH
-from flowerbridge.server.testing import ServerProcess
+import httpx  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
 
-from _args import fail, positive, run as run_main, whole
+from flowerbridge.server.schemas import MAX_LENGTH  # noqa: E402
+from flowerbridge.server.testing import ServerProcess  # noqa: E402
 
 
 class Timings:
-    """Send times of pending actions and the latencies measured so far."""
+    """Send times of pending actions and the latencies measured so far, and the
+    run's clocks: started once every client has joined its table (set-up left
+    out), stopped when the last client has seen its last hand end (its leaving
+    left out)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clients: int, server_pid: int) -> None:
         self.sent: dict[tuple[str, int], float] = {}  # (table, seq it will get) -> send time
         self.own: list[float] = []
         self.everyone: list[float] = []
         self.actions = 0
+        self.clients = clients
+        self.pid = server_pid
+        self.joined = self.finished = 0
+        self.go = asyncio.Event()
+        self.start = self.end = 0.0
+        self.cpu: list[float | None] = [None, None]  # the server's CPU seconds at start and end
+
+    def join(self) -> None:
+        """A client is seated and welcomed; the last one starts the clocks."""
+        self.joined += 1
+        if self.joined == self.clients:
+            self.cpu[0] = cpu_seconds(self.pid)
+            self.start = time.perf_counter()
+            self.go.set()
+
+    def finish(self) -> None:
+        """A client has seen its last hand end; the last one stops the clocks."""
+        self.finished += 1
+        if self.finished == self.clients:
+            self.end = time.perf_counter()
+            self.cpu[1] = cpu_seconds(self.pid)
 
 
 async def person(url: str, table_id: str, token: str, timings: Timings, rng: random.Random,
                  hands: int) -> None:
-    """One seat: act on every turn until ``hands`` hands are over."""
+    """One seat: once every client has joined, act on every turn until ``hands``
+    hands are over."""
     async with connect(url.replace("http", "ws", 1) + f"/ws/tables/{table_id}",
                        max_size=2 ** 22) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
+        welcome = await ws.recv()  # seated: the table's other messages wait in the socket
+        timings.join()
+        await timings.go.wait()
+
+        async def messages():
+            yield welcome
+            async for text in ws:
+                yield text
+
         acted_at = -1
         finished = 0
-        async for text in ws:
+        async for text in messages():
             now = time.perf_counter()
             message = json.loads(text)
             seq = message.get("seq")
@@ -71,6 +109,7 @@ async def person(url: str, table_id: str, token: str, timings: Timings, rng: ran
             if message.get("hand_over") is not None:
                 finished += 1
                 if finished == hands:
+                    timings.finish()
                     return
             view = message.get("view")
             if view and view["legal"] and seq is not None and seq != acted_at:
@@ -97,20 +136,19 @@ def cpu_seconds(pid: int) -> float | None:
 
 
 async def run(url: str, tables: int, hands: int, server: ServerProcess,
-              left_playing: bool) -> tuple[Timings, float]:
+              left_playing: bool) -> Timings:
     """Play ``hands`` hands at each of ``tables`` tables; with ``left_playing`` the
     sessions are a hand longer, so the tables are still playing at the end."""
-    timings = Timings()
     rng = random.Random(2026)
     seated = []
     for _ in range(tables):
         created = server.create_table({s: "human" for s in "NESW"}, hands=hands + left_playing)
         seated += [(created["table"]["id"], inv["token"])
                    for inv in created["invitations"].values()]
-    start = time.perf_counter()
+    timings = Timings(len(seated), server.process.pid)
     await asyncio.gather(*(person(url, t, token, timings, random.Random(rng.random()), hands)
                            for t, token in seated))
-    return timings, time.perf_counter() - start
+    return timings
 
 
 def start_seconds(server: ServerProcess) -> tuple[float, float, int]:
@@ -131,13 +169,19 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=first_paragraph(__doc__))
     parser.add_argument("--tables", type=positive, default=25, help="tables played at once (default 25)")
-    parser.add_argument("--hands", type=whole(1, MAX_LENGTH), default=1, help="hands per table (default 1)")
+    parser.add_argument("--hands", type=whole(1, MAX_LENGTH), default=1,
+                        help=f"hands per table (default 1; at most {MAX_LENGTH}, {MAX_LENGTH - 1} with --restart)")
     parser.add_argument("--restart", action="store_true",
                         help="leave every table playing, then time a restart that replays them")
     parser.add_argument("--database", help="database URL (default: a temporary SQLite file)")
     args = parser.parse_args()
+    if args.restart and args.hands >= MAX_LENGTH:
+        # each session is then one hand longer than the hands played, and a session holds at most MAX_LENGTH
+        parser.error(f"argument --hands: must be at most {MAX_LENGTH - 1} with --restart (each table's session "
+                     f"is then a hand longer, and a session is at most {MAX_LENGTH} hands), not {args.hands}")
+    print(measured(), flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         database = args.database or str(Path(scratch) / "bench.db")
         # all its tables and clients come from one address in a few seconds: lift those limits
@@ -153,23 +197,23 @@ def main() -> None:
                 lines = str(exc).partition(": ")[2].strip().splitlines()
                 said = lines[0].removeprefix("error: ") if lines else str(exc)
                 fail(f"argument --database: {said}" if args.database else said)
-            before = cpu_seconds(server.process.pid)
-            timings, elapsed = asyncio.run(run(server.url, args.tables, args.hands, server,
-                                               args.restart))
-            after = cpu_seconds(server.process.pid)
+            timings = asyncio.run(run(server.url, args.tables, args.hands, server, args.restart))
         if args.restart:
             restart = start_seconds(ServerProcess(database, *options))
             empty = start_seconds(ServerProcess(Path(scratch) / "empty.db", *options))
     kind = "PostgreSQL" if database.startswith("postgres") else "SQLite"
     print(f"server load: {args.tables} tables x 4 websocket clients, {args.hands} hand(s) each, "
           f"{kind}, loopback")
-    print(f"  {timings.actions} actions in {elapsed:.2f} s: {timings.actions / elapsed:.0f} actions/s")
-    print(f"  action -> broadcast to the actor:   p50 {percentile(timings.own, 50):.1f} ms, "
-          f"p99 {percentile(timings.own, 99):.1f} ms")
-    print(f"  action -> broadcast to all 4 seats: p50 {percentile(timings.everyone, 50):.1f} ms, "
-          f"p99 {percentile(timings.everyone, 99):.1f} ms")
+    elapsed = timings.end - timings.start
+    print(f"  {timings.actions} actions in {elapsed:.2f} s: {timings.actions / elapsed:.0f} actions/s "
+          f"(from the last client's joining to the last hand's end: set-up left out)")
+    print(f"  latency to the acting client (its action sent -> its broadcast back): "
+          f"p50 {percentile(timings.own, 50):.1f} ms, p99 {percentile(timings.own, 99):.1f} ms")
+    print(f"  latency to all four seats (an action sent -> its broadcast at each seat, every delivery): "
+          f"p50 {percentile(timings.everyone, 50):.1f} ms, p99 {percentile(timings.everyone, 99):.1f} ms")
+    before, after = timings.cpu
     if before is not None and after is not None:
-        print(f"  server CPU: {(after - before) / timings.actions * 1000:.1f} ms per action")
+        print(f"  server CPU: {(after - before) / timings.actions * 1000:.1f} ms per action (the same span)")
     if args.restart:
         print(f"  restart with {restart[2]} tables playing: answers after {restart[0]:.2f} s "
               f"(an empty database: {empty[0]:.2f} s), lists every table after {restart[1]:.2f} s")
