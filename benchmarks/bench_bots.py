@@ -20,12 +20,12 @@ import os
 import statistics
 import time
 
-from flowerbridge import Deal, HandState, Seat
-from flowerbridge.bots.basic import BasicBot
-from flowerbridge.bots.match import run_match
-from flowerbridge.bots.pimc import PimcBot
+from _args import first_paragraph, measured, positive, require_core, run
 
-from _args import positive, run
+from flowerbridge import Deal, HandState, Seat  # noqa: E402
+from flowerbridge.bots.basic import BasicBot  # noqa: E402
+from flowerbridge.bots.match import quantile, run_match  # noqa: E402
+from flowerbridge.bots.pimc import PimcBot  # noqa: E402
 
 
 def report(a: str, b: str, boards: int, seed: str) -> None:
@@ -33,7 +33,8 @@ def report(a: str, b: str, boards: int, seed: str) -> None:
     result = run_match(a, b, boards, seed)
     wall = time.perf_counter() - start
     ci = "n/a (one board)" if result.ci95 is None else "[{:+.2f}, {:+.2f}]".format(*result.ci95)
-    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI {ci}, "
+    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI {ci} (normal approximation: "
+          f"a large-sample interval, too narrow on a few boards), "
           f"{result.boards} boards, {wall:.0f} s")
     for stats in result.pairs:
         d = stats.to_dict()
@@ -63,7 +64,6 @@ def time_pimc(boards: int, seed: str) -> None:
                 bot.decide(obs)
                 times.append(time.perf_counter() - start)
             state.apply(basic.act(obs), seat)
-    times.sort()
     if not times:
         print(f"pimc solving decisions: none in {boards} board(s) (no card decision with a choice "
               f"below {bot.solve_below} cards)")
@@ -71,16 +71,18 @@ def time_pimc(boards: int, seed: str) -> None:
     print(f"pimc solving decisions (samples {bot.samples}, solve_below {bot.solve_below}, "
           f"{bot.workers} workers), {len(times)} positions from {boards} boards: "
           f"median {1000 * statistics.median(times):.0f} ms, mean {1000 * statistics.fmean(times):.0f} ms, "
-          f"p90 {1000 * times[int(0.9 * len(times))]:.0f} ms, max {1000 * times[-1]:.0f} ms, "
+          f"p90 {1000 * quantile(times, 0.9):.0f} ms, max {1000 * max(times):.0f} ms, "
           f"time budget hit {bot.budget_hits} times")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=first_paragraph(__doc__))
     parser.add_argument("--boards", type=positive, default=200,
                         help="duplicate boards per match (default 200; the interval needs 2 or more)")
     parser.add_argument("--seed", default="bench", help="seed of the deals (default bench)")
     args = parser.parse_args()
+    require_core()  # pimc solves
+    print(measured())
     print(f"{os.cpu_count()} cores; pimc at its default settings")
     report("basic", "random", args.boards, args.seed)
     report("pimc", "basic", args.boards, args.seed)

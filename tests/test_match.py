@@ -11,7 +11,7 @@ import pytest
 
 from flowerbridge import Deal, HandState, Seat, Side
 from flowerbridge.bots.base import bot_seed, load_bot, play_hand
-from flowerbridge.bots.match import IMP_SCALE, imps, run_match
+from flowerbridge.bots.match import IMP_SCALE, PairStats, imps, quantile, run_match
 from flowerbridge.cli import main
 
 
@@ -229,3 +229,21 @@ def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsy
         assert pair["hands"] == 2 * boards
         assert got["honors_per_hand"] == round(pair["honors"] / pair["hands"], 3)
         assert got["bright_bonus_per_hand"] == round(pair["bright"] / pair["hands"], 3)
+
+
+def test_quantile_interpolates_between_the_order_statistics():
+    # the median of an even count is the mean of the middle two, as statistics.median's
+    assert quantile([4.0, 1.0, 3.0, 2.0], 0.5) == 2.5
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.9) == pytest.approx(3.7)   # numpy's default, 'inclusive'
+    assert quantile([1.0, 2.0, 3.0], 0.5) == 2.0
+    assert quantile([7.0, 5.0], 1.0) == 7.0 and quantile([7.0, 5.0], 0.0) == 5.0
+    assert quantile([5.0], 0.9) == 5.0 and quantile([], 0.5) == 0.0
+    with pytest.raises(ValueError):
+        quantile([1.0], 1.5)
+
+
+def test_card_ms_median_of_an_even_count_is_the_mean_of_the_middle_two():
+    stats = PairStats("basic", card_seconds=[0.004, 0.001, 0.003, 0.002])
+    assert stats.card_ms(0.5) == pytest.approx(2.5)   # the old ordered[int(q * n)] gave 3.0
+    assert stats.card_ms(1.0) == pytest.approx(4.0)
+    assert stats.to_dict()["card_ms_p90"] == pytest.approx(3.7)
