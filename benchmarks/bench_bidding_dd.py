@@ -36,65 +36,100 @@ a wrong denomination; it matters below the line of a rubber only.
 With ``--versus SPEC`` it also plays a bidding-only duplicate match: the bots
 of ``--bots`` sit North–South at table 1 and East–West at table 2 against
 ``SPEC``, each table's contract is scored double dummy (honors aside), and
-the difference is given in IMPs per board with a 95% interval.
+the difference is given in IMPs per board with a 95% interval (the normal
+approximation, ± 1.96 standard errors: a large-sample interval, too narrow
+on a few boards).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_bidding_dd.py \
-        [--boards 400] [--seed bid] [--bots basic] [--versus oldbots:OldBasic] \
+        [--boards 400] [--seed bid] [--bots basic] [--versus SPEC] \
         [--cache DIR] [--json OUT] [--worst 15]
 
-Double-dummy tables are cached in ``--cache`` (one JSON file per seed), so
-a second run over the same deals does not solve again.
+A bot is a level (``basic``) or ``module:attribute``; ``PYTHONPATH=.`` lets
+``--versus`` name a module in the current folder, such as a frozen copy of
+the bidding made to compare a change against (``frozen:FrozenBot``).
+
+Double-dummy tables are cached in ``--cache``: one JSON file per seed and
+solver (its name a hash of the seed, the package's version and the solver's
+sources), each table kept with a hash of its deal, so a second run over the
+same deals does not solve again, and a changed solver or dealing does.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import statistics
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
+from _args import bot_spec, count, first_paragraph, measured, positive, run
 
-from flowerbridge import Deal, HandState, Seat
-from flowerbridge.bots.base import load_bot
-from flowerbridge.bots.bidding import TOP_POINTS
-from flowerbridge.bots.match import imps
-from flowerbridge.calls import Denomination
-from flowerbridge.cards import Suit
-from flowerbridge.contract import Contract
-from flowerbridge.lab.base import Table
-from flowerbridge.lab.dd import BID_DENOM, BID_LEVEL, TRICK_COLUMNS, par
-from flowerbridge.options import RuleOptions
-from flowerbridge.scoring import score_contract
-from flowerbridge.seats import SEATS, Side
+import numpy as np  # noqa: E402
 
-from _args import bot_spec, count, positive, run
+import flowerbridge  # noqa: E402
+from flowerbridge import Deal, HandState, Seat  # noqa: E402
+from flowerbridge.bots.base import load_bot  # noqa: E402
+from flowerbridge.bots.bidding import TOP_POINTS  # noqa: E402
+from flowerbridge.bots.match import imps  # noqa: E402
+from flowerbridge.calls import Denomination  # noqa: E402
+from flowerbridge.cards import Suit  # noqa: E402
+from flowerbridge.contract import Contract  # noqa: E402
+from flowerbridge.lab.base import Table  # noqa: E402
+from flowerbridge.lab.dd import BID_DENOM, BID_LEVEL, TRICK_COLUMNS, par  # noqa: E402
+from flowerbridge.options import RuleOptions  # noqa: E402
+from flowerbridge.scoring import score_contract  # noqa: E402
+from flowerbridge.seats import SEATS, Side  # noqa: E402
 
 GAME = {Denomination.P: 5, Denomination.R: 4, Denomination.A: 4, Denomination.NT: 3}
 OPTIONS = RuleOptions()
 
 
+def digest(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little") + part)
+    return h.hexdigest()[:16]
+
+
+def cache_path(cache: Path, seed: str) -> Path:
+    """The cache file of ``seed``'s tables under this package and solver: named by a
+    hash of the seed, the package's version and the solver's sources (its C core and
+    Python files), so that another solver does not read this one's tables."""
+    solver = Path(flowerbridge.__file__).parent / "solver"
+    sources = [f.read_bytes() for f in sorted(solver.glob("*.c")) + sorted(solver.glob("*.py"))]
+    return cache / f"dd_{digest(seed.encode(), flowerbridge.__version__.encode(), *sources)}.json"
+
+
+def deal_digest(deal: Deal) -> str:
+    """A hash of a deal's four hands (the cards' indices, seat by seat)."""
+    return digest(repr([[c.index for c in hand] for hand in deal.hands]).encode())
+
+
 def dd_tables(seed: str, boards: int, cache: Path | None) -> list[dict[str, dict[str, int]]]:
-    """DD tables of boards 1..boards as {denomination name: {seat name: tricks}}."""
+    """DD tables of boards 1..boards as {denomination name: {seat name: tricks}}; a
+    cached table is used only if its deal's hash is the deal's."""
     from flowerbridge.solver import dd_table_many
 
-    path = cache / f"dd_{seed}.json" if cache else None
+    path = cache_path(cache, seed) if cache else None
+    deals = {b: Deal.from_seed(seed, b) for b in range(1, boards + 1)}
+    hashes = {b: deal_digest(deal) for b, deal in deals.items()}
     known: dict[str, dict] = {}
     if path and path.exists():
         known = json.loads(path.read_text())
-    missing = [b for b in range(1, boards + 1) if str(b) not in known]
+    missing = [b for b in deals if known.get(str(b), {}).get("deal") != hashes[b]]
     for start in range(0, len(missing), 20):
         chunk = missing[start:start + 20]
-        tables = dd_table_many([Deal.from_seed(seed, b) for b in chunk], workers=2)
+        tables = dd_table_many([deals[b] for b in chunk], workers=2)
         for b, t in zip(chunk, tables):
-            known[str(b)] = {d.name: {s.name: int(t[d][s]) for s in SEATS} for d in Denomination}
+            known[str(b)] = {"deal": hashes[b],
+                             "table": {d.name: {s.name: int(t[d][s]) for s in SEATS} for d in Denomination}}
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(known))
         print(f"  solved {min(start + 20, len(missing))}/{len(missing)} deals", flush=True)
-    return [known[str(b)] for b in range(1, boards + 1)]
+    return [known[str(b)]["table"] for b in deals]
 
 
 def bid_out(deal: Deal, dealer: Seat, bots: dict[Seat, object]) -> HandState:
@@ -303,11 +338,12 @@ def versus(seed: str, boards: int, a: str, b: str, dds: list[dict]) -> dict:
         half = 1.96 * statistics.stdev(results) / math.sqrt(len(results))
         ci = [round(mean - half, 3), round(mean + half, 3)]
     return {"a": a, "b": b, "boards": boards, "imps_per_board": round(mean, 3), "ci95": ci,
+            "ci95 is": "the normal approximation, mean ± 1.96 standard errors (large samples)",
             "boards_changed": sum(1 for r in results if r)}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=first_paragraph(__doc__))
     ap.add_argument("--boards", type=positive, default=400,
                     help="seeded deals, boards 1 to N (default 400; the --versus interval needs 2 or more)")
     ap.add_argument("--seed", default="bid", help="seed of the deals (default bid)")
@@ -324,6 +360,7 @@ def main() -> None:
         ap.error(f"argument --json: there is no folder {args.json.parent}")
     if args.cache.exists() and not args.cache.is_dir():
         ap.error(f"argument --cache: {args.cache} is not a folder")
+    print(measured(), flush=True)
     dds = dd_tables(args.seed, args.boards, args.cache)
     figures = measure(args.seed, args.boards, args.bots, dds, args.worst)
     fits = trick_fits(args.seed, dds)
