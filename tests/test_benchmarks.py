@@ -1,0 +1,79 @@
+"""The benchmark scripts' command lines: a bad argument or a missing piece is one
+clear line, not a traceback. The scripts are run for their arguments only (no
+figures are measured here: speed is the benchmarks' to print, never asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+# runs a script with some modules made impossible to import, as on a machine without them
+WITHOUT = """
+import importlib.abc, runpy, sys
+names = set(sys.argv[1].split(","))
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name in names or name.split(".")[0] in names:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Block())
+sys.argv = sys.argv[2:]
+sys.path.insert(0, sys.argv[0].rpartition("/")[0])
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def bench(script: str, *args: str, without: str | None = None) -> subprocess.CompletedProcess:
+    path = str(BENCHMARKS / script)
+    command = [sys.executable, path, *args] if without is None else \
+        [sys.executable, "-c", WITHOUT, without, path, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def error_line(done: subprocess.CompletedProcess) -> str:
+    """The one error line (argparse may print its usage above it), no traceback."""
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def test_bench_server_refuses_more_hands_than_a_session_holds_with_restart():
+    # --restart makes each session a hand longer: 100 hands would ask the server for 101
+    done = bench("bench_server.py", "--tables", "1", "--hands", "100", "--restart")
+    assert done.returncode == 2
+    line = error_line(done)
+    assert "--hands" in line and "at most 99 with --restart" in line
+
+
+def test_bench_solver_without_endplay_times_flower_bridge_or_says_what_is_missing():
+    done = bench("bench_solver.py", "--deals", "1", "--flower-deals", "0", without="endplay")
+    assert done.returncode == 1
+    assert "endplay" in error_line(done) and "--deals 0" in done.stderr
+
+
+@pytest.mark.parametrize("script", ["bench_solver.py", "bench_solver_dds_check.py", "bench_solver_counts.py"])
+def test_solver_scripts_without_a_built_core_say_build_first(script):
+    done = bench(script, "--help", without="flowerbridge.solver._core")
+    assert done.returncode == 1
+    assert "build it first (make install)" in error_line(done)
+
+
+def test_dds_check_help_needs_no_endplay():
+    done = bench("bench_solver_dds_check.py", "--help", without="endplay")
+    assert done.returncode == 0 and "--chunk" in done.stdout, done.stderr
+
+
+def test_bench_lab_names_the_workers_a_run_used():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bench_lab import used
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    assert used(2, 1, 1) == 1      # one chunk: computed in the lab's own process
+    assert used(2, 10, 500) == 1
+    assert used(2, 2, 1) == 2 and used(1, 8, 1) == 1 and used(2, 501, 500) == 2
