@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import sqlite3
 import time
 from datetime import timezone
@@ -42,6 +43,91 @@ def test_a_first_migration_that_fails_leaves_the_sqlite_file_as_it_was(tmp_path)
         connection.execute("DROP TABLE events")
     Store(str(path)).migrate()      # the file is usable: nothing half-made is in the way
     assert {"tables", "seats", "events", "analyses", "alembic_version"} <= _tables(path)
+
+
+# A later revision that changes the tables table on SQLite: Alembic's batch mode
+# (env.py) rebuilds it -- a new table, the rows copied, the old one dropped.
+BATCH_REVISION = """
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    with op.batch_alter_table("tables") as batch:
+        batch.alter_column("name", type_=sa.String(80))
+{more}
+
+def downgrade():
+    pass
+"""
+
+
+def _with_revision(tmp_path, monkeypatch, more: str = "") -> None:
+    """The migrations, and BATCH_REVISION after them (``more``: lines it runs too)."""
+    folder = tmp_path / "migrations"
+    shutil.copytree(store_module.MIGRATIONS, folder,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "versions" / "0003_batch.py").write_text(BATCH_REVISION.format(more=more))
+    monkeypatch.setattr(store_module, "MIGRATIONS", folder)
+
+
+def _counts(path) -> list[int]:
+    with sqlite3.connect(path) as connection:
+        counts = [connection.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                  for name in ("tables", "seats", "events")]
+    connection.close()
+    return counts
+
+
+def _populated(path) -> list[int]:
+    """A migrated SQLite file holding two tables, their seats and events: their counts."""
+    async def scenario() -> None:
+        manager = TableManager(Store(str(path)), ServerConfig(bot_delay=0, replace_after=None,
+                                                              analysis=False))
+        manager.store.migrate()
+        for _ in range(2):
+            await manager.create(CreateTable.model_validate(FOUR_BOTS))
+        await manager.stop()
+
+    asyncio.run(scenario())
+    counts = _counts(path)
+    assert counts[0] == 2 and counts[1] == 8 and counts[2] >= 2
+    return counts
+
+
+def test_a_batch_migration_of_the_tables_table_keeps_every_seat_and_event(tmp_path, monkeypatch):
+    # the migration's connections had foreign keys on: dropping the old tables
+    # table deleted every seat and event (ON DELETE CASCADE)
+    path = tmp_path / "fb.db"
+    before = _populated(path)
+    _with_revision(tmp_path, monkeypatch)
+    store = Store(str(path))
+    store.migrate()
+    assert _counts(path) == before
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0003"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1   # on again, serving
+    store.close()
+
+
+def test_a_migration_that_would_leave_a_row_referring_to_nothing_is_refused_and_rolled_back(
+        tmp_path, monkeypatch):
+    path = tmp_path / "fb.db"
+    before = _populated(path)
+    _with_revision(tmp_path, monkeypatch, more="    op.execute(\"DELETE FROM tables WHERE id IN "
+                                                 "(SELECT id FROM tables LIMIT 1)\")")
+    with pytest.raises(StoreError, match=r"cannot migrate the database: the migration would leave "
+                                         r"\d+ row\(s\) referring to rows that are not there"):
+        Store(str(path)).migrate()
+    assert _counts(path) == before
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+    connection.close()
 
 
 def test_a_database_at_a_revision_this_flowerbridge_does_not_know_is_one_clear_error(tmp_path):

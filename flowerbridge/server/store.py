@@ -28,6 +28,7 @@ from ..errors import FlowerBridgeError
 from .models import AnalysisRow, EventRow, SeatRow, TableRow
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
+MIGRATIONS = Path(__file__).with_name("migrations")
 
 log = logging.getLogger("flowerbridge.server")
 
@@ -183,7 +184,7 @@ class Store:
         from alembic.util.exc import CommandError
 
         config = Config(str(ALEMBIC_INI))
-        config.set_main_option("script_location", str(ALEMBIC_INI.with_name("migrations")))
+        config.set_main_option("script_location", str(MIGRATIONS))
         # SQLite's driver starts no transaction before CREATE TABLE: the
         # migration's engine begins one itself, so that a migration that fails
         # half-way (a table of the same name already there, a killed process)
@@ -193,6 +194,8 @@ class Store:
             with engine.begin() as connection:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
+                if self.is_sqlite:
+                    _check_foreign_keys(connection)     # before the commit: refused, rolled back
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot migrate the database: {_reason(exc)}") from None
         except CommandError as exc:     # a revision this flowerbridge does not know
@@ -296,12 +299,22 @@ def _reason(exc: BaseException) -> str:
 
 
 def _transactional_sqlite(url: str) -> Engine:
-    """An engine on the SQLite file at ``url`` whose transactions take in DDL
-    too (the SQLAlchemy documentation's recipe for the pysqlite driver)."""
+    """An engine on the SQLite file at ``url`` for the migrations: its
+    transactions take in DDL too (the SQLAlchemy documentation's recipe for the
+    pysqlite driver), and foreign keys are not enforced while they run.
+
+    A batch migration (``render_as_batch``, env.py) rebuilds a table: it makes a
+    new one, copies the rows, drops the old one and renames the new. With
+    foreign keys on, dropping ``tables`` deletes every seat, event and analysis
+    (``ON DELETE CASCADE``); SQLite's own procedure for changing a table
+    (https://sqlite.org/lang_altertable.html, section 7) turns them off, which
+    can only be done outside a transaction, and checks them before the commit
+    (:func:`_check_foreign_keys`).
+    """
     engine = create_engine(url)
 
     def connect(connection: Any, record: Any) -> None:
-        _sqlite_pragmas(connection, record)
+        _sqlite_pragmas(connection, record, foreign_keys=False)
         connection.isolation_level = None   # the driver's own BEGINs off: ours below
 
     event.listen(engine, "connect", connect)
@@ -309,12 +322,24 @@ def _transactional_sqlite(url: str) -> Engine:
     return engine
 
 
-def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+def _check_foreign_keys(connection: Connection) -> None:
+    """Refuse (a StoreError, in the migration's transaction: it is rolled back)
+    a migrated SQLite file where a row refers to a row that is not there."""
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        table, rowid, parent = broken[0][:3]
+        raise StoreError(f"cannot migrate the database: the migration would leave {len(broken)} "
+                         f"row(s) referring to rows that are not there (the first: row {rowid} "
+                         f"of {table}, in {parent}); nothing was changed")
+
+
+def _sqlite_pragmas(connection: Any, _record: Any, foreign_keys: bool = True) -> None:
     # FULL makes every commit durable on disk, not only against a killed process;
     # the busy timeout waits out a concurrent writer. (WAL, which lets readers run
     # during a write, is set once by Store.migrate: it is kept in the file.)
     cursor = connection.cursor()
-    for pragma in ("synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
+    for pragma in ("synchronous=FULL", f"foreign_keys={'ON' if foreign_keys else 'OFF'}",
+                   "busy_timeout=10000"):
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
 

@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from flowerbridge.server.models import Base
-from flowerbridge.server.store import engine_url
+from flowerbridge.server.store import _check_foreign_keys, _transactional_sqlite, engine_url
 
 target_metadata = Base.metadata
 
@@ -27,5 +27,13 @@ else:
     url = context.get_x_argument(as_dictionary=True).get("url")
     if not url:
         raise SystemExit("give the database: alembic -x url=sqlite:///path.db upgrade head")
-    with create_engine(engine_url(url)).connect() as conn:
+    # as Store.migrate does: on SQLite, one transaction with foreign keys off
+    # (a batch migration drops and makes tables again), checked before the commit
+    url = engine_url(url)
+    sqlite = url.startswith("sqlite")
+    engine = _transactional_sqlite(url) if sqlite else create_engine(url)
+    with engine.begin() as conn:
         run_migrations(conn)
+        if sqlite:
+            _check_foreign_keys(conn)
+    engine.dispose()
