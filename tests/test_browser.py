@@ -1074,6 +1074,55 @@ def test_every_card_of_the_felt_is_on_screen_at_any_width(browser, server, width
         page.context.close()
 
 
+# Every seat's label beside the trick, at its longest: a person away with the
+# stand-in bot playing for them, dealer and declarer too, and the one to act
+# (bold). The labels are drawn, lengthened and measured in one go, so that no
+# redraw (someone's socket closing) comes in between.
+LABELS_BESIDE_THE_TRICK = """() => {
+  const longest = 'away \u2014 random bot plays \u00b7 dealer \u00b7 declarer';
+  const box = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const felt = document.querySelector('#felt').getBoundingClientRect();
+  const drawn = [...document.querySelectorAll('#felt .seat-label')].map((l) => [l, l.innerHTML, l.className]);
+  const wrong = [];
+  for (const longer of [false, true]) {
+    for (const label of document.querySelectorAll('#felt .seat-label')) {
+      if (!longer) continue;
+      label.querySelector('.role').textContent = longest;
+      label.classList.add('to-act');
+    }
+    const trick = [document.querySelector('#trick'), ...document.querySelectorAll('#trick .card')]
+      .map((e) => e.getBoundingClientRect());
+    for (const label of document.querySelectorAll('#felt .seat-label')) {
+      const r = label.getBoundingClientRect();
+      const where = `${longer ? 'longest' : 'as drawn'} ${label.textContent} ${box(r)}`;
+      if (trick.some((t) => hit(r, t))) wrong.push(where + ': over the trick');
+      if (r.left < felt.left - 1 || r.right > felt.right + 1) wrong.push(where + ': outside the felt');
+      if (r.left < 0 || r.right > innerWidth) wrong.push(where + ': off the screen');
+    }
+  }
+  for (const [label, html, className] of drawn) { label.innerHTML = html; label.className = className; }
+  return wrong;
+}"""
+
+
+def test_seat_labels_wrap_in_their_column_and_never_cover_the_trick(browser, server):
+    # From 600 px the side seats' labels kept to one line: "North person, not here ·
+    # declarer" ran out of its column, over the trick's cards and the winner's outline.
+    created = mid_trick_table(server)
+    for seat in "NES":      # the dummy at the side for North and South, at the top for East
+        page = open_page(browser, server, created["invitations"][seat]["url"], viewport=PHONE)
+        wait_for_table(page)
+        for width in (360, 600, 720, 1024, 1080, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            wrong = page.evaluate(LABELS_BESIDE_THE_TRICK)
+            assert wrong == [], (seat, width, wrong)
+            if seat == "E" and width == 1024:
+                screenshot(page, "seat-labels-1024-east")
+        assert not page.errors
+        page.context.close()
+
+
 def people_table_at(server, calls, until):
     """Four people at a one-hand table, each a protocol client: North deals, the
     seats call ``calls`` in turn, then each plays its first legal card (declarer
