@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.exc import OperationalError
 
 from flowerbridge import Seat
 from flowerbridge.server.config import ServerConfig
@@ -213,6 +215,68 @@ def _writes_land_then_fail(store: Store, monkeypatch) -> None:
         raise StoreError("database write failed: server closed the connection unexpectedly")
 
     monkeypatch.setattr(store, "append", lands_then_fails)
+
+
+@contextmanager
+def _commits_fail(store: Store, *, landed: bool):
+    """Every transaction's COMMIT reports failure, having committed (``landed``: a
+    connection lost as the database answers) or not."""
+    def commit(connection) -> None:
+        if landed:
+            connection.connection.dbapi_connection.commit()
+        raise OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
+
+    event.listen(store.engine, "commit", commit)
+    try:
+        yield
+    finally:
+        event.remove(store.engine, "commit", commit)
+
+
+@pytest.mark.parametrize("landed", [True, False])
+def test_server_a_table_stored_though_its_creation_reported_failure_is_made_with_its_tokens(
+        tmp_path, landed):
+    # create_table took any failure as a refusal: a table whose commit landed was
+    # answered 503 yet listed, its people's tokens never given, holding a slot
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        request = CreateTable.model_validate(FOUR_PEOPLE)
+        if not landed:
+            with _commits_fail(store, landed=False), pytest.raises(StoreError):
+                await manager.create(request)
+            assert store.table_ids() == [] and manager.tables == {}
+            assert await manager._open_ids() == []
+            await manager.stop()
+            return
+        with _commits_fail(store, landed=True):
+            live, tokens = await manager.create(request)
+        assert store.table_ids() == [live.table.id] == list(manager.tables)
+        assert set(tokens) == set(Seat)
+        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        assert {seat: conn.role for seat, conn in conns.items()} == {seat: seat for seat in Seat}
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_a_seat_stored_as_joined_though_the_write_reported_failure_is_welcomed(tmp_path):
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        live, tokens = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        with _commits_fail(store, landed=True):
+            conn = await _seated(manager, tokens, live, Seat.S)
+        assert conn.role is Seat.S and live.table.players[Seat.S].joined
+        assert store.seat_joined(live.table.id, "S")
+        with _commits_fail(store, landed=False), pytest.raises(StoreError):
+            await _seated(manager, tokens, live, Seat.N)    # not stored: not joined
+        assert not live.table.players[Seat.N].joined and not store.seat_joined(live.table.id, "N")
+        await manager.stop()
+
+    asyncio.run(scenario())
 
 
 def _drain(conn: Connection) -> list[dict]:

@@ -358,12 +358,27 @@ class TableManager:
             open_ids = await self._open_ids()
             if len(open_ids) >= self.config.max_tables:
                 await self._make_room(open_ids)
-            await self._db(self.store.create_table, *rows)
+            try:
+                await self._db(self.store.create_table, *rows)
+            except StoreError:
+                # the commit may have landed, its answer lost (a connection dropped
+                # after COMMIT): a table stored is made, and its tokens are answered
+                if not await self._stored_after_all(self.store.has_table, rows[0].id):
+                    raise
+                log.warning("table %s was stored after all", rows[0].id)
             live = LiveTable(Table(*rows), self.broker)
             self.tables[live.table.id] = live
             self._lobby_version += 1
         self._kick_bots(live)
         return live, tokens
+
+    async def _stored_after_all(self, lookup: Callable[..., bool], *args: Any) -> bool:
+        """After a write reported failed: whether ``lookup`` finds it stored
+        (``False`` when the database cannot be read either)."""
+        try:
+            return await self._db(lookup, *args)
+        except StoreError:
+            return False
 
     async def _make_room(self, open_ids: list[str]) -> None:
         """Close the open table idle longest, to make room for a new one: no
@@ -522,7 +537,13 @@ class TableManager:
         if role is not None and not live.table.players[role].joined:
             # stored first: a seat is not taken as joined (its stand-in clock started
             # after a restart) unless the database says so
-            await self._db(self.store.mark_joined, table_id, role.name)
+            try:
+                await self._db(self.store.mark_joined, table_id, role.name)
+            except StoreError:
+                if not await self._stored_after_all(self.store.seat_joined, table_id, role.name):
+                    raise
+                log.warning("table %s: seat %s was stored as joined after all", table_id,
+                            role.name)
             live.table.players[role].joined = True
         async with live.lock:
             _check_room(live, role)     # again: other joins may have come in meanwhile

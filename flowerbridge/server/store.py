@@ -267,6 +267,17 @@ class Store:
                                        .where(AnalysisRow.table_id == table_id)).all()
             return StoredTable(table, tuple(seats), tuple(events), tuple(analyses))
 
+    def has_table(self, table_id: str) -> bool:
+        """Whether a table of that id is stored (its seats and first events with it)."""
+        with self._transaction(write=False) as session:
+            return session.get(TableRow, table_id) is not None
+
+    def seat_joined(self, table_id: str, seat: str) -> bool:
+        """Whether the database holds that a seat's person has connected once."""
+        with self._transaction(write=False) as session:
+            return bool(session.scalar(select(SeatRow.joined).where(SeatRow.table_id == table_id,
+                                                                    SeatRow.seat == seat)))
+
     def table_ids(self, status: str | None = None) -> list[str]:
         """Ids of all tables (with that status), newest first."""
         query = select(TableRow.id).order_by(TableRow.created_at.desc(), TableRow.id)
