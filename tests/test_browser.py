@@ -428,6 +428,22 @@ def test_lobby_shows_the_servers_refusal(browser, server):
     assert not page.errors
 
 
+def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to_fetch(browser, server):
+    # With the server gone, the list and Create table both said "Failed to fetch".
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.wait_for_selector("#tables li:not(:has-text('Loading'))")
+    page.route("**/api/tables", lambda route: route.abort("connectionrefused"))
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    no_answer = "The server did not answer: check your connection and try again."
+    assert page.locator("#create-error").inner_text() == no_answer
+    page.reload()    # the list, fetched as the lobby opens
+    page.wait_for_selector("#tables .error-text")
+    assert page.locator("#tables .error-text").inner_text() == f"Could not list the tables. {no_answer}"
+    assert not page.errors
+
+
 def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations(browser, server):
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")

@@ -1,7 +1,7 @@
 // The deck page: every card face, suit by suit, highest first.
 
 import { loadCatalogue, sortCodes, cardElement, getLanguage, setLanguage } from "./catalogue.js";
-import { bindLanguageSelect } from "./ui.js";
+import { bindLanguageSelect, failed } from "./ui.js";
 
 const SUITS = [["A", "Bright Animals"], ["R", "Ribbons"], ["P", "Plains"]];
 
@@ -46,5 +46,5 @@ async function main() {
 }
 
 main().catch((error) => {
-  document.getElementById("gallery").textContent = `Could not load the deck: ${error.message}`;
+  document.getElementById("gallery").textContent = failed("Could not load the deck", error);
 });

@@ -1,7 +1,7 @@
 // The lobby: create a table (rule options, length, a person or a bot in each
 // seat), hand out one invitation link per person, list the open tables.
 
-import { el, describeLength, fetchJson } from "./ui.js";
+import { el, describeLength, failed, fetchJson } from "./ui.js";
 import { SEAT_NAMES, SEATS } from "./seats.js";
 
 const REFRESH_MS = 10000;
@@ -223,7 +223,7 @@ async function refreshTables() {
     refocus(list, focused);
   } catch (error) {
     drawnList = null;
-    list.replaceChildren(el("li", { class: "error-text" }, `Could not list the tables: ${error.message}`));
+    list.replaceChildren(el("li", { class: "error-text" }, failed("Could not list the tables", error)));
   }
 }
 
@@ -255,5 +255,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  document.getElementById("create-error").textContent = `The server did not answer: ${error.message}`;
+  document.getElementById("create-error").textContent = error.noAnswer
+    ? error.message : `The server did not answer: ${error.message}`;
 });

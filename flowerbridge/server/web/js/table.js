@@ -2,7 +2,7 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, bindLanguageSelect, describeLength } from "./ui.js";
+import { el, bindLanguageSelect, describeLength, failed } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
 import { TableConnection, TOO_MANY } from "./connection.js";
@@ -921,5 +921,5 @@ async function main() {
 }
 
 main().catch((error) => {
-  $("refusal").textContent = `Could not start the table: ${error.message}`;
+  $("refusal").textContent = failed("Could not start the table", error);
 });

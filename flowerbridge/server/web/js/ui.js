@@ -23,18 +23,33 @@ export function bindLanguageSelect(select, language, onChange) {
   select.addEventListener("change", () => onChange(select.value));
 }
 
+/** What a request that got no answer says (the server gone, the connection down). */
+export const NO_ANSWER = "The server did not answer: check your connection and try again.";
+
 /**
  * Fetch JSON; an error answer (`{"error": {"code", "message"}}`, docs/protocol.md)
- * becomes an Error carrying the server's message.
+ * becomes an Error carrying the server's message, and no answer at all an Error
+ * saying NO_ANSWER (the browser's own words, "Failed to fetch", tell a person nothing).
  */
 export async function fetchJson(url, options = {}) {
-  const response = await fetch(url, {
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    ...options,
-  });
+  let response;
+  try {
+    response = await fetch(url, {
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      ...options,
+    });
+  } catch {
+    throw Object.assign(new Error(NO_ANSWER), { noAnswer: true });
+  }
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new Error(body?.error?.message || `${response.status} ${response.statusText}`);
   return body;
+}
+
+/** What could not be done, and why: "Could not list the tables: 503 …", or with no answer
+ * "Could not list the tables. The server did not answer: check your connection and try again." */
+export function failed(what, error) {
+  return error.noAnswer ? `${what}. ${error.message}` : `${what}: ${error.message}`;
 }
 
 /** A session's length as people say it: `{"hands": 8}` → "8 hands", `{"games": 1}` → "1 game". */
