@@ -16,6 +16,7 @@ import time
 import pytest
 
 from browser_support import screenshot
+from flowerbridge.server.testing import Client
 from test_browser import (BOT, finished_review, mid_trick_table, open_page, render_in_page,
                           wait_for_table)
 
@@ -292,6 +293,54 @@ def test_client_review_window_says_when_the_double_dummy_values_come(browser, se
     page.wait_for_selector("#review-dialog[open] .review[data-dd-status='ready']", timeout=10_000)
     page.wait_for_function("window.__live.length > 0", timeout=5_000)
     assert "Double-dummy values are ready." in live_texts(page, "review-live")
+    assert not page.errors
+
+
+def test_client_review_of_a_hand_passed_out_says_nothing_of_double_dummy_values(browser, server):
+    # A hand passed out has no play to analyse, yet its values' coming was said:
+    # "Double-dummy values are ready." (Made "pending" on the way to the page, as above.)
+    import json
+
+    from flowerbridge.server.table import PROTOCOL_VERSION
+
+    created = server.create_table({seat: "human" for seat in "NESW"}, length={"hands": 1})
+    held: dict = {}
+
+    def route(page_side):
+        server_side = page_side.connect_to_server()
+
+        def to_page(message):
+            data = json.loads(message)
+            if data.get("hand_over"):
+                data["hand_over"]["review"]["dd_status"] = "pending"
+                held["review"], held["socket"] = data["hand_over"]["review"], page_side
+                message = json.dumps(data)
+            page_side.send(message)
+
+        server_side.on_message(to_page)
+
+    page = open_page(browser, server, "/")
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(created["spectate_url"])
+    wait_for_table(page)
+    clients = {}
+    for seat in "NESW":
+        clients[seat] = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{created['table']['id']}")
+        clients[seat].send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        clients[seat].until(lambda m: m["type"] == "snapshot")
+    for seq, seat in enumerate("NESW", 1):      # North deals: four passes
+        act(clients[seat], seq, "call", "Pass")
+    page.wait_for_selector("#review-dialog[open] .review[data-dd-status='pending']", timeout=15_000)
+    assert held["review"]["contract"] is None
+    page.evaluate(LIVE_RECORDER)
+    ready = {**held["review"], "dd_status": "ready"}
+    held["socket"].send(json.dumps({"v": PROTOCOL_VERSION, "type": "review",
+                                    "hand": ready["hand"], "review": ready}))
+    page.wait_for_selector("#review-dialog[open] .review[data-dd-status='ready']", timeout=10_000)
+    said = " | ".join(live_texts(page))
+    assert "ouble-dummy" not in said, said
+    assert "ouble-dummy" not in page.locator("#review").inner_text()
+    close_all(clients)
     assert not page.errors
 
 

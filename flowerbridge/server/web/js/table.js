@@ -561,8 +561,10 @@ const HANDLERS = {
       const was = state.review?.dd_status;
       state.review = message.review;
       drawReview();
-      // the window's status line changed: said in the window's live region
-      if ($("review-dialog").open && was === "pending" && message.review.dd_status !== "pending") {
+      // the window's status line changed: said in the window's live region (a hand
+      // passed out has no play, and its window no such line: nothing to say)
+      if ($("review-dialog").open && was === "pending" && message.review.dd_status !== "pending" &&
+          message.review.contract) {
         say(message.review.dd_status === "ready" ? "Double-dummy values are ready."
           : "Double-dummy values are not available.");
       }
