@@ -1433,6 +1433,37 @@ def test_phone_last_trick_opens_in_view(browser, server, how):
     assert not north.errors
 
 
+LAST_TRICK_ROW = """() => {
+  const panel = document.querySelector('#last-trick-panel').getBoundingClientRect();
+  const cards = [...document.querySelectorAll('#last-trick figure')].map((f) => f.getBoundingClientRect());
+  const wrong = [];
+  if (cards.length !== 4) wrong.push(cards.length + ' cards');
+  cards.forEach((r, i) => {
+    if (Math.abs(r.top - cards[0].top) > 1) wrong.push('card ' + (i + 1) + ' on another row');
+    if (r.left < panel.left || r.right > panel.right || r.right > innerWidth) wrong.push('card ' + (i + 1) + ' outside the panel');
+    if (i && r.left < cards[i - 1].right) wrong.push('card ' + (i + 1) + ' over the one before');
+  });
+  return wrong;
+}"""
+
+
+def test_the_last_tricks_four_cards_lie_in_one_row_at_any_width(browser, server):
+    # At 1280 px the panel beside the table held three faces: the fourth wrapped onto a second row.
+    created, clients = people_table_at(server, SOUTH_DECLARES, lambda view: len(view["tricks"]) >= 1)
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    wait_for_table(south)
+    south.locator("#toggle-last").click()
+    south.locator("#last-trick figure").first.wait_for()
+    for width in (360, 600, 1000, 1280, 1920):
+        south.set_viewport_size({"width": width, "height": 900})
+        assert south.evaluate(LAST_TRICK_ROW) == [], width
+        if width == 1280:
+            screenshot(south, "last-trick-1280")
+    assert not south.errors
+    for client in clients.values():
+        client.close()
+
+
 @pytest.mark.parametrize("clipboard", ["granted", "none"])
 def test_lobby_invitation_copy_says_what_it_did_and_open_keeps_the_lobby(browser, server, clipboard):
     # Over plain http on a network address there is no clipboard at all: the link
