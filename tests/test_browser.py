@@ -444,12 +444,15 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
     assert not page.errors
 
 
-def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations(browser, server):
+def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations_but_says_where_they_are(
+        browser, server):
+    # The first table's links went from the screen with no word of where to find them.
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")
     page.fill("input[name=name]", "First")
     page.click("#create-button")
     page.wait_for_selector("#created:not(.hidden)")
+    first = page.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
     page.fill("input[name=name]", "Second")
     page.eval_on_selector("input[name=undertrick_penalty]", "input => { input.removeAttribute('max'); }")
     page.fill("input[name=undertrick_penalty]", "2000000")
@@ -457,6 +460,14 @@ def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations(browser
     page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
     assert "undertrick_penalty" in page.locator("#create-error").inner_text()
     assert page.locator("#created.hidden").count() == 1 and page.locator("#invitations li").count() == 0
+    assert page.locator("#earlier-links").inner_text() == (
+        "Your invitation links to “First” are under it in the list of open tables.")
+    page.locator(f'#tables li[data-table="{first}"] details.kept-links summary').click()
+    assert page.locator(f'#tables li[data-table="{first}"] details.kept-links li').count() == 1   # South
+    page.fill("input[name=undertrick_penalty]", "0")        # a table made: the pointer goes
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#created-title').textContent.includes('Second')")
+    assert page.locator("#earlier-links").inner_text() == ""
     assert not page.errors
 
 

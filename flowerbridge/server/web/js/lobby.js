@@ -108,6 +108,28 @@ function keepCreated(created) {
   keepInvitations({ ...keptInvitations(), [created.table.id]: seats });
 }
 
+// The table whose links the lobby shows, until another Create is answered.
+let shown = null;
+
+// A Create refused after another table was made: that table's links, taken off
+// the screen so as not to pass for the refused table's, are not lost. The lobby
+// says where they are: under the table in the list (a table of bots: its Watch
+// link there); where this browser could not keep them, they are shown again.
+function pointToEarlierLinks(created) {
+  const earlier = document.getElementById("earlier-links");
+  earlier.textContent = "";
+  if (!created) return;
+  const name = `“${created.table.name}”`;
+  if (!Object.keys(created.invitations).length) {
+    earlier.textContent = `${name} is in the list of open tables: watch it from there.`;
+  } else if (created.table.id in keptInvitations()) {
+    earlier.textContent = `Your invitation links to ${name} are under it in the list of open tables.`;
+  } else {
+    showInvitations(created);
+    earlier.textContent = `The links below are still those of ${name}.`;
+  }
+}
+
 // The tables whose kept links are unfolded: the list is redrawn every few
 // seconds, and must not fold them under the person's eyes.
 const unfolded = new Set();
@@ -243,9 +265,12 @@ async function main() {
       const created = await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) });
       keepCreated(created);
       showInvitations(created);
+      shown = created;
+      pointToEarlierLinks(null);
       refreshTables();
     } catch (failure) {
       error.textContent = failure.message;
+      pointToEarlierLinks(shown);
     }
   });
   // a changed form answers the last refusal
