@@ -348,7 +348,8 @@ COMPASS_PLACES = """(compass) => {
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_lobby_shows_who_sits_where_as_a_compass_and_says_it_in_words(browser, server, viewport):
     # The seats once read "N person, free · E bot (random) · S person, here · W bot (random)",
-    # a line of text rather than the table as the players sit round it.
+    # a line of text rather than the table as the players sit round it. (A person's seat
+    # is not "free": it is theirs, by their link, here or not.)
     created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
     table_id = created["table"]["id"]
     south = open_page(browser, server, created["invitations"]["S"]["url"])    # South is here
@@ -360,7 +361,7 @@ def test_lobby_shows_who_sits_where_as_a_compass_and_says_it_in_words(browser, s
     assert compass.count() == 1
     # a screen reader hears each seat in full, clockwise from North
     assert compass.get_by_role("listitem").all_inner_texts() == [
-        "North: person, free", f"East: bot ({BOT})", "South: person, here", f"West: bot ({BOT})"]
+        "North: person, not here", f"East: bot ({BOT})", "South: person, here", f"West: bot ({BOT})"]
     places = compass.evaluate(COMPASS_PLACES)
     north, east, south_seat, west = (places[seat] for seat in "NESW")
     assert abs(north["x"] - south_seat["x"]) <= 2, places                    # face to face
@@ -752,6 +753,21 @@ def render_in_page(page, module, function, *args):
         document.body.replaceChildren(element);
         return element.outerHTML;
     }""", [module, function, list(args)])
+
+
+@pytest.mark.parametrize("leader, standing", [(None, " — tied"), ("EW", " — EAST-WEST ahead")])
+def test_scoresheet_says_a_tie_in_progress_is_tied(browser, server, leader, standing):
+    # A tie during the session read "Totals: NORTH-SOUTH 0, EAST-WEST 0 — level".
+    points = {"NS": 40, "EW": 40 if leader is None else 70}
+    sheet = {"above": [], "games": [{"number": 1, "below": [], "winner": None}], "is_over": False,
+             "leader": leader, "last_hand": None,
+             "totals": {side: {"above": total, "below": 0, "games": 0, "total": total}
+                        for side, total in points.items()}}
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
+    assert page.locator(".game-winner").inner_text().splitlines()[-1] == (
+        f"Totals: NORTH-SOUTH 40, EAST-WEST {points['EW']}{standing}")
+    assert not page.errors
 
 
 def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
@@ -1384,7 +1400,7 @@ def test_a_table_closed_to_make_room_says_why_and_who_was_ahead_and_leads_back_t
         behind = "EW" if sheet["leader"] == "NS" else "NS"
         standing = f"with {names[sheet['leader']]} ahead, {totals[sheet['leader']]} points to {totals[behind]}"
     else:
-        standing = f"the sides level at {totals['NS']} points each"
+        standing = f"the sides tied at {totals['NS']} points each"
     with Server(tmp_path) as server:
         page = open_page(browser, server, created["invitations"]["S"]["url"])
         page.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")

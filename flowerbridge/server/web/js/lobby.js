@@ -180,7 +180,9 @@ function waitingFor(table) {
 function describeSeat(info) {
   if (info.player === "bot") return `bot (${info.level})`;
   if (info.stand_in) return `away (${info.stand_in} stands in)`;
-  return info.connected ? "person, here" : "person, free";
+  // not "free": a person's seat is theirs, come or gone (their link's token), and the
+  // list cannot tell a seat not yet taken from one left; the table page says "not here" too
+  return info.connected ? "person, here" : "person, not here";
 }
 
 // Who sits where, drawn as a compass round a small table: North above, West on

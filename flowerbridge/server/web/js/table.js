@@ -250,7 +250,7 @@ function sessionOver() {
 // play to make room"), with who was ahead then (R19: more points in all).
 function closedText(closed, sheet) {
   const { NS, EW } = sheet.totals;
-  if (!sheet.leader) return `The session is over: the table was ${closed}, the sides level at ${NS.total} points each.`;
+  if (!sheet.leader) return `The session is over: the table was ${closed}, the sides tied at ${NS.total} points each.`;
   const [ahead, behind] = sheet.leader === "NS" ? [NS, EW] : [EW, NS];
   return `The session is over: the table was ${closed}, with ${SIDE_NAMES[sheet.leader]} ahead, ` +
     `${ahead.total} points to ${behind.total}.`;

@@ -64,7 +64,7 @@ function gameWinner(sheet) {
   return el("div", { class: "game-winner" },
     el("p", {}, `NORTH-SOUTH ${games(NS.games)}, EAST-WEST ${games(EW.games)}`),
     el("p", {}, `Totals: NORTH-SOUTH ${NS.total}, EAST-WEST ${EW.total}`,
-      sheet.is_over ? "" : sheet.leader ? ` — ${SIDE_NAMES[sheet.leader]} ahead` : " — level"),
+      sheet.is_over ? "" : sheet.leader ? ` — ${SIDE_NAMES[sheet.leader]} ahead` : " — tied"),
     // at the end, who won the session (R19: more points in all), not who is "ahead"
     sheet.is_over ? el("p", { class: "session-over" }, "The session is over: ",
       sheet.leader ? `${SIDE_NAMES[sheet.leader]} won.` : "a tie.") : null);
