@@ -1268,6 +1268,49 @@ def test_a_person_back_is_told_what_the_stand_in_played_for_them(browser, tmp_pa
         assert not back.errors
 
 
+def test_a_person_back_after_whole_hands_away_is_told_in_a_line_with_the_hands_folded_under_it(
+        browser, server):
+    # After whole hands away the news was one line of every call and card, a screenful on a phone.
+    cards = ["9R", "3P", "1B", "11P", "8A", "2R", "7R", "5P", "6A", "10R", "12B", "4P", "1Pa"]
+    stood_in = [{"hand": hand, "kind": kind, "action": action}
+                for hand, plays in ((1, cards), (2, cards), (3, cards[:4]))
+                for kind, action in [("call", call) for call in ("1R", "Pass", "Pass")] + [("play", c) for c in plays]]
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+
+    def route(page_side):
+        server_side = page_side.connect_to_server()
+
+        def to_page(message):
+            data = json.loads(message)
+            if data.get("type") == "welcome":
+                message = json.dumps({**data, "stood_in": stood_in})
+            page_side.send(message)
+
+        server_side.on_message(to_page)
+
+    page = open_page(browser, server, "/", viewport=PHONE)
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.goto(created["invitations"]["S"]["url"])
+    wait_for_table(page)
+    line = page.locator("#stood-in")
+    summary = "While you were away, a bot played for you in hands 1 to 3: 9 calls, 30 cards."
+    assert line.locator("summary").inner_text() == summary + " What it played"
+    assert summary in page.locator("#announce").inner_text()
+    assert line.bounding_box()["height"] <= 70, line.bounding_box()     # three lines at most
+    assert not line.locator("li").first.is_visible()
+    line.locator("summary").click()
+    hands = line.locator("li")
+    assert hands.all_inner_texts() == [
+        f"in hand 1, calls 1R, Pass, Pass, cards {', '.join(cards)}",
+        f"in hand 2, calls 1R, Pass, Pass, cards {', '.join(cards)}",
+        "in hand 3, calls 1R, Pass, Pass, cards 9R, 3P, 1B, 11P"]
+    page.keyboard.press("c")            # a redraw: the hands stay unfolded
+    assert hands.first.is_visible()
+    screenshot(page, "stood-in-folded-360")
+    assert not page.errors
+    page.context.close()
+
+
 def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_path):
     with Server(tmp_path) as own:
         created, clients = people_table_at(own, SOUTH_DECLARES,

@@ -256,9 +256,16 @@ function closedText(closed, sheet) {
     `${ahead.total} points to ${behind.total}.`;
 }
 
-// "While you were away, a bot played for you: in hand 2, calls 1R, Pass; cards 9R, 3P."
-function stoodInText(actions) {
+// What a stand-in did for the person while they were away: `text`, "While you were
+// away, a bot played for you: in hand 2, calls 1R, Pass; cards 9R, 3P.", and where
+// that is long (more than one hand, or a dozen actions: lines and lines on a phone)
+// a `summary`, "While you were away, a bot played for you in hands 2 to 4: 9 calls,
+// 30 cards.", shown with the hands' `parts` folded under it.
+const STOOD_IN_ACTIONS_SHOWN = 12;
+
+function stoodInNews(actions) {
   const hands = [...new Set(actions.map((a) => a.hand))];
+  const count = (kind) => actions.filter((a) => a.kind === kind).length;
   const parts = hands.map((hand) => {
     const of = (kind) => actions.filter((a) => a.hand === hand && a.kind === kind).map((a) => a.action);
     const calls = of("call");
@@ -266,7 +273,31 @@ function stoodInText(actions) {
     return [`in hand ${hand}`, calls.length ? `calls ${calls.join(", ")}` : null,
       cards.length ? `cards ${cards.join(", ")}` : null].filter(Boolean).join(", ");
   });
-  return `While you were away, a bot played for you: ${parts.join("; ")}.`;
+  const text = `While you were away, a bot played for you: ${parts.join("; ")}.`;
+  if (hands.length === 1 && actions.length <= STOOD_IN_ACTIONS_SHOWN) return { text, summary: null, parts };
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const where = hands.length === 1 ? `in hand ${hands[0]}` : `in hands ${hands[0]} to ${hands[hands.length - 1]}`;
+  const summary = `While you were away, a bot played for you ${where}: ` +
+    `${[count("call") ? plural(count("call"), "call") : null, count("play") ? plural(count("play"), "card") : null]
+      .filter(Boolean).join(", ")}.`;
+  return { text, summary, parts };
+}
+
+// The stand-in's news under the turn line: the whole line, or its summary with
+// the hands folded under it (drawn again only when it changes: an unfolded list
+// stays unfolded through the redraws).
+function drawStoodIn() {
+  const line = $("stood-in");
+  const news = state.stoodIn;
+  const key = news?.text || "";
+  if (line.dataset.news === key) return;
+  line.dataset.news = key;
+  if (!news) line.replaceChildren();
+  else if (!news.summary) line.replaceChildren(news.text);
+  else {
+    line.replaceChildren(el("details", {}, el("summary", {}, news.summary, " ", el("span", { class: "more" }, "What it played")),
+      el("ul", {}, ...news.parts.map((part) => el("li", {}, part)))));
+  }
 }
 
 function turnMessage() {
@@ -307,7 +338,7 @@ function drawPlayPanel() {
   }
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
-  $("stood-in").textContent = state.stoodIn || "";
+  drawStoodIn();
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -500,8 +531,8 @@ const HANDLERS = {
     state.table = message.table;
     noteJoined(message.table?.seats);
     if (message.stood_in?.length) {
-      state.stoodIn = stoodInText(message.stood_in);
-      say(state.stoodIn);
+      state.stoodIn = stoodInNews(message.stood_in);
+      say(state.stoodIn.summary || state.stoodIn.text);
     }
   },
   snapshot(message) {
