@@ -12,7 +12,7 @@ import time
 from datetime import timezone
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from flowerbridge.server import store as store_module
 from flowerbridge.server.config import ServerConfig
@@ -207,6 +207,39 @@ def test_a_migrated_sqlite_file_runs_in_wal_mode_with_its_pragmas(tmp_path):
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)     # kept in the file
     connection.close()
+
+
+def test_a_sqlite_database_the_server_cannot_write_is_refused_at_start(tmp_path):
+    # read-only (a file the server's user cannot write, on read-only media) but
+    # already migrated and in WAL mode: start went on, and every write failed
+    path = tmp_path / "fb.db"
+    Store(str(path)).migrate()
+    store = Store(str(path))
+    # what a read-only file is to the server's connections (a test run as root writes any file)
+    event.listen(store.engine, "connect",
+                 lambda connection, _: connection.execute("PRAGMA query_only=ON"))
+    with pytest.raises(StoreError, match=r"^cannot write to database .*fb\.db: attempt to write a "
+                                         r"readonly database \(the server stores every table"):
+        store.migrate()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_start(
+        tmp_path, monkeypatch, cli, assert_cli_error):
+    # a role with default_transaction_read_only=on (or a hot standby): start went
+    # on, and every table and action was refused busy
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, **_: None)     # never serves here
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    Store(database).migrate()
+    joiner = "&" if "?" in database else "?"
+    read_only = f"{database}{joiner}options=-cdefault_transaction_read_only%3Don"
+    assert_cli_error(cli("serve", "--port", "0", "--database", read_only),
+                     r"^error: cannot write to database postgresql://.*: cannot execute UPDATE in "
+                     r"a read-only transaction \(the server stores")
 
 
 def _files(folder) -> dict[str, bytes]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, event, false, select, update
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -212,6 +212,20 @@ class Store:
                     connection.exec_driver_sql("PRAGMA journal_mode=WAL")
             except SQLAlchemyError as exc:
                 raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
+        self._check_writable()
+
+    def _check_writable(self) -> None:
+        """Refuse a database this server can read but not write -- a read-only
+        SQLite file, a PostgreSQL role whose transactions are read-only, a hot
+        standby -- at start, not at its first table: a write of no row, rolled back."""
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(update(TableRow).where(false()).values(status=TableRow.status))
+                connection.rollback()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)} (the server "
+                             "stores every table and action as it is made: give a database it "
+                             "can write)") from None
 
     def close(self) -> None:
         """Close every connection, and let the database go if :meth:`lock` took it."""
