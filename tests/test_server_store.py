@@ -242,6 +242,55 @@ def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_st
                      r"a read-only transaction \(the server stores")
 
 
+SUPPORTED = r"a server runs on SQLite \(a file path, or sqlite:///FILE\) or PostgreSQL"
+
+
+@pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")  # (mode=ro was two SAWarnings)
+@pytest.mark.parametrize("database, message", [
+    # a URI filename slipped past the in-memory check: every request was 503 "no such table"
+    ("sqlite:///file:fb?mode=memory&cache=shared&uri=true", "is an in-memory database, which loses"),
+    ("sqlite:///file::memory:?uri=true", "is an in-memory database"),
+    # its lock was on ./file:fb.db.lock, not beside the file it named
+    ("sqlite:///file:fb.db?uri=true", r"a SQLite URI filename \(uri=true\) is not taken"),
+    ("sqlite:///rel.db?mode=ro", r"a SQLite database takes no options \(mode\): give the file alone"),
+    # no one-server lock was taken on them
+    ("mysql://fb@127.0.0.1/fb", SUPPORTED + r".*, not mysql$"),
+    ("postgresql+asyncpg://fb@127.0.0.1/fb", SUPPORTED + r".*, not postgresql\+asyncpg$"),
+    # was "invalid literal for int() with base 10: ':1'"
+    ("postgresql://fb:secret@[::1/fb", r"^error: postgresql://fb:\*\*\*@\[::1/fb is not a valid database "
+                                       r"URL: what stands for its port is not a number \(an IPv6"),
+])
+def test_a_database_url_the_server_cannot_run_on_is_one_clear_error(
+        database, message, tmp_path, monkeypatch, cli, assert_cli_error):
+    import uvicorn
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, **_: None)     # never serves here
+    assert_cli_error(cli("serve", "--port", "0", "--database", database), message)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.postgres
+def test_the_postgresql_connections_have_a_connect_timeout_and_keepalives(tmp_path):
+    # only the lock's connection had them: a pool connection to a server gone
+    # quiet hung until the operating system gave up
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    joiner = "&" if "?" in database else "?"
+    store = Store(f"{database}{joiner}keepalives_idle=45")
+    connection = store.engine.raw_connection()
+    try:
+        parameters = connection.driver_connection.info.get_parameters()
+    finally:
+        connection.close()
+        store.close()
+    assert {key: parameters.get(key) for key in ("connect_timeout", "keepalives", "keepalives_idle",
+                                                 "keepalives_interval", "keepalives_count")} \
+        == {"connect_timeout": "10", "keepalives": "1", "keepalives_idle": "45",   # the URL's
+            "keepalives_interval": "10", "keepalives_count": "3"}
+
+
 def _files(folder) -> dict[str, bytes]:
     # (the -shm file is SQLite's shared memory, not the database)
     return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith("-shm")}

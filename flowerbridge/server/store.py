@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from sqlalchemy import create_engine, event, false, select, update
-from sqlalchemy.engine import URL, Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -138,16 +138,20 @@ class Store:
                              "valid text (UTF-8)") from None
         self.url = url = engine_url(database)
         shown = shown_url(database)
-        self.is_sqlite = url.startswith("sqlite")
+        parsed = _parse_url(url, shown)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            _check_sqlite_url(parsed, shown)
+        # PostgreSQL: a server that does not answer is an error after a while, not
+        # a hang, and a connection whose server or network went away is noticed
+        connect_args = {} if self.is_sqlite else _postgres_connect_args(parsed)
         try:
-            self.engine: Engine = create_engine(url, pool_pre_ping=True)
+            self.engine: Engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
         except (SQLAlchemyError, ImportError, ValueError) as exc:
             raise StoreError(f"cannot open database {shown}: {exc}") from None
         if self.is_sqlite:
             path = self.engine.url.database
-            if not path or path == ":memory:":
-                raise StoreError(f"{shown} is an in-memory database, which loses every table "
-                                 "when the server stops: give a file (a path, or sqlite:///FILE)")
+            assert path     # (_check_sqlite_url)
             folder = Path(path).expanduser().parent
             if not folder.is_dir():
                 raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
@@ -318,6 +322,57 @@ class Store:
             session.close()
 
 
+# the databases a server can run on (each with its one-server lock): backend, drivers
+SUPPORTED = {"sqlite": ("pysqlite",), "postgresql": ("psycopg", "psycopg2")}
+_SUPPORTED_TEXT = ("SQLite (a file path, or sqlite:///FILE) or PostgreSQL "
+                   "(postgresql://USER@HOST/DATABASE, driver psycopg)")
+
+
+def _parse_url(url: str, shown: str) -> URL:
+    """``url`` parsed, of a database a server can run on; else a StoreError
+    saying what is wrong with it."""
+    try:
+        parsed = make_url(url)
+    except (ValueError, ArgumentError) as exc:
+        if str(exc).startswith("invalid literal for int()"):
+            # (its text is not repeated: with a '/' in a password, it is part of the password)
+            why = ("what stands for its port is not a number (an IPv6 address is written in "
+                   "brackets, postgresql://USER@[::1]:5432/DATABASE; a '/', '@', ':' or '?' in a "
+                   "name or password as %2F, %40, %3A, %3F)")
+        else:
+            why = f"give {_SUPPORTED_TEXT}"
+        raise StoreError(f"{shown} is not a valid database URL: {why}") from None
+    drivers = SUPPORTED.get(parsed.get_backend_name())
+    if drivers is None or parsed.get_driver_name() not in drivers:
+        raise StoreError(f"{shown}: a server runs on {_SUPPORTED_TEXT}, not "
+                         f"{parsed.drivername}")
+    return parsed
+
+
+def _check_sqlite_url(url: URL, shown: str) -> None:
+    """Refuse an in-memory SQLite database, and options (URI filenames among them)."""
+    query = {key.lower(): value for key, value in url.query.items()}
+    if (not url.database or url.database == ":memory:" or query.get("mode") == "memory"
+            or (url.database.startswith("file::memory:") and "uri" in query)):
+        raise StoreError(f"{shown} is an in-memory database, which loses every table "
+                         "when the server stops: give a file (a path, or sqlite:///FILE)")
+    if "uri" in query:
+        raise StoreError(f"{shown}: a SQLite URI filename (uri=true) is not taken, as the "
+                         "server must know the file it uses: give the file (a path, or "
+                         "sqlite:///FILE)")
+    if query:
+        raise StoreError(f"{shown}: a SQLite database takes no options ({', '.join(query)}): "
+                         "give the file alone (a path, or sqlite:///FILE)")
+
+
+def _postgres_connect_args(url: URL, **more: Any) -> dict[str, Any]:
+    """libpq's connect timeout and TCP keepalives (a connection whose server or
+    network went away is noticed), where the URL does not set them, and ``more``."""
+    settings = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                "keepalives_count": 3, "connect_timeout": 10}
+    return {**{key: value for key, value in settings.items() if key not in url.query}, **more}
+
+
 def _reason(exc: BaseException) -> str:
     # SQLAlchemy's messages carry the statement and parameters: the first line is the reason.
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]
@@ -444,12 +499,9 @@ class _PostgresLock:
 
     @classmethod
     def take(cls, url: str, shown: str) -> "_PostgresLock":
-        # TCP keepalives: a connection whose server or network went away is noticed
         engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT",
-                               connect_args={"keepalives": 1, "keepalives_idle": 30,
-                                             "keepalives_interval": 10, "keepalives_count": 3,
-                                             "connect_timeout": 10,
-                                             "application_name": "flowerbridge lock"})
+                               connect_args=_postgres_connect_args(
+                                   make_url(url), application_name="flowerbridge lock"))
         try:
             connection = engine.connect()
             try:
