@@ -354,6 +354,12 @@ def test_lobby_shows_who_sits_where_as_a_compass_and_says_it_in_words(browser, s
     table_id = created["table"]["id"]
     south = open_page(browser, server, created["invitations"]["S"]["url"])    # South is here
     wait_for_table(south)
+    # the lobby's list may be up to a second old (LOBBY_FRESH_SECONDS): opened once it is not
+    deadline = time.monotonic() + 10
+    while not any(t["id"] == table_id and t["seats"]["S"]["connected"]
+                  for t in server.api("GET", "/api/tables")["tables"]):
+        assert time.monotonic() < deadline, "the lobby's list never showed South here"
+        time.sleep(0.2)
     lobby = open_page(browser, server, "/", viewport=viewport)
     row = lobby.locator(f'#tables li[data-table="{table_id}"]')
     row.wait_for()

@@ -386,10 +386,11 @@ def test_rule_options_a_value_nested_past_a_list_of_pairs_is_refused_cleanly():
             RuleOptions(honor_bright=value)
 
 
-@pytest.mark.parametrize("value, shown", [(True, "true"), (None, "null"), (float("nan"), "NaN"),
+@pytest.mark.parametrize("value, shown", [(True, "true"), (float("nan"), "NaN"),
                                           ({"a": 1}, '{"a": 1}'), ("50", "'50'")])
 def test_rule_options_a_bad_value_is_shown_as_json_spells_it(value, shown):
-    # options come from JSON: the error showed Python's True, None, nan and {'a': 1}
+    # options come from JSON: the error showed Python's True, nan and {'a': 1} (a null is
+    # the option left out: its default)
     with pytest.raises(OptionError, match=rf"^option undertrick_penalty: {re.escape(shown)} is not"):
         RuleOptions.from_dict({"undertrick_penalty": value})
     with pytest.raises(OptionError, match=r"^options must be an object, not an array$"):
