@@ -60,7 +60,7 @@ def register(subparsers) -> None:
     p.add_argument("--allowed-hosts", type=_allowed_hosts, metavar="HOSTS",
                    help="the host names requests may be addressed to, comma-separated "
                         "(bridge.example.org, *.example.org for its subdomains, addresses; * for "
-                        "any), besides localhost, 127.0.0.1 and [::1], always allowed (default: on "
+                        "any), besides localhost, 127.x.x.x and [::1], always allowed (default: on "
                         "a loopback --host only these, against DNS rebinding; else any)")
     p.set_defaults(func=run)
 

@@ -31,7 +31,8 @@ def register(subparsers) -> None:
                    help="JSON hand record, or - for standard input")
     p.add_argument("--table", action="store_true", help="print the deal's DD table even when a contract is set")
     p.add_argument("--bridge-file", metavar="F",
-                   help="Contract Bridge deals, one PBN deal per line ('-' for standard input)")
+                   help="Contract Bridge deals, one a line as PBN's Deal value, N:AKQ2.JT9.876.543 ... "
+                        "(no tags; '-' for standard input)")
     p.add_argument("--workers", type=integer, metavar="N",
                    help="threads for DD tables (default 2): all search a table together, on one shared "
                         "transposition table; with --bridge-file, one deal a thread (a position's card "
