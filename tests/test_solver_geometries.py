@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from test_solver_flower import _ns_tricks, brute_force_values
 
 from flowerbridge import Deal
@@ -138,3 +140,12 @@ def test_a_shared_tables_fill_is_read_without_racing_the_owners_search():
     solver.ns_tricks([[c.index for c in h] for h in Deal.from_seed(3, 0).hands], None, 0)
     used, blocks = solver._core.fill
     assert 0 < used <= blocks and (used, blocks) == (solver.stats["blocks_used"], solver.stats["blocks"])
+
+
+@pytest.mark.parametrize("memory_mb", [float("nan"), float("inf"), -float("inf"), 1e15, 0.5])
+def test_core_solver_refuses_a_memory_bound_it_cannot_hold_in_bytes(memory_mb):
+    # the core's own check let NaN, infinities and huge sizes through to an undefined
+    # conversion (found under UBSan's float-cast-overflow): NaN became 2**63 bytes,
+    # an infinity 0 — a table of a few blocks, silently
+    with pytest.raises(ValueError, match="memory_mb must be between 1 and 65536"):
+        _CoreSolver(3, 10, 2, memory_mb)

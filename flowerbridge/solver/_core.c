@@ -3678,7 +3678,9 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
         return -1;
     }
-    if (mem < 1.0) { PyErr_SetString(PyExc_ValueError, "memory_mb must be at least 1"); return -1; }
+    /* NaN, an infinity or a size beyond the Python face's bound would make the
+     * conversion to bytes below undefined (NaN came out 2**63, an infinity 0) */
+    if (!(mem >= 1.0 && mem <= 65536.0)) { PyErr_SetString(PyExc_ValueError, "memory_mb must be between 1 and 65536"); return -1; }
     /* a second __init__: not of a solver searching, or whose table others
      * share; one that shared another's table gets its own again */
     if (self->busy || self->tt.shared) { PyErr_SetString(PyExc_RuntimeError, "Solver is in use (searching, or its table shared)"); return -1; }
