@@ -253,17 +253,12 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     assert not page.errors
 
 
-def test_client_review_window_says_when_the_double_dummy_values_come(browser, server):
-    # The window opens saying the values are being computed; when they come, its
-    # status line changes, and a screen reader is told so in the window's live
-    # region. (The tests' server has no analysis: its "unavailable" review is made
-    # "pending" on the way to the page, and the values are then sent as the
-    # server sends them, in a "review" message.)
+def _page_holding_the_review_pending(browser, server):
+    """A page whose table's end-of-hand review reaches it as "pending" (values
+    being computed), and ``held``: that review and the page's socket, to send
+    the values on when the test will."""
     import json
 
-    from flowerbridge.server.table import PROTOCOL_VERSION
-
-    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
     held: dict = {}
 
     def route(page_side):
@@ -281,6 +276,21 @@ def test_client_review_window_says_when_the_double_dummy_values_come(browser, se
 
     page = open_page(browser, server, "/")
     page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    return page, held
+
+
+def test_client_review_window_says_when_the_double_dummy_values_come(browser, server):
+    # The window opens saying the values are being computed; when they come, its
+    # status line changes, and a screen reader is told so in the window's live
+    # region. (The tests' server has no analysis: its "unavailable" review is made
+    # "pending" on the way to the page, and the values are then sent as the
+    # server sends them, in a "review" message.)
+    import json
+
+    from flowerbridge.server.table import PROTOCOL_VERSION
+
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    page, held = _page_holding_the_review_pending(browser, server)
     page.goto(f"/t/{created['table']['id']}")
     page.wait_for_selector("#review-dialog[open] .review[data-dd-status='pending']", timeout=60_000)
     page.evaluate(LIVE_RECORDER)
@@ -304,23 +314,7 @@ def test_client_review_of_a_hand_passed_out_says_nothing_of_double_dummy_values(
     from flowerbridge.server.table import PROTOCOL_VERSION
 
     created = server.create_table({seat: "human" for seat in "NESW"}, length={"hands": 1})
-    held: dict = {}
-
-    def route(page_side):
-        server_side = page_side.connect_to_server()
-
-        def to_page(message):
-            data = json.loads(message)
-            if data.get("hand_over"):
-                data["hand_over"]["review"]["dd_status"] = "pending"
-                held["review"], held["socket"] = data["hand_over"]["review"], page_side
-                message = json.dumps(data)
-            page_side.send(message)
-
-        server_side.on_message(to_page)
-
-    page = open_page(browser, server, "/")
-    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page, held = _page_holding_the_review_pending(browser, server)
     page.goto(created["spectate_url"])
     wait_for_table(page)
     clients = {}
