@@ -368,10 +368,14 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
                                "same command to resume") from None
             yield chunk, text
     finally:
-        for ref in pending:
-            ray.cancel(ref)
         if connected_here:
+            # the driver's going ends its tasks; cancelling them first raced with
+            # their replies: a reply for a task cancelled just then failed a check
+            # in Ray's core worker, which aborted the process (Ctrl-C, Ray 2.60)
             ray.shutdown()
+        else:   # a Ray the caller joined goes on: the run's tasks are cancelled
+            for ref in pending:
+                ray.cancel(ref)
 
 
 # ---------------------------------------------------------------- progress
