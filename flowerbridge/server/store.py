@@ -174,10 +174,9 @@ class Store:
         """
         if self._lock is not None:
             return
-        path = self.engine.url.database
-        if self.is_sqlite and path:
-            self._lock = _SqliteLock.take(Path(path).expanduser(), self.shown)
-        elif self.url.startswith("postgresql"):
+        if self.is_sqlite:      # a file: an in-memory database is refused by __init__
+            self._lock = _SqliteLock.take(Path(self.engine.url.database or "").expanduser(), self.shown)
+        else:                   # PostgreSQL, the one other database taken
             self._lock = _PostgresLock.take(self.url, self.shown)
 
     def migrate(self) -> None:
@@ -193,21 +192,15 @@ class Store:
         # migration's engine begins one itself, so that a migration that fails
         # half-way (a table of the same name already there, a killed process)
         # leaves the file as it was, as PostgreSQL does
-        engine = self.engine if not self.is_sqlite else _transactional_sqlite(self.url)
         try:
-            with engine.begin() as connection:
+            with migration_connection(self.url, self.engine) as connection:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
-                if self.is_sqlite:
-                    _check_foreign_keys(connection)     # before the commit: refused, rolled back
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot migrate the database: {_reason(exc)}") from None
         except CommandError as exc:     # a revision this flowerbridge does not know
             raise StoreError(f"cannot migrate the database: {exc} (made by a newer flowerbridge, "
                              "or not a flowerbridge database?)") from None
-        finally:
-            if engine is not self.engine:
-                engine.dispose()
         if self.is_sqlite:
             # WAL only now, on a file that is flowerbridge's: it is kept in the
             # file, and a start that is refused leaves another program's file as it was
@@ -376,6 +369,25 @@ def _postgres_connect_args(url: URL, **more: Any) -> dict[str, Any]:
 def _reason(exc: BaseException) -> str:
     # SQLAlchemy's messages carry the statement and parameters: the first line is the reason.
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]
+
+
+@contextmanager
+def migration_connection(url: str, engine: Engine | None = None) -> Iterator[Connection]:
+    """A connection in one transaction for the migrations (``engine``'s, or a
+    new engine's for ``url``): on SQLite, on an engine of its own
+    (:func:`_transactional_sqlite`), and checked by :func:`_check_foreign_keys`
+    before the commit (refused, rolled back). Used by :meth:`Store.migrate` and
+    by Alembic run by hand (``migrations/env.py``)."""
+    sqlite = make_url(url).get_backend_name() == "sqlite"
+    own = _transactional_sqlite(url) if sqlite else engine or create_engine(url)
+    try:
+        with own.begin() as connection:
+            yield connection
+            if sqlite:
+                _check_foreign_keys(connection)
+    finally:
+        if own is not engine:
+            own.dispose()
 
 
 def _transactional_sqlite(url: str) -> Engine:

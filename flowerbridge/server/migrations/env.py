@@ -5,10 +5,9 @@ run by hand, the URL comes from ``-x url=...``.
 """
 
 from alembic import context
-from sqlalchemy import create_engine
 
 from flowerbridge.server.models import Base
-from flowerbridge.server.store import _check_foreign_keys, _transactional_sqlite, engine_url
+from flowerbridge.server.store import engine_url, migration_connection
 
 target_metadata = Base.metadata
 
@@ -29,11 +28,5 @@ else:
         raise SystemExit("give the database: alembic -x url=sqlite:///path.db upgrade head")
     # as Store.migrate does: on SQLite, one transaction with foreign keys off
     # (a batch migration drops and makes tables again), checked before the commit
-    url = engine_url(url)
-    sqlite = url.startswith("sqlite")
-    engine = _transactional_sqlite(url) if sqlite else create_engine(url)
-    with engine.begin() as conn:
+    with migration_connection(engine_url(url)) as conn:
         run_migrations(conn)
-        if sqlite:
-            _check_foreign_keys(conn)
-    engine.dispose()
