@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import IO, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -245,18 +245,14 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
     half-written chunk for the resume to trust.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    parts = [text] if isinstance(text, (str, bytes)) else text
+    opened: IO[Any] = open(tmp, "wb") if isinstance(text, bytes) else open(tmp, "w", encoding="utf-8", newline="")
     try:
-        if isinstance(text, bytes):
-            with open(tmp, "wb") as raw:
-                raw.write(text)
-                raw.flush()
-                os.fsync(raw.fileno())
-        else:
-            with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                for part in [text] if isinstance(text, str) else text:
-                    fh.write(part)
-                fh.flush()
-                os.fsync(fh.fileno())
+        with opened as fh:
+            for part in parts:
+                fh.write(part)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:   # the parts failed (a damaged chunk), or the disk did
         tmp.unlink(missing_ok=True)
