@@ -204,6 +204,8 @@ def main() -> None:
     kind = "PostgreSQL" if database.startswith("postgres") else "SQLite"
     print(f"server load: {args.tables} tables x 4 websocket clients, {args.hands} hand(s) each, "
           f"{kind}, loopback")
+    if not timings.end:     # a client's connection ended before its last hand: no figures to give
+        fail("a client's connection ended before its last hand", status=1)
     elapsed = timings.end - timings.start
     print(f"  {timings.actions} actions in {elapsed:.2f} s: {timings.actions / elapsed:.0f} actions/s "
           f"(from the last client's joining to the last hand's end: set-up left out)")
