@@ -448,6 +448,13 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
     page.reload()    # the list, fetched as the lobby opens
     page.wait_for_selector("#tables .error-text")
     assert page.locator("#tables .error-text").inner_text() == f"Could not list the tables. {no_answer}"
+    # a server that answers, refusing, did answer: it said "The server did not answer: 503 ..."
+    page.route("**/api/meta", lambda route: route.fulfill(
+        status=503, content_type="application/json",
+        body='{"error": {"code": "busy", "message": "database write failed"}}'))
+    page.reload()
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    assert page.locator("#create-error").inner_text() == "Could not start the lobby: database write failed"
     assert not page.errors
 
 

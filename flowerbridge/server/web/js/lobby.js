@@ -282,6 +282,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  document.getElementById("create-error").textContent = error.noAnswer
-    ? error.message : `The server did not answer: ${error.message}`;
+  // no answer, a refusal (503 ...) or a fault of the page's own: said as such
+  document.getElementById("create-error").textContent = failed("Could not start the lobby", error);
 });

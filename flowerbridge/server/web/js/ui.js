@@ -24,7 +24,7 @@ export function bindLanguageSelect(select, language, onChange) {
 }
 
 /** What a request that got no answer says (the server gone, the connection down). */
-export const NO_ANSWER = "The server did not answer: check your connection and try again.";
+const NO_ANSWER = "The server did not answer: check your connection and try again.";
 
 /**
  * Fetch JSON; an error answer (`{"error": {"code", "message"}}`, docs/protocol.md)
