@@ -315,3 +315,21 @@ def read_text(path: str) -> str:
             return fh.read()
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def hand_record_json(text: str, name: str, command: str):
+    """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
+    one JSON hand record (score, solve): the project's other records, which show
+    reads, are told apart from malformed JSON and named as what they are."""
+    from .._load import is_notation
+    from ..records import parse_json
+    from ..session import is_session_record
+
+    if is_notation(text):
+        raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
+                         f"(show reads the notation)")
+    data = parse_json(text, name)
+    if is_session_record(data):
+        raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "
+                         f"'hands' (show reads sessions)")
+    return data

@@ -33,30 +33,11 @@ def options_from_args(data, args):
     return options.with_(**changes) if changes else options
 
 
-def hand_record_json(text: str, name: str, command: str):
-    """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
-    one JSON hand record (score, solve): the project's other records, which show
-    reads, are told apart from malformed JSON and named as what they are."""
-    from .._load import is_notation
-    from ..records import parse_json
-    from ..session import is_session_record
-    from . import UsageError
-
-    if is_notation(text):
-        raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
-                         f"(show reads the notation)")
-    data = parse_json(text, name)
-    if is_session_record(data):
-        raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "
-                         f"'hands' (show reads sessions)")
-    return data
-
-
 def run(args) -> int:
     from ..errors import FlowerBridgeError
     from ..options import RuleOptions
     from ..records import HandRecord
-    from . import UsageError, input_name, read_text
+    from . import UsageError, hand_record_json, input_name, read_text
 
     data = hand_record_json(read_text(args.file), input_name(args.file), "score")
     options = options_from_args(data, args)

@@ -45,7 +45,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..solver.core import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
-    from . import UsageError, input_name, read_text
+    from . import UsageError, hand_record_json, input_name, read_text
 
     if args.memory_mb is not None and not 1 <= args.memory_mb <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
@@ -67,7 +67,6 @@ def run(args) -> int:
     from ..records import HandRecord
     from ..solver import FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
-    from .score import hand_record_json
 
     with _reading(args.file):
         text = read_text(args.file)
