@@ -732,6 +732,37 @@ def test_second_person_joins_the_same_table(browser, server):
     assert not south.errors and not north.errors
 
 
+def test_the_one_person_at_a_table_closes_it_and_a_second_person_keeps_it_open(browser, server):
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+    table_id = created["table"]["id"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    for page in (south, north):
+        wait_for_table(page)
+    # both connected: neither is the one person at the table, and neither is offered it
+    for page in (south, north):
+        page.locator("#close-table").wait_for(state="hidden")
+    assert all(seat["connected"] for seat in server.api("GET", f"/api/tables/{table_id}")["seats"].values())
+    north.context.close()
+    south.locator("#close-table").wait_for(state="visible")
+    south.locator("#close-table").click()
+    assert south.locator("#close-dialog").is_visible()
+    south.locator("#close-cancel").click()      # thought better of it: nothing happens
+    assert south.locator("#close-dialog").is_hidden()
+    assert server.api("GET", f"/api/tables/{table_id}")["closed"] is None
+    south.locator("#close-table").click()
+    south.locator("#close-confirm").click()
+    south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+    assert south.locator("#message").inner_text().startswith(
+        "The session is over: the table was closed by South, ")
+    assert south.locator('#session-end a[href="/"]').is_visible()
+    assert south.locator("#close-table").is_hidden()
+    assert south.locator("#bidding button, #felt .card.playable").count() == 0
+    info = server.api("GET", f"/api/tables/{table_id}")
+    assert (info["status"], info["closed"]) == ("over", "closed by South")
+    assert not south.errors
+
+
 # ----------------------------------------------- views of the protocol's data
 
 

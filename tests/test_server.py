@@ -387,6 +387,60 @@ def test_a_spectator_sees_the_table_and_cannot_act(server):
     assert watcher.until(lambda m: m["type"] == "error")["code"] == "not_seated"
 
 
+def test_a_person_alone_at_a_table_closes_it_for_good_and_everyone_is_told_why(server):
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    watcher = joined(server, table_id)
+    wait_for_turn(south)    # the bots wait for South: the table stands still
+    before = server.api("GET", f"/api/tables/{table_id}").json()
+    south.send({"type": "close", "seq": south.seq, "id": "bye"})
+    for client in (south, watcher):
+        snapshot = client.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
+        assert snapshot["table"]["closed"] == "closed by South"
+        assert snapshot["table"]["status"] == "over" and snapshot["view"]["legal"] == []
+        assert snapshot["seq"] == before["seq"] + 1     # the close is an event of the log
+    info = server.api("GET", f"/api/tables/{table_id}").json()
+    assert (info["status"], info["closed"], info["seq"]) == ("over", "closed by South", before["seq"] + 1)
+    assert table_id not in {t["id"] for t in server.api("GET", "/api/tables").json()["tables"]}
+    south.send({"type": "call", "call": "Pass", "id": "late"})
+    error = south.until(lambda m: m["type"] == "error")
+    assert error["code"] == "table_over" and "closed by South" in error["message"]
+    south.send({"type": "close", "id": "again"})
+    assert south.until(lambda m: m["type"] == "error")["code"] == "table_over"
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == before["seq"] + 1
+    # what was played stays: the session record, the hand in progress unfinished
+    record = server.api("GET", f"/api/tables/{table_id}/session").json()
+    assert record["scoresheet"]["hands_played"] == 0 and not record["scoresheet"]["is_over"]
+
+
+def test_a_table_is_closed_only_by_the_one_person_connected_to_it(server):
+    created = server.create_table({"N": "human", "E": "human", "S": "random", "W": "random"})
+    table_id = created["table"]["id"]
+    north = joined(server, table_id, created["invitations"]["N"]["token"])
+    east = joined(server, table_id, created["invitations"]["E"]["token"])
+    watcher = joined(server, table_id)
+    watcher.send({"type": "close", "id": "w"})
+    assert watcher.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+    north.send({"type": "close", "id": "n"})
+    error = north.until(lambda m: m["type"] == "error")
+    assert error["code"] == "not_alone" and error["id"] == "n"
+    assert error["message"].startswith("East is at the table too")
+    assert server.api("GET", f"/api/tables/{table_id}").json()["closed"] is None
+    east.close()
+    deadline = time.monotonic() + 20
+    while server.api("GET", f"/api/tables/{table_id}").json()["seats"]["E"]["connected"]:
+        assert time.monotonic() < deadline, "the server did not see East leave"
+        time.sleep(0.05)
+    north.send({"type": "close", "seq": 0, "id": "old"})    # on a view the table has left
+    assert north.until(lambda m: m["type"] == "error")["code"] == "stale"
+    north.send({"type": "close", "id": "n2"})       # East away: North is the one person here
+    snapshot = watcher.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
+    assert snapshot["table"]["closed"] == "closed by North"
+    assert server.api("GET", f"/api/tables/{table_id}").json()["status"] == "over"
+    north.close()
+    watcher.close()
+
+
 def test_a_wrong_token_is_refused_and_the_socket_closed(server):
     table_id, _ = south_table(server)
     other_id, other_token = south_table(server)
@@ -706,7 +760,7 @@ def hostile_messages(rng: random.Random, seq: int, count: int):
         elif kind == 3:
             yield json.dumps({"type": "play", "card": rng.choice(cards), "id": "f"})
         elif kind == 4:
-            yield json.dumps({"type": rng.choice(["call", "play", "ping", "sync", "undo", "x"]),
+            yield json.dumps({"type": rng.choice(["call", "play", "ping", "sync", "close", "undo", "x"]),
                               rng.choice(["call", "card", "since", "id", "seat"]):
                                   rng.choice([None, 1, -1, 2.5, [], {}, "N", "x" * 70])})
         elif kind == 5:

@@ -189,3 +189,24 @@ def test_a_table_closed_to_make_room_stays_closed_after_a_restart_its_record_rea
         assert snapshot["table"]["closed"] == closed["closed"] and snapshot["seq"] == closed["seq"]
         assert snapshot["scoresheet"] == record["scoresheet"]
         watcher.close()
+
+
+def test_a_table_closed_by_its_person_stays_closed_after_a_restart(own_database):
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=own_database, bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as first:
+        created = first.create_table({"N": "random", "E": "random", "S": "human", "W": "random"})
+        table_id = created["table"]["id"]
+        south = first.client(table_id, created["invitations"]["S"]["token"])
+        south.until(lambda m: m.get("view") and m["view"]["legal"])     # South's turn: it waits
+        south.send({"type": "close", "seq": south.seq})
+        closed = south.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
+        south.close()
+        record = first.api("GET", f"/api/tables/{table_id}/session").json()
+    with ServerThread(config) as second:
+        again = second.api("GET", f"/api/tables/{table_id}").json()
+        assert (again["status"], again["closed"], again["seq"]) == ("over", "closed by South", closed["seq"])
+        assert second.api("GET", f"/api/tables/{table_id}/session").json() == record
+        assert table_id not in {t["id"] for t in second.api("GET", "/api/tables").json()["tables"]}

@@ -649,6 +649,34 @@ class TableManager:
                                           "your view is out of date")
             await self._commit(live, conn.role, kind, action)
 
+    async def close_table(self, conn: Connection, seq: int | None) -> None:
+        """Close the table for good at the word of its person: one who is seated
+        and the only person connected to it (the others bots, or away)."""
+        live = conn.live
+        if conn.role is None or live is None:
+            raise TableError("not_seated", "only a person seated at the table can close it")
+        seat = conn.role
+        async with live.lock:
+            if seq is not None and seq != live.table.seq:
+                raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "
+                                          "your view is out of date")
+            others = [s.full_name for s in SEATS if s is not seat
+                      and live.table.players[s].player == HUMAN and live.seat_connected(s)]
+            if others:
+                here = " and ".join(others)
+                raise TableError("not_alone", f"{here} {'is' if len(others) == 1 else 'are'} at "
+                                              "the table too: it can be closed only by the one "
+                                              "person at it")
+            await self._store(live, live.table.close_by(seat))
+            self._lobby_version += 1    # (no longer listed)
+            log.info("table %s %s", live.table.id, live.table.closed_reason)
+            for timer in live.timers.values():
+                timer.cancel()
+            live.timers.clear()
+            # the close is no event message: a closed table is brought up to date
+            # by a snapshot (docs/protocol.md), which says that it is closed and why
+            live.publish(Broadcast(lambda role: (live.table.snapshot(role, live.info()),)))
+
     async def _commit(self, live: LiveTable, seat: Seat, kind: str, action: str,
                       explanation: str | None = None) -> None:
         # Under the table's lock: engine, then database, then the world.

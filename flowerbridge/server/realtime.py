@@ -18,8 +18,8 @@ from ..errors import FlowerBridgeError
 from ..render import count_text
 from .limits import TokenBucket
 from .manager import Connection, TableManager
-from .schemas import (CallMessage, Hello, MessageError, PingMessage, PlayMessage, error_code,
-                      parse_message)
+from .schemas import (CallMessage, CloseMessage, Hello, MessageError, PingMessage, PlayMessage,
+                      error_code, parse_message)
 from .table import PROTOCOL_VERSION
 
 log = logging.getLogger("flowerbridge.server")
@@ -127,6 +127,8 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
         if isinstance(message, (CallMessage, PlayMessage)):
             action = message.call if isinstance(message, CallMessage) else message.card
             await manager.submit(conn, message.type, action, message.seq)
+        elif isinstance(message, CloseMessage):
+            await manager.close_table(conn, message.seq)
         elif isinstance(message, PingMessage):
             pong = {"v": PROTOCOL_VERSION, "type": "pong"}
             conn.send(pong if message_id is None else {**pong, "id": message_id})

@@ -158,6 +158,14 @@ class SyncMessage(_Strict):
     id: _MessageId | None = None
 
 
+class CloseMessage(_Strict):
+    """Close the table for good (its one person at it): the session ends where it stands."""
+
+    type: Literal["close"]
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
 class PingMessage(_Strict):
     """Keep-alive; answered by ``pong``."""
 
@@ -165,7 +173,8 @@ class PingMessage(_Strict):
     id: _MessageId | None = None
 
 
-ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage],
+ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage,
+                                CloseMessage],
                           Field(discriminator="type")]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
@@ -209,7 +218,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def parse_message(data: str | bytes) -> Hello | CallMessage | PlayMessage | SyncMessage | PingMessage:
+def parse_message(data: str | bytes) -> ClientMessage:
     """Read one client websocket message, or raise :class:`MessageError`."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > MAX_MESSAGE_BYTES:

@@ -124,9 +124,9 @@ class Table:
         self.state: HandState | None = None
         # when the latest event was made (closing an idle table goes by it)
         self.last_event_at = self.created
-        # how long the table had been idle when it was closed to make room, in
-        # minutes (its ``close`` event); None while it is not closed
-        self.closed_after: int | None = None
+        # why the table was closed before its session was over (its ``close``
+        # event: idle, to make room, or by its one person); None while it is not
+        self.closed: str | None = None
         for event in events:
             self._replay(Event.of(event))
         for log in self.hands[:len(self.session.hands)]:
@@ -157,15 +157,13 @@ class Table:
     @property
     def is_over(self) -> bool:
         """The session is over: all its hands played, or the table closed."""
-        return self.session.is_over or self.closed_after is not None
+        return self.session.is_over or self.closed is not None
 
     @property
     def closed_reason(self) -> str | None:
-        """Why the table was closed before its session was over (``None``: it was not)."""
-        minutes = self.closed_after
-        if minutes is None:
-            return None
-        return f"closed after {minutes_text(minutes)} without play to make room"
+        """Why the table was closed before its session was over (``None``: it was
+        not): ``closed after 75 minutes without play to make room``, ``closed by South``."""
+        return self.closed
 
     @property
     def status(self) -> str:
@@ -216,9 +214,17 @@ class Table:
         """Close the table before its session is over, idle for ``minutes``: the
         ``close`` event to store. Nothing more can be called or played; what was
         played stays."""
+        return self._close(None, {"reason": "idle", "minutes": minutes})
+
+    def close_by(self, seat: Seat) -> list[Event]:
+        """Close the table before its session is over at the word of ``seat``'s
+        person (the manager checks that they may): the ``close`` event to store."""
+        return self._close(seat, {"reason": "person"})
+
+    def _close(self, seat: Seat | None, detail: dict[str, Any]) -> list[Event]:
         self._check_open()
-        row = Event(self.seq + 1, "close", self.hand_number,
-                    detail={"reason": "idle", "minutes": minutes}, created_at=utcnow())
+        row = Event(self.seq + 1, "close", self.hand_number, None if seat is None else seat.name,
+                    detail=detail, created_at=utcnow())
         self._replay(row)
         return [row]
 
@@ -252,8 +258,13 @@ class Table:
 
     def _replay(self, row: Event) -> None:
         if row.kind == "close":
-            assert row.detail is not None   # a close's row says how long the table was idle
-            self.closed_after = int(row.detail["minutes"])
+            # a close's row says why: idle for so many minutes, or its person's word
+            assert row.detail is not None
+            if row.detail["reason"] == "person":
+                assert row.seat is not None
+                self.closed = f"closed by {Seat[row.seat].full_name}"
+            else:
+                self.closed = f"closed after {minutes_text(int(row.detail['minutes']))} without play to make room"
             self._record(row, None)
             return
         if row.kind == "deal":
@@ -366,7 +377,7 @@ class Table:
         ``reviews``) had it live or in the catch-up that seated it."""
         events = self.hands[-1].events
         if not events[0].seq - 1 <= since <= self.seq or self.seq - since > MAX_CATCH_UP_EVENTS \
-                or self.closed_after is not None:
+                or self.closed is not None:
             return None     # (a closed table: the snapshot says so, and why)
         finished = len(self.session.hands)
         announced = self.hands[finished - 1].review_seq if finished else None
@@ -386,7 +397,7 @@ class Table:
         """Everything ``role`` needs to draw the table from nothing."""
         assert self.state is not None
         shown = view(self.state, role)
-        if self.closed_after is not None:
+        if self.closed is not None:
             shown["legal"] = []      # the hand stands where it was closed: nothing to choose
         return {"v": PROTOCOL_VERSION, "type": "snapshot", "seq": self.seq, "table": table_info,
                 "role": "spectator" if role is None else "seat",

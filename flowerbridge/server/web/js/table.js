@@ -74,6 +74,19 @@ function sendPlay(code) {
   act({ type: "play", card: code });
 }
 
+// The one person at the table may close it for good: every other seat a bot,
+// or its person away (the server checks it again).
+function mayClose() {
+  if (state.role !== "seat" || !state.table || state.table.closed || sessionOver()) return false;
+  return Object.entries(state.table.seats || {}).every(([seat, info]) =>
+    seat === state.seat || info.player !== "human" || !info.connected);
+}
+
+function closeTable() {
+  $("close-dialog").close();
+  act({ type: "close" });
+}
+
 // ------------------------------------------------------------- what is whose
 
 const SUIT_NAMES = { A: "Bright Animals", R: "Ribbons", P: "Plains" };
@@ -400,6 +413,7 @@ function drawPanels() {
   if (state.showCopies) $("copies").replaceChildren(renderCopiesSeen(state.catalogue, state.seen, state.language));
   $("scoresheet").replaceChildren(renderScoresheet(state.scoresheet, state.view.options));
   $("open-review").disabled = !state.review;
+  $("close-table").classList.toggle("hidden", !mayClose());
 }
 
 function drawReview() {
@@ -929,6 +943,10 @@ async function main() {
   $("close-keys").addEventListener("click", () => $("keys-dialog").close());
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);
+  $("close-table").addEventListener("click", () => $("close-dialog").showModal());
+  $("close-confirm").addEventListener("click", closeTable);
+  $("close-cancel").addEventListener("click", () => $("close-dialog").close());
+  $("close-dialog").addEventListener("close", closedDialog);
   setSingleKeys(state.singleKeys);
   $("single-keys").addEventListener("change", () => setSingleKeys($("single-keys").checked));
   // How the person works the page: keys move focus to their turn, a pointer never does.
