@@ -70,7 +70,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             store.close()
 
     app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
-                  docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+                  # no docs pages: FastAPI's load their scripts from a CDN, which would run
+                  # beside the lobby's kept seat links with no Content-Security-Policy
+                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
     app.router.route_class = _StrictJSONRoute
     app.state.config = config
     app.state.connections = Counter()   # open websockets by client address (realtime.py)

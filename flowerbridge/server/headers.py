@@ -48,9 +48,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
-        # FastAPI's own API docs page loads its scripts from a CDN, inline too
-        headers = HEADERS[1:] if scope["path"].startswith("/api/docs") else HEADERS
-        headers = [*headers, (b"cache-control", cache_control(scope["path"]))]
+        headers = [*HEADERS, (b"cache-control", cache_control(scope["path"]))]
 
         async def with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
