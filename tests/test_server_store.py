@@ -8,6 +8,7 @@ import asyncio
 import logging
 import shutil
 import sqlite3
+import sys
 import time
 from datetime import timezone
 
@@ -268,6 +269,17 @@ def test_a_database_url_the_server_cannot_run_on_is_one_clear_error(
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, **_: None)     # never serves here
     assert_cli_error(cli("serve", "--port", "0", "--database", database), message)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_postgresql_url_without_its_driver_installed_says_how_to_install_it(monkeypatch):
+    # (it said "No module named 'psycopg'")
+    for name in ("psycopg", "psycopg2"):
+        monkeypatch.setitem(sys.modules, name, None)    # as if not installed
+    with pytest.raises(StoreError) as refused:
+        Store("postgresql://fb:secret@127.0.0.1:1/fb")
+    assert str(refused.value) == ("cannot open database postgresql://fb:***@127.0.0.1:1/fb: its "
+                                  "driver, psycopg, is not installed: pip install "
+                                  "'flowerbridge[postgres]' in the server's environment")
 
 
 @pytest.mark.postgres

@@ -147,7 +147,11 @@ class Store:
         connect_args = {} if self.is_sqlite else _postgres_connect_args(parsed)
         try:
             self.engine: Engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
-        except (SQLAlchemyError, ImportError, ValueError) as exc:
+        except ImportError as exc:     # the driver is not installed
+            driver = f"its driver, {exc.name}," if exc.name else "its driver"
+            raise StoreError(f"cannot open database {shown}: {driver} is not installed: "
+                             "pip install 'flowerbridge[postgres]' in the server's environment") from None
+        except (SQLAlchemyError, ValueError) as exc:
             raise StoreError(f"cannot open database {shown}: {exc}") from None
         if self.is_sqlite:
             path = self.engine.url.database
