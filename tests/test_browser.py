@@ -763,6 +763,26 @@ def test_the_one_person_at_a_table_closes_it_and_a_second_person_keeps_it_open(b
     assert not south.errors
 
 
+def test_a_person_is_told_when_their_seat_is_open_in_another_window_too(browser, server):
+    # whoever has a seat's link holds the seat (the table's creator has every link):
+    # the person sees when someone else opens theirs
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    table_id = created["table"]["id"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    assert south.locator("#elsewhere").is_hidden()
+    other = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+    other.send({"type": "hello", "token": created["invitations"]["S"]["token"]})
+    other.until(lambda m: m["type"] == "snapshot")
+    south.locator("#elsewhere").wait_for(state="visible")
+    assert south.locator("#elsewhere").inner_text() == \
+        "Your seat is open in another window too. If that is not you, someone else has your link."
+    assert server.api("GET", f"/api/tables/{table_id}")["seats"]["S"]["windows"] == 2
+    other.close()
+    south.locator("#elsewhere").wait_for(state="hidden")
+    assert not south.errors
+
+
 # ----------------------------------------------- views of the protocol's data
 
 

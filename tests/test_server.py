@@ -83,7 +83,7 @@ def test_lobby_creates_a_table_with_one_secret_link_per_person(server):
         assert len(invitation["token"]) >= 43
     assert created["spectate_url"] == f"/t/{table['id']}"
     assert table["length"] == {"hands": 3} and table["status"] == "playing"
-    assert table["seats"]["E"] == {"player": "bot", "level": "random", "connected": True,
+    assert table["seats"]["E"] == {"player": "bot", "level": "random", "connected": True, "windows": 0,
                                    "stand_in": None}
     assert table["seats"]["N"]["player"] == "human" and not table["seats"]["N"]["connected"]
     # The tokens appear in the creation answer only.

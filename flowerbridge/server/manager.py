@@ -158,6 +158,10 @@ class LiveTable:
     def seat_connected(self, seat: Seat) -> bool:
         return any(c.role is seat for c in self.connections)
 
+    def seat_windows(self, seat: Seat) -> int:
+        """How many connections hold ``seat`` (a person's windows, devices included)."""
+        return sum(1 for c in self.connections if c.role is seat)
+
     def level_for(self, seat: Seat) -> str | None:
         """The level of the bot deciding for ``seat`` now; ``None`` for a person."""
         player = self.table.players[seat]
@@ -185,6 +189,7 @@ class LiveTable:
             seats[seat.name] = {
                 "player": player.player, "level": player.level,
                 "connected": self.seat_connected(seat) if human else True,
+                "windows": self.seat_windows(seat),
                 "stand_in": self.table.stand_in_level if human and seat in self.stand_ins
                 and not self.seat_connected(seat) else None}
         return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None),

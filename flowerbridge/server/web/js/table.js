@@ -313,6 +313,18 @@ function drawStoodIn() {
   }
 }
 
+// The person's seat open in more than one window: whoever has a seat's link holds
+// the seat, so a window that is not theirs is someone else with their link.
+function drawElsewhere() {
+  const windows = state.role === "seat" ? state.table?.seats?.[state.seat]?.windows ?? 1 : 1;
+  const text = windows > 1
+    ? `Your seat is open in ${windows === 2 ? "another window" : `${windows - 1} other windows`} too. ` +
+      "If that is not you, someone else has your link."
+    : "";
+  if ($("elsewhere").textContent !== text) $("elsewhere").textContent = text;
+  $("elsewhere").classList.toggle("hidden", !text);
+}
+
 function turnMessage() {
   const view = state.view;
   if (state.table?.closed) return closedText(state.table.closed, state.scoresheet);
@@ -350,6 +362,7 @@ function drawPlayPanel() {
     state.spokenTurn = message;
   }
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
+  drawElsewhere();
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   drawStoodIn();
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
