@@ -408,10 +408,7 @@ class TableManager:
                 rows = live.table.close(int(since.total_seconds() // 60))
                 await self._store(live, rows)
                 self._lobby_version += 1
-            log.info("table %s %s", live.table.id, live.table.closed_reason)
-            for timer in live.timers.values():
-                timer.cancel()
-            live.timers.clear()
+            self._closed(live)
             self._keep_finished(live)   # nobody has it open: kept a while, as finished ones are
             return
         wait = unwatched[0].table.last_event_at + idle - now if unwatched else None
@@ -424,6 +421,14 @@ class TableManager:
                                  f"most, and none has gone {_minutes(idle)} without play and "
                                  f"without a visitor: try again when one has finished{soonest}",
                          retry_after=retry)
+
+    @staticmethod
+    def _closed(live: LiveTable) -> None:
+        """A table just closed: logged, and its stand-in clocks stopped."""
+        log.info("table %s %s", live.table.id, live.table.closed_reason)
+        for timer in live.timers.values():
+            timer.cancel()
+        live.timers.clear()
 
     async def get(self, table_id: str) -> LiveTable:
         """A table by id, loaded from the database on first use."""
@@ -674,10 +679,7 @@ class TableManager:
                                               "person at it")
             await self._store(live, live.table.close_by(seat))
             self._lobby_version += 1    # (no longer listed)
-            log.info("table %s %s", live.table.id, live.table.closed_reason)
-            for timer in live.timers.values():
-                timer.cancel()
-            live.timers.clear()
+            self._closed(live)
             # the close is no event message: a closed table is brought up to date
             # by a snapshot (docs/protocol.md), which says that it is closed and why
             live.publish(Broadcast(lambda role: (live.table.snapshot(role, live.info()),)))
