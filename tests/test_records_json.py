@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flowerbridge import (CallSyntaxError, CardCodeError, Deal, FlowerBridgeError, HandState, IllegalPlayError,
+from flowerbridge import (CallSyntaxError, CardCodeError, Deal, DealError, FlowerBridgeError, HandState, IllegalPlayError,
                           RecordError, RuleOptions, Seat, Side, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
@@ -57,6 +57,12 @@ def test_formats_undealt_when_present_is_the_8_cards(ch16_record):
         replay({**ch16_record, "undealt": "11B 8B 8B 3B 3B 1B 1B 1Pa"})
     with pytest.raises(FlowerBridgeError, match=r"undealt must be exactly the 8 cards"):
         replay({**ch16_record, "undealt": ["12B"] * 8})
+
+
+def test_formats_undealt_is_an_array_of_card_code_strings_every_entry(ch16_record):
+    undealt = ["11B", "8B", "8B", "3B", "3B", "1B", "1B", 7]
+    with pytest.raises(RecordError, match=r"^undealt must be an array of strings$"):
+        replay({**ch16_record, "undealt": undealt})
 
 
 @pytest.mark.parametrize("key", ["undealt", "auction", "play", "options"])
@@ -186,6 +192,18 @@ def test_records_malformed_structures(data, pattern):
 def test_records_a_hands_object_without_a_seat_names_the_missing_seat():
     with pytest.raises(FlowerBridgeError, match=r"hands: missing seat N"):
         replay({"dealer": "N", "hands": {"Q": []}})
+
+
+def test_formats_a_hand_record_without_hands_is_named():
+    with pytest.raises(RecordError, match=r"^missing key 'hands'$"):
+        replay({"dealer": "N"})
+
+
+def test_formats_hands_missing_only_north_names_north_and_nothing_else(ch16_record):
+    # E, S and W are there: none of them is taken for North
+    hands = {seat: cards for seat, cards in ch16_record["hands"].items() if seat != "N"}
+    with pytest.raises(DealError, match=r"^hands: missing seat N$"):
+        replay({**ch16_record, "hands": hands})
 
 
 @pytest.mark.parametrize("key", ["n", "North", "north"])

@@ -94,6 +94,17 @@ def test_ch7_bid_ranking(higher, lower):
     assert parse_call(higher) > parse_call(lower)
 
 
+def test_ch7_bid_order_a_bid_ties_itself_and_every_comparison_agrees():
+    # A new bid must top the previous one: the same bid is not higher (Ch. 7).
+    two_a = parse_call("2A")
+    assert not two_a > parse_call("2A") and not two_a < parse_call("2A")
+    assert two_a >= parse_call("2A") and two_a <= parse_call("2A")
+    for lower, higher in (("1P", "1R"), ("2NT", "3P"), ("2R", "2A")):
+        low, high = parse_call(lower), parse_call(higher)
+        assert low < high and low <= high and high > low and high >= low
+        assert not (high < low or high <= low or low > high or low >= high)
+
+
 def test_ch7_a_bid_names_a_denomination_and_a_pass_none():
     assert [b.strain for b in BIDS[:4]] == list(Denomination)
     assert PASS.is_pass and PASS.denomination is None
@@ -125,6 +136,11 @@ def test_ch7_dealer_calls_first_then_clockwise():
     assert state.turn is Seat.E
     seats = [state.call(c).seat for c in ["Pass", "1P", "Pass", "2R"]]
     assert seats == [Seat.E, Seat.S, Seat.W, Seat.N]
+
+
+def test_ch7_calls_are_numbered_from_one_in_the_order_made():
+    state = auction("1A Pass")
+    assert [(c.number, c.seat, c.call.text) for c in state.calls] == [(1, Seat.N, "1A"), (2, Seat.E, "Pass")]
 
 
 def test_ruling_r7_insufficient_bid_is_illegal():
@@ -190,6 +206,14 @@ def test_ruling_r8_four_passes_pass_the_hand_out():
     score = state.score()
     assert score.contract is None and score.items == ()
     assert score.to_dict()["contract"] is None and score.to_dict()["below"] == {"NS": 0, "EW": 0}
+
+
+def test_ruling_r8_no_card_is_played_in_a_passed_out_hand():
+    state = auction("Pass Pass Pass Pass")
+    with pytest.raises(PhaseError, match=r"12B played in a passed-out hand") as refused:
+        state.play("12B")
+    assert refused.value.rule == "R8"
+    assert state.plays == () and state.phase is Phase.PASSED_OUT
 
 
 def test_ch7_highest_bidder_becomes_declarer():

@@ -8,6 +8,7 @@ import pytest
 
 from flowerbridge import (DECK, Card, CardCodeError, Deal, HandState, IllegalCallError,
                           IllegalPlayError, Phase, PhaseError, Seat, Suit, parse_card, parse_cards)
+from flowerbridge.state import beats, trick_winner
 
 
 def deal_with(holdings: dict[str, str], *, void: dict[str, str] | None = None,
@@ -77,6 +78,24 @@ def test_ch9_identical_card_rule_holds_whoever_plays_the_cards():
     assert state.tricks[0].winner is Seat.W
 
 
+def test_ruling_r12_a_twin_never_beats_the_earlier_copy_not_even_after_an_undo():
+    # Tying is not beating (Ch. 5, Ch. 9, R12): the later copy never displaces the earlier,
+    # in trumps as in any suit.
+    assert not beats(parse_card("12B"), parse_card("12B"), Suit.ANIMALS)
+    assert not beats(parse_card("9P"), parse_card("9P"), None)
+    assert trick_winner(parse_cards("1R 11B 11B 2R"), Suit.ANIMALS) == 1
+    assert trick_winner(parse_cards("9P 9P 1Pa 1Pa"), None) == 0
+    # Undo recomputes the unfinished trick's winner: North's 11B ruff, not East's twin.
+    deal = deal_with({"W": "1R", "N": "11B", "E": "11B", "S": "2R"},
+                     void={"N": "R", "E": "R"}, undealt="12B 12B")
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 11B 11B 2R")
+    state.undo()
+    state.play("2R")
+    assert state.tricks[0].winner is Seat.N
+    assert state.turn is Seat.N and state.tricks_won == (1, 0)
+
+
 # ----------------------------------------------------------- Chapter 8, R10
 
 def test_ch8_opening_leader_is_declarers_left():
@@ -110,6 +129,17 @@ def test_ch8_declarer_chooses_dummys_cards():
     assert not state.can_play(card, Seat.N)
     event = state.play(card, Seat.S)
     assert event.seat is Seat.N  # the card came from the dummy's hand
+
+
+def test_ch8_to_play_is_the_hand_a_card_comes_from_the_dummy_on_its_turn():
+    # No card comes from any hand during the auction; in the play, on the dummy's turn
+    # the card comes from the dummy (North) while declarer (South) chooses it.
+    state = contract(Deal.from_seed(1), "1A Pass 3A Pass 4A Pass Pass", Seat.S)
+    assert state.phase is Phase.AUCTION and state.to_play is None and state.actor is Seat.E
+    state.call("Pass")
+    assert state.to_play is Seat.W and state.actor is Seat.W
+    state.play(state.legal_cards()[0])
+    assert state.to_play is Seat.N and state.actor is Seat.S
 
 
 def test_ch8_a_refused_card_from_dummy_names_the_dummy_whatever_was_wrong_with_it():

@@ -57,9 +57,30 @@ def test_ch11_ruling_r14_overtricks_above_the_line(denomination, each):
     assert score.result == 3
 
 
+def test_ch12_a_hands_total_is_above_plus_below_the_line():
+    # 3NT by South, 10 tricks: 100 below the line (Ch. 11), one overtrick 30 above (R14).
+    score = made_exactly(3, NT, over=1)
+    assert score.below(NS) == 100 and score.above(NS) == 30
+    assert score.total(NS) == 130 and score.total(EW) == 0
+
+
+def test_ch12_breakdown_puts_the_contract_below_the_line_and_overtricks_above():
+    score = made_exactly(3, NT, over=1)
+    assert [(i["side"], i["line"], i["points"], i["label"], i["rule"]) for i in score.to_dict()["breakdown"]] == [
+        ("NS", "below", 100, "3 No Trump made", "R13"), ("NS", "above", 30, "1 overtrick × 30", "R14")]
+
+
 def test_ch11_contract_fails_with_one_trick_short():
     score = score_contract(Contract(4, A, Seat.S), (9, 4), ([], []))
     assert score.made is False and score.result == -1 and score.below(NS) == 0
+
+
+def test_ruling_r8_a_passed_out_hand_scores_no_tricks_and_no_points():
+    # Nothing is played or scored (R8), whatever tricks or cards are passed in.
+    score = score_contract(None, (7, 6), (parse_cards("12B 12B"), parse_cards("1R")))
+    assert score.tricks == (0, 0) and score.items == ()
+    assert score.made is None and score.result is None
+    assert score.total(NS) == score.total(EW) == 0
 
 
 # ------------------------------------------------------------------------ R15
@@ -277,6 +298,21 @@ def test_ruling_r18_game_draws_a_new_line_above_never_reset():
     assert "game 1 to NORTH-SOUTH" in session.render()
 
 
+def test_ruling_r18_r19_an_east_west_game_counts_one_game_to_east_west():
+    # TOP_DEAL turned a seat clockwise: East and West hold North-South's top cards, and
+    # East makes 3NT (100 below, Ch. 11): game to East-West, and a one-game session is over.
+    turned = {"N": TOP_DEAL.hands[Seat.W], "E": TOP_DEAL.hands[Seat.N],
+              "S": TOP_DEAL.hands[Seat.E], "W": TOP_DEAL.hands[Seat.S]}
+    session = Session(max_games=1)
+    state = HandState(Deal.from_hands(turned), session.next_dealer)
+    for call in ("Pass", "3NT", "Pass", "Pass", "Pass"):     # North deals; East declares 3NT
+        state.call(call)
+    score = session.add(play_greedy(state))
+    assert score.made and score.below(EW) == 100
+    assert session.games[0].winner is EW and session.games_won == (0, 1)
+    assert session.is_over and session.scoresheet()["totals"]["EW"]["games"] == 1
+
+
 def test_ruling_r18_custom_game_threshold():
     session = Session(RuleOptions(game_points=200))
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
@@ -481,6 +517,35 @@ def test_ruling_r17_scoresheet_ticks_ten_bright_alone_never_five_as_well():
     text = session.render()
     assert "\nFIVE BRIGHT BONUS (+25)  NS □  EW □\n" in text
     assert "\nTEN BRIGHT BONUS (+75)   NS ■  EW □\n" in text
+
+
+def test_appendix_b_hand_record_is_the_last_hands():
+    # North deals a hand that is passed out (R8), East the next (R5): South declares 2A.
+    session = Session()
+    passed = session.new_hand(TRUMP_DEAL)
+    for _ in range(4):
+        passed.call("Pass")
+    session.add(passed)
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    record = session.scoresheet()["last_hand"]
+    assert (record["hand"], record["dealer"], record["contract"], record["declarer"]) == (2, "E", "2A", "S")
+
+
+def test_ruling_r17_scoresheet_ticks_five_bright_for_one_copy_of_each_bright():
+    # North holds one copy of every Bright and all the other trumps; the second copies
+    # are undealt, so North-South win Five Bright (R17) and Ten Bright is out of reach.
+    deal = Deal.from_hands({
+        "N": "12B 11B 8B 3B 1B 8A 8A 7A 7A 6A 6A 5A 5A",
+        "S": "2A 2A 11P 11P 10P 10P 9P 9P 6P 6P 5P 5P 4P",
+        "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+        "W": "4R 3R 3R 2R 2R 4P 3P 3P 2P 2P 1Pb 1Pb 1Pa",
+    })
+    session = Session()
+    score = session.add(play_greedy(ns_declares(deal, session.next_dealer, "7A")))
+    assert score.bright_bonus(NS) == 25 and score.bright_bonus(EW) == 0
+    record = session.scoresheet()["last_hand"]
+    assert record["five_bright"] == {"NS": True, "EW": False}
+    assert record["ten_bright"] == {"NS": False, "EW": False}
 
 
 @pytest.mark.parametrize("length", ["max_hands", "max_games"])
