@@ -646,6 +646,75 @@ def test_basic_no_trump_defender_cashes_the_boss_cards_that_defeat_the_contract(
     assert card in ("10P", "10R") and reason == "cashes the boss cards that defeat the contract"
 
 
+def test_basic_third_hand_does_not_overtake_partners_card_when_every_card_that_beats_it_beats_ours():
+    # Deal.from_seed("clear", 19), dealer S: S declares 1NT. W leads 9R to the
+    # sixth trick and N plays 7R; E holds 10R 3R. The only Ribbon that beats
+    # 9R is an 11R, which beats 10R as well: overtaking cannot gain, E plays low.
+    hands = {"N": "1B 8A 6A 5A 9R 7R 6R 3R 11P 5P 4P 3P 2P",
+             "E": "12B 11B 1B 2A 10R 3R 2R 1R 10P 5P 2P 1Pb 1Pa",
+             "S": "11B 3B 8A 2A 11R 10R 5R 4R 2R 10P 9P 6P 4P",
+             "W": "8B 3B 7A 6A 5A 11R 9R 7R 6R 1R 11P 3P 1Pb"}
+    assert _basic_card(hands, Seat.S, "1NT Pass Pass Pass",
+                       "11R 3R 1R 2R 8B 5A 12B 2A 2R 10R 1R 6R 4P 1Pb 11P 1Pa 2P 1Pb 10P 11P 9R 7R") == (
+        "3R", "partner's trick: overtaking cannot gain, plays low")
+
+
+def test_basic_second_hand_takes_the_trick_with_a_boss_card():
+    # Deal.from_seed("clear2", 79), dealer S: S declares 4A. The dummy N leads
+    # 9P to the tenth trick; W holds 11P (boss: the other copy is played) and
+    # 10P: it wins the trick rather than duck with 3P.
+    hands = {"N": "12B 12B 11B 11B 8B 1B 11R 9R 7R 6P 5P 5P 3P",
+             "E": "8A 5A 2A 10R 6R 4R 4R 2R 2R 1R 4P 1Pb 1Pa",
+             "S": "8B 3B 8A 6A 2A 11R 6R 3R 1R 11P 10P 9P 2P",
+             "W": "3B 1B 7A 6A 5R 5R 11P 10P 4P 3P 2P 1Pb 1Pa"}
+    card, reason = _basic_card(hands, Seat.S, "1A Pass 4A Pass Pass Pass",
+                               "1R 11R 5R 7R 2A 6A 8B 2A 1B 5A 3B 7A 6A 1B 11B 8A 11B 1Pa 8A 3B "
+                               "12B 1Pb 8B 1Pa 11R 2R 1R 5R 3P 4P 11P 1Pb 10P 2P 5P 2R 9P")
+    assert card in ("11P", "10P") and reason == "second hand takes a boss trick partner cannot"
+
+
+def test_basic_declarers_second_hand_wins_when_partner_fourth_cannot_beat_the_card_led():
+    # Deal.from_seed("clear2", 102), dealer E: E declares 3A. N leads 6P to the
+    # ninth trick; the dummy W, fourth, holds only 4P in Plains and cannot
+    # beat 6P: E wins with 9P rather than give the opponents the trick.
+    hands = {"N": "11B 6A 5A 10R 6R 4R 3R 11P 9P 6P 6P 2P 1Pa",
+             "E": "11B 1B 8A 7A 6A 2A 9R 9P 5P 4P 3P 3P 2P",
+             "S": "8B 3B 11R 11R 9R 7R 5R 5R 4R 2R 11P 10P 5P",
+             "W": "12B 8B 1B 7A 5A 2A 10R 3R 2R 4P 1Pb 1Pb 1Pa"}
+    assert _basic_card(hands, Seat.E, "Pass 1R 2A Pass Pass 3R Pass Pass 3A Pass Pass Pass",
+                       "11P 1Pa 1Pa 2P 11R 2R 3R 9R 11R 3R 4R 2A 6A 3B 12B 5A 2A 6A 11B 8B "
+                       "7A 5P 8B 11B 11P 3P 10P 1Pb 9P 3P 2R 1Pb 6P") == (
+        "9P", "second hand wins: partner, fourth, cannot beat the card led")
+
+
+def test_basic_second_hand_wins_in_the_last_tricks():
+    # Deal.from_seed("clear2", 95), dealer S: S declares 1R. The dummy N leads
+    # 9R to the tenth trick; E, with four cards left, holds 10R 10R 7R 6R: it
+    # wins with 10R rather than duck with 6R.
+    hands = {"N": "12B 1B 7A 7A 6A 5A 2A 9R 5R 3R 2R 9P 3P",
+             "E": "8B 8B 5A 11R 10R 10R 7R 6R 3R 1R 5P 1Pb 1Pa",
+             "S": "12B 11B 11B 6A 9R 7R 4R 4R 1R 9P 5P 4P 1Pa",
+             "W": "3B 1B 8A 8A 2A 11P 6P 6P 4P 3P 2P 2P 1Pb"}
+    assert _basic_card(hands, Seat.S, "1R Pass Pass Pass",
+                       "11P 3P 1Pa 1Pa 1Pb 9P 1Pb 4P 2A 5A 11B 2A 12B 8A 1B 8B 11B 8A 5A 8B "
+                       "6A 1B 12B 1R 5P 5P 6P 2R 3R 11R 1R 2P 3R 4R 2P 5R 9R") == (
+        "10R", "second hand wins in the last tricks")
+
+
+def test_basic_declarer_leads_a_loser_to_ruff_before_its_boss_trump_fells_partners_last_trump():
+    # Deal.from_seed("clear2", 17), dealer N: S declares 3A. The dummy N, on
+    # lead to the twelfth trick, holds the boss 12B and 6P; S holds 3B, its
+    # last trump, and no Plain. 12B would fell 3B: N leads 6P for S to ruff.
+    hands = {"N": "12B 11B 8B 8A 6A 11R 7R 2R 1R 6P 5P 1Pb 1Pa",
+             "E": "7A 6A 11R 9R 7R 6R 2R 11P 5P 4P 3P 2P 1Pb",
+             "S": "12B 11B 3B 8A 5A 10R 9R 5R 4R 3R 10P 3P 1Pa",
+             "W": "8B 3B 1B 7A 5A 2A 10R 5R 1R 9P 9P 4P 2P"}
+    assert _basic_card(hands, Seat.N, "1A Pass 3A Pass Pass Pass",
+                       "2P 1Pa 11P 1Pa 11R 3R 1R 1R 5P 3P 9P 1Pb 10R 11R 2R 4R 6A 6A 11B 2A "
+                       "5A 5A 8B 7A 8A 1Pb 12B 7A 9R 5R 2R 6R 10R 1B 7R 7R 4P 5P 2P 10P "
+                       "8A 3B 11B 3P") == ("6P", "leads a loser for partner to ruff")
+
+
 # ------------------------------------------------------------------ sampling
 
 @settings(max_examples=20, deadline=None)

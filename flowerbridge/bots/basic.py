@@ -4,22 +4,24 @@ Card play, in order of priority, each rule naming itself in the decision's
 explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
-* declarer leading: draw trumps while the opponents may hold trumps, with
-  a boss trump (a low trump when partner holds a boss trump too, to win
-  with partner's and keep this hand's), or else when the two hands hold at least as many trumps as
-  declarer has not seen (with the top trump when partner holds none higher,
-  else a low one toward partner's); at No Trump, while the tricks won and
-  the boss cards of both hands cannot make the contract, set up the long
-  suit (counted over both hands) unless all its cards are boss; cash a boss card in a suit the
-  opponents cannot ruff, except where partner is shorter in that suit and
-  holds a boss card of it too (the short hand's boss card is cashed
-  first); lead low to partner's boss card in a side suit the opponents cannot ruff; at a suit contract, lead
-  a loser (a side-suit card that is not boss) in a suit partner is out of,
-  when partner holds trumps but no more than the hand on lead; otherwise
-  take the longest suit (at No Trump, counted over both hands): lead its
-  top card when partner holds no higher card of it or when that card is
-  boss, else a low card toward partner's (a suit the opponents may ruff
-  only when every legal card is in one);
+* declarer leading: draw trumps while the opponents may hold trumps, with a
+  boss trump (a low trump when partner holds a boss trump too, to win with
+  partner's and keep this hand's; but first a loser for partner to ruff where
+  the trump would fell partner's last trump, not boss), or else when the two
+  hands hold at least as many trumps as declarer has not seen (with the top
+  trump when partner holds none higher, else a low one toward partner's); at
+  No Trump, while the tricks won and the boss cards of both hands cannot make
+  the contract, set up the long suit (counted over both hands) unless all its
+  cards are boss; cash a boss card in a suit the opponents cannot ruff, except
+  where partner is shorter in that suit and holds a boss card of it too (the
+  short hand's boss card is cashed first); lead low to partner's boss card in
+  a side suit the opponents cannot ruff; at a suit contract, lead a loser (a
+  side-suit card that is not boss) in a suit partner is out of, when partner
+  holds trumps but no more than the hand on lead; otherwise take the longest
+  suit (at No Trump, counted over both hands): lead its top card when partner
+  holds no higher card of it or when that card is boss, else a low card toward
+  partner's (a suit the opponents may ruff only when every legal card is in
+  one);
 * defender leading: at No Trump, when the tricks won and its boss cards
   defeat the contract, cash them; at a suit contract, cash a boss card in a
   suit the opponents cannot ruff; lead partner's suit (the suits partner bid, the
@@ -36,10 +38,13 @@ below is the other hand of the side.
 * following: second hand low (a sure winner takes a trick with honors in
   it, except declarer's when partner, playing fourth, is sure to win the
   trick — at a suit contract, only once the opponents can hold no trump or
-  when trumps are led: it keeps its winner, often an entry) — and declarer's
+  when trumps are led: it keeps its winner, often an entry) — and the
   second hand wins with its cheapest boss card of the suit led at a suit
-  contract when partner, playing fourth, holds no boss card of it; third
-  hand high; never overtake a trick partner is sure to win — throw a small
+  contract unless partner, seen playing fourth, holds a boss card of it;
+  it wins with its cheapest winner when partner, seen playing fourth,
+  cannot beat the card led, and in the last four tricks; third hand high,
+  but low when every card the fourth hand may hold that beats partner's
+  card beats ours too; never overtake a trick partner is sure to win — throw a small
   card, or (except declarer at No Trump, whose honors may win tricks of
   their own later) feed partner's trick an honor card that could not win a
   trick of its own — two or more copies of higher cards may be with the
@@ -133,6 +138,13 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     trumps = [c for c in legal if c.suit is k.trump]
     if trumps and k.opponents_may_hold_trumps():
         if k.is_boss(_top(trumps)):
+            # Partner's last trump, not boss, would fall under it: lead a loser
+            # for partner to ruff first, while it still holds the trump.
+            partners = [c for c in other if c.suit is k.trump]
+            if len(partners) == 1 and not k.is_boss(partners[0]):
+                ruff = _ruff_lead(k, legal, other)
+                if ruff is not None:
+                    return ruff
             # Partner holds a boss trump too: lead low to it, keeping this hand's.
             if len(trumps) > 1 and any(c.suit is k.trump and k.is_boss(c) for c in other):
                 return min(trumps, key=_cheap), "draws trumps with a low trump to partner's boss trump"
@@ -322,7 +334,12 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if sure:
             return sure[0], "makes sure of partner's trick"
         if len(trick) == 2 and winners:
-            return winners[-1], "third hand high"
+            # Overtaking gains nothing when every card the fourth hand may
+            # hold that beats partner's card beats ours too.
+            threats = _threats(k, still[0], winning, led)
+            if any(not beats(t, winners[-1], k.trump) for t in threats):
+                return winners[-1], "third hand high"
+            return min(legal, key=_cheap), "partner's trick: overtaking cannot gain, plays low"
         return min(legal, key=_cheap), "partner's trick: plays low"
     if not winners:
         if not following:
@@ -345,15 +362,39 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if honored:
             return honored[0], "takes a sure trick with honors in it"
         bosses = [c for c in winners if c.suit is led and k.is_boss(c)]
-        if bosses and k.trump is not None and fourth is not None and not any(
-                c.suit is led and k.is_boss(c) for c in fourth):
+        if bosses and k.trump is not None and not (
+                fourth is not None and any(c.suit is led and k.is_boss(c) for c in fourth)):
             return bosses[0], "second hand takes a boss trick partner cannot"
+        # Ducking gives the opponents the trick when partner, fourth, is seen
+        # not to beat the card led; and in the last tricks there is nothing
+        # left to keep a high card for.
+        if fourth is not None and not _threats(k, k.hand_seat.partner, trick[0][1], led):
+            return winners[0], "second hand wins: partner, fourth, cannot beat the card led"
+        if len(k.hand) <= _LAST_TRICKS:
+            return winners[0], "second hand wins in the last tricks"
         return min(legal, key=_cheap), "second hand low"
     if sure:
         return sure[0], "wins as cheaply as is sure"
     if len(trick) == 2:
         return winners[-1], "third hand high"
     return winners[0], "wins as cheaply as possible"
+
+
+_LAST_TRICKS = 4
+"""Cards in hand from which the second hand wins rather than ducks."""
+
+
+def _threats(k: Knowledge, seat: Seat, winning: Card, led: int) -> list[Card]:
+    """The cards ``seat``, still to play to the trick, may hold that beat
+    ``winning``: of a faced hand, its cards of the suit led (any card when it
+    holds none); of a hidden hand, those of the suit led unless it has shown
+    out of it (then any, trumps included)."""
+    if seat in k.visible:
+        held = k.visible[seat]
+        follow = [c for c in held if c.suit is led]
+        return [c for c in (follow or held) if beats(c, winning, k.trump)]
+    pool = CARDS if led in k.voids[seat] else [c for c in CARDS if c.suit is led]
+    return [c for c in pool if k.may_hold(seat, c) and beats(c, winning, k.trump)]
 
 
 def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bool:
