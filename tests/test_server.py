@@ -601,7 +601,7 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         north, south = (joined(server, table_id, tokens[s]) for s in "NS")
         south.close()
         stood_in = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["stand_in"])
-        assert stood_in["seats"]["S"] == {"player": "human", "level": None, "connected": False,
+        assert stood_in["seats"]["S"] == {"player": "human", "level": None, "connected": False, "windows": 0,
                                           "stand_in": "random"}
         # With South's seat taken by a bot, the table moves on each time North acts.
         play_session([north], random.Random(5), timeout=30, until=lambda: any(
