@@ -654,9 +654,7 @@ class TableManager:
         if conn.role is None or live is None:
             raise TableError("not_seated", "spectators cannot call or play")
         async with live.lock:
-            if seq is not None and seq != live.table.seq:
-                raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "
-                                          "your view is out of date")
+            _check_seq(live, seq)
             await self._commit(live, conn.role, kind, action)
 
     async def close_table(self, conn: Connection, seq: int | None) -> None:
@@ -667,9 +665,7 @@ class TableManager:
             raise TableError("not_seated", "only a person seated at the table can close it")
         seat = conn.role
         async with live.lock:
-            if seq is not None and seq != live.table.seq:
-                raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "
-                                          "your view is out of date")
+            _check_seq(live, seq)
             others = [s.full_name for s in SEATS if s is not seat
                       and live.table.players[s].player == HUMAN and live.seat_connected(s)]
             if others:
@@ -901,6 +897,13 @@ def _check_room(live: LiveTable, role: Role) -> None:
         raise TableError("too_many", f"this table has {same} connections "
                                      + (f"for seat {role.name}" if role is not None else "of spectators")
                                      + ", its most: close one first")
+
+
+def _check_seq(live: LiveTable, seq: int | None) -> None:
+    """Refuse an action sent on a view of the table older than its latest event."""
+    if seq is not None and seq != live.table.seq:
+        raise TableError("stale", f"the table is at seq {live.table.seq}, not {seq}: "
+                                  "your view is out of date")
 
 
 def _minutes(span: timedelta) -> str:
