@@ -273,3 +273,19 @@ def test_serve_raises_its_open_files_limit_towards_the_connections_it_takes():
         assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == min(1000, hard)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_server_runs_without_the_test_extra_and_its_test_helpers_say_they_need_it():
+    # a plain install has no httpx: the app must not import it, and the helpers
+    # for tests (in the package, so benchmarks can use them) name the extra
+    script = ("import sys; sys.modules['httpx'] = None\n"
+              "import flowerbridge.server.app, flowerbridge.cli.serve\n"
+              "try:\n"
+              "    import flowerbridge.server.testing\n"
+              "except ModuleNotFoundError as exc:\n"
+              "    print(exc.name, '|', exc)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    name, message = done.stdout.strip().split(" | ")
+    assert name == "httpx"
+    assert "needs httpx" in message and "pip install 'flowerbridge[test]'" in message

@@ -4,6 +4,8 @@
 port, its own event loop in a thread); :class:`ServerProcess` runs
 ``flowerbridge serve`` as a child process that can be killed. :class:`Client`
 is a websocket client of one table that records every message it receives.
+It needs the test extra (``pip install 'flowerbridge[test]'``: httpx and the
+websockets client); the server itself does not import it.
 """
 
 from __future__ import annotations
@@ -21,8 +23,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import httpx
-from websockets.sync.client import ClientConnection, connect
+try:
+    import httpx
+    from websockets.sync.client import ClientConnection, connect
+except ModuleNotFoundError as exc:   # the test extra: a plain install has neither
+    raise ModuleNotFoundError(
+        f"flowerbridge.server.testing needs {exc.name}, one of the test extra's packages: "
+        "pip install 'flowerbridge[test]'", name=exc.name) from exc
 
 from ..cards import CARDS
 from ..dealing import Deal
