@@ -108,6 +108,19 @@ def test_limits_connections_per_seat_are_capped(server):
     assert _one_too_many(server, table_id, token, tabs, "seat N").view is not None
 
 
+def test_limits_spectators_of_a_table_from_one_address_are_capped(server, monkeypatch):
+    # one address could take every spectator's place at a table (64)
+    monkeypatch.setattr("flowerbridge.server.manager.MAX_SPECTATORS_PER_ADDRESS", 3)
+    created = server.create_table({s: "human" for s in "NESW"})
+    table_id, token = created["table"]["id"], created["invitations"]["N"]["token"]
+    other_id = server.create_table({s: "human" for s in "NESW"})["table"]["id"]
+    tabs = [_joined(server, table_id) for _ in range(3)]
+    assert _joined(server, other_id).view is not None           # another table: its own count
+    assert _joined(server, table_id, token).view is not None    # a seat: not a spectator
+    again = _one_too_many(server, table_id, None, tabs, "this address has 3 spectator connections")
+    assert again.view is not None
+
+
 def test_limits_connections_from_one_address_are_capped(server):
     created = server.create_table({s: "human" for s in "NESW"})
     table_id = created["table"]["id"]

@@ -19,6 +19,9 @@ from starlette.exceptions import HTTPException
 # Connections at once to one table: per seat (a person's tabs), and of spectators.
 MAX_SEAT_CONNECTIONS = 8
 MAX_SPECTATORS = 64
+# Spectators of one table from one address: room for a classroom behind one
+# router, not for one client to take every spectator's place.
+MAX_SPECTATORS_PER_ADDRESS = 16
 # Bytes waiting unsent in one connection's queue before it is dropped (it may
 # reconnect and catch up from a snapshot).
 MAX_QUEUED_BYTES = 8 << 20

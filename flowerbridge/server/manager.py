@@ -40,7 +40,7 @@ from .botplay import check_level, choose, default_bot, is_slow, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from ..render import count_text
-from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS
+from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
 from .models import utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
@@ -90,7 +90,8 @@ class Connection:
     pile up is dropped, and a ``sync`` while a catch-up waits is answered by it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, address: str | None = None) -> None:
+        self.address = address              # the client's, when known
         self.role: Role = None
         self.live: LiveTable | None = None  # the table it joined
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -543,7 +544,7 @@ class TableManager:
             role = live.table.seat_for_token_hash(token_hash(token))
             if role is None:
                 raise TableError("unauthorized", "this token holds no seat at this table")
-        _check_room(live, role)
+        _check_room(live, conn, role)
         if role is not None and not live.table.players[role].joined:
             # stored first: a seat is not taken as joined (its stand-in clock started
             # after a restart) unless the database says so
@@ -556,7 +557,7 @@ class TableManager:
                             role.name)
             live.table.players[role].joined = True
         async with live.lock:
-            _check_room(live, role)     # again: other joins may have come in meanwhile
+            _check_room(live, conn, role)     # again: other joins may have come in meanwhile
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
             stood_in = live.stood_in.pop(role, []) if role is not None else []
@@ -890,13 +891,19 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _check_room(live: LiveTable, role: Role) -> None:
-    """Refuse a connection past the seat's (or the spectators') most at the table."""
+def _check_room(live: LiveTable, conn: Connection, role: Role) -> None:
+    """Refuse a connection past the seat's (or the spectators', or one address's
+    spectators') most at the table."""
     same = sum(c.role is role for c in live.connections)
     if same >= (MAX_SEAT_CONNECTIONS if role is not None else MAX_SPECTATORS):
         raise TableError("too_many", f"this table has {same} connections "
                                      + (f"for seat {role.name}" if role is not None else "of spectators")
                                      + ", its most: close one first")
+    if role is None and conn.address is not None:
+        here = sum(c.role is None and c.address == conn.address for c in live.connections)
+        if here >= MAX_SPECTATORS_PER_ADDRESS:
+            raise TableError("too_many", f"this address has {here} spectator connections to "
+                                         "this table, its most: close one first")
 
 
 def _check_seq(live: LiveTable, seq: int | None) -> None:

@@ -44,14 +44,15 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """Serve one client of a table until it disconnects."""
     manager: TableManager = websocket.app.state.manager
     await websocket.accept()
-    conn = Connection()
+    # the client's address (behind a proxy that serve's --forwarded-allow-ips
+    # names, its X-Forwarded-For names the client; by default no forwarded
+    # header is believed)
+    address = websocket.client.host if websocket.client else None
+    conn = Connection(address)
     writer = asyncio.create_task(_write(websocket, conn))
     config = websocket.app.state.config
     bucket = TokenBucket(config.message_rate, config.message_burst)
-    # Connections at once from one address (behind a proxy that serve's
-    # --forwarded-allow-ips names, its X-Forwarded-For names the client; by
-    # default no forwarded header is believed).
-    address = websocket.client.host if websocket.client else None
+    # connections at once from one address
     open_here: Counter = websocket.app.state.connections
     if open_here[address] >= config.connections_per_address:
         count = open_here[address]
