@@ -406,6 +406,10 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     deal = _tag_value(block, "Deal", lambda value: Deal.from_hands(_parse_deal(value)))
     # Undealt is optional; when given, Deal checks that it is the 8 cards left over.
     _tag_value(block, "Undealt", lambda value: Deal(deal.hands, tuple(parse_holding(value))))
+    # The Score tag is the score under the hand's own Options tag: options given in its
+    # place score the hand afresh, and the tag's points, which they need not give, are not
+    # compared (a Score on a hand not over is still an error).
+    own_options = options is None
     if options is None:
         options = _tag_value(block, "Options", _parse_options) or RuleOptions()
     state = HandState(deal, dealer, options)
@@ -438,7 +442,8 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     _check_derived(block, "Declarer", contract.declarer.name if contract else None, _same_seat)
     _check_derived(block, "Result", str(state.tricks_won[contract.side])
                    if contract and state.phase is Phase.FINISHED else None)
-    _check_derived(block, "Score", format_score(state) if state.is_over else None)
+    _check_derived(block, "Score", format_score(state) if state.is_over else None,
+                   _same_text if own_options else lambda value, expected: True)
 
     extra: dict[str, str] = {}
     for number, name, value in block.tags:
@@ -489,7 +494,9 @@ def _is_date(value: str) -> bool:
 
 
 def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:
-    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag.
+    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag
+    (the hand is scored under them, and its ``Score`` tag, the score under its own options,
+    is not compared).
     A byte-order mark at the start is dropped."""
     return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import (CardCodeError, DealError, FlowerBridgeError, IllegalCallError,
+from flowerbridge import (CardCodeError, DealError, FlowerBridgeError, HandState, IllegalCallError,
                           IllegalPlayError, OptionError, PhaseError, RecordError, RuleOptions,
                           notation, records)
 from flowerbridge.cards import parse_cards
@@ -216,6 +216,38 @@ def test_notation_options_round_trip_with_non_default_values(ch16_record):
 def test_notation_options_argument_overrides_the_tag():
     record = notation.loads(CH16_TEXT, options=RuleOptions.strict())
     assert record.state.options.undertrick_penalty == 0
+
+
+def _down_hand(random_hand) -> HandState:
+    """A hand whose declarer went down: its score differs under RuleOptions.strict()."""
+    return next(state for state in map(random_hand, range(200))
+                if state.contract is not None and state.score().to_dict()
+                != replay(to_dict(state), options=RuleOptions.strict()).score().to_dict())
+
+
+def test_notation_options_argument_scores_afresh_the_score_tag_is_not_checked(random_hand):
+    # loads(dumps(state), options=strict) on a hand that went down was refused: "tag Score
+    # says '... above 530', the replay gives '... above 80'" (the tag is the default's score)
+    state = _down_hand(random_hand)
+    text = notation.dumps(state)
+    strict = RuleOptions.strict()
+    record = notation.loads(text, options=strict)
+    assert record.state.options == strict
+    assert record.state.score().to_dict() == replay(to_dict(state), options=strict).score().to_dict()
+    assert notation.loads(notation.dumps(record)).state.options == strict     # written anew
+    assert [to_dict(r.state) for r in notation.loads_all(text + "\n" + text, options=strict)] \
+        == [to_dict(record.state)] * 2
+    assert records.loads(records.dumps(state), options=strict).state.score() == record.state.score()
+    # read under its own Options tag, the Score tag is checked as ever
+    wrong = edit(text, "[Score \"", "[Score \"NS below 1 above 1; EW below 1 above 1\"]\n[X \"")
+    with pytest.raises(RecordError, match=r"line \d+: tag Score says"):
+        notation.loads(wrong)
+    # and the other derived tags, which the play itself gives, are checked under an override too
+    with pytest.raises(RecordError, match=r"line \d+: tag Result says"):
+        notation.loads(edit(CH16_TEXT, '[Result "11"]', '[Result "10"]'), options=strict)
+    unfinished = edit(CH16_TEXT, "10P 11P 5P 1R\n", "10P 11P 5P\n")
+    with pytest.raises(RecordError, match=r"line \d+: tag Score '.*' given, but the hand has no score"):
+        notation.loads(drop(unfinished, "[Result"), options=strict)
 
 
 def test_notation_unknown_tags_kept_in_order_and_written_first():
