@@ -321,19 +321,44 @@ def _parse_options(value: str) -> RuleOptions:
         if key in data:
             raise RecordError(f"option {key} is given twice (which value is meant?)")
         start = pos + len(key) + 1
+        rest = value[start:]
+        shown = rest if len(rest) <= 40 else rest[:39] + "…"
+        too_deep = RecordError(f"option {key}: {shown!r} is a list nested too deeply (an option is "
+                               "a number, a list of numbers or a list of pairs)")
         try:
             parsed, end = _JSON.raw_decode(value, start)
             if end < len(value) and not value[end].isspace():
                 raise ValueError("more follows")
-            data[key], pos = parsed, end
+        except RecursionError:  # the JSON reader's answer to a list thousands deep
+            raise too_deep from None
         except ValueError:      # not JSON (or a number too long to read): the text itself
             if value[start:start + 1] in ("[", "{"):
-                rest = value[start:]
-                shown = rest if len(rest) <= 40 else rest[:39] + "…"
                 raise RecordError(f"option {key}: {shown!r} is not a JSON list such as [4, 2]") from None
             pos = _word_end(value, start)
             data[key] = value[start:pos]
+            continue
+        if _depth(parsed) > _MAX_DEPTH:     # the options' checks would recurse into it
+            raise too_deep
+        data[key], pos = parsed, end
     return RuleOptions.from_dict(data)
+
+
+# Deeper than any option (a list of pairs) by far, and far short of Python's recursion limit.
+_MAX_DEPTH = 16
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in a JSON value (0 for a number or a string),
+    worked out without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((item, depth) for item in (value.values() if isinstance(value, dict) else value))
+    return deepest
 
 
 def _word_end(text: str, pos: int) -> int:

@@ -149,6 +149,19 @@ def test_notation_options_tag_with_a_broken_list_names_the_option():
         notation.loads(text)
 
 
+@pytest.mark.parametrize("value", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, "[" * 500 + "]" * 500,
+                                   "[" * 17 + "4" + "]" * 17],
+                         ids=["100000-open", "100000-closed", "500-closed", "17-deep"])
+def test_notation_options_tag_with_a_list_nested_too_deeply_names_the_option(value):
+    # honor_bright=[[[... 100,000 deep raised RecursionError (no FlowerBridgeError), and
+    # the command said "the input is nested too deeply to read", naming no line nor tag
+    text = edit(CH16_TEXT, '[Options "undertrick_penalty=50 ', f'[Options "undertrick_penalty=50 honor_bright={value} ')
+    with pytest.raises(RecordError, match=r"^line 8, tag Options: option honor_bright: '\[\[\[\[.*…?' is a list "
+                                          r"nested too deeply \(an option is a number, a list of numbers "
+                                          r"or a list of pairs\)$"):
+        notation.loads(text)
+
+
 def test_notation_auction_lines_may_hold_any_number_of_calls():
     text = edit(CH16_TEXT, "1A Pass 3A Pass\n4A Pass Pass Pass\n", "1A\nPass 3A Pass 4A Pass\nPass Pass\n")
     assert notation.dumps(notation.loads(text)) == CH16_TEXT
