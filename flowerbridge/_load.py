@@ -8,13 +8,19 @@ from .errors import RecordError
 from .records import HandRecord
 from .state import HandState
 
-_TAG_START = re.compile(r'\[\s*[A-Za-z]\w*\s+"')
+# "[" and a tag's name (letters, digits and "_" after a letter), then, for a word JSON
+# readers take there (true, false, null, and NaN and Infinity, which they refuse), a
+# tag's value: [Event ...], [Event], [null "x"] are tags; [true], [ null, 1] JSON arrays
+_TAG_START = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)(\s+")?')
+_JSON_WORDS = ("true", "false", "null", "NaN", "Infinity")
 
 
 def is_notation(text: str) -> bool:
-    """Whether ``text`` opens as the text notation does, with a tag ``[Name "value"]``
-    (a JSON array opens with "[" too)."""
-    return _TAG_START.match(text.lstrip()) is not None
+    """Whether ``text`` opens as the text notation does, with "[" and a tag's name (a JSON
+    array opens with "[" too, but then a value: a number, a string, an array, an object,
+    true, false or null)."""
+    match = _TAG_START.match(text.lstrip())
+    return match is not None and (match.group(1) not in _JSON_WORDS or match.group(2) is not None)
 
 
 def load_any(text: str, source: str | None = None) -> list[HandState]:

@@ -415,6 +415,34 @@ def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_reco
         load_any("[1, 2]")
 
 
+@pytest.mark.parametrize("text, pattern", [
+    ("[Event Flower]\n", r"^line 1: malformed tag '\[Event Flower\]': expected \[Name \"value\"\]$"),
+    ("[Event]\n", r"^line 1: malformed tag '\[Event\]'"),
+    ("  [Event 'x']\n[Dealer \"S\"]\n", r"^line 1: malformed tag \"\[Event 'x'\]\""),
+    ("[ Dealer]", r"^line 1: malformed tag '\[ Dealer\]'"),
+    ("[nullable]", r"^line 1: malformed tag"),
+])
+def test_load_any_a_malformed_tag_on_the_first_line_is_the_notations_error(text, pattern):
+    # "[Event Flower]" on line 1 was "malformed JSON at line 1 column 2 of noquote.fbn: Expecting
+    # value", on line 3 "line 3: malformed tag": "[" and a letter open the notation, never JSON
+    with pytest.raises(RecordError, match=pattern):
+        load_any(text, "noquote.fbn")
+
+
+@pytest.mark.parametrize("text, pattern", [
+    ("[true]", "a hand record is a JSON object, not an array"),
+    ("[ null, 1]", "a hand record is a JSON object, not an array"),
+    ("[\n  false\n]", "a hand record is a JSON object, not an array"),
+    ("[]", "a hand record is a JSON object, not an array"),
+    ("[-1]", "a hand record is a JSON object, not an array"),
+    ("[NaN]", r"malformed JSON of x\.json: NaN is not a JSON value"),
+    ("[truth", r"malformed tag '\[truth'"),
+])
+def test_load_any_json_arrays_of_literals_are_still_json(text, pattern):
+    with pytest.raises(RecordError, match=pattern):
+        load_any(text, "x.json")
+
+
 def test_session_record_hands_without_options_are_played_under_the_sessions():
     # R15 set to 0 for the session; its hands, written without options, take it:
     # North-South's 7NT fails with no penalty to East-West.
