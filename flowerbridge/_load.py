@@ -12,6 +12,7 @@ from .state import HandState
 # readers take there (true, false, null, and NaN and Infinity, which they refuse), a
 # tag's value: [Event ...], [Event], [null "x"] are tags; [true], [ null, 1] JSON arrays
 _TAG_START = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)(\s+")?')
+_BLANK = re.compile(r"[\s\ufeff]*\Z")
 _JSON_WORDS = ("true", "false", "null", "NaN", "Infinity")
 
 
@@ -33,7 +34,7 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
     """As :func:`load_any`, the hands with the keys or tags they carry besides
     (a session's hands carry none)."""
     stripped = text.lstrip()
-    if not stripped:
+    if _BLANK.match(stripped):     # whitespace and byte-order marks only
         raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not is_notation(stripped):

@@ -379,6 +379,14 @@ def test_cli_show_an_empty_file_is_an_error(cli, assert_cli_error, tmp_path):
     assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"error: \S+empty\.json is empty: no hand record")
 
 
+@pytest.mark.parametrize("content", [b"\xef\xbb\xbf\xef\xbb\xbf", b"\xef\xbb\xbf \n\xef\xbb\xbf\n",
+                                     b"\n\xef\xbb\xbf"])
+def test_cli_show_a_file_of_byte_order_marks_only_is_empty(cli, assert_cli_error, tmp_path, content):
+    # it said "f.fbn holds a session of no hands: nothing to show"
+    (tmp_path / "f.fbn").write_bytes(content)
+    assert_cli_error(cli("show", str(tmp_path / "f.fbn")), r"^error: \S+f\.fbn is empty: no hand record in it$")
+
+
 @pytest.mark.parametrize("value", ["inf", "nan", "0.5", "100000"])
 def test_cli_solve_memory_bound_out_of_range_is_one_error_line(cli, assert_cli_error, tmp_path,
                                                               ch16_record, value):
