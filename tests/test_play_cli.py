@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 
 import pytest
@@ -496,3 +497,41 @@ def test_play_between_hands_q_quits_and_anything_else_asks_again(monkeypatch):
     assert after.startswith("Enter starts the next hand; q ends the session.\n"
                             "Press Enter for the next hand (q to quit): Session ended.")
     assert "=== Board 2" not in out
+
+
+CHEATING_BOT = '''
+from flowerbridge.bots.basic import BasicBot
+from flowerbridge.cards import CARDS
+
+
+class Cheat(BasicBot):
+    """Plays as basic until its 27th card (so in the second hand or later), then a
+    card it may not play."""
+
+    cards = 0
+
+    def decide(self, observation):
+        if observation.phase == "play":
+            self.cards += 1
+            if self.cards >= 27:
+                from flowerbridge.bots import Decision
+                return Decision(next(c for c in CARDS if c not in observation.legal))
+        return super().decide(observation)
+'''
+
+
+def test_play_a_bots_illegal_card_is_blamed_on_the_bot_and_the_finished_hands_are_shown(
+        monkeypatch, capsys, tmp_path):
+    # (it read "error: play 2 (S): 9P is not in S's hand", as if the person had played it,
+    # and the hands already finished were not shown)
+    (tmp_path / "cheatbot.py").write_text(CHEATING_BOT, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out = _play(monkeypatch, ["--seed", "7", "--seat", "W", "--hands", "4", "--bots", "cheatbot:Cheat"],
+                        Defender)
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err
+    assert re.fullmatch(r"error: the bot at (North|East|South) chose an illegal card: play \d+ \([NES]\): .*\n", err)
+    assert "=== Board 2" in out
+    ended = out.rindex("\nSession ended: a bot failed (the error says how).\n")
+    assert out.rindex("=== Board") < ended and out.rstrip().endswith("=" * 49)
+    assert "FLOWER BRIDGE" in out[ended:] and "Press Enter" not in out[ended:]

@@ -58,6 +58,7 @@ def run(args) -> int:
     if args.save is not None:   # a path that cannot be written is refused before any hand
         from ._save import SessionFile
         save = SessionFile(args.save)
+    from ..errors import BotError
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     if isinstance(sys.stdin, io.TextIOWrapper):
@@ -76,6 +77,12 @@ def run(args) -> int:
         table.say("Session ended.")
         if session.hands and not table.sheet_shown:
             table.say(session.render(_width()))
+    except BotError:    # a bot failed or broke a rule: the hands finished still count
+        if session.hands:
+            table.say("\nSession ended: a bot failed (the error says how).")
+            if not table.sheet_shown:
+                table.say(session.render(_width()))
+        raise
     return status
 
 
@@ -146,7 +153,9 @@ class Table:
     def play_hand(self, session, seed) -> None:
         """Deal the session's next hand, play it out and score it."""
         from ..bots.base import ask
+        from ..calls import Call
         from ..dealing import Deal
+        from ..errors import BotError, FlowerBridgeError
         from ..render import render_auction, render_deal, render_score
         from ..state import Phase
 
@@ -165,7 +174,12 @@ class Table:
                 self.human_turn(state)
             else:
                 decision = ask(self.bots[actor], actor, state.observation(actor))
-                self.report_bot(state, state.apply(decision.action, actor), decision)
+                try:
+                    event = state.apply(decision.action, actor)
+                except FlowerBridgeError as exc:    # the rules refuse it: the bot's fault, said so
+                    what = "call" if isinstance(decision.action, Call) else "card"
+                    raise BotError(f"the bot at {actor.full_name} chose an illegal {what}: {exc}") from exc
+                self.report_bot(state, event, decision)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
                 self.say(render_auction(state))
             # the dummy, face up once the opening lead is made (the person's own
