@@ -74,6 +74,8 @@ _TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]$
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _DATE_RE = re.compile(r"([0-9?]{4})\.([0-9?]{2})\.([0-9?]{2})")
 _SEAT_LABEL_RE = re.compile(r"(?:^|\s)([NESW]):", re.IGNORECASE)
+# Where a line ends: LF, CR LF or CR, and nowhere else.
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 # ------------------------------------------------------------------ writing
@@ -126,7 +128,7 @@ def dumps(record: HandRecord | HandState) -> str:
     a value that is not a string is written as JSON text. A key the text could
     not give back is left out, as FORMATS.md lets a program ignore an unknown
     key (never an error): a name that is no tag name or is one of the hand's
-    own tags, a value with a line break, a ``Date`` or ``Board`` the reader
+    own tags, a value with a line end (LF, CR), a ``Date`` or ``Board`` the reader
     refuses. See :func:`_writable_tag`.
     """
     if isinstance(record, HandState):
@@ -166,12 +168,12 @@ def _writable_tag(name: str, value: Any) -> str | None:
     """The value of the tag an extra key is written as, or None when the reader
     would not give the key back as it is (so it is not written): a name that is
     not letters, digits and '_' after a letter, or is one of the hand's own tags;
-    a value with a line break (a tag is one line); a ``Date`` or ``Board`` the
-    reader refuses."""
+    a value with a line end, LF or CR (a tag is one line); a ``Date`` or ``Board``
+    the reader refuses."""
     if not (isinstance(name, str) and _NAME_RE.fullmatch(name)) or name in HAND_TAGS:
         return None
     text = _extra_value(value)
-    if len(f"x{text}x".splitlines()) > 1:
+    if _LINE_END.search(text):
         return None
     try:
         _check_extra_tag(name, text)
@@ -236,7 +238,9 @@ class _Block:
 
 def _blocks(text: str) -> Iterator[_Block]:
     current: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # (not str.splitlines, which also breaks at \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029,
+    # where editors and grep go on: the line numbers of errors would drift from theirs)
+    for number, line in enumerate(_LINE_END.split(text), 1):
         line = line.strip()
         if line:
             current.append((number, line))

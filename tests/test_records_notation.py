@@ -290,7 +290,7 @@ def test_notation_json_extras_that_are_not_strings_are_written_as_json(ch16_reco
 @pytest.mark.parametrize(("key", "value"), [
     ("two words", "x"), ("source-file", "hand.json"), ("9lives", "x"), ("Event\n", "x"),  # no tag name
     ("Deal", "x"), ("Score", "x"),                              # one of the hand's own tags
-    ("Event", "Club\nnight"), ("Event", "a\rb"), ("Event", "a\u2028b"), ("Event", "a\x85b"),  # one line
+    ("Event", "Club\nnight"), ("Event", "a\rb"), ("Event", "a\r\nb"),  # a tag is one line
     ("Board", 0), ("Date", "yesterday"), ("Date", "today"), ("Date", None),   # the reader refuses
 ])
 def test_formats_unknown_keys_the_notation_cannot_write_are_ignored_never_an_error(ch16_record, key,
@@ -303,6 +303,30 @@ def test_formats_unknown_keys_the_notation_cannot_write_are_ignored_never_an_err
     back = notation.loads(text)
     assert back.extra == {"Site": "Seoul", "Round": "2"}
     assert notation.dumps(back) == text
+
+
+@pytest.mark.parametrize("char", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_notation_a_tag_value_holding_a_character_that_ends_no_line_is_written_and_read_back(ch16_record,
+                                                                                             char):
+    # only LF, CR LF and CR end a line: a value holding a form feed or U+2028 was left out
+    # (str.splitlines breaks there), though the reader keeps it
+    record = HandRecord.from_dict({**ch16_record, "Event": f"a{char}b", "Site": f"{char}c{char}"})
+    text = notation.dumps(record)
+    assert text.count("\n") == CH16_TEXT.count("\n") - 2     # no Date, no Board
+    assert notation.loads(text).extra == {"Event": f"a{char}b", "Site": f"{char}c{char}"}
+
+
+@pytest.mark.parametrize("char", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_notation_lines_end_at_lf_crlf_or_cr_only_so_an_errors_line_is_an_editors(char, newline):
+    # str.splitlines also broke at these characters: the error's line drifted from what
+    # an editor or grep shows, and a line holding one alone split the hand in two
+    text = edit(CH16_TEXT, "1A Pass 3A Pass", f"1A{char}Pass 3A Pass{char}")
+    text = edit(text, '[Site "Seoul"]', f'[Site "Seoul{char}"]{char}')
+    text = edit(text, "11R 6R 6R 10R", "12B 6R 6R 10R")     # line 15: W holds no 12B
+    with pytest.raises(IllegalPlayError, match=r"^line 15, play 1 \(W\): 12B is not in W's hand"):
+        notation.loads(text.replace("\n", newline))
+    assert notation.loads(edit(text, "12B 6R 6R 10R", "11R 6R 6R 10R")).extra["Site"] == f"Seoul{char}"
 
 
 @pytest.mark.parametrize(("old", "new", "pattern"), [
