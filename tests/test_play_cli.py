@@ -535,3 +535,50 @@ def test_play_a_bots_illegal_card_is_blamed_on_the_bot_and_the_finished_hands_ar
     ended = out.rindex("\nSession ended: a bot failed (the error says how).\n")
     assert out.rindex("=== Board") < ended and out.rstrip().endswith("=" * 49)
     assert "FLOWER BRIDGE" in out[ended:] and "Press Enter" not in out[ended:]
+
+
+class FolderGoes(AutoPlayer):
+    """Plays as AutoPlayer; removes the folder of --save at its first answer and,
+    if ``comes_back``, makes it again once the second hand starts."""
+
+    folder = None
+    comes_back = False
+
+    def readline(self, *args) -> str:
+        import shutil
+
+        if self.folder.exists() and "=== Board 2" not in self.screen.getvalue():
+            shutil.rmtree(self.folder)
+        elif self.comes_back and "=== Board 2" in self.screen.getvalue():
+            self.folder.mkdir(exist_ok=True)
+        return super().readline(*args)
+
+
+@pytest.mark.parametrize("comes_back", [False, True])
+def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatch, capsys, tmp_path, comes_back):
+    # (the session ended at once on "error: --save ...: cannot write the session", the
+    # hand's score and the scoresheet never shown)
+    import json
+
+    path = tmp_path / "sub" / "s.json"
+    path.parent.mkdir()
+
+    class Player(FolderGoes):
+        folder = path.parent
+
+    Player.comes_back = comes_back
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], Player)
+    err = capsys.readouterr().err
+    failed = f"--save {path}: cannot write the session: No such file or directory"
+    hand1 = out.split("=== Board 2", 1)[0]
+    assert "2P by S: 3 tricks, failed (-5)" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
+    assert (f"Warning: not saved: {failed}. The hand is on the scoresheet; play goes on, "
+            "and saving is tried again after the next hand.\n") in hand1
+    assert "=== Board 2" in out and out.count("FLOWER BRIDGE") == 2 and "Traceback" not in out + err
+    if comes_back:      # saved after the second hand: the file holds both
+        assert (status, err) == (0, "") and out.endswith(f"Saved to {path}.\n")
+        assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 2
+    else:
+        assert out.endswith(f"Warning: not saved: {failed}. The hand is on the scoresheet; "
+                            "the file does not hold this hand.\n")
+        assert status == 2 and err == f"error: {failed}\n"

@@ -4,7 +4,8 @@ record (:meth:`~flowerbridge.session.Session.to_dict`, what ``flowerbridge show`
 The file is written whole each time, to a temporary file beside it that then
 replaces it, so that a reader (or a crash part-way) never sees half a record.
 Whether it can be written is found out when the command starts, before any
-hand is played.
+hand is played; a write that fails later (the folder removed, the disk full)
+raises :class:`SaveError`, which the commands report without losing the game.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ import os
 import secrets
 
 from . import UsageError
+
+
+class SaveError(UsageError):
+    """The session could not be written (the folder gone, the disk full): the
+    session itself is sound, and the command says so and goes on."""
 
 
 class SessionFile:
@@ -58,4 +64,4 @@ class SessionFile:
                     os.unlink(temporary)
                 except OSError:
                     pass
-            raise UsageError(f"--save {self.path}: cannot write the session: {exc.strerror or exc}") from None
+            raise SaveError(f"--save {self.path}: cannot write the session: {exc.strerror or exc}") from None

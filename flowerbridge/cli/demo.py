@@ -40,6 +40,7 @@ def run(args) -> int:
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     board = 0
+    save_error = None
     try:
         while not session.is_over:
             board += 1
@@ -54,6 +55,12 @@ def run(args) -> int:
                 print()
     finally:    # the hands finished, also when the session is cut short (Ctrl-C, the output closed)
         if save is not None and session.hands:
-            save.write(session)
+            from ._save import SaveError
+            try:
+                save.write(session)
+            except SaveError as exc:    # (the folder removed, the disk full): the sheet all the same
+                save_error = exc
     print(session.render())
+    if save_error is not None:
+        raise save_error
     return 0

@@ -83,6 +83,10 @@ def run(args) -> int:
             if not table.sheet_shown:
                 table.say(session.render(_width()))
         raise
+    if table.save_error is not None:   # the last write failed: the file lacks hands (said above)
+        from . import one_line
+        print(f"error: {one_line(table.save_error)}", file=sys.stderr)
+        return status or 2
     return status
 
 
@@ -125,6 +129,7 @@ class Table:
         self.stdin = stdin
         self.stdout = stdout
         self.sheet_shown = False    # the scoresheet is on screen as it stands
+        self.save_error: str | None = None   # why the last write of --save failed
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -197,12 +202,21 @@ class Table:
                     watch = self.watch_as_dummy()
         session.add(state)
         if self.save is not None:   # before anything is asked: quitting then loses nothing
-            self.save.write(session)
+            from ._save import SaveError
+            try:
+                self.save.write(session)
+                self.save_error = None
+            except SaveError as exc:    # (the folder removed, the disk full): the game goes on
+                self.save_error = str(exc)
         # the hand is over: every card may be seen, the 8 undealt too
         self.say("\n" + render_deal(state, names=False))
         self.say(render_score(state))
         self.say(session.render(_width()))
-        if self.save is not None:
+        if self.save_error is not None:
+            then = ("play goes on, and saving is tried again after the next hand" if not session.is_over
+                    else "the file does not hold this hand")
+            self.say(f"Warning: not saved: {self.save_error}. The hand is on the scoresheet; {then}.")
+        elif self.save is not None:
             self.say(f"Saved to {self.save.path}.")
         self.sheet_shown = True
         while not session.is_over:     # Enter goes on, q quits (in ask); anything else: asked again
