@@ -582,3 +582,62 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
         assert out.endswith(f"Warning: not saved: {failed}. The hand is on the scoresheet; "
                             "the file does not hold this hand.\n")
         assert status == 2 and err == f"error: {failed}\n"
+
+
+class WrongHandFirst(AutoPlayer):
+    """Plays as AutoPlayer (or, with ``defends``, as Defender), but at the first
+    turn from each hand it types a card of the other hand it sees (its own or the
+    dummy), one that the hand to play from lacks."""
+
+    defends = False
+
+    def __init__(self, screen: io.StringIO) -> None:
+        super().__init__(screen)
+        self.tried: list[str] = []
+
+    def readline(self, *args) -> str:
+        if self.defends:
+            self.bid_made = True
+        text = self.screen.getvalue()
+        new = text[self.seen:]
+        prompt = re.search(r"Card from (your hand|dummy)[^\n]*: $", new)
+        if prompt and prompt.group(1) not in self.tried and "Dummy (" in new:
+            self.tried.append(prompt.group(1))
+            self.seen = len(text)
+
+            def codes(title: str) -> set[str]:
+                block = new.rsplit(title, 1)[1].split(":\n", 1)[1]
+                lines = []
+                for line in block.splitlines():
+                    if not line.startswith("  "):
+                        break
+                    lines.append(line)
+                return set(re.findall(r"\b\d+(?:Pa|Pb|[BARP])\b", " ".join(lines)))
+
+            mine, dummy = codes("Your hand"), codes("Dummy (")
+            other, this = (dummy, mine) if prompt.group(1) == "your hand" else (mine, dummy)
+            return sorted(other - this)[0] + "\n"
+        return super().readline(*args)
+
+
+def test_play_a_card_from_the_wrong_one_of_your_two_hands_says_whose_turn_it_is(monkeypatch):
+    # seed 5: South declares 2R, West leads, and the person plays from dummy first
+    # (it read "12B is not in N's hand [Ch. 9]" and "7A is not in S's hand [Ch. 9]")
+    status, out = _play(monkeypatch, ["--seed", "5", "--seat", "S", "--hands", "1"], WrongHandFirst)
+    assert status == 0 and "Trick 13 won by" in out
+    assert re.search(r"Card from dummy \(North\) [^\n]*: Not allowed: it is dummy's turn \(North\): "
+                     r"\w+ is in your own hand, not dummy's\n", out)
+    assert re.search(r"Card from your hand [^\n]*: Not allowed: it is your own turn, not dummy's: "
+                     r"\w+ is in dummy's hand \(North\)\n", out)
+    assert "is not in" not in out
+
+
+def test_play_a_defender_typing_a_dummy_card_is_told_it_is_dummys(monkeypatch):
+    class Defends(WrongHandFirst):
+        defends = True
+
+    # seed 24: East declares 2R; West, the dummy, is face up once the person (South) has led
+    status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"], Defends)
+    assert status == 0 and "Trick 13 won by" in out
+    assert re.search(r"Card from your hand [^\n]*: Not allowed: \w+ is in dummy's hand \(West\), not yours\n", out)
+    assert "is not in" not in out

@@ -298,6 +298,10 @@ class Table:
                 if asks_help:
                     self.say(HELP_CALL if auction else HELP_CARD)
                 continue
+            wrong = None if auction else self.wrong_hand(state, obs, text)
+            if wrong is not None:
+                self.say(f"Not allowed: {wrong}")
+                continue
             try:
                 event = state.apply(text, self.seat)
             except FlowerBridgeError as exc:
@@ -310,3 +314,25 @@ class Table:
                 self.say(f"You play {event.card.code} {event.card.name}"
                          + ("" if event.seat is self.seat else " from dummy"))
             return
+
+    def wrong_hand(self, state, obs, text: str) -> str | None:
+        """Why a card the person typed comes from the wrong one of the hands they
+        see, their own or the dummy (the engine would say only that it is not in
+        the hand to play from); None when it is not that."""
+        from ..cards import parse_card
+        from ..errors import CardCodeError
+
+        try:
+            card = parse_card(text)
+        except CardCodeError:
+            return None
+        turn, dummy = state.turn, state.contract.dummy
+        if obs.dummy is None or dummy is self.seat or card in state.remaining(turn):
+            return None
+        if turn is dummy and card in obs.hand:     # declarer, at the dummy's turn
+            return f"it is dummy's turn ({dummy.full_name}): {card.code} is in your own hand, not dummy's"
+        if turn is self.seat and card in obs.dummy:
+            if self.seat is state.contract.declarer:
+                return f"it is your own turn, not dummy's: {card.code} is in dummy's hand ({dummy.full_name})"
+            return f"{card.code} is in dummy's hand ({dummy.full_name}), not yours"
+        return None
