@@ -29,10 +29,11 @@ the dealer; each play line is one trick in the order its cards were played.
 
 Reading replays every call and card through
 :class:`~flowerbridge.state.HandState`, so text the rules reject cannot be
-read; an error names the line. The reader is lenient (seats in any case or as
-words, cards in any order within a suit group, spaces inside an option's JSON
-value, derived tags compared but for case and spacing: ``docs/notation.md``,
-*What the reader takes*); the writer is canonical. ``Contract``, ``Declarer``, ``Result``,
+read; an error names the line. The reader is lenient (tags in any order, any
+Unicode whitespace where whitespace goes, seats in any case or as words, cards
+in any order within a suit group, spaces inside an option's JSON value, derived
+tags compared but for case and spacing: ``docs/notation.md``, *What the reader
+takes*); lines end at LF, CR LF or CR only. The writer is canonical. ``Contract``, ``Declarer``, ``Result``,
 ``Score``, the ``Auction`` tag's dealer and the ``Play`` tag's leader are
 derived from the replay: they may be left out, and when given they must agree
 with it. Every other tag (``Event``, ``Site``, ``Date``, ``Board`` and any

@@ -121,6 +121,41 @@ def test_notation_reader_takes_what_docs_notation_md_says_it_takes():
     assert notation.dumps(notation.loads(loose)) == CH16_TEXT
 
 
+def test_notation_reader_takes_the_tags_in_any_order_each_section_after_its_tag():
+    # docs/notation.md, "What the reader takes": Dealer last, Play and its lines before
+    # Auction and its lines, the derived tags and unknown tags anywhere
+    lines = CH16_TEXT.splitlines(keepends=True)
+    auction, play = "".join(lines[8:11]), "".join(lines[13:27])
+    shuffled = ("".join(lines[27:29]) + play + '[Round "2"]\n' + "".join(lines[11:13]) + auction
+                + "".join(lines[5:8]) + "".join(lines[:4]) + lines[4])
+    assert auction.startswith("[Auction") and play.startswith("[Play") and lines[4] == '[Dealer "S"]\n'
+    record = notation.loads(shuffled)
+    assert notation.dumps(record) == '[Round "2"]\n' + CH16_TEXT    # unknown tags in the order read
+    # a section's lines are those right after its tag, up to the next tag
+    with pytest.raises(RecordError, match=r"^line 12: '4A Pass Pass Pass' is neither a tag nor part of an "
+                                          r"Auction or Play section$"):
+        notation.loads(edit(CH16_TEXT, "4A Pass Pass Pass\n", '[Round "2"]\n4A Pass Pass Pass\n'))
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\u2003", "\f", "\v", "\x85", "\u2028"])
+def test_notation_reader_takes_any_unicode_whitespace_where_it_takes_whitespace(space):
+    # docs/notation.md, "What the reader takes": whitespace is what str.isspace takes (a
+    # no-break space pasted from a web page, an ideographic space from an input method)
+    loose = (CH16_TEXT.replace("\n", f"{space}\n")
+             .replace('[Dealer "S"]', f'[{space}Dealer{space}"S"{space}]')
+             .replace("1A Pass 3A Pass", f"1A{space}Pass 3A{space}{space}Pass")
+             .replace("N:11B 7A 6A 6A / 9R", f"N:{space}11B{space}7A 6A 6A{space}/{space}9R")
+             .replace("undertrick_penalty=50 declarer", f"undertrick_penalty=50{space}declarer")
+             .replace("11R 6R 6R 10R", f"{space}11R{space}6R 6R 10R"))
+    assert loose.count(space) > 30
+    assert notation.dumps(notation.loads(loose)) == CH16_TEXT
+    # a line of whitespace only is a blank line, which ends a hand
+    two = notation.loads_all(f"{CH16_TEXT}{space}{space}\n{CH16_TEXT}")
+    assert notation.dumps_all(two) == f"{CH16_TEXT}\n{CH16_TEXT}"
+    with pytest.raises(RecordError, match=r"^hand at line 1: missing tag Dealer$"):
+        notation.loads_all(edit(CH16_TEXT, '[Board "16"]\n', f'[Board "16"]\n{space}\n'))
+
+
 @pytest.mark.parametrize("tag, value", [("Declarer", "N"), ("Declarer", "North"), ("Declarer", "So"),
                                         ("Contract", "4 A"), ("Contract", "4Animals")])
 def test_notation_derived_tags_are_compared_as_docs_notation_md_says(tag, value):
