@@ -9,7 +9,7 @@ import re
 from enum import IntEnum
 
 from .cards import Suit
-from .errors import CallSyntaxError
+from .errors import CallSyntaxError, FlowerBridgeError
 
 
 class Denomination(IntEnum):
@@ -154,4 +154,42 @@ def parse_call(text: "str | Call") -> Call:
         m = _CALL_RE.fullmatch(text)
         if m:
             return BID[int(m.group(1))][Denomination.parse(m.group(2))]
+        hint = _call_hint(text)
+        if hint:
+            raise CallSyntaxError(f"unknown call {text!r}: {hint}")
     raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")
+
+
+# how Bridge players write Double and Redouble, which Flower Bridge has not
+_DOUBLES = {"x", "xx", "d", "dbl", "dble", "double", "rdbl", "redbl", "redble", "redouble", "r/d", "rd"}
+_BID_SHAPE = re.compile(r"([0-9]+)([A-Za-z]*)")
+
+
+def _call_hint(text: str) -> str:
+    """What a call that is none comes nearest to, for its error; or ''."""
+    compact = "".join(text.split()).lower().replace("-", "")
+    if compact in _DOUBLES:
+        return ("Flower Bridge has no Double or Redouble (the rulebook has none): "
+                "the calls are Pass and the bids, such as 1P, 3A, 7NT")
+    if compact == "p":
+        return "write Pass"
+    if compact != text.lower() and (compact == "pass" or _CALL_RE.fullmatch(compact)):
+        return f"write it without spaces, {parse_call(compact).text}"
+    from .cards import parse_card
+    try:
+        card = parse_card(text)
+    except FlowerBridgeError:
+        pass
+    else:
+        return f"{card.code} is a card: the auction takes Pass or a bid such as 1P, 3A, 7NT"
+    shape = _BID_SHAPE.fullmatch(compact)
+    if shape is None:
+        return ""
+    level, denomination = int(shape.group(1)), shape.group(2).upper()
+    if denomination == "N" and 1 <= level <= 7:
+        return f"write {level}NT"
+    if not 1 <= level <= 7:
+        return "a bid is a level, 1 to 7, then P, R, A or NT (1P, 3A, 7NT)"
+    if denomination in ("S", "H", "D", "C"):
+        return "the denominations are P (Plains), R (Ribbons), A (Bright Animals) and NT"
+    return ""

@@ -12,6 +12,7 @@ and hashing is cheap.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
@@ -325,7 +326,38 @@ def parse_card(code: "str | Card") -> Card:
         card = _BY_CODE.get(code.upper())
         if card is not None:
             return card
+        hint = _code_hint(code)
+        if hint:
+            raise CardCodeError(f"unknown card code {code!r}: {hint}")
     raise CardCodeError(f"unknown card code {code!r}")
+
+
+_CODE_SHAPE = re.compile(r"([0-9]+)([A-Za-z]*)")
+
+
+def _code_hint(code: str) -> str:
+    """What a code that names no card comes nearest to, for its error: the code
+    written without spaces, January's two Plains, the cards of its month; or ''."""
+    compact = "".join(code.split())
+    if compact != code and compact.upper() in _BY_CODE:
+        return f"write it without spaces, {_BY_CODE[compact.upper()].code}"
+    shape = _CODE_SHAPE.fullmatch(compact)
+    if shape is None:
+        return ""
+    month, letters = int(shape.group(1)), shape.group(2).upper()
+    if not 1 <= month <= 12:
+        return "a code is a month, 1 to 12, then B, A, R or P (11B, 7A, 9R, 10P; 1Pa, 1Pb)"
+    if month == 1 and letters.startswith("P"):
+        return "January has two Plains, 1Pa and 1Pb"
+    if len(letters) != 1 or letters not in "BARP":
+        return "after the month comes one letter, B, A, R or P (Bright, Animal, Ribbon, Plain)"
+    if f"{month}{letters}" in _BY_CODE:     # 011B
+        return f"write it {_BY_CODE[f'{month}{letters}'].code}"
+    name = MONTH_NAMES[month - 1]
+    held = sorted((c for c in CARDS if c.month == month), key=_INDEX, reverse=True)
+    cards = (f"{name}'s cards are {' and '.join(c.code for c in held)}" if len(held) > 1
+             else f"{name}'s one card is {held[0].code}")
+    return f"the deck has no {name} {Kind('PRAB'.index(letters)).english}; {cards}"
 
 
 def parse_cards(codes) -> list[Card]:

@@ -641,3 +641,20 @@ def test_play_a_defender_typing_a_dummy_card_is_told_it_is_dummys(monkeypatch):
     assert status == 0 and "Trick 13 won by" in out
     assert re.search(r"Card from your hand [^\n]*: Not allowed: \w+ is in dummy's hand \(West\), not yours\n", out)
     assert "is not in" not in out
+
+
+def test_play_a_call_that_is_none_is_named_as_typed_with_what_it_is_near(monkeypatch):
+    # (1P 1R was named '1P1R', the spaces taken out for 3 nt; X said only "expected Pass or a bid")
+    status, out = _play(monkeypatch, ["--seed", "3"], "1P 1R\nX\nDbl\n2 X\nq\n")
+    assert status == 0
+    assert "Not allowed: call 3 (S): unknown call '1P 1R': expected Pass or a bid such as 1P, 3A, 7NT\n" in out
+    for typed in ("X", "Dbl"):
+        assert (f"Not allowed: call 3 (S): unknown call '{typed}': Flower Bridge has no Double or Redouble "
+                "(the rulebook has none): the calls are Pass and the bids, such as 1P, 3A, 7NT\n") in out
+    assert "unknown call '2 X'" in out
+
+
+def test_play_a_near_miss_card_code_says_what_the_deck_has(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"], "Pass\nPass\n1P\nq\n")
+    assert status == 0
+    assert "Not allowed: play 1 (S): unknown card code '1P': January has two Plains, 1Pa and 1Pb\n" in out

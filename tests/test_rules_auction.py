@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -269,3 +270,24 @@ def test_ruling_r5_session_refuses_a_hand_with_the_wrong_dealer():
     state = auction("Pass Pass Pass Pass", dealer=Seat.E)
     with pytest.raises(RecordError, match="dealer must be N"):
         session.add(state)
+
+
+@pytest.mark.parametrize("text", ["X", "XX", "x", "double", "Dbl", "Redouble", "rdbl", "x x"])
+def test_ch7_a_double_or_redouble_is_told_there_is_none(text):
+    # a Bridge player's X read "unknown call 'X': expected Pass or a bid ..." as if mistyped
+    with pytest.raises(CallSyntaxError, match=f"^unknown call {re.escape(repr(text))}: Flower Bridge has no Double "
+                                              r"or Redouble \(the rulebook has none\): the calls are Pass and the bids, "
+                                              r"such as 1P, 3A, 7NT$"):
+        parse_call(text)
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("3n", "write 3NT"), ("3 NT", "write it without spaces, 3NT"), ("p", "write Pass"),
+    ("11B", "11B is a card: the auction takes Pass or a bid such as 1P, 3A, 7NT"),
+    ("8P", r"a bid is a level, 1 to 7, then P, R, A or NT \(1P, 3A, 7NT\)"),
+    ("1S", r"the denominations are P \(Plains\), R \(Ribbons\), A \(Bright Animals\) and NT"),
+    ("1Z", r"expected Pass or a bid such as 1P, 3A, 7NT"),
+])
+def test_ch7_an_unknown_call_near_a_call_says_what_it_is_near(text, hint):
+    with pytest.raises(CallSyntaxError, match=f"^unknown call {re.escape(repr(text))}: {hint}$"):
+        parse_call(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -179,3 +180,25 @@ def test_ruling_r20_deck_holds_80_points_a_hand_averages_about_17_3():
     from flowerbridge import Deal
     hands = [hand for i in range(2000) for hand in Deal.from_seed("r20", i).hands]
     assert abs(fmean(hand_points(hand) for hand in hands) - 80 * 13 / 60) < 0.25
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("1P", "January has two Plains, 1Pa and 1Pb"),
+    ("1pc", "January has two Plains, 1Pa and 1Pb"),
+    ("4A", "the deck has no April Animal; April's cards are 4R and 4P"),
+    ("12R", "the deck has no December Ribbon; December's one card is 12B"),
+    ("13B", "a code is a month, 1 to 12, then B, A, R or P (11B, 7A, 9R, 10P; 1Pa, 1Pb)"),
+    ("11Z", "after the month comes one letter, B, A, R or P (Bright, Animal, Ribbon, Plain)"),
+    ("11 b", "write it without spaces, 11B"),
+    ("011B", "write it 11B"),
+])
+def test_formats_an_unknown_card_code_near_a_card_says_what_the_deck_has(text, hint):
+    # (each was only "unknown card code '1P'")
+    with pytest.raises(CardCodeError, match=f"^unknown card code {re.escape(repr(text))}: {re.escape(hint)}$"):
+        parse_card(text)
+
+
+@pytest.mark.parametrize("text", ["x", "", "B11", "Pass"])
+def test_formats_an_unknown_card_code_near_no_card_is_said_plainly(text):
+    with pytest.raises(CardCodeError, match=f"^unknown card code {re.escape(repr(text))}$"):
+        parse_card(text)

@@ -90,6 +90,23 @@ def run(args) -> int:
     return status
 
 
+def shorthand_call(text: str) -> str:
+    """The call the person's shorthand stands for (``p``, ``3n``, ``3 nt``), or what
+    they typed as typed, when it is no call (its error then names it so)."""
+    from ..calls import parse_call
+    from ..errors import CallSyntaxError
+
+    call = "".join(text.split())
+    if call.lower() == "p":
+        call = "Pass"
+    elif len(call) == 2 and call[0] in "1234567" and call[1] in "nN":
+        call += "T"
+    try:
+        return parse_call(call).text
+    except CallSyntaxError:
+        return text
+
+
 def own_call(call: str, explanation: str) -> str:
     """The person's own call and what it shows partner under the system (the
     explanation describes the call, not the hand: ``opening: 5+ Plains, ...``
@@ -288,11 +305,7 @@ class Table:
                 continue
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
-                text = "".join(text.split())
-                if text.lower() == "p":
-                    text = "Pass"
-                elif len(text) == 2 and text[0] in "1234567" and text[1] in "nN":
-                    text += "T"
+                text = shorthand_call(text)
             if text == "?" or asks_help:
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 if asks_help:
