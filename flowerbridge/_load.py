@@ -32,7 +32,7 @@ def load_any(text: str, source: str | None = None) -> list[HandState]:
 
 def load_records(text: str, source: str | None = None) -> list[HandRecord]:
     """As :func:`load_any`, the hands with the keys or tags they carry besides
-    (a session's hands carry none)."""
+    (a session's hands theirs; the session's own unknown keys have no hand to go with)."""
     stripped = text.lstrip()
     if _BLANK.match(stripped):     # whitespace and byte-order marks only
         raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
@@ -42,7 +42,7 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
         data = parse_json(text, source)
         from .session import Session, is_session_record
         if is_session_record(data):
-            return [HandRecord(h) for h in Session.from_dict(data).hands]
+            return Session.from_dict(data).hand_records()
         return [HandRecord.from_dict(data)]
     from .notation import loads_all
     return loads_all(text)

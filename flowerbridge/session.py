@@ -20,7 +20,7 @@ from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
 from .render import count_text
-from .records import HandRecord, seat_field, to_dict as hand_to_dict
+from .records import HandRecord, seat_field
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, Side
 from .state import HandState
@@ -32,6 +32,8 @@ SESSION_FORMAT = "flowerbridge-session"
 #: hand record has: an object with one of the latter at its top is a hand record
 SESSION_KEYS = ("first_dealer", "max_hands", "max_games")
 HAND_KEYS = ("dealer", "undealt", "auction", "play")
+#: every key of a session record's own; any other at its top is kept in :attr:`Session.extra`
+SESSION_RECORD_KEYS = ("format", "options", *SESSION_KEYS, "hands")
 
 
 def is_session_record(data: Any) -> bool:
@@ -89,6 +91,10 @@ class Session:
         self.scores: list[HandScore] = []
         self.games: list[GameRecord] = [GameRecord(1)]
         self.above: list[tuple[int, Side, int, str]] = []  # (hand number, side, points, label)
+        #: the keys of the session record that the format does not know, as read (FORMATS.md:
+        #: kept and written back); each hand's own are in :meth:`hand_records`
+        self.extra: dict[str, Any] = {}
+        self._hand_extras: list[tuple[dict[str, Any], dict[str, Any]]] = []   # (extra, hands_extra)
 
     # ------------------------------------------------------------- progress
 
@@ -141,6 +147,7 @@ class Session:
         except FlowerBridgeError as exc:    # an unfinished hand: say which
             raise type(exc)(f"hand {number}: {exc.detail}", rule=exc.rule) from None
         self.hands.append(state.copy())  # the caller's may go on changing
+        self._hand_extras.append(({}, {}))
         self.scores.append(score)
         game = self.games[-1]
         for item in score.items:
@@ -175,19 +182,32 @@ class Session:
 
     # ------------------------------------------------------------ records
 
+    def hand_records(self) -> list[HandRecord]:
+        """The hands, each with the keys its record carried besides (read by
+        :meth:`from_dict`; a hand entered by :meth:`add` carries none)."""
+        records = []
+        for i, state in enumerate(self.hands):
+            extra, hands_extra = self._hand_extras[i] if i < len(self._hand_extras) else ({}, {})
+            records.append(HandRecord(state, dict(extra), dict(hands_extra)))
+        return records
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The session record: the session's own keys, the keys :attr:`extra` kept, and
+        its hands, each with the keys it carried besides."""
+        own = {
             "format": SESSION_FORMAT,
             "options": self.options.to_dict(),
             "first_dealer": self.first_dealer.name,
             "max_hands": self.max_hands,
             "max_games": self.max_games,
-            "hands": [hand_to_dict(h) for h in self.hands],
+            "hands": [record.to_dict() for record in self.hand_records()],
         }
+        return {**own, **{k: v for k, v in self.extra.items() if k not in own}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Session":
-        """Replay a session record hand by hand through the engine."""
+        """Replay a session record hand by hand through the engine. Keys it does not
+        know are kept: its own in :attr:`extra`, each hand's in :meth:`hand_records`."""
         if not isinstance(data, Mapping):
             raise RecordError("a session record is a JSON object")
         options = RuleOptions.from_dict(data.get("options"))
@@ -212,10 +232,12 @@ class Session:
             if isinstance(hand, Mapping) and hand.get("options") is None:   # null: absent
                 hand = {**hand, "options": options.to_dict()}
             try:
-                state = HandRecord.from_dict(hand).state
+                record = HandRecord.from_dict(hand)
             except FlowerBridgeError as exc:
                 raise type(exc)(f"hand {i}: {exc}") from None
-            session.add(state)  # its errors name the hand
+            session.add(record.state)  # its errors name the hand
+            session._hand_extras[-1] = (record.extra, record.hands_extra)
+        session.extra = {k: v for k, v in data.items() if k not in SESSION_RECORD_KEYS}
         return session
 
     # ----------------------------------------------------------- scoresheet

@@ -208,6 +208,16 @@ def test_notation_show_notation_writes_a_session_hand_by_hand(cli, tmp_path, ran
     assert cli("show", "--notation", str(tmp_path / "two.fbn")) == (0, text, "")
 
 
+def test_notation_show_notation_writes_a_session_hands_unknown_keys_as_tags(cli, tmp_path, ch16_record):
+    # the same hand as a hand record kept its "Event"; as a session's hand it lost it
+    session = {"format": "flowerbridge-session", "Event": "the session's", "hands": [{**ch16_record, "Event": "x"}]}
+    (tmp_path / "s.json").write_text(json.dumps(session))
+    (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "Event": "x"}))
+    status, out, err = cli("show", "--notation", str(tmp_path / "s.json"))
+    assert (status, err) == (0, "") and out.startswith('[Event "x"]\n[Dealer "S"]\n')
+    assert cli("show", "--notation", str(tmp_path / "h.json")) == (0, out, "")
+
+
 def test_notation_deal_notation_is_the_record_deal_json_gives_and_show_reads_it(cli, tmp_path):
     status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--notation")
     assert (status, err) == (0, "")

@@ -243,6 +243,33 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     assert again.render() == session.render()
 
 
+def test_formats_a_session_records_unknown_keys_and_its_hands_are_kept(ch16_record):
+    # FORMATS.md: unknown keys are kept when a record is read and written. A session's hand
+    # that carried "Event" lost it (Session kept the HandStates alone), and so did the session
+    hand = {**ch16_record, "Event": "Club night", "board": 16,
+            "hands": {**ch16_record["hands"], "note": "as dealt"}}
+    data = {"format": "flowerbridge-session", "first_dealer": "S", "venue": {"city": "Seoul"},
+            "hands": [hand]}
+    session = Session.from_dict(json.loads(json.dumps(data)))
+    assert session.extra == {"venue": {"city": "Seoul"}}
+    written = session.to_dict()
+    assert written["venue"] == {"city": "Seoul"}
+    assert written["hands"] == [HandRecord.from_dict(hand).to_dict()]
+    assert written["hands"][0]["Event"] == "Club night" and written["hands"][0]["hands"]["note"] == "as dealt"
+    assert Session.from_dict(json.loads(json.dumps(written))).to_dict() == written
+    [record] = session.hand_records()
+    assert record.extra == {"Event": "Club night", "board": 16} and record.hands_extra == {"note": "as dealt"}
+    assert to_dict(record.state) == to_dict(replay(ch16_record))
+    # show reads them with the session's hands (show --notation writes them as tags)
+    from flowerbridge._load import load_records
+    assert [(r.extra, r.hands_extra) for r in load_records(json.dumps(data))] == [(record.extra, record.hands_extra)]
+    # a hand entered by add() carries none, and a session made anew none of its own
+    fresh = Session(first_dealer=Seat.S)
+    fresh.add(replay(ch16_record))
+    assert fresh.extra == {} and fresh.hand_records()[0].extra == {}
+    assert fresh.to_dict()["hands"] == [to_dict(replay(ch16_record))]
+
+
 def test_ruling_r18_a_hand_on_the_scoresheet_stays_as_it_was_entered(ch16_record):
     # The session keeps its own copy: the caller's HandState may go on changing.
     session = Session(first_dealer=Seat.S)
