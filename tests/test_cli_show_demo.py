@@ -28,3 +28,13 @@ def test_demo_save_failing_at_the_end_still_prints_the_scoresheet_then_the_error
     path.parent.mkdir()
     assert cli("demo", "--hands", "2", "--quiet", "--save", str(path)) == (0, out, "")
     assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 2
+
+
+def test_demo_save_refuses_a_file_that_exists_unless_overwrite_is_given(cli, assert_cli_error, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text("a session played by hand\n", encoding="utf-8")
+    assert_cli_error(cli("demo", "--hands", "1", "--save", str(path)),
+                     r"^error: --save \S+s\.json: the file exists; give another name, or add --overwrite to replace it$")
+    assert path.read_text(encoding="utf-8") == "a session played by hand\n"
+    assert cli("demo", "--hands", "1", "--save", str(path), "--overwrite")[0] == 0
+    assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1

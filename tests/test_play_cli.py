@@ -415,7 +415,7 @@ def test_play_save_writes_each_finished_hand_so_that_quitting_loses_none(monkeyp
     assert f"Saved to {path}." in out
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     assert len(session.hands) == 1 and session.render(79) in out
-    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], AutoPlayer)
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path), "--overwrite"], AutoPlayer)
     assert status == 0 and out.count(f"Saved to {path}.") == 2
     assert len(Session.from_dict(json.loads(path.read_text(encoding="utf-8"))).hands) == 2
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]     # no temporary file left
@@ -658,3 +658,19 @@ def test_play_a_near_miss_card_code_says_what_the_deck_has(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"], "Pass\nPass\n1P\nq\n")
     assert status == 0
     assert "Not allowed: play 1 (S): unknown card code '1P': January has two Plains, 1Pa and 1Pb\n" in out
+
+
+def test_play_save_refuses_a_file_that_exists_unless_overwrite_is_given(monkeypatch, capsys, tmp_path):
+    # (a second `play --save s.json` replaced the first session once its first hand ended)
+    path = tmp_path / "s.json"
+    path.write_text("the first session\n", encoding="utf-8")
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1", "--save", str(path)], AutoPlayer)
+    assert (status, out) == (2, "")
+    assert capsys.readouterr().err == (f"error: --save {path}: the file exists; give another name, "
+                                       "or add --overwrite to replace it\n")
+    assert path.read_text(encoding="utf-8") == "the first session\n"
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1", "--save", str(path), "--overwrite"], AutoPlayer)
+    assert status == 0 and out.endswith(f"Saved to {path}.\n")
+    assert path.read_text(encoding="utf-8").startswith("{")
+    assert main(["play", "--overwrite"]) == 2
+    assert capsys.readouterr().err == "error: --overwrite replaces the file of --save: give --save FILE\n"

@@ -4,7 +4,8 @@ record (:meth:`~flowerbridge.session.Session.to_dict`, what ``flowerbridge show`
 The file is written whole each time, to a temporary file beside it that then
 replaces it, so that a reader (or a crash part-way) never sees half a record.
 Whether it can be written is found out when the command starts, before any
-hand is played; a write that fails later (the folder removed, the disk full)
+hand is played, and a file that is there already is refused unless the
+command has ``--overwrite``; a write that fails later (the folder removed, the disk full)
 raises :class:`SaveError`, which the commands report without losing the game.
 """
 
@@ -25,7 +26,7 @@ class SaveError(UsageError):
 class SessionFile:
     """Where ``--save`` writes the session."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, overwrite: bool = False) -> None:
         if path == "-":
             raise UsageError("--save -: give a file name (standard output shows the game)")
         if not path:
@@ -33,6 +34,9 @@ class SessionFile:
         self.path = path
         if os.path.isdir(path):
             raise UsageError(f"--save {path}: is a directory, not a file")
+        if os.path.lexists(path) and not overwrite:     # another session, most likely: kept
+            raise UsageError(f"--save {path}: the file exists; give another name, or add --overwrite "
+                             "to replace it")
         if os.path.lexists(path) and not os.access(path, os.W_OK):
             raise UsageError(f"--save {path}: the file is read-only")
         try:    # a file can be made beside it (the folder exists and may be written)
@@ -65,3 +69,19 @@ class SessionFile:
                 except OSError:
                     pass
             raise SaveError(f"--save {self.path}: cannot write the session: {exc.strerror or exc}") from None
+
+
+def add_save_options(parser, help: str) -> None:
+    """``--save FILE`` (``help``) and ``--overwrite``."""
+    parser.add_argument("--save", metavar="FILE", help=help)
+    parser.add_argument("--overwrite", action="store_true",
+                        help="with --save, replace FILE if it exists (without it, an existing FILE is refused)")
+
+
+def session_file(args):
+    """The :class:`SessionFile` of ``--save``, or None; ``--overwrite`` without it is refused."""
+    if args.save is None:
+        if args.overwrite:
+            raise UsageError("--overwrite replaces the file of --save: give --save FILE")
+        return None
+    return SessionFile(args.save, overwrite=args.overwrite)

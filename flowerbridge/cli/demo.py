@@ -16,8 +16,8 @@ def register(subparsers) -> None:
                    help=f"session length in hands, 1 to {MAX_HANDS:,} (default 8)")
     p.add_argument("--bots", default="random", help="bot level or module:attribute (default random)")
     p.add_argument("--quiet", action="store_true", help="print only the scoresheet")
-    p.add_argument("--save", metavar="FILE",
-                   help="write the session to FILE as a JSON session record (flowerbridge show reads it)")
+    from ._save import add_save_options
+    add_save_options(p, "write the session to FILE as a JSON session record (flowerbridge show reads it)")
     add_rule_options(p)
     p.set_defaults(func=run)
 
@@ -33,10 +33,8 @@ def run(args) -> int:
     from . import parse_seed
 
     seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
-    save = None
-    if args.save is not None:   # a path that cannot be written is refused before any hand
-        from ._save import SessionFile
-        save = SessionFile(args.save)
+    from ._save import session_file
+    save = session_file(args)   # a path that cannot be written is refused before any hand
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     board = 0

@@ -28,8 +28,8 @@ def register(subparsers) -> None:
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
-    p.add_argument("--save", metavar="FILE",
-                   help="write the session to FILE as a JSON session record after every finished "
+    from ._save import add_save_options
+    add_save_options(p, "write the session to FILE as a JSON session record after every finished "
                         "hand (flowerbridge show reads it)")
     p.set_defaults(func=run)
 
@@ -54,10 +54,8 @@ def run(args) -> int:
     seat = args.seat
     from . import parse_seed
     seed = parse_seed(args.seed)
-    save = None
-    if args.save is not None:   # a path that cannot be written is refused before any hand
-        from ._save import SessionFile
-        save = SessionFile(args.save)
+    from ._save import session_file
+    save = session_file(args)   # a path that cannot be written is refused before any hand
     from ..errors import BotError
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
