@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import RecordError
+from .errors import FlowerBridgeError, RecordError
 from .records import HandRecord
 from .state import HandState
 
@@ -26,7 +26,8 @@ def is_notation(text: str) -> bool:
 
 def load_any(text: str, source: str | None = None) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in
-    (``source``, the file's name, is given in the message of malformed JSON)."""
+    (``source``, the file's name, is given in the message of malformed JSON and
+    in every error of the text notation: ``hand.fbn, line 3: ...``)."""
     return [record.state for record in load_records(text, source)]
 
 
@@ -44,5 +45,10 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
         if is_session_record(data):
             return Session.from_dict(data).hand_records()
         return [HandRecord.from_dict(data)]
-    from .notation import loads_all
-    return loads_all(text)
+    from .notation import _at, loads_all
+    try:
+        return loads_all(text)
+    except FlowerBridgeError as exc:    # named as malformed JSON is: where it is, and in which file
+        if source is None:
+            raise
+        raise _at(exc, source) from None

@@ -254,7 +254,24 @@ def test_cli_show_bad_text_record_names_the_line(cli, assert_cli_error, tmp_path
     text = notation.dumps(replay(ch16_record)).replace("11R 6R 6R 10R", "11R 9P 6R 10R")
     (tmp_path / "bad.fbn").write_text(text)
     assert_cli_error(cli("show", str(tmp_path / "bad.fbn")),
-                     r"^error: line 11, play 2 \(N\): must follow Ribbons")
+                     r"^error: \S*bad\.fbn, line 11, play 2 \(N\): must follow Ribbons")
+
+
+@pytest.mark.parametrize("text, pattern", [
+    ("[Event Flower]\n", r"^error: \S*bad\.fbn, line 1: malformed tag '\[Event Flower\]'"),
+    ('[Event "x"]\n\n[Site "y"]\n', r"^error: \S*bad\.fbn, hand at line 1: missing tag Dealer$"),
+    ("ch16 with Options 100,000 deep",
+     r"^error: \S*bad\.fbn, line 4, tag Options: option honor_bright: .* nested too deeply"),
+], ids=["malformed-tag", "missing-tag", "options-too-deep"])
+def test_cli_show_a_text_records_errors_name_the_file_as_json_errors_do(cli, assert_cli_error, tmp_path,
+                                                                         monkeypatch, ch16_record, text, pattern):
+    # a JSON record's said "malformed JSON at line 1 column 2 of bad.json", a notation's only "line 1: ..."
+    if text.startswith("ch16"):
+        text = notation.dumps(replay(ch16_record)).replace('[Options "', '[Options "honor_bright=' + "[" * 100_000)
+    (tmp_path / "bad.fbn").write_text(text)
+    assert_cli_error(cli("show", str(tmp_path / "bad.fbn")), pattern)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    assert_cli_error(cli("show", "-"), pattern.replace(r"\S*bad\.fbn", "standard input"))
 
 
 # -------------------------------------------------------------------- demo

@@ -443,11 +443,11 @@ def test_load_any_reads_json_hands_json_sessions_and_text(random_hand, ch16_reco
 
 
 @pytest.mark.parametrize("text, pattern", [
-    ("[Event Flower]\n", r"^line 1: malformed tag '\[Event Flower\]': expected \[Name \"value\"\]$"),
-    ("[Event]\n", r"^line 1: malformed tag '\[Event\]'"),
-    ("  [Event 'x']\n[Dealer \"S\"]\n", r"^line 1: malformed tag \"\[Event 'x'\]\""),
-    ("[ Dealer]", r"^line 1: malformed tag '\[ Dealer\]'"),
-    ("[nullable]", r"^line 1: malformed tag"),
+    ("[Event Flower]\n", r"^noquote\.fbn, line 1: malformed tag '\[Event Flower\]': expected \[Name \"value\"\]$"),
+    ("[Event]\n", r"^noquote\.fbn, line 1: malformed tag '\[Event\]'"),
+    ("  [Event 'x']\n[Dealer \"S\"]\n", r"^noquote\.fbn, line 1: malformed tag \"\[Event 'x'\]\""),
+    ("[ Dealer]", r"^noquote\.fbn, line 1: malformed tag '\[ Dealer\]'"),
+    ("[nullable]", r"^noquote\.fbn, line 1: malformed tag"),
 ])
 def test_load_any_a_malformed_tag_on_the_first_line_is_the_notations_error(text, pattern):
     # "[Event Flower]" on line 1 was "malformed JSON at line 1 column 2 of noquote.fbn: Expecting
