@@ -897,9 +897,9 @@ def test_lab_by_length_lines_break_where_a_length_is_missing_and_ticks_are_whole
              for section in sections(study.result.tables["play"], study.summaries["play"],
                                      study.result.params["play"], {}) for plot in section.plots}
     fits = {"P": {8: 10.0, 10: 20.0}, "R": {8: 30.0, 9: 40.0}, "A": {9: 50.0, 11: 60.0}}
-    by_length = game_tricks_plot({"by_denom": {d: {"game_level": 4, "by_fit": {f: {"game_tricks": v}
-                                                                                for f, v in fits[d].items()}}
-                                               for d in fits}}).figure.axes[0]
+    by_length = game_tricks_plot({"by_denom": {d: {"game_level": 4, "by_fit": {
+        f: {"game_tricks": v, "contracts": 100, "game_tricks_contracts": int(v)} for f, v in fits[d].items()}}
+        for d in fits}}).figure.axes[0]
     plains = by_length.get_lines()[0].get_ydata()
     assert len(plains) == 3 and math.isnan(plains[1])
     for axes in (plots["Contract levels reached."].axes[0], by_length):
@@ -911,6 +911,74 @@ def test_lab_by_length_lines_break_where_a_length_is_missing_and_ticks_are_whole
     [bars] = [c for c in made.containers if isinstance(c, BarContainer)]
     assert made.get_xlabel() and len(bars) == len(contracted)
     assert any(isinstance(c, ErrorbarContainer) for c in made.containers)
+
+
+def _error_bars(axes) -> list[list[tuple[float, float]]]:
+    """Each error-bar series of ``axes``: its bars' (low, high) ends, in order."""
+    from matplotlib.container import ErrorbarContainer
+    out = []
+    for container in axes.containers:
+        if isinstance(container, ErrorbarContainer):
+            segments = container.lines[2][0].get_segments()
+            out.append([(float(min(s[:, 1 if s[0, 0] == s[1, 0] else 0])),
+                         float(max(s[:, 1 if s[0, 0] == s[1, 0] else 0]))) for s in segments])
+    return out
+
+
+def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_contracts():
+    # points on 25 contracts were drawn like points on 400, with nothing to tell them apart
+    from flowerbridge.lab.play import game_tricks_plot
+    fits = {"P": {9: (1, 25), 10: (40, 400)}, "R": {9: (13, 19), 10: (80, 400)},
+            "A": {9: (20, 100), 10: (90, 400)}}
+    summary = {"by_denom": {d: {"game_level": 5 if d == "P" else 4, "by_fit": {
+        f: {"contracts": n, "game_tricks_contracts": k, "game_tricks": pct(k, n)} for f, (k, n) in cells.items()}}
+        for d, cells in fits.items()}}
+    plot = game_tricks_plot(summary)
+    axes = plot.figure.axes[0]
+    bars = _error_bars(axes)
+    assert len(bars) == 3
+    for series, d in zip(bars, "PRA"):
+        expected = [wilson(k, n) for k, n in fits[d].values()]
+        assert np.allclose(series, expected), (d, series, expected)
+    labels = [t.get_text() for t in axes.get_legend().get_texts()]
+    assert labels == ["P: 11+ tricks (425 contracts)", "R: 10+ tricks (419 contracts)",
+                      "A: 10+ tricks (500 contracts)"]
+    hollow = [line for line in axes.get_lines() if line.get_markerfacecolor() in ("white", (1, 1, 1, 1))]
+    assert sorted(float(x) for line in hollow for x in line.get_xdata()) == [9, 9]   # 25 and 19 contracts
+    assert "95% (Wilson) intervals" in plot.caption and "hollow" in plot.caption
+
+
+def test_lab_undealt_table_gives_the_sampled_share_with_its_interval_beside_the_exact_one(tmp_path):
+    # "both copies of a Bright undealt" sampled 9.60 % beside exact 7.77 %: without an
+    # interval the designer could not tell noise from a bug
+    from flowerbridge.lab.deals import undealt_plot, undealt_table
+    study = run_lab(tmp_path, ["deals"], n=300, seed=2, workers=1)
+    summary = study.summaries["deals"]
+    table = undealt_table(summary)
+    assert table.headers == ["", "sampled (95% interval)", "exact"]
+    assert "300 deals" in table.caption
+    rows = {row[0]: row for row in table.rows}
+    bright = rows["both copies of a Bright undealt %"]
+    k = int(np.count_nonzero(study.result.tables["deals"]["undealt_bright_pairs"] > 0))
+    assert summary["undealt"]["sampled_deals"]["some_bright_pair"] == k
+    assert bright[1] == rate_cell(k, 300) and bright[2] == pytest.approx(100 * exact_undealt_odds()["some_bright_pair"])
+    honors = study.result.tables["deals"]["undealt_honors"]
+    mean, lo, hi = rows["honor count undealt (mean)"][1].replace("(", "").replace(")", "").replace("–", " ").split()
+    half = 1.968 * honors.std(ddof=1) / np.sqrt(300)
+    assert float(lo) == pytest.approx(honors.mean() - half, abs=0.06) and float(hi) == pytest.approx(honors.mean() + half, abs=0.06)
+    axes = undealt_plot(summary).figure.axes[0]
+    [bars] = _error_bars(axes)
+    keys = ("some_bright", "some_pair", "some_honor_pair", "some_bright_pair")
+    assert np.allclose(bars, [wilson(summary["undealt"]["sampled_deals"][key], 300) for key in keys])
+    assert "sampled (300 deals)" in [t.get_text() for t in axes.get_legend().get_texts()]
+
+
+def test_report_t_quantile_matches_students_tables():
+    from flowerbridge.lab.report import mean_interval, t_quantile
+    for df, table in ((3, 3.182), (5, 2.571), (10, 2.228), (30, 2.042), (120, 1.980)):
+        assert t_quantile(df) == pytest.approx(table, abs=0.005)
+    mean, lo, hi = mean_interval(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+    assert mean == 3.5 and hi - mean == pytest.approx(2.571 * np.std([1, 2, 3, 4, 5, 6], ddof=1) / np.sqrt(6), abs=0.01)
 
 
 def test_lab_play_rows_are_the_engines_scores_and_variants_score_the_same_hands(tmp_path):

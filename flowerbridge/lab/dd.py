@@ -35,8 +35,8 @@ from ..seats import SEATS, Seat, Side
 from .base import Analysis, Params, Row, Table
 from .features import SIDE_COLUMNS, SUITS, deal_features
 from .play import dealer_of, game_label, game_level
-from .report import (DENOM_COLOURS, Plot, Section, TableSpec, broken_line, new_figure, pct, rate_cell,
-                     whole_numbers)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, mean_interval, new_figure, pct, plural,
+                     rate_cell, share_points, whole_numbers)
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
@@ -209,11 +209,16 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
                 t = side_tricks_[mask, d]
                 by_fit[d.name][length] = {"sides": int(mask.sum()), "mean_tricks": float(t.mean()),
                                           "game_makeable": pct(np.count_nonzero(t >= game[d.name] + 6),
-                                                               mask.sum())}
+                                                               mask.sum()),
+                                          "game_makeable_sides": int(np.count_nonzero(t >= game[d.name] + 6))}
     summary["by_fit"] = by_fit
     buckets = (hc // 5) * 5
+    # each denomination's mean with its 95 % interval (Student's t: one value a deal)
     summary["by_honor_count"] = {int(b): {d.name: float(tricks[buckets == b, d].mean())
-                                          for d in DENOMINATIONS} | {"deals": int((buckets == b).sum())}
+                                          for d in DENOMINATIONS}
+                                 | {"deals": int((buckets == b).sum()),
+                                    "interval": {d.name: list(mean_interval(tricks[buckets == b, d])[1:])
+                                                 for d in DENOMINATIONS}}
                                  for b in np.unique(buckets) if (buckets == b).sum() >= 5}
     summary["variants"] = {}
     rows = np.arange(n)
@@ -278,32 +283,47 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
 
 
 def game_by_fit_plot(summary: dict) -> Plot:
-    """Game makeable in each suit against a side's length there (every side of every deal)."""
+    """Game makeable in each suit against a side's length there (every side of every
+    deal), with 95 % Wilson intervals."""
     fig = new_figure()
     ax = fig.add_subplot()
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         fit = summary["by_fit"][d]
-        ax.plot(*broken_line({k: fit[k]["game_makeable"] for k in fit}), marker="o", color=colour,
-                label=f"{d}: game = {game_label(summary['game_level'][d], d)}")
+        drawn = sum(fit[k]["sides"] for k in fit)
+        share_points(ax, {k: (fit[k]["game_makeable_sides"], fit[k]["sides"]) for k in fit}, colour,
+                     f"{d}: game = {game_label(summary['game_level'][d], d)} ({plural(drawn, 'side')})")
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     whole_numbers(ax)
     ax.legend()
     return Plot(fig, "How often a side (either side of every deal) can make game in a suit, by its "
                      "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10. "
-                     f"Only lengths held by {FIT_MIN_SIDES} sides or more are drawn.")
+                     "Bars: 95% (Wilson) intervals; the legend gives the sides drawn. Only lengths "
+                     f"held by {FIT_MIN_SIDES} sides or more are drawn, hollow where they are fewer "
+                     f"than {FEW}.")
 
 
 def tricks_by_honor_count_plot(summary: dict) -> Plot:
+    """Mean double-dummy tricks by the stronger side's honor count, with 95 % intervals
+    and the deals behind each bucket."""
     fig = new_figure()
     ax = fig.add_subplot()
     hc = summary["by_honor_count"]
+    xs = [int(b) + 2 for b in hc]
     for d, colour in zip(("P", "R", "A", "NT"), DENOM_COLOURS):
-        ax.plot([int(b) + 2 for b in hc], [hc[b][d] for b in hc], marker="o", color=colour, label=d)
+        means = np.array([hc[b][d] for b in hc], dtype=float)
+        bounds = np.array([hc[b]["interval"][d] for b in hc], dtype=float).reshape(-1, 2)
+        errors = np.nan_to_num(np.abs(np.stack([means - bounds[:, 0], bounds[:, 1] - means])))
+        ax.errorbar(xs, means, yerr=errors, marker="o", color=colour, capsize=3, label=d)
+    for x, b in zip(xs, hc):    # the deals behind each bucket, along the top
+        ax.text(x, 1.01, f"{hc[b]['deals']:,}", transform=ax.get_xaxis_transform(),
+                ha="center", va="bottom", fontsize=7, color="#555555")
     ax.set_xlabel("the stronger side's honor count (bucket centre)")
     ax.set_ylabel("mean double-dummy tricks")
     ax.legend()
-    return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination.")
+    return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination, "
+                     "with 95% (Student's t) intervals; the number along the top is the deals in "
+                     "each bucket of 5 (a bucket of fewer than 5 is left out).")
 
 
 ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10)

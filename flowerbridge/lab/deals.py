@@ -13,7 +13,8 @@ from ..seats import SEATS
 from .base import Analysis, Params, Row, Table
 from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
     exact_undealt_odds
-from .report import Plot, Section, TableSpec, new_figure, pct
+from .report import Plot, Section, TableSpec, mean_cell, mean_interval, new_figure, pct, plural, rate_cell, \
+    wilson
 
 COLUMNS = {"deal": int, **SEAT_COLUMNS, **SIDE_COLUMNS, **UNDEALT_COLUMNS}
 
@@ -30,14 +31,16 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     lengths = {suit.short: np.concatenate([table[f"len_{s.name}_{suit.letter}"] for s in SEATS])
                for suit in SUITS}
     exact = exact_undealt_odds()
-    sampled = {
-        "some_bright": float(np.mean(table["undealt_brights"] > 0)),
-        "some_pair": float(np.mean(table["undealt_pairs"] > 0)),
-        "some_bright_pair": float(np.mean(table["undealt_bright_pairs"] > 0)),
-        "some_honor_pair": float(np.mean(table["undealt_honor_pairs"] > 0)),
-        "mean_honors": float(np.mean(table["undealt_honors"])),
-        "mean_pairs": float(np.mean(table["undealt_pairs"])),
-    }
+    shares = {"some_bright": table["undealt_brights"] > 0, "some_pair": table["undealt_pairs"] > 0,
+              "some_bright_pair": table["undealt_bright_pairs"] > 0,
+              "some_honor_pair": table["undealt_honor_pairs"] > 0}
+    means = {"mean_honors": table["undealt_honors"], "mean_pairs": table["undealt_pairs"]}
+    sampled = {key: float(np.mean(v)) for key, v in {**shares, **means}.items()}
+    # each sampled figure's 95 % interval, in its own unit (a share as a fraction):
+    # Wilson's for the shares (counted in ``sampled_deals``), Student's t for the means
+    interval = {key: [lo / 100, hi / 100] for key, (lo, hi) in
+                ((key, wilson(np.count_nonzero(v), n)) for key, v in shares.items())}
+    interval.update({key: list(mean_interval(v)[1:]) for key, v in means.items()})
     return {
         "deals": n,
         "hand_honor_count": {"mean": float(hands.mean()), "sd": float(hands.std()),
@@ -46,7 +49,8 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         "longest_suit": np.bincount(np.max(np.stack(
             [np.concatenate([table[f"len_{s.name}_{suit.letter}"] for s in SEATS]) for suit in SUITS]),
             axis=0), minlength=14).tolist(),
-        "undealt": {"sampled": sampled, "exact": exact},
+        "undealt": {"sampled": sampled, "exact": exact, "sampled_interval": interval,
+                    "sampled_deals": {key: int(np.count_nonzero(v)) for key, v in shares.items()}},
         "undealt_brights_histogram": np.bincount(table["undealt_brights"], minlength=11).tolist(),
     }
 
@@ -62,30 +66,39 @@ UNDEALT_LABELS = {
 
 
 def undealt_table(summary: dict) -> TableSpec:
-    """The mystery discard, sampled beside exact (shared with the designer's report)."""
+    """The mystery discard, sampled with its 95 % interval beside exact (shared with the
+    designer's report)."""
     u = summary["undealt"]
+    n = summary["deals"]
     rows = []
     for key, label in UNDEALT_LABELS.items():
-        scale = 1 if key.startswith("mean") else 100
-        unit = "" if key.startswith("mean") else " %"
-        rows.append([label + unit, scale * u["sampled"][key], scale * u["exact"][key]])
-    return TableSpec(f"What the 8 undealt cards hide, over {summary['deals']:,} deals",
-                     ["", "sampled", "exact"], rows)
+        if key.startswith("mean"):
+            lo, hi = u["sampled_interval"][key]
+            rows.append([label, mean_cell(u["sampled"][key], lo, hi), u["exact"][key]])
+        else:
+            rows.append([label + " %", rate_cell(u["sampled_deals"][key], n), 100 * u["exact"][key]])
+    return TableSpec(f"What the 8 undealt cards hide, over {plural(n, 'deal')}: sampled, with its 95% "
+                     "interval (Wilson's for a share, Student's t for a mean), beside the exact value",
+                     ["", "sampled (95% interval)", "exact"], rows)
 
 
 def undealt_plot(summary: dict) -> Plot:
-    """Sampled against exact chances of what the mystery discard hides."""
+    """Sampled, with 95 % Wilson intervals, against exact chances of what the mystery discard hides."""
     keys = [k for k in UNDEALT_LABELS if not k.startswith("mean")]
     u = summary["undealt"]
     fig = new_figure(6.4, 3.0)
     ax = fig.add_subplot()
     y = np.arange(len(keys))
-    ax.barh(y + 0.2, [100 * u["sampled"][k] for k in keys], 0.4, label="sampled", color="#5b8def")
+    sampled = np.array([100 * u["sampled"][k] for k in keys])
+    bounds = np.array([[100 * b for b in u["sampled_interval"][k]] for k in keys]).reshape(-1, 2)
+    ax.barh(y + 0.2, sampled, 0.4, label=f"sampled ({plural(summary['deals'], 'deal')})", color="#5b8def",
+            xerr=np.abs(np.stack([sampled - bounds[:, 0], bounds[:, 1] - sampled])), capsize=3)
     ax.barh(y - 0.2, [100 * u["exact"][k] for k in keys], 0.4, label="exact", color="#bbbbbb")
     ax.set_yticks(y, [UNDEALT_LABELS[k] for k in keys], fontsize=8)
     ax.set_xlabel("% of deals")
     ax.legend(fontsize=8)
-    return Plot(fig, "What the 8 undealt cards hide: sampled frequency beside the exact chance.")
+    return Plot(fig, "What the 8 undealt cards hide: sampled frequency, with its 95% (Wilson) "
+                     "interval, beside the exact chance.")
 
 
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:

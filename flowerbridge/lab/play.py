@@ -25,8 +25,8 @@ from ..seats import SEATS, Seat
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table
 from .features import SIDES, deal_features
-from .report import (DENOM_COLOURS, Plot, Section, TableSpec, broken_line, new_figure, pct, rate_cell,
-                     whole_numbers, wilson)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, new_figure, pct, plural, rate_cell,
+                     share_points, whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -173,7 +173,9 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             "by_fit": {int(f): {"contracts": int((t["decl_fit"] == f).sum()),
                                 "mean_tricks": float(t["tricks"][t["decl_fit"] == f].mean()),
                                 "game_tricks": pct(np.count_nonzero(game_tricks & (t["decl_fit"] == f)),
-                                                   (t["decl_fit"] == f).sum())}
+                                                   (t["decl_fit"] == f).sum()),
+                                "game_tricks_contracts": int(np.count_nonzero(game_tricks
+                                                                              & (t["decl_fit"] == f)))}
                        for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= FIT_MIN_CONTRACTS},
         }
     per_game = hands_per_game(table, options.game_points)
@@ -284,22 +286,27 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
 
 
 def game_tricks_plot(summary: dict) -> Plot:
-    """How often declarer took game tricks in each trump suit, by trump length."""
+    """How often declarer took game tricks in each trump suit, by trump length, with
+    95 % Wilson intervals."""
     fig = new_figure()
     ax = fig.add_subplot()
     for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
         cell = summary["by_denom"][d]
-        ax.plot(*broken_line({f: cell["by_fit"][f]["game_tricks"] for f in cell["by_fit"]}),
-                marker="o", color=colour,
-                label=f"{d}: {cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
-                else f"{d}: no single contract makes game")
+        fits = cell["by_fit"]
+        drawn = sum(fits[f]["contracts"] for f in fits)
+        what = (f"{cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
+                else "no single contract makes game")
+        share_points(ax, {f: (fits[f]["game_tricks_contracts"], fits[f]["contracts"]) for f in fits},
+                     colour, f"{d}: {what} ({plural(drawn, 'contract')})")
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
     whole_numbers(ax)
     ax.legend()
     return Plot(fig, "Bot play: how often declarer took the tricks for game in the trump suit it "
-                     "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid. "
-                     f"Only lengths with {FIT_MIN_CONTRACTS} contracts or more are drawn.")
+                     "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid, "
+                     "with 95% (Wilson) intervals; the legend gives the contracts drawn. "
+                     f"Only lengths with {FIT_MIN_CONTRACTS} contracts or more are drawn, hollow "
+                     f"where they are fewer than {FEW}.")
 
 
 ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,
