@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
+import pytest
+
 import flowerbridge.bots
+from flowerbridge.session import Session
 
 
 def test_demo_save_failing_at_the_end_still_prints_the_scoresheet_then_the_error(cli, monkeypatch, tmp_path):
@@ -38,3 +42,50 @@ def test_demo_save_refuses_a_file_that_exists_unless_overwrite_is_given(cli, ass
     assert path.read_text(encoding="utf-8") == "a session played by hand\n"
     assert cli("demo", "--hands", "1", "--save", str(path), "--overwrite")[0] == 0
     assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
+
+
+@pytest.mark.parametrize("quiet", [["--quiet"], []])
+def test_demo_fits_a_narrow_terminal_as_play_does(cli, monkeypatch, quiet):
+    # (COLUMNS=40 demo --hands 1 --quiet printed 21 lines wider than 40)
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out, err = cli("demo", "--hands", "8", *quiet)
+    assert (status, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= 39
+    assert "Totals: NORTH-SOUTH " in out and "NORTH-SOUTH   " not in out      # one side under the other
+    monkeypatch.delenv("COLUMNS")       # to a file or a pipe: the sheet as wide as it is
+    wide = cli("demo", "--hands", "8", *quiet)[1]
+    assert re.search(r"^NORTH-SOUTH {20,}EAST-WEST$", wide, re.M)     # side by side
+
+
+class StopOnThird:
+    """play_hand, which raises ``error`` when asked for the third hand."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error, self.hands = error, 0
+        self.play_hand = flowerbridge.bots.play_hand
+
+    def __call__(self, *args, **kwargs):
+        self.hands += 1
+        if self.hands == 3:
+            raise self.error
+        return self.play_hand(*args, **kwargs)
+
+
+def test_demo_ctrl_c_prints_the_scoresheet_of_the_hands_finished(cli, monkeypatch, tmp_path):
+    # (it printed only "interrupted", where play prints the sheet)
+    path = tmp_path / "s.json"
+    monkeypatch.setattr(flowerbridge.bots, "play_hand", StopOnThird(KeyboardInterrupt()))
+    status, out, err = cli("demo", "--hands", "8", "--quiet", "--save", str(path))
+    assert (status, err) == (130, "interrupted\n")
+    assert out.startswith("=" * 49) and "Hand      2\n" in out
+    session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    assert len(session.hands) == 2 and out == session.render() + "\n"
+
+
+def test_demo_a_bots_error_prints_the_scoresheet_of_the_hands_finished_then_the_error(cli, monkeypatch):
+    from flowerbridge.errors import BotError
+
+    monkeypatch.setattr(flowerbridge.bots, "play_hand", StopOnThird(BotError("the bot at North chose an illegal card")))
+    status, out, err = cli("demo", "--hands", "8")
+    assert (status, err) == (2, "error: the bot at North chose an illegal card\n")
+    assert "Board 2 (seed 'demo')" in out and "Board 3" not in out and "Hand      2\n" in out

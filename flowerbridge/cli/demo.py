@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import textwrap
+
 from . import add_rule_options, rule_option_changes, whole_number
 
 MAX_HANDS = 10_000
@@ -25,40 +28,76 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..bots import bot_seed, load_bot, play_hand
     from ..dealing import Deal
+    from ..errors import BotError
     from ..options import RuleOptions
     from ..render import render_auction, render_score
     from ..seats import SEATS
     from ..session import Session
 
     from . import parse_seed
+    from ._save import SaveError, session_file
 
     seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
-    from ._save import session_file
     save = session_file(args)   # a path that cannot be written is refused before any hand
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
+    width = output_width()
     board = 0
     save_error = None
+    stopped: BaseException | None = None     # Ctrl-C, or a bot's error: the sheet of the hands finished
     try:
-        while not session.is_over:
-            board += 1
-            state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
-            session.add(state)
-            if not args.quiet:
-                # board K of the seed is what `flowerbridge deal --seed S --board K` deals
-                print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
-                print(render_auction(state))
-                if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
-                    print(render_score(state))
-                print()
-    finally:    # the hands finished, also when the session is cut short (Ctrl-C, the output closed)
+        try:
+            while not session.is_over:
+                board += 1
+                state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
+                session.add(state)
+                if not args.quiet:
+                    # board K of the seed is what `flowerbridge deal --seed S --board K` deals
+                    print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
+                    print(render_auction(state))
+                    if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
+                        print(fit(render_score(state), width))
+                    print()
+        except (KeyboardInterrupt, BotError) as exc:
+            stopped = exc
+    finally:    # the hands finished, also when the session is cut short (the output closed, too)
         if save is not None and session.hands:
-            from ._save import SaveError
             try:
                 save.write(session)
             except SaveError as exc:    # (the folder removed, the disk full): the sheet all the same
                 save_error = exc
-    print(session.render())
+    if session.hands or stopped is None:
+        print(session.render(width))
+    if isinstance(stopped, KeyboardInterrupt):
+        if save_error is not None:
+            print(f"error: {save_error}", file=sys.stderr)
+        print("interrupted", file=sys.stderr)
+        return 130
+    if stopped is not None:
+        if save_error is not None:
+            print(f"error: {save_error}", file=sys.stderr)
+        raise stopped
     if save_error is not None:
         raise save_error
     return 0
+
+
+def output_width() -> int | None:
+    """Characters a line of output may take: at a terminal, or where COLUMNS is
+    set, its width less one (24 at least), as play fits it; written to a file
+    or a pipe, no limit."""
+    import os
+    import shutil
+
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        return None
+    return max(24, shutil.get_terminal_size().columns - 1)
+
+
+def fit(text: str, width: int | None) -> str:
+    """``text`` with each line longer than ``width`` carried on, indented, on the next."""
+    if width is None:
+        return text
+    return "\n".join(part for line in text.split("\n")
+                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
+                                  if len(line) > width else [line]))
