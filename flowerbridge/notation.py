@@ -233,7 +233,10 @@ class _Block:
     def require(self, name: str) -> tuple[int, str]:
         found = self.get(name)
         if found is None:
-            raise RecordError(f"missing tag {name}", position=f"hand at line {self.lines[0][0]}")
+            # the lines the hand holds: where a blank line cut a hand in two, that shows
+            first, last = self.lines[0][0], self.lines[-1][0]
+            raise RecordError(f"missing tag {name}", position=f"hand at line {first}" if first == last
+                              else f"hand at lines {first}-{last}")
         return found
 
 

@@ -259,7 +259,8 @@ def test_cli_show_bad_text_record_names_the_line(cli, assert_cli_error, tmp_path
 
 @pytest.mark.parametrize("text, pattern", [
     ("[Event Flower]\n", r"^error: \S*bad\.fbn, line 1: malformed tag '\[Event Flower\]'"),
-    ('[Event "x"]\n\n[Site "y"]\n', r"^error: \S*bad\.fbn, hand at line 1: missing tag Dealer$"),
+    ('[Event "x"]\n[Site "y"]\n\n[Date "2026.11.30"]\n',
+     r"^error: \S*bad\.fbn, hand at lines 1-2: missing tag Dealer$"),
     ("ch16 with Options 100,000 deep",
      r"^error: \S*bad\.fbn, line 4, tag Options: option honor_bright: .* nested too deeply"),
 ], ids=["malformed-tag", "missing-tag", "options-too-deep"])

@@ -152,7 +152,7 @@ def test_notation_reader_takes_any_unicode_whitespace_where_it_takes_whitespace(
     # a line of whitespace only is a blank line, which ends a hand
     two = notation.loads_all(f"{CH16_TEXT}{space}{space}\n{CH16_TEXT}")
     assert notation.dumps_all(two) == f"{CH16_TEXT}\n{CH16_TEXT}"
-    with pytest.raises(RecordError, match=r"^hand at line 1: missing tag Dealer$"):
+    with pytest.raises(RecordError, match=r"^hand at lines 1-4: missing tag Dealer$"):
         notation.loads_all(edit(CH16_TEXT, '[Board "16"]\n', f'[Board "16"]\n{space}\n'))
 
 
@@ -493,10 +493,20 @@ def test_notation_board_tag_reads_up_to_999_999_999():
 
 
 def test_notation_missing_required_tags():
-    with pytest.raises(RecordError, match=r"hand at line 1: missing tag Dealer"):
+    with pytest.raises(RecordError, match=r"^hand at lines 1-28: missing tag Dealer$"):
         notation.loads(drop(CH16_TEXT, "[Dealer"))
     with pytest.raises(RecordError, match=r"missing tag Deal$"):
         notation.loads(drop(CH16_TEXT, "[Deal "))
+
+
+def test_notation_a_hand_missing_a_tag_says_which_lines_it_holds():
+    # a line of whitespace only (a form feed) inside a hand ends it: "hand at line 1: missing
+    # tag Dealer" did not say that the hand had stopped at line 2
+    text = edit(CH16_TEXT, '[Site "Seoul"]\n', '[Site "Seoul"]\n\f\n')
+    with pytest.raises(RecordError, match=r"^hand at lines 1-2: missing tag Dealer$"):
+        notation.loads_all(text)
+    with pytest.raises(RecordError, match=r"^hand at line 1: missing tag Dealer$"):
+        notation.loads_all('[Event "x"]\n')
 
 
 def test_notation_play_without_a_contract_is_an_error():
