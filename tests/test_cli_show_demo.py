@@ -89,3 +89,34 @@ def test_demo_a_bots_error_prints_the_scoresheet_of_the_hands_finished_then_the_
     status, out, err = cli("demo", "--hands", "8")
     assert (status, err) == (2, "error: the bot at North chose an illegal card\n")
     assert "Board 2 (seed 'demo')" in out and "Board 3" not in out and "Hand      2\n" in out
+
+
+def test_show_a_session_heads_each_hand_and_ends_with_the_scoresheets_totals(cli, tmp_path):
+    # (it printed blocks starting "Dealer ..." with no number and no games or totals)
+    path = tmp_path / "s.json"
+    assert cli("demo", "--hands", "3", "--quiet", "--save", str(path))[0] == 0
+    session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    status, out, err = cli("show", str(path))
+    assert (status, err) == (0, "")
+    assert re.findall(r"^=== Hand \d ===\nDealer \w+$", out, re.M) == [
+        "=== Hand 1 ===\nDealer North", "=== Hand 2 ===\nDealer East", "=== Hand 3 ===\nDealer South"]
+    sheet = session.render()
+    through_totals = sheet[:sheet.index("HAND RECORD")]     # the last hand's record is shown above
+    assert out.endswith("\n\n" + through_totals.rstrip("\n") + "\n")
+    assert f"Totals: NORTH-SOUTH {session.total(0)}, EAST-WEST {session.total(1)}" in out
+    assert "GAME WINNER" in out and "HAND RECORD" not in out and out.count("Dealer ") == 3
+
+
+def test_show_numbers_several_hands_and_leaves_one_hand_as_it_was(cli, monkeypatch, tmp_path, random_hand):
+    import io
+    import sys
+
+    from flowerbridge import notation, records
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(notation.dumps_all([random_hand(seed) for seed in (1, 2)])))
+    status, out, _ = cli("show", "-")
+    assert status == 0 and out.startswith("=== Hand 1 ===\nDealer ") and "\n=== Hand 2 ===\nDealer " in out
+    assert "FLOWER BRIDGE" not in out       # hands, not a session: no scoresheet
+    (tmp_path / "h.json").write_text(records.dumps(random_hand(1)), encoding="utf-8")
+    status, out, _ = cli("show", str(tmp_path / "h.json"))
+    assert status == 0 and out.startswith("Dealer ") and "===" not in out

@@ -38,13 +38,42 @@ def run(args) -> int:
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          "show reads what deal --json or deal --notation writes")
     records = load_records(text, name)
+    session = _session(text, name)      # (read again for its scoresheet: its hands are read above)
     if not records:      # a session record of no hands
         raise UsageError(f"{name} holds a session of no hands: nothing to show")
     if args.notation:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
-    for record in records:
+    for number, record in enumerate(records, 1):
+        if len(records) > 1 or session is not None:     # as the session's scoresheet names them
+            print(f"=== Hand {number} ===")
         print(render_hand(record.state, names=args.names))
         print()
+    if session is not None:
+        from .demo import output_width
+        print(session_totals(session, output_width()))
     return 0
+
+
+def _session(text: str, name: str):
+    """The :class:`~flowerbridge.session.Session` that ``text`` holds, if it is a JSON
+    session record (which :func:`load_records` has read); else None."""
+    from .._load import is_notation
+    from ..records import parse_json
+    from ..session import Session, is_session_record
+
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")) or is_notation(stripped):
+        return None
+    data = parse_json(text, name)
+    return Session.from_dict(data) if is_session_record(data) else None
+
+
+def session_totals(session, width: int | None) -> str:
+    """The session's scoresheet (Appendix B) down to its totals: its last part, the
+    record of the last hand, repeats what is shown of that hand above it."""
+    lines = session.render(width).split("\n")
+    if "HAND RECORD" in lines:      # (after a rule, which closes the sheet)
+        lines = lines[:lines.index("HAND RECORD")]
+    return "\n".join(lines)
