@@ -271,7 +271,8 @@ def parse_json(text: str, source: str | None = None) -> Any:
     the file it came from, for that message.  Stricter than Python's reader:
     see :func:`strict_json_loads`; and a string that holds a lone surrogate
     (``"\\ud800"``, no Unicode character: the record could not be written as
-    UTF-8) is refused, naming where it is."""
+    UTF-8) is refused, naming where it is, and so is JSON nested deeper than Python
+    reads (about 1,000 levels)."""
     of = f" of {source}" if source else ""
     try:
         data = strict_json_loads(text)
@@ -285,6 +286,10 @@ def parse_json(text: str, source: str | None = None) -> Any:
         raise RecordError(f"JSON{of} that cannot be kept as written: {exc}") from None
     except NotJSON as exc:
         raise RecordError(f"malformed JSON{of}: {exc}") from None
+    except RecursionError:      # the JSON reader's answer to arrays thousands deep
+        inside = f" in {source}" if source else ""
+        raise RecordError(f"unreadable JSON{inside}: arrays or objects nested too deeply "
+                          f"(about {sys.getrecursionlimit():,} levels)") from None
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit
         limit = sys.get_int_max_str_digits()

@@ -470,6 +470,19 @@ def test_load_any_json_arrays_of_literals_are_still_json(text, pattern):
         load_any(text, "x.json")
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000,
+                                  '{"dealer": "N", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"],
+                         ids=["open", "closed", "under-an-unknown-key"])
+def test_formats_json_nested_too_deeply_is_a_record_error_naming_the_file(text):
+    # records.loads raised RecursionError (no FlowerBridgeError), and show said "the input is
+    # nested too deeply to read", naming no file
+    with pytest.raises(RecordError, match=r"^unreadable JSON in deep\.json: arrays or objects nested "
+                                          r"too deeply \(about \d[\d,]* levels\)$"):
+        load_any(text, "deep.json")
+    with pytest.raises(RecordError, match=r"^unreadable JSON: arrays or objects nested too deeply"):
+        records.loads(text)
+
+
 def test_session_record_hands_without_options_are_played_under_the_sessions():
     # R15 set to 0 for the session; its hands, written without options, take it:
     # North-South's 7NT fails with no penalty to East-West.
