@@ -836,3 +836,83 @@ def test_client_honors_boxes_dealer_column_felt_and_play_panel_are_named(hand_se
         assert box and box["width"] <= 1 and box["height"] <= 1, box      # not drawn
         assert page.get_by_role("region", name=name, exact=True).count() == 1
     assert not page.errors
+
+
+# ------------------------------------- the second review (r2): focus, live regions, words
+
+
+def test_client_a_window_opened_by_its_button_gives_focus_back_to_that_button(browser, server):
+    # 2.4.3: Keys (or Close the table…), Enter, Esc sent focus to the bidding box,
+    # and the Enter meant to open Keys again passed
+    created, clients, south = people_table(browser, server, "S", bots={seat: BOT for seat in "NEW"})
+    south.wait_for_selector("#bidding button")
+    south.locator("#close-table").wait_for(state="visible")     # the one person at the table
+    seq = south.evaluate("document.body.dataset.seq")
+    for opener, dialog, closing in (("#open-keys", "#keys-dialog", "Escape"),
+                                    ("#close-table", "#close-dialog", "Escape"),
+                                    ("#close-table", "#close-dialog", "Enter")):    # Enter: Keep playing
+        south.focus(opener)
+        south.keyboard.press("Enter")
+        south.wait_for_selector(f"{dialog}[open]")
+        south.keyboard.press(closing)
+        south.wait_for_selector(f"{dialog}[open]", state="detached")
+        south.wait_for_timeout(100)
+        assert south.evaluate(FOCUS) == opener, (opener, closing)
+        south.keyboard.press("Enter")                           # opens it again: no call is made
+        south.wait_for_selector(f"{dialog}[open]")
+        south.keyboard.press("Escape")
+        south.wait_for_selector(f"{dialog}[open]", state="detached")
+        assert south.evaluate("document.body.dataset.seq") == seq
+    assert south.locator("#bidding button").count() > 0
+    assert not south.errors
+
+
+def test_client_the_review_opened_by_its_button_on_your_turn_gives_focus_back_to_it(browser, server):
+    # the review of hand 1 opened from its button at South's call in hand 2:
+    # closed, focus went to the bidding box, and a second Enter passed
+    seats = {seat: "human" for seat in "NESW"}
+    created = server.create_table(seats, length={"hands": 2})
+    table_id = created["table"]["id"]
+    clients = {}
+    for seat in "NESW":
+        clients[seat] = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+        clients[seat].send({"type": "hello", "token": created["invitations"][seat]["token"]})
+        clients[seat].until(lambda m: m["type"] == "snapshot")
+    north = clients["N"]
+    # hand 1 one action at a time (the first to call bids, the others pass; each
+    # plays its first legal card), every seat seeing each: nobody acts in hand 2
+    while True:
+        for client in clients.values():
+            client.drain()
+        if any(m["type"] == "deal" and m.get("hand") == 2 for c in clients.values() for m in c.messages):
+            break
+        actor = next((client for client in clients.values() if client.my_turn), None)
+        if actor is None:               # the hand's last card: its deal is on its way
+            time.sleep(0.01)
+            continue
+        view = actor.view
+        if view["phase"] == "auction":
+            actor.send({"type": "call", "call": view["legal"][1] if not view["auction"] else "Pass",
+                        "seq": actor.seq})
+        else:
+            actor.send({"type": "play", "card": view["legal"][0], "seq": actor.seq})
+        seq = actor.seq + 1
+        for client in clients.values():
+            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+    act(clients["E"], north.seq, "call", "Pass")     # East deals hand 2 and passes: South's call
+    clients.pop("S").close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_selector("#bidding button")
+    seq = south.evaluate("document.body.dataset.seq")
+    south.focus("#open-review")
+    south.keyboard.press("Enter")
+    south.wait_for_selector("#review-dialog[open]")
+    south.keyboard.press("Escape")
+    south.wait_for_selector("#review-dialog[open]", state="detached")
+    south.wait_for_timeout(100)
+    assert south.evaluate(FOCUS) == "#open-review"
+    south.keyboard.press("Enter")
+    south.wait_for_selector("#review-dialog[open]")
+    assert south.evaluate("document.body.dataset.seq") == seq
+    close_all(clients)
+    assert not south.errors

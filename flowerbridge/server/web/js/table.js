@@ -42,6 +42,7 @@ const state = {
   keyboard: false,       // the person's last input was a key, not a pointer: focus follows the turn
   currentCall: null,     // the call of the bidding box that holds its tab stop
   spoken: [],            // what the message being applied has to say to screen readers
+  opener: null,          // the control that opened the window now open (null: the page opened it)
 };
 
 let connection = null;
@@ -83,6 +84,9 @@ function mayClose() {
 }
 
 function closeTable() {
+  // the button that opened the window goes with the table: focus waits on the
+  // turn line, which says the session is over
+  state.opener = $("message");
   $("close-dialog").close();
   act({ type: "close" });
 }
@@ -433,27 +437,48 @@ function drawReview() {
   if (state.review) $("review").replaceChildren(renderReview(state.catalogue, state.review, state.language));
 }
 
+// Open a window. `opener` is what the person used to open it (a button, or
+// whatever had focus when they pressed its key): closed, the window gives focus
+// back to it. Null: the page opened it by itself (the review at a hand's end).
+function openDialog(dialog, opener) {
+  if (dialog.open) return;
+  state.opener = opener && opener !== document.body ? opener : null;
+  dialog.showModal();
+}
+
 // The review is a modal window: while it is open the page's own live regions
 // are hidden from screen readers, so the window carries its own (.dialog-live)
 // and everything the page says is said there too.
-function openReview() {
+function openReview(opener = null) {
   if (!state.review) return;
   drawReview();
   if (!$("review-dialog").open) {
     $("review-live").textContent = "";
-    $("review-dialog").showModal();
+    openDialog($("review-dialog"), opener);
   }
 }
 
-// A window closed: focus goes back to the turn (the bidding box or a card when
-// it is the person's turn) rather than to the page's top, and the turn is said.
+// Whether focus can be put on an element: still on the page, shown, enabled.
+function focusable(element) {
+  return Boolean(element?.isConnected && !element.disabled && element.getClientRects().length);
+}
+
+// A window closed, and the turn is said. Focus goes back to what the person
+// opened it with (Keys, Close the table…, Review: a second Enter opens it again
+// rather than making a call); only a window the page opened by itself (the
+// review at a hand's end), or a focus that would be lost, goes to the turn (the
+// bidding box or a card when it is the person's turn), else to the turn line.
 function closedDialog() {
+  const opener = state.opener;
+  state.opener = null;
   if (!state.view) return;
   // after the browser has put focus back where it was before the window opened
   setTimeout(() => {
     const focused = document.activeElement;
     const lost = !focused || focused === document.body || Boolean(focused.closest("dialog:not([open])"));
-    if (state.keyboard && isMyTurn()) focusTurn();
+    if (focusable(opener)) {
+      if (focused !== opener) opener.focus();
+    } else if (state.keyboard && isMyTurn() && (lost || !opener)) focusTurn();
     else if (state.keyboard && lost) $("message").focus();
     announce(turnMessage());
   }, 0);
@@ -891,6 +916,13 @@ function keyCall(key) {
   return true;
 }
 
+// A window opened by its key (R, ?) gives focus back to the control the person
+// had moved to; from the page or the turn line (where the page put focus), none.
+function keyOpener() {
+  const focused = document.activeElement;
+  return focused && focused !== document.body && focused !== $("message") ? focused : null;
+}
+
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest("input, select, textarea")) return;
@@ -910,8 +942,8 @@ function onKey(event) {
   // L and C press a button that has no focus, R may have nothing to open: said (WCAG 4.1.3)
   else if (key === "l") { toggleLastTrick(); announce(lastTrickNews()); }
   else if (key === "c") { toggleCopies(); announce(`Copies seen ${state.showCopies ? "shown" : "hidden"}.`); }
-  else if (key === "r") { if (state.review) openReview(); else announce("No hand to review yet."); }
-  else if (key === "?") $("keys-dialog").showModal();
+  else if (key === "r") { if (state.review) openReview(keyOpener()); else announce("No hand to review yet."); }
+  else if (key === "?") openDialog($("keys-dialog"), keyOpener());
   else handled = false;
   if (handled) event.preventDefault();
 }
@@ -950,13 +982,13 @@ async function main() {
   $("auction").addEventListener("focusout", undismissExplanation);
   $("auction").addEventListener("mouseout", undismissExplanation);
   $("toggle-last").addEventListener("click", toggleLastTrick);
-  $("open-review").addEventListener("click", openReview);
-  $("open-keys").addEventListener("click", () => $("keys-dialog").showModal());
+  $("open-review").addEventListener("click", () => openReview($("open-review")));
+  $("open-keys").addEventListener("click", () => openDialog($("keys-dialog"), $("open-keys")));
   $("close-review").addEventListener("click", () => $("review-dialog").close());
   $("close-keys").addEventListener("click", () => $("keys-dialog").close());
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);
-  $("close-table").addEventListener("click", () => $("close-dialog").showModal());
+  $("close-table").addEventListener("click", () => openDialog($("close-dialog"), $("close-table")));
   $("close-confirm").addEventListener("click", closeTable);
   $("close-cancel").addEventListener("click", () => $("close-dialog").close());
   $("close-dialog").addEventListener("close", closedDialog);
