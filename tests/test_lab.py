@@ -863,6 +863,72 @@ def test_lab_variants_comparison_gives_each_rule_sets_made_share_with_its_interv
         assert "(" in cell and "–" in cell
 
 
+def test_report_paired_bootstrap_of_a_change_cancels_what_both_cells_share():
+    # two rule sets measured on the same deals: what they share cancels out of the change
+    from flowerbridge.lab.report import bootstrap_draws, paired_change, ratio_of_sums
+    rng = np.random.default_rng(1)
+    base = rng.normal(50, 30, 500)
+    num = np.stack([base, base + 2 + rng.normal(0, 1, 500)], axis=1)
+    den = np.ones_like(num)
+    estimates, draws = ratio_of_sums(num, den), bootstrap_draws(num, den)
+    change, lo, hi = paired_change(estimates, draws, 0, 1)
+    assert change == pytest.approx(num[:, 1].mean() - num[:, 0].mean())
+    assert lo < change < hi and hi - lo < 0.3          # unpaired, it would be about 7 wide
+    same = np.stack([base, base], axis=1)
+    assert paired_change(ratio_of_sums(same, den), bootstrap_draws(same, den), 0, 1) == [0.0, 0.0, 0.0]
+    empty = np.stack([np.ones(500), np.zeros(500)], axis=1)
+    assert paired_change(ratio_of_sums(empty, empty), bootstrap_draws(empty, empty), 0, 1) is None
+
+
+def test_r18_game_blocks_count_each_game_in_the_block_where_it_ends():
+    from flowerbridge.lab.play import game_block_size, game_blocks
+    below = [60, 0, 50, 0, 0, 100, 30, 0, 80]      # games end at hands 2, 5 and 8 (0-based)
+    table = Table.from_rows(PLAY_COLUMNS, [{**{c: 0 for c in PLAY_COLUMNS}, "below_NS": b} for b in below])
+    hands, games = game_blocks(table, 100, 4)
+    assert hands.tolist() == [3.0, 3.0, 3.0] and games.tolist() == [1.0, 1.0, 1.0]
+    hands, games = game_blocks(table, 100, 3)
+    assert hands.tolist() == [3.0, 3.0, 3.0] and games.tolist() == [1.0, 1.0, 1.0]
+    assert (game_block_size(20000), game_block_size(1000), game_block_size(200), game_block_size(199)) \
+        == (100, 50, 10, None)
+
+
+def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tmp_path):
+    # made % had each rule set's own Wilson interval, which cannot say whether a
+    # difference from default is real; hands per game and declarer's net had none
+    from flowerbridge.lab.report import change_cell
+    from flowerbridge.lab.variants import sections
+    study = run_lab(tmp_path, ["variants"], workers=2, n=400, seed=5, bots="random")
+    summary = study.summaries["variants"]
+    vs = summary["variants"]
+    assert "vs_reference" not in vs["default"]
+    for name in ("strict", "no-honors", "plains-30"):     # re-scored: the same contracts made
+        assert vs[name]["vs_reference"]["made"] == [0.0, 0.0, 0.0]
+    p30 = vs["plains-30"]["vs_reference"]
+    assert p30["game_block"] == 20
+    change, lo, hi = p30["hands_per_game"]
+    assert change == pytest.approx(vs["plains-30"]["hands_per_game"] - vs["default"]["hands_per_game"])
+    assert lo <= change <= hi
+    # paired, the change is known far better than either rule set's own figure
+    own = vs["default"]["hands_per_game_interval"]
+    assert own[0] < vs["default"]["hands_per_game"] < own[1] and hi - lo < (own[1] - own[0]) / 2
+    net, nlo, nhi = vs["strict"]["vs_reference"]["declarer_net"]["R"]
+    assert net == pytest.approx(vs["strict"]["by_denom"]["R"]["mean_declarer_net"]
+                                - vs["default"]["by_denom"]["R"]["mean_declarer_net"])
+    assert 0 < nlo <= net <= nhi        # no penalty: declarers lose less
+    first = vs["first-named"]["vs_reference"]["made"]
+    assert first[0] == pytest.approx(vs["first-named"]["make_rate"] - vs["default"]["make_rate"])
+    tables = [t for sec in sections(study.result.tables["variants"], summary,
+                                    study.result.params["variants"], {}) for t in sec.tables]
+    [paired] = [t for t in tables if t.caption.startswith("Change against 'default' on the same deals")]
+    assert "blocks of 20 consecutive hands" in paired.caption and paired.headers[1:] == list(vs)[1:]
+    rows = {row[0]: row[1:] for row in paired.rows}
+    assert rows["made %, points"][0] == "no change"
+    assert rows["hands per game"][-1] == change_cell(p30["hands_per_game"])
+    assert re.fullmatch(r"[-+][\d.]+ \([-+][\d.]+ to [-+][\d.]+\)", rows["hands per game"][-1])
+    [compare] = [t for t in tables if t.caption.startswith("The same 400 hands")]
+    assert "hands per game (95% interval)" in [row[0] for row in compare.rows]
+
+
 def test_lab_a_denomination_nobody_contracted_in_has_no_mean_and_its_cells_say_so(tmp_path):
     # the play table said "-" for No Trump's net score where no contract was in it,
     # the variants table 0 in every column; summary.json stored 0.0 means of nothing
@@ -878,8 +944,10 @@ def test_lab_a_denomination_nobody_contracted_in_has_no_mean_and_its_cells_say_s
     tables = [t for sec in sections(study.result.tables["variants"], summary,
                                     study.result.params["variants"], {"variants": []}) for t in sec.tables]
     for d in empty:
-        [row] = [row for t in tables for row in t.rows if row[0] == f"declarer's net, {d}"]
-        assert set(row[1:]) == {"-"}
+        for label in (f"declarer's net per contract, {d}: mean (95% interval)",    # each rule set's
+                      f"declarer's net per contract, {d}"):                        # change vs default
+            [row] = [row for t in tables for row in t.rows if row[0] == label]
+            assert set(row[1:]) == {"-"}
 
 
 def test_lab_by_length_lines_break_where_a_length_is_missing_and_ticks_are_whole(tmp_path):

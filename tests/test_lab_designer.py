@@ -228,9 +228,10 @@ def test_designer_plains_conclusion_names_the_extra_trick_only_where_tricks_are_
                                                (2.0, "**The undertrick penalty decides few hands")])
 def test_designer_penalty_conclusion_without_double_dummy_follows_its_figure(changed, headline):
     from flowerbridge.lab.designer import _suggestions
-    [penalty] = [s for s in _suggestions(*_summaries(10, 30), {"strict": {"winner_changed": changed}},
+    strict = {"winner_changed": changed, "winner_changed_hands": int(changed * 10), "hands": 1000}
+    [penalty] = [s for s in _suggestions(*_summaries(10, 30), {"strict": strict},
                                          None, {}) if "undertrick penalty" in s]
-    assert penalty.startswith(headline) and f"{changed:.0f}% of hands" in penalty
+    assert penalty.startswith(headline) and f"{changed:.1f}% (95% interval " in penalty
 
 
 def test_lab_designer_report_and_out_given_with_a_tilde_are_written_in_the_home_folder(tmp_path, monkeypatch,
@@ -356,3 +357,24 @@ def test_lab_designer_figure_cut_short_by_a_full_disk_leaves_the_earlier_figure_
     assert status != 0 and f"error: {tmp_path / 'r' / 'game-tricks.png'}: File too large" \
         in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()} == earlier
+
+
+def test_designer_sentences_on_variants_give_their_95_percent_intervals():
+    # "a game takes 4.35 hands instead of 4.42" and "the side ahead changes in 17.4%"
+    # came without the intervals the honors sentences had
+    from flowerbridge.lab.designer import _plains_30, _question_penalty
+    default = {"hands_per_game": 4.42, "points_per_hand": {"undertrick penalties": 36.5}}
+    vs = {"default": default,
+          "plains-30": {"hands_per_game": 4.35,
+                        "vs_reference": {"hands_per_game": [-0.07, -0.12, -0.02], "game_block": 100}}}
+    said = _plains_30(vs)
+    assert "a game takes 4.35 hands instead of 4.42 (95% interval of the change -0.12 to -0.02 hands, " \
+           "a paired bootstrap over blocks of 100 consecutive hands)" in said
+    assert "lower bound" in said
+    vs["plains-30"]["vs_reference"]["hands_per_game"] = [-0.07, -0.15, 0.01]
+    assert "the interval includes no change" in _plains_30(vs) and "lower bound" not in _plains_30(vs)
+    vs["plains-30"]["vs_reference"] = {"hands_per_game": None, "game_block": None}
+    assert "(too few hands for an interval)" in _plains_30(vs)
+    vs["strict"] = {"winner_changed": 17.4, "winner_changed_hands": 3480, "hands": 20000}
+    text = "\n".join(_question_penalty(vs, None))
+    assert "the side ahead on the hand changes in 17.4% (95% interval 16.9–17.9%) of hands" in text

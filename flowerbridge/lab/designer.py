@@ -250,19 +250,39 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                 [[f"{length} cards", *(cell for x in ("P", "R", "A")
                                        for cell in _fit_cells(d[x]["by_fit"].get(length)))]
                  for length in FIT_LENGTHS])), "", *_image(folder, "game-tricks", plots)]
-    p30 = vs.get("plains-30")
+    p30 = _plains_30(vs)
     if p30:
-        new, old = p30["hands_per_game"], vs["default"]["hands_per_game"]
-        lead = "With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), "
-        if new is None or old is None:
-            out += [lead + "too few hands were played to complete a game under both scorings.", ""]
-        elif f"{new:.2f}" == f"{old:.2f}":
-            out += [lead + f"a game takes {new:.2f} hands, as under the default scoring; the bots' "
-                    "bidding did not adapt to the new values, so the change may still be larger.", ""]
-        else:
-            out += [lead + f"a game takes {new:.2f} hands instead of {old:.2f}; the bots' bidding "
-                    "did not adapt to the new values, so this is a lower bound of the change.", ""]
+        out += [p30, ""]
     return out
+
+
+def _plains_30(vs: dict) -> str | None:
+    """What scoring Plains like Ribbons (variant ``plains-30``) does to the hands a game
+    takes, with the paired 95 % interval of the change; None without that variant."""
+    p30 = vs.get("plains-30")
+    if not p30:
+        return None
+    new, old = p30["hands_per_game"], vs["default"]["hands_per_game"]
+    lead = "With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), "
+    if new is None or old is None:
+        return lead + "too few hands were played to complete a game under both scorings."
+    change = p30.get("vs_reference", {}).get("hands_per_game")
+    block = p30.get("vs_reference", {}).get("game_block")
+    known = change is not None and bool(np.isfinite(change[1]))
+    interval = (f" (95% interval of the change {change[1]:+.2f} to {change[2]:+.2f} hands, a "
+                f"paired bootstrap over blocks of {block} consecutive hands)" if known else
+                " (too few hands for an interval)")
+    clear = known and (change[1] > 0 or change[2] < 0)
+    if f"{new:.2f}" == f"{old:.2f}":
+        return (lead + f"a game takes {new:.2f} hands, as under the default scoring{interval}; the "
+                "bots' bidding did not adapt to the new values, so the change may still be larger.")
+    if clear:
+        return (lead + f"a game takes {new:.2f} hands instead of {old:.2f}{interval}; the bots' "
+                "bidding did not adapt to the new values, so this is a lower bound of the change.")
+    return (lead + f"a game takes {new:.2f} hands instead of {old:.2f}{interval}: "
+            + ("the interval includes no change, so these hands cannot tell the two scorings apart"
+               if known else "these hands cannot tell whether that is more than chance")
+            + "; the bots' bidding did not adapt to the new values, so the change may still be larger.")
 
 
 FIT_LENGTHS = (8, 9, 10, 11)
@@ -330,7 +350,7 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
         d, s = vs["default"], vs["strict"]
         out += [f"Played the same way, {d['points_per_hand']['undertrick penalties']:.1f} points per hand "
                 f"come from undertricks under the default (50 a trick) and none under the strict "
-                f"reading; the side ahead on the hand changes in {s['winner_changed']:.1f}% of hands. "
+                f"reading; the side ahead on the hand changes in {_changed(s)} of hands. "
                 "The bots bid the same way under both, so this understates the change: under the "
                 "strict reading a failed contract costs nothing, and bidding would change with it.", ""]
     if dd and "strict" in dd["variants"]:
@@ -406,7 +426,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                        f"(against {d['par_zero']:.0f}% with 50 a trick), and what is left to score "
                        "is honors and Bright bonuses, which go to whoever captures the cards. "
                        + (f"With the same play, the side ahead changes in "
-                          f"{vs['strict']['winner_changed']:.0f}% of hands. " if "strict" in vs else "")
+                          f"{_changed(vs['strict'])} of hands. " if "strict" in vs else "")
                        + "Without a penalty the contract decides little; the rulebook should state one.")
         else:
             out.append(f"**The undertrick penalty changes par little.** Counting the contract's "
@@ -417,10 +437,10 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
         if changed >= 5:
             out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, "
                        f"so nothing stops a side from outbidding any contract; with the same play "
-                       f"the side ahead changes in {changed:.0f}% of hands already.")
+                       f"the side ahead changes in {_changed(vs['strict'])} of hands already.")
         else:
             out.append(f"**The undertrick penalty decides few hands as they were played:** the side "
-                       f"ahead changes in {changed:.0f}% of hands without it. But without it a failed "
+                       f"ahead changes in {_changed(vs['strict'])} of hands without it. But without it a failed "
                        "contract costs nothing, which would change the bidding; the double-dummy "
                        "analysis (`--dd-n`) shows what par makes of that.")
     return out

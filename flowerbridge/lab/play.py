@@ -25,8 +25,8 @@ from ..seats import SEATS, Seat
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table
 from .features import SIDES, deal_features
-from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, new_figure, pct, plural, rate_cell,
-                     share_points, whole_numbers, wilson)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, mean_cell, mean_interval,
+                     new_figure, pct, plural, rate_cell, share_points, whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -136,16 +136,41 @@ def play_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
 
 def hands_per_game(table: Table, game_points: int) -> list[int]:
     """Hands in each game completed over the rows in deal order (R18)."""
-    below = np.stack([table["below_NS"], table["below_EW"]], axis=1)
-    games, total, hands = [], np.zeros(2, dtype=np.int64), 0
-    for points in below:
-        total += points
-        hands += 1
-        if total.max() >= game_points:
+    games, ns, ew, hands = [], 0, 0, 0
+    for a, b in zip(table["below_NS"].tolist(), table["below_EW"].tolist()):
+        ns, ew, hands = ns + a, ew + b, hands + 1
+        if ns >= game_points or ew >= game_points:
             games.append(hands)
-            total[:] = 0
-            hands = 0
+            ns = ew = hands = 0
     return games
+
+
+GAME_BLOCK = 100
+"""Hands per block when hands per game is bootstrapped: the games of a session run
+across consecutive hands (4 or 5 a game), so hands are resampled in blocks of
+consecutive ones, each game counted in the block where it ends."""
+MIN_BLOCKS = 20
+"""Fewer blocks than this give hands per game no interval. A run under
+``MIN_BLOCKS * GAME_BLOCK`` hands is cut into ``MIN_BLOCKS`` smaller blocks, of 10
+hands at least."""
+
+
+def game_block_size(hands: int) -> int | None:
+    """The block size the bootstrap of hands per game uses for a session of ``hands``
+    hands: :data:`GAME_BLOCK`, less for a short session; None where it is too short."""
+    size = min(GAME_BLOCK, hands // MIN_BLOCKS)
+    return size if size >= 10 else None
+
+
+def game_blocks(table: Table, game_points: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each block of ``size`` consecutive hands (the last one may be shorter): the
+    hands of the games that end in it, and the number of those games."""
+    per_game = np.array(hands_per_game(table, game_points), dtype=np.int64)
+    ends = np.cumsum(per_game) - 1
+    blocks = -(-len(table) // size)
+    where = ends // size
+    return (np.bincount(where, weights=per_game, minlength=blocks).astype(np.float64),
+            np.bincount(where, minlength=blocks).astype(np.float64))
 
 
 def hand_summary(table: Table, options: RuleOptions) -> dict:
@@ -157,7 +182,8 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         t = bid.where(bid["denom"] == d.name)
         game_at = game_level(d, options)
         games = t.where(t["level"] >= game_at)
-        net = _declarer_net(t)
+        net = declarer_net(t)
+        net_interval = mean_interval(net)[1:] if len(t) else (np.nan, np.nan)
         game_tricks = t["tricks"] >= game_at + 6
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
@@ -166,6 +192,8 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             "game_level": game_at,
             "games_bid": len(games), "games_made": int(games["made"].sum()),
             "mean_declarer_net": float(net.mean()) if len(t) else None,
+            # its 95 % interval, Student's t (one contract a deal); None where there is none
+            "mean_declarer_net_interval": list(net_interval) if np.isfinite(net_interval[0]) else None,
             "mean_tricks": float(t["tricks"].mean()) if len(t) else None,
             # Tricks enough for game, whatever level was bid: how often the
             # denomination would have made game as the bots played it.
@@ -179,6 +207,12 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
                        for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= FIT_MIN_CONTRACTS},
         }
     per_game = hands_per_game(table, options.game_points)
+    size = game_block_size(n)
+    per_game_interval = None
+    if size and per_game:
+        block_hands, block_games = game_blocks(table, options.game_points, size)
+        lo, hi = bootstrap_ratios(block_hands[:, None], block_games[:, None], lambda r: r[:, 0])
+        per_game_interval = [lo, hi] if np.isfinite(lo) else None
     both = {part: float(sum(table[f"{part}_{s.name}"].sum() for s in SIDES)) / max(n, 1)
             for part in ("below", "above", "honors", "bright")}
     components = {"contract points (below)": both["below"],
@@ -202,6 +236,9 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         "ten_bright_rate": pct(int(((table["ten_NS"] + table["ten_EW"]) > 0).sum()), n),
         "games": len(per_game),
         "hands_per_game": float(np.mean(per_game)) if per_game else None,
+        # its 95 % interval, a bootstrap over blocks of consecutive hands (game_block_size)
+        "hands_per_game_interval": per_game_interval,
+        "game_block": size,
     }
 
 
@@ -219,7 +256,7 @@ def game_label(level: int, denomination: str) -> str:
     return f"{level}{denomination}" if level <= 7 else "no single contract"
 
 
-def _declarer_net(t: Table) -> np.ndarray:
+def declarer_net(t: Table) -> np.ndarray:
     """Points the declaring side scored in the hand minus what its opponents scored."""
     ns = t["below_NS"] + t["above_NS"]
     ew = t["below_EW"] + t["above_EW"]
@@ -236,11 +273,18 @@ def contract_table(summary: dict, caption: str) -> TableSpec:
         # a rate of nothing is no rate: "-" rather than 0
         rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]),
                      rate_cell(d["made"], d["contracts"]), game_label(d["game_level"], name), d["games_bid"],
-                     rate_cell(d["games_made"], d["games_bid"]),
-                     d["mean_declarer_net"] if d["contracts"] else "-"])
+                     rate_cell(d["games_made"], d["games_bid"]), net_cell(d)])
     return TableSpec(caption, ["denomination", "contracts", "% of hands", "made % (95% interval)",
                                "game at", "games bid", "games made % (95% interval)",
-                               "declarer's net score"], rows)
+                               "declarer's net score, mean (95% interval)"], rows)
+
+
+def net_cell(cell: dict) -> str | float:
+    """A denomination's mean declarer's net score with its 95 % interval, or "-"."""
+    if not cell["contracts"]:
+        return "-"
+    bounds = cell.get("mean_declarer_net_interval")
+    return mean_cell(cell["mean_declarer_net"], *bounds) if bounds else cell["mean_declarer_net"]
 
 
 def points_table(summaries: dict[str, dict], caption: str) -> TableSpec:

@@ -300,3 +300,83 @@ def bootstrap_interval(member: np.ndarray, success: np.ndarray,
     stats = stats[~np.isnan(stats)]
     lo, hi = np.percentile(stats, [2.5, 97.5]) if len(stats) else (np.nan, np.nan)
     return float(lo), float(hi)
+
+
+def bootstrap_draws(numerators: np.ndarray, denominators: np.ndarray, *, resamples: int = 1000,
+                    seed: int = 0) -> np.ndarray:
+    """Bootstrap resamples of per-cell ratios of sums: (resamples, cells).
+
+    ``numerators`` and ``denominators`` are (rows, cells): each row (a deal, or a block
+    of consecutive hands where hands depend on each other) adds its numerator and
+    denominator to each cell, and a cell's ratio is the sum of one over the sum of the
+    other (a mean per contract, a share, hands per game). Rows are resampled together,
+    with Poisson weights (the same seed gives the same resamples), so that cells measured
+    on the same rows (one rule set beside another, on the same deals) are compared
+    *paired* (:func:`draws_interval` of a difference of two columns). A resample that
+    leaves a cell empty gives NaN there."""
+    rng = np.random.default_rng(seed)
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    parts = []
+    for start in range(0, resamples, 100):
+        weights = rng.poisson(1.0, (min(100, resamples - start), len(num))).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append((weights @ num) / (weights @ den))
+    return np.concatenate(parts)
+
+
+def draws_interval(values: np.ndarray) -> tuple[float, float]:
+    """The 95 % percentile interval of bootstrap ``values``, NaNs (empty resamples)
+    dropped; (NaN, NaN) where none is left."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def bootstrap_ratios(numerators: np.ndarray, denominators: np.ndarray,
+                     statistic: Callable[[np.ndarray], np.ndarray], *,
+                     resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """A 95 % bootstrap interval of ``statistic`` of per-cell ratios of sums
+    (:func:`bootstrap_draws`): ``statistic`` maps (resamples, cells) ratios to one
+    number per resample."""
+    return draws_interval(statistic(bootstrap_draws(numerators, denominators,
+                                                    resamples=resamples, seed=seed)))
+
+
+def ratio_of_sums(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
+    """Each cell's ratio of sums (NaN for a cell with nothing in it)."""
+    den = np.asarray(denominators, dtype=np.float64).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(numerators, dtype=np.float64).sum(axis=0) / den
+
+
+def paired_change(estimates: np.ndarray, draws: np.ndarray, a: int, b: int) -> list[float] | None:
+    """The change from cell ``a`` to cell ``b``, as ``[change, low, high]`` with its
+    paired 95 % interval from the same bootstrap ``draws`` of both (:func:`bootstrap_draws`
+    and :func:`ratio_of_sums` of the same rows); None where either cell is empty."""
+    if not (np.isfinite(estimates[a]) and np.isfinite(estimates[b])):
+        return None
+    lo, hi = draws_interval(draws[:, b] - draws[:, a])
+    return [float(estimates[b] - estimates[a]), lo, hi]
+
+
+def change_cell(change: Sequence[float] | None, unit: str = "") -> str:
+    """A table cell for a paired change and its 95 % interval: ``+0.21 (+0.12 to +0.27)``;
+    ``no change`` where every row is the same under both (the interval is then 0 to 0);
+    ``-`` where there is none."""
+    if change is None:
+        return "-"
+    value, lo, hi = change
+    if value == lo == hi == 0:
+        return "no change"
+    if not np.isfinite(lo):
+        return f"{_signed(value)}{unit}"
+    return f"{_signed(value)}{unit} ({_signed(lo)} to {_signed(hi)})"
+
+
+def _signed(value: float) -> str:
+    text = fmt(float(value))
+    return text if text.startswith("-") or text == "0" else "+" + text

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..bots.base import play_hand
+from ..calls import Denomination
 from ..errors import OptionError
 from ..options import RuleOptions
 from ..scoring import score_contract
@@ -29,9 +30,10 @@ from ..seats import Side
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table
 from .features import deal_features
-from .play import HAND_COLUMNS, check_bots, default_bots, hand_row, hand_summary, make_bots, \
-    play_deal, points_table
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, new_figure, pct, rate_cell
+from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, \
+    hand_row, hand_summary, make_bots, net_cell, play_deal, points_table
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, mean_cell, new_figure, \
+    paired_change, pct, plural, rate_cell, ratio_of_sums
 
 DEFAULT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("default", {}),
@@ -147,13 +149,54 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
             reference = margin
         summary["replayed"] = int(t["replayed"].sum())
         summary["hands_changed"] = pct(np.count_nonzero(margin != reference), len(t))
+        summary["hands_changed_hands"] = int(np.count_nonzero(margin != reference))
         changed = int(np.count_nonzero(np.sign(margin) != np.sign(reference)))
         summary["winner_changed"] = pct(changed, len(t))
         summary["winner_changed_hands"] = changed
         summary["options"] = options.to_dict()
         out["variants"][name] = summary
     out["reference"] = variants[0][0]
+    out["variants"] = _with_changes(table, variants, out["variants"])
     return out
+
+
+def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
+                  summaries: dict[str, dict]) -> dict[str, dict]:
+    """Each rule set's summary but the reference's with ``vs_reference``: how its figures
+    change against the reference's on the same deals, each as ``[change, low, high]``
+    with a paired 95 % bootstrap interval (None where there is none). The deals are
+    resampled together under every rule set, so that what two rule sets share cancels
+    out of their difference: made % and each denomination's mean declarer's net resample
+    deals; hands per game resamples blocks of consecutive hands
+    (:func:`~flowerbridge.lab.play.game_block_size`), as a game runs across hands."""
+    rules = [(table.where(table["variant"] == name), options) for name, options in variants]
+    # cells: each rule set's made %, then its declarer's net in each denomination
+    num, den = [], []
+    for t, _ in rules:
+        bid = (t["passed_out"] == 0).astype(np.float64)
+        num.append(100.0 * t["made"] * bid)
+        den.append(bid)
+        for d in Denomination:
+            member = (t["denom"] == d.name).astype(np.float64)
+            num.append(np.where(member > 0, declarer_net(t), 0))
+            den.append(member)
+    num_, den_ = np.stack(num, axis=1), np.stack(den, axis=1)
+    estimates, draws = ratio_of_sums(num_, den_), bootstrap_draws(num_, den_)
+    width = 1 + len(Denomination)
+    size = game_block_size(len(table) // len(variants))
+    if size:
+        blocks = [game_blocks(t, options.game_points, size) for t, options in rules]
+        hands, games = np.stack([b[0] for b in blocks], axis=1), np.stack([b[1] for b in blocks], axis=1)
+        game_estimates, game_draws = ratio_of_sums(hands, games), bootstrap_draws(hands, games)
+    for i, (name, _) in enumerate(variants[1:], 1):
+        summaries[name]["vs_reference"] = {
+            "made": paired_change(estimates, draws, 0, i * width),
+            "declarer_net": {d.name: paired_change(estimates, draws, 1 + j, i * width + 1 + j)
+                             for j, d in enumerate(Denomination)},
+            "hands_per_game": paired_change(game_estimates, game_draws, 0, i) if size else None,
+            "game_block": size,
+        }
+    return summaries
 
 
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
@@ -165,25 +208,51 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         ["rule set", "options"],
         [[n, ", ".join(f"{k}={v}" for k, v in vs[n]["options"].items() if written.get(k) != v)
           or "the rules as written"] for n in names])
+    reference = summary["reference"]
     compare = TableSpec(
-        f"The same {vs[names[0]]['hands']:,} hands under each rule set "
-        f"(changes counted against '{summary['reference']}')",
+        f"The same {plural(vs[names[0]]['hands'], 'hand')} under each rule set, each figure with "
+        f"its own 95% interval (changes counted against '{reference}')",
         ["", *names],
         [["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
          ["made % (95% interval)", *(rate_cell(vs[n]["made"], vs[n]["contracts"]) for n in names)],
-         ["hands per game", *(vs[n]["hands_per_game"] or "-" for n in names)],
-         ["hands whose margin changes %", *(vs[n]["hands_changed"] for n in names)],
+         ["hands per game (95% interval)", *(_per_game_cell(vs[n]) for n in names)],
+         ["hands whose margin changes % (95% interval)",
+          *(rate_cell(vs[n]["hands_changed_hands"], vs[n]["hands"]) for n in names)],
          ["hands whose winner changes % (95% interval)",
           *(rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"]) for n in names)],
-         *([f"declarer's net, {d}", *(vs[n]["by_denom"][d]["mean_declarer_net"]
-                                       if vs[n]["by_denom"][d]["contracts"] else "-" for n in names)]
+         *([f"declarer's net per contract, {d}: mean (95% interval)",
+            *(net_cell(vs[n]["by_denom"][d]) for n in names)]
            for d in vs[names[0]]["by_denom"])])
+    tables = [rule_sets, compare]
+    others = names[1:]
+    if others:
+        block = vs[others[0]]["vs_reference"]["game_block"]
+        tables.append(TableSpec(
+            f"Change against '{reference}' on the same deals, with its paired 95% interval (a "
+            "bootstrap resampling the deals under both rule sets together; hands per game in "
+            + (f"blocks of {block} consecutive hands, as a game runs across hands)" if block
+               else "blocks of consecutive hands: too few hands for one here)"),
+            ["", *others],
+            [["made %, points", *(change_cell(vs[n]["vs_reference"]["made"]) for n in others)],
+             ["hands per game", *(change_cell(vs[n]["vs_reference"]["hands_per_game"]) for n in others)],
+             *([f"declarer's net per contract, {d}",
+                *(change_cell(vs[n]["vs_reference"]["declarer_net"][d]) for n in others)]
+               for d in vs[names[0]]["by_denom"])]))
+    tables.append(points_table(vs, "Mean points per hand by source, both sides together"))
     return [Section("Variants: the same hands under other rules",
                     "Scoring options re-score the same play; the R9 declarer option replays the "
-                    "auction and, where the declarer changes, the play.",
-                    [rule_sets, compare,
-                     points_table(vs, "Mean points per hand by source, both sides together")],
-                    [points_plot(vs)])]
+                    "auction and, where the declarer changes, the play. A rule set's own intervals "
+                    "say how well its figure is known; whether it differs from the reference's "
+                    "is read from the paired interval of the change, which is narrower: both "
+                    "are measured on the same deals.",
+                    tables, [points_plot(vs)])]
+
+
+def _per_game_cell(summary: dict) -> str | float:
+    value, bounds = summary["hands_per_game"], summary.get("hands_per_game_interval")
+    if value is None:
+        return "-"
+    return mean_cell(value, *bounds) if bounds else value
 
 
 def points_plot(variants: dict[str, dict]) -> Plot:
