@@ -247,6 +247,66 @@ def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
         run(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=3)
 
 
+def _package_copy(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the package's sources, which the lab's fingerprints read from now on."""
+    import shutil
+    import flowerbridge.lab.base as base
+    copy = tmp_path / "package"
+    shutil.copytree(base.PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "web", "__pycache__"))
+    monkeypatch.setattr(base, "PACKAGE", copy)
+    return copy
+
+
+def test_lab_folder_resumed_with_other_code_is_refused_naming_what_changed(tmp_path, monkeypatch):
+    # a larger --n after the bots changed merged old-bot and new-bot hands without a word
+    package = _package_copy(tmp_path, monkeypatch)
+    out = tmp_path / "run"
+    run(out, ["deals", "play"], n=10, seed=1, params={"play": {"bots": "random"}}, workers=1, chunk_size=10)
+    recorded = json.loads((out / "lab.json").read_text())["analyses"]
+    assert "flowerbridge/bots/basic.py" in recorded["play"]["code"]
+    assert "flowerbridge/bots/basic.py" not in recorded["deals"]["code"]    # no bot deals a card
+    # edits elsewhere (the server, the web client, the CLI, the report) change no result
+    for other in ("server/app.py", "cli/lab.py", "lab/report.py", "lab/designer.py", "notation.py"):
+        (package / other).write_text((package / other).read_text() + "\n# edited\n")
+    again = run(out, ["deals", "play"], n=20, seed=1, params={"play": {"bots": "random"}}, workers=1)
+    assert (again.computed, again.reused) == (2, 2)
+    (package / "bots" / "basic.py").write_text((package / "bots" / "basic.py").read_text() + "\n# edited\n")
+    run(out, ["deals"], n=30, seed=1, workers=1)        # deals depend on no bot
+    manifest = (out / "lab.json").read_bytes()
+    chunks = sorted(p.name for p in out.glob("chunks/*/*.csv"))
+    with pytest.raises(LabError) as error:
+        run(out, ["play"], n=30, seed=1, params={"play": {"bots": "random"}}, workers=1)
+    assert str(error.value) == (f"{out} holds a play run computed by other code (flowerbridge/bots/basic.py "
+                                "changed since it was begun); its saved chunks would be merged with this "
+                                f"code's results: use a new --out folder, or delete {out} to compute it all again")
+    assert (out / "lab.json").read_bytes() == manifest and sorted(p.name for p in out.glob("chunks/*/*.csv")) == chunks
+    (package / "state.py").write_text((package / "state.py").read_text() + "\n# edited\n")
+    with pytest.raises(LabError, match=r"holds a deals run computed by other code \(flowerbridge/state.py changed"):
+        run(out, ["deals"], n=30, seed=1, workers=1)
+
+
+def test_lab_folder_of_a_version_that_recorded_no_code_is_refused(tmp_path, capsys):
+    run(tmp_path, ["deals"], n=10, seed=1, workers=1)
+    manifest = json.loads((tmp_path / "lab.json").read_text())
+    del manifest["analyses"]["deals"]["code"]
+    (tmp_path / "lab.json").write_text(json.dumps(manifest))
+    status = main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "holds a deals run begun by an earlier version of flowerbridge, which did " \
+                           "not record the code behind its results" in err
+    assert "use a new --out folder, or delete" in err
+    assert len(list(tmp_path.glob("chunks/deals/*.csv"))) == 1
+
+
+def test_lab_dd_and_pimc_runs_record_the_solvers_sources_and_basic_ones_do_not():
+    from flowerbridge.lab.play import bot_code
+    assert "flowerbridge/solver/_core.c" in bot_code("pimc")
+    assert "flowerbridge/solver/_core.c" not in bot_code("basic")
+    assert "module test_lab" in bot_code("test_lab:SlowBot")
+    if "dd" in analyses():
+        assert "flowerbridge/solver/_core.c" in analyses()["dd"].code({})
+
+
 def test_lab_resume_without_chunk_size_keeps_the_folders_own(tmp_path):
     # A folder begun with a chunk size other than today's default (given
     # explicitly, or the default of an older version) resumes under it when

@@ -13,6 +13,8 @@ stored in are byte-identical whichever machine wrote them.
 from __future__ import annotations
 
 import csv
+import hashlib
+import importlib.util
 import io
 import os
 import re
@@ -48,7 +50,9 @@ class Analysis:
     before any work starts; ``row_key`` names the column that tells apart
     a deal's rows where it has more than one (they come in the same order
     for every deal), and ``rows_per_deal(params)`` how many it has (one
-    where not given).
+    where not given); ``code(params)`` is the fingerprint of the source files
+    its rows depend on (:func:`source_digests`), which a folder records so
+    that it is never resumed with other code.
     """
 
     name: str
@@ -62,6 +66,7 @@ class Analysis:
     check: Callable[[Params], None] | None = None
     row_key: str | None = None
     rows_per_deal: Callable[[Params], int] | None = None
+    code: Callable[[Params], dict[str, str]] | None = None
 
     def params(self, given: Params | None) -> dict[str, Any]:
         """The defaults updated with ``given``; unknown names are an error."""
@@ -74,6 +79,56 @@ class Analysis:
         if self.check:
             self.check(merged)
         return merged
+
+
+# ------------------------------------------------------------ fingerprints
+
+
+PACKAGE = Path(__file__).resolve().parent.parent
+"""The ``flowerbridge`` package's folder, which the source files below are named in."""
+
+ENGINE_SOURCES = ("calls.py", "cards.py", "contract.py", "dealing.py", "errors.py", "observation.py",
+                  "options.py", "scoring.py", "seats.py", "state.py")
+"""The rules engine: the deal, the auction, the play and the score of every row."""
+LAB_SOURCES = ("lab/base.py", "lab/features.py")
+"""The lab's own code that every analysis' rows go through (the features of a deal,
+its dealer, the CSV text)."""
+BOT_SOURCES = ("bots/base.py", "bots/basic.py", "bots/bidding.py", "bots/knowledge.py",
+               "bots/pimc.py", "bots/sampling.py")
+"""The bots' bidding and play (not ``bots/match.py``, which plays matches)."""
+SOLVER_SOURCES = ("solver/__init__.py", "solver/core.py", "solver/game.py", "solver/_core.c",
+                  "solver/_core_flower.c")
+"""The double-dummy solver of Flower Bridge: its Python side and the C sources of its
+compiled core (not the build: a rebuild of the same sources gives the same tricks;
+``_core_bridge.c`` and ``bridge.py`` serve contract bridge alone)."""
+
+
+def source_digests(paths: Iterable[str]) -> dict[str, str]:
+    """The fingerprint of source files of the package (``paths`` relative to its folder):
+    each file, named ``flowerbridge/<path>``, with the first 16 hex digits of the
+    SHA-256 of its bytes (``absent`` where it is not installed). Any edit counts, a
+    comment's too."""
+    out = {}
+    for path in paths:
+        try:
+            digest = hashlib.sha256((PACKAGE / path).read_bytes()).hexdigest()[:16]
+        except OSError:
+            digest = "absent"
+        out[f"flowerbridge/{path}"] = digest
+    return out
+
+
+def module_digest(module: str) -> dict[str, str]:
+    """The fingerprint of a module outside the package (a bot given as
+    ``module:attribute``): ``module NAME`` with the digest of its file, ``unknown``
+    where it has none that can be read."""
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        digest = hashlib.sha256(Path(origin).read_bytes()).hexdigest()[:16] if origin else "unknown"
+    except (ImportError, ValueError, OSError):
+        digest = "unknown"
+    return {f"module {module}": digest}
 
 
 # ------------------------------------------------------------------ tables

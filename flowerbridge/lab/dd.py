@@ -32,9 +32,9 @@ from ..dealing import Deal
 from ..options import RuleOptions
 from ..scoring import score_contract
 from ..seats import SEATS, Seat, Side
-from .base import Analysis, Params, Row, Table
-from .features import SIDE_COLUMNS, SUITS, deal_features
-from .play import dealer_of, game_label, game_level
+from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params, Row, Table, source_digests
+from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of
+from .play import game_label, game_level
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, mean_interval, new_figure, pct, plural,
                      rate_cell, share_points, whole_numbers)
 from .variants import variant_options
@@ -326,4 +326,9 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
                      "each bucket of 5 (a bucket of fewer than 5 is left out).")
 
 
-ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10)
+def code(params: Params) -> dict[str, str]:
+    """The source its rows depend on: the engine, the features of a deal and the solver."""
+    return source_digests((*ENGINE_SOURCES, *LAB_SOURCES, "lab/dd.py", *SOLVER_SOURCES))
+
+
+ANALYSIS = Analysis("dd", "Double dummy", COLUMNS, dd_rows, summarize, sections, chunk_size=10, code=code)

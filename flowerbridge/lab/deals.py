@@ -10,7 +10,7 @@ import numpy as np
 
 from ..dealing import Deal
 from ..seats import SEATS
-from .base import Analysis, Params, Row, Table
+from .base import ENGINE_SOURCES, LAB_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
     exact_undealt_odds
 from .report import Plot, Section, TableSpec, mean_cell, mean_interval, new_figure, pct, plural, rate_cell, \
@@ -131,5 +131,10 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
                     "4.33 cards a suit and long suits are common.")])]
 
 
+def code(params: Params) -> dict[str, str]:
+    """The source its rows depend on: the engine's dealing, and the features of a deal."""
+    return source_digests((*ENGINE_SOURCES, *LAB_SOURCES, "lab/deals.py"))
+
+
 ANALYSIS = Analysis("deals", "Deals and the mystery discard", COLUMNS, deal_rows, summarize, sections,
-                    chunk_size=500)
+                    chunk_size=500, code=code)

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from ..cards import DECK, Card, Kind, Suit
 from ..dealing import UNDEALT_SIZE, Deal
-from ..seats import SEATS, Side
+from ..seats import SEATS, Seat, Side
 
 SUITS = tuple(Suit)
 SIDES = (Side.NS, Side.EW)
@@ -51,6 +51,12 @@ SEAT_COLUMNS = {f"hc_{seat.name}": int for seat in SEATS} | {
 
 SIDE_COLUMNS = {f"hc_{side.name}": int for side in SIDES} | {
     f"fit_{side.name}_{suit.letter}": int for side in SIDES for suit in SUITS}
+
+
+def dealer_of(deal: int) -> Seat:
+    """The dealer of deal ``deal`` in the lab's endless session: seat ``deal mod 4``, as
+    the deal rotates (RULINGS R5)."""
+    return Seat(deal % 4)
 
 
 def deal_features(deal: Deal) -> dict[str, int]:

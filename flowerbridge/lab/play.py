@@ -23,8 +23,9 @@ from ..options import RuleOptions
 from ..scoring import HandScore, contract_points
 from ..seats import SEATS, Seat
 from ..state import HandState
-from .base import Analysis, LabError, Params, Row, Table
-from .features import SIDES, deal_features
+from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, LabError, Params, Row, Table, \
+    module_digest, source_digests
+from .features import SIDES, deal_features, dealer_of
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, mean_cell, mean_interval,
                      new_figure, pct, plural, rate_cell, share_points, whole_numbers, wilson)
 
@@ -76,11 +77,6 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
             bot.time_budget = None
         bots[seat] = bot
     return bots
-
-
-def dealer_of(deal: int) -> Seat:
-    """The dealer of deal ``deal`` in the lab's endless session."""
-    return Seat(deal % 4)
 
 
 def hand_row(state: HandState, score: HandScore, features: dict[str, int]) -> Row:
@@ -353,5 +349,24 @@ def game_tricks_plot(summary: dict) -> Plot:
                      f"where they are fewer than {FEW}.")
 
 
+def bot_code(spec: str) -> dict[str, str]:
+    """The source a bot's bidding and play depend on: the bots' modules, the solver where
+    the bot searches double dummy (``pimc``; and a bot of another module, which may), and
+    that module itself."""
+    module = BOT_LEVELS.get(spec, spec).partition(":")[0]
+    code = source_digests(BOT_SOURCES)
+    if module != "flowerbridge.bots.pimc" and module.startswith("flowerbridge.bots."):
+        return code
+    code.update(source_digests(SOLVER_SOURCES))
+    if not module.startswith("flowerbridge."):
+        code.update(module_digest(module))
+    return code
+
+
+def code(params: Params) -> dict[str, str]:
+    """The source its rows depend on: the engine, the features of a deal and the bots."""
+    return {**source_digests((*ENGINE_SOURCES, *LAB_SOURCES, "lab/play.py")), **bot_code(params["bots"])}
+
+
 ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,
-                    defaults={"bots": default_bots()}, chunk_size=100, check=check_bots)
+                    defaults={"bots": default_bots()}, chunk_size=100, check=check_bots, code=code)

@@ -10,9 +10,10 @@ computing only the missing chunks. The merged results are the chunk files
 concatenated in deal order, so they are byte-for-byte the same with one
 worker, many, or a Ray cluster.
 
-``OUT/lab.json`` records the seed and each analysis' parameters and chunk
-size; a later run in the same folder must agree with it (a larger ``n``
-adds chunks).
+``OUT/lab.json`` records the seed and each analysis' parameters, chunk
+size and the fingerprint of the source its rows depend on; a later run in
+the same folder must agree with it (a larger ``n`` adds chunks), so that
+chunks of other code or settings are never merged with this one's.
 """
 
 from __future__ import annotations
@@ -536,14 +537,19 @@ class LabResult:
 
 
 def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]],
-              defaults: Mapping[str, int]) -> dict[str, tuple[dict, int]]:
+              defaults: Mapping[str, int], code: Mapping[str, dict[str, str]] | None = None,
+              ) -> dict[str, tuple[dict, int]]:
     """Check the folder's earlier runs agree with this one, then record this one.
 
     ``chosen`` maps each analysis to its parameters and the chunk size asked
     for (None: none). An analysis the folder already holds keeps the chunk
     size it was begun with unless another is asked for, so that a folder
     begun before a default changed still resumes; else it gets its default.
-    Returns each analysis' parameters and chunk size."""
+    ``code`` is each analysis' fingerprint of the source its rows depend on
+    (:attr:`Analysis.code`): a folder whose saved chunks were computed by other
+    code, or by a version that recorded none, is refused, as its chunks would
+    be merged with this code's. Returns each analysis' parameters and chunk size."""
+    code = code or {}
     path = out / MANIFEST
     recorded: dict[str, Any] = {"format": FORMAT, "seed": seed, "analyses": {}}
     if path.exists():
@@ -564,14 +570,38 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
             kept = before.get("chunk_size") if isinstance(before, dict) else None
             chunk_size = kept if isinstance(kept, int) and not isinstance(kept, bool) and kept >= 1 \
                 else defaults[name]
-        entry = {"params": params, "chunk_size": chunk_size}
-        if before is not None and before != entry:
-            raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(before)}): "
+        entry: dict[str, Any] = {"params": params, "chunk_size": chunk_size}
+        settings = {k: v for k, v in before.items() if k != "code"} if isinstance(before, dict) else before
+        if before is not None and settings != entry:
+            raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(settings)}): "
                            "use another output folder")
-        recorded["analyses"][name] = entry
+        fingerprint = code.get(name, {})
+        if before is not None:
+            _check_code(out, name, before.get("code"), fingerprint)
+        recorded["analyses"][name] = {**entry, "code": fingerprint}
         resolved[name] = (params, chunk_size)
     write_atomic(path, json.dumps(recorded, indent=2) + "\n")
     return resolved
+
+
+def _code(analysis: Analysis, params: Params) -> dict[str, str]:
+    """The fingerprint of the source ``analysis``' rows depend on (none where it names none)."""
+    return analysis.code(params) if analysis.code is not None else {}
+
+
+def _check_code(out: Path, name: str, before: Any, now: dict[str, str]) -> None:
+    """Refuse to resume ``name`` in ``out`` where its saved chunks were computed by
+    other code than ``now`` (or by a version of the lab that recorded none)."""
+    fix = (f"its saved chunks would be merged with this code's results: use a new --out folder, "
+           f"or delete {out} to compute it all again")
+    if not isinstance(before, dict):
+        raise LabError(f"{out} holds a {name} run begun by an earlier version of flowerbridge, "
+                       "which did not record the code behind its results; " + fix)
+    changed = sorted(k for k in {*before, *now} if before.get(k) != now.get(k))
+    if changed:
+        shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+        raise LabError(f"{out} holds a {name} run computed by other code ({shown} changed since "
+                       f"it was begun); " + fix)
 
 
 def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis]) -> dict[str, Table]:
@@ -654,7 +684,8 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
     # what the folder's manifest said before: put back if this run saves nothing
     before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
-    chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked})
+    code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
+    chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
 
     chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
     missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]

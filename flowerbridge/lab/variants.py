@@ -28,10 +28,11 @@ from ..options import RuleOptions
 from ..scoring import score_contract
 from ..seats import Side
 from ..state import HandState
-from .base import Analysis, LabError, Params, Row, Table
+from .base import Analysis, LabError, Params, Row, Table, source_digests
 from .features import deal_features
-from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, \
-    hand_row, hand_summary, make_bots, net_cell, play_deal, points_table
+from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, hand_row, \
+    hand_summary, make_bots, net_cell, play_deal, points_table
+from .play import code as play_code
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, mean_cell, new_figure, \
     paired_change, pct, plural, rate_cell, ratio_of_sums
 
@@ -273,8 +274,13 @@ def points_plot(variants: dict[str, dict]) -> Plot:
     return Plot(fig, "Where the points come from under each rule set (mean per hand, both sides).")
 
 
+def code(params: Params) -> dict[str, str]:
+    """The source its rows depend on: the play analysis', and the re-scoring here."""
+    return {**play_code(params), **source_digests(("lab/variants.py",))}
+
+
 ANALYSIS = Analysis("variants", "Rule variants", COLUMNS, variant_rows, summarize, sections,
                     defaults={"bots": default_bots(),
                               "variants": [[n, o] for n, o in DEFAULT_VARIANTS]},
                     chunk_size=100, check=check, row_key="variant",
-                    rows_per_deal=lambda params: len(params["variants"]))
+                    rows_per_deal=lambda params: len(params["variants"]), code=code)
