@@ -993,8 +993,9 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
         seq = south.evaluate("document.body.dataset.seq")
         own.stop(kill=True)
         south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
-        # a click while the socket is down is not lost in silence
-        south.locator('#bidding button[data-call="Pass"]').click()
+        # a click while the socket is down is not lost in silence (the call is
+        # aria-disabled, which Playwright will not click unforced: a person can)
+        south.locator('#bidding button[data-call="Pass"]').click(force=True)
         assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
         own.start()
         south.wait_for_function("document.querySelector('#status').textContent === 'connected'",
@@ -1398,7 +1399,8 @@ def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_pa
         south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
         assert set(south.evaluate(looks)) == {"not playable"}
         screenshot(south, "disconnected-cards")
-        cards.first.click(position={"x": 6, "y": 12})       # and a click still says why nothing happens
+        # and a click still says why nothing happens (aria-disabled: forced, see above)
+        cards.first.click(position={"x": 6, "y": 12}, force=True)
         assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
         # a card of South's own hand, the dummy to play: why it cannot be played is
         # told -- and forgotten when the page is connected again

@@ -916,3 +916,50 @@ def test_client_the_review_opened_by_its_button_on_your_turn_gives_focus_back_to
     assert south.evaluate("document.body.dataset.seq") == seq
     close_all(clients)
     assert not south.errors
+
+
+def test_client_while_disconnected_the_status_says_one_thing_and_calls_are_aria_disabled(browser, tmp_path):
+    # 4.1.3: the status (a live region) said "reconnecting…", "connecting…",
+    # "reconnecting…" at every retry; the greyed calls were still enabled buttons
+    from browser_support import Server
+
+    with Server(tmp_path) as own:
+        created = own.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+        south = open_page(browser, own, created["invitations"]["S"]["url"])
+        wait_for_table(south)
+        south.wait_for_selector("#bidding button")
+        assert south.locator('#bidding button[aria-disabled="true"]').count() == 0
+        south.evaluate(LIVE_RECORDER)
+        own.stop(kill=True)
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        buttons = south.locator("#bidding button")
+        assert buttons.count() > 0
+        assert buttons.evaluate_all("bs => bs.every(b => b.getAttribute('aria-disabled') === 'true')")
+        south.wait_for_timeout(4_000)                   # retries after 0.5, 1, 2 s
+        assert live_texts(south, "status") == ["reconnecting…"], live_texts(south, "status")
+        own.start()
+        south.wait_for_function("document.querySelector('#status').textContent === 'connected'", timeout=30_000)
+        assert live_texts(south, "status") == ["reconnecting…", "connected"], live_texts(south, "status")
+        assert south.locator('#bidding button[aria-disabled]').count() == 0
+        assert not south.errors
+
+
+def test_client_while_disconnected_playable_cards_are_aria_disabled(browser, tmp_path):
+    # the same for a card: greyed, it was still an enabled "Play …" button
+    from browser_support import Server
+
+    with Server(tmp_path) as own:
+        created = mid_trick_table(own)                 # North is to play
+        north = open_page(browser, own, created["invitations"]["N"]["url"])
+        cards = north.locator("#felt .card.playable")
+        cards.first.wait_for()
+        assert north.locator("#felt .card.playable[aria-disabled]").count() == 0
+        own.stop(kill=True)
+        north.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        assert cards.evaluate_all("cs => cs.length > 0 && cs.every(c => c.getAttribute('aria-disabled') === 'true')")
+        own.start()
+        north.wait_for_function("document.querySelector('#status').textContent === 'connected'", timeout=30_000)
+        assert north.locator("#felt .card.playable[aria-disabled]").count() == 0
+        assert cards.count() > 0
+        assert not north.errors
+

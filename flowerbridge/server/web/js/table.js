@@ -564,6 +564,7 @@ function draw() {
   drawLastTrick();
   drawPanels();
   restoreFocus(focus);
+  markDisconnected();
   speak();
 }
 
@@ -758,13 +759,21 @@ function receive(message) {
   draw();
 }
 
+// The connection's badge is a live region: once down, it says "reconnecting…"
+// through every retry (each tries "connecting" again) until it is back.
+let reconnecting = false;
+
 function showStatus(status, closeCode) {
   const badge = $("status");
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
-  badge.textContent = words[status];
-  badge.className = `status ${status === "online" ? "online" : status === "connecting" ? "" : "offline"}`;
+  if (status === "offline") reconnecting = true;
+  else if (status !== "connecting") reconnecting = false;
+  const shown = status === "connecting" && reconnecting ? "offline" : status;
+  if (badge.textContent !== words[shown]) badge.textContent = words[shown];
+  badge.className = `status ${shown === "online" ? "online" : shown === "connecting" ? "" : "offline"}`;
   // Down (or coming back): the cards and calls are shown as not to be played (a click says why).
   document.body.classList.toggle("disconnected", status !== "online");
+  markDisconnected();
   if (status === "refused") showRefusedLink(closeCode);
   if (status === "online") {
     // connected again: the person may act, and what a click was told while
@@ -772,6 +781,16 @@ function showStatus(status, closeCode) {
     state.hint = null;
     if (state.refusal === NOT_SENT) state.refusal = null;
     if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
+  }
+}
+
+// While disconnected the calls and cards, greyed, are told to screen readers as
+// not available (aria-disabled: still focusable, and a click still says why).
+function markDisconnected() {
+  const down = document.body.classList.contains("disconnected");
+  for (const control of document.querySelectorAll("#bidding button, #felt .card.playable")) {
+    if (down) control.setAttribute("aria-disabled", "true");
+    else control.removeAttribute("aria-disabled");
   }
 }
 
