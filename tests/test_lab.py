@@ -243,8 +243,44 @@ def test_lab_folder_of_another_seed_or_setting_is_refused(tmp_path):
     run(tmp_path, ["deals"], n=10, seed=1, workers=1)
     with pytest.raises(LabError, match="seed 1"):
         run(tmp_path, ["deals"], n=10, seed=2, workers=1)
-    with pytest.raises(LabError, match="other settings"):
+    with pytest.raises(LabError, match="holds a deals run with chunk size 500, not 3"):
         run(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=3)
+
+
+def test_lab_settings_that_clash_with_the_folders_are_named_with_what_resumes_it(tmp_path, capsys):
+    # "holds a deals run with other settings ({...whole JSON...}): use another output folder"
+    # named neither the setting that clashed nor what to do
+    out = tmp_path / "run"
+    assert main(["lab", "deals", "variants", "--n", "4", "--seed", "1", "--bots", "random",
+                 "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["lab", "deals", "--n", "4", "--seed", "1", "--chunk-size", "37", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {out} holds a deals run with chunk size 500, not 37: dropping --chunk-size resumes "
+        "it (the folder keeps the size it was begun with), or use another output folder\n")
+    assert main(["lab", "variants", "--n", "4", "--seed", "1", "--bots", "basic", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"error: {out} holds a variants run with bots 'random', not "
+                                       "'basic': --bots random resumes it, or use another output folder\n")
+    assert main(["lab", "variants", "--n", "4", "--seed", "1", "--bots", "random", "--out", str(out),
+                 "--variant", 'strict={"undertrick_penalty": 10}']) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {out} holds a variants run with the rule variants default, strict, "
+                          "first-named, no-honors, no-bright-bonus, plains-30, not default, strict: the same "
+                          "--variant options resume it, or use another output folder")
+    assert "undertrick_penalty" not in err        # the names tell them apart: not the whole JSON
+
+
+def test_lab_variant_of_other_options_under_the_same_name_is_named(tmp_path):
+    first = [["default", {}], ["p", {"undertrick_penalty": 10}]]
+    run(tmp_path, ["variants"], n=2, seed=1, params={"variants": {"bots": "random", "variants": first}})
+    with pytest.raises(LabError) as error:
+        run(tmp_path, ["variants"], n=2, seed=1, chunk_size=50,
+            params={"variants": {"bots": "random", "variants": [["default", {}], ["p", {"undertrick_penalty": 20}]]}})
+    assert str(error.value) == (
+        f"{tmp_path} holds a variants run with the rule variant 'p' as {{\"undertrick_penalty\": 10}}, not "
+        "{\"undertrick_penalty\": 20}; chunk size 100, not 50: the same --variant options resume it; "
+        "dropping --chunk-size resumes it (the folder keeps the size it was begun with), or use another "
+        "output folder")
 
 
 def _package_copy(tmp_path: Path, monkeypatch) -> Path:

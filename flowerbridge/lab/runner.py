@@ -573,8 +573,7 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
         entry: dict[str, Any] = {"params": params, "chunk_size": chunk_size}
         settings = {k: v for k, v in before.items() if k != "code"} if isinstance(before, dict) else before
         if before is not None and settings != entry:
-            raise LabError(f"{out} holds a {name} run with other settings ({json.dumps(settings)}): "
-                           "use another output folder")
+            raise LabError(_clash(out, name, settings, entry))
         fingerprint = code.get(name, {})
         if before is not None:
             _check_code(out, name, before.get("code"), fingerprint)
@@ -582,6 +581,50 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
         resolved[name] = (params, chunk_size)
     write_atomic(path, json.dumps(recorded, indent=2) + "\n")
     return resolved
+
+
+def _clash(out: Path, name: str, before: Any, now: dict[str, Any]) -> str:
+    """The error for a folder whose ``name`` run was begun with settings ``before``
+    (parameters and chunk size) other than this run's ``now``: which settings differ, how,
+    and what resumes it."""
+    if not isinstance(before, dict) or not isinstance(before.get("params"), dict):
+        return f"{out} holds a {name} run with other settings ({json.dumps(before)}): use another output folder"
+    what, fixes = [], []
+    old_params, new_params = before["params"], now["params"]
+    for key in sorted({*old_params, *new_params}):
+        old, new = old_params.get(key), new_params.get(key)
+        if old == new:
+            continue
+        if key == "bots":
+            what.append(f"bots {old!r}, not {new!r}")
+            fixes.append(f"--bots {old} resumes it" if isinstance(old, str) else "")
+        elif key == "variants":
+            what.append(_variants_clash(old, new))
+            fixes.append("the same --variant options resume it")
+        else:
+            what.append(f"{key} {json.dumps(old)}, not {json.dumps(new)}")
+    if before.get("chunk_size") != now["chunk_size"]:
+        what.append(f"chunk size {before.get('chunk_size')!r}, not {now['chunk_size']!r}")
+        fixes.append("dropping --chunk-size resumes it (the folder keeps the size it was begun with)")
+    fix = "; ".join(f for f in fixes if f)
+    return (f"{out} holds a {name} run with {'; '.join(what)}: "
+            + (f"{fix}, or use another output folder" if fix else "use another output folder"))
+
+
+def _variants_clash(old: Any, new: Any) -> str:
+    """How two lists of rule variants ``[[name, options], ...]`` differ, in words."""
+    def named(variants: Any) -> dict[str, Any]:
+        return {v[0]: v[1] for v in variants if isinstance(v, (list, tuple)) and len(v) == 2} \
+            if isinstance(variants, (list, tuple)) else {}
+    before, now = named(old), named(new)
+    if list(before) != list(now):
+        return (f"the rule variants {', '.join(before) or 'none'}, not "
+                f"{', '.join(now) or 'none'}")
+    changed = next((n for n in before if before[n] != now[n]), None)
+    if changed is None:
+        return f"the rule variants {json.dumps(old)}, not {json.dumps(new)}"
+    return (f"the rule variant {changed!r} as {json.dumps(before[changed])}, not "
+            f"{json.dumps(now[changed])}")
 
 
 def _code(analysis: Analysis, params: Params) -> dict[str, str]:
