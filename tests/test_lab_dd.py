@@ -169,3 +169,22 @@ def test_lab_dd_tricks_by_honor_count_keep_each_means_t_interval(tmp_path, monke
         values = tricks[(hc // 5) * 5 == bucket, 2]
         half = t_quantile(len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
         assert cell["interval"]["A"] == pytest.approx([values.mean() - half, values.mean() + half])
+
+
+def test_lab_dd_leaves_out_rule_sets_it_cannot_tell_from_default_and_says_why(tmp_path, monkeypatch):
+    # first-named, no-honors and no-bright-bonus equalled default in every dd row by
+    # construction (each side's better declarer, honors left out), shown as if measured
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    mixed = {"honor_bright": [0, 0], "undertrick_penalty": 100}
+    from flowerbridge.lab.variants import DEFAULT_VARIANTS
+    variants = [[n, o] for n, o in DEFAULT_VARIANTS]
+    study = run_lab(tmp_path, ["dd"], n=10, seed=4, workers=1, variants=[*variants, ["mixed", mixed]])
+    summary = study.summaries["dd"]
+    assert list(summary["variants"]) == ["default", "strict", "plains-30", "mixed"]
+    assert summary["variants_unseen"] == {
+        "first-named": ["declarer"], "no-honors": ["honor_animal", "honor_bright", "honor_ribbon"],
+        "no-bright-bonus": ["five_bright_bonus", "ten_bright_bonus"]}
+    [section] = dd.sections(study.result.tables["dd"], summary, {}, {})
+    assert "the rule sets that change only those (first-named, no-honors, no-bright-bonus) equal " \
+           "'default' here by construction and are left out." in section.text
+    assert section.tables[1].headers == ["", "default", "strict", "plains-30", "mixed"]

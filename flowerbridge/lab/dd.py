@@ -21,6 +21,7 @@ rows at summary time, so the rule variants cost no extra solving:
 
 from __future__ import annotations
 
+from dataclasses import fields
 from functools import lru_cache
 from typing import Any
 
@@ -175,6 +176,19 @@ def par(table: Table, options: RuleOptions) -> tuple[np.ndarray, np.ndarray, np.
     return end[:, 0], end[:, 1], result
 
 
+DD_UNSEEN = frozenset({"declarer", "honor_ribbon", "honor_animal", "honor_bright",
+                       "five_bright_bonus", "ten_bright_bonus"})
+"""The rule options the double-dummy model cannot see: it takes each side's better
+declarer (so who declares, R9, changes nothing) and scores the contract alone (honors
+and Bright bonuses follow the cards captured, R16–R17)."""
+
+
+def changed_options(options: RuleOptions) -> set[str]:
+    """The options in which ``options`` differ from the rules as written."""
+    written = RuleOptions()
+    return {f.name for f in fields(RuleOptions) if getattr(options, f.name) != getattr(written, f.name)}
+
+
 # ---------------------------------------------------------------- summary
 
 
@@ -221,8 +235,15 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
                                                  for d in DENOMINATIONS}}
                                  for b in np.unique(buckets) if (buckets == b).sum() >= 5}
     summary["variants"] = {}
+    # rule sets that change only what the model cannot see equal the reference by
+    # construction: left out, and named
+    summary["variants_unseen"] = {}
     rows = np.arange(n)
-    for name, options in variant_options(settings["variants"]):
+    for index, (name, options) in enumerate(variant_options(settings["variants"])):
+        changed = changed_options(options)
+        if index and changed and changed <= DD_UNSEEN:
+            summary["variants_unseen"][name] = sorted(changed)
+            continue
         game_at = np.array([game_level(d, options) for d in DENOMINATIONS])
         best, score = best_contracts(tricks, options)
         order, side, result = par(table, options)
@@ -272,13 +293,17 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
          ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
+    unseen = summary.get("variants_unseen", {})
     return [Section(
         "Double dummy: what the cards can make",
         "Tricks are the solver's, for the better declarer of the stronger side (in the plot by "
         "length, of every side); the undealt cards play no part. Scores, par included, are the "
         "contract's alone (contract points, overtricks and undertrick penalties): honors and "
         "Bright bonuses go to whoever captures the cards, made contract or not, and a passed-out "
-        "hand scores none.",
+        "hand scores none. So the model cannot see who declares (R9: it takes each side's "
+        "better declarer), honors or Bright bonuses"
+        + (f"; the rule sets that change only those ({', '.join(unseen)}) equal "
+           f"'{next(iter(vs))}' here by construction and are left out." if unseen else "."),
         [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary)])]
 
 
