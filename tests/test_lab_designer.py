@@ -378,3 +378,23 @@ def test_designer_sentences_on_variants_give_their_95_percent_intervals():
     vs["strict"] = {"winner_changed": 17.4, "winner_changed_hands": 3480, "hands": 20000}
     text = "\n".join(_question_penalty(vs, None))
     assert "the side ahead on the hand changes in 17.4% (95% interval 16.9–17.9%) of hands" in text
+
+
+def test_lab_designer_status_counts_the_double_dummy_parts_chunks_and_names_its_report(tmp_path, monkeypatch,
+                                                                                       capsys, fast_figures):
+    # interrupted in the dd part and run again, it said "0 chunks computed, 9 reused"
+    # though it computed two dd chunks, and did not name the dd folder's report
+    pytest.importorskip("flowerbridge.solver")
+    from test_lab_dd import fake_dd_table
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main(_designer(report, out, "--n", "40", "--dd-n", "40")) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    for chunk in sorted((out / "dd" / "chunks" / "dd").glob("*.csv"))[2:]:   # as if stopped there
+        chunk.unlink()
+    assert main(_designer(report, out, "--n", "40", "--dd-n", "40")) == 0, capsys.readouterr().err
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ["40 deals, seed 0: 0 chunks computed, 3 reused", f"report: {out / 'report.html'}",
+                         "double dummy, the first 40 deals: 2 chunks computed, 2 reused",
+                         f"report: {out / 'dd' / 'report.html'}"]
+    assert lines[4].startswith(f"designer's report: {report} (it replaces the one written before)")

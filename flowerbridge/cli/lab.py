@@ -127,14 +127,23 @@ def run(args) -> int:
             print("interrupted before any chunk was finished: nothing was saved", file=sys.stderr)
         return 130
     done = study.result
-    chunks = "chunk" if done.computed == 1 else "chunks"
-    print(f"{done.n:,} deals, seed {seed!r}: {done.computed} {chunks} computed, {done.reused} reused")
+    print(f"{done.n:,} deals, seed {seed!r}: {_chunks(done)}")
     if study.report:
         print(f"report: {study.report}")
     for name, deals in study.earlier.items():    # beside the report, and left out of it
         print(f"{Path(out) / name} is from an earlier run"
               + (f" of {deals:,} deals" if deals is not None else "") + ", not in this report")
+    if study.dd is not None:        # the designer's double-dummy part, a run of its own
+        print(f"double dummy, the first {study.dd.result.n:,} deals: {_chunks(study.dd.result)}")
+        if study.dd.report:
+            print(f"report: {study.dd.report}")
     if designer is not None:
         print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
               f"its figures in {designer.with_suffix('')}{os.sep}")
     return 0
+
+
+def _chunks(done) -> str:
+    """What a run computed and reused, in words."""
+    chunks = "chunk" if done.computed == 1 else "chunks"
+    return f"{done.computed} {chunks} computed, {done.reused} reused"

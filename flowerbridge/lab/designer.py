@@ -38,7 +38,9 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
 
     Figures go to a folder named after ``path`` without its suffix. ``dd_n``
     deals (the first ones of the same seed) get the double-dummy analysis,
-    which costs a full search per deal; 0 leaves it out.
+    which costs a full search per deal; 0 leaves it out. Returns the study of
+    ``deals``, ``play`` and ``variants``, with the double-dummy one (in ``out/dd``)
+    as its ``dd``.
     """
     if dd_n < 0 or dd_n > n:
         raise LabError(f"dd deals must be between 0 and the number of deals ({n}), not {dd_n}")
@@ -73,8 +75,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     dd_summary, dd_table = None, None
     if dd_n:
         # (no bots: the double-dummy analysis plays no card, and refuses them)
-        dd_study = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
-        dd_summary, dd_table = dd_study.summaries["dd"], dd_study.result.tables["dd"]
+        study.dd = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
+        dd_summary, dd_table = study.dd.summaries["dd"], study.dd.result.tables["dd"]
     _check_report_path(path)                # again: the run may have taken hours
     _check_figures_folder(figures, Path(out))
     _make_figures_folder(figures, saved_in=Path(out))

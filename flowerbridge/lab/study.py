@@ -37,6 +37,9 @@ class Study:
     """The merged CSV files in the folder of analyses this run did not run, each with
     the deals it holds (None where that cannot be read): an earlier run's, not in the
     summary or the report."""
+    dd: "Study | None" = None
+    """With the designer's report, its double-dummy run (in ``dd/`` of the output folder),
+    where it has one."""
 
     @property
     def out(self) -> Path:
