@@ -221,9 +221,10 @@ def test_client_live_region_announces_contract_trick_winners_result_and_new_deal
     assert (int(tricks[-1][2]), int(tricks[-1][3])) in {(ns, 13 - ns) for ns in range(14)}
     assert "Hand 1: 1P by North, " in said       # the review's headline
     assert "Hand 2, East deals." in said
-    # the turn line is set only when its text changes
-    turns = live_texts(page, "message")
-    assert all(a != b for a, b in zip(turns, turns[1:])), turns
+    # the turn line is no live region, and another seat's turn is not said apart from its action
+    assert page.locator("#message").get_attribute("aria-live") is None
+    assert not live_texts(page, "message")
+    assert not re.search(r"(North|East|South|West) to (call|play)", said), said
     assert not page.errors
 
 
@@ -241,7 +242,8 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     live = ax("#review-dialog .dialog-live")
     assert not live.get("ignored"), live
     in_window = " | ".join(live_texts(page, "review-live"))
-    assert "Hand 2, East deals." in in_window and "East to call." in in_window, in_window
+    # (the next deal; another seat's turn is not said apart from its action)
+    assert "Hand 2, East deals." in in_window and " to call." not in in_window, in_window
     # the window says the result, not only "Review of the hand"
     description = ax("#review-dialog").get("description", {}).get("value", "")
     assert description.startswith("Hand 1: 1P by North, "), description
@@ -963,3 +965,30 @@ def test_client_while_disconnected_playable_cards_are_aria_disabled(browser, tmp
         assert cards.count() > 0
         assert not north.errors
 
+
+def test_client_each_action_is_said_once_and_the_persons_turn_with_it(browser, server):
+    # 4.1.3: every action filled two live regions (the announcement and the turn
+    # line, "North to play."), and the turn line, focused after the person's own
+    # call, was a live region read again
+    created, clients, south = people_table(browser, server, "S")
+    assert south.locator("#message").get_attribute("aria-live") is None
+    assert south.locator("#message").get_attribute("role") is None
+    south.evaluate(LIVE_RECORDER)
+    act(clients["N"], 1, "call", "Pass")         # North deals
+    page_at(south, 2)
+    act(clients["E"], 2, "call", "Pass")
+    south.wait_for_selector("#bidding button")
+    south.wait_for_timeout(200)
+    assert south.evaluate("window.__live") == [["announce", "North: Pass."],
+                                               ["announce", "East: Pass. Your call."]]
+    south.keyboard.press("p")                     # South passes: focus on the turn line, nothing said twice
+    page_at(south, 4)
+    south.wait_for_timeout(200)
+    assert south.evaluate(FOCUS) == "#message"
+    assert south.evaluate("window.__live")[2:] == [["announce", "South: Pass."]]
+    act(clients["W"], 4, "call", "1P")
+    page_at(south, 5)
+    south.wait_for_timeout(200)
+    assert south.evaluate("window.__live")[3:] == [["announce", "West: 1 Plains."]]
+    close_all(clients)
+    assert not south.errors

@@ -349,6 +349,18 @@ function turnMessage() {
     : `${SEAT_NAMES[view.turn]} to play.`;
 }
 
+// Whether the turn line is news a screen reader is told (with the action that
+// brought it, in one update of the live region): the person's own turn, the end
+// of the session, a table waiting for its people. Another seat's turn is not:
+// each call and card is said as it happens, a new deal who deals, the contract
+// who leads; and the hand's end is said by its result.
+function turnIsNews() {
+  const view = state.view;
+  if (state.table?.closed || sessionOver()) return true;
+  if (view.phase === "finished" || view.phase === "passed out") return false;
+  return Boolean(state.table?.waiting) || isMyTurn();
+}
+
 function drawPlayPanel() {
   const view = state.view;
   const contract = view.contract;
@@ -359,11 +371,12 @@ function drawPlayPanel() {
       : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
-  // Set only when it changes: a live region set to the same text may be read again.
+  // The turn line is not a live region (it would speak at every action, and again
+  // when focus waits on it): what is news in it is said with the action, once.
   const message = turnMessage();
   if ($("message").textContent !== message) {
     $("message").textContent = message;
-    state.spokenTurn = message;
+    if (turnIsNews()) state.spokenTurn = message;
   }
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
   drawElsewhere();
@@ -725,14 +738,14 @@ function spokenNodes(parts) {
     .map((node) => (typeof node === "string" ? node : node.cloneNode(true)));
 }
 
-// Say what the message applied has to say, in one update of the live region.
-// While a window is open the page's live regions are hidden from screen
-// readers: the window's own says it, and the turn line's news with it.
+// Say what the message applied has to say, and the turn line's news with it, in
+// one update of the live region. While a window is open the page's live regions
+// are hidden from screen readers: the window's own says it.
 function speak() {
   const parts = state.spoken;
   state.spoken = [];
   const live = document.querySelector("dialog[open] .dialog-live");
-  if (live && state.spokenTurn) parts.push(state.spokenTurn);
+  if (state.spokenTurn) parts.push(state.spokenTurn);
   state.spokenTurn = null;
   if (!parts.length) return;
   $("announce").replaceChildren(...spokenNodes(parts));
