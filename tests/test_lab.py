@@ -1025,6 +1025,25 @@ def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tm
     assert "hands per game (95% interval)" in [row[0] for row in compare.rows]
 
 
+def test_lab_docs_name_every_csv_column_of_every_analysis():
+    # docs/lab.md said the columns were "documented in each module"; play's, variants' and
+    # deals' were not, and made = 0 on a passed-out row misled a mean of the column
+    text = (Path(__file__).parent.parent / "docs" / "lab.md").read_text()
+    section = text.split("## The CSV columns", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`([a-z_A-Z]+)`", section))
+    ranges = re.findall(r"`([a-z_A-Z]+)` … `([a-z_A-Z]+)`", section)
+    for name, analysis in analyses().items():
+        columns = list(analysis.columns)
+        covered = set(named)
+        for first, last in ranges:
+            if first in columns and last in columns:
+                covered |= set(columns[columns.index(first):columns.index(last) + 1])
+        assert f"`{name}.csv`" in section
+        assert not [c for c in columns if c not in covered], name
+    assert "**0 also where passed out**" in section and "**0 at No Trump**" in section
+    assert "**and honors and Bright bonuses**" in section
+
+
 def test_lab_a_denomination_nobody_contracted_in_has_no_mean_and_its_cells_say_so(tmp_path):
     # the play table said "-" for No Trump's net score where no contract was in it,
     # the variants table 0 in every column; summary.json stored 0.0 means of nothing
@@ -1040,8 +1059,8 @@ def test_lab_a_denomination_nobody_contracted_in_has_no_mean_and_its_cells_say_s
     tables = [t for sec in sections(study.result.tables["variants"], summary,
                                     study.result.params["variants"], {"variants": []}) for t in sec.tables]
     for d in empty:
-        for label in (f"declarer's net per contract, {d}: mean (95% interval)",    # each rule set's
-                      f"declarer's net per contract, {d}"):                        # change vs default
+        for label in (f"declarer's net per contract (honors included), {d}: mean (95% interval)",
+                      f"declarer's net per contract (honors included), {d}"):   # its change vs default
             [row] = [row for t in tables for row in t.rows if row[0] == label]
             assert set(row[1:]) == {"-"}
 

@@ -253,7 +253,8 @@ def game_label(level: int, denomination: str) -> str:
 
 
 def declarer_net(t: Table) -> np.ndarray:
-    """Points the declaring side scored in the hand minus what its opponents scored."""
+    """Points the declaring side scored in the hand minus what its opponents scored: above
+    and below the line, honors and Bright bonuses included (rows of contracts only)."""
     ns = t["below_NS"] + t["above_NS"]
     ew = t["below_EW"] + t["above_EW"]
     return np.where(t["side"] == "NS", ns - ew, ew - ns)
@@ -272,7 +273,7 @@ def contract_table(summary: dict, caption: str) -> TableSpec:
                      rate_cell(d["games_made"], d["games_bid"]), net_cell(d)])
     return TableSpec(caption, ["denomination", "contracts", "% of hands", "made % (95% interval)",
                                "game at", "games bid", "games made % (95% interval)",
-                               "declarer's net score, mean (95% interval)"], rows)
+                               "declarer's net per contract (honors included), mean (95% interval)"], rows)
 
 
 def net_cell(cell: dict) -> str | float:

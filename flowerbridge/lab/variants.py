@@ -221,7 +221,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
           *(rate_cell(vs[n]["hands_changed_hands"], vs[n]["hands"]) for n in names)],
          ["hands whose winner changes % (95% interval)",
           *(rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"]) for n in names)],
-         *([f"declarer's net per contract, {d}: mean (95% interval)",
+         *([f"declarer's net per contract (honors included), {d}: mean (95% interval)",
             *(net_cell(vs[n]["by_denom"][d]) for n in names)]
            for d in vs[names[0]]["by_denom"])])
     tables = [rule_sets, compare]
@@ -236,7 +236,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
             ["", *others],
             [["made %, points", *(change_cell(vs[n]["vs_reference"]["made"]) for n in others)],
              ["hands per game", *(change_cell(vs[n]["vs_reference"]["hands_per_game"]) for n in others)],
-             *([f"declarer's net per contract, {d}",
+             *([f"declarer's net per contract (honors included), {d}",
                 *(change_cell(vs[n]["vs_reference"]["declarer_net"][d]) for n in others)]
                for d in vs[names[0]]["by_denom"])]))
     tables.append(points_table(vs, "Mean points per hand by source, both sides together"))
