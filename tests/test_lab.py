@@ -188,6 +188,56 @@ def test_lab_damaged_chunk_of_one_analysis_leaves_every_merged_file_as_it_was(tm
     assert csv_bytes(tmp_path) == before
 
 
+def _result_files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file() and p.name != "lab.json"}
+
+
+@pytest.mark.parametrize("stop", ["merge", "summary", "report"])
+def test_lab_run_stopped_while_writing_its_results_leaves_the_earlier_ones_whole(tmp_path, monkeypatch, stop):
+    # Ctrl-C while the report was drawn left new CSV files and summary.json beside the old
+    # report.html: a finished run's files disagreed
+    import flowerbridge.lab.runner as runner_module
+    import flowerbridge.lab.study as study_module
+    run_lab(tmp_path, ["deals", "play"], n=10, seed=1, bots="random", workers=1, chunk_size=5)
+    before = _result_files(tmp_path)
+    assert set(before) == {"deals.csv", "play.csv", "summary.json", "report.html"}
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    if stop == "merge":     # the second merged CSV file
+        written = []
+        real = runner_module.Staged.write
+
+        def write(self, name, text):
+            if written:
+                raise KeyboardInterrupt
+            written.append(name)
+            real(self, name, text)
+        monkeypatch.setattr(runner_module.Staged, "write", write)
+    elif stop == "summary":
+        monkeypatch.setattr(study_module, "earlier_results", interrupted)
+    else:
+        monkeypatch.setattr(study_module, "render_html", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_lab(tmp_path, ["deals", "play"], n=20, seed=1, bots="random", workers=1, chunk_size=5)
+    assert _result_files(tmp_path) == before           # the earlier run's, all of them
+    assert not list(tmp_path.glob(".*"))                # and nothing half-staged
+    assert len(list(tmp_path.glob("chunks/play/*.csv"))) == 4      # the work done is kept
+    monkeypatch.undo()
+    study = run_lab(tmp_path, ["deals", "play"], n=20, seed=1, bots="random", workers=1, chunk_size=5)
+    assert study.result.computed == 0
+    after = _result_files(tmp_path)
+    assert set(after) == set(before) and all(after[name] != before[name] for name in after)
+    assert json.loads(after["summary.json"])["n"] == 20 and b"20 deals from seed" in after["report.html"]
+
+
+def test_lab_run_without_a_report_removes_the_earlier_one_it_would_contradict(tmp_path):
+    run_lab(tmp_path, ["deals"], n=10, seed=1, workers=1)
+    run_lab(tmp_path, ["deals"], n=20, seed=1, workers=1, report=False)
+    assert not (tmp_path / "report.html").exists()
+    assert json.loads((tmp_path / "summary.json").read_text())["n"] == 20
+
+
 def test_lab_progress_in_a_log_is_a_plain_line_per_analysis_finished(tmp_path, capsys):
     # standard error is no terminal here (captured): no bar's escape codes, but
     # a line when each analysis is done, so a long run in a log shows it is alive

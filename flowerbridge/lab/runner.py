@@ -30,7 +30,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generator, Mapping, Sequence
+from typing import Any, Generator, Iterable, Mapping, Sequence
 
 from ..errors import FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
@@ -647,9 +647,57 @@ def _check_code(out: Path, name: str, before: Any, now: dict[str, str]) -> None:
                        f"it was begun); " + fix)
 
 
-def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis]) -> dict[str, Table]:
+class Staged:
+    """Result files of a run written under temporary names in its folder, put in place
+    together by :meth:`commit` (or removed by :meth:`discard`): a run stopped before then
+    leaves every result file as the run before left it, never some new and some old."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.files: list[tuple[Path, Path]] = []
+
+    def write(self, name: str, text: str | bytes | Iterable[str]) -> None:
+        """Write the result file ``name`` (:func:`write_atomic`'s ``text``), under a
+        temporary name until :meth:`commit`."""
+        final = self.out / name
+        temporary = self.out / f".{name}.{os.getpid()}.staged"
+        write_atomic(temporary, text)
+        self.files.append((temporary, final))
+
+    def commit(self, remove: Sequence[str] = ()) -> None:
+        """Remove the result files ``remove`` (which would describe other results), then
+        put every staged file in place, with Ctrl-C held back meanwhile."""
+        with _sigint_held():
+            for name in remove:
+                (self.out / name).unlink(missing_ok=True)
+            for temporary, final in self.files:
+                os.replace(temporary, final)
+            self.files.clear()
+
+    def discard(self) -> None:
+        """Remove what was staged and not put in place."""
+        for temporary, _ in self.files:
+            temporary.unlink(missing_ok=True)
+        self.files.clear()
+
+
+@contextmanager
+def _sigint_held() -> Generator[None, None, None]:
+    """Ctrl-C held back (delivered once this ends) in this thread, where that can be done."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis],
+           staged: Staged) -> dict[str, Table]:
     """Every analysis' table, read from its chunks in deal order, and its
-    merged CSV (one header, then every chunk's rows).
+    merged CSV (one header, then every chunk's rows), staged in ``staged``.
 
     All the chunks are read and checked before any merged file is written, so
     a damaged chunk leaves every file as it was; the merged files are then
@@ -668,7 +716,7 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
                 with open(c.path(out), encoding="utf-8", newline="") as fh:
                     text = fh.read()
                 yield text if i == 0 else text.split("\n", 1)[1]
-        write_atomic(out / f"{name}.csv", parts())
+        staged.write(f"{name}.csv", parts())
     return tables
 
 
@@ -676,6 +724,21 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
         ray_address: str | None = None, chunk_size: int | None = None,
         progress: bool | str = False) -> LabResult:
+    """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``
+    (:func:`run_staged`, its merged CSV files put in place at once)."""
+    result, staged = run_staged(out, names, n=n, seed=seed, params=params, workers=workers,
+                                ray_address=ray_address, chunk_size=chunk_size, progress=progress)
+    try:
+        staged.commit()
+    finally:
+        staged.discard()
+    return result
+
+
+def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
+               params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
+               ray_address: str | None = None, chunk_size: int | None = None,
+               progress: bool | str = False) -> tuple[LabResult, Staged]:
     """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
 
     ``params`` maps an analysis name to its parameters; ``workers`` local
@@ -685,7 +748,10 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     with); ``progress`` is a bar on standard error (``True``), plain lines
     for a log (``"lines"``) or nothing. A run whose rows would not fit in the
     memory available (:func:`memory_needed`) is refused before any work.
-    Returns the merged tables.
+    Returns the merged tables, and their merged CSV files staged: the caller
+    stages its other result files beside them (a summary, a report) and commits
+    them all at once, so that a run stopped at any point leaves result files
+    that agree with each other (the chunks computed are saved whatever happens).
     """
     known = analyses()
     if not names:
@@ -776,6 +842,12 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         finally:
             results.close()
 
-    tables = _merge(out, chunks, known)
+    staged = Staged(out)
+    try:
+        tables = _merge(out, chunks, known, staged)
+    except BaseException:
+        staged.discard()
+        raise
     return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
-                     computed=len(missing), reused=sum(len(cs) for cs in chunks.values()) - len(missing))
+                     computed=len(missing),
+                     reused=sum(len(cs) for cs in chunks.values()) - len(missing)), staged

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .base import LabError, write_atomic
+from .base import LabError
 from .report import Section, TableSpec, render_html
-from .runner import DEFAULT_ANALYSES, MANIFEST, LabResult, analyses, run
+from .runner import DEFAULT_ANALYSES, MANIFEST, LabResult, Staged, analyses, run_staged
 
 BOTS_TAKEN_BY = ("play", "variants")
 VARIANTS_TAKEN_BY = ("variants", "dd")
@@ -58,7 +58,7 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     compared by the ``variants`` analysis and by the double-dummy best
     contracts. See :func:`flowerbridge.lab.runner.run` for the rest.
     """
-    from .variants import DEFAULT_VARIANTS, default_first, variant_options
+    from .variants import default_first, variant_options
 
     known = analyses()
     if variants is not None:
@@ -80,13 +80,28 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
             params[name]["bots"] = bots
         if variants is not None and name == "variants":
             params[name]["variants"] = variants
-    result = run(out, names, n=n, seed=seed, params=params, workers=workers,
-                 ray_address=ray_address, chunk_size=chunk_size, progress=progress)
+    result, staged = run_staged(out, names, n=n, seed=seed, params=params, workers=workers,
+                                ray_address=ray_address, chunk_size=chunk_size, progress=progress)
+    try:
+        study = _finish(result, staged, known, variants, report)
+        # the merged CSV files, the summary and the report, put in place together: a
+        # run stopped before leaves those of the run before, which agree with each other
+        staged.commit(remove=() if report else ("report.html",))
+    finally:
+        staged.discard()
+    return study
+
+
+def _finish(result: LabResult, staged: Staged, known: dict, variants: list | None, report: bool) -> Study:
+    """The summaries of a computed run, its summary.json and report staged beside its CSV files."""
+    from .variants import DEFAULT_VARIANTS
+
+    n, seed = result.n, result.seed
     settings = {"variants": variants or [[k, v] for k, v in DEFAULT_VARIANTS]}
     summaries = {name: known[name].summarize(table, result.params[name], settings)
                  for name, table in result.tables.items()}
     earlier = earlier_results(result.out, result.tables)
-    write_atomic(result.out / "summary.json",
+    staged.write("summary.json",
                  json.dumps({"n": n, "seed": seed, "params": result.params, "settings": settings,
                              "summaries": summaries, "earlier_results": earlier}, indent=1) + "\n")
     page = None
@@ -108,7 +123,7 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
                                   + (f" ({deals:,} deals)" if deals is not None else "")
                                   for name, deals in earlier.items()) + ".")
         page = result.out / "report.html"
-        write_atomic(page, render_html("Flower Bridge lab report", intro, sections))
+        staged.write(page.name, render_html("Flower Bridge lab report", intro, sections))
     return Study(result, summaries, page, earlier)
 
 
