@@ -571,7 +571,10 @@ def check_review(page, server, table_id):
         assert sorted(codes) == sorted(data["hands"][seat])
     undealt = review.locator(".review-undealt .card").evaluate_all("cards => cards.map(card => card.dataset.code)")
     assert sorted(undealt) == sorted(data["undealt"])
-    calls = review.locator(".review-auction li").all_inner_texts()
+    # as shown ("N: 2P"; a screen reader hears "North: 2 Plains", tests/test_browser_a11y.py)
+    calls = review.locator(".review-auction li").evaluate_all(
+        "lis => lis.map((li) => { const c = li.cloneNode(true);"
+        " c.querySelectorAll('.visually-hidden').forEach((h) => h.remove()); return c.textContent; })")
     assert calls == [f"{item['seat']}: {item['call']}" + (f" — {item['explanation']}" if item["explanation"] else "")
                      for item in data["auction"]]
     assert review.locator(".tricks-table tbody tr").count() == 13

@@ -17,8 +17,8 @@ import pytest
 
 from browser_support import screenshot
 from flowerbridge.server.testing import Client
-from test_browser import (BOT, finished_review, mid_trick_table, open_page, render_in_page,
-                          wait_for_table)
+from test_browser import (BOT, SOUTH_DECLARES, finished_review, mid_trick_table, open_page,
+                          people_table_at, render_in_page, wait_for_table)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -219,7 +219,7 @@ def test_client_live_region_announces_contract_trick_winners_result_and_new_deal
     tricks = re.findall(r"Trick (\d+) to (North|East|South|West); NS (\d+), EW (\d+)\.", said)
     assert [int(t[0]) for t in tricks] == list(range(1, 14))
     assert (int(tricks[-1][2]), int(tricks[-1][3])) in {(ns, 13 - ns) for ns in range(14)}
-    assert "Hand 1: 1P by North, " in said       # the review's headline
+    assert "Hand 1: 1 Plains by North, " in said       # the review's headline, in words
     assert "Hand 2, East deals." in said
     # the turn line is no live region, and another seat's turn is not said apart from its action
     assert page.locator("#message").get_attribute("aria-live") is None
@@ -246,7 +246,7 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     assert "Hand 2, East deals." in in_window and " to call." not in in_window, in_window
     # the window says the result, not only "Review of the hand"
     description = ax("#review-dialog").get("description", {}).get("value", "")
-    assert description.startswith("Hand 1: 1P by North, "), description
+    assert description.startswith("Hand 1: 1 Plains by North, "), description
     page.keyboard.press("Escape")
     assert page.locator("#review-dialog[open]").count() == 0
     # focus comes back to the page (the turn line for a spectator), the turn is said
@@ -990,5 +990,55 @@ def test_client_each_action_is_said_once_and_the_persons_turn_with_it(browser, s
     page_at(south, 5)
     south.wait_for_timeout(200)
     assert south.evaluate("window.__live")[3:] == [["announce", "West: 1 Plains."]]
+    close_all(clients)
+    assert not south.errors
+
+
+# The text an element shows (without what is there for screen readers only).
+SHOWN = """e => { const c = e.cloneNode(true); c.querySelectorAll('.visually-hidden').forEach((h) => h.remove());
+  return c.textContent.replace(/\\s+/g, ' ').trim(); }"""
+SHOWN_ALL = "es => es.map(" + SHOWN + ")"
+
+
+def test_client_review_and_scoresheet_say_contracts_and_seats_in_words(hand_seen_by_spectator):
+    # 1.3.1 / 3.1.3: the review's headline, auction and tricks and the scoresheet's
+    # record read "1P", "N" where the live region said "1 Plains by North"
+    page = hand_seen_by_spectator["page"]
+    review = hand_seen_by_spectator["review"]
+    if not page.locator("#review-dialog[open]").count():
+        page.locator("#open-review").click()
+    headline = page.locator("#review-headline")
+    assert headline.evaluate("h => h.querySelector('[aria-hidden]').textContent") == "1P"    # shown as it was
+    assert 'heading "Hand 1: 1 Plains by North, ' in headline.aria_snapshot(), headline.aria_snapshot()
+    items = re.findall(r'- listitem: "?([^"\n]*)', page.locator("#review .review-auction").aria_snapshot())
+    assert [re.sub(r"\s+", " ", item).strip() for item in items] == [
+        f"{SEAT_NAME[c['seat']]}: {'1 Plains' if c['call'] == '1P' else c['call']}" for c in review["auction"]]
+    first = page.locator("#review .tricks-table tbody tr").first.aria_snapshot()
+    for play in review["tricks"][0]["plays"]:
+        assert SEAT_NAME[play["seat"]] in first, first
+    assert not re.search(r'\b[NESW]\b', first), first
+    page.keyboard.press("Escape")
+    record = page.locator("#scoresheet dl.record")
+    assert "1 Plains" in record.aria_snapshot(), record.aria_snapshot()
+    assert "Contract1PDeclarer" in record.evaluate(SHOWN)               # shown as it was
+    assert not page.errors
+
+
+def test_client_contract_and_last_trick_say_contracts_and_seats_in_words(browser, server):
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and len(view["tricks"]) >= 1)
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    contract = south.locator("#contract")
+    assert "Contract 7NT by South" in contract.evaluate(SHOWN)        # shown as it was
+    assert "Contract 7 No Trump by South" in re.sub(r"\s+", " ", contract.aria_snapshot()), contract.aria_snapshot()
+    south.locator("#toggle-last").click()
+    captions = south.locator("#last-trick figcaption")
+    assert captions.count() == 4
+    spoken = [re.sub(r"\s+", " ", c.aria_snapshot()) for c in captions.all()]
+    assert sorted(re.search(r"(North|East|South|West)", s).group(1) for s in spoken) == \
+        ["East", "North", "South", "West"], spoken
+    assert sorted(c.evaluate("f => f.querySelector('[aria-hidden]').textContent") for c in captions.all()) == \
+        ["E", "N", "S", "W"]
     close_all(clients)
     assert not south.errors

@@ -2,7 +2,7 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, bindLanguageSelect, describeLength, failed } from "./ui.js";
+import { el, bindLanguageSelect, describeLength, failed, shownAndSaid } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
 import { TableConnection, TOO_MANY } from "./connection.js";
@@ -367,7 +367,9 @@ function drawPlayPanel() {
   $("contract").replaceChildren(
     el("span", {}, `Hand ${state.hand}`),
     contract
-      ? el("span", {}, "Contract ", el("strong", {}, contract.bid), ` by ${SEAT_NAMES[contract.declarer]}`)
+      // "Contract 2R by East" on screen, "Contract 2 Ribbons by East" to a screen reader
+      ? el("span", {}, "Contract ", el("strong", { "aria-hidden": "true" }, contract.bid),
+        el("span", { class: "visually-hidden" }, spokenCall(contract.bid)), ` by ${SEAT_NAMES[contract.declarer]}`)
       : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
@@ -425,7 +427,8 @@ function drawLastTrick() {
   $("last-trick").replaceChildren(el("p", {}, `Trick ${tricks.length}, led by ${SEAT_NAMES[last.leader]}, won by ${SEAT_NAMES[last.winner]}.`),
     el("div", { class: "last-trick" }, ...last.plays.map((play) =>
       el("figure", { class: play.seat === last.winner ? "winner" : null },
-        cardElement(state.catalogue, play.card, state.language), el("figcaption", {}, play.seat)))));
+        cardElement(state.catalogue, play.card, state.language),
+        el("figcaption", {}, shownAndSaid(play.seat, SEAT_NAMES[play.seat]))))));
 }
 
 function drawPanels() {

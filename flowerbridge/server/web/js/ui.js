@@ -17,6 +17,15 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * Text shown one way and said another: a compact code on screen ("2R", "N"),
+ * words to a screen reader ("2 Ribbons", "North"). The same text is left as it is.
+ */
+export function shownAndSaid(shown, said) {
+  if (shown === said) return shown;
+  return [el("span", { "aria-hidden": "true" }, shown), el("span", { class: "visually-hidden" }, said)];
+}
+
 /** Set a language <select> to `language` and call `onChange` with each new choice. */
 export function bindLanguageSelect(select, language, onChange) {
   select.value = language;

@@ -1,10 +1,11 @@
 // The review of a finished hand: the four hands as dealt, the 8 undealt cards,
 // the auction, every trick and, for each card played, its double-dummy value.
 
-import { el } from "../ui.js";
+import { el, shownAndSaid } from "../ui.js";
 import { cardElement } from "../catalogue.js";
 import { SEATS, SEAT_NAMES, sideOf } from "../seats.js";
 import { holding } from "./hands.js";
+import { spokenCall } from "./auction.js";
 
 const DD_STATUS = {
   pending: "Double-dummy values are being computed…",
@@ -27,7 +28,7 @@ function playCell(catalogue, play, declarer, language, won) {
     lost > 0 ? `${play.dd} (−${lost})` : `${play.dd}`);
   // The winner: shaded, marked ★ (a mark, not only a colour) and said in words to screen readers.
   return el("td", { class: won ? "won" : null, dataset: { seat: play.seat, code: play.card } },
-    el("span", { class: "muted" }, play.seat, won ? el("span", { class: "won-mark", "aria-hidden": "true" }, " ★") : null),
+    el("span", { class: "muted" }, shownAndSaid(play.seat, SEAT_NAMES[play.seat]), won ? el("span", { class: "won-mark", "aria-hidden": "true" }, " ★") : null),
     cardElement(catalogue, play.card, language), dd,
     won ? el("span", { class: "visually-hidden" }, "won the trick") : null);
 }
@@ -43,19 +44,26 @@ function tricksTable(catalogue, review, language) {
 
 function auctionList(review) {
   return el("ol", { class: "review-auction" }, ...review.auction.map((item) =>
-    el("li", {}, `${item.seat}: ${item.call}`,
+    el("li", {}, shownAndSaid(`${item.seat}: ${item.call}`, `${SEAT_NAMES[item.seat]}: ${spokenCall(item.call)}`),
       item.explanation ? el("span", { class: "muted" }, ` — ${item.explanation}`) : null)));
 }
 
-/** The review's one-line result: "Hand 1: 4A by South, made with 1 overtrick (NS 11 tricks, EW 2)." */
-export function headline(review) {
+// The headline in three parts, the contract between them.
+function headlineParts(review) {
   const score = review.score;
-  if (!review.contract) return `Hand ${review.hand}: passed out.`;
+  if (!review.contract) return [`Hand ${review.hand}: passed out.`, null, ""];
   const result = score.result === 0 ? "made exactly"
     : score.result > 0 ? `made with ${score.result} overtrick${score.result === 1 ? "" : "s"}`
       : `down ${-score.result}`;
-  return `Hand ${review.hand}: ${review.contract.bid} by ${SEAT_NAMES[review.contract.declarer]}, ${result} ` +
-    `(NS ${score.tricks.NS} tricks, EW ${score.tricks.EW}).`;
+  return [`Hand ${review.hand}: `, review.contract.bid,
+    ` by ${SEAT_NAMES[review.contract.declarer]}, ${result} (NS ${score.tricks.NS} tricks, EW ${score.tricks.EW}).`];
+}
+
+/** The review's one-line result as it is said: "Hand 1: 4 Bright Animals by South, made with
+ *  1 overtrick (NS 11 tricks, EW 2)." (shown with the contract's code, "4A": see renderReview) */
+export function headline(review) {
+  const [before, bid, after] = headlineParts(review);
+  return `${before}${bid ? spokenCall(bid) : ""}${after}`;
 }
 
 function scoreLines(score) {
@@ -66,7 +74,8 @@ function scoreLines(score) {
 /** The review of one hand as a DOM element (the protocol's review object). */
 export function renderReview(catalogue, review, language) {
   return el("div", { class: "review", dataset: { hand: review.hand, ddStatus: review.dd_status } },
-    el("h2", { id: "review-headline" }, headline(review)),
+    el("h2", { id: "review-headline" }, ...headlineParts(review).map((part, i) =>
+      (i === 1 && part ? shownAndSaid(part, spokenCall(part)) : part))),
     review.contract ? scoreLines(review.score) : null,
     el("div", { class: "deal-grid" },
       ...SEATS.map((seat) => el("section", { class: "review-hand", dataset: { seat } },

@@ -2,8 +2,9 @@
 // server's `Session.scoresheet()` data: above the line, below the line game by
 // game, the games won, the last hand's record and its honors boxes.
 
-import { el } from "../ui.js";
+import { el, shownAndSaid } from "../ui.js";
 import { SEAT_NAMES } from "../seats.js";
+import { spokenCall } from "./auction.js";
 
 const SIDES = ["NS", "EW"];
 const SIDE_NAMES = { NS: "NORTH-SOUTH", EW: "EAST-WEST" };
@@ -75,7 +76,7 @@ function handRecord(record) {
   return el("dl", { class: "record" },
     ...line("Hand", `${record.hand}`),
     ...line("Dealer", SEAT_NAMES[record.dealer]),
-    ...line("Contract", record.contract || "passed out"),
+    ...line("Contract", record.contract ? shownAndSaid(record.contract, spokenCall(record.contract)) : "passed out"),
     ...line("Declarer", record.declarer ? SEAT_NAMES[record.declarer] : "—"),
     ...line("Tricks won", `NS ${record.tricks.NS} · EW ${record.tricks.EW}`));
 }
