@@ -264,6 +264,15 @@ def test_lab_summary_line_counts_chunks_in_words(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == "1,200 deals, seed 1: 3 chunks computed, 0 reused"
 
 
+def test_lab_run_of_one_deal_says_one_deal_and_one_hand(tmp_path, capsys):
+    # "1 deals, seed 0", "1 hands bid and played", "(1 games)"
+    assert main(["lab", "deals", "play", "--n", "1", "--bots", "random", "--out", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("1 deal, seed 0: 2 chunks computed, 0 reused\n")
+    page = (tmp_path / "report.html").read_text()
+    assert "<p>1 hand bid and played by" in page and "1 deal from seed" in page and "1 deals" not in page
+    assert "1 hands" not in page
+
+
 def test_lab_progress_lines_give_deals_done_rate_and_time_left(capsys):
     from flowerbridge.lab.runner import _progress_lines
     advance = _progress_lines({"play": (100, 1000)}, every=0.0)

@@ -46,7 +46,7 @@ def test_lab_designer_report_refuses_more_dd_deals_than_deals(tmp_path, capsys):
     status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "10", "--dd-n", "11",
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2
-    assert capsys.readouterr().err.startswith("error: dd deals must be between 0 and")
+    assert capsys.readouterr().err == "error: --dd-n must be from 0 to the number of deals, --n (10), not 11\n"
 
 
 @pytest.mark.parametrize("report, extra, complaint", [

@@ -80,6 +80,7 @@ def parse_variants(specs: list[str]) -> list | None:
 
 def run(args) -> int:
     from ..lab import LabError, run_lab
+    from ..lab.report import plural
     from . import parse_seed
 
     seed = parse_seed(args.seed)
@@ -127,14 +128,14 @@ def run(args) -> int:
             print("interrupted before any chunk was finished: nothing was saved", file=sys.stderr)
         return 130
     done = study.result
-    print(f"{done.n:,} deals, seed {seed!r}: {_chunks(done)}")
+    print(f"{plural(done.n, 'deal')}, seed {seed!r}: {_chunks(done)}")
     if study.report:
         print(f"report: {study.report}")
     for name, deals in study.earlier.items():    # beside the report, and left out of it
         print(f"{Path(out) / name} is from an earlier run"
-              + (f" of {deals:,} deals" if deals is not None else "") + ", not in this report")
+              + (f" of {plural(deals, 'deal')}" if deals is not None else "") + ", not in this report")
     if study.dd is not None:        # the designer's double-dummy part, a run of its own
-        print(f"double dummy, the first {study.dd.result.n:,} deals: {_chunks(study.dd.result)}")
+        print(f"double dummy, the first {plural(study.dd.result.n, 'deal')}: {_chunks(study.dd.result)}")
         if study.dd.report:
             print(f"report: {study.dd.report}")
     if designer is not None:

@@ -272,7 +272,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     names = [d.name for d in DENOMINATIONS]
     tricks = TableSpec(
-        f"The stronger side (more honor count) over {summary['deals']:,} deals, double dummy",
+        f"The stronger side (more honor count) over {plural(summary['deals'], 'deal')}, double dummy",
         ["", *names],
         [["mean tricks", *(summary["mean_tricks"][d] for d in names)],
          ["game at", *(game_label(summary["game_level"][d], d) for d in names)],

@@ -122,7 +122,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
                          for k, v in enumerate(summary["longest_suit"]) if v])
     return [Section(
         "Deals: honor count, suit lengths and the mystery discard",
-        f"{summary['deals']:,} deals. A hand's honor count averages {hc['mean']:.2f} "
+        f"{plural(summary['deals'], 'deal')}. A hand's honor count averages {hc['mean']:.2f} "
         f"(standard deviation {hc['sd']:.2f}); the deck holds 80 points, 8 cards stay undealt.",
         [undealt_table(summary), lengths],
         [undealt_plot(summary),

@@ -21,7 +21,7 @@ import numpy as np
 from .base import LabError, Table, write_atomic
 from .deals import undealt_plot, undealt_table
 from .play import contract_table, game_tricks_plot, points_table
-from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, rate_cell, table_markdown, wilson
+from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, analyses, check_memory, memory_needed
 from .study import Study, run_lab
 from .variants import points_plot
@@ -42,8 +42,8 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     ``deals``, ``play`` and ``variants``, with the double-dummy one (in ``out/dd``)
     as its ``dd``.
     """
-    if dd_n < 0 or dd_n > n:
-        raise LabError(f"dd deals must be between 0 and the number of deals ({n}), not {dd_n}")
+    if dd_n < 0 or dd_n > n:     # (named as on the command line, where the user meets it)
+        raise LabError(f"--dd-n must be from 0 to the number of deals, --n ({n:,}), not {dd_n:,}")
     path = Path(path)
     # the figures go in a folder named after the report, less its suffix: checked
     # before the run, not after it
@@ -181,13 +181,13 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out = [
         TITLE,
         "",
-        f"Built from **{n:,} deals** (seed {study.result.seed!r}) by one command:",
+        f"Built from **{plural(n, 'deal')}** (seed {study.result.seed!r}) by one command:",
         "",
         f"    {command}",
         "",
         f"Every deal was bid and played by four `{play['bots']}` bots and scored by the rules "
         "engine; the same hands were then re-scored under other rule options. The bots made "
-        f"{play['make_rate']:.0f}% of the contracts they reached ({play['passed_out']:,} hands "
+        f"{play['make_rate']:.0f}% of the contracts they reached ({plural(play['passed_out'], 'hand')} "
         "passed out): the play figures describe their bidding and play, not an expert's. "
         + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
            "(a full search per deal; the same command with a larger `--dd-n` analyses more)"
@@ -225,13 +225,13 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                      " / ".join(str(dd["by_fit"][d].get(length, {}).get("sides", "-"))
                                 for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
             out += [table_markdown(TableSpec(
-                f"Double dummy, {dd['deals']:,} deals: game makeable (%) in a suit by a side's "
+                f"Double dummy, {plural(dd['deals'], 'deal')}: game makeable (%) in a suit by a side's "
                 "length in it, both sides of every deal (a length held by fewer than 5 sides is "
                 "left out)",
                 ["length", "5P", "4R", "4A", "sides (P / R / A)"], rows)), "",
                 *_image(folder, "games", plots)]
         out += [table_markdown(TableSpec(
-            f"Double dummy, {dd['deals']:,} deals: the stronger side, any length",
+            f"Double dummy, {plural(dd['deals'], 'deal')}: the stronger side, any length",
             ["", "P", "R", "A", "NT"],
             [["game makeable % (95% interval)",
               *(rate_cell(dd["game_makeable_deals"][d], dd["deals"]) for d in ("P", "R", "A", "NT"))],
@@ -240,7 +240,7 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                                           for d in ("P", "R", "A", "NT"))]])), "",
                 f"In {dd['variants']['default']['best_none']:.1f}% of these deals the stronger side "
                 "makes no contract at all (the rows of best contracts add up to the rest).", ""]
-    out += [table_markdown(contract_table(play, f"Bot play, {play['hands']:,} hands: contracts by "
+    out += [table_markdown(contract_table(play, f"Bot play, {plural(play['hands'], 'hand')}: contracts by "
                                                 "denomination")), ""]
     d = play["by_denom"]
     out += ["As the bots played, the tricks declarer took say whether the denomination would have "
@@ -358,7 +358,7 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
     if dd and "strict" in dd["variants"]:
         d, s = dd["variants"]["default"], dd["variants"]["strict"]
         out += [table_markdown(TableSpec(
-            f"Par (both sides bid with full knowledge), double dummy, {dd['deals']:,} deals: "
+            f"Par (both sides bid with full knowledge), double dummy, {plural(dd['deals'], 'deal')}: "
             "the contract's score alone (contract points, overtricks, penalties)",
             ["", "default (50 a trick)", "strict (0)"],
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],

@@ -34,6 +34,7 @@ from typing import Any, Generator, Iterable, Mapping, Sequence
 
 from ..errors import FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
+from .report import plural
 
 MANIFEST = "lab.json"
 MAX_DEALS = 100_000_000
@@ -402,7 +403,7 @@ def _progress_lines(totals: Mapping[str, tuple[int, int]], every: float = PROGRE
         total = totals[name][1]
         rate = (done[name] - start[name]) / max(now - began[name], 1e-9)
         left = f", about {_duration((total - done[name]) / rate)} left" if rate and done[name] < total else ""
-        print(f"lab: {name} {done[name]:,} of {total:,} deals ({100 * done[name] // total}%), "
+        print(f"lab: {name} {done[name]:,} of {plural(total, 'deal')} ({100 * done[name] // total}%), "
               f"{rate:,.1f} deals/s{left}", file=sys.stderr, flush=True)
 
     def advance(name: str, deals: int) -> None:
