@@ -1187,6 +1187,8 @@ def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_con
                       "A: 10+ tricks (500 contracts)"]
     hollow = [line for line in axes.get_lines() if line.get_markerfacecolor() in ("white", (1, 1, 1, 1))]
     assert sorted(float(x) for line in hollow for x in line.get_xdata()) == [9, 9]   # 25 and 19 contracts
+    filled = max(line.get_zorder() for line in axes.get_lines() if line not in hollow)
+    assert all(line.get_zorder() > filled for line in hollow)       # drawn over the filled markers
     assert "95% (Wilson) intervals" in plot.caption and "hollow" in plot.caption
 
 

@@ -254,7 +254,7 @@ def share_points(ax, cells: dict, colour: str, label: str) -> None:
     few = [x for x in xs if x in points and points[x][1] < FEW]
     if few:
         ax.plot(few, [ys[xs.index(x)] for x in few], linestyle="none", marker="o",
-                markerfacecolor="white", markeredgecolor=colour)
+                markerfacecolor="white", markeredgecolor=colour, zorder=3)   # over the filled ones
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
