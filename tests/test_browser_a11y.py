@@ -1042,3 +1042,28 @@ def test_client_contract_and_last_trick_say_contracts_and_seats_in_words(browser
         ["E", "N", "S", "W"]
     close_all(clients)
     assert not south.errors
+
+
+def suit_of(code):
+    return {"B": "Bright Animals", "A": "Bright Animals", "R": "Ribbons"}.get(re.sub(r"^\d+", "", code), "Plains")
+
+
+def test_client_a_hand_is_told_suit_by_suit(browser, server):
+    # 1.3.1: the suit rows had no name, and a card's name gives its suit only by
+    # its code: after "You must follow Ribbons" nothing said which cards were Ribbons
+    created = mid_trick_table(server)            # East declares, West is dummy; North to play
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    north.locator("#felt .card.playable").first.wait_for()
+    for seat in ("N", "W"):                      # North's own hand, and the dummy
+        rows = north.locator(f'#felt .seat-box[data-seat="{seat}"] .suit-row')
+        assert rows.count() >= 1
+        for row in rows.all():
+            codes = row.locator(".card[data-code]").evaluate_all("cs => cs.map(c => c.dataset.code)")
+            suits = {suit_of(code) for code in codes}
+            assert len(suits) == 1, codes
+            n = len(codes)
+            assert row.get_attribute("role") == "group"
+            assert row.get_attribute("aria-label") == f"{suits.pop()}, {n} card{'' if n == 1 else 's'}"
+    snapshot = north.locator('#felt .seat-box[data-seat="N"]').aria_snapshot()
+    assert re.search(r'- group "(Bright Animals|Ribbons|Plains), \d+ cards?":\s+- button "Play ', snapshot), snapshot
+    assert not north.errors
