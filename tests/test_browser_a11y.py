@@ -1067,3 +1067,26 @@ def test_client_a_hand_is_told_suit_by_suit(browser, server):
     snapshot = north.locator('#felt .seat-box[data-seat="N"]').aria_snapshot()
     assert re.search(r'- group "(Bright Animals|Ribbons|Plains), \d+ cards?":\s+- button "Play ', snapshot), snapshot
     assert not north.errors
+
+
+def test_lobby_says_a_table_was_created_and_a_link_copied(browser, server):
+    # 4.1.3: after Create table focus stayed on the button, and the only news was
+    # the invitations' panel (~50 words), a live region hidden while it was filled;
+    # Copy changed only its own label
+    page = open_page(browser, server, "/")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    assert page.locator("#created").get_attribute("aria-live") is None
+    page.evaluate(LIVE_RECORDER)
+    page.fill("input[name=name]", "Friday")
+    page.select_option("select[name=player_N]", "human")
+    page.focus("#create-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#created:not(.hidden)")
+    page.wait_for_function("document.activeElement.id === 'created-title'", timeout=5_000)
+    assert page.evaluate("document.activeElement.textContent") == "Invitations to Friday"
+    page.locator('#invitations li[data-link="North"] button').click()
+    page.wait_for_function("window.__live.some(([, t]) => t === 'North link copied.')", timeout=5_000)
+    said = [text for _, text in page.evaluate("window.__live")]
+    assert not any("secret token" in text for text in said), said      # not the whole panel
+    assert not page.errors

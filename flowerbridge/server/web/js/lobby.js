@@ -72,6 +72,9 @@ function linkItem(label, path) {
       }
       copy.textContent = copied ? "Copied" : "Selected: copy it (Ctrl+C / ⌘C)";
       copy.setAttribute("aria-label", `${copy.textContent}: ${label} link`);
+      // said in the status line too: a screen reader does not read a label that changes
+      document.getElementById("lobby-status").textContent = copied ? `${label} link copied.`
+        : `${label} link selected: copy it with Ctrl+C or ⌘C.`;
     },
   }, "Copy");
   // "open" in a new tab, so that the lobby keeps the other seats' links (shown once only)
@@ -267,6 +270,9 @@ async function main() {
       const created = await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) });
       keepCreated(created);
       showInvitations(created);
+      // the news, said by the heading a screen reader reads on focus ("Invitations to
+      // Friday"), and the keyboard's place is at the links
+      document.getElementById("created-title").focus();
       shown = created;
       pointToEarlierLinks(null);
       refreshTables();
