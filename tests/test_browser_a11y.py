@@ -1069,6 +1069,40 @@ def test_client_a_hand_is_told_suit_by_suit(browser, server):
     assert not north.errors
 
 
+SHEET = {
+    "above": [{"hand": 1, "side": "EW", "points": 100, "label": "1 Plain down 2 × 50"}],
+    "games": [{"number": 1, "below": [{"hand": 1, "side": "NS", "points": 40}], "winner": None}],
+    "totals": {"NS": {"above": 0, "below": 40, "total": 40, "games": 0},
+               "EW": {"above": 100, "below": 0, "total": 100, "games": 0}},
+    "hands_played": 1, "is_over": False, "leader": "EW",
+    "last_hand": {"hand": 1, "dealer": "N", "contract": "2R", "declarer": "E", "tricks": {"NS": 5, "EW": 8},
+                  "honors": {"NS": {"January Bright": 1, "March Bright": 0},
+                             "EW": {"January Bright": 1, "March Bright": 2}},
+                  "honor_points": {"NS": 3, "EW": 52},
+                  "five_bright": {"NS": False, "EW": False}, "ten_bright": {"NS": False, "EW": False}}}
+
+
+def test_client_scoresheet_names_its_totals_and_reads_each_honors_box_once(browser, server):
+    # 1.3.1: the copy digits beside each box were read after its name ("…copy 1:
+    # no 1 …"), and the totals rows read "40 0" with nothing saying they are totals
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")
+    render_in_page(page, "scoresheet", "renderScoresheet", SHEET, {})
+    honors = page.locator("table.honors").aria_snapshot()
+    assert 'img "January Bright, NS, copy 1: yes"' in honors, honors
+    assert 'img "March Bright, EW, copy 2: yes"' in honors, honors
+    # each box once, no copy digit after it
+    assert 'cell "January Bright, NS, copy 1: yes January Bright, NS, copy 2: no"' in honors, honors
+    assert not re.search(r'text: "?[12]', honors), honors
+    assert page.locator("table.honors tbody tr").first.locator("td").first.evaluate(SHOWN) == "✓1 2"   # shown
+    for table, values in (("above", ["0", "100"]), ("below", ["40", "0"])):
+        cells = page.locator(f"table.{table} tr.totals td")
+        assert cells.evaluate_all(SHOWN_ALL) == values                  # shown as they were
+        snapshot = page.locator(f"table.{table} tr.totals").aria_snapshot()
+        assert all(f'cell "Total: {v}"' in snapshot for v in values), snapshot
+    assert not page.errors
+
+
 def test_lobby_says_a_table_was_created_and_a_link_copied(browser, server):
     # 4.1.3: after Create table focus stayed on the button, and the only news was
     # the invitations' panel (~50 words), a live region hidden while it was filled;

@@ -31,6 +31,12 @@ function box(ticked, label) {
     ticked ? "✓" : "");
 }
 
+// A totals row's cell: the figure, and for a screen reader what it is ("Total: 27";
+// the paper sheet has no word there).
+function total(points) {
+  return el("td", {}, el("span", { class: "visually-hidden" }, "Total: "), `${points}`);
+}
+
 function header() {
   return el("tr", {}, ...SIDES.map((side) => el("th", { scope: "col" }, SIDE_NAMES[side])));
 }
@@ -40,7 +46,7 @@ function aboveTheLine(sheet) {
     el("thead", {}, header()),
     el("tbody", {},
       ...sideColumns(sheet.above, (item) => entry(item.points, `${item.label} (hand ${item.hand})`)),
-      el("tr", { class: "totals the-line" }, ...SIDES.map((side) => el("td", {}, `${sheet.totals[side].above}`)))));
+      el("tr", { class: "totals the-line" }, ...SIDES.map((side) => total(sheet.totals[side].above)))));
 }
 
 function belowTheLine(sheet) {
@@ -56,7 +62,7 @@ function belowTheLine(sheet) {
   }
   return el("table", { class: "below", "aria-label": "Below the line" },
     el("thead", {}, header()), el("tbody", {}, ...rows,
-      el("tr", { class: "totals" }, ...SIDES.map((side) => el("td", {}, `${sheet.totals[side].below}`)))));
+      el("tr", { class: "totals" }, ...SIDES.map((side) => total(sheet.totals[side].below)))));
 }
 
 function gameWinner(sheet) {
@@ -94,7 +100,9 @@ function honors(record, options) {
       ...brights.map((bright) => el("tr", {},
         el("th", { scope: "row" }, bright.toUpperCase()),
         ...SIDES.map((side) => el("td", {},
-          ...[1, 2].map((copy) => [box(record.honors[side][bright] >= copy, `${bright}, ${side}, copy ${copy}`), `${copy} `]))))),
+          // the copy's digit beside its box is for the eye: the box's name says it
+          ...[1, 2].map((copy) => [box(record.honors[side][bright] >= copy, `${bright}, ${side}, copy ${copy}`),
+            el("span", { "aria-hidden": "true" }, `${copy} `)]))))),
       // the boxes are the Brights (for the bonuses); the points count every honor captured
       el("tr", { class: "honor-points" }, el("th", { scope: "row" }, "HONOR POINTS"),
         ...SIDES.map((side) => el("td", {}, `${record.honor_points[side]}`))),
