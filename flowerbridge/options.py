@@ -120,13 +120,14 @@ class RuleOptions:
         return cls(**kwargs)
 
 
-def _whole_numbers(value: Any) -> Any:
+def _whole_numbers(value: Any, depth: int = 4) -> Any:
     """``value`` with each whole number written as a JSON fraction (``50.0``: JSON has
-    one number type) made an ``int``; anything else as it is, for the checks to judge."""
+    one number type) made an ``int``; anything else as it is, for the checks to judge
+    (a list nested deeper than any option's is left as it is, for them to refuse)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, list):
-        return [_whole_numbers(v) for v in value]
+    if isinstance(value, list) and depth > 0:
+        return [_whole_numbers(v, depth - 1) for v in value]
     return value
 
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from flowerbridge import (CallSyntaxError, CardCodeError, Deal, DealError, FlowerBridgeError, HandState, IllegalPlayError,
+                          OptionError,
                           RecordError, RuleOptions, Seat, Side, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
@@ -481,6 +482,17 @@ def test_formats_json_nested_too_deeply_is_a_record_error_naming_the_file(text):
         load_any(text, "deep.json")
     with pytest.raises(RecordError, match=r"^unreadable JSON: arrays or objects nested too deeply"):
         records.loads(text)
+
+
+@pytest.mark.parametrize("depth", [5, 600, 5000])
+def test_formats_an_option_nested_deeper_than_any_option_is_an_option_error(depth):
+    # a list ~500 deep in "options" raised RecursionError from the whole-number pass
+    value: object = [50]
+    for _ in range(depth):
+        value = [value]
+    with pytest.raises(OptionError, match=r"^option honor_bright: .* is not a non-negative whole number list$"):
+        RuleOptions.from_dict({"honor_bright": value})
+    assert RuleOptions.from_dict({"honor_bright": [4.0, 2.0]}).honor_bright == (4, 2)
 
 
 def test_session_record_hands_without_options_are_played_under_the_sessions():
