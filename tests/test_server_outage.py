@@ -408,7 +408,7 @@ def test_server_a_review_known_in_memory_only_survives_the_reload_after_a_failed
         monkeypatch.setattr(store, "save_analysis", _down)
         for _ in range(4):                  # hand 1 passed out
             await manager.submit(conns[live.table.actor], "call", "Pass", None)
-        await asyncio.sleep(0.1)
+        await manager.analyses_idle()       # its save tried (on the database's thread) and failed
         assert live.table.hands[0].dd_status == "ready"
         monkeypatch.setattr(store, "append", _down)     # reads still work: the table is reloaded
         with pytest.raises(TableError, match="it was not made"):
