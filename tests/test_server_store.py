@@ -410,15 +410,37 @@ def test_stopping_a_server_whose_lock_check_is_stuck_does_not_wait_for_it(tmp_pa
     database = database_for_tests("postgres", tmp_path)
     if database is None:
         pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    import threading
+
     store = Store(database)
     store.lock()
     lock = store._lock
-    assert lock is not None and lock.guard.acquire()   # as a check stuck mid-query holds it
-    try:
-        started = time.monotonic()
+    assert lock is not None
+    holding, unstick = threading.Event(), threading.Event()
+
+    def stuck_check():      # as a check stuck mid-query holds the guard
+        with lock.guard:
+            holding.set()
+            unstick.wait()  # set free only once close() has returned (or given up on)
+
+    closed = []
+
+    def close():
         store.close()
-        assert time.monotonic() - started < 30 and store._lock is None
+        closed.append(lock.guard.locked())      # the guard still held as close returns
+
+    checker = threading.Thread(target=stuck_check, daemon=True)
+    checker.start()
+    try:
+        assert holding.wait(30)
+        closer = threading.Thread(target=close, daemon=True)
+        closer.start()
+        # (only when to give up: a close that waits for the guard never returns
+        # before the check is set free below)
+        closer.join(60)
+        assert closed == [True] and store._lock is None
     finally:
-        lock.guard.release()
+        unstick.set()
+        checker.join(30)
         lock.connection.close()
         lock.engine.dispose()
