@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import time
+from collections import Counter
 
 import pytest
 from sqlalchemy import select
@@ -65,6 +66,13 @@ def wait_for_turn(client: Client, timeout: float = 20.0) -> None:
     while not client.my_turn:
         assert time.monotonic() < deadline, "the seat's turn never came"
         client.recv(timeout=0.5)
+
+
+def bots_stopped(server, table_id) -> bool:
+    """Whether the table's bots neither play nor are due to: their task has
+    ended (or never started), and no bot is to act while nobody attends."""
+    live = manager(server).tables[table_id]
+    return (live.bot_task is None or live.bot_task.done()) and manager(server)._bot_seat(live) is None
 
 
 def other_table_events(client: Client):
@@ -225,8 +233,10 @@ def test_bots_play_only_while_someone_watches_the_table(server):
     created = server.create_table({seat: "random" for seat in "NESW"}, hands=50)
     table_id = created["table"]["id"]
     seq = lambda: server.api("GET", f"/api/tables/{table_id}").json()["seq"]  # noqa: E731
+    assert bots_stopped(server, table_id)
     time.sleep(0.5)
     assert seq() == 1                    # the first deal only: nobody has watched yet
+    assert bots_stopped(server, table_id)
     assert server.api("GET", f"/api/tables/{table_id}").json()["waiting"] is True
     watcher = joined(server, table_id)   # a spectator comes: the bots play
     watcher.until(lambda m: m["type"] in ("call", "play") and m["seq"] >= 5)
@@ -239,9 +249,11 @@ def test_bots_play_only_while_someone_watches_the_table(server):
     while live.bot_task is not None and not live.bot_task.done():
         assert time.monotonic() < deadline, "the bots did not stop after the last watcher left"
         time.sleep(0.05)
-    stopped = seq()
+    stopped, task = seq(), live.bot_task
+    assert bots_stopped(server, table_id)
     time.sleep(0.5)
     assert seq() == stopped
+    assert bots_stopped(server, table_id) and live.bot_task is task    # none started since
     assert server.api("GET", f"/api/tables/{table_id}").json()["status"] == "playing"
     again = joined(server, table_id)     # and they go on when someone comes back
     again.until(lambda m: m["type"] in ("call", "play", "deal") and m["seq"] > stopped)
@@ -636,9 +648,11 @@ def test_a_spectator_alone_does_not_drive_the_stand_ins_of_people_who_all_left(t
             time.sleep(0.05)
         watcher = joined(server, table_id)          # a spectator comes: the table still waits
         assert watcher.messages[0]["table"]["waiting"] is True     # and the page is told so
-        stopped = info()["seq"]
+        stopped, task = info()["seq"], live.bot_task
+        assert bots_stopped(server, table_id)        # the spectator started no bot
         time.sleep(0.5)
         assert info()["seq"] == stopped and info()["waiting"] is True
+        assert bots_stopped(server, table_id) and live.bot_task is task
         assert info()["seats"]["S"]["stand_in"] == "random"
         back = joined(server, table_id, token)       # South comes back: the table moves on
         watcher.until(lambda m: m["type"] == "presence" and m["waiting"] is False)
@@ -769,6 +783,20 @@ def hostile_messages(rng: random.Random, seq: int, count: int):
             yield "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(1, 60)))
 
 
+def _answer_to(text: str | bytes) -> str:
+    """What the server owes a hostile message: ``pong`` for a well-formed ping,
+    ``sync`` for a well-formed sync (the events after its ``since``, a snapshot,
+    or nothing while a catch-up is on its way), else one ``error``."""
+    from flowerbridge.server.schemas import MessageError, PingMessage, SyncMessage, parse_message
+
+    try:
+        message = parse_message(text)
+    except MessageError:
+        return "error"
+    return "pong" if isinstance(message, PingMessage) else \
+        "sync" if isinstance(message, SyncMessage) else "error"
+
+
 def test_fuzz_hostile_messages_get_an_error_each_and_change_nothing(server):
     created = server.create_table({s: "human" for s in "NESW"})
     table_id = created["table"]["id"]
@@ -782,7 +810,9 @@ def test_fuzz_hostile_messages_get_an_error_each_and_change_nothing(server):
     rng = random.Random(2026)
     sent = 0
     for target in (east, north, watcher):
+        target.drain()      # (what joining and North's call sent: before the fuzz)
         counted = len(target.messages)
+        owed: Counter = Counter()
         for text in hostile_messages(rng, before, 1000):
             # A hostile message that happens to be legal is not hostile: skip it.
             try:
@@ -796,13 +826,19 @@ def test_fuzz_hostile_messages_get_an_error_each_and_change_nothing(server):
                 continue
             target.send(text)
             sent += 1
+            owed[_answer_to(text)] += 1
         target.send({"type": "ping", "id": "end"})
         target.until(lambda m: m.get("id") == "end" and m["type"] == "pong", timeout=60)
         answers = target.messages[counted:]
         assert answers[-1]["type"] == "pong" and not target.closed
-        # Errors, the pong, and what a valid sync asks for: nothing new.
+        # One error for each message refused, one pong for each ping (and the last)...
+        kinds = Counter(m["type"] for m in answers)
+        assert (kinds["error"], kinds["pong"]) == (owed["error"], owed["pong"] + 1), (kinds, owed)
+        assert owed["error"] >= 900
+        # ...and beside them only what a valid sync asks for: nothing new.
         assert all(m["type"] in ("error", "pong", "presence") or m.get("seq", 0) <= before
                    for m in answers)
+        assert owed["sync"] or kinds.keys() <= {"error", "pong", "presence"}
     assert sent >= 2900
     assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == before
     for client in (north, watcher):
