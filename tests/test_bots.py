@@ -951,6 +951,31 @@ def test_pimc_plays_for_the_contracts_score_not_for_tricks(penalty):
         assert all(score(t) <= score(t + 1) for t in range(left))
 
 
+def test_pimc_plays_the_card_that_scores_most_not_the_one_that_takes_most_tricks(monkeypatch):
+    # West declares 3R: 9 tricks needed, 5 won, 4 to play. Leading 7R makes the
+    # contract in 3 of the bot's 24 worlds where a Plain would go down one, and
+    # goes down two in 4 worlds where a Plain would go down one: a trick fewer
+    # over the worlds (69 against 70), 220 points more (-180 against -400). A bot
+    # counting tricks leads a Plain; counting the score, 7R.
+    from flowerbridge.bots import pimc
+    from flowerbridge.bots.pimc import contract_score
+
+    state = _hand_in_play(4, 36)
+    assert state is not None and state.actor is Seat.W and str(state.contract) == "3R by W"
+    obs = state.observation(Seat.W)
+    assert obs.tricks_won == (4, 5) and len(obs.hand) == 4
+    k = Knowledge(obs)
+    for score, best in ((contract_score(obs), {"7R"}), (lambda t: t, {"9P", "6P", "1Pa"})):
+        bot = PimcBot(seed=1)
+        bot.decisions = 1       # (its first decision's worlds)
+        totals, solved = bot._solve(k, Sampler(k), score)
+        assert solved == 24 and {c.code for c in obs.legal if totals[c.index] == max(totals.values())} == best
+    assert PimcBot(seed=1).decide(obs).action == parse_card("7R")
+    # the same bot counting tricks plays otherwise: this position tells the two apart
+    monkeypatch.setattr(pimc, "contract_score", lambda observation: (lambda t: t))
+    assert PimcBot(seed=1).decide(obs).action != parse_card("7R")
+
+
 def test_pimc_is_deterministic_for_a_seed():
     state = _hand_in_play(2, 28)
     obs = state.observation(state.actor)
