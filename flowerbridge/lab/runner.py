@@ -116,7 +116,7 @@ _slot: tuple[Any, int] | None = None
 def _worker_start(slots: Any = None, taken: Any = None) -> None:
     global _slot
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
-    # (They start with it blocked, :func:`_spawning`; ignored, a Ctrl-C pending since
+    # (They start with it blocked, :func:`_sigint_held`; ignored, a Ctrl-C pending since
     # is dropped, and it can be unblocked.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
@@ -144,8 +144,10 @@ Results = Generator[tuple[Chunk, str], None, None]
 
 
 @contextmanager
-def _spawning() -> Generator[None, None, None]:
-    """Ctrl-C blocked in this thread while worker processes are started from it.
+def _sigint_held() -> Generator[None, None, None]:
+    """Ctrl-C held back in this thread (delivered once this ends), where that can
+    be done: while worker processes are started from it, and while a run's
+    result files are put in place together.
 
     A process inherits its parent's blocked signals: a worker starts with Ctrl-C
     blocked, so that one pressed while its interpreter starts up (before its
@@ -240,7 +242,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
         for job, (chunk, args) in enumerate(jobs):
             # (a pool starts its workers as jobs are handed to it, while it has fewer)
             starting = job < workers or len(getattr(pool, "_processes", None) or ()) < workers
-            with _spawning() if starting else contextlib.nullcontext():
+            with _sigint_held() if starting else contextlib.nullcontext():
                 pending[pool.submit(_compute_job, job, *args)] = chunk
         while pending:
             # A timeout, so that Ctrl-C is noticed while long chunks run.
@@ -680,19 +682,6 @@ class Staged:
         for temporary, _ in self.files:
             temporary.unlink(missing_ok=True)
         self.files.clear()
-
-
-@contextmanager
-def _sigint_held() -> Generator[None, None, None]:
-    """Ctrl-C held back (delivered once this ends) in this thread, where that can be done."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis],
