@@ -1,12 +1,16 @@
 """Hidden cards stay hidden (issue #5, item 5; RULINGS R6, R10), for every deal:
 each message the server renders — live events, replayed missed events and
-snapshots, for each seat and for spectators — shows a role only what it may
-see, and a seat's view is exactly the engine's observation."""
+snapshots, for each seat and for spectators, and the reviews of the hands over
+in them — shows a role only what it may see, and a seat's view is exactly the
+engine's observation."""
 
 from __future__ import annotations
 
+import copy
 import random
+from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,9 +19,10 @@ from flowerbridge.cards import Card
 from flowerbridge.records import to_dict as hand_record
 from flowerbridge.server.limits import MAX_CATCH_UP_EVENTS
 from flowerbridge.server.table import HUMAN, SeatPlayer, Table
-from flowerbridge.server.testing import assert_nothing_hidden
+from flowerbridge.server.testing import assert_nothing_hidden, visible_cards
 
 ROLES = (*Seat, None)
+HANDS = 2
 
 
 def new_table(seed: int, hands: int) -> Table:
@@ -33,22 +38,44 @@ def record_of(table: Table, hand: int) -> dict:
     return hand_record(state)
 
 
-def check(table: Table, messages_by_role) -> int:
-    checked = 0
+def check(table: Table, messages_by_role, seen: Counter) -> None:
+    """Check each message, as sent now; ``seen`` counts them by type."""
+    records = {hand: record_of(table, hand) for hand in range(1, table.hand_number + 1)}
+    finished = len(table.session.hands)
     for role, messages in messages_by_role:
         for message in messages:
-            assert_nothing_hidden(message, None if role is None else role.name,
-                                  record_of(table, message["hand"]))
-            checked += 1
-    return checked
+            assert_nothing_hidden(message, None if role is None else role.name, records, finished)
+            for part in ("hand_over", "last_review"):
+                seen[part] += bool(message.get(part))
+            seen[message["type"]] += 1
 
 
-@settings(max_examples=6, deadline=None)
+def reconnect(table: Table, rng: random.Random, hand_start: int, seen: Counter) -> None:
+    """Someone comes back: a snapshot, or the events missed (and the last review
+    again) -- a snapshot instead when they reach back before the current hand's
+    deal or are more than MAX_CATCH_UP_EVENTS."""
+    role = rng.choice(ROLES)
+    since = rng.randrange(max(0, table.seq - MAX_CATCH_UP_EVENTS - 3), table.seq + 1)
+    missed = table.missed_messages(since, role)
+    assert (missed is None) == (since < hand_start or table.seq - since > MAX_CATCH_UP_EVENTS)
+    check(table, [(role, [table.snapshot(role, {})]), (role, missed or [])], seen)
+    seen["catch-up" if missed is not None else "snapshot instead"] += 1
+
+
+def announce(table: Table, hand: int, seen: Counter) -> None:
+    """The hand's double-dummy values are known (none here): its review again, to all."""
+    table.set_analysis(hand, None, announced=True)
+    check(table, [(role, [table.review_message(hand)]) for role in ROLES], seen)
+
+
+@settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), pass_rate=st.sampled_from([0.4, 0.7, 0.9]))
 def test_every_message_shows_each_role_only_what_it_may_see(seed, pass_rate):
-    table = new_table(seed, hands=1)
+    table = new_table(seed, hands=HANDS)
     rng = random.Random(seed)
-    hand_start = 0
+    seen: Counter = Counter()
+    hand_start = 0      # the seq before the current hand's deal
+    to_announce: list[int] = []     # hands over whose values are still to come
     while not table.is_over:
         seat = table.actor
         legal = table.state.legal_actions()
@@ -57,11 +84,57 @@ def test_every_message_shows_each_role_only_what_it_may_see(seed, pass_rate):
         else:
             action = rng.choice(legal[:8] if table.state.phase.value == "auction" else legal)
         rows = table.act(seat, "play" if isinstance(action, Card) else "call", str(action))
-        check(table, [(role, table.live_messages(rows, role)) for role in ROLES])
+        check(table, [(role, table.live_messages(rows, role)) for role in ROLES], seen)
         if rows[-1].kind == "deal":
             hand_start = rows[-1].seq - 1
-        if rng.random() < 0.1:  # someone reconnects: a snapshot, or the events missed
-            # (more than MAX_CATCH_UP_EVENTS missed are a snapshot too)
-            earliest = max(hand_start, table.seq - MAX_CATCH_UP_EVENTS)
-            role, since = rng.choice(ROLES), rng.randrange(earliest, table.seq + 1)
-            check(table, [(role, [table.snapshot(role, {})]), (role, table.missed_messages(since, role))])
+            to_announce.append(rows[0].hand)
+        if to_announce and rng.random() < 0.3:  # its values come, a few actions later or sooner
+            announce(table, to_announce.pop(), seen)
+        if rng.random() < 0.1:
+            reconnect(table, rng, hand_start, seen)
+    # the session is over: people come back, before the last hand's values and after
+    for _ in range(3):
+        reconnect(table, rng, hand_start, seen)
+    announce(table, HANDS, seen)
+    for role in ROLES:     # up to date: only the review that came since
+        missed = table.missed_messages(table.seq, role)
+        assert [m["type"] for m in missed or []] == ["review"]
+        check(table, [(role, missed)], seen)
+    # every kind of message was checked: the later hands' deals, each hand's end,
+    # the snapshots' last review, and the reviews
+    assert seen["deal"] >= len(ROLES) * (HANDS - 1) and seen["hand_over"] >= len(ROLES) * HANDS
+    assert seen["last_review"] >= 3 and seen["review"] >= len(ROLES) * 2
+
+
+def test_the_check_counts_copies_and_reads_reviews():
+    # Every card exists twice: a view that shows one of the dummy's cards twice,
+    # where that card's other copy is in a hidden hand, shows a hidden card
+    # though its code is in sight.
+    table = new_table(3, hands=2)
+    table.act(table.actor, "call", str(table.state.legal_actions()[1]))     # the cheapest bid
+    while table.state.phase.value == "auction":
+        table.act(table.actor, "call", "Pass")
+    table.act(table.actor, "play", str(table.state.legal_actions()[0]))     # the opening lead
+    snapshot = table.snapshot(None, {})
+    records = {1: record_of(table, 1)}
+    assert_nothing_hidden(snapshot, None, records, 0)
+    allowed = visible_cards(records[1], None, snapshot["view"])
+    once = [code for code in snapshot["view"]["dummy"] if allowed[code] == 1]
+    assert once
+    leaked = copy.deepcopy(snapshot)
+    leaked["view"]["dummy"].append(once[0])
+    with pytest.raises(AssertionError, match=f"shown {once[0]} 2x"):
+        assert_nothing_hidden(leaked, None, records, 0)
+    # A review is of a hand over, shows that hand's cards as they were, and nothing more.
+    while not table.is_finished(1):
+        table.act(table.actor, "play", str(table.state.legal_actions()[0]))
+    snapshot = table.snapshot(None, {})
+    records = {1: record_of(table, 1), 2: record_of(table, 2)}
+    assert_nothing_hidden(snapshot, None, records, 1)
+    for wrong in (lambda review: review.update(undealt=records[2]["undealt"]),
+                  lambda review: review.update(hand=2),
+                  lambda review: review.update(next=records[2]["hands"])):
+        leaked = copy.deepcopy(snapshot)
+        wrong(leaked["last_review"])
+        with pytest.raises(AssertionError):
+            assert_nothing_hidden(leaked, None, records, 1)

@@ -10,6 +10,7 @@ websockets client); the server itself does not import it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -20,8 +21,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 try:
     import httpx
@@ -271,16 +273,23 @@ def database_for_tests(kind: str, directory: Path) -> str | None:
 # ------------------------------------------------------------------ hidden cards
 
 CODES = frozenset(card.code for card in CARDS)
-# Fields holding calls (spelled like cards: the bid 2R, the card 2R), text, or table data.
+# Fields holding calls (spelled like cards: the bid 2R, the card 2R), text, or table data;
+# and ``seen``, the copies played of each code (checked against the plays).
 _NOT_CARDS = frozenset({"call", "auction", "contract", "scoresheet", "table", "explanations",
-                        "explanation", "options", "seats"})
-# Reviews of finished hands: every card is public there (RULINGS R6).
+                        "explanation", "options", "seats", "seen"})
+# Reviews of finished hands: every card of that hand is public there (RULINGS R6).
 FINISHED_PARTS = frozenset({"last_review", "hand_over", "review"})
+# What a review holds (docs/protocol.md, "The review"): nothing else may be added unchecked.
+REVIEW_KEYS = frozenset({"hand", "dealer", "options", "hands", "undealt", "auction", "contract",
+                         "tricks", "score", "record", "dd_status"})
 _OVER = ("finished", "passed out")
 
 
 def card_strings(message: Any, path: tuple = ()):
-    """Every ``(path, code)`` in a message where a card code sits where cards go."""
+    """Every ``(path, code)`` in a message where a card code sits where cards go,
+    reviews of finished hands left out. ``path`` names the keys down to the code,
+    not the places in lists: the codes of one path are one set of cards (a hand,
+    the plays), in which a code stands once for each copy shown."""
     if isinstance(message, dict):
         for key, value in message.items():
             if key in _NOT_CARDS or key in FINISHED_PARTS:
@@ -295,51 +304,92 @@ def card_strings(message: Any, path: tuple = ()):
         yield path, message
 
 
+def visible_cards(record: dict[str, Any], role: str | None, view: dict[str, Any]) -> Counter:
+    """The cards ``role`` (a seat letter, ``None`` for spectators) may see at
+    ``view`` of the hand ``record`` (FORMATS.md), each code as many times as
+    copies of it are in sight: its own dealt cards, every card played so far, the
+    dummy's from the opening lead on; all 60 once the hand is over."""
+    return _visible(_replayed(record, view), record, role)
+
+
+def _visible(state: HandState, record: dict[str, Any], role: str | None) -> Counter:
+    """:func:`visible_cards` at ``state``, the hand of ``record`` replayed."""
+    if state.is_over:
+        return Counter([*(c for hand in record["hands"].values() for c in hand), *record["undealt"]])
+    shown = {role} if role is not None else set()
+    if state.plays:
+        assert state.contract is not None   # a hand with plays has a contract
+        shown.add(state.contract.dummy.name)
+    seen = Counter(c for seat in shown for c in record["hands"][seat])
+    seen.update(play.card.code for play in state.plays if play.seat.name not in shown)
+    return seen
+
+
 def visible_codes(record: dict[str, Any], role: str | None, view: dict[str, Any]) -> frozenset:
-    """The codes ``role`` (a seat letter, ``None`` for spectators) may see at
-    ``view`` of the hand ``record`` (FORMATS.md): its own dealt cards, every
-    card played so far, the dummy's from the opening lead on, all once the
-    hand is over."""
-    if view["phase"] in _OVER:
-        return CODES
-    played = record["play"][:len(view["plays"])]
-    seen = set(played)
-    if role is not None:
-        seen |= set(record["hands"][role])
-    if played:
-        auction = _dealt(record)
-        for call in record["auction"]:
-            auction.call(call)
-        assert auction.contract is not None   # a record with plays has a contract
-        seen |= set(record["hands"][auction.contract.dummy.name])
-    return frozenset(seen)
+    """The codes ``role`` may see at ``view`` of the hand ``record``
+    (:func:`visible_cards`, one copy or two)."""
+    return frozenset(visible_cards(record, role, view))
 
 
 def engine_view(record: dict[str, Any], role: str, view: dict[str, Any]) -> dict[str, Any]:
     """The engine's observation for ``role`` at the point of the hand ``view`` describes."""
+    return _replayed(record, view).observation(Seat[role]).to_dict()
+
+
+def _replayed(record: dict[str, Any], view: dict[str, Any]) -> HandState:
+    """The hand of ``record`` at the point ``view`` describes."""
     state = _dealt(record)
     for call in record["auction"][:len(view["auction"])]:
         state.call(call)
     for card in record["play"][:len(view["plays"])]:
         state.play(card)
-    return state.observation(Seat[role]).to_dict()
+    return state
 
 
 def _dealt(record: dict[str, Any]) -> HandState:
     """The hand of ``record`` at the deal, before any call."""
-    return HandState(Deal.from_hands(record["hands"], record["undealt"]), Seat[record["dealer"]],
-                     RuleOptions.from_dict(record.get("options")))
+    deal, options = _deal_of(json.dumps([record["hands"], record["undealt"], record.get("options")]))
+    return HandState(deal, Seat[record["dealer"]], options)
+
+
+@functools.lru_cache(maxsize=16)
+def _deal_of(text: str) -> tuple[Deal, RuleOptions]:
+    """The deal and the options of a record (each message of a hand reads the same)."""
+    hands, undealt, options = json.loads(text)
+    return Deal.from_hands(hands, undealt), RuleOptions.from_dict(options)
 
 
 def assert_nothing_hidden(message: dict[str, Any], role: str | None,
-                          record: dict[str, Any]) -> None:
-    """Assert that ``message``, sent to ``role`` during the hand ``record``,
-    shows it nothing it may not see: no card code out of its sight, a seat's
-    view exactly the engine's observation, spectators no hand at all."""
+                          records: Mapping[int, dict[str, Any]], finished: int) -> None:
+    """Assert that ``message``, sent to ``role``, shows it nothing it may not see.
+
+    ``records`` are the session's hand records by number (a hand in progress as
+    far as it was played when the message was sent, or further); ``finished``
+    is how many hands were over then. A view shows no card out of the role's
+    sight, nor more copies of a code than are in sight; a seat's view is exactly
+    the engine's observation, a spectator's holds no hand. A review (a
+    ``hand_over``'s, a ``last_review``, a ``review`` message) is of a hand that
+    is over, and shows that hand's cards exactly as dealt and played.
+    """
+    if "view" in message:
+        _assert_view(message, role, records[message["hand"]])
+    for review in _reviews(message, finished):
+        assert 1 <= review["hand"] <= finished, f"a review of hand {review['hand']}, not over"
+        assert_review_of(review, records[review["hand"]])
+
+
+def _assert_view(message: dict[str, Any], role: str | None, record: dict[str, Any]) -> None:
     view = message["view"]
-    allowed = visible_codes(record, role, view)
+    state = _replayed(record, view)
+    allowed = _visible(state, record, role)
+    shown: defaultdict[tuple, Counter] = defaultdict(Counter)
     for path, code in card_strings(message):
-        assert code in allowed, f"{role or 'spectator'} was shown {code} at {'.'.join(path)}"
+        shown[path][code] += 1
+    for path, codes in shown.items():
+        for code, copies in codes.items():
+            assert copies <= allowed[code], \
+                f"{role or 'spectator'} was shown {code} {copies}x at {'.'.join(path)}, " \
+                f"sees {allowed[code]}"
     played = {code: 0 for code in message["seen"]}
     for play in view["plays"]:
         played[play["card"]] += 1
@@ -347,8 +397,40 @@ def assert_nothing_hidden(message: dict[str, Any], role: str | None,
     if role is None:
         assert view["hand"] == [] and view["legal"] == [] and view["seat"] is None
     else:
-        assert view == engine_view(record, role, view)
-    if view["phase"] not in _OVER:
+        assert view == state.observation(Seat[role]).to_dict()     # the engine's
+    if view["phase"] in _OVER:
+        assert view["all_hands"] == record["hands"] and view["undealt"] == record["undealt"]
+    else:
         assert "all_hands" not in view and "undealt" not in view
     if "hand_over" in message:
         assert view["phase"] in _OVER
+
+
+def _reviews(message: dict[str, Any], finished: int) -> list[dict[str, Any]]:
+    """The reviews ``message`` holds, each checked to be the one its place names."""
+    reviews = []
+    if "hand_over" in message:      # the review of the hand the message ends
+        review = message["hand_over"]["review"]
+        assert review["hand"] == message["hand"], (review["hand"], message["hand"])
+        reviews.append(review)
+    if "last_review" in message:    # the latest hand over, if any
+        review = message["last_review"]
+        if finished:
+            assert review is not None and review["hand"] == finished, ("last_review", finished)
+            reviews.append(review)
+        else:
+            assert review is None, "a last_review before any hand is over"
+    if message.get("type") == "review":
+        assert message["review"]["hand"] == message["hand"]
+        reviews.append(message["review"])
+    return reviews
+
+
+def assert_review_of(review: dict[str, Any], record: dict[str, Any]) -> None:
+    """Assert that ``review`` shows the finished hand ``record`` and nothing
+    else: its cards as dealt (each copy where it was), its calls, its plays."""
+    assert review.keys() == REVIEW_KEYS, sorted(review.keys() ^ REVIEW_KEYS)
+    assert review["hands"] == record["hands"] and review["undealt"] == record["undealt"]
+    assert review["dealer"] == record["dealer"] and review["record"] == record
+    assert [c["call"] for c in review["auction"]] == record["auction"]
+    assert [p["card"] for trick in review["tricks"] for p in trick["plays"]] == record["play"]
