@@ -34,6 +34,26 @@ def table_of(*deals: tuple[list[int], str]) -> Table:
     return Table.from_rows(dd.COLUMNS, rows)
 
 
+def table_with_honors(*deals: tuple[list[int], int, int]) -> Table:
+    """``table_of``'s rows (dealer North) with North–South's and East–West's honor counts."""
+    t = table_of(*((ns, "N") for ns, _, _ in deals))
+    t.data["hc_NS"][:] = [hc_ns for _, hc_ns, _ in deals]
+    t.data["hc_EW"][:] = [hc_ew for _, _, hc_ew in deals]
+    return t
+
+
+def stronger_by_hand(t: Table) -> tuple[list[list[int]], list[int]]:
+    """Each deal's stronger side's tricks (P, R, A, NT) and honor count, row by row, apart
+    from ``dd.stronger``: the side with more honor count, North–South on a tie."""
+    tricks, hcs = [], []
+    for i in range(len(t)):
+        ns = t["hc_NS"][i] >= t["hc_EW"][i]
+        seats = "NS" if ns else "EW"
+        tricks.append([max(int(t[f"dd_{d}_{s}"][i]) for s in seats) for d in ("P", "R", "A", "NT")])
+        hcs.append(int(t["hc_NS"][i] if ns else t["hc_EW"][i]))
+    return tricks, hcs
+
+
 def bid(order: int) -> str:
     return dd.BIDS[order].text if order >= 0 else "passed out"
 
@@ -78,8 +98,8 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     assert len(t) == 30 and list(t["dealer"][:5]) == ["N", "E", "S", "W", "N"]
     summary = study.summaries["dd"]
     assert summary["game_level"] == {"P": 5, "R": 4, "A": 4, "NT": 3}
-    tricks, _, _ = dd.stronger_view(t)
-    assert summary["game_makeable"]["R"] == pytest.approx(100 * (tricks[:, 1] >= 10).mean())
+    tricks, _ = stronger_by_hand(t)
+    assert summary["game_makeable"]["R"] == pytest.approx(100 * sum(r[1] >= 10 for r in tricks) / 30)
     # by length: both sides of every deal, not the stronger side's alone
     for i, suit in enumerate("PRA"):
         lengths = list(t[f"fit_NS_{suit}"]) + list(t[f"fit_EW_{suit}"])
@@ -164,11 +184,32 @@ def test_lab_dd_tricks_by_honor_count_keep_each_means_t_interval(tmp_path, monke
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
     study = run_lab(tmp_path, ["dd"], n=40, seed=4, workers=1)
     t = study.result.tables["dd"]
-    tricks, hc, _ = dd.stronger_view(t)
+    tricks, hc = stronger_by_hand(t)
+    assert study.summaries["dd"]["by_honor_count"]
     for bucket, cell in study.summaries["dd"]["by_honor_count"].items():
-        values = tricks[(hc // 5) * 5 == bucket, 2]
+        values = np.array([r[2] for r, h in zip(tricks, hc) if (h // 5) * 5 == bucket])
         half = t_quantile(len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
         assert cell["interval"]["A"] == pytest.approx([values.mean() - half, values.mean() + half])
+
+
+def test_lab_dd_summary_counts_the_stronger_side_by_honor_count_north_south_on_a_tie():
+    import numpy as np
+    from flowerbridge.lab.report import t_quantile
+    t = table_with_honors(([10, 10, 10, 10], 22, 18),   # NS stronger: 10 tricks (EW's 3)
+                          ([3, 3, 3, 3], 18, 22),       # EW stronger: 10 (NS's 3)
+                          ([4, 4, 4, 4], 17, 23),       # EW: 9 (NS's 4)
+                          ([9, 9, 9, 9], 21, 19),       # NS: 9 (EW's 4)
+                          ([6, 6, 6, 6], 20, 20))       # a tie, NS: 6 (EW's 7)
+    summary = dd.summarize(t, {}, {"variants": [["default", {}]]})
+    assert summary["mean_tricks"]["A"] == pytest.approx(8.8)            # (10+10+9+9+6) / 5
+    assert summary["game_makeable"]["R"] == pytest.approx(40)           # 4R: 10 tricks, deals 1 and 2
+    assert summary["game_makeable_deals"]["NT"] == 4                    # 3NT: 9 tricks, all but the tie
+    # the stronger sides hold 22, 22, 23, 21 and 20: one bucket of 5 (the weaker, 15s, only 4)
+    assert list(summary["by_honor_count"]) == [20]
+    cell = summary["by_honor_count"][20]
+    half = t_quantile(4) * np.sqrt(2.7 / 5)                              # variance 10.8 / 4
+    assert cell["deals"] == 5 and cell["P"] == pytest.approx(8.8)
+    assert cell["interval"]["A"] == pytest.approx([8.8 - half, 8.8 + half])
 
 
 def test_lab_dd_leaves_out_rule_sets_it_cannot_tell_from_default_and_says_why(tmp_path, monkeypatch):
