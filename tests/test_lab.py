@@ -507,12 +507,14 @@ def _wait_for_chunks(out: Path, proc: subprocess.Popen, count: int) -> None:
 
 
 STUCK_BOT = """
-import time
+import os, time
 from flowerbridge.bots import RandomBot
 
 class StuckBot(RandomBot):
-    # A chunk that never ends (as a long double-dummy chunk seems to)
+    # A chunk that never ends (as a long double-dummy chunk seems to); the worker
+    # says that it has reached it, by a file named by its process id
     def act(self, observation):
+        open(os.path.join(os.environ["STUCK"], str(os.getpid())), "w").close()
         time.sleep(3600)
 """
 
@@ -522,16 +524,17 @@ def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
     # It shut the pool down first, which (before Python 3.14) forgot its processes,
     # so nothing ended them and the exit waited for their chunks to finish.
     (tmp_path / "stuckbot.py").write_text(STUCK_BOT)
+    stuck = tmp_path / "stuck"
+    stuck.mkdir()
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]), "STUCK": str(stuck)}
     command = [PYTHON, "-m", "flowerbridge.cli", "lab", "play", "--n", "6", "--bots", "stuckbot:StuckBot",
                "--chunk-size", "3", "--workers", "2", "--out", str(out), "--quiet"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while not (out / "chunks" / "play").is_dir():     # the run has begun
+    while len(list(stuck.iterdir())) < 2:              # both workers are stuck in their chunks
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    time.sleep(2)                                      # and its workers are at their chunks
     proc.send_signal(signal.SIGINT)                    # the driver alone: workers ignore it anyway
     try:
         _, err = proc.communicate(timeout=60)          # (it hung until the chunks ended: an hour)
