@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Iterable
 
 from .cards import Card, Suit
@@ -14,6 +15,16 @@ def count_text(n: float, noun: str) -> str:
     noun, plural but for one."""
     number = f"{int(n):,}" if float(n).is_integer() else f"{n:g}"
     return f"{number} {noun}" if n == 1 else f"{number} {noun}s"
+
+
+def fit_lines(text: str, width: int | None) -> str:
+    """``text`` with each line longer than ``width`` characters carried on, indented,
+    on the next (``None``: no limit)."""
+    if width is None:
+        return text
+    return "\n".join(part for line in text.split("\n")
+                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
+                                  if len(line) > width else [line]))
 
 
 def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",

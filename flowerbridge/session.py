@@ -12,14 +12,13 @@ points are never reset. A session may end after a number of hands or games.
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
-from .render import count_text
+from .render import count_text, fit_lines
 from .records import HandRecord, seat_field
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, Side
@@ -352,11 +351,8 @@ class Session:
                 lines.append(f"{label:<{label_width}}  {marks}")
             lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
         lines.append(rule)
-        if width is not None:   # what is still too long goes on, indented, on the next line
-            lines = [part for line in lines
-                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
-                                  if len(line) > width else [line])]
-        return "\n".join(lines)
+        # what is still too long goes on, indented, on the next line
+        return fit_lines("\n".join(lines), width)
 
 
 def _columns(entries: Iterable[tuple[Side, str]], width: int) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 
 from . import add_rule_options, rule_option_changes, whole_number
 
@@ -30,7 +29,7 @@ def run(args) -> int:
     from ..dealing import Deal
     from ..errors import BotError
     from ..options import RuleOptions
-    from ..render import render_auction, render_score
+    from ..render import fit_lines, render_auction, render_score
     from ..seats import SEATS
     from ..session import Session
 
@@ -56,7 +55,7 @@ def run(args) -> int:
                     print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
                     print(render_auction(state))
                     if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
-                        print(fit(render_score(state), width))
+                        print(fit_lines(render_score(state), width))
                     print()
         except (KeyboardInterrupt, BotError) as exc:
             stopped = exc
@@ -93,11 +92,3 @@ def output_width() -> int | None:
         return None
     return max(24, shutil.get_terminal_size().columns - 1)
 
-
-def fit(text: str, width: int | None) -> str:
-    """``text`` with each line longer than ``width`` carried on, indented, on the next."""
-    if width is None:
-        return text
-    return "\n".join(part for line in text.split("\n")
-                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
-                                  if len(line) > width else [line]))
