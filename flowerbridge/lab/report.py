@@ -285,21 +285,10 @@ def bootstrap_interval(member: np.ndarray, success: np.ndarray,
     maps (resamples, cells) rates in percent to one number per resample.
     Rows are resampled with Poisson weights (the same seed gives the same
     interval); a cell left empty by a resample gives a NaN rate, and such
-    resamples are dropped.
+    resamples are dropped (:func:`bootstrap_ratios` of hits over members).
     """
-    rng = np.random.default_rng(seed)
-    hits = np.where(member > 0, success, 0).astype(np.float64)
-    members = member.astype(np.float64)
-    values = []
-    for start in range(0, resamples, 100):
-        weights = rng.poisson(1.0, (min(100, resamples - start), len(member))).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates = 100.0 * (weights @ hits) / (weights @ members)
-        values.append(statistic(rates))
-    stats = np.concatenate(values)
-    stats = stats[~np.isnan(stats)]
-    lo, hi = np.percentile(stats, [2.5, 97.5]) if len(stats) else (np.nan, np.nan)
-    return float(lo), float(hi)
+    return bootstrap_ratios(100.0 * np.where(member > 0, success, 0), member, statistic,
+                            resamples=resamples, seed=seed)
 
 
 def bootstrap_draws(numerators: np.ndarray, denominators: np.ndarray, *, resamples: int = 1000,
