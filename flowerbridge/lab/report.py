@@ -240,16 +240,11 @@ def share_points(ax, cells: dict, colour: str, label: str) -> None:
     broken where a whole number between the first and last is missing, and hollow
     markers where ``n`` is under :data:`FEW`."""
     points = {int(x): (int(k), int(n)) for x, (k, n) in cells.items() if int(n)}
-    xs = list(range(min(points), max(points) + 1)) if points else []
-    ys, below, above = [], [], []
-    for x in xs:
-        y, lo, hi = float("nan"), float("nan"), float("nan")
-        if x in points:
-            k, n = points[x]
-            y, (lo, hi) = pct(k, n), wilson(k, n)
-        ys.append(y)
-        below.append(max(0.0, y - lo) if x in points else 0.0)    # (rounding aside, never below 0)
-        above.append(max(0.0, hi - y) if x in points else 0.0)
+    xs, ys = broken_line({x: pct(k, n) for x, (k, n) in points.items()})
+    bounds = {x: wilson(k, n) for x, (k, n) in points.items()}
+    # (rounding aside, never below 0)
+    below = [max(0.0, y - bounds[x][0]) if x in points else 0.0 for x, y in zip(xs, ys)]
+    above = [max(0.0, bounds[x][1] - y) if x in points else 0.0 for x, y in zip(xs, ys)]
     ax.errorbar(xs, ys, yerr=[below, above], marker="o", color=colour, capsize=3, label=label)
     few = [x for x in xs if x in points and points[x][1] < FEW]
     if few:
