@@ -294,6 +294,23 @@ def parse_seed(text: str) -> int | str:
     return int(text) if re.fullmatch(r"-?[0-9]{1,4000}", text) else text
 
 
+def terminal_width() -> int:
+    """Characters a line may take: the terminal's width less one (COLUMNS where
+    set, 80 when not at a terminal), and no fewer than 24."""
+    import shutil
+
+    return max(24, shutil.get_terminal_size().columns - 1)
+
+
+def output_width() -> int | None:
+    """Characters a line of output may take: at a terminal, or where COLUMNS is
+    set, :func:`terminal_width`, as play fits it; written to a file or a pipe,
+    no limit."""
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        return None
+    return terminal_width()
+
+
 def input_name(path: str) -> str:
     """How messages name a command's input file: its path, or standard input for ``-``."""
     return "standard input" if path == "-" else path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_rule_options, rule_option_changes, whole_number
+from . import add_rule_options, output_width, rule_option_changes, whole_number
 
 MAX_HANDS = 10_000
 
@@ -79,16 +79,4 @@ def run(args) -> int:
     if save_error is not None:
         raise save_error
     return 0
-
-
-def output_width() -> int | None:
-    """Characters a line of output may take: at a terminal, or where COLUMNS is
-    set, its width less one (24 at least), as play fits it; written to a file
-    or a pipe, no limit."""
-    import os
-    import shutil
-
-    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
-        return None
-    return max(24, shutil.get_terminal_size().columns - 1)
 

@@ -12,7 +12,7 @@ import io
 import sys
 from typing import TextIO
 
-from . import add_rule_options, rule_option_changes, seat as seat_type, whole_number
+from . import add_rule_options, rule_option_changes, seat as seat_type, terminal_width, whole_number
 from .demo import MAX_HANDS
 
 
@@ -74,12 +74,12 @@ def run(args) -> int:
             status = 130
         table.say("Session ended.")
         if session.hands and not table.sheet_shown:
-            table.say(session.render(_width()))
+            table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
         if session.hands:
             table.say("\nSession ended: a bot failed (the error says how).")
             if not table.sheet_shown:
-                table.say(session.render(_width()))
+                table.say(session.render(terminal_width()))
         raise
     if table.save_error is not None:   # the last write failed: the file lacks hands (said above)
         from . import one_line
@@ -113,14 +113,6 @@ def own_call(call: str, explanation: str) -> str:
         return f"You call {call}: {explanation}, so it shows partner nothing in particular"
     name, _, shown = explanation.partition(": ")
     return f"You call {call} ({name}): it shows {shown}" if shown else f"You call {call} ({name})"
-
-
-def _width() -> int:
-    """Characters a line may take: the terminal's width less one (COLUMNS where
-    set, 80 when not at a terminal), and no fewer than 24."""
-    import shutil
-
-    return max(24, shutil.get_terminal_size().columns - 1)
 
 
 def _terminal() -> bool:
@@ -226,7 +218,7 @@ class Table:
         # the hand is over: every card may be seen, the 8 undealt too
         self.say("\n" + render_deal(state, names=False))
         self.say(render_score(state))
-        self.say(session.render(_width()))
+        self.say(session.render(terminal_width()))
         if self.save_error is not None:
             then = ("play goes on, and saving is tried again after the next hand" if not session.is_over
                     else "the file does not hold this hand")
@@ -266,7 +258,7 @@ class Table:
 
         self.say(f"{title}:")
         # a suit's cards with their names can run past the terminal's width
-        for line in format_holding(cards, names=True, width=_width() - 2):
+        for line in format_holding(cards, names=True, width=terminal_width() - 2):
             self.say("  " + line)
 
     def human_turn(self, state) -> None:

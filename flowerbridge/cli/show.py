@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..render import render_hand
-    from . import UsageError, input_name, read_text
+    from . import UsageError, input_name, output_width, read_text
     from .._load import load_records
 
     if args.notation and args.names:
@@ -51,7 +51,6 @@ def run(args) -> int:
         print(render_hand(record.state, names=args.names))
         print()
     if session is not None:
-        from .demo import output_width
         print(session_totals(session, output_width()))
     return 0
 
