@@ -36,8 +36,8 @@ from ..seats import SEATS, Seat, Side
 from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of
 from .play import game_label, game_level
-from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, mean_interval, new_figure, pct, plural,
-                     rate_cell, share_points, whole_numbers)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, interval_errors, mean_interval, new_figure,
+                     pct, plural, rate_cell, share_points, whole_numbers)
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
@@ -337,8 +337,7 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
     xs = [int(b) + 2 for b in hc]
     for d, colour in zip(("P", "R", "A", "NT"), DENOM_COLOURS):
         means = np.array([hc[b][d] for b in hc], dtype=float)
-        bounds = np.array([hc[b]["interval"][d] for b in hc], dtype=float).reshape(-1, 2)
-        errors = np.nan_to_num(np.abs(np.stack([means - bounds[:, 0], bounds[:, 1] - means])))
+        errors = interval_errors(means, [hc[b]["interval"][d] for b in hc])
         ax.errorbar(xs, means, yerr=errors, marker="o", color=colour, capsize=3, label=d)
     for x, b in zip(xs, hc):    # the deals behind each bucket, along the top
         ax.text(x, 1.01, f"{hc[b]['deals']:,}", transform=ax.get_xaxis_transform(),

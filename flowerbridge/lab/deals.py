@@ -13,8 +13,8 @@ from ..seats import SEATS
 from .base import ENGINE_SOURCES, LAB_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
     exact_undealt_odds
-from .report import Plot, Section, TableSpec, mean_cell, mean_interval, new_figure, pct, plural, rate_cell, \
-    wilson
+from .report import Plot, Section, TableSpec, interval_errors, mean_cell, mean_interval, new_figure, pct, plural, \
+    rate_cell, wilson
 
 COLUMNS = {"deal": int, **SEAT_COLUMNS, **SIDE_COLUMNS, **UNDEALT_COLUMNS}
 
@@ -90,9 +90,9 @@ def undealt_plot(summary: dict) -> Plot:
     ax = fig.add_subplot()
     y = np.arange(len(keys))
     sampled = np.array([100 * u["sampled"][k] for k in keys])
-    bounds = np.array([[100 * b for b in u["sampled_interval"][k]] for k in keys]).reshape(-1, 2)
+    bounds = [[100 * b for b in u["sampled_interval"][k]] for k in keys]
     ax.barh(y + 0.2, sampled, 0.4, label=f"sampled ({plural(summary['deals'], 'deal')})", color="#5b8def",
-            xerr=np.abs(np.stack([sampled - bounds[:, 0], bounds[:, 1] - sampled])), capsize=3)
+            xerr=interval_errors(sampled, bounds), capsize=3)
     ax.barh(y - 0.2, [100 * u["exact"][k] for k in keys], 0.4, label="exact", color="#bbbbbb")
     ax.set_yticks(y, [UNDEALT_LABELS[k] for k in keys], fontsize=8)
     ax.set_xlabel("% of deals")

@@ -234,6 +234,17 @@ FEW = 30
 is wide, and the line through it says little."""
 
 
+def interval_errors(values: Sequence[float] | np.ndarray, bounds: Sequence[Sequence[float]] | np.ndarray,
+                    ) -> np.ndarray:
+    """Error bars for ``values`` from their intervals' ``(low, high)`` ``bounds``: the
+    distances down to the low and up to the high end, as the (2, n) array matplotlib's
+    ``yerr`` and ``xerr`` take; 0 where there is no interval (NaN) and never below 0
+    (where rounding put a value a hair outside its interval)."""
+    values = np.asarray(values, dtype=np.float64)
+    ends = np.asarray(bounds, dtype=np.float64).reshape(-1, 2)
+    return np.nan_to_num(np.clip(np.stack([values - ends[:, 0], ends[:, 1] - values]), 0.0, None))
+
+
 def share_points(ax, cells: dict, colour: str, label: str) -> None:
     """Draw shares ``k`` of ``n`` (``cells`` maps a whole number, or its text, to
     ``(k, n)``) as percentages with their 95 % Wilson intervals as error bars, the line
@@ -241,11 +252,8 @@ def share_points(ax, cells: dict, colour: str, label: str) -> None:
     markers where ``n`` is under :data:`FEW`."""
     points = {int(x): (int(k), int(n)) for x, (k, n) in cells.items() if int(n)}
     xs, ys = broken_line({x: pct(k, n) for x, (k, n) in points.items()})
-    bounds = {x: wilson(k, n) for x, (k, n) in points.items()}
-    # (rounding aside, never below 0)
-    below = [max(0.0, y - bounds[x][0]) if x in points else 0.0 for x, y in zip(xs, ys)]
-    above = [max(0.0, bounds[x][1] - y) if x in points else 0.0 for x, y in zip(xs, ys)]
-    ax.errorbar(xs, ys, yerr=[below, above], marker="o", color=colour, capsize=3, label=label)
+    bounds = [wilson(*points[x]) if x in points else (float("nan"), float("nan")) for x in xs]
+    ax.errorbar(xs, ys, yerr=interval_errors(ys, bounds), marker="o", color=colour, capsize=3, label=label)
     few = [x for x in xs if x in points and points[x][1] < FEW]
     if few:
         ax.plot(few, [ys[xs.index(x)] for x in few], linestyle="none", marker="o",
