@@ -1170,6 +1170,21 @@ def _error_bars(axes) -> list[list[tuple[float, float]]]:
     return out
 
 
+def test_lab_make_rate_plot_draws_a_denomination_whose_every_contract_made(tmp_path):
+    # 6 of 6 made: Wilson's upper end, 100 % less a rounding, lay below the 100 % bar
+    # and matplotlib refused the negative error bar, so the play report failed
+    from flowerbridge.lab.play import sections
+    study = run_lab(tmp_path, ["play"], workers=1, n=8, seed=3, bots="basic")
+    summary = json.loads(json.dumps(study.summaries["play"]))
+    assert wilson(6, 6)[1] < pct(6, 6)
+    summary["by_denom"]["P"].update(contracts=6, made=6, make_rate=pct(6, 6))
+    [section] = sections(study.result.tables["play"], summary, study.result.params["play"], {})
+    made = section.plots[0].figure.axes[0]
+    contracted = [cell for cell in summary["by_denom"].values() if cell["contracts"]]
+    [bars] = _error_bars(made)
+    assert np.allclose(bars, [wilson(cell["made"], cell["contracts"]) for cell in contracted], atol=1e-9)
+
+
 def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_contracts():
     # points on 25 contracts were drawn like points on 400, with nothing to tell them apart
     from flowerbridge.lab.play import game_tricks_plot

@@ -26,8 +26,8 @@ from ..state import HandState
 from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, LabError, Params, Row, Table, \
     module_digest, source_digests
 from .features import SIDES, deal_features, dealer_of
-from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, mean_cell, mean_interval,
-                     new_figure, pct, plural, rate_cell, share_points, whole_numbers, wilson)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, interval_errors, mean_cell,
+                     mean_interval, new_figure, pct, plural, rate_cell, share_points, whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -299,8 +299,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     rates = [summary["by_denom"][d]["make_rate"] for d in names]
     bounds = [wilson(summary["by_denom"][d]["made"], summary["by_denom"][d]["contracts"]) for d in names]
     ax.bar(names, rates, color=[DENOM_COLOURS[list(summary["by_denom"]).index(d)] for d in names],
-           yerr=[[r - lo for r, (lo, _) in zip(rates, bounds)], [hi - r for r, (_, hi) in zip(rates, bounds)]],
-           capsize=4)
+           yerr=interval_errors(rates, bounds), capsize=4)
     ax.set_xlabel("denomination (those contracted in)")
     ax.set_ylabel("contracts made, %")
     ax.set_ylim(0, 100)
