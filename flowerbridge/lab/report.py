@@ -260,9 +260,9 @@ def share_points(ax, cells: dict, colour: str, label: str) -> None:
                 markerfacecolor="white", markeredgecolor=colour, zorder=3)   # over the filled ones
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
+def plural(count: int, word: str) -> str:
     """``1 hand``, ``2 hands``, ``20,000 deals``: a count with its noun."""
-    return f"{count:,} {word if count == 1 else many or word + 's'}"
+    return f"{count:,} {word if count == 1 else word + 's'}"
 
 
 def rate_cell(part: SupportsFloat, whole: SupportsFloat) -> str:
