@@ -179,7 +179,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         game_at = game_level(d, options)
         games = t.where(t["level"] >= game_at)
         net = declarer_net(t)
-        net_interval = mean_interval(net)[1:] if len(t) else (np.nan, np.nan)
+        net_interval = mean_interval(net)[1:]
         game_tricks = t["tricks"] >= game_at + 6
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
