@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .errors import FlowerBridgeError, RecordError
 from .records import HandRecord
 from .state import HandState
+
+if TYPE_CHECKING:
+    from .session import Session
 
 # "[" and a tag's name (letters, digits and "_" after a letter), then, for a word JSON
 # readers take there (true, false, null, and NaN and Infinity, which they refuse), a
@@ -34,6 +38,12 @@ def load_any(text: str, source: str | None = None) -> list[HandState]:
 def load_records(text: str, source: str | None = None) -> list[HandRecord]:
     """As :func:`load_any`, the hands with the keys or tags they carry besides
     (a session's hands theirs; the session's own unknown keys have no hand to go with)."""
+    return load_records_and_session(text, source)[0]
+
+
+def load_records_and_session(text: str, source: str | None = None) -> tuple[list[HandRecord], Session | None]:
+    """As :func:`load_records`, and the :class:`~flowerbridge.session.Session` that
+    ``text`` holds where it is a JSON session record (else None)."""
     stripped = text.lstrip()
     if _BLANK.match(stripped):     # whitespace and byte-order marks only
         raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
@@ -43,11 +53,12 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
         data = parse_json(text, source)
         from .session import Session, is_session_record
         if is_session_record(data):
-            return Session.from_dict(data).hand_records()
-        return [HandRecord.from_dict(data)]
+            session = Session.from_dict(data)
+            return session.hand_records(), session
+        return [HandRecord.from_dict(data)], None
     from .notation import _at, loads_all
     try:
-        return loads_all(text)
+        return loads_all(text), None
     except FlowerBridgeError as exc:    # named as malformed JSON is: where it is, and in which file
         if source is None:
             raise

@@ -277,10 +277,11 @@ class Session:
             "last_hand": record,
         }
 
-    def render(self, width: int | None = None) -> str:
+    def render(self, width: int | None = None, *, record: bool = True) -> str:
         """The scoresheet as text, laid out like Appendix B: North-South's
         entries beside East-West's, or, where that is wider than ``width``
-        characters (a narrow terminal), one side's under the other's."""
+        characters (a narrow terminal), one side's under the other's. Without
+        ``record``, the sheet ends at the totals (no record of the last hand)."""
         rule = "=" * min(49, width or 49)
         above = [(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above]
         below = [(s, f"{p}  (hand {n})") for game in self.games for n, s, p in game.below]
@@ -322,23 +323,22 @@ class Session:
         totals = f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
         standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
         lines += [f"{totals} — {standing}"] if beside else [totals, standing]
-        sheet = self.scoresheet()
-        record = sheet["last_hand"]
-        if record is not None:
-            lines += [rule, "HAND RECORD", f"Hand      {record['hand']}",
-                      f"Dealer    {Seat[record['dealer']].full_name}",
-                      f"Contract  {record['contract'] or 'passed out'}",
-                      f"Declarer  {Seat[record['declarer']].full_name if record['declarer'] else '—'}",
-                      f"Tricks    NS {record['tricks']['NS']}  EW {record['tricks']['EW']}",
+        last = self.scoresheet()["last_hand"] if record else None
+        if last is not None:
+            lines += [rule, "HAND RECORD", f"Hand      {last['hand']}",
+                      f"Dealer    {Seat[last['dealer']].full_name}",
+                      f"Contract  {last['contract'] or 'passed out'}",
+                      f"Declarer  {Seat[last['declarer']].full_name if last['declarer'] else '—'}",
+                      f"Tricks    NS {last['tricks']['NS']}  EW {last['tricks']['EW']}",
                       rule, f"{'HONORS':<20}{'NS':<10}EW"]
             for b in BRIGHTS:
                 boxes = []
                 for side in ("NS", "EW"):
-                    n = record["honors"][side][b.name]
+                    n = last["honors"][side][b.name]
                     boxes.append(" ".join(("■" if n >= k else "□") + str(k) for k in (1, 2)))
                 lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
-            lines.append(f"{'HONOR POINTS':<20}{record['honor_points']['NS']:<10}"
-                         f"{record['honor_points']['EW']}")
+            lines.append(f"{'HONOR POINTS':<20}{last['honor_points']['NS']:<10}"
+                         f"{last['honor_points']['EW']}")
             lines.append("(every honor captured: Brights, Animals and Ribbons)")
             lines.append("-" * len(rule))
             bonuses = [(key, f"{label} (+{pts})") for key, label, pts in (
@@ -347,7 +347,7 @@ class Session:
             # the labels padded alike, so that the two rows' marks stand in line
             label_width = max(len(label) for _, label in bonuses)
             for key, label in bonuses:
-                marks = "  ".join(f"{side} {'■' if record[key][side] else '□'}" for side in ("NS", "EW"))
+                marks = "  ".join(f"{side} {'■' if last[key][side] else '□'}" for side in ("NS", "EW"))
                 lines.append(f"{label:<{label_width}}  {marks}")
             lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
         lines.append(rule)

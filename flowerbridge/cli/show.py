@@ -27,7 +27,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..render import render_hand
     from . import UsageError, input_name, output_width, read_text
-    from .._load import load_records
+    from .._load import load_records_and_session
 
     if args.notation and args.names:
         raise UsageError("--names is for the hands shown for people: --notation writes the record "
@@ -37,8 +37,7 @@ def run(args) -> int:
     if _SHOWN.match(text.lstrip()):
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          "show reads what deal --json or deal --notation writes")
-    records = load_records(text, name)
-    session = _session(text, name)      # (read again for its scoresheet: its hands are read above)
+    records, session = load_records_and_session(text, name)
     if not records:      # a session record of no hands
         raise UsageError(f"{name} holds a session of no hands: nothing to show")
     if args.notation:
@@ -51,28 +50,7 @@ def run(args) -> int:
         print(render_hand(record.state, names=args.names))
         print()
     if session is not None:
-        print(session_totals(session, output_width()))
+        # the sheet down to its totals: its record of the last hand repeats what is shown above
+        print(session.render(output_width(), record=False))
     return 0
 
-
-def _session(text: str, name: str):
-    """The :class:`~flowerbridge.session.Session` that ``text`` holds, if it is a JSON
-    session record (which :func:`load_records` has read); else None."""
-    from .._load import is_notation
-    from ..records import parse_json
-    from ..session import Session, is_session_record
-
-    stripped = text.lstrip()
-    if not stripped.startswith(("{", "[")) or is_notation(stripped):
-        return None
-    data = parse_json(text, name)
-    return Session.from_dict(data) if is_session_record(data) else None
-
-
-def session_totals(session, width: int | None) -> str:
-    """The session's scoresheet (Appendix B) down to its totals: its last part, the
-    record of the last hand, repeats what is shown of that hand above it."""
-    lines = session.render(width).split("\n")
-    if "HAND RECORD" in lines:      # (after a rule, which closes the sheet)
-        lines = lines[:lines.index("HAND RECORD")]
-    return "\n".join(lines)
