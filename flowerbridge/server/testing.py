@@ -325,17 +325,6 @@ def _visible(state: HandState, record: dict[str, Any], role: str | None) -> Coun
     return seen
 
 
-def visible_codes(record: dict[str, Any], role: str | None, view: dict[str, Any]) -> frozenset:
-    """The codes ``role`` may see at ``view`` of the hand ``record``
-    (:func:`visible_cards`, one copy or two)."""
-    return frozenset(visible_cards(record, role, view))
-
-
-def engine_view(record: dict[str, Any], role: str, view: dict[str, Any]) -> dict[str, Any]:
-    """The engine's observation for ``role`` at the point of the hand ``view`` describes."""
-    return _replayed(record, view).observation(Seat[role]).to_dict()
-
-
 def _replayed(record: dict[str, Any], view: dict[str, Any]) -> HandState:
     """The hand of ``record`` at the point ``view`` describes."""
     state = _dealt(record)
