@@ -540,8 +540,7 @@ class LabResult:
 
 
 def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]],
-              defaults: Mapping[str, int], code: Mapping[str, dict[str, str]] | None = None,
-              ) -> dict[str, tuple[dict, int]]:
+              defaults: Mapping[str, int], code: Mapping[str, dict[str, str]]) -> dict[str, tuple[dict, int]]:
     """Check the folder's earlier runs agree with this one, then record this one.
 
     ``chosen`` maps each analysis to its parameters and the chunk size asked
@@ -552,7 +551,6 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
     (:attr:`Analysis.code`): a folder whose saved chunks were computed by other
     code, or by a version that recorded none, is refused, as its chunks would
     be merged with this code's. Returns each analysis' parameters and chunk size."""
-    code = code or {}
     path = out / MANIFEST
     recorded: dict[str, Any] = {"format": FORMAT, "seed": seed, "analyses": {}}
     if path.exists():
@@ -577,7 +575,7 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
         settings = {k: v for k, v in before.items() if k != "code"} if isinstance(before, dict) else before
         if before is not None and settings != entry:
             raise LabError(_clash(out, name, settings, entry))
-        fingerprint = code.get(name, {})
+        fingerprint = code[name]
         if before is not None:
             _check_code(out, name, before.get("code"), fingerprint)
         recorded["analyses"][name] = {**entry, "code": fingerprint}
