@@ -38,8 +38,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     sampled = {key: float(np.mean(v)) for key, v in {**shares, **means}.items()}
     # each sampled figure's 95 % interval, in its own unit (a share as a fraction):
     # Wilson's for the shares (counted in ``sampled_deals``), Student's t for the means
-    interval = {key: [lo / 100, hi / 100] for key, (lo, hi) in
-                ((key, wilson(np.count_nonzero(v), n)) for key, v in shares.items())}
+    interval = {key: [b / 100 for b in wilson(np.count_nonzero(v), n)] for key, v in shares.items()}
     interval.update({key: list(mean_interval(v)[1:]) for key, v in means.items()})
     return {
         "deals": n,
