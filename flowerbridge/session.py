@@ -184,11 +184,8 @@ class Session:
     def hand_records(self) -> list[HandRecord]:
         """The hands, each with the keys its record carried besides (read by
         :meth:`from_dict`; a hand entered by :meth:`add` carries none)."""
-        records = []
-        for i, state in enumerate(self.hands):
-            extra, hands_extra = self._hand_extras[i] if i < len(self._hand_extras) else ({}, {})
-            records.append(HandRecord(state, dict(extra), dict(hands_extra)))
-        return records
+        return [HandRecord(state, dict(extra), dict(hands_extra))
+                for state, (extra, hands_extra) in zip(self.hands, self._hand_extras)]
 
     def to_dict(self) -> dict[str, Any]:
         """The session record: the session's own keys, the keys :attr:`extra` kept, and
