@@ -67,14 +67,12 @@ def run(args) -> int:
                 save_error = exc
     if session.hands or stopped is None:
         print(session.render(width))
+    if stopped is not None and save_error is not None:    # (said before what stopped the session)
+        print(f"error: {save_error}", file=sys.stderr)
     if isinstance(stopped, KeyboardInterrupt):
-        if save_error is not None:
-            print(f"error: {save_error}", file=sys.stderr)
         print("interrupted", file=sys.stderr)
         return 130
     if stopped is not None:
-        if save_error is not None:
-            print(f"error: {save_error}", file=sys.stderr)
         raise stopped
     if save_error is not None:
         raise save_error
