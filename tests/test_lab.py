@@ -25,6 +25,7 @@ from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
 from flowerbridge.lab.report import bootstrap_interval, pct, rate_cell, wilson
 from flowerbridge.options import RuleOptions
+from lab_support import error_bars
 
 PYTHON = sys.executable
 SMALL = dict(n=60, seed=5, bots="random", chunk_size=15)
@@ -1158,18 +1159,6 @@ def test_lab_by_length_lines_break_where_a_length_is_missing_and_ticks_are_whole
     assert any(isinstance(c, ErrorbarContainer) for c in made.containers)
 
 
-def _error_bars(axes) -> list[list[tuple[float, float]]]:
-    """Each error-bar series of ``axes``: its bars' (low, high) ends, in order."""
-    from matplotlib.container import ErrorbarContainer
-    out = []
-    for container in axes.containers:
-        if isinstance(container, ErrorbarContainer):
-            segments = container.lines[2][0].get_segments()
-            out.append([(float(min(s[:, 1 if s[0, 0] == s[1, 0] else 0])),
-                         float(max(s[:, 1 if s[0, 0] == s[1, 0] else 0]))) for s in segments])
-    return out
-
-
 def test_lab_make_rate_plot_draws_a_denomination_whose_every_contract_made(tmp_path):
     # 6 of 6 made: Wilson's upper end, 100 % less a rounding, lay below the 100 % bar
     # and matplotlib refused the negative error bar, so the play report failed
@@ -1181,7 +1170,7 @@ def test_lab_make_rate_plot_draws_a_denomination_whose_every_contract_made(tmp_p
     [section] = sections(study.result.tables["play"], summary, study.result.params["play"], {})
     made = section.plots[0].figure.axes[0]
     contracted = [cell for cell in summary["by_denom"].values() if cell["contracts"]]
-    [bars] = _error_bars(made)
+    [bars] = error_bars(made)
     assert np.allclose(bars, [wilson(cell["made"], cell["contracts"]) for cell in contracted], atol=1e-9)
 
 
@@ -1195,7 +1184,7 @@ def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_con
         for d, cells in fits.items()}}
     plot = game_tricks_plot(summary)
     axes = plot.figure.axes[0]
-    bars = _error_bars(axes)
+    bars = error_bars(axes)
     assert len(bars) == 3
     for series, d in zip(bars, "PRA"):
         expected = [wilson(k, n) for k, n in fits[d].values()]
@@ -1229,7 +1218,7 @@ def test_lab_undealt_table_gives_the_sampled_share_with_its_interval_beside_the_
     half = 1.968 * honors.std(ddof=1) / np.sqrt(300)
     assert float(lo) == pytest.approx(honors.mean() - half, abs=0.06) and float(hi) == pytest.approx(honors.mean() + half, abs=0.06)
     axes = undealt_plot(summary).figure.axes[0]
-    [bars] = _error_bars(axes)
+    [bars] = error_bars(axes)
     keys = ("some_bright", "some_pair", "some_honor_pair", "some_bright_pair")
     assert np.allclose(bars, [wilson(summary["undealt"]["sampled_deals"][key], 300) for key in keys])
     assert "sampled (300 deals)" in [t.get_text() for t in axes.get_legend().get_texts()]

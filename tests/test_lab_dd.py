@@ -17,6 +17,7 @@ from flowerbridge import Denomination, Seat, Side  # noqa: E402
 from flowerbridge.lab import LabError, dd, run_lab  # noqa: E402
 from flowerbridge.lab.base import Table  # noqa: E402
 from flowerbridge.options import RuleOptions  # noqa: E402
+from lab_support import error_bars  # noqa: E402
 
 
 def table_of(*deals: tuple[list[int], str]) -> Table:
@@ -151,7 +152,6 @@ def test_lab_dd_comparison_plots_draw_95_percent_intervals_and_their_sample_size
     # in a 100-deal run 4R at 11 cards spiked to 68.4 % from 13 of 19 sides, drawn like
     # a point on 400
     import numpy as np
-    from matplotlib.container import ErrorbarContainer
     from flowerbridge.lab.report import wilson
     summary = {"game_level": {"P": 5, "R": 4, "A": 4, "NT": 3},
                "by_fit": {d: {10: {"sides": 400, "game_makeable_sides": 60, "game_makeable": 15.0},
@@ -159,10 +159,9 @@ def test_lab_dd_comparison_plots_draw_95_percent_intervals_and_their_sample_size
                           for d in "PRA"}}
     plot = dd.game_by_fit_plot(summary)
     axes = plot.figure.axes[0]
-    bars = [c for c in axes.containers if isinstance(c, ErrorbarContainer)]
+    bars = error_bars(axes)
     assert len(bars) == 3
-    ends = sorted(tuple(sorted(s[:, 1])) for s in bars[1].lines[2][0].get_segments())
-    assert np.allclose(ends, sorted([wilson(60, 400), wilson(13, 19)]))
+    assert np.allclose(sorted(bars[1]), sorted([wilson(60, 400), wilson(13, 19)]))
     assert [t.get_text() for t in axes.get_legend().get_texts()][1] == "R: game = 4R (419 sides)"
     assert "95% (Wilson) intervals" in plot.caption
     summary["by_honor_count"] = {20: {"P": 5.0, "R": 6.0, "A": 7.0, "NT": 6.5, "deals": 12,
@@ -172,9 +171,9 @@ def test_lab_dd_comparison_plots_draw_95_percent_intervals_and_their_sample_size
                                       "interval": {"P": [5.9, 6.1], "R": [6.9, 7.1], "A": [7.9, 8.1],
                                                    "NT": [7.4, 7.6]}}}
     axes = dd.tricks_by_honor_count_plot(summary).figure.axes[0]
-    bars = [c for c in axes.containers if isinstance(c, ErrorbarContainer)]
+    bars = error_bars(axes)
     assert len(bars) == 4
-    assert sorted(tuple(sorted(s[:, 1])) for s in bars[0].lines[2][0].get_segments()) == [(4.0, 6.0), (5.9, 6.1)]
+    assert sorted(bars[0]) == [(4.0, 6.0), (5.9, 6.1)]
     assert {"12", "340"} <= {t.get_text() for t in axes.texts}      # the deals behind each bucket
 
 
