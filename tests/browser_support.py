@@ -28,6 +28,13 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
 
 
+# The text an element shows (without what is there for screen readers only), for
+# Playwright's evaluate; SHOWN_ALL, for evaluate_all, each element's.
+SHOWN = """e => { const c = e.cloneNode(true); c.querySelectorAll('.visually-hidden').forEach((h) => h.remove());
+  return c.textContent.replace(/\\s+/g, ' ').trim(); }"""
+SHOWN_ALL = "es => es.map(" + SHOWN + ")"
+
+
 def free_port() -> int:
     """A TCP port on loopback that nobody listens on now."""
     with socket.socket() as probe:

@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from browser_support import CHROMIUM, DESKTOP, PHONE, Server, screenshot
+from browser_support import CHROMIUM, DESKTOP, PHONE, SHOWN_ALL, Server, screenshot
 from flowerbridge.server.testing import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -574,9 +574,7 @@ def check_review(page, server, table_id):
     undealt = review.locator(".review-undealt .card").evaluate_all("cards => cards.map(card => card.dataset.code)")
     assert sorted(undealt) == sorted(data["undealt"])
     # as shown ("N: 2P"; a screen reader hears "North: 2 Plains", tests/test_browser_a11y.py)
-    calls = review.locator(".review-auction li").evaluate_all(
-        "lis => lis.map((li) => { const c = li.cloneNode(true);"
-        " c.querySelectorAll('.visually-hidden').forEach((h) => h.remove()); return c.textContent; })")
+    calls = review.locator(".review-auction li").evaluate_all(SHOWN_ALL)
     assert calls == [f"{item['seat']}: {item['call']}" + (f" — {item['explanation']}" if item["explanation"] else "")
                      for item in data["auction"]]
     assert review.locator(".tricks-table tbody tr").count() == 13
@@ -1129,12 +1127,12 @@ FELT_CARDS = """() => {
 }"""
 
 
-def four_people(server):
-    """A one-hand table of four people, each a protocol client that has its
-    snapshot: (the table as created, the clients by seat letter)."""
+def four_people(server, hands=1):
+    """A table of four people (one hand, or ``hands``), each a protocol client that
+    has its snapshot: (the table as created, the clients by seat letter)."""
     from flowerbridge.server.testing import Client
 
-    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
+    created = server.create_table({s: "human" for s in "NESW"}, length={"hands": hands})
     table_id = created["table"]["id"]
     clients = {}
     for seat in "NESW":

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from browser_support import screenshot
+from browser_support import SHOWN, SHOWN_ALL, screenshot
 from flowerbridge.server.testing import Client
-from test_browser import (BOT, SOUTH_DECLARES, finished_review, mid_trick_table, open_page,
+from test_browser import (BOT, SOUTH_DECLARES, finished_review, four_people, mid_trick_table, open_page,
                           people_table_at, render_in_page, wait_for_table)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -872,14 +872,7 @@ def test_client_a_window_opened_by_its_button_gives_focus_back_to_that_button(br
 def test_client_the_review_opened_by_its_button_on_your_turn_gives_focus_back_to_it(browser, server):
     # the review of hand 1 opened from its button at South's call in hand 2:
     # closed, focus went to the bidding box, and a second Enter passed
-    seats = {seat: "human" for seat in "NESW"}
-    created = server.create_table(seats, length={"hands": 2})
-    table_id = created["table"]["id"]
-    clients = {}
-    for seat in "NESW":
-        clients[seat] = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
-        clients[seat].send({"type": "hello", "token": created["invitations"][seat]["token"]})
-        clients[seat].until(lambda m: m["type"] == "snapshot")
+    created, clients = four_people(server, hands=2)
     north = clients["N"]
     # hand 1 one action at a time (the first to call bids, the others pass; each
     # plays its first legal card), every seat seeing each: nobody acts in hand 2
@@ -992,12 +985,6 @@ def test_client_each_action_is_said_once_and_the_persons_turn_with_it(browser, s
     assert south.evaluate("window.__live")[3:] == [["announce", "West: 1 Plains."]]
     close_all(clients)
     assert not south.errors
-
-
-# The text an element shows (without what is there for screen readers only).
-SHOWN = """e => { const c = e.cloneNode(true); c.querySelectorAll('.visually-hidden').forEach((h) => h.remove());
-  return c.textContent.replace(/\\s+/g, ' ').trim(); }"""
-SHOWN_ALL = "es => es.map(" + SHOWN + ")"
 
 
 def test_client_review_and_scoresheet_say_contracts_and_seats_in_words(hand_seen_by_spectator):
