@@ -368,8 +368,8 @@ function drawPlayPanel() {
     el("span", {}, `Hand ${state.hand}`),
     contract
       // "Contract 2R by East" on screen, "Contract 2 Ribbons by East" to a screen reader
-      ? el("span", {}, "Contract ", el("strong", { "aria-hidden": "true" }, contract.bid),
-        el("span", { class: "visually-hidden" }, spokenCall(contract.bid)), ` by ${SEAT_NAMES[contract.declarer]}`)
+      ? el("span", {}, "Contract ", shownAndSaid(el("strong", {}, contract.bid), spokenCall(contract.bid)),
+        ` by ${SEAT_NAMES[contract.declarer]}`)
       : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
