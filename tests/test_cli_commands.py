@@ -324,6 +324,58 @@ def test_cli_demo_save_where_it_cannot_be_written_is_refused_before_any_hand(cli
     assert_cli_error(cli("demo", "--hands", "1", "--save", path), pattern)   # (no stdout: no hand printed)
 
 
+def test_cli_demo_save_through_a_symlink_writes_the_file_it_leads_to(cli, tmp_path):
+    # (the link was replaced by a regular file holding the session, the file it led to left as it was)
+    target = tmp_path / "keep" / "tgt.json"
+    target.parent.mkdir()
+    target.write_text("an old session\n", encoding="utf-8")
+    link = tmp_path / "lnk.json"
+    link.symlink_to(target)
+    status, out, err = cli("demo", "--seed", "t", "--hands", "2", "--save", str(link), "--overwrite")
+    assert (status, err) == (0, "")
+    assert link.is_symlink() and os.readlink(link) == str(target)       # still the same link
+    assert len(json.loads(target.read_text(encoding="utf-8"))["hands"]) == 2
+    assert sorted(os.listdir(tmp_path)) == ["keep", "lnk.json"]
+    assert os.listdir(target.parent) == ["tgt.json"]    # the temporary file was beside the target, and is gone
+
+
+@pytest.mark.parametrize("through_a_link", [False, True])
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_cli_demo_save_to_a_fifo_is_refused_before_any_hand_and_leaves_it_be(cli, assert_cli_error, tmp_path,
+                                                                             overwrite, through_a_link):
+    # (with --overwrite a FIFO or a device was replaced by a regular file: as root,
+    # `--save /dev/full --overwrite` destroyed /dev/full)
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    named = fifo
+    if through_a_link:
+        named = tmp_path / "lnk.json"
+        named.symlink_to(fifo)
+    leads = f"leads to {re.escape(str(fifo))}, which " if through_a_link else ""
+    assert_cli_error(cli("demo", "--hands", "1", "--save", str(named), *overwrite),
+                     rf"--save {re.escape(str(named))}: {leads}is not a regular file \(a FIFO\): "
+                     r"choose a file name$")      # (no stdout: no hand played)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and (not through_a_link or named.is_symlink())
+    assert sorted(os.listdir(tmp_path)) == sorted(["pipe"] + (["lnk.json"] if through_a_link else []))
+
+
+def test_cli_demo_save_to_its_own_standard_output_is_refused(tmp_path):
+    # (`demo --save /dev/stdout --overwrite > out.txt` replaced out.txt by the session record,
+    # the demo's own output going on into the file that replaced it had unlinked)
+    import subprocess
+
+    path = tmp_path / "out.txt"
+    with open(path, "w", encoding="utf-8") as fh:
+        done = subprocess.run([sys.executable, "-m", "flowerbridge", "demo", "--hands", "1", "--save", str(path),
+                               "--overwrite"], stdout=fh, stderr=subprocess.PIPE, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr == f"error: --save {path}: is the command's standard output: choose a file name\n"
+    assert path.read_text(encoding="utf-8") == ""       # nothing played, nothing saved
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
 def test_cli_demo_says_a_passed_out_hand_is_passed_out_once(cli):
     status, out, _ = cli("demo", "--hands", "3")      # board 2 of seed 'demo' is passed out
     hand = out.split("Board 2 (seed 'demo')", 1)[1].split("Board 3", 1)[0]
@@ -436,12 +488,44 @@ def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
     assert_cli_error(cli(*argv), r"error: flowerbridge")
 
 
-@pytest.mark.parametrize("argv, prog", [(["play", "extra"], "flowerbridge play"),
-                                        (["deal", "--seed", "1", "--nope"], "flowerbridge deal"),
-                                        (["--nope"], "flowerbridge")])
-def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, assert_cli_error, argv, prog):
-    unknown = re.escape(argv[-1])
-    assert_cli_error(cli(*argv), rf"^error: {prog}: unrecognized arguments: {unknown}$")
+@pytest.mark.parametrize("argv, said", [(["play", "extra"], "flowerbridge play: unrecognized arguments: extra"),
+                                        (["deal", "--seed", "1", "--nope"], "flowerbridge deal: unknown option --nope"),
+                                        (["--nope"], "flowerbridge: unknown option --nope")])
+def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, assert_cli_error, argv, said):
+    assert_cli_error(cli(*argv), rf"^error: {re.escape(said)}$")
+
+
+@pytest.mark.parametrize("argv, said", [
+    # it said "the following arguments are required: --seed" (or --ns), naming no misspelling
+    (["deal", "--se", "7"], "deal: unknown option --se (did you mean --seed?)"),
+    (["deal", "--sed", "7"], "deal: unknown option --sed (did you mean --seed?)"),
+    (["match", "--n", "basic", "--ew", "random"], "match: unknown option --n (did you mean --ns?)"),
+    # "unrecognized arguments: --undertrick h.json": the 5 was taken for FILE
+    (["score", "--undertrick", "5", "h.json"], "score: unknown option --undertrick (did you mean --undertrick-penalty?)"),
+    (["play", "--se", "N"], "play: unknown option --se (did you mean --seat or --seed?)"),
+    (["deal", "--seed=7", "--jsn=1"], "deal: unknown option --jsn (did you mean --json?)"),
+    (["deal", "--seed", "-3", "--bord", "2"], "deal: unknown option --bord (did you mean --board?)"),
+    (["deal", "--zz", "--se", "7"], "deal: unknown options --zz and --se (did you mean --seed?)"),
+    (["deal", "--seed", "7", "-x"], "deal: unknown option -x"),
+    (["--seed", "7", "deal"], "flowerbridge: unknown option --seed"),
+    # the subcommand's words are its parser's to judge: not the top level's unknown options
+    (["--vers", "deal", "--se", "7"], "flowerbridge: unknown option --vers (did you mean --version?)"),
+])
+def test_cli_a_misspelt_option_is_named_first_with_the_closest_options(cli, assert_cli_error, argv, said):
+    prog = "" if said.startswith("flowerbridge") else "flowerbridge "
+    assert_cli_error(cli(*argv), rf"^error: {re.escape(prog + said)}$")
+
+
+@pytest.mark.parametrize("argv, said", [
+    # a negative number is a value, `--` ends the options, and what follows an option
+    # that takes a value is that value: argparse's own message stands
+    (["deal", "--seed", "7", "--board", "-3"], "deal: argument --board: '-3': give a whole number"),
+    (["deal", "--", "--se"], "deal: the following arguments are required: --seed"),
+    (["deal", "--seed", "--jsn"], "deal: argument --seed: expected one argument"),
+    (["deal", "--seed", "7", "-5"], "deal: unrecognized arguments: -5"),
+])
+def test_cli_what_is_no_option_is_not_named_an_unknown_one(cli, assert_cli_error, argv, said):
+    assert_cli_error(cli(*argv), rf"^error: flowerbridge {re.escape(said)}")
 
 
 @pytest.mark.parametrize("argv, pattern", [
@@ -665,17 +749,19 @@ def test_formats_cli_closed_standard_error_keeps_standard_output_free_of_errors(
     assert done.returncode == 2 and done.stdout == b""
 
 
-@pytest.mark.parametrize("argv, unknown", [
-    (["deal", "--seed", "7", "--js"], "--js"), (["demo", "--hand", "1"], "--hand 1"),
-    (["score", "-", "--undertrick", "0"], "--undertrick 0"),
-    (["match", "--ns", "random", "--ew", "random", "--board", "1"], "--board 1"),
-    (["play", "--sea", "N"], "--sea N"), (["show", "--name", "-"], "--name"), (["solve", "--tab", "-"], "--tab"),
-    (["lab", "deals", "--n", "1", "--qui"], "--qui"), (["serve", "--max-t", "0"], "--max-t 0")])
+@pytest.mark.parametrize("argv, unknown, meant", [
+    (["deal", "--seed", "7", "--js"], "--js", "--json"), (["demo", "--hand", "1"], "--hand", "--hands"),
+    (["score", "-", "--undertrick", "0"], "--undertrick", "--undertrick-penalty"),
+    (["match", "--ns", "random", "--ew", "random", "--board", "1"], "--board", "--boards"),
+    (["play", "--sea", "N"], "--sea", "--seat"), (["show", "--name", "-"], "--name", "--names"),
+    (["solve", "--tab", "-"], "--tab", "--table"), (["lab", "deals", "--n", "1", "--qui"], "--qui", "--quiet"),
+    (["serve", "--max-t", "0"], "--max-t", "--max-tables")])
 def test_cli_every_subcommand_refuses_an_abbreviated_option(cli, assert_cli_error, monkeypatch, tmp_path,
-                                                            argv, unknown):
+                                                            argv, unknown, meant):
     # `deal --se 7 --js` was --seed 7 --json: an option is written whole
     monkeypatch.chdir(tmp_path)     # where a lab taking the abbreviation would write its report
-    assert_cli_error(cli(*argv), rf"^error: flowerbridge {argv[0]}: unrecognized arguments: {unknown}$")
+    assert_cli_error(cli(*argv), rf"^error: flowerbridge {argv[0]}: unknown option {unknown} "
+                                 rf"\(did you mean {meant}\?\)$")
 
 
 @pytest.mark.parametrize("argv", [["deal"], ["demo"], ["match", "--ns", "random", "--ew", "random"], ["play"],

@@ -35,8 +35,67 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args=None, namespace=None):
+        # An option this parser does not know is named before anything else (the
+        # top level's before its subcommand's, whose parser is given the words
+        # after its name): `deal --se 7` said "the following arguments are
+        # required: --seed", and `score --undertrick 5 h.json` "unrecognized
+        # arguments: --undertrick h.json", the 5 taken for FILE.
+        unknown = self._unknown_options(list(sys.argv[1:] if args is None else args))
+        if unknown:
+            self.error("unknown option" + ("s " if len(unknown) > 1 else " ")
+                       + " and ".join(f"{word}{self._hint(word)}" for word in unknown))
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):  # argparse's usage errors: one line, exit 2
         raise UsageError(f"{self.prog}: {message}")
+
+    def _unknown_options(self, words: list[str]) -> list[str]:
+        """The options among ``words``, given to this parser, that it does not know
+        (each named as written before any ``=value``): none after ``--``, nor, for
+        a parser with subcommands, after the subcommand's name (its own parser's);
+        a negative number is a value, and so is whatever follows an option that
+        takes one (argparse refuses ``--seed --x`` as "expected one argument")."""
+        commands = any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+        negative = getattr(self, "_negative_number_matcher", None)
+        unknown: list[str] = []
+        value_next = False
+        for word in words:
+            if word == "--":
+                break
+            option = len(word) > 1 and word[0] in self.prefix_chars and " " not in word and not (
+                negative is not None and negative.match(word)
+                and not getattr(self, "_has_negative_number_optionals", None))
+            if value_next:
+                value_next = False
+                continue
+            if not option:
+                if commands:
+                    break
+                continue
+            name, eq, _ = word.partition("=")
+            action = self._option_string_actions.get(word) or self._option_string_actions.get(name)
+            if action is None and not word.startswith(self.prefix_chars[0] * 2):
+                action = self._option_string_actions.get(word[:2])   # -n5, a short option's value joined
+                eq = eq or word[2:]
+            if action is None:
+                if name not in unknown:
+                    unknown.append(name)
+            elif not eq:
+                value_next = action.nargs is None or action.nargs == "+" or (
+                    isinstance(action.nargs, int) and action.nargs > 0)
+        return unknown
+
+    def _hint(self, word: str) -> str:
+        """`` (did you mean --seed?)`` for the options of this parser closest to
+        ``word`` (two if they are as close as each other), or ''."""
+        import difflib
+
+        options = [o for o in self._option_string_actions if o.startswith("--") or not word.startswith("--")]
+        ratio = {o: difflib.SequenceMatcher(None, word, o).ratio() for o in options}
+        close = difflib.get_close_matches(word, options, n=3, cutoff=0.6)
+        best = [o for o in close if ratio[o] == ratio[close[0]]][:2] if close else []
+        return f" (did you mean {' or '.join(sorted(best))}?)" if best else ""
 
 
 def build_parser() -> argparse.ArgumentParser:
