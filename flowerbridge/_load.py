@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 from .errors import FlowerBridgeError, RecordError
 from .records import HandRecord
@@ -28,10 +29,24 @@ def is_notation(text: str) -> bool:
     return match is not None and (match.group(1) not in _JSON_WORDS or match.group(2) is not None)
 
 
+@contextmanager
+def named(source: str | None) -> Iterator[None]:
+    """An error of the record read from ``source`` (a file's name, or ``standard
+    input``) raised inside names it first, as the text notation's do: ``hand.json,
+    play 14 (E): ...``, ``hand.json: missing key 'dealer'`` (``source`` None: as raised)."""
+    try:
+        yield
+    except FlowerBridgeError as exc:
+        if source is None:
+            raise
+        from .notation import _at
+        raise _at(exc, source) from None
+
+
 def load_any(text: str, source: str | None = None) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in
-    (``source``, the file's name, is given in the message of malformed JSON and
-    in every error of the text notation: ``hand.fbn, line 3: ...``)."""
+    (``source``, the file's name, is given in every error: ``hand.fbn, line 3: ...``,
+    ``malformed JSON ... of hand.json``, ``hand.json: missing key 'dealer'``)."""
     return [record.state for record in load_records(text, source)]
 
 
@@ -50,16 +65,13 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not is_notation(stripped):
         from .records import parse_json
-        data = parse_json(text, source)
+        data = parse_json(text, source)     # (its errors name the file themselves)
         from .session import Session, is_session_record
-        if is_session_record(data):
-            session = Session.from_dict(data)
-            return session.hand_records(), session
-        return [HandRecord.from_dict(data)], None
-    from .notation import _at, loads_all
-    try:
+        with named(source):
+            if is_session_record(data):
+                session = Session.from_dict(data)
+                return session.hand_records(), session
+            return [HandRecord.from_dict(data)], None
+    from .notation import loads_all
+    with named(source):
         return loads_all(text), None
-    except FlowerBridgeError as exc:    # named as malformed JSON is: where it is, and in which file
-        if source is None:
-            raise
-        raise _at(exc, source) from None

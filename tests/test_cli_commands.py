@@ -439,14 +439,15 @@ def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_record
     (tmp_path / "arr.json").write_text(json.dumps(ch16_record))
     for command in ("show", "score"):
         assert_cli_error(cli(command, str(tmp_path / "arr.json")),
-                         r"^error: hands must be an object with keys N, E, S, W \(each seat's array of "
+                         r"^error: \S+arr\.json: hands must be an object with keys N, E, S, W \(each seat's array of "
                          r"card codes\), not an array$")
 
 
 def test_cli_show_a_session_without_first_dealer_names_its_first_hands_dealer(cli, assert_cli_error,
                                                                               monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO('{"hands":[{"dealer":[1]}]}'))
-    assert_cli_error(cli("show", "-"), r"^error: hand 1: dealer must be one of N, E, S, W, not an array$")
+    assert_cli_error(cli("show", "-"), r"^error: standard input: hand 1: dealer must be one of N, E, S, W, "
+                                          r"not an array$")
 
 
 def test_cli_show_a_session_of_no_hands_is_an_error(cli, assert_cli_error, tmp_path):

@@ -122,7 +122,7 @@ def test_flag_overrides_a_records_bad_option_value(cli, tmp_path, ch16_record, f
     data = score_of(cli, tmp_path, record, flag, value)
     assert data["contract"] == "7A" and data["declarer"] == "S"
     status, _, err = run_score(cli, tmp_path, record)
-    assert status == 2 and err.startswith(f"error: option {flag[2:].replace('-', '_')}")
+    assert status == 2 and re.match(rf"error: \S+hand\.json: option {flag[2:].replace('-', '_')}", err)
 
 
 def test_record_options_are_used(cli, tmp_path, ch16_record):
@@ -149,12 +149,12 @@ def test_flag_declarer_first_named(cli, assert_cli_error, tmp_path, ch16_record)
     data = score_of(cli, tmp_path, record, "--declarer", "first-named")
     assert data["contract"] == "4A" and data["declarer"] == "N"
     # The record read under the default rule (South declares, West leads) is refused.
-    assert_cli_error(run_score(cli, tmp_path, record), r"error: play 1 \(W\): ")
+    assert_cli_error(run_score(cli, tmp_path, record), r"error: \S+hand\.json, play 1 \(W\): ")
     record["options"] = {"declarer": "first-named"}
     assert score_of(cli, tmp_path, record)["declarer"] == "N"
     # The override is what does not fit, and the error says so.
     assert_cli_error(run_score(cli, tmp_path, record, "--declarer", "final-bidder"),
-                     r"error: --declarer final-bidder does not fit this record, played with declarer "
+                     r"error: \S+hand\.json: --declarer final-bidder does not fit this record, played with declarer "
                      r"first-named \(the opening lead moves with the declarer\): play 1 \(W\)")
 
 
@@ -194,6 +194,24 @@ def test_malformed_json_error_names_its_file(cli, assert_cli_error, tmp_path, mo
                      rf"^error: malformed JSON at line 2 column 12 of {re.escape(str(path))}: ")
     monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text(encoding="utf-8")))
     assert_cli_error(cli(command, "-"), r"^error: malformed JSON at line 2 column 12 of standard input: ")
+
+
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_a_records_errors_name_its_file_as_malformed_jsons_do(cli, assert_cli_error, tmp_path, monkeypatch,
+                                                                 ch16_record, command):
+    # they were "error: missing key 'dealer'", "error: option undertrick_penalty: ...", no file named
+    path = tmp_path / "h.json"
+    named = re.escape(str(path))
+    path.write_text("{}", encoding="utf-8")
+    assert_cli_error(cli(command, str(path)), rf"^error: {named}: missing key 'dealer'$")
+    monkeypatch.setattr("sys.stdin", io.StringIO("{}"))
+    assert_cli_error(cli(command, "-"), r"^error: standard input: missing key 'dealer'$")
+    path.write_text(json.dumps({**ch16_record, "options": {"undertrick_penalty": 2000000}}), encoding="utf-8")
+    assert_cli_error(cli(command, str(path)),
+                     rf"^error: {named}: option undertrick_penalty: 2000000 is more than 1,000,000$")
+    ch16_record["play"][1] = "9P"
+    path.write_text(json.dumps(ch16_record), encoding="utf-8")
+    assert_cli_error(cli(command, str(path)), rf"^error: {named}, play 2 \(N\): must follow Ribbons")
 
 
 def test_formats_error_unknown_code(cli, assert_cli_error, tmp_path, ch16_record):
@@ -255,7 +273,7 @@ def test_formats_error_a_played_record_without_its_auction(cli, assert_cli_error
     # auction is the calls in order: without it the record is refused for that, not read as
     # an empty auction that blamed the first card ("play 1 (S): 11R played before ...")
     del ch16_record["auction"]
-    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: missing key 'auction'$")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: \S+hand\.json: missing key 'auction'$")
 
 
 @pytest.mark.parametrize("key", ["undealt", "options"])
@@ -280,7 +298,7 @@ def test_formats_option_null_takes_the_default(cli, tmp_path, ch16_record):
 
 def test_formats_error_required_key_null_is_named(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["hands"] = None
-    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: hands must be an object .*, not null$")
+    assert_cli_error(run_score(cli, tmp_path, ch16_record), r"^error: \S+hand\.json: hands must be an object .*, not null$")
 
 
 @pytest.mark.parametrize("record, pattern", [
@@ -300,7 +318,7 @@ def test_formats_error_lower_case_seat_keys_say_seats_are_upper_case(cli, assert
     # it was "error: hands: missing seat N"
     ch16_record["hands"] = {seat.lower(): cards for seat, cards in ch16_record["hands"].items()}
     assert_cli_error(run_score(cli, tmp_path, ch16_record),
-                     r"^error: hands: missing seat N \(a seat's key is exactly N, E, S or W, in upper case: "
+                     r"^error: \S+hand\.json: hands: missing seat N \(a seat's key is exactly N, E, S or W, in upper case: "
                      r"'n' was not taken as a seat\)$")
 
 
@@ -323,10 +341,11 @@ def test_a_hand_record_whose_hands_is_a_list_of_seats_gets_the_hand_records_erro
     # takes one hand record, one of its 'hands' (show reads sessions)"
     ch16_record["hands"] = [ch16_record["hands"]]
     assert_cli_error(run_score(cli, tmp_path, ch16_record),
-                     r"^error: hands must be an object with keys N, E, S, W \(each seat's array of "
+                     r"^error: \S+hand\.json: hands must be an object with keys N, E, S, W \(each seat's array of "
                      r"card codes\), not an array$")
     # a list of objects of seats and no other key: still no session (none of its hands is a record)
-    assert_cli_error(run_score(cli, tmp_path, {"hands": ch16_record["hands"]}), r"^error: missing key 'dealer'$")
+    assert_cli_error(run_score(cli, tmp_path, {"hands": ch16_record["hands"]}),
+                     r"^error: \S+hand\.json: missing key 'dealer'$")
 
 
 def test_a_record_in_the_text_notation_is_named_as_such(cli, assert_cli_error, tmp_path, ch16_record):
@@ -369,7 +388,7 @@ def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):
     bad = subprocess.run([str(exe), "score", "-"], input=json.dumps(ch16_record),
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr.startswith("error: play 2 (N): must follow Ribbons")
+    assert bad.stderr.startswith("error: standard input, play 2 (N): must follow Ribbons")
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 

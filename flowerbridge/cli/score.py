@@ -37,29 +37,32 @@ def run(args) -> int:
     from ..errors import FlowerBridgeError
     from ..options import RuleOptions
     from ..records import HandRecord
+    from .._load import named
     from . import UsageError, hand_record_json, input_name, read_text
 
-    data = hand_record_json(read_text(args.file), input_name(args.file), "score")
-    options = options_from_args(data, args)
-    try:
-        record = HandRecord.from_dict(data, options=options)
-    except FlowerBridgeError as exc:
-        # --declarer moves the opening lead: when the record replays without the
-        # override, say that the override is what does not fit.
-        if args.declarer is None:
-            raise
+    name = input_name(args.file)
+    data = hand_record_json(read_text(args.file), name, "score")
+    with named(name):   # what the record holds is refused naming its file
+        options = options_from_args(data, args)
         try:
-            own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
-        except FlowerBridgeError:   # the record's own options are bad: what failed is the record
-            raise exc from None
-        if own.declarer == options.declarer:
-            raise
-        try:
-            HandRecord.from_dict(data, options=options.with_(declarer=own.declarer))
-        except FlowerBridgeError:
-            raise exc from None
-        raise UsageError(f"--declarer {args.declarer} does not fit this record, played with declarer "
-                         f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
+            record = HandRecord.from_dict(data, options=options)
+        except FlowerBridgeError as exc:
+            # --declarer moves the opening lead: when the record replays without the
+            # override, say that the override is what does not fit.
+            if args.declarer is None:
+                raise
+            try:
+                own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
+            except FlowerBridgeError:   # the record's own options are bad: what failed is the record
+                raise exc from None
+            if own.declarer == options.declarer:
+                raise
+            try:
+                HandRecord.from_dict(data, options=options.with_(declarer=own.declarer))
+            except FlowerBridgeError:
+                raise exc from None
+            raise UsageError(f"--declarer {args.declarer} does not fit this record, played with declarer "
+                             f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
     score = record.state.score()
     print(json.dumps(score.to_dict()))
     return 0

@@ -67,10 +67,13 @@ def run(args) -> int:
     from ..records import HandRecord
     from ..solver import FLOWER, DoubleDummy
     from ..solver.game import card_values, dd_table_many
+    from .._load import named
 
+    name = input_name(args.file)
     with _reading(args.file):
-        text = read_text(args.file)
-        state = HandRecord.from_dict(hand_record_json(text, input_name(args.file), "solve")).state
+        data = hand_record_json(read_text(args.file), name, "solve")
+        with named(name):
+            state = HandRecord.from_dict(data).state
     if args.table or state.contract is None:
         with _tables(memory):
             [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory)
