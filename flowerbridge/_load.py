@@ -43,6 +43,14 @@ def named(source: str | None) -> Iterator[None]:
         raise _at(exc, source) from None
 
 
+def refuse_empty(text: str, source: str | None) -> None:
+    """A :class:`RecordError` where ``text`` holds nothing but whitespace and
+    byte-order marks, for every command that reads a record (``score -`` with
+    nothing piped in said "malformed JSON at line 1 column 1")."""
+    if _BLANK.match(text):
+        raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
+
+
 def load_any(text: str, source: str | None = None) -> list[HandState]:
     """The hands in ``text``, whichever of the project's formats it is in
     (``source``, the file's name, is given in every error: ``hand.fbn, line 3: ...``,
@@ -59,9 +67,8 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
 def load_records_and_session(text: str, source: str | None = None) -> tuple[list[HandRecord], Session | None]:
     """As :func:`load_records`, and the :class:`~flowerbridge.session.Session` that
     ``text`` holds where it is a JSON session record (else None)."""
+    refuse_empty(text, source)
     stripped = text.lstrip()
-    if _BLANK.match(stripped):     # whitespace and byte-order marks only
-        raise RecordError(f"{source or 'the input'} is empty: no hand record in it")
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not is_notation(stripped):
         from .records import parse_json

@@ -460,6 +460,36 @@ def test_cli_show_an_empty_file_is_an_error(cli, assert_cli_error, tmp_path):
     assert_cli_error(cli("show", str(tmp_path / "empty.json")), r"error: \S+empty\.json is empty: no hand record")
 
 
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_cli_empty_input_is_said_alike_by_every_command_that_reads_a_record(cli, assert_cli_error, monkeypatch,
+                                                                            tmp_path, command):
+    # score and solve said "malformed JSON at line 1 column 1 of standard input: Expecting value"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert_cli_error(cli(command, "-"), r"^error: standard input is empty: no hand record in it$")
+    (tmp_path / "empty.json").write_bytes(b" \n\xef\xbb\xbf\n")
+    assert_cli_error(cli(command, str(tmp_path / "empty.json")), r"^error: \S+empty\.json is empty: no hand record in it$")
+
+
+class _Terminal(io.BytesIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("argv, what", [(["score", "-"], "a hand record"), (["show", "-"], "a hand record"),
+                                        (["solve", "--table", "-"], "a hand record"),
+                                        (["solve", "--bridge-file", "-"], "Bridge deals (one PBN deal a line)")])
+def test_cli_standard_input_at_a_terminal_is_said_to_be_read(cli, monkeypatch, ch16_record, argv, what):
+    # (nothing piped in, the command waited without a word)
+    text = "N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n" \
+        if "--bridge-file" in argv else json.dumps(ch16_record)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(_Terminal(text.encode())))
+    status, out, err = cli(*argv)
+    assert status == 0 and out
+    assert err == f"reading {what} from standard input (end with Ctrl-D)\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))     # piped in: no word
+    assert cli(*argv)[::2] == (0, "")
+
+
 @pytest.mark.parametrize("content", [b"\xef\xbb\xbf\xef\xbb\xbf", b"\xef\xbb\xbf \n\xef\xbb\xbf\n",
                                      b"\n\xef\xbb\xbf"])
 def test_cli_show_a_file_of_byte_order_marks_only_is_empty(cli, assert_cli_error, tmp_path, content):
@@ -651,7 +681,7 @@ def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_
     # `(ulimit -v 1500000; flowerbridge solve /dev/zero)`: the input ran out, not the tables
     import flowerbridge.cli as cli_module
 
-    def too_large(path):
+    def too_large(path, *what):
         raise MemoryError
 
     monkeypatch.setattr(cli_module, "read_text", too_large)

@@ -307,7 +307,7 @@ def test_formats_error_required_key_null_is_named(cli, assert_cli_error, tmp_pat
     ('{"dealer": "X", "hands": {}}', r"dealer 'X' is not one of N, E, S, W"),
     ('{"dealer": "N", "hands": {"N": "12B"}}', r"hands\.N: must be an array"),
     ('{"dealer": "N", "hands": {"N": [], "E": [], "S": []}}', r"missing seat W"),
-    ("", r"malformed JSON"),
+    ("", r"hand\.json is empty: no hand record in it"),   # was "malformed JSON at line 1 column 1"
 ])
 def test_formats_error_malformed_records(cli, assert_cli_error, tmp_path, record, pattern):
     assert_cli_error(run_score(cli, tmp_path, record), pattern)

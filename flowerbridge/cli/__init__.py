@@ -375,12 +375,15 @@ def input_name(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
-def read_text(path: str) -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``."""
+def read_text(path: str, what: str = "a hand record") -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``
+    (at a terminal, after a line on standard error saying that ``what`` is read from it)."""
     try:
         if path == "-":
             if sys.stdin is None:   # closed (`<&-`)
                 raise UsageError("standard input is closed: give a file, or pipe the input in")
+            if _isatty(sys.stdin):  # nothing piped in: the command would wait without a word
+                print(f"reading {what} from standard input (end with Ctrl-D)", file=sys.stderr, flush=True)
             # the bytes, decoded here: the text layer would turn bytes that are
             # not UTF-8 into stand-in characters instead of refusing them
             raw = getattr(sys.stdin, "buffer", None)
@@ -393,14 +396,22 @@ def read_text(path: str) -> str:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):     # no such method, or a closed stream
+        return False
+
+
 def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
     reads, are told apart from malformed JSON and named as what they are."""
-    from .._load import is_notation
+    from .._load import is_notation, refuse_empty
     from ..records import parse_json
     from ..session import is_session_record
 
+    refuse_empty(text, name)
     if is_notation(text):
         raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
                          f"(show reads the notation)")

@@ -59,7 +59,7 @@ def run(args) -> int:
         if args.table:
             raise UsageError("--table is for FILE: --bridge-file always prints each deal's DD table")
         with _reading(args.bridge_file):
-            text = read_text(args.bridge_file)
+            text = read_text(args.bridge_file, "Bridge deals (one PBN deal a line)")
         return _bridge(text, args, workers, memory)
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
