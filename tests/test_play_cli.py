@@ -584,6 +584,39 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
         assert status == 2 and err == f"error: {failed}\n"
 
 
+class BecomesAFifo(AutoPlayer):
+    """Plays as AutoPlayer; at its first answer makes a FIFO where --save is to write."""
+
+    path = None
+
+    def readline(self, *args) -> str:
+        import os
+
+        if not self.path.exists():
+            os.mkfifo(self.path)
+        return super().readline(*args)
+
+
+def test_play_save_where_a_fifo_was_put_since_the_start_fails_and_leaves_it_be(monkeypatch, capsys, tmp_path):
+    # (the FIFO was replaced by the session record, as /dev/full was as root)
+    import os
+    import stat
+
+    path = tmp_path / "s.json"
+
+    class Player(BecomesAFifo):
+        pass
+
+    Player.path = path
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], Player)
+    err = capsys.readouterr().err
+    failed = f"--save {path}: cannot write the session: it is now a FIFO, not a regular file"
+    hand1 = out.split("=== Board 2", 1)[0]
+    assert "FLOWER BRIDGE" in hand1 and f"Warning: not saved: {failed}. The hand is on the scoresheet; " in hand1
+    assert status == 2 and err == f"error: {failed}\n"
+    assert stat.S_ISFIFO(os.lstat(path).st_mode) and os.listdir(tmp_path) == ["s.json"]   # no temporary file left
+
+
 class WrongHandFirst(AutoPlayer):
     """Plays as AutoPlayer (or, with ``defends``, as Defender), but at the first
     turn from each hand it types a card of the other hand it sees (its own or the
@@ -674,3 +707,32 @@ def test_play_save_refuses_a_file_that_exists_unless_overwrite_is_given(monkeypa
     assert path.read_text(encoding="utf-8").startswith("{")
     assert main(["play", "--overwrite"]) == 2
     assert capsys.readouterr().err == "error: --overwrite replaces the file of --save: give --save FILE\n"
+
+
+def test_play_save_through_a_symlink_writes_the_file_it_leads_to(monkeypatch, tmp_path):
+    # (the link was replaced by a regular file, the file it led to left as it was)
+    import json
+    import os
+
+    target = tmp_path / "keep" / "tgt.json"
+    target.parent.mkdir()
+    target.write_text("an old session\n", encoding="utf-8")
+    link = tmp_path / "lnk.json"
+    link.symlink_to(target)
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(link), "--overwrite"], AutoPlayer)
+    assert status == 0 and out.count(f"Saved to {link}.") == 2
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert len(json.loads(target.read_text(encoding="utf-8"))["hands"]) == 2
+    assert sorted(os.listdir(tmp_path)) == ["keep", "lnk.json"] and os.listdir(target.parent) == ["tgt.json"]
+
+
+def test_play_save_to_a_fifo_is_refused_before_the_first_hand(monkeypatch, capsys, tmp_path):
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1", "--save", str(fifo), "--overwrite"], AutoPlayer)
+    assert (status, out) == (2, "")
+    assert capsys.readouterr().err == f"error: --save {fifo}: is not a regular file (a FIFO): choose a file name\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe"]

@@ -3,10 +3,14 @@ record (:meth:`~flowerbridge.session.Session.to_dict`, what ``flowerbridge show`
 
 The file is written whole each time, to a temporary file beside it that then
 replaces it, so that a reader (or a crash part-way) never sees half a record.
-Whether it can be written is found out when the command starts, before any
+A FILE that is a symbolic link is written where the link leads (the link stays a
+link), and only a regular file is ever replaced: a directory, a FIFO or a device
+(``/dev/full``, ``/dev/stdout``) is refused, since a file renamed over it would
+destroy it. Whether it can be written is found out when the command starts, before any
 hand is played, and a file that is there already is refused unless the
-command has ``--overwrite``; a write that fails later (the folder removed, the disk full)
-raises :class:`SaveError`, which the commands report without losing the game.
+command has ``--overwrite``; a write that fails later (the folder removed, the disk full,
+FILE no longer a regular file) raises :class:`SaveError`, which the commands report
+without losing the game.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 
 from . import UsageError
 
@@ -21,6 +26,30 @@ from . import UsageError
 class SaveError(UsageError):
     """The session could not be written (the folder gone, the disk full): the
     session itself is sound, and the command says so and goes on."""
+
+
+class _NotAFile(Exception):
+    """What ``--save`` names (or where its links lead) is there and may not be replaced:
+    it is not a regular file, or it is one of the command's standard streams."""
+
+    KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
+
+    def __init__(self, target: str | None, mode: int, stream: str | None = None) -> None:
+        super().__init__(target)
+        self.kind = next((kind for test, kind in self.KINDS if test(mode)), "a special file")
+        self.stream = stream
+        # where a link leads is named: the file the user sees is not the one refused
+        self.through = f"leads to {target}, which " if target and not stream else ""
+
+    def what(self, now: bool = False) -> str:
+        """Why it is refused: ``is not a regular file (a FIFO)``, say, or with ``now`` (it
+        was one when the command started) ``is now a FIFO, not a regular file``."""
+        if self.stream:
+            return f"is{' now' if now else ''} the command's standard {self.stream}"
+        if now:
+            return f"{self.through}is now {self.kind}, not a regular file"
+        return f"{self.through}is not a regular file ({self.kind})"
 
 
 class SessionFile:
@@ -32,20 +61,58 @@ class SessionFile:
         if not path:
             raise UsageError("--save '': give a file name")
         self.path = path
-        if os.path.isdir(path):
-            raise UsageError(f"--save {path}: is a directory, not a file")
+        try:
+            target = self._target()
+        except _NotAFile as exc:
+            if exc.kind == "a directory" and not exc.stream:
+                raise UsageError(f"--save {path}: is a directory, not a file") from None
+            raise UsageError(f"--save {path}: {exc.what()}: choose a file name") from None
+        except OSError as exc:      # (a loop of symbolic links, a file where a folder should be)
+            raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
         if os.path.lexists(path) and not overwrite:     # another session, most likely: kept
             raise UsageError(f"--save {path}: the file exists; give another name, or add --overwrite "
                              "to replace it")
-        if os.path.lexists(path) and not os.access(path, os.W_OK):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
             raise UsageError(f"--save {path}: the file is read-only")
         try:    # a file can be made beside it (the folder exists and may be written)
-            os.unlink(self._open_temporary()[0])
+            os.unlink(self._open_temporary(target)[0])
         except OSError as exc:
             raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
 
-    def _open_temporary(self) -> tuple[str, int]:
-        folder, name = os.path.split(self.path)
+    def _target(self) -> str:
+        """The file a save replaces: FILE, or where its symbolic links lead, as it is now.
+        :class:`_NotAFile` if that is there and is not a regular file (a file renamed over a
+        directory, a FIFO or a device destroys it) or is a standard stream of the command
+        (``/dev/stdout`` where the output goes to a file); OSError if it cannot be looked at."""
+        target = os.path.realpath(self.path)
+        try:
+            # FILE as the system follows its links: /dev/stdout's /proc/self/fd/1 leads to
+            # a pipe or a terminal that realpath cannot name
+            found = os.stat(self.path)
+        except FileNotFoundError:       # made by the first save (a link: where it leads)
+            return target
+        if not stat.S_ISREG(found.st_mode):
+            raise _NotAFile(target if self._names(target, found) else None, found.st_mode)
+        for fd, stream in ((0, "input"), (1, "output"), (2, "error")):
+            try:
+                same = os.path.samestat(found, os.fstat(fd))
+            except OSError:             # (closed)
+                same = False
+            if same:
+                raise _NotAFile(None, found.st_mode, stream)
+        return target
+
+    def _names(self, target: str, found: os.stat_result) -> bool:
+        """Whether FILE is a link and ``target`` the file it leads to (not so for a pipe's
+        /proc/self/fd link, which realpath cannot name)."""
+        try:
+            return os.path.islink(self.path) and os.path.samestat(found, os.stat(target))
+        except OSError:
+            return False
+
+    @staticmethod
+    def _open_temporary(target: str) -> tuple[str, int]:
+        folder, name = os.path.split(target)
         temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
         # 0o666 less the umask, as the file itself would be made
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -56,19 +123,22 @@ class SessionFile:
         text = json.dumps(session.to_dict(), indent=2, ensure_ascii=False) + "\n"
         temporary = None
         try:
-            temporary, fd = self._open_temporary()
+            target = self._target()     # again: the link may lead elsewhere now, or FILE be a FIFO
+            temporary, fd = self._open_temporary(target)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(temporary, self.path)
-        except OSError as exc:
+            self._target()              # and once more, as near the replace as can be
+            os.replace(temporary, target)
+        except (OSError, _NotAFile) as exc:
             if temporary is not None:
                 try:
                     os.unlink(temporary)
                 except OSError:
                     pass
-            raise SaveError(f"--save {self.path}: cannot write the session: {exc.strerror or exc}") from None
+            reason = f"it {exc.what(now=True)}" if isinstance(exc, _NotAFile) else exc.strerror or exc
+            raise SaveError(f"--save {self.path}: cannot write the session: {reason}") from None
 
 
 def add_save_options(parser, help: str) -> None:

@@ -297,9 +297,11 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
 
     The text goes to a temporary file in the same folder, is flushed to disk,
     and is renamed over ``path``: a run killed at any moment leaves no
-    half-written chunk for the resume to trust.
+    half-written chunk for the resume to trust. A ``path`` that is a symbolic link
+    (a designer's report kept elsewhere) is written where it leads, and stays a link.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    target = Path(os.path.realpath(path))   # (renamed over, the link itself would become the file)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     parts = [text] if isinstance(text, (str, bytes)) else text
     opened: IO[Any] = open(tmp, "wb") if isinstance(text, bytes) else open(tmp, "w", encoding="utf-8", newline="")
     try:
@@ -308,7 +310,7 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
                 fh.write(part)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException as exc:   # the parts failed (a damaged chunk), or the disk did
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError) and exc.filename is None:   # a failed write names no file
