@@ -519,6 +519,13 @@ def test_cli_usage_errors_are_one_line(cli, assert_cli_error, argv):
     assert_cli_error(cli(*argv), r"error: flowerbridge")
 
 
+def test_cli_no_command_is_a_usage_error_with_the_commands_on_standard_error(cli):
+    # (it printed them on standard output and exited 0, as though something had been done)
+    status, out, err = cli()
+    assert (status, out) == (2, "")
+    assert err.startswith("usage: flowerbridge ") and "score" in err and "solve" in err
+
+
 @pytest.mark.parametrize("argv, said", [(["play", "extra"], "flowerbridge play: unrecognized arguments: extra"),
                                         (["deal", "--seed", "1", "--nope"], "flowerbridge deal: unknown option --nope"),
                                         (["--nope"], "flowerbridge: unknown option --nope")])

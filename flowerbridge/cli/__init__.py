@@ -171,9 +171,9 @@ def _run(argv: list[str] | None) -> int:
         elif rest:  # named with the subcommand, whose usage it breaks (`flowerbridge play: ...`)
             prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
             raise UsageError(f"{prog}: unrecognized arguments: {' '.join(rest)}")
-        if not getattr(args, "func", None):
-            parser.print_help()
-            status = 0
+        if not getattr(args, "func", None):     # no command: what there is, on stderr, as a usage error
+            parser.print_help(sys.stderr)
+            status = 2
         else:
             status = int(args.func(args) or 0)
         sys.stdout.flush()      # what is still buffered: failing to write it fails the command
