@@ -112,6 +112,40 @@ MAX_CHUNK_SIZE = 100_000
 # of a shared array holds its process id and 1 + the index of its job (0: none).
 _slot: tuple[Any, int] | None = None
 
+# The exit status of a worker process that was asked to run the lab while it imported
+# the main script, as each "spawn" worker does as it starts (a script that calls the
+# lab without an ``if __name__ == "__main__":`` guard): it ends quietly with this
+# status, and the driver says what to do (:func:`_lost_worker`).
+_IMPORTING_MAIN = 87
+_GUARD = 'call run_lab under `if __name__ == "__main__":` when using workers > 1'
+
+
+def _importing_main() -> bool:
+    """Whether this process is a worker still starting up, importing the main script
+    again ("spawn"): ``_inheriting`` is the flag multiprocessing itself sets for that
+    stage, and checks before refusing to start a process from it. (Not
+    ``parent_process()``: a worker learns its parent only after this stage.)"""
+    import multiprocessing
+
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+
+
+def _main_not_importable() -> str | None:
+    """The main script's name where "spawn" workers could not import it again (one read
+    from standard input, ``<stdin>``): each would stop as it starts, with a traceback.
+    As :mod:`multiprocessing.spawn` does, a main module imported by name, or without a
+    file, is not read again."""
+    import multiprocessing.process
+
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    full = os.path.join(getattr(multiprocessing.process, "ORIGINAL_DIR", None) or "", path)
+    return None if os.path.isfile(full) else path
+
 
 def _worker_start(slots: Any = None, taken: Any = None) -> None:
     global _slot
@@ -184,23 +218,38 @@ class WorkerLost(LabError):
     which), ``how`` says how it ended where that is known. :func:`run` words the error,
     with what the run kept."""
 
-    def __init__(self, chunks: Sequence[Chunk], how: str) -> None:
+    def __init__(self, chunks: Sequence[Chunk], how: str, *, starting: str | None = None) -> None:
         super().__init__("a worker process stopped unexpectedly")
-        self.chunks, self.how = list(chunks), how
+        self.chunks, self.how, self.starting = list(chunks), how, starting
 
     def explain(self, kept: str) -> str:
+        if self.starting is not None:   # none got as far as computing: why, in its place
+            return f"{self.starting}; {kept}"
         names = [f"{c.analysis}, deals {c.start}-{c.stop - 1}" for c in self.chunks]
         computing = ("" if not names else " computing " + names[0] if len(names) == 1
                      else " while computing " + ", ".join(names[:-1]) + " or " + names[-1])
         return f"a worker process stopped unexpectedly{computing} ({self.how}); {kept}"
 
 
-def _lost_worker(pool, slots: Any, chunks: Sequence[Chunk]) -> WorkerLost:
+def _lost_worker(pool, slots: Any, taken: Any, chunks: Sequence[Chunk]) -> WorkerLost:
     """The error for a broken pool: the chunk(s) the workers were computing, and of
     those the dead worker's where its end tells it from the others (the pool ends
-    them with SIGTERM once one has died)."""
+    them with SIGTERM once one has died); where no worker got as far as its
+    initializer, why none could start."""
     processes = dict(getattr(pool, "_processes", None) or {})
     pool.shutdown(wait=True)        # every worker ended: their exit codes are final
+    if not taken.value:
+        ended = [p.exitcode for p in processes.values() if p.exitcode not in (None, -signal.SIGTERM)]
+        if _IMPORTING_MAIN in ended:
+            return WorkerLost([], "", starting=(
+                "the worker processes stopped as they started: each imports the main script "
+                "again, and this one starts the lab whenever it is imported; " + _GUARD))
+        status = next((code for code in ended if code > 0), None)
+        if status is not None:
+            return WorkerLost([], "", starting=(
+                f"a worker process stopped as it started, before computing anything (it exited "
+                f"with status {status}; its error is above: a worker imports the main script "
+                f"again as it starts)"))
     in_flight = {int(slots[i]): chunks[int(slots[i + 1]) - 1]
                  for i in range(0, len(slots), 2) if slots[i] and slots[i + 1]}
     codes = {pid: getattr(processes.get(pid), "exitcode", None) for pid in in_flight}
@@ -232,6 +281,11 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
     from concurrent.futures.process import BrokenProcessPool
 
     # "spawn": a fresh interpreter per worker, safe beside the progress bar's thread.
+    script = _main_not_importable()
+    if script is not None:
+        raise LabError(f"worker processes import the main script again as they start, and "
+                       f"{script} is not a file they can read: save the script to a file and "
+                       f"run that ({_GUARD}), or use workers=1")
     context = multiprocessing.get_context("spawn")
     slots, taken = context.RawArray("q", 2 * workers), context.Value("i", 0)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
@@ -252,7 +306,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
                     text = future.result()
                 except BrokenProcessPool:
                     broken = True
-                    raise _lost_worker(pool, slots, [chunk for chunk, _ in jobs]) from None
+                    raise _lost_worker(pool, slots, taken, [chunk for chunk, _ in jobs]) from None
                 yield pending.pop(future), text
         finished = True
     finally:
@@ -741,6 +795,10 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     them all at once, so that a run stopped at any point leaves result files
     that agree with each other (the chunks computed are saved whatever happens).
     """
+    if _importing_main():
+        # A worker starting up, running a script without its ``__main__`` guard: it
+        # ends now, quietly and before touching the folder; the driver says why.
+        raise SystemExit(_IMPORTING_MAIN)
     known = analyses()
     if not names:
         raise LabError("no analysis chosen: use " + ", ".join(known))
