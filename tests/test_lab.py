@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from flowerbridge import Deal, Denomination, FlowerBridgeError, Side
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
-from flowerbridge.lab.base import Table
+from flowerbridge.lab.base import Table, write_atomic
 from flowerbridge.lab.runner import analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
@@ -931,7 +931,7 @@ def test_lab_analyses_may_be_named_after_the_options(tmp_path, capsys):
     assert (out / "deals.csv").exists() and (out / "play.csv").exists()
     # what is left over and is not a name is still refused
     assert main(["lab", "--n", "5", "--out", str(out), "--bogus"]) == 2
-    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+    assert "unknown option --bogus" in capsys.readouterr().err
 
 
 def test_lab_out_that_names_no_folder_is_refused(tmp_path, capsys, monkeypatch):
@@ -1377,3 +1377,17 @@ def test_lab_memory_estimate_is_above_what_merging_and_summing_up_take(tmp_path)
         tracemalloc.stop()
     per_deal = (taken[5000] - taken[1000]) / 4000
     assert per_deal < memory_needed({"deals": {}}, 1) - MEMORY_BASE < 2 * per_deal
+
+
+def test_write_atomic_through_a_symlink_writes_the_file_it_leads_to(tmp_path):
+    # (the link was replaced by a regular file: a designer's report kept elsewhere, and
+    # linked to, was cut off from the link and left as it was)
+    target = tmp_path / "keep" / "r.md"
+    target.parent.mkdir()
+    target.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "r.md"
+    link.symlink_to(target)
+    write_atomic(link, "new\n")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert sorted(os.listdir(tmp_path)) == ["keep", "r.md"] and os.listdir(target.parent) == ["r.md"]
