@@ -593,6 +593,23 @@ def test_basic_declarer_does_not_lead_its_long_suit_into_a_shown_void():
                        "2A 4P 7A 3B") == ("8B", "leads the top of its long suit")
 
 
+def test_basic_defender_does_not_cash_a_boss_card_into_the_dummys_visible_void():
+    # Deal.from_seed("rv", 4), dealer W: W declares 2A, E is the dummy. At
+    # trick 8 the faced dummy holds 3B 11R 9R 7R 6R 2R: no Plains, trumps
+    # left. S's boss 6P would be ruffed (0 tricks); S leads its trump 8B.
+    hands = {"N": "12B 11B 1B 8A 5A 7R 6R 5R 5R 2R 9P 3P 2P",
+             "E": "11B 3B 5A 2A 11R 11R 9R 7R 6R 2R 9P 1Pb 1Pb",
+             "S": "12B 8B 6A 2A 9R 4R 3R 11P 10P 6P 5P 4P 1Pa",
+             "W": "8B 3B 1B 8A 7A 6A 10R 3R 1R 11P 10P 6P 4P"}
+    state = _state_from(hands, "Pass Pass 1R 2P 2A Pass Pass Pass".split(),
+                        ("2P 1Pb 11P 4P 1Pa 10P 3P 1Pb 6A 11B 2A 2A 9P 9P 4P 11P 7A 12B 5A 6A "
+                         "7R 11R 3R 1R 11B 12B 8A 5A").split(), Seat.W)
+    k = Knowledge(state.observation(Seat.S))
+    assert Suit.PLAINS in k.voids[Seat.E] and k.opponents_may_ruff(Suit.PLAINS)
+    card, reason = choose_card(k)
+    assert card.code != "6P" and card.suit is not Suit.PLAINS, (card, reason)
+
+
 def test_basic_cashes_first_the_boss_card_whose_twin_an_opponent_may_hold():
     # Deal.from_seed("d1", 4), dealer N: N declares 3A and E's 11P won trick 1.
     # E holds 11P and 10P, both boss; the dummy S holds the other 10P, which
@@ -960,7 +977,14 @@ def test_pimc_plays_the_card_that_scores_most_not_the_one_that_takes_most_tricks
     from flowerbridge.bots import pimc
     from flowerbridge.bots.pimc import contract_score
 
-    state = _hand_in_play(4, 36)
+    # Deal.from_seed(4) bid by basic, then the cards basic played before it
+    # knew the faced dummy's voids (the position, not basic's play, is tested).
+    state = HandState(Deal.from_seed(4), Seat.N)
+    while state.phase.value == "auction":
+        state.apply(BasicBot().act(state.observation(state.actor)), state.actor)
+    for c in ("12B 6A 2A 5A 7A 1B 11B 7A 12B 1B 3B 8B 8A 8B 11B 1R 3R 3R 10R 1R 2R 4R 11R 6R 6R 1Pa "
+              "11R 4R 9R 10R 7R 6A 8A 4P 1Pb 2R").split():
+        state.play(c)
     assert state is not None and state.actor is Seat.W and str(state.contract) == "3R by W"
     obs = state.observation(Seat.W)
     assert obs.tricks_won == (4, 5) and len(obs.hand) == 4

@@ -3,7 +3,8 @@
 Every card exists twice. A copy the seat has not seen — not in its hand,
 not in the dummy, not played — may be with either opponent, with partner,
 or among the 8 undealt cards that nobody sees until the hand is over
-(Chapter 6). :class:`Knowledge` counts those copies and the voids that
+(Chapter 6). :class:`Knowledge` counts those copies and the voids: the
+suits missing from a hand it sees (its own, the faced dummy) and those
 players have shown by failing to follow suit; :mod:`~flowerbridge.bots.basic`
 plays from it and :mod:`~flowerbridge.bots.sampling` deals worlds from it.
 """
@@ -57,8 +58,12 @@ class Knowledge:
 
     @cached_property
     def voids(self) -> dict[Seat, set[Suit]]:
-        """Suits each seat has shown out of by not following suit (R11)."""
+        """Suits each seat is known to hold none of: for a hand this seat sees
+        (its own, the faced dummy), every suit missing from it; for a hidden
+        one, the suits it has shown out of by not following suit (R11)."""
         out: dict[Seat, set[Suit]] = {s: set() for s in Seat}
+        for seat, cards in self.visible.items():
+            out[seat] = set(Suit) - {c.suit for c in cards}
         tricks = [plays for _, plays, _ in self.obs.tricks]
         if self.obs.current_trick:
             tricks.append(self.obs.current_trick)
