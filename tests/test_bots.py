@@ -649,6 +649,20 @@ def test_basic_does_not_ruff_partners_sure_trick_while_it_can_discard():
                        "4R 6R 10R 7R 7R 9R 6R") == ("8B", "discards")
 
 
+def test_basic_ruffs_partners_trick_that_an_opponent_still_to_play_may_beat():
+    # Deal.from_seed("rv", 16), dealer W: S declares 3R. The dummy N leads 1B
+    # to trick 10 and E follows; S, out of Animals, would discard, but W, last,
+    # may beat 1B (8B is unseen): S ruffs with 4R and wins every trick left.
+    hands = {"N": "11B 3B 1B 1B 5A 9R 6R 5R 4R 3R 2R 5P 1Pb",
+             "E": "8A 6A 5A 2A 5R 2R 1R 10P 9P 6P 4P 3P 1Pb",
+             "S": "8A 7A 6A 11R 10R 10R 4R 1R 11P 10P 4P 2P 2P",
+             "W": "12B 12B 8B 3B 9R 7R 6R 11P 9P 6P 3P 1Pa 1Pa"}
+    assert _basic_card(hands, Seat.W, "1P 2R 3P 3R Pass Pass Pass",
+                       "11P 1Pb 1Pb 2P 12B 5A 2A 6A 12B 1B 5A 7A 9P 5P 10P 11P 11R 6R 2R 1R "
+                       "10R 7R 3R 2R 10R 9R 4R 5R 1R 1Pa 9R 3P 11B 6A 8A 3B 1B 8A") == (
+        "4R", "ruffs partner's trick, which an opponent may beat")
+
+
 def test_basic_no_trump_defender_cashes_the_boss_cards_that_defeat_the_contract():
     # Deal.from_seed("d1", 148), dealer N: S declares 1NT. East-West have won
     # five tricks; W's 10P and 10R, both boss, are the sixth and seventh: W

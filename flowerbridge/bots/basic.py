@@ -55,8 +55,9 @@ below is the other hand of the side.
   still to play has shown out of the suit led (only then can it overtrump)
   — unless declarer's second hand sees partner, fourth, win the trick with
   a boss card; never ruff a trick partner is sure to win while another
-  card is legal (discard a boss card rather than a trump); otherwise
-  discard the least useful card.
+  card is legal (discard a boss card rather than a trump), but ruff one
+  an opponent still to play may beat (with the cheapest trump sure to
+  win, else the cheapest); otherwise discard the least useful card.
 
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
@@ -330,6 +331,10 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
                 return _discard(k, legal, keep_trumps=True)
             return min(legal, key=_cheap), "partner's trick: plays low"
         if not following:
+            # An opponent still to play may beat partner's card: ruff it
+            # (high enough to be sure where one has shown out and may overruff).
+            if winners:
+                return (sure or winners)[0], "ruffs partner's trick, which an opponent may beat"
             return _discard(k, legal)
         if sure:
             return sure[0], "makes sure of partner's trick"
