@@ -166,6 +166,16 @@ def test_client_keyboard_focus_enters_the_bidding_box_at_the_persons_turn(browse
     south.wait_for_selector("#felt .card.playable")
     assert focus().startswith("card ") and focus().endswith(" playable")   # dummy's card, South to play it
     assert south.evaluate("document.activeElement.closest('.seat-box').dataset.seat") == "N"
+    # the playable cards are one stop in the Tab order, held by the card the arrows moved to
+    stops = "[...document.querySelectorAll('#felt .card.playable')].filter((c) => c.tabIndex === 0).length"
+    assert south.locator("#felt .card.playable").count() >= 2 and south.evaluate(stops) == 1
+    south.keyboard.press("ArrowRight")
+    moved = south.evaluate("document.activeElement.textContent")
+    assert south.evaluate("document.activeElement.tabIndex") == 0 and south.evaluate(stops) == 1
+    south.keyboard.press("Tab")                 # Tab leaves the hand, not for its next card
+    assert not south.evaluate("document.activeElement.classList.contains('playable')")
+    south.keyboard.press("Shift+Tab")           # and comes back to the card moved to
+    assert south.evaluate("document.activeElement.textContent") == moved
     south.keyboard.press("Enter")
     page_at(south, 13)
     assert focus() == "#message"                # the card went, focus did not drop to <body>

@@ -41,6 +41,7 @@ const state = {
   singleKeys: localStorage.getItem(SINGLE_KEYS_KEY) !== "off",  // P, R, A, N, 1-7, L, C, R, ?
   keyboard: false,       // the person's last input was a key, not a pointer: focus follows the turn
   currentCall: null,     // the call of the bidding box that holds its tab stop
+  currentCard: null,     // the playable card that holds the hand's tab stop (none: the first)
   spoken: [],            // what the message being applied has to say to screen readers
   opener: null,          // the control that opened the window now open (null: the page opened it)
 };
@@ -135,6 +136,15 @@ function activeCard(code, playable) {
   return button;
 }
 
+// The cards you may play are one stop in the `Tab` order, as the bidding box
+// is: the card you last moved to (else the first); the arrow keys move between
+// them (`moveFocus`). Thirteen stops made the controls after the hand far away.
+function holdCardStop(cards, stop = null) {
+  const list = [...cards];
+  const target = stop || list.find((card) => card.dataset.code === state.currentCard) || list[0];
+  for (const card of list) card.tabIndex = card === target ? 0 : -1;
+}
+
 function seatBox(seat, place) {
   const view = state.view;
   const contract = view.contract;
@@ -177,7 +187,10 @@ function seatBox(seat, place) {
   const key = JSON.stringify([seat, shown, choosing ? playable : null, state.language]);
   const kept = box.dataset.cards === key && box.children.length === 2 ? box.children[1] : null;
   const cards = kept || make();
-  if (cards && choosing) cards.classList.add("my-turn");
+  if (cards && choosing) {
+    cards.classList.add("my-turn");
+    holdCardStop(cards.querySelectorAll(".card.playable"));
+  }
   cards?.classList?.toggle("not-to-play", waiting);
   box.classList.toggle("face-up", Boolean(cards?.classList.contains("hand")));
   box.dataset.seat = seat;
@@ -853,6 +866,7 @@ function moveFocus(step) {
   if (!playable.length) return moveTo(document.querySelector('#bidding button[tabindex="0"]'));
   const at = playable.indexOf(document.activeElement);
   const next = at < 0 ? 0 : (at + step + playable.length) % playable.length;
+  holdCardStop(playable, playable[next]);
   return moveTo(playable[next]);
 }
 
@@ -1037,6 +1051,11 @@ async function main() {
   document.addEventListener("focusin", (event) => {
     const call = event.target.closest?.("#bidding button")?.dataset.call;
     if (call) state.currentCall = call;
+    const card = event.target.closest?.("#felt .card.playable");
+    if (card) {
+      state.currentCard = card.dataset.code;
+      holdCardStop(document.querySelectorAll("#felt .card.playable"), card);
+    }
   });
   document.addEventListener("keydown", onKey);
   // A new width reflows the lines above the bidding box: their held height is
