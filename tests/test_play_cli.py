@@ -571,7 +571,7 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
     err = capsys.readouterr().err
     failed = f"--save {path}: cannot write the session: No such file or directory"
     hand1 = out.split("=== Board 2", 1)[0]
-    assert "2P by S: 3 tricks, failed (-5)" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
+    assert "2P by S: 5 tricks, failed (-3)" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
     assert (f"Warning: not saved: {failed}. The hand is on the scoresheet; play goes on, "
             "and saving is tried again after the next hand.\n") in hand1
     assert "=== Board 2" in out and out.count("FLOWER BRIDGE") == 2 and "Traceback" not in out + err
