@@ -1014,6 +1014,17 @@ def test_pimc_plays_the_card_that_scores_most_not_the_one_that_takes_most_tricks
     assert PimcBot(seed=1).decide(obs).action != parse_card("7R")
 
 
+def test_pimc_solves_from_the_second_trick():
+    # solve_below 13: only the first trick is played by basic's rules
+    state = _hand_in_play(2, 4)
+    while len(state.observation(state.actor).legal) < 2:
+        state.apply(BasicBot().act(state.observation(state.actor)), state.actor)
+    assert len(state.plays) < 8
+    assert PimcBot().solve_below == 13
+    decision = PimcBot(seed=1, samples=4, time_budget=None).decide(state.observation(state.actor))
+    assert decision.explanation.startswith("best in 4 sampled worlds")
+
+
 def test_pimc_is_deterministic_for_a_seed():
     state = _hand_in_play(2, 28)
     obs = state.observation(state.actor)
