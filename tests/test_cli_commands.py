@@ -339,6 +339,20 @@ def test_cli_demo_save_through_a_symlink_writes_the_file_it_leads_to(cli, tmp_pa
     assert os.listdir(target.parent) == ["tgt.json"]    # the temporary file was beside the target, and is gone
 
 
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_cli_demo_save_through_a_symlink_to_a_directory_names_where_it_leads(cli, assert_cli_error, tmp_path,
+                                                                            overwrite):
+    folder = tmp_path / "other"
+    folder.mkdir()
+    link = tmp_path / "sublink"
+    link.symlink_to(folder)
+    assert_cli_error(cli("demo", "--hands", "1", "--save", str(link), *overwrite),
+                     rf"--save {re.escape(str(link))}: leads to {re.escape(str(folder))}, which "
+                     r"is a directory, not a file$")      # (no stdout: no hand played)
+    assert link.is_symlink() and folder.is_dir() and os.listdir(folder) == []
+    assert sorted(os.listdir(tmp_path)) == ["other", "sublink"]
+
+
 @pytest.mark.parametrize("through_a_link", [False, True])
 @pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
 def test_cli_demo_save_to_a_fifo_is_refused_before_any_hand_and_leaves_it_be(cli, assert_cli_error, tmp_path,
@@ -540,7 +554,7 @@ def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, 
     (["match", "--n", "basic", "--ew", "random"], "match: unknown option --n (did you mean --ns?)"),
     # "unrecognized arguments: --undertrick h.json": the 5 was taken for FILE
     (["score", "--undertrick", "5", "h.json"], "score: unknown option --undertrick (did you mean --undertrick-penalty?)"),
-    (["play", "--se", "N"], "play: unknown option --se (did you mean --seat or --seed?)"),
+    (["play", "--se", "N"], "play: unknown option --se (did you mean --save or --seat?)"),
     (["deal", "--seed=7", "--jsn=1"], "deal: unknown option --jsn (did you mean --json?)"),
     (["deal", "--seed", "-3", "--bord", "2"], "deal: unknown option --bord (did you mean --board?)"),
     (["deal", "--zz", "--se", "7"], "deal: unknown options --zz and --se (did you mean --seed?)"),

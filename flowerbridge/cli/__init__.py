@@ -63,12 +63,12 @@ class _Parser(argparse.ArgumentParser):
         for word in words:
             if word == "--":
                 break
-            option = len(word) > 1 and word[0] in self.prefix_chars and " " not in word and not (
-                negative is not None and negative.match(word)
-                and not getattr(self, "_has_negative_number_optionals", None))
             if value_next:
                 value_next = False
                 continue
+            option = len(word) > 1 and word[0] in self.prefix_chars and " " not in word and not (
+                negative is not None and negative.match(word)
+                and not getattr(self, "_has_negative_number_optionals", None))
             if not option:
                 if commands:
                     break
@@ -92,10 +92,10 @@ class _Parser(argparse.ArgumentParser):
         import difflib
 
         options = [o for o in self._option_string_actions if o.startswith("--") or not word.startswith("--")]
-        ratio = {o: difflib.SequenceMatcher(None, word, o).ratio() for o in options}
-        close = difflib.get_close_matches(word, options, n=3, cutoff=0.6)
-        best = [o for o in close if ratio[o] == ratio[close[0]]][:2] if close else []
-        return f" (did you mean {' or '.join(sorted(best))}?)" if best else ""
+        scores = {o: difflib.SequenceMatcher(None, word, o).ratio() for o in options}
+        top = max(scores.values(), default=0)
+        best = sorted(o for o, r in scores.items() if r == top and r >= 0.6)[:2]
+        return f" (did you mean {' or '.join(best)}?)" if best else ""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,11 +36,10 @@ class _NotAFile(Exception):
              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
 
     def __init__(self, target: str | None, mode: int, stream: str | None = None) -> None:
-        super().__init__(target)
         self.kind = next((kind for test, kind in self.KINDS if test(mode)), "a special file")
         self.stream = stream
         # where a link leads is named: the file the user sees is not the one refused
-        self.through = f"leads to {target}, which " if target and not stream else ""
+        self.through = f"leads to {target}, which " if target else ""
 
     def what(self, now: bool = False) -> str:
         """Why it is refused: ``is not a regular file (a FIFO)``, say, or with ``now`` (it
@@ -65,7 +64,7 @@ class SessionFile:
             target = self._target()
         except _NotAFile as exc:
             if exc.kind == "a directory" and not exc.stream:
-                raise UsageError(f"--save {path}: is a directory, not a file") from None
+                raise UsageError(f"--save {path}: {exc.through}is a directory, not a file") from None
             raise UsageError(f"--save {path}: {exc.what()}: choose a file name") from None
         except OSError as exc:      # (a loop of symbolic links, a file where a folder should be)
             raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
