@@ -698,18 +698,25 @@ def test_lab_script_without_main_guard_is_told_to_add_it_in_one_error(tmp_path):
     # each "spawn" worker imports the main script again, so an unguarded run_lab ran again
     # in every worker: their tracebacks (RuntimeError, "bootstrapping phase"), then "a worker
     # process stopped unexpectedly (killed, or out of memory)", which misled
-    out = tmp_path / "run"
     script = tmp_path / "unguarded.py"
-    script.write_text(UNGUARDED.format(out=str(out)))
-    done = subprocess.run([PYTHON, str(script)], capture_output=True, text=True, timeout=60,
+    script.write_text(UNGUARDED.format(out=str(tmp_path / "run")))
+    _lab_script_fails_once(tmp_path, [str(script)], None, "RuntimeError",
+                           "LabError: the worker processes stopped as they started: each imports "
+                           "the main script again, and this one starts the lab whenever it is "
+                           'imported; call run_lab under `if __name__ == "__main__":` when using '
+                           "workers > 1; nothing was saved\n")
+
+
+def _lab_script_fails_once(tmp_path, args, script, hidden, ending):
+    """Python run on ``args`` (``script`` on its standard input) ends with one
+    traceback, the LabError ``ending``, none of the workers' ``hidden`` errors,
+    and no output folder."""
+    done = subprocess.run([PYTHON, *args], input=script, capture_output=True, text=True, timeout=60,
                           cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stderr.count("Traceback") == 1 and "RuntimeError" not in done.stderr
-    assert done.stderr.endswith("LabError: the worker processes stopped as they started: each imports "
-                                "the main script again, and this one starts the lab whenever it is "
-                                'imported; call run_lab under `if __name__ == "__main__":` when using '
-                                "workers > 1; nothing was saved\n")
-    assert not out.exists()
+    assert done.stderr.count("Traceback") == 1 and hidden not in done.stderr
+    assert done.stderr.endswith(ending)
+    assert not (tmp_path / "run").exists()
 
 
 def test_lab_script_from_standard_input_with_workers_is_refused_before_starting_them(tmp_path):
@@ -717,15 +724,11 @@ def test_lab_script_from_standard_input_with_workers_is_refused_before_starting_
     out = tmp_path / "run"
     guarded = "if __name__ == '__main__':\n" + "".join(
         "    " + line + "\n" for line in UNGUARDED.format(out=str(out)).strip().splitlines())
-    done = subprocess.run([PYTHON, "-"], input=guarded, capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path)
-    assert done.returncode == 1
-    assert done.stderr.count("Traceback") == 1 and "FileNotFoundError" not in done.stderr
-    assert done.stderr.endswith("LabError: worker processes import the main script again as they "
-                                "start, and <stdin> is not a file they can read: save the script to "
-                                'a file and run that (call run_lab under `if __name__ == "__main__":` '
-                                "when using workers > 1), or use workers=1\n")
-    assert not out.exists()
+    _lab_script_fails_once(tmp_path, ["-"], guarded, "FileNotFoundError",
+                           "LabError: worker processes import the main script again as they "
+                           "start, and <stdin> is not a file they can read: save the script to "
+                           'a file and run that (call run_lab under `if __name__ == "__main__":` '
+                           "when using workers > 1), or use workers=1\n")
 
 
 def test_lab_workers_end_when_their_driver_is_killed(tmp_path):
