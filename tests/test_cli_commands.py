@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import stat
 import sys
 
 import pytest
@@ -339,6 +340,17 @@ def test_cli_demo_save_through_a_symlink_writes_the_file_it_leads_to(cli, tmp_pa
     assert os.listdir(target.parent) == ["tgt.json"]    # the temporary file was beside the target, and is gone
 
 
+def test_cli_demo_save_overwrite_keeps_the_files_permissions(cli, tmp_path):
+    # (the session replaced a private 0600 file with a new one of 0666 less the umask)
+    saved = tmp_path / "private.json"
+    saved.write_text("an old session\n", encoding="utf-8")
+    saved.chmod(0o600)
+    status, out, err = cli("demo", "--seed", "t", "--hands", "1", "--save", str(saved), "--overwrite")
+    assert (status, err) == (0, "")
+    assert len(json.loads(saved.read_text(encoding="utf-8"))["hands"]) == 1
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+
+
 @pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
 def test_cli_demo_save_through_a_symlink_to_a_directory_names_where_it_leads(cli, assert_cli_error, tmp_path,
                                                                             overwrite):
@@ -359,8 +371,6 @@ def test_cli_demo_save_to_a_fifo_is_refused_before_any_hand_and_leaves_it_be(cli
                                                                              overwrite, through_a_link):
     # (with --overwrite a FIFO or a device was replaced by a regular file: as root,
     # `--save /dev/full --overwrite` destroyed /dev/full)
-    import stat
-
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     named = fifo

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from flowerbridge import Deal, Denomination, FlowerBridgeError, Side
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
 from flowerbridge.lab.base import Table, write_atomic
-from flowerbridge.lab.runner import analyses
+from flowerbridge.lab.runner import Staged, analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
@@ -1394,3 +1395,31 @@ def test_write_atomic_through_a_symlink_writes_the_file_it_leads_to(tmp_path):
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_text(encoding="utf-8") == "new\n"
     assert sorted(os.listdir(tmp_path)) == ["keep", "r.md"] and os.listdir(target.parent) == ["r.md"]
+
+
+def test_write_atomic_keeps_the_permissions_of_the_file_it_replaces(tmp_path):
+    # (the new file had 0666 less the umask: a report kept private became readable to all)
+    report = tmp_path / "r.md"
+    report.write_text("old\n", encoding="utf-8")
+    report.chmod(0o640)
+    write_atomic(report, ["new", "\n"])
+    assert report.read_text(encoding="utf-8") == "new\n" and stat.S_IMODE(report.stat().st_mode) == 0o640
+
+
+def test_a_result_file_that_is_a_symlink_stays_a_link_with_its_permissions(tmp_path):
+    # a merged CSV linked to a file kept elsewhere: the staged file was renamed over the link
+    # (which became a regular file, the file it led to left stale) with new permissions
+    out = tmp_path / "out"
+    out.mkdir()
+    kept = tmp_path / "kept" / "deals.csv"
+    kept.parent.mkdir()
+    kept.write_text("stale\n", encoding="utf-8")
+    kept.chmod(0o600)
+    (out / "deals.csv").symlink_to(kept)
+    staged = Staged(out)
+    staged.write("deals.csv", "deal\n1\n")
+    assert kept.read_text(encoding="utf-8") == "stale\n"             # not in place until the commit
+    staged.commit()
+    assert (out / "deals.csv").is_symlink() and os.readlink(out / "deals.csv") == str(kept)
+    assert kept.read_text(encoding="utf-8") == "deal\n1\n" and stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert os.listdir(out) == ["deals.csv"] and os.listdir(kept.parent) == ["deals.csv"]

@@ -2,7 +2,8 @@
 record (:meth:`~flowerbridge.session.Session.to_dict`, what ``flowerbridge show`` reads).
 
 The file is written whole each time, to a temporary file beside it that then
-replaces it, so that a reader (or a crash part-way) never sees half a record.
+replaces it (:func:`flowerbridge._files.replace_whole`), so that a reader (or a crash
+part-way) never sees half a record, and the file keeps its permissions.
 A FILE that is a symbolic link is written where the link leads (the link stays a
 link), and only a regular file is ever replaced: a directory, a FIFO or a device
 (``/dev/full``, ``/dev/stdout``) is refused, since a file renamed over it would
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import stat
 
+from .._files import open_beside, replace_whole
 from . import UsageError
 
 
@@ -74,7 +75,9 @@ class SessionFile:
         if os.path.exists(target) and not os.access(target, os.W_OK):
             raise UsageError(f"--save {path}: the file is read-only")
         try:    # a file can be made beside it (the folder exists and may be written)
-            os.unlink(self._open_temporary(target)[0])
+            temporary, fh = open_beside(target)
+            fh.close()
+            os.unlink(temporary)
         except OSError as exc:
             raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
 
@@ -109,33 +112,14 @@ class SessionFile:
         except OSError:
             return False
 
-    @staticmethod
-    def _open_temporary(target: str) -> tuple[str, int]:
-        folder, name = os.path.split(target)
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-        # 0o666 less the umask, as the file itself would be made
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        return temporary, fd
-
     def write(self, session) -> None:
-        """Replace the file with ``session``'s record."""
+        """Replace the file with ``session``'s record (keeping the file's permissions)."""
         text = json.dumps(session.to_dict(), indent=2, ensure_ascii=False) + "\n"
-        temporary = None
         try:
-            target = self._target()     # again: the link may lead elsewhere now, or FILE be a FIFO
-            temporary, fd = self._open_temporary(target)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            self._target()              # and once more, as near the replace as can be
-            os.replace(temporary, target)
+            # the link may lead elsewhere now, or FILE be a FIFO: looked at again, and once
+            # more as near the replace as can be
+            replace_whole(self._target(), lambda fh: fh.write(text.encode("utf-8")), check=self._target)
         except (OSError, _NotAFile) as exc:
-            if temporary is not None:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
             reason = f"it {exc.what(now=True)}" if isinstance(exc, _NotAFile) else exc.strerror or exc
             raise SaveError(f"--save {self.path}: cannot write the session: {reason}") from None
 

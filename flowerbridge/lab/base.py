@@ -24,6 +24,7 @@ from typing import IO, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from .._files import replace_whole
 from ..errors import FlowerBridgeError
 
 Row = dict[str, Any]
@@ -296,23 +297,21 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
     ``path`` so that the file is either absent or complete.
 
     The text goes to a temporary file in the same folder, is flushed to disk,
-    and is renamed over ``path``: a run killed at any moment leaves no
-    half-written chunk for the resume to trust. A ``path`` that is a symbolic link
-    (a designer's report kept elsewhere) is written where it leads, and stays a link.
+    and is renamed over ``path`` (:func:`flowerbridge._files.replace_whole`): a run
+    killed at any moment leaves no half-written chunk for the resume to trust. A
+    ``path`` that is a symbolic link (a designer's report kept elsewhere) is written
+    where it leads, and stays a link; a file replaced keeps its permissions.
     """
-    target = Path(os.path.realpath(path))   # (renamed over, the link itself would become the file)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     parts = [text] if isinstance(text, (str, bytes)) else text
-    opened: IO[Any] = open(tmp, "wb") if isinstance(text, bytes) else open(tmp, "w", encoding="utf-8", newline="")
+
+    def fill(fh: IO[bytes]) -> None:
+        for part in parts:
+            fh.write(part if isinstance(part, bytes) else part.encode("utf-8"))
+
     try:
-        with opened as fh:
-            for part in parts:
-                fh.write(part)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:   # the parts failed (a damaged chunk), or the disk did
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename is None:   # a failed write names no file
+        # (renamed over, the link itself would become the file)
+        replace_whole(os.path.realpath(path), fill)
+    except OSError as exc:      # the parts failed (a damaged chunk), or the disk did
+        if exc.filename is None:    # a failed write names no file
             exc.filename = str(path)
         raise

@@ -713,10 +713,14 @@ class Staged:
 
     def write(self, name: str, text: str | bytes | Iterable[str]) -> None:
         """Write the result file ``name`` (:func:`write_atomic`'s ``text``), under a
-        temporary name until :meth:`commit`."""
-        final = self.out / name
-        temporary = self.out / f".{name}.{os.getpid()}.staged"
+        temporary name until :meth:`commit`. As with :func:`write_atomic`, a result file
+        that is a symbolic link is written where it leads, and one replaced keeps its
+        permissions."""
+        final = Path(os.path.realpath(self.out / name))
+        temporary = final.with_name(f".{final.name}.{os.getpid()}.staged")
         write_atomic(temporary, text)
+        if final.exists():
+            shutil.copymode(final, temporary)
         self.files.append((temporary, final))
 
     def commit(self, remove: Sequence[str] = ()) -> None:
