@@ -9,7 +9,7 @@ import re
 from enum import IntEnum
 
 from .cards import Suit
-from .errors import CallSyntaxError, FlowerBridgeError
+from .errors import CallSyntaxError, FlowerBridgeError, json_type
 
 
 class Denomination(IntEnum):
@@ -157,7 +157,8 @@ def parse_call(text: "str | Call") -> Call:
         hint = _call_hint(text)
         if hint:
             raise CallSyntaxError(f"unknown call {text!r}: {hint}")
-    raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")
+        raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")
+    raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {json_type(text)}")
 
 
 # how Bridge players write Double and Redouble, which Flower Bridge has not

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
 
-from .errors import CardCodeError
+from .errors import CardCodeError, json_type
 
 
 class Kind(IntEnum):
@@ -329,7 +329,8 @@ def parse_card(code: "str | Card") -> Card:
         hint = _code_hint(code)
         if hint:
             raise CardCodeError(f"unknown card code {code!r}: {hint}")
-    raise CardCodeError(f"unknown card code {code!r}")
+        raise CardCodeError(f"unknown card code {code!r}")
+    raise CardCodeError(f"a card is a code such as \"12B\", not {json_type(code)}")
 
 
 _CODE_SHAPE = re.compile(r"([0-9]+)([A-Za-z]*)")

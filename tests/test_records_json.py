@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from flowerbridge import (CallSyntaxError, CardCodeError, Deal, DealError, FlowerBridgeError, HandState, IllegalPlayError,
-                          OptionError,
-                          RecordError, RuleOptions, Seat, Side, records)
+from flowerbridge import (PASS, CallSyntaxError, CardCodeError, Deal, DealError, FlowerBridgeError, HandState,
+                          IllegalPlayError, OptionError, PhaseError, RecordError, RuleOptions, Seat, Side, parse_call,
+                          parse_card, records)
 from flowerbridge._load import load_any
 from flowerbridge.notation import dumps_all
 from flowerbridge.records import HandRecord, replay, to_dict
@@ -377,6 +377,30 @@ def test_formats_an_entry_of_auction_or_play_that_is_no_string_is_named_by_posit
         replay({**ch16_record, "play": [None, *play[1:]]})
     with pytest.raises(RecordError, match=r"^play must be an array of strings$"):
         replay({**ch16_record, "play": "12B"})
+
+
+def test_r8_an_entry_after_the_auction_ended_that_is_no_string_names_the_next_caller(ch16_record):
+    # the seat named was the opening leader's (the one whose turn it is once the auction is
+    # over), not the seat that would call next, as a string there is named
+    auction = ch16_record["auction"]
+    after = Seat[ch16_record["dealer"]]
+    for _ in auction:
+        after = after.lho
+    assert after is not replay({**ch16_record, "play": []}).turn      # (the two differ here)
+    with pytest.raises(PhaseError, match=rf"^call {len(auction) + 1} \({after.name}\): Pass comes after "):
+        replay({**ch16_record, "auction": [*auction, "Pass"], "play": []})
+    with pytest.raises(CallSyntaxError, match=rf"^call {len(auction) + 1} \({after.name}\): a call is a string "):
+        replay({**ch16_record, "auction": [*auction, 5], "play": []})
+
+
+def test_a_call_or_card_that_is_no_string_is_refused_by_the_engine_as_by_the_record():
+    hand = HandState(Deal.from_seed(7, 1), dealer=Seat.N)
+    with pytest.raises(CallSyntaxError, match=r'^call 1 \(N\): a call is a string such as "1P" or "Pass", not an array$'):
+        hand.call(["1A"])
+    assert parse_call("pass") == PASS
+    with pytest.raises(CardCodeError, match=r'^a card is a code such as "12B", not a number$'):
+        parse_card(12)
+    assert hand.calls == []
 
 
 def test_formats_a_number_too_large_for_a_float_is_refused_not_kept_as_infinity(ch16_record):

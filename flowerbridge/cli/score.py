@@ -63,6 +63,6 @@ def run(args) -> int:
                 raise exc from None
             raise UsageError(f"--declarer {args.declarer} does not fit this record, played with declarer "
                              f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
-    score = record.state.score()
+        score = record.state.score()    # (a hand not finished is refused naming its file too)
     print(json.dumps(score.to_dict()))
     return 0
