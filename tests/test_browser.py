@@ -1655,6 +1655,69 @@ def test_a_playable_card_is_not_rebuilt_when_the_page_redraws_for_someone_else(b
     assert not north.errors and not east.errors
 
 
+EAST_DECLARES = ["Pass", "7NT", "Pass", "Pass", "Pass"]     # North deals; South leads
+
+# Each card of South's hand (in the order drawn, left to right) with the middle of
+# the strip of it that shows: from its left edge to the next card of its suit
+# (which lies over the rest), or the whole card for a suit's last. Measured with
+# no card raised.
+VISIBLE_STRIPS = """() => [...document.querySelectorAll('#position-bottom .hand .card')].map((card) => {
+  const r = card.getBoundingClientRect();
+  const next = card.nextElementSibling?.classList.contains('card') ? card.nextElementSibling : null;
+  const right = next ? next.getBoundingClientRect().left : r.right;
+  return { code: card.dataset.code, x: (r.left + right) / 2, y: (r.top + r.bottom) / 2, width: right - r.left };
+})"""
+
+# The card at a point, and the card under the pointer (the last one :hover matches).
+CARD_AT = """([x, y]) => {
+  const cards = [...document.querySelectorAll('#position-bottom .hand .card')];
+  const hovered = cards.filter((c) => c.matches(':hover'));
+  return [cards.indexOf(document.elementFromPoint(x, y)?.closest('.card')), cards.indexOf(hovered[hovered.length - 1])];
+}"""
+
+
+def test_the_card_under_the_pointer_is_the_one_shown_there_across_the_hand(browser, server):
+    # At 1280 px cards are 84 px wide and 40 px apart. The card under the pointer
+    # was raised in front (z-index) and covered the strip of the next card that
+    # shows: sweeping the pointer across the hand went over every other card, and
+    # a click where the next card was drawn played the card under the pointer.
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    cards = south.locator("#position-bottom .hand .card.playable")
+    cards.first.wait_for()
+    assert cards.count() == 13                                  # the opening lead: every card
+    south.mouse.move(0, 0)
+    strips = south.evaluate(VISIBLE_STRIPS)
+    assert min(strip["width"] for strip in strips) == pytest.approx(40, abs=1)
+    for i, strip in enumerate(strips):                          # left to right, middle of each strip
+        south.mouse.move(strip["x"], strip["y"])
+        south.wait_for_timeout(120)                             # the lift's transition
+        assert south.evaluate(CARD_AT, [strip["x"], strip["y"]]) == [i, i], (i, strip["code"])
+    # A card pressed by the mouse has focus but no focus ring (:focus-visible) and
+    # is not brought in front either: the strip of the card to its right is still
+    # that card's, and a click there plays it, not the one pressed or hovered before.
+    b = next(i for i in range(1, 13) if strips[i]["code"] != strips[i - 1]["code"]
+             and strips[i - 1]["width"] < 50)
+    a = b - 1
+    south.mouse.move(strips[a]["x"], strips[a]["y"])
+    south.mouse.down()
+    assert south.evaluate("""() => [document.activeElement.dataset.code, document.activeElement.matches(':focus-visible'),
+        getComputedStyle(document.activeElement).zIndex]""") == [strips[a]["code"], False, "auto"]
+    south.mouse.move(strips[b]["x"], strips[b]["y"])
+    south.wait_for_timeout(120)
+    assert south.evaluate(CARD_AT, [strips[b]["x"], strips[b]["y"]]) == [b, b]
+    south.mouse.up()                                            # pressed on one card, released on another: no click
+    south.wait_for_timeout(120)
+    assert south.locator('#trick .slot[data-seat="S"]').count() == 0
+    south.mouse.click(strips[b]["x"], strips[b]["y"])
+    south.locator('#trick .slot[data-seat="S"] .card').wait_for()
+    assert south.locator('#trick .slot[data-seat="S"] .card').get_attribute("data-code") == strips[b]["code"]
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_focus_stays_on_the_bidding_box_and_the_box_is_not_rebuilt_when_the_page_redraws(browser, server):
     created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
     north = open_page(browser, server, created["invitations"]["N"]["url"])   # North deals
