@@ -927,6 +927,94 @@ def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_discon
     assert not page.errors
 
 
+# The page's websocket hears nothing while window.__deaf is true: its messages are
+# dropped before the page's own listener, as if they were lost with the connection.
+WS_DEAF = """(() => {
+  const Real = window.WebSocket;
+  window.__deaf = false;
+  function Deaf(url, protocols) {
+    const socket = protocols === undefined ? new Real(url) : new Real(url, protocols);
+    socket.addEventListener('message', (event) => { if (window.__deaf) event.stopImmediatePropagation(); });
+    return socket;
+  }
+  Deaf.prototype = Real.prototype;
+  Object.assign(Deaf, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Deaf;
+})();"""
+
+
+def deaf_page(browser, server, path):
+    """A page whose websocket can be made deaf (WS_DEAF), once it shows its table."""
+    page = open_page(browser, server, "/")
+    page.add_init_script(WS_DEAF)
+    page.goto(path)
+    wait_for_table(page)
+    return page
+
+
+def seen_by_all(clients, seq):
+    for client in clients.values():
+        client.until(lambda m, client=client: client.seq >= seq)
+
+
+def test_a_page_that_missed_a_hands_last_card_opens_its_review_when_it_comes_back(browser, tmp_path):
+    # The connection dropped as the hand's last card was played; the page came
+    # back to a snapshot of the next hand's auction, and a snapshot opened no
+    # review: the person had no word of how the hand ended.
+    with Server(tmp_path) as own:
+        created, clients = four_people(own, hands=2)
+        south = deaf_page(browser, own, created["invitations"]["S"]["url"])
+        move_until(clients, list(SOUTH_DECLARES), lambda view: len(view["plays"]) == 51)
+        south.wait_for_function(f"document.body.dataset.seq === '{clients['S'].seq}'")
+        south.evaluate("window.__deaf = true")
+        move_until(clients, [], lambda view: view["phase"] == "finished")     # the 52nd card
+        seen_by_all(clients, clients["S"].seq + 1)                            # and hand 2's deal
+        own.stop(kill=True)
+        for client in clients.values():
+            client.close()
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        south.evaluate("window.__deaf = false")
+        assert south.locator("#review-dialog[open]").count() == 0
+        own.start()
+        south.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=30_000)
+        assert south.evaluate("document.body.dataset.phase") == "auction"       # hand 2 behind it
+        assert south.locator("#contract").inner_text().startswith("Hand 2")
+        assert south.locator("#review-live").inner_text().startswith("Hand 1: 7 No Trump by South")
+        assert not south.errors
+
+
+def test_a_page_that_missed_the_sessions_last_card_opens_its_review_but_a_fresh_page_does_not(
+        browser, tmp_path):
+    # The same at the session's last hand: the snapshot (more than 8 events
+    # missed) shows that hand finished, and opened no review. A page opened on
+    # a finished session does not open the review by itself (R reopens it).
+    with Server(tmp_path) as own:
+        created, clients = four_people(own, hands=1)
+        south = deaf_page(browser, own, created["invitations"]["S"]["url"])
+        move_until(clients, list(SOUTH_DECLARES), lambda view: len(view["plays"]) == 40)
+        south.wait_for_function(f"document.body.dataset.seq === '{clients['S'].seq}'")
+        south.evaluate("window.__deaf = true")
+        move_until(clients, [], lambda view: view["phase"] == "finished")     # 12 cards missed
+        own.stop(kill=True)
+        for client in clients.values():
+            client.close()
+        south.wait_for_function("document.querySelector('#status').textContent === 'reconnecting…'")
+        south.evaluate("window.__deaf = false")
+        own.start()
+        south.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=30_000)
+        assert south.evaluate("document.body.dataset.phase") == "finished"
+        assert south.locator("#review-live").inner_text().startswith("Hand 1: 7 No Trump by South")
+        assert not south.errors
+
+        fresh = open_page(browser, own, created["invitations"]["S"]["url"])
+        wait_for_table(fresh)
+        assert fresh.evaluate("document.body.dataset.phase") == "finished"
+        fresh.wait_for_timeout(300)
+        assert fresh.locator("#review-dialog[open]").count() == 0
+        assert not fresh.locator("#open-review").is_disabled()
+        assert not fresh.errors
+
+
 def test_bots_explanations_show_on_hover_in_the_auction_grid(browser, server):
     view = {"dealer": "E", "phase": "auction", "turn": "W",
             "auction": [{"seat": "E", "call": "1R"}, {"seat": "S", "call": "Pass"}]}
@@ -1240,7 +1328,15 @@ def people_table_at(server, calls, until):
     the dummy's too) until ``until(view)`` holds for South's view. South's
     client is closed (a page takes the seat); the others' are returned."""
     created, clients = four_people(server)
-    calls = list(calls)
+    move_until(clients, list(calls), until)
+    clients.pop("S").close()
+    return created, clients
+
+
+def move_until(clients, calls, until):
+    """The seats' protocol clients call ``calls`` in turn (the list is used up),
+    then each plays its first legal card (declarer the dummy's too), until
+    ``until(view)`` holds for South's view; every client has seen each action."""
     while not until(clients["S"].view):
         actor = next(client for client in clients.values() if client.my_turn)
         view = actor.view
@@ -1251,8 +1347,6 @@ def people_table_at(server, calls, until):
         seq = actor.seq + 1
         for client in clients.values():    # every seat has seen the action
             client.until(lambda m, client=client, seq=seq: client.seq >= seq)
-    clients.pop("S").close()
-    return created, clients
 
 
 # On a phone, at the person's turn: the cards they may play (and the whole

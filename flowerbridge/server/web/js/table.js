@@ -618,6 +618,9 @@ const HANDLERS = {
     }
   },
   snapshot(message) {
+    // The hand this page showed still going (none: the page's first snapshot, a
+    // fresh load, which opens no window by itself).
+    const going = state.view && (state.view.phase === "auction" || state.view.phase === "play") ? state.hand : null;
     state.role = message.role;
     state.seat = message.seat;
     state.table = message.table;
@@ -631,6 +634,14 @@ const HANDLERS = {
     if ($("review-dialog").open) {
       if (state.review) drawReview();
       else $("review-dialog").close();
+    }
+    // The hand this page showed ended while it was away (the connection dropped
+    // as its last card was played, and a snapshot came back instead of the events):
+    // told as a page that saw the last card is told (handOver), rather than left
+    // in the next hand's auction, or a finished hand, with no word of how it ended.
+    if (going !== null && state.review?.hand === going) {
+      say(headline(state.review));
+      openReview();
     }
   },
   deal(message) {
