@@ -1510,6 +1510,181 @@ def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_pa
         assert not south.errors
 
 
+def clocked_page(browser, server, path, *, notice_offline=True):
+    """A page on Playwright's clock (installed before the table loads: its timers
+    run as time flows, and ``page.clock.fast_forward`` jumps them ahead), its
+    websockets listed in ``page.sockets`` and the messages each sent in
+    ``page.sent[i]``. With ``notice_offline`` false, the window's offline event is
+    kept from the page: a network that drops without the browser knowing."""
+    page = open_page(browser, server, "/")
+    page.sockets, page.sent = [], []
+
+    def opened(ws):
+        sent = []
+        page.sockets.append(ws)
+        page.sent.append(sent)
+        ws.on("framesent", lambda payload: sent.append(json.loads(payload)))
+    page.on("websocket", opened)
+    if not notice_offline:
+        page.add_init_script("window.addEventListener('offline', (e) => e.stopImmediatePropagation(), true);")
+    page.clock.install()
+    page.goto(path)
+    wait_for_table(page)
+    return page
+
+
+def status_is(page, words, timeout):
+    page.wait_for_function(f"document.querySelector('#status').textContent === '{words}'", timeout=timeout)
+
+
+def plays_and_seq_agree(page, clients):
+    """The page has caught up: it shows the table at the seq every client has seen
+    last (an action the page wrote into the stalled socket may arrive late, and count)."""
+    page.wait_for_function(f"Number(document.body.dataset.seq) >= {clients['N'].seq}", timeout=5_000)
+    page.wait_for_timeout(300)
+    seq = int(page.evaluate("document.body.dataset.seq"))
+    seen_by_all(clients, seq)
+    for client in clients.values():
+        client.drain()
+    assert {client.seq for client in clients.values()} == {seq}
+    assert page.evaluate("document.body.dataset.seq") == str(seq)
+
+
+def play_once(page, clients, cards):
+    """The page plays the first of ``cards``: one event, that card, and no other."""
+    seq = clients["N"].seq
+    code = cards.first.get_attribute("data-code")
+    cards.first.click(position={"x": 6, "y": 12})
+    seen_by_all(clients, seq + 1)
+    event = next(m for m in clients["N"].messages if m.get("seq") == seq + 1)
+    assert (event["type"], event["card"], event["by"]) == ("play", code, "S")
+    page.wait_for_function(f"document.body.dataset.seq === '{seq + 1}'", timeout=5_000)
+    assert page.locator("#refusal").inner_text() == ""
+    page.wait_for_timeout(300)
+    assert [m for m in clients["N"].drain() if m.get("seq")] == []      # nothing played twice
+    assert page.evaluate("document.body.dataset.seq") == str(seq + 1)
+
+
+def the_dead_socket_stays_dead(page):
+    """The first socket, given up for dead, closes late (once the network is back):
+    its close schedules no second reconnection."""
+    first = page.sockets[0]
+    deadline = time.monotonic() + 10
+    while not first.is_closed() and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert first.is_closed()
+    count = len(page.sockets)
+    page.clock.fast_forward(6_000)                      # past any retry it could have scheduled
+    page.wait_for_timeout(300)
+    assert len(page.sockets) == count
+    assert not page.sockets[-1].is_closed()
+    status_is(page, "connected", 1_000)
+
+
+def test_the_page_knows_at_once_when_the_browser_goes_offline_and_is_back_when_it_is_online(browser, server):
+    # Offline (the open websocket stalls: no close event) the page went on saying
+    # "connected" for over a minute, and a card clicked meanwhile was written into
+    # the stalled socket, with no "not sent" notice. The browser's offline event
+    # now gives the socket up at once; its online event brings the page back at
+    # once, not after the retries' backoff (5 s by then).
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = clocked_page(browser, server, created["invitations"]["S"]["url"])
+    cards = south.locator("#felt .card.playable")
+    assert cards.count() == 13
+    south.context.set_offline(True)
+    status_is(south, "reconnecting…", 2_000)
+    cards.first.click(position={"x": 6, "y": 12}, force=True)     # aria-disabled: forced, as a person can
+    assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
+    assert not any(m["type"] == "play" for sent in south.sent for m in sent)
+    # the retries fail while offline, each waiting longer: 0.5, 1, 2 s, then 5 s
+    while len(south.sockets) < 4 or not south.sockets[-1].is_closed():
+        south.clock.fast_forward(2_000)
+        south.wait_for_timeout(100)
+    south.context.set_offline(False)
+    status_is(south, "connected", 2_000)
+    assert south.locator("#refusal").inner_text() == ""
+    assert south.sent[-1][0]["since"] == clients["N"].seq
+    plays_and_seq_agree(south, clients)
+    play_once(south, clients, cards)
+    the_dead_socket_stays_dead(south)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_a_silent_connection_is_found_dead_by_the_heartbeat_and_the_page_catches_up(browser, server):
+    # A network that drops without the browser knowing (no offline event; the
+    # socket stalls, no close): the page had no heartbeat of its own and said
+    # "connected" while the table moved on without it. After 15 s of silence it
+    # now pings, and 10 s more without a word it gives the socket up, reconnects
+    # with `since` and catches up.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "W")
+    south = clocked_page(browser, server, created["invitations"]["S"]["url"], notice_offline=False)
+    seq = south.evaluate("document.body.dataset.seq")
+    south.context.set_offline(True)
+    west = clients["W"]
+    west.send({"type": "play", "card": west.view["legal"][0], "seq": west.seq})     # West leads
+    seen_by_all(clients, west.seq + 1)
+    pings = lambda: [m for m in south.sent[0] if m["type"] == "ping"]   # noqa: E731
+    south.clock.fast_forward(12_000)
+    south.wait_for_timeout(200)
+    assert pings() == []
+    south.clock.fast_forward(4_000)                     # 16 s of silence: a ping
+    south.wait_for_timeout(200)
+    assert len(pings()) == 1 and pings()[0]["id"]
+    assert south.evaluate("document.querySelector('#status').textContent") == "connected"
+    assert south.evaluate("document.body.dataset.seq") == seq           # the lead never came
+    assert south.locator("#message").inner_text() == "West to play."   # stale
+    south.clock.fast_forward(8_000)
+    south.wait_for_timeout(200)
+    assert south.evaluate("document.querySelector('#status').textContent") == "connected"
+    south.clock.fast_forward(3_000)                     # 11 s after the ping: dead
+    status_is(south, "reconnecting…", 2_000)
+    south.context.set_offline(False)
+    status_is(south, "connected", 5_000)
+    assert south.sent[-1][0]["since"] == int(seq)
+    plays_and_seq_agree(south, clients)
+    assert south.locator("#message").inner_text() == "Your card from dummy (North)."
+    play_once(south, clients, south.locator('#position-top[data-seat="N"] .card.playable'))
+    the_dead_socket_stays_dead(south)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_an_action_unanswered_on_a_silent_connection_is_found_dead_without_waiting_for_the_heartbeat(
+        browser, server):
+    # A card played into a socket that has silently died was lost without a word
+    # (no heartbeat). The server answers every action: 10 s without an answer,
+    # the socket is given up and the page catches up; the card is played once at most.
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = clocked_page(browser, server, created["invitations"]["S"]["url"], notice_offline=False)
+    cards = south.locator("#felt .card.playable")
+    south.context.set_offline(True)
+    cards.first.click(position={"x": 6, "y": 12})
+    assert south.locator("#refusal").inner_text() == ""         # sent, as far as the page knows
+    south.clock.fast_forward(8_000)
+    south.wait_for_timeout(200)
+    assert south.evaluate("document.querySelector('#status').textContent") == "connected"
+    south.clock.fast_forward(3_000)
+    status_is(south, "reconnecting…", 2_000)
+    assert not [m for m in south.sent[0] if m["type"] == "ping"]
+    south.context.set_offline(False)
+    status_is(south, "connected", 5_000)
+    plays_and_seq_agree(south, clients)
+    played = [m for m in clients["N"].messages if m.get("type") == "play" and m["by"] == "S"]
+    assert len(played) <= 1
+    if not played:                                          # the lost card: played now, once
+        play_once(south, clients, cards)
+    the_dead_socket_stays_dead(south)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_declarer_sees_which_hand_plays_and_a_card_that_cannot_be_played_says_why(browser, server):
     # South declares, North is dummy. Once the hand to play (either) holds a card
     # South may not play: the other hand is dimmed, and clicks on it, or on that
