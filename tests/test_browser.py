@@ -2105,3 +2105,246 @@ def test_a_bid_made_leaves_no_other_call_under_the_pointer_at_the_persons_next_t
     for client in clients.values():
         client.close()
     assert not south.errors
+
+
+# ------------------------------------------------- phones and tablets by touch
+
+IPHONE = {"width": 390, "height": 664}           # iPhone 13, its browser's bars shown
+IPHONE_LANDSCAPE = {"width": 750, "height": 340}
+PIXEL_LANDSCAPE = {"width": 839, "height": 412}
+IPAD = {"width": 768, "height": 1024}
+
+
+def open_touch_page(browser, server, path, viewport):
+    """``open_page`` on an emulated phone or tablet: a touch screen, no mouse to hover with."""
+    context = browser.new_context(viewport=viewport, base_url=server.url, bypass_csp=True,
+                                  has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(path)
+    return page
+
+
+def test_scrolling_a_window_past_its_end_leaves_the_page_behind_it_where_it_was(browser, server):
+    # No overscroll-behavior: swiping (or wheeling) past the end of the review
+    # scrolled the table page under it, and after Close the person was at the
+    # scoresheet, their turn off the screen.
+    created, clients = people_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
+    for client in clients.values():
+        client.close()
+    page = open_page(browser, server, created["invitations"]["S"]["url"], viewport=IPHONE)
+    wait_for_table(page)
+    page.keyboard.press("?")                                  # the list of keys: longer than the screen
+    page.locator("#keys-dialog[open]").wait_for()
+    assert page.evaluate("document.documentElement.scrollHeight") > IPHONE["height"]
+    assert page.locator("#keys-dialog").evaluate("d => d.scrollHeight > d.clientHeight")
+    box = page.locator("#keys-dialog").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(8):                                        # down to the window's end, and on
+        page.mouse.wheel(0, 400)
+        page.wait_for_timeout(80)
+    assert page.locator("#keys-dialog").evaluate("d => d.scrollTop + d.clientHeight >= d.scrollHeight - 1")
+    assert page.evaluate("scrollY") == 0
+    page.mouse.move(4, IPHONE["height"] - 4)                  # over the backdrop
+    page.mouse.wheel(0, 400)
+    page.wait_for_timeout(150)
+    assert page.evaluate("scrollY") == 0
+    page.keyboard.press("Escape")
+    assert not page.errors
+
+
+# The box of each card of the person's hand (and the dummy's), to the pixel.
+HAND_BOXES = """() => [...document.querySelectorAll('#felt .hand .card')].map((c) => {
+  const r = c.getBoundingClientRect(); return [c.dataset.code, Math.round(r.left), Math.round(r.top)]; })"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 412, "height": 839}, PHONE], ids=["pixel-7", "360"])
+def test_a_card_refused_by_a_tap_moves_no_card(browser, server, viewport):
+    # The refusal ("You must follow Ribbons.") appeared in the panel above the
+    # felt and pushed the felt, both hands with it, down 36 px just as the
+    # person tapped again; it went back at the next card.
+    def greyed_card_to_play(view):
+        return (view["phase"] == "play" and view["actor"] == "S" and view["turn"] == "S"
+                and bool(set(view["hand"]) - set(view["legal"])))
+
+    created, clients = people_table_at(server, SOUTH_DECLARES, greyed_card_to_play)
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
+    south.locator("#felt .card.playable").first.wait_for()
+    before = south.evaluate(HAND_BOXES)
+    south.locator("#felt .hand.my-turn .card:not(.playable)").first.tap(position={"x": 6, "y": 12})
+    assert "must follow" in south.locator("#refusal").inner_text()
+    assert south.evaluate(HAND_BOXES) == before
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_a_landscape_phone_shows_the_dummy_the_trick_and_the_declarers_hand_together(browser, server):
+    # Below 600 px wide only was the phone's layout used: on a phone on its side
+    # (750 x 340, 839 x 412) each hand took a row per suit, the felt was 937 px
+    # high, and on dummy's turn the declarer saw the dummy and nothing else.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
+    for client in clients.values():
+        client.close()
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], IPHONE_LANDSCAPE)
+    south.locator('#position-top[data-seat="N"] .card.playable').first.wait_for()
+    for viewport in (IPHONE_LANDSCAPE, PIXEL_LANDSCAPE):
+        south.set_viewport_size(viewport)
+        south.wait_for_timeout(100)
+        boxes = south.evaluate("""() => Object.fromEntries(['#position-top .hand', '#position-bottom .hand', '#trick .card',
+            '#felt'].map((s) => { const r = document.querySelector(s).getBoundingClientRect();
+            return [s, [Math.round(r.top), Math.round(r.bottom)]]; }))""")
+        screenshot(south, f"landscape-{viewport['width']}-declarer-dummy-turn")
+        assert south.evaluate("scrollY") == 0
+        assert south.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        felt_top, felt_bottom = boxes["#felt"]
+        assert felt_bottom - felt_top <= 300, boxes              # the dummy, a row of seats, the hand
+        for part in ("#position-top .hand", "#trick .card", "#position-bottom .hand"):
+            top, bottom = boxes[part]
+            assert top < viewport["height"] and bottom > 0, (viewport, part, boxes)
+        if viewport == PIXEL_LANDSCAPE:                           # 412 px high: all of them whole
+            assert boxes["#position-bottom .hand"][1] <= viewport["height"], boxes
+    assert not south.errors
+
+
+def test_the_auction_shows_the_hand_under_the_bidding_box_on_a_short_phone_and_the_box_fits_a_tablet(browser, server):
+    # 390 x 664 (an iPhone with its browser's bars): only the top of the first row
+    # of cards showed under the bidding box. At 768 px (an iPad) the box was 920 px
+    # wide, wider than the screen, and the empty trick area still took 200 px.
+    created, clients = people_table_at(server, ["Pass", "Pass"], lambda view: view["turn"] == "S")
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], IPHONE)
+    south.locator("#bidding button").first.wait_for()
+    screenshot(south, "iphone-auction")
+    rows = south.evaluate("""() => { const tops = new Map();
+      for (const c of document.querySelectorAll('#position-bottom .hand .card')) {
+        const r = c.getBoundingClientRect(); const t = Math.round(r.top);
+        tops.set(t, Math.max(tops.get(t) ?? 0, r.bottom)); }
+      return [...tops].sort((a, b) => a[0] - b[0]); }""")
+    assert south.evaluate("scrollY") == 0
+    assert rows[0][1] <= IPHONE["height"], rows                 # the whole first row of cards
+    south.set_viewport_size(IPAD)
+    south.wait_for_timeout(100)
+    screenshot(south, "ipad-auction")
+    width = south.evaluate("document.querySelector('.bidding-box').getBoundingClientRect().right")
+    assert width <= IPAD["width"]
+    assert south.evaluate("document.documentElement.scrollWidth") <= IPAD["width"]
+    assert south.locator("#trick").evaluate("t => t.getBoundingClientRect().height") == 0
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+IN_VIEW = """s => { const r = document.querySelector(s).getBoundingClientRect();
+  return r.bottom > 0 && r.top < innerHeight; }"""
+
+
+def test_the_persons_turn_is_brought_into_view_when_it_is_off_the_screen(browser, server):
+    # Only a keyboard user's focus went to the turn: on a phone, a person who had
+    # scrolled down to the scoresheet (or closed the review there) was left with
+    # "Your call" and the bidding box above the screen.
+    created, clients = four_people(server, hands=2)
+    clients.pop("S").close()                                     # the page holds South
+
+    class PublicTurn:                                            # move_until reads South's turn from North's view
+        my_turn = False
+        view = property(lambda self: clients["N"].view)
+
+        def until(self, predicate):
+            pass
+
+    others = {**clients, "S": PublicTurn()}
+
+    def seen_south_call():
+        for client in clients.values():
+            client.until(lambda m: m.get("type") == "call" and m.get("seat") == "S")
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], IPHONE)
+    wait_for_table(south)
+    to_the_foot = "scrollTo(0, document.documentElement.scrollHeight)"
+    south.evaluate(to_the_foot)                                  # down at the scoresheet
+    assert south.evaluate("scrollY") > 0 and not south.evaluate(IN_VIEW, "#play-panel")
+    move_until(others, ["Pass", "Pass"], lambda view: view["turn"] == "S")   # North, East pass: South's call
+    south.locator("#bidding button").first.wait_for()
+    south.wait_for_function(f"({IN_VIEW})('.bidding-box')", timeout=5000)
+    # The review open at a hand's end: nothing moves under it; closed, the turn comes into view.
+    south.locator('#bidding button[data-call="Pass"]').tap()
+    seen_south_call()
+    south.evaluate(to_the_foot)
+    # West passes, the hand is passed out; hand 2, East deals and passes
+    move_until(others, ["Pass"], lambda view: view["phase"] == "passed out")
+    clients["E"].until(lambda m: clients["E"].my_turn)
+    move_until(others, ["Pass"], lambda view: view["phase"] == "auction" and view["turn"] == "S")
+    south.locator("#review-dialog[open]").wait_for()
+    south.locator("#bidding button").first.wait_for(state="attached")
+    south.wait_for_timeout(400)
+    assert not south.evaluate(IN_VIEW, ".bidding-box")
+    south.locator("#close-review").tap()
+    south.wait_for_function(f"({IN_VIEW})('.bidding-box')", timeout=5000)
+    # A person who scrolled down to the table, the place of the box at the screen's
+    # top, is left there: the box comes above what they look at (the browser keeps
+    # that in place), partly in view, and the page is not scrolled up to it.
+    south.locator('#bidding button[data-call="Pass"]').tap()
+    south.wait_for_function("!document.querySelector('#bidding button')")
+    south.evaluate("scrollTo(0, document.querySelector('#bidding').getBoundingClientRect().top + scrollY - 60)")
+    south.wait_for_timeout(100)
+    felt = "Math.round(document.querySelector('#felt').getBoundingClientRect().top)"
+    looked_at = south.evaluate(felt)
+    seen_south_call()
+    move_until(others, ["1R", "Pass", "Pass"], lambda view: view["turn"] == "S")  # W 1R, N, E pass
+    south.locator("#bidding button").first.wait_for()
+    south.wait_for_timeout(400)
+    assert south.evaluate(felt) == looked_at
+    assert south.evaluate(IN_VIEW, ".bidding-box")
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_touch_targets_in_the_auction_and_the_top_bar_are_24_px_high_at_least(browser, server):
+    # On a touch screen the auction's explained calls were 21 px high, stacked
+    # without a gap, and the top bar's buttons 21 px (WCAG 2.5.8 asks 24).
+    view = {"dealer": "N", "phase": "auction", "turn": "N",
+            "auction": [{"seat": s, "call": c} for s, c in zip("NESWNESW", ["1R", "Pass", "2P", "Pass",
+                                                                             "2R", "Pass", "3R", "Pass"])]}
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
+    page = open_touch_page(browser, server, created["spectate_url"], IPHONE)
+    page.locator("#felt .seat-box").first.wait_for()
+    buttons = page.evaluate("""() => [...document.querySelectorAll('.topbar button, .topbar select')]
+      .map((b) => [b.id, b.getBoundingClientRect().height])""")
+    assert all(height >= 24 for _, height in buttons), buttons
+    page.goto("/static/cards.html")
+    render_in_page(page, "auction", "renderAuction", view, ["explained"] * 8)
+    cells = page.evaluate("""() => [...document.querySelectorAll('table.auction td.explained')]
+      .map((c) => c.getBoundingClientRect().height)""")
+    assert len(cells) == 8 and min(cells) >= 24, cells
+    # the desktop keeps its layout: no pointer to aim coarsely
+    desktop = open_page(browser, server, "/static/cards.html")
+    render_in_page(desktop, "auction", "renderAuction", view, ["explained"] * 8)
+    assert desktop.evaluate("document.querySelector('table.auction td.explained').getBoundingClientRect().height") < 24
+    assert not page.errors
+
+
+def test_a_card_hovered_near_its_foot_stays_raised_under_the_pointer(browser, server):
+    # A playable card under the pointer rises 8 px: with the pointer in the
+    # bottom 8 px of its strip, the raised card left the pointer, lost :hover,
+    # dropped back under it, rose again: it flickered.
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#position-bottom .hand .card.playable").first.wait_for()
+    south.mouse.move(0, 0)
+    strips = south.evaluate(VISIBLE_STRIPS)
+    bottoms = south.evaluate("""() => [...document.querySelectorAll('#position-bottom .hand .card')]
+      .map((c) => c.getBoundingClientRect().bottom)""")
+    for i in (0, 5, 12):
+        x, y = strips[i]["x"], bottoms[i] - 3
+        south.mouse.move(x, y)
+        seen = []
+        for _ in range(6):                                      # through and after the lift
+            south.wait_for_timeout(50)
+            seen.append(south.evaluate(CARD_AT, [x, y]))
+        assert seen == [[i, i]] * 6, (i, seen)
+    for client in clients.values():
+        client.close()
+    assert not south.errors

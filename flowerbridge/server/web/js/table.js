@@ -33,6 +33,7 @@ const state = {
   review: null,          // the review of the latest finished hand
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
+  turnShown: null,       // the turn last brought into view (showTurn), as turnKey gives it
   hint: null,            // why a card clicked cannot be played, until the next event or action
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
@@ -510,6 +511,7 @@ function closedDialog() {
     } else if (state.keyboard && isMyTurn() && (lost || !opener)) focusTurn();
     else if (state.keyboard && lost) $("message").focus();
     announce(turnMessage());
+    showTurn();
   }, 0);
 }
 
@@ -587,6 +589,7 @@ function draw() {
   // The last event applied, for people debugging and for the browser tests.
   document.body.dataset.seq = connection.seq ?? "";
   document.body.dataset.phase = state.view.phase;
+  document.body.dataset.role = state.role || "";
   drawTitle();
   drawFelt();
   drawPlayPanel();
@@ -595,6 +598,29 @@ function draw() {
   restoreFocus(focus);
   markDisconnected();
   speak();
+  showTurn();
+}
+
+// The turn as a place in the hand: the calls and cards made so far.
+function turnKey() {
+  const view = state.view;
+  return `${state.hand}:${view.auction?.length ?? 0}:${view.plays?.length ?? 0}`;
+}
+
+// When the person's turn comes and the place to act (the bidding box, the hand
+// to play from) is wholly off the screen, it is scrolled into view: a touch
+// screen has no focus to follow the turn (a person who had scrolled down to
+// the scoresheet, or closed the review there, had their call above the screen).
+// Not while a window is open (done when it closes), and not when any of it is
+// in view: a person who scrolled there is left there.
+function showTurn() {
+  if (!isMyTurn() || state.turnShown === turnKey() || document.querySelector("dialog[open]")) return;
+  state.turnShown = turnKey();
+  const place = document.querySelector("#bidding .bidding-box") || document.querySelector("#felt .hand.my-turn");
+  const box = place?.getBoundingClientRect();
+  if (!box || (box.bottom > 0 && box.top < innerHeight)) return;
+  const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  place.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
 }
 
 // --------------------------------------------------------------- messages
