@@ -105,6 +105,18 @@ def bot_spec(text: str) -> str:
     return text
 
 
+def seed(text: str) -> int | str:
+    """An ``argparse`` ``type=``: a seed of the deals read as the ``flowerbridge``
+    command reads ``--seed`` (``7`` is the number 7, so a script and ``flowerbridge
+    match --seed 7`` deal the same boards; an empty seed is refused)."""
+    from flowerbridge.cli import parse_seed
+
+    try:
+        return parse_seed(text)
+    except FlowerBridgeError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--seed {text!r}: ")) from None
+
+
 def run(main: Callable[[], None]) -> None:
     """Run a script's ``main``; an error of the package's own (bad input it refused)
     ends it with one line, as :func:`fail`, instead of a traceback, and so does a

@@ -64,7 +64,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from _args import bot_spec, count, first_paragraph, measured, positive, run
+from _args import bot_spec, count, first_paragraph, measured, positive, run, seed
 
 import numpy as np  # noqa: E402
 
@@ -93,13 +93,13 @@ def digest(*parts: bytes) -> str:
     return h.hexdigest()[:16]
 
 
-def cache_path(cache: Path, seed: str) -> Path:
+def cache_path(cache: Path, seed: int | str) -> Path:
     """The cache file of ``seed``'s tables under this package and solver: named by a
     hash of the seed, the package's version and the solver's sources (its C core and
     Python files), so that another solver does not read this one's tables."""
     solver = Path(flowerbridge.__file__).parent / "solver"
     sources = [f.read_bytes() for f in sorted(solver.glob("*.c")) + sorted(solver.glob("*.py"))]
-    return cache / f"dd_{digest(seed.encode(), flowerbridge.__version__.encode(), *sources)}.json"
+    return cache / f"dd_{digest(str(seed).encode(), flowerbridge.__version__.encode(), *sources)}.json"
 
 
 def deal_digest(deal: Deal) -> str:
@@ -107,7 +107,7 @@ def deal_digest(deal: Deal) -> str:
     return digest(repr([[c.index for c in hand] for hand in deal.hands]).encode())
 
 
-def dd_tables(seed: str, boards: int, cache: Path | None) -> list[dict[str, dict[str, int]]]:
+def dd_tables(seed: int | str, boards: int, cache: Path | None) -> list[dict[str, dict[str, int]]]:
     """DD tables of boards 1..boards as {denomination name: {seat name: tricks}}; a
     cached table is used only if its deal's hash is the deal's."""
     from flowerbridge.solver import dd_table_many
@@ -180,7 +180,7 @@ FITS = ("honor count", "points", "points + length")
 """The hand valuations whose fit to a side's tricks :func:`trick_fits` measures."""
 
 
-def trick_fits(seed: str, dds: list[dict]) -> dict[str, list[float | None]]:
+def trick_fits(seed: int | str, dds: list[dict]) -> dict[str, list[float | None]]:
     """R² of a side's double-dummy tricks fitted on each of :data:`FITS`, by denomination."""
     rows: dict[Denomination, list[tuple[int, int, int, int]]] = {d: [] for d in Denomination}
     for board, dd in enumerate(dds, start=1):
@@ -212,7 +212,7 @@ def r_squared(x: np.ndarray, y: np.ndarray) -> float | None:
     return round(float(1 - residuals @ residuals / (spread @ spread)), 3)
 
 
-def measure(seed: str, boards: int, spec: str, dds: list[dict], worst: int) -> dict:
+def measure(seed: int | str, boards: int, spec: str, dds: list[dict], worst: int) -> dict:
     dealers = [Seat((b - 1) % 4) for b in range(1, boards + 1)]
     par_names, pars = par_scores(dds, dealers)
     c: Counter = Counter()
@@ -320,7 +320,7 @@ def measure(seed: str, boards: int, spec: str, dds: list[dict], worst: int) -> d
     return figures
 
 
-def versus(seed: str, boards: int, a: str, b: str, dds: list[dict]) -> dict:
+def versus(seed: int | str, boards: int, a: str, b: str, dds: list[dict]) -> dict:
     """Bidding-only duplicate: ``a`` NS at table 1, EW at table 2; DD scores."""
     results = []
     for board in range(1, boards + 1):
@@ -346,7 +346,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=first_paragraph(__doc__))
     ap.add_argument("--boards", type=positive, default=400,
                     help="seeded deals, boards 1 to N (default 400; the --versus interval needs 2 or more)")
-    ap.add_argument("--seed", default="bid", help="seed of the deals (default bid)")
+    ap.add_argument("--seed", type=seed, default="bid", help="seed of the deals (default bid)")
     ap.add_argument("--bots", type=bot_spec, default="basic",
                     help="the bots that bid: a level or module:attribute (default basic)")
     ap.add_argument("--versus", type=bot_spec, default=None, metavar="SPEC",

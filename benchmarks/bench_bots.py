@@ -20,7 +20,7 @@ import os
 import statistics
 import time
 
-from _args import first_paragraph, measured, positive, require_core, run
+from _args import first_paragraph, measured, positive, require_core, run, seed
 
 from flowerbridge import Deal, HandState, Seat  # noqa: E402
 from flowerbridge.bots.basic import BasicBot  # noqa: E402
@@ -28,7 +28,7 @@ from flowerbridge.bots.match import quantile, run_match  # noqa: E402
 from flowerbridge.bots.pimc import PimcBot  # noqa: E402
 
 
-def report(a: str, b: str, boards: int, seed: str) -> None:
+def report(a: str, b: str, boards: int, seed: int | str) -> None:
     start = time.perf_counter()
     result = run_match(a, b, boards, seed)
     wall = time.perf_counter() - start
@@ -46,7 +46,7 @@ def report(a: str, b: str, boards: int, seed: str) -> None:
               f"time budget hit {d['time_budget_hits']} times")
 
 
-def time_pimc(boards: int, seed: str) -> None:
+def time_pimc(boards: int, seed: int | str) -> None:
     """Time pimc's decisions that sample and solve, on positions from hands
     bid and played by ``basic``: every card decision with a choice to make
     once the hands hold fewer than ``solve_below`` cards."""
@@ -79,7 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=first_paragraph(__doc__))
     parser.add_argument("--boards", type=positive, default=200,
                         help="duplicate boards per match (default 200; the interval needs 2 or more)")
-    parser.add_argument("--seed", default="bench", help="seed of the deals (default bench)")
+    parser.add_argument("--seed", type=seed, default="bench", help="seed of the deals (default bench)")
     args = parser.parse_args()
     require_core()  # pimc solves
     print(measured())

@@ -77,3 +77,28 @@ def test_bench_lab_names_the_workers_a_run_used():
     assert used(2, 1, 1) == 1      # one chunk: computed in the lab's own process
     assert used(2, 10, 500) == 1
     assert used(2, 2, 1) == 2 and used(1, 8, 1) == 1 and used(2, 501, 500) == 2
+
+
+@pytest.mark.parametrize("script", ["bench_bots.py", "bench_bidding_dd.py"])
+def test_bot_benchmarks_refuse_an_empty_seed(script):
+    # (an unset shell variable, --seed "$SEED", was taken as a seed of its own)
+    done = bench(script, "--seed", "")
+    assert done.returncode == 2
+    line = error_line(done)
+    assert "--seed" in line and "the seed is empty" in line
+
+
+def test_bot_benchmarks_read_a_seed_as_flowerbridge_match_does():
+    # (--seed 7 was the text "7" in the scripts, the number 7 in `flowerbridge match`:
+    # other boards under the same seed)
+    from flowerbridge import Deal
+    from flowerbridge.cli import parse_seed
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from _args import seed
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    for text in ["7", "007", "-3", "bench", "7a"]:
+        assert seed(text) == parse_seed(text)
+        assert Deal.from_seed(seed(text), 2) == Deal.from_seed(parse_seed(text), 2)
+    assert seed("007") == 7 and Deal.from_seed(seed("7"), 1) != Deal.from_seed("7", 1)

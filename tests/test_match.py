@@ -139,6 +139,10 @@ class Illegal:
 class RaisesOurError:
     def act(self, observation):
         raise FlowerBridgeError("internal oops")
+
+class CallsExit:
+    def act(self, observation):
+        raise SystemExit(3)
 """
 
 
@@ -147,6 +151,9 @@ class RaisesOurError:
                 r"(East|West) chose an illegal card: play \d+ \((E|W)\): must follow "),
     ("RaisesOurError", r"^error: board 1, table 1 \(basic North-South, badbots:RaisesOurError East-West\): "
                        r"the bot at East failed: internal oops$"),
+    # (exit() in a bot ended the match at once, silently, with the bot's status)
+    ("CallsExit", r"^error: board 1, table 1 \(basic North-South, badbots:CallsExit East-West\): "
+                  r"the bot at East failed: it called exit\(3\)$"),
 ])
 def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_table(
         tmp_path, monkeypatch, capsys, bot, message):

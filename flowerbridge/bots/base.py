@@ -61,8 +61,9 @@ def bot_seed(*parts: Any) -> str:
 
 
 def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
-    """:func:`decide`, with a bot that raises reported as a :class:`BotError`
-    naming the seat (a bot loaded by path is other people's code)."""
+    """:func:`decide`, with a bot that raises, or calls ``exit()``, reported as a
+    :class:`BotError` naming the seat (a bot loaded by path is other people's code).
+    KeyboardInterrupt is the person's, and goes through."""
     try:
         return decide(bot, observation)
     except BotError:
@@ -71,6 +72,8 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         raise BotError(f"the bot at {seat.full_name} failed: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 -- any failure of the bot's, as one line
         raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
+    except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
+        raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
