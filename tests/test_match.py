@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import Deal, HandState, Seat, Side
+from flowerbridge import PASS, Deal, HandState, Seat, Side
 from flowerbridge.bots.base import bot_seed, load_bot, play_hand
 from flowerbridge.bots.match import IMP_SCALE, PairStats, imps, quantile, run_match
 from flowerbridge.cli import main
@@ -200,23 +200,35 @@ def test_match_board_one_is_dealt_by_north_and_the_dealer_rotates_clockwise():
     assert [r.to_dict()["dealer"] for r in result.results] == list("NESWNE")
 
 
-def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsys):
+class Passer:
+    """Passes whenever it may (its side never declares: a hand is passed out
+    unless the other side opens)."""
+
+    def act(self, observation):
+        return PASS if observation.phase == "auction" else observation.legal[0]
+
+
+@pytest.mark.parametrize("other", ["random", "tests.test_match:Passer"])
+def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsys, other):
     boards, seed = 6, 11
-    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", str(boards), "--seed", str(seed),
+    assert main(["match", "--ns", "basic", "--ew", other, "--boards", str(boards), "--seed", str(seed),
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    # Replay: pair 0 is basic (North-South at table 1, East-West at table 2), pair 1 random.
-    specs = ("basic", "random")
+    # Replay: pair 0 is basic (North-South at table 1, East-West at table 2), pair 1 the other.
+    specs = ("basic", other)
     tables = [{s: load_bot(specs[int(s.side) ^ t], seed=bot_seed(seed, s.name)) for s in Seat}
               for t in range(2)]
     count = [{"declared": 0, "made": 0, "honors": 0, "bright": 0, "hands": 0, "contracts": Counter()}
              for _ in range(2)]
+    passed_out = 0
     for board in range(1, boards + 1):
         for t, bots in enumerate(tables):
             score = play_hand(HandState(Deal.from_seed(seed, board), Seat((board - 1) % 4)), bots).score()
+            passed_out += score.contract is None
             for side in Side:
                 pair = count[int(side) ^ t]
-                pair["hands"] += 1
+                # per hand played: a hand passed out has no honors to count
+                pair["hands"] += score.contract is not None
                 pair["honors"] += score.honors(side)
                 pair["bright"] += score.bright_bonus(side)
             if score.contract is not None:
@@ -225,7 +237,10 @@ def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsy
                 pair["made"] += bool(score.made)
                 pair["contracts"][score.contract.code] += 1
     assert sum(c["declared"] for c in count) > 0
-    assert any(c["made"] < c["declared"] for c in count), "some contract should fail"
+    if other == "random":
+        assert any(c["made"] < c["declared"] for c in count), "some contract should fail"
+    else:
+        assert passed_out > 0       # (honors per hand counted passed-out hands)
     for key, pair in zip(("ns", "ew"), count):
         got = data["pairs"][key]
         assert got["bot"] == specs[key == "ew"]
@@ -233,7 +248,7 @@ def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsy
         assert got["contracts"] == dict(pair["contracts"])
         rate = pair["made"] / pair["declared"] if pair["declared"] else None
         assert got["making_rate"] == (None if rate is None else round(rate, 4))
-        assert pair["hands"] == 2 * boards
+        assert pair["hands"] == 2 * boards - passed_out
         assert got["honors_per_hand"] == round(pair["honors"] / pair["hands"], 3)
         assert got["bright_bonus_per_hand"] == round(pair["bright"] / pair["hands"], 3)
 

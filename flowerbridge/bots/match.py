@@ -79,6 +79,7 @@ class PairStats:
     honors: int = 0
     bright_bonus: int = 0
     hands: int = 0
+    """Hands played (not passed out): what honors and bright bonuses are per."""
     contracts: dict[str, int] = field(default_factory=dict)
     card_seconds: list[float] = field(default_factory=list, repr=False)
     budget_hits: int = 0
@@ -247,14 +248,14 @@ def _play_table(deal: Deal, dealer: Seat, options: RuleOptions | None, bots: dic
 
     state = play_hand(HandState(deal, dealer, options), bots, timed)
     score = state.score()
+    contract = score.contract
+    if contract is None:    # passed out: no hand played, none counted in the honors per hand
+        return TableResult(None, None, None, 0)
     for side in Side:
         stats = pairs[seating[side.seats[0]]]
         stats.hands += 1
         stats.honors += score.honors(side)
         stats.bright_bonus += score.bright_bonus(side)
-    contract = score.contract
-    if contract is None:
-        return TableResult(None, None, None, 0)
     stats = pairs[seating[contract.declarer]]
     stats.declared += 1
     stats.made += bool(score.made)
