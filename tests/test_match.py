@@ -269,3 +269,63 @@ def test_card_ms_median_of_an_even_count_is_the_mean_of_the_middle_two():
     assert stats.card_ms(0.5) == pytest.approx(2.5)   # the old ordered[int(q * n)] gave 3.0
     assert stats.card_ms(1.0) == pytest.approx(4.0)
     assert stats.to_dict()["card_ms_p90"] == pytest.approx(3.7)
+
+
+class StopsAfter:
+    """Plays as basic does, and is Ctrl-C at its ``limit``-th decision (counted
+    over all its seats)."""
+
+    limit = 10 ** 9
+    made = 0
+
+    def __init__(self, seed=None):
+        from flowerbridge.bots.basic import BasicBot
+        self.basic = BasicBot()
+
+    def act(self, observation):
+        StopsAfter.made += 1
+        if StopsAfter.made == StopsAfter.limit:
+            raise KeyboardInterrupt
+        return self.basic.act(observation)
+
+
+def the_loaded_stops_after():
+    """StopsAfter as the match loads it (tests.test_match: another module than
+    the one pytest runs, whose class attributes are its own)."""
+    import importlib
+    return importlib.import_module("tests.test_match").StopsAfter
+
+
+def test_match_cut_short_by_ctrl_c_reports_the_boards_finished(monkeypatch, capsys):
+    stops = the_loaded_stops_after()
+    # (Ctrl-C part-way through threw away every board played: 'interrupted', nothing more)
+    command = ["match", "--ns", "basic", "--ew", "tests.test_match:StopsAfter", "--seed", "4", "--json"]
+    monkeypatch.setattr(stops, "made", 0)
+    assert main([*command, "--boards", "5"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    per_board = stops.made // 5       # about: its decisions in a board, both tables
+    monkeypatch.setattr(stops, "made", 0)
+    monkeypatch.setattr(stops, "limit", 3 * per_board + per_board // 2)   # in a board, not at its end
+    assert main([*command, "--boards", "5"]) == 130
+    out, err = capsys.readouterr()
+    cut = json.loads(out)
+    finished = cut["boards"]
+    assert 1 <= finished < 5 and err == f"interrupted after {finished} of 5 boards\n"
+    # what was reported is a match of those boards alone: the board cut short left nothing behind
+    monkeypatch.setattr(stops, "made", 0)
+    monkeypatch.setattr(stops, "limit", 10 ** 9)
+    assert main([*command, "--boards", str(finished)]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert cut["results"] == alone["results"] == whole["results"][:finished]
+    for pair in ("ns", "ew"):
+        for key in ("decisions", "declared", "made", "contracts", "honors_per_hand", "bright_bonus_per_hand"):
+            assert cut["pairs"][pair][key] == alone["pairs"][pair][key], (pair, key)
+
+
+def test_match_cut_short_before_a_board_is_finished_says_interrupted(monkeypatch, capsys):
+    stops = the_loaded_stops_after()
+    monkeypatch.setattr(stops, "made", 0)
+    monkeypatch.setattr(stops, "limit", 3)
+    assert main(["match", "--ns", "basic", "--ew", "tests.test_match:StopsAfter", "--boards", "3"]) == 130
+    out, err = capsys.readouterr()
+    assert out == "" and err == "interrupted\n"

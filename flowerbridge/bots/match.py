@@ -9,7 +9,8 @@ in net points is converted to IMPs on the standard scale, and the match
 reports A's mean IMPs per board with a 95% confidence interval.
 
 Results depend only on the bots, the seed and the number of boards; swapping
-the bots turns every board's sign.
+the bots turns every board's sign. A match cut short (Ctrl-C) raises
+:class:`MatchInterrupted`, which holds the result of the boards finished.
 
 >>> result = run_match("random", "random", boards=2, seed=1)
 >>> result.boards, len(result.results)
@@ -21,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Sequence
 
 from ..cards import Card
@@ -93,6 +94,18 @@ class PairStats:
         in milliseconds (:func:`quantile`: the median of an even count is the mean
         of the middle two); 0.0 before any card decision."""
         return 1000.0 * quantile(self.card_seconds, q)
+
+    def _mark(self) -> tuple[dict[str, Any], int]:
+        """What :meth:`_restore` puts back: the counts as they are now."""
+        counts = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "card_seconds"}
+        counts["contracts"] = dict(self.contracts)
+        return counts, len(self.card_seconds)
+
+    def _restore(self, mark: tuple[dict[str, Any], int]) -> None:
+        counts, card_decisions = mark
+        for name, value in counts.items():
+            setattr(self, name, value)
+        del self.card_seconds[card_decisions:]
 
     @property
     def making_rate(self) -> float | None:
@@ -184,6 +197,15 @@ class MatchResult:
         return out
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a match: :attr:`result` holds the boards finished before
+    it, their tables and the pairs' statistics (nothing of the board cut short)."""
+
+    def __init__(self, result: MatchResult) -> None:
+        super().__init__(f"interrupted after {result.boards} board(s)")
+        self.result = result
+
+
 def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
               options: RuleOptions | None = None, bot_options: dict[str, Any] | None = None,
               on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
@@ -208,20 +230,34 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, seat.name), **extra)
              for seat in Seat} for t in range(2)]
     result = MatchResult(seed, pairs)
+
+    def budget_hits() -> list[list[int]]:
+        return [[getattr(bot, "budget_hits", 0) for bot in bots[t].values()] for t in range(2)]
+
+    # Decisions a bot cut short at its time cap depended on the machine's speed: say how many.
+    def count_budget_hits(hits: list[list[int]]) -> None:
+        for t in range(2):
+            for seat, n in zip(bots[t], hits[t]):
+                pairs[seating[t][seat]].budget_hits += n
+
     for board in range(1, boards + 1):
         deal = Deal.from_seed(seed, board)
         dealer = Seat((board - 1) % 4)
-        tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
-                       for t in range(2))
+        marks, hits = [p._mark() for p in pairs], budget_hits()
+        try:
+            tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
+                           for t in range(2))
+        except KeyboardInterrupt:   # the boards finished are the result: the one cut short is undone
+            for stats, mark in zip(pairs, marks):
+                stats._restore(mark)
+            count_budget_hits(hits)
+            raise MatchInterrupted(result) from None
         board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
                                    imps(tables[0].net - tables[1].net))
         result.results.append(board_result)
         if on_board is not None:
             on_board(board_result)
-    # Decisions a bot cut short at its time cap depended on the machine's speed: say how many.
-    for t in range(2):
-        for seat, bot in bots[t].items():
-            pairs[seating[t][seat]].budget_hits += getattr(bot, "budget_hits", 0)
+    count_budget_hits(budget_hits())
     return result
 
 

@@ -32,7 +32,7 @@ def run(args) -> int:
     import sys
 
     from ..bots.base import bot_takes
-    from ..bots.match import run_match
+    from ..bots.match import MatchInterrupted, run_match
 
     from . import parse_seed
     seed = parse_seed(args.seed)
@@ -42,20 +42,29 @@ def run(args) -> int:
         raise UsageError(f"--samples is for pimc (or a bot that takes a samples option): "
                          f"{args.ns} and {args.ew} do not sample")
     bot_options = {} if args.samples is None else {"samples": args.samples}
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import Progress
+    interrupted = False
+    try:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
 
-        with Progress(console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
-            result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
-                               on_board=lambda _: progress.advance(task))
-    else:
-        result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
+            with Progress(console=Console(stderr=True), transient=True) as progress:
+                task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
+                result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
+                                   on_board=lambda _: progress.advance(task))
+        else:
+            result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
+    except MatchInterrupted as stop:    # Ctrl-C: the report of the boards played, exit status 130
+        if not stop.result.boards:
+            raise
+        result, interrupted = stop.result, True
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         print(render_match(result))
+    if interrupted:
+        print(f"interrupted after {result.boards} of {args.boards} boards", file=sys.stderr)
+        return 130
     return 0
 
 
