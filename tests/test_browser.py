@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from browser_support import CHROMIUM, DESKTOP, PHONE, SHOWN_ALL, Server, screenshot
+from browser_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOWN_ALL, Server, screenshot
 from flowerbridge.server.testing import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -2151,6 +2151,38 @@ def test_scrolling_a_window_past_its_end_leaves_the_page_behind_it_where_it_was(
     page.wait_for_timeout(150)
     assert page.evaluate("scrollY") == 0
     page.keyboard.press("Escape")
+    assert not page.errors
+
+
+def test_opening_a_window_on_a_desktop_moves_nothing_sideways(browser, server):
+    # The page stops scrolling while a window is open (overflow: hidden): its
+    # scrollbar went away and the whole table shifted right by its width, and
+    # back at Close.
+    created, clients = people_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
+    for client in clients.values():
+        client.close()
+    short = {"width": 1280, "height": 520}
+    # a desktop's scrollbar, which takes room (Playwright's headless Chromium hides scrollbars)
+    with_scrollbars = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                                                  ignore_default_args=["--hide-scrollbars"])
+    try:
+        page = open_page(with_scrollbars, server, created["invitations"]["S"]["url"], viewport=short)
+        assert_a_window_moves_nothing(page, short)
+    finally:
+        with_scrollbars.close()
+
+
+def assert_a_window_moves_nothing(page, short):
+    wait_for_table(page)
+    assert page.evaluate("document.documentElement.scrollHeight") > short["height"]
+    where = "() => [...document.querySelectorAll('.topbar button, #felt')].map((e) => " \
+            "[Math.round(e.getBoundingClientRect().left), Math.round(e.getBoundingClientRect().right)])"
+    before = page.evaluate(where)
+    page.keyboard.press("?")
+    page.locator("#keys-dialog[open]").wait_for()
+    assert page.evaluate(where) == before
+    page.keyboard.press("Escape")
+    assert page.evaluate(where) == before
     assert not page.errors
 
 
