@@ -654,12 +654,12 @@ def test_phone_bidder_sees_the_last_calls_above_the_bidding_box(browser, server)
     assert not desktop.locator("#recent-calls").is_visible()
     # one column goes up to 999 px: there too the grid lies below the bidding box
     tablet = open_page(browser, server, created["invitations"]["S"]["url"],
-                       viewport={"width": 900, "height": 1000})
+                       viewport={"width": 900, "height": 800})
     tablet.wait_for_selector("#bidding button")
     grid = tablet.locator("#auction-panel").bounding_box()
-    assert grid and grid["y"] > 1000, grid
+    assert grid and grid["y"] > 800, grid
     line = tablet.locator("#recent-calls").bounding_box()
-    assert line and line["y"] + line["height"] <= 1000, line
+    assert line and line["y"] + line["height"] <= 800, line
     assert not south.errors and not desktop.errors and not tablet.errors
 
 
@@ -2379,4 +2379,31 @@ def test_a_card_hovered_near_its_foot_stays_raised_under_the_pointer(browser, se
         assert seen == [[i, i]] * 6, (i, seen)
     for client in clients.values():
         client.close()
+    assert not south.errors
+
+
+
+IPAD_LANDSCAPE = {"width": 1024, "height": 768}
+
+
+@pytest.mark.parametrize("viewport", [IPAD_LANDSCAPE, IPAD], ids=["landscape", "portrait"])
+def test_a_tablet_shows_the_declarers_hand_and_the_dummy_whole_on_its_screen(browser, server, viewport):
+    # Below 1280 px a face-up hand took a line per suit: on an iPad on its side the
+    # declarer's hand ran from 691 to 1014 px of a 768 px screen, and in portrait its
+    # last suit was below the screen.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
+    for client in clients.values():
+        client.close()
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
+    south.locator('#position-top[data-seat="N"] .card.playable').first.wait_for()
+    boxes = south.evaluate("""() => Object.fromEntries(['#position-top .hand', '#position-bottom .hand', '#trick .card']
+        .map((s) => { const r = document.querySelector(s).getBoundingClientRect();
+        return [s, [Math.round(r.top), Math.round(r.bottom), Math.round(r.left), Math.round(r.right)]]; }))""")
+    screenshot(south, f"tablet-{viewport['width']}x{viewport['height']}-declarer-dummy-turn")
+    assert south.evaluate("scrollY") == 0
+    assert south.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    for part, (top, bottom, left, right) in boxes.items():
+        assert 0 <= top and bottom <= viewport["height"] and 0 <= left and right <= viewport["width"], \
+            (part, boxes)
     assert not south.errors
