@@ -1423,3 +1423,26 @@ def test_a_result_file_that_is_a_symlink_stays_a_link_with_its_permissions(tmp_p
     assert (out / "deals.csv").is_symlink() and os.readlink(out / "deals.csv") == str(kept)
     assert kept.read_text(encoding="utf-8") == "deal\n1\n" and stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert os.listdir(out) == ["deals.csv"] and os.listdir(kept.parent) == ["deals.csv"]
+
+
+def test_a_run_removes_the_result_files_staged_by_a_run_killed_as_it_wrote_them(tmp_path):
+    # (SIGKILL while the results were written left a hidden copy of every merged CSV
+    # in the folder for good, another at each such kill)
+    run_lab(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=5)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()                                        # a process number no process has now
+    dead = [f".deals.csv.{ended.pid}.staged", f".summary.json.{ended.pid}.staged",
+            f"..deals.csv.{ended.pid}.staged.0a1b2c3d.tmp"]
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    alive = [f".deals.csv.{running.pid}.staged", ".notes.staged", "..x.staged.tmp"]
+    for name in dead + alive:
+        (tmp_path / name).write_text("deal\n1\n", encoding="utf-8")
+    results = {name: (tmp_path / name).read_bytes() for name in ("deals.csv", "summary.json")}
+    try:
+        run_lab(tmp_path, ["deals"], n=10, seed=1, workers=1, chunk_size=5)
+    finally:
+        running.kill()
+        running.wait()
+    assert not [name for name in dead if (tmp_path / name).exists()]
+    assert all((tmp_path / name).exists() for name in alive)    # a running process's, or not the lab's
+    assert {name: (tmp_path / name).read_bytes() for name in results} == results

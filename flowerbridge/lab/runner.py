@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -739,6 +740,37 @@ class Staged:
             temporary.unlink(missing_ok=True)
         self.files.clear()
 
+    @staticmethod
+    def remove_stale(out: Path) -> None:
+        """Remove the files staged in ``out`` by runs that are no longer running (killed
+        with SIGKILL, or the machine stopped, while they wrote their results): each a
+        whole copy of a merged CSV, never put in place. A run's staged files carry its
+        process number; those of a process still running on this machine are left."""
+        for path in out.glob(".*.staged*"):
+            found = _STAGED.fullmatch(path.name)
+            if found is None or _running(int(found[1])):
+                continue
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+_STAGED = re.compile(r"\..+\.([0-9]+)\.staged(?:\.[0-9a-f]{8}\.tmp)?")
+"""A staged result file's name (``.NAME.PID.staged``), or that of the temporary file
+it was being written to (``..NAME.PID.staged.XXXXXXXX.tmp``): the group is the PID."""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` is running on this machine (this one's own included)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):     # (a number no process can have)
+        return False
+    except PermissionError:     # another user's: running
+        return True
+    return True
+
 
 def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis],
            staged: Staged) -> dict[str, Table]:
@@ -845,6 +877,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
     code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
     chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
+    Staged.remove_stale(out)
 
     chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
     missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
