@@ -1064,6 +1064,21 @@ def test_lab_variants_comparison_gives_each_rule_sets_made_share_with_its_interv
         v = summary["variants"][name]
         assert v["contracts"] == 20 - v["passed_out"] and cell == rate_cell(v["made"], v["contracts"])
         assert "(" in cell and "–" in cell
+    # the changes are counted against the reference: for itself no figure ("0.00 (0.00-0.19)" was)
+    for what in ("hands whose margin changes % (95% interval)", "hands whose winner changes % (95% interval)"):
+        [row] = [row for t in tables for row in t.rows if row[0] == what]
+        cells = dict(zip(summary["variants"], row[1:]))
+        assert cells.pop(summary["reference"]) == "-" and all("(" in c for c in cells.values())
+
+
+def test_lab_play_section_gives_the_bright_bonus_shares_as_the_designer_report_does(tmp_path):
+    # ("45.15% of hands, Ten Bright in 2.800%": the report said 45.2% and 2.80%)
+    from flowerbridge.lab.play import sections
+    study = run_lab(tmp_path, ["play"], workers=1, **{**SMALL, "n": 20})
+    summary = study.summaries["play"]
+    [section, *_] = sections(study.result.tables["play"], summary, study.result.params["play"], {})
+    assert (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, "
+            f"Ten Bright in {summary['ten_bright_rate']:.2f}%.") in section.text
 
 
 def test_report_paired_bootstrap_of_a_change_cancels_what_both_cells_share():
@@ -1446,3 +1461,29 @@ def test_a_run_removes_the_result_files_staged_by_a_run_killed_as_it_wrote_them(
     assert not [name for name in dead if (tmp_path / name).exists()]
     assert all((tmp_path / name).exists() for name in alive)    # a running process's, or not the lab's
     assert {name: (tmp_path / name).read_bytes() for name in results} == results
+
+
+def test_report_axes_of_whole_numbers_tick_whole_numbers_with_one_length_drawn():
+    # (one trump length drawn, at 10: ticks 9.45, 9.60 ... 10.50 on a length)
+    from flowerbridge.lab.report import new_figure, whole_numbers
+    ax = new_figure().add_subplot()
+    ax.plot([10], [50.0], "o")
+    whole_numbers(ax)
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_lab_manifest_with_an_impossible_chunk_size_is_no_lab_manifest(tmp_path, capsys):
+    # (it was blamed on a --chunk-size never given: "dropping --chunk-size resumes it")
+    assert main(["lab", "deals", "--n", "10", "--seed", "1", "--out", str(tmp_path), "--quiet"]) == 0
+    capsys.readouterr()
+    manifest = tmp_path / "lab.json"
+    recorded = json.loads(manifest.read_text(encoding="utf-8"))
+    for bad in (0, "100", 10 ** 9, True):
+        recorded["analyses"]["deals"]["chunk_size"] = bad
+        manifest.write_text(json.dumps(recorded), encoding="utf-8")
+        assert main(["lab", "deals", "--n", "10", "--seed", "1", "--out", str(tmp_path), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"error: {manifest}: not a lab manifest (its deals run's chunk_size is "
+                       f"{json.dumps(bad)}, not a whole number from 1 to 100,000)\n"), err
+        assert json.loads(manifest.read_text(encoding="utf-8"))["analyses"]["deals"]["chunk_size"] == bad

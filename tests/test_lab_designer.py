@@ -398,3 +398,30 @@ def test_lab_designer_status_counts_the_double_dummy_parts_chunks_and_names_its_
                          "double dummy, the first 40 deals: 2 chunks computed, 2 reused",
                          f"report: {out / 'dd' / 'report.html'}"]
     assert lines[4].startswith(f"designer's report: {report} (it replaces the one written before)")
+
+
+@pytest.mark.parametrize("changed, hands, says", [
+    (3, 100, "these deals cannot tell (the intervals hold 5%)"),      # 3.0% (1.0-8.5%)
+    (30, 1000, "Honors inflate scores far more than they decide hands."),   # 3.0% (2.1-4.3%)
+    (80, 1000, "They decide enough hands to be worth keeping in view"),     # 8.0% (6.5-9.8%)
+])
+def test_designer_honors_conclusion_follows_the_interval_of_the_hands_they_decide(changed, hands, says):
+    # (3.0% of 100 hands, interval 1.0-8.5%, was read as "far more than they decide":
+    # the estimate alone against one hand in twenty)
+    from flowerbridge.lab.designer import _suggestions
+    variant = {"winner_changed": 100 * changed / hands, "winner_changed_hands": changed, "hands": hands}
+    [honors] = [s for s in _suggestions(*_summaries(10, 30), {"no-honors": variant}, None, {})
+                if s.startswith("**Honors")]
+    verdicts = ["cannot tell", "far more than they decide", "decide enough hands"]
+    assert says in honors and sum(v in honors for v in verdicts) == 1
+
+
+def test_designer_double_dummy_table_by_length_shows_every_length_its_summary_holds():
+    # (its rows were lengths 7 to 11 whatever the summary held: a 6-card length held by
+    # 7 sides was drawn in the figure and missing from the table under the same caption)
+    from flowerbridge.lab.designer import _dd_fit_rows
+    cell = {"sides": 7, "game_makeable": 14.3}
+    rows = _dd_fit_rows({"P": {"6": cell, "8": cell}, "R": {6: cell}, "A": {"12": cell}})
+    assert rows == [["6 cards", 14.3, 14.3, "-", "7 / 7 / -"],
+                    ["8 cards", 14.3, "-", "-", "7 / - / -"],
+                    ["12 cards", "-", "-", 14.3, "- / - / 7"]]

@@ -213,6 +213,15 @@ def _image(folder: str, name: str, plots: dict[str, Plot]) -> list[str]:
     return [f"![{plots[name].caption}]({link})", "", f"*{plots[name].caption}*", ""]
 
 
+def _dd_fit_rows(by_fit: dict) -> list[list]:
+    """The rows of the double-dummy table by length: every length some suit holds in
+    ``by_fit`` (where 5 sides or more held it), not 7 to 11 alone; a suit without it ``-``."""
+    fits = {d: {int(k): v for k, v in by_fit[d].items()} for d in ("P", "R", "A")}
+    return [[f"{length} cards", *(fits[d].get(length, {}).get("game_makeable", "-") for d in ("P", "R", "A")),
+             " / ".join(str(fits[d].get(length, {}).get("sides", "-")) for d in ("P", "R", "A"))]
+            for length in sorted({k for f in fits.values() for k in f})]
+
+
 def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: dict) -> list[str]:
     out = ["## 1. Is a 30-point Ribbon or Animal contract worth a 20-point Plain one?", "",
            "Game is 100 below the line: **5P** (11 tricks) in Plains, **4R** or **4A** (10 tricks) "
@@ -220,10 +229,7 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
            "reach.", ""]
     if dd:
         if _has_fits(dd):
-            rows = [[f"{length} cards", *(dd["by_fit"][d].get(length, {}).get("game_makeable", "-")
-                                          for d in ("P", "R", "A")),
-                     " / ".join(str(dd["by_fit"][d].get(length, {}).get("sides", "-"))
-                                for d in ("P", "R", "A"))] for length in (7, *FIT_LENGTHS)]
+            rows = _dd_fit_rows(dd["by_fit"])
             out += [table_markdown(TableSpec(
                 f"Double dummy, {plural(dd['deals'], 'deal')}: game makeable (%) in a suit by a side's "
                 "length in it, both sides of every deal (a length held by fewer than 5 sides is "
@@ -415,10 +421,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                          for name, label in (("no-honors", "without honor bonuses"),
                                              ("no-bright-bonus", "without Bright bonuses"))
                          if name in vs)
-               + (". Honors inflate scores far more than they decide hands."
-                  if max((vs[k]["winner_changed"] for k in ("no-honors", "no-bright-bonus") if k in vs),
-                         default=0) < 5 else ". They decide enough hands to be worth keeping in view "
-                                             "when setting their values."))
+               + _honors_verdict([vs[k] for k in ("no-honors", "no-bright-bonus") if k in vs]))
     if firm and "strict" in firm["variants"]:
         s, d = firm["variants"]["strict"], firm["variants"]["default"]
         if s["par_zero"] > d["par_zero"]:
@@ -539,6 +542,21 @@ def _interval(bounds: tuple[float, float] | None) -> str:
     if known is None:
         return ""
     return f" (95% interval {known[0]:.0f} to {known[1]:.0f})"
+
+
+def _honors_verdict(variants: list[dict]) -> str:
+    """The honors paragraph's last sentence, from the 95 % intervals of the hands whose
+    winner changes without honors (or Bright bonuses), one hand in twenty the line: drawn
+    from the estimates alone, 3.0 % (1.0-8.5 %) read as "far more than they decide"."""
+    if not variants:
+        return "."
+    bounds = [wilson(v["winner_changed_hands"], v["hands"]) for v in variants]
+    if all(hi < 5 for _, hi in bounds):
+        return ". Honors inflate scores far more than they decide hands."
+    if any(lo >= 5 for lo, _ in bounds):
+        return ". They decide enough hands to be worth keeping in view when setting their values."
+    return (". Whether they decide more than one hand in twenty these deals cannot tell "
+            "(the intervals hold 5%): more deals (`--n`) would.")
 
 
 def _changed(variant: dict) -> str:

@@ -313,8 +313,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     hpg = summary["hands_per_game"]
     text = (f"{plural(summary['hands'], 'hand')} bid and played by the '{summary['bots']}' bots; "
             f"{summary['passed_out']:,} passed out; {summary['make_rate']:.1f}% of contracts made. "
-            f"Five Bright bonus in {summary['five_bright_rate']:.2f}% of hands, Ten Bright in "
-            f"{summary['ten_bright_rate']:.3f}%. "
+            f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, Ten Bright in "
+            f"{summary['ten_bright_rate']:.2f}%. "
             + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')})."
                if hpg else "No game was completed."))
     return [Section("Play: bot sessions", text,

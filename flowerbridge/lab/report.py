@@ -63,9 +63,10 @@ def new_figure(width: float = 6.4, height: float = 3.6) -> "Figure":
 
 
 def whole_numbers(ax) -> None:
-    """Ticks on whole numbers only along the x axis (levels, lengths: 1.5 is none)."""
+    """Ticks on whole numbers only along the x axis (levels, lengths: 1.5 is none), a
+    single tick where the axis spans a single whole number (one length drawn)."""
     from matplotlib.ticker import MaxNLocator
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
 def broken_line(values: dict) -> tuple[list[int], list[float]]:

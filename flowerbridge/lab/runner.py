@@ -622,10 +622,14 @@ def _manifest(out: Path, seed: Any, chosen: Mapping[str, tuple[dict, int | None]
     resolved = {}
     for name, (params, chunk_size) in chosen.items():
         before = recorded["analyses"].get(name)
+        kept = before.get("chunk_size") if isinstance(before, dict) else None
+        if isinstance(before, dict) and "chunk_size" in before and not (
+                isinstance(kept, int) and not isinstance(kept, bool) and 1 <= kept <= MAX_CHUNK_SIZE):
+            # (an edited manifest: no --chunk-size could resume it, whatever the clash said)
+            raise LabError(f"{path}: not a lab manifest (its {name} run's chunk_size is "
+                           f"{json.dumps(kept)}, not a whole number from 1 to {MAX_CHUNK_SIZE:,})")
         if chunk_size is None:
-            kept = before.get("chunk_size") if isinstance(before, dict) else None
-            chunk_size = kept if isinstance(kept, int) and not isinstance(kept, bool) and kept >= 1 \
-                else defaults[name]
+            chunk_size = kept if isinstance(kept, int) else defaults[name]
         entry: dict[str, Any] = {"params": params, "chunk_size": chunk_size}
         settings = {k: v for k, v in before.items() if k != "code"} if isinstance(before, dict) else before
         if before is not None and settings != entry:

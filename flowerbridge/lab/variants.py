@@ -217,10 +217,13 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         [["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
          ["made % (95% interval)", *(rate_cell(vs[n]["made"], vs[n]["contracts"]) for n in names)],
          ["hands per game (95% interval)", *(_per_game_cell(vs[n]) for n in names)],
+         # (the reference against itself changes nothing: no figure)
          ["hands whose margin changes % (95% interval)",
-          *(rate_cell(vs[n]["hands_changed_hands"], vs[n]["hands"]) for n in names)],
+          *("-" if n == reference else rate_cell(vs[n]["hands_changed_hands"], vs[n]["hands"])
+            for n in names)],
          ["hands whose winner changes % (95% interval)",
-          *(rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"]) for n in names)],
+          *("-" if n == reference else rate_cell(vs[n]["winner_changed_hands"], vs[n]["hands"])
+            for n in names)],
          *([f"declarer's net per contract (honors included), {d}: mean (95% interval)",
             *(net_cell(vs[n]["by_denom"][d]) for n in names)]
            for d in vs[names[0]]["by_denom"])])
