@@ -22,6 +22,7 @@ import json
 import logging
 import math
 import os
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -247,6 +248,16 @@ class LobbyList:
         return self._gzipped
 
 
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
+"""What a table's id may be (those made are 8 of these characters)."""
+
+
+def no_table(table_id: str) -> TableError:
+    """The error for a table that does not exist: its id as given, cut at 40 characters."""
+    shown = repr(table_id) if len(table_id) <= 40 else repr(table_id[:40]) + "…"
+    return TableError("no_table", f"there is no table {shown}")
+
+
 class TableManager:
     """All live tables of one server process."""
 
@@ -432,10 +443,14 @@ class TableManager:
         live.timers.clear()
 
     async def get(self, table_id: str) -> LiveTable:
-        """A table by id, loaded from the database on first use."""
+        """A table by id, loaded from the database on first use. An id no table can
+        have is no table, not asked of the database (PostgreSQL refused a NUL in one
+        as a failed read: 'busy', which a page retries for ever)."""
         live = self.tables.get(table_id)
         if live is not None:
             return live
+        if not TABLE_ID.fullmatch(table_id):
+            raise no_table(table_id)
         # One load per table however many clients ask at once.
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         try:
@@ -460,7 +475,7 @@ class TableManager:
             raise TableError("no_table", self.unloadable[table_id])
         stored = await self._db(self.store.load, table_id)
         if stored is None:
-            raise TableError("no_table", f"there is no table {table_id!r}")
+            raise no_table(table_id)
         try:
             # replaying a long log takes a while: off the event loop, as reads are
             table = await asyncio.get_running_loop().run_in_executor(
