@@ -56,7 +56,8 @@ class RuleOptions:
             # a list where one number belongs (or a number where a list does)
             # fails the shape checks below; a list for a number is caught here
             flat = _flatten(value) if isinstance(f.default, tuple) else [value]
-            if flat is None or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in flat):
+            if flat is None or any(isinstance(v, bool) or not (
+                    isinstance(v, int) or isinstance(v, float) and v.is_integer()) or v < 0 for v in flat):
                 raise OptionError(f"option {f.name}: {_shown(value)} is not a non-negative whole number"
                                   + (" list" if isinstance(f.default, tuple) else ""))
             if any(v > MAX_VALUE for v in flat):
@@ -124,8 +125,8 @@ def _whole_numbers(value: Any, depth: int = 4) -> Any:
     """``value`` with each whole number written as a JSON fraction (``50.0``: JSON has
     one number type) made an ``int``; anything else as it is, for the checks to judge
     (a list nested deeper than any option's is left as it is, for them to refuse)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
+        return int(value)   # (a larger one stays as sent, 1e+300: its digits were no number given)
     if isinstance(value, list) and depth > 0:
         return [_whole_numbers(v, depth - 1) for v in value]
     return value

@@ -567,3 +567,16 @@ def test_appendix_b_honor_rows_run_january_march_august_november_december(ch16_r
     rows = [line[:20].strip() for line in session.render().splitlines()
             if line.split()[:1] and line.split()[0] in {m.upper() for m in months}]
     assert rows == [f"{m.upper()} BRIGHT" for m in months]
+
+
+@pytest.mark.parametrize("value, shown", [(1e300, "1e+300"), (2.0 ** 60, "1.152921504606847e+18"),
+                                          ([[1e300, 20], [30, 30], [30, 30], [40, 30]],
+                                           "[[1e+300, 20], [30, 30], [30, 30], [40, 30]]")])
+def test_rule_options_a_huge_whole_fraction_is_refused_as_it_was_written(value, shown):
+    # (1e300 was turned into its 301 digits before the range check: the error showed
+    # "100000000000000005250476025520442024870…", a number nobody wrote)
+    field = "contract_points" if isinstance(value, list) else "undertrick_penalty"
+    with pytest.raises(OptionError) as err:
+        RuleOptions.from_dict({field: value})
+    assert str(err.value).startswith(f"option {field}: {shown[:39]}") and "more than 1,000,000" in str(err.value)
+    assert RuleOptions.from_dict({"undertrick_penalty": 60.0}).undertrick_penalty == 60     # JSON's 60.0
