@@ -311,7 +311,17 @@ class HandState:
                                        rule="Ch. 8", position=where, seat=Seat(seat))
         hand = self._holdings[turn]
         if parsed not in hand:
-            raise IllegalPlayError(f"{parsed.code} is not in {turn}'s hand", rule="Ch. 9",
+            # (declarer's card on dummy's turn, or dummy's on declarer's: said so, not only
+            # "not in S's hand")
+            whose = ""
+            contract = self.contract
+            if contract is not None and turn in (contract.declarer, contract.declarer.partner):
+                declarer, dummy = contract.declarer, contract.declarer.partner
+                if turn is dummy and parsed in self._holdings[declarer]:
+                    whose = f" (dummy's turn: {parsed.code} is declarer {declarer}'s own card)"
+                elif turn is declarer and parsed in self._holdings[dummy]:
+                    whose = f" (declarer's own turn: {parsed.code} is in dummy {dummy}'s hand)"
+            raise IllegalPlayError(f"{parsed.code} is not in {turn}'s hand{whose}", rule="Ch. 9",
                                    position=where, seat=turn)
         if self._trick:
             led = self._trick[0][1].suit

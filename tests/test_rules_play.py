@@ -332,3 +332,23 @@ def test_ch9_undoing_and_replaying_the_last_card_of_a_ruffed_trick_keeps_the_ruf
     state.play("3R")
     assert state.tricks[0].winner is Seat.N
     assert state.turn is Seat.N and state.tricks_won == (1, 0)
+
+
+def test_ch8_declarer_sending_the_wrong_one_of_their_two_hands_is_told_whose_turn_it_is(snapshot):
+    # (a card of declarer's own on dummy's turn read "11B is not in N's hand", as if it
+    # had been played from nowhere)
+    deal = deal_with({"W": "1R 2R", "N": "3R 5A", "E": "4R 6A", "S": "5R 7A"}, undealt="12B")
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)       # South declares, North is dummy
+    state.play("1R")                                           # West leads: dummy's turn
+    before = snapshot(state)
+    with pytest.raises(IllegalPlayError,
+                       match=r"^play 2 \(N\): 5R is not in N's hand \(dummy's turn: 5R is declarer S's own card\)"):
+        state.play("5R", Seat.S)
+    assert snapshot(state) == before
+    state.play("3R", Seat.S)
+    state.play("4R")                                           # East: declarer's own turn
+    with pytest.raises(IllegalPlayError,
+                       match=r"^play 4 \(S\): 5A is not in S's hand \(declarer's own turn: 5A is in dummy N's hand\)"):
+        state.play("5A", Seat.S)
+    with pytest.raises(IllegalPlayError, match=r"^play 4 \(S\): 12B is not in S's hand \[Ch\. 9\]$"):
+        state.play("12B", Seat.S)                              # nobody's: no more said
