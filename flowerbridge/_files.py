@@ -31,7 +31,11 @@ def replace_whole(target: str | os.PathLike[str], fill: Callable[[IO[bytes]], ob
     file), atomically: ``check``, if given, is called last before the rename and may
     raise to stop it. Whatever fails (``fill``, the disk, ``check``, Ctrl-C) removes
     the temporary file and is raised again; ``target`` is then as it was."""
-    temporary, fh = open_beside(target)
+    try:
+        temporary, fh = open_beside(target)
+    except OSError as exc:      # named after the file it would have replaced, not the hidden one
+        exc.filename = os.fspath(target)
+        raise
     try:
         with fh:
             fill(fh)
@@ -46,9 +50,11 @@ def replace_whole(target: str | os.PathLike[str], fill: Callable[[IO[bytes]], ob
         if check is not None:
             check()
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename == temporary:
+            exc.filename = os.fspath(target)    # (the disk full, the rename refused)
         raise

@@ -1487,3 +1487,32 @@ def test_lab_manifest_with_an_impossible_chunk_size_is_no_lab_manifest(tmp_path,
         assert err == (f"error: {manifest}: not a lab manifest (its deals run's chunk_size is "
                        f"{json.dumps(bad)}, not a whole number from 1 to 100,000)\n"), err
         assert json.loads(manifest.read_text(encoding="utf-8"))["analyses"]["deals"]["chunk_size"] == bad
+
+
+def test_lab_a_result_it_cannot_write_is_named_not_its_hidden_temporary_file(tmp_path, capsys):
+    # (it read ".../chunks/deals/.0000000-0000005.csv.b93e61c3.tmp: Not a directory")
+    command = ["lab", "deals", "--n", "10", "--seed", "1", "--out", str(tmp_path), "--chunk-size", "5",
+               "--workers", "1", "--quiet"]
+    assert main(command) == 0
+    capsys.readouterr()
+    chunks = tmp_path / "chunks" / "deals"
+    for chunk in chunks.iterdir():
+        chunk.unlink()
+    chunks.rmdir()
+    chunks.write_text("in the way\n", encoding="utf-8")       # a file where the folder was
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {chunks / '0000000-0000005.csv'}: Not a directory\n", err
+
+
+def test_files_replace_whole_names_its_target_when_the_folder_cannot_take_the_file(tmp_path):
+    from flowerbridge._files import replace_whole
+    target = tmp_path / "gone" / "lab.json"                   # no such folder
+    with pytest.raises(FileNotFoundError) as err:
+        replace_whole(target, lambda fh: fh.write(b"{}"))
+    assert err.value.filename == str(target)
+    (tmp_path / "dir.json").mkdir()                           # the rename refused: a folder there
+    with pytest.raises(IsADirectoryError) as err:
+        replace_whole(tmp_path / "dir.json", lambda fh: fh.write(b"{}"))
+    assert err.value.filename == str(tmp_path / "dir.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json"]       # no temporary file left
