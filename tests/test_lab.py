@@ -1516,3 +1516,30 @@ def test_files_replace_whole_names_its_target_when_the_folder_cannot_take_the_fi
         replace_whole(tmp_path / "dir.json", lambda fh: fh.write(b"{}"))
     assert err.value.filename == str(tmp_path / "dir.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json"]       # no temporary file left
+
+
+def test_report_figure_with_a_korean_label_is_drawn_without_a_warning_per_glyph(monkeypatch):
+    # (a variant named '한국' printed "UserWarning: Glyph 54620 (...) missing from font(s)
+    # DejaVu Sans." and its source line for each glyph; a font that has them is used where installed)
+    import warnings
+
+    from matplotlib.text import Text
+
+    from flowerbridge.lab import report
+
+    def figure():
+        fig = report.new_figure()
+        ax = fig.add_subplot()
+        ax.bar(["default", "한국", "日本"], [1, 2, 3])
+        ax.set_title("규칙 한국")
+        return fig
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = report.png_bytes(figure())
+    assert png.startswith(b"\x89PNG") and not [w for w in caught if "Glyph" in str(w.message)]
+    monkeypatch.setattr(report, "installed_fonts", lambda: {"DejaVu Sans", "NanumGothic", "Noto Sans CJK KR"})
+    fig = figure()
+    report.png_bytes(fig)
+    title = [t for t in fig.findobj(Text) if t.get_text() == "규칙 한국"]
+    assert title and title[0].get_fontfamily() == ["DejaVu Sans", "Noto Sans CJK KR", "NanumGothic"]

@@ -77,9 +77,34 @@ def broken_line(values: dict) -> tuple[list[int], list[float]]:
     return xs, [points.get(x, float("nan")) for x in xs]
 
 
+FALLBACK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK KR", "Noto Sans CJK SC", "Noto Sans JP", "Noto Sans KR",
+                  "NanumGothic", "IPAGothic", "IPAexGothic", "Droid Sans Fallback", "WenQuanYi Zen Hei")
+"""Fonts a figure's text falls back to, where installed, for what DejaVu Sans lacks
+(a variant named in Korean or Japanese, as the web client's names are)."""
+
+
+def installed_fonts() -> set[str]:
+    """The names of the fonts matplotlib found on this machine."""
+    from matplotlib import font_manager
+    return {font.name for font in font_manager.fontManager.ttflist}
+
+
 def png_bytes(figure: "Figure") -> bytes:
+    """The figure as a PNG. Its text falls back, glyph by glyph, to the first of
+    :data:`FALLBACK_FONTS` installed; a glyph that no installed font has is drawn
+    as a box, without matplotlib's warning for each (with its source line)."""
+    import warnings
+
+    from matplotlib.text import Text
+
+    present = [name for name in FALLBACK_FONTS if name in installed_fonts()]
+    if present:
+        for text in figure.findobj(Text):
+            text.set_fontfamily(["DejaVu Sans", *present])
     buf = io.BytesIO()
-    figure.savefig(buf, format="png", dpi=90)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        figure.savefig(buf, format="png", dpi=90)
     return buf.getvalue()
 
 
