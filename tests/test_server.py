@@ -127,6 +127,12 @@ def test_lobby_keeps_the_rule_options_of_rulings_r9_and_r15(server):
 def test_lobby_session_length_in_games(server):
     created = server.create_table({"S": "human", **BOTS3}, hands=None, length={"games": 2})
     assert created["table"]["length"] == {"games": 2}
+    # a game of 20 grand slams at most (7NT: 220 points), and any game in a length of hands
+    for length, game in (({"games": 1}, 4_400), ({"hands": 2}, 1_000_000)):
+        response = server.api("POST", "/api/tables", json={**table_request({"S": "human", **BOTS3}),
+                                                           "length": length,
+                                                           "options": {"game_points": game}})
+        assert response.status_code == 201, response.text
 
 
 @pytest.mark.parametrize("change, complaint", [
@@ -146,6 +152,10 @@ def test_lobby_session_length_in_games(server):
     ({"options": {"honor_bright": [[[[[1]]]]]}}, "honor_bright"),
     ({"options": {"ten_bright_bonus": 0}}, "ten_bright_bonus: 0 is less than five_bright_bonus"),
     ({"options": {"contract_points": [[0, 0]] * 4}}, "no game could ever be won"),
+    # (taken: a table of bots played to 1 game under these would hardly end, its log growing)
+    ({"length": {"games": 1}, "options": {"game_points": 1_000_000, "contract_points": [[1, 0]] * 4}},
+     "option game_points: a game of 1,000,000 would take 1,000,000 made grand slams or more"),
+    ({"length": {"games": 1}, "options": {"game_points": 4_500}}, "would take 21 made grand slams"),
     ({"name": "a\u0000b"}, "control characters"),
 ])
 def test_lobby_refuses_a_bad_table_with_a_precise_error(server, change, complaint):

@@ -248,6 +248,27 @@ class LobbyList:
         return self._gzipped
 
 
+MAX_CONTRACTS_PER_GAME = 20
+"""The most made contracts of the highest value (seven of the best denomination) a game
+may need at a table played to a number of games."""
+
+
+def _games_can_end(options: RuleOptions) -> None:
+    """Refuse options under which a game takes more than :data:`MAX_CONTRACTS_PER_GAME`
+    grand slams: a table played to games (of bots, say) would hardly end, its log
+    growing meanwhile (game_points 1,000,000 at 1 point a trick was taken)."""
+    from ..calls import Denomination
+    from ..scoring import contract_points
+
+    best = max(contract_points(7, d, options) for d in Denomination)
+    needed = -(-options.game_points // best)
+    if needed > MAX_CONTRACTS_PER_GAME:
+        raise TableError("bad_request",
+                         f"option game_points: a game of {options.game_points:,} would take {needed:,} "
+                         f"made grand slams or more ({best:,} points each below the line), so a table "
+                         f"played to games would hardly end (the most is {MAX_CONTRACTS_PER_GAME}): "
+                         "lower game_points, raise contract_points, or give the length in hands")
+
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 """What a table's id may be (those made are 8 of these characters)."""
 
@@ -359,6 +380,8 @@ class TableManager:
     async def create(self, request: CreateTable) -> tuple[LiveTable, dict[Seat, str]]:
         """A new table, its first hand dealt; returns it with each person's secret token."""
         options = RuleOptions.from_dict(request.options).sensible()
+        if request.length.games is not None:
+            _games_can_end(options)
         stand_in = check_level(request.stand_in or default_bot(), "stand_in")
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
