@@ -1333,6 +1333,15 @@ def people_table_at(server, calls, until):
     return created, clients
 
 
+def left_table_at(server, calls, until):
+    """:func:`people_table_at`, the other three people gone (their clients closed):
+    the table as a page finds it, nobody else connected. Returns what creating it returned."""
+    created, clients = people_table_at(server, calls, until)
+    for client in clients.values():
+        client.close()
+    return created
+
+
 def move_until(clients, calls, until):
     """The seats' protocol clients call ``calls`` in turn (the list is used up),
     then each plays its first legal card (declarer the dummy's too), until
@@ -1480,10 +1489,8 @@ def test_a_person_back_after_whole_hands_away_is_told_in_a_line_with_the_hands_f
 
 def test_cards_do_not_look_playable_while_the_connection_is_down(browser, tmp_path):
     with Server(tmp_path) as own:
-        created, clients = people_table_at(own, SOUTH_DECLARES,
-                                           lambda view: view["phase"] == "play" and view["turn"] == "N")
-        for client in clients.values():
-            client.close()
+        created = left_table_at(own, SOUTH_DECLARES,
+                                lambda view: view["phase"] == "play" and view["turn"] == "N")
         south = open_page(browser, own, created["invitations"]["S"]["url"])
         cards = south.locator("#felt .card.playable")
         cards.first.wait_for()
@@ -1728,9 +1735,7 @@ def test_declarer_sees_which_hand_plays_and_a_card_that_cannot_be_played_says_wh
 
 @pytest.mark.parametrize("calls, over", [(["Pass"] * 4, "passed out"), (SOUTH_DECLARES, "finished")])
 def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser, server, calls, over):
-    created, clients = people_table_at(server, calls, lambda view: view["phase"] == over)
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, calls, lambda view: view["phase"] == over)
     sheet = server.api("GET", f"/api/tables/{created['table']['id']}/session")["scoresheet"]
     assert sheet["is_over"]
     totals = {side: sheet["totals"][side]["total"] for side in ("NS", "EW")}
@@ -1810,9 +1815,7 @@ def test_a_table_closed_to_make_room_says_why_and_who_was_ahead_and_leads_back_t
 ])
 def test_phone_defender_and_dummy_see_their_cards_and_the_trick_without_scrolling(
         browser, server, role, calls, until):
-    created, clients = people_table_at(server, calls, until)
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, calls, until)
     south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
     south.locator("#trick .card").first.wait_for()
     if role != "dummy":
@@ -2130,9 +2133,7 @@ def test_scrolling_a_window_past_its_end_leaves_the_page_behind_it_where_it_was(
     # No overscroll-behavior: swiping (or wheeling) past the end of the review
     # scrolled the table page under it, and after Close the person was at the
     # scoresheet, their turn off the screen.
-    created, clients = people_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
     page = open_page(browser, server, created["invitations"]["S"]["url"], viewport=IPHONE)
     wait_for_table(page)
     page.keyboard.press("?")                                  # the list of keys: longer than the screen
@@ -2158,9 +2159,7 @@ def test_opening_a_window_on_a_desktop_moves_nothing_sideways(browser, server):
     # The page stops scrolling while a window is open (overflow: hidden): its
     # scrollbar went away and the whole table shifted right by its width, and
     # back at Close.
-    created, clients = people_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, ["Pass"] * 4, lambda view: view["phase"] == "passed out")
     short = {"width": 1280, "height": 520}
     # a desktop's scrollbar, which takes room (Playwright's headless Chromium hides scrollbars)
     with_scrollbars = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
@@ -2216,10 +2215,8 @@ def test_a_landscape_phone_shows_the_dummy_the_trick_and_the_declarers_hand_toge
     # Below 600 px wide only was the phone's layout used: on a phone on its side
     # (750 x 340, 839 x 412) each hand took a row per suit, the felt was 937 px
     # high, and on dummy's turn the declarer saw the dummy and nothing else.
-    created, clients = people_table_at(server, SOUTH_DECLARES,
-                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, SOUTH_DECLARES,
+                            lambda view: view["phase"] == "play" and view["turn"] == "N")
     south = open_touch_page(browser, server, created["invitations"]["S"]["url"], IPHONE_LANDSCAPE)
     south.locator('#position-top[data-seat="N"] .card.playable').first.wait_for()
     for viewport in (IPHONE_LANDSCAPE, PIXEL_LANDSCAPE):
@@ -2391,10 +2388,8 @@ def test_a_tablet_shows_the_declarers_hand_and_the_dummy_whole_on_its_screen(bro
     # Below 1280 px a face-up hand took a line per suit: on an iPad on its side the
     # declarer's hand ran from 691 to 1014 px of a 768 px screen, and in portrait its
     # last suit was below the screen.
-    created, clients = people_table_at(server, SOUTH_DECLARES,
-                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
-    for client in clients.values():
-        client.close()
+    created = left_table_at(server, SOUTH_DECLARES,
+                            lambda view: view["phase"] == "play" and view["turn"] == "N")
     south = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
     south.locator('#position-top[data-seat="N"] .card.playable').first.wait_for()
     boxes = south.evaluate("""() => Object.fromEntries(['#position-top .hand', '#position-bottom .hand', '#trick .card']
