@@ -425,3 +425,15 @@ def test_designer_double_dummy_table_by_length_shows_every_length_its_summary_ho
     assert rows == [["6 cards", 14.3, 14.3, "-", "7 / 7 / -"],
                     ["8 cards", 14.3, "-", "-", "7 / - / -"],
                     ["12 cards", "-", "-", 14.3, "- / - / 7"]]
+
+
+def test_lab_designer_report_without_double_dummy_names_the_earlier_double_dummy_run(tmp_path, capsys,
+                                                                                       fast_figures):
+    # (--dd-n 0 after --dd-n 4 left run/dd and its report unnamed; a plain run names
+    # the results an earlier run left)
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main([*_designer(report, out), "--dd-n", "4"]) == 0, capsys.readouterr().err
+    assert "earlier run" not in capsys.readouterr().out
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    assert f"{out / 'dd'} is from an earlier run with --dd-n, not in this report\n" in capsys.readouterr().out
+    assert "Double dummy" not in report.read_text()

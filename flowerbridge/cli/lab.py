@@ -138,6 +138,8 @@ def run(args) -> int:
         print(f"double dummy, the first {plural(study.dd.result.n, 'deal')}: {_chunks(study.dd.result)}")
         if study.dd.report:
             print(f"report: {study.dd.report}")
+    elif designer is not None and (Path(out) / "dd" / "lab.json").exists():    # (left as it was)
+        print(f"{Path(out) / 'dd'} is from an earlier run with --dd-n, not in this report")
     if designer is not None:
         print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
               f"its figures in {designer.with_suffix('')}{os.sep}")
