@@ -79,7 +79,7 @@ def parse_variants(specs: list[str]) -> list | None:
 
 
 def run(args) -> int:
-    from ..lab import LabError, run_lab
+    from ..lab import LabError
     from ..lab.report import plural
     from . import parse_seed
 
@@ -109,24 +109,19 @@ def run(args) -> int:
         else f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
+    from ..lab.runner import Terminated, terminated_as_a_stop
+    replacing = designer is not None and designer.is_file()    # a report of the lab's (another is refused)
     try:
-        if designer is not None:
-            from ..lab.designer import write_designer_report
-            replacing = designer.is_file()      # a report of the lab's (another file is refused)
-            study = write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n,
-                                          bots=args.bots, workers=args.workers,
-                                          ray_address=args.ray, progress=progress)
-        else:
-            study = run_lab(out, args.analyses or None, n=args.n, seed=seed, bots=args.bots,
-                            variants=parse_variants(args.variant), workers=args.workers,
-                            ray_address=args.ray, chunk_size=args.chunk_size, progress=progress)
-    except KeyboardInterrupt:
+        with terminated_as_a_stop():
+            study = _run(args, designer, out, seed, progress)
+    except KeyboardInterrupt as stop:
+        said, status = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
         if any(Path(out).glob("chunks/*/*.csv")):
-            print(f"interrupted: finished work is saved in {out}; run the same command to resume",
+            print(f"{said}: finished work is saved in {out}; run the same command to resume",
                   file=sys.stderr)
         else:
-            print("interrupted before any chunk was finished: nothing was saved", file=sys.stderr)
-        return 130
+            print(f"{said} before any chunk was finished: nothing was saved", file=sys.stderr)
+        return status
     done = study.result
     print(f"{plural(done.n, 'deal')}, seed {seed!r}: {_chunks(done)}")
     if study.report:
@@ -144,6 +139,18 @@ def run(args) -> int:
         print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
               f"its figures in {designer.with_suffix('')}{os.sep}")
     return 0
+
+
+def _run(args, designer: Path | None, out: str, seed, progress):
+    """The run the command asks for: the designer's report and its studies, or the analyses."""
+    from ..lab import run_lab
+    if designer is not None:
+        from ..lab.designer import write_designer_report
+        return write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n, bots=args.bots,
+                                     workers=args.workers, ray_address=args.ray, progress=progress)
+    return run_lab(out, args.analyses or None, n=args.n, seed=seed, bots=args.bots,
+                   variants=parse_variants(args.variant), workers=args.workers,
+                   ray_address=args.ray, chunk_size=args.chunk_size, progress=progress)
 
 
 def _chunks(done) -> str:

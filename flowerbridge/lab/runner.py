@@ -155,7 +155,8 @@ def _worker_start(slots: Any = None, taken: Any = None) -> None:
     # is dropped, and it can be unblocked.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        # (SIGTERM too, held with it: the pool ends its workers with it)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     if slots is not None:
         with taken.get_lock():
             index = taken.value
@@ -178,6 +179,36 @@ Results = Generator[tuple[Chunk, str], None, None]
 """Each chunk with its computed text, as the chunks are done; closed when abandoned."""
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM}
+"""What :func:`_sigint_held` holds back: Ctrl-C, and SIGTERM, which the ``lab``
+command turns into a stop of the same kind (:class:`Terminated`)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``) to a run that the ``lab`` command started: a stop as
+    Ctrl-C's, the chunks finished kept, the workers ended, exit status 143."""
+
+
+@contextmanager
+def terminated_as_a_stop() -> Generator[None, None, None]:
+    """While this lasts, SIGTERM raises :class:`Terminated` in the main thread (where
+    Python runs signal handlers), so that a run stopped by ``kill`` ends its workers
+    and its pool as after Ctrl-C (killed outright, it left the pool's semaphores to
+    Python's resource tracker, which warned of them); then the handler before."""
+    def stop(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    try:
+        before = signal.signal(signal.SIGTERM, stop)
+    except ValueError:      # not the main thread: SIGTERM keeps what it does
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 @contextmanager
 def _sigint_held() -> Generator[None, None, None]:
     """Ctrl-C held back in this thread (delivered once this ends), where that can
@@ -194,7 +225,7 @@ def _sigint_held() -> Generator[None, None, None]:
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
     finally:
