@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import pytest
@@ -329,3 +334,38 @@ def test_match_cut_short_before_a_board_is_finished_says_interrupted(monkeypatch
     assert main(["match", "--ns", "basic", "--ew", "tests.test_match:StopsAfter", "--boards", "3"]) == 130
     out, err = capsys.readouterr()
     assert out == "" and err == "interrupted\n"
+
+
+class Announces:
+    """Plays as basic does, and at its 200th decision (a few boards in) makes the
+    file that ANNOUNCE names."""
+
+    def __init__(self, seed=None):
+        from flowerbridge.bots.basic import BasicBot
+        self.basic, self.made = BasicBot(), 0
+
+    def act(self, observation):
+        self.made += 1
+        if self.made == 200:
+            open(os.environ["ANNOUNCE"], "w").close()
+        return self.basic.act(observation)
+
+
+def test_match_terminated_by_kill_reports_the_boards_finished(tmp_path):
+    # (SIGTERM, `kill PID`, killed the match outright: every board played was lost, as
+    # after Ctrl-C before)
+    announce = tmp_path / "playing"
+    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "match", "--ns", "basic",
+                             "--ew", "tests.test_match:Announces", "--boards", "100000", "--seed", "1", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ANNOUNCE": str(announce)})
+    deadline = time.monotonic() + 60
+    while not announce.exists():                    # boards are being played
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    report = json.loads(out)
+    assert 1 <= report["boards"] < 100_000 and len(report["results"]) == report["boards"]
+    assert err == f"terminated after {report['boards']} of 100000 boards\n"

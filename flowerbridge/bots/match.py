@@ -25,6 +25,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Sequence
 
+from .._signals import Terminated
 from ..cards import Card
 from ..dealing import Deal
 from ..errors import BotError, FlowerBridgeError
@@ -198,12 +199,14 @@ class MatchResult:
 
 
 class MatchInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a match: :attr:`result` holds the boards finished before
-    it, their tables and the pairs' statistics (nothing of the board cut short)."""
+    """Ctrl-C during a match (or SIGTERM taken as a stop, ``terminated``):
+    :attr:`result` holds the boards finished before it, their tables and the pairs'
+    statistics (nothing of the board cut short)."""
 
-    def __init__(self, result: MatchResult) -> None:
-        super().__init__(f"interrupted after {result.boards} board(s)")
+    def __init__(self, result: MatchResult, terminated: bool = False) -> None:
+        super().__init__(f"{'terminated' if terminated else 'interrupted'} after {result.boards} board(s)")
         self.result = result
+        self.terminated = terminated
 
 
 def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
@@ -247,11 +250,11 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
         try:
             tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
                            for t in range(2))
-        except KeyboardInterrupt:   # the boards finished are the result: the one cut short is undone
+        except KeyboardInterrupt as stop:   # the boards finished are the result: the one cut short is undone
             for stats, mark in zip(pairs, marks):
                 stats._restore(mark)
             count_budget_hits(hits)
-            raise MatchInterrupted(result) from None
+            raise MatchInterrupted(result, terminated=isinstance(stop, Terminated)) from None
         board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
                                    imps(tables[0].net - tables[1].net))
         result.results.append(board_result)

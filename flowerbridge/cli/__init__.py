@@ -203,7 +203,11 @@ def _run(argv: list[str] | None) -> int:
         hint = _MEMORY_HINTS.get(argv_command(argv) or "", "")
         print(f"error: out of memory{hint}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        from .._signals import Terminated
+        if isinstance(stop, Terminated):    # SIGTERM where a command takes it as a stop
+            print("terminated", file=sys.stderr)
+            return 143
         print("interrupted", file=sys.stderr)
         return 130
 

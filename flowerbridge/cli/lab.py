@@ -109,7 +109,7 @@ def run(args) -> int:
         else f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
-    from ..lab.runner import Terminated, terminated_as_a_stop
+    from .._signals import Terminated, terminated_as_a_stop
     replacing = designer is not None and designer.is_file()    # a report of the lab's (another is refused)
     try:
         with terminated_as_a_stop():

@@ -31,8 +31,9 @@ def run(args) -> int:
     import json
     import sys
 
+    from .._signals import terminated_as_a_stop
     from ..bots.base import bot_takes
-    from ..bots.match import MatchInterrupted, run_match
+    from ..bots.match import MatchInterrupted
 
     from . import parse_seed
     seed = parse_seed(args.seed)
@@ -42,30 +43,41 @@ def run(args) -> int:
         raise UsageError(f"--samples is for pimc (or a bot that takes a samples option): "
                          f"{args.ns} and {args.ew} do not sample")
     bot_options = {} if args.samples is None else {"samples": args.samples}
-    interrupted = False
+    stopped: MatchInterrupted | None = None
     try:
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            with Progress(console=Console(stderr=True), transient=True) as progress:
-                task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
-                result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
-                                   on_board=lambda _: progress.advance(task))
-        else:
-            result = run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
-    except MatchInterrupted as stop:    # Ctrl-C: the report of the boards played, exit status 130
-        if not stop.result.boards:
-            raise
-        result, interrupted = stop.result, True
+        with terminated_as_a_stop():
+            result = _play(args, seed, bot_options)
+    except MatchInterrupted as stop:    # Ctrl-C or SIGTERM: the report of the boards played
+        result, stopped = stop.result, stop
+    said, status = ("terminated", 143) if stopped is not None and stopped.terminated else ("interrupted", 130)
+    if stopped is not None and not result.boards:
+        print(said, file=sys.stderr)
+        return status
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         print(render_match(result))
-    if interrupted:
-        print(f"interrupted after {result.boards} of {args.boards} boards", file=sys.stderr)
-        return 130
+    if stopped is not None:
+        print(f"{said} after {result.boards} of {args.boards} boards", file=sys.stderr)
+        return status
     return 0
+
+
+def _play(args, seed, bot_options):
+    """The match, with a progress bar on standard error where it is a terminal."""
+    import sys
+
+    from ..bots.match import run_match
+
+    if not sys.stderr.isatty():
+        return run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
+        return run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
+                         on_board=lambda _: progress.advance(task))
 
 
 def render_match(result) -> str:

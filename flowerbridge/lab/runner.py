@@ -181,32 +181,7 @@ Results = Generator[tuple[Chunk, str], None, None]
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
 """What :func:`_sigint_held` holds back: Ctrl-C, and SIGTERM, which the ``lab``
-command turns into a stop of the same kind (:class:`Terminated`)."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``) to a run that the ``lab`` command started: a stop as
-    Ctrl-C's, the chunks finished kept, the workers ended, exit status 143."""
-
-
-@contextmanager
-def terminated_as_a_stop() -> Generator[None, None, None]:
-    """While this lasts, SIGTERM raises :class:`Terminated` in the main thread (where
-    Python runs signal handlers), so that a run stopped by ``kill`` ends its workers
-    and its pool as after Ctrl-C (killed outright, it left the pool's semaphores to
-    Python's resource tracker, which warned of them); then the handler before."""
-    def stop(signum: int, frame: Any) -> None:
-        raise Terminated()
-
-    try:
-        before = signal.signal(signal.SIGTERM, stop)
-    except ValueError:      # not the main thread: SIGTERM keeps what it does
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
+command turns into a stop of the same kind (:class:`flowerbridge._signals.Terminated`)."""
 
 
 @contextmanager
