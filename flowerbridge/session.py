@@ -284,7 +284,10 @@ class Session:
         below = [(s, f"{p}  (hand {n})") for game in self.games for n, s, p in game.below]
         # North-South's column is as wide as its longest entry, so East-West's stays in line
         w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
-        beside = width is None or 2 * w + 3 <= width
+        # and East-West's must fit beside it: a longer entry of theirs, wrapped, went on
+        # under North-South's column, reading as theirs
+        e = max([len("EAST-WEST")] + [len(text) for side, text in above + below if side is Side.EW])
+        beside = width is None or 2 * w + 3 <= width and w + 3 + e <= width
         header = f"{'NORTH-SOUTH':<{w}}   EAST-WEST" if beside else None
 
         def entries(items: list[tuple[Side, str]], total: Callable[[Side], int] | None) -> list[str]:

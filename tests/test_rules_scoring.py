@@ -459,6 +459,22 @@ def test_ruling_r19_text_scoresheet_keeps_east_west_in_line_beside_a_long_entry(
     assert row.index("5  honors (hand 1)") == header.index("EAST-WEST")
 
 
+@pytest.mark.parametrize("width", [72, 75, 78])
+def test_ruling_r19_text_scoresheet_puts_a_long_east_west_entry_under_its_own_side(width):
+    # (at 72-85 columns North-South's column was sized to its own entries alone: a longer
+    # East-West one ran past the width, and its wrapped end sat under NORTH-SOUTH)
+    session = Session()
+    session.above += [(1, Side.NS, 21, "honors"), (2, Side.EW, 100, "6 Bright Animals down 2 × 50")]
+    lines = session.render(width).splitlines()
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    ew = lines.index("EAST-WEST")                          # one side under the other
+    assert lines.index("NORTH-SOUTH") < lines.index("  21  honors (hand 1)") < ew
+    assert lines[ew + 1] == "  100  6 Bright Animals down 2 × 50 (hand 2)"
+    wide = session.render(width + 20).splitlines()         # wide enough: beside each other again
+    assert any(line.startswith("21  honors (hand 1)") and line.endswith("100  6 Bright Animals down 2 × 50 "
+                                                                     "(hand 2)") for line in wide)
+
+
 def test_ruling_r17_a_ten_bright_bonus_below_the_five_is_refused_for_new_play():
     # Ten replaces Five (never both): a smaller Ten would make all ten Brights worth
     # less than five of them. Equal (or both 0) is a choice a designer may make.
