@@ -289,12 +289,15 @@ def test_play_p_alone_passes_in_the_auction_but_is_no_card_in_the_play(monkeypat
     status, out = _play(monkeypatch, ["--seed", "3"], "p\nq\n")
     assert status == 0
     assert "You call Pass" in out and "Not allowed" not in out
-    # in the play "p" is no card code: refused with the engine's reason
+    # in the play "p" is no card: refused saying the auction is over (it read "unknown card
+    # code 'p'", and 1NT "after the month comes one letter")
     status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"],
-                        "Pass\nPass\np\nq\n")
+                        "Pass\nPass\np\n1NT\n 3 n \nq\n")
     assert status == 0
     assert out.count("You call Pass") == 2
-    assert "Card from your hand (e.g. 12B; ? lists legal cards): Not allowed: play 1 (S): unknown card code 'p'" in out
+    refused = ("Card from your hand (e.g. 12B; ? lists legal cards): Not allowed: the auction is over: "
+               "now each turn is a card (e.g. 12B; ? lists the legal cards)\n")
+    assert out.count(refused) == 3
 
 
 @pytest.mark.parametrize("typed", ["3n", "3N", "3 nt", " 3nt "])
@@ -332,7 +335,7 @@ class DummyAnswers(Defender):
         self.left = list(self.answers)
 
     def readline(self, *args) -> str:
-        if self.screen.getvalue().endswith("a for the rest of the hand: ") and self.left:
+        if self.screen.getvalue().endswith("a for the rest of the hand (q to quit): ") and self.left:
             self.seen = len(self.screen.getvalue())
             return self.left.pop(0) + "\n"
         return super().readline(*args)
@@ -343,7 +346,7 @@ def test_play_as_dummy_the_hand_waits_for_the_person_after_each_trick(monkeypatc
     # the person is asked to go on after each trick but the last
     status, out = _play(monkeypatch, ["--seed", "6", "--seat", "S", "--hands", "1"], Defender)
     assert status == 0 and "Contract 2 Ribbons by North" in out
-    prompt = "Enter for the next trick, a for the rest of the hand: "
+    prompt = "Enter for the next trick, a for the rest of the hand (q to quit): "
     assert out.count(prompt) == 12
     tricks = out.split("Contract 2 Ribbons by North\n", 1)[1].split(prompt)
     for number, trick in enumerate(tricks[:12], 1):
@@ -357,7 +360,7 @@ def test_play_as_dummy_a_plays_out_the_rest_of_the_hand(monkeypatch):
 
     status, out = _play(monkeypatch, ["--seed", "6", "--seat", "S", "--hands", "1"], WatchOnce)
     assert status == 0
-    assert out.count("a for the rest of the hand: ") == 1 and "Trick 13 won by" in out
+    assert out.count("a for the rest of the hand (q to quit): ") == 1 and "Trick 13 won by" in out
 
 
 def test_play_as_dummy_anything_else_between_tricks_is_explained_and_q_ends(monkeypatch):
@@ -367,7 +370,7 @@ def test_play_as_dummy_anything_else_between_tricks_is_explained_and_q_ends(monk
     status, out = _play(monkeypatch, ["--seed", "6", "--seat", "S", "--hands", "1"], Confused)
     assert status == 0
     assert "You are dummy: your partner plays your cards." in out
-    assert out.count("a for the rest of the hand: ") == 2
+    assert out.count("a for the rest of the hand (q to quit): ") == 2
     assert "Trick 2 won by" not in out and out.rstrip().endswith("Session ended.")
 
 
@@ -736,3 +739,15 @@ def test_play_save_to_a_fifo_is_refused_before_the_first_hand(monkeypatch, capsy
     assert (status, out) == (2, "")
     assert capsys.readouterr().err == f"error: --save {fifo}: is not a regular file (a FIFO): choose a file name\n"
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe"]
+
+
+def test_play_a_card_not_in_the_hand_played_from_names_that_hand_in_words(monkeypatch):
+    # (it read "Not allowed: play 1 (S): 12B is not in S's hand [Ch. 9]": the letter
+    # where every other line says "your hand" or "dummy (North)")
+    from flowerbridge import Deal, Seat
+    south = Deal.from_seed(24, 1).hands[Seat.S]
+    missing = next(card for card in Deal.from_seed(24, 1).hands[Seat.N] if card not in south)
+    status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"],
+                        f"Pass\nPass\n{missing.code}\nq\n")
+    assert status == 0
+    assert f"Not allowed: {missing.code} is not in your hand\n" in out and "S's hand" not in out

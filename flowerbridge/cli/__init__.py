@@ -88,14 +88,16 @@ class _Parser(argparse.ArgumentParser):
 
     def _hint(self, word: str) -> str:
         """`` (did you mean --seed?)`` for the options of this parser closest to
-        ``word`` (two if they are as close as each other), or ''."""
+        ``word`` (up to three as close as each other: ``play --se`` is as near
+        ``--save``, ``--seat`` and ``--seed``), or ''."""
         import difflib
 
         options = [o for o in self._option_string_actions if o.startswith("--") or not word.startswith("--")]
         scores = {o: difflib.SequenceMatcher(None, word, o).ratio() for o in options}
         top = max(scores.values(), default=0)
-        best = sorted(o for o, r in scores.items() if r == top and r >= 0.6)[:2]
-        return f" (did you mean {' or '.join(best)}?)" if best else ""
+        best = sorted(o for o, r in scores.items() if r == top and r >= 0.6)[:3]
+        said = " or ".join(best) if len(best) < 3 else f"{best[0]}, {best[1]} or {best[2]}"
+        return f" (did you mean {said}?)" if best else ""
 
 
 def build_parser() -> argparse.ArgumentParser:

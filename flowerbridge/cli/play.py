@@ -9,6 +9,7 @@ line by line from standard input, so a session can be scripted:
 from __future__ import annotations
 
 import io
+import re
 import sys
 from typing import TextIO
 
@@ -236,7 +237,7 @@ class Table:
         wait for them, so that the hand does not scroll past. Whether to wait
         again after the next trick."""
         while True:
-            text = self.ask("Enter for the next trick, a for the rest of the hand: ").lower()
+            text = self.ask("Enter for the next trick, a for the rest of the hand (q to quit): ").lower()
             if text in ("", "a"):
                 return text == ""
             self.say("You are dummy: your partner plays your cards. Enter shows the next trick, "
@@ -328,14 +329,21 @@ class Table:
         try:
             card = parse_card(text)
         except CardCodeError:
+            # a call where a card is asked for: Pass and No Trump are no card codes
+            if re.fullmatch(r"\s*(p|pass|[1-7]\s*nt?)\s*", text, re.IGNORECASE):
+                return (f"the auction is over: now each turn is a card (e.g. {obs.legal[0].code}; "
+                        "? lists the legal cards)")
             return None
         turn, dummy = state.turn, state.contract.dummy
-        if obs.dummy is None or dummy is self.seat or card in state.remaining(turn):
+        if card in state.remaining(turn):
             return None
-        if turn is dummy and card in obs.hand:     # declarer, at the dummy's turn
-            return f"it is dummy's turn ({dummy.full_name}): {card.code} is in your own hand, not dummy's"
-        if turn is self.seat and card in obs.dummy:
-            if self.seat is state.contract.declarer:
-                return f"it is your own turn, not dummy's: {card.code} is in dummy's hand ({dummy.full_name})"
-            return f"{card.code} is in dummy's hand ({dummy.full_name}), not yours"
+        if obs.dummy is not None and dummy is not self.seat:
+            if turn is dummy and card in obs.hand:     # declarer, at the dummy's turn
+                return f"it is dummy's turn ({dummy.full_name}): {card.code} is in your own hand, not dummy's"
+            if turn is self.seat and card in obs.dummy:
+                if self.seat is state.contract.declarer:
+                    return f"it is your own turn, not dummy's: {card.code} is in dummy's hand ({dummy.full_name})"
+                return f"{card.code} is in dummy's hand ({dummy.full_name}), not yours"
+        # (the engine's words name the hand by its letter: "8B is not in N's hand")
+        return f"{card.code} is not in " + ("your hand" if turn is self.seat else f"dummy's hand ({turn.full_name})")
         return None
