@@ -279,8 +279,10 @@ class Table:
         else:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
-            ns, ew = obs.tricks_won
-            self.say(f"{describe_contract(state)}; tricks NS {ns}, EW {ew}")
+            # (but for the opening lead, where the auction just ended with it)
+            if state.plays:
+                ns, ew = obs.tricks_won
+                self.say(f"{describe_contract(state)}; tricks NS {ns}, EW {ew}")
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
