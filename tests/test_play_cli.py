@@ -464,6 +464,8 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
             and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
                 "? lists the legal calls; help or h shows this; q ends the session.\n" in out)
+    # the points in the bots' explanations are not the honor count shown at the hand's end
+    assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
     status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
     assert status == 0
     assert "Type a card code such as 11B or 1Pa (in any case).\n? lists the legal cards; " in out

@@ -37,7 +37,9 @@ def register(subparsers) -> None:
 
 # `help` or `h` at a prompt: what `?` lists, then these
 HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
-             "? lists the legal calls; help or h shows this; q ends the session.")
+             "? lists the legal calls; help or h shows this; q ends the session.\n"
+             "The bots' calls count points by rank, not the honor count: the four highest ranks "
+             "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case).\n"
              "? lists the legal cards; help or h shows this; q ends the session.")
 
