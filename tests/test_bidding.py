@@ -67,7 +67,7 @@ def test_no_strong_two_a_hand_of_28_points_or_more_opens_one_of_its_suit():
     # Two of a suit is the weak two only; a strong hand opens one (no game bonus to reach).
     bid = _bid("12B 12B 11B 11B 8B 8B 7A 11R 11R 10R 11P 10P 9P")  # 38 points, 7 Animals
     assert bid.call == parse_call("1A")
-    assert bid.explanation == "opening: 5+ Animals, longest suit, 15+ points"
+    assert bid.explanation == "opening: 5+ Bright Animals, longest suit, 15+ points"
 
 
 def test_opening_1nt_balanced_5_4_4_with_17_to_22():
@@ -96,7 +96,7 @@ def test_competes_to_3_in_a_ten_card_fit_over_an_opponents_bid_whatever_the_poin
     hand = "12B 11B 8B 5A 2A 11R 10R 9R 2P 3P 4P 5P 1Pa"  # 18 points, 5 Animals: 26 with partner's 8
     bid = _bid(hand, "1A", "Pass", "2A", "3R")
     assert bid.call == parse_call("3A")
-    assert bid.explanation == "competes or long suit: 5+ Animals"
+    assert bid.explanation == "competes or long suit: 5+ Bright Animals"
     assert _bid(hand, "1A", "Pass", "2A", "Pass").call.is_pass  # uncontested: no reason to bid on
 
 
@@ -113,7 +113,7 @@ def test_competing_to_3_whatever_the_points_is_for_a_suit_fit_not_no_trump():
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
     # Competing to the three level needs an opponent's bid; without one, 3A can only be a rebid.
     auction = _auction("1A", "Pass", "2A", "Pass", "3A")
-    assert explain_call(auction, 4) == "long suit: 7+ Animals, longest suit, 15+ points"
+    assert explain_call(auction, 4) == "long suit: 7+ Bright Animals, longest suit, 15+ points"
     auction = _auction("1A", "Pass", "2A", "3R", "3A")
     assert explain_call(auction, 4).startswith("competes or long suit: ")
 
@@ -135,7 +135,7 @@ def test_opener_rebids_a_six_card_suit_at_the_two_level_when_partner_is_silent()
     bid = _bid(hand, "1A", "2R", "Pass", "Pass")
     assert bid.call == parse_call("2A")
     # a 10-card suit could compete on any points, so the reading claims only the length
-    assert bid.explanation == "competes or long suit: 6+ Animals"
+    assert bid.explanation == "competes or long suit: 6+ Bright Animals"
 
 
 def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():
@@ -160,13 +160,13 @@ def test_responder_to_1nt_names_a_six_card_suit_at_the_two_level_whatever_its_po
     hand = "12B 11B 8B 7A 6A 5A 11R 10R 5R 11P 5P 4P 3P"  # 20 points, 6 Animals
     bid = _bid(hand, "1NT", "Pass")
     assert bid.call == parse_call("2A")
-    assert bid.explanation == "to play: 6+ Animals, longest suit"
+    assert bid.explanation == "to play: 6+ Bright Animals, longest suit"
 
 
 def test_response_simple_raise_with_five_card_support():
     bid = _bid("8A 7A 6A 5A 2A 11R 10R 9P 6P 5P 4P 3P 2P", "1A", "Pass")  # 10 points
     assert bid.call == parse_call("2A")
-    assert bid.explanation.startswith("simple raise: 5+ Animals")
+    assert bid.explanation.startswith("simple raise: 5+ Bright Animals")
 
 
 def test_competitive_overcall_needs_a_long_suit_and_values():
@@ -179,7 +179,7 @@ def test_overcall_at_the_two_level_with_a_six_card_suit_from_14_points():
     hand = "8A 2A 11R 10R 7R 5R 3R 2R 11P 9P 5P 4P 3P"  # 14 points, 6 Ribbons
     bid = _bid(hand, "1A")
     assert bid.call == parse_call("2R")
-    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Animals, 14+ points"
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Bright Animals, 14+ points"
     assert _bid("8A 2A 11R 10R 5R 4R 3R 2R 11P 9P 5P 4P 3P", "1A").call.is_pass  # 13 points
 
 
@@ -297,7 +297,7 @@ def test_weak_twos_are_contested_with_a_strong_balanced_hand_or_a_six_card_suit_
     long = "11R 11R 10R 9R 5R 4R 12B 11B 5A 6A 11P 2P 3P"  # 24 points, 6 Ribbons
     bid = _bid(long, "2A")
     assert bid.call == parse_call("3R")
-    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Animals, 16+ points"
+    assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Bright Animals, 16+ points"
     assert _bid("11R 10R 9R 4R 3R 2R 2A 5A 6A 7A 11P 2P 3P", "2A").call.is_pass  # 13 points
 
 

@@ -123,7 +123,7 @@ def test_play_quitting_after_a_hand_prints_the_scoresheet_once(monkeypatch):
 def test_play_bot_calls_show_what_they_mean(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
     assert status == 0
-    assert "North calls 1A  (opening: 5+ Animals, longest suit, 15+ points)" in out
+    assert "North calls 1A  (opening: 5+ Bright Animals, longest suit, 15+ points)" in out
 
 
 def test_play_answers_anything_illegal_with_a_clear_message(monkeypatch):

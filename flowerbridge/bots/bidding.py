@@ -465,10 +465,10 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
     balanced = all(rule.balanced for rule in rules)
     parts: list[str] = ["balanced"] if balanced else []
     floor = BALANCED[0] if balanced else 0
-    parts += [f"{meaning.min_length[s]}+ {s.short}" for s in sorted(Suit, reverse=True)
+    parts += [f"{meaning.min_length[s]}+ {s.english}" for s in sorted(Suit, reverse=True)
               if meaning.min_length[s] > floor]
     if call.is_bid and all(rule.strain == "long" for rule in rules):
-        parts.append("longest suit" + (" other than " + " and ".join(s.short for s in barred)
+        parts.append("longest suit" + (" other than " + " and ".join(s.english for s in barred)
                                        if barred else ""))
     if not balanced and max(meaning.max_length) < LONG_SUIT:
         parts.append(f"no {LONG_SUIT}-card suit")
