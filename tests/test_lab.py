@@ -532,7 +532,9 @@ def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]), "STUCK": str(stuck)}
     command = [PYTHON, "-m", "flowerbridge.cli", "lab", "play", "--n", "6", "--bots", "stuckbot:StuckBot",
                "--chunk-size", "3", "--workers", "2", "--out", str(out), "--quiet"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # (SIGINT at its default, as from a terminal, also where the suite runs with it ignored)
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(list(stuck.iterdir())) < 2:              # both workers are stuck in their chunks
         assert proc.poll() is None and time.monotonic() < deadline

@@ -117,9 +117,12 @@ class ServerProcess(_Server):
         self.url = ""
 
     def __enter__(self) -> "ServerProcess":
+        # Ctrl-C (SIGINT) reaches the server as from a terminal, even where the tests run
+        # in the background (`nohup ... &`), which starts them with SIGINT ignored
         self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         line = self.process.stdout.readline() if self.process.stdout else ""
         found = re.search(r"http://[\w.\[\]:]+", line)
         if not found:
