@@ -499,6 +499,17 @@ def _lab_command(out: Path, n: int) -> list[str]:
             "--quiet"]
 
 
+def _slow_lab(tmp_path: Path, n: int) -> tuple[subprocess.Popen, Path, dict[str, str]]:
+    """``lab play`` of ``n`` deals by SlowBot (:func:`_lab_command`) started into
+    ``tmp_path/run``, its output piped: the process, the folder and its environment."""
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = tmp_path / "run"
+    proc = subprocess.Popen(_lab_command(out, n), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    return proc, out, env
+
+
 def _wait_for_chunks(out: Path, proc: subprocess.Popen, count: int) -> None:
     deadline = time.monotonic() + 60
     while len(list((out / "chunks" / "play").glob("*.csv"))) < count:
@@ -631,11 +642,7 @@ def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, 
 def test_lab_terminated_by_kill_stops_as_after_ctrl_c_and_resumes(tmp_path):
     # (SIGTERM, `kill PID`, killed the driver outright: its workers ended by themselves,
     # and Python's resource tracker warned of "6 leaked semaphore objects")
-    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    out = tmp_path / "run"
-    proc = subprocess.Popen(_lab_command(out, 30), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc, out, env = _slow_lab(tmp_path, 30)
     _wait_for_chunks(out, proc, 2)
     proc.send_signal(signal.SIGTERM)                    # the driver alone, as kill does
     try:
@@ -655,11 +662,7 @@ def test_lab_terminated_by_kill_stops_as_after_ctrl_c_and_resumes(tmp_path):
 
 
 def test_lab_worker_killed_is_one_error_line_and_the_run_resumes(tmp_path):
-    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    out = tmp_path / "run"
-    proc = subprocess.Popen(_lab_command(out, 30), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc, out, env = _slow_lab(tmp_path, 30)
     _wait_for_chunks(out, proc, 1)
     workers = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"],
                              capture_output=True, text=True).stdout.split()
