@@ -280,8 +280,11 @@ class Session:
         characters (a narrow terminal), one side's under the other's. Without
         ``record``, the sheet ends at the totals (no record of the last hand)."""
         rule = "=" * min(49, width or 49)
-        above = [(s, f"{p}  {lab} (hand {n})") for n, s, p, lab in self.above]
-        below = [(s, f"{p}  (hand {n})") for game in self.games for n, s, p in game.below]
+        # the points right-aligned, so that what they are for starts in one column
+        pw = max([1] + [len(str(p)) for _, _, p, _ in self.above]
+                 + [len(str(p)) for game in self.games for _, _, p in game.below])
+        above = [(s, f"{p:>{pw}}  {lab} (hand {n})") for n, s, p, lab in self.above]
+        below = [(s, f"{p:>{pw}}  (hand {n})") for game in self.games for n, s, p in game.below]
         # North-South's column is as wide as its longest entry, so East-West's stays in line
         w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
         # and East-West's must fit beside it: a longer entry of theirs, wrapped, went on
@@ -311,7 +314,7 @@ class Session:
         for game in self.games:
             if not game.below and game.winner is None and game is self.games[-1] and len(self.games) > 1:
                 continue
-            lines += entries([(s, f"{p}  (hand {n})") for n, s, p in game.below], None)
+            lines += entries([(s, f"{p:>{pw}}  (hand {n})") for n, s, p in game.below], None)
             if game.winner is not None:
                 lines.append(f"{'-' * (20 if beside else 4)} game {game.number} to {game.winner.label} "
                              f"{'-' * (8 if beside else 4)}")

@@ -452,11 +452,14 @@ def test_rule_options_values_are_bounded_so_sums_stay_exact(field, value):
 
 def test_ruling_r19_text_scoresheet_keeps_east_west_in_line_beside_a_long_entry():
     session = Session()
-    session.above += [(1, Side.NS, 100, "1 Bright Animal down 2 × 50"), (1, Side.EW, 5, "honors")]
+    session.above += [(1, Side.NS, 100, "1 Bright Animal down 2 × 50"), (1, Side.EW, 5, "honors"),
+                      (1, Side.NS, 9, "honors")]
     lines = session.render().splitlines()
     header = next(line for line in lines if line.startswith("NORTH-SOUTH"))
     row = next(line for line in lines if "down 2" in line)
-    assert row.index("5  honors (hand 1)") == header.index("EAST-WEST")
+    assert row.index("  5  honors (hand 1)") == header.index("EAST-WEST")
+    # the points right-aligned: what they are for starts in one column (9 and 100 did not)
+    assert lines[lines.index(row) + 1] == "  9  honors (hand 1)"
 
 
 @pytest.mark.parametrize("width", [72, 75, 78])
@@ -468,11 +471,11 @@ def test_ruling_r19_text_scoresheet_puts_a_long_east_west_entry_under_its_own_si
     lines = session.render(width).splitlines()
     assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
     ew = lines.index("EAST-WEST")                          # one side under the other
-    assert lines.index("NORTH-SOUTH") < lines.index("  21  honors (hand 1)") < ew
+    assert lines.index("NORTH-SOUTH") < lines.index("   21  honors (hand 1)") < ew
     assert lines[ew + 1] == "  100  6 Bright Animals down 2 × 50 (hand 2)"
     wide = session.render(width + 20).splitlines()         # wide enough: beside each other again
-    assert any(line.startswith("21  honors (hand 1)") and line.endswith("100  6 Bright Animals down 2 × 50 "
-                                                                     "(hand 2)") for line in wide)
+    assert any(line.startswith(" 21  honors (hand 1)") and line.endswith("100  6 Bright Animals down 2 × 50 "
+                                                                      "(hand 2)") for line in wide)
 
 
 def test_ruling_r17_a_ten_bright_bonus_below_the_five_is_refused_for_new_play():
