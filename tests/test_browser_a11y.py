@@ -128,6 +128,18 @@ def close_all(clients):
 
 
 def test_client_keyboard_focus_enters_the_bidding_box_at_the_persons_turn(browser, server):
+    # The deal is the table's own, at random: where the dummy holds one card of the suit
+    # led (one deal in about fifty), it has one playable card and no arrow to move by, and
+    # the walk is taken again at another table.
+    for _ in range(5):
+        if keyboard_walk_through_a_hand(browser, server):
+            return
+    pytest.fail("at five tables running the dummy had one playable card after the lead")
+
+
+def keyboard_walk_through_a_hand(browser, server) -> bool:
+    """The person's keyboard through an auction and dummy's first card; False (nothing
+    asserted of the cards) where the dummy has a single playable card then."""
     created, clients, south = people_table(browser, server, "S")
     focus = lambda: south.evaluate(FOCUS)  # noqa: E731
     # seq 1 is the deal; each action is the next event
@@ -168,7 +180,11 @@ def test_client_keyboard_focus_enters_the_bidding_box_at_the_persons_turn(browse
     assert south.evaluate("document.activeElement.closest('.seat-box').dataset.seat") == "N"
     # the playable cards are one stop in the Tab order, held by the card the arrows moved to
     stops = "[...document.querySelectorAll('#felt .card.playable')].filter((c) => c.tabIndex === 0).length"
-    assert south.locator("#felt .card.playable").count() >= 2 and south.evaluate(stops) == 1
+    if south.locator("#felt .card.playable").count() < 2:
+        close_all(clients)
+        south.close()
+        return False
+    assert south.evaluate(stops) == 1
     south.keyboard.press("ArrowRight")
     moved = south.evaluate("document.activeElement.textContent")
     assert south.evaluate("document.activeElement.tabIndex") == 0 and south.evaluate(stops) == 1
@@ -181,6 +197,7 @@ def test_client_keyboard_focus_enters_the_bidding_box_at_the_persons_turn(browse
     assert focus() == "#message"                # the card went, focus did not drop to <body>
     close_all(clients)
     assert not south.errors
+    return True
 
 
 def test_client_focused_auction_cell_keeps_focus_when_the_page_redraws(browser, server):
