@@ -1058,6 +1058,15 @@ def test_lab_refuses_a_setting_no_named_analysis_reads(tmp_path, capsys):
                  "--out", str(tmp_path / "p"), "--quiet"]) == 0
 
 
+def test_lab_refuses_an_analysis_named_twice(tmp_path, capsys):
+    # `lab deals play deals` ran deals once and said nothing of the second name
+    assert main(["lab", "deals", "play", "deals", "--n", "1", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "error: deals named more than once: name each analysis once\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_lab_number_of_deals_is_bounded(tmp_path):
     with pytest.raises(LabError, match="between 1 and 100,000,000"):
         run(tmp_path, ["deals"], n=10**11, seed=1, workers=1, chunk_size=1)

@@ -65,6 +65,9 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
         variants = default_first(variants)     # the rules as written are the reference
         variant_options(variants)              # a bad one named now, not after dd's searches
     names = list(names or DEFAULT_ANALYSES)
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise LabError(f"{', '.join(twice)} named more than once: name each analysis once")
     # a setting no named analysis reads would be silently ignored: refused (an
     # unknown name is left to run(), which names it)
     if set(names) <= set(known):
