@@ -927,6 +927,39 @@ def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_discon
     assert not page.errors
 
 
+# WS_GATE, closed instead as the second hand is dealt (the page then shows that
+# hand's auction, a hand still going)
+WS_GATE_AT_DEAL = WS_GATE.replace("JSON.parse(event.data).hand_over", "JSON.parse(event.data).type === 'deal' && JSON.parse(event.data).hand === 2")
+
+
+def test_a_page_away_for_several_hands_says_how_many_ended_and_opens_the_last_ones_review(browser, server):
+    # Away from the start of hand 2 to the session's end (hand 3), the page came
+    # back to a finished table with no word of either hand and no review opened
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
+    table_id = created["table"]["id"]
+    page = open_page(browser, server, "/")
+    page.add_init_script(WS_GATE_AT_DEAL)
+    page.goto(f"/t/{table_id}")     # a spectator: the bots play while it watches
+    page.wait_for_function("window.__gate.shut", timeout=HAND_TIMEOUT_MS)
+    assert page.evaluate("document.body.dataset.phase") == "auction"
+    if page.locator("#review-dialog[open]").count():
+        page.locator("#close-review").click()   # hand 1's review, opened at its end
+    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+    watcher.send({"type": "hello", "token": None})
+    try:
+        watcher.until(lambda m: watcher.session_over, timeout=2 * HAND_TIMEOUT_MS / 1000)
+    finally:
+        watcher.close()
+    assert page.locator("#review-dialog[open]").count() == 0
+    page.evaluate("window.__gate.shut = false")
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=15_000)
+    assert page.evaluate("document.body.dataset.phase") in ("finished", "passed out")
+    said = page.locator("#review-live").inner_text()
+    assert said.startswith("2 hands ended while this page was away, hands 2 to 3; the scoresheet has them all.")
+    assert "Hand 3: " in said
+    assert not page.errors
+
+
 # The page's websocket hears nothing while window.__deaf is true: its messages are
 # dropped before the page's own listener, as if they were lost with the connection.
 WS_DEAF = """(() => {

@@ -665,7 +665,14 @@ const HANDLERS = {
     // as its last card was played, and a snapshot came back instead of the events):
     // told as a page that saw the last card is told (handOver), rather than left
     // in the next hand's auction, or a finished hand, with no word of how it ended.
-    if (going !== null && state.review?.hand === going) {
+    // Away for more hands than that, the page says how many ended and opens the
+    // review of the last (the scoresheet has them all).
+    if (going !== null && state.review && state.review.hand >= going) {
+      const missed = state.review.hand - going + 1;
+      if (missed > 1) {
+        say(`${missed} hands ended while this page was away, hands ${going} to ${state.review.hand}; ` +
+          "the scoresheet has them all.");
+      }
       say(headline(state.review));
       openReview();
     }
