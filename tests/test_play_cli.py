@@ -471,6 +471,25 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert "Type a card code such as 11B or 1Pa (in any case).\n? lists the legal cards; " in out
 
 
+def test_play_wraps_what_it_says_at_the_terminals_width(monkeypatch):
+    # At 40 columns the legal calls, the help and the bots' explanations ran on
+    # in lines of up to 160 characters, which the terminal broke inside words;
+    # now each line beyond the width goes on, indented, on the next, words whole
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out = _play(monkeypatch, ["--seed", "3"], "help\nq\n")
+    assert status == 0
+    said = out.split("Legal: ", 1)[1].split("\nYour call")[0].splitlines()   # after the prompt
+    assert all(len(line) <= 39 for line in said[1:]) and len(said) > 6
+    legal = " ".join(["Legal:", *said]).split("Type a call")[0].split()
+    assert legal[1:4] == ["Pass", "1NT", "2P"] and legal[-1] == "7NT"
+    assert "The bots' calls count points by rank,\n    not the honor count" in out
+    assert "North calls 1A  (opening: 5+ Bright\n    Animals" in out
+    # written to a pipe (no COLUMNS), a line is left whole, as demo leaves it
+    monkeypatch.delenv("COLUMNS")
+    status, piped = _play(monkeypatch, ["--seed", "3"], "help\nq\n")
+    assert status == 0 and "The bots' calls count points by rank, not the honor count: the four" in piped
+
+
 class HelpInThePlay(AutoPlayer):
     """Asks for help at the first card prompt, then plays as AutoPlayer."""
 

@@ -13,7 +13,8 @@ import re
 import sys
 from typing import TextIO
 
-from . import add_rule_options, rule_option_changes, seat as seat_type, terminal_width, whole_number
+from ..render import fit_lines
+from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
 from .demo import MAX_HANDS
 
 
@@ -142,7 +143,10 @@ class Table:
         self.save_error: str | None = None   # why the last write of --save failed
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.stdout, flush=True)
+        """A line or block to show: a line longer than the terminal is wide goes on,
+        indented, on the next (the hands and the scoresheet are laid out to fit it
+        already; written to a file or a pipe, lines are left whole, as demo's are)."""
+        print(fit_lines(text, output_width()), file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str:
         if self.stdin is sys.stdin and self.stdout is sys.stdout and _terminal():
