@@ -903,24 +903,35 @@ WS_GATE = """(() => {
 })();"""
 
 
+def spectate_bots_through_a_gate(browser, server, gate):
+    """A spectator page (its websocket behind ``gate``) on a table of four bots
+    playing three hands; the table's id and the page."""
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
+    table_id = created["table"]["id"]
+    page = open_page(browser, server, "/")
+    page.add_init_script(gate)
+    page.goto(f"/t/{table_id}")     # the bots play while it watches
+    return table_id, page
+
+
+def watch_to_the_sessions_end(server, table_id, timeout_ms):
+    """While a page is away, a watcher keeps the table attended to the session's end."""
+    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
+    watcher.send({"type": "hello", "token": None})
+    try:
+        watcher.until(lambda m: watcher.session_over, timeout=timeout_ms / 1000)
+    finally:
+        watcher.close()
+
+
 def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_disconnect(browser, server):
     # docs/client.md: the review is of the last finished hand. A page away across
     # a hand's end comes back to a snapshot; its open window showed hand 1 for
     # good (its values, if pending, sent while the page was away)
-    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
-    table_id = created["table"]["id"]
-    page = open_page(browser, server, "/")
-    page.add_init_script(WS_GATE)
-    page.goto(f"/t/{table_id}")     # a spectator: the bots play while it watches
+    table_id, page = spectate_bots_through_a_gate(browser, server, WS_GATE)
     page.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=HAND_TIMEOUT_MS)
-    # the page is away for two hands (one would come back as the events missed);
-    # a watcher keeps the table attended to the session's end
-    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
-    watcher.send({"type": "hello", "token": None})
-    try:
-        watcher.until(lambda m: watcher.session_over, timeout=HAND_TIMEOUT_MS / 1000)
-    finally:
-        watcher.close()
+    # the page is away for two hands (one would come back as the events missed)
+    watch_to_the_sessions_end(server, table_id, HAND_TIMEOUT_MS)
     page.evaluate("window.__gate.shut = false")
     page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=15_000)
     assert page.locator("#review .review").count() == 1
@@ -929,27 +940,19 @@ def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_discon
 
 # WS_GATE, closed instead as the second hand is dealt (the page then shows that
 # hand's auction, a hand still going)
-WS_GATE_AT_DEAL = WS_GATE.replace("JSON.parse(event.data).hand_over", "JSON.parse(event.data).type === 'deal' && JSON.parse(event.data).hand === 2")
+WS_GATE_AT_DEAL = WS_GATE.replace("JSON.parse(event.data).hand_over",
+                                  "JSON.parse(event.data).type === 'deal' && JSON.parse(event.data).hand === 2")
 
 
 def test_a_page_away_for_several_hands_says_how_many_ended_and_opens_the_last_ones_review(browser, server):
     # Away from the start of hand 2 to the session's end (hand 3), the page came
     # back to a finished table with no word of either hand and no review opened
-    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
-    table_id = created["table"]["id"]
-    page = open_page(browser, server, "/")
-    page.add_init_script(WS_GATE_AT_DEAL)
-    page.goto(f"/t/{table_id}")     # a spectator: the bots play while it watches
+    table_id, page = spectate_bots_through_a_gate(browser, server, WS_GATE_AT_DEAL)
     page.wait_for_function("window.__gate.shut", timeout=HAND_TIMEOUT_MS)
     assert page.evaluate("document.body.dataset.phase") == "auction"
     if page.locator("#review-dialog[open]").count():
         page.locator("#close-review").click()   # hand 1's review, opened at its end
-    watcher = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{table_id}")
-    watcher.send({"type": "hello", "token": None})
-    try:
-        watcher.until(lambda m: watcher.session_over, timeout=2 * HAND_TIMEOUT_MS / 1000)
-    finally:
-        watcher.close()
+    watch_to_the_sessions_end(server, table_id, 2 * HAND_TIMEOUT_MS)
     assert page.locator("#review-dialog[open]").count() == 0
     page.evaluate("window.__gate.shut = false")
     page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=15_000)
