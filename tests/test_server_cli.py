@@ -26,11 +26,13 @@ def test_serve_prints_the_url_and_serves_the_lobby(tmp_path):
         assert server.api("GET", "/api/meta").json()["analysis"] is False
 
 
-def test_serve_on_every_address_prints_one_the_others_can_reach(tmp_path):
+@pytest.mark.parametrize("every", ["0.0.0.0", "0"])
+def test_serve_on_every_address_prints_one_the_others_can_reach(every, tmp_path):
     # it printed http://0.0.0.0:PORT/, and a lobby opened there (or at 127.0.0.1)
-    # made invitation links that pointed the others at their own machines
+    # made invitation links that pointed the others at their own machines; the
+    # name 0 listens on every address too (it printed http://0:PORT/)
     from flowerbridge.cli.serve import network_address
-    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "0.0.0.0",
+    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--host", every,
                                 "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -39,7 +41,7 @@ def test_serve_on_every_address_prints_one_the_others_can_reach(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=30)
-    assert "0.0.0.0" not in line, line
+    assert "0.0.0.0" not in line and "//0:" not in line, line
     assert line.startswith(f"Flower Bridge is at http://{network_address() or '127.0.0.1'}:"), line
     assert "open the lobby at the one the others reach" in line
 
@@ -120,6 +122,17 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
 def test_serve_refuses_bad_options(args, tmp_path):
     result = serve(*args, "--database", str(tmp_path / "t.db"))
     assert result.returncode == 2 and result.stderr.startswith("error: flowerbridge serve:")
+
+
+@pytest.mark.parametrize("host", ["\udcff", ":", "\uff10.0.0.0", "bridge example.org", "*.example.org"])
+def test_serve_refuses_a_host_that_is_no_address_or_host_name(host, tmp_path):
+    # a --host of a byte that is not UTF-8 reached the socket, which raised
+    # (a traceback, status 1); ':' was tried as '::0'
+    result = serve("--host", host, "--port", "0", "--database", str(tmp_path / "t.db"))
+    assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: flowerbridge serve: argument --host: ")
+    assert "is not an IP address or host name" in result.stderr
+    assert not (tmp_path / "t.db").exists()
 
 
 def test_serve_takes_idle_close_in_minutes_or_as_a_duration():

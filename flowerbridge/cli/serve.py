@@ -108,18 +108,20 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     from ..server.limits import MAX_FRAME_BYTES
     from ..server.store import shown_url
 
-    # on every address, the machine's own on its network: printed, and answered beside a host list
-    own = network_address() if args.host in EVERY_ADDRESS else None
+    # on every address (by the socket: a name such as 0 may mean it too), the machine's
+    # own on its network: printed, and answered beside a host list
+    bound, port = sock.getsockname()[:2]
+    every = bound in EVERY_ADDRESS
+    own = network_address() if every else None
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
                           max_tables=args.max_tables, idle_close=args.idle_close,
                           tables_per_minute=args.tables_per_minute,
                           connections_per_address=args.connections_per_address,
-                          allowed_hosts=allowed_hosts(args.host, args.allowed_hosts, own))
-    port = sock.getsockname()[1]
+                          allowed_hosts=allowed_hosts(bound if every else args.host, args.allowed_hosts, own))
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     where = ""
-    if args.host in EVERY_ADDRESS:
+    if every:
         # the lobby must be opened at an address the others can reach, since the
         # invitation links are made from the address it was opened at (not 0.0.0.0)
         host = own or "127.0.0.1"
@@ -164,9 +166,19 @@ def _database(text: str) -> str:
 
 
 def _host(text: str) -> str:
+    """An IP address (written as Python writes it) or a host name, checked: a
+    name of other characters reached the socket, which raised on it."""
     if not text.strip():
         raise argparse.ArgumentTypeError("give an address (0.0.0.0 listens on every interface)")
-    return text
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(text.lower()) and not text.startswith("*") and len(text) <= 253:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not an IP address or host name: give one such as 127.0.0.1, ::1 or "
+        "bridge.example.org (0.0.0.0 listens on every interface)")
 
 
 def _forwarded_allow_ips(text: str) -> list[str]:
