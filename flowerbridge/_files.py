@@ -15,12 +15,25 @@ import stat
 from typing import IO, Callable
 
 
+def name_max(folder: str | os.PathLike[str]) -> int:
+    """The longest file name, in bytes, that ``folder`` takes (255 where the system
+    does not say)."""
+    try:
+        return os.pathconf(os.fspath(folder) or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
 def open_beside(target: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
-    """A new temporary file in ``target``'s folder, named after it (``.NAME.XXXXXXXX.tmp``),
-    open for writing bytes: its path and the open file. OSError if the folder cannot be
-    written."""
+    """A new temporary file in ``target``'s folder, named after it (``.NAME.XXXXXXXX.tmp``,
+    NAME cut short where the whole would be too long a name for the folder), open for
+    writing bytes: its path and the open file. OSError if the folder cannot be written."""
     folder, name = os.path.split(os.fspath(target))
-    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    tail = f".{secrets.token_hex(4)}.tmp"
+    room = name_max(folder) - 1 - len(tail)
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    temporary = os.path.join(folder, f".{name}{tail}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     return temporary, os.fdopen(fd, "wb")
 

@@ -351,6 +351,16 @@ def test_cli_demo_save_overwrite_keeps_the_files_permissions(cli, tmp_path):
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
 
 
+def test_cli_demo_save_takes_a_file_name_as_long_as_the_folder_takes(cli, tmp_path):
+    # the temporary file beside it, .NAME.XXXXXXXX.tmp, is 14 bytes longer: a name
+    # of 242 to 255 bytes, which the folder takes, was refused "File name too long"
+    saved = tmp_path / ("a" * 250 + ".json")
+    status, out, err = cli("demo", "--seed", "t", "--hands", "1", "--save", str(saved))
+    assert (status, err) == (0, "")
+    assert len(json.loads(saved.read_text(encoding="utf-8"))["hands"]) == 1
+    assert os.listdir(tmp_path) == [saved.name]        # and its shortened temporary file is gone
+
+
 @pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
 def test_cli_demo_save_through_a_symlink_to_a_directory_names_where_it_leads(cli, assert_cli_error, tmp_path,
                                                                             overwrite):
