@@ -1034,6 +1034,14 @@ def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_p
     assert "--dd-n belongs to --designer" in capsys.readouterr().err
     assert main(["lab", "--designer", str(tmp_path / "no" / "r.md"), "--n", "1", "--quiet"]) == 2
     assert "there is no folder" in capsys.readouterr().err
+    # an unset "$REPORT" ran the analyses named instead, as if no report were asked for
+    assert main(["lab", "play", "--designer", "", "--n", "1", "--out", str(tmp_path / "e"), "--quiet"]) == 2
+    assert capsys.readouterr().err == "error: --designer '': give the report's file name, e.g. --designer report.md\n"
+    # a name longer than the folder takes: refused before the study, not after it (with
+    # the figures' folder made)
+    long = str(tmp_path / ("r" * 256 + ".md"))
+    assert main(["lab", "--designer", long, "--n", "1", "--out", str(tmp_path / "l"), "--quiet"]) == 2
+    assert capsys.readouterr().err.endswith(": the file name is longer than its folder takes (255 bytes)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 

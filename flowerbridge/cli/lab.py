@@ -79,6 +79,7 @@ def parse_variants(specs: list[str]) -> list | None:
 
 
 def run(args) -> int:
+    from .._files import name_max
     from ..lab import LabError
     from ..lab.report import plural
     from . import parse_seed
@@ -86,6 +87,8 @@ def run(args) -> int:
     seed = parse_seed(args.seed)
     # `--designer=~/r.md` reaches us with its `~` (the shell expands it only at a word's
     # start): expanded once here, and that one path is checked, written and printed
+    if args.designer is not None and not args.designer.strip():     # an unset "$REPORT"
+        raise LabError("--designer '': give the report's file name, e.g. --designer report.md")
     designer = Path(args.designer).expanduser() if args.designer else None
     if designer is not None:
         given = [name for name, value in (("analyses", args.analyses), ("--variant", args.variant),
@@ -94,6 +97,10 @@ def run(args) -> int:
             raise LabError(f"--designer runs its own analyses and variants: drop {', '.join(given)}")
         if not designer.parent.is_dir():
             raise LabError(f"--designer {args.designer}: there is no folder {designer.parent}")
+        # refused now, not once the study has run (and its figures' folder been made)
+        if len(os.fsencode(designer.name)) > name_max(designer.parent):
+            raise LabError(f"--designer {args.designer}: the file name is longer than its folder "
+                           f"takes ({name_max(designer.parent)} bytes)")
     elif args.dd_n:
         raise LabError("--dd-n belongs to --designer; for the double-dummy analysis alone, name it: "
                        "flowerbridge lab dd --n K")
