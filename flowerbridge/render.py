@@ -48,16 +48,18 @@ def format_holding(cards: Iterable[Card], *, names: bool = False, language: str 
     return lines
 
 
-def render_deal(state: HandState, *, names: bool = False) -> str:
-    """All four hands of the deal, with the 8 undealt cards."""
+def render_deal(state: HandState, *, names: bool = False, width: int | None = None) -> str:
+    """All four hands of the deal, with the 8 undealt cards; given a ``width``, no
+    line longer (a suit goes on under its first card, as in :func:`format_holding`)."""
     out = [f"Dealer {state.dealer.full_name}"]
     for seat in SEATS:
         cards = state.deal.hands[seat]
         points = sum(c.points for c in cards)
         out.append(f"{seat.full_name} (honor count {points})")   # Chapter 10, not the bots' points
-        out += ["  " + line for line in format_holding(cards, names=names)]
+        out += ["  " + line for line in format_holding(cards, names=names,
+                                                       width=None if width is None else width - 2)]
     out.append("Undealt: " + " ".join(c.code for c in state.deal.undealt))
-    return "\n".join(out)
+    return fit_lines("\n".join(out), width)
 
 
 def describe_contract(state: HandState) -> str:
@@ -122,14 +124,15 @@ def render_unfinished(state: HandState) -> str:
             f"to play; no score")
 
 
-def render_hand(state: HandState, *, names: bool = False) -> str:
+def render_hand(state: HandState, *, names: bool = False, width: int | None = None) -> str:
     """Everything about a hand: deal, auction, tricks with winners, score; for a
-    hand not yet over, what there is and what it lacks (no score)."""
-    parts = [render_deal(state, names=names), "", render_auction(state, awaited=True)]
+    hand not yet over, what there is and what it lacks (no score). Given a
+    ``width``, no line is longer."""
+    parts = [render_deal(state, names=names, width=width), "", render_auction(state, awaited=True)]
     if state.tricks or state.current_trick:
         parts += ["", render_tricks(state)]
     if not state.is_over:
         parts += ["", render_unfinished(state)]
     elif state.contract is not None:    # (a passed-out hand's auction ends "Passed out")
         parts += ["", render_score(state)]
-    return "\n".join(parts)
+    return fit_lines("\n".join(parts), width)

@@ -110,6 +110,22 @@ def test_show_a_session_heads_each_hand_and_ends_with_the_scoresheets_totals(cli
     assert "GAME WINNER" in out and "HAND RECORD" not in out and out.count("Dealer ") == 3
 
 
+@pytest.mark.parametrize("columns", [80, 40])
+def test_show_fits_its_hands_to_the_terminal_as_demo_does(cli, monkeypatch, tmp_path, columns):
+    # show --names printed named holdings of up to 143 characters at 80 columns
+    path = tmp_path / "s.json"
+    assert cli("demo", "--hands", "3", "--quiet", "--save", str(path))[0] == 0
+    monkeypatch.setenv("COLUMNS", str(columns))
+    status, out, err = cli("show", "--names", str(path))
+    assert (status, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= columns - 1
+    assert re.search(r"^  A  \d+[BA] \(\w+ [\w ]+\)", out, re.M)     # the names are there
+    assert out.count("=== Hand ") == 3 and "Totals: NORTH-SOUTH " in out
+    monkeypatch.delenv("COLUMNS")       # to a file or a pipe: each suit on one line
+    whole = cli("show", "--names", str(path))[1]
+    assert max(len(line) for line in whole.splitlines()) > 80
+
+
 def test_show_numbers_several_hands_and_leaves_one_hand_as_it_was(cli, monkeypatch, tmp_path, random_hand):
     import io
     import sys

@@ -47,7 +47,7 @@ def run(args) -> int:
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
             print(f"=== Hand {number} ===")
-        print(render_hand(record.state, names=args.names))
+        print(render_hand(record.state, names=args.names, width=output_width()))
         print()
     if session is not None:
         # the sheet down to its totals: its record of the last hand repeats what is shown above
