@@ -3,6 +3,7 @@ use, an unreachable database or a bad option is one ``error:`` line, exit 2."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -158,6 +159,17 @@ def test_serve_refuses_a_database_that_would_lose_tables_or_a_missing_folder(dat
     assert result.stderr.startswith("error: ") and message.format(tmp=tmp_path) in result.stderr
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "no").exists()
+
+
+def test_serve_refuses_a_database_path_that_is_no_regular_file(tmp_path):
+    # --database /dev/null: SQLite left /dev/null-journal and a lock file beside the
+    # device, and the error said "disk I/O error" with no word of which database
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = serve("--port", "0", "--database", str(pipe))
+    assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.stderr == f"error: cannot open database {pipe}: {pipe} is not a regular file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
 def test_serve_believes_no_forwarded_address_unless_told_which_proxy_to_trust(tmp_path):

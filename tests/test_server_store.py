@@ -37,7 +37,7 @@ def test_a_first_migration_that_fails_leaves_the_sqlite_file_as_it_was(tmp_path)
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE events (x INTEGER)")
-    with pytest.raises(StoreError, match="cannot migrate the database: table events already exists"):
+    with pytest.raises(StoreError, match=f"cannot migrate the database {path}: table events already exists"):
         Store(str(path)).migrate()
     assert _tables(path) == {"events"}
     with sqlite3.connect(path) as connection:
@@ -190,7 +190,7 @@ def test_a_refused_start_leaves_another_programs_sqlite_file_byte_for_byte_as_it
     connection.close()
     before = path.read_bytes()
     assert_cli_error(cli("serve", "--port", "0", "--database", str(path)),
-                     "cannot migrate the database: table events already exists")
+                     f"cannot migrate the database {path}: table events already exists")
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]   # no lock, WAL or journal left
 

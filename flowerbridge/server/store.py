@@ -161,6 +161,10 @@ class Store:
                 raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
             if Path(path).expanduser().is_dir():
                 raise StoreError(f"cannot open database {shown}: {path} is a folder, not a file")
+            # a device or a pipe (/dev/null): SQLite would write a journal and the lock
+            # file beside it, and fail later with no word of which file
+            if Path(path).expanduser().exists() and not Path(path).expanduser().is_file():
+                raise StoreError(f"cannot open database {shown}: {path} is not a regular file")
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.shown = shown
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -201,10 +205,10 @@ class Store:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot migrate the database: {_reason(exc)}") from None
+            raise StoreError(f"cannot migrate the database {self.shown}: {_reason(exc)}") from None
         except CommandError as exc:     # a revision this flowerbridge does not know
-            raise StoreError(f"cannot migrate the database: {exc} (made by a newer flowerbridge, "
-                             "or not a flowerbridge database?)") from None
+            raise StoreError(f"cannot migrate the database {self.shown}: {exc} (made by a newer "
+                             "flowerbridge, or not a flowerbridge database?)") from None
         if self.is_sqlite:
             # WAL only now, on a file that is flowerbridge's: it is kept in the
             # file, and a start that is refused leaves another program's file as it was
