@@ -1,5 +1,5 @@
 """SIGTERM taken as a stop of Ctrl-C's kind, for the commands that work long and
-keep what they finished (``lab``, ``match``): ``kill PID`` or a job scheduler's stop
+keep what they finished (``lab``, ``match``, ``demo``): ``kill PID`` or a job scheduler's stop
 then ends them as Ctrl-C does, what was finished kept and said, exit status 143,
 rather than killing them outright."""
 

@@ -25,6 +25,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from .._signals import Terminated, terminated_as_a_stop
     from ..bots import bot_seed, load_bot, play_hand
     from ..dealing import Deal
     from ..errors import BotError
@@ -46,17 +47,19 @@ def run(args) -> int:
     stopped: BaseException | None = None     # Ctrl-C, or a bot's error: the sheet of the hands finished
     try:
         try:
-            while not session.is_over:
-                board += 1
-                state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
-                session.add(state)
-                if not args.quiet:
-                    # board K of the seed is what `flowerbridge deal --seed S --board K` deals
-                    print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
-                    print(render_auction(state))
-                    if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
-                        print(fit_lines(render_score(state), width))
-                    print()
+            # SIGTERM (kill, a job's stop) ends it as Ctrl-C does: the hands finished saved
+            with terminated_as_a_stop():
+                while not session.is_over:
+                    board += 1
+                    state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
+                    session.add(state)
+                    if not args.quiet:
+                        # board K of the seed is what `flowerbridge deal --seed S --board K` deals
+                        print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
+                        print(render_auction(state))
+                        if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
+                            print(fit_lines(render_score(state), width))
+                        print()
         except (KeyboardInterrupt, BotError) as exc:
             stopped = exc
     finally:    # the hands finished, also when the session is cut short (the output closed, too)
@@ -69,6 +72,9 @@ def run(args) -> int:
         print(session.render(width))
     if stopped is not None and save_error is not None:    # (said before what stopped the session)
         print(f"error: {save_error}", file=sys.stderr)
+    if isinstance(stopped, Terminated):
+        print("terminated", file=sys.stderr)
+        return 143
     if isinstance(stopped, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return 130
