@@ -666,8 +666,9 @@ def test_cli_output_in_a_locale_without_unicode_falls_back_to_plain_characters(a
 def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,
                                                                             ch16_record):
     (tmp_path / "h.json").write_text(json.dumps(ch16_record))   # all 52 cards played
-    assert_cli_error(cli("solve", str(tmp_path / "h.json")),
-                     r"the play is over: no card left to solve \(--table gives the deal's DD table\)")
+    assert_cli_error(cli("solve", str(tmp_path / "h.json")),       # (it named no file)
+                     rf"^error: {re.escape(str(tmp_path / 'h.json'))}: the play is over: no card left "
+                     r"to solve \(--table gives the deal's DD table\)")
     status, out, _ = cli("solve", "--table", str(tmp_path / "h.json"))
     assert status == 0 and set(json.loads(out)["table"]) == {"P", "R", "A", "NT"}
 

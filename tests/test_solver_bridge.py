@@ -127,10 +127,10 @@ def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
         assert list(table) == ["C", "D", "H", "S", "NT"]
         ref = dds_table(hands)
         assert [[table[d][s] for s in "NESW"] for d in table] == ref
-    path.write_text("N:AK.QJ\n")
+    path.write_text("# one deal\nN:AK.QJ\n")
     assert main(["solve", "--bridge-file", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error:") and err.count("\n") == 1
+    err = capsys.readouterr().err       # (it named the line, not the file)
+    assert err.startswith(f"error: {path}, line 2: ") and err.count("\n") == 1
     for text in ("", "\n\n", "# only a comment\n"):      # no deal at all is an error too
         path.write_text(text)
         assert main(["solve", "--bridge-file", str(path)]) == 2

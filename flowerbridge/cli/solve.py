@@ -81,7 +81,8 @@ def run(args) -> int:
             "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
         if state.to_play is None:
-            raise UsageError("the play is over: no card left to solve (--table gives the deal's DD table)")
+            raise UsageError(f"{name}: the play is over: no card left to solve (--table gives the "
+                             "deal's DD table)")
         if args.workers is not None:
             raise UsageError("--workers is for DD tables (--table): a position's card values are "
                              "solved on one thread")
@@ -94,14 +95,14 @@ def run(args) -> int:
 
 
 def _bridge(text: str, args, workers: int, memory: float) -> int:
-    from . import UsageError
+    from . import UsageError, input_name
     from ..solver.bridge import iter_dd_table_many
 
+    name = input_name(args.bridge_file)
     with _reading(args.bridge_file):
-        lines = _deal_lines(text)
+        lines = _deal_lines(text, name)
     if not lines:
-        raise UsageError(f"{'standard input' if args.bridge_file == '-' else args.bridge_file}: "
-                         "no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
+        raise UsageError(f"{name}: no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
     # each deal's line as soon as it (and those before it) is solved: an
     # interrupted run keeps what it printed
     with _tables(memory):
@@ -114,8 +115,8 @@ def _bridge(text: str, args, workers: int, memory: float) -> int:
     return 0
 
 
-def _deal_lines(text: str) -> list[str]:
-    """The deals of a PBN file, one a line (each checked)."""
+def _deal_lines(text: str, name: str) -> list[str]:
+    """The deals of a PBN file, one a line (each checked; ``name`` the file's, for errors)."""
     from . import UsageError
     from ..solver.bridge import PBNError, parse_pbn
 
@@ -127,7 +128,7 @@ def _deal_lines(text: str) -> list[str]:
         try:
             parse_pbn(line)
         except PBNError as exc:
-            raise UsageError(f"line {number}: {exc}") from None
+            raise UsageError(f"{name}, line {number}: {exc}") from None
         lines.append(line)
     return lines
 
