@@ -1371,16 +1371,30 @@ def test_lab_game_level_where_no_single_contract_makes_game_is_named_so(tmp_path
     assert [row[column] for row in default.rows] == ["5P", "4R", "4A", "3NT"]
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--workers", "0", "workers must be from 1 to 256, not 0"),
-    ("--workers", "100000", "workers must be from 1 to 256, not 100,000"),
-    ("--chunk-size", "0", "chunk size must be from 1 to 100,000, not 0"),
-    ("--chunk-size", "100000000", "chunk size must be from 1 to 100,000, not 100,000,000"),
+@pytest.mark.parametrize("option, value, message, keyword, api_message", [
+    ("--workers", "0", "--workers 0: give a whole number from 1 to 256", "workers",
+     "workers must be from 1 to 256, not 0"),
+    ("--workers", "100000", "--workers 100000: give a whole number from 1 to 256", "workers",
+     "workers must be from 1 to 256, not 100,000"),
+    ("--chunk-size", "0", "--chunk-size 0: give a whole number from 1 to 100,000", "chunk_size",
+     "chunk size must be from 1 to 100,000, not 0"),
+    ("--chunk-size", "100000000", "--chunk-size 100000000: give a whole number from 1 to 100,000", "chunk_size",
+     "chunk size must be from 1 to 100,000, not 100,000,000"),
+    ("--n", "0", "--n 0: give a whole number from 1 to 100,000,000", "n",
+     "the number of deals must be between 1 and 100,000,000, not 0"),
 ])
-def test_lab_workers_and_chunk_size_are_bounded_before_any_work(tmp_path, capsys, option, value, message):
-    # --workers 100000 started as many interpreters as there were chunks
+def test_lab_workers_chunk_size_and_n_are_bounded_before_any_work(tmp_path, capsys, option, value, message,
+                                                                   keyword, api_message):
+    # --workers 100000 started as many interpreters as there were chunks; the
+    # command's messages name its options ("workers must be ..." named none)
     status = main(["lab", "deals", "--n", "20", "--out", str(tmp_path / "run"), option, value, "--quiet"])
     assert status == 2 and capsys.readouterr().err == f"error: {message}\n"
+    assert not (tmp_path / "run").exists()
+    # the library's own check, named as its arguments are
+    arguments = {"n": 20, "seed": 1, **{keyword: int(value)}}
+    with pytest.raises(LabError) as refused:
+        run(tmp_path / "run", ["deals"], **arguments)
+    assert str(refused.value) == api_message
     assert not (tmp_path / "run").exists()
 
 

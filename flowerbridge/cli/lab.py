@@ -85,6 +85,12 @@ def run(args) -> int:
     from . import parse_seed
 
     seed = parse_seed(args.seed)
+    # the ranges the lab checks, named as options here (its own messages name its arguments)
+    from ..lab.runner import MAX_CHUNK_SIZE, MAX_DEALS, MAX_WORKERS
+    for option, value, low, high in (("--n", args.n, 1, MAX_DEALS), ("--workers", args.workers, 1, MAX_WORKERS),
+                                     ("--chunk-size", args.chunk_size, 1, MAX_CHUNK_SIZE)):
+        if value is not None and not low <= value <= high:
+            raise LabError(f"{option} {value}: give a whole number from {low} to {high:,}")
     # `--designer=~/r.md` reaches us with its `~` (the shell expands it only at a word's
     # start): expanded once here, and that one path is checked, written and printed
     if args.designer is not None and not args.designer.strip():     # an unset "$REPORT"
