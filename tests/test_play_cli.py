@@ -471,6 +471,12 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert "Type a card code such as 11B or 1Pa (in any case).\n? lists the legal cards; " in out
 
 
+def test_play_reads_moves_from_a_file_that_begins_with_a_byte_order_mark(monkeypatch):
+    # the file's first line, "\ufeffPass", was refused as an unknown call
+    status, out = _play(monkeypatch, ["--seed", "3"], "\ufeffPass\nq\n")
+    assert status == 0 and "Not allowed" not in out and "You call Pass" in out
+
+
 def test_play_wraps_what_it_says_at_the_terminals_width(monkeypatch):
     # At 40 columns the legal calls, the help and the bots' explanations ran on
     # in lines of up to 160 characters, which the terminal broke inside words;

@@ -164,7 +164,7 @@ class Table:
         if not line:
             self.say()
             raise Quit
-        text = line.strip()
+        text = line.strip().lstrip("\ufeff").strip()   # (a file of moves may begin with a byte-order mark)
         if text.lower() in ("q", "quit", "exit"):
             raise Quit
         return text
