@@ -79,6 +79,24 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
                 session = Session.from_dict(data)
                 return session.hand_records(), session
             return [HandRecord.from_dict(data)], None
+    # a JSON value that is no object (null, "x", 7): said so, as score says it, rather
+    # than read as the notation and refused as that
+    scalar = _json_scalar(stripped)
+    if scalar is not None:
+        from .errors import RecordError, json_type
+        with named(source):
+            raise RecordError(f"a hand record is a JSON object, not {json_type(scalar[0])}")
     from .notation import loads_all
     with named(source):
         return loads_all(text), None
+
+
+def _json_scalar(text: str) -> tuple[object] | None:
+    """``(value,)`` where ``text`` is a whole JSON value other than an object or an
+    array, else None."""
+    import json
+
+    try:
+        return (json.loads(text),)
+    except (ValueError, RecursionError):
+        return None

@@ -251,6 +251,28 @@ def test_cli_show_a_hand_shown_for_people_says_what_show_reads(cli, assert_cli_e
                      r"show reads what deal --json or deal --notation writes$")
 
 
+@pytest.mark.parametrize("command, reads", [("score", "score takes what deal --json writes"),
+                                            ("solve", "solve takes what deal --json writes")])
+def test_cli_score_and_solve_say_what_a_hand_shown_for_people_is_as_show_does(cli, assert_cli_error, tmp_path,
+                                                                          command, reads):
+    # `deal --seed 1 > d.txt; score d.txt` was "malformed JSON at line 1 column 1 ..."
+    (tmp_path / "d.txt").write_text(cli("deal", "--seed", "1")[1])
+    assert_cli_error(cli(command, str(tmp_path / "d.txt")),
+                     rf"^error: \S+d\.txt is a hand as deal or show print it for people, not a hand record: "
+                     rf"{reads}$")
+
+
+@pytest.mark.parametrize("text, what", [("null", "null"), ('"x"', "a string"), ("7", "a number"),
+                                        ("true", "a boolean")])
+def test_cli_show_a_json_value_that_is_no_object_is_named_as_score_names_it(cli, assert_cli_error, tmp_path,
+                                                                             text, what):
+    # it was read as the text notation: "'null' is neither a tag nor part of an Auction or Play section"
+    (tmp_path / "v.json").write_text(text + "\n")
+    for command in ("show", "score"):
+        assert_cli_error(cli(command, str(tmp_path / "v.json")),
+                         rf"^error: \S+v\.json: a hand record is a JSON object, not {what}$")
+
+
 def test_cli_show_bad_text_record_names_the_line(cli, assert_cli_error, tmp_path, ch16_record):
     text = notation.dumps(replay(ch16_record)).replace("11R 6R 6R 10R", "11R 9P 6R 10R")
     (tmp_path / "bad.fbn").write_text(text)

@@ -409,6 +409,10 @@ def _isatty(stream) -> bool:
         return False
 
 
+SHOWN_FOR_PEOPLE = re.compile(r"Dealer (North|East|South|West)[ \t]*(\r?\n|$)")
+"""How a hand that deal or show print for people begins (not a record)."""
+
+
 def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
@@ -421,6 +425,9 @@ def hand_record_json(text: str, name: str, command: str):
     if is_notation(text):
         raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
                          f"(show reads the notation)")
+    if SHOWN_FOR_PEOPLE.match(text.lstrip()):
+        raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
+                         f"{command} takes what deal --json writes")
     data = parse_json(text, name)
     if is_session_record(data):
         raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "

@@ -3,11 +3,6 @@ in the text notation (``--notation``)."""
 
 from __future__ import annotations
 
-import re
-
-# the first line of a hand as deal and show print it for people (no record: no cards played)
-_SHOWN = re.compile(r"Dealer (North|East|South|West)[ \t]*(\r?\n|$)")
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("show", help="show a hand record: hands, auction, tricks, score",
@@ -26,7 +21,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..render import render_hand
-    from . import UsageError, input_name, output_width, read_text
+    from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text
     from .._load import load_records_and_session
 
     if args.notation and args.names:
@@ -34,7 +29,7 @@ def run(args) -> int:
                          "in the text notation")
     text = read_text(args.file)
     name = input_name(args.file)
-    if _SHOWN.match(text.lstrip()):
+    if SHOWN_FOR_PEOPLE.match(text.lstrip()):
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          "show reads what deal --json or deal --notation writes")
     records, session = load_records_and_session(text, name)
