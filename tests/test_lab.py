@@ -1017,6 +1017,9 @@ def test_lab_default_folders_of_seeds_that_differ_only_in_unsafe_characters_diff
     ('{"undertrick_penalty": 0, "undertrick_penalty": 50}', "the name 'undertrick_penalty' appears twice"),
     ('{"undertrick_penalty": NaN}', "NaN is not a JSON value"),
     ('{"undertrick_penalty": 0', "malformed JSON (Expecting"),
+    # (it said "variant ['x', []]: expected [name, {option: value}]")
+    ("[]", "the rules are a JSON object of options, not an array, e.g. x='{\"undertrick_penalty\": 0}'"),
+    ("null", "the rules are a JSON object of options, not null"),
 ])
 def test_lab_variant_of_malformed_json_is_one_error_and_writes_nothing(tmp_path, capsys, text, words):
     assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",

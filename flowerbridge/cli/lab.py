@@ -71,6 +71,10 @@ def parse_variants(specs: list[str]) -> list | None:
             raise LabError(f"--variant {name}: malformed JSON ({exc})") from None
         except ValueError:      # an integer of more digits than Python converts
             raise LabError(f"--variant {name}: a number has too many digits") from None
+        if not isinstance(options, dict):
+            from ..errors import json_type
+            raise LabError(f"--variant {name}: the rules are a JSON object of options, not "
+                           f"{json_type(options)}, e.g. {name}='{{\"undertrick_penalty\": 0}}'")
         if name == "default":
             raise LabError("--variant default: that name is kept for the rules as written, "
                            "which every comparison includes first; give the variant another name")
