@@ -60,6 +60,15 @@ def test_demo_fits_a_narrow_terminal_as_play_does(cli, monkeypatch, quiet):
     assert re.search(r"^NORTH-SOUTH {20,}EAST-WEST$", wide, re.M)     # side by side
 
 
+def test_demo_fits_each_boards_heading_to_a_narrow_terminal(cli, monkeypatch):
+    # "Board 1 (seed 'a-longer-seed'), dealer North" ran past 40 columns
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out, err = cli("demo", "--hands", "2", "--seed", "a-longer-seed")
+    assert (status, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= 39
+    assert "Board 2 (seed 'a-longer-seed'), dealer\n    East\n" in out
+
+
 class StopOnThird:
     """play_hand, which raises ``error`` when asked for the third hand."""
 

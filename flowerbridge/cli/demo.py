@@ -55,7 +55,7 @@ def run(args) -> int:
                     session.add(state)
                     if not args.quiet:
                         # board K of the seed is what `flowerbridge deal --seed S --board K` deals
-                        print(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}")
+                        print(fit_lines(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}", width))
                         print(render_auction(state))
                         if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
                             print(fit_lines(render_score(state), width))
