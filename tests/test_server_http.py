@@ -175,6 +175,28 @@ def test_http_a_hand_number_in_digits_is_read(server):
         assert (answer.status_code, answer.json()["error"]["code"]) == (409, "no_hand"), segment
 
 
+def test_http_a_sessions_record_and_a_hands_review_are_sent_gzip_compressed(server):
+    """GET /session, which grows with the session (420 KB at 419 hands), was sent
+    whole whatever the client took; like the lobby list it is now gzip-compressed
+    for a client that takes gzip, and so is a hand's review."""
+    created = server.create_table({s: "basic" for s in "NESW"}, hands=2)
+    table_id = created["table"]["id"]
+    watcher = server.client(table_id)        # four bots play while someone watches
+    try:
+        watcher.until(lambda m: m.get("type") == "hand_over" or bool(m.get("hand_over")), timeout=60)
+    finally:
+        watcher.close()
+    for path in (f"/api/tables/{table_id}/session", f"/api/tables/{table_id}/hands/1"):
+        plain = server.api("GET", path, headers={"Accept-Encoding": "identity"})
+        assert plain.status_code == 200 and "content-encoding" not in plain.headers
+        assert plain.headers["vary"] == "Accept-Encoding" and len(plain.content) > 1400
+        zipped = server.api("GET", path, headers={"Accept-Encoding": "gzip"})
+        assert zipped.headers["content-encoding"] == "gzip"
+        assert int(zipped.headers["content-length"]) < len(plain.content) / 2
+        assert zipped.json() == plain.json()        # (httpx unzips it)
+        assert "content-encoding" not in server.api("GET", path, headers={"Accept-Encoding": "gzip;q=0"}).headers
+
+
 def test_http_messages_say_one_table_and_not_pydantics_value_error(tmp_path):
     with _own_server(tmp_path, tables_per_minute=1, connections_per_address=1) as server:
         created = server.api("POST", "/api/tables", json=table_request(PEOPLE))
