@@ -612,6 +612,28 @@ def test_cli_a_misspelt_option_is_named_first_with_the_closest_options(cli, asse
 
 
 @pytest.mark.parametrize("argv, said", [
+    # `deal --seed 1 --seed 2` dealt seed 2 and said nothing of the 1
+    (["deal", "--seed", "1", "--seed", "2"], "deal: --seed is given more than once: give it once"),
+    (["deal", "--seed=1", "--json", "--seed", "1"], "deal: --seed is given more than once: give it once"),
+    (["deal", "--json", "--seed", "1", "--json"], "deal: --json is given more than once: give it once"),
+    (["score", "--undertrick-penalty", "0", "--undertrick-penalty=50", "h.json"],
+     "score: --undertrick-penalty is given more than once: give it once"),
+])
+def test_cli_an_option_of_one_value_given_twice_is_refused(cli, assert_cli_error, argv, said):
+    assert_cli_error(cli(*argv), rf"^error: flowerbridge {re.escape(said)}$")
+
+
+def test_cli_an_option_that_adds_up_may_be_given_again(cli, tmp_path):
+    # --variant names one more rule set each time
+    status, out, err = cli("lab", "variants", "--n", "2", "--workers", "1", "--quiet", "--out", str(tmp_path / "v"),
+                           "--variant", 'a={"undertrick_penalty": 0}', "--variant", 'b={"undertrick_penalty": 100}')
+    assert (status, err) == (0, "")
+    rows = (tmp_path / "v" / "variants.csv").read_text(encoding="utf-8").splitlines()
+    column = rows[0].split(",").index("variant")
+    assert {row.split(",")[column] for row in rows[1:]} == {"default", "a", "b"}
+
+
+@pytest.mark.parametrize("argv, said", [
     # a negative number is a value, `--` ends the options, and what follows an option
     # that takes a value is that value: argparse's own message stands
     (["deal", "--seed", "7", "--board", "-3"], "deal: argument --board: '-3': give a whole number"),

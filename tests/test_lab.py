@@ -1390,7 +1390,8 @@ def test_lab_workers_chunk_size_and_n_are_bounded_before_any_work(tmp_path, caps
                                                                    keyword, api_message):
     # --workers 100000 started as many interpreters as there were chunks; the
     # command's messages name its options ("workers must be ..." named none)
-    status = main(["lab", "deals", "--n", "20", "--out", str(tmp_path / "run"), option, value, "--quiet"])
+    size = [] if option == "--n" else ["--n", "20"]
+    status = main(["lab", "deals", *size, "--out", str(tmp_path / "run"), option, value, "--quiet"])
     assert status == 2 and capsys.readouterr().err == f"error: {message}\n"
     assert not (tmp_path / "run").exists()
     # the library's own check, named as its arguments are

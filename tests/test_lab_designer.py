@@ -263,8 +263,8 @@ def fast_figures(monkeypatch):
     monkeypatch.setattr("flowerbridge.lab.designer.png_bytes", png_bytes)
 
 
-def _designer(report: Path, out: Path, *extra: str) -> list[str]:
-    return ["lab", "--designer", str(report), "--n", "10", "--bots", "random", "--workers", "1",
+def _designer(report: Path, out: Path, *extra: str, n: int = 10) -> list[str]:
+    return ["lab", "--designer", str(report), "--n", str(n), "--bots", "random", "--workers", "1",
             "--out", str(out), "--quiet", *extra]
 
 
@@ -388,11 +388,11 @@ def test_lab_designer_status_counts_the_double_dummy_parts_chunks_and_names_its_
     from test_lab_dd import fake_dd_table
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
     report, out = tmp_path / "r.md", tmp_path / "run"
-    assert main(_designer(report, out, "--n", "40", "--dd-n", "40")) == 0, capsys.readouterr().err
+    assert main(_designer(report, out, "--dd-n", "40", n=40)) == 0, capsys.readouterr().err
     capsys.readouterr()
     for chunk in sorted((out / "dd" / "chunks" / "dd").glob("*.csv"))[2:]:   # as if stopped there
         chunk.unlink()
-    assert main(_designer(report, out, "--n", "40", "--dd-n", "40")) == 0, capsys.readouterr().err
+    assert main(_designer(report, out, "--dd-n", "40", n=40)) == 0, capsys.readouterr().err
     lines = capsys.readouterr().out.splitlines()
     assert lines[:4] == ["40 deals, seed 0: 0 chunks computed, 3 reused", f"report: {out / 'report.html'}",
                          "double dummy, the first 40 deals: 2 chunks computed, 2 reused",

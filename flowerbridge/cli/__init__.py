@@ -41,24 +41,33 @@ class _Parser(argparse.ArgumentParser):
         # after its name): `deal --se 7` said "the following arguments are
         # required: --seed", and `score --undertrick 5 h.json` "unrecognized
         # arguments: --undertrick h.json", the 5 taken for FILE.
-        unknown = self._unknown_options(list(sys.argv[1:] if args is None else args))
+        unknown, twice = self._scan_options(list(sys.argv[1:] if args is None else args))
         if unknown:
             self.error("unknown option" + ("s " if len(unknown) > 1 else " ")
                        + " and ".join(f"{word}{self._hint(word)}" for word in unknown))
+        # `deal --seed 1 --seed 2` dealt seed 2 and said nothing of the 1 (an option
+        # that takes one value: those that add up, such as --variant, may repeat)
+        if twice:
+            self.error(f"{twice[0]} is given more than once: give it once")
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # argparse's usage errors: one line, exit 2
         raise UsageError(f"{self.prog}: {message}")
 
-    def _unknown_options(self, words: list[str]) -> list[str]:
+    _ONCE = (argparse._StoreAction, argparse._StoreConstAction)   # (store_true is a _StoreConstAction)
+
+    def _scan_options(self, words: list[str]) -> tuple[list[str], list[str]]:
         """The options among ``words``, given to this parser, that it does not know
-        (each named as written before any ``=value``): none after ``--``, nor, for
-        a parser with subcommands, after the subcommand's name (its own parser's);
-        a negative number is a value, and so is whatever follows an option that
-        takes one (argparse refuses ``--seed --x`` as "expected one argument")."""
+        (each named as written before any ``=value``), and those of one value given
+        more than once: none after ``--``, nor, for a parser with subcommands, after
+        the subcommand's name (its own parser's); a negative number is a value, and
+        so is whatever follows an option that takes one (argparse refuses ``--seed
+        --x`` as "expected one argument")."""
         commands = any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
         negative = getattr(self, "_negative_number_matcher", None)
         unknown: list[str] = []
+        seen: set[argparse.Action] = set()
+        twice: list[str] = []
         value_next = False
         for word in words:
             if word == "--":
@@ -81,10 +90,15 @@ class _Parser(argparse.ArgumentParser):
             if action is None:
                 if name not in unknown:
                     unknown.append(name)
-            elif not eq:
+                continue
+            if isinstance(action, self._ONCE):
+                if action in seen and "/".join(action.option_strings) not in twice:
+                    twice.append("/".join(action.option_strings))
+                seen.add(action)
+            if not eq:
                 value_next = action.nargs is None or action.nargs == "+" or (
                     isinstance(action.nargs, int) and action.nargs > 0)
-        return unknown
+        return unknown, twice
 
     def _hint(self, word: str) -> str:
         """`` (did you mean --seed?)`` for the options of this parser closest to
