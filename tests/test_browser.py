@@ -837,6 +837,46 @@ def test_scoresheet_says_a_tie_in_progress_is_tied(browser, server, leader, stan
     assert not page.errors
 
 
+def long_sheet(hands, games):
+    """A scoresheet of ``hands`` hands, each with an entry above the line for each
+    side, and ``games`` games won, each of two entries below the line."""
+    above = [{"hand": hand, "side": side, "points": 10 * hand, "label": "honors"}
+             for hand in range(1, hands + 1) for side in ("NS", "EW")]
+    played = [{"number": n, "below": [{"hand": 2 * n - 1, "side": "NS", "points": 60},
+                                      {"hand": 2 * n, "side": "NS", "points": 40}], "winner": "NS"}
+              for n in range(1, games + 1)]
+    return {"above": above, "games": [*played, {"number": games + 1, "below": [], "winner": None}],
+            "is_over": False, "leader": "NS", "last_hand": None,
+            "totals": {"NS": {"above": 1, "below": 2, "games": games, "total": 3},
+                       "EW": {"above": 4, "below": 0, "games": 0, "total": 4}}}
+
+
+def test_scoresheet_of_a_long_session_folds_its_earlier_entries_and_games_away(browser, server):
+    # At 419 hands the sheet was 25,000 pixels tall, every entry in one table and the
+    # totals at its foot: the latest part stays in view, the rest folded
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "scoresheet", "renderScoresheet", long_sheet(60, 10), {})
+    folds = page.locator("details.earlier")
+    assert folds.count() == 2 and not any(folds.nth(i).evaluate("d => d.open") for i in range(2))
+    assert folds.nth(0).locator("summary").inner_text() == "Hands 1 to 52: 104 earlier entries"
+    assert folds.nth(1).locator("summary").inner_text() == "Games 1 to 7"
+    shown = page.locator('table.above:not(.earlier) .entry').all_inner_texts()
+    assert len(shown) == 16 and shown[0] == "530 honors (hand 53)"      # the last 8 hands'
+    assert page.locator('table.below:not(.earlier) .game-line').all_inner_texts() == [
+        "game 8 to NORTH-SOUTH", "game 9 to NORTH-SOUTH", "game 10 to NORTH-SOUTH"]
+    assert page.locator(".totals").count() == 2 and page.locator(".game-winner").is_visible()
+    folds.nth(0).locator("summary").click()     # every entry one click off
+    earlier = page.locator("table.above.earlier .entry").all_inner_texts()
+    assert len(earlier) == 104 and earlier[0] == "10 honors (hand 1)"
+    assert page.locator("table.above.earlier").get_attribute("aria-label") == "Above the line, hands 1 to 52"
+    # a short session's sheet folds nothing
+    render_in_page(page, "scoresheet", "renderScoresheet", long_sheet(12, 5), {})
+    assert page.locator("details.earlier").count() == 0
+    assert page.locator("table.above .entry").count() == 24
+    assert page.locator("table.above").get_attribute("aria-label") == "Above the line"
+    assert not page.errors
+
+
 def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
     review = finished_review(server)
     declarer_side = "NS" if review["contract"]["declarer"] in "NS" else "EW"
@@ -991,6 +1031,26 @@ def deaf_page(browser, server, path):
 def seen_by_all(clients, seq):
     for client in clients.values():
         client.until(lambda m, client=client: client.seq >= seq)
+
+
+def test_the_scoresheet_is_drawn_again_only_when_it_changes(browser, server):
+    # it was drawn anew at every call and card: 12-15 ms each at 419 hands
+    created, clients = four_people(server, hands=2)
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    seen = "document.body.dataset.seq === '{}'"
+    move_until(clients, list(SOUTH_DECLARES), lambda view: len(view["plays"]) == 4)
+    south.wait_for_function(seen.format(clients["S"].seq))
+    south.evaluate("window.__sheet = document.querySelector('#scoresheet').firstElementChild")
+    move_until(clients, [], lambda view: len(view["plays"]) == 12)
+    south.wait_for_function(seen.format(clients["S"].seq))
+    assert south.evaluate("document.querySelector('#scoresheet').firstElementChild === window.__sheet")
+    move_until(clients, [], lambda view: view["phase"] == "finished")       # the 52nd card
+    seen_by_all(clients, clients["S"].seq + 1)                              # and hand 2's deal
+    south.wait_for_function(seen.format(clients["S"].seq))
+    assert south.evaluate("document.querySelector('#scoresheet').firstElementChild !== window.__sheet")
+    assert "Hand1" in south.locator("#scoresheet .record").inner_text().replace("\n", "").replace(" ", "")
+    assert not south.errors
 
 
 def test_a_page_that_missed_a_hands_last_card_opens_its_review_when_it_comes_back(browser, tmp_path):

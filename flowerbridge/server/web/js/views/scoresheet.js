@@ -41,28 +41,79 @@ function header() {
   return el("tr", {}, ...SIDES.map((side) => el("th", { scope: "col" }, SIDE_NAMES[side])));
 }
 
-function aboveTheLine(sheet) {
-  return el("table", { class: "above", "aria-label": "Above the line" },
-    el("thead", {}, header()),
-    el("tbody", {},
-      ...sideColumns(sheet.above, (item) => entry(item.points, `${item.label} (hand ${item.hand})`)),
-      el("tr", { class: "totals the-line" }, ...SIDES.map((side) => total(sheet.totals[side].above)))));
+// A long session's sheet keeps its latest part in view and folds the rest away
+// (every entry one click off): above the line, the entries of the latest hands,
+// at least the last hand's and at most ABOVE_SHOWN when the earlier hands have
+// more than ABOVE_FOLD between them; below the line, the last GAMES_SHOWN games
+// once there are more than GAMES_FOLD. (At 419 hands the whole sheet was 25,000
+// pixels tall, the totals at its foot.)
+export const ABOVE_SHOWN = 16;
+export const ABOVE_FOLD = 8;
+export const GAMES_SHOWN = 3;
+export const GAMES_FOLD = 5;
+
+const aboveEntry = (item) => entry(item.points, `${item.label} (hand ${item.hand})`);
+
+// The first hand whose entries above the line stay in view.
+function firstShownHand(above) {
+  if (!above.length) return 0;
+  let first = above[above.length - 1].hand;
+  for (const hand of [...new Set(above.map((item) => item.hand))].reverse()) {
+    if (above.filter((item) => item.hand >= hand).length > ABOVE_SHOWN) break;
+    first = hand;
+  }
+  const earlier = above.filter((item) => item.hand < first).length;
+  return earlier > ABOVE_FOLD ? first : 0;
 }
 
-function belowTheLine(sheet) {
+// Earlier entries in a fold of their own: a summary that says what it holds, and
+// the same two columns inside.
+function folded(summary, label, tableClass, rows) {
+  return el("details", { class: "earlier" }, el("summary", {}, summary),
+    el("table", { class: `${tableClass} earlier`, "aria-label": label },
+      el("thead", {}, header()), el("tbody", {}, ...rows)));
+}
+
+function aboveTheLine(sheet) {
+  const first = firstShownHand(sheet.above);
+  const earlier = sheet.above.filter((item) => item.hand < first);
+  const shown = sheet.above.filter((item) => item.hand >= first);
+  const fold = earlier.length
+    ? folded(`Hands 1 to ${first - 1}: ${earlier.length} earlier entries`, `Above the line, hands 1 to ${first - 1}`,
+      "above", sideColumns(earlier, aboveEntry))
+    : null;
+  return [fold, el("table", { class: "above", "aria-label": first ? `Above the line, from hand ${first}` : "Above the line" },
+    el("thead", {}, header()),
+    el("tbody", {},
+      ...sideColumns(shown, aboveEntry),
+      el("tr", { class: "totals the-line" }, ...SIDES.map((side) => total(sheet.totals[side].above)))))];
+}
+
+function gameRows(games, all) {
   const rows = [];
-  for (const game of sheet.games) {
+  for (const game of games) {
     // The open game after the last line has no entries yet: nothing to draw.
-    if (!game.below.length && !game.winner && sheet.games.length > 1) continue;
+    if (!game.below.length && !game.winner && all.length > 1) continue;
     rows.push(...sideColumns(game.below, (item) => entry(item.points, `(hand ${item.hand})`)));
     if (game.winner) {
       rows.push(el("tr", { class: "game-line" },
         el("td", { colspan: 2 }, `game ${game.number} to ${SIDE_NAMES[game.winner]}`)));
     }
   }
-  return el("table", { class: "below", "aria-label": "Below the line" },
-    el("thead", {}, header()), el("tbody", {}, ...rows,
-      el("tr", { class: "totals" }, ...SIDES.map((side) => total(sheet.totals[side].below)))));
+  return rows;
+}
+
+function belowTheLine(sheet) {
+  const won = sheet.games.filter((game) => game.winner);
+  const earlier = won.length > GAMES_FOLD ? won.slice(0, won.length - GAMES_SHOWN) : [];
+  const shown = sheet.games.filter((game) => !earlier.includes(game));
+  const last = earlier.length ? earlier[earlier.length - 1].number : 0;
+  const fold = earlier.length
+    ? folded(`Games 1 to ${last}`, `Below the line, games 1 to ${last}`, "below", gameRows(earlier, sheet.games))
+    : null;
+  return [fold, el("table", { class: "below", "aria-label": last ? `Below the line, from game ${last + 1}` : "Below the line" },
+    el("thead", {}, header()), el("tbody", {}, ...gameRows(shown, sheet.games),
+      el("tr", { class: "totals" }, ...SIDES.map((side) => total(sheet.totals[side].below)))))];
 }
 
 function gameWinner(sheet) {
