@@ -899,6 +899,38 @@ def test_review_shows_double_dummy_values_and_what_a_card_cost(browser, server):
     assert not page.errors
 
 
+def test_review_window_goes_back_to_any_earlier_hand_of_the_session(browser, server):
+    # only the last hand could be reviewed: at 419 hands nothing on the page reached hand n
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
+    table_id = created["table"]["id"]
+    page = open_page(browser, server, f"/t/{table_id}")     # a spectator: the bots play while it watches
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=3 * HAND_TIMEOUT_MS)
+    assert page.locator("#review-which").inner_text() == "Hand 3 of 3"
+    assert page.locator("#review-later").is_disabled()
+    page.locator("#review-earlier").click()
+    page.wait_for_selector("#review .review[data-hand='2']")
+    assert page.locator("#review-which").inner_text() == "Hand 2 of 3"
+    expected = server.api("GET", f"/api/tables/{table_id}/hands/2")      # what the page was given
+    shown = page.locator("#review-headline").inner_text()
+    assert shown.startswith("Hand 2: ") and page.locator("#review .review").get_attribute("data-dd-status") == \
+        expected["dd_status"]
+    names = {"N": "North", "E": "East", "S": "South", "W": "West"}
+    assert ("passed out" in shown) if expected["contract"] is None else (names[expected["contract"]["declarer"]] in shown)
+    page.locator("#review-earlier").click()
+    page.wait_for_selector("#review .review[data-hand='1']")
+    assert page.locator("#review-earlier").is_disabled()
+    assert page.evaluate("document.activeElement.id") == "review-later"    # not lost with the disabled button
+    assert page.locator("#review-live").inner_text().startswith("Hand 1: ")
+    page.keyboard.press("Enter")                                           # Later hand
+    page.wait_for_selector("#review .review[data-hand='2']")
+    # closed and opened again, the window shows the latest hand
+    page.locator("#close-review").click()
+    page.locator("#open-review").click()
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='3']")
+    assert page.locator("#review-which").inner_text() == "Hand 3 of 3"
+    assert not page.errors
+
+
 def test_review_windows_close_button_stays_in_view_while_it_scrolls(browser, server):
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
     page = open_page(browser, server, created["spectate_url"], viewport=PHONE)   # the bots play

@@ -31,6 +31,8 @@ const state = {
   explanations: [],
   scoresheet: null,
   review: null,          // the review of the latest finished hand
+  reviewing: null,       // an earlier hand's review shown in the window instead (null: the latest)
+  tableId: null,
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
   turnShown: null,       // the turn last brought into view (showTurn), as turnKey gives it
@@ -476,7 +478,36 @@ function drawPanels() {
 }
 
 function drawReview() {
-  if (state.review) $("review").replaceChildren(renderReview(state.catalogue, state.review, state.language));
+  const shown = state.reviewing ?? state.review;
+  if (!shown) return;
+  $("review").replaceChildren(renderReview(state.catalogue, shown, state.language));
+  // any finished hand of the session, one at a time (the server has them all)
+  const latest = Math.max(state.review?.hand ?? 0, shown.hand);
+  $("review-which").textContent = `Hand ${shown.hand} of ${latest}`;
+  $("review-earlier").disabled = shown.hand <= 1;
+  $("review-later").disabled = shown.hand >= latest;
+}
+
+// Show hand `hand`'s review in the window: the latest as the page has it, an
+// earlier one as the server gives it.
+async function reviewHand(hand) {
+  if (hand === state.review?.hand) {
+    state.reviewing = null;
+  } else {
+    try {
+      const response = await fetch(`/api/tables/${encodeURIComponent(state.tableId)}/hands/${hand}`);
+      if (!response.ok) throw new Error(String(response.status));
+      state.reviewing = await response.json();
+    } catch {
+      announce(`Hand ${hand}'s review could not be fetched; try again.`);
+      return;
+    }
+  }
+  const focused = document.activeElement;
+  drawReview();
+  // at the first or the last hand the button pressed is disabled: focus goes to the other
+  if (focused?.disabled) (focused.id === "review-earlier" ? $("review-later") : $("review-earlier")).focus();
+  announce(headline(state.reviewing ?? state.review));
 }
 
 // Open a window. `opener` is what the person used to open it (a button, or
@@ -493,6 +524,7 @@ function openDialog(dialog, opener) {
 // and everything the page says is said there too.
 function openReview(opener = null) {
   if (!state.review) return;
+  if (!$("review-dialog").open) state.reviewing = null;     // opened, it shows the latest hand
   drawReview();
   if (!$("review-dialog").open) {
     $("review-live").textContent = "";
@@ -833,6 +865,7 @@ function handOver(message) {
   if (!message.hand_over) return;
   state.scoresheet = message.hand_over.scoresheet;
   state.review = message.hand_over.review;
+  state.reviewing = null;       // the hand just ended, in place of one looked back at
   if (state.review) say(headline(state.review));
   openReview();
 }
@@ -1070,6 +1103,7 @@ function tokenFromHash() {
 
 async function main() {
   const tableId = tableIdFromPath();
+  state.tableId = tableId;
   if (tableId === null) {
     showRefusedLink(BROKEN_LINK);
     $("status").classList.add("hidden");  // nothing to connect to
@@ -1090,6 +1124,8 @@ async function main() {
   $("open-review").addEventListener("click", () => openReview($("open-review")));
   $("open-keys").addEventListener("click", () => openDialog($("keys-dialog"), $("open-keys")));
   $("close-review").addEventListener("click", () => $("review-dialog").close());
+  $("review-earlier").addEventListener("click", () => reviewHand((state.reviewing ?? state.review).hand - 1));
+  $("review-later").addEventListener("click", () => reviewHand((state.reviewing ?? state.review).hand + 1));
   $("close-keys").addEventListener("click", () => $("keys-dialog").close());
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);
