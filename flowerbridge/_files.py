@@ -17,11 +17,12 @@ from typing import IO, Callable
 
 def name_max(folder: str | os.PathLike[str]) -> int:
     """The longest file name, in bytes, that ``folder`` takes (255 where the system
-    does not say)."""
+    does not say: no ``pathconf`` on Windows, or a limit it calls indeterminate)."""
     try:
-        return os.pathconf(os.fspath(folder) or ".", "PC_NAME_MAX")
-    except (OSError, ValueError):
+        limit = os.pathconf(os.fspath(folder) or ".", "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
         return 255
+    return limit if limit > 0 else 255
 
 
 def open_beside(target: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
@@ -30,8 +31,8 @@ def open_beside(target: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
     writing bytes: its path and the open file. OSError if the folder cannot be written."""
     folder, name = os.path.split(os.fspath(target))
     tail = f".{secrets.token_hex(4)}.tmp"
-    room = name_max(folder) - 1 - len(tail)
-    while len(os.fsencode(name)) > room:
+    room = max(1, name_max(folder) - 1 - len(tail))
+    while name and len(os.fsencode(name)) > room:
         name = name[:-1]
     temporary = os.path.join(folder, f".{name}{tail}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

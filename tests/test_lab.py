@@ -1571,6 +1571,24 @@ def test_lab_a_result_it_cannot_write_is_named_not_its_hidden_temporary_file(tmp
     assert err == f"error: {chunks / '0000000-0000005.csv'}: Not a directory\n", err
 
 
+@pytest.mark.parametrize("pathconf", ["missing", -1, 0])
+def test_files_the_name_limit_falls_back_to_255_where_the_system_gives_none(tmp_path, monkeypatch, pathconf):
+    # Windows has no os.pathconf (every write raised AttributeError), and POSIX may call
+    # the limit indeterminate (-1: shortening the temporary name never ended)
+    import os
+
+    from flowerbridge import _files
+
+    if pathconf == "missing":
+        monkeypatch.delattr(os, "pathconf")
+    else:
+        monkeypatch.setattr(os, "pathconf", lambda path, name: pathconf)
+    assert _files.name_max(tmp_path) == 255
+    target = tmp_path / ("s" * 250 + ".json")
+    _files.replace_whole(target, lambda fh: fh.write(b"{}"))
+    assert target.read_bytes() == b"{}" and os.listdir(tmp_path) == [target.name]
+
+
 def test_files_replace_whole_names_its_target_when_the_folder_cannot_take_the_file(tmp_path):
     from flowerbridge._files import replace_whole
     target = tmp_path / "gone" / "lab.json"                   # no such folder
