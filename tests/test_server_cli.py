@@ -136,6 +136,15 @@ def test_serve_refuses_a_host_that_is_no_address_or_host_name(host, tmp_path):
     assert not (tmp_path / "t.db").exists()
 
 
+def test_serve_takes_the_hosts_the_socket_resolves():
+    # names with underscores (a container's), Unicode names (by their IDNA form) and
+    # addresses as written: the check above must not refuse what the socket takes
+    from flowerbridge.cli.serve import _host
+
+    for host in ("proj_web_1", "bücher.de", "LOCALHOST.", "::ffff:127.0.0.1", "10.0.0.1", "::", "0"):
+        assert _host(host) == host
+
+
 def test_serve_takes_idle_close_in_minutes_or_as_a_duration():
     from flowerbridge.cli.serve import _idle_close
 

@@ -166,19 +166,36 @@ def _database(text: str) -> str:
 
 
 def _host(text: str) -> str:
-    """An IP address (written as Python writes it) or a host name, checked: a
-    name of other characters reached the socket, which raised on it."""
+    """An IP address or a host name, checked: a name of other characters reached
+    the socket, which raised on it."""
     if not text.strip():
         raise argparse.ArgumentTypeError("give an address (0.0.0.0 listens on every interface)")
+    if _is_address(text):
+        return text
+    # a name as the socket resolves it: its ASCII (IDNA) form, underscores allowed
+    # (container names); a Unicode name must not be an address in other digits
     try:
-        return str(ipaddress.ip_address(text))
-    except ValueError:
-        pass
-    if _HOST_NAME.fullmatch(text.lower()) and not text.startswith("*") and len(text) <= 253:
+        name = text.encode("idna").decode("ascii")
+    except UnicodeError:
+        name = ""
+    if name != text and _is_address(name):
+        name = ""
+    if name and _BIND_NAME.fullmatch(name.lower()) and len(name) <= 253:
         return text
     raise argparse.ArgumentTypeError(
         f"{text!r} is not an IP address or host name: give one such as 127.0.0.1, ::1 or "
         "bridge.example.org (0.0.0.0 listens on every interface)")
+
+
+_BIND_NAME = re.compile(r"([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?\.?")
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _forwarded_allow_ips(text: str) -> list[str]:
