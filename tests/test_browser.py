@@ -931,6 +931,53 @@ def test_review_window_goes_back_to_any_earlier_hand_of_the_session(browser, ser
     assert not page.errors
 
 
+# The page's websocket, kept as window.__socket (to hand the page a message as if
+# the server had sent it).
+WS_TAP = """(() => {
+  const Real = window.WebSocket;
+  function Tapped(url, protocols) {
+    const socket = protocols === undefined ? new Real(url) : new Real(url, protocols);
+    window.__socket = socket;
+    return socket;
+  }
+  Tapped.prototype = Real.prototype;
+  Object.assign(Tapped, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Tapped;
+})();"""
+
+
+def test_review_window_an_earlier_hands_values_come_in_and_quick_clicks_go_back_as_many_hands(browser, server):
+    # an earlier hand asked for while its values were pending stayed "being computed"
+    # (its review message was dropped: only the latest hand's was taken), and two
+    # quick clicks on Earlier hand went back one hand, both asking for the same
+    created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 3})
+    table_id = created["table"]["id"]
+    page = open_page(browser, server, "/")
+    page.add_init_script(WS_TAP)
+    page.goto(f"/t/{table_id}")
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='3']", timeout=3 * HAND_TIMEOUT_MS)
+    page.route("**/hands/*", lambda route: (time.sleep(0.4), route.continue_()))
+    page.locator("#review-earlier").click()
+    page.locator("#review-earlier").click()
+    page.wait_for_selector("#review .review[data-hand='1']")
+    assert page.locator("#review-which").inner_text() == "Hand 1 of 3"
+    page.unroute("**/hands/*")
+    page.locator("#review-later").click()
+    page.wait_for_selector("#review .review[data-hand='2']")
+    review = server.api("GET", f"/api/tables/{table_id}/hands/2")
+    send = "message => window.__socket.dispatchEvent(new MessageEvent('message', {data: JSON.stringify(message)}))"
+    page.evaluate(send, {"v": 1, "type": "review", "hand": 2, "review": {**review, "dd_status": "pending"}})
+    page.wait_for_selector("#review .review[data-hand='2'][data-dd-status='pending']")
+    # the latest hand's values say nothing while hand 2 is shown, and leave it shown
+    latest = server.api("GET", f"/api/tables/{table_id}/hands/3")
+    page.evaluate(send, {"v": 1, "type": "review", "hand": 3, "review": {**latest, "dd_status": "ready"}})
+    page.evaluate(send, {"v": 1, "type": "review", "hand": 2, "review": {**review, "dd_status": "ready"}})
+    page.wait_for_selector("#review .review[data-hand='2'][data-dd-status='ready']")
+    said = page.locator("#review-live").inner_text()
+    assert said.count("Double-dummy values are ready.") == (1 if review["contract"] else 0), said
+    assert not page.errors
+
+
 def test_review_windows_close_button_stays_in_view_while_it_scrolls(browser, server):
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
     page = open_page(browser, server, created["spectate_url"], viewport=PHONE)   # the bots play

@@ -32,6 +32,8 @@ const state = {
   scoresheet: null,
   review: null,          // the review of the latest finished hand
   reviewing: null,       // an earlier hand's review shown in the window instead (null: the latest)
+  reviewAsked: 0,        // counts the looks at an earlier hand and the hands' ends (reviewHand)
+  reviewTarget: null,    // the hand whose review is on its way
   tableId: null,
   pendingLevel: null,    // a level typed at the keyboard, waiting for its denomination
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
@@ -467,10 +469,10 @@ function drawPanels() {
   // session, and was drawn anew at every call and card (12-15 ms at 419 hands)
   const options = JSON.stringify(state.view.options ?? {});
   if (drawnSheet.sheet !== state.scoresheet || drawnSheet.options !== options) {
-    const open = [...$("scoresheet").querySelectorAll("details.earlier")].map((fold) => fold.open);
+    const open = new Set([...$("scoresheet").querySelectorAll("details.earlier[open]")].map((fold) => fold.dataset.fold));
     $("scoresheet").replaceChildren(renderScoresheet(state.scoresheet, state.view.options));
-    // a fold the person opened stays open
-    $("scoresheet").querySelectorAll("details.earlier").forEach((fold, i) => { fold.open = Boolean(open[i]); });
+    // a fold the person opened stays open (each by what it holds: one may come before the other)
+    $("scoresheet").querySelectorAll("details.earlier").forEach((fold) => { fold.open = open.has(fold.dataset.fold); });
     drawnSheet = { sheet: state.scoresheet, options };
   }
   $("open-review").disabled = !state.review;
@@ -491,18 +493,29 @@ function drawReview() {
 // Show hand `hand`'s review in the window: the latest as the page has it, an
 // earlier one as the server gives it.
 async function reviewHand(hand) {
+  // one look at a time: a second click, or a hand's end, while the first is on its
+  // way makes the first one's answer stale (a later hand's end shows that hand)
+  const asked = ++state.reviewAsked;
+  state.reviewTarget = hand;
   if (hand === state.review?.hand) {
     state.reviewing = null;
   } else {
+    let review;
     try {
       const response = await fetch(`/api/tables/${encodeURIComponent(state.tableId)}/hands/${hand}`);
       if (!response.ok) throw new Error(String(response.status));
-      state.reviewing = await response.json();
+      review = await response.json();
     } catch {
-      announce(`Hand ${hand}'s review could not be fetched; try again.`);
+      if (asked === state.reviewAsked) {
+        state.reviewTarget = null;
+        announce(`Hand ${hand}'s review could not be fetched; try again.`);
+      }
       return;
     }
+    if (asked !== state.reviewAsked) return;
+    state.reviewing = review;
   }
+  state.reviewTarget = null;
   const focused = document.activeElement;
   drawReview();
   // at the first or the last hand the button pressed is disabled: focus goes to the other
@@ -524,7 +537,11 @@ function openDialog(dialog, opener) {
 // and everything the page says is said there too.
 function openReview(opener = null) {
   if (!state.review) return;
-  if (!$("review-dialog").open) state.reviewing = null;     // opened, it shows the latest hand
+  if (!$("review-dialog").open) {     // opened, it shows the latest hand (a look on its way is stale)
+    state.reviewing = null;
+    state.reviewAsked++;
+    state.reviewTarget = null;
+  }
   drawReview();
   if (!$("review-dialog").open) {
     $("review-live").textContent = "";
@@ -699,6 +716,9 @@ const HANDLERS = {
     state.explanations = message.explanations;
     state.scoresheet = message.scoresheet;
     state.review = message.last_review;
+    state.reviewing = null;
+    state.reviewAsked++;
+    state.reviewTarget = null;
     // an open review window shows the snapshot's last hand: the one it showed may
     // be older, its values sent while this page was away
     if ($("review-dialog").open) {
@@ -758,17 +778,22 @@ const HANDLERS = {
     noteJoined(message.seats);
   },
   review(message) {
-    if (!state.review || state.review.hand === message.hand) {
-      const was = state.review?.dd_status;
-      state.review = message.review;
-      drawReview();
-      // the window's status line changed: said in the window's live region (a hand
-      // passed out has no play, and its window no such line: nothing to say)
-      if ($("review-dialog").open && was === "pending" && message.review.dd_status !== "pending" &&
-          message.review.contract) {
-        say(message.review.dd_status === "ready" ? "Double-dummy values are ready."
-          : "Double-dummy values are not available.");
-      }
+    // the latest hand's values, or those of the earlier hand the window shows (asked
+    // for, it was solved then, and its values come as the latest's do)
+    const latest = !state.review || state.review.hand === message.hand;
+    const looked = state.reviewing?.hand === message.hand;
+    if (!latest && !looked) return;
+    const was = (looked ? state.reviewing : state.review)?.dd_status;
+    if (latest) state.review = message.review;
+    if (looked) state.reviewing = message.review;
+    drawReview();
+    // the window's status line changed: said in the window's live region when it
+    // shows that hand (a hand passed out has no play, and its window no such line)
+    const shown = (state.reviewing ?? state.review).hand === message.hand;
+    if ($("review-dialog").open && shown && was === "pending" && message.review.dd_status !== "pending" &&
+        message.review.contract) {
+      say(message.review.dd_status === "ready" ? "Double-dummy values are ready."
+        : "Double-dummy values are not available.");
     }
   },
   error(message) {
@@ -866,6 +891,8 @@ function handOver(message) {
   state.scoresheet = message.hand_over.scoresheet;
   state.review = message.hand_over.review;
   state.reviewing = null;       // the hand just ended, in place of one looked back at
+  state.reviewAsked++;          // (a look still on its way is stale)
+  state.reviewTarget = null;
   if (state.review) say(headline(state.review));
   openReview();
 }
@@ -1124,8 +1151,10 @@ async function main() {
   $("open-review").addEventListener("click", () => openReview($("open-review")));
   $("open-keys").addEventListener("click", () => openDialog($("keys-dialog"), $("open-keys")));
   $("close-review").addEventListener("click", () => $("review-dialog").close());
-  $("review-earlier").addEventListener("click", () => reviewHand((state.reviewing ?? state.review).hand - 1));
-  $("review-later").addEventListener("click", () => reviewHand((state.reviewing ?? state.review).hand + 1));
+  // from the hand on its way, if any: two quick clicks go back two hands
+  const lookedAt = () => state.reviewTarget ?? (state.reviewing ?? state.review).hand;
+  $("review-earlier").addEventListener("click", () => reviewHand(Math.max(1, lookedAt() - 1)));
+  $("review-later").addEventListener("click", () => reviewHand(Math.min(state.review.hand, lookedAt() + 1)));
   $("close-keys").addEventListener("click", () => $("keys-dialog").close());
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);

@@ -69,7 +69,7 @@ function firstShownHand(above) {
 // Earlier entries in a fold of their own: a summary that says what it holds, and
 // the same two columns inside.
 function folded(summary, label, tableClass, rows) {
-  return el("details", { class: "earlier" }, el("summary", {}, summary),
+  return el("details", { class: "earlier", dataset: { fold: tableClass } }, el("summary", {}, summary),
     el("table", { class: `${tableClass} earlier`, "aria-label": label },
       el("thead", {}, header()), el("tbody", {}, ...rows)));
 }
