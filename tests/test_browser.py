@@ -1132,6 +1132,31 @@ def test_the_scoresheet_is_drawn_again_only_when_it_changes(browser, server):
     assert not south.errors
 
 
+def test_review_window_looking_back_stays_on_its_hand_when_another_hand_ends(browser, server):
+    # a person looking at hand 1 while hand 3 was played was taken to hand 3 at its end
+    created, clients = four_people(server, hands=3)
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    for _ in range(2):      # hands 1 and 2, each followed by the next deal
+        move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "finished")
+        seen_by_all(clients, clients["S"].seq + 1)
+    south.wait_for_function(f"document.body.dataset.seq === '{clients['S'].seq}'")
+    south.wait_for_selector("#review-dialog[open] .review[data-hand='2']")
+    south.locator("#review-earlier").click()
+    south.wait_for_selector("#review .review[data-hand='1']")
+    move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "finished")     # hand 3
+    south.wait_for_function(f"document.body.dataset.seq === '{clients['S'].seq}'")
+    south.wait_for_function("document.querySelector('#review-which').textContent === 'Hand 1 of 3'")
+    assert south.locator("#review .review").get_attribute("data-hand") == "1"
+    assert "Hand 3: 7 No Trump by " in south.locator("#review-live").inner_text()     # told all the same
+    south.locator("#review-later").click()
+    south.wait_for_selector("#review .review[data-hand='2']")
+    south.locator("#review-later").click()
+    south.wait_for_selector("#review .review[data-hand='3']")
+    assert south.locator("#review-later").is_disabled()
+    assert not south.errors
+
+
 def test_a_page_that_missed_a_hands_last_card_opens_its_review_when_it_comes_back(browser, tmp_path):
     # The connection dropped as the hand's last card was played; the page came
     # back to a snapshot of the next hand's auction, and a snapshot opened no

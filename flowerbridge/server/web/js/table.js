@@ -890,10 +890,16 @@ function handOver(message) {
   if (!message.hand_over) return;
   state.scoresheet = message.hand_over.scoresheet;
   state.review = message.hand_over.review;
-  state.reviewing = null;       // the hand just ended, in place of one looked back at
+  if (state.review) say(headline(state.review));
+  // a person looking back at an earlier hand in the open window stays there (the
+  // window counts the new hand; Later hand reaches it); else the hand just ended shows
+  if ($("review-dialog").open && (state.reviewing !== null || state.reviewTarget !== null)) {
+    drawReview();
+    return;
+  }
+  state.reviewing = null;
   state.reviewAsked++;          // (a look still on its way is stale)
   state.reviewTarget = null;
-  if (state.review) say(headline(state.review));
   openReview();
 }
 
