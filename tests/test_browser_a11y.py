@@ -503,6 +503,8 @@ def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, se
     for words in ("Home", "End", "a level lower", "a level higher", "the highest bid"):
         assert words in keys, (words, keys)
     north.locator("#close-keys").click()
+    # the window hands focus back to its opener a moment after it closes
+    north.wait_for_function("document.activeElement.id === 'open-keys'", timeout=5_000)
     north.focus('#bidding button[data-call="Pass"]')
     north.keyboard.press("End")
     assert north.evaluate(FOCUS) == "call 7NT in #bidding"
