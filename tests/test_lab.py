@@ -564,10 +564,12 @@ def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
 
 SLOW_START = """
 import os, time
-# in a lab worker only: a slow start-up, so that a Ctrl-C can reach it there
+# in a lab worker only: a slow start-up, so that a Ctrl-C can reach it there (longer
+# than the driver once waited for its workers: it exited, and a worker finishing its
+# start-up after that printed a traceback, the pool's shared counter gone)
 if b"spawn_main" in open("/proc/self/cmdline", "rb").read():
     open(os.path.join(os.environ["STARTED"], str(os.getpid())), "w").close()
-    time.sleep(5)
+    time.sleep(15)
 """
 
 

@@ -326,19 +326,36 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
 
 
 def _stop_workers(pool) -> None:
-    """End the workers of an abandoned run now: their unfinished chunks would be lost
-    anyway, and a chunk can take minutes (double dummy). (Only before the pool's
-    ``shutdown``: before Python 3.14 it drops its list of processes, and the
-    interpreter's exit then waited for every running chunk.)"""
-    stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if stop is not None:
-        stop()
-        return
+    """End the workers of an abandoned run now, and wait until they have: their
+    unfinished chunks would be lost anyway, and a chunk can take minutes (double
+    dummy). (Only before the pool's ``shutdown``: before Python 3.14 it drops its
+    list of processes, and the interpreter's exit then waited for every running
+    chunk.)
+
+    A worker still starting up holds SIGTERM back (:func:`_sigint_held`), so one
+    that has not ended a moment after it was asked to is killed: left to finish
+    its start-up after this program had exited, it found the pool's shared
+    counter gone and printed a traceback under our one line."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    if not processes:
+        stop = getattr(pool, "kill_workers", None)    # Python 3.14+, where _processes went
+        if stop is not None:
+            stop()
+        return
     for process in processes:
         process.terminate()
+    patience = time.monotonic() + _STOP_PATIENCE
+    for process in processes:
+        process.join(max(0.0, patience - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
     for process in processes:
         process.join(5)
+
+
+_STOP_PATIENCE = 1.0
+"""Seconds an abandoned run's workers are given to end on SIGTERM before they are killed."""
 
 
 # An HTTP/2 client's first words (the connection preface and an empty SETTINGS
