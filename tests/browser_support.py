@@ -125,3 +125,15 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def closing_settled(page, dialog: str, close) -> None:
+    """Close a window with ``close()`` and wait until the client has done with its
+    closing: the browser gives focus back to the opener at once, and the client's own
+    ``close`` handler moves it on (or back) a moment later, on a timer. A listener
+    added here after the client's own, with a timer of its own, runs after it."""
+    page.evaluate("""d => { window.__closed = false;
+      document.querySelector(d).addEventListener(
+        'close', () => setTimeout(() => { window.__closed = true; }, 0), { once: true }); }""", dialog)
+    close()
+    page.wait_for_function("window.__closed === true", timeout=10_000)

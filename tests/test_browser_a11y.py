@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from browser_support import SHOWN, SHOWN_ALL, screenshot
+from browser_support import SHOWN, SHOWN_ALL, closing_settled, screenshot
 from flowerbridge.server.testing import Client
 from test_browser import (BOT, SOUTH_DECLARES, finished_review, four_people, mid_trick_table, open_page,
                           people_table_at, render_in_page, wait_for_table)
@@ -104,10 +104,18 @@ def drive(clients, until, timeout=60.0):
     bid, the others pass; each plays its first legal card."""
     acted = set()
     deadline = time.monotonic() + timeout
-    while not until():
+    while True:
         assert time.monotonic() < deadline, "the clients did not get there in time"
-        for seat, client in clients.items():
+        for client in clients.values():
             client.drain()
+        # only where every client has seen the same moment: one that saw a trick's
+        # end first led to the next before ``until()`` (on another client) held
+        if len({client.seq for client in clients.values()}) > 1:
+            time.sleep(0.002)
+            continue
+        if until():
+            return
+        for seat, client in clients.items():
             view = client.view
             if view and view["legal"] and (seat, client.seq) not in acted:
                 acted.add((seat, client.seq))
@@ -502,9 +510,9 @@ def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, se
     assert "make the call" in keys, keys
     for words in ("Home", "End", "a level lower", "a level higher", "the highest bid"):
         assert words in keys, (words, keys)
-    north.locator("#close-keys").click()
     # the window hands focus back to its opener a moment after it closes
-    north.wait_for_function("document.activeElement.id === 'open-keys'", timeout=5_000)
+    closing_settled(north, "#keys-dialog", north.locator("#close-keys").click)
+    assert north.evaluate(FOCUS) == "#open-keys"
     north.focus('#bidding button[data-call="Pass"]')
     north.keyboard.press("End")
     assert north.evaluate(FOCUS) == "call 7NT in #bidding"
@@ -885,14 +893,12 @@ def test_client_a_window_opened_by_its_button_gives_focus_back_to_that_button(br
         south.focus(opener)
         south.keyboard.press("Enter")
         south.wait_for_selector(f"{dialog}[open]")
-        south.keyboard.press(closing)
-        south.wait_for_selector(f"{dialog}[open]", state="detached")
-        south.wait_for_timeout(100)
+        # (the client moves focus, if at all, a moment after the window closes)
+        closing_settled(south, dialog, lambda closing=closing: south.keyboard.press(closing))
         assert south.evaluate(FOCUS) == opener, (opener, closing)
         south.keyboard.press("Enter")                           # opens it again: no call is made
         south.wait_for_selector(f"{dialog}[open]")
-        south.keyboard.press("Escape")
-        south.wait_for_selector(f"{dialog}[open]", state="detached")
+        closing_settled(south, dialog, lambda: south.keyboard.press("Escape"))
         assert south.evaluate("document.body.dataset.seq") == seq
     assert south.locator("#bidding button").count() > 0
     assert not south.errors
@@ -931,9 +937,7 @@ def test_client_the_review_opened_by_its_button_on_your_turn_gives_focus_back_to
     south.focus("#open-review")
     south.keyboard.press("Enter")
     south.wait_for_selector("#review-dialog[open]")
-    south.keyboard.press("Escape")
-    south.wait_for_selector("#review-dialog[open]", state="detached")
-    south.wait_for_timeout(100)
+    closing_settled(south, "#review-dialog", lambda: south.keyboard.press("Escape"))
     assert south.evaluate(FOCUS) == "#open-review"
     south.keyboard.press("Enter")
     south.wait_for_selector("#review-dialog[open]")
