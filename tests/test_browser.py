@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOWN_ALL, Server, screenshot
+from browser_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOWN_ALL, Server, closing_settled, screenshot
 from flowerbridge.server.testing import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -289,15 +289,15 @@ def test_lobby_a_redrawn_list_gives_the_focus_back_to_the_control_that_had_it(br
     # every copy button names the link it copies
     assert page.get_by_role("button", name="Copy North link").count() == 2   # new, and kept
     row.get_by_role("button", name="Copy South link").focus()
-    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})   # the list changes
+    added = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})   # the list changes
     page.clock.run_for(11_000)
-    page.wait_for_selector("#tables li[data-table] >> nth=1")
+    page.wait_for_selector(f'#tables li[data-table="{added["table"]["id"]}"]')      # drawn anew
     assert page.evaluate("document.activeElement.dataset.focus") == "copy South"
     assert page.evaluate("document.activeElement.closest('li[data-table]').dataset.table") == table_id
     row.get_by_role("link", name=re.compile("^Watch ")).focus()
-    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    added = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     page.clock.run_for(11_000)
-    page.wait_for_selector("#tables li[data-table] >> nth=2")
+    page.wait_for_selector(f'#tables li[data-table="{added["table"]["id"]}"]')
     assert page.evaluate("document.activeElement.dataset.focus") == "watch"
     assert page.evaluate("document.activeElement.closest('li[data-table]').dataset.table") == table_id
     context.close()
@@ -811,7 +811,10 @@ def finished_review(server):
 
 
 def render_in_page(page, module, function, *args):
-    """Call a view module's render function in the page; returns the element's outer HTML."""
+    """Call a view module's render function in the page; returns the element's outer HTML.
+    (Once the page's own gallery is drawn, if it is still there: drawn after the body
+    was replaced, it failed.)"""
+    page.wait_for_function("!document.getElementById('gallery') || document.querySelector('#gallery .card')")
     return page.evaluate("""async ([module, fn, args]) => {
         const { loadCatalogue } = await import('/static/js/catalogue.js');
         const view = await import(`/static/js/views/${module}.js`);
@@ -1070,7 +1073,8 @@ def test_a_page_away_for_several_hands_says_how_many_ended_and_opens_the_last_on
     page.wait_for_function("window.__gate.shut", timeout=HAND_TIMEOUT_MS)
     assert page.evaluate("document.body.dataset.phase") == "auction"
     if page.locator("#review-dialog[open]").count():
-        page.locator("#close-review").click()   # hand 1's review, opened at its end
+        # hand 1's review, opened at its end (its closing says the turn: not into the next one)
+        closing_settled(page, "#review-dialog", page.locator("#close-review").click)
     watch_to_the_sessions_end(server, table_id, 2 * HAND_TIMEOUT_MS)
     assert page.locator("#review-dialog[open]").count() == 0
     page.evaluate("window.__gate.shut = false")
@@ -1264,6 +1268,7 @@ def test_bots_explanations_stay_on_a_phones_screen_in_every_column(browser, serv
 def test_bidding_box_offers_exactly_the_legal_calls(browser, server):
     legal = ["Pass", "2A", "2NT", "3P", "3R", "3A", "3NT"]
     page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")        # the gallery drawn: it draws nothing later
     page.evaluate("""async (legal) => {
         const { renderBiddingBox } = await import('/static/js/views/auction.js');
         window.chosen = [];
@@ -1839,7 +1844,10 @@ def test_a_silent_connection_is_found_dead_by_the_heartbeat_and_the_page_catches
     south.wait_for_timeout(200)
     assert pings() == []
     south.clock.fast_forward(4_000)                     # 16 s of silence: a ping
-    south.wait_for_timeout(200)
+    deadline = time.monotonic() + 10                    # (a frame sent reaches the test late)
+    while not pings() and time.monotonic() < deadline:
+        south.wait_for_timeout(50)
+    south.wait_for_timeout(200)                         # and no second one behind it
     assert len(pings()) == 1 and pings()[0]["id"]
     assert south.evaluate("document.querySelector('#status').textContent") == "connected"
     assert south.evaluate("document.body.dataset.seq") == seq           # the lead never came
@@ -2296,7 +2304,9 @@ def test_a_bid_made_leaves_no_other_call_under_the_pointer_at_the_persons_next_t
     call_at(clients["W"], 4, "Pass")
     call_at(clients["N"], 5, "2P")
     call_at(clients["E"], 6, "Pass")
-    south.wait_for_selector('#bidding button[data-call="2R"]')   # South's next turn
+    # South's next turn (2R was on offer at the first one too: the page must be past it)
+    south.wait_for_function("Number(document.body.dataset.seq) >= 7")
+    south.wait_for_selector('#bidding button[data-call="2R"]')
     assert south.evaluate(BIDDING_PLACES) == before
     under = south.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('button')?.dataset.call ?? null",
                            point)
