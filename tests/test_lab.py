@@ -598,6 +598,8 @@ def test_lab_ctrl_c_while_workers_start_up_is_one_line_without_their_fatal_error
         os.kill(int(worker.name), signal.SIGINT)
     time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.3)                 # and Ctrl-C again, while the driver ends its workers
+    os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "interrupted before any chunk was finished: nothing was saved\n"

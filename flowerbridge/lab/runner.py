@@ -342,14 +342,16 @@ def _stop_workers(pool) -> None:
         if stop is not None:
             stop()
         return
-    for process in processes:
-        process.terminate()
-    patience = time.monotonic() + _STOP_PATIENCE
-    for process in processes:
-        process.join(max(0.0, patience - time.monotonic()))
-    for process in processes:
-        if process.is_alive():
-            process.kill()
+    try:
+        for process in processes:
+            process.terminate()
+        patience = time.monotonic() + _STOP_PATIENCE
+        for process in processes:
+            process.join(max(0.0, patience - time.monotonic()))
+    finally:    # also when a second Ctrl-C cuts the wait short
+        for process in processes:
+            if process.is_alive():
+                process.kill()
     for process in processes:
         process.join(5)
 
