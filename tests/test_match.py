@@ -17,6 +17,7 @@ import pytest
 from flowerbridge import PASS, Deal, HandState, Seat, Side
 from flowerbridge.bots.base import bot_seed, load_bot, play_hand
 from flowerbridge.bots.match import IMP_SCALE, PairStats, imps, quantile, run_match
+from flowerbridge._signals import Terminated
 from flowerbridge.cli import main
 
 
@@ -334,6 +335,52 @@ def test_match_cut_short_before_a_board_is_finished_says_interrupted(monkeypatch
     assert main(["match", "--ns", "basic", "--ew", "tests.test_match:StopsAfter", "--boards", "3"]) == 130
     out, err = capsys.readouterr()
     assert out == "" and err == "interrupted\n"
+
+
+def untimed(report):
+    """A match's JSON report without its timings, which differ from run to run."""
+    timed = re.compile(r"ms|seconds")
+    drop = lambda d: {k: v for k, v in d.items() if not timed.search(k)}   # noqa: E731
+    return {**drop(report), "pairs": {pair: drop(stats) for pair, stats in report["pairs"].items()}}
+
+
+def test_match_stopped_between_boards_reports_the_boards_finished(monkeypatch, capsys):
+    # A Ctrl-C or SIGTERM outside a board's play (dealing the next board, scoring
+    # one) escaped as it was: 'terminated', and no report of the boards played.
+    import flowerbridge.bots.match as match_module
+    command = ["match", "--ns", "basic", "--ew", "basic", "--seed", "4", "--json"]
+    assert main([*command, "--boards", "2"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    deal = match_module.Deal.from_seed
+
+    def stopped_at_board_3(seed, board):
+        if board == 3:
+            raise Terminated
+        return deal(seed, board)
+
+    monkeypatch.setattr(match_module.Deal, "from_seed", staticmethod(stopped_at_board_3))
+    assert main([*command, "--boards", "5"]) == 143
+    out, err = capsys.readouterr()
+    assert err == "terminated after 2 of 5 boards\n"
+    assert untimed(json.loads(out)) == untimed(two)
+
+
+def test_match_stopped_as_it_ends_reports_every_board(monkeypatch, capsys):
+    # (a stop once the last board was in, as the progress bar closed, lost them all)
+    import flowerbridge.cli.match as cli_match
+    command = ["match", "--ns", "basic", "--ew", "basic", "--seed", "4", "--json", "--boards", "2"]
+    assert main(command) == 0
+    two = json.loads(capsys.readouterr().out)
+    play = cli_match._play
+
+    def stopped_as_it_ends(*args):
+        play(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_match, "_play", stopped_as_it_ends)
+    assert main(command) == 130
+    out, err = capsys.readouterr()
+    assert untimed(json.loads(out)) == untimed(two) and err == "interrupted after 2 of 2 boards\n", err
 
 
 class Announces:

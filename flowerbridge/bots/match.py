@@ -243,23 +243,31 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
             for seat, n in zip(bots[t], hits[t]):
                 pairs[seating[t][seat]].budget_hits += n
 
-    for board in range(1, boards + 1):
-        deal = Deal.from_seed(seed, board)
-        dealer = Seat((board - 1) % 4)
-        marks, hits = [p._mark() for p in pairs], budget_hits()
-        try:
+    # What a stop undoes: the counts as the board being played began (None between boards).
+    mark: tuple[int, list[tuple[dict[str, Any], int]], list[list[int]]] | None = None
+    try:
+        for board in range(1, boards + 1):
+            deal = Deal.from_seed(seed, board)
+            dealer = Seat((board - 1) % 4)
+            mark = (board, [p._mark() for p in pairs], budget_hits())
             tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
                            for t in range(2))
-        except KeyboardInterrupt as stop:   # the boards finished are the result: the one cut short is undone
-            for stats, mark in zip(pairs, marks):
-                stats._restore(mark)
-            count_budget_hits(hits)
-            raise MatchInterrupted(result, terminated=isinstance(stop, Terminated)) from None
-        board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
-                                   imps(tables[0].net - tables[1].net))
-        result.results.append(board_result)
-        if on_board is not None:
-            on_board(board_result)
+            board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
+                                       imps(tables[0].net - tables[1].net))
+            result.results.append(board_result)
+            mark = None
+            if on_board is not None:
+                on_board(board_result)
+    except KeyboardInterrupt as stop:
+        # The boards finished are the result, whenever the stop came (between boards
+        # too): the one cut short is undone.
+        hits = budget_hits()
+        if mark is not None and len(result.results) == mark[0] - 1:
+            _, marks, hits = mark
+            for stats, counts in zip(pairs, marks):
+                stats._restore(counts)
+        count_budget_hits(hits)
+        raise MatchInterrupted(result, terminated=isinstance(stop, Terminated)) from None
     count_budget_hits(budget_hits())
     return result
 

@@ -31,7 +31,7 @@ def run(args) -> int:
     import json
     import sys
 
-    from .._signals import terminated_as_a_stop
+    from .._signals import Terminated, terminated_as_a_stop
     from ..bots.base import bot_takes
     from ..bots.match import MatchInterrupted
 
@@ -44,11 +44,19 @@ def run(args) -> int:
                          f"{args.ns} and {args.ew} do not sample")
     bot_options = {} if args.samples is None else {"samples": args.samples}
     stopped: MatchInterrupted | None = None
+    played: list = []
     try:
         with terminated_as_a_stop():
-            result = _play(args, seed, bot_options)
+            _play(args, seed, bot_options, played)
     except MatchInterrupted as stop:    # Ctrl-C or SIGTERM: the report of the boards played
         result, stopped = stop.result, stop
+    except KeyboardInterrupt as stop:   # as the match ended (its progress bar closing): every board
+        if not played:
+            raise
+        result = played[0]
+        stopped = MatchInterrupted(result, terminated=isinstance(stop, Terminated))
+    else:
+        result = played[0]
     said, status = ("terminated", 143) if stopped is not None and stopped.terminated else ("interrupted", 130)
     if stopped is not None and not result.boards:
         print(said, file=sys.stderr)
@@ -63,21 +71,23 @@ def run(args) -> int:
     return 0
 
 
-def _play(args, seed, bot_options):
-    """The match, with a progress bar on standard error where it is a terminal."""
+def _play(args, seed, bot_options, played: list) -> None:
+    """The match, with a progress bar on standard error where it is a terminal; put
+    in ``played`` as soon as it is over (a stop while the bar closes keeps it)."""
     import sys
 
     from ..bots.match import run_match
 
     if not sys.stderr.isatty():
-        return run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options)
+        played.append(run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options))
+        return
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
-        return run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
-                         on_board=lambda _: progress.advance(task))
+        played.append(run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
+                                on_board=lambda _: progress.advance(task)))
 
 
 def render_match(result) -> str:
