@@ -338,7 +338,7 @@ def _stop_workers(pool) -> None:
     counter gone and printed a traceback under our one line."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     if not processes:
-        stop = getattr(pool, "kill_workers", None)    # Python 3.14+, where _processes went
+        stop = getattr(pool, "kill_workers", None)    # (a pool without that private list: 3.14+ has this)
         if stop is not None:
             stop()
         return
