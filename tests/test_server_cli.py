@@ -94,6 +94,59 @@ def test_a_second_serve_on_a_database_in_use_is_refused_until_the_first_stops(tm
         assert fourth.api("GET", "/api/tables").status_code == 200
 
 
+# Run as the server's interpreter starts: its event loop is made slowly, after the URL
+# line, the database locked and migrated, before uvicorn has put in its signal handlers.
+SLOW_LOOP = """
+import asyncio, os, pathlib, time
+import uvicorn.config
+
+made = uvicorn.config.Config.get_loop_factory
+
+def get_loop_factory(self):
+    factory = made(self) or asyncio.new_event_loop
+    def slowly():
+        pathlib.Path(os.environ["MAKING_LOOP"]).touch()
+        time.sleep(30)
+        return factory()
+    return slowly
+
+uvicorn.config.Config.get_loop_factory = get_loop_factory
+"""
+
+
+@pytest.mark.parametrize("stop, status, said", [(signal.SIGINT, 130, "interrupted\n"),
+                                                (signal.SIGTERM, -signal.SIGTERM, "")])
+def test_serve_stopped_before_uvicorn_takes_its_signals_stops_in_order(stop, status, said, tmp_path):
+    """docs/server.md, Running it: Ctrl+C and SIGTERM let the lock go, even in the moment
+    between the URL line and the server's own signal handlers. A Ctrl-C there printed
+    "coroutine 'Server.serve' was never awaited" under ``interrupted``; a SIGTERM ended the
+    process at once, its FILE.lock left behind."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_LOOP)
+    making = tmp_path / "making"
+    database = tmp_path / "t.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
+         str(database), "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site"), "MAKING_LOOP": str(making)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while not making.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert making.exists(), process.communicate(timeout=30)
+        assert (tmp_path / "t.db.lock").exists()    # taken: the server had started
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert out.startswith("Flower Bridge is at http://127.0.0.1:")
+    assert process.returncode == status and err == said
+    assert not (tmp_path / "t.db.lock").exists()
+
+
 def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path):
     """docs/protocol.md, Errors: a message over 4096 bytes gets ``too_large`` and the
     socket stays open (the server reads messages up to 1 MiB, then closes with 1009)."""

@@ -66,6 +66,36 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from .._signals import Terminated, terminated_as_a_stop
+
+    # A SIGTERM before uvicorn has put in its own handlers (while the database is opened,
+    # locked and migrated, the app made) stops the server as one while it serves does:
+    # what was opened is closed, the lock let go, and the process ends by the signal.
+    try:
+        with terminated_as_a_stop():
+            return _open_and_serve(args)
+    except Terminated:
+        _end_by_sigterm()
+        raise   # (where the signal could not end the process: "terminated", exit 143)
+
+
+def _end_by_sigterm() -> None:
+    """End this process by SIGTERM's own action, as uvicorn ends a server it stopped
+    on SIGTERM (what a service manager counts as a clean stop)."""
+    import os
+    import signal
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _open_and_serve(args) -> int:
     import socket
 
     from ..server.store import Store, default_database
@@ -139,8 +169,25 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                                            proxy_headers=forwarded is not None,
                                            forwarded_allow_ips=forwarded,
                                            limit_concurrency=args.max_connections))
-    server.run(sockets=[sock])
+    _run_server(server, sock)
     return 0
+
+
+def _run_server(server, sock) -> None:
+    """``server.run(sockets=[sock])``, but the coroutine is ours to close: a Ctrl-C
+    before it starts (as the event loop is made) otherwise leaves Python's "coroutine
+    'Server.serve' was never awaited" warning under ``interrupted``."""
+    import asyncio
+
+    serving = None
+    try:
+        loop_factory = server.config.get_loop_factory()
+        serving = server.serve(sockets=[sock])
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(serving)
+    finally:
+        if serving is not None:
+            serving.close()     # (a finished coroutine: nothing to do)
 
 
 def _allow_files(wanted: int) -> None:
