@@ -1051,7 +1051,9 @@ def test_an_open_review_window_shows_the_snapshots_last_hand_after_a_long_discon
     # a hand's end comes back to a snapshot; its open window showed hand 1 for
     # good (its values, if pending, sent while the page was away)
     table_id, page = spectate_bots_through_a_gate(browser, server, WS_GATE)
-    page.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=HAND_TIMEOUT_MS)
+    page.wait_for_function("window.__gate.shut", timeout=HAND_TIMEOUT_MS)    # at hand 1's end
+    page.locator("#open-review").click()
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='1']")
     # the page is away for two hands (one would come back as the events missed)
     watch_to_the_sessions_end(server, table_id, HAND_TIMEOUT_MS)
     page.evaluate("window.__gate.shut = false")

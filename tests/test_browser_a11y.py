@@ -237,7 +237,7 @@ def hand_seen_by_spectator(server, browser):
     drive(clients, lambda: any(m["type"] == "deal" and m.get("hand") == 2 for m in north.messages))
     # everything the tests read is drawn by the deal of hand 2 or before it
     page_at(page, north.seq)
-    hand = {"created": created, "page": page, "review": server.api(
+    hand = {"created": created, "page": page, "clients": clients, "review": server.api(
         "GET", f"/api/tables/{created['table']['id']}/hands/1")}
     yield hand
     close_all(clients)
@@ -263,9 +263,27 @@ def test_client_live_region_announces_contract_trick_winners_result_and_new_deal
     assert not page.errors
 
 
+def test_client_spectator_between_hands_is_told_the_result_and_where_the_review_is(hand_seen_by_spectator):
+    # docs/client.md, Review: the window opened by itself at every hand's end for a
+    # spectator too, covering the play it came to watch; it opens at the session's end
+    page = hand_seen_by_spectator["page"]
+    said = " | ".join(live_texts(page, "announce"))
+    assert re.search(r"Hand 1: 1 Plains by North, [^|]* Review \(R\) shows it\.", said), said
+    assert "Hand 2, East deals." in said
+    assert page.locator("#review-dialog[open]").count() == 0
+    assert not page.locator("#open-review").is_disabled()
+    assert not page.errors
+
+
 def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(hand_seen_by_spectator):
     page = hand_seen_by_spectator["page"]
+    if not page.locator("#review-dialog[open]").count():
+        page.keyboard.press("r")
     assert page.locator("#review-dialog[open]").count() == 1
+    east = hand_seen_by_spectator["clients"]["E"]   # hand 2's dealer: a call said while it is open
+    act(east, east.seq, "call", "Pass")
+    east.until(lambda m: m.get("seat") == "E" and m["type"] == "call")
+    page_at(page, east.seq)
     cdp = page.context.new_cdp_session(page)
     root = cdp.send("DOM.getDocument")["root"]["nodeId"]
 
@@ -277,8 +295,8 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     live = ax("#review-dialog .dialog-live")
     assert not live.get("ignored"), live
     in_window = " | ".join(live_texts(page, "review-live"))
-    # (the next deal; another seat's turn is not said apart from its action)
-    assert "Hand 2, East deals." in in_window and " to call." not in in_window, in_window
+    # (another seat's turn is not said apart from its action)
+    assert "East: Pass." in in_window and " to call." not in in_window, in_window
     # the window says the result, not only "Review of the hand"
     description = ax("#review-dialog").get("description", {}).get("value", "")
     assert description.startswith("Hand 1: 1 Plains by North, "), description

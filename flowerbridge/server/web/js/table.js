@@ -738,7 +738,7 @@ const HANDLERS = {
           "the scoresheet has them all.");
       }
       say(headline(state.review));
-      openReview();
+      reviewAtHandsEnd();
     }
   },
   deal(message) {
@@ -900,7 +900,16 @@ function handOver(message) {
   state.reviewing = null;
   state.reviewAsked++;          // (a look still on its way is stale)
   state.reviewTarget = null;
-  openReview();
+  reviewAtHandsEnd();
+}
+
+// The review at a hand's end opens by itself for a player. A spectator watches on
+// between hands (a window at every hand's end covered the play it came to see):
+// told the result and where the review is, it opens by itself at the session's end.
+// (A window open already shows the hand just ended.)
+function reviewAtHandsEnd() {
+  if ($("review-dialog").open || state.role !== "spectator" || sessionOver()) openReview();
+  else say("Review (R) shows it.");
 }
 
 function receive(message) {
