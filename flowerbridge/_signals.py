@@ -33,3 +33,28 @@ def terminated_as_a_stop() -> Generator[None, None, None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+@contextmanager
+def signals_held() -> Generator[None, None, None]:
+    """While this lasts (clean-up that a stop must not cut short, such as letting a lock go),
+    Ctrl-C and SIGTERM are only noted; the first that came is raised as it ends, through the
+    handler it had before. In another thread, where no handler can be set, nothing is held."""
+    came: list[int] = []
+
+    def note(signum: int, frame: Any) -> None:
+        came.append(signum)
+
+    try:
+        before = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:      # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        if came:
+            signal.raise_signal(came[0])
+

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -95,8 +96,9 @@ def test_a_second_serve_on_a_database_in_use_is_refused_until_the_first_stops(tm
 
 
 # Run as the server's interpreter starts: its event loop is made slowly, after the URL
-# line, the database locked and migrated, before uvicorn has put in its signal handlers.
-SLOW_LOOP = """
+# line, the database locked and migrated, before uvicorn has put in its signal handlers;
+# and with CLOSING set, the store is closed slowly (a second stop can come meanwhile).
+SLOW_START = """
 import asyncio, os, pathlib, time
 import uvicorn.config
 
@@ -111,32 +113,56 @@ def get_loop_factory(self):
     return slowly
 
 uvicorn.config.Config.get_loop_factory = get_loop_factory
+
+if os.environ.get("CLOSING"):
+    from flowerbridge.server.store import Store
+    close = Store.close
+
+    def close_slowly(self):
+        pathlib.Path(os.environ["CLOSING"]).touch()
+        time.sleep(2)
+        close(self)
+
+    Store.close = close_slowly
 """
 
 
-@pytest.mark.parametrize("stop, status, said", [(signal.SIGINT, 130, "interrupted\n"),
-                                                (signal.SIGTERM, -signal.SIGTERM, "")])
-def test_serve_stopped_before_uvicorn_takes_its_signals_stops_in_order(stop, status, said, tmp_path):
+def _wait_for(path: Path, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert path.exists(), process.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("stops, status, said", [
+    ([signal.SIGINT], 130, "interrupted\n"),
+    ([signal.SIGTERM], -signal.SIGTERM, ""),
+    # a second stop while the first closes the store: the lock is let go all the same
+    ([signal.SIGTERM, signal.SIGTERM], -signal.SIGTERM, ""),
+    ([signal.SIGINT, signal.SIGTERM], -signal.SIGTERM, ""),
+    ([signal.SIGTERM, signal.SIGINT], 130, "interrupted\n")])
+def test_serve_stopped_before_uvicorn_takes_its_signals_stops_in_order(stops, status, said, tmp_path):
     """docs/server.md, Running it: Ctrl+C and SIGTERM let the lock go, even in the moment
     between the URL line and the server's own signal handlers. A Ctrl-C there printed
     "coroutine 'Server.serve' was never awaited" under ``interrupted``; a SIGTERM ended the
-    process at once, its FILE.lock left behind."""
+    process at once, its FILE.lock left behind, as did a second stop during the clean-up."""
     (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_LOOP)
-    making = tmp_path / "making"
-    database = tmp_path / "t.db"
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_START)
+    making, closing = tmp_path / "making", tmp_path / "closing"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "MAKING_LOOP": str(making)}
+    if len(stops) > 1:
+        env["CLOSING"] = str(closing)
     process = subprocess.Popen(
         [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
-         str(database), "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(tmp_path / "site"), "MAKING_LOOP": str(making)},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+         str(tmp_path / "t.db"), "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        deadline = time.monotonic() + 60
-        while not making.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert making.exists(), process.communicate(timeout=30)
+        _wait_for(making, process)
         assert (tmp_path / "t.db.lock").exists()    # taken: the server had started
-        process.send_signal(stop)
+        process.send_signal(stops[0])
+        if len(stops) > 1:
+            _wait_for(closing, process)
+            process.send_signal(stops[1])
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
@@ -144,6 +170,23 @@ def test_serve_stopped_before_uvicorn_takes_its_signals_stops_in_order(stop, sta
             process.communicate()
     assert out.startswith("Flower Bridge is at http://127.0.0.1:")
     assert process.returncode == status and err == said
+    assert not (tmp_path / "t.db.lock").exists()
+
+
+def test_serve_stopped_and_then_interrupted_as_it_shuts_down_ends_quietly(tmp_path):
+    """docs/server.md, Running it: a Ctrl+C while a SIGTERM's shutdown runs (an impatient
+    second stop) ends the server at once, by the signal, the lock let go. The app's
+    shutdown was cancelled with a traceback of uvicorn's."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        assert server.process is not None
+        assert server.api("GET", "/api/tables").status_code == 200     # serving
+        server.process.send_signal(signal.SIGTERM)
+        time.sleep(0.005)
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(timeout=30)
+        rest = server.process.stdout.read() if server.process.stdout else ""
+    assert server.process.returncode == -signal.SIGTERM
+    assert rest == ""   # (stderr joins stdout there)
     assert not (tmp_path / "t.db.lock").exists()
 
 

@@ -66,17 +66,48 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .._signals import Terminated, terminated_as_a_stop
+    import signal
+
+    from .._signals import Terminated
 
     # A SIGTERM before uvicorn has put in its own handlers (while the database is opened,
     # locked and migrated, the app made) stops the server as one while it serves does:
     # what was opened is closed, the lock let go, and the process ends by the signal.
+    opened: list[Store] = []
     try:
-        with terminated_as_a_stop():
-            return _open_and_serve(args)
+        before = signal.signal(signal.SIGTERM, lambda signum, frame: _sigterm(opened))
+    except ValueError:      # not the main thread: uvicorn takes no signals there either
+        return _open_and_serve(args, opened)
+    try:
+        return _open_and_serve(args, opened)
     except Terminated:
         _end_by_sigterm()
         raise   # (where the signal could not end the process: "terminated", exit 143)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _sigterm(opened: list[Store]) -> None:
+    """SIGTERM outside uvicorn's own handlers. Before the event loop runs (start-up), a
+    stop that start-up cleans up after. From inside it, uvicorn passing a SIGTERM on once
+    it has shut down (or once a second Ctrl-C cut its shutdown short): the store is let go
+    if the app's shutdown did not, and the process ends by the signal at once, as under
+    uvicorn's own ``run`` (unwinding the loop there cancelled the app's shutdown, with
+    a traceback)."""
+    import asyncio
+
+    from .._signals import Terminated
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        raise Terminated() from None
+    for store in opened:
+        try:
+            store.close()
+        except Exception:   # ending now: the operating system lets the lock go anyway
+            pass
+    _end_by_sigterm()
 
 
 def _end_by_sigterm() -> None:
@@ -95,7 +126,7 @@ def _end_by_sigterm() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _open_and_serve(args) -> int:
+def _open_and_serve(args, opened: list[Store]) -> int:
     import socket
 
     from ..server.store import Store, default_database
@@ -115,6 +146,7 @@ def _open_and_serve(args) -> int:
     try:
         database = args.database if args.database is not None else default_database()
         store = Store(database)
+        opened.append(store)
         # One server per database (it keeps its tables in memory): taken before the
         # migration, so that a second server is refused without changing anything.
         store.lock()
@@ -125,7 +157,10 @@ def _open_and_serve(args) -> int:
         raise
     finally:
         if store is not None:   # (the app's shutdown closed it already, unless it never started)
-            store.close()
+            from .._signals import signals_held
+
+            with signals_held():    # a second stop waits until the lock is let go
+                store.close()
 
 
 def _serve(args, sock, family: int, database: str, store: Store) -> int:
