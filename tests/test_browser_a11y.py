@@ -47,6 +47,8 @@ LIVE_RECORDER = """() => {
   }
 }"""
 
+SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts"    # (table.js: the setting in localStorage)
+
 # WCAG contrast of two CSS colours (rgb()/rgba() over white), and the
 # background an element sits on (its nearest ancestor with one).
 CONTRAST = """
@@ -233,13 +235,21 @@ def hand_seen_by_spectator(server, browser):
     card) and the deal of hand 2, every live-region update recorded."""
     created, clients, page = people_table(browser, server, None, hands=2)
     page.evaluate(LIVE_RECORDER)
+    # a second spectator, its single-key shortcuts off
+    quiet = open_page(browser, server, created["spectate_url"])
+    quiet.evaluate(f"localStorage.setItem('{SINGLE_KEYS_KEY}', 'off')")
+    quiet.reload()
+    wait_for_table(quiet)
+    quiet.evaluate(LIVE_RECORDER)
     north = clients["N"]
     drive(clients, lambda: any(m["type"] == "deal" and m.get("hand") == 2 for m in north.messages))
     # everything the tests read is drawn by the deal of hand 2 or before it
     page_at(page, north.seq)
-    hand = {"created": created, "page": page, "clients": clients, "review": server.api(
+    page_at(quiet, north.seq)
+    hand = {"created": created, "page": page, "quiet": quiet, "clients": clients, "review": server.api(
         "GET", f"/api/tables/{created['table']['id']}/hands/1")}
     yield hand
+    quiet.context.close()
     close_all(clients)
 
 
@@ -273,6 +283,12 @@ def test_client_spectator_between_hands_is_told_the_result_and_where_the_review_
     assert page.locator("#review-dialog[open]").count() == 0
     assert not page.locator("#open-review").is_disabled()
     assert not page.errors
+    # where R does nothing (single-key shortcuts off), the line does not name it
+    quiet = hand_seen_by_spectator["quiet"]
+    said = " | ".join(live_texts(quiet, "announce"))
+    assert re.search(r"Hand 1: 1 Plains by North, [^|]* Review shows it\.", said), said
+    assert quiet.locator("#review-dialog[open]").count() == 0
+    assert not quiet.errors
 
 
 def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(hand_seen_by_spectator):

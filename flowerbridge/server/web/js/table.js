@@ -905,11 +905,12 @@ function handOver(message) {
 
 // The review at a hand's end opens by itself for a player. A spectator watches on
 // between hands (a window at every hand's end covered the play it came to see):
-// told the result and where the review is, it opens by itself at the session's end.
-// (A window open already shows the hand just ended.)
+// told the result and where the review is (R only where single keys are on), it
+// opens by itself at the end of the session's last hand. (A window open already
+// shows the hand just ended.)
 function reviewAtHandsEnd() {
   if ($("review-dialog").open || state.role !== "spectator" || sessionOver()) openReview();
-  else say("Review (R) shows it.");
+  else say(state.singleKeys ? "Review (R) shows it." : "Review shows it.");
 }
 
 function receive(message) {
