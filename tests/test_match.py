@@ -180,6 +180,22 @@ def test_match_report_keeps_long_bot_names_apart(capsys):
     assert row.split() == ["bot", "basic", spec]
 
 
+def test_match_report_fits_a_terminal_of_40_columns(monkeypatch, capsys):
+    # its table was 50 columns wide (14 a column whatever the cells) and its sentences
+    # ran on, wrapped by the terminal in mid-word
+    monkeypatch.setenv("COLUMNS", "40")
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "4", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 39, out
+    joined = out.replace(",\n  ", ", ")       # a sentence broken between its parts only
+    assert re.search(r"^A: [+-]\d+\.\d\d IMPs per board, 95% CI \[[^]]+\], total [+-]\d+ IMPs?$", joined, re.M), out
+    assert re.search(r"^bot +basic +random$", out, re.M), out
+    monkeypatch.delenv("COLUMNS")
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "4", "--seed", "1"]) == 0
+    timed = re.compile(r"^ms per decision.*\n", re.M)     # (the one line that is not the same)
+    assert timed.sub("", capsys.readouterr().out) == timed.sub("", joined)  # to a pipe: a line a sentence
+
+
 def imp_interval(results: list[int]) -> tuple[float, float]:
     """The mean and the half-width of its normal 95% interval, 1.96 standard errors."""
     n = len(results)

@@ -64,7 +64,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        print(render_match(result))
+        from . import output_width
+        print(render_match(result, output_width()))
     if stopped is not None:
         print(f"{said} after {result.boards} of {args.boards} boards", file=sys.stderr)
         return status
@@ -90,28 +91,48 @@ def _play(args, seed, bot_options, played: list) -> None:
                                 on_board=lambda _: progress.advance(task)))
 
 
-def render_match(result) -> str:
-    """The match report for people."""
+def render_match(result, width: int | None = None) -> str:
+    """The match report for people. Its sentences break between their parts to fit
+    ``width`` where given; the table's columns are as wide as their cells (with short
+    bot names it fits 40 columns)."""
     ci = result.ci95
     interval = "n/a (one board)" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
     from ..render import count_text
 
     total = sum(r.imps for r in result.results)
-    lines = [f"{result.pairs[0].spec} (A) v {result.pairs[1].spec} (B), {count_text(result.boards, 'board')}, "
-             f"seed {result.seed!r}",
-             f"A: {result.imps_per_board:+.2f} IMPs per board, 95% CI {interval}, "
-             f"total {total:+d} {'IMP' if abs(total) == 1 else 'IMPs'}", ""]
+    headline = [f"{result.pairs[0].spec} (A) v {result.pairs[1].spec} (B)",
+                count_text(result.boards, "board"), f"seed {result.seed!r}"]
+    score = [f"A: {result.imps_per_board:+.2f} IMPs per board", f"95% CI {interval}",
+             f"total {total:+d} {'IMP' if abs(total) == 1 else 'IMPs'}"]
+    lines = [*_parts(headline, width), *_parts(score, width), ""]
     a, b = (p.to_dict() for p in result.pairs)
-    width = max(14, *(len(str(d["bot"])) + 2 for d in (a, b)))    # a long bot name keeps a gap
-    lines.append(f"{'':<22}{'A':>{width}}{'B':>{width}}")
-    for label, key, fmt in (("bot", "bot", "{}"), ("contracts declared", "declared", "{}"),
-                            ("made", "made", "{}"), ("making rate", "making_rate", "{:.0%}"),
-                            ("honors per hand", "honors_per_hand", "{:.2f}"),
-                            ("bright bonus per hand", "bright_bonus_per_hand", "{:.2f}"),
-                            ("ms per decision", "ms_per_decision", "{:.2f}")):
-        cells = ["—" if d[key] is None else fmt.format(d[key]) for d in (a, b)]
-        lines.append(f"{label:<22}{cells[0]:>{width}}{cells[1]:>{width}}")
+    rows = [(label, ["—" if d[key] is None else fmt.format(d[key]) for d in (a, b)])
+            for label, key, fmt in (("bot", "bot", "{}"), ("contracts declared", "declared", "{}"),
+                                    ("made", "made", "{}"), ("making rate", "making_rate", "{:.0%}"),
+                                    ("honors per hand", "honors_per_hand", "{:.2f}"),
+                                    ("bright bonus per hand", "bright_bonus_per_hand", "{:.2f}"),
+                                    ("ms per decision", "ms_per_decision", "{:.2f}"))]
+    # each column as wide as its widest cell, and a gap
+    label_width = max(len(label) for label, _ in rows)
+    widths = [max(len(cells[i]) for _, cells in rows) + 2 for i in (0, 1)]
+    lines.append(f"{'':<{label_width}}{'A':>{widths[0]}}{'B':>{widths[1]}}")
+    for label, cells in rows:
+        lines.append(f"{label:<{label_width}}{cells[0]:>{widths[0]}}{cells[1]:>{widths[1]}}")
     for name, d in (("A", a), ("B", b)):
-        common = ", ".join(f"{c} ×{n}" for c, n in list(d["contracts"].items())[:8])
-        lines.append(f"{name} declared: {common or 'nothing'}")
+        common = [f"{c} ×{n}" for c, n in list(d["contracts"].items())[:8]] or ["nothing"]
+        common[0] = f"{name} declared: {common[0]}"
+        lines.extend(_parts(common, width))
     return "\n".join(lines)
+
+
+def _parts(parts: list[str], width: int | None) -> list[str]:
+    """``parts`` joined by commas, in lines of at most ``width`` characters where given
+    (a line broken between two parts, the next indented); a part is never broken."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if width is None or len(lines[-1]) + 2 + len(part) + 1 <= width:
+            lines[-1] += f", {part}"
+        else:
+            lines[-1] += ","
+            lines.append(f"  {part}")
+    return lines
