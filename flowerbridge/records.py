@@ -259,6 +259,30 @@ def _lone_surrogate(value: Any, path: str = "") -> str | None:
     return None
 
 
+# The first NaN or Infinity outside a string (the strings skipped whole)
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|[^"NI-]+|-(?!Infinity)|(-?Infinity|NaN)|[NI]')
+
+
+def _find_constant(text: str) -> re.Match | None:
+    for found in _CONSTANT.finditer(text):
+        if found.group(1):
+            return found
+    return None
+
+
+_SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def json_error_text(exc: json.JSONDecodeError) -> str:
+    """The JSON reader's message, whole: a control character in a string is named
+    (the reader's message ends "Invalid control character at")."""
+    if exc.msg.startswith("Invalid control character") and exc.pos < len(exc.doc):
+        code = ord(exc.doc[exc.pos])
+        escape = _SHORT_ESCAPES.get(chr(code), f"\\u{code:04x}")
+        return f"control character U+{code:04X} inside a string (write it as {escape})"
+    return exc.msg
+
+
 def parse_json(text: str, source: str | None = None) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
     is malformed (or that a number in it is too long to read); ``source`` names
@@ -275,11 +299,18 @@ def parse_json(text: str, source: str | None = None) -> Any:
             raise Unkeepable(f"{where} (half of a UTF-16 pair, not a Unicode character)")
         return data
     except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: {exc.msg}") from None
+        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: "
+                          f"{json_error_text(exc)}") from None
     except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
         raise RecordError(f"JSON{of} that cannot be kept as written: {exc}") from None
-    except NotJSON as exc:
-        raise RecordError(f"malformed JSON{of}: {exc}") from None
+    except NotJSON as exc:      # NaN or Infinity, found again for where it is
+        found = _find_constant(text)
+        if found is None:       # (not met: the reader refused one)
+            raise RecordError(f"malformed JSON{of}: {exc}") from None
+        line = text.count("\n", 0, found.start(1)) + 1
+        column = found.start(1) - text.rfind("\n", 0, found.start(1))
+        raise RecordError(f"malformed JSON at line {line} column {column}{of}: "
+                          f"{found.group(1)} is not a JSON value") from None
     except RecursionError:      # the JSON reader's answer to arrays thousands deep
         inside = f" in {source}" if source else ""
         raise RecordError(f"unreadable JSON{inside}: arrays or objects nested too deeply "

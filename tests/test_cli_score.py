@@ -421,7 +421,9 @@ def test_formats_standard_input_read_as_bytes_keeps_utf8_and_drops_a_byte_order_
 def test_formats_error_nan_and_infinity_are_not_json(cli, assert_cli_error, tmp_path, ch16_record, value):
     # Python's reader takes them; JSON has no such values, even under a key the format ignores
     text = json.dumps(ch16_record)[:-1] + f', "board": {value}}}'
-    assert_cli_error(run_score(cli, tmp_path, text), rf"malformed JSON of \S+hand\.json: {value} is not a JSON value")
+    column = len(text) - len(value)     # (the record on one line, the value last)
+    assert_cli_error(run_score(cli, tmp_path, text),
+                     rf"malformed JSON at line 1 column {column} of \S+hand\.json: {value} is not a JSON value")
 
 
 @pytest.mark.parametrize("text, name", [

@@ -1020,7 +1020,9 @@ def test_lab_default_folders_of_seeds_that_differ_only_in_unsafe_characters_diff
 @pytest.mark.parametrize(("text", "words"), [
     ('{"undertrick_penalty": 0, "undertrick_penalty": 50}', "the name 'undertrick_penalty' appears twice"),
     ('{"undertrick_penalty": NaN}', "NaN is not a JSON value"),
-    ('{"undertrick_penalty": 0', "malformed JSON (Expecting"),
+    ('{"undertrick_penalty": 0', "malformed JSON at column 25: Expecting"),
+    # (it said "malformed JSON (Invalid control character at at column 8)")
+    ('{"a": "\x01"}', "malformed JSON at column 8: control character U+0001 inside a string"),
     # (it said "variant ['x', []]: expected [name, {option: value}]")
     ("[]", "the rules are a JSON object of options, not an array, e.g. x='{\"undertrick_penalty\": 0}'"),
     ("null", "the rules are a JSON object of options, not null"),

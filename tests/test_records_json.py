@@ -487,11 +487,25 @@ def test_load_any_a_malformed_tag_on_the_first_line_is_the_notations_error(text,
     ("[\n  false\n]", "a hand record is a JSON object, not an array"),
     ("[]", "a hand record is a JSON object, not an array"),
     ("[-1]", "a hand record is a JSON object, not an array"),
-    ("[NaN]", r"malformed JSON of x\.json: NaN is not a JSON value"),
+    ("[NaN]", r"malformed JSON at line 1 column 2 of x\.json: NaN is not a JSON value"),
     ("[truth", r"malformed tag '\[truth'"),
 ])
 def test_load_any_json_arrays_of_literals_are_still_json(text, pattern):
     with pytest.raises(RecordError, match=pattern):
+        load_any(text, "x.json")
+
+
+@pytest.mark.parametrize("text, where, what", [
+    ('{"dealer": "N\x01"}', "line 1 column 14", r"control character U\+0001 inside a string \(write it as "
+                                                  r"\\u0001\)"),
+    ('{"dealer": "N",\n "x": "\tNaN"}', "line 2 column 8", r"control character U\+0009 inside a string \(write it as "
+                                                         r"\\t\)"),
+    ('{"dealer": "NaN \\" Infinity",\n "x": [1,  -Infinity]}', "line 2 column 12", "-Infinity is not a JSON value"),
+])
+def test_formats_json_error_says_where_and_names_what_is_wrong(text, where, what):
+    # a control character in a string was "Invalid control character at", cut off; NaN
+    # and Infinity had no line or column, unlike every other JSON error
+    with pytest.raises(RecordError, match=rf"^malformed JSON at {where} of x\.json: {what}$"):
         load_any(text, "x.json")
 
 

@@ -53,7 +53,7 @@ def register(subparsers) -> None:
 def parse_variants(specs: list[str]) -> list | None:
     """``NAME=JSON`` arguments as ``[[name, options], ...]``, the default rules first."""
     from ..lab import LabError
-    from ..records import NotJSON, strict_json_loads
+    from ..records import NotJSON, json_error_text, strict_json_loads
 
     if not specs:
         return None
@@ -66,7 +66,8 @@ def parse_variants(specs: list[str]) -> list | None:
         try:
             options = strict_json_loads(text)
         except json.JSONDecodeError as exc:
-            raise LabError(f"--variant {name}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+            raise LabError(f"--variant {name}: malformed JSON at column {exc.colno}: "
+                           f"{json_error_text(exc)}") from None
         except NotJSON as exc:
             raise LabError(f"--variant {name}: malformed JSON ({exc})") from None
         except ValueError:      # an integer of more digits than Python converts

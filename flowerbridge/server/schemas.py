@@ -18,7 +18,7 @@ from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
                       model_validator)
 
 from ..errors import FlowerBridgeError, json_type
-from ..records import NotJSON, strict_json_loads
+from ..records import NotJSON, json_error_text, strict_json_loads
 
 MAX_MESSAGE_BYTES = 4096
 MAX_LENGTH = 100
@@ -198,7 +198,7 @@ def read_json(data: str | bytes) -> Any:
     except NotJSON as exc:
         raise MessageError("bad_json", f"not JSON: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise MessageError("bad_json", f"not JSON: {exc.msg} at line {exc.lineno} "
+        raise MessageError("bad_json", f"not JSON: {json_error_text(exc)} at line {exc.lineno} "
                                        f"column {exc.colno}") from None
     except RecursionError:
         raise MessageError("bad_json", "not JSON this server can read: arrays and objects "
