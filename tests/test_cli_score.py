@@ -399,6 +399,19 @@ def test_formats_error_file_that_is_not_utf8_text(cli, assert_cli_error, tmp_pat
     assert_cli_error(cli("score", str(path)), r"hand\.json: not UTF-8 text")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-be", "utf-16-le", "utf-32-le"])
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_formats_error_utf16_or_utf32_without_a_byte_order_mark_is_not_utf8_text(
+        cli, assert_cli_error, tmp_path, ch16_record, encoding, command):
+    # it decodes as UTF-8 (NUL is a character there): score said "Expecting value", show
+    # took it for the notation and echoed the whole record back as \x00{\x00"...
+    path = tmp_path / "hand.json"
+    path.write_bytes(json.dumps(ch16_record).encode(encoding))
+    assert_cli_error(cli(command, str(path)),
+                     r"hand\.json: not UTF-8 text \(character \d is NUL, as in UTF-16 or UTF-32 text: "
+                     r"save it as UTF-8\)$")
+
+
 def test_formats_error_standard_input_that_is_not_utf8_text(cli, assert_cli_error, monkeypatch,
                                                             ch16_record):
     # as a file is: the bytes are read and refused, not read as stand-in characters

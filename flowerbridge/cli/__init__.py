@@ -408,12 +408,18 @@ def read_text(path: str, what: str = "a hand record") -> str:
             # not UTF-8 into stand-in characters instead of refusing them
             raw = getattr(sys.stdin, "buffer", None)
             if raw is None:     # standard input replaced by a text stream
-                return sys.stdin.read().removeprefix("\ufeff")
-            return raw.read().decode("utf-8-sig")
-        with open(path, encoding="utf-8-sig") as fh:
-            return fh.read()
+                text = sys.stdin.read().removeprefix("\ufeff")
+            else:
+                text = raw.read().decode("utf-8-sig")
+        else:
+            with open(path, encoding="utf-8-sig") as fh:
+                text = fh.read()
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    if "\0" in text:   # decodes as UTF-8, but no record holds it: UTF-16 or 32 with no mark
+        raise UsageError(f"{input_name(path)}: not UTF-8 text (character {text.index(chr(0)) + 1} is "
+                         "NUL, as in UTF-16 or UTF-32 text: save it as UTF-8)")
+    return text
 
 
 def _isatty(stream) -> bool:
