@@ -596,6 +596,8 @@ def test_cli_unrecognized_arguments_name_the_subcommand_they_were_given_to(cli, 
     (["match", "--n", "basic", "--ew", "random"], "match: unknown option --n (did you mean --ns?)"),
     # "unrecognized arguments: --undertrick h.json": the 5 was taken for FILE
     (["score", "--undertrick", "5", "h.json"], "score: unknown option --undertrick (did you mean --undertrick-penalty?)"),
+    # the start of a long name is too short beside it to be similar: "unknown option --under"
+    (["score", "--under", "5", "h.json"], "score: unknown option --under (did you mean --undertrick-penalty?)"),
     # (--seed, as near, was left out: the first two of three alone)
     (["play", "--se", "N"], "play: unknown option --se (did you mean --save, --seat or --seed?)"),
     (["deal", "--seed=7", "--jsn=1"], "deal: unknown option --jsn (did you mean --json?)"),

@@ -107,9 +107,12 @@ class _Parser(argparse.ArgumentParser):
         import difflib
 
         options = [o for o in self._option_string_actions if o.startswith("--") or not word.startswith("--")]
+        # the start of an option's name (--under for --undertrick-penalty), which is too
+        # short beside the whole name to be close by similarity alone
+        starts = {o for o in options if len(word) > 3 and word.startswith("--") and o.startswith(word)}
         scores = {o: difflib.SequenceMatcher(None, word, o).ratio() for o in options}
         top = max(scores.values(), default=0)
-        best = sorted(o for o, r in scores.items() if r == top and r >= 0.6)[:3]
+        best = sorted(starts | {o for o, r in scores.items() if r == top and r >= 0.6})[:3]
         said = " or ".join(best) if len(best) < 3 else f"{best[0]}, {best[1]} or {best[2]}"
         return f" (did you mean {said}?)" if best else ""
 
