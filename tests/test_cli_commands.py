@@ -554,12 +554,22 @@ def test_cli_show_a_file_of_byte_order_marks_only_is_empty(cli, assert_cli_error
     assert_cli_error(cli("show", str(tmp_path / "f.fbn")), r"^error: \S+f\.fbn is empty: no hand record in it$")
 
 
-@pytest.mark.parametrize("value", ["inf", "nan", "0.5", "100000"])
+@pytest.mark.parametrize("value", ["0", "100000", "-5"])
 def test_cli_solve_memory_bound_out_of_range_is_one_error_line(cli, assert_cli_error, tmp_path,
                                                               ch16_record, value):
     (tmp_path / "h.json").write_text(json.dumps(ch16_record))
     assert_cli_error(cli("solve", "--memory-mb", value, str(tmp_path / "h.json")),
                      r"--memory-mb must be between 1 and 65,536")
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "0.5", "1e3", " 5_0", "\u0661\u0660\u0660", ""])
+def test_cli_solve_memory_bound_is_a_whole_number_in_digits(cli, assert_cli_error, tmp_path, ch16_record,
+                                                            value):
+    # it was read as a float: 1e3, 1.5, " 5_0" and Arabic-Indic digits were taken where
+    # every other number option refuses them, and "" was "invalid float value: ''"
+    (tmp_path / "h.json").write_text(json.dumps(ch16_record))
+    assert_cli_error(cli("solve", "--memory-mb", value, str(tmp_path / "h.json")),
+                     r"argument --memory-mb: .* is not a whole number in digits 0-9")
 
 
 @pytest.mark.parametrize("argv", [["lab", "--n", "5_0"], ["lab", "--n", "+5"], ["lab", "--workers", " 2"],

@@ -37,8 +37,9 @@ def register(subparsers) -> None:
                    help="threads for DD tables (default 2): all search a table together, on one shared "
                         "transposition table; with --bridge-file, one deal a thread (a position's card "
                         "values are solved on one thread)")
-    p.add_argument("--memory-mb", type=float, default=None, metavar="MB",
-                   help="bound on the solver's transposition tables (default 256; exact at any size, "
+    p.add_argument("--memory-mb", type=integer, default=None, metavar="MB",
+                   help="bound on the solver's transposition tables, in whole megabytes from 1 to "
+                        "65,536 (default 256; exact at any size, "
                         "but Flower Bridge tables slow down sharply below about 32 MB)")
     p.set_defaults(func=run)
 
