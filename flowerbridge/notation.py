@@ -240,11 +240,16 @@ class _Block:
         return found
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text`` as editors and grep count them: broken at \\n, \\r\\n and \\r
+    only (str.splitlines also breaks at \\v, \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, where
+    they go on: the line numbers of errors would drift from theirs)."""
+    return _LINE_END.split(text)
+
+
 def _blocks(text: str) -> Iterator[_Block]:
     current: list[tuple[int, str]] = []
-    # (not str.splitlines, which also breaks at \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029,
-    # where editors and grep go on: the line numbers of errors would drift from theirs)
-    for number, line in enumerate(_LINE_END.split(text), 1):
+    for number, line in enumerate(text_lines(text), 1):
         line = line.strip()
         if line:
             current.append((number, line))

@@ -137,6 +137,20 @@ def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
         assert "no deal in it" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("breaker", ["\u2028", "\x85", "\f"])
+def test_cli_bridge_file_counts_lines_as_editors_do(tmp_path, capsys, breaker):
+    # str.splitlines broke a line at U+2028, U+0085 or a form feed: one line of two deals
+    # was read as two, and a bad deal on the next line was said to be on line 3
+    from flowerbridge.cli import main
+
+    deal = to_pbn(random_deal(random.Random(5), 7))
+    path = tmp_path / "deals.pbn"
+    path.write_text(f"{deal}{breaker}{deal}\nN:xyz\n", encoding="utf-8")
+    assert main(["solve", "--bridge-file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}, line 1: ") and err.count("\n") == 1, err
+
+
 def test_iter_dd_tables_gives_a_table_before_the_later_deals_are_solved(monkeypatch):
     import threading
 

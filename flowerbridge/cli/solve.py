@@ -119,10 +119,11 @@ def _bridge(text: str, args, workers: int, memory: float) -> int:
 def _deal_lines(text: str, name: str) -> list[str]:
     """The deals of a PBN file, one a line (each checked; ``name`` the file's, for errors)."""
     from . import UsageError
+    from ..notation import text_lines
     from ..solver.bridge import PBNError, parse_pbn
 
     lines = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
