@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import calendar
 import json
+import math
 import re
 from typing import IO, Any, Iterable, Iterator
 
@@ -313,7 +314,16 @@ def _parse_deal(value: str) -> dict[str, list[Card]]:
 
 
 _OPTION_KEY_RE = re.compile(r"[^\s=]*")
-_JSON = json.JSONDecoder()
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):   # (1e999: read as the text, and said to be too large)
+        raise ValueError(f"{text} is beyond any floating-point number")
+    return value
+
+
+_JSON = json.JSONDecoder(parse_float=_finite)
+# A non-negative JSON number, as an option's value that is too large to read is written
+_NUMBER = re.compile(r"(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 def _parse_options(value: str) -> RuleOptions:
@@ -348,7 +358,12 @@ def _parse_options(value: str) -> RuleOptions:
             if value[start:start + 1] in ("[", "{"):
                 raise RecordError(f"option {key}: {shown!r} is not a JSON list such as [4, 2]") from None
             pos = _word_end(value, start)
-            data[key] = value[start:pos]
+            word = value[start:pos]
+            if _NUMBER.fullmatch(word):     # more digits than Python reads, or beyond any float
+                from .options import MAX_VALUE
+                said = word if len(word) <= 24 else f"{word[:20]}... ({len(word):,} characters)"
+                raise RecordError(f"option {key}: {said} is more than {MAX_VALUE:,}") from None
+            data[key] = word
             continue
         if _depth(parsed) > _MAX_DEPTH:     # the options' checks would recurse into it
             raise too_deep

@@ -184,6 +184,17 @@ def test_notation_options_tag_with_a_broken_list_names_the_option():
         notation.loads(text)
 
 
+@pytest.mark.parametrize("value, said", [
+    ("1e999", "1e999"), ("2.5E400", r"2\.5E400"), ("9" * 5000, r"9{20}\.\.\. \(5,000 characters\)")])
+def test_notation_options_tag_with_a_number_too_large_to_read_says_it_is_too_large(value, said):
+    # 1e999 was read as Infinity ("Infinity is not a non-negative whole number", a value
+    # never written), 5,000 digits as text ("... is not a non-negative whole number")
+    text = edit(CH16_TEXT, '[Options "undertrick_penalty=50 ', f'[Options "undertrick_penalty={value} ')
+    with pytest.raises(RecordError, match=rf"^line 8, tag Options: option undertrick_penalty: {said} is more "
+                                          r"than 1,000,000$"):
+        notation.loads(text)
+
+
 @pytest.mark.parametrize("value", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, "[" * 500 + "]" * 500,
                                    "[" * 17 + "4" + "]" * 17],
                          ids=["100000-open", "100000-closed", "500-closed", "17-deep"])
@@ -453,8 +464,8 @@ def test_notation_loads_wants_exactly_one_hand(random_hand):
     # docs/notation.md: options are "key=value pairs"
     ("[Options \"undertrick_penalty=50", "[Options \"=5 undertrick_penalty=50", RecordError,
      r"line 8, tag Options: '=5' is not key=value"),
-    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=" + "9" * 5000, OptionError,
-     r"line 8, tag Options: option undertrick_penalty: '9{30,}… is not"),
+    ("[Options \"undertrick_penalty=50", "[Options \"undertrick_penalty=" + "9" * 5000, RecordError,
+     r"line 8, tag Options: option undertrick_penalty: 9{20}\.\.\. \(5,000 characters\) is more than"),
     ('[Site "Seoul"]', '[Site "Seoul]', RecordError, r"line 2: malformed tag"),
     ('[Site "Seoul"]', 'Seoul', RecordError, r"line 2: 'Seoul' is neither a tag nor part of"),
     ('[Site "Seoul"]', '[Event "again"]', RecordError, r"line 2: tag Event appears twice"),
