@@ -240,6 +240,23 @@ def test_lab_run_without_a_report_removes_the_earlier_one_it_would_contradict(tm
     assert json.loads((tmp_path / "summary.json").read_text())["n"] == 20
 
 
+def test_lab_result_file_that_is_a_directory_is_named_and_no_result_is_replaced(tmp_path, capsys):
+    # it said "error: .../.report.html.9834.staged: Is a directory", a name of the lab's
+    # own, after putting the new deals.csv and summary.json in place beside the old report
+    out = tmp_path / "o"
+    assert main(["lab", "deals", "--n", "3", "--seed", "1", "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    before = {name: (out / name).read_bytes() for name in ("deals.csv", "summary.json")}
+    (out / "report.html").unlink()
+    (out / "report.html").mkdir()
+    capsys.readouterr()
+    assert main(["lab", "deals", "--n", "5", "--seed", "1", "--out", str(out), "--workers", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {out / 'report.html'} is a directory: the lab writes its report.html there " \
+                  "(move the directory away)\n"
+    assert {name: (out / name).read_bytes() for name in before} == before
+    assert not list(out.glob(".*staged*"))
+
+
 def test_lab_progress_in_a_log_is_a_plain_line_per_analysis_finished(tmp_path, capsys):
     # standard error is no terminal here (captured): no bar's escape codes, but
     # a line when each analysis is done, so a long run in a log shows it is alive

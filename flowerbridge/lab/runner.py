@@ -747,6 +747,9 @@ class Staged:
         that is a symbolic link is written where it leads, and one replaced keeps its
         permissions."""
         final = Path(os.path.realpath(self.out / name))
+        if final.is_dir():  # refused now, while every result file is still the run before's
+            raise LabError(f"{self.out / name} is a directory: the lab writes its {name} there "
+                           "(move the directory away)")
         temporary = final.with_name(f".{final.name}.{os.getpid()}.staged")
         write_atomic(temporary, text)
         if final.exists():
