@@ -1,13 +1,14 @@
-"""SIGTERM taken as a stop of Ctrl-C's kind, for the commands that work long and
-keep what they finished (``lab``, ``match``, ``demo``): ``kill PID`` or a job scheduler's stop
-then ends them as Ctrl-C does, what was finished kept and said, exit status 143,
-rather than killing them outright."""
+"""Signals as the commands take them. SIGTERM as a stop of Ctrl-C's kind, for the commands
+that work long and keep what they finished (``lab``, ``match``, ``demo``): ``kill PID`` or a
+job scheduler's stop then ends them as Ctrl-C does, what was finished kept and said, exit
+status 143, rather than killing them outright. And clean-up that a second stop must not cut
+short (``serve`` letting its database's lock go)."""
 
 from __future__ import annotations
 
 import signal
 from contextlib import contextmanager
-from typing import Any, Generator
+from typing import Any, Callable, Generator, Iterable
 
 
 class Terminated(KeyboardInterrupt):
@@ -17,44 +18,39 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextmanager
+def handling(signums: Iterable[int], handler: Callable[[int, Any], None]) -> Generator[bool, None, None]:
+    """While this lasts, ``handler`` takes the signals ``signums`` in the main thread (where
+    Python runs signal handlers); then the handlers before come back. In another thread,
+    where no handler can be set, the signals keep what they do (it yields False there)."""
+    try:
+        before = {signum: signal.signal(signum, handler) for signum in signums}
+    except ValueError:      # not the main thread (the first signal.signal refused: none was set)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        for signum, previous in before.items():
+            signal.signal(signum, previous)
+
+
+@contextmanager
 def terminated_as_a_stop() -> Generator[None, None, None]:
-    """While this lasts, SIGTERM raises :class:`Terminated` in the main thread (where
-    Python runs signal handlers); then the handler before comes back. In another
-    thread, where no handler can be set, SIGTERM keeps what it does."""
+    """While this lasts, SIGTERM raises :class:`Terminated` (see :func:`handling`)."""
     def stop(signum: int, frame: Any) -> None:
         raise Terminated()
 
-    try:
-        before = signal.signal(signal.SIGTERM, stop)
-    except ValueError:      # not the main thread
+    with handling((signal.SIGTERM,), stop):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
 
 
 @contextmanager
 def signals_held() -> Generator[None, None, None]:
     """While this lasts (clean-up that a stop must not cut short, such as letting a lock go),
     Ctrl-C and SIGTERM are only noted; the first that came is raised as it ends, through the
-    handler it had before. In another thread, where no handler can be set, nothing is held."""
+    handler it had before (in another thread nothing is held: see :func:`handling`)."""
     came: list[int] = []
-
-    def note(signum: int, frame: Any) -> None:
-        came.append(signum)
-
-    try:
-        before = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:      # not the main thread
+    with handling((signal.SIGINT, signal.SIGTERM), lambda signum, frame: came.append(signum)):
         yield
-        return
-    try:
-        yield
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
-        if came:
-            signal.raise_signal(came[0])
-
+    if came:
+        signal.raise_signal(came[0])

@@ -68,23 +68,19 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import signal
 
-    from .._signals import Terminated
+    from .._signals import Terminated, handling
 
     # A SIGTERM before uvicorn has put in its own handlers (while the database is opened,
     # locked and migrated, the app made) stops the server as one while it serves does:
     # what was opened is closed, the lock let go, and the process ends by the signal.
+    # (In another thread than the main one uvicorn takes no signals either.)
     opened: list[Store] = []
     try:
-        before = signal.signal(signal.SIGTERM, lambda signum, frame: _sigterm(opened))
-    except ValueError:      # not the main thread: uvicorn takes no signals there either
-        return _open_and_serve(args, opened)
-    try:
-        return _open_and_serve(args, opened)
+        with handling((signal.SIGTERM,), lambda signum, frame: _sigterm(opened)):
+            return _open_and_serve(args, opened)
     except Terminated:
         _end_by_sigterm()
         raise   # (where the signal could not end the process: "terminated", exit 143)
-    finally:
-        signal.signal(signal.SIGTERM, before)
 
 
 def _sigterm(opened: list[Store]) -> None:
