@@ -9,7 +9,7 @@ import re
 from enum import IntEnum
 
 from .cards import Suit
-from .errors import CallSyntaxError, FlowerBridgeError, json_type
+from .errors import CallSyntaxError, FlowerBridgeError, json_type, quoted
 
 
 class Denomination(IntEnum):
@@ -156,8 +156,8 @@ def parse_call(text: "str | Call") -> Call:
             return BID[int(m.group(1))][Denomination.parse(m.group(2))]
         hint = _call_hint(text)
         if hint:
-            raise CallSyntaxError(f"unknown call {text!r}: {hint}")
-        raise CallSyntaxError(f"unknown call {text!r}: expected Pass or a bid such as 1P, 3A, 7NT")
+            raise CallSyntaxError(f"unknown call {quoted(text)}: {hint}")
+        raise CallSyntaxError(f"unknown call {quoted(text)}: expected Pass or a bid such as 1P, 3A, 7NT")
     raise CallSyntaxError(f"a call is a string such as \"1P\" or \"Pass\", not {json_type(text)}")
 
 
@@ -186,7 +186,8 @@ def _call_hint(text: str) -> str:
     shape = _BID_SHAPE.fullmatch(compact)
     if shape is None:
         return ""
-    level, denomination = int(shape.group(1)), shape.group(2).upper()
+    digits, denomination = shape.group(1), shape.group(2).upper()
+    level = int(digits) if len(digits) <= 9 else 0    # (more digits than Python converts: out of range)
     if denomination == "N" and 1 <= level <= 7:
         return f"write {level}NT"
     if not 1 <= level <= 7:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
 
-from .errors import CardCodeError, json_type
+from .errors import CardCodeError, json_type, quoted
 
 
 class Kind(IntEnum):
@@ -328,12 +328,13 @@ def parse_card(code: "str | Card") -> Card:
             return card
         hint = _code_hint(code)
         if hint:
-            raise CardCodeError(f"unknown card code {code!r}: {hint}")
-        raise CardCodeError(f"unknown card code {code!r}")
+            raise CardCodeError(f"unknown card code {quoted(code)}: {hint}")
+        raise CardCodeError(f"unknown card code {quoted(code)}")
     raise CardCodeError(f"a card is a code such as \"12B\", not {json_type(code)}")
 
 
 _CODE_SHAPE = re.compile(r"([0-9]+)([A-Za-z]*)")
+
 
 
 def _code_hint(code: str) -> str:
@@ -345,7 +346,9 @@ def _code_hint(code: str) -> str:
     shape = _CODE_SHAPE.fullmatch(compact)
     if shape is None:
         return ""
-    month, letters = int(shape.group(1)), shape.group(2).upper()
+    # (a month of more digits than Python converts is out of range all the same)
+    digits, letters = shape.group(1), shape.group(2).upper()
+    month = int(digits) if len(digits) <= 9 else 0
     if not 1 <= month <= 12:
         return "a code is a month, 1 to 12, then B, A, R or P (11B, 7A, 9R, 10P; 1Pa, 1Pb)"
     if month == 1 and letters.startswith("P"):

@@ -72,3 +72,13 @@ def json_type(value: object) -> str:
     object``, ``an array``, ``a string``, ``a number``, ``a boolean``, ``null``."""
     return {dict: "an object", list: "an array", str: "a string", int: "a number",
             float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` as an error message quotes what was given (``repr``), cut short past
+    ``limit`` characters with its length said: a line pasted by mistake is not echoed
+    back whole."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit - 10]!r}... ({len(text):,} characters)"
+

@@ -430,6 +430,16 @@ def test_formats_standard_input_read_as_bytes_keeps_utf8_and_drops_a_byte_order_
     assert (status, err) == (0, "") and json.loads(out)["contract"] == "4A"
 
 
+@pytest.mark.parametrize("where", ["auction", "play"])
+def test_formats_error_a_call_or_card_of_thousands_of_digits_is_one_error_line(cli, assert_cli_error, tmp_path,
+                                                                                ch16_record, where):
+    # int() refused its 4,301 digits with a ValueError: a traceback, exit 1
+    record = json.loads(json.dumps(ch16_record))
+    record[where][0] = "1" * 4301 + ("P" if where == "auction" else "B")
+    assert_cli_error(run_score(cli, tmp_path, json.dumps(record)),
+                     r"\.\.\. \(4,302 characters\): a (bid is a level|code is a month)")
+
+
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
 def test_formats_error_nan_and_infinity_are_not_json(cli, assert_cli_error, tmp_path, ch16_record, value):
     # Python's reader takes them; JSON has no such values, even under a key the format ignores

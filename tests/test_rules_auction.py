@@ -291,3 +291,14 @@ def test_ch7_a_double_or_redouble_is_told_there_is_none(text):
 def test_ch7_an_unknown_call_near_a_call_says_what_it_is_near(text, hint):
     with pytest.raises(CallSyntaxError, match=f"^unknown call {re.escape(repr(text))}: {hint}$"):
         parse_call(text)
+
+
+@pytest.mark.parametrize("text", ["1" * 4301 + "P", "1" * 4301, "q" * 100_000])
+def test_ch7_an_unknown_call_of_any_length_is_one_short_error(text):
+    # 4,301 digits raised ValueError from int() (a traceback in play, score and show), and
+    # a line pasted by mistake was echoed back whole in the error
+    with pytest.raises(CallSyntaxError) as error:
+        parse_call(text)
+    said = str(error.value)
+    assert said.startswith(f"unknown call {text[:30]!r}... ({len(text):,} characters): "), said[:200]
+    assert len(said) < 200

@@ -198,6 +198,19 @@ def test_formats_an_unknown_card_code_near_a_card_says_what_the_deck_has(text, h
         parse_card(text)
 
 
+@pytest.mark.parametrize("text, hint", [
+    ("3" * 4301 + "B", "a code is a month, 1 to 12, then B, A, R or P"),    # more digits than int() reads
+    ("x" * 100_000, None)])
+def test_formats_an_unknown_card_code_of_any_length_is_one_short_error(text, hint):
+    # 4,301 digits raised ValueError from int() (a traceback in play, score and show), and
+    # a line pasted by mistake was echoed back whole in the error
+    with pytest.raises(CardCodeError) as error:
+        parse_card(text)
+    said = str(error.value)
+    assert said.startswith(f"unknown card code {text[:30]!r}... ({len(text):,} characters)"), said[:200]
+    assert len(said) < 200 and (hint is None or said.endswith(hint + " (11B, 7A, 9R, 10P; 1Pa, 1Pb)"))
+
+
 @pytest.mark.parametrize("text", ["x", "", "B11", "Pass"])
 def test_formats_an_unknown_card_code_near_no_card_is_said_plainly(text):
     with pytest.raises(CardCodeError, match=f"^unknown card code {re.escape(repr(text))}$"):
