@@ -53,7 +53,8 @@ def test_lab_ray_address_that_does_not_answer_is_one_error_at_once(tmp_path):
     assert not (tmp_path / "lab").exists()  # nothing written: the next run may use other settings
 
 
-@pytest.mark.parametrize("address", [":", "host:", ":6379", "host:port", "host:70000", "a b:1"])
+@pytest.mark.parametrize("address", [":", "host:", ":6379", "host:port", "host:70000", "a b:1",
+                                     "host:" + "9" * 5000, "host:000006379"])    # (int() refused the first)
 def test_lab_malformed_ray_address_is_one_error_and_writes_nothing(tmp_path, address):
     from flowerbridge.lab import LabError
     with pytest.raises(LabError, match="expected HOST:PORT"):

@@ -378,7 +378,7 @@ def _check_address(address: str) -> tuple[str, int] | None:
     if address in ("auto", "local"):
         return None
     host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not host.strip("[]") or not (port.isascii() and port.isdecimal()) \
+    if not sep or not host.strip("[]") or not (port.isascii() and port.isdecimal() and len(port) <= 5) \
             or not 0 < int(port) < 65536 or any(ch.isspace() for ch in host):
         raise LabError(f"--ray {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
     return host.strip("[]"), int(port)
