@@ -725,6 +725,18 @@ def test_play_a_near_miss_card_code_says_what_the_deck_has(monkeypatch):
     assert "Not allowed: play 1 (S): unknown card code '1P': January has two Plains, 1Pa and 1Pb\n" in out
 
 
+def test_play_january_plain_typed_for_the_other_one_says_which_the_hand_holds(monkeypatch):
+    # (1Pa said only "1Pa is not in your hand", 1P only that January has two Plains)
+    from flowerbridge import Deal, Seat
+    south = Deal.from_seed(1, 1).hands[Seat.S]
+    assert {c.code for c in south if c.month == 1 and c.kind == 0} == {"1Pb"}   # (East declares: South leads)
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], "Pass\n1P\n1Pa\nq\n")
+    assert status == 0
+    assert ("Not allowed: unknown card code '1P': January has two Plains, 1Pa and 1Pb; your hand holds "
+            "only 1Pb\n") in out
+    assert "Not allowed: 1Pa is not in your hand (it holds 1Pb)\n" in out
+
+
 def test_play_save_refuses_a_file_that_exists_unless_overwrite_is_given(monkeypatch, capsys, tmp_path):
     # (a second `play --save s.json` replaced the first session once its first hand ended)
     path = tmp_path / "s.json"

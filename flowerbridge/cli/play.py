@@ -331,9 +331,12 @@ class Table:
         """Why a card the person typed comes from the wrong one of the hands they
         see, their own or the dummy (the engine would say only that it is not in
         the hand to play from); None when it is not that."""
-        from ..cards import parse_card
+        from ..cards import Kind, parse_card
         from ..errors import CardCodeError
 
+        turn, dummy = state.turn, state.contract.dummy
+        hand = state.remaining(turn)
+        whose = "your hand" if turn is self.seat else f"dummy's hand ({turn.full_name})"
         try:
             card = parse_card(text)
         except CardCodeError:
@@ -341,9 +344,13 @@ class Table:
             if re.fullmatch(r"\s*(p|pass|[1-7]\s*nt?)\s*", text, re.IGNORECASE):
                 return (f"the auction is over: now each turn is a card (e.g. {obs.legal[0].code}; "
                         "? lists the legal cards)")
+            # January's Plains are two cards: which the hand holds, where it holds one
+            januaries = sorted({c.code for c in hand if c.month == 1 and c.kind is Kind.PLAIN})
+            if "".join(text.split()).upper() == "1P" and januaries:
+                held = " and ".join(januaries) if len(januaries) > 1 else f"only {januaries[0]}"
+                return f"unknown card code {text.strip()!r}: January has two Plains, 1Pa and 1Pb; {whose} holds {held}"
             return None
-        turn, dummy = state.turn, state.contract.dummy
-        if card in state.remaining(turn):
+        if card in hand:
             return None
         if obs.dummy is not None and dummy is not self.seat:
             if turn is dummy and card in obs.hand:     # declarer, at the dummy's turn
@@ -352,6 +359,8 @@ class Table:
                 if self.seat is state.contract.declarer:
                     return f"it is your own turn, not dummy's: {card.code} is in dummy's hand ({dummy.full_name})"
                 return f"{card.code} is in dummy's hand ({dummy.full_name}), not yours"
-        # (the engine's words name the hand by its letter: "8B is not in N's hand")
-        return f"{card.code} is not in " + ("your hand" if turn is self.seat else f"dummy's hand ({turn.full_name})")
+        # (the engine's words name the hand by its letter: "8B is not in N's hand"); a
+        # card of the same month and kind there is said (1Pa typed for 1Pb)
+        twins = sorted({c.code for c in hand if c.month == card.month and c.kind is card.kind})
+        return f"{card.code} is not in {whose}" + (f" (it holds {' and '.join(twins)})" if twins else "")
         return None
