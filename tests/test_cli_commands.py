@@ -905,3 +905,26 @@ def test_cli_an_empty_seed_is_refused(cli, assert_cli_error, monkeypatch, tmp_pa
 def test_cli_empty_path_and_a_seed_that_is_not_utf8_are_named(cli, assert_cli_error):
     assert_cli_error(cli("score", ""), re.escape("'': No such file or directory"))
     assert_cli_error(cli("deal", "--seed", "\udcff"), re.escape("--seed '\\udcff': not UTF-8 text"))
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_cli_interrupted_mid_line_at_a_terminal_says_so_on_a_line_of_its_own(monkeypatch, capsys, terminal):
+    # a second Ctrl-C as play printed its closing scoresheet left "...NORTH-SOUTH
+    # aheadinterrupted" on the screen; written to a file or a pipe the output is left as it was
+    from flowerbridge.cli import main
+
+    class Screen(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    screen = Screen()
+    monkeypatch.setattr(sys, "stdout", screen)
+
+    def cut_short(args) -> int:
+        print("NORTH-SOUTH ahead", end="")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("flowerbridge.cli.deal.run", cut_short)
+    assert main(["deal", "--seed", "1"]) == 130
+    assert screen.getvalue() == "NORTH-SOUTH ahead" + ("\n" if terminal else "")
+    assert capsys.readouterr().err == "interrupted\n"

@@ -157,8 +157,11 @@ class _StandardOutput:
 
     def __init__(self, stream) -> None:
         self._stream = stream
+        self.mid_line = False   # the last text written did not end its line
 
     def write(self, text: str) -> int:
+        if text:
+            self.mid_line = not text.endswith("\n")
         try:
             return self._stream.write(text)
         except BrokenPipeError:
@@ -176,6 +179,18 @@ class _StandardOutput:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def _end_the_line() -> None:
+    """At a terminal, the line that output stopped in the middle of is ended (a Ctrl-C
+    as a line was printed), so that what the command says next starts on its own."""
+    stdout = sys.stdout
+    if isinstance(stdout, _StandardOutput) and stdout.mid_line and _isatty(stdout):
+        try:
+            stdout.write("\n")
+            stdout.flush()
+        except (OSError, _OutputError, ValueError):
+            pass
 
 
 def _run(argv: list[str] | None) -> int:
@@ -224,6 +239,7 @@ def _run(argv: list[str] | None) -> int:
         return 2
     except KeyboardInterrupt as stop:
         from .._signals import Terminated
+        _end_the_line()
         if isinstance(stop, Terminated):    # SIGTERM where a command takes it as a stop
             print("terminated", file=sys.stderr)
             return 143
