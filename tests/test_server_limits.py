@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from flowerbridge.server import ServerConfig
-from flowerbridge.server.limits import MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, TokenBucket
+from flowerbridge.server.limits import MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, SlidingWindow, TokenBucket
 from flowerbridge.server.manager import Connection, Snapshot
 from flowerbridge.server.models import utcnow
 from flowerbridge.server.testing import ServerThread, table_request
@@ -40,6 +40,38 @@ def test_limits_token_bucket_allows_a_burst_then_the_rate():
     now[0] = 0.5    # one more token
     assert [bucket.allow("a") for _ in range(2)] == [True, False]
     assert bucket.allow("b")    # each key its own bucket
+
+
+def test_limits_tables_a_minute_are_counted_in_any_minute():
+    # docs/server.md, --tables-per-minute: a token bucket of 30 a minute, 30 at once, let
+    # one address make 59 tables in the first minute (30, then one every 2 seconds)
+    now = [0.0]
+    window = SlidingWindow(limit=30, period=60.0, clock=lambda: now[0])
+    made = []
+    for step in range(600):             # a request every half second for five minutes
+        now[0] = step * 0.5
+        if window.allow("a"):
+            made.append(now[0])
+    assert all(sum(1 for t in made if start <= t < start + 60) <= 30 for start in made)
+    assert len(made) == 150             # and 30 in each minute all the same
+    assert [window.allow("b") for _ in range(31)] == [True] * 30 + [False]   # each address its own
+    window.refund("b")                  # a table refused after all gives its place back
+    assert window.allow("b") and not window.allow("b")
+
+
+def test_limits_retry_after_is_when_the_window_lets_the_next_in():
+    now = [0.0]
+    window = SlidingWindow(limit=3, period=60.0, clock=lambda: now[0])
+    for t in (0.0, 10.0, 20.0):
+        now[0] = t
+        assert window.allow("a")
+    now[0] = 30.0
+    assert not window.allow("a") and window.wait("a") == 30.0     # the first is a minute old at 60
+    now[0] = 59.9
+    assert not window.allow("a")
+    now[0] = 60.0
+    assert window.wait("a") == 0.0 and window.allow("a")
+    assert window.wait("a") == 10.0                              # (at 70 the one made at 10 leaves)
 
 
 def test_limits_a_flood_of_syncs_is_refused_unread_and_the_server_stays_responsive(server):

@@ -30,7 +30,7 @@ from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
 from .headers import HEAD, HeadAsGet, HostCheck, SecurityHeaders
-from .limits import MAX_BODY_BYTES, BodyLimit, TokenBucket
+from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow
 from .manager import TableManager
 from .realtime import table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
@@ -82,7 +82,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         app.add_middleware(HostCheck, allowed=config.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
-    creations = TokenBucket(rate=config.tables_per_minute / 60.0, burst=config.tables_per_minute)
+    creations = SlidingWindow(limit=config.tables_per_minute, period=60.0)
 
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
