@@ -190,6 +190,36 @@ def test_serve_stopped_and_then_interrupted_as_it_shuts_down_ends_quietly(tmp_pa
     assert not (tmp_path / "t.db.lock").exists()
 
 
+def test_serve_closes_on_a_text_frame_that_is_not_utf8_and_logs_nothing(tmp_path):
+    """docs/protocol.md, Errors: a text frame that is not UTF-8 closes the connection with
+    1007 (RFC 6455). uvicorn logged each as an ERROR with a traceback: any client could
+    fill the server's log. The server goes on serving."""
+    import os
+    import struct
+
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        assert server.process is not None and server.process.stdout is not None
+        created = server.create_table({s: "human" for s in "NESW"})
+        client = server.client(created["table"]["id"], created["invitations"]["N"]["token"])
+        client.until(lambda m: m["type"] == "snapshot")
+        payload = b'{"type": "ping", "id": "\xff"}'
+        key = os.urandom(4)     # a client's frame is masked: a final text frame (opcode 1)
+        client.ws.socket.sendall(struct.pack("!BB", 0x81, 0x80 | len(payload)) + key
+                                 + bytes(b ^ key[i % 4] for i, b in enumerate(payload)))
+        for _ in range(100):    # (what was sent before the frame, then the close)
+            if client.recv(timeout=10) is None:
+                break
+        assert client.ws.close_code == 1007
+        client.close()
+        other = server.client(created["table"]["id"], created["invitations"]["E"]["token"])
+        assert other.until(lambda m: m["type"] == "snapshot")
+        other.close()
+        server.process.terminate()
+        server.process.wait(timeout=30)
+        logged = server.process.stdout.read()
+    assert "Invalid UTF-8" not in logged and "Traceback" not in logged, logged
+
+
 def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path):
     """docs/protocol.md, Errors: a message over 4096 bytes gets ``too_large`` and the
     socket stays open (the server reads messages up to 1 MiB, then closes with 1009)."""

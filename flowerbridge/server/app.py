@@ -32,7 +32,7 @@ from .botplay import bot_levels, default_bot
 from .headers import HEAD, HeadAsGet, HostCheck, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow
 from .manager import TableManager
-from .realtime import table_socket
+from .realtime import quiet_client_frame_errors, table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store
 from .table import PROTOCOL_VERSION, TableError
@@ -53,6 +53,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         nonlocal store
+        quiet_client_frame_errors()     # (the server's logging is set up by now)
         if store is None:
             store = Store(config.database)
             try:

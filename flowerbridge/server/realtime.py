@@ -32,6 +32,23 @@ CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY = 4400, 4401
 CLOSE_TRY_AGAIN = 1013
 
 
+class _ClientFrameErrors(logging.Filter):
+    """uvicorn's websocket protocol logs a text frame that is not UTF-8 as an ERROR with
+    a traceback, then closes the connection with 1007 as RFC 6455 says: a client's error,
+    which any client could send again and again to fill the server's log. Not logged, as
+    no other malformed message is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Invalid UTF-8 sequence received from client."
+
+
+def quiet_client_frame_errors() -> None:
+    """Keep uvicorn's error log to the server's own errors (:class:`_ClientFrameErrors`)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _ClientFrameErrors) for f in logger.filters):
+        logger.addFilter(_ClientFrameErrors())
+
+
 def error_message(code: str, message: str, message_id: str | None = None) -> dict:
     """The protocol's ``error`` message."""
     out = {"v": PROTOCOL_VERSION, "type": "error", "code": code, "message": message}
