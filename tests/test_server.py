@@ -219,6 +219,30 @@ def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize("path", ["/ws/nope", "/ws/tables", "/", "/api/tables"])
+def test_a_websocket_where_there_is_none_is_a_json_not_found(server, path):
+    # docs/protocol.md: an unknown route is 404 not_found; a websocket handshake there
+    # was refused with an empty 403
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(server.url)
+    with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {where.netloc}\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404 "), head
+    assert json.loads(body)["error"] == {
+        "code": "not_found", "message": f"no websocket at {path}: a table's is /ws/tables/{{id}}"}
+
+
 @pytest.mark.parametrize("method, path", [("DELETE", "/api/tables/abc"), ("PUT", "/api/tables")])
 def test_api_method_not_allowed_is_a_json_error_naming_method_and_path(server, method, path):
     response = server.api(method, path)

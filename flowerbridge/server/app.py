@@ -14,7 +14,7 @@ from collections import Counter
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Coroutine, Mapping
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
@@ -197,7 +197,18 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return _json_response(request, await _manager(request).session(table_id))
 
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
+    app.add_api_websocket_route("/{path:path}", _no_websocket_here)
     return app
+
+
+async def _no_websocket_here(websocket: WebSocket, path: str) -> None:
+    """A websocket asked for where there is none: 404 ``not_found``, as an HTTP request
+    to an unknown route (Starlette refused it with an empty 403)."""
+    answer = _error(404, "not_found", f"no websocket at /{path}: a table's is /ws/tables/{{id}}")
+    try:
+        await websocket.send_denial_response(answer)
+    except RuntimeError:    # a server without the denial-response extension: its 403
+        await websocket.close()
 
 
 class _BadBody(StarletteHTTPException):
