@@ -210,6 +210,22 @@ def test_lobby_refuses_a_body_that_is_no_json_object_saying_what_it_is(server, c
     assert response.json()["error"] == {"code": "bad_request", "message": message}
 
 
+@pytest.mark.parametrize("encoding, compress", [("gzip", True), ("br", False), ("GZIP, identity", False)])
+def test_lobby_refuses_a_compressed_body_naming_its_encoding(server, encoding, compress):
+    # a gzip body was "not JSON: byte 1 is not UTF-8 text", and one said to be br but
+    # sent plain made a table
+    import gzip
+
+    before = len(server.api("GET", "/api/tables").json()["tables"])
+    body = json.dumps(table_request({"S": "human", **BOTS3})).encode()
+    response = server.api("POST", "/api/tables", content=gzip.compress(body) if compress else body,
+                          headers={"content-type": "application/json", "content-encoding": encoding})
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "bad_request", "message": (
+        f"the body is sent with Content-Encoding {encoding!r}: the API takes plain JSON, not compressed")}
+    assert len(server.api("GET", "/api/tables").json()["tables"]) == before
+
+
 def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
     page = server.api("GET", "/nothing/here", headers={"accept": "text/html,application/xhtml+xml"})
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")

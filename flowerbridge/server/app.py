@@ -222,6 +222,13 @@ class _StrictJSONRequest(Request):
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
+            # a compressed body was read as JSON ("byte 1 is not UTF-8 text"), and a body
+            # said to be compressed but plain was taken: the API reads plain JSON only
+            encoding = self.headers.get("content-encoding", "").strip()
+            if encoding.lower() not in ("", "identity"):
+                shown = encoding if len(encoding) <= 40 else encoding[:37] + "..."
+                raise _BadBody(400, f"the body is sent with Content-Encoding {shown!r}: the API "
+                                    "takes plain JSON, not compressed")
             try:
                 self._json = read_json(await self.body())
             except MessageError as exc:
