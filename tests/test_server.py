@@ -516,8 +516,13 @@ def test_a_table_is_closed_only_by_the_one_person_connected_to_it(server):
     snapshot = watcher.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
     assert snapshot["table"]["closed"] == "closed by North"
     assert server.api("GET", f"/api/tables/{table_id}").json()["status"] == "over"
-    north.close()
-    watcher.close()
+    # a table closed is said to be so, East back or not (it was "not_alone")
+    east = joined(server, table_id, created["invitations"]["E"]["token"])
+    north.send({"type": "close", "id": "n3"})
+    error = north.until(lambda m: m["type"] == "error" and m.get("id") == "n3")
+    assert error["code"] == "table_over" and "closed by North" in error["message"]
+    for client in (north, east, watcher):
+        client.close()
 
 
 def test_a_wrong_token_is_refused_and_the_socket_closed(server):

@@ -705,6 +705,7 @@ class TableManager:
         seat = conn.role
         async with live.lock:
             _check_seq(live, seq)
+            live.table.check_open()     # (an ended table is so said, whoever is at it)
             others = [s.full_name for s in SEATS if s is not seat
                       and live.table.players[s].player == HUMAN and live.seat_connected(s)]
             if others:

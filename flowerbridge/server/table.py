@@ -195,7 +195,7 @@ class Table:
 
         Raises (changing nothing) when the engine refuses the action.
         """
-        self._check_open()
+        self.check_open()
         assert self.state is not None
         text = self._apply(kind, action, seat)
         row = Event(self.seq + 1, kind, self.hand_number, seat.name, text,
@@ -222,13 +222,13 @@ class Table:
         return self._close(seat, {"reason": "person"})
 
     def _close(self, seat: Seat | None, detail: dict[str, Any]) -> list[Event]:
-        self._check_open()
+        self.check_open()
         row = Event(self.seq + 1, "close", self.hand_number, None if seat is None else seat.name,
                     detail=detail, created_at=utcnow())
         self._replay(row)
         return [row]
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
         if self.closed_reason is not None:
             raise TableError("table_over", f"this table was {self.closed_reason}: "
                                            "no more calls or cards")
