@@ -321,8 +321,31 @@ async def _table(request: Request, table_id: str):
 def _wants_page(request: Request) -> bool:
     """A browser asking for a page (not the API, not a file a page loads)."""
     path = request.url.path
-    return (request.method == "GET" and "text/html" in request.headers.get("accept", "")
+    accepts = _accepted(request.headers.get("accept", ""))
+    return (request.method == "GET" and accepts.get("text/html", 0.0) > 0.0
+            and accepts["text/html"] >= accepts.get("application/json", 0.0)
             and not path.startswith(("/api/", "/static/", "/ws/")))
+
+
+def _accepted(header: str) -> dict[str, float]:
+    """The media types an ``Accept`` header names, with their weights (``q``, 1 unless
+    given; one that cannot be read counts as 0: ``text/html;q=0`` is a refusal)."""
+    weights: dict[str, float] = {}
+    for part in header.split(","):
+        kind, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = min(1.0, max(0.0, float(value)))
+                except ValueError:
+                    q = 0.0
+                if q != q:      # NaN
+                    q = 0.0
+        if kind:
+            weights[kind.lower()] = q
+    return weights
 
 
 def _allowed(request: Request, exc: StarletteHTTPException) -> str:
