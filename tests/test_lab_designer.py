@@ -427,6 +427,18 @@ def test_designer_double_dummy_table_by_length_shows_every_length_its_summary_ho
                     ["12 cards", "-", "-", 14.3, "- / - / 7"]]
 
 
+def test_designer_bot_play_table_by_trump_length_shows_every_length_its_summary_holds():
+    # (its rows were 8 to 11 cards whatever the summary held: Animals at 12 cards, 31
+    # contracts, drawn in the figure beside it, were missing, and 8 a row of dashes)
+    from flowerbridge.lab.designer import _play_fit_rows
+    cell = {"contracts": 31, "game_tricks": 45.2, "mean_tricks": 9.8}
+    rows = _play_fit_rows({"P": {"by_fit": {9: cell}}, "R": {"by_fit": {"9": cell, "10": cell}},
+                           "A": {"by_fit": {"12": cell}}})
+    assert rows == [["9 cards", 31, 45.2, 9.8, 31, 45.2, 9.8, "-", "-", "-"],
+                    ["10 cards", "-", "-", "-", 31, 45.2, 9.8, "-", "-", "-"],
+                    ["12 cards", "-", "-", "-", "-", "-", "-", 31, 45.2, 9.8]]
+
+
 def test_lab_designer_report_without_double_dummy_names_the_earlier_double_dummy_run(tmp_path, capsys,
                                                                                        fast_figures):
     # (--dd-n 0 after --dd-n 4 left run/dd and its report unnamed; a plain run names

@@ -222,6 +222,14 @@ def _dd_fit_rows(by_fit: dict) -> list[list]:
             for length in sorted({k for f in fits.values() for k in f})]
 
 
+def _play_fit_rows(by_denom: dict) -> list[list]:
+    """The rows of the bot-play table by trump length: every length some suit had enough
+    contracts of (as the figure beside draws them), not 8 to 11 alone; a suit without it ``-``."""
+    fits = {x: {int(k): v for k, v in by_denom[x]["by_fit"].items()} for x in ("P", "R", "A")}
+    return [[f"{length} cards", *(cell for x in ("P", "R", "A") for cell in _fit_cells(fits[x].get(length)))]
+            for length in sorted({k for f in fits.values() for k in f})]
+
+
 def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: dict) -> list[str]:
     out = ["## 1. Is a 30-point Ribbon or Animal contract worth a 20-point Plain one?", "",
            "Game is 100 below the line: **5P** (11 tricks) in Plains, **4R** or **4A** (10 tricks) "
@@ -255,9 +263,7 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                 "Bot play: declarer took game tricks (%), by the declaring side's trump length",
                 ["trump length", "P contracts", "P: 11+ tricks", "P mean tricks", "R contracts",
                  "R: 10+ tricks", "R mean tricks", "A contracts", "A: 10+ tricks", "A mean tricks"],
-                [[f"{length} cards", *(cell for x in ("P", "R", "A")
-                                       for cell in _fit_cells(d[x]["by_fit"].get(length)))]
-                 for length in FIT_LENGTHS])), "", *_image(folder, "game-tricks", plots)]
+                _play_fit_rows(d))), "", *_image(folder, "game-tricks", plots)]
     p30 = _plains_30(vs)
     if p30:
         out += [p30, ""]
