@@ -41,7 +41,7 @@ class Decision:
     """A bot's choice and a one-line reason a person can read.
 
     ``explanation`` is what the call shows under the bidding system
-    (``"5+ Ribbons, 15+ points"``) or why the card was chosen; it may be
+    (``"opening: 5+ Ribbons, longest suit, 15+ points"``) or why the card was chosen; it may be
     empty for bots that give no reasons.
     """
 
