@@ -28,6 +28,22 @@ def test_serve_prints_the_url_and_serves_the_lobby(tmp_path):
         assert server.api("GET", "/api/meta").json()["analysis"] is False
 
 
+def test_serve_without_a_database_names_its_default_file_by_its_path(tmp_path):
+    # README: the default database is flowerbridge.db in the user's data directory; its
+    # line said "database: sqlite:////home/...", where a file given by --database is a path
+    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0",
+                                "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert f"(database: {tmp_path / 'flowerbridge' / 'flowerbridge.db'}; " in line, line
+    assert (tmp_path / "flowerbridge" / "flowerbridge.db").is_file()
+
+
 @pytest.mark.parametrize("every", ["0.0.0.0", "0"])
 def test_serve_on_every_address_prints_one_the_others_can_reach(every, tmp_path):
     # it printed http://0.0.0.0:PORT/, and a lobby opened there (or at 127.0.0.1)

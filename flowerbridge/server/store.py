@@ -43,12 +43,14 @@ class StoreError(FlowerBridgeError):
 
 
 def default_database() -> str:
-    """The SQLite file in the user's data directory (created if missing)."""
+    """The SQLite file in the user's data directory (its folder created if missing), by its
+    path: what serve prints, as for a file named with --database (its URL printed
+    ``sqlite:////home/...``)."""
     from platformdirs import user_data_dir
 
     folder = Path(user_data_dir("flowerbridge"))
     folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'flowerbridge.db'}"
+    return str(folder / "flowerbridge.db")
 
 
 def engine_url(database: str) -> str:
