@@ -28,18 +28,22 @@ def test_serve_prints_the_url_and_serves_the_lobby(tmp_path):
         assert server.api("GET", "/api/meta").json()["analysis"] is False
 
 
-def test_serve_without_a_database_names_its_default_file_by_its_path(tmp_path):
-    # README: the default database is flowerbridge.db in the user's data directory; its
-    # line said "database: sqlite:////home/...", where a file given by --database is a path
-    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0",
-                                "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+def _first_line(*args: str, env: dict[str, str] | None = None) -> str:
+    """The first line a ``serve`` started with ``args`` prints (it is then stopped)."""
+    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         assert process.stdout is not None
-        line = process.stdout.readline()
+        return process.stdout.readline()
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_serve_without_a_database_names_its_default_file_by_its_path(tmp_path):
+    # README: the default database is flowerbridge.db in the user's data directory; its
+    # line said "database: sqlite:////home/...", where a file given by --database is a path
+    line = _first_line("--port", "0", "--no-analysis", env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
     assert f"(database: {tmp_path / 'flowerbridge' / 'flowerbridge.db'}; " in line, line
     assert (tmp_path / "flowerbridge" / "flowerbridge.db").is_file()
 
@@ -50,15 +54,7 @@ def test_serve_on_every_address_prints_one_the_others_can_reach(every, tmp_path)
     # made invitation links that pointed the others at their own machines; the
     # name 0 listens on every address too (it printed http://0:PORT/)
     from flowerbridge.cli.serve import network_address
-    process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--host", every,
-                                "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    line = _first_line("--host", every, "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis")
     assert "0.0.0.0" not in line and "//0:" not in line, line
     assert line.startswith(f"Flower Bridge is at http://{network_address() or '127.0.0.1'}:"), line
     assert "open the lobby at the one the others reach" in line
