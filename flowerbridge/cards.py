@@ -336,7 +336,6 @@ def parse_card(code: "str | Card") -> Card:
 _CODE_SHAPE = re.compile(r"([0-9]+)([A-Za-z]*)")
 
 
-
 def _code_hint(code: str) -> str:
     """What a code that names no card comes nearest to, for its error: the code
     written without spaces, January's two Plains, the cards of its month; or ''."""

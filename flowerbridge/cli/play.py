@@ -363,4 +363,3 @@ class Table:
         # card of the same month and kind there is said (1Pa typed for 1Pb)
         twins = sorted({c.code for c in hand if c.month == card.month and c.kind is card.kind})
         return f"{card.code} is not in {whose}" + (f" (it holds {' and '.join(twins)})" if twins else "")
-        return None
