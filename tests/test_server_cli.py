@@ -132,7 +132,7 @@ if os.environ.get("CLOSING"):
 
     def close_slowly(self):
         pathlib.Path(os.environ["CLOSING"]).touch()
-        time.sleep(2)
+        time.sleep(float(os.environ.get("CLOSE_SECONDS", "2")))
         close(self)
 
     Store.close = close_slowly
@@ -183,6 +183,35 @@ def test_serve_stopped_before_uvicorn_takes_its_signals_stops_in_order(stops, st
     assert out.startswith("Flower Bridge is at http://127.0.0.1:")
     assert process.returncode == status and err == said
     assert not (tmp_path / "t.db.lock").exists()
+
+
+def test_serve_stopped_by_sigterm_ends_even_where_its_clean_up_hangs(tmp_path):
+    """A SIGTERM before uvicorn's handlers cleans up, then ends the process; a clean-up that
+    hangs (here closing the store takes a minute) does not keep the process: it ends
+    after STOP_PATIENCE seconds, by SIGALRM."""
+    from flowerbridge.cli import serve as serve_command
+
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_START)
+    making, closing = tmp_path / "making", tmp_path / "closing"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "MAKING_LOOP": str(making),
+           "CLOSING": str(closing), "CLOSE_SECONDS": "60"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
+         str(tmp_path / "t.db"), "--no-analysis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env)
+    try:
+        _wait_for(making, process)
+        process.send_signal(signal.SIGTERM)
+        _wait_for(closing, process)
+        start = time.monotonic()
+        process.communicate(timeout=serve_command.STOP_PATIENCE + 20)
+        took = time.monotonic() - start
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == -signal.SIGALRM and took < serve_command.STOP_PATIENCE + 5
 
 
 def test_serve_stopped_and_then_interrupted_as_it_shuts_down_ends_quietly(tmp_path):

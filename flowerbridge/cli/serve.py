@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 # spectators), below what one process can hold.
 MAX_CONNECTIONS = 10_000
 
+# Seconds a SIGTERM outside uvicorn's handlers gives the clean-up before the process
+# ends all the same (by SIGALRM).
+STOP_PATIENCE = 10
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -91,9 +95,15 @@ def _sigterm(opened: list[Store]) -> None:
     uvicorn's own ``run`` (unwinding the loop there cancelled the app's shutdown, with
     a traceback)."""
     import asyncio
+    import signal
 
     from .._signals import Terminated
 
+    # Whatever the clean-up meets, the process is gone soon: SIGALRM's own action ends
+    # it if it is still here then (a stop must stop).
+    if hasattr(signal, "alarm"):
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(STOP_PATIENCE)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
