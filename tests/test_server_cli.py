@@ -490,3 +490,31 @@ def test_the_server_runs_without_the_test_extra_and_its_test_helpers_say_they_ne
     name, message = done.stdout.strip().split(" | ")
     assert name == "httpx"
     assert "needs httpx" in message and "pip install 'flowerbridge[test]'" in message
+
+
+def test_serve_stopped_while_a_client_stalls_mid_request_cuts_it_short_and_ends(tmp_path):
+    """docs/server.md, Running it: a stop gives requests in progress GRACE_SECONDS, then
+    cuts them short. A client that stopped sending its request's body held the server
+    after SIGTERM for as long as it kept the connection open (uvicorn's shutdown waited
+    for it without end); cut short, it left no traceback in the log."""
+    from flowerbridge.cli import serve as serve_command
+
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        assert server.process is not None
+        host, port = server.url.removeprefix("http://").rsplit(":", 1)
+        with socket.create_connection((host, int(port))) as stalled:
+            stalled.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"seats\"")
+            time.sleep(0.5)     # (the request is read up to its body)
+            start = time.monotonic()
+            server.process.send_signal(signal.SIGTERM)
+            try:
+                server.process.wait(timeout=serve_command.GRACE_SECONDS + 20)
+            except subprocess.TimeoutExpired:
+                pytest.fail("serve still ran 25 seconds after SIGTERM, held by a stalled client")
+            took = time.monotonic() - start
+        log = server.process.stdout.read() if server.process.stdout else ""
+    assert server.process.returncode == -signal.SIGTERM
+    assert took >= serve_command.GRACE_SECONDS - 1     # the request was given its grace
+    assert log == "WARNING:  stopping: 1 request(s) still in progress were cut short\n", log
+    assert not (tmp_path / "t.db.lock").exists()

@@ -22,6 +22,11 @@ MAX_CONNECTIONS = 10_000
 # ends all the same (by SIGALRM).
 STOP_PATIENCE = 10
 
+# Seconds a stop waits for requests in progress (a client still sending its body)
+# before uvicorn cancels them and the server shuts down: without it, one slow or
+# stalled client held the stop for as long as it kept its connection open.
+GRACE_SECONDS = 5
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -209,7 +214,8 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                                            ws_max_size=MAX_FRAME_BYTES,
                                            proxy_headers=forwarded is not None,
                                            forwarded_allow_ips=forwarded,
-                                           limit_concurrency=args.max_connections))
+                                           limit_concurrency=args.max_connections,
+                                           timeout_graceful_shutdown=GRACE_SECONDS))
     _run_server(server, sock)
     return 0
 

@@ -42,11 +42,31 @@ class _ClientFrameErrors(logging.Filter):
         return record.getMessage() != "Invalid UTF-8 sequence received from client."
 
 
+class _StopsCutShort(logging.Filter):
+    """A stop waits a while for the requests in progress (``serve``'s grace), then uvicorn
+    cancels them: it logged "Cancel 1 running task(s), timeout graceful shutdown exceeded"
+    and, for each, "Exception in ASGI application" with a traceback of the
+    cancellation, an error of nobody's. Said in a line of our own; the tracebacks are
+    not logged (a cancellation reaches a request only from a stop)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        if record.getMessage().endswith("timeout graceful shutdown exceeded"):
+            count = record.args[0] if isinstance(record.args, tuple) and record.args else "some"
+            record.msg, record.args = ("stopping: %s request(s) still in progress were cut "
+                                       "short", (count,))
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def quiet_client_frame_errors() -> None:
-    """Keep uvicorn's error log to the server's own errors (:class:`_ClientFrameErrors`)."""
+    """Keep uvicorn's error log to the server's own errors (:class:`_ClientFrameErrors`,
+    :class:`_StopsCutShort`)."""
     logger = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, _ClientFrameErrors) for f in logger.filters):
-        logger.addFilter(_ClientFrameErrors())
+    for kind in (_ClientFrameErrors, _StopsCutShort):
+        if not any(isinstance(f, kind) for f in logger.filters):
+            logger.addFilter(kind())
 
 
 def error_message(code: str, message: str, message_id: str | None = None) -> dict:
