@@ -183,6 +183,30 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server):
+    # A double click (the second click 150 ms after the first, once the first table
+    # was made) created two tables of one name, and showed the invitations of one; a
+    # triple click, three.
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Clicked twice")
+    box = page.locator("#create-button").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down(click_count=1)
+    page.mouse.up(click_count=1)
+    page.wait_for_selector("#created:not(.hidden)")      # the first click's table, made
+    for count in (2, 3):
+        page.mouse.down(click_count=count)
+        page.mouse.up(click_count=count)
+    # a click of its own makes a table, as ever
+    page.fill("input[name=name]", "Clicked once after")
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#created-title').textContent.includes('Clicked once after')")
+    names = [table["name"] for table in server.api("GET", "/api/tables")["tables"]]
+    assert sorted(name for name in names if name.startswith("Clicked")) == ["Clicked once after", "Clicked twice"]
+    assert not page.errors
+
+
 def test_lobby_keeps_the_invitations_of_tables_this_browser_created_while_they_are_open(browser,
                                                                                          server):
     # the server shows a table's links once (it keeps only their hashes): a reloaded
@@ -456,6 +480,27 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
     page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
     assert page.locator("#create-error").inner_text() == "Could not start the lobby: database write failed"
     assert not page.errors
+
+
+def test_lobby_the_server_did_not_answer_goes_once_the_list_comes_again(browser, server):
+    # "The server did not answer" under Create table stayed after the server was back and
+    # the list had been fetched again, until the form was changed or sent.
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url, bypass_csp=True)
+    context.clock.install()
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("#tables li:not(:has-text('Loading'))")
+    page.route("**/api/tables", lambda route: route.abort("connectionrefused"))
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    page.clock.run_for(11_000)      # a refresh of the list that gets no answer: it stays
+    page.wait_for_selector("#tables .error-text")
+    assert page.locator("#create-error").inner_text().startswith("The server did not answer")
+    page.unroute("**/api/tables")
+    page.clock.run_for(10_000)      # the list's next refresh is answered
+    page.wait_for_selector("#tables .error-text", state="detached")
+    assert page.locator("#create-error").inner_text() == ""
+    context.close()
 
 
 def test_lobby_a_refused_table_does_not_show_the_last_tables_invitations_but_says_where_they_are(

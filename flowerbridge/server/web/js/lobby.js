@@ -222,6 +222,12 @@ async function refreshTables() {
   try {
     const before = keptInvitations();
     const { tables } = await fetchJson("/api/tables");
+    // the server answers again: "did not answer" under Create table no longer holds
+    const error = document.getElementById("create-error");
+    if (error.dataset.noAnswer) {
+      error.textContent = "";
+      delete error.dataset.noAnswer;
+    }
     // links of tables no longer open are forgotten -- but not those of a table
     // created while this list was on its way, which it cannot name yet
     const kept = keptInvitations();
@@ -261,10 +267,19 @@ async function main() {
   form.elements.undertrick_penalty.value = meta.default_options.undertrick_penalty;
   form.elements.declarer.value = meta.default_options.declarer;
   seatChoices(meta);
+  // One table a click: the second click of a double click (the browser counts it:
+  // event.detail 2) submits nothing, nor does a submit while one is on its way.
+  document.getElementById("create-button").addEventListener("click", (event) => {
+    if (event.detail >= 2) event.preventDefault();
+  });
+  let creating = false;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (creating) return;
+    creating = true;
     const error = document.getElementById("create-error");
     error.textContent = "";
+    delete error.dataset.noAnswer;
     hideInvitations();  // the last table's links must not pass for this one's
     try {
       const created = await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) });
@@ -278,11 +293,18 @@ async function main() {
       refreshTables();
     } catch (failure) {
       error.textContent = failure.message;
+      if (failure.noAnswer) error.dataset.noAnswer = "yes";
       pointToEarlierLinks(shown);
+    } finally {
+      creating = false;
     }
   });
   // a changed form answers the last refusal
-  form.addEventListener("input", () => { document.getElementById("create-error").textContent = ""; });
+  form.addEventListener("input", () => {
+    const error = document.getElementById("create-error");
+    error.textContent = "";
+    delete error.dataset.noAnswer;
+  });
   refreshTables();
   setInterval(refreshTables, REFRESH_MS);
 }
