@@ -1447,6 +1447,83 @@ def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(bro
     assert not south.errors and not north.errors
 
 
+
+def _fourth_hand_winner(views):
+    """After South's 7NT (North dummy): West's lead, North's and East's cards, and
+    South's card that wins the trick; None when this deal has none."""
+    from flowerbridge.cards import parse_card
+
+    hands = {seat: [parse_card(code) for code in views[seat]["hand"]] for seat in "NESW"}
+    for lead in sorted(hands["W"], key=lambda card: card.rank):
+        played = [lead]
+        for seat in "NE":
+            follow = [c for c in hands[seat] if c.suit is lead.suit] or hands[seat]
+            played.append(min(follow, key=lambda card: card.rank))
+        top = max(c.rank for c in played if c.suit is lead.suit)
+        suit = [c for c in hands["S"] if c.suit is lead.suit]
+        winners = [c for c in suit if c.rank > top]
+        if winners:
+            return [card.code for card in played], winners[0].code
+    return None
+
+
+def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_second_click(
+        browser, server):
+    # South, fourth, wins the trick and leads at once. The two clicks of a double click
+    # on its card, the second after the page has its next view: the hand had closed up
+    # under the pointer, and the second click led the card that lay there now.
+    for _ in range(20):
+        created, clients = four_people(server)
+        move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "play")
+        chosen = _fourth_hand_winner({seat: client.view for seat, client in clients.items()})
+        if chosen:
+            break
+        for client in clients.values():
+            client.close()
+    assert chosen, "no deal in 20 gave South a winner fourth"
+    (lead, dummy, east), winner = chosen
+    for seat, card in (("W", lead), ("S", dummy), ("E", east)):    # (South plays the dummy's)
+        actor = clients[seat]
+        actor.send({"type": "play", "card": card, "seq": actor.seq})
+        seq = actor.seq + 1
+        for client in clients.values():
+            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+    clients.pop("S").close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    card = south.locator(f'#position-bottom .card.playable[data-code="{winner}"]').first
+    box = card.bounding_box()
+    x, y = box["x"] + 12, box["y"] + box["height"] / 2    # (its strip left of the next card)
+    seq = int(south.evaluate("document.body.dataset.seq"))
+    south.mouse.move(x, y)
+    south.mouse.down(click_count=1)
+    south.mouse.up(click_count=1)
+    south.wait_for_function(f"Number(document.body.dataset.seq) > {seq}")     # the trick, won
+    # the hand closed up (its rows centred again): a card to lead lies at the pointer, or
+    # near it — the second click is made on the nearest
+    under, x, y = south.evaluate("""([x, y]) => {
+      const near = [...document.querySelectorAll('#position-bottom .card.playable')].map((card) => {
+        const r = card.getBoundingClientRect();
+        return [card.dataset.code, r.left + 12, r.top + r.height / 2];
+      }).sort((a, b) => Math.abs(a[1] - x) - Math.abs(b[1] - x));
+      return near[0];
+    }""", [x, y])
+    meant = south.locator(f'#position-bottom .card.playable:not([data-code="{under}"])').first \
+        .get_attribute("data-code")
+    south.mouse.move(x, y)
+    south.mouse.down(click_count=2)
+    south.mouse.up(click_count=2)
+    # South's next click leads; West sees that lead, not the card the second click was on
+    south.locator(f'#position-bottom .card[data-code="{meant}"]').first \
+        .click(position={"x": 6, "y": 12})     # (its strip that shows)
+    west = clients["W"]
+    west.until(lambda m: west.seq >= seq + 2)
+    assert west.view["current_trick"][0]["card"] == meant
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 # ------------------------------------------------------------ layout by width
 
 FELT_CARDS = """() => {

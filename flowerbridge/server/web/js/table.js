@@ -77,7 +77,20 @@ function sendCall(call) {
   act({ type: "call", call });
 }
 
+// The second click of a double click (the browser counts it: event.detail 2) soon after
+// this page played a card is dropped. Sent before the first was answered, the server
+// refuses it (stale); but where the first card won the trick and the lead came back
+// at once, the hand closed up under the pointer and the second click led the card that
+// lay there now; where the turn had passed, it said "Not your turn".
+const DOUBLE_CLICK_MS = 1000;
+let playedAt = -Infinity;
+
+function secondClick(event) {
+  return event.detail >= 2 && performance.now() - playedAt < DOUBLE_CLICK_MS;
+}
+
 function sendPlay(code) {
+  playedAt = performance.now();
   act({ type: "play", card: code });
 }
 
@@ -137,7 +150,7 @@ function activeCard(code, playable) {
   // Named "Play " and the face's own name, which carries its language (lang=ja
   // or ko): an aria-label would read a Japanese or Korean name in English.
   button.prepend(el("span", { class: "visually-hidden" }, "Play "));
-  button.addEventListener("click", () => sendPlay(code));
+  button.addEventListener("click", (event) => { if (!secondClick(event)) sendPlay(code); });
   return button;
 }
 
@@ -260,7 +273,7 @@ function whyNotPlayable(seat) {
 // A click on a card that cannot be played is answered, in the refusal line.
 function clickedCard(event) {
   const card = event.target.closest?.(".seat-box .hand .card");
-  if (!card || card.classList.contains("playable")) return;
+  if (!card || card.classList.contains("playable") || secondClick(event)) return;
   const why = whyNotPlayable(card.closest(".seat-box").dataset.seat);
   if (!why) return;
   state.hint = why;
