@@ -2463,6 +2463,25 @@ def open_touch_page(browser, server, path, viewport):
     return page
 
 
+
+@pytest.mark.parametrize("viewport", [{"width": 640, "height": 360}, IPHONE_LANDSCAPE],
+                         ids=["640x360", "750x340"])
+def test_a_phone_on_its_side_has_the_top_bars_controls_in_one_line(browser, server, viewport):
+    # At 640 x 360 (a small Android phone on its side) Keys wrapped to a line of its own:
+    # the top bar took 78 px of the 360, and eight bids and the foot of the hand fell
+    # below the screen.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    page = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
+    page.wait_for_function("document.body.dataset.seq > 0", timeout=15_000)
+    page.wait_for_selector("#status:has-text('connected')")
+    tops = page.evaluate("""() => [...document.querySelectorAll(
+        '.topbar > .brand, .topbar > .status, .topbar > label, .topbar > button')]
+        .map((e) => [e.textContent.trim().slice(0, 12), e.getBoundingClientRect().top,
+                     e.getBoundingClientRect().bottom])""")
+    # one line: each lies beside all the others (none starts below another's foot)
+    assert max(top for _, top, _ in tops) < min(bottom for _, _, bottom in tops), tops
+    assert not page.errors
+
 def test_scrolling_a_window_past_its_end_leaves_the_page_behind_it_where_it_was(browser, server):
     # No overscroll-behavior: swiping (or wheeling) past the end of the review
     # scrolled the table page under it, and after Close the person was at the
