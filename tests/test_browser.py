@@ -1524,6 +1524,32 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
     assert not south.errors
 
 
+
+def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(browser, server):
+    # South plays the dummy's card by a double click: the second click, once the turn is
+    # East's, lands on a card that cannot be played, and the page said "Not your turn".
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "N")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    card = south.locator("#position-top .card.playable").first
+    box = card.bounding_box()
+    south.mouse.move(box["x"] + 6, box["y"] + 12)
+    seq = int(south.evaluate("document.body.dataset.seq"))
+    south.mouse.down(click_count=1)
+    south.mouse.up(click_count=1)
+    south.wait_for_function(f"Number(document.body.dataset.seq) > {seq}")     # East to play
+    south.wait_for_selector("#position-top .card.playable", state="detached")
+    # (the dummy closed up under the pointer: the second click is made on one of its cards)
+    left = south.locator("#position-top .card").first.bounding_box()
+    south.mouse.move(left["x"] + 6, left["y"] + 12)
+    south.mouse.down(click_count=2)
+    south.mouse.up(click_count=2)
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 # ------------------------------------------------------------ layout by width
 
 FELT_CARDS = """() => {
