@@ -4,6 +4,7 @@ use, an unreachable database or a bad option is one ``error:`` line, exit 2."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -492,20 +493,37 @@ def test_the_server_runs_without_the_test_extra_and_its_test_helpers_say_they_ne
     assert "needs httpx" in message and "pip install 'flowerbridge[test]'" in message
 
 
-def test_serve_stopped_while_a_client_stalls_mid_request_cuts_it_short_and_ends(tmp_path):
-    """docs/server.md, Running it: a stop gives requests in progress GRACE_SECONDS, then
-    cuts them short. A client that stopped sending its request's body held the server
-    after SIGTERM for as long as it kept the connection open (uvicorn's shutdown waited
-    for it without end); cut short, it left no traceback in the log."""
+STALLS = {
+    # headers and the start of a body, the rest never sent: a request in progress
+    "sending": (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 100\r\n\r\n{\"seats\"",
+                r"1 request\(s\) still in progress were cut short"),
+    # requests for a script whose answers are never read: a connection left open, and
+    # perhaps an answer on its way ("0 request(s)" was said where none was)
+    "reading": (b"GET /static/js/table.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 400,
+                r"(1 request\(s\) still in progress|connections still open) were cut short"),
+}
+
+
+@pytest.mark.parametrize("stall", STALLS)
+def test_serve_stopped_while_a_client_stalls_mid_request_cuts_it_short_and_ends(tmp_path, stall):
+    """docs/server.md, Running it: a stop gives requests in progress and connections still
+    open GRACE_SECONDS, then cuts them short. A client that stopped sending its request's
+    body held the server after SIGTERM for as long as it kept the connection open
+    (uvicorn's shutdown waited for it without end); cut short, it left no traceback in the
+    log, and a client that does not read its answers is not called a request."""
     from flowerbridge.cli import serve as serve_command
 
+    sent, said = STALLS[stall]
     with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
         assert server.process is not None
+        assert server.api("GET", "/api/meta").status_code == 200     # serving
         host, port = server.url.removeprefix("http://").rsplit(":", 1)
-        with socket.create_connection((host, int(port))) as stalled:
-            stalled.sendall(b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"seats\"")
-            time.sleep(0.5)     # (the request is read up to its body)
+        with socket.socket() as stalled:
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            stalled.connect((host, int(port)))
+            stalled.sendall(sent)
+            time.sleep(0.5)     # (the request is read up to its body; the answers fill the buffers)
             start = time.monotonic()
             server.process.send_signal(signal.SIGTERM)
             try:
@@ -515,6 +533,30 @@ def test_serve_stopped_while_a_client_stalls_mid_request_cuts_it_short_and_ends(
             took = time.monotonic() - start
         log = server.process.stdout.read() if server.process.stdout else ""
     assert server.process.returncode == -signal.SIGTERM
-    assert took >= serve_command.GRACE_SECONDS - 1     # the request was given its grace
-    assert log == "WARNING:  stopping: 1 request(s) still in progress were cut short\n", log
+    assert took >= serve_command.GRACE_SECONDS - 1     # the client was given the grace
+    assert re.fullmatch(f"WARNING:  stopping: {said}\n", log), log
     assert not (tmp_path / "t.db.lock").exists()
+
+
+@pytest.mark.parametrize("count, said", [(2, "stopping: 2 request(s) still in progress were cut short"),
+                                         (0, "stopping: connections still open were cut short")])
+def test_serve_a_stop_that_cuts_connections_short_says_what_it_cut(count, said):
+    """uvicorn's grace covers connections still open as well as requests: where it cut
+    only connections short, its count of requests is 0, and the line said "0 request(s)
+    ... were cut short". A cancellation's traceback other than the stop's is kept."""
+    import asyncio
+    import logging
+
+    from flowerbridge.server.realtime import _StopsCutShort
+
+    record = logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
+                               "Cancel %s running task(s), timeout graceful shutdown exceeded",
+                               (count,), None)
+    assert _StopsCutShort().filter(record)
+    assert (record.getMessage(), record.levelname) == (said, "WARNING")
+    stop = asyncio.CancelledError("Task cancelled, timeout graceful shutdown exceeded")
+    other = asyncio.CancelledError()
+    for error, kept in ((stop, False), (other, True)):
+        failed = logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
+                                   "Exception in ASGI application\n", (), (type(error), error, None))
+        assert _StopsCutShort().filter(failed) is kept

@@ -43,19 +43,21 @@ class _ClientFrameErrors(logging.Filter):
 
 
 class _StopsCutShort(logging.Filter):
-    """A stop waits a while for the requests in progress (``serve``'s grace), then uvicorn
-    cancels them: it logged "Cancel 1 running task(s), timeout graceful shutdown exceeded"
-    and, for each, "Exception in ASGI application" with a traceback of the
-    cancellation, an error of nobody's. Said in a line of our own; the tracebacks are
-    not logged (a cancellation reaches a request only from a stop)."""
+    """A stop waits a while for the requests in progress and the connections still open
+    (``serve``'s grace), then uvicorn cancels the requests: it logged "Cancel 1 running
+    task(s), timeout graceful shutdown exceeded" and, for each, "Exception in ASGI
+    application" with a traceback of the cancellation, an error of nobody's. Said in a
+    line of our own; those tracebacks are not logged."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+        if (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError)
+                and "graceful shutdown" in str(record.exc_info[1])):
             return False
         if record.getMessage().endswith("timeout graceful shutdown exceeded"):
-            count = record.args[0] if isinstance(record.args, tuple) and record.args else "some"
-            record.msg, record.args = ("stopping: %s request(s) still in progress were cut "
-                                       "short", (count,))
+            count = record.args[0] if isinstance(record.args, tuple) and record.args else None
+            record.msg, record.args = (
+                ("stopping: %s request(s) still in progress were cut short", (count,)) if count
+                else ("stopping: connections still open were cut short", ()))
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
