@@ -320,9 +320,26 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
         # A broken pool has ended its workers itself: wait for its threads too, or
         # one may wake another through a pipe already closed as the program exits
         # (a traceback after our one error line, now and then).
+        manager = getattr(pool, "_executor_manager_thread", None)
         if not (finished or broken):
             _stop_workers(pool)     # before shutdown, which forgets them
         pool.shutdown(wait=finished or broken, cancel_futures=True)
+        if manager is not None and not (finished or broken):
+            _join_through_ctrl_c(manager, _STOP_PATIENCE * 5)
+
+
+def _join_through_ctrl_c(thread, seconds: float) -> None:
+    """Wait (at most ``seconds``) for the pool's own thread of an abandoned run to end,
+    a further Ctrl-C or not: it closes its wake-up pipe as it ends, and the interpreter's
+    exit writes to that pipe without its lock (Python 3.11), so the two met now and then
+    and a traceback ("Bad file descriptor") followed our one line. Its workers are ended
+    already, so it ends at once."""
+    deadline = time.monotonic() + seconds
+    while thread.is_alive() and time.monotonic() < deadline:
+        try:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        except KeyboardInterrupt:   # (the run ends as interrupted all the same)
+            pass
 
 
 def _stop_workers(pool) -> None:
