@@ -207,6 +207,28 @@ def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server)
     assert not page.errors
 
 
+def test_lobby_create_table_says_it_is_creating_while_the_table_is_on_its_way(browser, server):
+    # A slow answer left the button looking dead, and a click meanwhile did nothing and
+    # said nothing.
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    held = []
+    page.route("**/api/tables", lambda route, request: held.append(route) if request.method == "POST"
+               else route.continue_())
+    page.fill("input[name=name]", "Slow answer")
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-button').textContent === 'Creating…'")
+    assert page.locator("#create-form").get_attribute("aria-busy") == "true"
+    page.click("#create-button")                     # a click meanwhile asks for no second table
+    page.wait_for_timeout(300)
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_selector("#created:not(.hidden)")
+    assert page.locator("#create-button").inner_text() == "Create table"
+    assert page.locator("#create-form").get_attribute("aria-busy") is None
+    assert not page.errors
+
+
 def test_lobby_keeps_the_invitations_of_tables_this_browser_created_while_they_are_open(browser,
                                                                                          server):
     # the server shows a table's links once (it keeps only their hashes): a reloaded

@@ -221,10 +221,12 @@ async function refreshTables() {
   const list = document.getElementById("tables");
   try {
     const before = keptInvitations();
+    const asked = performance.now();
     const { tables } = await fetchJson("/api/tables");
     // the server answers again: "did not answer" under Create table no longer holds
+    // (unless it was said after this list was asked for)
     const error = document.getElementById("create-error");
-    if (error.dataset.noAnswer) {
+    if (error.dataset.noAnswer && Number(error.dataset.noAnswer) < asked) {
       error.textContent = "";
       delete error.dataset.noAnswer;
     }
@@ -268,8 +270,10 @@ async function main() {
   form.elements.declarer.value = meta.default_options.declarer;
   seatChoices(meta);
   // One table a click: the second click of a double click (the browser counts it:
-  // event.detail 2) submits nothing, nor does a submit while one is on its way.
-  document.getElementById("create-button").addEventListener("click", (event) => {
+  // event.detail 2) submits nothing, nor does a submit while one is on its way; the
+  // button says meanwhile that it is (a slow answer is not a dead button).
+  const button = document.getElementById("create-button");
+  button.addEventListener("click", (event) => {
     if (event.detail >= 2) event.preventDefault();
   });
   let creating = false;
@@ -277,6 +281,8 @@ async function main() {
     event.preventDefault();
     if (creating) return;
     creating = true;
+    button.textContent = "Creating…";
+    form.setAttribute("aria-busy", "true");
     const error = document.getElementById("create-error");
     error.textContent = "";
     delete error.dataset.noAnswer;
@@ -293,10 +299,12 @@ async function main() {
       refreshTables();
     } catch (failure) {
       error.textContent = failure.message;
-      if (failure.noAnswer) error.dataset.noAnswer = "yes";
+      if (failure.noAnswer) error.dataset.noAnswer = String(performance.now());
       pointToEarlierLinks(shown);
     } finally {
       creating = false;
+      button.textContent = "Create table";
+      form.removeAttribute("aria-busy");
     }
   });
   // a changed form answers the last refusal
