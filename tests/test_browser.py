@@ -32,13 +32,16 @@ HAND_TIMEOUT_MS = 60_000
 BOT = "random"  # the fastest level: these tests are about the page, not the bots
 
 
-def open_page(browser, server, path, viewport=DESKTOP, *, csp=False):
+def open_page(browser, server, path, viewport=DESKTOP, *, csp=False, init_script=None):
     """A page in its own context (its own storage), with page errors collected,
     whatever the server's Content-Security-Policy refused, and the text of every
     websocket message it received (``page.frames_in``). The policy is
     bypassed unless ``csp``: Playwright's waits on a JavaScript expression are
-    an eval, which the policy refuses (the pages themselves never eval)."""
+    an eval, which the policy refuses (the pages themselves never eval).
+    ``init_script`` runs before the page's own scripts."""
     context = browser.new_context(viewport=viewport, base_url=server.url, bypass_csp=not csp)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     page.frames_in = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: page.frames_in.append(payload)))
@@ -1470,6 +1473,17 @@ def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(bro
 
 
 
+# performance.now() stands still once the test calls stopClock(): the page's window for a
+# double click's second click (a second from the card played) holds however slowly the
+# machine answers the first
+STOPPED_CLOCK = """(() => {
+  const now = performance.now.bind(performance);
+  let stopped = null;
+  performance.now = () => stopped ?? now();
+  window.stopClock = () => { stopped = now(); };
+})();"""
+
+
 def _fourth_hand_winner(views):
     """After South's 7NT (North dummy): West's lead, North's and East's cards, and
     South's card that wins the trick; None when this deal has none."""
@@ -1511,12 +1525,13 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
         for client in clients.values():
             client.until(lambda m, client=client, seq=seq: client.seq >= seq)
     clients.pop("S").close()
-    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
     card = south.locator(f'#position-bottom .card.playable[data-code="{winner}"]').first
     box = card.bounding_box()
     x, y = box["x"] + 12, box["y"] + box["height"] / 2    # (its strip left of the next card)
     seq = int(south.evaluate("document.body.dataset.seq"))
     south.mouse.move(x, y)
+    south.evaluate("stopClock()")
     south.mouse.down(click_count=1)
     south.mouse.up(click_count=1)
     south.wait_for_function(f"Number(document.body.dataset.seq) > {seq}")     # the trick, won
@@ -1552,11 +1567,12 @@ def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(bro
     # East's, lands on a card that cannot be played, and the page said "Not your turn".
     created, clients = people_table_at(server, SOUTH_DECLARES,
                                        lambda view: view["phase"] == "play" and view["turn"] == "N")
-    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
     card = south.locator("#position-top .card.playable").first
     box = card.bounding_box()
     south.mouse.move(box["x"] + 6, box["y"] + 12)
     seq = int(south.evaluate("document.body.dataset.seq"))
+    south.evaluate("stopClock()")
     south.mouse.down(click_count=1)
     south.mouse.up(click_count=1)
     south.wait_for_function(f"Number(document.body.dataset.seq) > {seq}")     # East to play
