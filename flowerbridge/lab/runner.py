@@ -321,19 +321,23 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
         # one may wake another through a pipe already closed as the program exits
         # (a traceback after our one error line, now and then).
         manager = getattr(pool, "_executor_manager_thread", None)
-        if not (finished or broken):
-            _stop_workers(pool)     # before shutdown, which forgets them
-        pool.shutdown(wait=finished or broken, cancel_futures=True)
-        if manager is not None and not (finished or broken):
-            _join_through_ctrl_c(manager, _STOP_PATIENCE * 5)
+        try:
+            if not (finished or broken):
+                _stop_workers(pool)     # before shutdown, which forgets them
+        finally:    # (also when a second Ctrl-C cuts the workers' stop short)
+            try:
+                pool.shutdown(wait=finished or broken, cancel_futures=True)
+            finally:
+                if manager is not None and not (finished or broken):
+                    _join_through_ctrl_c(manager, _STOP_PATIENCE * 5)
 
 
 def _join_through_ctrl_c(thread, seconds: float) -> None:
     """Wait (at most ``seconds``) for the pool's own thread of an abandoned run to end,
     a further Ctrl-C or not: it closes its wake-up pipe as it ends, and the interpreter's
-    exit writes to that pipe without its lock (Python 3.11), so the two met now and then
-    and a traceback ("Bad file descriptor") followed our one line. Its workers are ended
-    already, so it ends at once."""
+    exit writes to that pipe without its lock (Python 3.11, and 3.12 and 3.13 before
+    CPython's gh-125451), so the two met now and then and a traceback ("Bad file
+    descriptor") followed our one line. Its workers are ended already, so it ends at once."""
     deadline = time.monotonic() + seconds
     while thread.is_alive() and time.monotonic() < deadline:
         try:
