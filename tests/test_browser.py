@@ -221,14 +221,16 @@ def test_lobby_create_table_says_it_is_creating_while_the_table_is_on_its_way(br
     page.fill("input[name=name]", "Slow answer")
     page.click("#create-button")
     page.wait_for_function("document.querySelector('#create-button').textContent === 'Creating…'")
-    assert page.locator("#create-form").get_attribute("aria-busy") == "true"
+    status = page.locator("#lobby-status")          # (role=status: what a screen reader says)
+    assert status.text_content() == "Creating the table…"
     page.click("#create-button")                     # a click meanwhile asks for no second table
+    assert status.text_content() == "Still creating the table…"
     page.wait_for_timeout(300)
     assert len(held) == 1
     held[0].continue_()
     page.wait_for_selector("#created:not(.hidden)")
     assert page.locator("#create-button").inner_text() == "Create table"
-    assert page.locator("#create-form").get_attribute("aria-busy") is None
+    assert status.text_content() == ""
     assert not page.errors
 
 

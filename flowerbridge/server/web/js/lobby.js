@@ -5,6 +5,8 @@ import { el, describeLength, failed, fetchJson } from "./ui.js";
 import { SEAT_NAMES, SEATS } from "./seats.js";
 
 const REFRESH_MS = 10000;
+const CREATING = "Creating the table…";
+const STILL_CREATING = "Still creating the table…";
 
 function levelOptions(select, bots, chosen) {
   select.replaceChildren(...bots.map((level) => el("option", { value: level, selected: level === chosen }, level)));
@@ -271,18 +273,23 @@ async function main() {
   seatChoices(meta);
   // One table a click: the second click of a double click (the browser counts it:
   // event.detail 2) submits nothing, nor does a submit while one is on its way; the
-  // button says meanwhile that it is (a slow answer is not a dead button).
+  // button says meanwhile that it is, and so does the status a screen reader speaks
+  // (a slow answer is not a dead button).
   const button = document.getElementById("create-button");
+  const status = document.getElementById("lobby-status");
   button.addEventListener("click", (event) => {
     if (event.detail >= 2) event.preventDefault();
   });
   let creating = false;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (creating) return;
+    if (creating) {
+      status.textContent = STILL_CREATING;
+      return;
+    }
     creating = true;
     button.textContent = "Creating…";
-    form.setAttribute("aria-busy", "true");
+    status.textContent = CREATING;
     const error = document.getElementById("create-error");
     error.textContent = "";
     delete error.dataset.noAnswer;
@@ -304,7 +311,7 @@ async function main() {
     } finally {
       creating = false;
       button.textContent = "Create table";
-      form.removeAttribute("aria-busy");
+      if ([CREATING, STILL_CREATING].includes(status.textContent)) status.textContent = "";
     }
   });
   // a changed form answers the last refusal
