@@ -2540,12 +2540,15 @@ def test_a_phone_on_its_side_has_the_top_bars_controls_in_one_line(browser, serv
     page = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
     page.wait_for_function("document.body.dataset.seq > 0", timeout=15_000)
     page.wait_for_selector("#status:has-text('connected')")
-    tops = page.evaluate("""() => [...document.querySelectorAll(
+    controls = """() => [...document.querySelectorAll(
         '.topbar > .brand, .topbar > .status, .topbar > label, .topbar > button')]
-        .map((e) => [e.textContent.trim().slice(0, 12), e.getBoundingClientRect().top,
-                     e.getBoundingClientRect().bottom])""")
-    # one line: each lies beside all the others (none starts below another's foot)
-    assert max(top for _, top, _ in tops) < min(bottom for _, _, bottom in tops), tops
+        .map((e) => [e.textContent.trim().slice(0, 14), e.getBoundingClientRect().top,
+                     e.getBoundingClientRect().bottom])"""
+    for status in ("connected", "reconnecting…"):     # (the badge's longest words)
+        page.evaluate("(words) => { document.querySelector('#status').textContent = words; }", status)
+        tops = page.evaluate(controls)
+        # one line: each lies beside all the others (none starts below another's foot)
+        assert max(top for _, top, _ in tops) < min(bottom for _, _, bottom in tops), tops
     assert not page.errors
 
 def test_scrolling_a_window_past_its_end_leaves_the_page_behind_it_where_it_was(browser, server):
