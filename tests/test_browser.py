@@ -1590,6 +1590,25 @@ def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(bro
     assert not south.errors
 
 
+
+def test_a_bid_typed_while_another_seat_calls_is_answered_not_ignored(browser, server):
+    # Typing 1 then P while North was to call did nothing and said nothing (a card clicked
+    # out of turn says "Not your turn").
+    created, clients = people_table_at(server, [], lambda view: view["turn"] == "N")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_selector("#position-bottom .card")
+    seq = south.evaluate("document.body.dataset.seq")
+    for key in ("1", "p"):
+        south.keyboard.press(key)
+        assert south.locator("#refusal").inner_text() == "Not your turn: North to call."
+    clients["N"].send({"type": "call", "call": "Pass", "seq": clients["N"].seq})
+    south.wait_for_function(f"document.body.dataset.seq !== '{seq}'")
+    assert south.locator("#refusal").inner_text() == ""                 # the table moved on
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 # ------------------------------------------------------------ layout by width
 
 FELT_CARDS = """() => {

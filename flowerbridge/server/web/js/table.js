@@ -1090,7 +1090,16 @@ function whyNotThisCall(call, calls) {
 
 function keyCall(key) {
   const calls = legalCalls();
-  if (!calls.length) return false;
+  if (!calls.length) {
+    // a bid or Pass typed while another seat calls: said, as a card clicked out of turn is
+    if (/^[1-7p]$/.test(key) && state.seat && state.view?.phase === "auction" && !isMyTurn()
+        && !state.table?.closed) {
+      state.hint = `Not your turn: ${turnMessage()}`;
+      draw();
+      return true;
+    }
+    return false;
+  }
   if (/^[1-7]$/.test(key)) {
     state.pendingLevel = Number(key);
     draw();
