@@ -1563,7 +1563,6 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
     assert not south.errors
 
 
-
 def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(browser, server):
     # South plays the dummy's card by a double click: the second click, once the turn is
     # East's, lands on a card that cannot be played, and the page said "Not your turn".
@@ -1588,7 +1587,6 @@ def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(bro
     for client in clients.values():
         client.close()
     assert not south.errors
-
 
 
 def test_a_bid_typed_while_another_seat_calls_is_answered_not_ignored(browser, server):
