@@ -2547,8 +2547,8 @@ def open_touch_page(browser, server, path, viewport):
 
 
 
-@pytest.mark.parametrize("viewport", [{"width": 640, "height": 360}, IPHONE_LANDSCAPE],
-                         ids=["640x360", "750x340"])
+@pytest.mark.parametrize("viewport", [{"width": 600, "height": 480}, {"width": 640, "height": 360},
+                                      IPHONE_LANDSCAPE], ids=["600x480", "640x360", "750x340"])
 def test_a_phone_on_its_side_has_the_top_bars_controls_in_one_line(browser, server, viewport):
     # At 640 x 360 (a small Android phone on its side) Keys wrapped to a line of its own:
     # the top bar took 78 px of the 360, and eight bids and the foot of the hand fell
