@@ -22,9 +22,10 @@ MAX_CONNECTIONS = 10_000
 # ends all the same (by SIGALRM).
 STOP_PATIENCE = 10
 
-# Seconds a stop waits for requests in progress (a client still sending its body)
-# before uvicorn cancels them and the server shuts down: without it, one slow or
-# stalled client held the stop for as long as it kept its connection open.
+# Seconds a stop waits for requests in progress and connections still open (a client
+# still sending its body, or not reading its answers) before uvicorn cuts them short
+# and the server shuts down: without it, one slow or stalled client held the stop for
+# as long as it kept its connection open.
 GRACE_SECONDS = 5
 
 
