@@ -236,9 +236,9 @@ def hand_seen_by_spectator(server, browser):
     created, clients, page = people_table(browser, server, None, hands=2)
     page.evaluate(LIVE_RECORDER)
     # a second spectator, its single-key shortcuts off
-    quiet = open_page(browser, server, created["spectate_url"])
-    quiet.evaluate(f"localStorage.setItem('{SINGLE_KEYS_KEY}', 'off')")
-    quiet.reload()
+    # (set before the page's scripts run: set, then reloaded, the page once read it still on)
+    quiet = open_page(browser, server, created["spectate_url"],
+                      init_script=f"localStorage.setItem('{SINGLE_KEYS_KEY}', 'off')")
     wait_for_table(quiet)
     quiet.evaluate(LIVE_RECORDER)
     north = clients["N"]
