@@ -509,6 +509,41 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
     assert not page.errors
 
 
+def _answering(**answer):
+    """A route handler that answers every request with `answer` (Route.fulfill's keywords)."""
+    return lambda route: route.fulfill(**answer)
+
+
+def test_lobby_says_in_words_what_an_error_answer_not_of_this_server_means(browser, server):
+    # A proxy's 502 for a server that is down, or the plain-text 500 of a request cut short
+    # as the server stops, showed as "502 Bad Gateway" and "500 Internal Server Error".
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.wait_for_selector("#tables li:not(:has-text('Loading'))")
+    no_answer = "The server did not answer: check your connection and try again."
+    answers = [(502, "text/html", "<html><body>502 Bad Gateway</body></html>", no_answer),
+               (504, "text/html", "<html><body>504 Gateway Time-out</body></html>", no_answer),
+               (500, "text/plain", "Internal Server Error",
+                "The server failed before it answered (500 Internal Server Error): try again."),
+               (413, "text/html", "<html>413 Request Entity Too Large</html>",
+                "413 Payload Too Large")]
+    for status, content_type, body, said in answers:
+        page.route("**/api/tables", _answering(status=status, content_type=content_type, body=body))
+        page.click("#create-button")
+        page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+        assert page.locator("#create-error").inner_text() == said
+        page.reload()    # the list, fetched as the lobby opens
+        page.wait_for_selector("#tables .error-text")
+        separator = ":" if status == 413 else "."
+        assert page.locator("#tables .error-text").inner_text() == (
+            f"Could not list the tables{separator} {said}")
+        page.unroute("**/api/tables")
+        page.reload()
+        page.wait_for_selector("#seat-choices select[name=player_N]")
+        page.wait_for_selector("#tables li:not(:has-text('Loading'))")
+    assert not page.errors
+
+
 def test_lobby_the_server_did_not_answer_goes_once_the_list_comes_again(browser, server):
     # "The server did not answer" under Create table stayed after the server was back and
     # the list had been fetched again, until the form was changed or sent.

@@ -35,10 +35,17 @@ export function bindLanguageSelect(select, language, onChange) {
 /** What a request that got no answer says (the server gone, the connection down). */
 const NO_ANSWER = "The server did not answer: check your connection and try again.";
 
+/** Statuses a proxy in front of the server (docs/server.md) answers for it when it is down. */
+const PROXY_NO_ANSWER = [502, 503, 504];
+
 /**
  * Fetch JSON; an error answer (`{"error": {"code", "message"}}`, docs/protocol.md)
  * becomes an Error carrying the server's message, and no answer at all an Error
  * saying NO_ANSWER (the browser's own words, "Failed to fetch", tell a person nothing).
+ * An error answer of another form is not this server's: a proxy's 502, 503 or 504 means
+ * that the server did not answer it either, and a 500 that the server failed before it
+ * answered (a request cut short as it stops, docs/server.md, or a fault). Those errors are whole
+ * sentences (`sentence`); a no-answer one is also marked `noAnswer`.
  */
 export async function fetchJson(url, options = {}) {
   let response;
@@ -48,17 +55,26 @@ export async function fetchJson(url, options = {}) {
       ...options,
     });
   } catch {
-    throw Object.assign(new Error(NO_ANSWER), { noAnswer: true });
+    throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
   }
   const body = await response.json().catch(() => null);
-  if (!response.ok) throw new Error(body?.error?.message || `${response.status} ${response.statusText}`);
-  return body;
+  if (response.ok) return body;
+  if (body?.error?.message) throw new Error(body.error.message);
+  const status = `${response.status} ${response.statusText}`.trim();
+  if (PROXY_NO_ANSWER.includes(response.status)) {
+    throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
+  }
+  if (response.status >= 500) {
+    throw Object.assign(new Error(`The server failed before it answered (${status}): try again.`),
+                        { sentence: true });
+  }
+  throw new Error(status);
 }
 
 /** What could not be done, and why: "Could not list the tables: 503 …", or with no answer
  * "Could not list the tables. The server did not answer: check your connection and try again." */
 export function failed(what, error) {
-  return error.noAnswer ? `${what}. ${error.message}` : `${what}: ${error.message}`;
+  return error.sentence ? `${what}. ${error.message}` : `${what}: ${error.message}`;
 }
 
 /** A session's length as people say it: `{"hands": 8}` → "8 hands", `{"games": 1}` → "1 game". */
