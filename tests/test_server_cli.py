@@ -367,6 +367,27 @@ def test_serve_believes_no_forwarded_address_unless_told_which_proxy_to_trust(tm
         assert server.api("POST", "/api/tables", json=request, headers=forged).status_code == 201
 
 
+def test_serve_counts_an_ipv6_client_by_its_64_for_the_limits_per_address(tmp_path):
+    """A host is given a whole IPv6 /64: counted address by address, one client passed
+    every limit per address by changing its address (a security review's finding)."""
+    from flowerbridge.server.testing import table_request
+
+    request = table_request({s: "human" for s in "NESW"})
+
+    def create(client: str) -> int:
+        return server.api("POST", "/api/tables", json=request,
+                          headers={"x-forwarded-for": client}).status_code
+
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--tables-per-minute", "1",
+                       "--forwarded-allow-ips", "::1, 127.0.0.0/8") as server:
+        assert create("2001:db8:1:2::1") == 201
+        assert create("2001:db8:1:2:ffff:abcd:1234:5") == 429     # the same /64
+        assert create("2001:db8:1:3::1") == 201                   # the next /64
+        assert create("192.0.2.7") == 201
+        assert create("::ffff:192.0.2.7") == 429                  # the same IPv4 client
+        assert create("192.0.2.8") == 201
+
+
 @pytest.mark.parametrize("value, words", [
     ("", "'' is not an IP address or network"),
     ("127.0.0.1,proxy", "'proxy' is not an IP address or network"),

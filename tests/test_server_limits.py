@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from flowerbridge.server import ServerConfig
-from flowerbridge.server.limits import MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, SlidingWindow, TokenBucket
+from flowerbridge.server.limits import (MAX_BODY_BYTES, MAX_SEAT_CONNECTIONS, SlidingWindow, TokenBucket,
+                                        client_key)
 from flowerbridge.server.manager import Connection, Snapshot
 from flowerbridge.server.models import utcnow
 from flowerbridge.server.testing import ServerThread, table_request
@@ -351,3 +352,16 @@ def test_limits_a_seat_back_at_a_table_closed_to_make_room_sees_it_over_and_why_
     assert north.until(lambda m: m["type"] in ("snapshot", "close"))["type"] == "snapshot"
     east.close()
     north.close()
+
+
+@pytest.mark.parametrize("host, key", [
+    ("192.0.2.7", "192.0.2.7"),
+    ("2001:db8:1:2:ffff:abcd:1234:5", "2001:db8:1:2::/64"),
+    ("2001:DB8:1:2::1", "2001:db8:1:2::/64"),
+    ("::ffff:192.0.2.7", "192.0.2.7"),
+    ("::1", "::/64"),
+    ("testclient", "testclient"),      # not an address (Starlette's test client): as given
+    (None, None),
+])
+def test_limits_count_an_ipv6_client_by_its_64_and_an_ipv4_one_by_its_address(host, key):
+    assert client_key(host) == key

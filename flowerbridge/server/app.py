@@ -30,7 +30,7 @@ from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
 from .headers import HEAD, HeadAsGet, HostCheck, SecurityHeaders
-from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow
+from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow, client_key
 from .manager import TableManager
 from .realtime import quiet_client_frame_errors, table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
@@ -307,7 +307,8 @@ def _hand_number(segment: str) -> int:
 
 
 def _address(request: Request) -> str | None:
-    return request.client.host if request.client else None
+    """The client as the limits per address count it (``limits.client_key``)."""
+    return client_key(request.client.host if request.client else None)
 
 
 def _manager(request: Request) -> TableManager:

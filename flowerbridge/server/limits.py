@@ -10,6 +10,7 @@ few seconds apart). See ``docs/server.md``, *Limits*.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import time
@@ -17,6 +18,28 @@ from collections import deque
 from typing import Any, Awaitable, Callable
 
 from starlette.exceptions import HTTPException
+
+# An IPv6 client is counted by its /64: a host is given a whole /64 to choose its
+# addresses from, so counting each address would let one client pass every limit.
+IPV6_CLIENT_PREFIX = 64
+
+
+def client_key(host: str | None) -> str | None:
+    """What the limits per address count for a client at ``host``: an IPv4 address as it
+    is (an IPv4-mapped IPv6 one as its IPv4 address), an IPv6 one as its /64
+    (``2001:db8:1:2::/64``), anything else (no address known, a name) as given."""
+    if host is None:
+        return None
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+    return str(address)
+
 
 # Connections at once to one table: per seat (a person's tabs), and of spectators.
 MAX_SEAT_CONNECTIONS = 8

@@ -16,7 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
 from ..render import count_text
-from .limits import TokenBucket
+from .limits import TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, CloseMessage, Hello, MessageError, PingMessage, PlayMessage,
                       error_code, parse_message)
@@ -85,8 +85,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     await websocket.accept()
     # the client's address (behind a proxy that serve's --forwarded-allow-ips
     # names, its X-Forwarded-For names the client; by default no forwarded
-    # header is believed)
-    address = websocket.client.host if websocket.client else None
+    # header is believed), as the limits per address count it: an IPv6 one by its /64
+    address = client_key(websocket.client.host if websocket.client else None)
     conn = Connection(address)
     writer = asyncio.create_task(_write(websocket, conn))
     config = websocket.app.state.config
