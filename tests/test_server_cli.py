@@ -401,13 +401,14 @@ def test_serve_refuses_a_bad_forwarded_allow_ips(value, words, tmp_path):
     assert words in result.stderr, result.stderr
 
 
-def _handshake_status(url: str, host: str) -> bytes:
-    """The status line answering a websocket handshake sent with ``host``."""
+def _handshake_status(url: str, host: str, origin: str | None = None) -> bytes:
+    """The status line answering a websocket handshake sent with ``host`` (and ``origin``)."""
     from urllib.parse import urlsplit
 
     where = urlsplit(url)
+    origin_line = "" if origin is None else f"Origin: {origin}\r\n"
     with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
-        sock.sendall(f"GET /ws/tables/abc HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+        sock.sendall(f"GET /ws/tables/abc HTTP/1.1\r\nHost: {host}\r\n{origin_line}Upgrade: websocket\r\n"
                      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                      "Sec-WebSocket-Version: 13\r\n\r\n".encode())
         return sock.recv(4096).split(b"\r\n")[0]
@@ -421,7 +422,8 @@ def test_serve_on_loopback_answers_only_requests_addressed_to_a_loopback_host(tm
                      f"[::1]:{port}", "localhost."):
             assert server.api("GET", "/api/meta", headers={"host": host}).status_code == 200, host
         for host in (f"evil.example:{port}", "127.0.0.1.evil.example", "localhost.evil.example",
-                     "0.0.0.0", "[::2]", "10.0.0.1"):
+                     "0.0.0.0", "[::2]", "10.0.0.1", "[::1]evil.example", "[::1]:80evil.example",
+                     "localhost:evil.example"):
             refused = server.api("GET", "/", headers={"host": host})
             assert refused.status_code == 400, host
             error = refused.json()["error"]
@@ -436,6 +438,28 @@ def test_serve_on_loopback_answers_only_requests_addressed_to_a_loopback_host(tm
             assert server.api("GET", "/api/meta", headers={"host": host}).status_code == status, host
     with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts", "*") as server:
         assert server.api("GET", "/api/meta", headers={"host": "evil.example"}).status_code == 200
+
+
+def test_serve_refuses_a_websocket_opened_by_a_page_of_another_site(tmp_path):
+    """Cross-site websocket hijacking: a page elsewhere that a person has open could watch
+    tables from their browser and hold their connections; refused before the handshake is
+    answered (a security review's finding). Programs send no Origin and are welcome."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        port = server.url.rsplit(":", 1)[1]
+        host = f"127.0.0.1:{port}"
+        for origin in (None, f"http://127.0.0.1:{port}", f"HTTP://127.0.0.1:{port}"):
+            assert _handshake_status(server.url, host, origin).startswith(b"HTTP/1.1 101"), origin
+        assert _handshake_status(server.url, f"[::1]:{port}", f"http://[::1]:{port}").startswith(
+            b"HTTP/1.1 101")
+        for origin in ("https://evil.example", f"http://localhost:{port}", "http://127.0.0.1:3000",
+                       "null", f"file://127.0.0.1:{port}", "http://[::1", ""):
+            assert _handshake_status(server.url, host, origin) == b"HTTP/1.1 403 Forbidden", origin
+        # through a proxy that passes the host on without its port (nginx's $host)
+        assert _handshake_status(server.url, "localhost", "https://localhost").startswith(b"HTTP/1.1 101")
+        assert _handshake_status(server.url, "localhost", "https://localhost:8443").startswith(
+            b"HTTP/1.1 101")
+        assert _handshake_status(server.url, "localhost", "https://evil.example") == (
+            b"HTTP/1.1 403 Forbidden")
 
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
+from urllib.parse import urlsplit
 from typing import Any, Iterable
 
 from .limits import Receive, Scope, Send
@@ -99,15 +101,48 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+_PORT = re.compile(r":[0-9]*")
+
+
 def host_name(header: str) -> str:
     """The host a Host header names, without its port, lower case:
-    ``[::1]:8000`` is ``::1``, ``LocalHost.:80`` is ``localhost``."""
+    ``[::1]:8000`` is ``::1``, ``LocalHost.:80`` is ``localhost``. A header that is no
+    host and port (``[::1]evil.example``, ``localhost:x``) is returned whole, lower
+    case, so that it matches no allowed name (a security review's finding)."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else header
+        end = header.find("]")
+        if end < 0 or not (end == len(header) - 1 or _PORT.fullmatch(header, end + 1)):
+            return header
+        return header[1:end]
     if header.count(":") == 1:
-        header = header.split(":")[0]
+        name, port = header.split(":")
+        if not _PORT.fullmatch(":" + port):
+            return header
+        header = name
     return header.rstrip(".")
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a websocket handshake's ``Origin`` is the site its ``Host`` names, as a
+    page of this server sends it: no Origin (a program, not a browser), or an http(s)
+    one whose host and port are the Host header's (a proxy that passes the host on
+    without its port, as nginx's ``$host``: whose host is). A page of another site
+    opening a websocket here (cross-site websocket hijacking) fails."""
+    if origin is None:
+        return True
+    try:
+        where = urlsplit(origin.strip().lower())
+        where.hostname   # noqa: B018 -- a malformed [address] raises here
+    except ValueError:
+        return False
+    host = (host or "").strip().lower()
+    if where.scheme not in ("http", "https") or not where.netloc or not host:
+        return False
+    if where.netloc == host:
+        return True
+    has_port = host.rsplit("]", 1)[-1].count(":") == 1
+    return not has_port and (where.hostname or "").rstrip(".") == host_name(host)
 
 
 class HostCheck:

@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
 from ..render import count_text
+from .headers import same_origin
 from .limits import TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, CloseMessage, Hello, MessageError, PingMessage, PlayMessage,
@@ -27,6 +28,8 @@ log = logging.getLogger("flowerbridge.server")
 HELLO_TIMEOUT = 10.0
 # Close codes of the protocol (4000-4999 are the application's).
 CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY = 4400, 4401, 4404, 4429
+# A handshake from a page of another site, refused before it is answered (HTTP 403).
+CLOSE_FORBIDDEN = 4403
 # The standard "try again later" (RFC 6455 registry): the database could not be
 # read or written at hello; the client reconnects as after any drop.
 CLOSE_TRY_AGAIN = 1013
@@ -82,6 +85,11 @@ def error_message(code: str, message: str, message_id: str | None = None) -> dic
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """Serve one client of a table until it disconnects."""
     manager: TableManager = websocket.app.state.manager
+    if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
+        # a page of another site: refused before the handshake is answered (HTTP 403),
+        # so that it takes none of this client's connections
+        await websocket.close(code=CLOSE_FORBIDDEN)
+        return
     await websocket.accept()
     # the client's address (behind a proxy that serve's --forwarded-allow-ips
     # names, its X-Forwarded-For names the client; by default no forwarded
