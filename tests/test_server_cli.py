@@ -460,6 +460,18 @@ def test_serve_refuses_a_websocket_opened_by_a_page_of_another_site(tmp_path):
             b"HTTP/1.1 101")
         assert _handshake_status(server.url, "localhost", "https://evil.example") == (
             b"HTTP/1.1 403 Forbidden")
+    # a proxy that passes its own address as the Host: the site's name, given with
+    # --allowed-hosts, is welcome; a refused site is logged once, saying what to change
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts", "bridge.example.org") as server:
+        host = server.url.removeprefix("http://")
+        assert _handshake_status(server.url, host, "https://bridge.example.org").startswith(b"HTTP/1.1 101")
+        for _ in range(2):
+            assert _handshake_status(server.url, host, "https://evil.example") == b"HTTP/1.1 403 Forbidden"
+        assert _handshake_status(server.url, host, "http://localhost:3000") == b"HTTP/1.1 403 Forbidden"
+        server.process.terminate()
+        log = server.process.stdout.read()
+    told = [line for line in log.splitlines() if "refused a websocket" in line]
+    assert len(told) == 2 and '"https://evil.example"' in told[0] and "--allowed-hosts" in told[0], log
 
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():

@@ -123,12 +123,14 @@ def host_name(header: str) -> str:
     return header.rstrip(".")
 
 
-def same_origin(origin: str | None, host: str | None) -> bool:
+def same_origin(origin: str | None, host: str | None, named: HostNames | None = None) -> bool:
     """Whether a websocket handshake's ``Origin`` is the site its ``Host`` names, as a
     page of this server sends it: no Origin (a program, not a browser), or an http(s)
     one whose host and port are the Host header's (a proxy that passes the host on
-    without its port, as nginx's ``$host``: whose host is). A page of another site
-    opening a websocket here (cross-site websocket hijacking) fails."""
+    without its port, as nginx's ``$host``: whose host is), or whose host is one of
+    ``named`` (the public names ``--allowed-hosts`` gives, for a proxy that passes its
+    own address as the Host). A page of another site opening a websocket here
+    (cross-site websocket hijacking) fails."""
     if origin is None:
         return True
     try:
@@ -137,26 +139,20 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     except ValueError:
         return False
     host = (host or "").strip().lower()
-    if where.scheme not in ("http", "https") or not where.netloc or not host:
+    if where.scheme not in ("http", "https") or not where.hostname:
         return False
-    if where.netloc == host:
+    name = where.hostname.rstrip(".")
+    if where.netloc == host or (named is not None and named.allows(name)):
         return True
     has_port = host.rsplit("]", 1)[-1].count(":") == 1
-    return not has_port and (where.hostname or "").rstrip(".") == host_name(host)
+    return not has_port and name == host_name(host)
 
 
-class HostCheck:
-    """ASGI middleware: a request (or websocket handshake) whose Host header
-    names a host not in ``allowed`` is answered 400 ``bad_host``, unread.
+class HostNames:
+    """A list of hosts, as ``--allowed-hosts`` gives them: names (``bridge.example.org``),
+    ``*.`` and a domain (its subdomains), IP addresses and networks (``127.0.0.0/8``)."""
 
-    ``allowed`` holds names (``bridge.example.org``), ``*.`` and a domain (its
-    subdomains), IP addresses and networks (``127.0.0.0/8``). A server on a
-    loopback address answers only :data:`LOOPBACK_HOSTS`: a page on any other
-    site whose name is made to resolve to 127.0.0.1 (DNS rebinding) sends its
-    own name, and is refused."""
-
-    def __init__(self, app: Any, allowed: Iterable[str]) -> None:
-        self.app = app
+    def __init__(self, allowed: Iterable[str]) -> None:
         self.allowed = tuple(allowed)
         self.names: set[str] = set()
         self.suffixes: list[str] = []
@@ -172,11 +168,26 @@ class HostCheck:
                 self.names.add(entry)
 
     def allows(self, host: str) -> bool:
+        """Whether ``host`` (lower case, no port: :func:`host_name`) is one of these."""
         try:
             address = ipaddress.ip_address(host)
         except ValueError:
             return host in self.names or any(host.endswith(s) for s in self.suffixes)
         return any(address in network for network in self.networks)
+
+
+class HostCheck:
+    """ASGI middleware: a request (or websocket handshake) whose Host header
+    names a host not in ``allowed`` (:class:`HostNames`) is answered 400
+    ``bad_host``, unread. A server on a loopback address answers only
+    :data:`LOOPBACK_HOSTS`: a page on any other site whose name is made to
+    resolve to 127.0.0.1 (DNS rebinding) sends its own name, and is refused."""
+
+    def __init__(self, app: Any, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = HostNames(allowed)
+        self.allowed = self.hosts.allowed
+        self.allows = self.hosts.allows
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):

@@ -9,6 +9,7 @@ the connection's loop except closing it (or a wrong token, which is refused).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import Counter
 
@@ -82,12 +83,30 @@ def error_message(code: str, message: str, message_id: str | None = None) -> dic
     return out
 
 
+_ORIGINS_TOLD: set[str] = set()
+_MOST_ORIGINS_TOLD = 32
+
+
+def _tell_refused_origin(origin: str | None, host: str | None) -> None:
+    """Log a refused Origin the first time it comes (a few dozen at most, so that a
+    page sending many cannot fill the log): the operator of a proxy that passes its own
+    address as the Host learns what to change."""
+    if origin in _ORIGINS_TOLD or len(_ORIGINS_TOLD) >= _MOST_ORIGINS_TOLD:
+        return
+    _ORIGINS_TOLD.add(str(origin))
+    log.warning("refused a websocket opened by a page at %s, not this server's site (Host %s); "
+                "behind a proxy, pass the visitor's Host on, or name the site with --allowed-hosts",
+                json.dumps(origin), json.dumps(host))
+
+
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """Serve one client of a table until it disconnects."""
     manager: TableManager = websocket.app.state.manager
-    if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
+    origin = websocket.headers.get("origin")
+    if not same_origin(origin, websocket.headers.get("host"), websocket.app.state.public_hosts):
         # a page of another site: refused before the handshake is answered (HTTP 403),
         # so that it takes none of this client's connections
+        _tell_refused_origin(origin, websocket.headers.get("host"))
         await websocket.close(code=CLOSE_FORBIDDEN)
         return
     await websocket.accept()
