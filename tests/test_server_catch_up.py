@@ -303,3 +303,46 @@ def test_a_stored_table_under_options_now_refused_for_new_tables_still_loads(tmp
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores(tmp_path):
+    # versions before 2 December 2026 made tables with any whole number for an option;
+    # the bound of 1,000,000 came later and left such a table unreachable (its log "does
+    # not replay"): it loads, plays on and scores as it was made (a review of upgrades)
+    import sqlalchemy
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        first = _manager(store)
+        live, tokens = await first.create(CreateTable.model_validate(FOUR_PEOPLE))
+        table_id = live.table.id
+        await first.stop()
+        with store.engine.begin() as connection:
+            options = {**live.table.options.to_dict(), "undertrick_penalty": 5_000_000}
+            connection.execute(sqlalchemy.text("UPDATE tables SET options = :o WHERE id = :i"),
+                               {"o": json.dumps(options), "i": table_id})
+        manager = _manager(store)
+        live = await manager.get(table_id)
+        assert live.table.options.undertrick_penalty == 5_000_000 and table_id not in manager.unloadable
+        conns = {seat: Connection() for seat in Seat}
+        for seat in Seat:
+            await manager.join(conns[seat], table_id, tokens[seat], None)
+        await manager.submit(conns[live.table.actor], "call", "7NT", None)
+        for _ in range(3):
+            await manager.submit(conns[live.table.actor], "call", "Pass", None)
+        while live.table.session.hands == []:
+            state = live.table.state
+            await manager.submit(conns[live.table.actor], "play", state.legal_cards()[0].code, None)
+        score = live.table.session.scores[0]
+        down = 13 - score.tricks[score.contract.side]
+        assert not score.made and [i.points for i in score.items if i.rule == "R15"] == [5_000_000 * down]
+        await manager.stop()
+        again = _manager(store)       # and once more from its log, the failed grand slam in it
+        reloaded = await again.get(table_id)
+        assert reloaded.table.session.scores == [score] and table_id not in again.unloadable
+        record = await again.session(table_id)
+        assert record["session"]["hands"][0]["options"]["undertrick_penalty"] == 5_000_000
+        await again.stop()
+
+    asyncio.run(scenario())

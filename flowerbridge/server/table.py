@@ -115,7 +115,7 @@ class Table:
         self.seed = row.seed
         self.created = as_utc(row.created_at)
         self.stand_in_level = row.stand_in
-        self.options = RuleOptions.from_dict(row.options)
+        self.options = RuleOptions.stored(row.options)
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
         self.players: dict[Seat, SeatPlayer] = {
             Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined) for s in seats}
