@@ -95,7 +95,15 @@ class RuleOptions:
         return cls(undertrick_penalty=0)
 
     def with_(self, **changes: Any) -> "RuleOptions":
-        return replace(self, **changes)
+        """These options with ``changes``. The changed values are checked as any new
+        ones are; the others stay as they are (a stored table's may be past today's
+        bound: :meth:`stored`)."""
+        type(self)(**changes)
+        token = _MOST.set(None)
+        try:
+            return replace(self, **changes)
+        finally:
+            _MOST.reset(token)
 
     @property
     def honor_values(self) -> tuple[tuple[int, int], ...]:

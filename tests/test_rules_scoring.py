@@ -599,3 +599,19 @@ def test_rule_options_a_huge_whole_fraction_is_refused_as_it_was_written(value, 
         RuleOptions.from_dict({field: value})
     assert str(err.value).startswith(f"option {field}: {shown[:39]}") and "more than 1,000,000" in str(err.value)
     assert RuleOptions.from_dict({"undertrick_penalty": 60.0}).undertrick_penalty == 60     # JSON's 60.0
+
+
+def test_options_stored_past_the_bound_read_as_they_are_and_changed_with_new_values_checked():
+    # a table stored before option values were bounded (docs/rules-engine.md)
+    stored = RuleOptions.stored({"undertrick_penalty": 5_000_000, "five_bright_bonus": 2_000_000,
+                                 "ten_bright_bonus": 3_000_000})
+    assert stored.undertrick_penalty == 5_000_000
+    with pytest.raises(OptionError, match="more than 1,000,000"):
+        RuleOptions.from_dict(stored.to_dict())       # a record is still held to the bound
+    changed = stored.with_(game_points=200)
+    assert (changed.undertrick_penalty, changed.game_points) == (5_000_000, 200)
+    with pytest.raises(OptionError, match="option game_points: 2000000 is more than 1,000,000"):
+        stored.with_(game_points=2_000_000)
+    with pytest.raises(OptionError, match="option undertrick_penalty: -1 is not"):
+        RuleOptions.stored({"undertrick_penalty": -1})  # every other check holds
+    assert RuleOptions.from_dict({"undertrick_penalty": 7}).undertrick_penalty == 7

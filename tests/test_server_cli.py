@@ -454,24 +454,34 @@ def test_serve_refuses_a_websocket_opened_by_a_page_of_another_site(tmp_path):
         for origin in ("https://evil.example", f"http://localhost:{port}", "http://127.0.0.1:3000",
                        "null", f"file://127.0.0.1:{port}", "http://[::1", ""):
             assert _handshake_status(server.url, host, origin) == b"HTTP/1.1 403 Forbidden", origin
-        # through a proxy that passes the host on without its port (nginx's $host)
-        assert _handshake_status(server.url, "localhost", "https://localhost").startswith(b"HTTP/1.1 101")
-        assert _handshake_status(server.url, "localhost", "https://localhost:8443").startswith(
-            b"HTTP/1.1 101")
-        assert _handshake_status(server.url, "localhost", "https://evil.example") == (
-            b"HTTP/1.1 403 Forbidden")
+        # through a proxy that passes the host on without its port (nginx's $host), or
+        # with the scheme's default port ($host:$server_port)
+        for host, origin, welcome in (("localhost", "https://localhost", True),
+                                      ("localhost", "https://localhost:8443", True),
+                                      ("localhost", "https://evil.example", False),
+                                      ("localhost:443", "https://localhost", True),
+                                      ("localhost:80", "http://localhost", True),
+                                      ("localhost:443", "http://localhost", False),
+                                      ("localhost:80", "https://localhost:80", True)):
+            status = _handshake_status(server.url, host, origin)
+            assert status.startswith(b"HTTP/1.1 101" if welcome else b"HTTP/1.1 403"), (host, origin)
     # a proxy that passes its own address as the Host: the site's name, given with
     # --allowed-hosts, is welcome; a refused site is logged once, saying what to change
-    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts", "bridge.example.org") as server:
+    # (only a name it gives: not an address or a network, nor localhost, on another port)
+    with ServerProcess(tmp_path / "t.db", "--no-analysis", "--allowed-hosts",
+                       "bridge.example.org,*.example.net,127.0.0.1,[::1],localhost.,10.0.0.0/8") as server:
         host = server.url.removeprefix("http://")
-        assert _handshake_status(server.url, host, "https://bridge.example.org").startswith(b"HTTP/1.1 101")
+        for origin in ("https://bridge.example.org", "https://a.example.net:8443"):
+            assert _handshake_status(server.url, host, origin).startswith(b"HTTP/1.1 101"), origin
         for _ in range(2):
             assert _handshake_status(server.url, host, "https://evil.example") == b"HTTP/1.1 403 Forbidden"
-        assert _handshake_status(server.url, host, "http://localhost:3000") == b"HTTP/1.1 403 Forbidden"
+        for origin in ("http://localhost:3000", "http://127.0.0.1:3000", "http://[::1]:3000",
+                       "http://10.1.2.3:8000", "https://example.net"):
+            assert _handshake_status(server.url, host, origin) == b"HTTP/1.1 403 Forbidden", origin
         server.process.terminate()
         log = server.process.stdout.read()
     told = [line for line in log.splitlines() if "refused a websocket" in line]
-    assert len(told) == 2 and '"https://evil.example"' in told[0] and "--allowed-hosts" in told[0], log
+    assert len(told) == 6 and '"https://evil.example"' in told[0] and "--allowed-hosts" in told[0], log
 
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():

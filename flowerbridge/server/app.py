@@ -29,7 +29,7 @@ from ..render import count_text
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
-from .headers import HEAD, LOOPBACK_HOSTS, HeadAsGet, HostCheck, HostNames, SecurityHeaders
+from .headers import HEAD, HeadAsGet, HostCheck, HostNames, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow, client_key
 from .manager import TableManager
 from .realtime import quiet_client_frame_errors, table_socket
@@ -81,10 +81,9 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     if config.allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=config.allowed_hosts)
-    # the site's public names, whose pages' websockets are welcome whatever Host a proxy
-    # passes on (realtime.py): --allowed-hosts less the loopback names every server answers
-    public = [h for h in config.allowed_hosts or () if h not in LOOPBACK_HOSTS]
-    app.state.public_hosts = HostNames(public) if public else None
+    # the site's names, whose pages' websockets are welcome whatever Host a proxy passes
+    # on (realtime.py; HostNames.names_site takes the names of --allowed-hosts alone)
+    app.state.public_hosts = HostNames(config.allowed_hosts) if config.allowed_hosts else None
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     creations = SlidingWindow(limit=config.tables_per_minute, period=60.0)

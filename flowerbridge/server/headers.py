@@ -18,8 +18,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from urllib.parse import urlsplit
 from typing import Any, Iterable
+from urllib.parse import urlsplit
 
 from .limits import Receive, Scope, Send
 
@@ -123,29 +123,45 @@ def host_name(header: str) -> str:
     return header.rstrip(".")
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _host_port(header: str) -> int | None:
+    """The port a Host header gives (``[::1]:8000``, ``x:443``), or ``None``."""
+    rest = header.rsplit("]", 1)[-1] if header.startswith("[") else header
+    if rest.count(":") != 1:
+        return None
+    digits = rest.split(":")[1]
+    return int(digits) if digits.isdigit() else None
+
+
 def same_origin(origin: str | None, host: str | None, named: HostNames | None = None) -> bool:
-    """Whether a websocket handshake's ``Origin`` is the site its ``Host`` names, as a
-    page of this server sends it: no Origin (a program, not a browser), or an http(s)
-    one whose host and port are the Host header's (a proxy that passes the host on
-    without its port, as nginx's ``$host``: whose host is), or whose host is one of
-    ``named`` (the public names ``--allowed-hosts`` gives, for a proxy that passes its
-    own address as the Host). A page of another site opening a websocket here
-    (cross-site websocket hijacking) fails."""
+    """Whether a websocket handshake comes from a page of this server's own site.
+
+    Yes without an ``Origin`` (a program, not a browser). Otherwise the Origin must be
+    http or https, and either name the host of the ``Host`` header on its port (the
+    scheme's default where the Origin gives none; any, where the Host gives none, as a
+    proxy that passes the host on without its port does: nginx's ``$host``), or be a
+    site ``named`` names (:meth:`HostNames.names_site`: a name ``--allowed-hosts``
+    gives, for a proxy that passes its own address as the Host). A page of another
+    site opening a websocket here (cross-site websocket hijacking) gets no."""
     if origin is None:
         return True
     try:
         where = urlsplit(origin.strip().lower())
-        where.hostname   # noqa: B018 -- a malformed [address] raises here
-    except ValueError:
+        name = (where.hostname or "").rstrip(".")
+        port = where.port or _DEFAULT_PORTS.get(where.scheme)
+    except ValueError:      # a malformed [address] or port
         return False
-    host = (host or "").strip().lower()
-    if where.scheme not in ("http", "https") or not where.hostname:
+    if where.scheme not in _DEFAULT_PORTS or not name:
         return False
-    name = where.hostname.rstrip(".")
-    if where.netloc == host or (named is not None and named.allows(name)):
+    if named is not None and named.names_site(name):
         return True
-    has_port = host.rsplit("]", 1)[-1].count(":") == 1
-    return not has_port and name == host_name(host)
+    host = (host or "").strip().lower()
+    if not host or name != host_name(host):
+        return False
+    given = _host_port(host)
+    return given is None or given == port
 
 
 class HostNames:
@@ -166,6 +182,18 @@ class HostNames:
                 self.networks.append(ipaddress.ip_network(entry.strip("[]")))
             except ValueError:
                 self.names.add(entry)
+
+    def names_site(self, host: str) -> bool:
+        """Whether ``host`` (lower case, no port) is a site these name by its name, on
+        any port: a name or ``*.`` domain, never an address or network (a server's
+        own address, which it answers to, is no site of its own) nor ``localhost``."""
+        if host == "localhost":
+            return False
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            return self.allows(host)
+        return False
 
     def allows(self, host: str) -> bool:
         """Whether ``host`` (lower case, no port: :func:`host_name`) is one of these."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import Counter
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -29,7 +30,8 @@ log = logging.getLogger("flowerbridge.server")
 HELLO_TIMEOUT = 10.0
 # Close codes of the protocol (4000-4999 are the application's).
 CLOSE_BAD_HELLO, CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY = 4400, 4401, 4404, 4429
-# A handshake from a page of another site, refused before it is answered (HTTP 403).
+# A handshake from a page of another site, refused before it is accepted: the client
+# is answered HTTP 403 (it sees no close code; a browser reports 1006).
 CLOSE_FORBIDDEN = 4403
 # The standard "try again later" (RFC 6455 registry): the database could not be
 # read or written at hello; the client reconnects as after any drop.
@@ -83,20 +85,26 @@ def error_message(code: str, message: str, message_id: str | None = None) -> dic
     return out
 
 
-_ORIGINS_TOLD: set[str] = set()
+# Refused origins logged in the last hour, and when: each once an hour, a few dozen
+# at most, so that a page sending many cannot fill the log.
+_ORIGINS_TOLD: dict[str, float] = {}
 _MOST_ORIGINS_TOLD = 32
+_TELL_AGAIN_AFTER = 3600.0
 
 
 def _tell_refused_origin(origin: str | None, host: str | None) -> None:
-    """Log a refused Origin the first time it comes (a few dozen at most, so that a
-    page sending many cannot fill the log): the operator of a proxy that passes its own
-    address as the Host learns what to change."""
-    if origin in _ORIGINS_TOLD or len(_ORIGINS_TOLD) >= _MOST_ORIGINS_TOLD:
+    """Log a refused Origin (once an hour each, at most 32 an hour): the operator of a
+    proxy that passes its own address as the Host learns what to change."""
+    now = time.monotonic()
+    for told, when in list(_ORIGINS_TOLD.items()):
+        if now - when >= _TELL_AGAIN_AFTER:
+            del _ORIGINS_TOLD[told]
+    if str(origin) in _ORIGINS_TOLD or len(_ORIGINS_TOLD) >= _MOST_ORIGINS_TOLD:
         return
-    _ORIGINS_TOLD.add(str(origin))
+    _ORIGINS_TOLD[str(origin)] = now
     log.warning("refused a websocket opened by a page at %s, not this server's site (Host %s); "
-                "behind a proxy, pass the visitor's Host on, or name the site with --allowed-hosts",
-                json.dumps(origin), json.dumps(host))
+                "if it is this server's site behind a proxy, pass the visitor's Host on, or name "
+                "the site with --allowed-hosts", json.dumps(origin), json.dumps(host))
 
 
 async def table_socket(websocket: WebSocket, table_id: str) -> None:

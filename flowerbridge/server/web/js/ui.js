@@ -43,8 +43,8 @@ const PROXY_NO_ANSWER = [502, 503, 504];
  * becomes an Error carrying the server's message, and no answer at all an Error
  * saying NO_ANSWER (the browser's own words, "Failed to fetch", tell a person nothing).
  * An error answer of another form is not this server's: a proxy's 502, 503 or 504 means
- * that the server did not answer it either, and a 500 that the server failed before it
- * answered (a request cut short as it stops, docs/server.md, or a fault). Those errors are whole
+ * that the server did not answer it either, and another 5xx (a 500 above all) that it failed
+ * before it answered (a request cut short as it stops, docs/server.md, or a fault). Those errors are whole
  * sentences (`sentence`); a no-answer one is also marked `noAnswer`.
  */
 export async function fetchJson(url, options = {}) {
@@ -71,8 +71,9 @@ export async function fetchJson(url, options = {}) {
   throw new Error(status);
 }
 
-/** What could not be done, and why: "Could not list the tables: 503 …", or with no answer
- * "Could not list the tables. The server did not answer: check your connection and try again." */
+/** What could not be done, and why: "Could not list the tables: database write failed" (the
+ * server's words), or a sentence of fetchJson's after a stop: "Could not list the tables. The
+ * server did not answer: check your connection and try again." */
 export function failed(what, error) {
   return error.sentence ? `${what}. ${error.message}` : `${what}: ${error.message}`;
 }
