@@ -47,6 +47,26 @@ def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
             assert dd >= best
 
 
+def test_dd_values_are_solved_in_a_table_of_64_mb_and_agree_with_the_default_256(monkeypatch):
+    # the server's memory jumped by the solver's default table (256 MB) during analyses
+    # (a soak review): its table is 64 MB, and its values are the same
+    import flowerbridge.solver as solver
+
+    state = finished_hand(3)
+    made = []
+
+    def recorded(memory_mb=solver.DEFAULT_MEMORY_MB):
+        made.append(memory_mb)
+        return real(memory_mb=memory_mb)
+
+    real = solver.DoubleDummy
+    monkeypatch.setattr(solver, "DoubleDummy", recorded)
+    bounded = analysis.card_values(state, 20)
+    assert made == [analysis.ANALYSIS_MEMORY_MB] == [64]
+    monkeypatch.setattr(analysis, "ANALYSIS_MEMORY_MB", solver.DEFAULT_MEMORY_MB)
+    assert analysis.card_values(state, 20) == bounded and made[-1] == 256
+
+
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10 ** 6))
 def test_dd_values_of_the_last_tricks_are_the_brute_force_minimax_values(seed):
