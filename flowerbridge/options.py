@@ -95,10 +95,10 @@ class RuleOptions:
         return cls(undertrick_penalty=0)
 
     def with_(self, **changes: Any) -> "RuleOptions":
-        """These options with ``changes``. The changed values are checked as any new
+        """These options with ``changes``. The values changed are checked as any new
         ones are; the others stay as they are (a stored table's may be past today's
         bound: :meth:`stored`)."""
-        type(self)(**changes)
+        type(self)(**{name: value for name, value in changes.items() if value != getattr(self, name, None)})
         token = _MOST.set(None)
         try:
             return replace(self, **changes)

@@ -612,6 +612,9 @@ def test_options_stored_past_the_bound_read_as_they_are_and_changed_with_new_val
     assert (changed.undertrick_penalty, changed.game_points) == (5_000_000, 200)
     with pytest.raises(OptionError, match="option game_points: 2000000 is more than 1,000,000"):
         stored.with_(game_points=2_000_000)
+    assert stored.with_(undertrick_penalty=5_000_000) == stored    # its own value, given again
+    with pytest.raises(OptionError, match="more than 1,000,000"):
+        RuleOptions(undertrick_penalty=5_000_000)                  # the bound is back after
     with pytest.raises(OptionError, match="option undertrick_penalty: -1 is not"):
         RuleOptions.stored({"undertrick_penalty": -1})  # every other check holds
     assert RuleOptions.from_dict({"undertrick_penalty": 7}).undertrick_penalty == 7

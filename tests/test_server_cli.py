@@ -484,6 +484,45 @@ def test_serve_refuses_a_websocket_opened_by_a_page_of_another_site(tmp_path):
     assert len(told) == 6 and '"https://evil.example"' in told[0] and "--allowed-hosts" in told[0], log
 
 
+def test_serve_takes_as_sites_the_names_allowed_hosts_gives_not_the_machine_s_own_name(tmp_path):
+    """``--host vm --allowed-hosts bridge.example.org``: vm is answered as a Host, but a
+    page at vm on another port is no page of this server's (a review's finding)."""
+    from flowerbridge.server import ServerConfig
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=str(tmp_path / "t.db"), analysis=False,
+                          allowed_hosts=("localhost", "127.0.0.0/8", "::1", "bridge.example.org", "vm"),
+                          site_names=("bridge.example.org",))
+    with ServerThread(config) as server:
+        port = server.url.rsplit(":", 1)[1]
+        for origin, welcome in ((f"http://vm:{port}", True), ("https://bridge.example.org", True),
+                                ("http://vm:3000", False), ("https://vm", False)):
+            status = _handshake_status(server.url, f"vm:{port}", origin)
+            assert status.startswith(b"HTTP/1.1 101" if welcome else b"HTTP/1.1 403"), origin
+
+
+def test_serve_logs_a_refused_site_once_an_hour_and_at_most_32_sites_an_hour(monkeypatch, caplog):
+    from flowerbridge.server import realtime
+
+    now = [1000.0]
+    monkeypatch.setattr(realtime.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(realtime, "_ORIGINS_TOLD", {})
+    caplog.set_level("WARNING", logger="flowerbridge.server")
+
+    def told(*origins: str) -> int:
+        caplog.clear()
+        for origin in origins:
+            realtime._tell_refused_origin(origin, "localhost:8000")
+        return sum("refused a websocket" in r.getMessage() for r in caplog.records)
+
+    assert told("https://evil.example", "https://evil.example", " HTTPS://Evil.example ") == 1
+    assert told(*(f"https://{n}.example" for n in range(40))) == 31     # 32 sites an hour
+    now[0] += 3599
+    assert told("https://evil.example", "https://other.example") == 0
+    now[0] += 1                                                          # an hour on
+    assert told("https://evil.example", "https://other.example") == 2
+
+
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
     from flowerbridge.cli.serve import allowed_hosts
 
@@ -493,6 +532,13 @@ def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
     assert [allowed_hosts(host, None) for host in ("0.0.0.0", "::", "192.168.1.5")] == [None] * 3
     assert allowed_hosts("0.0.0.0", ["bridge.example.org"]) == (*loopback, "bridge.example.org")
     assert allowed_hosts("127.0.0.1", ["*"]) is None
+    # loopback by where the socket is bound: a name of 127.0.0.1 (--host vm) answered any
+    # Host, so a DNS-rebinding page got in; it answers the loopback names and its own
+    assert allowed_hosts("vm", None, None, "127.0.0.1") == (*loopback, "vm")
+    assert allowed_hosts("vm", ["bridge.example.org"], None, "127.0.0.1") == (*loopback, "bridge.example.org", "vm")
+    assert allowed_hosts("vm", None, None, "192.168.1.5") is None
+    assert allowed_hosts("vm", ["bridge.example.org"], None, "192.168.1.5") == (
+        *loopback, "bridge.example.org", "vm", "192.168.1.5")
     # the machine's own address, the one it listens on or prints for every address, is
     # answered too (the address serve printed was refused bad_host beside a list)
     assert allowed_hosts("192.168.1.5", ["bridge.example.org"]) == (*loopback, "bridge.example.org",

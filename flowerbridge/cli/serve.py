@@ -195,7 +195,9 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                           max_tables=args.max_tables, idle_close=args.idle_close,
                           tables_per_minute=args.tables_per_minute,
                           connections_per_address=args.connections_per_address,
-                          allowed_hosts=allowed_hosts(bound if every else args.host, args.allowed_hosts, own))
+                          allowed_hosts=allowed_hosts(bound if every else args.host, args.allowed_hosts,
+                                                      own, bound),
+                          site_names=tuple(h for h in args.allowed_hosts or () if h != "*"))
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     where = ""
     if every:
@@ -316,21 +318,25 @@ EVERY_ADDRESS = ("0.0.0.0", "::")
 """The ``--host`` values that listen on every address of the machine."""
 
 
-def allowed_hosts(host: str, given: list[str] | None,
-                  own: str | None = None) -> tuple[str, ...] | None:
+def allowed_hosts(host: str, given: list[str] | None, own: str | None = None,
+                  bound: str | None = None) -> tuple[str, ...] | None:
     """The Host names a server listening on ``host`` answers to (``None``: any):
     on a loopback address, the loopback names and ``given``; on another,
-    those and ``given`` when ``given``, else any; ``*`` in ``given``, any. With
-    ``given``, the machine's own addresses are answered too: the one it listens
-    on, and ``own``, the network address it prints for every address."""
+    those and ``given`` when ``given``, else any; ``*`` in ``given``, any. Where
+    the socket is ``bound`` tells whether it is loopback (``--host vm``, a name of
+    127.0.0.1, is: answering any Host there let a DNS-rebinding page in). Beside a
+    list, the machine's own addresses are answered too: ``host`` as given (a name
+    of this machine: how its people reach it), the one it is bound to, and ``own``,
+    the network address it prints for every address."""
     from ..server.headers import LOOPBACK_HOSTS, is_loopback
 
     if given is not None and "*" in given:
         return None
-    if given is None and not is_loopback(host):
+    loopback = is_loopback(bound if bound is not None else host)
+    if given is None and not loopback:
         return None
-    mine = [a for a in (host, own) if a and a not in EVERY_ADDRESS and not is_loopback(a)]
-    return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *(given or ()), *(mine if given else ()))))
+    mine = [a for a in (host, bound, own) if a and a not in EVERY_ADDRESS and not is_loopback(a)]
+    return tuple(dict.fromkeys((*LOOPBACK_HOSTS, *(given or ()), *mine)))
 
 
 _HOST_NAME = re.compile(r"(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?\.?")

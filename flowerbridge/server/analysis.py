@@ -24,10 +24,11 @@ from ..state import HandState
 from .views import DDValues
 
 ANALYSIS_MEMORY_MB = 64
-"""The transposition table of one analysis (the solver's default is 256 MB): the server's
-peak memory is its baseline and this, as one hand is analysed at a time. A hand's
-values were no slower with 64 MB than with 256 (a soak review saw the server's memory
-jump by 66 MB during analyses)."""
+"""The transposition table of one analysis (the solver's default is 256 MB): it caps
+what an analysis may add to the server's memory, one hand being analysed at a time
+(pimc bots' solvers are apart: 32 MB each). Most hands touch far less of either; a
+hand's values came the same and no slower with 64 MB (a soak review saw the server's
+memory jump by 66 MB during analyses)."""
 
 
 def available() -> bool:

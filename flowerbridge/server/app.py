@@ -82,8 +82,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     if config.allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=config.allowed_hosts)
     # the site's names, whose pages' websockets are welcome whatever Host a proxy passes
-    # on (realtime.py; HostNames.names_site takes the names of --allowed-hosts alone)
-    app.state.public_hosts = HostNames(config.allowed_hosts) if config.allowed_hosts else None
+    # on (realtime.py; HostNames.names_site takes names alone, no address)
+    app.state.public_hosts = HostNames(config.site_names) if config.site_names else None
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     creations = SlidingWindow(limit=config.tables_per_minute, period=60.0)

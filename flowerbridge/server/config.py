@@ -29,6 +29,9 @@ class ServerConfig:
     ``allowed_hosts``, when given, are the only hosts a request's Host header
     may name (``headers.HostCheck``; serve gives them, loopback ones at least,
     when it listens on loopback); ``None``, any Host is answered.
+    ``site_names`` are the names ``--allowed-hosts`` gives: a page of one of those
+    sites may open a websocket whatever Host a proxy passes on (its names alone,
+    not its addresses: ``headers.HostNames.names_site``).
     """
 
     database: str | None = None
@@ -44,3 +47,4 @@ class ServerConfig:
     message_burst: float = 60.0
     web_dir: Path = WEB_DIR
     allowed_hosts: tuple[str, ...] | None = None
+    site_names: tuple[str, ...] = ()

@@ -96,6 +96,7 @@ def _tell_refused_origin(origin: str | None, host: str | None) -> None:
     """Log a refused Origin (once an hour each, at most 32 an hour): the operator of a
     proxy that passes its own address as the Host learns what to change."""
     now = time.monotonic()
+    origin = None if origin is None else origin.strip().lower()
     for told, when in list(_ORIGINS_TOLD.items()):
         if now - when >= _TELL_AGAIN_AFTER:
             del _ORIGINS_TOLD[told]
