@@ -284,19 +284,23 @@ def test_a_review_seen_pending_before_a_restart_without_analysis_is_sent_as_unav
     asyncio.run(scenario())
 
 
+def _store_options(store: Store, table_id: str, options: dict) -> None:
+    """Write ``options`` into a stored table's row, as an earlier version could have."""
+    import sqlalchemy
+
+    with store.engine.begin() as connection:
+        connection.execute(sqlalchemy.text("UPDATE tables SET options = :o WHERE id = :i"),
+                           {"o": json.dumps(options), "i": table_id})
+
+
 def test_a_stored_table_under_options_now_refused_for_new_tables_still_loads(tmp_path):
     # earlier versions created tables with a Ten Bright bonus below the Five; a new
     # table may not have one, but a stored one must still load (it was left closed)
-    import sqlalchemy
-
     async def scenario() -> None:
         store, manager, live, conns = await _four_people_seated(tmp_path)
         table_id = live.table.id
         await manager.stop()
-        with store.engine.begin() as connection:
-            options = {**live.table.options.to_dict(), "ten_bright_bonus": 0}
-            connection.execute(sqlalchemy.text("UPDATE tables SET options = :o WHERE id = :i"),
-                               {"o": json.dumps(options), "i": table_id})
+        _store_options(store, table_id, {**live.table.options.to_dict(), "ten_bright_bonus": 0})
         again = _manager(store)
         loaded = await again.get(table_id)
         assert loaded.table.options.ten_bright_bonus == 0 and table_id not in again.unloadable
@@ -309,8 +313,6 @@ def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores
     # versions before 2 December 2026 made tables with any whole number for an option;
     # the bound of 1,000,000 came later and left such a table unreachable (its log "does
     # not replay"): it loads, plays on and scores as it was made (a review of upgrades)
-    import sqlalchemy
-
     async def scenario() -> None:
         store = Store(str(tmp_path / "fb.sqlite"))
         store.migrate()
@@ -318,10 +320,7 @@ def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores
         live, tokens = await first.create(CreateTable.model_validate(FOUR_PEOPLE))
         table_id = live.table.id
         await first.stop()
-        with store.engine.begin() as connection:
-            options = {**live.table.options.to_dict(), "undertrick_penalty": 5_000_000}
-            connection.execute(sqlalchemy.text("UPDATE tables SET options = :o WHERE id = :i"),
-                               {"o": json.dumps(options), "i": table_id})
+        _store_options(store, table_id, {**live.table.options.to_dict(), "undertrick_penalty": 5_000_000})
         manager = _manager(store)
         live = await manager.get(table_id)
         assert live.table.options.undertrick_penalty == 5_000_000 and table_id not in manager.unloadable
