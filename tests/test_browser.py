@@ -210,6 +210,48 @@ def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server)
     assert not page.errors
 
 
+def test_lobby_create_table_asked_again_after_its_answer_was_lost_shows_that_tables_links(browser, server):
+    # The table was made but its answer lost on the way (a dropped connection, a proxy's
+    # 504): its links, given only in that answer, were lost with it, and Create table again
+    # made a second table. The request goes again with its Idempotency-Key.
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Answer lost")
+    page.select_option("select[name=player_N]", "human")
+    keys = []
+
+    def lose_the_answer(route, request):
+        if request.method != "POST":
+            route.continue_()
+            return
+        keys.append(request.headers.get("idempotency-key"))
+        route.fetch()                       # the server makes the table ...
+        route.abort("connectionreset")      # ... and its answer is lost
+
+    page.route("**/api/tables", lose_the_answer)
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    assert page.locator("#create-error").inner_text().startswith("The server did not answer")
+    page.unroute("**/api/tables")
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    assert page.locator("#created-title").inner_text() == "Invitations to Answer lost"
+    links = {item.get_attribute("data-link"): item.locator("input").input_value()
+             for item in page.locator("#invitations li").all()}
+    made = [t["id"] for t in server.api("GET", "/api/tables")["tables"] if t["name"] == "Answer lost"]
+    assert made == [links["Spectators"].rsplit("/", 1)[1]]
+    north = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{made[0]}")
+    north.send({"type": "hello", "token": links["North"].split("#token=")[1]})
+    assert north.until(lambda m: m["type"] == "welcome")["seat"] == "N"   # the link seats North
+    north.close()
+    assert re.fullmatch(r"[0-9a-f]{32}", keys[0])
+    # answered, the same form again is another table, as ever
+    page.click("#create-button")
+    page.wait_for_function(f"!document.querySelector('#invitations').textContent.includes('{made[0]}')")
+    assert len([t for t in server.api("GET", "/api/tables")["tables"] if t["name"] == "Answer lost"]) == 2
+    assert not page.errors
+
+
 def test_lobby_create_table_says_it_is_creating_while_the_table_is_on_its_way(browser, server):
     # A slow answer left the button looking dead, and a click meanwhile did nothing and
     # said nothing.

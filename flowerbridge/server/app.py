@@ -32,6 +32,7 @@ from .botplay import bot_levels, default_bot
 from .headers import HEAD, HeadAsGet, HostCheck, HostNames, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow, client_key
 from .manager import TableManager
+from .repeats import KeptAnswers, idempotency_key
 from .realtime import quiet_client_frame_errors, table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store
@@ -39,7 +40,7 @@ from .table import PROTOCOL_VERSION, TableError
 from .views import card_catalogue
 
 # Table ids are URL-safe base64; anything else names no table.
-_STATUS = {"no_table": 404, "no_hand": 409, "busy": 503, "full": 503, "too_many": 429}
+_STATUS = {"no_table": 404, "no_hand": 409, "conflict": 409, "busy": 503, "full": 503, "too_many": 429}
 
 
 def create_app(config: ServerConfig | None = None, store: Store | None = None) -> FastAPI:
@@ -87,6 +88,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     creations = SlidingWindow(limit=config.tables_per_minute, period=60.0)
+    answered = KeptAnswers()    # creations asked with an Idempotency-Key (repeats.py)
 
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
@@ -149,21 +151,34 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
-        """A new table; each person's secret seat token is in the answer, and only there."""
+        """A new table; each person's secret seat token is in the answer, and only there
+        (and, asked with an ``Idempotency-Key``, in the answer to a repeat: repeats.py)."""
         address = _address(request)
+        given = request.headers.get("idempotency-key")
+        key = None if given is None else (address, idempotency_key(given))
+        asked = body.model_dump(mode="json")
+        if key is not None and (again := answered.look(key, asked)) is not None:
+            return again
         if not creations.allow(address):
             raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
                                          "a minute from this address: wait a little")
+        if key is not None:
+            answered.begin(key, asked)
         try:
             live, tokens = await _manager(request).create(body)
         except BaseException:   # refused, or failed: only tables made count against the rate
             creations.refund(address)
+            if key is not None:
+                answered.failed(key)
             raise
         table_id = live.table.id
-        return {"table": live.info(),
-                "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
-                                for seat, token in tokens.items()},
-                "spectate_url": f"/t/{table_id}"}
+        answer = {"table": live.info(),
+                  "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
+                                  for seat, token in tokens.items()},
+                  "spectate_url": f"/t/{table_id}"}
+        if key is not None:
+            answered.done(key, answer)
+        return answer
 
     @app.get("/api/tables")
     async def open_tables(request: Request) -> Response:

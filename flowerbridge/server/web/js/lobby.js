@@ -47,6 +47,11 @@ function tableRequest(form) {
   return request;
 }
 
+/** A new Idempotency-Key: 128 random bits in hex (crypto.randomUUID needs https or localhost). */
+function randomKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function linkItem(label, path) {
   const url = new URL(path, location.origin).href;
   const input = el("input", { readonly: true, value: url, "aria-label": `${label} link`,
@@ -281,6 +286,10 @@ async function main() {
     if (event.detail >= 2) event.preventDefault();
   });
   let creating = false;
+  // The request whose answer never came, and its Idempotency-Key: asked again unchanged,
+  // it goes with the same key, and the server answers with the table it made, if it made
+  // one, its links included, rather than making a second (docs/protocol.md).
+  let unanswered = null;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (creating) {
@@ -294,8 +303,12 @@ async function main() {
     error.textContent = "";
     delete error.dataset.noAnswer;
     hideInvitations();  // the last table's links must not pass for this one's
+    const body = JSON.stringify(tableRequest(form));
+    if (unanswered?.body !== body) unanswered = { body, key: randomKey() };
     try {
-      const created = await fetchJson("/api/tables", { method: "POST", body: JSON.stringify(tableRequest(form)) });
+      const created = await fetchJson("/api/tables", {
+        method: "POST", body, headers: { "Idempotency-Key": unanswered.key } });
+      unanswered = null;
       keepCreated(created);
       showInvitations(created);
       // the news, said by the heading a screen reader reads on focus ("Invitations to
@@ -305,6 +318,7 @@ async function main() {
       pointToEarlierLinks(null);
       refreshTables();
     } catch (failure) {
+      if (!failure.sentence) unanswered = null;   // the server's refusal: answered
       error.textContent = failure.message;
       if (failure.noAnswer) error.dataset.noAnswer = String(performance.now());
       pointToEarlierLinks(shown);

@@ -51,8 +51,8 @@ export async function fetchJson(url, options = {}) {
   let response;
   try {
     response = await fetch(url, {
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
       ...options,
+      headers: { "Content-Type": "application/json", Accept: "application/json", ...options.headers },
     });
   } catch {
     throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });

@@ -1,0 +1,88 @@
+"""A table's creation answered again to a client that asks again with the same
+``Idempotency-Key`` (``docs/protocol.md``, *POST /api/tables*).
+
+The answer to a creation is the one place a table's seat tokens are given: the
+server keeps only their hashes. An answer lost on its way (a dropped
+connection, a proxy's 504) left a table nobody could sit at, and the person who
+tried again made a second one. A client that sends a key of its own with the
+request, and the same key with the same request when it asks again, gets the
+first answer again, tokens included, for :data:`KEPT_SECONDS`. The answers are
+kept in memory only: after a restart the same request makes a new table.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .table import TableError
+
+KEPT_SECONDS = 600.0
+"""How long a creation's answer is kept for a repeat of its request."""
+MOST_KEPT = 1000
+"""The most answers kept at once (the oldest go first; each is about a kilobyte)."""
+_KEY = re.compile(r"[\x21-\x7e]{1,200}")
+
+
+def idempotency_key(value: str) -> str:
+    """The ``Idempotency-Key`` header's value, checked: 1 to 200 visible ASCII characters."""
+    if not _KEY.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise TableError("bad_request", f"Idempotency-Key {shown!r}: give 1 to 200 visible ASCII "
+                                        "characters (letters, digits, punctuation), the same for "
+                                        "a repeat of one request")
+    return value
+
+
+@dataclass
+class _Kept:
+    request: Any                    # the request as parsed, to tell a repeat from a reuse
+    answer: dict[str, Any] | None   # None while the table is being made
+    since: float
+
+
+class KeptAnswers:
+    """The answers to the creations asked with a key, by ``(client, key)``."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._kept: OrderedDict[Any, _Kept] = OrderedDict()
+
+    def _forget_old(self) -> None:
+        now = self.clock()
+        while self._kept and (len(self._kept) > MOST_KEPT
+                              or now - next(iter(self._kept.values())).since >= KEPT_SECONDS):
+            self._kept.popitem(last=False)
+
+    def look(self, key: Any, request: Any) -> dict[str, Any] | None:
+        """The answer kept for ``key``, given the same ``request`` again; ``None`` when
+        there is none (the caller then makes the table, between :meth:`begin` and
+        :meth:`done` or :meth:`failed`). A key given with another request, or again
+        while its table is being made, is refused ``conflict``."""
+        self._forget_old()
+        kept = self._kept.get(key)
+        if kept is None:
+            return None
+        if kept.request != request:
+            raise TableError("conflict", "this Idempotency-Key was given with another request "
+                                         "for a table: give a new key for a new table")
+        if kept.answer is None:
+            raise TableError("conflict", "the table of this Idempotency-Key is being made: "
+                                         "ask again in a moment")
+        return kept.answer
+
+    def begin(self, key: Any, request: Any) -> None:
+        self._kept[key] = _Kept(request, None, self.clock())
+        self._forget_old()
+
+    def done(self, key: Any, answer: dict[str, Any]) -> None:
+        kept = self._kept.get(key)
+        if kept is not None:
+            kept.answer = answer
+
+    def failed(self, key: Any) -> None:
+        """The table was not made: the same request may be made again."""
+        self._kept.pop(key, None)
