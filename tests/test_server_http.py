@@ -133,25 +133,26 @@ def test_http_a_creation_asked_again_with_its_idempotency_key_gets_the_same_tabl
         return server.api("POST", "/api/tables", json=body, headers=headers)
 
     with _own_server(tmp_path, tables_per_minute=2) as server:
-        first, again = create("k-1"), create("k-1")
+        first, again = create("k-1-0123456789abcdef"), create("k-1-0123456789abcdef")
         assert first.status_code == again.status_code == 201
         assert again.json() == first.json() and len(first.json()["invitations"]) == 4
         assert [t["id"] for t in server.api("GET", "/api/tables").json()["tables"]] == [
             first.json()["table"]["id"]]
-        other = create("k-2")           # the repeat did not count against two a minute
+        other = create("k-2-0123456789abcdef")           # the repeat did not count against two a minute
         assert other.status_code == 201 and other.json()["table"]["id"] != first.json()["table"]["id"]
-        assert create("k-3").status_code == 429
-        reused = create("k-1", {**request, "name": "Another"})
+        assert create("k-3-0123456789abcdef").status_code == 429
+        reused = create("k-1-0123456789abcdef", {**request, "name": "Another"})
         assert reused.status_code == 409 and reused.json()["error"]["code"] == "conflict"
         assert "given with another request" in reused.json()["error"]["message"]
-        bad = create("two words")
-        assert bad.status_code == 400 and "Idempotency-Key 'two words'" in bad.json()["error"]["message"]
+        for bad_key in ("two words and then some", "short"):   # a secret: 16 characters at least
+            bad = create(bad_key)
+            assert bad.status_code == 400 and f"Idempotency-Key '{bad_key}'" in bad.json()["error"]["message"]
         assert create(None).status_code == 429      # no key: as before
     (tmp_path / "refused").mkdir()
     with _own_server(tmp_path / "refused", tables_per_minute=5) as server:
-        refused = create("k-4", {**request, "options": {"undertrick_penalty": -1}})
+        refused = create("k-4-0123456789abcdef", {**request, "options": {"undertrick_penalty": -1}})
         assert refused.status_code == 400          # not made: the key is free again
-        assert create("k-4").status_code == 201
+        assert create("k-4-0123456789abcdef").status_code == 201
         assert len(server.api("GET", "/api/tables").json()["tables"]) == 1
 
 

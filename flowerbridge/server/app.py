@@ -164,20 +164,24 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                                          "a minute from this address: wait a little")
         if key is not None:
             answered.begin(key, asked)
+        answer = None
         try:
-            live, tokens = await _manager(request).create(body)
-        except BaseException:   # refused, or failed: only tables made count against the rate
-            creations.refund(address)
+            try:
+                live, tokens = await _manager(request).create(body)
+            except BaseException:   # refused, or failed: only tables made count against the rate
+                creations.refund(address)
+                raise
+            table_id = live.table.id
+            answer = {"table": live.info(),
+                      "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
+                                      for seat, token in tokens.items()},
+                      "spectate_url": f"/t/{table_id}"}
+        finally:
             if key is not None:
-                answered.failed(key)
-            raise
-        table_id = live.table.id
-        answer = {"table": live.info(),
-                  "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
-                                  for seat, token in tokens.items()},
-                  "spectate_url": f"/t/{table_id}"}
-        if key is not None:
-            answered.done(key, answer)
+                if answer is not None:
+                    answered.done(key, answer)
+                else:
+                    answered.failed(key)
         return answer
 
     @app.get("/api/tables")

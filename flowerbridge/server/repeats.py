@@ -24,16 +24,18 @@ KEPT_SECONDS = 600.0
 """How long a creation's answer is kept for a repeat of its request."""
 MOST_KEPT = 1000
 """The most answers kept at once (the oldest go first; each is about a kilobyte)."""
-_KEY = re.compile(r"[\x21-\x7e]{1,200}")
+_KEY = re.compile(r"[\x21-\x7e]{16,200}")
 
 
 def idempotency_key(value: str) -> str:
-    """The ``Idempotency-Key`` header's value, checked: 1 to 200 visible ASCII characters."""
+    """The ``Idempotency-Key`` header's value, checked: 16 to 200 visible ASCII characters.
+    It is a secret (whoever sends it again from the client's address gets the tokens), so
+    a client makes it at random: the web client, 32 hex digits."""
     if not _KEY.fullmatch(value):
         shown = value if len(value) <= 40 else value[:40] + "…"
-        raise TableError("bad_request", f"Idempotency-Key {shown!r}: give 1 to 200 visible ASCII "
-                                        "characters (letters, digits, punctuation), the same for "
-                                        "a repeat of one request")
+        raise TableError("bad_request", f"Idempotency-Key {shown!r}: give 16 to 200 visible ASCII "
+                                        "characters (letters, digits, punctuation), chosen at random, "
+                                        "the same for a repeat of one request")
     return value
 
 
@@ -79,9 +81,11 @@ class KeptAnswers:
         self._forget_old()
 
     def done(self, key: Any, answer: dict[str, Any]) -> None:
+        """The table is made: its answer is kept from now on."""
         kept = self._kept.get(key)
         if kept is not None:
-            kept.answer = answer
+            kept.answer, kept.since = answer, self.clock()
+            self._kept.move_to_end(key)
 
     def failed(self, key: Any) -> None:
         """The table was not made: the same request may be made again."""

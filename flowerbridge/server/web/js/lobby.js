@@ -286,9 +286,10 @@ async function main() {
     if (event.detail >= 2) event.preventDefault();
   });
   let creating = false;
-  // The request whose answer never came, and its Idempotency-Key: asked again unchanged,
-  // it goes with the same key, and the server answers with the table it made, if it made
-  // one, its links included, rather than making a second (docs/protocol.md).
+  // The request not yet answered with a table, and its Idempotency-Key: asked again
+  // unchanged (after no answer, a refusal or "being made"), it goes with the same key, and
+  // the server answers with the table it made, if it made one, its links included, rather
+  // than making a second (docs/protocol.md; a refused request's key is free again there).
   let unanswered = null;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -318,7 +319,6 @@ async function main() {
       pointToEarlierLinks(null);
       refreshTables();
     } catch (failure) {
-      if (!failure.sentence) unanswered = null;   // the server's refusal: answered
       error.textContent = failure.message;
       if (failure.noAnswer) error.dataset.noAnswer = String(performance.now());
       pointToEarlierLinks(shown);

@@ -58,7 +58,11 @@ export async function fetchJson(url, options = {}) {
     throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
   }
   const body = await response.json().catch(() => null);
-  if (response.ok) return body;
+  if (response.ok) {
+    // an answer cut off on its way is no answer
+    if (body === null) throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
+    return body;
+  }
   if (body?.error?.message) throw new Error(body.error.message);
   const status = `${response.status} ${response.statusText}`.trim();
   if (PROXY_NO_ANSWER.includes(response.status)) {
