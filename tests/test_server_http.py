@@ -148,6 +148,8 @@ def test_http_a_creation_asked_again_with_its_idempotency_key_gets_the_same_tabl
             bad = create(bad_key)
             assert bad.status_code == 400 and f"Idempotency-Key '{bad_key}'" in bad.json()["error"]["message"]
         assert create(None).status_code == 429      # no key: as before
+        schema = server.api("GET", "/api/openapi.json").json()["paths"]["/api/tables"]["post"]
+        assert [(p["name"], p["in"]) for p in schema["parameters"]] == [("Idempotency-Key", "header")]
     (tmp_path / "refused").mkdir()
     with _own_server(tmp_path / "refused", tables_per_minute=5) as server:
         refused = create("k-4-0123456789abcdef", {**request, "options": {"undertrick_penalty": -1}})

@@ -12,9 +12,9 @@ import math
 import re
 from collections import Counter
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Coroutine, Mapping
+from typing import Annotated, Any, AsyncIterator, Callable, Coroutine, Mapping
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Header, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
@@ -150,12 +150,16 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         return card_catalogue()
 
     @app.post("/api/tables", status_code=201)
-    async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
+    async def create_table(body: CreateTable, request: Request,
+                           idempotency_key_: Annotated[str | None, Header(
+                               alias="Idempotency-Key", description=(
+                                   "16 to 200 visible ASCII characters, chosen at random: the same "
+                                   "request sent again with it gets its first answer again"))] = None,
+                           ) -> dict[str, Any]:
         """A new table; each person's secret seat token is in the answer, and only there
         (and, asked with an ``Idempotency-Key``, in the answer to a repeat: repeats.py)."""
         address = _address(request)
-        given = request.headers.get("idempotency-key")
-        key = None if given is None else (address, idempotency_key(given))
+        key = None if idempotency_key_ is None else (address, idempotency_key(idempotency_key_))
         asked = body.model_dump(mode="json")
         if key is not None and (again := answered.look(key, asked)) is not None:
             return again
