@@ -158,6 +158,28 @@ def test_http_a_creation_asked_again_with_its_idempotency_key_gets_the_same_tabl
         assert len(server.api("GET", "/api/tables").json()["tables"]) == 1
 
 
+def test_http_a_table_made_but_not_answered_keeps_its_idempotency_key_taken(tmp_path, monkeypatch):
+    # a fault after the table was stored (a review made LiveTable.info fail once): freeing
+    # the key let the repeat make a second table
+    from flowerbridge.server.manager import LiveTable
+
+    info, failed = LiveTable.info, []
+
+    def fails_once(self):
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("a fault after the table was made")
+        return info(self)
+
+    monkeypatch.setattr(LiveTable, "info", fails_once)
+    key = {"idempotency-key": "made-not-answered-0123456789"}
+    with _own_server(tmp_path) as server:
+        assert server.api("POST", "/api/tables", json=table_request(PEOPLE), headers=key).status_code == 500
+        again = server.api("POST", "/api/tables", json=table_request(PEOPLE), headers=key)
+        assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+        assert len(server.api("GET", "/api/tables").json()["tables"]) == 1
+
+
 def test_http_a_full_server_says_when_a_table_may_be_closed_to_make_room(tmp_path):
     from datetime import timedelta
 

@@ -168,10 +168,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                                          "a minute from this address: wait a little")
         if key is not None:
             answered.begin(key, asked)
-        answer = None
+        answer = made = None
         try:
             try:
-                live, tokens = await _manager(request).create(body)
+                live, tokens = made = await _manager(request).create(body)
             except BaseException:   # refused, or failed: only tables made count against the rate
                 creations.refund(address)
                 raise
@@ -181,10 +181,12 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                                       for seat, token in tokens.items()},
                       "spectate_url": f"/t/{table_id}"}
         finally:
+            # a table made but not answered (a fault after): its key stays taken, so that
+            # a repeat is refused, not made into a second table
             if key is not None:
                 if answer is not None:
                     answered.done(key, answer)
-                else:
+                elif made is None:
                     answered.failed(key)
         return answer
 

@@ -44,7 +44,8 @@ const PROXY_NO_ANSWER = [502, 503, 504];
  * saying NO_ANSWER (the browser's own words, "Failed to fetch", tell a person nothing).
  * An error answer of another form is not this server's: a proxy's 502, 503 or 504 means
  * that the server did not answer it either, and another 5xx (a 500 above all) that it failed
- * before it answered (a request cut short as it stops, docs/server.md, or a fault). Those errors are whole
+ * before it answered (a request cut short as it stops, docs/server.md, or a fault). An answer
+ * whose body cannot be read (cut off on its way) is no answer. Those errors are whole
  * sentences (`sentence`); a no-answer one is also marked `noAnswer`.
  */
 export async function fetchJson(url, options = {}) {
