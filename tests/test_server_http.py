@@ -326,3 +326,30 @@ def test_http_the_lobby_list_is_revalidated_by_its_etag_and_sent_gzip_compressed
     changed = server.api("GET", "/api/tables", headers={"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["etag"] != etag
     assert "Another" in {t["name"] for t in changed.json()["tables"]}
+
+
+def test_http_kept_answers_say_being_made_expire_ten_minutes_after_the_answer_and_are_capped():
+    from flowerbridge.server import repeats
+    from flowerbridge.server.table import TableError
+
+    now = [0.0]
+    kept = repeats.KeptAnswers(clock=lambda: now[0])
+    kept.begin("k", {"name": "a"})
+    with pytest.raises(TableError, match="still being made"):
+        kept.look("k", {"name": "a"})
+    now[0] = 500.0
+    kept.done("k", {"table": 1})
+    assert kept.look("k", {"name": "a"}) == {"table": 1}
+    with pytest.raises(TableError, match="given with another request"):
+        kept.look("k", {"name": "b"})
+    now[0] = 500.0 + repeats.KEPT_SECONDS - 1
+    assert kept.look("k", {"name": "a"}) == {"table": 1}        # 10 minutes from the answer
+    now[0] += 1
+    assert kept.look("k", {"name": "a"}) is None
+    kept.begin("gone", {})
+    kept.failed("gone")
+    assert kept.look("gone", {}) is None
+    for n in range(repeats.MOST_KEPT + 1):
+        kept.begin(n, {})
+        kept.done(n, {"n": n})
+    assert kept.look(0, {}) is None and kept.look(repeats.MOST_KEPT, {}) == {"n": repeats.MOST_KEPT}

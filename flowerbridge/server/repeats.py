@@ -72,8 +72,8 @@ class KeptAnswers:
             raise TableError("conflict", "this Idempotency-Key was given with another request "
                                          "for a table: give a new key for a new table")
         if kept.answer is None:
-            raise TableError("conflict", "the table of this Idempotency-Key is being made: "
-                                         "ask again in a moment")
+            raise TableError("conflict", "the table is still being made (asked again with its "
+                                         "Idempotency-Key): ask again in a moment")
         return kept.answer
 
     def begin(self, key: Any, request: Any) -> None:
