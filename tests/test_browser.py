@@ -1465,6 +1465,38 @@ def test_page_reconnects_and_resumes_after_the_server_is_killed(browser, tmp_pat
         assert not south.errors
 
 
+def test_a_page_whose_websocket_is_refused_while_the_server_answers_says_so_and_keeps_trying(browser, server):
+    # A proxy in front of the server that does not pass websockets on (or the server
+    # refusing a page of another site) closed every socket before it opened: the page
+    # said "reconnecting…" for ever, with nothing to tell anyone what to look at.
+    # Here the page's site, bridge.test, is served by routing every plain request to
+    # the server; its websocket reaches nothing.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+
+    def forward_to(url):
+        def forward(route):
+            route.fulfill(response=route.fetch(url=route.request.url.replace("http://bridge.test", url)))
+        return forward
+
+    context = browser.new_context(viewport=DESKTOP, bypass_csp=True)
+    context.route("http://bridge.test/**", forward_to(server.url))
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    invitation = created["invitations"]["S"]["url"]
+    page.goto("http://bridge.test" + invitation[invitation.index("/t/"):])
+    page.wait_for_function("document.querySelector('#refusal').textContent !== ''", timeout=15_000)
+    refusal = page.locator("#refusal").inner_text()
+    assert refusal.startswith("The server answers, but refuses this page's connection to the table. Still trying")
+    assert "a proxy in front of it may not pass websockets on" in refusal
+    assert page.locator("#status").inner_text() == "reconnecting…"
+    with page.expect_websocket(timeout=10_000):                          # and it goes on trying
+        pass
+    assert page.locator("#refusal").inner_text() == refusal
+    assert not page.errors
+    context.close()
+
+
 def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
     for path, reason in ((f"/t/{created['table']['id']}#token=not-the-token", "this token holds no seat"),
@@ -2106,6 +2138,8 @@ def test_the_page_knows_at_once_when_the_browser_goes_offline_and_is_back_when_i
     while len(south.sockets) < 4 or not south.sockets[-1].is_closed():
         south.clock.fast_forward(2_000)
         south.wait_for_timeout(100)
+    south.wait_for_timeout(300)         # the server is not reached either: down, not refusing websockets
+    assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
     south.context.set_offline(False)
     status_is(south, "connected", 2_000)
     assert south.locator("#refusal").inner_text() == ""

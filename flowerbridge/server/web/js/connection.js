@@ -17,6 +17,11 @@ const SEQUENCED = new Set(["deal", "call", "play"]);
 // Any other close (1013 included: the server could not reach its database) is retried.
 export const TOO_MANY = 4429;
 const FINAL_CLOSE_CODES = new Set([4400, 4401, 4404, TOO_MANY]);
+// A socket that closes before it opens, BLOCKED_AFTER times running, while the
+// server answers plain requests, is refused before the handshake: by the server
+// (a page of a site it does not serve) or by a proxy in front of it that does
+// not pass websockets on. Retrying goes on (it may be put right); the page says so.
+const BLOCKED_AFTER = 3;
 
 export class TableConnection {
   /**
@@ -33,6 +38,8 @@ export class TableConnection {
     this.onStatus = onStatus;
     this.seq = null;        // the last event applied; null until the first snapshot
     this.attempt = 0;
+    this.unopened = 0;      // the sockets that closed before they opened, one after the other
+    this.blocked = false;   // "blocked" has been said since the last socket that opened
     this.closedForGood = false;
     this.nextId = 1;
     this.socket = null;     // the socket listened to; null while waiting to retry
@@ -59,8 +66,12 @@ export class TableConnection {
     this.heard();  // a connection that hangs is given up as a silent one is
     // A socket given up for dead is no longer listened to: a late message from
     // it is dropped, and its late close schedules no second reconnect.
+    let opened = false;
     socket.addEventListener("open", () => {
       if (socket !== this.socket) return;
+      opened = true;
+      this.unopened = 0;
+      this.blocked = false;
       socket.send(JSON.stringify({ type: "hello", token: this.token, since: this.seq }));
     });
     socket.addEventListener("message", (event) => {
@@ -69,7 +80,9 @@ export class TableConnection {
       this.receive(JSON.parse(event.data));
     });
     socket.addEventListener("close", (event) => {
-      if (socket === this.socket) this.dropped(event.code);
+      if (socket !== this.socket) return;
+      if (!opened) this.unopened++;
+      this.dropped(event.code);
     });
   }
 
@@ -113,6 +126,22 @@ export class TableConnection {
       this.retry = null;
       this.open();
     }, RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)]);
+    if (this.unopened >= BLOCKED_AFTER && !this.blocked) this.probe();
+  }
+
+  /** Whether the server answers a plain request while its websocket will not open:
+   *  "blocked" if so; if not, the server is down, which "offline" says already. */
+  async probe() {
+    let answers = false;
+    try {
+      answers = (await fetch("/api/meta", { cache: "no-store" })).ok;
+    } catch {
+      // no answer: the server (or the network) is down
+    }
+    if (answers && this.unopened >= BLOCKED_AFTER && !this.blocked && !this.closedForGood) {
+      this.blocked = true;
+      this.onStatus("blocked");
+    }
   }
 
   receive(message) {

@@ -57,14 +57,18 @@ const $ = (id) => document.getElementById(id);
 // ------------------------------------------------------------------ actions
 
 const NOT_SENT = "Not connected: that was not sent. Reconnecting… try again once connected.";
+const BLOCKED = "The server answers, but refuses this page's connection to the table. Still trying; " +
+  "if this goes on, tell whoever runs the server: its log may say why (a proxy in front of it " +
+  "may not pass websockets on).";
 
 function act(action) {
+  const blocked = state.refusal?.endsWith(BLOCKED);
   state.refusal = null;
   state.hint = null;
   state.stoodIn = null;
   if (!connection.act(action)) {
-    // the socket is down: say so rather than let the click vanish
-    state.refusal = NOT_SENT;
+    // the socket is down: say so rather than let the click vanish (nor why it is down)
+    state.refusal = blocked ? `That was not sent. ${BLOCKED}` : NOT_SENT;
     draw();
   } else {
     $("refusal").textContent = "";  // an earlier refusal is answered by this action
@@ -938,6 +942,11 @@ function receive(message) {
 let reconnecting = false;
 
 function showStatus(status, closeCode) {
+  if (status === "blocked") {  // still "reconnecting…", and why it is taking so long
+    state.refusal = BLOCKED;
+    if (!state.linkRefused) $("refusal").textContent = BLOCKED;
+    return;
+  }
   const badge = $("status");
   const words = { connecting: "connecting…", online: "connected", offline: "reconnecting…", refused: "refused" };
   if (status === "offline") reconnecting = true;
@@ -953,7 +962,7 @@ function showStatus(status, closeCode) {
     // connected again: the person may act, and what a click was told while
     // away (why a card could not be played) may no longer hold
     state.hint = null;
-    if (state.refusal === NOT_SENT) state.refusal = null;
+    if (state.refusal === NOT_SENT || state.refusal?.endsWith(BLOCKED)) state.refusal = null;
     if (!state.linkRefused) $("refusal").textContent = state.refusal || "";
   }
 }
