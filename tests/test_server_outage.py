@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -261,6 +262,56 @@ def test_server_a_table_stored_though_its_creation_reported_failure_is_made_with
     asyncio.run(scenario())
 
 
+def test_server_a_new_table_whose_id_another_table_holds_is_refused_not_taken_for_stored(tmp_path, monkeypatch):
+    # The insert fails on the id; the check of whether it landed found the other
+    # table of that id and took the new one as stored: the first table was replaced
+    # in memory by one the database does not hold, its actions written to the first's log.
+    import secrets
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        first, _ = await manager.create(CreateTable.model_validate(FOUR_PEOPLE))
+        taken, token_urlsafe = first.table.id, secrets.token_urlsafe
+        monkeypatch.setattr(secrets, "token_urlsafe", lambda n=None: taken if n == 6 else token_urlsafe(n))
+        with pytest.raises(StoreError):
+            await manager.create(CreateTable.model_validate({**FOUR_PEOPLE, "name": "second"}))
+        monkeypatch.undo()
+        assert manager.tables == {taken: first}
+        assert store.load(taken).table.seed == first.table.seed and first.table.name != "second"
+        again, _ = await manager.create(CreateTable.model_validate({**FOUR_PEOPLE, "name": "second"}))
+        assert again.table.id != taken and set(manager.tables) == {taken, again.table.id}
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_a_stand_in_clock_running_when_the_session_ends_is_stopped(tmp_path):
+    # Only a close stopped the clocks: one running when the last hand ended fired on
+    # the finished table, and its presence said a bot stood in at a table that is over.
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.3, analysis=False))
+        one_hand = {**FOUR_PEOPLE, "length": {"hands": 1}}
+        live, tokens = await manager.create(CreateTable.model_validate(one_hand))
+        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        first = live.table.actor
+        await manager.submit(conns[first], "call", "Pass", None)
+        manager.leave(conns[first])                     # its stand-in clock starts
+        assert list(live.timers) == [first]
+        for _ in range(3):
+            await manager.submit(conns[live.table.actor], "call", "Pass", None)
+        assert live.table.is_over and not live.timers   # passed out: the session is over
+        await asyncio.sleep(0.5)
+        info = await manager.info(live.table.id)
+        assert info["seats"][first.name]["stand_in"] is None and first not in live.stand_ins
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
 def test_server_a_seat_stored_as_joined_though_the_write_reported_failure_is_welcomed(tmp_path):
     async def scenario() -> None:
         store = Store(str(tmp_path / "fb.sqlite"))
@@ -322,6 +373,10 @@ def test_server_an_action_stored_though_its_write_reported_failure_is_made_and_s
     "INSERT INTO analyses (table_id, hand, \"values\", created_at) "
     "VALUES (:id, 1, '[[1, 2, 3]]', CURRENT_TIMESTAMP)",
     "UPDATE seats SET player = 'bot', level = 'grandmaster', token_hash = NULL WHERE seat = 'N'",
+    # values their columns cannot read: these escaped the load as bare errors, and
+    # start-up stopped at that table (older ones left unloaded), the lobby a 500
+    "UPDATE events SET detail = 'not json' WHERE seq = 1",
+    "UPDATE events SET created_at = 'not a time' WHERE seq = 1",
 ])
 def test_server_start_leaves_a_table_with_a_damaged_row_closed_and_opens_the_others(tmp_path, damage):
     # docs/server.md: a table that cannot be loaded is named in the log and left
@@ -335,6 +390,42 @@ def test_server_start_leaves_a_table_with_a_damaged_row_closed_and_opens_the_oth
             connection.execute(text(damage.replace("WHERE", "WHERE table_id = :id AND")
                                     if "WHERE" in damage else damage), {"id": bad.table.id})
         again = await _restart_leaves_closed(store, good, bad, "cannot be loaded")
+        assert [t["id"] for t in await again.open_tables()] == [good.table.id]
+        await again.stop()
+
+    asyncio.run(scenario())
+
+
+def test_server_a_table_asked_for_by_many_while_a_load_of_it_fails_is_loaded_once(tmp_path, monkeypatch):
+    # One load per table: a load that failed (the database away a moment) once let
+    # go of the lock others waited on, so that the next waiter's load and a newcomer's
+    # ran side by side: two copies of the table in play, each with its own state.
+    async def scenario() -> None:
+        store, manager, live, _ = await _four_people_seated(tmp_path)
+        table_id = live.table.id
+        await manager.stop()
+        load, calls = store.load, []
+
+        def slow_load(*args):       # off the event loop, on the database's thread
+            calls.append(len(calls))
+            time.sleep(0.2)
+            if len(calls) == 1:
+                raise StoreError("database read failed: connection refused")
+            return load(*args)
+
+        monkeypatch.setattr(store, "load", slow_load)
+        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+
+        async def get_after(delay: float):
+            await asyncio.sleep(delay)
+            return await again.get(table_id)
+
+        first, waiting, newcomer = await asyncio.gather(
+            get_after(0), get_after(0.01), get_after(0.3), return_exceptions=True)
+        assert isinstance(first, StoreError) and isinstance(waiting, StoreError)  # one load, one outcome
+        assert newcomer is again.tables[table_id]
+        assert await again.get(table_id) is newcomer and not again._loading
+        assert len(calls) == 2
         await again.stop()
 
     asyncio.run(scenario())

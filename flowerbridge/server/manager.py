@@ -306,7 +306,7 @@ class TableManager:
         self._analysis_order = itertools.count()
         self._analysis_task: asyncio.Task | None = None
         self._commits = GroupCommit(lambda batch: self._db(self.store.append, batch))
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._loading: dict[str, asyncio.Future[LiveTable]] = {}
         # finished tables in memory that no connection has open, least recently left first
         self._finished: OrderedDict[str, LiveTable] = OrderedDict()
         # tables whose stored log does not replay, with why: left closed, not listed,
@@ -403,7 +403,8 @@ class TableManager:
             except StoreError:
                 # the commit may have landed, its answer lost (a connection dropped
                 # after COMMIT): a table stored is made, and its tokens are answered
-                if not await self._stored_after_all(self.store.has_table, rows[0].id):
+                # (the id taken by another table is a failure: refused, to be asked again)
+                if not await self._stored_after_all(self.store.has_table, rows[0].id, rows[0].seed):
                     raise
                 log.warning("table %s was stored after all", rows[0].id)
             live = LiveTable(Table(*rows), self.broker)
@@ -457,10 +458,15 @@ class TableManager:
                                  f"without a visitor: try again when one has finished{soonest}",
                          retry_after=retry)
 
-    @staticmethod
-    def _closed(live: LiveTable) -> None:
+    @classmethod
+    def _closed(cls, live: LiveTable) -> None:
         """A table just closed: logged, and its stand-in clocks stopped."""
         log.info("table %s %s", live.table.id, live.table.closed_reason)
+        cls._stop_clocks(live)
+
+    @staticmethod
+    def _stop_clocks(live: LiveTable) -> None:
+        """The table is over (its session ended, or it was closed): no stand-in will be needed."""
         for timer in live.timers.values():
             timer.cancel()
         live.timers.clear()
@@ -474,32 +480,47 @@ class TableManager:
             return live
         if not TABLE_ID.fullmatch(table_id):
             raise no_table(table_id)
-        # One load per table however many clients ask at once.
-        lock = self._loading.setdefault(table_id, asyncio.Lock())
-        try:
-            async with lock:
-                live = self.tables.get(table_id)
-                if live is None:
-                    live = LiveTable(await self._load(table_id), self.broker)
-                    self.tables[table_id] = live
-                    # nobody is connected yet: a person who had joined is away
-                    for seat, player in live.table.players.items():
-                        if player.player == HUMAN and player.joined:
-                            self._start_stand_in_clock(live, seat)
-                    self._kick_bots(live)
-                    if live.table.is_over:
-                        self._keep_finished(live)
-        finally:
-            self._loading.pop(table_id, None)
+        # One load per table however many clients ask at once: the first to ask
+        # starts it, the others wait on that same load and share its outcome (a
+        # failure too: each asks afresh after it). The load goes on if the one who
+        # started it stops waiting. (Each caller once took a lock of its own
+        # making: one that failed dropped the lock others still waited on, and a
+        # table could be loaded twice, two copies in play.)
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = asyncio.ensure_future(self._open(table_id))
+            self._loading[table_id] = loading
+            loading.add_done_callback(lambda done: self._opened(table_id, done))
+        return await asyncio.shield(loading)
+
+    async def _open(self, table_id: str) -> LiveTable:
+        """Load a table into memory: the one load :meth:`get` waits on."""
+        live = LiveTable(await self._load(table_id), self.broker)
+        self.tables[table_id] = live
+        # nobody is connected yet: a person who had joined is away
+        for seat, player in live.table.players.items():
+            if player.player == HUMAN and player.joined:
+                self._start_stand_in_clock(live, seat)
+        self._kick_bots(live)
+        if live.table.is_over:
+            self._keep_finished(live)
         return live
+
+    def _opened(self, table_id: str, loading: asyncio.Future) -> None:
+        if self._loading.get(table_id) is loading:
+            del self._loading[table_id]
+        if not loading.cancelled():
+            loading.exception()     # taken: a failure its waiters all left is no "never retrieved"
 
     async def _load(self, table_id: str) -> Table:
         if table_id in self.unloadable:
             raise TableError("no_table", self.unloadable[table_id])
-        stored = await self._db(self.store.load, table_id)
-        if stored is None:
-            raise no_table(table_id)
         try:
+            # a row whose values its columns cannot read (a JSON text that is not
+            # JSON, a time that is not one) fails here, as a damaged table
+            stored = await self._db(self.store.load, table_id)
+            if stored is None:
+                raise no_table(table_id)
             # replaying a long log takes a while: off the event loop, as reads are
             table = await asyncio.get_running_loop().run_in_executor(
                 self._load_pool, Table, stored.table, stored.seats, stored.events, stored.analyses)
@@ -510,6 +531,8 @@ class TableManager:
                 if player.player == BOT:
                     check_level(player.level, f"seat {seat.name}")
             check_level(table.stand_in_level, "stand-in")
+        except StoreError:      # the database failing, not the table: asked again later
+            raise
         except TableError as exc:
             if exc.code != "bad_request":   # bad_request: a bot level this build lacks
                 raise
@@ -676,7 +699,7 @@ class TableManager:
     async def _stand_in_later(self, live: LiveTable, seat: Seat) -> None:
         await asyncio.sleep(self.config.replace_after or 0)
         live.timers.pop(seat, None)
-        if not live.seat_connected(seat):
+        if not live.seat_connected(seat) and not live.table.is_over:
             live.stand_ins.add(seat)
             self._publish_presence(live)
             self._kick_bots(live)
@@ -767,6 +790,7 @@ class TableManager:
                 self._ensure_analysis(live, row.hand)
         if live.table.is_over:
             self._lobby_version += 1    # (no longer listed)
+            self._stop_clocks(live)     # nothing left to stand in for
         live.publish(Broadcast(lambda role: live.table.live_messages(rows, role)))
         self._kick_bots(live)
 

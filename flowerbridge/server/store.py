@@ -288,10 +288,13 @@ class Store:
                                        .where(AnalysisRow.table_id == table_id)).all()
             return StoredTable(table, tuple(seats), tuple(events), tuple(analyses))
 
-    def has_table(self, table_id: str) -> bool:
-        """Whether a table of that id is stored (its seats and first events with it)."""
+    def has_table(self, table_id: str, seed: str) -> bool:
+        """Whether the table of that id and seed is stored (its seats and first
+        events with it). The seed tells it from another table that took the id
+        first: ids are short, and two tables' ids may collide where seeds do not."""
         with self._transaction(write=False) as session:
-            return session.get(TableRow, table_id) is not None
+            row = session.get(TableRow, table_id)
+            return row is not None and row.seed == seed
 
     def seat_joined(self, table_id: str, seat: str) -> bool:
         """Whether the database holds that a seat's person has connected once."""
