@@ -71,11 +71,32 @@ def test_an_unknown_bot_is_a_flowerbridge_error(spec):
     ("json:dumps", "cannot make bot 'json:dumps': TypeError: dumps"),
     ("flowerbridge.bots:Bot", "Protocols cannot be instantiated"),
     ("tests.test_bots:NeedsMore", "cannot make bot 'tests.test_bots:NeedsMore': TypeError"),
+    # exit() while the bot is made or its module imported ended the command with the
+    # bot's status and words (sys:exit with status 0, silently)
+    ("tests.test_bots:ExitsWhenMade", r"cannot make bot 'tests.test_bots:ExitsWhenMade': it called exit\('no config'\)"),
+    ("sys:exit", r"cannot make bot 'sys:exit': it called exit\(None\)"),
 ])
 def test_a_bot_that_cannot_be_loaded_or_built_is_one_bot_error(spec, message):
     from flowerbridge.errors import BotError
     with pytest.raises((BotError, FlowerBridgeError), match=message):
         load_bot(spec, seed=1)
+
+
+class ExitsWhenMade:
+    def __init__(self):
+        raise SystemExit("no config")
+
+    def act(self, observation):
+        return observation.legal[0]
+
+
+def test_a_bot_module_that_exits_when_imported_is_one_bot_error(tmp_path, monkeypatch):
+    from flowerbridge.errors import BotError
+    (tmp_path / "scriptbot.py").write_text("import sys\nclass B:\n    def act(self, o):\n"
+                                          "        return o.legal[0]\nsys.exit(1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(BotError, match=r"^cannot load bot 'scriptbot:B': importing scriptbot called exit\(1\)$"):
+        load_bot("scriptbot:B")
 
 
 class NeedsMore:
@@ -98,8 +119,18 @@ class WrongAction:
         return str(observation.legal[0])
 
 
-@pytest.mark.parametrize("bot, message", [(WrongAnswers(), "decide\\(\\) returned int, not a Decision"),
-                                          (WrongAction(), "act\\(\\) returned str, not a call or a card")])
+class CardInTheAuction:
+    def act(self, observation):
+        return observation.hand[0]
+
+
+@pytest.mark.parametrize("bot, message", [
+    (WrongAnswers(), "decide\\(\\) returned int, not a Decision"),
+    (WrongAction(), "act\\(\\) returned str, not a call or a card"),
+    # the rules' reader had the last word: "a call is a string such as "1P" or
+    # "Pass", not Card", where a string is refused
+    (CardInTheAuction(), "act\\(\\) returned a Card in the auction, where it must return a Call, "
+                         "one of observation.legal")])
 def test_a_bot_that_answers_with_no_call_or_card_is_one_error_naming_its_seat(bot, message):
     from flowerbridge.errors import BotError
     state = HandState(Deal.from_seed(4), Seat.E)

@@ -87,10 +87,10 @@ def decide(bot: Bot, observation: Observation) -> Decision:
         decision = method(observation)
         if not isinstance(decision, Decision):
             raise TypeError(f"decide() returned {type(decision).__name__}, not a Decision")
-        _check_action(decision.action, "decide()")
+        _check_action(decision.action, "decide()", observation)
         return decision
     action = bot.act(observation)
-    _check_action(action, "act()")
+    _check_action(action, "act()", observation)
     if isinstance(action, Call):
         from .bidding import explain_call
 
@@ -99,10 +99,15 @@ def decide(bot: Bot, observation: Observation) -> Decision:
     return Decision(action)
 
 
-def _check_action(action: Any, source: str) -> None:
-    """A bot's action must be a call or a card (whether it is legal, the rules say)."""
+def _check_action(action: Any, source: str, observation: Observation) -> None:
+    """A bot's action must be a call in the auction, a card in the play (whether
+    it is legal, the rules say)."""
     if not isinstance(action, (Call, Card)):
         raise TypeError(f"{source} returned {type(action).__name__}, not a call or a card")
+    wanted = {"auction": Call, "play": Card}.get(observation.phase)
+    if wanted is not None and not isinstance(action, wanted):
+        raise TypeError(f"{source} returned a {type(action).__name__} in the {observation.phase}, "
+                        f"where it must return a {wanted.__name__}, one of observation.legal")
 
 
 class RandomBot:
@@ -147,6 +152,8 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
             bot = target(**_accepted(target, kwargs))
         except Exception as exc:  # noqa: BLE001 -- the factory is other people's code
             raise BotError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
+        except SystemExit as exc:   # exit() in it ends the making of the bot, not the command
+            raise BotError(f"cannot make bot {spec!r}: it called exit({exc.code!r})") from None
     else:
         try:
             bot = copy.deepcopy(target)
@@ -174,6 +181,9 @@ def _target(spec: str) -> Any:
     except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
         raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
                        f"{type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:   # a script's exit(main()) run on import, say
+        raise BotError(f"cannot load bot {spec!r}: importing {module_name} called "
+                       f"exit({exc.code!r})") from None
 
 
 def _is_factory(target: Any) -> bool:
