@@ -149,6 +149,17 @@ class RaisesOurError:
 class CallsExit:
     def act(self, observation):
         raise SystemExit(3)
+
+ACTS = [0]
+
+class FailsLater:
+    # plays the first legal action, and fails at its 150th decision (all seats together)
+
+    def act(self, observation):
+        ACTS[0] += 1
+        if ACTS[0] == 150:
+            raise RuntimeError("out of memory")
+        return observation.legal[0]
 """
 
 
@@ -170,6 +181,33 @@ def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_
     assert main(["match", "--ns", "basic", "--ew", f"badbots:{bot}", "--boards", "3", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(message, err.strip()), err
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_match_a_bot_failing_late_still_reports_the_boards_finished_before_it(
+        tmp_path, monkeypatch, capsys, as_json):
+    # (the boards played before the failure were lost: nothing on standard output)
+    (tmp_path / "badbots.py").write_text(BAD_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "badbots", raising=False)     # its count of decisions from 0
+    json_flag = ["--json"] if as_json else []
+    assert main(["match", "--ns", "basic", "--ew", "badbots:FailsLater", "--boards", "20", "--seed", "1",
+                 *json_flag]) == 2
+    out, err = capsys.readouterr()
+    failed = re.fullmatch(r"error: board (\d+), table \d \((basic|badbots:FailsLater) North-South, "
+                          r"(basic|badbots:FailsLater) East-West\): "
+                          r"the bot at \w+ failed: RuntimeError: out of memory "
+                          r"\(after (\d+) of 20 boards, reported above\)\n", err)
+    assert failed, err
+    board, finished = int(failed[1]), int(failed[4])
+    assert 1 <= finished == board - 1 < 20
+    # the report is of the boards finished: nothing of the board the failure cut short
+    if as_json:
+        report = json.loads(out)
+        assert report["boards"] == finished and [r["board"] for r in report["results"]] == \
+            list(range(1, finished + 1))
+    else:
+        assert out.startswith(f"basic (A) v badbots:FailsLater (B), {finished} boards, seed 1\n"), out
 
 
 def test_match_report_keeps_long_bot_names_apart(capsys):

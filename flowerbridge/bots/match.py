@@ -10,7 +10,9 @@ reports A's mean IMPs per board with a 95% confidence interval.
 
 Results depend only on the bots, the seed and the number of boards; swapping
 the bots turns every board's sign. A match cut short (Ctrl-C) raises
-:class:`MatchInterrupted`, which holds the result of the boards finished.
+:class:`MatchInterrupted`, which holds the result of the boards finished; one
+cut short by a bot's failure raises :class:`MatchFailed` (a :class:`BotError`),
+which holds them too.
 
 >>> result = run_match("random", "random", boards=2, seed=1)
 >>> result.boards, len(result.results)
@@ -209,6 +211,16 @@ class MatchInterrupted(KeyboardInterrupt):
         self.terminated = terminated
 
 
+class MatchFailed(BotError):
+    """A bot failed during a match (it raised, or broke the rules): the error
+    names the board, the table and the bots; :attr:`result` holds the boards
+    finished before it, as :class:`MatchInterrupted`'s does."""
+
+    def __init__(self, message: str, result: MatchResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
               options: RuleOptions | None = None, bot_options: dict[str, Any] | None = None,
               on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
@@ -258,15 +270,17 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
             mark = None
             if on_board is not None:
                 on_board(board_result)
-    except KeyboardInterrupt as stop:
-        # The boards finished are the result, whenever the stop came (between boards
-        # too): the one cut short is undone.
+    except (KeyboardInterrupt, BotError) as stop:
+        # The boards finished are the result, whenever the stop or the failure came
+        # (between boards too): the one cut short is undone.
         hits = budget_hits()
         if mark is not None and len(result.results) == mark[0] - 1:
             _, marks, hits = mark
             for stats, counts in zip(pairs, marks):
                 stats._restore(counts)
         count_budget_hits(hits)
+        if isinstance(stop, BotError):
+            raise MatchFailed(str(stop), result) from stop
         raise MatchInterrupted(result, terminated=isinstance(stop, Terminated)) from None
     count_budget_hits(budget_hits())
     return result

@@ -28,12 +28,11 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import json
     import sys
 
     from .._signals import Terminated, terminated_as_a_stop
     from ..bots.base import bot_takes
-    from ..bots.match import MatchInterrupted
+    from ..bots.match import MatchFailed, MatchInterrupted
 
     from . import parse_seed
     seed = parse_seed(args.seed)
@@ -50,6 +49,12 @@ def run(args) -> int:
             _play(args, seed, bot_options, played)
     except MatchInterrupted as stop:    # Ctrl-C or SIGTERM: the report of the boards played
         result, stopped = stop.result, stop
+    except MatchFailed as failed:       # a bot failed: the report of the boards played, then why
+        if failed.result.boards:
+            _report(args, failed.result)
+            raise MatchFailed(f"{failed} (after {failed.result.boards} of {args.boards} boards, "
+                              "reported above)", failed.result) from None
+        raise
     except KeyboardInterrupt as stop:   # as the match ended (its progress bar closing): every board
         if not played:
             raise
@@ -61,15 +66,21 @@ def run(args) -> int:
     if stopped is not None and not result.boards:
         print(said, file=sys.stderr)
         return status
-    if args.json:
-        print(json.dumps(result.to_dict()))
-    else:
-        from . import output_width
-        print(render_match(result, output_width()))
+    _report(args, result)
     if stopped is not None:
         print(f"{said} after {result.boards} of {args.boards} boards", file=sys.stderr)
         return status
     return 0
+
+
+def _report(args, result) -> None:
+    """The match's report on standard output: its JSON object, or its text."""
+    if args.json:
+        import json
+        print(json.dumps(result.to_dict()))
+    else:
+        from . import output_width
+        print(render_match(result, output_width()))
 
 
 def _play(args, seed, bot_options, played: list) -> None:
