@@ -17,6 +17,7 @@ from .contract import Contract
 from .dealing import UNDEALT_SIZE
 from .options import RuleOptions
 from .seats import Seat
+from .state import Phase
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import HandState
@@ -28,7 +29,7 @@ class Observation:
 
     seat: Seat
     dealer: Seat
-    phase: str
+    phase: Phase
     options: RuleOptions
     hand: tuple[Card, ...]
     auction: tuple[tuple[Seat, Call], ...]
@@ -66,7 +67,7 @@ class Observation:
         out: dict[str, Any] = {
             "seat": self.seat.name,
             "dealer": self.dealer.name,
-            "phase": self.phase,
+            "phase": self.phase.value,
             "options": self.options.to_dict(),
             "hand": [c.code for c in self.hand],
             "auction": [{"seat": s.name, "call": c.text} for s, c in self.auction],
@@ -102,7 +103,7 @@ def observe(state: "HandState", seat: Seat) -> Observation:
     return Observation(
         seat=seat,
         dealer=state.dealer,
-        phase=state.phase.value,
+        phase=state.phase,
         options=state.options,
         hand=state.remaining(seat),
         auction=tuple((ev.seat, ev.call) for ev in state.calls),

@@ -22,7 +22,7 @@ An illegal action raises and leaves the state exactly as it was.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple, Union
 
 from .calls import BIDS, PASS, Call, parse_call
@@ -38,8 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .scoring import HandScore
 
 
-class Phase(Enum):
-    """Where a hand stands."""
+class Phase(StrEnum):
+    """Where a hand stands. Its members are strings too, their values
+    (``Phase.PLAY == "play"``), as an observation's ``phase`` is."""
 
     AUCTION = "auction"
     PLAY = "play"

@@ -183,6 +183,27 @@ def test_a_bot_that_raises_is_one_error_naming_its_seat():
     assert not state.history      # nothing was applied
 
 
+def test_an_observations_phase_is_the_states_phase_and_its_name_alike():
+    # it was the phase's name alone: a bot asking `observation.phase == Phase.PLAY`,
+    # as HandState's phase is asked, was never in the play
+    from flowerbridge.state import Phase
+    state = HandState(Deal.from_seed(4), Seat.E)
+    seen = []
+
+    class Watcher:          # opens 1P, passes, plays its first legal card
+        def act(self, observation):
+            seen.append(observation.phase)
+            if observation.phase is Phase.AUCTION and not observation.auction:
+                return observation.legal[1]
+            return observation.legal[0]
+
+    play_hand(state, {seat: Watcher() for seat in Seat})
+    assert set(seen) == {Phase.AUCTION, Phase.PLAY}
+    for phase in seen:
+        assert phase == phase.value and (phase is Phase.PLAY) == (phase == "play")
+    assert state.observation(Seat.N).to_dict()["phase"] in ("finished", "passed out")
+
+
 def test_bots_are_handed_only_the_seats_observation():
     SpyBot.seen = []
     state = play_hand(HandState(Deal.from_seed(5), Seat.N), {s: SpyBot() for s in Seat})
