@@ -18,7 +18,7 @@ from ..bots.base import BOT_LEVELS, bot_seed, play_hand
 from ..bots.pimc import PimcBot
 from ..calls import Denomination
 from ..dealing import Deal
-from ..errors import FlowerBridgeError
+from ..errors import BotError, FlowerBridgeError
 from ..options import RuleOptions
 from ..scoring import HandScore, contract_points
 from ..seats import SEATS, Seat
@@ -120,7 +120,10 @@ def play_deal(seed: Any, deal_index: int, bots: str, options: RuleOptions | None
 def play_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
     rows = []
     for i in range(start, stop):
-        state = play_deal(seed, i, params["bots"])
+        try:
+            state = play_deal(seed, i, params["bots"])
+        except BotError as exc:     # the deal named, to be looked into alone
+            raise BotError(f"deal {i}: {exc}") from exc
         features = deal_features(state.deal)
         rows.append({"deal": i, "dealer": state.dealer.name,
                      **hand_row(state, state.score(), features)})
