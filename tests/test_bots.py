@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from flowerbridge import (CARDS, Deal, FlowerBridgeError, HandState, Observation, Seat, Suit, parse_call,
                           parse_card)
 from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
+from flowerbridge.errors import BotError
 from flowerbridge.bots.basic import BasicBot, choose_card
 from flowerbridge.bots import sampling
 from flowerbridge.bots.bidding import HandFacts, Meaning, makes_calls, shown_by_seat, system_calls
@@ -181,6 +182,33 @@ def test_a_bot_that_raises_is_one_error_naming_its_seat():
     with pytest.raises(BotError, match="^the bot at East failed: RuntimeError: kaboom$"):
         play_hand(state, {s: FailingBot() for s in Seat})
     assert not state.history      # nothing was applied
+
+
+class Verbose:
+    """Gives its reasons as pages: several lines, and far too long."""
+
+    def decide(self, observation):
+        return Decision(observation.legal[0], "because\n\n  it  is\tfirst " + "and so on " * 50)
+
+
+class Numbered:
+    def decide(self, observation):
+        return Decision(observation.legal[0], 42)
+
+
+def test_a_bots_explanation_is_one_line_of_at_most_200_characters():
+    # printed as given, a bot's explanation of many lines flooded `flowerbridge play`
+    from flowerbridge.bots.base import EXPLANATION_LENGTH
+    said = []
+    play_hand(HandState(Deal.from_seed(4), Seat.E), {s: Verbose() for s in Seat},
+              lambda seat, decision, seconds: said.append(decision.explanation))
+    assert said and all(line.startswith("because it is first and so on and so on") for line in said)
+    assert {len(line) for line in said} == {EXPLANATION_LENGTH} and all(line.endswith("…") for line in said)
+    state = HandState(Deal.from_seed(4), Seat.E)
+    with pytest.raises(BotError, match="^the bot at East failed: TypeError: decide\\(\\) gave an explanation "
+                                       "of type int, not a string$"):
+        play_hand(state, {s: Numbered() for s in Seat})
+    assert not state.history
 
 
 def test_an_observations_phase_is_the_states_phase_and_its_name_alike():

@@ -88,7 +88,7 @@ def decide(bot: Bot, observation: Observation) -> Decision:
         if not isinstance(decision, Decision):
             raise TypeError(f"decide() returned {type(decision).__name__}, not a Decision")
         _check_action(decision.action, "decide()", observation)
-        return decision
+        return _one_line(decision)
     action = bot.act(observation)
     _check_action(action, "act()", observation)
     if isinstance(action, Call):
@@ -97,6 +97,25 @@ def decide(bot: Bot, observation: Observation) -> Decision:
         auction = (*observation.auction, (observation.seat, action))
         return Decision(action, explain_call(auction, len(auction) - 1))
     return Decision(action)
+
+
+EXPLANATION_LENGTH = 200
+"""The longest explanation shown: a longer one is cut there, ending in "…"."""
+
+
+def _one_line(decision: Decision) -> Decision:
+    """The decision with its explanation made the one line it must be: its runs of
+    white space (new lines too) one space each, and at most EXPLANATION_LENGTH
+    characters (a bot's pages of reasons would flood the terminal and the page)."""
+    explanation = decision.explanation
+    if explanation is None:
+        explanation = ""
+    if not isinstance(explanation, str):
+        raise TypeError(f"decide() gave an explanation of type {type(explanation).__name__}, not a string")
+    line = " ".join(explanation.split())
+    if len(line) > EXPLANATION_LENGTH:
+        line = line[:EXPLANATION_LENGTH - 1].rstrip() + "…"
+    return decision if line == explanation else Decision(decision.action, line)
 
 
 def _check_action(action: Any, source: str, observation: Observation) -> None:
