@@ -1209,3 +1209,40 @@ def test_sampled_worlds_are_consistent_exactly_when_every_caller_fits_its_meanin
     worlds = [sampler.sample(random.Random(f"200:{i}")) for i in range(50)]
     assert all(w.consistent == fits(w) for w in worlds)
     assert sum(w.consistent for w in worlds) >= 45
+
+
+def test_pimc_sampler_holds_nobody_to_calls_that_no_deal_keeps_together(monkeypatch):
+    # Calls of several hidden players that no deal keeps together (random bots' auctions)
+    # dropped their length bounds, but each player was still held to its calls' points
+    # and asked to make them again: every deal missed, 200 draws thrown away for each
+    # world, every world marked inconsistent.
+    import flowerbridge.bots.sampling as sampling
+    made = []
+    real = sampling.UniformDealer
+
+    def counted(*args):
+        made.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(sampling, "UniformDealer", counted)
+    clashes = 0
+    for attempt in range(600):
+        state = HandState(Deal.from_seed("clash", attempt + 1), Seat(attempt % 4))
+        bots = {seat: RandomBot(seed=f"{attempt}{seat.name}", pass_rate=0.4) for seat in Seat}
+        while not state.is_over and len(state.plays) < 4:
+            state.apply(bots[state.actor].act(state.observation(state.actor)), state.actor)
+        if state.is_over:
+            continue
+        made.clear()
+        sampler = Sampler(Knowledge(state.observation(state.actor)))
+        if len(made) < 2:           # the calls' bounds kept: not the case looked at
+            continue
+        clashes += 1
+        assert not sampler.shown and not sampler.replay
+        draws = []
+        monkeypatch.setattr(sampler, "deal_once", lambda rng, once=sampler.deal_once, draws=draws: draws.append(1) or once(rng))
+        worlds = [sampler.sample(random.Random(i)) for i in range(5)]
+        assert all(world.consistent for world in worlds) and len(draws) == 5
+        if clashes == 3:
+            break
+    assert clashes == 3

@@ -92,6 +92,9 @@ class Sampler:
         self.dealer = UniformDealer(self.capacity, self.cards, voids, lengths)
         if lengths and not self.dealer.ways():   # calls of several players that no deal keeps
             self.dealer = UniformDealer(self.capacity, self.cards, voids)
+            # nor is any player held to its calls' points: every deal would miss them,
+            # 200 draws thrown away for each world
+            self.shown, self.replay = {}, {}
 
     def deal_once(self, rng: random.Random) -> dict | None:
         """One deal respecting hand sizes and voids, every such deal equally likely;
