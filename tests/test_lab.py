@@ -623,6 +623,59 @@ def test_lab_ctrl_c_while_workers_start_up_is_one_line_without_their_fatal_error
     assert not out.exists()
 
 
+@pytest.mark.parametrize("existing", [False, True])
+def test_lab_ctrl_c_as_the_progress_bar_starts_changes_nothing(tmp_path, monkeypatch, existing):
+    # Between the manifest's write and the loop over the chunks (the chunk folders
+    # made, the progress bar started) a Ctrl-C left the folder and its settings
+    # behind, though the run said nothing was saved: the next command was refused.
+    from flowerbridge.lab import runner
+    out = tmp_path / "above" / "run"
+    if existing:
+        run(out, ["deals"], n=4, seed=1, workers=1)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} if existing else None
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "_progress", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(out, ["deals", "play"], n=8, seed=1, workers=1, params={"play": {"bots": "basic"}})
+    if existing:        # as it was: no settings of the play analysis recorded, no folder of its chunks
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+        assert not (out / "chunks" / "play").exists()
+    else:               # nothing at all: the folders made above it gone too
+        assert not (tmp_path / "above").exists()
+    monkeypatch.undo()
+    assert run(out, ["play"], n=8, seed=1, workers=1, params={"play": {"bots": "random"}}).computed == 1
+
+
+def test_lab_a_manifest_left_half_written_by_a_kill_does_not_block_the_run(tmp_path):
+    # killed as it wrote a new folder's lab.json, a run left only its temporary file:
+    # the folder was then refused as one holding files but no lab run
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".lab.json.0a1b2c3d.tmp").write_text('{"seed": ')
+    assert run(out, ["deals"], n=4, seed=1, workers=1).computed == 1
+    assert sorted(p.name for p in out.iterdir()) == ["chunks", "deals.csv", "lab.json"]
+    (out / "notes.txt").write_text("mine")            # (a file of someone else's is still refused)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(LabError, match="holds files but no lab run"):
+        run(tmp_path / "other", ["deals"], n=4, seed=1, workers=1)
+
+
+def test_lab_a_worker_whose_driver_is_gone_before_it_starts_ends_at_once():
+    # A driver killed while its workers started up left them to init: each took init
+    # for the driver it watched, and waited on the pool's queue for ever
+    code = ("from flowerbridge.lab.runner import _worker_start\n"
+            "import time\n"
+            "_worker_start(None, None, 999_999_999)\n"      # not this process' parent
+            "time.sleep(10)\n"
+            "print('still here')\n")
+    done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "kill"])
 def test_lab_interrupted_run_resumes_without_recomputing(tmp_path, monkeypatch, how):
     (tmp_path / "slowbot.py").write_text(SLOW_BOT)

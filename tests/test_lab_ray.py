@@ -184,3 +184,27 @@ def test_lab_a_ray_run_that_fails_leaves_an_earlier_folder_as_it_was(tmp_path, m
         run(tmp_path / "lab", ["deals", "play"], n=40, seed=1, ray_address="127.0.0.1:9")
     assert (tmp_path / "lab" / "lab.json").read_bytes() == manifest
     assert sorted(p.name for p in (tmp_path / "lab" / "chunks").iterdir()) == ["deals"]
+
+
+def test_lab_on_ray_sigterm_is_a_stop_that_saves_as_with_local_workers(ray_address, tmp_path):
+    # ray.init put in Ray's own SIGTERM handler: status 15 and its crash banner, where
+    # local workers say what was saved, with status 143
+    import signal
+    import time
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "2000", "--seed", "3",
+               "--bots", "basic", "--chunk-size", "5", "--ray", ray_address, "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("chunks/play/*.csv")):     # a chunk saved: the run is under way
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143, err
+    assert err.startswith("terminated: ") and "run the same command to resume" in err and "SIGTERM" not in err, err

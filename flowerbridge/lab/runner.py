@@ -148,7 +148,12 @@ def _main_not_importable() -> str | None:
     return None if os.path.isfile(full) else path
 
 
-def _worker_start(slots: Any = None, taken: Any = None) -> None:
+def _main_thread() -> bool:
+    """Whether this is the main thread, the one signal handlers are set from."""
+    return threading.current_thread() is threading.main_thread()
+
+
+def _worker_start(slots: Any = None, taken: Any = None, driver: int | None = None) -> None:
     global _slot
     # Ctrl-C is the driver's to handle: workers just stop when it shuts them down.
     # (They start with it blocked, :func:`_sigint_held`; ignored, a Ctrl-C pending since
@@ -164,8 +169,12 @@ def _worker_start(slots: Any = None, taken: Any = None) -> None:
         slots[2 * index] = os.getpid()
         _slot = (slots, index)
     # A driver killed (SIGTERM, SIGKILL) cannot shut them down: each worker
-    # watches for its parent to go, and ends itself then.
-    parent = os.getppid()
+    # watches for its parent to go, and ends itself then. The parent is the
+    # driver named: one killed before this ran has left the worker to init
+    # already, which a watch of the parent found then would take for the driver.
+    parent = os.getppid() if driver is None else driver
+    if os.getppid() != parent:
+        os._exit(1)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -296,7 +305,7 @@ def _processes(jobs: Sequence[tuple[Chunk, tuple]], workers: int) -> Results:
     context = multiprocessing.get_context("spawn")
     slots, taken = context.RawArray("q", 2 * workers), context.Value("i", 0)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_worker_start, initargs=(slots, taken))
+                               initializer=_worker_start, initargs=(slots, taken, os.getpid()))
     finished = broken = False
     try:
         pending = {}
@@ -443,6 +452,9 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
         # bot modules found through PYTHONPATH here are looked for at the same
         # paths on the cluster's nodes (docs/lab.md)
         path = os.environ.get("PYTHONPATH")
+        # ray.init puts in its own SIGTERM handler (exit with status 15, a crash
+        # banner): the one in place, the lab's stop that saves and says so, is put back
+        on_term = signal.getsignal(signal.SIGTERM) if _main_thread() else None
         try:
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None)
@@ -454,6 +466,9 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
             raise LabError(f"cannot join the Ray cluster at {address}: "
                            f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}"
                            f"{hint}") from None
+        finally:
+            if on_term is not None:
+                signal.signal(signal.SIGTERM, on_term)
     remote = ray.remote(num_cpus=1)(compute_chunk)
     pending = {}
     try:
@@ -913,15 +928,26 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         _check_address(ray_address)  # before anything is written (reached once there is work)
     check_memory(memory_needed({name: p for name, (p, _) in asked.items()}, n),
                  f"{n:,} deals of {', '.join(asked)}")
-    created = not out.exists()
+    # the highest of the folder and those above it that this run makes (None: it is there)
+    top = None
+    for folder in (out, *out.parents):
+        if folder.exists():
+            break
+        top = folder
+    created = top is not None
     # a file where the folder (or a folder above it) should be: said so, not "File exists"
     blocked = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocked is not None:
         where = "" if blocked == out else f"{out}: "
         raise LabError(f"{where}{blocked} exists and is not a folder: give another output folder")
-    if not created and not (out / MANIFEST).exists() and any(out.iterdir()):
-        raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
-                       "overwritten; use another output folder")
+    if not created and not (out / MANIFEST).exists():
+        # a run killed as it wrote its first manifest left its temporary file: not another's
+        for leftover in out.glob(f".{MANIFEST}.*.tmp"):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        if any(out.iterdir()):
+            raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
+                           "overwritten; use another output folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -929,53 +955,67 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     # what the folder's manifest said before: put back if this run saves nothing
     before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
     code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
-    chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
-    Staged.remove_stale(out)
-
-    chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
-    missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
-    made = [out / "chunks" / name for name in chosen if not (out / "chunks" / name).exists()]
-    for folder in made:
-        folder.mkdir(parents=True)
-    jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
-    to_do = set(missing)
-    totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
-    workers = workers or os.cpu_count() or 1
-    if ray_address and jobs:    # (a finished folder needs no cluster)
-        results = _ray(jobs, ray_address)
-    elif workers == 1 or len(jobs) <= 1:
-        results = _serial(jobs)
-    else:
-        results = _processes(jobs, min(workers, len(jobs)))
+    made: list[Path] = []
+    manifested = False      # (a manifest refused is left as it was)
     written = 0
-    with _progress(progress, totals) as advance:
-        try:
+    results: Results | None = None
+
+    def undo() -> None:
+        """A run that saved nothing changes nothing: no folder it made, no
+        settings recorded to refuse the next run with."""
+        if top is not None:     # (created)
+            shutil.rmtree(top, ignore_errors=True)
+            return
+        for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if before is None:
+            (out / MANIFEST).unlink(missing_ok=True)
+        else:
+            write_atomic(out / MANIFEST, before)
+
+    # From the manifest on, whatever stops the run (Ctrl-C included) before a chunk
+    # is saved undoes what it did: a Ctrl-C as the progress bar started once left
+    # the folder with its settings, though the run said nothing was saved.
+    try:
+        chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
+        manifested = True
+        Staged.remove_stale(out)
+        chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
+        missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
+        for name in chosen:
+            folder = out / "chunks" / name
+            if not folder.exists():
+                folder.mkdir(parents=True, exist_ok=True)   # (another run may have just made it)
+                made.append(folder)
+        jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
+        to_do = set(missing)
+        totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
+        workers = workers or os.cpu_count() or 1
+        if ray_address and jobs:    # (a finished folder needs no cluster)
+            results = _ray(jobs, ray_address)
+        elif workers == 1 or len(jobs) <= 1:
+            results = _serial(jobs)
+        else:
+            results = _processes(jobs, min(workers, len(jobs)))
+        with _progress(progress, totals) as advance:
             for chunk, text in results:
                 write_atomic(chunk.path(out), text)
                 written += 1
                 advance(chunk.analysis, chunk.size)
-        except BaseException as exc:
-            # A run that saved nothing changes nothing: no folder it made, no
-            # settings recorded to refuse the next run with.
-            if created and not written:
-                shutil.rmtree(out, ignore_errors=True)
-            elif not written:
-                for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
-                    with contextlib.suppress(OSError):
-                        folder.rmdir()
-                if before is None:
-                    (out / MANIFEST).unlink(missing_ok=True)
-                else:
-                    write_atomic(out / MANIFEST, before.decode("utf-8"))
-            if isinstance(exc, WorkerLost):     # said now that what was kept is known
-                chunks_word = "chunk" if written == 1 else "chunks"
-                kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
-                        f"saved in {out}: run the same command to resume" if written
-                        else "nothing was saved" if created
-                        else f"this run saved nothing, and {out} is as it was")
-                raise LabError(exc.explain(kept)) from None
-            raise
-        finally:
+    except BaseException as exc:
+        if not written and (manifested or created):
+            undo()
+        if isinstance(exc, WorkerLost):     # said now that what was kept is known
+            chunks_word = "chunk" if written == 1 else "chunks"
+            kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
+                    f"saved in {out}: run the same command to resume" if written
+                    else "nothing was saved" if created
+                    else f"this run saved nothing, and {out} is as it was")
+            raise LabError(exc.explain(kept)) from None
+        raise
+    finally:
+        if results is not None:
             results.close()
 
     staged = Staged(out)
