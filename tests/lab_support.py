@@ -14,3 +14,16 @@ def error_bars(axes) -> list[list[tuple[float, float]]]:
             out.append([(float(min(s[:, 1 if s[0, 0] == s[1, 0] else 0])),
                          float(max(s[:, 1 if s[0, 0] == s[1, 0] else 0]))) for s in segments])
     return out
+
+
+def stopped_by(proc, signum: int, timeout: float = 60) -> str:
+    """Send ``signum`` to the lab command ``proc`` (the driver alone) and wait for it to
+    end: its standard error. Killed if it has not ended by then (the test then fails on
+    its status)."""
+    proc.send_signal(signum)
+    try:
+        return proc.communicate(timeout=timeout)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -26,7 +26,7 @@ from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
 from flowerbridge.lab.report import bootstrap_interval, pct, rate_cell, wilson
 from flowerbridge.options import RuleOptions
-from lab_support import error_bars
+from lab_support import error_bars, stopped_by
 
 PYTHON = sys.executable
 SMALL = dict(n=60, seed=5, bots="random", chunk_size=15)
@@ -567,13 +567,8 @@ def test_lab_ctrl_c_with_workers_ends_them_and_exits_at_once(tmp_path):
     while len(list(stuck.iterdir())) < 2:              # both workers are stuck in their chunks
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)                    # the driver alone: workers ignore it anyway
-    try:
-        _, err = proc.communicate(timeout=60)          # (it hung until the chunks ended: an hour)
-    finally:
-        if proc.poll() is None:                        # its workers end when it does
-            proc.kill()
-            proc.communicate()
+    # the driver alone: workers ignore it anyway (it hung until the chunks ended: an hour)
+    err = stopped_by(proc, signal.SIGINT)
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert err.strip() == "interrupted before any chunk was finished: nothing was saved"
     assert not out.exists()                            # a run that saved nothing leaves nothing
@@ -718,13 +713,7 @@ def test_lab_terminated_by_kill_stops_as_after_ctrl_c_and_resumes(tmp_path):
     # and Python's resource tracker warned of "6 leaked semaphore objects")
     proc, out, env = _slow_lab(tmp_path, 30)
     _wait_for_chunks(out, proc, 2)
-    proc.send_signal(signal.SIGTERM)                    # the driver alone, as kill does
-    try:
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    err = stopped_by(proc, signal.SIGTERM)              # the driver alone, as kill does
     assert proc.returncode == 143
     assert err == f"terminated: finished work is saved in {out}; run the same command to resume\n", err
     saved = {p.name: p.read_bytes() for p in (out / "chunks" / "play").glob("*.csv")}

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from flowerbridge.lab import run
+from lab_support import stopped_by
 
 ray = pytest.importorskip("ray")
 
@@ -199,12 +200,6 @@ def test_lab_on_ray_sigterm_is_a_stop_that_saves_as_with_local_workers(ray_addre
     while not list(out.glob("chunks/play/*.csv")):     # a chunk saved: the run is under way
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
-    try:
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    err = stopped_by(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
     assert err.startswith("terminated: ") and "run the same command to resume" in err and "SIGTERM" not in err, err
