@@ -1872,6 +1872,70 @@ def left_table_at(server, calls, until):
     return created
 
 
+def test_a_level_typed_in_one_window_is_forgotten_once_the_seat_calls_from_another(browser, server):
+    # South typed 1 P (refused: too low), then 3, in one window and called 1R in
+    # another: at South's next turn the first window still said "Your call: 3…" and
+    # the old refusal, and N alone bid 3NT.
+    created, clients = people_table_at(server, ["1P", "Pass"], lambda view: view["turn"] == "S")
+    url = created["invitations"]["S"]["url"]
+    first, second = open_page(browser, server, url), open_page(browser, server, url)
+    for page in (first, second):
+        page.locator("#bidding button").first.wait_for()
+    first.locator("#message").focus()
+    for key in ("1", "p", "3"):
+        first.keyboard.press(key)
+    assert first.locator("#refusal").inner_text() != ""
+    assert first.locator("#message").inner_text().startswith("Your call: 3")
+    second.locator('#bidding button[data-call="1R"]').click()
+    first.wait_for_function("document.body.dataset.seq === '4'", timeout=5_000)
+    assert first.locator("#refusal").inner_text() == ""
+    assert first.locator("#bidding .pending-level").count() == 0
+    for seat, call in (("W", "2P"), ("N", "Pass"), ("E", "Pass")):
+        clients[seat].until(lambda m, c=clients[seat]: c.my_turn)
+        clients[seat].send({"type": "call", "call": call, "seq": clients[seat].seq})
+    first.wait_for_function("document.body.dataset.seq === '7'", timeout=5_000)
+    assert not first.locator("#message").inner_text().startswith("Your call: 3")
+    first.keyboard.press("n")                       # alone: no call (it was 3NT)
+    first.wait_for_timeout(300)
+    assert first.evaluate("document.body.dataset.seq") == "7"
+    for client in clients.values():
+        client.close()
+    for page in (first, second):
+        assert not page.errors
+        page.context.close()
+
+
+def test_the_review_at_a_hands_end_does_not_open_over_the_keys_window(browser, server):
+    # It opened on top of Keys and took its place as the window to give focus back
+    # from: once both were closed, focus was on the bidding box, and the Enter
+    # meant to open Keys again made a call.
+    created, clients = four_people(server, hands=2)
+    move_until(clients, ["Pass", "Pass"], lambda view: view["turn"] == "S")
+    clients.pop("S").close()
+    page = open_page(browser, server, created["invitations"]["S"]["url"])
+    page.locator("#bidding button").first.wait_for()
+    page.locator("#message").focus()
+    page.keyboard.press("p")                        # South passes: West's pass ends the hand
+    page.wait_for_function("document.body.dataset.seq === '4'", timeout=5_000)
+    page.locator("#open-keys").focus()
+    page.keyboard.press("Enter")
+    page.locator("#keys-dialog[open]").wait_for()
+    clients["W"].until(lambda m: clients["W"].my_turn)
+    clients["W"].send({"type": "call", "call": "Pass", "seq": clients["W"].seq})     # passed out
+    page.wait_for_function("document.body.dataset.seq === '6'", timeout=5_000)      # and hand 2 dealt
+    page.wait_for_timeout(300)
+    assert page.evaluate("[...document.querySelectorAll('dialog[open]')].map((d) => d.id)") == ["keys-dialog"]
+    closing_settled(page, "#keys-dialog", lambda: page.keyboard.press("Escape"))
+    assert page.evaluate("document.activeElement.id") == "open-keys"
+    page.keyboard.press("Enter")                    # Keys again, not a call
+    page.locator("#keys-dialog[open]").wait_for()
+    assert page.evaluate("document.body.dataset.seq") == "6"
+    for client in clients.values():
+        client.close()
+    assert not page.errors
+    page.context.close()
+
+
 def move_until(clients, calls, until):
     """The seats' protocol clients call ``calls`` in turn (the list is used up),
     then each plays its first legal card (declarer the dummy's too), until

@@ -48,7 +48,7 @@ const state = {
   currentCall: null,     // the call of the bidding box that holds its tab stop
   currentCard: null,     // the playable card that holds the hand's tab stop (none: the first)
   spoken: [],            // what the message being applied has to say to screen readers
-  opener: null,          // the control that opened the window now open (null: the page opened it)
+  openers: new Map(),    // each open window: the control that opened it (null: the page opened it)
 };
 
 let connection = null;
@@ -73,6 +73,17 @@ function act(action) {
   } else {
     $("refusal").textContent = "";  // an earlier refusal is answered by this action
   }
+}
+
+// This seat called or played (from this window, or another of the same seat): what
+// this window was told or had begun for its turn is over — a level typed here, a
+// refusal of an earlier try, a hint, what a stand-in did while the person was away.
+function actedElsewhere() {
+  state.pendingLevel = null;
+  state.currentCall = null;
+  state.refusal = null;
+  state.hint = null;
+  state.stoodIn = null;
 }
 
 function sendCall(call) {
@@ -109,7 +120,7 @@ function mayClose() {
 function closeTable() {
   // the button that opened the window goes with the table: focus waits on the
   // turn line, which says the session is over
-  state.opener = $("message");
+  state.openers.set($("close-dialog"), $("message"));
   $("close-dialog").close();
   act({ type: "close" });
 }
@@ -545,8 +556,13 @@ async function reviewHand(hand) {
 // back to it. Null: the page opened it by itself (the review at a hand's end).
 function openDialog(dialog, opener) {
   if (dialog.open) return;
-  state.opener = opener && opener !== document.body ? opener : null;
+  state.openers.set(dialog, opener && opener !== document.body ? opener : null);
   dialog.showModal();
+}
+
+// Whether a window other than `dialog` is open (the page opens none over another).
+function otherDialogOpen(dialog) {
+  return [...document.querySelectorAll("dialog[open]")].some((open) => open !== dialog);
 }
 
 // The review is a modal window: while it is open the page's own live regions
@@ -576,9 +592,9 @@ function focusable(element) {
 // rather than making a call); only a window the page opened by itself (the
 // review at a hand's end), or a focus that would be lost, goes to the turn (the
 // bidding box or a card when it is the person's turn), else to the turn line.
-function closedDialog() {
-  const opener = state.opener;
-  state.opener = null;
+function closedDialog(event) {
+  const opener = state.openers.get(event.target) ?? null;
+  state.openers.delete(event.target);
   if (!state.view) return;
   // after the browser has put focus back where it was before the window opened
   setTimeout(() => {
@@ -730,6 +746,8 @@ const HANDLERS = {
     state.table = message.table;
     noteJoined(message.table?.seats);
     applyView(message);
+    state.pendingLevel = null;      // a level typed before the page was away: the auction may have moved
+    state.currentCall = null;
     state.explanations = message.explanations;
     state.scoresheet = message.scoresheet;
     state.review = message.last_review;
@@ -768,6 +786,7 @@ const HANDLERS = {
   },
   call(message) {
     applyView(message);
+    if (message.seat === state.seat) actedElsewhere();
     state.explanations = [...state.explanations, message.explanation];
     say(`${SEAT_NAMES[message.seat]}: ${spokenCall(message.call)}` +
       (message.explanation ? `, ${message.explanation}.` : "."));
@@ -779,6 +798,7 @@ const HANDLERS = {
   },
   play(message) {
     applyView(message);
+    if ((message.by ?? message.seat) === state.seat) actedElsewhere();    // (by: declarer, for the dummy)
     const card = state.catalogue.get(message.card);
     say([`${SEAT_NAMES[message.seat]}: ${message.card}, `, inLanguage(cardName(card, state.language)), "."]);
     const view = message.view;
@@ -925,8 +945,11 @@ function handOver(message) {
 // told the result and where the review is (R only where single keys are on), it
 // opens by itself at the end of the session's last hand. (A window open already
 // shows the hand just ended.)
+// The review opens by itself at a hand's end (for a spectator, only at the session's);
+// not over another window the person has open (Keys, Close the table…): said instead.
 function reviewAtHandsEnd() {
-  if ($("review-dialog").open || state.role !== "spectator" || sessionOver()) openReview();
+  const opens = $("review-dialog").open || state.role !== "spectator" || sessionOver();
+  if (opens && !otherDialogOpen($("review-dialog"))) openReview();
   else say(state.singleKeys ? "Review (R) shows it." : "Review shows it.");
 }
 
