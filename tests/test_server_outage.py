@@ -262,6 +262,33 @@ def test_server_a_table_stored_though_its_creation_reported_failure_is_made_with
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("slow", ["read", "replay"])
+def test_server_stop_ends_the_loads_under_way(tmp_path, monkeypatch, slow):
+    # A load shared among those who asked went on after the server stopped: still
+    # reading, it then failed on the closed pools and marked its table damaged;
+    # replaying, it put the table in memory after the stop, with bots nobody stops.
+    import flowerbridge.server.manager as manager_module
+
+    async def scenario() -> None:
+        store, manager, live, _ = await _four_people_seated(tmp_path)
+        await manager.stop()
+        if slow == "read":
+            load = store.load
+            monkeypatch.setattr(store, "load", lambda *args: time.sleep(0.3) or load(*args))
+        else:
+            table = manager_module.Table
+            monkeypatch.setattr(manager_module, "Table", lambda *args: time.sleep(0.3) or table(*args))
+        again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        await again.start()
+        await asyncio.sleep(0.05 if slow == "read" else 0.15)
+        await again.stop()
+        await asyncio.sleep(0.6)
+        assert again.tables == {} and again.unloadable == {} and not again._loading
+        assert [task for task in asyncio.all_tasks() if task is not asyncio.current_task()] == []
+
+    asyncio.run(scenario())
+
+
 def test_server_a_new_table_whose_id_another_table_holds_is_refused_not_taken_for_stored(tmp_path, monkeypatch):
     # The insert fails on the id; the check of whether it landed found the other
     # table of that id and took the new one as stored: the first table was replaced

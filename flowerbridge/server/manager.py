@@ -359,6 +359,13 @@ class TableManager:
             self._start_task.cancel()
             # ended before the database closes (cancelled, it waits for no table)
             await asyncio.gather(self._start_task, return_exceptions=True)
+        # and the loads under way (shared, they outlive whoever waited on them): ended
+        # before the pools and the database close, not left to fail on them (taken for
+        # a damaged table) or to finish after the stop, with bots no one will stop
+        loads = list(self._loading.values())
+        for loading in loads:
+            loading.cancel()
+        await asyncio.gather(*loads, return_exceptions=True)
         for live in self.tables.values():
             tasks = [live.bot_task, *live.timers.values()]
             for task in tasks:
