@@ -1057,7 +1057,8 @@ def test_lab_unknown_bot_is_one_clear_error(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("error: unknown bot 'nobody'")
 
 
-def test_lab_a_bot_that_fails_is_one_error_naming_the_deal_it_failed_in(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("analysis", ["play", "variants"])
+def test_lab_a_bot_that_fails_is_one_error_naming_the_deal_it_failed_in(tmp_path, capsys, monkeypatch, analysis):
     # (the chunk alone was named, "deals 0-99": which deal failed, nobody could tell)
     (tmp_path / "laterbot.py").write_text(
         "class FailsInPlay:\n"
@@ -1067,11 +1068,11 @@ def test_lab_a_bot_that_fails_is_one_error_naming_the_deal_it_failed_in(tmp_path
         "        legal = observation.legal\n"
         "        return legal[1] if observation.phase == 'auction' and not observation.auction else legal[0]\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    status = main(["lab", "play", "--n", "5", "--out", str(tmp_path / "out"), "--quiet", "--workers", "1",
+    status = main(["lab", analysis, "--n", "5", "--out", str(tmp_path / "out"), "--quiet", "--workers", "1",
                    "--bots", "laterbot:FailsInPlay"])
     assert status == 2
     err = capsys.readouterr().err
-    assert re.fullmatch(r"error: play, deals 0-4: deal 0: the bot at \w+ failed: RuntimeError: lost the count\n",
+    assert re.fullmatch(rf"error: {analysis}, deals 0-4: deal 0: the bot at \w+ failed: RuntimeError: lost the count\n",
                         err), err
 
 

@@ -9,6 +9,8 @@ rows in deal order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -117,13 +119,20 @@ def play_deal(seed: Any, deal_index: int, bots: str, options: RuleOptions | None
     return play_hand(state, make_bots(bots, seed, deal_index))
 
 
+@contextmanager
+def naming_the_deal(deal_index: int) -> Iterator[None]:
+    """A bot's failure inside says which deal it failed in (to be looked into alone)."""
+    try:
+        yield
+    except BotError as exc:
+        raise BotError(f"deal {deal_index}: {exc}") from exc
+
+
 def play_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
     rows = []
     for i in range(start, stop):
-        try:
+        with naming_the_deal(i):
             state = play_deal(seed, i, params["bots"])
-        except BotError as exc:     # the deal named, to be looked into alone
-            raise BotError(f"deal {i}: {exc}") from exc
         features = deal_features(state.deal)
         rows.append({"deal": i, "dealer": state.dealer.name,
                      **hand_row(state, state.score(), features)})

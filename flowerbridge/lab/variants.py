@@ -31,7 +31,7 @@ from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table, source_digests
 from .features import deal_features
 from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, hand_row, \
-    hand_summary, make_bots, net_cell, play_deal, points_table
+    hand_summary, make_bots, naming_the_deal, net_cell, play_deal, points_table
 from .play import code as play_code
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, mean_cell, new_figure, \
     paired_change, pct, plural, rate_cell, ratio_of_sums
@@ -108,10 +108,12 @@ def variant_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
     variants = variant_options(params["variants"])
     rows = []
     for i in range(start, stop):
-        base = play_deal(seed, i, params["bots"])
+        with naming_the_deal(i):
+            base = play_deal(seed, i, params["bots"])
         features = deal_features(base.deal)
         for name, options in variants:
-            state, replayed = _under(base, options, seed, i, params["bots"])
+            with naming_the_deal(i):
+                state, replayed = _under(base, options, seed, i, params["bots"])
             if replayed:
                 score = state.score()
             else:
