@@ -50,6 +50,7 @@ files of several hands.
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import json
 import math
 import re
@@ -175,7 +176,7 @@ def _writable_tag(name: str, value: Any) -> str | None:
     if not (isinstance(name, str) and _NAME_RE.fullmatch(name)) or name in HAND_TAGS:
         return None
     text = _extra_value(value)
-    if _LINE_END.search(text):
+    if _LINE_END.search(text) or "\0" in text:     # (a NUL: no text file the CLI reads holds one)
         return None
     try:
         _check_extra_tag(name, text)
@@ -344,6 +345,15 @@ def _parse_options(value: str) -> RuleOptions:
         if key in data:
             raise RecordError(f"option {key} is given twice (which value is meant?)")
         start = pos + len(key) + 1
+        if key not in _OPTION_NAMES:
+            # an option this version does not know is ignored, whatever its value (its
+            # bounds are an option's): passed over, JSON that may hold spaces, or a word
+            try:
+                _, pos = _JSON.raw_decode(value, start)
+            except (ValueError, RecursionError):
+                pos = _word_end(value, start)
+            data[key] = None
+            continue
         rest = value[start:]
         shown = rest if len(rest) <= 40 else rest[:39] + "…"
         too_deep = RecordError(f"option {key}: {shown!r} is a list nested too deeply (an option is "
@@ -370,6 +380,8 @@ def _parse_options(value: str) -> RuleOptions:
         data[key], pos = parsed, end
     return RuleOptions.from_dict(data)
 
+
+_OPTION_NAMES = frozenset(field.name for field in dataclasses.fields(RuleOptions))
 
 # Deeper than any option (a list of pairs) by far, and far short of Python's recursion limit.
 _MAX_DEPTH = 16

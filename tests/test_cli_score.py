@@ -422,6 +422,20 @@ def test_formats_error_standard_input_that_is_not_utf8_text(cli, assert_cli_erro
     assert_cli_error(cli("score", "-"), r"standard input: not UTF-8 text \(byte \d+")
 
 
+def test_formats_error_malformed_json_on_standard_input_is_placed_as_in_a_file(cli, assert_cli_error, monkeypatch,
+                                                                             tmp_path, ch16_record):
+    # with CR line ends (an old Mac editor's), standard input said "line 1 column 856"
+    # where the file said line 75: the file's line ends were read as LF, standard input's not
+    text = json.dumps(ch16_record, indent=1).replace("\n", "\r").replace('"dealer"', '"dealer" "')
+    path = tmp_path / "cr.json"
+    path.write_bytes(text.encode())
+    status, _, from_file = cli("score", str(path))
+    where = re.search(r"malformed JSON at line (\d+) column (\d+)", from_file)
+    assert status == 2 and where and int(where[1]) > 1, from_file
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert_cli_error(cli("score", "-"), rf"malformed JSON at line {where[1]} column {where[2]} of standard input")
+
+
 def test_formats_standard_input_read_as_bytes_keeps_utf8_and_drops_a_byte_order_mark(
         cli, monkeypatch, ch16_record):
     text = json.dumps({**ch16_record, "note": "花札 – 화투"}, ensure_ascii=False)

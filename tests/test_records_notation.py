@@ -208,6 +208,15 @@ def test_notation_options_tag_with_a_list_nested_too_deeply_names_the_option(val
         notation.loads(text)
 
 
+@pytest.mark.parametrize("value", ["1e999", "9" * 5000, "[1,2", "[" * 100 + "]" * 100, '{\\"a\\": [1, 2]}', "word"])
+def test_notation_options_tag_ignores_an_unknown_option_whatever_its_value(value):
+    # an option this version does not know was held to an option's bounds
+    # ("option foo: 1e999 is more than 1,000,000"), where unknown keys are ignored
+    text = edit(CH16_TEXT, '[Options "undertrick_penalty=50 ', f'[Options "foo={value} undertrick_penalty=50 ')
+    record = notation.loads(text)
+    assert record.state.options == notation.loads(CH16_TEXT).state.options
+
+
 def test_notation_auction_lines_may_hold_any_number_of_calls():
     text = edit(CH16_TEXT, "1A Pass 3A Pass\n4A Pass Pass Pass\n", "1A\nPass 3A Pass 4A Pass\nPass Pass\n")
     assert notation.dumps(notation.loads(text)) == CH16_TEXT
@@ -337,6 +346,7 @@ def test_notation_json_extras_that_are_not_strings_are_written_as_json(ch16_reco
     ("two words", "x"), ("source-file", "hand.json"), ("9lives", "x"), ("Event\n", "x"),  # no tag name
     ("Deal", "x"), ("Score", "x"),                              # one of the hand's own tags
     ("Event", "Club\nnight"), ("Event", "a\rb"), ("Event", "a\r\nb"),  # a tag is one line
+    ("Event", "a\0b"),         # a NUL: written, the file was refused by show (no text holds one)
     ("Board", 0), ("Date", "yesterday"), ("Date", "today"), ("Date", None),   # the reader refuses
 ])
 def test_formats_unknown_keys_the_notation_cannot_write_are_ignored_never_an_error(ch16_record, key,

@@ -429,7 +429,8 @@ def read_text(path: str, what: str = "a hand record") -> str:
             if raw is None:     # standard input replaced by a text stream
                 text = sys.stdin.read().removeprefix("\ufeff")
             else:
-                text = raw.read().decode("utf-8-sig")
+                # its line ends made LF, as a file's are read (an error's line is the same either way)
+                text = raw.read().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
         else:
             with open(path, encoding="utf-8-sig") as fh:
                 text = fh.read()
