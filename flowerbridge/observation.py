@@ -8,13 +8,15 @@ view of a hand that bots and web clients receive.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .calls import Call
-from .cards import Card
+from .calls import Call, parse_call
+from .cards import Card, parse_card
 from .contract import Contract
 from .dealing import UNDEALT_SIZE
+from .errors import FlowerBridgeError, RecordError, json_type
 from .options import RuleOptions
 from .seats import Seat
 from .state import Phase
@@ -89,6 +91,86 @@ class Observation:
             out["all_hands"] = {s.name: [c.code for c in h] for s, h in zip(Seat, self.all_hands)}
             out["undealt"] = [c.code for c in self.undealt or ()]
         return out
+
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Observation":
+        """The observation :meth:`to_dict` gave (the ``view`` of a protocol message):
+        how a program holding a seat over the websocket protocol hands its bot what
+        a bot is handed here. A value that is not such a view is a
+        :class:`~flowerbridge.errors.RecordError` naming the field."""
+        if not isinstance(data, dict):
+            raise RecordError(f"an observation is a JSON object, not {json_type(data)}")
+        field = ""
+
+        def get(name: str) -> Any:
+            nonlocal field
+            field = name
+            if name not in data:
+                raise KeyError(name)
+            return data[name]
+
+        def seat(text: Any) -> Seat:
+            if not isinstance(text, str) or text not in Seat.__members__:
+                raise ValueError(f"{text!r} is not a seat (N, E, S or W)")
+            return Seat[text]
+
+        def maybe_seat(text: Any) -> Seat | None:
+            return None if text is None else seat(text)
+
+        def cards(codes: Any) -> tuple[Card, ...]:
+            return tuple(parse_card(code) for code in _listed(codes))
+
+        def plays(items: Any) -> tuple[tuple[Seat, Card], ...]:
+            return tuple((seat(item["seat"]), parse_card(item["card"])) for item in _listed(items))
+
+        try:
+            phase = Phase(get("phase"))
+            contract = get("contract")
+            if contract is not None:
+                bid = parse_call(contract["bid"])
+                if bid.level is None or bid.denomination is None:
+                    raise ValueError(f"{contract['bid']!r} is not a bid")
+                contract = Contract(bid.level, bid.denomination, seat(contract["declarer"]))
+            won = get("tricks_won")
+            tricks_won = (_count(won["NS"]), _count(won["EW"]))
+            read = parse_call if phase is Phase.AUCTION else parse_card
+            observation = cls(
+                seat=seat(get("seat")), dealer=seat(get("dealer")), phase=phase,
+                options=RuleOptions.from_dict(get("options")),
+                hand=cards(get("hand")),
+                auction=tuple((seat(item["seat"]), parse_call(item["call"])) for item in _listed(get("auction"))),
+                contract=contract, turn=maybe_seat(get("turn")), actor=maybe_seat(get("actor")),
+                plays=plays(get("plays")),
+                tricks=tuple((seat(t["leader"]), plays(t["plays"]), seat(t["winner"])) for t in _listed(get("tricks"))),
+                current_trick=plays(get("current_trick")), tricks_won=tricks_won,
+                dummy=None if get("dummy") is None else cards(data["dummy"]),
+                legal=tuple(read(action) for action in _listed(get("legal"))),
+                undealt_count=_count(get("undealt_count")))
+            if "all_hands" in data:
+                field = "all_hands"
+                hands = data["all_hands"]
+                observation = dataclasses.replace(
+                    observation, all_hands=tuple(cards(hands[s.name]) for s in Seat),
+                    undealt=cards(get("undealt")))
+            return observation
+        except KeyError as exc:
+            where = f"{field}: " if field and exc.args[0] != field else ""
+            raise RecordError(f"observation {where}has no {exc.args[0]!r}") from None
+        except (FlowerBridgeError, TypeError, ValueError) as exc:
+            raise RecordError(f"observation {field}: {exc}") from None
+
+
+def _listed(value: Any) -> list:
+    if not isinstance(value, list):
+        raise TypeError(f"expected an array, not {json_type(value)}")
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{value!r} is not a count")
+    return value
 
 
 def observe(state: "HandState", seat: Seat) -> Observation:

@@ -1216,3 +1216,41 @@ def test_sampled_worlds_are_consistent_exactly_when_every_caller_fits_its_meanin
     assert all(w.consistent == fits(w) for w in worlds)
     assert sum(w.consistent for w in worlds) >= 45
 
+
+
+def _positions(seed):
+    """Every seat's observation at every step of a hand random bots play."""
+    state = HandState(Deal.from_seed("from_dict", seed), Seat(seed % 4))
+    bots = {seat: RandomBot(seed=f"{seed}{seat.name}", pass_rate=0.6) for seat in Seat}
+    while True:
+        for seat in Seat:
+            yield state.observation(seat)
+        if state.is_over:
+            return
+        state.apply(bots[state.actor].act(state.observation(state.actor)), state.actor)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 10**6))
+def test_an_observations_view_read_back_is_the_same_observation(seed):
+    # a program holding a seat over the protocol rebuilt the Observation by hand
+    for observation in _positions(seed):
+        assert Observation.from_dict(observation.to_dict()) == observation
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda view: [], "^an observation is a JSON object, not an array$"),
+    (lambda view: {k: v for k, v in view.items() if k != "hand"}, "^observation has no 'hand'$"),
+    (lambda view: {**view, "phase": "lunch"}, "^observation phase: 'lunch' is not a valid Phase$"),
+    (lambda view: {**view, "seat": "X"}, r"^observation seat: 'X' is not a seat \(N, E, S or W\)$"),
+    (lambda view: {**view, "hand": ["99Z"]}, "^observation hand: "),
+    (lambda view: {**view, "plays": {}}, "^observation plays: expected an array, not an object$"),
+    (lambda view: {**view, "tricks_won": {"NS": -1, "EW": 0}}, "^observation tricks_won: -1 is not a count$"),
+    (lambda view: {**view, "contract": {"bid": "Pass", "declarer": "N"}}, "^observation contract: 'Pass' is not a bid$"),
+    (lambda view: {**view, "contract": {"bid": "4A"}}, "^observation contract: has no 'declarer'$"),
+])
+def test_a_view_that_is_no_observation_is_one_record_error_naming_the_field(change, message):
+    from flowerbridge.errors import RecordError
+    view = HandState(Deal.from_seed(4), Seat.E).observation(Seat.E).to_dict()
+    with pytest.raises(RecordError, match=message):
+        Observation.from_dict(change(view))
