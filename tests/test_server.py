@@ -17,8 +17,10 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
-from flowerbridge import Seat
+from flowerbridge import Observation, Seat
+from flowerbridge.bots.base import load_bot
 from flowerbridge.records import HandRecord
+from flowerbridge.state import Phase
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.models import EventRow, SeatRow, TableRow
 from flowerbridge.server.testing import (CODES, Client, ServerThread, assert_nothing_hidden,
@@ -919,3 +921,41 @@ def test_fuzz_hostile_messages_get_an_error_each_and_change_nothing(server):
     # The table still plays: East's legal call is accepted and broadcast.
     east.send({"type": "call", "call": "1A", "seq": before})
     assert north.until(lambda m: m.get("seq") == before + 1)["call"] == "1A"
+
+
+class TopCard:
+    """A bot of one's own: the system's calls (basic), then the highest-ranked legal card."""
+
+    def __init__(self):
+        self.basic = load_bot("basic", seed=1)
+        self.seen = []
+
+    def act(self, observation):
+        self.seen.append(observation)
+        if observation.phase is Phase.AUCTION:
+            return self.basic.act(observation)
+        return max(observation.legal, key=lambda card: (card.rank, card.suit))
+
+
+def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(server):
+    # docs/bots.md: hello with the seat's token; whenever a view has the seat as its
+    # actor, Observation.from_dict(view) to the bot, its action sent with the seq
+    created = server.create_table({"N": "basic", "E": "basic", "S": "human", "W": "basic"}, hands=3)
+    south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
+    bot, answered = TopCard(), set()
+    deadline = time.monotonic() + 120
+    while not south.session_over:
+        assert time.monotonic() < deadline, "the session did not end"
+        south.recv(timeout=0.5)
+        view = south.view
+        if view and view["actor"] == "S" and south.seq not in answered:
+            answered.add(south.seq)
+            action = bot.act(Observation.from_dict(view))
+            kind = "call" if view["phase"] == "auction" else "play"
+            south.send({"type": kind, kind if kind == "call" else "card":
+                        str(action) if kind == "call" else action.code, "seq": south.seq})
+    assert not [m for m in south.messages if m["type"] == "error"]
+    plays = [m for m in south.messages if m["type"] == "play" and (m.get("by") or m["seat"]) == "S"]
+    assert plays and all(m["card"] == str(max(o.legal, key=lambda c: (c.rank, c.suit)).code)
+                         for m, o in zip(plays, [o for o in bot.seen if o.phase is Phase.PLAY]))
+    south.close()
