@@ -202,4 +202,6 @@ def test_lab_on_ray_sigterm_is_a_stop_that_saves_as_with_local_workers(ray_addre
         time.sleep(0.1)
     err = stopped_by(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
-    assert err.startswith("terminated: ") and "run the same command to resume" in err and "SIGTERM" not in err, err
+    # (Ray's core may log a line of its own as the driver goes: "Failed to push error to driver")
+    assert err.splitlines()[-1].startswith("terminated: ") and "run the same command to resume" in err
+    assert "SIGTERM" not in err, err
