@@ -659,6 +659,77 @@ def test_lab_a_manifest_left_half_written_by_a_kill_does_not_block_the_run(tmp_p
         run(tmp_path / "other", ["deals"], n=4, seed=1, workers=1)
 
 
+def _hold_folder(out: Path) -> subprocess.Popen:
+    """Another process holding ``out``'s lab lock, as a run under way does."""
+    code = ("import sys, time\n"
+            "from pathlib import Path\n"
+            "from flowerbridge.lab.runner import FolderLock\n"
+            "FolderLock.take(Path(sys.argv[1]))\n"
+            "print('taken', flush=True)\n"
+            "time.sleep(120)\n")
+    holder = subprocess.Popen([PYTHON, "-c", code, str(out)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "taken\n"
+    return holder
+
+
+def test_lab_a_folder_another_run_is_using_is_refused_unchanged(tmp_path, capsys, monkeypatch):
+    # Two runs in one folder recorded their settings over each other's (a lab.json
+    # naming only one run's analyses), and one's undo could remove what the other did
+    monkeypatch.syspath_prepend(str(tmp_path))
+    proc, out, _ = _slow_lab(tmp_path, 30)
+    try:
+        _wait_for_chunks(out, proc, 1)
+        manifest = (out / "lab.json").read_bytes()
+        status = main(["lab", "deals", "--n", "30", "--seed", "7", "--out", str(out), "--quiet"])
+        err = capsys.readouterr().err
+        assert status == 2
+        assert f"{out} is in use by another lab run (process {proc.pid})" in err
+        assert "Traceback" not in err
+        assert (out / "lab.json").read_bytes() == manifest
+        assert not (out / "chunks" / "deals").exists()
+    finally:
+        _, first_err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, first_err
+    assert sorted(p.name for p in out.iterdir()) == ["chunks", "lab.json", "play.csv", "report.html", "summary.json"]
+    assert run(out, ["play"], n=30, seed=7, params={"play": {"bots": "slowbot:SlowBot"}},
+               chunk_size=3, workers=1).computed == 0
+
+
+def test_lab_a_run_killed_outright_leaves_its_folder_to_the_next(tmp_path):
+    out = tmp_path / "run"
+    run(out, ["deals"], n=4, seed=1, workers=1)
+    holder = _hold_folder(out)
+    with pytest.raises(LabError, match=f"in use by another lab run \\(process {holder.pid}\\)"):
+        run(out, ["deals"], n=8, seed=1, workers=1)
+    holder.kill()       # (killed outright: its lock file stays, its lock goes)
+    holder.wait(timeout=30)
+    assert (out / ".lab.lock").exists()
+    assert run(out, ["deals"], n=8, seed=1, workers=1).computed == 1
+    assert sorted(p.name for p in out.iterdir()) == ["chunks", "deals.csv", "lab.json"]
+
+
+def test_lab_a_new_folder_a_killed_run_left_its_lock_in_is_no_folder_of_other_files(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    holder = _hold_folder(out)
+    holder.kill()
+    holder.wait(timeout=30)
+    assert [p.name for p in out.iterdir()] == [".lab.lock"]
+    assert run(out, ["deals"], n=4, seed=1, workers=1).computed == 1
+    assert sorted(p.name for p in out.iterdir()) == ["chunks", "deals.csv", "lab.json"]
+
+
+def test_lab_a_refused_run_lets_go_of_the_folder(tmp_path):
+    out = tmp_path / "run"
+    run(out, ["deals"], n=4, seed=1, workers=1)
+    with pytest.raises(LabError, match="seed 1, not 2"):
+        run(out, ["deals"], n=4, seed=2, workers=1)
+    assert not (out / ".lab.lock").exists()
+    holder = _hold_folder(out)      # (the lock was let go of: another process takes it)
+    holder.kill()
+    holder.wait(timeout=30)
+
+
 def test_lab_a_worker_whose_driver_is_gone_before_it_starts_ends_at_once():
     # A driver killed while its workers started up left them to init: each took init
     # for the driver it watched, and waited on the pool's queue for ever

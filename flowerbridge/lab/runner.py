@@ -19,6 +19,7 @@ chunks of other code or settings are never merged with this one's.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -38,6 +39,8 @@ from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, 
 from .report import plural
 
 MANIFEST = "lab.json"
+LOCK = ".lab.lock"
+"""The file a run holds locked while it uses its folder (:class:`FolderLock`)."""
 MAX_DEALS = 100_000_000
 """A run's most deals: past any study (a billion deals of ``deals`` alone is
 days of work), and its plan of chunks always fits in memory."""
@@ -768,13 +771,77 @@ def _check_code(out: Path, name: str, before: Any, now: dict[str, str]) -> None:
                        f"it was begun); " + fix)
 
 
+class FolderLock:
+    """A lab folder taken by one run at a time: the run holds ``OUT/.lab.lock`` locked
+    (``flock``, which the system lets go of when the process ends, however it ends)
+    from before it reads the folder until its result files are in place. Two runs in one
+    folder would otherwise record their settings over each other's and merge, stage and
+    undo beside each other; the second is refused, naming the first's process, and
+    changes nothing. The run removes the file as it lets go (a run that takes a file
+    removed meanwhile takes the lock again, on the file now of that name); a run killed
+    outright leaves it, unlocked, for the next to take.
+
+    Where the file system has no locks (``flock`` fails otherwise than because another
+    holds it), the run goes on unlocked, as it would have before there was a lock."""
+
+    def __init__(self, out: Path, fd: int | None) -> None:
+        self.out = out
+        self.fd = fd
+
+    @classmethod
+    def take(cls, out: Path) -> FolderLock:
+        """Lock ``out`` (an existing folder) for this process, or raise :class:`LabError`."""
+        path = out / LOCK
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as exc:
+                raise LabError(f"{path}: cannot make the run's lock file ({exc.strerror or exc})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                process = f" (process {holder})" if holder.isdigit() else ""
+                raise LabError(f"{out} is in use by another lab run{process}: wait for it to end, "
+                               "or give another output folder") from None
+            except OSError:     # a file system without locks
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                return cls(out, None)
+            try:    # still the file of that name? (one that left its folder as it found it removed it)
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        return cls(out, fd)
+
+    def release(self) -> None:
+        """Remove the lock file and let go of the lock (once; later calls do nothing)."""
+        if self.fd is None:
+            return
+        fd, self.fd = self.fd, None
+        with contextlib.suppress(OSError):
+            (self.out / LOCK).unlink()
+        # (unlocked outright: a worker process given a copy of the descriptor must not keep it)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
 class Staged:
     """Result files of a run written under temporary names in its folder, put in place
     together by :meth:`commit` (or removed by :meth:`discard`): a run stopped before then
-    leaves every result file as the run before left it, never some new and some old."""
+    leaves every result file as the run before left it, never some new and some old.
+    It holds the run's :class:`FolderLock`, let go of by :meth:`discard`."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, lock: FolderLock | None = None) -> None:
         self.out = out
+        self.lock = lock
         self.files: list[tuple[Path, Path]] = []
 
     def write(self, name: str, text: str | bytes | Iterable[str]) -> None:
@@ -803,10 +870,12 @@ class Staged:
             self.files.clear()
 
     def discard(self) -> None:
-        """Remove what was staged and not put in place."""
+        """Remove what was staged and not put in place, and let go of the folder's lock."""
         for temporary, _ in self.files:
             temporary.unlink(missing_ok=True)
         self.files.clear()
+        if self.lock is not None:
+            self.lock.release()
 
     @staticmethod
     def remove_stale(out: Path) -> None:
@@ -940,18 +1009,23 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     if blocked is not None:
         where = "" if blocked == out else f"{out}: "
         raise LabError(f"{where}{blocked} exists and is not a folder: give another output folder")
-    if not created and not (out / MANIFEST).exists():
-        # a run killed as it wrote its first manifest left its temporary file: not another's
-        for leftover in out.glob(f".{MANIFEST}.*.tmp"):
-            with contextlib.suppress(OSError):
-                leftover.unlink()
-        if any(out.iterdir()):
-            raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would be "
-                           "overwritten; use another output folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
+    lock = FolderLock.take(out)     # (refused: nothing changed, a folder made just now apart)
+    try:
+        if not created and not (out / MANIFEST).exists():
+            # a run killed as it wrote its first manifest left its temporary file: not another's
+            for leftover in out.glob(f".{MANIFEST}.*.tmp"):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+            if any(p.name != LOCK for p in out.iterdir()):
+                raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would "
+                               "be overwritten; use another output folder")
+    except BaseException:
+        lock.release()
+        raise
     # what the folder's manifest said before: put back if this run saves nothing
     before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
     code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
@@ -1006,6 +1080,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     except BaseException as exc:
         if not written and (manifested or created):
             undo()
+        lock.release()
         if isinstance(exc, WorkerLost):     # said now that what was kept is known
             chunks_word = "chunk" if written == 1 else "chunks"
             kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
@@ -1018,7 +1093,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         if results is not None:
             results.close()
 
-    staged = Staged(out)
+    staged = Staged(out, lock)
     try:
         tables = _merge(out, chunks, known, staged)
     except BaseException:
