@@ -58,6 +58,14 @@ class Call:
 
     >>> parse_call("2A") > parse_call("2R")
     True
+
+    There are 29 calls, each one object: ``Call(level, denomination)`` gives the
+    bid's (``Call(0, None)`` is ``PASS``), and refuses a level outside 1–7 or a
+    denomination that is none (:class:`CallSyntaxError`), so a call made by hand
+    is the same, and as legal, as the one read from text.
+
+    >>> Call(3, Denomination.NT) is parse_call("3NT")
+    True
     """
 
     __slots__ = ("level", "denomination", "order", "text")
@@ -67,7 +75,22 @@ class Call:
     order: int
     text: str
 
-    def __init__(self, level: int, denomination: Denomination | None) -> None:
+    def __new__(cls, level: int, denomination: Denomination | None) -> "Call":
+        if denomination is None and level == 0 and not isinstance(level, bool):
+            return PASS
+        if denomination is None:
+            raise CallSyntaxError(f"a pass is Call(0, None), not Call({level!r}, None)")
+        if not isinstance(denomination, Denomination):
+            raise CallSyntaxError(f"a bid's denomination is a Denomination (P, R, A or NT), "
+                                  f"not {denomination!r}")
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 7:
+            raise CallSyntaxError(f"a bid's level is 1 to 7, not {level!r} [Ch. 7]")
+        return BID[level][denomination]
+
+    @classmethod
+    def _made(cls, level: int, denomination: Denomination | None) -> "Call":
+        """The one object of a call (for the module's tables below)."""
+        self = object.__new__(cls)
         object.__setattr__(self, "level", level)
         object.__setattr__(self, "denomination", denomination)
         if denomination is None:
@@ -76,6 +99,7 @@ class Call:
         else:
             object.__setattr__(self, "order", (level - 1) * 4 + denomination)
             object.__setattr__(self, "text", f"{level}{denomination.name}")
+        return self
 
     def __setattr__(self, name, value):
         raise AttributeError("Call is immutable")
@@ -131,10 +155,10 @@ class Call:
         return f"{self.level} {name}"
 
 
-PASS = Call(0, None)
+PASS = Call._made(0, None)
 """The call Pass."""
 
-BIDS: tuple[Call, ...] = tuple(Call(level, d) for level in range(1, 8) for d in Denomination)
+BIDS: tuple[Call, ...] = tuple(Call._made(level, d) for level in range(1, 8) for d in Denomination)
 """All 28 bids, lowest first; ``BIDS[i].order == i``."""
 
 BID = {level: {d: BIDS[(level - 1) * 4 + d] for d in Denomination} for level in range(1, 8)}

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import (BID, BIDS, DECK, PASS, CallSyntaxError, Deal, DealError, Denomination,
+from flowerbridge import (BID, BIDS, DECK, PASS, Call, CallSyntaxError, Deal, DealError, Denomination,
                           HandState, IllegalCallError, Phase, PhaseError, RuleOptions, Seat, Side,
                           parse_call)
 from flowerbridge.session import Session
@@ -130,6 +130,27 @@ def test_formats_calls_case_insensitive(text, canonical):
 def test_ruling_r7_no_double_and_no_other_call(text):
     with pytest.raises(CallSyntaxError):
         parse_call(text)
+
+
+def test_ch7_a_call_made_by_hand_is_the_one_read_from_text():
+    # Call(8, NT) was accepted: bid in an auction, it made a contract of 14 tricks
+    # whose text raised KeyError; and Call(1, P) was not the 1P legal_calls() lists
+    assert Call(1, Denomination.P) is parse_call("1P")
+    assert Call(7, Denomination.NT) is BID[7][Denomination.NT]
+    assert Call(0, None) is PASS
+    assert Call(1, Denomination.P) in HandState(Deal.from_seed(1), Seat.N).legal_calls()
+
+
+@pytest.mark.parametrize("level, denomination, says", [
+    (8, Denomination.NT, "level is 1 to 7, not 8"), (0, Denomination.P, "level is 1 to 7, not 0"),
+    (True, Denomination.P, "not True"), ("3", Denomination.A, "not '3'"),
+    (2, 1, "denomination is a Denomination"), (2, "NT", "denomination is a Denomination"),
+    (3, None, "a pass is Call(0, None)")])
+def test_ruling_r7_a_call_made_by_hand_outside_the_bids_is_refused(level, denomination, says):
+    state = HandState(Deal.from_seed(1), Seat.N)
+    with pytest.raises(CallSyntaxError, match=re.escape(says)):
+        state.call(Call(level, denomination))
+    assert state.calls == []
 
 
 def test_ch7_dealer_calls_first_then_clockwise():
