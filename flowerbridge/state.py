@@ -29,7 +29,7 @@ from .calls import BIDS, PASS, Call, parse_call
 from .cards import Card, Suit, parse_card
 from .contract import Contract
 from .dealing import Deal
-from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError
+from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError, quoted
 from .options import DEFAULT_OPTIONS, FIRST_NAMED, RuleOptions
 from .seats import SEATS, Seat, Side
 
@@ -291,19 +291,25 @@ class HandState:
         turn = self._turn
         # who an error names: the hand whose card it is, or a sender out of turn
         player = turn if seat is None or Seat(seat) is self.actor else Seat(seat)
+        read: Card | None = None
         try:
-            parsed = card if type(card) is Card else parse_card(card)
+            read = card if type(card) is Card else parse_card(card)
         except CardCodeError as exc:
-            raise CardCodeError(exc.detail, position=where, seat=player) from None
+            if not self.phase.is_over or not isinstance(card, str):
+                raise CardCodeError(exc.detail, position=where, seat=player) from None
+            # (in a hand that is over no card is played: said so first, not what the code lacks)
+        shown = read.code if read is not None else quoted(str(card))
         if self.phase is not Phase.PLAY:
             if self.phase is Phase.AUCTION:
-                raise PhaseError(f"{parsed.code} played before the auction has ended", rule="Ch. 8",
+                raise PhaseError(f"{shown} played before the auction has ended", rule="Ch. 8",
                                  position=where, seat=player)
             if self.phase is Phase.PASSED_OUT:
-                raise PhaseError(f"{parsed.code} played in a passed-out hand", rule="R8",
+                raise PhaseError(f"{shown} played in a passed-out hand", rule="R8",
                                  position=where, seat=player)
-            raise PhaseError(f"{parsed.code} played after the hand is over", rule="Ch. 9",
+            raise PhaseError(f"{shown} played after the hand is over", rule="Ch. 9",
                              position=where, seat=player)
+        assert read is not None
+        parsed = read
         if seat is not None:
             actor = self.actor
             if Seat(seat) is not actor:
@@ -388,8 +394,10 @@ class HandState:
         return self.legal_cards()  # type: ignore[return-value]
 
     def apply(self, action: Action | str, seat: Seat | None = None) -> Event:
-        """Make a call or play a card, whichever the phase calls for."""
-        if self.phase is Phase.AUCTION or isinstance(action, Call):
+        """Make a call or play a card, whichever the phase calls for (in a hand that is
+        over, whichever the action reads as, so that its error names the call or card)."""
+        if self.phase is Phase.AUCTION or isinstance(action, Call) or (
+                self.phase.is_over and isinstance(action, str) and _reads_as_call(action)):
             return self.call(action, seat)  # type: ignore[arg-type]
         return self.play(action, seat)
 
@@ -469,3 +477,12 @@ _LHO = tuple(s.lho for s in SEATS)
 
 def _display_order(card: Card) -> int:
     return -card.index
+
+
+def _reads_as_call(text: str) -> bool:
+    """Whether ``text`` is a call's (``Pass``, ``3NT``)."""
+    try:
+        parse_call(text)
+    except CallSyntaxError:
+        return False
+    return True

@@ -238,6 +238,21 @@ def test_ruling_r8_no_card_is_played_in_a_passed_out_hand():
     assert state.plays == () and state.phase is Phase.PASSED_OUT
 
 
+@pytest.mark.parametrize("action, says", [
+    ("Pass", "call 5 (N): Pass comes after the auction has ended"),
+    ("1P", "call 5 (N): 1P comes after the auction has ended"),
+    ("1Pa", "play 1 (N): 1Pa played in a passed-out hand"),
+    ("1Px", "play 1 (N): '1Px' played in a passed-out hand")])
+def test_ruling_r8_an_action_after_a_passed_out_auction_is_refused_as_what_it_is(action, says):
+    # apply() took every action after the auction for a card: "Pass" was refused
+    # as an unknown card code
+    state = auction("Pass Pass Pass Pass")
+    with pytest.raises(PhaseError, match=re.escape(says)) as refused:
+        state.apply(action)
+    assert refused.value.rule == "R8"
+    assert len(state.calls) == 4 and state.plays == () and state.phase is Phase.PASSED_OUT
+
+
 def test_ch7_highest_bidder_becomes_declarer():
     state = auction("1A Pass 3A Pass 4A Pass Pass Pass", dealer=Seat.S)
     assert state.contract.declarer is Seat.S and state.contract.side is Side.NS
