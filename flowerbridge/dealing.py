@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from .cards import CARDS, DECK, Card, parse_card, sort_cards
-from .errors import CardCodeError, DealError
+from .errors import CardCodeError, DealError, json_type
 from .seats import SEATS, Seat
 
 HAND_SIZE = 13
@@ -74,8 +74,14 @@ class Deal:
     undealt: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        if len(self.hands) != 4:
-            raise DealError(f"a deal has 4 hands, not {len(self.hands)}")
+        # Kept as tuples of cards of its own, highest first, whatever the caller gave
+        # (lists it may change later, card codes): the deal is fixed (Chapter 6)
+        hands = _cards(self.hands, "hands")
+        if len(hands) != 4:
+            raise DealError(f"a deal has 4 hands, not {len(hands)}")
+        hands = tuple(_hand(hand, f"hands.{seat}") for seat, hand in zip(SEATS, hands))
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "undealt", _hand(self.undealt, "undealt"))
         for seat, hand in zip(SEATS, self.hands):
             if len(hand) != HAND_SIZE:
                 raise DealError(f"hand {seat} has {len(hand)} cards, must have {HAND_SIZE}", rule="Ch. 6")
@@ -146,6 +152,23 @@ class Deal:
     def to_dict(self) -> dict:
         return {"hands": {s.name: [c.code for c in self.hands[s]] for s in SEATS},
                 "undealt": [c.code for c in self.undealt]}
+
+
+def _cards(items: object, where: str) -> tuple:
+    """``items`` as a tuple (a string's words), or a :class:`DealError` naming ``where``."""
+    if isinstance(items, str):
+        return tuple(items.split())
+    if isinstance(items, (bytes, Mapping)) or not isinstance(items, Iterable):
+        raise DealError(f"{where}: a list of cards, not {json_type(items)}")
+    return tuple(items)
+
+
+def _hand(items: object, where: str) -> tuple[Card, ...]:
+    """The cards ``items`` (cards or card codes), highest first."""
+    try:
+        return tuple(sort_cards(parse_card(c) for c in _cards(items, where)))
+    except CardCodeError as exc:
+        raise CardCodeError(f"{where}: {exc.detail}") from None
 
 
 def _undealt_of(counts: Counter) -> list[Card]:

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import (BID, BIDS, DECK, PASS, Call, CallSyntaxError, Deal, DealError, Denomination,
+from flowerbridge import (BID, BIDS, DECK, PASS, Call, CallSyntaxError, CardCodeError, Deal, DealError, Denomination,
                           HandState, IllegalCallError, Phase, PhaseError, RuleOptions, Seat, Side,
                           parse_call)
 from flowerbridge.session import Session
@@ -73,6 +73,29 @@ def test_ch6_wrong_card_count_is_rejected():
     hands["S"].pop()
     with pytest.raises(DealError, match="hand S has 12 cards"):
         Deal.from_hands(hands)
+
+
+def test_ch6_a_deal_keeps_its_own_cards_whatever_it_was_given():
+    # Deal(lists) kept the caller's lists: swapping two cards in them afterwards
+    # changed a hand under way (its copy and its record then refused its plays)
+    dealt = Deal.from_seed(1)
+    hands = [list(reversed(hand)) for hand in dealt.hands]
+    deal = Deal(hands, [c.code for c in dealt.undealt])
+    hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+    assert deal == dealt and deal.hands == dealt.hands       # (highest first, as from_seed deals)
+    assert all(type(hand) is tuple for hand in deal.hands) and type(deal.undealt) is tuple
+    assert Deal([SEED_1[s.name] for s in Seat], SEED_1_UNDEALT) == dealt
+
+
+@pytest.mark.parametrize("hands, undealt, error, says", [
+    (5, SEED_1_UNDEALT, DealError, "hands: a list of cards, not a number"),
+    ([SEED_1[s.name].split() for s in Seat][:3], SEED_1_UNDEALT, DealError, "a deal has 4 hands, not 3"),
+    ([[1] * 13] + [SEED_1[s] for s in "ESW"], SEED_1_UNDEALT, CardCodeError, "hands.N: a card is a code"),
+    ([SEED_1[s.name] for s in Seat], ["8A", "10X"], CardCodeError, "undealt: "),
+])
+def test_ch6_a_deal_made_of_other_than_cards_is_refused_naming_where(hands, undealt, error, says):
+    with pytest.raises(error, match=re.escape(says)):
+        Deal(hands, undealt)
 
 
 def test_ruling_r6_given_undealt_must_be_the_other_eight():
