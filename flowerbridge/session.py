@@ -12,6 +12,7 @@ points are never reset. A session may end after a number of hands or games.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -74,7 +75,11 @@ class GameRecord:
 
 
 class Session:
-    """A series of hands at one table under one set of rule options."""
+    """A series of hands at one table under one set of rule options.
+
+    Its lists (:attr:`hands`, :attr:`scores`, :attr:`games`, :attr:`above`) are the
+    session's own, to read: the scoresheet and the record are made from them.
+    :meth:`hand_records` gives copies of the hands, to replay or undo at will."""
 
     def __init__(self, options: RuleOptions | None = None, *, first_dealer: Seat = Seat.N,
                  max_hands: int | None = None, max_games: int | None = None) -> None:
@@ -183,8 +188,13 @@ class Session:
     # ------------------------------------------------------------ records
 
     def hand_records(self) -> list[HandRecord]:
-        """The hands, each with the keys its record carried besides (read by
-        :meth:`from_dict`; a hand entered by :meth:`add` carries none)."""
+        """The hands, each a copy (changing it changes nothing here) with the keys its
+        record carried besides (read by :meth:`from_dict`; a hand entered by :meth:`add`
+        carries none)."""
+        return [dataclasses.replace(record, state=record.state.copy()) for record in self._records()]
+
+    def _records(self) -> list[HandRecord]:
+        """:meth:`hand_records` of the session's own hands, for reading."""
         return [HandRecord(state, dict(extra), dict(hands_extra))
                 for state, (extra, hands_extra) in zip(self.hands, self._hand_extras)]
 
@@ -197,7 +207,7 @@ class Session:
             "first_dealer": self.first_dealer.name,
             "max_hands": self.max_hands,
             "max_games": self.max_games,
-            "hands": [record.to_dict() for record in self.hand_records()],
+            "hands": [record.to_dict() for record in self._records()],
         }
         return {**own, **{k: v for k, v in self.extra.items() if k not in own}}
 

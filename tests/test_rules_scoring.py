@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, OptionError, PhaseError,
+from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, OptionError, Phase, PhaseError,
                           RecordError, RuleOptions, Seat, Side, parse_cards)
 from flowerbridge.records import replay
 from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
@@ -317,6 +317,19 @@ def test_ruling_r18_custom_game_threshold():
     session = Session(RuleOptions(game_points=200))
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
     assert session.games_won == (0, 0)
+
+
+def test_ruling_r18_a_sessions_hand_records_are_copies_to_replay_at_will():
+    # hand_records() gave the session's own hands: an undo on one made the record
+    # disagree with the scoresheet, and the record could no longer be read back
+    session = Session()
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
+    record = session.to_dict()
+    [copy] = session.hand_records()
+    copy.state.undo()
+    assert copy.state.phase is Phase.PLAY
+    assert session.hands[0].is_over and session.to_dict() == record
+    assert Session.from_dict(session.to_dict()).scoresheet() == session.scoresheet()
 
 
 def test_ruling_r19_session_ends_after_a_number_of_hands():
