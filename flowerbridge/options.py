@@ -67,10 +67,9 @@ class RuleOptions:
             most = _MOST.get()
             if most is not None and any(v > most for v in flat):
                 raise OptionError(f"option {f.name}: {_shown(value)} is more than {most:,}")
-            if isinstance(f.default, tuple):
-                if _shape(value) != _shape(f.default):
-                    raise OptionError(f"option {f.name}: expected the shape of {list(_lists(f.default))}")
-                object.__setattr__(self, f.name, _tuples(value))
+            if isinstance(f.default, tuple) and _shape(value) != _shape(f.default):
+                raise OptionError(f"option {f.name}: expected the shape of {list(_lists(f.default))}")
+            object.__setattr__(self, f.name, _tuples(value))
         if self.game_points == 0:
             raise OptionError("option game_points: must be at least 1")
 
@@ -191,9 +190,11 @@ def _shape(value: Any) -> Any:
 
 
 def _tuples(value: Any) -> Any:
+    """A checked option value as kept: tuples for lists, and ``int`` for a whole
+    number written as a float (``50.0``), so that scores are whole numbers too."""
     if isinstance(value, (list, tuple)):
         return tuple(_tuples(v) for v in value)
-    return value
+    return int(value)
 
 
 def _lists(value: Any) -> Any:

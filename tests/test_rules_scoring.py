@@ -463,6 +463,16 @@ def test_rule_options_values_are_bounded_so_sums_stay_exact(field, value):
     assert RuleOptions(undertrick_penalty=1_000_000).undertrick_penalty == 1_000_000
 
 
+def test_rule_options_a_whole_number_written_as_a_float_is_kept_as_a_whole_number():
+    # RuleOptions(undertrick_penalty=50.0) kept 50.0, and its scores came out as 100.0
+    options = RuleOptions(undertrick_penalty=50.0, game_points=100.0, overtrick_points=[20.0, 30, 30, 30])
+    assert options == RuleOptions()
+    assert type(options.undertrick_penalty) is int and type(options.overtrick_points[0]) is int
+    state = ns_declares(TRUMP_DEAL, Seat.N, "7NT", options)
+    score = play_greedy(state).score()
+    assert not score.made and all(type(item.points) is int for item in score.items)
+
+
 def test_ruling_r19_text_scoresheet_keeps_east_west_in_line_beside_a_long_entry():
     session = Session()
     session.above += [(1, Side.NS, 100, "1 Bright Animal down 2 × 50"), (1, Side.EW, 5, "honors"),
