@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from flowerbridge import FlowerBridgeError
 from flowerbridge.solver import BRIDGE, DoubleDummy, dd_tables
 from flowerbridge.solver.bridge import PBNError, parse_pbn, to_pbn
 
@@ -103,6 +104,9 @@ def test_pbn_parsing_and_errors():
                 "N:X... A... K... Q..."):
         with pytest.raises(PBNError):
             parse_pbn(bad)
+    # (one hierarchy for the package's errors: PBNError was a bare ValueError)
+    with pytest.raises(FlowerBridgeError, match="4 hands, not 1"):
+        parse_pbn("N:AKQ2.JT9.876.543")
 
 
 def test_a_pbn_deal_names_its_first_seat_by_an_ascii_letter_only():

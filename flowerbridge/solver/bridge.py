@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Generator
 
+from ..errors import FlowerBridgeError
 from .core import BRIDGE, DEFAULT_MEMORY_MB, DoubleDummy, iter_dd_tables
 
 RANKS = "23456789TJQKA"
@@ -16,8 +17,9 @@ DENOMINATIONS = ("C", "D", "H", "S", "NT")
 SEAT_LETTERS = "NESW"
 
 
-class PBNError(ValueError):
-    """A deal that is not valid PBN."""
+class PBNError(FlowerBridgeError):
+    """A deal that is not valid PBN (like every error of the package, a
+    :class:`FlowerBridgeError`, and so a ``ValueError``)."""
 
 
 def parse_pbn(text: str) -> list[list[int]]:
