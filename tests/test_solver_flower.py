@@ -448,6 +448,31 @@ def test_one_table_shared_among_threads_equals_one_thread():
         assert dd_tables([hands], FLOWER, workers=3, memory_mb=64) == [table]
 
 
+def test_one_table_shared_among_threads_stops_when_one_thread_fails(monkeypatch):
+    # A Ctrl-C (or a thread's error) while one deal's table was searched on two
+    # threads left the other thread to search every entry left before it stopped
+    import threading
+    import time
+    calls = []
+    search = DoubleDummy._call
+
+    def failing_first(self, *args):
+        with lock:
+            calls.append(args)
+            first = len(calls) == 1
+        if first:
+            raise KeyboardInterrupt
+        time.sleep(0.1)
+        return search(self, *args)
+
+    lock = threading.Lock()
+    monkeypatch.setattr(DoubleDummy, "_call", failing_first)
+    hands = [[c.index for c in h] for h in Deal.from_seed(11, 0).hands]
+    with pytest.raises(KeyboardInterrupt):
+        dd_tables([hands], FLOWER, workers=2, memory_mb=8)
+    assert len(calls) <= 3          # of the table's 16 entries
+
+
 def _team_table(team, hands, order):
     """A DD table (North-South tricks) by threads of a team sharing one
     table, each taking the next (denomination, leader) of ``order``."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Generator, Iterable, Sequence, cast
 
@@ -401,8 +401,16 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                     rows[d][leader] = value
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done in [pool.submit(work, s) for s in team]:
-                done.result()
+            futures = [pool.submit(work, s) for s in team]
+            try:
+                for done in as_completed(futures):      # (a thread's error as soon as raised)
+                    done.result()
+            except BaseException:
+                # a Ctrl-C, or another thread's error: the others stop after the entry
+                # they are searching (they went on through the whole table)
+                with lock:
+                    todo.clear()
+                raise
     finally:
         _give_back(team)
     # every entry is filled once the workers are done
