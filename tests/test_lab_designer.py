@@ -224,11 +224,15 @@ def test_designer_plains_conclusion_names_the_extra_trick_only_where_tricks_are_
     assert "about as many" not in unlike and "eleventh trick" not in unlike
 
 
-@pytest.mark.parametrize("changed, headline", [(17.0, "**Keep the undertrick penalty.**"),
-                                               (2.0, "**The undertrick penalty decides few hands")])
-def test_designer_penalty_conclusion_without_double_dummy_follows_its_figure(changed, headline):
+@pytest.mark.parametrize("changed, hands, headline", [
+    (17.0, 1000, "**Keep the undertrick penalty.**"),
+    (2.0, 1000, "**The undertrick penalty decides few hands"),
+    # the estimate alone gave firm advice from a handful of hands: 10 % of 30 (3.5-25.6 %)
+    (10.0, 30, "**What the undertrick penalty decides, these deals cannot tell:**"),
+    (0.0, 10, "**What the undertrick penalty decides, these deals cannot tell:**")])
+def test_designer_penalty_conclusion_without_double_dummy_follows_its_interval(changed, hands, headline):
     from flowerbridge.lab.designer import _suggestions
-    strict = {"winner_changed": changed, "winner_changed_hands": int(changed * 10), "hands": 1000}
+    strict = {"winner_changed": changed, "winner_changed_hands": round(changed * hands / 100), "hands": hands}
     [penalty] = [s for s in _suggestions(*_summaries(10, 30), {"strict": strict},
                                          None, {}) if "undertrick penalty" in s]
     assert penalty.startswith(headline) and f"{changed:.1f}% (95% interval " in penalty
