@@ -233,6 +233,17 @@ def test_lab_run_stopped_while_writing_its_results_leaves_the_earlier_ones_whole
     assert json.loads(after["summary.json"])["n"] == 20 and b"20 deals from seed" in after["report.html"]
 
 
+def test_lab_summary_json_is_strict_json_even_for_one_deal(tmp_path):
+    # a mean's interval from one deal was written as NaN, which JSON.parse refuses
+    run_lab(tmp_path, ["deals", "play", "variants"], n=1, seed=1, bots="random", workers=1, report=False)
+    text = (tmp_path / "summary.json").read_text()
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} in summary.json")
+    summary = json.loads(text, parse_constant=refuse)
+    assert summary["summaries"]["deals"]["undealt"]["sampled_interval"]["mean_honors"] == [None, None]
+
+
 def test_lab_run_without_a_report_removes_the_earlier_one_it_would_contradict(tmp_path):
     run_lab(tmp_path, ["deals"], n=10, seed=1, workers=1)
     run_lab(tmp_path, ["deals"], n=20, seed=1, workers=1, report=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,17 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     return study
 
 
+def _no_nan(value: Any) -> Any:
+    """``value`` with every float that is not finite (NaN, infinity) made ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nan(v) for v in value]
+    return value
+
+
 def _finish(result: LabResult, staged: Staged, known: dict, variants: list | None, report: bool) -> Study:
     """The summaries of a computed run, its summary.json and report staged beside its CSV files."""
     from .variants import DEFAULT_VARIANTS
@@ -104,9 +116,12 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
     summaries = {name: known[name].summarize(table, result.params[name], settings)
                  for name, table in result.tables.items()}
     earlier = earlier_results(result.out, result.tables)
+    # (strict JSON: a figure with no value, a mean's interval from one deal, is null where
+    # Python wrote NaN, which JSON.parse and other strict readers refuse)
     staged.write("summary.json",
-                 json.dumps({"n": n, "seed": seed, "params": result.params, "settings": settings,
-                             "summaries": summaries, "earlier_results": earlier}, indent=1) + "\n")
+                 json.dumps(_no_nan({"n": n, "seed": seed, "params": result.params, "settings": settings,
+                                     "summaries": summaries, "earlier_results": earlier}),
+                            indent=1, allow_nan=False) + "\n")
     page = None
     if report:
         # the rule variants are read when summing up (dd's par), not when computing rows
