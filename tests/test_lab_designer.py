@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from flowerbridge import FlowerBridgeError
+from flowerbridge import PASS, FlowerBridgeError
 from flowerbridge.cli import main
 
 
@@ -162,7 +163,7 @@ def _summaries(plains: float, others: float, tricks=(8.0, 8.0, 8.0)):
                              "mean_tricks": t, "game_level": level}
                          for x, rate, t, level in zip("PRA", (plains, others, others), tricks, (5, 4, 4))},
             "points_per_hand": {"honors": 1, "Bright bonuses": 1, "contract points (below)": 10},
-            "honor_margin": 1, "score_margin": 2}
+            "honor_margin": 1, "score_margin": 2, "contracts": 300}
     deals = {"undealt": {"exact": {"some_bright": .79, "some_pair": .41, "some_bright_pair": .077}}}
     return deals, play
 
@@ -318,6 +319,32 @@ def test_lab_designer_report_may_be_written_into_its_own_output_folder(tmp_path,
     assert sorted(p.name for p in (out / "report").iterdir()) == ["game-tricks.png", "points.png",
                                                                    "undealt.png"]
     assert main(_designer(report, out)) == 0, capsys.readouterr().err     # and again
+
+
+class PassBot:
+    """Bots that never bid: every hand passed out."""
+
+    def act(self, observation):
+        return PASS if observation.phase == "auction" else observation.legal[0]
+
+
+def test_lab_designer_report_of_hands_all_passed_out_says_no_contract_was_reached(tmp_path, capsys,
+                                                                                   fast_figures):
+    # it said the bots made "0% of the contracts they reached", and drew conclusions on
+    # honors against contracts from hands that scored nothing
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    command = _designer(report, out)
+    command[command.index("random")] = "tests.test_lab_designer:PassBot"
+    assert main(command) == 0, capsys.readouterr().err
+    text = report.read_text()
+    assert "The bots reached no contract (every hand passed out, and scored nothing)" in text
+    assert "**The bots reached no contract** (every hand passed out)" in text
+    assert "% of the contracts they reached" not in text and "Honors inflate" not in text
+    assert "No hand was played (every hand passed out)" in text
+    summary = json.loads((out / "summary.json").read_text())["summaries"]["play"]
+    assert summary["contracts"] == 0 and summary["make_rate"] is None
+    assert all(d["make_rate"] is None for d in summary["by_denom"].values())
+    assert "no contract was reached" in (out / "report.html").read_text()
 
 
 def test_lab_designer_report_replaces_a_report_it_wrote_and_says_so(tmp_path, capsys, fast_figures):

@@ -186,9 +186,11 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
         f"    {command}",
         "",
         f"Every deal was bid and played by four `{play['bots']}` bots and scored by the rules "
-        "engine; the same hands were then re-scored under other rule options. The bots made "
-        f"{play['make_rate']:.0f}% of the contracts they reached ({plural(play['passed_out'], 'hand')} "
-        "passed out): the play figures describe their bidding and play, not an expert's. "
+        "engine; the same hands were then re-scored under other rule options. "
+        + (f"The bots made {play['make_rate']:.0f}% of the contracts they reached "
+           f"({plural(play['passed_out'], 'hand')} passed out)" if play["contracts"] else
+           "The bots reached no contract (every hand passed out, and scored nothing)")
+        + ": the play figures describe their bidding and play, not an expert's. "
         + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
            "(a full search per deal; the same command with a larger `--dd-n` analyses more)"
            + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
@@ -279,7 +281,7 @@ def _plains_30(vs: dict) -> str | None:
     new, old = p30["hands_per_game"], vs["default"]["hands_per_game"]
     lead = "With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), "
     if new is None or old is None:
-        return lead + "too few hands were played to complete a game under both scorings."
+        return lead + "no game was completed under both scorings in these hands."
     change = p30.get("vs_reference", {}).get("hands_per_game")
     block = p30.get("vs_reference", {}).get("game_block")
     known = change is not None and bool(np.isfinite(change[1]))
@@ -342,11 +344,13 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
                                        "Mean points per hand, both sides together")), "",
            f"Five Bright bonus in {play['five_bright_rate']:.1f}% of hands (either side), "
            f"Ten Bright in {play['ten_bright_rate']:.2f}%. "
-           "Honors and Bright bonuses together are "
-           f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
-           "the contract points scored below the line; the difference they make between the two "
-           f"sides averages {play['honor_margin']:.1f} points a hand, against "
-           f"{play['score_margin']:.1f} for the whole score."]
+           + ("Honors and Bright bonuses together are "
+              f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
+              "the contract points scored below the line; the difference they make between the two "
+              f"sides averages {play['honor_margin']:.1f} points a hand, against "
+              f"{play['score_margin']:.1f} for the whole score." if play["contracts"] else
+              "No hand was played (every hand passed out), so none scored honors, bonuses or "
+              "contract points.")]
     for name, label in (("no-honors", "without honor bonuses"),
                         ("no-bright-bonus", "without Bright bonuses")):
         if name in vs:
@@ -413,6 +417,16 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                f"Bright bonus in {100 * u['some_bright_pair']:.1f}% (both copies of a Bright "
                "undealt). A missing card is never safely placed with an opponent: this is the "
                "game's own inference problem, and worth a paragraph in the rulebook.")
+    out += _honors_suggestion(play, vs) if play["contracts"] else [
+        "**The bots reached no contract** (every hand passed out), so their play says nothing "
+        "of honors, bonuses or the undertrick penalty; other bots (`--bots`) or more deals would."]
+    out += _penalty_suggestion(play, vs, firm)
+    return out
+
+
+def _honors_suggestion(play: dict, vs: dict) -> list[str]:
+    """What honors and Bright bonuses weigh against the contract, in the bots' play."""
+    out = []
     pts = play["points_per_hand"]
     extra = pts["honors"] + pts["Bright bonuses"]
     below = pts["contract points (below)"]
@@ -428,6 +442,13 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
                                              ("no-bright-bonus", "without Bright bonuses"))
                          if name in vs)
                + _honors_verdict([vs[k] for k in ("no-honors", "no-bright-bonus") if k in vs]))
+    return out
+
+
+def _penalty_suggestion(play: dict, vs: dict, firm: dict | None) -> list[str]:
+    """What the undertrick penalty decides: by par where there are enough double-dummy
+    deals, else in the bots' play (where they reached contracts)."""
+    out = []
     if firm and "strict" in firm["variants"]:
         s, d = firm["variants"]["strict"], firm["variants"]["default"]
         if s["par_zero"] > d["par_zero"]:
@@ -443,7 +464,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
             out.append(f"**The undertrick penalty changes par little.** Counting the contract's "
                        f"score alone, par scores nothing in {s['par_zero']:.0f}% of deals under the strict "
                        f"reading, against {d['par_zero']:.0f}% with 50 a trick.")
-    elif "strict" in vs:
+    elif "strict" in vs and play["contracts"]:
         # led by the 95 % interval, one hand in twenty the line (as _honors_verdict is): the
         # estimate alone gave firm advice from 30 hands, 10.0 % (3.5-25.6 %)
         lo, hi = wilson(vs["strict"]["winner_changed_hands"], vs["strict"]["hands"])

@@ -195,7 +195,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         game_tricks = t["tricks"] >= game_at + 6
         by_denom[d.name] = {
             "contracts": len(t), "made": int(t["made"].sum()),
-            "make_rate": pct(t["made"].sum(), len(t)),
+            "make_rate": pct(t["made"].sum(), len(t)) if len(t) else None,
             "mean_level": float(t["level"].mean()) if len(t) else None,
             "game_level": game_at,
             "games_bid": len(games), "games_made": int(games["made"].sum()),
@@ -235,7 +235,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         "honor_margin": float(np.abs(extras[0] - extras[1]).mean()) if n else 0.0,
         "score_margin": float(np.abs(totals[0] - totals[1]).mean()) if n else 0.0,
         "contracts": len(bid), "made": int(bid["made"].sum()),
-        "make_rate": pct(bid["made"].sum(), len(bid)),
+        "make_rate": pct(bid["made"].sum(), len(bid)) if len(bid) else None,     # (no contract: none)
         "by_denom": by_denom,
         "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},
         "points_per_hand": components,
@@ -324,8 +324,10 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     whole_numbers(ax2)
     hpg = summary["hands_per_game"]
     text = (f"{plural(summary['hands'], 'hand')} bid and played by the '{summary['bots']}' bots; "
-            f"{summary['passed_out']:,} passed out; {summary['make_rate']:.1f}% of contracts made. "
-            f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, Ten Bright in "
+            f"{summary['passed_out']:,} passed out; "
+            + (f"{summary['make_rate']:.1f}% of contracts made. " if summary["contracts"]
+               else "no contract was reached. ")
+            + f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, Ten Bright in "
             f"{summary['ten_bright_rate']:.2f}%. "
             + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')})."
                if hpg else "No game was completed."))
