@@ -1364,6 +1364,22 @@ def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tm
     assert "hands per game (95% interval)" in [row[0] for row in compare.rows]
 
 
+def test_lab_a_change_against_default_resting_on_one_deal_has_no_interval(tmp_path):
+    # one deal gave "-36.0 (-36.0 to -36.0)": resampling one row gives it again, an
+    # interval of no width that read as an exact result
+    from flowerbridge.lab.report import change_cell
+    study = run_lab(tmp_path, ["variants"], workers=1, n=1, seed=2, bots="random", report=False)
+    vs = study.summaries["variants"]["variants"]
+    changes = [c for name in vs if name != "default"
+               for c in (vs[name]["vs_reference"]["made"], *vs[name]["vs_reference"]["declarer_net"].values())
+               if c is not None]
+    assert changes and all(np.isnan(lo) and np.isnan(hi) for _, lo, hi in changes)
+    assert all(" to " not in change_cell(c) for c in changes)
+    two = run_lab(tmp_path / "two", ["variants"], workers=1, n=40, seed=1, bots="random", report=False)
+    made = two.summaries["variants"]["variants"]["strict"]["vs_reference"]["made"]
+    assert np.isfinite(made[1]) and np.isfinite(made[2])
+
+
 def test_lab_docs_name_every_csv_column_of_every_analysis():
     # docs/lab.md said the columns were "documented in each module"; play's, variants' and
     # deals' were not, and made = 0 on a passed-out row misled a mean of the column

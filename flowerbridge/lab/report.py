@@ -398,14 +398,20 @@ def ratio_of_sums(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarra
         return np.asarray(numerators, dtype=np.float64).sum(axis=0) / den
 
 
-def paired_change(estimates: np.ndarray, draws: np.ndarray, a: int, b: int) -> list[float] | None:
+def paired_change(estimates: np.ndarray, draws: np.ndarray, a: int, b: int,
+                  denominators: np.ndarray | None = None) -> list[float] | None:
     """The change from cell ``a`` to cell ``b``, as ``[change, low, high]`` with its
     paired 95 % interval from the same bootstrap ``draws`` of both (:func:`bootstrap_draws`
-    and :func:`ratio_of_sums` of the same rows); None where either cell is empty."""
+    and :func:`ratio_of_sums` of the same rows); None where either cell is empty. Given
+    the rows' ``denominators``, a cell that rests on fewer than two rows has no interval
+    (NaN bounds): resampling one row gives it again, an interval of no width."""
     if not (np.isfinite(estimates[a]) and np.isfinite(estimates[b])):
         return None
+    change = float(estimates[b] - estimates[a])
+    if denominators is not None and min(np.count_nonzero(np.asarray(denominators)[:, c]) for c in (a, b)) < 2:
+        return [change, float("nan"), float("nan")]
     lo, hi = draws_interval(draws[:, b] - draws[:, a])
-    return [float(estimates[b] - estimates[a]), lo, hi]
+    return [change, lo, hi]
 
 
 def change_cell(change: Sequence[float] | None, unit: str = "") -> str:

@@ -193,10 +193,10 @@ def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
         game_estimates, game_draws = ratio_of_sums(hands, games), bootstrap_draws(hands, games)
     for i, (name, _) in enumerate(variants[1:], 1):
         summaries[name]["vs_reference"] = {
-            "made": paired_change(estimates, draws, 0, i * width),
-            "declarer_net": {d.name: paired_change(estimates, draws, 1 + j, i * width + 1 + j)
+            "made": paired_change(estimates, draws, 0, i * width, den_),
+            "declarer_net": {d.name: paired_change(estimates, draws, 1 + j, i * width + 1 + j, den_)
                              for j, d in enumerate(Denomination)},
-            "hands_per_game": paired_change(game_estimates, game_draws, 0, i) if size else None,
+            "hands_per_game": paired_change(game_estimates, game_draws, 0, i, games) if size else None,
             "game_block": size,
         }
     return summaries
