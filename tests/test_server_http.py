@@ -44,6 +44,12 @@ SEATS = json.dumps(table_request(PEOPLE)["seats"]).encode()
     (b'{"name": ' + b"9" * 5000 + b'}', "a number has more than 4,300 digits"),
     (b"[" * 5000 + b"]" * 5000, "arrays and objects nested too deeply"),
     (b'{"seats": }', "not JSON: Expecting value at line 1 column 11"),
+    # an option nested between what pydantic's copy of the request and the JSON reader
+    # take was answered 500 (plain text, a traceback in the log)
+    (b'{"options": {"undertrick_penalty": ' + b"[" * 300 + b"]" * 300 + b'}, "seats": ' + SEATS + b'}',
+     "option undertrick_penalty: nested more deeply than any option is"),
+    (b'{"options": {"honor_bright": [[4, 2], [4, [[1]]]]}, "seats": ' + SEATS + b'}',
+     "option honor_bright: nested more deeply than any option is"),
 ])
 def test_http_a_body_is_read_as_strictly_as_a_websocket_message(server, content, message):
     # (the server is the module's: other tests may have made tables before this one)

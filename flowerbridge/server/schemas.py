@@ -80,6 +80,15 @@ _UNREADABLE_SAID = ("a name holds no control characters (tab, line feed, DEL, ..
                     "and U+200D are allowed) and no line or paragraph separators (U+2028, U+2029)")
 
 
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether lists or objects in ``value`` nest more than ``depth`` deep."""
+    if isinstance(value, (list, tuple, dict)):
+        if depth == 0:
+            return True
+        return any(_deeper_than(v, depth - 1) for v in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
 class CreateTable(_Strict):
     """``POST /api/tables``: a new table's name, rule options, length and seats."""
 
@@ -109,6 +118,12 @@ class CreateTable(_Strict):
         if unknown:
             raise ValueError(f"unknown option {unknown[0]!r}; the options are "
                              + ", ".join(RuleOptions.__dataclass_fields__))
+        # (an option is at most a list of pairs: a value nested hundreds deep was let
+        # through, and the request's own copy of it failed, answered 500)
+        for name, value in (options or {}).items():
+            if _deeper_than(value, 3):
+                raise ValueError(f"option {name}: nested more deeply than any option is (a number, "
+                                 "a list of numbers, or a list of pairs)")
         return options
 
     @model_validator(mode="after")
