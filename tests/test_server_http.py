@@ -61,6 +61,26 @@ def test_http_a_body_is_read_as_strictly_as_a_websocket_message(server, content,
     assert server.api("GET", "/api/tables").json()["tables"] == before     # no table made
 
 
+def test_http_a_server_failure_is_a_json_500_with_the_headers_of_every_answer(server, monkeypatch):
+    # Starlette's own 500 went out as plain text past the middleware that adds the
+    # security and cache headers, which docs/server.md promises on every answer
+    from flowerbridge.server import app as app_module
+    ok = server.api("GET", "/api/cards")
+    kept = {"content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy",
+            "cache-control"}
+    assert kept <= set(ok.headers)
+
+    def broken():
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(app_module, "card_catalogue", broken)
+    failed, head = server.api("GET", "/api/cards"), server.api("HEAD", "/api/cards")
+    assert (failed.status_code, head.status_code) == (500, 500)
+    assert failed.json() == {"error": {"code": "internal",
+                                       "message": "the server failed on this request (a bug, logged)"}}
+    assert {name: failed.headers[name] for name in kept} == {name: ok.headers[name] for name in kept}
+    assert head.content == b"" and kept <= set(head.headers)
+
+
 # --------------------------------------------------- HEAD, Allow, caching
 
 

@@ -72,7 +72,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             await manager.stop()
             store.close()
 
-    app = FastAPI(title="Flower Bridge", version=__version__, lifespan=lifespan,
+    app = _App(title="Flower Bridge", version=__version__, lifespan=lifespan,
                   # no docs pages: FastAPI's load their scripts from a CDN, which would run
                   # beside the lobby's kept seat links with no Content-Security-Policy
                   docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
@@ -85,8 +85,6 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     # the site's names, whose pages' websockets are welcome whatever Host a proxy passes
     # on (realtime.py; HostNames.names_site takes names alone, no address)
     app.state.public_hosts = HostNames(config.site_names) if config.site_names else None
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(HeadAsGet)
     creations = SlidingWindow(limit=config.tables_per_minute, period=60.0)
     answered = KeptAnswers()    # creations asked with an Idempotency-Key (repeats.py)
 
@@ -99,6 +97,11 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         elif code == "full" and getattr(exc, "retry_after", None) is not None:
             headers = {"Retry-After": f"{exc.retry_after:d}"}    # type: ignore[attr-defined]
         return _error(_STATUS.get(code, 400), code, str(exc), headers)
+
+    @app.exception_handler(Exception)
+    async def _failed(request: Request, exc: Exception) -> JSONResponse:
+        # (Starlette logs the error with its traceback, then sends this)
+        return _error(500, "internal", "the server failed on this request (a bug, logged)")
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -227,6 +230,16 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/{path:path}", _no_websocket_here)
     return app
+
+
+class _App(FastAPI):
+    """The application, its every HTTP answer — a 500 too — with the security and cache
+    headers and HEAD answered as GET: the two middlewares wrap the whole stack, outside
+    Starlette's own error middleware (added as middleware, they were inside it, and the
+    500 it sends passed neither)."""
+
+    def build_middleware_stack(self) -> Any:
+        return HeadAsGet(SecurityHeaders(super().build_middleware_stack()))
 
 
 async def _no_websocket_here(websocket: WebSocket, path: str) -> None:
