@@ -525,10 +525,15 @@ def test_serve_logs_a_refused_site_once_an_hour_and_at_most_32_sites_an_hour(mon
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
     from flowerbridge.cli.serve import allowed_hosts
+    from flowerbridge.server.headers import HostNames
 
     loopback = ("localhost", "127.0.0.0/8", "::1")
     assert [allowed_hosts(host, None) for host in ("127.0.0.1", "127.1.2.3", "::1", "localhost")] == \
         [loopback] * 4
+    # 127.0.0.1 written as IPv6 is loopback too (it answered any Host: DNS rebinding got
+    # in), and a Host header naming it so is a loopback name
+    assert allowed_hosts("::ffff:127.0.0.1", None) == loopback
+    assert HostNames(loopback).allows("::ffff:127.0.0.1") and not HostNames(loopback).allows("::ffff:10.0.0.1")
     assert [allowed_hosts(host, None) for host in ("0.0.0.0", "::", "192.168.1.5")] == [None] * 3
     assert allowed_hosts("0.0.0.0", ["bridge.example.org"]) == (*loopback, "bridge.example.org")
     assert allowed_hosts("127.0.0.1", ["*"]) is None

@@ -96,9 +96,15 @@ def is_loopback(host: str) -> bool:
     if host.strip().lower().rstrip(".") == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+        return _unmapped(ipaddress.ip_address(host.strip().strip("[]"))).is_loopback
     except ValueError:
         return False
+
+
+def _unmapped(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """An IPv4 address written as IPv6 (``::ffff:127.0.0.1``) as the IPv4 address it is
+    (Python 3.11 does not call it loopback: a server listening there took any Host)."""
+    return getattr(address, "ipv4_mapped", None) or address
 
 
 _PORT = re.compile(r":[0-9]*")
@@ -201,7 +207,7 @@ class HostNames:
             address = ipaddress.ip_address(host)
         except ValueError:
             return host in self.names or any(host.endswith(s) for s in self.suffixes)
-        return any(address in network for network in self.networks)
+        return any(a in network for a in {address, _unmapped(address)} for network in self.networks)
 
 
 class HostCheck:
