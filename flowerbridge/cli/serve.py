@@ -217,7 +217,9 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                                            ws_max_size=MAX_FRAME_BYTES,
                                            proxy_headers=forwarded is not None,
                                            forwarded_allow_ips=forwarded,
-                                           limit_concurrency=args.max_connections,
+                                           # (uvicorn counts the arriving connection
+                                           # itself: N took N - 1, and 1 refused all)
+                                           limit_concurrency=args.max_connections + 1,
                                            timeout_graceful_shutdown=GRACE_SECONDS))
     _run_server(server, sock)
     return 0
