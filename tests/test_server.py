@@ -241,7 +241,8 @@ def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", accept
 
 
-@pytest.mark.parametrize("path", ["/ws/nope", "/ws/tables", "/", "/api/tables"])
+@pytest.mark.parametrize("path", ["/ws/nope", "/ws/tables", "/", "/api/tables", "/static/favicon.svg",
+                                  "/static/nothing"])
 def test_a_websocket_where_there_is_none_is_a_json_not_found(server, path):
     # docs/protocol.md: an unknown route is 404 not_found; a websocket handshake there
     # was refused with an empty 403

@@ -135,6 +135,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def table_page(table_id: str, request: Request) -> Response:
         return await files.get_response("table.html", request.scope)
 
+    # (StaticFiles took a websocket handshake to /static too: an empty 403)
+    app.add_api_websocket_route("/static/{path:path}", _no_websocket_here)
     app.mount("/static", files, name="static")
 
     # -------------------------------------------------------------- API
@@ -245,7 +247,8 @@ class _App(FastAPI):
 async def _no_websocket_here(websocket: WebSocket, path: str) -> None:
     """A websocket asked for where there is none: 404 ``not_found``, as an HTTP request
     to an unknown route (Starlette refused it with an empty 403)."""
-    answer = _error(404, "not_found", f"no websocket at /{path}: a table's is /ws/tables/{{id}}")
+    answer = _error(404, "not_found",
+                    f"no websocket at {websocket.url.path}: a table's is /ws/tables/{{id}}")
     try:
         await websocket.send_denial_response(answer)
     except RuntimeError:    # a server without the denial-response extension: its 403
