@@ -519,15 +519,47 @@ def test_basic_ruffs_low_when_no_opponent_still_to_play_has_shown_out_of_the_sui
         "2A", "trumps the opponents' trick")
 
 
+def _seeded_hands(seed, board: int) -> dict[str, str]:
+    deal = Deal.from_seed(seed, board)
+    return {s.name: " ".join(c.code for c in deal.hands[s]) for s in Seat}
+
+
 def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss_card():
-    # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons
-    # but N, fourth, holds the boss 11R: S discards instead of trumping.
-    hands = {"N": "11B 3B 1B 8A 5A 2A 11R 9R 7R 2R 1R 10P 5P",
-             "E": "12B 8B 3B 7A 10R 10R 9R 4R 1R 9P 4P 4P 2P",
-             "S": "12B 8B 7A 6A 6A 5A 11P 11P 10P 5P 2P 1Pb 1Pb",
-             "W": "11B 1B 2A 11R 7R 6R 6R 5R 4R 3R 6P 6P 1Pa"}
-    assert _basic_card(hands, Seat.W, "Pass Pass 1NT 2P 2R 2A Pass Pass Pass",
-                       "10R") == ("1Pb", "discards")
+    # Deal.from_seed(7, 3), dealer W: E declares 2R. S leads 2P at trick 10; E, out of
+    # Plains, holds trumps, but the dummy W's 6P is boss and N, third, cannot hold its
+    # twin (both played): E discards instead of trumping.
+    assert _basic_card(_seeded_hands(7, 3), Seat.W, "2P 2R Pass Pass Pass",
+                       "11P 1Pa 1Pa 3P 3P 2P 9P 11P 12B 2A 1B 2A 10R 11R 2R 2R 8A 5A 6A 3B 9R 1R "
+                       "4R 10R 1Pb 5P 1R 4P 1B 6A 7A 8B 3R 3R 7R 11R 2P") == ("7A", "discards")
+
+
+@pytest.mark.parametrize("hands, dealer, auction, plays", [
+    # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons and N,
+    # fourth, holds a boss 11R, but W, third, may hold its twin, which played first wins
+    ({"N": "11B 3B 1B 8A 5A 2A 11R 9R 7R 2R 1R 10P 5P",
+      "E": "12B 8B 3B 7A 10R 10R 9R 4R 1R 9P 4P 4P 2P",
+      "S": "12B 8B 7A 6A 6A 5A 11P 11P 10P 5P 2P 1Pb 1Pb",
+      "W": "11B 1B 2A 11R 7R 6R 6R 5R 4R 3R 6P 6P 1Pa"},
+     Seat.W, "Pass Pass 1NT 2P 2R 2A Pass Pass Pass", "10R"),
+    # Deal.from_seed("tw", 195), dealer W: W declares 2A. S leads 2P at trick 6; the
+    # dummy E's 6P is boss but N, third, may hold the other 6P (and held it: N won)
+    (_seeded_hands("tw", 195), Seat.W, "1A Pass 2P Pass 2A Pass Pass Pass",
+     "10P 11P 1Pb 1Pb 2A 2A 12B 5A 11B 12B 8A 6A 9P 10P 11P 2P 9P 3P 1Pa 1Pa 2P"),
+])
+def test_basic_declarers_second_hand_ruffs_where_the_third_hand_may_hold_the_twin_of_partners_boss(
+        hands, dealer, auction, plays):
+    # R12: of two identical cards the first played wins. It discarded, and the third
+    # hand's twin took the trick
+    assert _basic_card(hands, dealer, auction, plays) == ("5A", "trumps the opponents' trick")
+
+
+def test_basic_declarer_does_not_lead_low_to_a_boss_trump_whose_twin_the_next_hand_may_hold():
+    # Deal.from_seed("pl1", 11), dealer W: W declares 3R, holding both 11R, so the
+    # dummy E's 10R is boss, but N, next to play, may hold the other 10R (it does): a
+    # low trump led to E's 10R lost to it (R12), double dummy a trick. W draws with 11R.
+    assert _basic_card(_seeded_hands("pl1", 11), Seat.W, "3R Pass Pass Pass",
+                       "11P 9P 1Pa 1Pa 1Pb 10P 1Pb 2P 1R 1R 11R 4R") == (
+        "11R", "draws trumps with a boss trump")
 
 
 def test_basic_no_trump_declarer_keeps_its_honors_when_partners_trick_is_sure():

@@ -146,8 +146,9 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
                 ruff = _ruff_lead(k, legal, other)
                 if ruff is not None:
                     return ruff
-            # Partner holds a boss trump too: lead low to it, keeping this hand's.
-            if len(trumps) > 1 and any(c.suit is k.trump and k.is_boss(c) for c in other):
+            # Partner holds a boss trump too, sure to win led to: lead low to it,
+            # keeping this hand's.
+            if len(trumps) > 1 and any(c.suit is k.trump and _wins_led_to(k, c) for c in other):
                 return min(trumps, key=_cheap), "draws trumps with a low trump to partner's boss trump"
             return _top(trumps), "draws trumps with a boss trump"
         # Without a boss trump: draw them while the side holds at least as
@@ -175,7 +176,7 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     for c in sorted(legal, key=_cheap):
         if c.suit is k.trump or k.opponents_may_ruff(c.suit):
             continue
-        if any(x.suit is c.suit and k.is_boss(x) for x in other):
+        if any(x.suit is c.suit and _wins_led_to(k, x) for x in other):
             return c, "leads low to partner's boss card"
     ruff = _ruff_lead(k, legal, other)
     if ruff is not None:
@@ -221,10 +222,18 @@ def _long_suit(k: Knowledge, legal: list[Card], other: tuple[Card, ...],
 
 
 def _cross_first(k: Knowledge, suit: int, other: tuple[Card, ...]) -> bool:
-    """Whether partner, shorter in ``suit``, holds a boss card of it too."""
+    """Whether partner, shorter in ``suit``, holds a boss card of it too, sure to win
+    led to (:func:`_wins_led_to`)."""
     theirs = [c for c in other if c.suit == suit]
     mine = [c for c in k.hand if c.suit == suit]
-    return 0 < len(theirs) < len(mine) and any(k.is_boss(c) for c in theirs)
+    return 0 < len(theirs) < len(mine) and any(_wins_led_to(k, c) for c in theirs)
+
+
+def _wins_led_to(k: Knowledge, card: Card) -> bool:
+    """Whether partner's boss ``card`` wins a trick this hand leads to it: the next
+    hand, playing before partner, may not hold its twin, which played first would
+    win (R12). (An opponent's twin played after it loses.)"""
+    return k.is_boss(card) and not k.may_hold(k.hand_seat.lho, card)
 
 
 def _ruff_lead(k: Knowledge, legal: list[Card], other: tuple[Card, ...]) -> tuple[Card, str] | None:
@@ -352,7 +361,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         return min(legal, key=_cheap), "second hand low" if len(trick) == 1 else "cannot win: plays low"
     if not following:
         fourth = k.visible.get(k.hand_seat.partner) if len(trick) == 1 else None
-        if fourth and any(c.suit is led and k.is_boss(c) and beats(c, winning, k.trump) for c in fourth):
+        if fourth and _fourth_tops_third(k, fourth, trick[0][1]):
             return _discard(k, legal, keep_trumps=True)
         # An opponent still to play overtrumps only when out of the suit led
         # too: ruff high enough to be sure only where one has shown that.
@@ -368,7 +377,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             return honored[0], "takes a sure trick with honors in it"
         bosses = [c for c in winners if c.suit is led and k.is_boss(c)]
         if bosses and k.trump is not None and not (
-                fourth is not None and any(c.suit is led and k.is_boss(c) for c in fourth)):
+                fourth is not None and _fourth_tops_third(k, fourth, trick[0][1])):
             return bosses[0], "second hand takes a boss trick partner cannot"
         # Ducking gives the opponents the trick when partner, fourth, is seen
         # not to beat the card led; and in the last tricks there is nothing
@@ -410,6 +419,13 @@ def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bo
     may hold a trump."""
     if k.trump is not None and led.suit is not k.trump and k.opponents_may_hold_trumps():
         return False
+    return _fourth_tops_third(k, fourth, led)
+
+
+def _fourth_tops_third(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bool:
+    """Whether partner, playing fourth, holds a card of the suit led that beats
+    ``led`` and that the third hand cannot match or beat in the suit: no card of it as
+    high may be with it, its twin included (played first, the twin would win, R12)."""
     third = k.hand_seat.lho
     return any(c.suit is led.suit and beats(c, led, k.trump)
                and not any(k.may_hold(third, CARDS[led.suit * 10 + r]) for r in range(c.rank, 10))
