@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import Deal, HandState, Seat, parse_call, parse_cards
+from flowerbridge import Deal, Denomination, HandState, Seat, parse_call, parse_cards
 from flowerbridge.bots.bidding import (MAX_POINTS, HandFacts, auction_meanings, choose_call,
                                        explain_call, shown_by_seat, system_table)
 
@@ -293,12 +294,29 @@ def test_weak_twos_are_contested_with_a_strong_balanced_hand_or_a_six_card_suit_
     balanced = "11P 10P 2P 3P 11R 10R 9R 2R 12B 11B 8B 5A 2A"  # 25 points, 4-4-5
     bid = _bid(balanced, "2P")
     assert bid.call == parse_call("2NT")
-    assert bid.explanation == "No Trump overcall: balanced, 18–27 points"
+    assert bid.explanation == "No Trump overcall: balanced, 18+ points"
     long = "11R 11R 10R 9R 5R 4R 12B 11B 5A 6A 11P 2P 3P"  # 24 points, 6 Ribbons
     bid = _bid(long, "2A")
     assert bid.call == parse_call("3R")
     assert bid.explanation == "overcall: 6+ Ribbons, longest suit other than Bright Animals, 16+ points"
     assert _bid("11R 10R 9R 4R 3R 2R 2A 5A 6A 7A 11P 2P 3P", "2A").call.is_pass  # 13 points
+
+
+@pytest.mark.parametrize("opening", ["1P", "1R"])
+def test_a_balanced_hand_of_28_points_or_more_overcalls_no_trump(opening):
+    # Deal.from_seed("rev", 266), East: 5-4-4 and 30 points passed a one-level opening
+    # ("no overcall": the No Trump overcall stopped at 27 and its 5-card suit was theirs)
+    hand = "12B 12B 11B 8B 11R 11R 2R 1R 11P 10P 9P 5P 4P"
+    bid = _bid(hand, opening)
+    assert bid.call == parse_call("1NT") and "18+ points" in bid.explanation
+
+
+def test_no_trump_is_the_fit_over_partners_no_trump_with_six_cards_only_in_the_opponents_suit():
+    # 1NT 2A ?: a 4-3-6 hand with six Animals (theirs, not to be rebid) passed where a
+    # 5-3-5 hand bid 3NT; the six cards in the opponents' suit blocked the No Trump fit
+    hand = "11P 10P 9P 2P 11R 10R 2R 12B 12B 11B 11B 8B 2A"
+    bid = _bid(hand, "1NT", "2A")
+    assert bid.call.is_bid and bid.call.strain is Denomination.NT, bid.explanation
 
 
 def test_a_ten_card_fit_is_not_abandoned_for_the_bidders_own_six_card_suit():

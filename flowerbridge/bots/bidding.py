@@ -208,7 +208,7 @@ SYSTEM: tuple[Rule, ...] = (
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(14, MAX_POINTS), length=6, max_level=2),
     _r(OVERCALL, "jump:long", "weak jump overcall", points=(8, 12), length=7, max_level=2),
-    _r(OVERCALL, "cheap:NT", "No Trump overcall", points=(18, 27), balanced=True, max_level=2),
+    _r(OVERCALL, "cheap:NT", "No Trump overcall", points=(18, MAX_POINTS), balanced=True, max_level=2),
     _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=3),
     _r(OVERCALL, "Pass", "no overcall"),
 
@@ -266,15 +266,15 @@ class Context:
         """The partnership's strain: the suit of :attr:`own_suits` where this
         hand and partner's shown length reach :data:`FIT` (the longer, then
         the higher); else No Trump when partner's last bid was No Trump and
-        this hand has no suit of :data:`LONG_SUIT` cards (it rebids that suit
-        instead); else none."""
+        this hand has no suit of its own of :data:`LONG_SUIT` cards (it rebids that
+        suit instead; a long suit the opponents bid is no suit to rebid); else none."""
         suits = self.own_suits
         if suits:
             best = max(suits, key=lambda s: (facts.lengths[s] + self.partner_shows.min_length[s], s))
             if facts.lengths[best] + self.partner_shows.min_length[best] >= FIT:
                 return Denomination(best)
         if self.partner_strains and self.partner_strains[-1] is Denomination.NT \
-                and max(facts.lengths) < LONG_SUIT:
+                and max((facts.lengths[s] for s in suits), default=0) < LONG_SUIT:
             return Denomination.NT
         return None
 
@@ -355,8 +355,8 @@ def _meaning(rule: Rule, strain: Denomination | None, ctx: Context) -> Meaning:
         if rule.strain == "fit" and rule.call != "Pass":
             mins[suit] = max(mins[suit], FIT - ctx.partner_shows.min_length[suit])
     elif strain is Denomination.NT and rule.strain == "fit":
-        # No Trump is the fit only without a suit long enough to rebid (Context.fit).
-        maxs = [min(m, LONG_SUIT - 1) for m in maxs]
+        # No Trump is the fit only without a suit of its own long enough to rebid (Context.fit).
+        maxs = [min(m, LONG_SUIT - 1) if Suit(i) in ctx.own_suits else m for i, m in enumerate(maxs)]
     if rule.support and ctx.partner_suit is not None:
         mins[ctx.partner_suit] = max(mins[ctx.partner_suit], rule.support)
     return Meaning((max(0, lo), max(0, hi)), (mins[0], mins[1], mins[2]), (maxs[0], maxs[1], maxs[2]))
