@@ -354,6 +354,21 @@ def test_solver_errors_are_the_packages_errors():
         DoubleDummy(FLOWER, memory_mb=8).card_values([[1], [2], [3]], None, 0)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda game: game.dd_table_many(Deal.from_seed(1)), "dd_table_many solves many deals"),
+    (lambda game: game.dd_table_many([None]), "a deal .* is solved, not null"),
+    (lambda game: game.dd_table_many(5), "solves a list of deals, not a number"),
+    (lambda game: game.dd_table("N:AKQ"), "a deal .* is solved, not a string"),
+    (lambda game: game.card_values(Deal.from_seed(1)), "a hand in play .* is solved, not a Deal"),
+])
+def test_solver_functions_of_the_engines_objects_refuse_other_objects_by_name(call, message):
+    # dd_table_many(deal) was a TypeError, dd_table_many([None]) an AttributeError:
+    # not the package's errors, which the command line and callers catch
+    from flowerbridge.solver import SolverError, game
+    with pytest.raises(SolverError, match=message):
+        call(game)
+
+
 def test_solver_takes_hands_and_a_trick_in_progress_as_any_iterables():
     hands, trick = [[19, 5], [18, 4], [17, 2], [16]], [6]
     solver = DoubleDummy(FLOWER, memory_mb=8)

@@ -7,8 +7,10 @@ from typing import Sequence
 
 from ..calls import Denomination
 from ..cards import Card, card_at
-from ..errors import FlowerBridgeError
+from ..dealing import Deal
+from ..errors import FlowerBridgeError, json_type
 from ..seats import SEATS, Seat
+from ..state import HandState
 from .core import DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, SolverInputError, dd_tables
 
 _defaults = threading.local()
@@ -30,6 +32,8 @@ def default_solver() -> DoubleDummy:
 
 def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
     """``(hands, trump, leader, trick)`` of a hand in play, as card indices."""
+    if not isinstance(state, HandState):
+        raise SolverError(f"a hand in play (a HandState) is solved, not {_what(state)}")
     if state.contract is None or state.to_play is None:
         raise SolverError("no card to play: the hand is not in its play phase")
     hands = [[c.index for c in state.remaining(seat)] for seat in SEATS]
@@ -63,10 +67,18 @@ def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, C
 
 
 def _hands_of(deal) -> list[list[int]]:
-    hands = getattr(deal, "hands", None)
-    if hands is None:  # a HandState: its deal
-        hands = deal.deal.hands
-    return [[c.index for c in hand] for hand in hands]
+    if isinstance(deal, HandState):
+        deal = deal.deal
+    if not isinstance(deal, Deal):
+        raise SolverError(f"a deal (a Deal, or a HandState for its deal) is solved, not {_what(deal)}")
+    return [[c.index for c in hand] for hand in deal.hands]
+
+
+def _what(value: object) -> str:
+    """What ``value`` is, for an error: its class, or for a JSON-like value its JSON type."""
+    if value is None or isinstance(value, (bool, int, float, str, list, dict)):
+        return json_type(value)
+    return f"a {type(value).__name__}"
 
 
 def _as_dict(table: Sequence[Sequence[int]]) -> dict[Denomination, dict[Seat, int]]:
@@ -85,5 +97,11 @@ def dd_table_many(deals, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_
     """:func:`dd_table` of many deals, on ``workers`` threads at once (all of
     them on one deal's table, searching one transposition table together,
     when there are fewer deals)."""
+    if isinstance(deals, (Deal, HandState)):
+        raise SolverError("dd_table_many solves many deals (a list of them): dd_table solves one")
+    try:
+        deals = list(deals)
+    except TypeError:
+        raise SolverError(f"dd_table_many solves a list of deals, not {_what(deals)}") from None
     tables = dd_tables([_hands_of(d) for d in deals], FLOWER, workers=workers, memory_mb=memory_mb)
     return [_as_dict(t) for t in tables]
