@@ -730,6 +730,29 @@ def test_lab_a_new_folder_a_killed_run_left_its_lock_in_is_no_folder_of_other_fi
     assert sorted(p.name for p in out.iterdir()) == ["chunks", "deals.csv", "lab.json"]
 
 
+def test_lab_a_run_that_fails_before_its_work_lets_go_of_the_folder(tmp_path, monkeypatch):
+    # a run failing after it had locked the folder and before its work (a fingerprint
+    # that could not be made, a lab.json that could not be read) kept the lock: every
+    # later run of this process was refused as "in use by another lab run"
+    from flowerbridge.lab import runner
+    out = tmp_path / "run"
+    run(out, ["deals"], n=4, seed=1, workers=1)
+
+    def broken(*args):
+        raise RuntimeError("no fingerprint")
+    with monkeypatch.context() as patched:
+        patched.setattr(runner, "_code", broken)
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="no fingerprint"):
+                run(out, ["deals"], n=8, seed=1, workers=1)
+    (out / "lab.json").unlink()
+    (out / "lab.json").mkdir()      # (an unreadable manifest: said so, not IsADirectoryError)
+    for _ in range(2):
+        with pytest.raises(LabError, match="lab.json: cannot read the lab manifest"):
+            run(out, ["deals"], n=4, seed=1, workers=1)
+    assert not (out / ".lab.lock").exists()
+
+
 def test_lab_a_refused_run_lets_go_of_the_folder(tmp_path):
     out = tmp_path / "run"
     run(out, ["deals"], n=4, seed=1, workers=1)

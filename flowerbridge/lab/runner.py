@@ -827,7 +827,9 @@ class FolderLock:
             return
         fd, self.fd = self.fd, None
         with contextlib.suppress(OSError):
-            (self.out / LOCK).unlink()
+            path = self.out / LOCK
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:     # (still this run's file)
+                path.unlink()
         # (unlocked outright: a worker process given a copy of the descriptor must not keep it)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -1023,82 +1025,84 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
             if any(p.name != LOCK for p in out.iterdir()):
                 raise LabError(f"{out} holds files but no lab run (no {MANIFEST}): its files would "
                                "be overwritten; use another output folder")
+        # what the folder's manifest said before: put back if this run saves nothing
+        try:
+            before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
+        except OSError as exc:
+            raise LabError(f"{out / MANIFEST}: cannot read the lab manifest ({exc.strerror or exc})") from None
+        code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
+        made: list[Path] = []
+        manifested = False      # (a manifest refused is left as it was)
+        written = 0
+        results: Results | None = None
+
+        def undo() -> None:
+            """A run that saved nothing changes nothing: no folder it made, no
+            settings recorded to refuse the next run with."""
+            if top is not None:     # (created)
+                shutil.rmtree(top, ignore_errors=True)
+                return
+            for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            if before is None:
+                (out / MANIFEST).unlink(missing_ok=True)
+            else:
+                write_atomic(out / MANIFEST, before)
+
+        # From the manifest on, whatever stops the run (Ctrl-C included) before a chunk
+        # is saved undoes what it did: a Ctrl-C as the progress bar started once left
+        # the folder with its settings, though the run said nothing was saved.
+        try:
+            chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
+            manifested = True
+            Staged.remove_stale(out)
+            chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
+            missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
+            for name in chosen:
+                folder = out / "chunks" / name
+                if not folder.exists():
+                    folder.mkdir(parents=True, exist_ok=True)   # (another run may have just made it)
+                    made.append(folder)
+            jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
+            to_do = set(missing)
+            totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
+            workers = workers or os.cpu_count() or 1
+            if ray_address and jobs:    # (a finished folder needs no cluster)
+                results = _ray(jobs, ray_address)
+            elif workers == 1 or len(jobs) <= 1:
+                results = _serial(jobs)
+            else:
+                results = _processes(jobs, min(workers, len(jobs)))
+            with _progress(progress, totals) as advance:
+                for chunk, text in results:
+                    write_atomic(chunk.path(out), text)
+                    written += 1
+                    advance(chunk.analysis, chunk.size)
+        except BaseException as exc:
+            if not written and (manifested or created):
+                undo()
+            if isinstance(exc, WorkerLost):     # said now that what was kept is known
+                chunks_word = "chunk" if written == 1 else "chunks"
+                kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
+                        f"saved in {out}: run the same command to resume" if written
+                        else "nothing was saved" if created
+                        else f"this run saved nothing, and {out} is as it was")
+                raise LabError(exc.explain(kept)) from None
+            raise
+        finally:
+            if results is not None:
+                results.close()
+
+        staged = Staged(out, lock)
+        try:
+            tables = _merge(out, chunks, known, staged)
+        except BaseException:
+            staged.discard()
+            raise
+        return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
+                         computed=len(missing),
+                         reused=sum(len(cs) for cs in chunks.values()) - len(missing)), staged
     except BaseException:
-        lock.release()
+        lock.release()     # (the lock goes with every way this run can fail)
         raise
-    # what the folder's manifest said before: put back if this run saves nothing
-    before = (out / MANIFEST).read_bytes() if (out / MANIFEST).exists() else None
-    code = {name: _code(known[name], p) for name, (p, _) in asked.items()}
-    made: list[Path] = []
-    manifested = False      # (a manifest refused is left as it was)
-    written = 0
-    results: Results | None = None
-
-    def undo() -> None:
-        """A run that saved nothing changes nothing: no folder it made, no
-        settings recorded to refuse the next run with."""
-        if top is not None:     # (created)
-            shutil.rmtree(top, ignore_errors=True)
-            return
-        for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        if before is None:
-            (out / MANIFEST).unlink(missing_ok=True)
-        else:
-            write_atomic(out / MANIFEST, before)
-
-    # From the manifest on, whatever stops the run (Ctrl-C included) before a chunk
-    # is saved undoes what it did: a Ctrl-C as the progress bar started once left
-    # the folder with its settings, though the run said nothing was saved.
-    try:
-        chosen = _manifest(out, seed, asked, {name: known[name].chunk_size for name in asked}, code)
-        manifested = True
-        Staged.remove_stale(out)
-        chunks = {name: plan(name, n, size) for name, (_, size) in chosen.items()}
-        missing = [c for cs in chunks.values() for c in cs if not c.path(out).exists()]
-        for name in chosen:
-            folder = out / "chunks" / name
-            if not folder.exists():
-                folder.mkdir(parents=True, exist_ok=True)   # (another run may have just made it)
-                made.append(folder)
-        jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
-        to_do = set(missing)
-        totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
-        workers = workers or os.cpu_count() or 1
-        if ray_address and jobs:    # (a finished folder needs no cluster)
-            results = _ray(jobs, ray_address)
-        elif workers == 1 or len(jobs) <= 1:
-            results = _serial(jobs)
-        else:
-            results = _processes(jobs, min(workers, len(jobs)))
-        with _progress(progress, totals) as advance:
-            for chunk, text in results:
-                write_atomic(chunk.path(out), text)
-                written += 1
-                advance(chunk.analysis, chunk.size)
-    except BaseException as exc:
-        if not written and (manifested or created):
-            undo()
-        lock.release()
-        if isinstance(exc, WorkerLost):     # said now that what was kept is known
-            chunks_word = "chunk" if written == 1 else "chunks"
-            kept = (f"{written} {chunks_word} finished by this run {'is' if written == 1 else 'are'} "
-                    f"saved in {out}: run the same command to resume" if written
-                    else "nothing was saved" if created
-                    else f"this run saved nothing, and {out} is as it was")
-            raise LabError(exc.explain(kept)) from None
-        raise
-    finally:
-        if results is not None:
-            results.close()
-
-    staged = Staged(out, lock)
-    try:
-        tables = _merge(out, chunks, known, staged)
-    except BaseException:
-        staged.discard()
-        raise
-    return LabResult(out, n, seed, {k: v[0] for k, v in chosen.items()}, tables,
-                     computed=len(missing),
-                     reused=sum(len(cs) for cs in chunks.values()) - len(missing)), staged
