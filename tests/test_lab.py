@@ -1398,6 +1398,8 @@ def test_lab_a_change_against_default_resting_on_one_deal_has_no_interval(tmp_pa
                if c is not None]
     assert changes and all(np.isnan(lo) and np.isnan(hi) for _, lo, hi in changes)
     assert all(" to " not in change_cell(c) for c in changes)
+    # a re-scored variant makes the same contracts: no change, as with an interval
+    assert change_cell(vs["strict"]["vs_reference"]["made"]) == "no change"
     two = run_lab(tmp_path / "two", ["variants"], workers=1, n=40, seed=1, bots="random", report=False)
     made = two.summaries["variants"]["variants"]["strict"]["vs_reference"]["made"]
     assert np.isfinite(made[1]) and np.isfinite(made[2])

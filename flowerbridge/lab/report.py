@@ -416,12 +416,13 @@ def paired_change(estimates: np.ndarray, draws: np.ndarray, a: int, b: int,
 
 def change_cell(change: Sequence[float] | None, unit: str = "") -> str:
     """A table cell for a paired change and its 95 % interval: ``+0.21 (+0.12 to +0.27)``;
-    ``no change`` where every row is the same under both (the interval is then 0 to 0);
-    ``-`` where there is none."""
+    ``no change`` where every row is the same under both (the interval is then 0 to 0, or
+    there is none, from one row); ``-`` where there is none."""
     if change is None:
         return "-"
     value, lo, hi = change
-    if value == lo == hi == 0:
+    # (no interval, from a single row: its value 0 is no change either)
+    if value == 0 and (lo == hi == 0 or not (np.isfinite(lo) or np.isfinite(hi))):
         return "no change"
     if not np.isfinite(lo):
         return f"{_signed(value)}{unit}"
