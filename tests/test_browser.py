@@ -14,6 +14,8 @@ import os
 import re
 import time
 
+from urllib.parse import urlsplit
+
 import httpx
 import pytest
 
@@ -554,8 +556,94 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
         body='{"error": {"code": "busy", "message": "database write failed"}}'))
     page.reload()
     page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
-    assert page.locator("#create-error").inner_text() == "Could not start the lobby: database write failed"
+    assert page.locator("#create-error").inner_text() == (
+        "Could not load the server's settings: database write failed Trying again in 1 s…")
     assert not page.errors
+
+
+def test_lobby_whose_settings_failed_to_load_asks_again_and_works_meanwhile(browser, server):
+    # A lobby whose first /api/meta failed (a server restarting) stayed broken for good:
+    # "Loading…" for ever in the list, no seats to choose, and Create table submitted the
+    # form as a plain page load (/?name=&declarer=...)
+    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Listed meanwhile")
+    refused = []
+
+    def refuse_twice(route):
+        if len(refused) < 2:
+            refused.append(route.request.url)
+            route.fulfill(status=503, content_type="application/json",
+                          body='{"error": {"code": "busy", "message": "starting"}}')
+        else:
+            route.continue_()
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url, bypass_csp=True)
+    context.route("**/api/meta", refuse_twice)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto("/")
+    page.wait_for_function("document.querySelector('#create-error').textContent.includes('starting')")
+    page.wait_for_selector("#tables li:has-text('Listed meanwhile')")       # the list, meanwhile
+    page.click("#create-button")
+    assert urlsplit(page.url).query == ""                                      # no plain form submit
+    assert "still loading the server's settings" in page.locator("#lobby-status").inner_text()
+    page.wait_for_selector("#seat-choices select[name=player_N]", timeout=15_000)   # asked again
+    assert len(refused) == 2 and page.locator("#create-error").inner_text() == ""
+    assert page.locator("#seat-choices select[name^=player_]").count() == 4
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    assert not errors
+    context.close()
+
+
+def test_lobby_a_long_table_name_without_spaces_does_not_widen_the_page(browser, server):
+    # One table named 60 letters without a space made every visitor's lobby scroll sideways
+    # (1,097 px at 390)
+    server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="W" * 60)
+    for viewport in (PHONE, DESKTOP):
+        page = open_page(browser, server, "/", viewport=viewport)
+        page.wait_for_selector("#tables li:has-text('WWWWWWWWWW')")
+        page.wait_for_selector("#seat-choices select[name=player_N]")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
+        page.fill("#create-form [name=name]", "W" * 60)
+        page.click("#create-button")
+        page.wait_for_selector("#created:not(.hidden)")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
+        assert not page.errors
+        page.context.close()
+
+
+def test_lobby_gives_the_focus_to_its_heading_when_the_last_table_leaves_the_list(browser, server):
+    # the Watch link of the only table had the focus; the table gone, the focus fell to
+    # the page's body
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url, bypass_csp=True)
+    context.clock.install()
+    page = context.new_page()
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Alone")
+    page.goto("/")
+    page.wait_for_selector("#tables li:has-text('Alone')")
+    page.get_by_role("link", name="Watch Alone").focus()
+    page.route("**/api/tables", _answering(status=200, content_type="application/json", body='{"tables": []}'))
+    page.clock.run_for(11_000)
+    page.wait_for_selector("#tables li:has-text('No open tables')")
+    assert page.evaluate("document.activeElement.id") == "open-title"
+    assert created["table"]["id"]
+    context.close()
+
+
+def test_pages_work_where_the_browser_refuses_them_its_storage(browser, server):
+    # With site data blocked, reading localStorage throws: the deck page showed "Could not
+    # load the deck" and the table page stayed on "connecting" with nothing drawn
+    blocked = ("Object.defineProperty(window, 'localStorage', { get() { "
+               "throw new DOMException('The document is sandboxed', 'SecurityError'); } });")
+    deck = open_page(browser, server, "/static/cards.html", init_script=blocked)
+    deck.wait_for_selector("#gallery .card svg")
+    assert not deck.errors
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    table = open_page(browser, server, created["invitations"]["S"]["url"], init_script=blocked)
+    wait_for_table(table)
+    table.wait_for_selector("#position-bottom .hand .card[data-code]")
+    table.locator("#bidding button").first.wait_for()
+    assert not table.errors
 
 
 def _answering(**answer):

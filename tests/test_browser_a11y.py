@@ -1182,4 +1182,12 @@ def test_lobby_says_a_table_was_created_and_a_link_copied(browser, server):
     page.wait_for_function("window.__live.some(([, t]) => t === 'North link copied.')", timeout=5_000)
     said = [text for _, text in page.evaluate("window.__live")]
     assert not any("secret token" in text for text in said), said      # not the whole panel
+    # a second Copy is said again: the status emptied first (the same words written over
+    # themselves are no news to a screen reader, which said nothing the second time)
+    page.evaluate("""() => { window.__status = [];
+      new MutationObserver(() => window.__status.push(document.getElementById('lobby-status').textContent))
+        .observe(document.getElementById('lobby-status'), {childList: true, characterData: true, subtree: true}); }""")
+    page.locator('#invitations li[data-link="North"] button').click()
+    page.wait_for_function("window.__status.at(-1) === 'North link copied.'", timeout=5_000)
+    assert page.evaluate("window.__status") == ["", "North link copied."]
     assert not page.errors

@@ -2,7 +2,7 @@
 // engine's deck, and the reader's language for card names.
 
 import { faceMarkup, backMarkup } from "./cards.js";
-import { fetchJson } from "./ui.js";
+import { fetchJson, store, stored } from "./ui.js";
 
 const LANGUAGE_KEY = "flowerbridge.language";
 
@@ -19,12 +19,12 @@ export function sortCodes(catalogue, codes) {
 
 /** The reader's chosen language for card names (en, ja or ko). */
 export function getLanguage() {
-  return localStorage.getItem(LANGUAGE_KEY) || "en";
+  return stored(LANGUAGE_KEY) || "en";
 }
 
 /** Remember the language for card names across pages and visits. */
 export function setLanguage(language) {
-  localStorage.setItem(LANGUAGE_KEY, language);
+  store(LANGUAGE_KEY, language);
 }
 
 /**

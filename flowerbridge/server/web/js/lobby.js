@@ -80,8 +80,12 @@ function linkItem(label, path) {
       copy.textContent = copied ? "Copied" : "Selected: copy it (Ctrl+C / ⌘C)";
       copy.setAttribute("aria-label", `${copy.textContent}: ${label} link`);
       // said in the status line too: a screen reader does not read a label that changes
-      document.getElementById("lobby-status").textContent = copied ? `${label} link copied.`
-        : `${label} link selected: copy it with Ctrl+C or ⌘C.`;
+      // (emptied first, and said on the next frame: the same words again are news too)
+      const status = document.getElementById("lobby-status");
+      status.textContent = "";
+      requestAnimationFrame(() => {
+        status.textContent = copied ? `${label} link copied.` : `${label} link selected: copy it with Ctrl+C or ⌘C.`;
+      });
     },
   }, "Copy");
   // "open" in a new tab, so that the lobby keeps the other seats' links (shown once only)
@@ -248,11 +252,12 @@ async function refreshTables() {
     const drawn = JSON.stringify([tables, still]);
     if (drawnList === drawn) return;
     drawnList = drawn;
+    const focused = focusedInList(list);
     if (!tables.length) {
       list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
+      refocus(list, focused);    // (a Watch link gone with its table: the list's heading)
       return;
     }
-    const focused = focusedInList(list);
     list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
       el("strong", {}, table.name),
       el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
@@ -269,13 +274,43 @@ async function refreshTables() {
   }
 }
 
+// The server's settings (bot levels, default options), which the form is made from:
+// asked again until they come (a server restarting, or refusing for a moment), the
+// list of tables and the form's handlers working meanwhile.
+const META_RETRY_MS = [1000, 2000, 5000, 10000];
+let meta = null;
+let metaLoading = null;
+
+function loadMeta(form) {
+  metaLoading ??= (async () => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const answer = await fetchJson("/api/meta");
+        levelOptions(form.elements.stand_in, answer.bots, answer.default_bot);
+        form.elements.undertrick_penalty.value = answer.default_options.undertrick_penalty;
+        form.elements.declarer.value = answer.default_options.declarer;
+        seatChoices(answer);
+        meta = answer;
+        const error = document.getElementById("create-error");
+        if (error.dataset.starting) {
+          error.textContent = "";
+          delete error.dataset.starting;
+        }
+        return;
+      } catch (failure) {
+        const wait = META_RETRY_MS[Math.min(attempt, META_RETRY_MS.length - 1)];
+        const error = document.getElementById("create-error");
+        error.textContent = `${failed("Could not load the server's settings", failure)} Trying again in ${wait / 1000} s…`;
+        error.dataset.starting = "1";
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  })();
+  return metaLoading;
+}
+
 async function main() {
-  const meta = await fetchJson("/api/meta");
   const form = document.getElementById("create-form");
-  levelOptions(form.elements.stand_in, meta.bots, meta.default_bot);
-  form.elements.undertrick_penalty.value = meta.default_options.undertrick_penalty;
-  form.elements.declarer.value = meta.default_options.declarer;
-  seatChoices(meta);
   // One table a click: the second click of a double click (the browser counts it:
   // event.detail 2) submits nothing, nor does a submit while one is on its way; the
   // button says meanwhile that it is, and so does the status a screen reader speaks
@@ -293,6 +328,10 @@ async function main() {
   let unanswered = null;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (!meta) {    // the form is not made yet (no seats to send): said, and asked again
+      status.textContent = "The lobby is still loading the server's settings: try again in a moment.";
+      return;
+    }
     if (creating) {
       status.textContent = STILL_CREATING;
       return;
@@ -336,6 +375,7 @@ async function main() {
   });
   refreshTables();
   setInterval(refreshTables, REFRESH_MS);
+  await loadMeta(form);
 }
 
 main().catch((error) => {

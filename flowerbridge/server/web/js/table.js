@@ -2,7 +2,7 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, bindLanguageSelect, describeLength, failed, shownAndSaid } from "./ui.js";
+import { el, bindLanguageSelect, describeLength, failed, shownAndSaid, store, stored } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
 import { TableConnection, TOO_MANY } from "./connection.js";
@@ -41,9 +41,9 @@ const state = {
   hint: null,            // why a card clicked cannot be played, until the next event or action
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
-  showCopies: localStorage.getItem(COPIES_KEY) !== "off",
+  showCopies: stored(COPIES_KEY) !== "off",
   showLastTrick: false,
-  singleKeys: localStorage.getItem(SINGLE_KEYS_KEY) !== "off",  // P, R, A, N, 1-7, L, C, R, ?
+  singleKeys: stored(SINGLE_KEYS_KEY) !== "off",  // P, R, A, N, 1-7, L, C, R, ?
   keyboard: false,       // the person's last input was a key, not a pointer: focus follows the turn
   currentCall: null,     // the call of the bidding box that holds its tab stop
   currentCard: null,     // the playable card that holds the hand's tab stop (none: the first)
@@ -1059,7 +1059,7 @@ function moveInBidding(key) {
 
 function setSingleKeys(on) {
   state.singleKeys = on;
-  localStorage.setItem(SINGLE_KEYS_KEY, on ? "on" : "off");
+  store(SINGLE_KEYS_KEY, on ? "on" : "off");
   $("single-keys").checked = on;
   for (const button of document.querySelectorAll("[data-shortcut]")) {
     if (on) button.setAttribute("aria-keyshortcuts", button.dataset.shortcut);
@@ -1069,7 +1069,7 @@ function setSingleKeys(on) {
 
 function toggleCopies() {
   state.showCopies = !state.showCopies;
-  localStorage.setItem(COPIES_KEY, state.showCopies ? "on" : "off");
+  store(COPIES_KEY, state.showCopies ? "on" : "off");
   draw();
 }
 

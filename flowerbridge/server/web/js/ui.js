@@ -88,3 +88,25 @@ export function describeLength(length) {
   const [unit, count] = Object.entries(length)[0];
   return `${count} ${count === 1 ? unit.slice(0, -1) : unit}`;
 }
+
+/**
+ * The value this browser keeps under `key`, or null: also where the browser refuses
+ * its storage (site data blocked: reading `localStorage` throws), so that a page works
+ * with its defaults rather than not at all.
+ */
+export function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+/** Keep `value` under `key` where the browser lets pages keep anything (else nothing kept). */
+export function store(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // storage refused: the choice holds for this page only
+  }
+}
