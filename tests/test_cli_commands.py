@@ -635,6 +635,20 @@ def test_cli_an_option_of_one_value_given_twice_is_refused(cli, assert_cli_error
     assert_cli_error(cli(*argv), rf"^error: flowerbridge {re.escape(said)}$")
 
 
+@pytest.mark.parametrize("argv, option", [
+    # argparse took the joined `--` for the end of the options: the option got an empty
+    # list, unchecked, and a traceback followed (AttributeError, TypeError; exit 1)
+    (["deal", "--seed=--"], "--seed"),
+    (["deal", "--seed", "1", "--dealer=--"], "--dealer"),
+    (["match", "--ns", "random", "--ew", "random", "--boards=--"], "--boards"),
+    (["match", "--ns=--", "--ew", "random"], "--ns"),
+    (["demo", "--save=--"], "--save"),
+    (["score", "--declarer=--", "h.json"], "--declarer"),
+])
+def test_cli_an_option_given_two_dashes_as_its_value_is_one_error_line(cli, assert_cli_error, argv, option):
+    assert_cli_error(cli(*argv), rf"argument {re.escape(option)}: '--' is no value: give one")
+
+
 def test_cli_an_option_that_adds_up_may_be_given_again(cli, tmp_path):
     # --variant names one more rule set each time
     status, out, err = cli("lab", "variants", "--n", "2", "--workers", "1", "--quiet", "--out", str(tmp_path / "v"),

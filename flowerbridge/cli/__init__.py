@@ -82,15 +82,23 @@ class _Parser(argparse.ArgumentParser):
                 if commands:
                     break
                 continue
-            name, eq, _ = word.partition("=")
+            name, eq, joined = word.partition("=")
             action = self._option_string_actions.get(word) or self._option_string_actions.get(name)
             if action is None and not word.startswith(self.prefix_chars[0] * 2):
                 action = self._option_string_actions.get(word[:2])   # -n5, a short option's value joined
                 eq = eq or word[2:]
+                joined = joined or word[2:]
+                name = word[:2] if action is not None else name
             if action is None:
                 if name not in unknown:
                     unknown.append(name)
                 continue
+            # `--seed=--`: argparse takes the joined `--` for the end of the options and
+            # gives the option an empty list, unchecked (a traceback further on)
+            if eq and joined == "--" and action.nargs is None and action.option_strings \
+                    and isinstance(action, argparse._StoreAction):
+                self.error(f"argument {'/'.join(action.option_strings)}: '--' is no value: give one "
+                           f"({name}=VALUE)")
             if isinstance(action, self._ONCE):
                 if action in seen and "/".join(action.option_strings) not in twice:
                     twice.append("/".join(action.option_strings))
