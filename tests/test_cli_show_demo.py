@@ -47,6 +47,15 @@ def test_demo_save_refuses_a_file_that_exists_unless_overwrite_is_given(cli, ass
     assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
 
 
+def test_demo_fits_each_auction_to_a_narrow_terminal_as_show_does(cli, monkeypatch):
+    # the contract line under the auction ran past 30 columns ("Contract 4 Bright Animals by North")
+    monkeypatch.setenv("COLUMNS", "30")
+    status, out, err = cli("demo", "--hands", "3", "--seed", "4")
+    assert (status, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= 29
+    assert "Contract 4 Bright Animals by\n    North" in out
+
+
 @pytest.mark.parametrize("quiet", [["--quiet"], []])
 def test_demo_fits_a_narrow_terminal_as_play_does(cli, monkeypatch, quiet):
     # (COLUMNS=40 demo --hands 1 --quiet printed 21 lines wider than 40)
