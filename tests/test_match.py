@@ -218,6 +218,21 @@ def test_match_report_keeps_long_bot_names_apart(capsys):
     assert row.split() == ["bot", "basic", spec]
 
 
+def test_match_report_says_how_many_contracts_its_list_of_eight_leaves_out(capsys):
+    # "A declared: ..." listed the eight commonest contracts beside "contracts declared
+    # 24" and said nothing of the others
+    assert main(["match", "--ns", "random", "--ew", "random", "--boards", "32", "--seed", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert main(["match", "--ns", "random", "--ew", "random", "--boards", "32", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    for side, name in (("A", "ns"), ("B", "ew")):
+        kinds = report["pairs"][name]["contracts"]
+        assert len(kinds) > 8
+        rest = sorted(kinds.values(), reverse=True)[8:]
+        [line] = [line for line in out.splitlines() if line.startswith(f"{side} declared: ")]
+        assert line.endswith(f", and {len(rest)} more ({sum(rest)} contracts)")
+
+
 def test_match_report_fits_a_terminal_of_40_columns(monkeypatch, capsys):
     # its table was 50 columns wide (14 a column whatever the cells) and its sentences
     # ran on, wrapped by the terminal in mid-word

@@ -130,7 +130,11 @@ def render_match(result, width: int | None = None) -> str:
     for label, cells in rows:
         lines.append(f"{label:<{label_width}}{cells[0]:>{widths[0]}}{cells[1]:>{widths[1]}}")
     for name, d in (("A", a), ("B", b)):
-        common = [f"{c} ×{n}" for c, n in list(d["contracts"].items())[:8]] or ["nothing"]
+        kinds = list(d["contracts"].items())
+        common = [f"{c} ×{n}" for c, n in kinds[:8]] or ["nothing"]
+        if len(kinds) > 8:      # (the list stopped at eight, saying nothing of the rest)
+            rest = sum(n for _, n in kinds[8:])
+            common.append(f"and {len(kinds) - 8} more ({rest} {'contract' if rest == 1 else 'contracts'})")
         common[0] = f"{name} declared: {common[0]}"
         lines.extend(_parts(common, width))
     return "\n".join(lines)
