@@ -108,6 +108,12 @@ def test_server_start_loads_every_table_it_can_and_names_one_that_does_not_repla
 
         again = await _restart_leaves_closed(store, good, bad,
                                              "cannot be loaded: its stored log does not replay")
+        # what is said to whoever asks names no card: the engine's refusal ("must follow
+        # Plains, holds 11P 1Pb 1Pa", a hidden hand) is in the server's log only
+        with pytest.raises(TableError) as err:
+            await again.get(bad.table.id)
+        assert str(err.value) == (f"table {bad.table.id!r} cannot be loaded: its stored log does not "
+                                  "replay (the server's log says where)")
         # the lobby lists the others, and the damaged table does not count as open
         assert [t["id"] for t in await again.open_tables()] == [good.table.id]
         await again.stop()

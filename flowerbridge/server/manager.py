@@ -544,12 +544,17 @@ class TableManager:
             if exc.code != "bad_request":   # bad_request: a bot level this build lacks
                 raise
             why = f"table {table_id!r} cannot be loaded: {exc}"
+        # The reason said to whoever asks is the kind alone, its detail in the log only:
+        # the engine's refusal names the cards at fault ("must follow Plains, holds 11P
+        # 1Pb 1Pa"), a hidden hand's, which reached anyone who asked for the table.
         except FlowerBridgeError as exc:
-            why = f"table {table_id!r} cannot be loaded: its stored log does not replay ({exc})"
+            log.error("table %s: its stored log does not replay: %s", table_id, exc)
+            why = (f"table {table_id!r} cannot be loaded: its stored log does not replay (the "
+                   "server's log says where)")
         except Exception as exc:  # noqa: BLE001 - a damaged row: that table alone stays closed
             log.exception("table %s: stored rows do not make a table", table_id)
             why = (f"table {table_id!r} cannot be loaded: its stored rows are damaged "
-                   f"({type(exc).__name__}: {exc})")
+                   f"({type(exc).__name__}; the server's log says where)")
         else:
             return table
         self.unloadable[table_id] = why
