@@ -138,3 +138,50 @@ def test_the_check_counts_copies_and_reads_reviews():
         wrong(leaked["last_review"])
         with pytest.raises(AssertionError):
             assert_nothing_hidden(leaked, None, records, 1)
+
+
+def test_a_bots_thinking_is_inside_its_delay_so_its_timing_tells_nothing_of_its_hand(tmp_path, monkeypatch):
+    # A bot's card came --bot-delay after the last action *plus* the time it thought, and
+    # pimc answers at once with a single legal card and takes longer the more it has to
+    # choose from: its timing told the table about its hand. Now it thinks within the delay.
+    import asyncio
+    import time
+
+    from flowerbridge.server import manager as manager_module
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.manager import Connection, TableManager
+    from flowerbridge.server.schemas import CreateTable
+    from flowerbridge.server.store import Store
+
+    delay, thinking = 0.5, 0.3
+    real_choose = manager_module.choose
+
+    def thoughtful(bot, observation):
+        time.sleep(thinking)
+        return real_choose(bot, observation)
+    monkeypatch.setattr(manager_module, "choose", thoughtful)
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded(seconds, *args, **kwargs):
+        slept.append(seconds)
+        return await real_sleep(seconds, *args, **kwargs)
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=delay, replace_after=None, analysis=False))
+        request = {"seats": {s: {"player": "bot", "level": "random"} for s in "NEW"} | {"S": {"player": "human"}}}
+        live, tokens = await manager.create(CreateTable.model_validate(request))
+        await manager.join(Connection(), live.table.id, tokens[Seat.S], None)
+        deadline = time.monotonic() + 20
+        while live.table.seq < 2:       # N (the dealer) and then E have called
+            assert time.monotonic() < deadline
+            await real_sleep(0.05)
+        await manager.stop()
+        store.close()
+
+    asyncio.run(scenario())
+    waits = [s for s in slept if s > 0.06]      # (the test's own polls are 0.05)
+    assert waits and all(s <= delay - thinking + 0.05 for s in waits), waits

@@ -831,15 +831,21 @@ class TableManager:
         return seat if live.bot_for(seat) is not None else None
 
     async def _run_bots(self, live: LiveTable) -> None:
+        loop = asyncio.get_running_loop()
         while (seat := self._bot_seat(live)) is not None:
-            await asyncio.sleep(self.config.bot_delay)
             bot, level, seq = live.bot_for(seat), live.level_for(seat), live.table.seq
-            if bot is None or level is None or self._bot_seat(live) is not seat:
+            if bot is None or level is None:
+                await asyncio.sleep(self.config.bot_delay)
                 continue
             observation = live.table.state.observation(seat)  # type: ignore[union-attr]
             pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
-            action, explanation = await asyncio.get_running_loop().run_in_executor(
-                pool, choose, bot, observation)
+            # The delay counts the bot's thinking in: a card came --bot-delay after the
+            # last action plus the time the bot thought, and that time told the others
+            # about its hand (pimc answers at once with a single legal card, and takes
+            # longer the more it has to choose from).
+            started = loop.time()
+            action, explanation = await loop.run_in_executor(pool, choose, bot, observation)
+            await asyncio.sleep(max(0.0, self.config.bot_delay - (loop.time() - started)))
             async with live.lock:
                 # The person may have come back, or the table moved on, while the bot thought.
                 if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
