@@ -644,6 +644,7 @@ def test_cli_an_option_of_one_value_given_twice_is_refused(cli, assert_cli_error
     (["match", "--ns=--", "--ew", "random"], "--ns"),
     (["demo", "--save=--"], "--save"),
     (["score", "--declarer=--", "h.json"], "--declarer"),
+    (["lab", "variants", "--n", "2", "--variant=--"], "--variant"),      # (one that adds up)
 ])
 def test_cli_an_option_given_two_dashes_as_its_value_is_one_error_line(cli, assert_cli_error, argv, option):
     assert_cli_error(cli(*argv), rf"argument {re.escape(option)}: '--' is no value: give one")

@@ -95,8 +95,7 @@ class _Parser(argparse.ArgumentParser):
                 continue
             # `--seed=--`: argparse takes the joined `--` for the end of the options and
             # gives the option an empty list, unchecked (a traceback further on)
-            if eq and joined == "--" and action.nargs is None and action.option_strings \
-                    and isinstance(action, argparse._StoreAction):
+            if eq and joined == "--" and action.nargs != 0 and action.option_strings:
                 self.error(f"argument {'/'.join(action.option_strings)}: '--' is no value: give one "
                            f"({name}=VALUE)")
             if isinstance(action, self._ONCE):
