@@ -753,6 +753,21 @@ def test_lab_a_run_that_fails_before_its_work_lets_go_of_the_folder(tmp_path, mo
     assert not (out / ".lab.lock").exists()
 
 
+def test_lab_a_lock_file_that_cannot_be_written_is_said_and_let_go_of(tmp_path, monkeypatch):
+    # (a full disk as the lock took the run's process number: a raw OSError, the lock kept)
+    import errno
+
+    from flowerbridge.lab import runner
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with monkeypatch.context() as patched:
+        patched.setattr(runner.os, "pwrite", full)
+        with pytest.raises(LabError, match=r"\.lab\.lock: cannot write the run's lock file \(No space left"):
+            runner.FolderLock.take(tmp_path)
+    runner.FolderLock.take(tmp_path).release()      # (let go of: taken again at once)
+
+
 def test_lab_a_refused_run_lets_go_of_the_folder(tmp_path):
     out = tmp_path / "run"
     run(out, ["deals"], n=4, seed=1, workers=1)

@@ -416,8 +416,8 @@ def paired_change(estimates: np.ndarray, draws: np.ndarray, a: int, b: int,
 
 def change_cell(change: Sequence[float] | None, unit: str = "") -> str:
     """A table cell for a paired change and its 95 % interval: ``+0.21 (+0.12 to +0.27)``;
-    ``no change`` where every row is the same under both (the interval is then 0 to 0, or
-    there is none, from one row); ``-`` where there is none."""
+    ``no change`` where every row is the same under both (the interval is then 0 to 0), or
+    where the figure is the same and too few rows give an interval; ``-`` where there is none."""
     if change is None:
         return "-"
     value, lo, hi = change

@@ -817,9 +817,14 @@ class FolderLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-        return cls(out, fd)
+        lock = cls(out, fd)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as exc:      # (a full disk): let go, and say so
+            lock.release()
+            raise LabError(f"{path}: cannot write the run's lock file ({exc.strerror or exc})") from None
+        return lock
 
     def release(self) -> None:
         """Remove the lock file and let go of the lock (once; later calls do nothing)."""
