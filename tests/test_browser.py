@@ -556,8 +556,8 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
         body='{"error": {"code": "busy", "message": "database write failed"}}'))
     page.reload()
     page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
-    assert page.locator("#create-error").inner_text() == (
-        "Could not load the server's settings: database write failed Trying again in 1 s…")
+    assert re.fullmatch(r"Could not load the server's settings: database write failed\. Trying again in \d+ s…",
+                        page.locator("#create-error").inner_text())
     assert not page.errors
 
 
@@ -576,19 +576,31 @@ def test_lobby_whose_settings_failed_to_load_asks_again_and_works_meanwhile(brow
         else:
             route.continue_()
     context = browser.new_context(viewport=DESKTOP, base_url=server.url, bypass_csp=True)
+    context.clock.install()     # (the retries' waits run when the test says, not by the wall clock)
     context.route("**/api/meta", refuse_twice)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto("/")
     page.wait_for_function("document.querySelector('#create-error').textContent.includes('starting')")
+    assert page.locator("#create-error").inner_text() == (
+        "Could not load the server's settings: starting. Trying again in 1 s…")
     page.wait_for_selector("#tables li:has-text('Listed meanwhile')")       # the list, meanwhile
+    # what the person chooses meanwhile is not overwritten by the defaults that come later
+    page.select_option("select[name=declarer]", "first-named")
+    page.fill("input[name=undertrick_penalty]", "100")
     page.click("#create-button")
     assert urlsplit(page.url).query == ""                                      # no plain form submit
     assert "still loading the server's settings" in page.locator("#lobby-status").inner_text()
-    page.wait_for_selector("#seat-choices select[name=player_N]", timeout=15_000)   # asked again
+    page.clock.run_for(1_100)
+    page.wait_for_function("document.querySelector('#create-error').textContent.includes('in 2 s')")
+    page.clock.run_for(2_100)                                                  # asked again
+    page.wait_for_selector("#seat-choices select[name=player_N]")
     assert len(refused) == 2 and page.locator("#create-error").inner_text() == ""
+    assert page.locator("#lobby-status").inner_text() == ""
     assert page.locator("#seat-choices select[name^=player_]").count() == 4
+    assert page.input_value("select[name=declarer]") == "first-named"
+    assert page.input_value("input[name=undertrick_penalty]") == "100"
     page.click("#create-button")
     page.wait_for_selector("#created:not(.hidden)")
     assert not errors
@@ -625,6 +637,15 @@ def test_lobby_gives_the_focus_to_its_heading_when_the_last_table_leaves_the_lis
     page.route("**/api/tables", _answering(status=200, content_type="application/json", body='{"tables": []}'))
     page.clock.run_for(11_000)
     page.wait_for_selector("#tables li:has-text('No open tables')")
+    assert page.evaluate("document.activeElement.id") == "open-title"
+    # and when the list cannot be fetched (a server restarting), the same
+    page.unroute("**/api/tables")
+    page.clock.run_for(10_000)
+    page.wait_for_selector("#tables li:has-text('Alone')")
+    page.get_by_role("link", name="Watch Alone").focus()
+    page.route("**/api/tables", lambda route: route.abort("connectionrefused"))
+    page.clock.run_for(10_000)
+    page.wait_for_selector("#tables .error-text")
     assert page.evaluate("document.activeElement.id") == "open-title"
     assert created["table"]["id"]
     context.close()

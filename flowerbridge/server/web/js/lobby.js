@@ -7,6 +7,7 @@ import { SEAT_NAMES, SEATS } from "./seats.js";
 const REFRESH_MS = 10000;
 const CREATING = "Creating the table…";
 const STILL_CREATING = "Still creating the table…";
+const STILL_LOADING = "The lobby is still loading the server's settings: try again in a moment.";
 
 function levelOptions(select, bots, chosen) {
   select.replaceChildren(...bots.map((level) => el("option", { value: level, selected: level === chosen }, level)));
@@ -270,7 +271,9 @@ async function refreshTables() {
     refocus(list, focused);
   } catch (error) {
     drawnList = null;
+    const focused = focusedInList(list);
     list.replaceChildren(el("li", { class: "error-text" }, failed("Could not list the tables", error)));
+    refocus(list, focused);     // (a Watch link gone with the list: the list's heading)
   }
 }
 
@@ -287,8 +290,18 @@ function loadMeta(form) {
       try {
         const answer = await fetchJson("/api/meta");
         levelOptions(form.elements.stand_in, answer.bots, answer.default_bot);
-        form.elements.undertrick_penalty.value = answer.default_options.undertrick_penalty;
-        form.elements.declarer.value = answer.default_options.declarer;
+        // the server's defaults, but not over what the person chose meanwhile
+        const penalty = form.elements.undertrick_penalty;
+        const untouchedPenalty = penalty.value === penalty.defaultValue;
+        penalty.defaultValue = String(answer.default_options.undertrick_penalty);
+        if (untouchedPenalty) penalty.value = penalty.defaultValue;
+        const declarer = form.elements.declarer;
+        const untouchedDeclarer = declarer.selectedIndex === Math.max(0,
+          [...declarer.options].findIndex((o) => o.defaultSelected));
+        const chosen = declarer.value;
+        // (setting an option's default selects it: the choice is put back after)
+        for (const option of declarer.options) option.defaultSelected = option.value === answer.default_options.declarer;
+        declarer.value = untouchedDeclarer ? answer.default_options.declarer : chosen;
         seatChoices(answer);
         meta = answer;
         const error = document.getElementById("create-error");
@@ -296,11 +309,17 @@ function loadMeta(form) {
           error.textContent = "";
           delete error.dataset.starting;
         }
+        const status = document.getElementById("lobby-status");
+        if (status.textContent === STILL_LOADING) status.textContent = "";
         return;
       } catch (failure) {
         const wait = META_RETRY_MS[Math.min(attempt, META_RETRY_MS.length - 1)];
         const error = document.getElementById("create-error");
-        error.textContent = `${failed("Could not load the server's settings", failure)} Trying again in ${wait / 1000} s…`;
+        let said = failed("Could not load the server's settings", failure);
+        if (!/[.!?…]$/.test(said)) said += ".";
+        said += ` Trying again in ${wait / 1000} s…`;
+        // (an alert: rewritten only when it says something new, not every ten seconds)
+        if (error.textContent !== said) error.textContent = said;
         error.dataset.starting = "1";
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
@@ -329,7 +348,7 @@ async function main() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!meta) {    // the form is not made yet (no seats to send): said, and asked again
-      status.textContent = "The lobby is still loading the server's settings: try again in a moment.";
+      status.textContent = STILL_LOADING;
       return;
     }
     if (creating) {
