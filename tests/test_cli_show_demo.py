@@ -47,22 +47,25 @@ def test_demo_save_refuses_a_file_that_exists_unless_overwrite_is_given(cli, ass
     assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
 
 
+def _demo_fitted(cli, monkeypatch, columns: int, *args: str) -> str:
+    """``demo``'s output at a terminal ``columns`` wide, every line checked to fit."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    status, out, err = cli("demo", *args)
+    assert (status, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= columns - 1
+    return out
+
+
 def test_demo_fits_each_auction_to_a_narrow_terminal_as_show_does(cli, monkeypatch):
     # the contract line under the auction ran past 30 columns ("Contract 4 Bright Animals by North")
-    monkeypatch.setenv("COLUMNS", "30")
-    status, out, err = cli("demo", "--hands", "3", "--seed", "4")
-    assert (status, err) == (0, "")
-    assert max(len(line) for line in out.splitlines()) <= 29
+    out = _demo_fitted(cli, monkeypatch, 30, "--hands", "3", "--seed", "4")
     assert "Contract 4 Bright Animals by\n    North" in out
 
 
 @pytest.mark.parametrize("quiet", [["--quiet"], []])
 def test_demo_fits_a_narrow_terminal_as_play_does(cli, monkeypatch, quiet):
     # (COLUMNS=40 demo --hands 1 --quiet printed 21 lines wider than 40)
-    monkeypatch.setenv("COLUMNS", "40")
-    status, out, err = cli("demo", "--hands", "8", *quiet)
-    assert (status, err) == (0, "")
-    assert max(len(line) for line in out.splitlines()) <= 39
+    out = _demo_fitted(cli, monkeypatch, 40, "--hands", "8", *quiet)
     assert "Totals: NORTH-SOUTH " in out and "NORTH-SOUTH   " not in out      # one side under the other
     monkeypatch.delenv("COLUMNS")       # to a file or a pipe: the sheet as wide as it is
     wide = cli("demo", "--hands", "8", *quiet)[1]
@@ -71,10 +74,7 @@ def test_demo_fits_a_narrow_terminal_as_play_does(cli, monkeypatch, quiet):
 
 def test_demo_fits_each_boards_heading_to_a_narrow_terminal(cli, monkeypatch):
     # "Board 1 (seed 'a-longer-seed'), dealer North" ran past 40 columns
-    monkeypatch.setenv("COLUMNS", "40")
-    status, out, err = cli("demo", "--hands", "2", "--seed", "a-longer-seed")
-    assert (status, err) == (0, "")
-    assert max(len(line) for line in out.splitlines()) <= 39
+    out = _demo_fitted(cli, monkeypatch, 40, "--hands", "2", "--seed", "a-longer-seed")
     assert "Board 2 (seed 'a-longer-seed'), dealer\n    East\n" in out
 
 
