@@ -123,12 +123,7 @@ class Deal:
             cards = hands.get(seat, hands.get(seat.name)) if hasattr(hands, "get") else None
             if cards is None:
                 raise DealError(f"hands: missing seat {seat}")
-            if isinstance(cards, str):
-                cards = cards.split()
-            try:
-                parsed.append(tuple(sort_cards(parse_card(c) for c in cards)))
-            except CardCodeError as exc:
-                raise CardCodeError(f"hands.{seat}: {exc.detail}") from None
+            parsed.append(_hand(cards, f"hands.{seat}"))
         counts = Counter(c.index for hand in parsed for c in hand)
         if undealt is None:
             for seat, hand in zip(SEATS, parsed):
@@ -141,12 +136,7 @@ class Deal:
                                     rule="Ch. 3")
             rest = _undealt_of(counts)
         else:
-            if isinstance(undealt, str):
-                undealt = undealt.split()
-            try:
-                rest = [parse_card(c) for c in undealt]
-            except CardCodeError as exc:
-                raise CardCodeError(f"undealt: {exc.detail}") from None
+            rest = list(_hand(undealt, "undealt"))
         return cls(tuple(parsed), tuple(sort_cards(rest)))
 
     def to_dict(self) -> dict:
