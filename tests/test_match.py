@@ -48,8 +48,9 @@ def test_imp_scale_is_the_standard_wbf_scale_at_every_boundary():
             assert imps(low - 1) == n - 1 and imps(1 - low) == 1 - n, low
 
 
-def test_each_board_is_played_twice_with_the_pairs_swapped_and_scored_by_the_rules():
+def test_each_board_is_played_twice_with_the_pairs_swapped_and_imps_of_the_two_nets():
     result = run_match("basic", "random", boards=3, seed=9)
+    assert [r.board for r in result.results] == [1, 2, 3]
     # Each seat of each table keeps one bot for the whole match, seeded by the seat.
     tables = [{s: load_bot(ns if s.side is Side.NS else ew, seed=bot_seed(9, s.name)) for s in Seat}
               for ns, ew in (("basic", "random"), ("random", "basic"))]
@@ -71,12 +72,12 @@ def test_same_seed_same_result():
             for key in ("ms_per_decision", "card_ms_median", "card_ms_p90"):
                 pair.pop(key)
         d.pop("ms_per_decision")
-    assert a == b
+    assert len(a["results"]) == 4 and a == b
 
 
 def test_identical_bots_break_even_on_every_board():
     result = run_match("basic", "basic", boards=4, seed=2)
-    assert all(r.imps == 0 for r in result.results)
+    assert len(result.results) == 4 and all(r.imps == 0 for r in result.results)
     assert result.ci95 == (0.0, 0.0)
 
 
@@ -118,7 +119,7 @@ def test_match_needs_at_least_one_board(capsys):
 
 def test_pimc_matches_are_reproducible_for_a_seed():
     runs = [run_match("pimc", "basic", boards=1, seed=4, bot_options={"samples": 4}) for _ in range(2)]
-    assert runs[0].results == runs[1].results
+    assert len(runs[0].results) == 1 and runs[0].results == runs[1].results
 
 
 def test_swapping_the_bots_turns_every_boards_sign_seeded_bots_too():
@@ -126,9 +127,10 @@ def test_swapping_the_bots_turns_every_boards_sign_seeded_bots_too():
     # seat got another seed, and random (or pimc) played other cards
     ab = run_match("random", "basic", boards=6, seed=5)
     ba = run_match("basic", "random", boards=6, seed=5)
-    assert [r.imps for r in ba.results] == [-r.imps for r in ab.results]
+    assert len(ab.results) == 6 and [r.imps for r in ba.results] == [-r.imps for r in ab.results]
     assert any(r.imps for r in ab.results)
-    assert all(r.imps == 0 for r in run_match("random", "random", boards=4, seed=5).results)
+    same = run_match("random", "random", boards=4, seed=5).results
+    assert len(same) == 4 and all(r.imps == 0 for r in same)
 
 
 BAD_BOTS = """

@@ -39,7 +39,7 @@ def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
     declarer_side = state.contract.side
     # After the last card nothing is left to choose: its value is the result.
     assert values[-1][0] == state.tricks_won[declarer_side]
-    for event, (dd, best) in zip(state.plays[first:], values):
+    for event, (dd, best) in zip(state.plays[first:], values, strict=True):
         assert 0 <= dd <= 13 and 0 <= best <= 13
         if event.seat.side is declarer_side:  # the dummy's cards are declarer's choice
             assert dd <= best
@@ -83,7 +83,7 @@ def test_dd_values_of_the_last_tricks_are_the_brute_force_minimax_values(seed):
         replay.call(event.call)
     for event in state.plays[:first]:
         replay.play(event.card)
-    for event, (dd, best) in zip(state.plays[first:], values):
+    for event, (dd, best) in zip(state.plays[first:], values, strict=True):
         trick = [card.index for _, card in replay.current_trick]
         leader = replay.current_trick[0][0] if trick else replay.to_play
         trump = replay.contract.denomination.trump

@@ -51,7 +51,7 @@ def test_solver_matches_dds_on_100_random_full_bridge_deals():
     rng = random.Random(2026)
     deals = [random_deal(rng) for _ in range(100)]
     ours = dd_tables(deals, BRIDGE, workers=2)
-    for hands, table in zip(deals, ours):
+    for hands, table in zip(deals, ours, strict=True):
         assert table == dds_table(hands), to_pbn(hands)
 
 
@@ -61,7 +61,7 @@ def test_solver_matches_dds_on_partial_bridge_deals_every_leader():
     rng = random.Random(52)
     deals = [random_deal(rng, rng.randint(6, 9)) for _ in range(40)]
     ours = dd_tables(deals, BRIDGE, workers=2, memory_mb=64)
-    for hands, table in zip(deals, ours):
+    for hands, table in zip(deals, ours, strict=True):
         assert table == dds_table(hands), to_pbn(hands)
 
 
