@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import time
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -60,15 +61,39 @@ def test_ch6_undealt_features_count_both_copies():
                         "undealt_pairs": 3, "undealt_bright_pairs": 1, "undealt_honor_pairs": 2}
 
 
+def _no_pair_of(pairs: int) -> float:
+    """Chance that the 8 undealt cards of 60 hold no two copies of any of ``pairs``
+    given cards, counted directly: j of the given cards with one copy undealt (either
+    copy), the other 8 - j undealt cards from outside them."""
+    return sum(comb(pairs, j) * 2 ** j * comb(60 - 2 * pairs, 8 - j) for j in range(9)) / comb(60, 8)
+
+
+def test_ch6_mystery_discard_exact_odds_count_the_60_card_deck():
+    # Chapter 2's deck: 30 cards twice; 5 of them Brights, and 20 of them count
+    # for honors (Chapter 10: every card but a Plain). Counted here another way
+    # than features.py's inclusion-exclusion.
+    exact = exact_undealt_odds()
+    assert exact["some_bright"] == pytest.approx(1 - comb(50, 8) / comb(60, 8))
+    assert exact["some_pair"] == pytest.approx(1 - _no_pair_of(30))
+    assert exact["some_bright_pair"] == pytest.approx(1 - _no_pair_of(5))
+    assert exact["some_honor_pair"] == pytest.approx(1 - _no_pair_of(20))
+    # each of the 30 cards has both copies undealt with chance (8/60)(7/59)
+    assert exact["mean_pairs"] == pytest.approx(30 * 8 * 7 / (60 * 59))
+    # a card's 8/60 chance of lying undealt, times the deck's 2 x (5x4 + 5x2 + 10x1) points
+    assert exact["mean_honors"] == pytest.approx(8 / 60 * 80)
+
+
 def test_ch6_mystery_discard_frequencies_agree_with_exact_odds():
     rows = deal_rows("odds", 0, 3000, {})
     exact = exact_undealt_odds()
     for key, column in (("some_bright", "undealt_brights"), ("some_pair", "undealt_pairs"),
-                        ("some_bright_pair", "undealt_bright_pairs")):
+                        ("some_bright_pair", "undealt_bright_pairs"),
+                        ("some_honor_pair", "undealt_honor_pairs")):
         p = exact[key]
         sampled = np.mean([r[column] > 0 for r in rows])
         assert abs(sampled - p) < 4.5 * np.sqrt(p * (1 - p) / len(rows)), key
     assert abs(np.mean([r["undealt_honors"] for r in rows]) - exact["mean_honors"]) < 0.3
+    assert abs(np.mean([r["undealt_pairs"] for r in rows]) - exact["mean_pairs"]) < 0.08
 
 
 # -------------------------------------------------------- reproducibility
