@@ -136,16 +136,77 @@ def test_lab_dd_records_the_rule_variants_its_par_is_computed_under(tmp_path, mo
     assert "g50" in study.report.read_text() and "game_points" in study.report.read_text()
 
 
+def table_by_seat(dealer: str, *deals: list[int]) -> Table:
+    """Rows from 16 trick counts a deal: each declarer's own, for P, R, A, NT in turn,
+    North, East, South, West in each (the two sides need not add up to 13)."""
+    t = table_of(*(([0, 0, 0, 0], dealer) for _ in deals))
+    for d in Denomination:
+        for j, seat in enumerate("NESW"):
+            t.data[f"dd_{d.name}_{seat}"][:] = [tricks[4 * int(d) + j] for tricks in deals]
+    return t
+
+
+def par_by_minimax(tricks: list[int], dealer: str, options: RuleOptions) -> int:
+    """Par (North–South's net score) by plain minimax over the 28 bids, each bid scored by
+    the rules engine for its side's better declarer: a side that holds a bid may be
+    outbid by the other with any higher bid; the dealer's side speaks first, and the
+    hand is passed out (0) when neither side opens."""
+    from functools import cache
+
+    from flowerbridge.calls import BIDS
+    from flowerbridge.contract import Contract
+    from flowerbridge.scoring import score_contract
+
+    def net(order: int, side: int) -> int:  # North–South's net when ``side`` declares the bid
+        bid = BIDS[order]
+        taken = max(tricks[4 * int(bid.denomination) + j] for j in ((0, 2), (1, 3))[side])
+        declarer = (Seat.N, Seat.E)[side]
+        won = (taken, 13 - taken) if side == 0 else (13 - taken, taken)
+        score = score_contract(Contract(bid.level, bid.strain, declarer), won, ([], []), options)
+        return score.total(Side.NS) - score.total(Side.EW)
+
+    def best_for(side: int, results) -> int:
+        return max(results) if side == 0 else min(results)
+
+    @cache
+    def holds(order: int, side: int) -> int:  # the net when ``side`` holds the bid, the other to answer
+        other = 1 - side
+        return best_for(other, [net(order, side), *(holds(k, other) for k in range(order + 1, len(BIDS)))])
+
+    first = Seat[dealer].side
+    second = 1 - int(first)
+    second_alone = best_for(second, [0, *(holds(k, second) for k in range(len(BIDS)))])
+    return best_for(int(first), [second_alone, *(holds(k, int(first)) for k in range(len(BIDS)))])
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 13), min_size=4, max_size=4), min_size=1, max_size=20),
+@given(st.lists(st.lists(st.integers(0, 13), min_size=16, max_size=16), min_size=1, max_size=8),
        st.sampled_from("NESW"), st.sampled_from([RuleOptions(), RuleOptions.strict()]))
-def test_par_lies_between_what_each_side_can_make_alone(tricks, dealer, options):
-    t = table_of(*((row, dealer) for row in tricks))
+def test_ruling_r15_par_is_the_minimax_of_the_auction_over_every_declarers_tricks(deals, dealer, options):
+    t = table_by_seat(dealer, *deals)
+    order, side, result = dd.par(t, options)
+    assert list(result) == [par_by_minimax(tricks, dealer, options) for tricks in deals]
+    # the auction ends in a contract worth the par to its side, or passed out at 0
     _, ns_best = dd.best_contracts(dd.side_tricks(t, Side.NS), options)
     _, ew_best = dd.best_contracts(dd.side_tricks(t, Side.EW), options)
-    order, side, result = dd.par(t, options)
     assert (-ew_best <= result).all() and (result <= ns_best).all()
-    assert ((order >= 0) | (result == 0)).all()
+    values = [dd.contract_values(dd.side_tricks(t, s), options) for s in (Side.NS, Side.EW)]
+    for i in range(len(deals)):
+        if order[i] < 0:
+            assert result[i] == 0
+        else:
+            assert (1, -1)[side[i]] * values[side[i]][i, order[i]] == result[i]
+
+
+def test_a_side_s_tricks_are_those_of_its_better_declarer():
+    # North takes 10 tricks in Ribbons, South 7; East 4, West 6: the side takes the more
+    tricks = [0] * 16
+    tricks[4:8] = [10, 4, 7, 6]
+    t = table_by_seat("N", tricks)
+    assert list(dd.side_tricks(t, Side.NS)[0]) == [0, 10, 0, 0]
+    assert list(dd.side_tricks(t, Side.EW)[0]) == [0, 6, 0, 0]
+    order, side, result = dd.par(t, RuleOptions())
+    assert (bid(order[0]), side[0]) == ("4R", 0) and result[0] > 0
 
 
 def test_lab_dd_comparison_plots_draw_95_percent_intervals_and_their_sample_sizes():
