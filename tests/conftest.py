@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import random
 import re
+import secrets
 
 import pytest
 
@@ -72,6 +73,33 @@ def assert_cli_error():
     """``assert_cli_error(cli(...), pattern)``: the failure FORMATS.md prescribes — exit 2,
     nothing on stdout, one ``error:`` line on stderr matching ``pattern``, no traceback."""
     return _assert_cli_error
+
+
+class _FixedSeed:
+    """Stands in for :mod:`secrets` in the server's table module: every new table
+    gets one seed (its ids and token checks are still the real module's)."""
+
+    SEED = "5eed" * 8
+
+    @classmethod
+    def token_hex(cls, nbytes: int) -> str:
+        assert nbytes == len(cls.SEED) // 2
+        return cls.SEED
+
+    def __getattr__(self, name: str):
+        return getattr(secrets, name)
+
+
+@pytest.fixture
+def fixed_table_seed(monkeypatch) -> str:
+    """Every table a server in this process makes deals from one seed (returned), for
+    a test that needs a deal that plays out (``5eed…``: hand 1 is 2A by East, with
+    four basic bots). A table's seed is otherwise random: a test that relied on some
+    deal failed by chance (a grand slam made, a hand passed out)."""
+    from flowerbridge.server import table
+
+    monkeypatch.setattr(table, "secrets", _FixedSeed())
+    return _FixedSeed.SEED
 
 
 @pytest.fixture(scope="session")

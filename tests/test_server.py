@@ -938,11 +938,11 @@ class TopCard:
         return max(observation.legal, key=lambda card: (card.rank, card.suit))
 
 
-def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(server):
+def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(server, fixed_table_seed):
     # docs/bots.md: hello with the seat's token; whenever a view has the seat as its
     # actor, Observation.from_dict(view) to the bot, its action sent with the seq
-    # (six hands: in one, South may be dummy or the hand passed out, and play no card;
-    # in all six, about once in 1,500 runs)
+    # (the seed is fixed: South is dummy in a hand or it is passed out, and on about
+    # one deal in 1,500 South played no card in all six hands)
     created = server.create_table({"N": "basic", "E": "basic", "S": "human", "W": "basic"}, hands=6)
     south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
     bot, answered = TopCard(), set()

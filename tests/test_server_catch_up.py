@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 
 from flowerbridge import Seat
 from flowerbridge.server import analysis
 from flowerbridge.server import manager as manager_module
-from flowerbridge.server import table as table_module
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.limits import MAX_CATCH_UP_EVENTS
 from flowerbridge.server.manager import Connection, LiveTable, TableManager
@@ -286,18 +284,6 @@ def test_a_review_seen_pending_before_a_restart_without_analysis_is_sent_as_unav
     asyncio.run(scenario())
 
 
-class _FixedSeed:
-    """Stands in for :mod:`secrets` in the table module: every new table gets one
-    seed (its ids and token checks are still the real module's)."""
-
-    @staticmethod
-    def token_hex(nbytes: int) -> str:
-        return "5eed" * (nbytes // 2)
-
-    def __getattr__(self, name: str):
-        return getattr(secrets, name)
-
-
 def _store_options(store: Store, table_id: str, options: dict) -> None:
     """Write ``options`` into a stored table's row, as an earlier version could have."""
     import sqlalchemy
@@ -323,13 +309,12 @@ def test_a_stored_table_under_options_now_refused_for_new_tables_still_loads(tmp
     asyncio.run(scenario())
 
 
-def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores(tmp_path, monkeypatch):
+def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores(tmp_path, fixed_table_seed):
     # versions before 2 December 2026 made tables with any whole number for an option;
     # the bound of 1,000,000 came later and left such a table unreachable (its log "does
     # not replay"): it loads, plays on and scores as it was made (a review of upgrades).
     # The table's seed is fixed: on some deals each seat's first legal card makes 7NT,
     # and this test needs the grand slam to fail (one fresh-clone CI run drew such a deal)
-    monkeypatch.setattr(table_module, "secrets", _FixedSeed())
 
     async def scenario() -> None:
         store = Store(str(tmp_path / "fb.sqlite"))
@@ -337,7 +322,7 @@ def test_a_stored_table_under_an_option_past_today_s_most_still_loads_and_scores
         first = _manager(store)
         live, tokens = await first.create(CreateTable.model_validate(FOUR_PEOPLE))
         table_id = live.table.id
-        assert live.table.seed == "5eed" * 8
+        assert live.table.seed == fixed_table_seed
         await first.stop()
         _store_options(store, table_id, {**live.table.options.to_dict(), "undertrick_penalty": 5_000_000})
         manager = _manager(store)
