@@ -70,13 +70,20 @@ class Server:
         self.stop()
 
     def start(self) -> None:
-        """Start the server (again, on the same port and database) and wait until it answers."""
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
-                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        """Start the server (again, on the same port and database) and wait until it answers.
+
+        Started again while a page retries, the port can be held a moment by one of
+        the page's own attempts to connect (a socket whose free source port the
+        kernel picked was the very port): the server is then started once more."""
         deadline = time.monotonic() + self.startup_timeout
+        tries, since = 1, self._launch()
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                said = self.log.read_bytes()[since:].decode(errors="replace")
+                if "Address already in use" in said and tries < 3:
+                    time.sleep(0.5)
+                    tries, since = tries + 1, self._launch()
+                    continue
                 raise RuntimeError(f"flowerbridge serve exited with {self.process.returncode}:\n"
                                    f"{self.log.read_text(errors='replace')}")
             try:
@@ -86,6 +93,14 @@ class Server:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"flowerbridge serve did not answer within {self.startup_timeout} s")
+
+    def _launch(self) -> int:
+        """Start the process; where its lines begin in the log."""
+        with open(self.log, "ab") as log:
+            since = log.tell()
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        return since
 
     def stop(self, *, kill: bool = False) -> None:
         """Stop the server: politely, or with SIGKILL as a crash would."""

@@ -449,12 +449,15 @@ def test_server_a_table_asked_for_by_many_while_a_load_of_it_fails_is_loaded_onc
         monkeypatch.setattr(store, "load", slow_load)
         again = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
 
-        async def get_after(delay: float):
-            await asyncio.sleep(delay)
+        async def get_once(ready):
+            while not ready():
+                await asyncio.sleep(0.005)
             return await again.get(table_id)
 
+        loading = asyncio.ensure_future(again.get(table_id))
+        # one asks while the first load is under way, one once it has failed
         first, waiting, newcomer = await asyncio.gather(
-            get_after(0), get_after(0.01), get_after(0.3), return_exceptions=True)
+            loading, get_once(lambda: calls), get_once(loading.done), return_exceptions=True)
         assert isinstance(first, StoreError) and isinstance(waiting, StoreError)  # one load, one outcome
         assert newcomer is again.tables[table_id]
         assert await again.get(table_id) is newcomer and not again._loading

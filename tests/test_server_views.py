@@ -153,7 +153,7 @@ def test_a_bots_thinking_is_inside_its_delay_so_its_timing_tells_nothing_of_its_
     from flowerbridge.server.schemas import CreateTable
     from flowerbridge.server.store import Store
 
-    delay, thinking = 0.5, 0.3
+    delay, thinking = 1.0, 0.3      # (a wait is seen unless the bot's round trip stalls 0.6 s)
     real_choose = manager_module.choose
 
     def thoughtful(bot, observation):
