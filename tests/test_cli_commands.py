@@ -802,7 +802,8 @@ def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_
     for argv in (["solve", str(tmp_path / "h.json")], ["solve", "--bridge-file", str(tmp_path / "d.pbn")]):
         status, _, err = cli(*argv)
         assert "--memory-mb" not in err
-        assert_cli_error((status, "", err), r"h\.json|d\.pbn: out of memory reading it: too large an input")
+        name = re.escape(argv[-1].rpartition("/")[2])
+        assert_cli_error((status, "", err), rf"{name}: out of memory reading it: too large an input$")
 
 
 def test_cli_solve_out_of_memory_while_solving_hints_a_smaller_memory_mb(cli, assert_cli_error, tmp_path,

@@ -390,12 +390,15 @@ def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(se
 def test_every_event_carries_the_seats_own_view_from_the_engine(server):
     table_id, token = south_table(server)
     south = joined(server, table_id, token)
-    wait_for_turn(south)
-    view = south.view
-    assert view["seat"] == "S" and len(view["hand"]) == 13
-    assert view["actor"] == "S" and view["legal"][0] == "Pass"
-    latest = [m for m in south.messages if "seen" in m][-1]
-    assert latest["view"] == view and sum(latest["seen"].values()) == len(view["plays"])
+    wait_for_turn(south)        # the bots wait for South: the table stands still
+    table = manager(server).tables[table_id].table
+    assert south.view == table.state.observation(Seat.S).to_dict()
+    assert south.view["actor"] == "S" and len(south.view["hand"]) == 13
+    # the snapshot (the deal, seq 1), then each call: every one with South's view as it was then
+    events = [m for m in south.messages if "seq" in m]
+    assert [m["seq"] for m in events] == list(range(1, table.seq + 1))
+    assert [len(m["view"]["auction"]) for m in events] == [m["seq"] - 1 for m in events]
+    assert all(m["view"]["hand"] == south.view["hand"] and "seen" in m for m in events)
 
 
 def test_reconnecting_with_since_gets_exactly_the_missed_events(server):

@@ -210,6 +210,21 @@ def test_a_sync_while_missed_events_wait_unsent_is_answered_by_them(tmp_path):
     asyncio.run(scenario())
 
 
+def test_a_sync_while_a_snapshot_waits_unsent_is_answered_by_that_snapshot(tmp_path):
+    async def scenario() -> None:
+        store, manager, live, conns = await _four_people_seated(tmp_path)
+        south = conns[Seat.S]
+        _drain(south)
+        for _ in range(6):                          # a seq the table never had: a snapshot,
+            await manager.sync(south, 10 ** 6)      # asked five times more before it went
+        assert [m["type"] for m in _drain(south)] == ["snapshot"]
+        await manager.sync(south, 10 ** 6)          # it went: a new sync is answered
+        assert [(m["type"], m["seq"]) for m in _drain(south)] == [("snapshot", live.table.seq)]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
 # --------------------------------------------------------------- reviews
 
 def test_reconnecting_at_the_latest_seq_without_analysis_sends_no_review(tmp_path):

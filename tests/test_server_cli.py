@@ -49,16 +49,69 @@ def test_serve_without_a_database_names_its_default_file_by_its_path(tmp_path):
     assert (tmp_path / "flowerbridge" / "flowerbridge.db").is_file()
 
 
+def _interface_addresses() -> set[str]:
+    """The IPv4 addresses of this machine's interfaces, as the kernel lists them (Linux:
+    SIOCGIFADDR of each interface), found apart from the route ``serve`` asks for."""
+    import fcntl
+    import struct
+
+    found = set()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _, name in socket.if_nameindex():
+            try:
+                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))
+            except OSError:     # an interface without an IPv4 address
+                continue
+            found.add(socket.inet_ntoa(packed[20:24]))
+    return found
+
+
 @pytest.mark.parametrize("every", ["0.0.0.0", "0"])
 def test_serve_on_every_address_prints_one_the_others_can_reach(every, tmp_path):
     # it printed http://0.0.0.0:PORT/, and a lobby opened there (or at 127.0.0.1)
     # made invitation links that pointed the others at their own machines; the
     # name 0 listens on every address too (it printed http://0:PORT/)
-    from flowerbridge.cli.serve import network_address
     line = _first_line("--host", every, "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis")
     assert "0.0.0.0" not in line and "//0:" not in line, line
-    assert line.startswith(f"Flower Bridge is at http://{network_address() or '127.0.0.1'}:"), line
+    host = re.match(r"Flower Bridge is at http://([0-9.]+):\d+/", line)
+    assert host, line
+    ours = _interface_addresses()
+    others_reach = {a for a in ours if not a.startswith("127.")}
+    # one of this machine's own addresses, and not loopback where it has another
+    assert host[1] in (others_reach or {"127.0.0.1"}), (line, ours)
     assert "open the lobby at the one the others reach" in line
+
+
+def test_serve_s_network_address_is_the_outward_route_s_never_loopback(monkeypatch):
+    from flowerbridge.cli import serve as serve_module
+
+    class Probe:
+        """A UDP socket whose route out leaves by ``address`` (or fails)."""
+        address: str | OSError = "192.0.2.7"
+
+        def __init__(self, *args):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def connect(self, where):
+            if isinstance(Probe.address, OSError):
+                raise Probe.address
+
+        def getsockname(self):
+            return (Probe.address, 40000)
+
+    monkeypatch.setattr(socket, "socket", Probe)
+    said = {}
+    for address in ["192.0.2.7", "10.1.2.3", "127.0.0.1", "127.0.1.1", "0.0.0.0", OSError("no route")]:
+        Probe.address = address
+        said[str(address)] = serve_module.network_address()
+    assert said == {"192.0.2.7": "192.0.2.7", "10.1.2.3": "10.1.2.3", "127.0.0.1": None,
+                    "127.0.1.1": None, "0.0.0.0": None, "no route": None}
 
 
 def test_serve_on_a_port_in_use_is_one_error_line(tmp_path):

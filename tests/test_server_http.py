@@ -252,8 +252,18 @@ def test_http_a_hand_number_in_a_path_is_decimal_digits_only(server, segment):
 
 
 def test_http_a_hand_number_in_digits_is_read(server):
-    table_id = server.create_table(PEOPLE)["table"]["id"]
-    for segment in ("1", "01", "2", "0", "9" * 30):
+    created = server.create_table({s: "random" for s in "NESW"}, hands=2)
+    table_id = created["table"]["id"]
+    watcher = server.client(table_id)        # the bots play hand 1 while someone watches
+    try:
+        watcher.until(lambda m: m.get("type") == "hand_over" or bool(m.get("hand_over")), timeout=60)
+    finally:
+        watcher.close()
+    first = server.api("GET", f"/api/tables/{table_id}/hands/1")
+    assert first.status_code == 200 and first.json()["hand"] == 1
+    for segment in ("01", "0001"):
+        assert server.api("GET", f"/api/tables/{table_id}/hands/{segment}").json() == first.json(), segment
+    for segment in ("0", "3", "9" * 30):    # no such hand in a session of two
         answer = server.api("GET", f"/api/tables/{table_id}/hands/{segment}")
         assert (answer.status_code, answer.json()["error"]["code"]) == (409, "no_hand"), segment
 

@@ -99,7 +99,8 @@ def test_limits_a_flood_of_syncs_is_refused_unread_and_the_server_stays_responsi
     assert not watcher.closed
 
 
-def test_limits_a_sync_while_a_snapshot_waits_unsent_is_answered_by_that_snapshot():
+def test_limits_a_snapshot_is_counted_as_a_catch_up_queued_until_it_is_sent():
+    # (what lets a sync be answered by a snapshot still queued: test_server_catch_up.py)
     conn = Connection()
     conn.send(Snapshot('{"type": "snapshot"}'))
     conn.send({"type": "presence"})
