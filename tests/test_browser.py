@@ -626,6 +626,25 @@ def test_lobby_a_long_table_name_without_spaces_does_not_widen_the_page(browser,
         page.context.close()
 
 
+@pytest.mark.parametrize("width", [800, 853, 960, 1040])
+def test_lobby_every_field_of_the_new_table_form_is_in_its_panel_and_takes_a_click(browser, server, width):
+    # From 800 to about 1040 px wide (a laptop at 150 % zoom among them) the form ran past its
+    # panel by up to 117 px, and East's and West's menus lay under the list of tables beside it
+    page = open_page(browser, server, "/", viewport={"width": width, "height": 700})
+    page.wait_for_selector("#seat-choices select[name=level_W]")
+    fields = page.evaluate("""() => {
+      const panel = document.querySelector('#create-form').closest('.panel').getBoundingClientRect();
+      return [...document.querySelectorAll('#create-form input, #create-form select')].map((e) => {
+        const r = e.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return [e.name, r.left >= panel.left && r.right <= panel.right, hit === e];
+      });
+    }""")
+    assert len(fields) >= 12 and all(inside and hit for _, inside, hit in fields), fields
+    assert not page.errors
+    page.context.close()
+
+
 def test_lobby_gives_the_focus_to_its_heading_when_the_last_table_leaves_the_list(browser, server):
     # the Watch link of the only table had the focus; the table gone, the focus fell to
     # the page's body
@@ -3064,18 +3083,26 @@ def test_the_persons_turn_is_brought_into_view_when_it_is_off_the_screen(browser
     assert not south.errors
 
 
-def test_touch_targets_in_the_auction_and_the_top_bar_are_24_px_high_at_least(browser, server):
+def test_touch_targets_in_the_auction_the_top_bar_and_the_lobby_form_are_24_px_high_at_least(browser, server):
     # On a touch screen the auction's explained calls were 21 px high, stacked
-    # without a gap, and the top bar's buttons 21 px (WCAG 2.5.8 asks 24).
+    # without a gap, the top bar's buttons 21 px, the review's Earlier and Later 22 and
+    # the lobby's fields 20 to 23 (WCAG 2.5.8 asks 24).
     view = {"dealer": "N", "phase": "auction", "turn": "N",
             "auction": [{"seat": s, "call": c} for s, c in zip("NESWNESW", ["1R", "Pass", "2P", "Pass",
                                                                              "2R", "Pass", "3R", "Pass"])]}
     created = server.create_table({seat: BOT for seat in "NESW"}, length={"hands": 1})
     page = open_touch_page(browser, server, created["spectate_url"], IPHONE)
-    page.locator("#felt .seat-box").first.wait_for()
-    buttons = page.evaluate("""() => [...document.querySelectorAll('.topbar button, .topbar select')]
-      .map((b) => [b.id, b.getBoundingClientRect().height])""")
-    assert all(height >= 24 for _, height in buttons), buttons
+    page.wait_for_selector("#review-dialog[open] .review[data-hand='1']", timeout=HAND_TIMEOUT_MS)
+    buttons = page.evaluate("""() => [...document.querySelectorAll(
+      '.topbar button, .topbar select, .review-nav button')].map((b) => [b.id, b.getBoundingClientRect().height])""")
+    assert len(buttons) >= 6 and all(height >= 24 for _, height in buttons), buttons
+    # and the new-table form's fields (20 to 23 px high)
+    lobby = open_touch_page(browser, server, "/", IPHONE)
+    lobby.wait_for_selector("#seat-choices select[name=level_W]")
+    fields = lobby.evaluate("""() => [...document.querySelectorAll('#create-form input, #create-form select')]
+      .map((b) => [b.name, b.getBoundingClientRect().height])""")
+    assert len(fields) >= 12 and all(height >= 24 for _, height in fields), fields
+    lobby.context.close()
     page.goto("/static/cards.html")
     render_in_page(page, "auction", "renderAuction", view, ["explained"] * 8)
     cells = page.evaluate("""() => [...document.querySelectorAll('table.auction td.explained')]
