@@ -565,6 +565,35 @@ def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, se
     assert not north.errors
 
 
+SHORT_SCREENS = [{"width": 360, "height": 640}, {"width": 740, "height": 360}, {"width": 960, "height": 540}]
+
+
+@pytest.mark.parametrize("viewport", SHORT_SCREENS, ids=["360x640", "740x360", "960x540"])
+def test_client_on_a_short_screen_the_bidding_box_takes_a_column_a_level_and_the_hand_shows(
+        browser, server, viewport):
+    # At 740 x 360 (a phone on its side) and 960 x 540 (a laptop at 200 %) the bidding
+    # box's eight rows filled the screen and the hand lay below it; at 360 x 640 only
+    # the top of its first row showed. The arrow keys follow the columns.
+    created, clients, north = people_table(browser, server, "N")      # North deals
+    north.set_viewport_size(viewport)
+    north.wait_for_selector('#bidding button[data-call="Pass"]')
+    box = north.evaluate("""() => Object.fromEntries(['1P', '2P', '7P', '1R', '1NT', '7NT'].map((call) => {
+      const r = document.querySelector(`#bidding [data-call="${call}"]`).getBoundingClientRect();
+      return [call, [Math.round(r.left), Math.round(r.top)]]; }))""")
+    assert box["1P"][1] == box["2P"][1] == box["7P"][1] and box["1NT"][1] == box["7NT"][1], box
+    assert box["1P"][0] == box["1R"][0] == box["1NT"][0] and box["1P"][1] < box["1R"][1] < box["1NT"][1], box
+    hand = north.evaluate("""() => { const r = document.querySelector('#position-bottom .hand .card')
+      .getBoundingClientRect(); return [r.top, r.height]; }""")
+    assert hand[0] + 0.6 * hand[1] <= viewport["height"], (hand, viewport)   # most of its first row
+    north.focus('#bidding button[data-call="1P"]')
+    for key, call in [("ArrowRight", "2P"), ("ArrowLeft", "1P"), ("ArrowDown", "1R"), ("ArrowRight", "2R"),
+                      ("ArrowUp", "2P"), ("ArrowUp", "1NT"), ("Home", "Pass"), ("ArrowDown", "1P")]:
+        north.keyboard.press(key)
+        assert north.evaluate(FOCUS) == f"call {call} in #bidding", (key, call)
+    close_all(clients)
+    assert not north.errors
+
+
 # ------------------------------------------ 11, 12: zoom, title, headings, lang
 
 

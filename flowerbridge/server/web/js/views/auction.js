@@ -89,9 +89,14 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
 /**
  * The button an arrow key (or Home, End) leads to from `from` in a bidding
  * box: left and right along the calls in order, up and down to the nearest
- * call of the row above or below. Null when there is none that way.
+ * call of the row above or below. Null when there is none that way. Where the
+ * box shows a column a level (a short screen: the stylesheet flows it by
+ * column), up and down go along the calls and left and right between levels.
  */
 export function moveInBiddingBox(box, from, key) {
+  if (getComputedStyle(box).gridAutoFlow.startsWith("column")) {
+    key = { ArrowDown: "ArrowRight", ArrowUp: "ArrowLeft", ArrowRight: "ArrowDown", ArrowLeft: "ArrowUp" }[key] || key;
+  }
   const buttons = [...box.querySelectorAll("button[data-call]")];
   const at = buttons.indexOf(from);
   if (key === "Home") return buttons[0] || null;
