@@ -2312,6 +2312,26 @@ def the_dead_socket_stays_dead(page):
     status_is(page, "connected", 1_000)
 
 
+@pytest.mark.parametrize("viewport", [{"width": 960, "height": 540}, {"width": 1279, "height": 720}],
+                         ids=["960x540", "1279x720"])
+def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_laptop_at_200_percent_and_at_1279(
+        browser, server, viewport):
+    # At 960 x 540 (1920 x 1080 at 200 %) a defender's hand lay 200 to 350 px below the
+    # screen, at 1279 x 720 its foot: the dummy at the side took a row per suit (and at
+    # 960 x 540 the trick its full height).
+    created, clients = people_table_at(server, EAST_DECLARES,      # West is the dummy, at South's right
+                                       lambda view: view["turn"] == "S" and len(view["plays"]) >= 4)
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    south.wait_for_selector("#position-bottom .card.playable")
+    south.wait_for_selector("#felt .face-up .hand.small .card")
+    rects = south.evaluate("""() => ['#position-bottom .hand', '#felt .face-up .hand.small'].map((s) => {
+      const r = document.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom]; })""")
+    assert all(0 <= top and bottom <= viewport["height"] for top, bottom in rects), (rects, viewport)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_the_page_knows_at_once_when_the_browser_goes_offline_and_is_back_when_it_is_online(browser, server):
     # Offline (the open websocket stalls: no close event) the page went on saying
     # "connected" for over a minute, and a card clicked meanwhile was written into
