@@ -2332,6 +2332,23 @@ def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_laptop_at_200
     assert not south.errors
 
 
+def test_a_hidden_hands_count_stays_in_one_piece_beside_a_long_seat_label(browser, server):
+    # On a phone on its side "× 13" beside "North bot (basic) · dealer · declarer" broke in two
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["turn"] == "S" and len(view["plays"]) >= 4)
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport={"width": 740, "height": 360})
+    south.wait_for_selector("#position-bottom .card.playable")
+    south.evaluate("""() => document.querySelectorAll('#felt .seat-label').forEach((label) => {
+      label.textContent += ' · a long name of a player'; })""")
+    lines = south.evaluate("""() => [...document.querySelectorAll('#felt .hidden-hand')].map((hand) => {
+      const range = document.createRange(); range.selectNodeContents(hand.lastChild);
+      return [hand.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size]; })""")
+    assert len(lines) == 2 and all(count == 1 for _, count in lines), lines
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_the_page_knows_at_once_when_the_browser_goes_offline_and_is_back_when_it_is_online(browser, server):
     # Offline (the open websocket stalls: no close event) the page went on saying
     # "connected" for over a minute, and a card clicked meanwhile was written into
