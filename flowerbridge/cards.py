@@ -245,8 +245,9 @@ class Card:
         object.__setattr__(self, "month", hwatu.month)
         object.__setattr__(self, "kind", hwatu.kind)
         object.__setattr__(self, "name", _english(hwatu))
-        object.__setattr__(self, "name_ja", hwatu.japanese)
+        # the two January Plains are two cards (R2): each name says which
         variant = f" {hwatu.variant}" if hwatu.month == 1 and hwatu.kind is Kind.PLAIN else ""
+        object.__setattr__(self, "name_ja", f"{hwatu.japanese}{variant}")
         object.__setattr__(self, "name_ko", f"{PLANTS[hwatu.month - 1][2]} {hwatu.kind.korean}{variant}")
         object.__setattr__(self, "picture", hwatu.picture)
         object.__setattr__(self, "points", hwatu.kind.hand_points)

@@ -65,6 +65,13 @@ def test_ch3_every_card_exactly_twice_in_the_60_card_deck():
     assert Counter(c.suit for c in DECK) == {Suit.PLAINS: 20, Suit.RIBBONS: 20, Suit.ANIMALS: 20}
 
 
+def test_ch3_every_card_has_a_name_of_its_own_in_each_language():
+    # the two January Plains were both 松のカス in Japanese, though they rank apart (R2)
+    for field in ("name", "name_ja", "name_ko"):
+        assert len({getattr(card, field) for card in CARDS}) == 30, field
+    assert [parse_card(c).name_ja for c in ("1Pa", "1Pb")] == ["松のカス A", "松のカス B"]
+
+
 def test_ruling_r1_november_is_willow_and_december_paulownia():
     assert parse_card("11B").picture == "rain man"
     assert parse_card("12B").picture == "phoenix"
