@@ -810,6 +810,8 @@ def test_card_faces_drawn_for_every_card_in_three_languages(browser, server):
         marks = {"B": ".mark-bright", "R": ".mark-ribbon", "A": ".animal"}
         if card["kind"] in marks:
             assert face.locator(marks[card["kind"]]).count() == 1, card["code"]
+        # November's Plain is its lightning (R1), drawn; no other card has it
+        assert face.locator(".lightning").count() == (card["picture"] == "lightning"), card["code"]
         assert face.locator("svg.card-face").get_attribute("aria-label") == f"{card['code']} {card['name']}"
     screenshot(page, "deck-en")
     for language, field in (("ja", "name_ja"), ("ko", "name_ko")):

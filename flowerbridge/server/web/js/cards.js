@@ -188,7 +188,8 @@ function ribbonMark(picture) {
 
 // The picture of each animal and bright card, by code (the crane and sun, the
 // curtain, the moon, the rain man, the phoenix; the birds, bridge, butterflies,
-// boar). A card without one (none in the 60-card deck) shows its plant and kind mark only.
+// boar), and November's lightning. A card without one (none of the deck's animals
+// and brights) shows its plant and kind mark only.
 const PICTURES = {
   "2A": `<g class="animal"><ellipse cx="56" cy="66" rx="13" ry="8" fill="#7cb342"/>
       <circle cx="68" cy="60" r="6" fill="#7cb342"/><path d="M73 60 l6 1 l-6 2 z" fill="#5d4037"/>
@@ -219,14 +220,16 @@ const PICTURES = {
   "12B": `<g class="bright"><path d="M50 50 C30 40 24 60 38 70 C20 74 26 96 46 86 L50 100 L56 86
       C76 96 82 74 64 70 C78 60 70 40 50 50 Z" fill="#ef6c00" stroke="#6a1b9a" stroke-width="1.5"/>
       <circle cx="50" cy="56" r="4" fill="#6a1b9a"/></g>`,
+  // the one plain with a picture of its own: November's lightning (the willow's Plain)
+  "11P": `<g class="lightning"><path d="M60 24 L42 50 H54 L38 80 L68 46 H56 L70 24 Z"
+      fill="#212121" stroke="#c62828" stroke-width="1.5" stroke-linejoin="round"/></g>`,
 };
 
 function kindMark(card) {
   switch (card.kind) {
     case "B": return brightMark() + (PICTURES[card.code] || "");
-    case "A": return PICTURES[card.code] || "";
     case "R": return ribbonMark(card.picture || "");
-    default: return "";
+    default: return PICTURES[card.code] || "";    // an animal; a plain has none but 11P
   }
 }
 
