@@ -298,7 +298,7 @@ def _etag_matches(header: str | None, etag: str) -> bool:
     if header is None:
         return False
     tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
-    return "*" in tags or etag in tags
+    return "*" in tags or etag.removeprefix("W/") in tags
 
 
 _GZIP_FROM = 1400

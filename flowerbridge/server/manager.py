@@ -238,7 +238,9 @@ class LobbyList:
 
     def __init__(self, body: bytes) -> None:
         self.body = body
-        self.etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        # weak: one tag for the JSON and its gzip form, which are equivalent but not
+        # the same bytes (RFC 9110 keeps a strong tag to one representation)
+        self.etag = 'W/"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         self._gzipped: bytes | None = None
 
     @property
