@@ -2321,7 +2321,7 @@ def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_laptop_at_200
     # At 960 x 540 (1920 x 1080 at 200 %) a defender's hand lay 200 to 350 px below the
     # screen, at 1279 x 720 its foot: the dummy at the side took a row per suit (and at
     # 960 x 540 the trick its full height).
-    created, clients = people_table_at(server, EAST_DECLARES,      # West is the dummy, at South's right
+    created, clients = people_table_at(server, EAST_DECLARES,      # West is the dummy, at South's left
                                        lambda view: view["turn"] == "S" and len(view["plays"]) >= 4)
     south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
     south.wait_for_selector("#position-bottom .card.playable")

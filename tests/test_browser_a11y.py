@@ -565,15 +565,16 @@ def test_client_keys_window_says_what_the_keys_do_in_the_bidding_box(browser, se
     assert not north.errors
 
 
-SHORT_SCREENS = [{"width": 360, "height": 640}, {"width": 740, "height": 360}, {"width": 960, "height": 540}]
+SHORT_SCREENS = [{"width": 360, "height": 640}, {"width": 740, "height": 360}, {"width": 960, "height": 540},
+                 {"width": 800, "height": 600}]
 
 
-@pytest.mark.parametrize("viewport", SHORT_SCREENS, ids=["360x640", "740x360", "960x540"])
+@pytest.mark.parametrize("viewport", SHORT_SCREENS, ids=["360x640", "740x360", "960x540", "800x600"])
 def test_client_on_a_short_screen_the_bidding_box_takes_a_column_a_level_and_the_hand_shows(
         browser, server, viewport):
-    # At 740 x 360 (a phone on its side) and 960 x 540 (a laptop at 200 %) the bidding
-    # box's eight rows filled the screen and the hand lay below it; at 360 x 640 only
-    # the top of its first row showed. The arrow keys follow the columns.
+    # At 740 x 360 (a phone on its side), 960 x 540 (a laptop at 200 %) and 800 x 600 the
+    # bidding box's eight rows filled the screen and the hand lay below it; at 360 x 640
+    # only the top of its first row showed. The arrow keys follow the columns.
     created, clients, north = people_table(browser, server, "N")      # North deals
     north.set_viewport_size(viewport)
     north.wait_for_selector('#bidding button[data-call="Pass"]')
