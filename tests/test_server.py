@@ -954,7 +954,7 @@ def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(s
         assert time.monotonic() < deadline, "the session did not end"
         south.recv(timeout=0.5)
         view = south.view
-        if view and view["actor"] == "S" and south.seq not in answered:
+        if view and view["actor"] == "S" and view["legal"] and south.seq not in answered:
             answered.add(south.seq)
             action = bot.act(Observation.from_dict(view))
             kind = "call" if view["phase"] == "auction" else "play"
