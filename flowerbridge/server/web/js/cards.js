@@ -198,9 +198,14 @@ const PICTURES = {
       <rect x="14" y="78" width="30" height="7" transform="rotate(-18 29 81)"/>
       <rect x="38" y="74" width="30" height="7" transform="rotate(18 53 77)"/>
       <rect x="60" y="78" width="28" height="7" transform="rotate(-18 74 81)"/></g>`,
+  // June's butterflies: a pair, the second smaller, above and to the right
   "6A": `<g class="animal"><path d="M50 66 C38 48 26 54 34 66 C26 78 40 80 50 68 Z" fill="#ffb300" stroke="#3e2723"/>
       <path d="M50 66 C62 48 74 54 66 66 C74 78 60 80 50 68 Z" fill="#ffb300" stroke="#3e2723"/>
-      <path d="M50 58 V76" stroke="#3e2723" stroke-width="2"/></g>`,
+      <path d="M50 58 V76" stroke="#3e2723" stroke-width="2"/>
+      <g transform="translate(70 34) scale(0.5) translate(-50 -66)">
+        <path d="M50 66 C38 48 26 54 34 66 C26 78 40 80 50 68 Z" fill="#ffb300" stroke="#3e2723" stroke-width="2"/>
+        <path d="M50 66 C62 48 74 54 66 66 C74 78 60 80 50 68 Z" fill="#ffb300" stroke="#3e2723" stroke-width="2"/>
+        <path d="M50 58 V76" stroke="#3e2723" stroke-width="4"/></g></g>`,
   "7A": `<g class="animal"><ellipse cx="50" cy="80" rx="24" ry="12" fill="#6d4c41"/>
       <path d="M72 76 l12 6 l-12 4 z" fill="#6d4c41"/><circle cx="74" cy="77" r="1.5" fill="#fbf6ea"/>
       <path d="M34 90 v10 M44 91 v10 M56 91 v10 M66 90 v10" stroke="#4e342e" stroke-width="3"/></g>`,
