@@ -578,7 +578,12 @@ def test_lobby_whose_settings_failed_to_load_asks_again_and_works_meanwhile(brow
         else:
             route.continue_()
     context = browser.new_context(viewport=DESKTOP, base_url=server.url, bypass_csp=True)
-    context.clock.install()     # (the retries' waits run when the test says, not by the wall clock)
+    # the page's clock stands still but when the test moves it: the retries' waits run when
+    # the test says, not by the wall clock (installed alone, the clock ran on at real
+    # speed, and a machine slow by 3 s had the page retry before the test looked)
+    now = time.time()
+    context.clock.install(time=now)
+    context.clock.pause_at(now + 1)
     context.route("**/api/meta", refuse_twice)
     page = context.new_page()
     errors = []
@@ -2274,7 +2279,7 @@ def plays_and_seq_agree(page, clients):
     """The page has caught up: it shows the table at the seq every client has seen
     last (an action the page wrote into the stalled socket may arrive late, and count)."""
     page.wait_for_function(f"Number(document.body.dataset.seq) >= {clients['N'].seq}", timeout=5_000)
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(1_000)
     seq = int(page.evaluate("document.body.dataset.seq"))
     seen_by_all(clients, seq)
     for client in clients.values():
@@ -2374,7 +2379,7 @@ def test_the_page_knows_at_once_when_the_browser_goes_offline_and_is_back_when_i
     south.wait_for_timeout(300)         # the server is not reached either: down, not refusing websockets
     assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
     south.context.set_offline(False)
-    status_is(south, "connected", 2_000)
+    status_is(south, "connected", 4_000)    # (before the 5 s retry would: at once, on a slow machine)
     assert south.locator("#refusal").inner_text() == ""
     assert south.sent[-1][0]["since"] == clients["N"].seq
     plays_and_seq_agree(south, clients)
@@ -2400,10 +2405,12 @@ def test_a_silent_connection_is_found_dead_by_the_heartbeat_and_the_page_catches
     west.send({"type": "play", "card": west.view["legal"][0], "seq": west.seq})     # West leads
     seen_by_all(clients, west.seq + 1)
     pings = lambda: [m for m in south.sent[0] if m["type"] == "ping"]   # noqa: E731
-    south.clock.fast_forward(12_000)
+    # (the page's clock runs on at real speed between the test's jumps: each jump leaves
+    # seconds to spare, for a machine slow to answer the test)
+    south.clock.fast_forward(10_000)
     south.wait_for_timeout(200)
     assert pings() == []
-    south.clock.fast_forward(4_000)                     # 16 s of silence: a ping
+    south.clock.fast_forward(6_000)                     # 16 s of silence: a ping
     deadline = time.monotonic() + 10                    # (a frame sent reaches the test late)
     while not pings() and time.monotonic() < deadline:
         south.wait_for_timeout(50)
@@ -2412,10 +2419,10 @@ def test_a_silent_connection_is_found_dead_by_the_heartbeat_and_the_page_catches
     assert south.evaluate("document.querySelector('#status').textContent") == "connected"
     assert south.evaluate("document.body.dataset.seq") == seq           # the lead never came
     assert south.locator("#message").inner_text() == "West to play."   # stale
-    south.clock.fast_forward(8_000)
+    south.clock.fast_forward(6_000)
     south.wait_for_timeout(200)
     assert south.evaluate("document.querySelector('#status').textContent") == "connected"
-    south.clock.fast_forward(3_000)                     # 11 s after the ping: dead
+    south.clock.fast_forward(5_000)                     # 11 s after the ping: dead
     status_is(south, "reconnecting…", 2_000)
     south.context.set_offline(False)
     status_is(south, "connected", 5_000)
@@ -2441,10 +2448,10 @@ def test_an_action_unanswered_on_a_silent_connection_is_found_dead_without_waiti
     south.context.set_offline(True)
     cards.first.click(position={"x": 6, "y": 12})
     assert south.locator("#refusal").inner_text() == ""         # sent, as far as the page knows
-    south.clock.fast_forward(8_000)
+    south.clock.fast_forward(6_000)     # (leaving seconds to spare: the clock runs on between jumps)
     south.wait_for_timeout(200)
     assert south.evaluate("document.querySelector('#status').textContent") == "connected"
-    south.clock.fast_forward(3_000)
+    south.clock.fast_forward(5_000)     # 11 s unanswered: dead
     status_is(south, "reconnecting…", 2_000)
     assert not [m for m in south.sent[0] if m["type"] == "ping"]
     south.context.set_offline(False)
