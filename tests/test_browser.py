@@ -2319,13 +2319,17 @@ def the_dead_socket_stays_dead(page):
     status_is(page, "connected", 1_000)
 
 
-@pytest.mark.parametrize("viewport", [{"width": 960, "height": 540}, {"width": 1279, "height": 720}],
-                         ids=["960x540", "1279x720"])
-def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_laptop_at_200_percent_and_at_1279(
-        browser, server, viewport):
+DEFENDER_SCREENS = [(960, 540), (1279, 720), (800, 600), (1000, 560), (1280, 560)]
+
+
+@pytest.mark.parametrize("viewport", [{"width": w, "height": h} for w, h in DEFENDER_SCREENS],
+                         ids=[f"{w}x{h}" for w, h in DEFENDER_SCREENS])
+def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_short_screen(browser, server, viewport):
     # At 960 x 540 (1920 x 1080 at 200 %) a defender's hand lay 200 to 350 px below the
     # screen, at 1279 x 720 its foot: the dummy at the side took a row per suit (and at
-    # 960 x 540 the trick its full height).
+    # 960 x 540 the trick its full height). At 800 x 600, 1000 x 560 and 1280 x 560 the
+    # trick's full height (and at 800 x 600 the turn's two lines) put the hand's foot
+    # 139, 38 and 27 px below the screen.
     created, clients = people_table_at(server, EAST_DECLARES,      # West is the dummy, at South's left
                                        lambda view: view["turn"] == "S" and len(view["plays"]) >= 4)
     south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
