@@ -43,6 +43,13 @@ class Denomination(IntEnum):
             return cls[_DENOM_WORDS[key]]
         raise CallSyntaxError(f"unknown denomination {text!r}: expected P, R, A or NT")
 
+    @classmethod
+    def _missing_(cls, value: object) -> "Denomination":
+        # Denomination("NT"), as records write one; anything else is named
+        if isinstance(value, str):
+            return cls.parse(value)
+        raise CallSyntaxError(f"unknown denomination {value!r}: expected P, R, A or NT")
+
 
 _DENOM_WORDS = {"P": "P", "R": "R", "A": "A", "NT": "NT", "N": "NT",
                 "PLAIN": "P", "PLAINS": "P", "RIBBON": "R", "RIBBONS": "R",

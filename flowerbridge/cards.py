@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
 
-from .errors import CardCodeError, json_type, quoted
+from .errors import CardCodeError, FlowerBridgeError, json_type, quoted
 
 
 class Kind(IntEnum):
@@ -265,20 +265,35 @@ class Card:
         return self.code
 
     def __lt__(self, other: "Card") -> bool:
-        return self.index < other.index
+        try:
+            return self.index < other.index
+        except AttributeError:     # not a card: Python's TypeError, not ours
+            return NotImplemented
 
     def __le__(self, other: "Card") -> bool:
-        return self.index <= other.index
+        try:
+            return self.index <= other.index
+        except AttributeError:     # not a card: Python's TypeError, not ours
+            return NotImplemented
 
     def __gt__(self, other: "Card") -> bool:
-        return self.index > other.index
+        try:
+            return self.index > other.index
+        except AttributeError:     # not a card: Python's TypeError, not ours
+            return NotImplemented
 
     def __ge__(self, other: "Card") -> bool:
-        return self.index >= other.index
+        try:
+            return self.index >= other.index
+        except AttributeError:     # not a card: Python's TypeError, not ours
+            return NotImplemented
 
     def label(self, language: str = "en") -> str:
         """The card's name in ``en``, ``ja`` (Hanafuda option) or ``ko``."""
-        return {"en": self.name, "ja": self.name_ja, "ko": self.name_ko}[language]
+        names = {"en": self.name, "ja": self.name_ja, "ko": self.name_ko}
+        if language not in names:
+            raise FlowerBridgeError(f"unknown language {language!r}: expected en, ja or ko")
+        return names[language]
 
     @property
     def is_bright(self) -> bool:
@@ -368,6 +383,8 @@ def parse_cards(codes) -> list[Card]:
     """Read a sequence of codes, or one space-separated string of codes."""
     if isinstance(codes, str):
         codes = codes.split()
+    elif not hasattr(codes, "__iter__"):
+        raise CardCodeError(f"cards are a string of codes or a sequence of cards, not {codes!r}")
     return [parse_card(c) for c in codes]
 
 

@@ -6,20 +6,34 @@ from typing import NamedTuple
 
 from .calls import BID, Call, Denomination
 from .cards import Suit
+from .errors import FlowerBridgeError
 from .seats import Seat, Side
 
 
-class Contract(NamedTuple):
-    """A contract such as ``4A by S``.
+class _Fields(NamedTuple):
+    level: int
+    denomination: Denomination
+    declarer: Seat
+
+
+class Contract(_Fields):
+    """A contract such as ``4A by S``: a level from 1 to 7, a denomination (or its
+    letters, ``"A"``) and a declarer (or its letter, ``"S"``), checked when made.
 
     >>> c = Contract(4, Denomination.A, Seat.S)
     >>> str(c), c.tricks_required, c.dummy, c.opening_leader
     ('4A by S', 10, <Seat.N: 0>, <Seat.W: 3>)
+    >>> Contract(4, "A", "S") == c
+    True
     """
 
-    level: int
-    denomination: Denomination
-    declarer: Seat
+    __slots__ = ()
+
+    def __new__(cls, level: int, denomination: Denomination | str, declarer: Seat | str) -> "Contract":
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 7:
+            raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
+        return super().__new__(cls, level, Denomination(denomination),  # type: ignore[arg-type]
+                               Seat(declarer))  # type: ignore[arg-type]
 
     @property
     def bid(self) -> Call:

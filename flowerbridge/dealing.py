@@ -8,6 +8,7 @@ whose algorithms Python does not promise to keep.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -18,6 +19,20 @@ from .seats import SEATS, Seat
 
 HAND_SIZE = 13
 UNDEALT_SIZE = 8
+
+
+def _seed_part(value: object, what: str, text: type | None) -> int | str:
+    """``value`` as a part of a deal's seed: a whole number as Python's ``int`` (what
+    its ``repr`` is hashed from), or a string where ``text`` allows one."""
+    if text is not None and isinstance(value, text):
+        return str(value)
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)    # type: ignore[arg-type]
+        except TypeError:
+            pass
+    expected = "a whole number or a string" if text is not None else "a whole number"
+    raise DealError(f"{what} must be {expected}, not {value!r}")
 
 
 class SeededStream:
@@ -101,8 +116,13 @@ class Deal:
 
     @classmethod
     def from_seed(cls, seed: int | str, board: int = 0) -> "Deal":
-        """The deal for ``seed`` (and board number), the same everywhere."""
-        deck = SeededStream("flowerbridge-deal", seed, board).shuffle(list(DECK))
+        """The deal for ``seed`` (and board number), the same everywhere.
+
+        A seed is a whole number (NumPy's too, read as the same number) or a string;
+        anything else is a :class:`DealError` (it was dealt from its ``repr``, so
+        ``numpy.int64(7)`` dealt other cards than ``7``, and an object a new deal a run)."""
+        deck = SeededStream("flowerbridge-deal", _seed_part(seed, "seed", str),
+                            _seed_part(board, "board", None)).shuffle(list(DECK))
         return cls._trusted(tuple(tuple(sort_cards(deck[i * 13:(i + 1) * 13])) for i in range(4)),
                             tuple(sort_cards(deck[52:])))
 

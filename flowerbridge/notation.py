@@ -56,11 +56,11 @@ import math
 import re
 from typing import IO, Any, Iterable, Iterator
 
-from .cards import Card, Suit, parse_card
+from .cards import Card, Suit, parse_card, parse_cards
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions
-from .records import KNOWN_KEYS, HandRecord
+from .records import KNOWN_KEYS, HandRecord, as_record
 from .seats import SEATS, Seat, Side
 from .state import HandState, Phase
 
@@ -90,7 +90,7 @@ def format_holding(cards: Iterable[Card]) -> str:
     >>> format_holding(parse_cards("1Pa 11B 12B 11R"))
     '12B 11B / 11R / 1Pa'
     """
-    cards = list(cards)
+    cards = parse_cards(cards)      # (codes too, as everywhere in the engine)
     groups = []
     for suit in SUIT_ORDER:
         held = sorted((c for c in cards if c.suit is suit), key=lambda c: -c.index)
@@ -134,8 +134,7 @@ def dumps(record: HandRecord | HandState) -> str:
     own tags, a value with a line end (LF, CR), a ``Date`` or ``Board`` the reader
     refuses. See :func:`_writable_tag`.
     """
-    if isinstance(record, HandState):
-        record = HandRecord(record)
+    record = as_record(record)
     state = record.state
     lines = []
     for name, value in record.extra.items():
@@ -563,6 +562,8 @@ def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandReco
     (the hand is scored under them, and its ``Score`` tag, the score under its own options,
     is not compared).
     A byte-order mark at the start is dropped."""
+    if not isinstance(text, str):
+        raise RecordError(f"a hand in the text notation is a string, not {type(text).__name__}")
     return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]
 
 

@@ -204,3 +204,16 @@ def _lists(value: Any) -> Any:
 
 
 DEFAULT_OPTIONS = RuleOptions()
+
+
+def as_options(value: Any) -> RuleOptions:
+    """``value`` as the options a hand, session or score is made under: ``None`` for the
+    rulebook's, else :class:`RuleOptions` itself. Anything else is an :class:`OptionError`
+    at once (a dict taken as options failed with ``AttributeError`` only once the hand
+    needed one, leaving it broken)."""
+    if value is None:
+        return DEFAULT_OPTIONS
+    if isinstance(value, RuleOptions):
+        return value
+    raise OptionError(f"options must be RuleOptions, not {type(value).__name__} "
+                      "(RuleOptions.from_dict reads a record's options)")

@@ -324,6 +324,8 @@ def parse_json(text: str, source: str | None = None) -> Any:
 
 def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
     """Read a JSON hand record from a string."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise RecordError(f"a JSON hand record is text, not {type(text).__name__}")
     return HandRecord.from_dict(parse_json(text), options=options)
 
 
@@ -331,11 +333,20 @@ def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:
     return loads(fp.read(), options=options)
 
 
+def as_record(record: HandRecord | HandState) -> HandRecord:
+    """``record`` as a :class:`HandRecord` to write: a hand is written as it stands;
+    anything else is a :class:`RecordError` naming it."""
+    if isinstance(record, HandState):
+        return HandRecord(record)
+    if not isinstance(record, HandRecord):
+        raise RecordError(f"a hand record to write is a HandRecord or a HandState, "
+                          f"not {type(record).__name__}")
+    return record
+
+
 def dumps(record: HandRecord | HandState, *, indent: int | None = 2) -> str:
     """Write a hand record as JSON text."""
-    if isinstance(record, HandState):
-        record = HandRecord(record)
-    return json.dumps(record.to_dict(), indent=indent, ensure_ascii=False)
+    return json.dumps(as_record(record).to_dict(), indent=indent, ensure_ascii=False)
 
 
 def dump(record: HandRecord | HandState, fp: IO[str], *, indent: int | None = 2) -> None:

@@ -9,12 +9,14 @@ show where every point came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Iterable
 
 from .calls import Denomination
-from .cards import CARDS, Card, Kind
+from .errors import FlowerBridgeError
+from .cards import CARDS, Card, Kind, parse_card
 from .contract import Contract
-from .options import DEFAULT_OPTIONS, RuleOptions
+from .options import RuleOptions, as_options
 from .seats import Side
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,14 +33,18 @@ def contract_points(level: int, denomination: Denomination, options: RuleOptions
     >>> contract_points(3, Denomination.NT), contract_points(4, Denomination.A)
     (100, 120)
     """
-    first, each = (options or DEFAULT_OPTIONS).contract_points[denomination]
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 7:
+        raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
+    first, each = as_options(options).contract_points[Denomination(denomination)]
     return first + each * (level - 1)
 
 
-def _copies(cards: Iterable[Card]) -> list[int]:
+def _copies(cards: Iterable[Card | str]) -> list[int]:
+    """How many copies of each card ``cards`` hold, by index; a card may be given by its
+    code (``"11B"``), as everywhere else in the engine."""
     counts = [0] * 30
     for c in cards:
-        counts[c.index] += 1
+        counts[(c if isinstance(c, Card) else parse_card(c)).index] += 1
     return counts
 
 
@@ -65,7 +71,7 @@ def _bright_bonus(counts: list[int], options: RuleOptions) -> tuple[int, str]:
     return 0, ""
 
 
-def honor_points(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
+def honor_points(captured: Iterable[Card | str], options: RuleOptions | None = None) -> int:
     """Honor bonus for a side's captured cards (Chapter 13, R16): for each
     distinct honor, its first-copy value, plus the second-copy value when the
     side holds both.
@@ -74,17 +80,17 @@ def honor_points(captured: Iterable[Card], options: RuleOptions | None = None) -
     >>> honor_points(parse_cards("11B 11B")), honor_points(parse_cards("7A 7A 7R 7R"))
     (6, 5)
     """
-    return _honor_points(_copies(captured), (options or DEFAULT_OPTIONS).honor_values)
+    return _honor_points(_copies(captured), as_options(options).honor_values)
 
 
-def bright_bonus(captured: Iterable[Card], options: RuleOptions | None = None) -> int:
+def bright_bonus(captured: Iterable[Card | str], options: RuleOptions | None = None) -> int:
     """Five Bright (+25) or Ten Bright (+75, replacing it) bonus (Chapters 14–15, R17).
 
     >>> from flowerbridge.cards import parse_cards
     >>> bright_bonus(parse_cards("1B 3B 8B 11B 12B")), bright_bonus(parse_cards("1B 1B 3B 8B 11B"))
     (25, 0)
     """
-    return _bright_bonus(_copies(captured), options or DEFAULT_OPTIONS)[0]
+    return _bright_bonus(_copies(captured), as_options(options))[0]
 
 
 @dataclass(frozen=True)
@@ -164,9 +170,13 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
                    captured: tuple[list[Card], list[Card]],
                    options: RuleOptions | None = None) -> HandScore:
     """Score a played hand from its contract, tricks per side and captured cards."""
-    opts = options or DEFAULT_OPTIONS
+    opts = as_options(options)
     if contract is None:
         return HandScore(None, (0, 0), ())
+    if (len(tricks) != 2 or any(isinstance(t, bool) or not isinstance(t, Integral) or t < 0 for t in tricks)
+            or sum(tricks) > 13):
+        raise FlowerBridgeError(f"tricks must be two whole numbers (NS, EW) adding up to 13 at most, "
+                                f"not {tricks!r}")
     items: list[ScoreItem] = []
     side = contract.side
     taken = tricks[side]

@@ -28,6 +28,13 @@ class Side(IntEnum):
     def __str__(self) -> str:
         return self.name
 
+    @classmethod
+    def _missing_(cls, value: object) -> "Side":
+        # Side("NS"), as records and scores write a side; anything else is named
+        if isinstance(value, str) and value.strip().upper() in ("NS", "EW"):
+            return cls.NS if value.strip().upper() == "NS" else cls.EW
+        raise FlowerBridgeError(f"unknown side {value!r}: expected NS or EW")
+
 
 class Seat(IntEnum):
     """A seat at the table, clockwise from North.
@@ -76,6 +83,14 @@ class Seat(IntEnum):
                 key.lower(), ("north", "east", "south", "west")[_BY_LETTER[key]]):
             return _SEATS[_BY_LETTER[key]]
         raise FlowerBridgeError(f"unknown seat {text!r}: expected N, E, S or W")
+
+    @classmethod
+    def _missing_(cls, value: object) -> "Seat":
+        # Seat("N") and Seat("north"), as records write a seat, wherever the engine takes
+        # one; anything else (Seat(7), Seat(None)) is named, not "is not a valid Seat"
+        if isinstance(value, str):
+            return cls.parse(value)
+        raise FlowerBridgeError(f"unknown seat {value!r}: expected N, E, S or W")
 
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)

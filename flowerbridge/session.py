@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
-from .options import RuleOptions
+from .options import RuleOptions, as_options
 from .render import count_text, fit_lines
 from .records import HandRecord, seat_field
 from .scoring import BRIGHTS, HandScore
@@ -83,11 +83,13 @@ class Session:
 
     def __init__(self, options: RuleOptions | None = None, *, first_dealer: Seat = Seat.N,
                  max_hands: int | None = None, max_games: int | None = None) -> None:
-        if max_hands is not None and max_hands < 1:
-            raise RecordError("a session's length in hands must be at least 1")
-        if max_games is not None and max_games < 1:
-            raise RecordError("a session's length in games must be at least 1")
-        self.options = options or RuleOptions()
+        for length, unit in ((max_hands, "hands"), (max_games, "games")):
+            # (2.5 hands was taken, and the session's own record then refused by from_dict)
+            if length is not None and (isinstance(length, bool) or not isinstance(length, int)):
+                raise RecordError(f"a session's length in {unit} is a whole number, not {length!r}")
+            if length is not None and length < 1:
+                raise RecordError(f"a session's length in {unit} must be at least 1")
+        self.options = as_options(options)
         self.first_dealer = Seat(first_dealer)
         self.max_hands = max_hands
         self.max_games = max_games

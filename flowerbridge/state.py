@@ -30,7 +30,7 @@ from .cards import Card, Suit, parse_card
 from .contract import Contract
 from .dealing import Deal
 from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError, quoted
-from .options import DEFAULT_OPTIONS, FIRST_NAMED, RuleOptions
+from .options import FIRST_NAMED, RuleOptions, as_options
 from .seats import SEATS, Seat, Side
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,7 +118,7 @@ class HandState:
                  options: RuleOptions | None = None) -> None:
         self.deal = deal
         self.dealer = Seat(dealer)
-        self.options = options or DEFAULT_OPTIONS
+        self.options = as_options(options)
         self.phase = Phase.AUCTION
         self.contract: Contract | None = None
         self.history: list[Event] = []
@@ -184,7 +184,7 @@ class HandState:
 
     def remaining(self, seat: Seat) -> tuple[Card, ...]:
         """The cards still in ``seat``'s hand, highest first."""
-        return tuple(self._holdings[seat])
+        return tuple(self._holdings[Seat(seat)])
 
     def captured(self, side: Side) -> list[Card]:
         """Every card in the tricks ``side`` has won (Chapter 13)."""

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Sequence
 
-from ..calls import BID, PASS, Call, Denomination
+from ..calls import BID, PASS, Call, Denomination, parse_call
+from ..errors import FlowerBridgeError
 from ..cards import Card, Suit
 from ..seats import Seat
 
@@ -553,8 +554,13 @@ def auction_meanings(auction: Sequence[tuple[Seat, Call]]) -> list[Bid]:
 
 def explain_call(auction: Sequence[tuple[Seat, Call]], index: int) -> str:
     """The one-line meaning of call ``index`` (0-based) of ``auction``,
-    read by the system whoever made it."""
-    return auction_meanings(auction)[index].explanation
+    read by the system whoever made it. Seats and calls may be given as records write
+    them (``("N", "1P")``)."""
+    calls = [(Seat(seat), parse_call(call)) for seat, call in auction]
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(calls):
+        raise FlowerBridgeError(f"no call {index!r} in an auction of {len(calls)} "
+                                f"(the first is 0)")
+    return auction_meanings(calls)[index].explanation
 
 
 def shown_by_seat(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, Meaning]:

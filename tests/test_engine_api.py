@@ -1,0 +1,161 @@
+"""The engine's Python API as a program outside the package calls it.
+
+Seats, sides and denominations are taken as records write them ("N", "EW", "NT");
+an argument the engine cannot use is refused at once with the package's own error,
+naming it, and the hand it was given to is left as it was. (A review wrote programs
+against docs/rules-engine.md and met ``ValueError: 'N' is not a valid Seat``,
+``AttributeError`` from a dict given as options, a hand left unable to end its
+auction, and deals that differed for ``7`` and ``numpy.int64(7)``.)
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from flowerbridge import notation, records
+from flowerbridge.bots.bidding import explain_call
+from flowerbridge.calls import Denomination, parse_call
+from flowerbridge.cards import parse_card, parse_cards
+from flowerbridge.contract import Contract
+from flowerbridge.dealing import Deal
+from flowerbridge.errors import (CallSyntaxError, CardCodeError, DealError, FlowerBridgeError, OptionError,
+                                 RecordError)
+from flowerbridge.options import RuleOptions
+from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
+from flowerbridge.seats import Seat, Side
+from flowerbridge.session import Session
+from flowerbridge.state import HandState
+
+
+def test_seats_and_sides_are_taken_as_records_write_them():
+    assert [Seat("N"), Seat("e"), Seat("south"), Seat(" West ")] == [Seat.N, Seat.E, Seat.S, Seat.W]
+    assert [Side("NS"), Side("ew")] == [Side.NS, Side.EW]
+    hand = HandState(Deal.from_seed(3), dealer="E")
+    assert hand.dealer is Seat.E and hand.turn is Seat.E
+    assert hand.can_call("1A", seat="E") and not hand.can_call("1A", seat="N")
+    hand.call("1A", seat="E")
+    assert hand.remaining("N") == hand.remaining(Seat.N) == hand.deal.hands[Seat.N]
+    assert hand.observation("S").seat is Seat.S
+    assert Session(first_dealer="W").next_dealer is Seat.W
+
+
+@pytest.mark.parametrize("make, named", [
+    (lambda: Seat(7), "unknown seat 7"),
+    (lambda: Seat("X"), "unknown seat 'X'"),
+    (lambda: Seat(None), "unknown seat None"),
+    (lambda: Seat("NS"), "unknown seat 'NS'"),
+    (lambda: Side("N"), "unknown side 'N'"),
+    (lambda: Side(2), "unknown side 2"),
+    (lambda: HandState(Deal.from_seed(1)).remaining(7), "unknown seat 7"),
+    (lambda: Denomination("Z"), "unknown denomination 'Z'"),
+])
+def test_an_unknown_seat_side_or_denomination_is_the_packages_error_naming_it(make, named):
+    with pytest.raises(FlowerBridgeError) as refused:
+        make()
+    assert str(refused.value).startswith(named)
+
+
+def test_options_that_are_not_rule_options_are_refused_at_once_and_change_nothing():
+    # A dict as options was kept, and failed with AttributeError at the auction's end,
+    # after the fourth call was recorded: the hand took a fifth call and never ended.
+    deal = Deal.from_seed(1)
+    with pytest.raises(OptionError, match="options must be RuleOptions, not dict"):
+        HandState(deal, options={"declarer": "first-named"})
+    with pytest.raises(OptionError, match="not dict"):
+        Session(options={"undertrick_penalty": 0})
+    text = records.dumps(records.HandRecord(HandState(deal)))
+    with pytest.raises(OptionError, match="not str"):
+        records.loads(text, options="strict")
+    with pytest.raises(OptionError, match="not dict"):
+        score_contract(Contract(1, "P", "N"), (7, 6), ([], []), {"undertrick_penalty": 0})
+    # RuleOptions themselves are taken, and the hand ends its auction as the rules say
+    hand = HandState(deal, options=RuleOptions(declarer="first-named"))
+    for call in ["1A", "Pass", "Pass", "Pass"]:
+        hand.call(call)
+    assert hand.phase.name == "PLAY" and len(hand.calls) == 4
+
+
+def test_a_deals_seed_is_a_whole_number_or_a_string_and_numpys_numbers_deal_as_pythons():
+    assert Deal.from_seed(np.int64(7), np.int32(2)) == Deal.from_seed(7, 2)
+    assert Deal.from_seed("7") != Deal.from_seed(7)     # a string is its own seed, as documented
+    assert Deal.from_seed(7, 2) != Deal.from_seed(7, 3)
+    for seed, board, named in [(7.0, 0, "seed must be a whole number or a string, not 7.0"),
+                               (None, 0, "seed must be a whole number or a string, not None"),
+                               (True, 0, "seed must be a whole number or a string, not True"),
+                               ([7], 0, "seed must be a whole number or a string, not [7]"),
+                               (7, "1", "board must be a whole number, not '1'"),
+                               (7, 1.0, "board must be a whole number, not 1.0")]:
+        with pytest.raises(DealError) as refused:
+            Deal.from_seed(seed, board)
+        assert str(refused.value).startswith(named)
+
+
+def test_a_contract_is_checked_when_made_and_takes_its_parts_as_records_write_them():
+    contract = Contract(4, "A", "S")
+    assert contract == Contract(4, Denomination.A, Seat.S)
+    assert (contract.dummy, contract.opening_leader, str(contract)) == (Seat.N, Seat.W, "4A by S")
+    assert pickle.loads(pickle.dumps(contract)) == contract
+    assert str(contract._replace(level=5)) == "5A by S"
+    for args, error, named in [((8, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not 8"),
+                               ((0, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not 0"),
+                               ((True, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not True"),
+                               ((4, 5, "S"), CallSyntaxError, "unknown denomination 5"),
+                               ((4, "A", "X"), FlowerBridgeError, "unknown seat 'X'")]:
+        with pytest.raises(error) as refused:
+            Contract(*args)
+        assert str(refused.value).startswith(named)
+
+
+def test_ch13_ch14_scoring_helpers_take_card_codes_and_refuse_impossible_values():
+    assert honor_points(["11B", "11B"]) == 6 and honor_points(["7A", "7A", "7R", "7R"]) == 5
+    assert bright_bonus(["1B", "3B", "8B", "11B", "12B"]) == 25
+    assert contract_points(3, "NT") == contract_points(3, Denomination.NT) == 100
+    with pytest.raises(FlowerBridgeError, match="level is from 1 to 7, not 0"):
+        contract_points(0, Denomination.NT)
+    with pytest.raises(FlowerBridgeError, match="level is from 1 to 7, not 9"):
+        contract_points(9, Denomination.NT)
+    with pytest.raises(FlowerBridgeError, match=r"adding up to 13 at most, not \(14, 3\)"):
+        score_contract(Contract(4, "A", "S"), (14, 3), ([], []))
+    with pytest.raises(FlowerBridgeError, match=r"not \(5, -1\)"):
+        score_contract(Contract(4, "A", "S"), (5, -1), ([], []))
+    assert score_contract(Contract(4, "A", "S"), (np.int64(10), np.int64(3)), ([], [])).total(Side.NS) == 120
+
+
+def test_a_card_compared_with_what_is_no_card_is_pythons_type_error_and_names_take_a_known_language():
+    card = parse_card("11B")
+    with pytest.raises(TypeError, match="'<' not supported between instances of 'Card' and 'int'"):
+        card < 5    # noqa: B015 -- the comparison is what is tested
+    assert sorted([parse_card("3P"), parse_card("11B"), parse_card("1Pb")]) == [
+        parse_card("1Pb"), parse_card("3P"), parse_card("11B")]
+    assert [card.label(language) for language in ("en", "ja", "ko")] == [card.name, card.name_ja, card.name_ko]
+    with pytest.raises(FlowerBridgeError, match=r"^unknown language 'fr': expected en, ja or ko$"):
+        card.label("fr")
+
+
+@pytest.mark.parametrize("call, error, named", [
+    (lambda: parse_cards(None), CardCodeError, "cards are a string of codes or a sequence of cards, not None"),
+    (lambda: records.loads(None), RecordError, "a JSON hand record is text, not NoneType"),
+    (lambda: records.dumps("x"), RecordError, "a hand record to write is a HandRecord or a HandState, not str"),
+    (lambda: notation.loads(None), RecordError, "a hand in the text notation is a string, not NoneType"),
+    (lambda: notation.dumps(None), RecordError, "a hand record to write is a HandRecord or a HandState, not NoneType"),
+    (lambda: Session(max_hands="3"), RecordError, "a session's length in hands is a whole number, not '3'"),
+    (lambda: Session(max_games=2.5), RecordError, "a session's length in games is a whole number, not 2.5"),
+    (lambda: explain_call([("N", "1P")], 1), FlowerBridgeError, "no call 1 in an auction of 1 (the first is 0)"),
+])
+def test_a_bad_argument_to_records_sessions_and_explanations_is_the_packages_error_naming_it(call, error, named):
+    # each was a TypeError or AttributeError from inside the package, or (2.5 hands) taken
+    # and then refused when the session's own record was read back
+    with pytest.raises(error) as refused:
+        call()
+    assert str(refused.value) == named
+
+
+def test_records_and_explanations_take_what_records_write():
+    assert notation.format_holding(["12B", "9R"]) == notation.format_holding(parse_cards("12B 9R")) == "12B / 9R / -"
+    hand = HandState(Deal.from_seed(2))
+    assert records.loads(records.dumps(hand).encode()).state.deal == hand.deal
+    assert explain_call([("N", "1P")], 0) == explain_call([(Seat.N, parse_call("1P"))], 0)
+    assert explain_call([("N", "1P")], 0).startswith("opening: 5+ Plains")
