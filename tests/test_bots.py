@@ -60,10 +60,55 @@ def test_a_bot_loads_from_any_module_attribute_path():
 
 
 @pytest.mark.parametrize("spec", ["grandmaster", "no.such.module:Bot", "flowerbridge.bots.base:Nothing",
-                                  "flowerbridge.bots.base:BOT_LEVELS"])
-def test_an_unknown_bot_is_a_flowerbridge_error(spec):
-    with pytest.raises(FlowerBridgeError):
+                                  "flowerbridge.bots.base:BOT_LEVELS", 5])
+def test_an_unknown_bot_is_a_bot_error(spec):
+    # (docs/rules-engine.md: a BotError is a bot that could not be loaded, too)
+    with pytest.raises(BotError):
         load_bot(spec)
+
+
+def test_a_bot_is_given_itself_as_well_as_named_by_its_path():
+    # run_match(FirstLegal, ...) failed with "argument of type 'type' is not iterable"
+    from flowerbridge.bots.base import bot_name
+    from flowerbridge.bots.match import run_match
+    made = load_bot(SpyBot)
+    copied = load_bot(SHARED_BOT)
+    assert type(made) is SpyBot and copied is not SHARED_BOT and copied.seed == "one object"
+    here = SpyBot.__module__     # (this module as pytest imported it)
+    assert (bot_name(SpyBot), bot_name(SHARED_BOT), bot_name("basic")) == (
+        f"{here}:SpyBot", f"{here}:SeedKeeper", "basic")
+    given, named = (run_match(bot, "basic", 2, 5).to_dict() for bot in (SpyBot, f"{here}:SpyBot"))
+    assert given["pairs"]["ns"]["bot"] == f"{here}:SpyBot"
+    assert len(given["results"]) == 2 and given["results"] == named["results"]
+
+
+def test_play_hand_takes_bots_by_seat_letter_and_names_a_seat_without_one():
+    # {"N": bot, ...} failed with KeyError: <Seat.N: 0>
+    bot = SpyBot()
+    by_letter = play_hand(HandState(Deal.from_seed(4), Seat.E), {s.name: bot for s in Seat})
+    by_seat = play_hand(HandState(Deal.from_seed(4), Seat.E), {s: SpyBot() for s in Seat})
+    assert by_letter.is_over and by_letter.history == by_seat.history
+    state = HandState(Deal.from_seed(4), Seat.E)
+    with pytest.raises(BotError, match=r"^bots: no bot for E, S, W \(play_hand needs one for each seat\)$"):
+        play_hand(state, {Seat.N: bot})
+    assert state.history == []
+
+
+@pytest.mark.parametrize("settings, named", [
+    ({"samples": 0}, "samples must be a whole number, 1 or more, not 0"),
+    ({"samples": "x"}, "samples must be a whole number, 1 or more, not 'x'"),
+    ({"time_budget": 0}, "time_budget must be a number of seconds above 0, or None, not 0"),
+    ({"time_budget": -1.5}, "time_budget must be a number of seconds above 0, or None, not -1.5"),
+    ({"workers": "2"}, "workers must be a whole number, 1 or more, not '2'"),
+    ({"solve_below": -1}, "solve_below must be a whole number, 0 or more, not -1"),
+])
+def test_pimc_settings_are_checked_when_the_bot_is_made(settings, named):
+    # samples=0 or a time budget of 0 played basic's cards without a word; samples="x"
+    # failed at the first card inside the sampling
+    with pytest.raises(BotError, match=f"^pimc: {named}$"):
+        PimcBot(**settings)
+    with pytest.raises(BotError, match=f"^cannot make bot 'pimc': pimc: {named}$"):
+        load_bot("pimc", **settings)
 
 
 @pytest.mark.parametrize("spec, message", [

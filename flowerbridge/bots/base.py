@@ -32,7 +32,7 @@ from ..state import HandState
 class Bot(Protocol):
     """Anything that chooses a legal call or card from an observation."""
 
-    def act(self, observation: Observation) -> Any:  # Call or Card
+    def act(self, observation: Observation) -> Call | Card:
         ...
 
 
@@ -157,8 +157,9 @@ BOT_LEVELS: dict[str, str] = {
 """Bot levels by name, weakest first; each maps to a ``module:attribute`` path."""
 
 
-def load_bot(spec: str, **kwargs: Any) -> Bot:
-    """A bot from a level name (``random``, ``basic``, ``pimc``) or a ``module:attribute`` path.
+def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
+    """A bot from a level name (``random``, ``basic``, ``pimc``) or a ``module:attribute`` path,
+    or from what such a path names, given itself.
 
     The attribute may be a class or factory (called with ``kwargs``) or a bot
     object, copied for each call (so that seats never share one bot's state).
@@ -166,11 +167,13 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
     without it, so a minimal third-party bot class needs no constructor.
     """
     target = _target(spec)
+    spec = bot_name(spec)
     if _is_factory(target):
         try:
             bot = target(**_accepted(target, kwargs))
         except Exception as exc:  # noqa: BLE001 -- the factory is other people's code
-            raise BotError(f"cannot make bot {spec!r}: {type(exc).__name__}: {exc}") from None
+            said = str(exc) if isinstance(exc, FlowerBridgeError) else f"{type(exc).__name__}: {exc}"
+            raise BotError(f"cannot make bot {spec!r}: {said}") from None
         except SystemExit as exc:   # exit() in it ends the making of the bot, not the command
             raise BotError(f"cannot make bot {spec!r}: it called exit({exc.code!r})") from None
     else:
@@ -180,23 +183,40 @@ def load_bot(spec: str, **kwargs: Any) -> Bot:
             raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
                            f"({type(exc).__name__}): name its class or a factory instead") from None
     if not callable(getattr(bot, "act", None)):
-        raise FlowerBridgeError(f"bot {spec!r} has no act(observation) method")
+        raise BotError(f"bot {spec!r} has no act(observation) method")
     return bot
 
 
-def _target(spec: str) -> Any:
-    """What a bot name points at: a level's class, or a module's attribute."""
+def bot_name(spec: str | Any) -> str:
+    """How a bot is named in errors and results: its level or ``module:attribute`` path as
+    given, or, for a class, factory or bot object given itself, the path to it (to its
+    class, for an object)."""
+    if isinstance(spec, str):
+        return spec
+    named = spec if isinstance(spec, type) or not hasattr(spec, "act") else type(spec)
+    module = getattr(named, "__module__", None) or "?"
+    return f"{module}:{getattr(named, '__qualname__', type(named).__qualname__)}"
+
+
+def _target(spec: str | Any) -> Any:
+    """What a bot name points at: a level's class, or a module's attribute; a class,
+    factory or bot object given itself is what it is."""
+    if not isinstance(spec, str):
+        if not callable(spec) and not callable(getattr(spec, "act", None)):
+            raise BotError(f"a bot is a level, a module:attribute path, a class, a factory "
+                                    f"or an object with an act(observation) method, not {spec!r}")
+        return spec
     path = BOT_LEVELS.get(spec, spec)
     if ":" not in path:
-        raise FlowerBridgeError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
+        raise BotError(f"unknown bot {spec!r}: use a level ({', '.join(BOT_LEVELS)}) "
                                 "or a module:attribute path")
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
-        raise FlowerBridgeError(f"cannot load bot {spec!r}: write it as module:attribute")
+        raise BotError(f"cannot load bot {spec!r}: write it as module:attribute")
     try:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise FlowerBridgeError(f"cannot load bot {spec!r}: {exc}") from None
+        raise BotError(f"cannot load bot {spec!r}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
         raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
                        f"{type(exc).__name__}: {exc}") from None
@@ -237,7 +257,14 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
     ``on_decision(seat, decision, seconds)``, when given, hears every
     decision and how long the bot took over it.
     """
-    get = bots if callable(bots) else bots.__getitem__
+    if callable(bots):
+        get = bots
+    else:   # keyed by Seat or by "N", "E", "S", "W"; every seat needs one
+        by_seat = {Seat(seat): bot for seat, bot in bots.items()}
+        missing = [seat.name for seat in SEATS if seat not in by_seat]
+        if missing:
+            raise BotError(f"bots: no bot for {', '.join(missing)} (play_hand needs one for each seat)")
+        get = by_seat.__getitem__
     while not state.is_over:
         seat = state.actor
         assert seat is not None
@@ -254,5 +281,5 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
     return state
 
 
-__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "ask", "bot_seed", "decide", "load_bot", "play_hand",
-           "SEATS"]
+__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "ask", "bot_name", "bot_seed", "decide", "load_bot",
+           "play_hand", "SEATS"]

@@ -34,7 +34,7 @@ from ..errors import BotError, FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import Seat, Side
 from ..state import HandState
-from .base import Bot, Decision, bot_seed, load_bot, play_hand
+from .base import Bot, Decision, bot_name, bot_seed, load_bot, play_hand
 
 IMP_SCALE = (20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100,
              1300, 1500, 1750, 2000, 2250, 2500, 3000, 3500, 4000)
@@ -221,12 +221,13 @@ class MatchFailed(BotError):
         self.result = result
 
 
-def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
+def run_match(ns: str | Any, ew: str | Any, boards: int, seed: int | str, *,
               options: RuleOptions | None = None, bot_options: dict[str, Any] | None = None,
               on_board: Callable[[BoardResult], None] | None = None) -> MatchResult:
     """Play ``boards`` duplicate boards between bots ``ns`` (A) and ``ew`` (B).
 
-    Bots are named as :func:`~flowerbridge.bots.base.load_bot` takes them;
+    Bots are named, or given, as :func:`~flowerbridge.bots.base.load_bot` takes them
+    (a class, factory or bot object given itself is named by its path in the result);
     each seat of each table gets its own bot, seeded from ``seed`` and the
     seat, so the match is reproducible, and ``run_match(ew, ns, ...)`` gives
     the same boards with the signs turned. ``bot_options`` are
@@ -234,7 +235,8 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     """
     if boards < 1:
         raise FlowerBridgeError(f"a match needs at least 1 board, not {boards}")
-    pairs = (PairStats(ns), PairStats(ew))
+    specs = (ns, ew)
+    pairs = (PairStats(bot_name(ns)), PairStats(bot_name(ew)))
     # seating[table][seat] is the index in ``pairs`` of the bot in that seat.
     seating: tuple[dict[Seat, int], dict[Seat, int]] = (
         {s: int(s.side) for s in Seat}, {s: 1 - s.side for s in Seat})
@@ -242,7 +244,7 @@ def run_match(ns: str, ew: str, boards: int, seed: int | str, *,
     # A seat's bot has the same seed at both tables (whichever bot sits there), so
     # swapping the two bots swaps the tables: the same boards, the signs turned
     # (and a bot against itself scores 0), seeded bots too.
-    bots = [{seat: load_bot(pairs[seating[t][seat]].spec, seed=bot_seed(seed, seat.name), **extra)
+    bots = [{seat: load_bot(specs[seating[t][seat]], seed=bot_seed(seed, seat.name), **extra)
              for seat in Seat} for t in range(2)]
     result = MatchResult(seed, pairs)
 

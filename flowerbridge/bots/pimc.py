@@ -38,9 +38,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
-from typing import Callable
+from typing import Callable, cast
 
 from ..cards import Card, Suit
+from ..errors import BotError
 from ..observation import Observation
 from ..scoring import contract_points
 from ..seats import Seat
@@ -107,6 +108,11 @@ def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
     return values
 
 
+def _whole(value: object, name: str, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise BotError(f"pimc: {name} must be a whole number, {least} or more, not {value!r}")
+
+
 class PimcBot(BasicBot):
     """Bids like ``basic``; plays each card by sampling and double-dummy solving."""
 
@@ -115,6 +121,16 @@ class PimcBot(BasicBot):
     def __init__(self, seed: int | str | None = None, samples: int = 24, solve_below: int = 13,
                  time_budget: float | None = 30.0, workers: int | None = None) -> None:
         super().__init__(seed)
+        # checked here, not at the first card: samples=0 or a time budget of 0 played
+        # basic's cards without a word, samples="x" failed inside the sampling
+        _whole(samples, "samples", 1)
+        _whole(solve_below, "solve_below", 0)
+        if workers is not None:
+            _whole(workers, "workers", 1)
+        if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                        or not time_budget > 0):
+            raise BotError(f"pimc: time_budget must be a number of seconds above 0, or None, "
+                           f"not {time_budget!r}")
         self.decisions = 0
         self.samples = samples
         self.solve_below = solve_below
@@ -125,7 +141,7 @@ class PimcBot(BasicBot):
     def decide_card(self, observation: Observation) -> Decision:
         k = Knowledge(observation)
         basic_card, reason = choose_card(k)
-        legal: list[Card] = list(observation.legal)
+        legal = cast("list[Card]", list(observation.legal))    # (the play: cards only)
         if len(legal) == 1 or len(k.hand) >= self.solve_below:
             return Decision(basic_card, reason)
         self.decisions += 1
