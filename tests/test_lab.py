@@ -1652,6 +1652,20 @@ def test_lab_workers_chunk_size_and_n_are_bounded_before_any_work(tmp_path, caps
     assert not (tmp_path / "run").exists()
 
 
+def test_lab_api_takes_one_analysis_named_alone_and_refuses_settings_that_are_not_whole_numbers(tmp_path):
+    # run_lab(out, "variants") read the name as its letters ("a named more than once");
+    # workers="1" failed with TypeError inside the checks
+    study = run_lab(tmp_path / "one", "deals", n=4, seed=1, workers=1, report=False)
+    assert list(study.summaries) == ["deals"] and len(study.result.tables["deals"]) == 4
+    for keyword, value, said in [("workers", "1", "workers must be from 1 to 256, not '1'"),
+                                 ("workers", 1.0, "workers must be from 1 to 256, not 1.0"),
+                                 ("chunk_size", 2.5, "chunk size must be from 1 to 100,000, not 2.5")]:
+        with pytest.raises(LabError) as refused:
+            run_lab(tmp_path / "bad", "deals", n=4, seed=1, **{keyword: value})
+        assert str(refused.value) == said
+        assert not (tmp_path / "bad").exists()
+
+
 def test_lab_narrower_later_run_names_the_earlier_runs_csv_it_leaves_beside_its_report(tmp_path, capsys,
                                                                                      monkeypatch):
     # `lab deals play --n 20` then `lab deals --n 40` in one folder: the report and summary

@@ -942,6 +942,16 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
     return tables
 
 
+def _whole_in(value: Any, least: int, most: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and least <= value <= most
+
+
+def _number(value: Any) -> str:
+    """A setting as an error shows it: a whole number with its thousands marked, else as
+    Python writes it (``'2'``: a string where a number belongs)."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+
+
 def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
         params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
         ray_address: str | None = None, chunk_size: int | None = None,
@@ -988,10 +998,10 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
             raise LabError(f"unknown analysis {name!r}{hint}: use " + ", ".join(known))
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_DEALS:
         raise LabError(f"the number of deals must be between 1 and {MAX_DEALS:,}, not {n!r}")
-    if chunk_size is not None and not 1 <= chunk_size <= MAX_CHUNK_SIZE:
-        raise LabError(f"chunk size must be from 1 to {MAX_CHUNK_SIZE:,}, not {chunk_size:,}")
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
-        raise LabError(f"workers must be from 1 to {MAX_WORKERS}, not {workers:,}")
+    if chunk_size is not None and not _whole_in(chunk_size, 1, MAX_CHUNK_SIZE):
+        raise LabError(f"chunk size must be from 1 to {MAX_CHUNK_SIZE:,}, not {_number(chunk_size)}")
+    if workers is not None and not _whole_in(workers, 1, MAX_WORKERS):
+        raise LabError(f"workers must be from 1 to {MAX_WORKERS}, not {_number(workers)}")
     if ray_address is not None and not ray_address.strip():
         raise LabError("--ray: give the cluster's address (HOST:PORT, ray://HOST:PORT, auto or local)")
     if workers is not None and ray_address:

@@ -47,7 +47,7 @@ class Study:
         return self.result.out
 
 
-def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: int, seed: Any = 0,
+def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *, n: int, seed: Any = 0,
             bots: str | None = None, variants: list | None = None, workers: int | None = None,
             ray_address: str | None = None, chunk_size: int | None = None,
             progress: bool | str = False, report: bool = True) -> Study:
@@ -65,7 +65,9 @@ def run_lab(out: str | os.PathLike, names: Sequence[str] | None = None, *, n: in
     if variants is not None:
         variants = default_first(variants)     # the rules as written are the reference
         variant_options(variants)              # a bad one named now, not after dd's searches
-    names = list(names or DEFAULT_ANALYSES)
+    # one analysis may be named alone ("variants", not ["variants"]): a string was read
+    # as its letters ("a named more than once")
+    names = [names] if isinstance(names, str) else list(names or DEFAULT_ANALYSES)
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise LabError(f"{', '.join(twice)} named more than once: name each analysis once")
