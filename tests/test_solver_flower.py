@@ -10,7 +10,7 @@ from functools import lru_cache
 import pytest
 
 from flowerbridge import Deal, FlowerBridgeError
-from flowerbridge.solver import FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
+from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
 
 # ---------------------------------------------------------------- brute force
 # Plain minimax over every legal card (no grouping, no pruning), memoised.
@@ -354,12 +354,27 @@ def test_solver_errors_are_the_packages_errors():
         DoubleDummy(FLOWER, memory_mb=8).card_values([[1], [2], [3]], None, 0)
 
 
+def _in_play():
+    from flowerbridge import HandState
+    hand = HandState(Deal.from_seed(1))
+    for call in ["1A", "Pass", "Pass", "Pass"]:
+        hand.call(call)
+    return hand
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda game: game.dd_table_many(Deal.from_seed(1)), "dd_table_many solves many deals"),
     (lambda game: game.dd_table_many([None]), "a deal .* is solved, not null"),
     (lambda game: game.dd_table_many(5), "solves a list of deals, not a number"),
     (lambda game: game.dd_table("N:AKQ"), "a deal .* is solved, not a string"),
     (lambda game: game.card_values(Deal.from_seed(1)), "a hand in play .* is solved, not a Deal"),
+    # a solver= that is none, or a Bridge one (it read the cards as Bridge's: "card 0 appears
+    # 2 times"), was an AttributeError or a misleading count
+    (lambda game: game.card_values(_in_play(), solver="x"),
+     r"^solver must be a Flower Bridge DoubleDummy \(DoubleDummy\(FLOWER\)\), not a string$"),
+    (lambda game: game.optimal_line(_in_play(), solver=DoubleDummy(BRIDGE, memory_mb=8)),
+     r"not a DoubleDummy of Geometry\(suits=4, ranks=13, copies=1\)$"),
+    (lambda game: game.dd_table(Deal.from_seed(1), solver=object()), "not an object$"),
 ])
 def test_solver_functions_of_the_engines_objects_refuse_other_objects_by_name(call, message):
     # dd_table_many(deal) was a TypeError, dd_table_many([None]) an AttributeError:

@@ -30,6 +30,18 @@ def default_solver() -> DoubleDummy:
     return solver
 
 
+def _solver(solver: object) -> DoubleDummy:
+    """The solver to search with: the thread's own when none is given, else a Flower Bridge
+    one (a Bridge solver would read the cards as Bridge's; anything else is named)."""
+    if solver is None:
+        return default_solver()
+    if not isinstance(solver, DoubleDummy) or solver.geometry != FLOWER:
+        raise SolverError(f"solver must be a Flower Bridge DoubleDummy (DoubleDummy(FLOWER)), "
+                          f"not {_what(solver)}"
+                          + (f" of {solver.geometry}" if isinstance(solver, DoubleDummy) else ""))
+    return solver
+
+
 def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
     """``(hands, trump, leader, trick)`` of a hand in play, as card indices."""
     if not isinstance(state, HandState):
@@ -47,8 +59,9 @@ def card_values(state, solver: DoubleDummy | None = None) -> dict[Card, int]:
     """For every legal card of the seat to play: the tricks still to come
     (the trick in progress included) that its side takes with best play."""
     hands, trump, leader, trick = position(state)
+    search = _solver(solver)
     try:
-        _, values = (solver or default_solver()).card_values(hands, trump, leader, trick)
+        _, values = search.card_values(hands, trump, leader, trick)
     except SolverInputError as exc:
         raise SolverError(str(exc)) from None
     return {card_at(i): v for i, v in values.items()}
@@ -62,7 +75,11 @@ def tricks(state, solver: DoubleDummy | None = None) -> int:
 def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]]:
     """One line of best play from the position to the end of the hand."""
     hands, trump, leader, trick = position(state)
-    line = (solver or default_solver()).optimal_line(hands, trump, leader, trick)
+    search = _solver(solver)
+    try:
+        line = search.optimal_line(hands, trump, leader, trick)
+    except SolverInputError as exc:     # (SolverError, as card_values says it)
+        raise SolverError(str(exc)) from None
     return [(Seat(seat), card_at(card)) for seat, card, _ in line]
 
 
@@ -78,7 +95,8 @@ def _what(value: object) -> str:
     """What ``value`` is, for an error: its class, or for a JSON-like value its JSON type."""
     if value is None or isinstance(value, (bool, int, float, str, list, dict)):
         return json_type(value)
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _as_dict(table: Sequence[Sequence[int]]) -> dict[Denomination, dict[Seat, int]]:
@@ -89,7 +107,12 @@ def dd_table(deal, solver: DoubleDummy | None = None) -> dict[Denomination, dict
     """Double-dummy table of a deal (or of a hand's deal): for each
     denomination and declarer, the tricks declarer's side takes when
     declarer's left-hand opponent leads.  Undealt cards play no part."""
-    table = (solver or default_solver()).dd_table(_hands_of(deal))
+    hands = _hands_of(deal)
+    search = _solver(solver)
+    try:
+        table = search.dd_table(hands)
+    except SolverInputError as exc:
+        raise SolverError(str(exc)) from None
     return _as_dict(table)
 
 
