@@ -43,7 +43,7 @@ class Observation:
     current_trick: tuple[tuple[Seat, Card], ...]
     tricks_won: tuple[int, int]
     dummy: tuple[Card, ...] | None
-    legal: tuple[Any, ...]
+    legal: tuple[Call | Card, ...]
     undealt_count: int = UNDEALT_SIZE
     all_hands: tuple[tuple[Card, ...], ...] | None = None
     undealt: tuple[Card, ...] | None = None

@@ -82,6 +82,37 @@ def test_a_bot_is_given_itself_as_well_as_named_by_its_path():
     assert len(given["results"]) == 2 and given["results"] == named["results"]
 
 
+def test_a_bot_written_to_the_protocol_type_checks_strictly_against_the_installed_package(tmp_path):
+    # docs/bots.md: act(self, observation: Observation) -> Call | Card, returning one of
+    # observation.legal. Observation.legal was tuple[Any, ...], so the documented bot failed
+    # --strict with no-any-return. (The package is found by its path, and its own code left
+    # unjudged, as an installed package's is: the editable install's import hook is
+    # invisible to mypy.)
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {root}\n"
+                                       "[mypy-flowerbridge.*]\nignore_errors = True\n")
+    (tmp_path / "mybots.py").write_text(
+        "from flowerbridge import Observation\n"
+        "from flowerbridge.calls import Call\n"
+        "from flowerbridge.cards import Card\n\n\n"
+        "class FirstLegal:\n"
+        "    def act(self, observation: Observation) -> Call | Card:\n"
+        "        return observation.legal[0]\n\n\n"
+        "def first(observation: Observation) -> Card:\n"
+        "    return observation.legal[0]\n")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
+                              "mybots.py"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    # the one error: a legal action is a call or a card, not a card alone
+    assert checked.stdout.splitlines() == [
+        'mybots.py:12: error: Incompatible return value type (got "Call | Card", expected "Card")  '
+        "[return-value]",
+        "Found 1 error in 1 file (checked 1 source file)"], checked.stdout + checked.stderr
+
+
 def test_play_hand_takes_bots_by_seat_letter_and_names_a_seat_without_one():
     # {"N": bot, ...} failed with KeyError: <Seat.N: 0>
     bot = SpyBot()

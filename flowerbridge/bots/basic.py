@@ -69,6 +69,8 @@ only when played before it (R12).
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..cards import CARDS, Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
@@ -114,7 +116,7 @@ def _cheap(card: Card) -> tuple[int, int]:
 
 def choose_card(k: Knowledge) -> tuple[Card, str]:
     """A card from ``k.obs.legal`` by the rules of thumb, and the rule used."""
-    legal: list[Card] = list(k.obs.legal)
+    legal = cast("list[Card]", list(k.obs.legal))    # (the play: cards only)
     if len(legal) == 1:
         return legal[0], "the only legal card"
     if not k.obs.current_trick:
