@@ -104,7 +104,7 @@ def png_bytes(figure: "Figure") -> bytes:
             text.set_fontfamily(["DejaVu Sans", *present])
     buf = io.BytesIO()
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font", category=UserWarning)
         figure.savefig(buf, format="png", dpi=90)
     return buf.getvalue()
 
