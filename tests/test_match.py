@@ -19,6 +19,7 @@ from flowerbridge.bots.base import bot_seed, load_bot, play_hand
 from flowerbridge.bots.match import IMP_SCALE, PairStats, imps, quantile, run_match
 from flowerbridge._signals import Terminated
 from flowerbridge.cli import main
+from flowerbridge.cli.match import render_match
 
 
 @pytest.mark.parametrize("points, expected", [
@@ -328,6 +329,18 @@ def test_match_json_pair_statistics_are_recounted_by_replaying_every_table(capsy
         assert pair["hands"] == 2 * boards - passed_out
         assert got["honors_per_hand"] == round(pair["honors"] / pair["hands"], 3)
         assert got["bright_bonus_per_hand"] == round(pair["bright"] / pair["hands"], 3)
+
+
+def test_a_match_of_hands_all_passed_out_has_no_per_hand_figures_and_the_report_says_so():
+    # honors per hand read 0.0 (none won) where no hand was played, beside a making rate of null
+    result = run_match(Passer, Passer, 2, 1)
+    for pair in result.to_dict()["pairs"].values():
+        assert (pair["declared"], pair["making_rate"]) == (0, None)
+        assert (pair["honors_per_hand"], pair["bright_bonus_per_hand"]) == (None, None)
+    report = render_match(result)
+    for label in ("making rate", "honors per hand", "bright bonus per hand"):
+        line = next(line for line in report.splitlines() if line.startswith(label))
+        assert line.split()[-2:] == ["—", "—"], line
 
 
 def test_quantile_interpolates_between_the_order_statistics():

@@ -122,8 +122,10 @@ class PairStats:
                 "time_budget_hits": self.budget_hits,
                 "declared": self.declared, "made": self.made,
                 "making_rate": None if self.making_rate is None else round(self.making_rate, 4),
-                "honors_per_hand": round(self.honors / self.hands, 3) if self.hands else 0.0,
-                "bright_bonus_per_hand": round(self.bright_bonus / self.hands, 3) if self.hands else 0.0,
+                # per hand played: with none (every hand passed out) there is no figure, as
+                # for the making rate with no contract, not a 0.0 that reads as none won
+                "honors_per_hand": round(self.honors / self.hands, 3) if self.hands else None,
+                "bright_bonus_per_hand": round(self.bright_bonus / self.hands, 3) if self.hands else None,
                 "contracts": dict(sorted(self.contracts.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
