@@ -1923,7 +1923,7 @@ def mid_trick_table(server):
     return created
 
 
-@pytest.mark.parametrize("width", [1000, 1024, 1100, 1180, 1280, 768, 600])
+@pytest.mark.parametrize("width", [1000, 1024, 1100, 1180, 1280, 768, 600, 1600, 1920])
 def test_every_card_of_the_felt_is_on_screen_at_any_width(browser, server, width):
     # From 1000 px the side panel takes 340 px; a full-size hand in one line, or a
     # dummy beside the trick, once ran off the felt and off the screen there.
@@ -1979,7 +1979,7 @@ def test_seat_labels_wrap_in_their_column_and_never_cover_the_trick(browser, ser
     for seat in "NES":      # the dummy at the side for North and South, at the top for East
         page = open_page(browser, server, created["invitations"][seat]["url"], viewport=PHONE)
         wait_for_table(page)
-        for width in (360, 600, 720, 1024, 1080, 1280):
+        for width in (360, 600, 720, 1024, 1080, 1280, 1920):
             page.set_viewport_size({"width": width, "height": 900})
             wrong = page.evaluate(LABELS_BESIDE_THE_TRICK)
             assert wrong == [], (seat, width, wrong)
@@ -2338,6 +2338,29 @@ def test_a_defender_sees_the_dummy_and_their_own_hand_at_once_on_a_short_screen(
     rects = south.evaluate("""() => ['#position-bottom .hand', '#felt .face-up .hand.small'].map((s) => {
       const r = document.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom]; })""")
     assert all(0 <= top and bottom <= viewport["height"] for top, bottom in rects), (rects, viewport)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+@pytest.mark.parametrize("viewport, page_width, card_width", [
+    ({"width": 1920, "height": 1080}, 1600, 100), ({"width": 2560, "height": 1440}, 1600, 100),
+    ({"width": 1440, "height": 900}, 1280, 84), ({"width": 1920, "height": 800}, 1280, 84)],
+    ids=["1920x1080", "2560x1440", "1440x900", "1920x800"])
+def test_a_large_screen_draws_the_table_wider_and_its_cards_larger(browser, server, viewport, page_width,
+                                                                     card_width):
+    # Held to 1280 px with a laptop's 84 px cards, the table took the middle of a 1920 x 1080
+    # screen, its hands 44 % of the height; a short wide one keeps the laptop's layout.
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["turn"] == "S" and len(view["plays"]) >= 4)
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+    south.wait_for_selector("#position-bottom .card.playable")
+    sizes = south.evaluate("""() => ({ main: document.querySelector('main').getBoundingClientRect().width,
+      card: document.querySelector('#position-bottom .hand .card').getBoundingClientRect().width,
+      trick: document.querySelector('#trick').getBoundingClientRect().height,
+      bottom: Math.max(...[...document.querySelectorAll('#felt .card')].map((c) => c.getBoundingClientRect().bottom)) })""")
+    assert (round(sizes["main"]), round(sizes["card"])) == (page_width, card_width), sizes
+    assert sizes["bottom"] <= viewport["height"], sizes        # the whole felt on the first screen
     for client in clients.values():
         client.close()
     assert not south.errors
