@@ -153,7 +153,7 @@ def test_designer_plains_gap_names_the_fit_lengths_it_was_averaged_over(tmp_path
         play["by_denom"][x]["by_fit"] = {length: {**cell, "game_tricks": rate}
                                          for length in (8, 9, 10, 11) if (x, length) != ("P", 8)}
     [plains] = [s for s in _suggestions(deals, play, {}, None, {}) if "Plains are worth" in s]
-    assert "20 points" in plains and "(fits of 9–11 cards)" in plains and "8–11" not in plains
+    assert "20 percentage points" in plains and "(fits of 9–11 cards)" in plains and "8–11" not in plains
     assert (_lengths([8, 9, 10, 11]), _lengths([9, 11]), _lengths([10])) == ("8–11", "9, 11", "10")
 
 
@@ -162,16 +162,18 @@ def _summaries(plains: float, others: float, tricks=(8.0, 8.0, 8.0)):
     play = {"by_denom": {x: {"by_fit": {8: {"contracts": 100, "game_tricks": rate, "mean_tricks": t}},
                              "mean_tricks": t, "game_level": level}
                          for x, rate, t, level in zip("PRA", (plains, others, others), tricks, (5, 4, 4))},
-            "points_per_hand": {"honors": 1, "Bright bonuses": 1, "contract points (below)": 10},
+            "points_per_hand": {"honors": 1, "Bright bonuses": 1, "contract points (below)": 10,
+                                "overtricks": 2, "undertrick penalties": 3},
             "honor_margin": 1, "score_margin": 2, "contracts": 300}
     deals = {"undealt": {"exact": {"some_bright": .79, "some_pair": .41, "some_bright_pair": .077}}}
     return deals, play
 
 
 @pytest.mark.parametrize("plains, others, interval, headline, says", [
-    (10, 30, (12, 28), "**Plains are worth less than their price.**", "20 points (95% interval 12 to 28) more often"),
-    (10, 30, None, "**Plains are worth less than their price.**", "20 points more often"),
-    (30, 10, (-25, -15), "**Plains hold their own.**", "20 points (95% interval 15 to 25) less often"),
+    (10, 30, (12, 28), "**Plains are worth less than their price.**",
+     "20 percentage points (95% interval 12 to 28) more often"),
+    (10, 30, None, "**Plains are worth less than their price.**", "20 percentage points more often"),
+    (30, 10, (-25, -15), "**Plains hold their own.**", "20 percentage points (95% interval 15 to 25) less often"),
     (10, 18, (-4, 20), "**No clear gap between Plains and the other suits.**", "interval includes zero"),
 ])
 def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(plains, others, interval,
@@ -447,6 +449,25 @@ def test_designer_honors_conclusion_follows_the_interval_of_the_hands_they_decid
     assert says in honors and sum(v in honors for v in verdicts) == 1
 
 
+@pytest.mark.parametrize("honors, below, whole_extra, heading", [
+    (61 + 13, 39, 20 + 33, "**Honors outweigh the contract points, not the contract's whole score.**"),
+    (120, 39, 20 + 33, "**Honors outweigh the contract in volume.**"),
+    (30, 39, 20 + 33, "**Honors are smaller than the contract in volume.**"),
+])
+def test_designer_honors_weight_is_judged_against_the_contracts_whole_score(honors, below, whole_extra, heading):
+    # "Honors outweigh the contract in volume" compared 74.5 points of honors and bonuses with
+    # the 39.2 below the line, while the report's par counts the contract's whole score
+    # (overtricks and penalties too): 92.8
+    from flowerbridge.lab.designer import _suggestions
+    deals, play = _summaries(10, 30)
+    play["points_per_hand"] = {"honors": honors - 10, "Bright bonuses": 10, "contract points (below)": below,
+                               "overtricks": whole_extra - 30, "undertrick penalties": 30}
+    [said] = [s for s in _suggestions(deals, play, {}, None, {}) if s.startswith("**Honors")]
+    assert said.startswith(heading), said
+    assert (f"bring {honors} points a hand (both sides) against {below} below the line and "
+            f"{below + whole_extra} for the contract's whole score") in said
+
+
 def test_designer_double_dummy_table_by_length_shows_every_length_its_summary_holds():
     # (its rows were lengths 7 to 11 whatever the summary held: a 6-card length held by
     # 7 sides was drawn in the figure and missing from the table under the same caption)
@@ -480,3 +501,23 @@ def test_lab_designer_report_without_double_dummy_names_the_earlier_double_dummy
     assert main(_designer(report, out)) == 0, capsys.readouterr().err
     assert f"{out / 'dd'} is from an earlier run with --dd-n, not in this report\n" in capsys.readouterr().out
     assert "Double dummy" not in report.read_text()
+
+
+def test_lab_designer_report_of_a_text_seed_of_digits_gives_the_python_call_that_rebuilds_it(tmp_path,
+                                                                                           fast_figures):
+    # seed "7" given from Python printed `--seed 7`, which the command line reads as the number 7:
+    # another seed (other cards), refused in the same folder ("holds a run with seed '7', not 7")
+    from flowerbridge.lab.designer import write_designer_report
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    write_designer_report(report, out, n=12, seed="7", dd_n=0, bots="random", workers=1)
+    text = report.read_text()
+    call = (f"from flowerbridge.lab.designer import write_designer_report; write_designer_report("
+            f"{str(report)!r}, {str(out)!r}, n=12, seed='7', dd_n=0, bots='random')")
+    assert ("Built from **12 deals** (seed '7') by one call in Python (the command line reads its digits "
+            "as a number, another seed):\n\n    " + call + "\n") in text
+    assert "--seed" not in text
+    exec(call, {})      # the call given rebuilds it in its folder (a resume): the same report
+    assert report.read_text() == text
+    # a number, or text that is no number, keeps the command
+    write_designer_report(tmp_path / "n.md", tmp_path / "num", n=12, seed=7, dd_n=0, bots="random", workers=1)
+    assert "by one command:\n\n    flowerbridge lab --designer" in (tmp_path / "n.md").read_text()

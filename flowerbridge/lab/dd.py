@@ -344,7 +344,11 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
                 ha="center", va="bottom", fontsize=7, color="#555555")
     ax.set_xlabel("the stronger side's honor count (bucket centre)")
     ax.set_ylabel("mean double-dummy tricks")
-    ax.legend()
+    if hc:
+        ax.legend()
+    else:   # (a few deals: empty axes said nothing of why)
+        ax.text(0.5, 0.5, "no bucket of honor counts holds 5 deals:\nmore deals would draw it",
+                transform=ax.transAxes, ha="center", va="center", color="#555555")
     return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination, "
                      "with 95% (Student's t) intervals; the number along the top is the deals in "
                      "each bucket of 5 (a bucket of fewer than 5 is left out).")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 
 from .base import LabError, Table, write_atomic
 from .deals import undealt_plot, undealt_table
-from .play import contract_table, game_tricks_plot, points_table
+from .play import FIT_MIN_CONTRACTS, contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, analyses, check_memory, memory_needed
 from .study import Study, run_lab
@@ -84,6 +85,12 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
                + (f" --bots {shlex.quote(bots)}" if bots else "")
                + f" --out {shlex.quote(str(out))}")     # run again, it resumes there
+    if isinstance(seed, str) and re.fullmatch(r"-?[0-9]+", seed):
+        # a text seed of digits: the command line reads "7" as the number 7, another
+        # seed (its run dealt other cards, and was refused in this folder): said in Python
+        command = ("from flowerbridge.lab.designer import write_designer_report; "
+                   f"write_designer_report({str(path)!r}, {str(out)!r}, n={n}, seed={seed!r}, "
+                   f"dd_n={dd_n}" + (f", bots={bots!r}" if bots else "") + ")")
     gaps = _gap_intervals(study, dd_summary, dd_table)
     text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
                      command=command, gaps=gaps)
@@ -181,7 +188,9 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out = [
         TITLE,
         "",
-        f"Built from **{plural(n, 'deal')}** (seed {study.result.seed!r}) by one command:",
+        f"Built from **{plural(n, 'deal')}** (seed {study.result.seed!r}) by one "
+        + ("call in Python (the command line reads its digits as a number, another seed):"
+           if command.startswith("from ") else "command:"),
         "",
         f"    {command}",
         "",
@@ -192,7 +201,9 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
            "The bots reached no contract (every hand passed out, and scored nothing)")
         + ": the play figures describe their bidding and play, not an expert's. "
         + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
-           "(a full search per deal; the same command with a larger `--dd-n` analyses more)"
+           + ("(a full search per deal; the same call with a larger `dd_n` analyses more)"
+              if command.startswith("from ") else
+              "(a full search per deal; the same command with a larger `--dd-n` analyses more)")
            + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
               "rest on the bot play." if dd["deals"] < DD_FIRM else ".")
            if dd else "The double-dummy part was not run (`--dd-n 0`)."),
@@ -259,13 +270,18 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
     out += [table_markdown(contract_table(play, f"Bot play, {plural(play['hands'], 'hand')}: contracts by "
                                                 "denomination")), ""]
     d = play["by_denom"]
+    rows = _play_fit_rows(d)
     out += ["As the bots played, the tricks declarer took say whether the denomination would have "
             "made game (11 tricks in Plains, 10 in Ribbons or Animals), whatever level was bid:", "",
             table_markdown(TableSpec(
                 "Bot play: declarer took game tricks (%), by the declaring side's trump length",
                 ["trump length", "P contracts", "P: 11+ tricks", "P mean tricks", "R contracts",
                  "R: 10+ tricks", "R mean tricks", "A contracts", "A: 10+ tricks", "A mean tricks"],
-                _play_fit_rows(d))), "", *_image(folder, "game-tricks", plots)]
+                rows)) if rows else
+            # (a small run: a header with no rows said nothing of why)
+            f"No trump length had {FIT_MIN_CONTRACTS} contracts or more in any suit in these "
+            f"{plural(play['hands'], 'hand')}: more deals would give the table.",
+            "", *_image(folder, "game-tricks", plots)]
     p30 = _plains_30(vs)
     if p30:
         out += [p30, ""]
@@ -346,7 +362,9 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
            f"Ten Bright in {play['ten_bright_rate']:.2f}%. "
            + ("Honors and Bright bonuses together are "
               f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
-              "the contract points scored below the line; the difference they make between the two "
+              "the contract points scored below the line, and "
+              f"{_ratio(pts['honors'] + pts['Bright bonuses'], _contract_score(pts))} the contract's "
+              "whole score (with overtricks and undertrick penalties); the difference they make between the two "
               f"sides averages {play['honor_margin']:.1f} points a hand, against "
               f"{play['score_margin']:.1f} for the whole score." if play["contracts"] else
               "No hand was played (every hand passed out), so none scored honors, bonuses or "
@@ -430,10 +448,16 @@ def _honors_suggestion(play: dict, vs: dict) -> list[str]:
     pts = play["points_per_hand"]
     extra = pts["honors"] + pts["Bright bonuses"]
     below = pts["contract points (below)"]
-    heavy = extra > below
-    out.append(f"**Honors {'outweigh' if heavy else 'are smaller than'} the contract in volume.** "
+    whole = _contract_score(pts)
+    # "the contract" is its whole score, as in the par figures (contract points, overtricks,
+    # penalties): honors that outweigh the points below the line alone may not outweigh it
+    weight = ("outweigh the contract in volume" if extra > whole else
+              "outweigh the contract points, not the contract's whole score" if extra > below else
+              "are smaller than the contract in volume")
+    out.append(f"**Honors {weight}.** "
                f"They and the Bright bonuses bring {extra:.0f} points a hand (both sides) against "
-               f"{below:.0f} below the line. But both sides capture honors: the difference they "
+               f"{below:.0f} below the line and {whole:.0f} for the contract's whole score (with "
+               "overtricks and undertrick penalties). But both sides capture honors: the difference they "
                f"make between the sides averages {play['honor_margin']:.0f} points, against "
                f"{play['score_margin']:.0f} for the whole hand"
                + "".join(f"; scored {label}, the side ahead on the hand changes in "
@@ -512,7 +536,7 @@ def _plains_conclusion(play: dict, play_fits: dict[str, dict], firm: dict | None
         tricks = _fit_mean_tricks(play_fits, lengths)
         means = f"{tricks['P']:.1f} in Plains, {tricks['R']:.1f} in Ribbons, {tricks['A']:.1f} in Animals"
         alike = max(tricks.values()) - min(tricks.values()) <= 0.5
-        found.append(f"the bots took game tricks {said(play_gap, gaps.get('play'), 'points')} (fits of "
+        found.append(f"the bots took game tricks {said(play_gap, gaps.get('play'), 'percentage points')} (fits of "
                      f"{_lengths(lengths)} cards), "
                      + (f"while taking about as many tricks (mean {means})" if alike
                         else f"taking on average {tricks['P']:.1f} tricks in Plains, "
@@ -639,6 +663,12 @@ def _gap_statistic(lengths: int):
         cells = rates.reshape(len(rates), lengths, 3)
         return (cells[:, :, 1:].mean(axis=2) - cells[:, :, 0]).mean(axis=1)
     return statistic
+
+
+def _contract_score(points: dict) -> float:
+    """The contract's whole score a hand, both sides: contract points below the line,
+    overtricks and undertrick penalties (what par counts), honors and bonuses aside."""
+    return points["contract points (below)"] + points["overtricks"] + points["undertrick penalties"]
 
 
 def _ratio(part: float, whole: float) -> str:
