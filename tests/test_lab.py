@@ -1618,10 +1618,10 @@ def test_lab_game_level_where_no_single_contract_makes_game_is_named_so(tmp_path
     summary = hand_summary(study.result.tables["play"], options)
     table = contract_table(summary, "contracts")
     column = table.headers.index("game at")
-    assert [row[column] for row in table.rows] == ["no single contract"] * 4
-    assert all(row[table.headers.index("games bid")] == 0 for row in table.rows)
+    assert [row[column] for row in table.rows] == ["no single contract"] * 4 + ["-"]   # (and passed out)
+    assert all(row[table.headers.index("games bid")] == 0 for row in table.rows[:4])
     default = contract_table(study.summaries["play"], "contracts")
-    assert [row[column] for row in default.rows] == ["5P", "4R", "4A", "3NT"]
+    assert [row[column] for row in default.rows] == ["5P", "4R", "4A", "3NT", "-"]
 
 
 @pytest.mark.parametrize("option, value, message, keyword, api_message", [
@@ -1891,3 +1891,33 @@ def test_report_figure_with_a_korean_label_is_drawn_without_a_warning_per_glyph(
     report.png_bytes(fig)
     title = [t for t in fig.findobj(Text) if t.get_text() == "규칙 한국"]
     assert title and title[0].get_fontfamily() == ["DejaVu Sans", "Noto Sans CJK KR", "NanumGothic"]
+
+
+def test_lab_play_summary_gives_no_figure_where_there_is_nothing_to_count_and_its_table_adds_up(tmp_path):
+    # a denomination with no contract had game_tricks 0.0 beside make_rate null; No Trump got a
+    # by-length entry for a "fit" of 0 cards (decl_fit is 0 there); the contracts table's % of
+    # hands added up to 98 with the passed-out hands left out; and a deals-only run listed six
+    # rule sets in its settings as compared
+    from flowerbridge.lab.play import contract_table
+    study = run_lab(tmp_path / "play", ["play"], n=4, seed=2, bots="random", workers=1, report=False)
+    play = study.summaries["play"]
+    empty = [d for d, cell in play["by_denom"].items() if not cell["contracts"]]
+    assert empty == ["R", "A"] and play["passed_out"] == 1       # (seed 2's four hands)
+    for d in empty:
+        cell = play["by_denom"][d]
+        assert (cell["make_rate"], cell["game_tricks"], cell["mean_tricks"]) == (None, None, None)
+    table = contract_table(play, "contracts")
+    share = table.headers.index("% of hands")
+    assert table.rows[-1][:3] == ["passed out", 1, 25.0]
+    assert sum(row[share] for row in table.rows) == pytest.approx(100)
+    assert sum(row[1] for row in table.rows) == 4
+    many = run_lab(tmp_path / "many", ["play"], n=400, seed=2, bots="random", workers=1, report=False)
+    nt = many.summaries["play"]["by_denom"]["NT"]
+    assert nt["contracts"] >= 20 and nt["by_fit"] == {}
+    assert any(many.summaries["play"]["by_denom"][d]["by_fit"] for d in "PRA")
+    saved = json.loads((tmp_path / "play" / "summary.json").read_text())
+    assert saved["settings"]["variants"] is None
+    assert saved["summaries"]["play"]["by_denom"][empty[0]]["game_tricks"] is None
+    compared = run_lab(tmp_path / "vs", ["variants"], n=4, seed=5, workers=1, report=False)
+    assert json.loads((tmp_path / "vs" / "summary.json").read_text())["settings"]["variants"]
+    assert compared.summaries["variants"]

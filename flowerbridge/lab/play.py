@@ -205,14 +205,15 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             "mean_tricks": float(t["tricks"].mean()) if len(t) else None,
             # Tricks enough for game, whatever level was bid: how often the
             # denomination would have made game as the bots played it.
-            "game_tricks": pct(np.count_nonzero(game_tricks), len(t)),
+            "game_tricks": pct(np.count_nonzero(game_tricks), len(t)) if len(t) else None,
             "by_fit": {int(f): {"contracts": int((t["decl_fit"] == f).sum()),
                                 "mean_tricks": float(t["tricks"][t["decl_fit"] == f].mean()),
                                 "game_tricks": pct(np.count_nonzero(game_tricks & (t["decl_fit"] == f)),
                                                    (t["decl_fit"] == f).sum()),
                                 "game_tricks_contracts": int(np.count_nonzero(game_tricks
                                                                               & (t["decl_fit"] == f)))}
-                       for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= FIT_MIN_CONTRACTS},
+                       for f in np.unique(t["decl_fit"]) if (t["decl_fit"] == f).sum() >= FIT_MIN_CONTRACTS}
+            if d is not Denomination.NT else {},    # (No Trump has no trump length: decl_fit 0)
         }
     per_game = hands_per_game(table, options.game_points)
     size = game_block_size(n)
@@ -283,6 +284,9 @@ def contract_table(summary: dict, caption: str) -> TableSpec:
         rows.append([name, d["contracts"], pct(d["contracts"], summary["hands"]),
                      rate_cell(d["made"], d["contracts"]), game_label(d["game_level"], name), d["games_bid"],
                      rate_cell(d["games_made"], d["games_bid"]), net_cell(d)])
+    # the hands passed out, so that the column of % of hands adds up to 100
+    rows.append(["passed out", summary["passed_out"], pct(summary["passed_out"], summary["hands"]),
+                 "-", "-", "-", "-", "-"])
     return TableSpec(caption, ["denomination", "contracts", "% of hands", "made % (95% interval)",
                                "game at", "games bid", "games made % (95% interval)",
                                "declarer's net per contract (honors included), mean (95% interval)"], rows)

@@ -120,8 +120,11 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
     earlier = earlier_results(result.out, result.tables)
     # (strict JSON: a figure with no value, a mean's interval from one deal, is null where
     # Python wrote NaN, which JSON.parse and other strict readers refuse)
+    # the rule sets compared: none where no analysis compares them (a deals-only run listed
+    # the six defaults as if it had)
+    written = settings if set(result.tables) & set(VARIANTS_TAKEN_BY) else {"variants": None}
     staged.write("summary.json",
-                 json.dumps(_no_nan({"n": n, "seed": seed, "params": result.params, "settings": settings,
+                 json.dumps(_no_nan({"n": n, "seed": seed, "params": result.params, "settings": written,
                                      "summaries": summaries, "earlier_results": earlier}),
                             indent=1, allow_nan=False) + "\n")
     page = None
