@@ -291,6 +291,29 @@ def test_serve_stopped_and_then_interrupted_as_it_shuts_down_ends_quietly(tmp_pa
     assert not (tmp_path / "t.db.lock").exists()
 
 
+@pytest.mark.parametrize("gap", [0.0, 0.01, 0.05])
+def test_serve_interrupted_twice_ends_as_interrupted_without_a_traceback(tmp_path, gap):
+    """docs/server.md, Running it: a second Ctrl+C while the first one's stop runs (an
+    impatient operator, or `timeout -s INT`, which sends two) ends the server as one does,
+    "interrupted", the lock let go. uvicorn raised both Ctrl+Cs again as it returned, and
+    the second one, inside the event loop, printed tracebacks of the app's shutdown (127
+    lines with a socket open)."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        assert server.process is not None
+        created = server.create_table({s: "human" for s in "NESW"})
+        client = server.client(created["table"]["id"], created["invitations"]["N"]["token"])
+        client.until(lambda m: m["type"] == "snapshot")     # a websocket open through the stop
+        server.process.send_signal(signal.SIGINT)
+        time.sleep(gap)
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(timeout=30)
+        rest = server.process.stdout.read() if server.process.stdout else ""
+        client.close()
+    assert "Traceback" not in rest and "ERROR" not in rest, rest
+    assert server.process.returncode == 130 and rest.endswith("interrupted\n"), rest
+    assert not (tmp_path / "t.db.lock").exists()
+
+
 def test_serve_closes_on_a_text_frame_that_is_not_utf8_and_logs_nothing(tmp_path):
     """docs/protocol.md, Errors: a text frame that is not UTF-8 closes the connection with
     1007 (RFC 6455). uvicorn logged each as an ERROR with a traceback: any client could

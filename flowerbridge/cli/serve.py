@@ -213,7 +213,7 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     # program on this machine that passes the header on could choose its own address)
     forwarded = args.forwarded_allow_ips
     _allow_files(args.max_connections + 256)    # (the database, the log, the listening socket)
-    server = uvicorn.Server(uvicorn.Config(create_app(config, store), log_level="warning",
+    server = _Server(uvicorn.Config(create_app(config, store), log_level="warning",
                                            ws_max_size=MAX_FRAME_BYTES,
                                            proxy_headers=forwarded is not None,
                                            forwarded_allow_ips=forwarded,
@@ -223,6 +223,49 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                                            timeout_graceful_shutdown=GRACE_SECONDS))
     _run_server(server, sock)
     return 0
+
+
+def _server_class():
+    import asyncio
+    import logging
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, each stop signal raised again once as it returns, and quiet
+        about the tasks a forced stop cancels. It raised every signal it caught: a second
+        Ctrl+C while the first one's stop ran (an impatient operator; `timeout -s INT` sends
+        two) was raised inside the event loop, as a KeyboardInterrupt there; and that second
+        Ctrl+C forces the stop, skipping the app's shutdown (the store is closed after the
+        loop all the same), whose task, and those of connections still open, the loop then
+        cancels: uvicorn logged each with its traceback (127 lines with a socket open)."""
+
+        def __init__(self, config) -> None:
+            super().__init__(config)
+            logging.getLogger("uvicorn.error").addFilter(self._cancelled_by_the_stop)
+
+        def _cancelled_by_the_stop(self, record: logging.LogRecord) -> bool:
+            if not self.should_exit:
+                return True
+            kind = record.exc_info[0] if record.exc_info else None
+            if kind is not None:
+                return not issubclass(kind, (asyncio.CancelledError, KeyboardInterrupt))
+            # (Starlette hands uvicorn its lifespan's traceback as the message's text)
+            text = str(record.msg)
+            return not (text.startswith("Traceback") and text.rstrip().rsplit("\n", 1)[-1] in (
+                "asyncio.exceptions.CancelledError", "KeyboardInterrupt"))
+
+        def handle_exit(self, sig, frame) -> None:
+            super().handle_exit(sig, frame)
+            caught = getattr(self, "_captured_signals", None)
+            if isinstance(caught, list):
+                caught[:] = list(dict.fromkeys(caught))
+
+    return Server
+
+
+def _Server(config):   # noqa: N802 -- named as the class it makes
+    return _server_class()(config)
 
 
 def _run_server(server, sock) -> None:
