@@ -584,11 +584,11 @@ def test_serve_takes_as_sites_the_names_allowed_hosts_gives_not_the_machine_s_ow
 
 
 def test_serve_logs_a_refused_site_once_an_hour_and_at_most_32_sites_an_hour(monkeypatch, caplog):
-    from flowerbridge.server import realtime
+    from flowerbridge.server import headers, realtime
 
     now = [1000.0]
-    monkeypatch.setattr(realtime.time, "monotonic", lambda: now[0])
-    monkeypatch.setattr(realtime, "_ORIGINS_TOLD", {})
+    monkeypatch.setattr(headers.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(realtime, "_ORIGINS_TOLD", headers.Sparing())
     caplog.set_level("WARNING", logger="flowerbridge.server")
 
     def told(*origins: str) -> int:
@@ -603,6 +603,48 @@ def test_serve_logs_a_refused_site_once_an_hour_and_at_most_32_sites_an_hour(mon
     assert told("https://evil.example", "https://other.example") == 0
     now[0] += 1                                                          # an hour on
     assert told("https://evil.example", "https://other.example") == 2
+
+
+def test_serve_logs_a_refused_host_once_with_its_level(tmp_path):
+    """docs/server.md, Logging: the server's own messages reach standard error from INFO up,
+    each with its level as uvicorn's are. A request refused for its Host (a proxy passing a
+    name the server was not given) was not logged at all."""
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        assert server.process is not None and server.process.stdout is not None
+        for _ in range(3):
+            assert server.api("GET", "/api/meta", headers={"Host": "evil.example"}).status_code == 400
+        server.process.terminate()
+        server.process.wait(timeout=30)
+        logged = server.process.stdout.read()
+    refused = [line for line in logged.splitlines() if "refused a request" in line]
+    assert refused == ['WARNING:  refused a request: the Host header names "evil.example": this server '
+                       "answers only to localhost, 127.0.0.0/8, ::1; if it is this server's name behind a "
+                       "proxy, name it with --allowed-hosts"], logged
+
+
+def test_serve_warns_when_the_open_files_limit_holds_fewer_connections_than_it_may_take(tmp_path):
+    """docs/server.md, Limits: under `ulimit -n 300` (soft and hard) the server started
+    without a word, then connections past the limit failed their handshakes."""
+    import resource
+
+    def low_limit() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300))
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
+         str(tmp_path / "t.db"), "--no-analysis", "--max-connections", "500"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=low_limit)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(2)]
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert lines[0].startswith("Flower Bridge is at http://127.0.0.1:")
+    assert lines[1] == ("WARNING:  this process may have only 300 files open (ulimit -n), and each "
+                        "connection is one: about 44 connections at once, not the 500 of "
+                        "--max-connections; raise the limit or lower --max-connections\n")
 
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():

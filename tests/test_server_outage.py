@@ -20,7 +20,7 @@ from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.manager import Connection, TableManager
 from flowerbridge.server.models import EventRow
 from flowerbridge.server.schemas import CreateTable
-from flowerbridge.server.store import Append, Store, StoreError
+from flowerbridge.server.store import STORE_FAILED, Append, Store, StoreError
 from flowerbridge.server.table import TableError
 
 FOUR_PEOPLE = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2}}
@@ -137,7 +137,7 @@ def test_server_a_database_outage_at_hello_is_a_close_to_retry_not_a_refusal(tmp
         monkeypatch.setattr(manager.store, "mark_joined", _down)
         client = server.client(table_id, token)
         error = client.until(lambda m: m["type"] == "error")
-        assert error["code"] == "busy"
+        assert error["code"] == "busy" and error["message"] == STORE_FAILED    # (the detail is logged)
         assert client.recv(timeout=5) is None and client.ws.close_code == 1013
         live = manager.tables[table_id]
         assert not live.table.players[Seat.S].joined and not live.seat_connected(Seat.S)
@@ -427,6 +427,58 @@ def test_server_start_leaves_a_table_with_a_damaged_row_closed_and_opens_the_oth
         await again.stop()
 
     asyncio.run(scenario())
+
+
+def test_server_a_database_failure_is_told_to_clients_without_the_databases_address(tmp_path, monkeypatch,
+                                                                                    caplog):
+    """docs/protocol.md, busy: during a PostgreSQL outage any visitor read the driver's words,
+    "connection to server at "10.0.0.5", port 5432 failed", from an HTTP answer or a websocket
+    error. They are the operator's: logged; a client is told that the database failed."""
+    from flowerbridge.server.testing import ServerThread
+
+    detail = 'database write failed: connection to server at "10.0.0.5", port 5432 failed: refused'
+
+    def down(*_args, **_kwargs):
+        raise StoreError(detail)
+
+    config = ServerConfig(database=f"sqlite:///{tmp_path / 'fb.sqlite'}", bot_delay=0,
+                          replace_after=None, analysis=False)
+    caplog.set_level("ERROR", logger="flowerbridge.server")
+    with ServerThread(config) as server:
+        created = server.create_table({s: "human" for s in "NESW"})
+        store = server.app.state.manager.store
+        monkeypatch.setattr(store, "create_table", down)
+        answer = server.api("POST", "/api/tables", json={"seats": {s: {"player": "human"} for s in "NESW"}})
+        assert answer.status_code == 503
+        assert answer.json() == {"error": {"code": "busy", "message": STORE_FAILED}}
+        monkeypatch.setattr(store, "mark_joined", down)
+        client = server.client(created["table"]["id"], created["invitations"]["E"]["token"])
+        error = client.until(lambda m: m["type"] == "error")
+        assert (error["code"], error["message"]) == ("busy", STORE_FAILED)
+        client.close()
+    logged = [r.getMessage() for r in caplog.records]
+    assert logged.count(detail) == 2, logged
+
+
+def test_server_health_says_whether_the_database_answers(tmp_path, monkeypatch):
+    """docs/server.md, Health: /api/meta answered 200 while the database was unreachable,
+    leaving a probe nothing to point at. /api/health reads the database."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=f"sqlite:///{tmp_path / 'fb.sqlite'}", bot_delay=0,
+                          replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        assert server.api("GET", "/api/health").json() == {"status": "ok"}
+        gone = create_engine(f"sqlite:///{tmp_path / 'no such folder' / 'fb.sqlite'}")
+        monkeypatch.setattr(server.app.state.manager.store, "_sessions", sessionmaker(gone))
+        answer = server.api("GET", "/api/health")
+        assert (answer.status_code, answer.json()) == (503, {"error": {"code": "busy", "message": STORE_FAILED}})
+        assert server.api("GET", "/api/meta").status_code == 200
+        monkeypatch.undo()
+        assert server.api("GET", "/api/health").status_code == 200
 
 
 def test_server_a_table_asked_for_by_many_while_a_load_of_it_fails_is_loaded_once(tmp_path, monkeypatch):

@@ -116,6 +116,22 @@ def test_a_batch_migration_of_the_tables_table_keeps_every_seat_and_event(tmp_pa
     store.close()
 
 
+def test_a_migration_of_tables_an_earlier_version_made_is_logged_and_a_first_creation_is_not(
+        tmp_path, monkeypatch, caplog):
+    # docs/server.md, Migrations: an upgrade at start printed nothing; the operator learns of
+    # it (and may keep a copy of the file from before), a new database says nothing
+    caplog.set_level("INFO", logger="flowerbridge.server")
+    path = tmp_path / "fb.db"
+    _populated(path)
+    assert not [r for r in caplog.records if "migrating" in r.getMessage()]
+    _with_revision(tmp_path, monkeypatch)
+    store = Store(str(path))
+    store.migrate()
+    store.close()
+    said = [r.getMessage() for r in caplog.records if "migrating" in r.getMessage()]
+    assert said == [f"migrating the database {path} from revision 0002 to 0003"]
+
+
 def test_a_migration_that_would_leave_a_row_referring_to_nothing_is_refused_and_rolled_back(
         tmp_path, monkeypatch):
     path = tmp_path / "fb.db"
@@ -280,6 +296,12 @@ def test_a_postgresql_url_without_its_driver_installed_says_how_to_install_it(mo
     assert str(refused.value) == ("cannot open database postgresql://fb:***@127.0.0.1:1/fb: its "
                                   "driver, psycopg, is not installed: pip install "
                                   "'flowerbridge[postgres]' in the server's environment")
+    # psycopg2, named in the URL: the extra (psycopg 3) would change nothing
+    with pytest.raises(StoreError) as refused:
+        Store("postgresql+psycopg2://fb:secret@127.0.0.1:1/fb")
+    assert str(refused.value).endswith("its driver, psycopg2, is not installed: pip install psycopg2-binary "
+                                       "in the server's environment, or write the URL postgresql://... "
+                                       "(psycopg 3, which pip install 'flowerbridge[postgres]' installs)")
 
 
 @pytest.mark.postgres

@@ -138,6 +138,35 @@ def _end_by_sigterm() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
+def _log_to_stderr() -> None:
+    """The server's own messages (loggers ``flowerbridge.*``: a table closed to make room,
+    a refused Host, a database failure, a migration) on standard error, from INFO up, each
+    with its level as uvicorn writes its own (they went to Python's last resort: WARNING
+    and up only, bare, without a level)."""
+    import logging
+    import sys
+
+    from uvicorn.logging import DefaultFormatter
+
+    class Stderr(logging.StreamHandler):
+        """Standard error as it is when a message comes (not when the server began)."""
+
+        @property
+        def stream(self):
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:
+            pass
+
+    logger = logging.getLogger("flowerbridge")
+    if not any(type(h).__name__ == "Stderr" for h in logger.handlers):
+        handler = Stderr()
+        handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s", use_colors=False))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
 def _open_and_serve(args, opened: list[Store]) -> int:
     import socket
 
@@ -154,6 +183,7 @@ def _open_and_serve(args, opened: list[Store]) -> int:
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    _log_to_stderr()
     store = None
     try:
         database = args.database if args.database is not None else default_database()
@@ -297,8 +327,18 @@ def _allow_files(wanted: int) -> None:
         target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
         except (ValueError, OSError):
             pass
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        # (under `ulimit -n 64` connections past the limit failed their handshakes, and
+        # requests got empty answers, without a word in the log)
+        import logging
+
+        logging.getLogger("flowerbridge.server").warning(
+            "this process may have only %d files open (ulimit -n), and each connection is one: "
+            "about %d connections at once, not the %d of --max-connections; raise the limit or "
+            "lower --max-connections", soft, max(soft - 256, 0), wanted - 256)
 
 
 def _database(text: str) -> str:

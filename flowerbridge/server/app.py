@@ -35,7 +35,7 @@ from .manager import TableManager
 from .repeats import KeptAnswers, idempotency_key
 from .realtime import quiet_client_frame_errors, table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
-from .store import Store
+from .store import Store, said_to_clients
 from .table import PROTOCOL_VERSION, TableError
 from .views import card_catalogue
 
@@ -96,7 +96,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             headers = {"Retry-After": f"{math.ceil(creations.wait(_address(request))):d}"}
         elif code == "full" and getattr(exc, "retry_after", None) is not None:
             headers = {"Retry-After": f"{exc.retry_after:d}"}    # type: ignore[attr-defined]
-        return _error(_STATUS.get(code, 400), code, str(exc), headers)
+        return _error(_STATUS.get(code, 400), code, said_to_clients(exc), headers)
 
     @app.exception_handler(Exception)
     async def _failed(request: Request, exc: Exception) -> JSONResponse:
@@ -148,6 +148,14 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 "default_bot": default_bot(), "default_options": RuleOptions().to_dict(),
                 "bot_delay": config.bot_delay, "replace_after": config.replace_after,
                 "analysis": config.analysis and analysis.available()}
+
+    @app.get("/api/health")
+    async def health(request: Request) -> dict[str, str]:
+        """``{"status": "ok"}`` while the server reaches its database, else ``503 busy``:
+        for a load balancer's or a service manager's probe (``/api/meta`` answers without
+        the database)."""
+        await _manager(request).check_database()
+        return {"status": "ok"}
 
     @app.get("/api/cards")
     async def cards() -> list[dict[str, Any]]:

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import re
+import time
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from .limits import Receive, Scope, Send
+
+log = logging.getLogger("flowerbridge.server")
 
 CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; object-src 'none'; "
                            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -210,6 +214,25 @@ class HostNames:
         return any(a in network for a in {address, _unmapped(address)} for network in self.networks)
 
 
+class Sparing:
+    """Which keys to log a refusal of now: each once an hour, and at most ``most`` keys an
+    hour, so that a client sending many cannot fill the log."""
+
+    def __init__(self, most: int = 32, again_after: float = 3600.0) -> None:
+        self.most, self.again_after = most, again_after
+        self.told: dict[str, float] = {}
+
+    def first(self, key: str) -> bool:
+        now = time.monotonic()
+        for told, when in list(self.told.items()):
+            if now - when >= self.again_after:
+                del self.told[told]
+        if key in self.told or len(self.told) >= self.most:
+            return False
+        self.told[key] = now
+        return True
+
+
 class HostCheck:
     """ASGI middleware: a request (or websocket handshake) whose Host header
     names a host not in ``allowed`` (:class:`HostNames`) is answered 400
@@ -222,6 +245,7 @@ class HostCheck:
         self.hosts = HostNames(allowed)
         self.allowed = self.hosts.allowed
         self.allows = self.hosts.allows
+        self.told = Sparing()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -235,6 +259,10 @@ class HostCheck:
         said = f"the Host header names {json.dumps(header)}" if header else "the request has no Host header"
         message = (f"{said}: this server answers only to " + ", ".join(self.allowed)
                    + " (flowerbridge serve --allowed-hosts adds names)")
+        if self.told.first(str(header and host_name(header))):
+            # (a proxy that passes on a name the server was not given is met here first)
+            log.warning("refused a request: %s; if it is this server's name behind a proxy, "
+                        "name it with --allowed-hosts", message.split(" (flowerbridge serve")[0])
         body = json.dumps({"error": {"code": "bad_host", "message": message}}).encode()
         start = {"status": 400, "headers": [(b"content-type", b"application/json"),
                                              (b"content-length", str(len(body)).encode())]}

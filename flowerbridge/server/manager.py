@@ -381,6 +381,10 @@ class TableManager:
             pool.shutdown(wait=False, cancel_futures=True)
         self._db_pool.shutdown(wait=True)
 
+    async def check_database(self) -> None:
+        """Raise :class:`StoreError` unless the database answers a read now."""
+        await self._db(self.store.check)
+
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db_pool, fn, *args)
 

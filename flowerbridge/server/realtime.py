@@ -11,18 +11,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections import Counter
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
 from ..render import count_text
-from .headers import same_origin
+from .headers import Sparing, same_origin
 from .limits import TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, CloseMessage, Hello, MessageError, PingMessage, PlayMessage,
                       error_code, parse_message)
+from .store import said_to_clients
 from .table import PROTOCOL_VERSION
 
 log = logging.getLogger("flowerbridge.server")
@@ -85,27 +85,18 @@ def error_message(code: str, message: str, message_id: str | None = None) -> dic
     return out
 
 
-# Refused origins logged in the last hour, and when: each once an hour, a few dozen
-# at most, so that a page sending many cannot fill the log.
-_ORIGINS_TOLD: dict[str, float] = {}
-_MOST_ORIGINS_TOLD = 32
-_TELL_AGAIN_AFTER = 3600.0
+# Refused origins are logged sparingly (Sparing), so that a page sending many cannot fill the log.
+_ORIGINS_TOLD = Sparing()
 
 
 def _tell_refused_origin(origin: str | None, host: str | None) -> None:
     """Log a refused Origin (once an hour each, at most 32 an hour): the operator of a
     proxy that passes its own address as the Host learns what to change."""
-    now = time.monotonic()
     origin = None if origin is None else origin.strip().lower()
-    for told, when in list(_ORIGINS_TOLD.items()):
-        if now - when >= _TELL_AGAIN_AFTER:
-            del _ORIGINS_TOLD[told]
-    if str(origin) in _ORIGINS_TOLD or len(_ORIGINS_TOLD) >= _MOST_ORIGINS_TOLD:
-        return
-    _ORIGINS_TOLD[str(origin)] = now
-    log.warning("refused a websocket opened by a page at %s, not this server's site (Host %s); "
-                "if it is this server's site behind a proxy, pass the visitor's Host on, or name "
-                "the site with --allowed-hosts", json.dumps(origin), json.dumps(host))
+    if _ORIGINS_TOLD.first(str(origin)):
+        log.warning("refused a websocket opened by a page at %s, not this server's site (Host %s); "
+                    "if it is this server's site behind a proxy, pass the visitor's Host on, or name "
+                    "the site with --allowed-hosts", json.dumps(origin), json.dumps(host))
 
 
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
@@ -179,7 +170,7 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
         code = error_code(exc, "bad_message")
         close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE,
                  "too_many": CLOSE_TOO_MANY, "busy": CLOSE_TRY_AGAIN}.get(code, CLOSE_BAD_HELLO)
-        _refuse(conn, code, str(exc), close, getattr(exc, "message_id", None))
+        _refuse(conn, code, said_to_clients(exc), close, getattr(exc, "message_id", None))
         return False
     except Exception:  # a bug: this client is told, with the close code of a server error
         log.exception("table %s: join failed", table_id)
@@ -215,7 +206,7 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
     except MessageError as exc:  # unreadable: the id, if any, comes from the raw message
         conn.send(error_message(exc.code, str(exc), exc.message_id))
     except FlowerBridgeError as exc:  # refused by the table, the engine or the database
-        conn.send(error_message(error_code(exc, "illegal"), str(exc), message_id))
+        conn.send(error_message(error_code(exc, "illegal"), said_to_clients(exc), message_id))
     except Exception:  # a bug: this client hears of it, the table and the server go on
         log.exception("table %s: message %r", conn.live and conn.live.table.id, text[:200])
         conn.send(error_message("internal", "the server failed on this message (logged)",

@@ -42,6 +42,20 @@ class StoreError(FlowerBridgeError):
     code = "busy"
 
 
+STORE_FAILED = "the database failed (the server logged why): try again in a moment"
+"""What a client is told of a database failure: the driver's words (the database's host and
+port, its user) are for the server's log, not for whoever asked."""
+
+
+def said_to_clients(exc: Exception) -> str:
+    """``exc`` as a client is told it: a database failure as :data:`STORE_FAILED`, its detail
+    logged; any other refusal in its own words."""
+    if isinstance(exc, StoreError):
+        log.error("%s", exc)
+        return STORE_FAILED
+    return str(exc)
+
+
 def default_database() -> str:
     """The SQLite file in the user's data directory (its folder created if missing), by its
     path: what serve prints, as for a file named with --database (its URL printed
@@ -151,8 +165,12 @@ class Store:
             self.engine: Engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
         except ImportError as exc:     # the driver is not installed
             driver = f"its driver, {exc.name}," if exc.name else "its driver"
-            raise StoreError(f"cannot open database {shown}: {driver} is not installed: "
-                             "pip install 'flowerbridge[postgres]' in the server's environment") from None
+            # the extra installs psycopg 3: for psycopg2 (postgresql+psycopg2://) it changes nothing
+            fix = ("pip install psycopg2-binary in the server's environment, or write the URL "
+                   "postgresql://... (psycopg 3, which pip install 'flowerbridge[postgres]' installs)"
+                   if exc.name == "psycopg2" else
+                   "pip install 'flowerbridge[postgres]' in the server's environment")
+            raise StoreError(f"cannot open database {shown}: {driver} is not installed: {fix}") from None
         except (SQLAlchemyError, ValueError) as exc:
             raise StoreError(f"cannot open database {shown}: {exc}") from None
         if self.is_sqlite:
@@ -205,6 +223,7 @@ class Store:
         try:
             with migration_connection(self.url, self.engine) as connection:
                 config.attributes["connection"] = connection
+                _say_upgrade(config, connection, self.shown)
                 command.upgrade(config, "head")
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot migrate the database {self.shown}: {_reason(exc)}") from None
@@ -233,6 +252,12 @@ class Store:
             raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)} (the server "
                              "stores every table and action as it is made: give a database it "
                              "can write)") from None
+
+    def check(self) -> None:
+        """A read of no row, for a health probe: a :class:`StoreError` where the database
+        cannot be reached."""
+        with self._transaction(write=False) as session:
+            session.execute(select(TableRow.id).where(false()))
 
     def close(self) -> None:
         """Close every connection, and let the database go if :meth:`lock` took it."""
@@ -326,6 +351,18 @@ class Store:
                              f"{_reason(exc)}") from None
         finally:
             session.close()
+
+
+def _say_upgrade(config: Any, connection: Any, shown: str) -> None:
+    """Log a migration of tables made by an earlier version (not the first creation of
+    them): the operator sees it happen, and can keep a copy of the file from before."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    current = MigrationContext.configure(connection).get_current_revision()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if current is not None and current != head:
+        log.info("migrating the database %s from revision %s to %s", shown, current, head)
 
 
 # the databases a server can run on (each with its one-server lock): backend, drivers
