@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from numbers import Integral
+from typing import Any, NamedTuple
 
 from .calls import BID, Call, Denomination
 from .cards import Suit
 from .errors import FlowerBridgeError
 from .seats import Seat, Side
+
+
+def contract_level(level: Any) -> int:
+    """``level`` as a contract's level, 1 to 7 (NumPy's whole numbers too, as Python's);
+    anything else is a :class:`FlowerBridgeError` naming it."""
+    if not isinstance(level, bool) and isinstance(level, Integral) and 1 <= int(level) <= 7:
+        return int(level)
+    raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
 
 
 class _Fields(NamedTuple):
@@ -30,10 +39,12 @@ class Contract(_Fields):
     __slots__ = ()
 
     def __new__(cls, level: int, denomination: Denomination | str, declarer: Seat | str) -> "Contract":
-        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 7:
-            raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
-        return super().__new__(cls, level, Denomination(denomination),  # type: ignore[arg-type]
+        return super().__new__(cls, contract_level(level), Denomination(denomination),  # type: ignore[arg-type]
                                Seat(declarer))  # type: ignore[arg-type]
+
+    @classmethod
+    def _make(cls, iterable: Any) -> "Contract":  # type: ignore[override]  # (_replace too): checked
+        return cls(*iterable)
 
     @property
     def bid(self) -> Call:

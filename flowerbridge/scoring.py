@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Iterable
 
 from .calls import Denomination
 from .errors import FlowerBridgeError
-from .cards import CARDS, Card, Kind, parse_card
-from .contract import Contract
+from .cards import CARDS, Card, Kind, parse_card, parse_cards
+from .contract import Contract, contract_level
 from .options import RuleOptions, as_options
 from .seats import Side
 
@@ -33,8 +33,7 @@ def contract_points(level: int, denomination: Denomination, options: RuleOptions
     >>> contract_points(3, Denomination.NT), contract_points(4, Denomination.A)
     (100, 120)
     """
-    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 7:
-        raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
+    level = contract_level(level)
     first, each = as_options(options).contract_points[Denomination(denomination)]
     return first + each * (level - 1)
 
@@ -43,7 +42,7 @@ def _copies(cards: Iterable[Card | str]) -> list[int]:
     """How many copies of each card ``cards`` hold, by index; a card may be given by its
     code (``"11B"``), as everywhere else in the engine."""
     counts = [0] * 30
-    for c in cards:
+    for c in parse_cards(cards) if isinstance(cards, str) else cards:     # ("11B 11B" too)
         counts[(c if isinstance(c, Card) else parse_card(c)).index] += 1
     return counts
 
@@ -173,10 +172,12 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
     opts = as_options(options)
     if contract is None:
         return HandScore(None, (0, 0), ())
-    if (len(tricks) != 2 or any(isinstance(t, bool) or not isinstance(t, Integral) or t < 0 for t in tricks)
+    if (not isinstance(tricks, (tuple, list)) or len(tricks) != 2
+            or any(isinstance(t, bool) or not isinstance(t, Integral) or t < 0 for t in tricks)
             or sum(tricks) > 13):
         raise FlowerBridgeError(f"tricks must be two whole numbers (NS, EW) adding up to 13 at most, "
                                 f"not {tricks!r}")
+    tricks = (int(tricks[0]), int(tricks[1]))     # (NumPy's as Python's: the score is JSON)
     items: list[ScoreItem] = []
     side = contract.side
     taken = tricks[side]

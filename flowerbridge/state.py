@@ -188,6 +188,7 @@ class HandState:
 
     def captured(self, side: Side) -> list[Card]:
         """Every card in the tricks ``side`` has won (Chapter 13)."""
+        side = Side(side)
         return [card for t in self.tricks if t.winner & 1 == side for _, card in t.plays]
 
     # --------------------------------------------------------------- auction

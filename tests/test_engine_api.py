@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 
 from flowerbridge import notation, records
+from flowerbridge.bots.base import RandomBot, play_hand
 from flowerbridge.bots.bidding import explain_call
 from flowerbridge.calls import Denomination, parse_call
 from flowerbridge.cards import parse_card, parse_cards
 from flowerbridge.contract import Contract
 from flowerbridge.dealing import Deal
-from flowerbridge.errors import (CallSyntaxError, CardCodeError, DealError, FlowerBridgeError, OptionError,
-                                 RecordError)
+from flowerbridge.errors import (BotError, CallSyntaxError, CardCodeError, DealError, FlowerBridgeError,
+                                 OptionError, RecordError)
 from flowerbridge.options import RuleOptions
 from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
 from flowerbridge.seats import Seat, Side
@@ -40,6 +41,12 @@ def test_seats_and_sides_are_taken_as_records_write_them():
     assert hand.remaining("N") == hand.remaining(Seat.N) == hand.deal.hands[Seat.N]
     assert hand.observation("S").seat is Seat.S
     assert Session(first_dealer="W").next_dealer is Seat.W
+    done = play_hand(HandState(Deal.from_seed(3)), [RandomBot(2)] * 4)     # four bots in seat order
+    ns, ew = done.captured("NS"), done.captured("EW")
+    assert len(done.tricks) == 13 and len(ns) + len(ew) == 52       # (a hand played out)
+    assert (ns, ew) == (done.captured(Side.NS), done.captured(Side.EW))
+    with pytest.raises(FlowerBridgeError, match="^unknown side 5"):
+        done.captured(5)
 
 
 @pytest.mark.parametrize("make, named", [
@@ -98,7 +105,10 @@ def test_a_contract_is_checked_when_made_and_takes_its_parts_as_records_write_th
     assert contract == Contract(4, Denomination.A, Seat.S)
     assert (contract.dummy, contract.opening_leader, str(contract)) == (Seat.N, Seat.W, "4A by S")
     assert pickle.loads(pickle.dumps(contract)) == contract
-    assert str(contract._replace(level=5)) == "5A by S"
+    assert str(contract._replace(level=5)) == "5A by S" and contract._replace(denomination="NT").code == "4NT"
+    assert Contract(np.int64(3), "NT", "N") == Contract(3, "NT", "N")
+    with pytest.raises(FlowerBridgeError, match="level is from 1 to 7, not 9"):
+        contract._replace(level=9)      # (NamedTuple's _make skipped the checks)
     for args, error, named in [((8, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not 8"),
                                ((0, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not 0"),
                                ((True, "A", "S"), FlowerBridgeError, "a contract's level is from 1 to 7, not True"),
@@ -111,6 +121,7 @@ def test_a_contract_is_checked_when_made_and_takes_its_parts_as_records_write_th
 
 def test_ch13_ch14_scoring_helpers_take_card_codes_and_refuse_impossible_values():
     assert honor_points(["11B", "11B"]) == 6 and honor_points(["7A", "7A", "7R", "7R"]) == 5
+    assert honor_points("11B 11B") == 6 and bright_bonus("1B 3B 8B 11B 12B") == 25
     assert bright_bonus(["1B", "3B", "8B", "11B", "12B"]) == 25
     assert contract_points(3, "NT") == contract_points(3, Denomination.NT) == 100
     with pytest.raises(FlowerBridgeError, match="level is from 1 to 7, not 0"):
@@ -121,7 +132,8 @@ def test_ch13_ch14_scoring_helpers_take_card_codes_and_refuse_impossible_values(
         score_contract(Contract(4, "A", "S"), (14, 3), ([], []))
     with pytest.raises(FlowerBridgeError, match=r"not \(5, -1\)"):
         score_contract(Contract(4, "A", "S"), (5, -1), ([], []))
-    assert score_contract(Contract(4, "A", "S"), (np.int64(10), np.int64(3)), ([], [])).total(Side.NS) == 120
+    numpy_tricks = score_contract(Contract(4, "A", "S"), (np.int64(10), np.int64(3)), ([], []))
+    assert numpy_tricks.total(Side.NS) == 120 and type(numpy_tricks.tricks[0]) is int    # (JSON-ready)
 
 
 def test_a_card_compared_with_what_is_no_card_is_pythons_type_error_and_names_take_a_known_language():
@@ -143,7 +155,13 @@ def test_a_card_compared_with_what_is_no_card_is_pythons_type_error_and_names_ta
     (lambda: notation.dumps(None), RecordError, "a hand record to write is a HandRecord or a HandState, not NoneType"),
     (lambda: Session(max_hands="3"), RecordError, "a session's length in hands is a whole number, not '3'"),
     (lambda: Session(max_games=2.5), RecordError, "a session's length in games is a whole number, not 2.5"),
-    (lambda: explain_call([("N", "1P")], 1), FlowerBridgeError, "no call 1 in an auction of 1 (the first is 0)"),
+    (lambda: explain_call([("N", "1P")], 1), FlowerBridgeError,
+     "no call 1 in an auction of 1 (the first is 0, the last -1)"),
+    (lambda: score_contract(Contract(1, "P", "N"), 7, ([], [])), FlowerBridgeError,
+     "tricks must be two whole numbers (NS, EW) adding up to 13 at most, not 7"),
+    (lambda: play_hand(HandState(Deal.from_seed(1)), None), BotError,
+     "bots: a mapping of each seat to its bot, four bots in seat order (N, E, S, W) or a function "
+     "of the seat, not NoneType"),
 ])
 def test_a_bad_argument_to_records_sessions_and_explanations_is_the_packages_error_naming_it(call, error, named):
     # each was a TypeError or AttributeError from inside the package, or (2.5 hands) taken
@@ -158,4 +176,5 @@ def test_records_and_explanations_take_what_records_write():
     hand = HandState(Deal.from_seed(2))
     assert records.loads(records.dumps(hand).encode()).state.deal == hand.deal
     assert explain_call([("N", "1P")], 0) == explain_call([(Seat.N, parse_call("1P"))], 0)
+    assert explain_call([("N", "1P"), ("E", "Pass")], -2) == explain_call([("N", "1P")], 0)
     assert explain_call([("N", "1P")], 0).startswith("opening: 5+ Plains")

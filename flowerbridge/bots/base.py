@@ -18,7 +18,7 @@ import inspect
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..calls import Call
 from ..cards import Card
@@ -250,7 +250,7 @@ def _accepted(factory: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in names}
 
 
-def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot],
+def play_hand(state: HandState, bots: Mapping[Any, Bot] | Sequence[Bot] | Callable[[Seat], Bot],
               on_decision: Callable[[Seat, Decision, float], None] | None = None) -> HandState:
     """Let bots finish ``state``: each actor is asked with its own observation only.
 
@@ -259,8 +259,16 @@ def play_hand(state: HandState, bots: Mapping[Seat, Bot] | Callable[[Seat], Bot]
     """
     if callable(bots):
         get = bots
-    else:   # keyed by Seat or by "N", "E", "S", "W"; every seat needs one
-        by_seat = {Seat(seat): bot for seat, bot in bots.items()}
+    else:   # keyed by Seat or by "N", "E", "S", "W" (or four in seat order); every seat needs one
+        pairs: list[tuple[Any, Bot]]
+        if isinstance(bots, Mapping):
+            pairs = list(bots.items())
+        elif isinstance(bots, (list, tuple)):
+            pairs = list(enumerate(bots))
+        else:
+            raise BotError(f"bots: a mapping of each seat to its bot, four bots in seat order (N, E, "
+                           f"S, W) or a function of the seat, not {type(bots).__name__}")
+        by_seat = {Seat(seat): bot for seat, bot in pairs}
         missing = [seat.name for seat in SEATS if seat not in by_seat]
         if missing:
             raise BotError(f"bots: no bot for {', '.join(missing)} (play_hand needs one for each seat)")

@@ -557,9 +557,9 @@ def explain_call(auction: Sequence[tuple[Seat, Call]], index: int) -> str:
     read by the system whoever made it. Seats and calls may be given as records write
     them (``("N", "1P")``)."""
     calls = [(Seat(seat), parse_call(call)) for seat, call in auction]
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(calls):
+    if isinstance(index, bool) or not isinstance(index, int) or not -len(calls) <= index < len(calls):
         raise FlowerBridgeError(f"no call {index!r} in an auction of {len(calls)} "
-                                f"(the first is 0)")
+                                f"(the first is 0, the last -1)")
     return auction_meanings(calls)[index].explanation
 
 
