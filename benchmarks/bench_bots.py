@@ -39,8 +39,9 @@ def report(a: str, b: str, boards: int, seed: int | str) -> None:
     for stats in result.pairs:
         d = stats.to_dict()
         rate = "—" if d["making_rate"] is None else f"{d['making_rate']:.0%}"
+        honors = "—" if d["honors_per_hand"] is None else f"{d['honors_per_hand']:.2f}"   # (no hand played)
         print(f"  {stats.spec:<7} declared {d['declared']:>3}, made {rate:>4}, "
-              f"honors/hand {d['honors_per_hand']:5.2f}, {d['decisions']} decisions, "
+              f"honors/hand {honors:>5}, {d['decisions']} decisions, "
               f"{d['ms_per_decision']:.2f} ms mean, card decisions median {d['card_ms_median']:.1f} ms, "
               f"p90 {d['card_ms_p90']:.1f} ms, max {stats.card_ms(1.0):.1f} ms, "
               f"time budget hit {d['time_budget_hits']} times")

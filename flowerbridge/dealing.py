@@ -35,6 +35,12 @@ def _seed_part(value: object, what: str, text: type | None) -> int | str:
     raise DealError(f"{what} must be {expected}, not {value!r}")
 
 
+def seed_value(seed: object) -> int | str:
+    """A deal's seed as :meth:`Deal.from_seed` reads it: a whole number (NumPy's as
+    Python's ``int``) or a string; anything else is a :class:`DealError` naming it."""
+    return _seed_part(seed, "seed", str)
+
+
 class SeededStream:
     """A reproducible stream of random integers from a seed (any int or str)."""
 
@@ -121,7 +127,7 @@ class Deal:
         A seed is a whole number (NumPy's too, read as the same number) or a string;
         anything else is a :class:`DealError` (it was dealt from its ``repr``, so
         ``numpy.int64(7)`` dealt other cards than ``7``, and an object a new deal a run)."""
-        deck = SeededStream("flowerbridge-deal", _seed_part(seed, "seed", str),
+        deck = SeededStream("flowerbridge-deal", seed_value(seed),
                             _seed_part(board, "board", None)).shuffle(list(DECK))
         return cls._trusted(tuple(tuple(sort_cards(deck[i * 13:(i + 1) * 13])) for i in range(4)),
                             tuple(sort_cards(deck[52:])))

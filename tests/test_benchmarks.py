@@ -101,3 +101,14 @@ def test_bot_benchmarks_read_a_seed_as_flowerbridge_match_does():
     texts = ["7", "007", "-3", "bench", "7a"]
     assert [seed(t) for t in texts] == [parse_seed(t) for t in texts] == [7, 7, -3, "bench", "7a"]
     assert Deal.from_seed(seed("7"), 1) == Deal.from_seed(7, 1) != Deal.from_seed("7", 1)
+
+
+def test_bench_bots_reports_a_pair_that_played_no_hand_with_dashes(capsys, monkeypatch):
+    # honors per hand is null where every hand was passed out (the match's JSON): the
+    # benchmark's report formatted it as a number and failed
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_bots
+
+    bench_bots.report("tests.test_match:Passer", "tests.test_match:Passer", 1, 1)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "declared" in line]
+    assert len(lines) == 2 and all("made    —, honors/hand     —," in line for line in lines), lines

@@ -1657,6 +1657,16 @@ def test_lab_api_takes_one_analysis_named_alone_and_refuses_settings_that_are_no
     # workers="1" failed with TypeError inside the checks
     study = run_lab(tmp_path / "one", "deals", n=4, seed=1, workers=1, report=False)
     assert list(study.summaries) == ["deals"] and len(study.result.tables["deals"]) == 4
+    assert list(run(tmp_path / "run", "deals", n=4, seed=1, workers=1).tables) == ["deals"]   # (run too)
+    # a seed no deal can be made from is refused before the folder is touched (it failed
+    # in the first chunk); NumPy's whole numbers deal as Python's
+    for seed in (1.5, None):
+        with pytest.raises(LabError, match=f"^seed must be a whole number or a string, not {seed}$"):
+            run_lab(tmp_path / "seed", "deals", n=4, seed=seed, workers=1)
+        assert not (tmp_path / "seed").exists()
+    numpy_seed = run_lab(tmp_path / "np", "deals", n=4, seed=np.int64(1), workers=1, report=False)
+    assert numpy_seed.result.seed == 1 and (numpy_seed.result.tables["deals"]["hc_N"]
+                                            == study.result.tables["deals"]["hc_N"]).all()
     for keyword, value, said in [("workers", "1", "workers must be from 1 to 256, not '1'"),
                                  ("workers", 1.0, "workers must be from 1 to 256, not 1.0"),
                                  ("chunk_size", 2.5, "chunk size must be from 1 to 100,000, not 2.5")]:

@@ -513,11 +513,15 @@ def test_lab_designer_report_of_a_text_seed_of_digits_gives_the_python_call_that
     text = report.read_text()
     call = (f"from flowerbridge.lab.designer import write_designer_report; write_designer_report("
             f"{str(report)!r}, {str(out)!r}, n=12, seed='7', dd_n=0, bots='random')")
-    assert ("Built from **12 deals** (seed '7') by one call in Python (the command line reads its digits "
-            "as a number, another seed):\n\n    " + call + "\n") in text
+    assert ("Built from **12 deals** (seed '7') by one call in Python (the command line would not read "
+            "this seed back as itself; in a script, under `if __name__ == \"__main__\":`, as `docs/lab.md` "
+            "says):\n\n    " + call + "\n") in text
     assert "--seed" not in text
     exec(call, {})      # the call given rebuilds it in its folder (a resume): the same report
     assert report.read_text() == text
+    # a seed the command line would read as an option is said in Python too
+    write_designer_report(tmp_path / "x.md", tmp_path / "dash", n=12, seed="-x", dd_n=0, bots="random", workers=1)
+    assert "seed='-x'" in (tmp_path / "x.md").read_text()
     # a number, or text that is no number, keeps the command
     write_designer_report(tmp_path / "n.md", tmp_path / "num", n=12, seed=7, dd_n=0, bots="random", workers=1)
     assert "by one command:\n\n    flowerbridge lab --designer" in (tmp_path / "n.md").read_text()

@@ -85,9 +85,11 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
                f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
                + (f" --bots {shlex.quote(bots)}" if bots else "")
                + f" --out {shlex.quote(str(out))}")     # run again, it resumes there
-    if isinstance(seed, str) and re.fullmatch(r"-?[0-9]+", seed):
-        # a text seed of digits: the command line reads "7" as the number 7, another
-        # seed (its run dealt other cards, and was refused in this folder): said in Python
+    if isinstance(seed, str) and (re.fullmatch(r"-?[0-9]+", seed) or seed.startswith("-")
+                                  or not seed.strip()):
+        # a text seed the command line does not read back as itself: "7" is the number 7,
+        # another seed (its run dealt other cards, and was refused in this folder), "-x" an
+        # option, "" refused: said in Python
         command = ("from flowerbridge.lab.designer import write_designer_report; "
                    f"write_designer_report({str(path)!r}, {str(out)!r}, n={n}, seed={seed!r}, "
                    f"dd_n={dd_n}" + (f", bots={bots!r}" if bots else "") + ")")
@@ -189,7 +191,8 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
         TITLE,
         "",
         f"Built from **{plural(n, 'deal')}** (seed {study.result.seed!r}) by one "
-        + ("call in Python (the command line reads its digits as a number, another seed):"
+        + ("call in Python (the command line would not read this seed back as itself; in a "
+           "script, under `if __name__ == \"__main__\":`, as `docs/lab.md` says):"
            if command.startswith("from ") else "command:"),
         "",
         f"    {command}",

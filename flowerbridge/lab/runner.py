@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator, Iterable, Mapping, Sequence
 
-from ..errors import FlowerBridgeError
+from ..dealing import seed_value
+from ..errors import DealError, FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
 from .report import plural
 
@@ -990,8 +991,14 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         # ends now, quietly and before touching the folder; the driver says why.
         raise SystemExit(_IMPORTING_MAIN)
     known = analyses()
+    if isinstance(names, str):      # one analysis named alone (not read as its letters)
+        names = [names] if names else []
     if not names:
         raise LabError("no analysis chosen: use " + ", ".join(known))
+    try:    # (checked now: a seed no deal can be made from failed in the first chunk)
+        seed = seed_value(seed)
+    except DealError as exc:
+        raise LabError(str(exc)) from None
     for name in names:
         if name not in known:
             hint = " (the double-dummy solver is not available)" if name == "dd" else ""

@@ -67,7 +67,7 @@ def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *,
         variant_options(variants)              # a bad one named now, not after dd's searches
     # one analysis may be named alone ("variants", not ["variants"]): a string was read
     # as its letters ("a named more than once")
-    names = [names] if isinstance(names, str) else list(names or DEFAULT_ANALYSES)
+    names = [names] if isinstance(names, str) and names else list(names or DEFAULT_ANALYSES)
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise LabError(f"{', '.join(twice)} named more than once: name each analysis once")
