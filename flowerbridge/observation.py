@@ -122,34 +122,38 @@ class Observation:
             return tuple(parse_card(code) for code in _listed(codes))
 
         def plays(items: Any) -> tuple[tuple[Seat, Card], ...]:
-            return tuple((seat(item["seat"]), parse_card(item["card"])) for item in _listed(items))
+            return tuple((seat(item["seat"]), parse_card(item["card"]))
+                         for item in map(_object, _listed(items)))
 
         try:
             phase = Phase(get("phase"))
             contract = get("contract")
             if contract is not None:
+                contract = _object(contract)
                 bid = parse_call(contract["bid"])
                 if bid.level is None or bid.denomination is None:
                     raise ValueError(f"{contract['bid']!r} is not a bid")
                 contract = Contract(bid.level, bid.denomination, seat(contract["declarer"]))
-            won = get("tricks_won")
+            won = _object(get("tricks_won"))
             tricks_won = (_count(won["NS"]), _count(won["EW"]))
             read = parse_call if phase is Phase.AUCTION else parse_card
             observation = cls(
                 seat=seat(get("seat")), dealer=seat(get("dealer")), phase=phase,
                 options=RuleOptions.from_dict(get("options")),
                 hand=cards(get("hand")),
-                auction=tuple((seat(item["seat"]), parse_call(item["call"])) for item in _listed(get("auction"))),
+                auction=tuple((seat(item["seat"]), parse_call(item["call"]))
+                              for item in map(_object, _listed(get("auction")))),
                 contract=contract, turn=maybe_seat(get("turn")), actor=maybe_seat(get("actor")),
                 plays=plays(get("plays")),
-                tricks=tuple((seat(t["leader"]), plays(t["plays"]), seat(t["winner"])) for t in _listed(get("tricks"))),
+                tricks=tuple((seat(t["leader"]), plays(t["plays"]), seat(t["winner"]))
+                             for t in map(_object, _listed(get("tricks")))),
                 current_trick=plays(get("current_trick")), tricks_won=tricks_won,
                 dummy=None if get("dummy") is None else cards(data["dummy"]),
                 legal=tuple(read(action) for action in _listed(get("legal"))),
                 undealt_count=_count(get("undealt_count")))
             if "all_hands" in data:
                 field = "all_hands"
-                hands = data["all_hands"]
+                hands = _object(data["all_hands"])
                 observation = dataclasses.replace(
                     observation, all_hands=tuple(cards(hands[s.name]) for s in Seat),
                     undealt=cards(get("undealt")))
@@ -159,6 +163,12 @@ class Observation:
             raise RecordError(f"observation {where}has no {exc.args[0]!r}") from None
         except (FlowerBridgeError, TypeError, ValueError) as exc:
             raise RecordError(f"observation {field}: {exc}") from None
+
+
+def _object(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, not {json_type(value)}")
+    return value
 
 
 def _listed(value: Any) -> list:

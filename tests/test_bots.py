@@ -1356,6 +1356,12 @@ def test_an_observations_view_read_back_is_the_same_observation(seed):
     (lambda view: {**view, "tricks_won": {"NS": -1, "EW": 0}}, "^observation tricks_won: -1 is not a count$"),
     (lambda view: {**view, "contract": {"bid": "Pass", "declarer": "N"}}, "^observation contract: 'Pass' is not a bid$"),
     (lambda view: {**view, "contract": {"bid": "4A"}}, "^observation contract: has no 'declarer'$"),
+    # an array or a string where an object belongs was told in Python's words ("string
+    # indices must be integers", "'NoneType' object is not subscriptable")
+    (lambda view: {**view, "contract": "4A"}, "^observation contract: expected an object, not a string$"),
+    (lambda view: {**view, "tricks_won": [0, 0]}, "^observation tricks_won: expected an object, not an array$"),
+    (lambda view: {**view, "auction": ["1A"]}, "^observation auction: expected an object, not a string$"),
+    (lambda view: {**view, "all_hands": None}, "^observation all_hands: expected an object, not null$"),
 ])
 def test_a_view_that_is_no_observation_is_one_record_error_naming_the_field(change, message):
     from flowerbridge.errors import RecordError
