@@ -2319,7 +2319,7 @@ def the_dead_socket_stays_dead(page):
     status_is(page, "connected", 1_000)
 
 
-DEFENDER_SCREENS = [(960, 540), (1279, 720), (800, 600), (1000, 560), (1280, 560)]
+DEFENDER_SCREENS = [(960, 540), (1279, 720), (800, 600), (1000, 560), (1280, 560), (800, 561), (700, 600)]
 
 
 @pytest.mark.parametrize("viewport", [{"width": w, "height": h} for w, h in DEFENDER_SCREENS],
