@@ -172,12 +172,15 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
     opts = as_options(options)
     if contract is None:
         return HandScore(None, (0, 0), ())
-    if (not isinstance(tricks, (tuple, list)) or len(tricks) != 2
-            or any(isinstance(t, bool) or not isinstance(t, Integral) or t < 0 for t in tricks)
-            or sum(tricks) > 13):
+    try:
+        pair = tuple(tricks)    # (a tuple, a list, a NumPy array of two)
+    except TypeError:
+        pair = ()
+    if (len(pair) != 2 or any(isinstance(t, bool) or not isinstance(t, Integral) or t < 0 for t in pair)
+            or sum(pair) > 13):
         raise FlowerBridgeError(f"tricks must be two whole numbers (NS, EW) adding up to 13 at most, "
                                 f"not {tricks!r}")
-    tricks = (int(tricks[0]), int(tricks[1]))     # (NumPy's as Python's: the score is JSON)
+    tricks = (int(pair[0]), int(pair[1]))     # (NumPy's as Python's: the score is JSON)
     items: list[ScoreItem] = []
     side = contract.side
     taken = tricks[side]

@@ -134,6 +134,7 @@ def test_ch13_ch14_scoring_helpers_take_card_codes_and_refuse_impossible_values(
         score_contract(Contract(4, "A", "S"), (5, -1), ([], []))
     numpy_tricks = score_contract(Contract(4, "A", "S"), (np.int64(10), np.int64(3)), ([], []))
     assert numpy_tricks.total(Side.NS) == 120 and type(numpy_tricks.tricks[0]) is int    # (JSON-ready)
+    assert score_contract(Contract(4, "A", "S"), np.array([10, 3]), ([], [])).total(Side.NS) == 120
 
 
 def test_a_card_compared_with_what_is_no_card_is_pythons_type_error_and_names_take_a_known_language():

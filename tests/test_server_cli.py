@@ -584,11 +584,11 @@ def test_serve_takes_as_sites_the_names_allowed_hosts_gives_not_the_machine_s_ow
 
 
 def test_serve_logs_a_refused_site_once_an_hour_and_at_most_32_sites_an_hour(monkeypatch, caplog):
-    from flowerbridge.server import headers, realtime
+    from flowerbridge.server import limits, realtime
 
     now = [1000.0]
-    monkeypatch.setattr(headers.time, "monotonic", lambda: now[0])
-    monkeypatch.setattr(realtime, "_ORIGINS_TOLD", headers.Sparing())
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(realtime, "_ORIGINS_TOLD", limits.Sparing())
     caplog.set_level("WARNING", logger="flowerbridge.server")
 
     def told(*origins: str) -> int:
@@ -623,7 +623,7 @@ def test_serve_logs_a_refused_host_once_with_its_level(tmp_path):
 
 
 def test_serve_warns_when_the_open_files_limit_holds_fewer_connections_than_it_may_take(tmp_path):
-    """docs/server.md, Limits: under `ulimit -n 300` (soft and hard) the server started
+    """docs/server.md, Logging: under `ulimit -n 300` (soft and hard) the server started
     without a word, then connections past the limit failed their handshakes."""
     import resource
 
@@ -631,20 +631,62 @@ def test_serve_warns_when_the_open_files_limit_holds_fewer_connections_than_it_m
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300))
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
-         str(tmp_path / "t.db"), "--no-analysis", "--max-connections", "500"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=low_limit)
-    try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(2)]
-    finally:
-        process.terminate()
-        process.communicate(timeout=30)
-    assert lines[0].startswith("Flower Bridge is at http://127.0.0.1:")
-    assert lines[1] == ("WARNING:  this process may have only 300 files open (ulimit -n), and each "
-                        "connection is one: about 44 connections at once, not the 500 of "
-                        "--max-connections; raise the limit or lower --max-connections\n")
+    def output(connections: str) -> str:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
+             str(tmp_path / f"{connections}.db"), "--no-analysis", "--max-connections", connections],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=low_limit)
+        try:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            assert first.startswith("Flower Bridge is at http://127.0.0.1:"), first
+            time.sleep(0.5)
+        finally:
+            process.terminate()
+            rest, _ = process.communicate(timeout=30)
+        return rest
+
+    assert output("500").splitlines()[0] == (
+        "WARNING:  this process may have only 300 files open (ulimit -n), and each connection is one: "
+        "about 236 connections at once, not the 500 of --max-connections; raise the limit or lower "
+        "--max-connections")
+    assert "files open" not in output("200")      # 200 connections and the server's own files fit
+
+
+def test_serve_says_it_migrated_an_earlier_versions_tables_and_its_test_helper_reads_past_that(tmp_path):
+    """docs/server.md, Logging: a migration at start is logged (it was silent), and
+    ServerProcess, which read the first line as the URL's, finds the URL past it."""
+    from flowerbridge.server.store import ALEMBIC_INI, Store
+
+    path = tmp_path / "old.db"
+    store = Store(str(path))
+    store.migrate()
+    store.close()
+    done = subprocess.run([sys.executable, "-m", "alembic", "-c", str(ALEMBIC_INI), "-x", f"url=sqlite:///{path}",
+                           "downgrade", "0001"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with ServerProcess(path, "--no-analysis") as server:
+        assert server.process is not None and server.process.stdout is not None
+        assert server.api("GET", "/api/health").json() == {"status": "ok"}
+        server.process.terminate()
+        server.process.wait(timeout=30)
+        rest = server.process.stdout.read()
+    # (stderr joins stdout in ServerProcess: the line came before the URL's)
+    assert server.before == f"INFO:     migrated the database {path} from revision 0001 to 0002\n"
+    assert "migrated" not in rest and server.url.startswith("http://127.0.0.1:")
+
+
+def test_serve_run_inside_another_program_leaves_its_logging_as_it_was(capsys):
+    # the handler and the INFO level serve put on the flowerbridge logger stayed after it returned
+    import logging
+
+    from flowerbridge.cli import main
+
+    logger = logging.getLogger("flowerbridge")
+    before = (list(logger.handlers), logger.level)
+    assert main(["serve", "--port", "0", "--database", "/no such folder/x.db"]) == 2
+    assert "there is no folder" in capsys.readouterr().err
+    assert (list(logger.handlers), logger.level) == before
 
 
 def test_serve_elsewhere_than_loopback_answers_any_host_unless_given_a_list():
@@ -711,13 +753,13 @@ def test_serve_caps_the_connections_open_at_once(tmp_path):
 
 def test_serve_raises_its_open_files_limit_towards_the_connections_it_takes():
     resource = pytest.importorskip("resource")
-    from flowerbridge.cli.serve import _allow_files
+    from flowerbridge.cli.serve import FILES_BESIDE, _allow_files
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, soft), hard))
-        _allow_files(1000)
-        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == min(1000, hard)
+        _allow_files(1000)      # connections, and the server's own files beside them
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == min(1000 + FILES_BESIDE, hard)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 

@@ -123,13 +123,13 @@ def test_a_migration_of_tables_an_earlier_version_made_is_logged_and_a_first_cre
     caplog.set_level("INFO", logger="flowerbridge.server")
     path = tmp_path / "fb.db"
     _populated(path)
-    assert not [r for r in caplog.records if "migrating" in r.getMessage()]
+    assert not [r for r in caplog.records if "migrat" in r.getMessage()]
     _with_revision(tmp_path, monkeypatch)
     store = Store(str(path))
     store.migrate()
     store.close()
-    said = [r.getMessage() for r in caplog.records if "migrating" in r.getMessage()]
-    assert said == [f"migrating the database {path} from revision 0002 to 0003"]
+    said = [r.getMessage() for r in caplog.records if "migrat" in r.getMessage()]
+    assert said == [f"migrated the database {path} from revision 0002 to 0003"]
 
 
 def test_a_migration_that_would_leave_a_row_referring_to_nothing_is_refused_and_rolled_back(

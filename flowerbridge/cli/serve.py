@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import whole_number
 
@@ -138,7 +138,7 @@ def _end_by_sigterm() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _log_to_stderr() -> None:
+def _log_to_stderr() -> Callable[[], None]:
     """The server's own messages (loggers ``flowerbridge.*``: a table closed to make room,
     a refused Host, a database failure, a migration) on standard error, from INFO up, each
     with its level as uvicorn writes its own (they went to Python's last resort: WARNING
@@ -160,11 +160,17 @@ def _log_to_stderr() -> None:
             pass
 
     logger = logging.getLogger("flowerbridge")
-    if not any(type(h).__name__ == "Stderr" for h in logger.handlers):
-        handler = Stderr()
-        handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s", use_colors=False))
-        logger.addHandler(handler)
+    handler = Stderr()
+    handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s", use_colors=False))
+    level = logger.level
+    logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+
+    def undo() -> None:     # (serve run inside another program: its logging as it was)
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+    return undo
 
 
 def _open_and_serve(args, opened: list[Store]) -> int:
@@ -183,7 +189,7 @@ def _open_and_serve(args, opened: list[Store]) -> int:
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
-    _log_to_stderr()
+    unlog = _log_to_stderr()
     store = None
     try:
         database = args.database if args.database is not None else default_database()
@@ -203,6 +209,7 @@ def _open_and_serve(args, opened: list[Store]) -> int:
 
             with signals_held():    # a second stop waits until the lock is let go
                 store.close()
+        unlog()
 
 
 def _serve(args, sock, family: int, database: str, store: Store) -> int:
@@ -242,7 +249,7 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     # would believe it from 127.0.0.1 by default, so that any client of a proxy or other
     # program on this machine that passes the header on could choose its own address)
     forwarded = args.forwarded_allow_ips
-    _allow_files(args.max_connections + 256)    # (the database, the log, the listening socket)
+    _allow_files(args.max_connections)
     server = _Server(uvicorn.Config(create_app(config, store), log_level="warning",
                                            ws_max_size=MAX_FRAME_BYTES,
                                            proxy_headers=forwarded is not None,
@@ -313,23 +320,39 @@ def _run_server(server, sock) -> None:
     finally:
         if serving is not None:
             serving.close()     # (a finished coroutine: nothing to do)
+        import logging
+
+        quiet = getattr(server, "_cancelled_by_the_stop", None)     # (for the next server in this process)
+        if quiet is not None:
+            logging.getLogger("uvicorn.error").removeFilter(quiet)
 
 
-def _allow_files(wanted: int) -> None:
-    """Raise the process's limit on open files (a connection is one) towards
-    ``wanted``, as far as the hard limit lets it (1,024 is a common soft one)."""
+FILES_BESIDE = 64
+"""Files a server holds open beside its connections (the database and its journal, the
+listening socket, the event loop's, the solver's threads): a connection is one more each.
+99 connections at once held 117 files."""
+
+
+def _allow_files(connections: int) -> None:
+    """Raise the process's limit on open files (a connection is one) towards what
+    ``connections`` at once need, as far as the system lets it (1,024 is a common soft
+    limit; macOS refuses more than 10,240 whatever the hard limit says), and warn where
+    it stays below."""
     try:
         import resource
     except ImportError:     # (Windows)
         return
+    wanted = connections + FILES_BESIDE
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
-        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
+        for target in (wanted, 10240):
+            target = target if hard == resource.RLIM_INFINITY else min(target, hard)
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            except (ValueError, OSError):
+                continue
+            soft = max(soft, target)
+            break
     if soft != resource.RLIM_INFINITY and soft < wanted:
         # (under `ulimit -n 64` connections past the limit failed their handshakes, and
         # requests got empty answers, without a word in the log)
@@ -338,7 +361,7 @@ def _allow_files(wanted: int) -> None:
         logging.getLogger("flowerbridge.server").warning(
             "this process may have only %d files open (ulimit -n), and each connection is one: "
             "about %d connections at once, not the %d of --max-connections; raise the limit or "
-            "lower --max-connections", soft, max(soft - 256, 0), wanted - 256)
+            "lower --max-connections", soft, max(soft - FILES_BESIDE, 0), connections)
 
 
 def _database(text: str) -> str:

@@ -19,11 +19,10 @@ import ipaddress
 import json
 import logging
 import re
-import time
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-from .limits import Receive, Scope, Send
+from .limits import Receive, Scope, Send, Sparing
 
 log = logging.getLogger("flowerbridge.server")
 
@@ -212,25 +211,6 @@ class HostNames:
         except ValueError:
             return host in self.names or any(host.endswith(s) for s in self.suffixes)
         return any(a in network for a in {address, _unmapped(address)} for network in self.networks)
-
-
-class Sparing:
-    """Which keys to log a refusal of now: each once an hour, and at most ``most`` keys an
-    hour, so that a client sending many cannot fill the log."""
-
-    def __init__(self, most: int = 32, again_after: float = 3600.0) -> None:
-        self.most, self.again_after = most, again_after
-        self.told: dict[str, float] = {}
-
-    def first(self, key: str) -> bool:
-        now = time.monotonic()
-        for told, when in list(self.told.items()):
-            if now - when >= self.again_after:
-                del self.told[told]
-        if key in self.told or len(self.told) >= self.most:
-            return False
-        self.told[key] = now
-        return True
 
 
 class HostCheck:

@@ -212,3 +212,21 @@ class BodyLimit:
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
 
+
+class Sparing:
+    """Which keys to log a refusal of now: each once an hour, and at most ``most`` keys an
+    hour, so that a client sending many cannot fill the log."""
+
+    def __init__(self, most: int = 32, again_after: float = 3600.0) -> None:
+        self.most, self.again_after = most, again_after
+        self.told: dict[str, float] = {}
+
+    def first(self, key: str) -> bool:
+        now = time.monotonic()
+        for told, when in list(self.told.items()):
+            if now - when >= self.again_after:
+                del self.told[told]
+        if key in self.told or len(self.told) >= self.most:
+            return False
+        self.told[key] = now
+        return True

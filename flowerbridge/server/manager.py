@@ -41,7 +41,8 @@ from .botplay import check_level, choose, default_bot, is_slow, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from ..render import count_text
-from .limits import MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
+from .limits import (MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS,
+                     Sparing)
 from .models import utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
@@ -65,6 +66,8 @@ FINISHED_KEPT = 32
 # "pending" and is computed when asked for (GET .../hands/N, or a reconnection
 # for the last finished hand).
 MAX_QUEUED_ANALYSES = 64
+# a review pushed out of a full queue is logged once a minute (under load, every hand is)
+_QUEUE_FULL_TOLD = Sparing(again_after=60.0)
 # How long the lobby's list (GET /api/tables) is answered from the last one made:
 # its cost grows with the tables open (595 KB for 1,025), and many visitors ask at
 # once. A table opened, closed or over makes it again at once.
@@ -896,8 +899,10 @@ class TableManager:
             least = min(spare, key=self._analysis_rank)
             self._analyses.remove(least)
             least.live.analyses.pop(least.hand, None)
-            log.info("table %s hand %d: review left pending, %d hands queued for the solver",
-                     least.live.table.id, least.hand, MAX_QUEUED_ANALYSES)
+            if _QUEUE_FULL_TOLD.first("full"):     # (once a minute: under load, every hand)
+                log.info("table %s hand %d: review left pending, %d hands queued for the solver "
+                         "(said once a minute while the queue is full)",
+                         least.live.table.id, least.hand, MAX_QUEUED_ANALYSES)
         if self._analysis_task is None or self._analysis_task.done():
             self._analysis_task = asyncio.create_task(self._analyse_next())
 

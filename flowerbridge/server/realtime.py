@@ -17,8 +17,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import FlowerBridgeError
 from ..render import count_text
-from .headers import Sparing, same_origin
-from .limits import TokenBucket, client_key
+from .headers import same_origin
+from .limits import Sparing, TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, CloseMessage, Hello, MessageError, PingMessage, PlayMessage,
                       error_code, parse_message)

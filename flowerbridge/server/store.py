@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
 from ..errors import FlowerBridgeError
+from .limits import Sparing
 from .models import AnalysisRow, EventRow, SeatRow, TableRow
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
@@ -47,11 +48,17 @@ STORE_FAILED = "the database failed (the server logged why): try again in a mome
 port, its user) are for the server's log, not for whoever asked."""
 
 
+# each failure's words logged once a minute: during an outage every lobby poll, health
+# probe and reconnecting page meets the same one
+_FAILURES_TOLD = Sparing(again_after=60.0)
+
+
 def said_to_clients(exc: Exception) -> str:
     """``exc`` as a client is told it: a database failure as :data:`STORE_FAILED`, its detail
-    logged; any other refusal in its own words."""
+    logged (each once a minute); any other refusal in its own words."""
     if isinstance(exc, StoreError):
-        log.error("%s", exc)
+        if _FAILURES_TOLD.first(str(exc)):
+            log.error("%s (told to clients as \"%s\"; said once a minute)", exc, STORE_FAILED)
         return STORE_FAILED
     return str(exc)
 
@@ -223,13 +230,15 @@ class Store:
         try:
             with migration_connection(self.url, self.engine) as connection:
                 config.attributes["connection"] = connection
-                _say_upgrade(config, connection, self.shown)
+                upgrade = _upgrade_from(config, connection)
                 command.upgrade(config, "head")
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot migrate the database {self.shown}: {_reason(exc)}") from None
         except CommandError as exc:     # a revision this flowerbridge does not know
             raise StoreError(f"cannot migrate the database {self.shown}: {exc} (made by a newer "
                              "flowerbridge, or not a flowerbridge database?)") from None
+        if upgrade is not None:
+            log.info("migrated the database %s from revision %s to %s", self.shown, *upgrade)
         if self.is_sqlite:
             # WAL only now, on a file that is flowerbridge's: it is kept in the
             # file, and a start that is refused leaves another program's file as it was
@@ -353,16 +362,16 @@ class Store:
             session.close()
 
 
-def _say_upgrade(config: Any, connection: Any, shown: str) -> None:
-    """Log a migration of tables made by an earlier version (not the first creation of
-    them): the operator sees it happen, and can keep a copy of the file from before."""
+def _upgrade_from(config: Any, connection: Any) -> tuple[str, str] | None:
+    """The revisions a migration of tables an earlier version made goes from and to (None
+    for a first creation of them, or none to make): logged once it has run, so that the
+    operator knows it happened."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
     current = MigrationContext.configure(connection).get_current_revision()
     head = ScriptDirectory.from_config(config).get_current_head()
-    if current is not None and current != head:
-        log.info("migrating the database %s from revision %s to %s", shown, current, head)
+    return (current, head) if current is not None and head is not None and current != head else None
 
 
 # the databases a server can run on (each with its one-server lock): backend, drivers

@@ -115,6 +115,7 @@ class ServerProcess(_Server):
                         "--database", str(database), *args]
         self.process: subprocess.Popen | None = None
         self.url = ""
+        self.before = ""
 
     def __enter__(self) -> "ServerProcess":
         # Ctrl-C (SIGINT) reaches the server as from a terminal, even where the tests run
@@ -123,13 +124,17 @@ class ServerProcess(_Server):
                                         stderr=subprocess.STDOUT, text=True,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"},
                                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        line = self.process.stdout.readline() if self.process.stdout else ""
-        found = re.search(r"http://[\w.\[\]:]+", line)
+        # the URL's line, past any the server logged before it (a migration at start)
+        said, found = "", None
+        while self.process.stdout and not found and (line := self.process.stdout.readline()):
+            said += line
+            found = re.search(r"http://[\w.\[\]:]+", line) if line.startswith("Flower Bridge is at") else None
         if not found:
             self.process.kill()
             rest = self.process.stdout.read() if self.process.stdout else ""
-            raise RuntimeError(f"flowerbridge serve did not start: {line}{rest}")
+            raise RuntimeError(f"flowerbridge serve did not start: {said}{rest}")
         self.url = found.group(0)
+        self.before = said[:said.rindex("Flower Bridge is at")]    # what it logged before the URL
         return self
 
     def kill(self) -> None:
