@@ -37,7 +37,7 @@ def named(source: str | None) -> Iterator[None]:
     try:
         yield
     except FlowerBridgeError as exc:
-        if source is None:
+        if source is None or getattr(exc, "placed", False):     # (placed: its words are final)
             raise
         from .notation import _at
         raise _at(exc, source) from None

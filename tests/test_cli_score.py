@@ -149,7 +149,7 @@ def test_flag_declarer_first_named(cli, assert_cli_error, tmp_path, ch16_record)
     data = score_of(cli, tmp_path, record, "--declarer", "first-named")
     assert data["contract"] == "4A" and data["declarer"] == "N"
     # The record read under the default rule (South declares, West leads) is refused.
-    assert_cli_error(run_score(cli, tmp_path, record), r"error: \S+hand\.json, play 1 \(W\): ")
+    assert_cli_error(run_score(cli, tmp_path, record), r"^error: play 1 \(W\): ")
     record["options"] = {"declarer": "first-named"}
     assert score_of(cli, tmp_path, record)["declarer"] == "N"
     # The override is what does not fit, and the error says so.
@@ -211,7 +211,9 @@ def test_a_records_errors_name_its_file_as_malformed_jsons_do(cli, assert_cli_er
                      rf"^error: {named}: option undertrick_penalty: 2000000 is more than 1,000,000$")
     ch16_record["play"][1] = "9P"
     path.write_text(json.dumps(ch16_record), encoding="utf-8")
-    assert_cli_error(cli(command, str(path)), rf"^error: {named}, play 2 \(N\): must follow Ribbons")
+    # (score writes a call's or card's place as FORMATS.md's example does, its file unnamed)
+    placed = "" if command == "score" else f"{named}, "
+    assert_cli_error(cli(command, str(path)), rf"^error: {placed}play 2 \(N\): must follow Ribbons")
 
 
 def test_formats_error_unknown_code(cli, assert_cli_error, tmp_path, ch16_record):
@@ -240,13 +242,13 @@ def test_formats_error_card_dealt_three_times(cli, assert_cli_error, tmp_path, c
 def test_formats_error_insufficient_bid(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["auction"][2] = "1R"
     assert_cli_error(run_score(cli, tmp_path, ch16_record),
-                         r"call 3 \(N\): insufficient bid 1R: it must outrank 1A")
+                         r"^error: auction 3 \(N\): insufficient bid 1R: it must outrank 1A \[R7\]$")
 
 
 def test_formats_error_call_after_the_auction_ended(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["auction"].append("Pass")
     assert_cli_error(run_score(cli, tmp_path, ch16_record),
-                         r"call 9 \(S\): Pass comes after the auction has ended")
+                         r"^error: auction 9 \(S\): Pass comes after the auction has ended")
 
 
 def test_formats_error_card_not_in_the_players_hand(cli, assert_cli_error, tmp_path, ch16_record):
@@ -258,7 +260,7 @@ def test_formats_error_card_not_in_the_players_hand(cli, assert_cli_error, tmp_p
 def test_formats_error_revoke(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["play"][1] = "9P"  # North holds Ribbons when West leads 11R
     assert_cli_error(run_score(cli, tmp_path, ch16_record),
-                         r"play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R")
+                         r"^error: play 2 \(N\): must follow Ribbons, holds 9R 7R 7R 6R \[R11\]$")
 
 
 def test_formats_error_hand_not_yet_finished(cli, assert_cli_error, tmp_path, ch16_record):
@@ -389,7 +391,7 @@ def test_installed_entry_point_scores_and_fails_cleanly(tmp_path, ch16_record):
     bad = subprocess.run([str(exe), "score", "-"], input=json.dumps(ch16_record),
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr.startswith("error: standard input, play 2 (N): must follow Ribbons")
+    assert bad.stderr.startswith("error: play 2 (N): must follow Ribbons")
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
@@ -529,3 +531,34 @@ def test_formats_any_damaged_record_gives_a_score_or_one_error_line(cli, assert_
         assert err == "" and set(CH16_SCORE) <= set(json.loads(out))
     else:
         assert_cli_error((status, out, err), r"^error: ")
+
+
+@pytest.mark.parametrize("change, where", [
+    (lambda r: r["play"].__setitem__(1, "9P"), ("play", "2", "N")),             # a revoke
+    (lambda r: r["play"].__setitem__(0, "12B"), ("play", "1", "W")),            # not in the hand
+    (lambda r: r["play"].__setitem__(0, "4A"), ("play", "1", "W")),             # no such card
+    (lambda r: r["auction"].__setitem__(2, "1R"), ("auction", "3", "N")),       # insufficient
+    (lambda r: r["auction"].append("Pass"), ("auction", "9", "S")),             # after the end
+])
+def test_formats_error_of_a_call_or_card_reads_as_its_example_does(cli, tmp_path, ch16_record, change, where):
+    # FORMATS.md: "its 1-based position in `auction` or `play` and the seat (e.g. `error: play 14
+    # (E): must follow Ribbons, holds 9R`)". A program reading that form matched none of score's
+    # lines: they began with the file's name, and a call's place was "call 3"
+    change(ch16_record)
+    done = run_score(cli, tmp_path, ch16_record)
+    assert done[0] == 2 and done[1] == ""
+    found = re.fullmatch(r"error: (play|auction) (\d+) \(([NESW])\): \S.*\n", done[2])
+    assert found and found.groups() == where, done[2]
+
+
+@pytest.mark.parametrize("extra", [{"five_bright_bonus": 1000}, {"contract_points": [[1, 1]] * 4},
+                                   {"honor_bright": [0, 0]}, {"game_points": 0}, {"honor_ribbon": "x"},
+                                   {"foo": 1}])
+def test_formats_unknown_option_keys_are_ignored_and_the_hand_scored_by_the_rules(cli, tmp_path, ch16_record,
+                                                                                   extra):
+    # FORMATS.md: options carry undertrick_penalty and declarer; unknown keys are "ignored —
+    # never an error". The lab's scale keys were read: five_bright_bonus 1000 scored 1,000,
+    # game_points 0 was refused
+    by_the_rules = score_of(cli, tmp_path, ch16_record)
+    ch16_record["options"] = {"undertrick_penalty": 50, "declarer": "final-bidder", **extra}
+    assert score_of(cli, tmp_path, ch16_record) == by_the_rules

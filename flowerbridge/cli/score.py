@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from contextlib import contextmanager
+from typing import Iterator
 
 from . import add_rule_options, rule_option_changes
 
@@ -19,18 +22,55 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+CONTRACT_OPTIONS = ("undertrick_penalty", "declarer")
+"""The options FORMATS.md's records carry (RULINGS R9, R15). ``score`` replays a hand by
+the rules with these alone: any other key of ``options`` is unknown to the contract, so
+ignored, never an error and never a change of the score (the lab's variant scales, which
+the project's own records may hold, among them: ``"five_bright_bonus": 1000`` scored
+1,000, and ``"game_points": 0`` was refused)."""
+
+
+def record_options(data):
+    """The record's ``options`` as the contract knows them (a value that is not an object
+    is left for the reader to refuse)."""
+    raw = data.get("options") if isinstance(data, dict) else None
+    return {k: v for k, v in raw.items() if k in CONTRACT_OPTIONS} if isinstance(raw, dict) else raw
+
+
 def options_from_args(data, args):
     """The record's options with the command line's overrides applied (an
     option overridden is not read from the record: its value there, good or
     bad, no longer counts)."""
     from ..options import RuleOptions
 
-    raw = data.get("options") if isinstance(data, dict) else None
+    raw = record_options(data)
     changes = rule_option_changes(args)
     if isinstance(raw, dict):
         return RuleOptions.from_dict({**raw, **changes})
     options = RuleOptions.from_dict(raw)
     return options.with_(**changes) if changes else options
+
+
+@contextmanager
+def as_formats_shows() -> Iterator[None]:
+    """A call or a card refused as FORMATS.md's example writes it, its place in the record
+    first: ``play 14 (E): must follow Ribbons, holds 9R [R11]``, ``auction 3 (N): ...``
+    (the position in ``auction`` or ``play``). It was ``hand.json, play 14 (E): ...`` and
+    ``call 3 (N)``, which a program reading the documented form did not match. (Any other
+    refusal names the file, as the other commands' do.)"""
+    from ..errors import FlowerBridgeError
+
+    try:
+        yield
+    except FlowerBridgeError as exc:
+        position = getattr(exc, "position", None)
+        if not position or getattr(exc, "seat", None) is None \
+                or not re.fullmatch(r"(call|play) \d+", position):
+            raise
+        where = position.replace("call", "auction", 1)
+        placed = FlowerBridgeError(exc.detail, rule=exc.rule, seat=exc.seat, position=where)
+        placed.placed = True    # type: ignore[attr-defined]  # (named() leaves it as it is)
+        raise placed from None
 
 
 def run(args) -> int:
@@ -42,7 +82,7 @@ def run(args) -> int:
 
     name = input_name(args.file)
     data = hand_record_json(read_text(args.file), name, "score")
-    with named(name):   # what the record holds is refused naming its file
+    with named(name), as_formats_shows():   # refused naming its file, or a call's or card's place
         options = options_from_args(data, args)
         try:
             record = HandRecord.from_dict(data, options=options)
@@ -52,7 +92,7 @@ def run(args) -> int:
             if args.declarer is None:
                 raise
             try:
-                own = RuleOptions.from_dict(data.get("options") if isinstance(data, dict) else None)
+                own = RuleOptions.from_dict(record_options(data))
             except FlowerBridgeError:   # the record's own options are bad: what failed is the record
                 raise exc from None
             if own.declarer == options.declarer:
