@@ -561,4 +561,31 @@ def test_formats_unknown_option_keys_are_ignored_and_the_hand_scored_by_the_rule
     # game_points 0 was refused
     by_the_rules = score_of(cli, tmp_path, ch16_record)
     ch16_record["options"] = {"undertrick_penalty": 50, "declarer": "final-bidder", **extra}
-    assert score_of(cli, tmp_path, ch16_record) == by_the_rules
+    status, out, err = run_score(cli, tmp_path, ch16_record)
+    assert status == 0 and json.loads(out) == by_the_rules
+    # a lab variant's key set aside is named on standard error, a key of no meaning is not
+    (key,) = extra
+    if key == "foo":
+        assert err == ""
+    else:
+        assert err.startswith("note: ") and err.count("\n") == 1 and f"({key})" in err and "--variant" in err
+
+
+def test_formats_score_variant_applies_the_record_rule_variants_as_the_server_does(cli, tmp_path, ch16_record):
+    # A server table of a variant writes its scales into each hand's record: score scored such a
+    # record by the rules (as FORMATS.md has it) while the server, show and the engine scored it
+    # by the variant, with no word why they differed. --variant scores as they do.
+    from flowerbridge.options import RuleOptions
+    from flowerbridge.records import HandRecord
+
+    variant = {"five_bright_bonus": 100, "ten_bright_bonus": 300, "honor_bright": [10, 5],
+               "contract_points": [[25, 25], [35, 35], [35, 35], [50, 35]], "overtrick_points": [5, 5, 5, 5]}
+    by_the_rules = score_of(cli, tmp_path, ch16_record)
+    ch16_record["options"] = {"undertrick_penalty": 50, **variant}
+    engine = HandRecord.from_dict(ch16_record, options=RuleOptions.from_dict(ch16_record["options"]))
+    scored = score_of(cli, tmp_path, ch16_record, "--variant")
+    assert scored == engine.state.score().to_dict() != by_the_rules
+    # a value the variant cannot take is then an error, and the record's file is named
+    ch16_record["options"]["game_points"] = 0
+    status, out, err = run_score(cli, tmp_path, ch16_record, "--variant")
+    assert (status, out) == (2, "") and re.fullmatch(r"error: .*hand\.json: option game_points: .*\n", err)

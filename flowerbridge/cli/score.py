@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -19,6 +20,11 @@ def register(subparsers) -> None:
     add_rule_options(p, record=True,
                      declarer_note="; a played record whose declarer (and so its opening lead) "
                                    "differs under this ruling is refused")
+    p.add_argument("--variant", action="store_true",
+                   help="score by the rule variants the record's options hold (the lab's scales, "
+                        "which a server table or lab run of a variant writes there), as 'show' and "
+                        "the server do; without it the hand is scored by the rules and a note says "
+                        "which were set aside")
     p.set_defaults(func=run)
 
 
@@ -27,14 +33,34 @@ CONTRACT_OPTIONS = ("undertrick_penalty", "declarer")
 the rules with these alone: any other key of ``options`` is unknown to the contract, so
 ignored, never an error and never a change of the score (the lab's variant scales, which
 the project's own records may hold, among them: ``"five_bright_bonus": 1000`` scored
-1,000, and ``"game_points": 0`` was refused)."""
+1,000, and ``"game_points": 0`` was refused). ``--variant`` applies those scales, so that a
+variant table's record scores as the server and ``show`` scored it; without it a note on
+standard error names the variants left aside (the score printed differed from the
+server's with no word why)."""
 
 
-def record_options(data):
-    """The record's ``options`` as the contract knows them (a value that is not an object
-    is left for the reader to refuse)."""
+def record_options(data, variant: bool = False):
+    """The record's ``options`` as the contract knows them, or with ``variant`` all of
+    them, the lab's scales included (a value that is not an object is left for the
+    reader to refuse)."""
     raw = data.get("options") if isinstance(data, dict) else None
-    return {k: v for k, v in raw.items() if k in CONTRACT_OPTIONS} if isinstance(raw, dict) else raw
+    if variant or not isinstance(raw, dict):
+        return raw
+    return {k: v for k, v in raw.items() if k in CONTRACT_OPTIONS}
+
+
+def set_aside(data) -> list[str]:
+    """The rule variants a record's options hold (keys :class:`RuleOptions` knows beyond
+    the contract's two, not null) which ``score`` without ``--variant`` does not apply."""
+    from dataclasses import fields
+
+    from ..options import RuleOptions
+
+    raw = data.get("options") if isinstance(data, dict) else None
+    if not isinstance(raw, dict):
+        return []
+    known = {f.name for f in fields(RuleOptions)} - set(CONTRACT_OPTIONS)
+    return [k for k, v in raw.items() if k in known and v is not None]
 
 
 def options_from_args(data, args):
@@ -43,7 +69,7 @@ def options_from_args(data, args):
     bad, no longer counts)."""
     from ..options import RuleOptions
 
-    raw = record_options(data)
+    raw = record_options(data, getattr(args, "variant", False))
     changes = rule_option_changes(args)
     if isinstance(raw, dict):
         return RuleOptions.from_dict({**raw, **changes})
@@ -92,7 +118,7 @@ def run(args) -> int:
             if args.declarer is None:
                 raise
             try:
-                own = RuleOptions.from_dict(record_options(data))
+                own = RuleOptions.from_dict(record_options(data, args.variant))
             except FlowerBridgeError:   # the record's own options are bad: what failed is the record
                 raise exc from None
             if own.declarer == options.declarer:
@@ -105,4 +131,9 @@ def run(args) -> int:
                              f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
         score = record.state.score()    # (a hand not finished is refused naming its file too)
     print(json.dumps(score.to_dict()))
+    aside = [] if args.variant else set_aside(data)
+    if aside:
+        # The server's and show's score of a variant's record applies them: say why this differs.
+        print(f"note: {name}'s options set rule variants ({', '.join(aside)}), left aside: scored by "
+              f"the rules; --variant applies them, as the server and 'show' do", file=sys.stderr)
     return 0
