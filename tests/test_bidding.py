@@ -152,6 +152,18 @@ def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():
     assert bid.meaning.max_length == (5, 5, 5)
 
 
+def test_no_trump_as_the_fit_over_an_opponents_suit_says_which_long_suit_it_allows():
+    # Over the opponents' 2R, partner's 1NT is raised to 2NT with six Ribbons: No Trump as the
+    # fit bars only a long suit of this side's own. The reading said nothing of long suits, and
+    # docs/bidding.md said every such call reads "no 6-card suit".
+    hand = "12B 11B 7A 5A 11R 10R 9R 5R 4R 3R 11P 5P 4P"  # 13 points, 4-6-3
+    bid = _bid(hand, "Pass", "1NT", "2R", dealer=Seat.E)
+    assert bid.call == parse_call("2NT")
+    assert bid.meaning.max_length == (5, 13, 5)
+    assert bid.explanation == "competes: no 6-card suit other than Ribbons, 9+ points, partnership 26+"
+    assert explain_call([("E", "Pass"), ("S", "1NT"), ("W", "2R"), ("N", "2NT")], 3) == bid.explanation
+
+
 def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():
     hand = "12B 11B 8B 7A 6A 11R 10R 5R 4R 11P 5P 4P 3P"  # 20 points, 5-4-4
     assert _bid(hand, "1NT", "Pass").call.is_pass

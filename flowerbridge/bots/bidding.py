@@ -471,8 +471,13 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
     if call.is_bid and all(rule.strain == "long" for rule in rules):
         parts.append("longest suit" + (" other than " + " and ".join(s.english for s in barred)
                                        if barred else ""))
-    if not balanced and max(meaning.max_length) < LONG_SUIT:
-        parts.append(f"no {LONG_SUIT}-card suit")
+    short = [s for s in Suit if meaning.max_length[s] < LONG_SUIT]
+    if not balanced and short:
+        # No Trump as the fit bars a long suit of this side's own (Context.fit), not one only
+        # the opponents have bid: "no 6-card suit other than Ribbons" (it once said nothing)
+        others = [s for s in sorted(Suit, reverse=True) if s not in short]
+        parts.append(f"no {LONG_SUIT}-card suit" + (" other than " + " and ".join(s.english for s in others)
+                                                     if others else ""))
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
