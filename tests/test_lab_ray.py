@@ -63,7 +63,7 @@ def test_lab_malformed_ray_address_is_one_error_and_writes_nothing(tmp_path, add
     assert not (tmp_path / "lab").exists()
 
 
-def _refused(jobs, address):
+def _refused(jobs, address, code):
     """The Ray backend, failing as ray.init does for a cluster that refuses this driver."""
     from flowerbridge.lab import LabError
     raise LabError(f"cannot join the Ray cluster at {address}: not a Ray cluster")
@@ -205,3 +205,81 @@ def test_lab_on_ray_sigterm_is_a_stop_that_saves_as_with_local_workers(ray_addre
     # (Ray's core may log a line of its own as the driver goes: "Failed to push error to driver")
     assert err.splitlines()[-1].startswith("terminated: ") and "run the same command to resume" in err
     assert "SIGTERM" not in err, err
+
+
+def test_lab_on_ray_refuses_a_cluster_whose_flowerbridge_differs_from_this_machines(ray_address, tmp_path,
+                                                                                     monkeypatch):
+    # The workers compute with the flowerbridge of their node: one with another options.py
+    # scored other figures under this machine's fingerprint in lab.json, and a later run
+    # resumed them. Here this machine's fingerprint is made to differ from the workers'.
+    from flowerbridge.lab import LabError, runner
+    real = runner._code
+
+    def other(analysis, params):
+        return {**real(analysis, params), "flowerbridge/options.py": "0" * 16}
+
+    monkeypatch.setattr(runner, "_code", other)
+    with pytest.raises(LabError, match=r"deals 0-9: the Ray cluster's flowerbridge differs from this "
+                                       r"machine's \(flowerbridge/options\.py\), and would give other results: "
+                                       r"install the same flowerbridge on every node"):
+        run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
+    assert not (tmp_path / "lab").exists()     # nothing saved, nothing left
+    monkeypatch.setattr(runner, "_code", real)
+    assert run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address).computed == 1
+
+
+BLOCK_FLOWERBRIDGE = '''
+import os
+import sys
+
+
+class _Absent:
+    """flowerbridge is not installed here (a cluster node without it); the driver has it."""
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "flowerbridge" and not os.environ.get("LAB_DRIVER"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, _Absent())
+'''
+
+
+def test_lab_on_ray_workers_without_flowerbridge_are_one_line_saying_to_install_it(ray_address, tmp_path):
+    # Ray's words were one line of 1,100 characters: the workers' whole sys.path and a
+    # traceback, never that the cluster needs flowerbridge installed
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "sitecustomize.py").write_text(BLOCK_FLOWERBRIDGE)
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "deals", "--n", "8", "--seed", "2",
+               "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: the Ray cluster's workers cannot run the lab (") and len(line) < 400, line
+    assert line.endswith("install this flowerbridge, the same version, on every node of the cluster"), line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("address", ["10.0.0.5:6379", "ray://10.0.0.5:10001"])
+def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_address(tmp_path, monkeypatch,
+                                                                                      address):
+    # HOST:6379 joins through a Ray of this machine's, as one of the cluster's nodes does: from a
+    # laptop it fails ("Failed to connect to Ray cluster"), where ray://HOST:10001 would work
+    from flowerbridge.lab import LabError, runner
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {address}.\nNo node info found")
+
+    monkeypatch.setattr(runner, "_check_reachable", lambda address: None)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    with pytest.raises(LabError) as refused:
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
+    said = f"cannot join the Ray cluster at {address}: Failed to connect to Ray cluster at {address}."
+    if address.startswith("ray://"):
+        assert str(refused.value) == said
+    else:
+        assert str(refused.value) == (f"{said}; from a machine outside the cluster, give its Ray Client "
+                                      "address: ray://10.0.0.5:10001")
+    assert not (tmp_path / "lab").exists()

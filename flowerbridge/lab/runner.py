@@ -104,6 +104,23 @@ def compute_chunk(name: str, seed: Any, start: int, stop: int, params: Params) -
     return rows_to_csv(analysis.columns, rows)
 
 
+def compute_chunk_as(code: dict[str, str], name: str, seed: Any, start: int, stop: int,
+                     params: Params) -> str:
+    """:func:`compute_chunk` on a Ray worker, whose flowerbridge is the one installed on
+    its node, not necessarily the driver's: the chunk is computed only where the
+    fingerprint of the source its rows depend on is ``code``, the driver's (which its
+    ``lab.json`` records). A cluster running other code gave other figures under the
+    driver's fingerprint, silently, and a later run resumed them."""
+    here = _code(analyses()[name], params)
+    if here != code:
+        changed = sorted(k for k in {*code, *here} if code.get(k) != here.get(k))
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        raise LabError(f"{name}, deals {start}-{stop - 1}: the Ray cluster's flowerbridge differs from "
+                       f"this machine's ({shown}), and would give other results: install the same "
+                       "flowerbridge on every node of the cluster")
+    return compute_chunk(name, seed, start, stop, params)
+
+
 # ---------------------------------------------------------------- backends
 
 
@@ -443,7 +460,33 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
                        f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
+# What a Ray task's failure says where the worker could not load this function: its
+# node has no flowerbridge, or one without the lab's entry point (an older version).
+_NOT_LOADED = ("failed to import on the worker", "No module named 'flowerbridge", "compute_chunk_as")
+
+
+def _ray_failure(exc: BaseException) -> str:
+    """One line for a Ray task that failed: the lab's own error as it is (a bot's
+    failure, a chunk refused); Ray's own words cut to their first line (they held
+    the workers' whole ``sys.path`` and a traceback), with what to do where the
+    workers could not load flowerbridge."""
+    cause = getattr(exc, "as_instanceof_cause", lambda: exc)()
+    cause = getattr(cause, "cause", None) or cause
+    if isinstance(cause, LabError):
+        return str(cause)
+    text = str(cause).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(cause).__name__
+    if any(mark in text for mark in _NOT_LOADED):
+        # the error the worker met is the traceback's last "...Error: ..." line
+        met = [line for line in lines if re.match(r"[\w.]+(Error|Exception): ", line)]
+        reason = met[-1] if met else first.split(". ")[0]
+        return (f"the Ray cluster's workers cannot run the lab ({reason.rstrip('.')}): install this "
+                "flowerbridge, the same version, on every node of the cluster")
+    return first
+
+
+def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict[str, str]]) -> Results:
     try:
         import ray
     except ImportError:
@@ -463,33 +506,40 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str) -> Results:
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None)
         except Exception as exc:  # noqa: BLE001 -- ray raises many kinds; the user needs one line
+            direct = address not in ("auto", "local") and not address.startswith("ray://")
             hint = ("; a cluster started with token authentication (`ray start`'s default in "
                     "recent Ray) needs RAY_AUTH_MODE=token here too, or --ray auto on one of "
-                    "its nodes" if address not in ("auto", "local")
-                    and not os.environ.get("RAY_AUTH_MODE") else "")
-            raise LabError(f"cannot join the Ray cluster at {address}: "
-                           f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}"
-                           f"{hint}") from None
+                    "its nodes" if address not in ("auto", "local") and not os.environ.get("RAY_AUTH_MODE") else "")
+            if direct:  # (HOST:6379 joins through a Ray of this machine's, as a node does)
+                host = address.rpartition(":")[0]
+                hint += f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001"
+            # (the first line; "!r" on the whole condition quoted it: "at HOST:6379: 'Failed ...'")
+            said = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            raise LabError(f"cannot join the Ray cluster at {address}: {said}{hint}") from None
         finally:
             if on_term is not None:
                 signal.signal(signal.SIGTERM, on_term)
-    remote = ray.remote(num_cpus=1)(compute_chunk)
+    remote = ray.remote(num_cpus=1)(compute_chunk_as)
     pending = {}
     try:
-        pending = {remote.remote(*args): chunk for chunk, args in jobs}
+        pending = {remote.remote(code[chunk.analysis], *args): chunk for chunk, args in jobs}
         while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            chunk = pending.pop(done[0])
+            chunk = None
             try:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                chunk = pending.pop(done[0])
                 text = ray.get(done[0])
             except ray.exceptions.RayTaskError as exc:
-                cause = exc.as_instanceof_cause()
-                raise LabError(str(getattr(cause, "cause", cause) or cause)) from None
+                raise LabError(_ray_failure(exc)) from None
             except ray.exceptions.RayError as exc:  # a worker or node lost, out of memory
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                raise LabError(f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: the Ray "
-                               f"cluster lost its work ({type(exc).__name__}: {first}); run the "
-                               "same command to resume") from None
+                where = f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: " if chunk else ""
+                raise LabError(f"{where}the Ray cluster lost its work ({type(exc).__name__}: {first}); "
+                               "run the same command to resume") from None
+            except ConnectionError as exc:  # (a ray:// client's cluster gone: "Client is shutting down.")
+                first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
+                raise LabError(f"the connection to the Ray cluster at {address} was lost ({first}); "
+                               "run the same command to resume") from None
             yield chunk, text
     finally:
         if connected_here:
@@ -1091,7 +1141,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
             totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
             workers = workers or os.cpu_count() or 1
             if ray_address and jobs:    # (a finished folder needs no cluster)
-                results = _ray(jobs, ray_address)
+                results = _ray(jobs, ray_address, code)
             elif workers == 1 or len(jobs) <= 1:
                 results = _serial(jobs)
             else:
