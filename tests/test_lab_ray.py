@@ -283,3 +283,18 @@ def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_ad
         assert str(refused.value) == (f"{said}; from a machine outside the cluster, give its Ray Client "
                                       "address: ray://10.0.0.5:10001")
     assert not (tmp_path / "lab").exists()
+
+
+def test_lab_on_ray_a_client_connection_lost_is_one_error_line_to_resume(ray_address, tmp_path, monkeypatch):
+    # A ray:// run whose cluster goes away: Ray Client raises ConnectionError("Client is shutting
+    # down."), which reached the user as that alone, with no word of what was kept
+    from flowerbridge.lab import LabError
+
+    def gone(*args, **kwargs):
+        raise ConnectionError("Client is shutting down.")
+
+    monkeypatch.setattr(ray, "wait", gone)
+    with pytest.raises(LabError) as lost:
+        run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
+    assert str(lost.value) == (f"the connection to the Ray cluster at {ray_address} was lost (Client is "
+                               "shutting down); run the same command to resume")
