@@ -298,3 +298,12 @@ def test_lab_on_ray_a_client_connection_lost_is_one_error_line_to_resume(ray_add
         run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
     assert str(lost.value) == (f"the connection to the Ray cluster at {ray_address} was lost (Client is "
                                "shutting down); run the same command to resume")
+
+
+def test_lab_on_ray_a_cluster_with_no_cpus_says_the_run_waits_for_nodes(ray_address, tmp_path, monkeypatch,
+                                                                        capsys):
+    # a head started with --num-cpus 0 (worker nodes yet to join): the run waited, saying nothing
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"memory": 1e9})
+    assert run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address).computed == 1
+    assert capsys.readouterr().err == (f"note: the Ray cluster at {ray_address} has no CPUs yet: the run "
+                                       "waits for nodes to join (Ctrl-C stops it)\n")

@@ -519,6 +519,13 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
         finally:
             if on_term is not None:
                 signal.signal(signal.SIGTERM, on_term)
+    try:
+        cpus = ray.cluster_resources().get("CPU", 0)
+    except Exception:  # noqa: BLE001 -- only a courtesy: the run says more if the cluster is gone
+        cpus = None
+    if cpus == 0:   # (a head started with --num-cpus 0 waits for worker nodes: the run hung, silent)
+        print(f"note: the Ray cluster at {address} has no CPUs yet: the run waits for nodes to join "
+              "(Ctrl-C stops it)", file=sys.stderr, flush=True)
     remote = ray.remote(num_cpus=1)(compute_chunk_as)
     pending = {}
     try:
