@@ -35,13 +35,19 @@ def handling(signums: Iterable[int], handler: Callable[[int, Any], None]) -> Gen
 
 
 @contextmanager
-def terminated_as_a_stop() -> Generator[None, None, None]:
-    """While this lasts, SIGTERM raises :class:`Terminated` (see :func:`handling`)."""
+def terminated_as_a_stop() -> Generator[list[int], None, None]:
+    """While this lasts, SIGTERM raises :class:`Terminated` (see :func:`handling`). It
+    yields a list that holds SIGTERM once it came: a library that catches the stop and
+    raises a ``KeyboardInterrupt`` of its own loses its kind (Ray's wait, blocked in its
+    core: a run stopped there said "interrupted", status 130), which the list keeps."""
+    came: list[int] = []
+
     def stop(signum: int, frame: Any) -> None:
+        came.append(signum)
         raise Terminated()
 
     with handling((signal.SIGTERM,), stop):
-        yield
+        yield came
 
 
 @contextmanager

@@ -93,6 +93,15 @@ class FirstLegal:
 class Crash:
     def act(self, observation):
         os._exit(1)     # the worker process dies, every time Ray retries it
+
+
+class Slow:
+    """Says it has begun (a file beside its module), then takes its time over each card."""
+    def act(self, observation):
+        import time
+        open(os.path.join(os.path.dirname(__file__), "begun"), "w").close()
+        time.sleep(0.5)
+        return observation.legal[0]
 '''
 
 
@@ -307,3 +316,24 @@ def test_lab_on_ray_a_cluster_with_no_cpus_says_the_run_waits_for_nodes(ray_addr
     assert run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address).computed == 1
     assert capsys.readouterr().err == (f"note: the Ray cluster at {ray_address} has no CPUs yet: the run "
                                        "waits for nodes to join (Ctrl-C stops it)\n")
+
+
+def test_lab_on_ray_sigterm_while_the_run_waits_on_the_cluster_is_still_terminated(ray_address, tmp_path):
+    # SIGTERM that came while the driver waited in Ray's core (one long chunk) reached the
+    # lab as Ray's own KeyboardInterrupt: "interrupted", status 130, not "terminated", 143
+    import signal
+    import time
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "labbots.py").write_text(BOTS)
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "8", "--seed", "2",
+               "--bots", "labbots:Slow", "--chunk-size", "8", "--ray", ray_address,
+               "--out", str(tmp_path / "out"), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods")}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "mods" / "begun").exists():   # the chunk is under way on the cluster
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    err = stopped_by(proc, signal.SIGTERM)
+    assert proc.returncode == 143, err
+    assert err.splitlines()[-1] == "terminated before any chunk was finished: nothing was saved", err

@@ -129,11 +129,12 @@ def run(args) -> int:
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
     from .._signals import Terminated, terminated_as_a_stop
     replacing = designer is not None and designer.is_file()    # a report of the lab's (another is refused)
+    termed: list[int] = []
     try:
-        with terminated_as_a_stop():
+        with terminated_as_a_stop() as termed:
             study = _run(args, designer, out, seed, progress)
     except KeyboardInterrupt as stop:
-        said, status = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+        said, status = ("terminated", 143) if isinstance(stop, Terminated) or termed else ("interrupted", 130)
         if any(Path(out).glob("chunks/*/*.csv")):
             print(f"{said}: finished work is saved in {out}; run the same command to resume",
                   file=sys.stderr)
