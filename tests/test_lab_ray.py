@@ -269,7 +269,7 @@ def test_lab_on_ray_workers_without_flowerbridge_are_one_line_saying_to_install_
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("address", ["10.0.0.5:6379", "ray://10.0.0.5:10001"])
+@pytest.mark.parametrize("address", ["10.0.0.5:6379", "ray://10.0.0.5:10001", "auto"])
 def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_address(tmp_path, monkeypatch,
                                                                                       address):
     # HOST:6379 joins through a Ray of this machine's, as one of the cluster's nodes does: from a
@@ -283,9 +283,11 @@ def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_ad
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", refuse)
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.5:6379")   # what auto stands for (it said "at auto")
     with pytest.raises(LabError) as refused:
         run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
-    said = f"cannot join the Ray cluster at {address}: Failed to connect to Ray cluster at {address}."
+    named = "10.0.0.5:6379" if address == "auto" else address
+    said = f"cannot join the Ray cluster at {named}: Failed to connect to Ray cluster at {address}."
     if address.startswith("ray://"):
         assert str(refused.value) == said
     else:
@@ -337,3 +339,20 @@ def test_lab_on_ray_sigterm_while_the_run_waits_on_the_cluster_is_still_terminat
     err = stopped_by(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
     assert err.splitlines()[-1] == "terminated before any chunk was finished: nothing was saved", err
+
+
+@pytest.mark.parametrize(("address", "ray_address", "named"), [
+    ("http://10.0.0.5:6379", None, "--ray 'http://10.0.0.5:6379'"),
+    ("auto", "bogus", "RAY_ADDRESS 'bogus' (which --ray auto stands for)")])
+def test_lab_ray_address_is_named_as_it_was_given(tmp_path, monkeypatch, address, ray_address, named):
+    # http://HOST:6379 was looked up as a host "//10.0.0.5" ("Name or service not known"), and a
+    # bad RAY_ADDRESS behind --ray auto was called "--ray 'bogus'"
+    from flowerbridge.lab import LabError
+    if ray_address is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", ray_address)
+    with pytest.raises(LabError) as refused:
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
+    assert str(refused.value) == f"{named}: expected HOST:PORT (or ray://HOST:PORT, auto, local)"
+    assert not (tmp_path / "lab").exists()

@@ -424,14 +424,17 @@ def _check_address(address: str) -> tuple[str, int] | None:
         import ray  # noqa: F401 -- only whether it is there
     except ImportError:
         raise LabError("--ray needs the ray package: pip install 'flowerbridge[ray]'") from None
+    given = f"--ray {address!r}"
     if address == "auto":
         address = os.environ.get("RAY_ADDRESS", "").strip() or "auto"
+        given = f"RAY_ADDRESS {address!r} (which --ray auto stands for)"
     if address in ("auto", "local"):
         return None
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not host.strip("[]") or not (port.isascii() and port.isdecimal() and len(port) <= 5) \
-            or not 0 < int(port) < 65536 or any(ch.isspace() for ch in host):
-        raise LabError(f"--ray {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
+            or not 0 < int(port) < 65536 or any(ch.isspace() or ch == "/" for ch in host):
+        # (http://HOST:6379 was looked up as the host "//HOST": "Name or service not known")
+        raise LabError(f"{given}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
     return host.strip("[]"), int(port)
 
 
@@ -506,16 +509,18 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None)
         except Exception as exc:  # noqa: BLE001 -- ray raises many kinds; the user needs one line
-            direct = address not in ("auto", "local") and not address.startswith("ray://")
+            # auto stands for RAY_ADDRESS where it is set (the error said "at auto")
+            target = (os.environ.get("RAY_ADDRESS", "").strip() if address == "auto" else "") or address
+            direct = target not in ("auto", "local") and not target.startswith("ray://")
             hint = ("; a cluster started with token authentication (`ray start`'s default in "
                     "recent Ray) needs RAY_AUTH_MODE=token here too, or --ray auto on one of "
-                    "its nodes" if address not in ("auto", "local") and not os.environ.get("RAY_AUTH_MODE") else "")
+                    "its nodes" if target not in ("auto", "local") and not os.environ.get("RAY_AUTH_MODE") else "")
             if direct:  # (HOST:6379 joins through a Ray of this machine's, as a node does)
-                host = address.rpartition(":")[0]
+                host = target.rpartition(":")[0]
                 hint += f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001"
             # (the first line; "!r" on the whole condition quoted it: "at HOST:6379: 'Failed ...'")
             said = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            raise LabError(f"cannot join the Ray cluster at {address}: {said}{hint}") from None
+            raise LabError(f"cannot join the Ray cluster at {target}: {said}{hint}") from None
         finally:
             if on_term is not None:
                 signal.signal(signal.SIGTERM, on_term)
