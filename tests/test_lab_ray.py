@@ -253,6 +253,45 @@ sys.meta_path.insert(0, _Absent())
 '''
 
 
+BLOCK_LABBOTS = BLOCK_FLOWERBRIDGE.replace('"flowerbridge"', '"labbots"')
+
+
+def test_lab_on_ray_a_bot_module_the_nodes_lack_is_named_as_missing(ray_address, tmp_path):
+    # the fingerprint check took a bot module absent on the nodes ("unknown") for another
+    # flowerbridge, and said to reinstall it; the bot's loading names what is missing
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "labbots.py").write_text(BOTS)
+    (tmp_path / "mods" / "sitecustomize.py").write_text(BLOCK_LABBOTS)
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "4", "--seed", "2",
+               "--bots", "labbots:FirstLegal", "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: play, deals 0-3: ") and "No module named 'labbots'" in line, line
+    assert "flowerbridge differs" not in line, line
+
+
+def test_lab_on_ray_a_bot_module_other_than_this_machines_is_refused(ray_address, tmp_path):
+    # the nodes find another file under the bot module's name (here through a sitecustomize that
+    # puts a folder of their own first on their path): their rows would be another bot's
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "nodes").mkdir()
+    (tmp_path / "mods" / "labbots.py").write_text(BOTS)
+    (tmp_path / "nodes" / "labbots.py").write_text(BOTS + "\n# the nodes' own version\n")
+    (tmp_path / "mods" / "sitecustomize.py").write_text(
+        f"import os, sys\nif not os.environ.get('LAB_DRIVER'):\n    sys.path.insert(0, {str(tmp_path / 'nodes')!r})\n")
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "4", "--seed", "2",
+               "--bots", "labbots:FirstLegal", "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert line == ("error: play, deals 0-3: the Ray cluster's bot code differs from this machine's (module "
+                    "labbots), and would give other results: put the same module on every node of the cluster")
+    assert not (tmp_path / "out").exists()
+
+
 def test_lab_on_ray_workers_without_flowerbridge_are_one_line_saying_to_install_it(ray_address, tmp_path):
     # Ray's words were one line of 1,100 characters: the workers' whole sys.path and a
     # traceback, never that the cluster needs flowerbridge installed
@@ -311,11 +350,15 @@ def test_lab_on_ray_a_client_connection_lost_is_one_error_line_to_resume(ray_add
                                "shutting down); run the same command to resume")
 
 
+@pytest.mark.parametrize("given", ["address", "auto"])
 def test_lab_on_ray_a_cluster_with_no_cpus_says_the_run_waits_for_nodes(ray_address, tmp_path, monkeypatch,
-                                                                        capsys):
-    # a head started with --num-cpus 0 (worker nodes yet to join): the run waited, saying nothing
+                                                                        capsys, given):
+    # a head started with --num-cpus 0 (worker nodes yet to join): the run waited, saying nothing;
+    # auto is named by the address RAY_ADDRESS gives it (it said "at auto")
     monkeypatch.setattr(ray, "cluster_resources", lambda: {"memory": 1e9})
-    assert run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address).computed == 1
+    monkeypatch.setenv("RAY_ADDRESS", ray_address)
+    address = ray_address if given == "address" else "auto"
+    assert run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=address).computed == 1
     assert capsys.readouterr().err == (f"note: the Ray cluster at {ray_address} has no CPUs yet: the run "
                                        "waits for nodes to join (Ctrl-C stops it)\n")
 

@@ -112,12 +112,24 @@ def compute_chunk_as(code: dict[str, str], name: str, seed: Any, start: int, sto
     ``lab.json`` records). A cluster running other code gave other figures under the
     driver's fingerprint, silently, and a later run resumed them."""
     here = _code(analyses()[name], params)
-    if here != code:
-        changed = sorted(k for k in {*code, *here} if code.get(k) != here.get(k))
-        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    changed = sorted(k for k in {*code, *here} if code.get(k) != here.get(k))
+    # A bot module (given as module:attribute) that the node lacks is left for the bot's
+    # loading to name ("cannot load bot 'mybot:Bot': No module named 'mybot'"); one there
+    # but other than this machine's is refused as flowerbridge's own files are.
+    ours = [k for k in changed if not k.startswith("module ")]
+    theirs = [k for k in changed if k.startswith("module ") and here.get(k) != "unknown"]
+
+    def listed(keys: list[str]) -> str:
+        return ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+    if ours:
         raise LabError(f"{name}, deals {start}-{stop - 1}: the Ray cluster's flowerbridge differs from "
-                       f"this machine's ({shown}), and would give other results: install the same "
+                       f"this machine's ({listed(ours)}), and would give other results: install the same "
                        "flowerbridge on every node of the cluster")
+    if theirs:
+        raise LabError(f"{name}, deals {start}-{stop - 1}: the Ray cluster's bot code differs from this "
+                       f"machine's ({listed(theirs)}), and would give other results: put the same module "
+                       "on every node of the cluster")
     return compute_chunk(name, seed, start, stop, params)
 
 
@@ -497,6 +509,8 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
     import logging
 
     _check_reachable(address)
+    # auto stands for RAY_ADDRESS where it is set (messages said "at auto")
+    target = (os.environ.get("RAY_ADDRESS", "").strip() if address == "auto" else "") or address
     connected_here = not ray.is_initialized()
     if connected_here:
         # bot modules found through PYTHONPATH here are looked for at the same
@@ -509,8 +523,6 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None)
         except Exception as exc:  # noqa: BLE001 -- ray raises many kinds; the user needs one line
-            # auto stands for RAY_ADDRESS where it is set (the error said "at auto")
-            target = (os.environ.get("RAY_ADDRESS", "").strip() if address == "auto" else "") or address
             direct = target not in ("auto", "local") and not target.startswith("ray://")
             hint = ("; a cluster started with token authentication (`ray start`'s default in "
                     "recent Ray) needs RAY_AUTH_MODE=token here too, or --ray auto on one of "
@@ -529,7 +541,7 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
     except Exception:  # noqa: BLE001 -- only a courtesy: the run says more if the cluster is gone
         cpus = None
     if cpus == 0:   # (a head started with --num-cpus 0 waits for worker nodes: the run hung, silent)
-        print(f"note: the Ray cluster at {address} has no CPUs yet: the run waits for nodes to join "
+        print(f"note: the Ray cluster at {target} has no CPUs yet: the run waits for nodes to join "
               "(Ctrl-C stops it)", file=sys.stderr, flush=True)
     remote = ray.remote(num_cpus=1)(compute_chunk_as)
     pending = {}
@@ -550,7 +562,7 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
                                "run the same command to resume") from None
             except ConnectionError as exc:  # (a ray:// client's cluster gone: "Client is shutting down.")
                 first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
-                raise LabError(f"the connection to the Ray cluster at {address} was lost ({first}); "
+                raise LabError(f"the connection to the Ray cluster at {target} was lost ({first}); "
                                "run the same command to resume") from None
             yield chunk, text
     finally:
