@@ -256,18 +256,28 @@ sys.meta_path.insert(0, _Absent())
 BLOCK_LABBOTS = BLOCK_FLOWERBRIDGE.replace('"flowerbridge"', '"labbots"')
 
 
-def test_lab_on_ray_a_bot_module_the_nodes_lack_is_named_as_missing(ray_address, tmp_path):
-    # the fingerprint check took a bot module absent on the nodes ("unknown") for another
-    # flowerbridge, and said to reinstall it; the bot's loading names what is missing
+def _refused_by_the_nodes(ray_address, tmp_path, sitecustomize, *lab):
+    """Run ``flowerbridge lab *lab`` on the cluster with ``labbots`` beside it and a
+    ``sitecustomize`` that changes what the cluster's workers alone find (the driver runs
+    with LAB_DRIVER set): the one error line of a run that must fail, having saved nothing."""
     (tmp_path / "mods").mkdir()
     (tmp_path / "mods" / "labbots.py").write_text(BOTS)
-    (tmp_path / "mods" / "sitecustomize.py").write_text(BLOCK_LABBOTS)
-    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "4", "--seed", "2",
-               "--bots", "labbots:FirstLegal", "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
+    (tmp_path / "mods" / "sitecustomize.py").write_text(sitecustomize)
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", *lab, "--seed", "2", "--ray", ray_address,
+               "--out", str(tmp_path / "out"), "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
     [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    return line
+
+
+def test_lab_on_ray_a_bot_module_the_nodes_lack_is_named_as_missing(ray_address, tmp_path):
+    # the fingerprint check took a bot module absent on the nodes ("unknown") for another
+    # flowerbridge, and said to reinstall it; the bot's loading names what is missing
+    line = _refused_by_the_nodes(ray_address, tmp_path, BLOCK_LABBOTS,
+                                 "play", "--n", "4", "--bots", "labbots:FirstLegal")
     assert line.startswith("error: play, deals 0-3: ") and "No module named 'labbots'" in line, line
     assert "flowerbridge differs" not in line, line
 
@@ -275,37 +285,20 @@ def test_lab_on_ray_a_bot_module_the_nodes_lack_is_named_as_missing(ray_address,
 def test_lab_on_ray_a_bot_module_other_than_this_machines_is_refused(ray_address, tmp_path):
     # the nodes find another file under the bot module's name (here through a sitecustomize that
     # puts a folder of their own first on their path): their rows would be another bot's
-    (tmp_path / "mods").mkdir()
     (tmp_path / "nodes").mkdir()
-    (tmp_path / "mods" / "labbots.py").write_text(BOTS)
     (tmp_path / "nodes" / "labbots.py").write_text(BOTS + "\n# the nodes' own version\n")
-    (tmp_path / "mods" / "sitecustomize.py").write_text(
-        f"import os, sys\nif not os.environ.get('LAB_DRIVER'):\n    sys.path.insert(0, {str(tmp_path / 'nodes')!r})\n")
-    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "play", "--n", "4", "--seed", "2",
-               "--bots", "labbots:FirstLegal", "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    nodes_first = f"import os, sys\nif not os.environ.get('LAB_DRIVER'):\n    sys.path.insert(0, {str(tmp_path / 'nodes')!r})\n"
+    line = _refused_by_the_nodes(ray_address, tmp_path, nodes_first, "play", "--n", "4", "--bots", "labbots:FirstLegal")
     assert line == ("error: play, deals 0-3: the Ray cluster's bot code differs from this machine's (module "
                     "labbots), and would give other results: put the same module on every node of the cluster")
-    assert not (tmp_path / "out").exists()
 
 
 def test_lab_on_ray_workers_without_flowerbridge_are_one_line_saying_to_install_it(ray_address, tmp_path):
     # Ray's words were one line of 1,100 characters: the workers' whole sys.path and a
     # traceback, never that the cluster needs flowerbridge installed
-    (tmp_path / "mods").mkdir()
-    (tmp_path / "mods" / "sitecustomize.py").write_text(BLOCK_FLOWERBRIDGE)
-    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "deals", "--n", "8", "--seed", "2",
-               "--ray", ray_address, "--out", str(tmp_path / "out"), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "mods"), "LAB_DRIVER": "1"}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    line = _refused_by_the_nodes(ray_address, tmp_path, BLOCK_FLOWERBRIDGE, "deals", "--n", "8")
     assert line.startswith("error: the Ray cluster's workers cannot run the lab (") and len(line) < 400, line
     assert line.endswith("install this flowerbridge, the same version, on every node of the cluster"), line
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("address", ["10.0.0.5:6379", "ray://10.0.0.5:10001", "auto"])
