@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..errors import FlowerBridgeError
 
-COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "match", "play", "solve")
+COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "prune", "match", "play", "solve")
 
 
 class UsageError(FlowerBridgeError):

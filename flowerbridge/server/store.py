@@ -15,10 +15,11 @@ import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import create_engine, event, false, select, update
+from sqlalchemy import create_engine, delete, event, false, func, inspect, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,6 +28,7 @@ from sqlalchemy.pool import NullPool
 from ..errors import FlowerBridgeError
 from .limits import Sparing
 from .models import AnalysisRow, EventRow, SeatRow, TableRow
+from .table import PLAYING
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -344,6 +346,65 @@ class Store:
         with self._transaction(write=False) as session:
             return list(session.scalars(query))
 
+    # ------------------------------------------------------------ pruning
+
+    def prune(self, before: datetime, *, unfinished: bool = False, dry_run: bool = False) -> "Pruned":
+        """Remove the tables last played before ``before`` — those whose session is over
+        (finished, or closed), and with ``unfinished`` those still open too — with their
+        seats, logs and values, in one transaction; and the rows a deletion made outside
+        the server left behind (``sqlite3`` deletes with foreign keys off, so a table's
+        rows outlived it). With ``dry_run`` only counts them. The caller holds the lock:
+        a server keeps its open tables in memory."""
+        last = select(EventRow.table_id, func.max(EventRow.created_at).label("at")) \
+            .group_by(EventRow.table_id).subquery()
+        query = select(TableRow.id).join(last, last.c.table_id == TableRow.id).where(last.c.at < before)
+        if not unfinished:
+            query = query.where(TableRow.status != PLAYING)
+        with self._transaction(write=not dry_run) as session:
+            ids = list(session.scalars(query))
+            hands = events = 0
+            for start in range(0, len(ids), PRUNE_BATCH):
+                batch = ids[start:start + PRUNE_BATCH]
+                hands += session.scalar(select(func.count()).where(EventRow.table_id.in_(batch),
+                                                                   EventRow.kind == "deal")) or 0
+                events += session.scalar(select(func.count()).where(EventRow.table_id.in_(batch))) or 0
+                if not dry_run:
+                    for row in (AnalysisRow, EventRow, SeatRow):
+                        session.execute(delete(row).where(row.table_id.in_(batch)))
+                    session.execute(delete(TableRow).where(TableRow.id.in_(batch)))
+            stray = 0
+            for row in (AnalysisRow, EventRow, SeatRow):
+                orphans = ~row.table_id.in_(select(TableRow.id))
+                stray += session.scalar(select(func.count()).select_from(row).where(orphans)) or 0
+                if not dry_run:
+                    session.execute(delete(row).where(orphans))
+        return Pruned(len(ids), hands, events, stray)
+
+    def check_made(self) -> None:
+        """Refuse (a StoreError) a database that no flowerbridge server has made: a
+        SQLite file that is not there, or a database without the migrations' record."""
+        if self.is_sqlite and not Path(self.engine.url.database or "").expanduser().exists():
+            raise StoreError(f"there is no database {self.shown}: give the one the server uses "
+                             "(--database, as serve takes it)")
+        try:
+            with self.engine.connect() as connection:
+                made = inspect(connection).has_table("alembic_version")
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
+        if not made:
+            raise StoreError(f"database {self.shown} holds no flowerbridge server's tables")
+
+    def compact(self) -> None:
+        """Give the space of removed rows back to the file system: SQLite's ``VACUUM``
+        (a PostgreSQL server reuses it by itself: autovacuum)."""
+        if not self.is_sqlite:
+            return
+        try:
+            with self.engine.connect() as connection:
+                connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM")
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot compact database {self.shown}: {_reason(exc)}") from None
+
     # ----------------------------------------------------------- sessions
 
     @contextmanager
@@ -360,6 +421,22 @@ class Store:
                              f"{_reason(exc)}") from None
         finally:
             session.close()
+
+
+# Tables removed by one statement of :meth:`Store.prune` at most (the ids are bound
+# parameters: SQLite once allowed 999 a statement).
+PRUNE_BATCH = 500
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What :meth:`Store.prune` removed (or would): tables, their hands and events,
+    and rows left behind by tables removed before."""
+
+    tables: int
+    hands: int
+    events: int
+    stray: int
 
 
 def _upgrade_from(config: Any, connection: Any) -> tuple[str, str] | None:
@@ -441,9 +518,12 @@ def migration_connection(url: str, engine: Engine | None = None) -> Iterator[Con
     own = _transactional_sqlite(url) if sqlite else engine or create_engine(url)
     try:
         with own.begin() as connection:
+            # rows already left without their table (a deletion outside the server, with
+            # foreign keys off) are not the migration's doing: said, not refused
+            there = _foreign_key_problems(connection) if sqlite else []
             yield connection
             if sqlite:
-                _check_foreign_keys(connection)
+                _check_foreign_keys(connection, len(there))
     finally:
         if own is not engine:
             own.dispose()
@@ -473,15 +553,27 @@ def _transactional_sqlite(url: str) -> Engine:
     return engine
 
 
-def _check_foreign_keys(connection: Connection) -> None:
+def _foreign_key_problems(connection: Connection) -> list[Any]:
+    """SQLite's list of rows that refer to a row that is not there."""
+    return list(connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall())
+
+
+def _check_foreign_keys(connection: Connection, there: int = 0) -> None:
     """Refuse (a StoreError, in the migration's transaction: it is rolled back)
-    a migrated SQLite file where a row refers to a row that is not there."""
-    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
-    if broken:
+    a migrated SQLite file where the migration left rows referring to rows that
+    are not there; the ``there`` such rows found before it are logged, not refused
+    (a server refused to start over rows that ``sqlite3`` left, saying that the
+    migration, of which none was pending, would leave them)."""
+    broken = _foreign_key_problems(connection)
+    if len(broken) > there:
         table, rowid, parent = broken[0][:3]
-        raise StoreError(f"cannot migrate the database: the migration would leave {len(broken)} "
+        raise StoreError(f"cannot migrate the database: the migration would leave {len(broken) - there} "
                          f"row(s) referring to rows that are not there (the first: row {rowid} "
                          f"of {table}, in {parent}); nothing was changed")
+    if broken:
+        log.warning("the database holds %d row(s) of tables that are not there (left by a deletion "
+                    "made with foreign keys off, as sqlite3's are); 'flowerbridge prune' removes them",
+                    len(broken))
 
 
 def _sqlite_pragmas(connection: Any, _record: Any, foreign_keys: bool = True) -> None:
