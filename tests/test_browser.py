@@ -563,6 +563,31 @@ def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to
     assert not page.errors
 
 
+def test_lobby_after_a_restart_counts_the_tables_still_loading_and_lists_them_once_loaded(browser, server):
+    # docs/protocol.md: a list made while open tables are still loading counts them in
+    # "loading"; the page says so and asks again soon, not in the usual 10 seconds
+    listed = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Loaded at last")["table"]
+    asked = []
+
+    def still_loading(route):
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            route.fulfill(status=200, content_type="application/json", body='{"tables": [], "loading": 1035}')
+        else:
+            route.continue_()
+
+    page = open_page(browser, server, "/")
+    page.route("**/api/tables", still_loading)
+    page.reload()
+    page.wait_for_selector("#tables li[data-loading]")
+    assert page.locator("#tables li").all_inner_texts() == [
+        "1,035 more open tables are being loaded (the server has just started)…"]
+    page.wait_for_selector(f"#tables li[data-table='{listed['id']}']", timeout=8000)
+    assert page.locator("#tables li[data-loading]").count() == 0
+    assert len(asked) == 2     # asked again soon (the wait above is under the 10 s refresh)
+    assert not page.errors
+
+
 def test_lobby_whose_settings_failed_to_load_asks_again_and_works_meanwhile(browser, server):
     # A lobby whose first /api/meta failed (a server restarting) stayed broken for good:
     # "Loading…" for ever in the list, no seats to choose, and Create table submitted the

@@ -10,6 +10,7 @@ import json
 import os
 import random
 import weakref
+from datetime import timedelta
 
 from flowerbridge.options import RuleOptions
 from flowerbridge.seats import SEATS, Seat
@@ -17,7 +18,7 @@ from flowerbridge.server import analysis
 from flowerbridge.server import manager as manager_module
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.manager import Connection, LiveTable, TableManager
-from flowerbridge.server.models import EventRow
+from flowerbridge.server.models import EventRow, utcnow
 from flowerbridge.server.schemas import CreateTable
 from flowerbridge.server.store import Store
 from flowerbridge.server.table import BOT, Event, SeatPlayer, Table
@@ -235,13 +236,13 @@ def test_the_lobby_list_is_made_at_most_once_a_second_but_new_tables_show_at_onc
         store.migrate()
         manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
         made = []
-        real = manager.open_tables
+        real = manager._lobby_tables
 
-        async def counted():
+        async def counted(wait):
             made.append(1)
-            return await real()
+            return await real(wait)
 
-        manager.open_tables = counted  # type: ignore[method-assign]
+        manager._lobby_tables = counted  # type: ignore[method-assign]
         people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
         first, _ = await manager.create(CreateTable.model_validate(people))
         answers = await asyncio.gather(*(manager.lobby_json() for _ in range(5)))
@@ -252,6 +253,76 @@ def test_the_lobby_list_is_made_at_most_once_a_second_but_new_tables_show_at_onc
         listed = [t["id"] for t in json.loads((await manager.lobby_json()).body)["tables"]]
         assert sorted(listed) == sorted([first.table.id, second.table.id]) and len(made) == 2
         await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_and_counts_them(
+        tmp_path, monkeypatch):
+    """After a restart the lobby's list waited until every open table was loaded (two
+    minutes for a thousand tables of sixty hands: a proxy's 504): it waits a moment, lists
+    the tables loaded, counts the others, and lists them once they are loaded."""
+    monkeypatch.setattr(manager_module, "LOBBY_LOAD_WAIT", 0.2)
+    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        config = ServerConfig(bot_delay=0, replace_after=None, analysis=False)
+        before = TableManager(store, config)
+        made = [(await before.create(CreateTable.model_validate(people)))[0].table.id for _ in range(3)]
+        await before.stop()
+        after = TableManager(store, config)    # a restart: nothing in memory
+        listed = await after._open_ids()        # newest first: loaded in that order, one at a time
+        assert sorted(listed) == sorted(made)
+        slow, release = listed[1], asyncio.Event()
+        real = after._load
+
+        async def load(table_id):
+            if table_id == slow:
+                await release.wait()
+            return await real(table_id)
+
+        after._load = load  # type: ignore[method-assign]
+        answer = json.loads((await asyncio.wait_for(after.lobby_json(), 30)).body)
+        assert [t["id"] for t in answer["tables"]] == listed[:1]     # the slow one and the one behind it
+        assert answer["loading"] == 2
+        release.set()
+        await after._warming
+        answer = json.loads((await after.lobby_json()).body)
+        assert [t["id"] for t in answer["tables"]] == listed and answer["loading"] == 0
+        await after.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_creation_on_a_full_server_after_a_restart_loads_only_the_table_it_closes(tmp_path):
+    """To close the open table idle longest, the first creation after a restart loaded every
+    open table first; the database says which is idle longest."""
+    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        config = ServerConfig(bot_delay=0, replace_after=None, analysis=False, max_tables=3, idle_close=60)
+        before = TableManager(store, config)
+        made = [(await before.create(CreateTable.model_validate(people)))[0].table.id for _ in range(3)]
+        await before.stop()
+        later = lambda: utcnow() + timedelta(hours=1)     # noqa: E731 -- every table idle an hour
+        after = TableManager(store, config, clock=later)
+        loaded = []
+        real = after._load
+
+        async def load(table_id):
+            loaded.append(table_id)
+            return await real(table_id)
+
+        after._load = load  # type: ignore[method-assign]
+        new, _ = await after.create(CreateTable.model_validate(people))
+        assert loaded == [made[0]]      # the oldest, which was closed to make room
+        assert after.tables[made[0]].table.closed_reason.startswith("closed after ")
+        assert sorted(await after._open_ids()) == sorted([made[1], made[2], new.table.id])
+        await after.stop()
 
     asyncio.run(scenario())
 

@@ -14,6 +14,7 @@ once per role (a seat, or spectators).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import gzip
 import hashlib
@@ -47,7 +48,7 @@ from .models import utcnow
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
-from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError,
+from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError, as_utc,
                     minutes_text)
 from .views import Role
 
@@ -72,6 +73,11 @@ _QUEUE_FULL_TOLD = Sparing(again_after=60.0)
 # its cost grows with the tables open (595 KB for 1,025), and many visitors ask at
 # once. A table opened, closed or over makes it again at once.
 LOBBY_FRESH_SECONDS = 1.0
+
+# Seconds at most a lobby list waits for open tables not yet in memory (after a restart)
+# to load: it then lists those loaded and counts the others as loading. It waited for
+# every one (two minutes for a thousand tables of sixty hands each: behind a proxy, a 504).
+LOBBY_LOAD_WAIT = 2.0
 
 
 class CatchUp(str):
@@ -325,6 +331,7 @@ class TableManager:
         self._lobby_version = 0     # counts changes to the set of open tables
         self._lobby_making: tuple[int, asyncio.Future[LobbyList]] | None = None
         self._start_task: asyncio.Task | None = None     # loading the tables still playing
+        self._warming: asyncio.Future[None] | None = None   # the same, for a lobby list that waits
 
     # ------------------------------------------------------------ life
 
@@ -360,10 +367,11 @@ class TableManager:
         gc.freeze()
 
     async def stop(self) -> None:
-        if self._start_task is not None:
-            self._start_task.cancel()
-            # ended before the database closes (cancelled, it waits for no table)
-            await asyncio.gather(self._start_task, return_exceptions=True)
+        for task in (self._start_task, self._warming):
+            if task is not None:
+                task.cancel()
+                # ended before the database closes (cancelled, it waits for no table)
+                await asyncio.gather(task, return_exceptions=True)
         # and the loads under way (shared, they outlive whoever waited on them): ended
         # before the pools and the database close, not left to fail on them (taken for
         # a damaged table) or to finish after the stop, with bots no one will stop
@@ -440,18 +448,32 @@ class TableManager:
     async def _make_room(self, open_ids: list[str]) -> None:
         """Close the open table idle longest, to make room for a new one: no
         connection open to it and no event for ``config.idle_close`` seconds,
-        the one whose latest event is oldest. Refuses (``full``) when none is."""
+        the one whose latest event is oldest. Refuses (``full``) when none is.
+
+        The tables not in memory are ordered by their latest event as the database
+        has it, and loaded only as they are looked at: the first creation after a
+        restart loaded every open table first (two minutes for a thousand long ones)."""
         now, idle = self.clock(), timedelta(seconds=self.config.idle_close)
-        unwatched = []
-        for table_id in open_ids:
+        stored = await self._db(self.store.last_played, [i for i in open_ids if i not in self.tables])
+
+        def latest(table_id: str) -> datetime:
+            live = self.tables.get(table_id)
+            return live.table.last_event_at if live is not None else as_utc(stored[table_id])
+
+        candidates = sorted((i for i in open_ids if i in self.tables or i in stored), key=latest)
+        oldest: datetime | None = None      # the latest event of the table idle longest, unwatched
+        for table_id in candidates:
+            known = self.tables.get(table_id)
+            if known is not None and (known.connections or known.table.is_over):
+                continue
+            if oldest is None:
+                oldest = latest(table_id)
+            if now - latest(table_id) < idle:
+                break       # (the others are idle for less time still)
             try:
                 live = await self.get(table_id)
             except TableError:  # damaged, found just now: not open after all
                 continue
-            if not live.connections and not live.table.is_over:
-                unwatched.append(live)
-        unwatched.sort(key=lambda live: live.table.last_event_at)
-        for live in unwatched:
             async with live.lock:
                 # again, under the lock: an action or a connection may have come meanwhile
                 since = now - live.table.last_event_at
@@ -463,7 +485,7 @@ class TableManager:
             self._closed(live)
             self._keep_finished(live)   # nobody has it open: kept a while, as finished ones are
             return
-        wait = unwatched[0].table.last_event_at + idle - now if unwatched else None
+        wait = oldest + idle - now if oldest is not None else None
         soonest = (f"; the table idle longest can be closed to make room in about "
                    f"{_minutes_until(wait)}" if wait is not None else "")
         tables = count_text(self.config.max_tables, "table")
@@ -513,6 +535,8 @@ class TableManager:
         """Load a table into memory: the one load :meth:`get` waits on."""
         live = LiveTable(await self._load(table_id), self.broker)
         self.tables[table_id] = live
+        if not live.table.is_over:
+            self._lobby_version += 1     # (one more for the lobby's list, after a restart)
         # nobody is connected yet: a person who had joined is away
         for seat, player in live.table.players.items():
             if player.player == HUMAN and player.joined:
@@ -590,7 +614,8 @@ class TableManager:
     async def _make_lobby(self, version: int) -> "LobbyList":
         start = time.monotonic()
         try:
-            text = json.dumps({"tables": await self.open_tables()}).encode()
+            tables, loading = await self._lobby_tables(LOBBY_LOAD_WAIT)
+            text = json.dumps({"tables": tables, "loading": loading}).encode()
             made = LobbyList(text) if self._lobby is None or self._lobby[2].body != text \
                 else self._lobby[2]      # unchanged: its ETag and compressed form kept
         finally:
@@ -599,11 +624,42 @@ class TableManager:
         self._lobby = (start, version, made)
         return made
 
+    async def _lobby_tables(self, wait: float) -> tuple[list[dict[str, Any]], int]:
+        """The open tables as :meth:`open_tables` lists them, waiting at most ``wait``
+        seconds for those not in memory (they go on loading, one at a time, in the
+        background): those loaded, and how many of the others are still loading."""
+        ids = await self._open_ids()
+        missing = [table_id for table_id in ids if table_id not in self.tables]
+        if missing:
+            if self._warming is None or self._warming.done():
+                self._warming = asyncio.ensure_future(self._warm(missing))
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._warming), wait)
+        loaded = [table_id for table_id in ids if table_id in self.tables]
+        loading = sum(1 for table_id in ids if table_id not in self.tables and table_id not in self.unloadable)
+        return await self._listed(loaded), loading
+
+    async def _warm(self, table_ids: list[str]) -> None:
+        """Load these tables one at a time, as start-up does (:meth:`_load_playing`)."""
+        for table_id in table_ids:
+            if table_id in self.tables or table_id in self.unloadable:
+                continue
+            try:
+                await self.get(table_id)
+            except TableError as exc:
+                log.error("table %s not loaded: %s", table_id, exc)
+            except StoreError:      # (the database is down: loaded when it is back and asked for)
+                return
+
     async def open_tables(self) -> list[dict[str, Any]]:
         """Tables whose session is not over, newest first (a table whose stored log
         does not replay is left out: the log names it)."""
+        return await self._listed(await self._open_ids())
+
+    async def _listed(self, table_ids: list[str]) -> list[dict[str, Any]]:
+        """These open tables' descriptions, each loaded first where it is not in memory."""
         out = []
-        for table_id in await self._open_ids():
+        for table_id in table_ids:
             try:
                 live = await self.get(table_id)
             except TableError:

@@ -405,6 +405,18 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot compact database {self.shown}: {_reason(exc)}") from None
 
+    def last_played(self, table_ids: Iterable[str]) -> dict[str, datetime]:
+        """When each of these tables' latest event was stored (tables with none, or not
+        there, left out), read without loading the tables."""
+        ids = list(table_ids)
+        out: dict[str, datetime] = {}
+        with self._transaction(write=False) as session:
+            for start in range(0, len(ids), PRUNE_BATCH):
+                query = select(EventRow.table_id, func.max(EventRow.created_at)) \
+                    .where(EventRow.table_id.in_(ids[start:start + PRUNE_BATCH])).group_by(EventRow.table_id)
+                out.update({table_id: at for table_id, at in session.execute(query)})
+        return out
+
     # ----------------------------------------------------------- sessions
 
     @contextmanager
@@ -423,8 +435,8 @@ class Store:
             session.close()
 
 
-# Tables removed by one statement of :meth:`Store.prune` at most (the ids are bound
-# parameters: SQLite once allowed 999 a statement).
+# Tables named by one statement of :meth:`Store.prune` or :meth:`Store.last_played` at most
+# (the ids are bound parameters: SQLite once allowed 999 a statement).
 PRUNE_BATCH = 500
 
 

@@ -228,13 +228,19 @@ function refocus(list, focused) {
 
 // what the list of tables was last drawn from
 let drawnList = null;
+// while the server counts open tables as still loading, the list is asked again this soon
+const LOADING_REFRESH_MS = 2000;
+let loadingTimer = null;
 
 async function refreshTables() {
   const list = document.getElementById("tables");
   try {
     const before = keptInvitations();
     const asked = performance.now();
-    const { tables } = await fetchJson("/api/tables");
+    const { tables, loading = 0 } = await fetchJson("/api/tables");
+    // after a restart, open tables still loading are counted, not listed: asked again soon
+    clearTimeout(loadingTimer);
+    if (loading > 0) loadingTimer = setTimeout(refreshTables, LOADING_REFRESH_MS);
     // the server answers again: "did not answer" under Create table no longer holds
     // (unless it was said after this list was asked for)
     const error = document.getElementById("create-error");
@@ -250,10 +256,20 @@ async function refreshTables() {
     if (Object.keys(still).length !== Object.keys(kept).length) keepInvitations(still);
     // Redrawn only when something changed: a redraw would drop the focus, the
     // selection and "Copied" in the kept links.
-    const drawn = JSON.stringify([tables, still]);
+    const drawn = JSON.stringify([tables, still, loading]);
     if (drawnList === drawn) return;
     drawnList = drawn;
     const focused = focusedInList(list);
+    const more = loading > 0
+      ? [el("li", { class: "muted", dataset: { loading: String(loading) } },
+        `${loading === 1 ? "1 more open table is" : `${loading.toLocaleString("en")} more open tables are`} `
+        + "being loaded (the server has just started)…")]
+      : [];
+    if (!tables.length && more.length) {
+      list.replaceChildren(...more);
+      refocus(list, focused);
+      return;
+    }
     if (!tables.length) {
       list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
       refocus(list, focused);    // (a Watch link gone with its table: the list's heading)
@@ -267,7 +283,7 @@ async function refreshTables() {
         : `${table.spectators} watching`),
       el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}`,
         dataset: { focus: "watch" } }, "Watch"),
-      keptLinks(table, still))));
+      keptLinks(table, still))), ...more);
     refocus(list, focused);
   } catch (error) {
     drawnList = null;
