@@ -171,6 +171,19 @@ def test_play_the_auction_marks_the_call_awaited_and_the_prompt_offers_the_lowes
     assert "Your call (e.g. 1NT, Pass; p passes; ? lists legal calls): " in out
 
 
+def test_play_a_narrow_terminal_gets_a_prompt_that_leaves_room_for_the_answer(monkeypatch):
+    # At 40 columns line editing cut the long prompt at its start ("<B; ? lists legal cards): "),
+    # hiding whose card was asked for
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    assert status == 0 and "Your call (? lists legal calls): " in out and "e.g." not in out
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1"], AutoPlayer)
+    assert status == 0 and "Card from your hand (? lists): " in out and "e.g." not in out
+    monkeypatch.setenv("COLUMNS", "100")
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    assert "Your call (e.g. 1NT, Pass; p passes; ? lists legal calls): " in out
+
+
 def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3", "--seat", "N"], "q\n")
     assert status == 0

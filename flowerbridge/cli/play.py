@@ -18,6 +18,10 @@ from . import add_rule_options, output_width, rule_option_changes, seat as seat_
 from .demo import MAX_HANDS
 
 
+# Columns a prompt leaves for the answer typed after it, at least (a call, a card, a command).
+PROMPT_ROOM = 12
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a session at the terminal against bots",
                               description="Play Flower Bridge with three bots: you bid and play "
@@ -282,6 +286,7 @@ class Table:
             bids = [a.text for a in obs.legal if a.is_bid]
             example = ", ".join([*bids[:1], "Pass"])
             prompt = f"Your call (e.g. {example}; p passes; ? lists legal calls): "
+            short = "Your call (? lists legal calls): "
         else:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
@@ -298,6 +303,12 @@ class Table:
                 self.show_holding(f"Dummy ({dummy.full_name})", obs.dummy)
             whose = "your hand" if hand_seat is self.seat else f"dummy ({hand_seat.full_name})"
             prompt = f"Card from {whose} (e.g. {obs.legal[0].code}; ? lists legal cards): "
+            short = f"Card from {whose} (? lists): "
+        # A prompt that leaves no room for the answer is cut at its start by a terminal's
+        # line editing (TERM=dumb at 40 columns showed "<B; ? lists legal cards): ", not
+        # whose card was asked for): a narrow terminal gets the short one.
+        if len(prompt) + PROMPT_ROOM > terminal_width():
+            prompt = short
         while True:
             text = self.ask(prompt)
             if not text:    # Enter alone: ask again
