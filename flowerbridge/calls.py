@@ -206,7 +206,8 @@ def _call_hint(text: str) -> str:
     if compact == "p":
         return "write Pass"
     if compact != text.lower() and (compact == "pass" or _CALL_RE.fullmatch(compact)):
-        return f"write it without spaces, {parse_call(compact).text}"
+        written = parse_call(compact).text     # ("1-nt" had no space to take out)
+        return f"write it without spaces, {written}" if "-" not in text else f"write it as {written}"
     from .cards import parse_card
     try:
         card = parse_card(text)

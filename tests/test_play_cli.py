@@ -743,11 +743,11 @@ def test_play_january_plain_typed_for_the_other_one_says_which_the_hand_holds(mo
     from flowerbridge import Deal, Seat
     south = Deal.from_seed(1, 1).hands[Seat.S]
     assert {c.code for c in south if c.month == 1 and c.kind == 0} == {"1Pb"}   # (East declares: South leads)
-    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], "Pass\n1P\n1Pa\nq\n")
+    status, out = _play(monkeypatch, ["--seed", "1", "--seat", "S", "--hands", "1"], "Pass\n1Pa\n1P\nq\n")
     assert status == 0
-    assert ("Not allowed: unknown card code '1P': January has two Plains, 1Pa and 1Pb; your hand holds "
-            "only 1Pb\n") in out
     assert "Not allowed: 1Pa is not in your hand (it holds 1Pb)\n" in out
+    # "1P" where the one January Plain the hand may play is meant: that one
+    assert "You play 1Pb " in out
 
 
 def test_play_save_refuses_a_file_that_exists_unless_overwrite_is_given(monkeypatch, capsys, tmp_path):
@@ -805,3 +805,31 @@ def test_play_a_card_not_in_the_hand_played_from_names_that_hand_in_words(monkey
                         f"Pass\nPass\n{missing.code}\nq\n")
     assert status == 0
     assert f"Not allowed: {missing.code} is not in your hand\n" in out and "S's hand" not in out
+
+
+def test_play_a_card_typed_with_a_space_is_that_card_as_a_call_is():
+    # "1 nt" was taken for 1NT, "3 b" refused ("write it without spaces, 3B")
+    from flowerbridge.cards import parse_card
+    from flowerbridge.cli.play import shorthand_card
+
+    legal = [parse_card(code) for code in ("3B", "1Pa", "9R")]
+    assert shorthand_card("3 b", legal) == "3B" and shorthand_card(" 9 r ", legal) == "9R"
+    # "1p" where one January Plain is legal is that one; where both are, it stays as typed
+    assert shorthand_card("1p", legal) == "1Pa"
+    assert shorthand_card("1 P", [*legal, parse_card("1Pb")]) == "1 P"
+    assert shorthand_card("pass", legal) == "pass"
+
+
+def test_play_a_card_typed_with_a_space_is_played(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "7", "--seat", "S"], "pass\npass\n11 b\nq\n")
+    assert status == 0 and "You play 11B November Bright" in out
+
+
+def test_a_call_written_with_a_dash_is_told_how_to_write_it_not_to_drop_spaces():
+    from flowerbridge.calls import parse_call
+    from flowerbridge.errors import CallSyntaxError
+
+    with pytest.raises(CallSyntaxError, match=r"^unknown call '1-nt': write it as 1NT$"):
+        parse_call("1-nt")
+    with pytest.raises(CallSyntaxError, match=r"^unknown call '1 nt': write it without spaces, 1NT$"):
+        parse_call("1 nt")

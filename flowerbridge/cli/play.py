@@ -45,7 +45,7 @@ HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\
              "? lists the legal calls; help or h shows this; q ends the session.\n"
              "The bots' calls count points by rank, not the honor count: the four highest ranks "
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
-HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case).\n"
+HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
              "? lists the legal cards; help or h shows this; q ends the session.")
 
 
@@ -111,6 +111,22 @@ def shorthand_call(text: str) -> str:
         return parse_call(call).text
     except CallSyntaxError:
         return text
+
+
+def shorthand_card(text: str, legal) -> str:
+    """The card the person's shorthand stands for: a code typed with spaces (``3 b``, as
+    ``3 nt`` is taken for a call), or ``1p`` where the one January Plain among the legal
+    cards is meant; else what they typed, as typed."""
+    from ..cards import CARDS
+
+    compact = "".join(text.split()).upper()
+    codes = {card.code.upper(): card.code for card in CARDS}
+    if compact in codes:
+        return codes[compact]
+    januaries = {card.code for card in legal if card.code.startswith("1P")}
+    if compact == "1P" and len(januaries) == 1:
+        return januaries.pop()
+    return text
 
 
 def own_call(call: str, explanation: str) -> str:
@@ -316,6 +332,8 @@ class Table:
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
                 text = shorthand_call(text)
+            elif not asks_help:     # and a card as "3 b", or "1p" where one January Plain is legal
+                text = shorthand_card(text, obs.legal)
             if text == "?" or asks_help:
                 self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
                 if asks_help:
