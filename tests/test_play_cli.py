@@ -481,7 +481,8 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
     status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
     assert status == 0
-    assert "Type a card code such as 11B or 1Pa (in any case).\n? lists the legal cards; " in out
+    assert ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
+            "? lists the legal cards; ") in out
 
 
 def test_play_reads_moves_from_a_file_that_begins_with_a_byte_order_mark(monkeypatch):
