@@ -834,3 +834,16 @@ def test_a_call_written_with_a_dash_is_told_how_to_write_it_not_to_drop_spaces()
         parse_call("1-nt")
     with pytest.raises(CallSyntaxError, match=r"^unknown call '1 nt': write it without spaces, 1NT$"):
         parse_call("1 nt")
+
+
+def test_play_and_demo_save_the_seed_their_boards_were_dealt_from(monkeypatch, tmp_path, capsys):
+    # the saved session did not say which seed it was dealt from, so its boards could not be dealt again
+    import json
+    path = tmp_path / "p.json"
+    status, _ = _play(monkeypatch, ["--seed", "007", "--hands", "1", "--save", str(path)], AutoPlayer)
+    assert status == 0 and json.loads(path.read_text(encoding="utf-8"))["seed"] == 7
+    assert main(["demo", "--seed", "demo", "--hands", "1", "--save", str(tmp_path / "d.json")]) == 0
+    capsys.readouterr()
+    saved = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert saved["seed"] == "demo"
+    assert main(["show", str(tmp_path / "d.json")]) == 0       # a key show does not need, kept and read

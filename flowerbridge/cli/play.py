@@ -67,6 +67,7 @@ def run(args) -> int:
     from ..errors import BotError
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
+    session.extra["seed"] = seed    # in the saved record: the same seed deals the same boards again
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
