@@ -263,6 +263,7 @@ def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_
     minutes for a thousand tables of sixty hands: a proxy's 504): it waits a moment, lists
     the tables loaded, counts the others, and lists them once they are loaded."""
     monkeypatch.setattr(manager_module, "LOBBY_LOAD_WAIT", 0.2)
+    monkeypatch.setattr(manager_module, "LOBBY_FRESH_SECONDS", 0.0)    # (each list made anew)
     people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
 
     async def scenario() -> None:
@@ -291,6 +292,44 @@ def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_
         await after._warming
         answer = json.loads((await after.lobby_json()).body)
         assert [t["id"] for t in answer["tables"]] == listed and answer["loading"] == 0
+        await after.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_lobby_list_while_tables_load_after_a_restart_is_still_made_at_most_once_a_second(tmp_path):
+    """Each table loaded counted as a change of the open tables: during the loads nearly
+    every request made the whole list anew (19 lists for 20 requests)."""
+    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        config = ServerConfig(bot_delay=0, replace_after=None, analysis=False)
+        before = TableManager(store, config)
+        for _ in range(6):
+            await before.create(CreateTable.model_validate(people))
+        await before.stop()
+        after = TableManager(store, config)
+        made = []
+        real_lists, real_load = after._lobby_tables, after._load
+
+        async def counted(wait):
+            made.append(1)
+            return await real_lists(wait)
+
+        async def load(table_id):      # each table takes a moment to load
+            await asyncio.sleep(0.05)
+            return await real_load(table_id)
+
+        after._lobby_tables = counted  # type: ignore[method-assign]
+        after._load = load  # type: ignore[method-assign]
+        await after.start()
+        for _ in range(5):
+            await after.lobby_json()
+            await asyncio.sleep(0.02)
+        await after.loaded()
+        assert len(made) == 1
         await after.stop()
 
     asyncio.run(scenario())

@@ -160,3 +160,53 @@ def test_prune_of_a_database_no_server_made_is_refused_and_makes_none(tmp_path, 
     assert_cli_error(cli("prune", "--older-than", "1", "--database", str(other)),
                      rf"^error: database {other} holds no flowerbridge server's tables$")
     assert other.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_prune_dry_run_of_a_database_of_an_earlier_schema_changes_nothing(tmp_path, cli, assert_cli_error):
+    # the dry run migrated it first: an older server then refused to start on it
+    database = _database("sqlite", tmp_path)
+    ids = _tables(database, {"old": ("over", 100)})
+    with sqlite3.connect(database) as connection:      # as the first version left it: no analyses
+        connection.execute("DROP TABLE analyses")
+        connection.execute("UPDATE alembic_version SET version_num = '0001'")
+    connection.close()
+    before = (tmp_path / "tables.db").read_bytes()
+    assert_cli_error(cli("prune", "--older-than", "90", "--database", database, "--dry-run"),
+                     r"^error: database .* has the schema of an earlier flowerbridge: a dry run does not "
+                     r"bring it up to date \(serve, or prune without --dry-run, does\)$")
+    assert (tmp_path / "tables.db").read_bytes() == before
+    status, out, err = cli("prune", "--older-than", "90", "--database", database)     # migrates, then prunes
+    assert status == 0 and ": removed 1 table " in out, err
+    assert _rows(database, ids["old"]) == [0, 0, 0, 0]
+
+
+def test_prune_says_what_it_removed_before_it_gives_the_space_back(tmp_path, cli, monkeypatch):
+    # a VACUUM that failed (a full disk) left only "cannot compact": the tables were gone, unsaid,
+    # and a second run removed none, so never gave their space back
+    from flowerbridge.server.store import Store, StoreError
+    database = _database("sqlite", tmp_path)
+    _tables(database, {"old": ("over", 100)})
+
+    def full(self):
+        raise StoreError(f"cannot compact database {self.shown}: database or disk is full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Store, "compact", full)
+        status, out, err = cli("prune", "--older-than", "90", "--database", database)
+    assert status == 2 and ": removed 1 table " in out
+    assert err == f"error: cannot compact database {database}: database or disk is full\n"
+    status, out, err = cli("prune", "--older-than", "90", "--database", database)   # nothing left to remove:
+    assert status == 0 and ": removed 0 tables " in out and "database file: " in out   # compacted all the same
+
+
+def test_prune_removes_a_table_with_no_event_by_its_creation_time(tmp_path, cli):
+    database = _database("sqlite", tmp_path)
+    ids = _tables(database, {"old": ("over", 100)})
+    with sqlite3.connect(database) as connection:      # its log deleted by hand
+        connection.execute("DELETE FROM events WHERE table_id = ?", (ids["old"],))
+        connection.execute("UPDATE tables SET created_at = '2020-01-01 00:00:00.000000' WHERE id = ?",
+                           (ids["old"],))
+    connection.close()
+    status, out, err = cli("prune", "--older-than", "90", "--database", database)
+    assert status == 0 and ": removed 1 table " in out, err
+    assert _rows(database, ids["old"]) == [0, 0, 0, 0]

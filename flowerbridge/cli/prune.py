@@ -31,7 +31,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from ..render import count_text
-    from ..server.store import Store, default_database, shown_url
+    from ..server.store import Store, StoreError, default_database, shown_url
 
     database = args.database if args.database is not None else default_database()
     before = datetime.now(timezone.utc) - timedelta(days=args.older_than)
@@ -42,24 +42,29 @@ def run(args) -> int:
         # A server keeps its open tables in memory: none may run on the database meanwhile,
         # and the schema is brought up to date as serve brings it.
         store.lock()
-        store.migrate()
+        if not args.dry_run:
+            store.migrate()
+        elif not store.is_current():    # (a dry run changes nothing, its schema neither)
+            raise StoreError(f"database {store.shown} has the schema of an earlier flowerbridge: a dry "
+                             "run does not bring it up to date (serve, or prune without --dry-run, does)")
         path = Path(store.engine.url.database or "").expanduser() if store.is_sqlite else None
         size = path.stat().st_size if path is not None else None
         pruned = store.prune(before, unfinished=args.unfinished, dry_run=args.dry_run)
-        if pruned.tables and not args.dry_run:
-            store.compact()
+        # said before the space is given back: the removal is committed whatever that meets
+        # (a full disk, when people prune: it said only "cannot compact", the tables gone)
+        which = "finished, closed or unfinished" if args.unfinished else "finished or closed"
+        done = "would remove" if args.dry_run else "removed"
+        print(f"{shown_url(database)}: {done} {count_text(pruned.tables, 'table')} ({which}) last played "
+              f"before {before:%Y-%m-%d %H:%M} UTC: {count_text(pruned.hands, 'hand')}, "
+              f"{count_text(pruned.events, 'event')}", flush=True)
+        if pruned.stray:
+            print(f"{done} {count_text(pruned.stray, 'row')} of tables removed before, which "
+                  "outlived them (a deletion made with foreign keys off, as sqlite3's are)", flush=True)
+        if not args.dry_run and path is not None and size is not None:
+            store.compact()     # (each time: one that failed before is done now)
+            print(f"database file: {size / 1e6:,.1f} MB, now {path.stat().st_size / 1e6:,.1f} MB")
     finally:
         store.close()
-    which = "finished, closed or unfinished" if args.unfinished else "finished or closed"
-    done = "would remove" if args.dry_run else "removed"
-    print(f"{shown_url(database)}: {done} {count_text(pruned.tables, 'table')} ({which}) last played "
-          f"before {before:%Y-%m-%d %H:%M} UTC: {count_text(pruned.hands, 'hand')}, "
-          f"{count_text(pruned.events, 'event')}")
-    if pruned.stray:
-        print(f"{done} {count_text(pruned.stray, 'row')} of tables removed before, which "
-              "outlived them (a deletion made with foreign keys off, as sqlite3's are)")
-    if path is not None and size is not None and pruned.tables and not args.dry_run:
-        print(f"database file: {size / 1e6:,.1f} MB, now {path.stat().st_size / 1e6:,.1f} MB")
     return 0
 
 

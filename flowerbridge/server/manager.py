@@ -466,13 +466,16 @@ class TableManager:
             known = self.tables.get(table_id)
             if known is not None and (known.connections or known.table.is_over):
                 continue
-            if oldest is None:
+            first = oldest is None
+            if first:
                 oldest = latest(table_id)
             if now - latest(table_id) < idle:
                 break       # (the others are idle for less time still)
             try:
                 live = await self.get(table_id)
-            except TableError:  # damaged, found just now: not open after all
+            except TableError:  # damaged, found just now: not open after all (nor the one timed)
+                if first:
+                    oldest = None
                 continue
             async with live.lock:
                 # again, under the lock: an action or a connection may have come meanwhile
@@ -535,8 +538,6 @@ class TableManager:
         """Load a table into memory: the one load :meth:`get` waits on."""
         live = LiveTable(await self._load(table_id), self.broker)
         self.tables[table_id] = live
-        if not live.table.is_over:
-            self._lobby_version += 1     # (one more for the lobby's list, after a restart)
         # nobody is connected yet: a person who had joined is away
         for seat, player in live.table.players.items():
             if player.player == HUMAN and player.joined:

@@ -357,7 +357,9 @@ class Store:
         a server keeps its open tables in memory."""
         last = select(EventRow.table_id, func.max(EventRow.created_at).label("at")) \
             .group_by(EventRow.table_id).subquery()
-        query = select(TableRow.id).join(last, last.c.table_id == TableRow.id).where(last.c.at < before)
+        # (a table with no event, as a hand-made deletion may leave, by its creation)
+        query = select(TableRow.id).outerjoin(last, last.c.table_id == TableRow.id) \
+            .where(func.coalesce(last.c.at, TableRow.created_at) < before)
         if not unfinished:
             query = query.where(TableRow.status != PLAYING)
         with self._transaction(write=not dry_run) as session:
@@ -379,6 +381,21 @@ class Store:
                 if not dry_run:
                     session.execute(delete(row).where(orphans))
         return Pruned(len(ids), hands, events, stray)
+
+    def is_current(self) -> bool:
+        """Whether the database's schema is this version's (no migration pending)."""
+        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        config = Config(str(ALEMBIC_INI))
+        config.set_main_option("script_location", str(MIGRATIONS))
+        try:
+            with self.engine.connect() as connection:
+                current = MigrationContext.configure(connection).get_current_heads()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
+        return set(current) == set(ScriptDirectory.from_config(config).get_heads())
 
     def check_made(self) -> None:
         """Refuse (a StoreError) a database that no flowerbridge server has made: a
