@@ -162,6 +162,10 @@ def test_no_trump_as_the_fit_over_an_opponents_suit_says_which_long_suit_it_allo
     assert bid.meaning.max_length == (5, 13, 5)
     assert bid.explanation == "competes: no 6-card suit other than Ribbons, 9+ points, partnership 26+"
     assert explain_call([("E", "Pass"), ("S", "1NT"), ("W", "2R"), ("N", "2NT")], 3) == bid.explanation
+    # over both the opponents' suits it names the one it bars ("no 6-card suit other than
+    # Ribbons and Plains" said as much, the long way round)
+    assert explain_call([("N", "1P"), ("E", "1NT"), ("S", "2R"), ("W", "2NT")], 3) \
+        == "competes: at most 5 Bright Animals, 8+ points, partnership 26+"
 
 
 def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():

@@ -476,8 +476,11 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
         # No Trump as the fit bars a long suit of this side's own (Context.fit), not one only
         # the opponents have bid: "no 6-card suit other than Ribbons" (it once said nothing)
         others = [s for s in sorted(Suit, reverse=True) if s not in short]
-        parts.append(f"no {LONG_SUIT}-card suit" + (" other than " + " and ".join(s.english for s in others)
-                                                     if others else ""))
+        if len(short) == 1:     # (both other suits the opponents': "other than Ribbons and Plains")
+            parts.append(f"at most {LONG_SUIT - 1} {short[0].english}")
+        else:
+            parts.append(f"no {LONG_SUIT}-card suit" + (" other than " + " and ".join(s.english for s in others)
+                                                         if others else ""))
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
