@@ -241,17 +241,15 @@ def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", accept
 
 
-@pytest.mark.parametrize("path", ["/ws/nope", "/ws/tables", "/", "/api/tables", "/static/favicon.svg",
-                                  "/static/nothing"])
-def test_a_websocket_where_there_is_none_is_a_json_not_found(server, path):
-    # docs/protocol.md: an unknown route is 404 not_found; a websocket handshake there
-    # was refused with an empty 403
+def _handshake(server, path: str, origin: str | None = None) -> tuple[bytes, dict]:
+    """A websocket handshake sent by hand to ``path``: the answer's head and its JSON body."""
     import socket
     from urllib.parse import urlsplit
 
     where = urlsplit(server.url)
+    origin_line = "" if origin is None else f"Origin: {origin}\r\n"
     with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {where.netloc}\r\nUpgrade: websocket\r\n"
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {where.netloc}\r\n{origin_line}Upgrade: websocket\r\n"
                      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                      "Sec-WebSocket-Version: 13\r\n\r\n".encode())
         answer = b""
@@ -261,9 +259,31 @@ def test_a_websocket_where_there_is_none_is_a_json_not_found(server, path):
                 break
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
+    return head, json.loads(body) if body.strip() else {}
+
+
+@pytest.mark.parametrize("path", ["/ws/nope", "/ws/tables", "/", "/api/tables", "/static/favicon.svg",
+                                  "/static/nothing"])
+def test_a_websocket_where_there_is_none_is_a_json_not_found(server, path):
+    # docs/protocol.md: an unknown route is 404 not_found; a websocket handshake there
+    # was refused with an empty 403
+    head, body = _handshake(server, path)
     assert head.startswith(b"HTTP/1.1 404 "), head
-    assert json.loads(body)["error"] == {
+    assert body["error"] == {
         "code": "not_found", "message": f"no websocket at {path}: a table's is /ws/tables/{{id}}"}
+
+
+def test_a_websocket_handshake_refused_is_a_json_error_with_the_http_apis_headers(server):
+    # A page of another site was refused with an empty 403, and every refusal of a handshake
+    # went without the security headers every HTTP answer has (docs/server.md, Limits)
+    head, body = _handshake(server, "/ws/tables/abc", origin="https://evil.example")
+    assert head.startswith(b"HTTP/1.1 403 "), head
+    assert body["error"]["code"] == "bad_origin"
+    for refused in (head, _handshake(server, "/ws/nope")[0]):
+        lines = refused.decode().lower()
+        for header in ("x-frame-options: deny", "x-content-type-options: nosniff", "referrer-policy: no-referrer",
+                       "content-security-policy: default-src 'self'"):
+            assert header in lines, (header, refused)
 
 
 @pytest.mark.parametrize("method, path", [("DELETE", "/api/tables/abc"), ("PUT", "/api/tables")])

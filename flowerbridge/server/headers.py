@@ -43,20 +43,24 @@ def cache_control(path: str) -> bytes:
 
 class SecurityHeaders:
     """ASGI middleware: :data:`HEADERS`, and :func:`cache_control`, added to
-    every HTTP response that does not have them."""
+    every HTTP response that does not have them, a websocket handshake's refusal
+    included."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
 
         headers = [*HEADERS, (b"cache-control", cache_control(scope["path"]))]
+        # a websocket's handshake refused with an HTTP answer (the denial-response
+        # extension) is an HTTP answer too: its refusals went without them
+        start = "http.response.start" if scope["type"] == "http" else "websocket.http.response.start"
 
         async def with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
+            if message["type"] == start:
                 present = {name.lower() for name, _ in message.get("headers", [])}
                 message = {**message, "headers": [*message.get("headers", []),
                                                   *(h for h in headers if h[0] not in present)]}

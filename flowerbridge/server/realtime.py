@@ -99,6 +99,19 @@ def _tell_refused_origin(origin: str | None, host: str | None) -> None:
                     "the site with --allowed-hosts", json.dumps(origin), json.dumps(host))
 
 
+async def _refuse_handshake(websocket: WebSocket, code: int, error: str, message: str) -> None:
+    """Refuse a handshake before it is answered: HTTP 403 with a JSON error as the HTTP API
+    answers (and its headers), where the server takes the denial-response extension; else
+    the server's own empty 403. (It was the empty 403 everywhere.)"""
+    from starlette.responses import JSONResponse
+
+    answer = JSONResponse({"error": {"code": error, "message": message}}, status_code=403)
+    try:
+        await websocket.send_denial_response(answer)
+    except RuntimeError:
+        await websocket.close(code=code)
+
+
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """Serve one client of a table until it disconnects."""
     manager: TableManager = websocket.app.state.manager
@@ -107,7 +120,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         # a page of another site: refused before the handshake is answered (HTTP 403),
         # so that it takes none of this client's connections
         _tell_refused_origin(origin, websocket.headers.get("host"))
-        await websocket.close(code=CLOSE_FORBIDDEN)
+        await _refuse_handshake(websocket, CLOSE_FORBIDDEN, "bad_origin",
+                                "a page of another site may not open this server's websockets")
         return
     await websocket.accept()
     # the client's address (behind a proxy that serve's --forwarded-allow-ips
