@@ -221,15 +221,19 @@ def test_rules_md_worked_example_is_what_the_engine_makes_of_its_hand_record(cli
 
 def test_rules_md_worked_examples_failed_hand_is_what_the_engine_makes_of_it(cli):
     section = _worked_example()
-    said = re.search(r"South's `(\w+)` makes (\d+)\s+tricks, (\d+)\s+short, and East–West get (\d+) × (\d+) = (\d+) "
-                     r"above the line, or (\d+) with\s+`flowerbridge score --undertrick-penalty 0 (\S+)`", section)
-    contract, tricks, short, down, per, points, strict, file = said.groups()
+    said = re.search(r"South's `(\w+)` makes (\d+)\s+tricks, (\d+)\s+short, and East–West get (\d+) × (\d+) = (\d+)\s+"
+                     r"above the line for the undertricks \((\d+) above\s+the line with their (\d+) in honors\), "
+                     r"or (\d+) for them with\s+`flowerbridge score --undertrick-penalty 0 (\S+)`", section)
+    contract, tricks, short, down, per, points, above, honors, strict, file = said.groups()
     path = ROOT / file
     score = json.loads(cli("score", str(path))[1])
     assert (score["contract"], score["declarer"], score["tricks"]["NS"]) == (contract, "S", int(tricks))
     assert score["result"] == -int(short) == -int(down) and int(down) * int(per) == int(points)
     penalty = [item["points"] for item in score["breakdown"] if item["rule"] == "R15"]
     assert penalty == [int(points)]
+    # (the 100 is the undertricks': East-West's honors are above the line too)
+    assert (score["above"]["EW"], score["honors"]["EW"]) == (int(above), int(honors)) == (int(points) + int(honors),
+                                                                                      int(honors))
     strict_score = json.loads(cli("score", "--undertrick-penalty", "0", str(path))[1])
     assert sum(item["points"] for item in strict_score["breakdown"] if item["rule"] == "R15") == int(strict)
     status, dealt, _ = cli("deal", "--seed", "demo", "--board", "2", "--json")
