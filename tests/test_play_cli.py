@@ -847,3 +847,12 @@ def test_play_and_demo_save_the_seed_their_boards_were_dealt_from(monkeypatch, t
     saved = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
     assert saved["seed"] == "demo"
     assert main(["show", str(tmp_path / "d.json")]) == 0       # a key show does not need, kept and read
+    # a number past what every JSON reader keeps exact is kept as its digits (jq read
+    # 12345678901234567890 as 12345678901234567000, another seed)
+    assert main(["demo", "--seed", "12345678901234567890", "--hands", "1", "--save", str(tmp_path / "big.json")]) == 0
+    big = json.loads((tmp_path / "big.json").read_text(encoding="utf-8"))["seed"]
+    assert big == "12345678901234567890"
+    assert main(["demo", "--seed", big, "--hands", "1", "--save", str(tmp_path / "again.json")]) == 0
+    again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
+    first = json.loads((tmp_path / "big.json").read_text(encoding="utf-8"))
+    assert again["hands"][0]["hands"] == first["hands"][0]["hands"]      # the same board dealt again

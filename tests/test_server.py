@@ -282,7 +282,7 @@ def test_a_websocket_handshake_refused_is_a_json_error_with_the_http_apis_header
     for refused in (head, _handshake(server, "/ws/nope")[0]):
         lines = refused.decode().lower()
         for header in ("x-frame-options: deny", "x-content-type-options: nosniff", "referrer-policy: no-referrer",
-                       "content-security-policy: default-src 'self'"):
+                       "content-security-policy: default-src 'self'", "cache-control: no-store"):
             assert header in lines, (header, refused)
 
 

@@ -38,7 +38,7 @@ HEADERS = [
 
 def cache_control(path: str) -> bytes:
     """The ``Cache-Control`` of an answer at ``path`` that sets none itself."""
-    return b"no-store" if path.startswith("/api/") else b"no-cache"
+    return b"no-store" if path.startswith(("/api/", "/ws/")) else b"no-cache"
 
 
 class SecurityHeaders:
