@@ -2,8 +2,9 @@
 
 Hands are valued by points that count high cards by rank (:data:`TOP_POINTS`:
 the four highest ranks of every suit 4, 3, 2, 1, every copy at full value)
-and by suit length; not by the rulebook's honor count (Chapter 10), which is
-what captured cards score, not what takes tricks (docs/bidding.md).
+and by suit length; not by the rulebook's honor count (Chapter 10), which
+counts the cards by kind (Bright 4, Animal 2, Ribbon 1), as captured ones
+score, not by what takes tricks (docs/bidding.md).
 
 The system is the table :data:`SYSTEM`: for each situation of the auction,
 rules in priority order, each naming a call and what it shows. One table
