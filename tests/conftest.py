@@ -23,7 +23,11 @@ def _random_hand(seed: int, *, options: RuleOptions | None = None) -> HandState:
     every contract level and denomination, passed-out hands included.
     """
     rng = random.Random(seed)
-    state = HandState(Deal.from_seed(seed), Seat(rng.randrange(4)), options)
+    return _play_out(HandState(Deal.from_seed(seed), Seat(rng.randrange(4)), options), rng)
+
+
+def _play_out(state: HandState, rng: random.Random) -> HandState:
+    """``state`` played to its end by random legal actions drawn from ``rng``."""
     while not state.is_over:
         legal = state.legal_actions()
         if state.phase is Phase.AUCTION and len(legal) > 1:
@@ -106,6 +110,12 @@ def fixed_table_seed(monkeypatch) -> str:
 def random_hand():
     """``random_hand(seed, options=None)``: a reproducible random legal hand, played out."""
     return _random_hand
+
+
+@pytest.fixture(scope="session")
+def play_out():
+    """``play_out(state, rng)``: a hand played to its end by random legal actions."""
+    return _play_out
 
 
 # Chapter 16's example hand: South (two Brights, three Animals, four Ribbons, four

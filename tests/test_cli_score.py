@@ -239,6 +239,31 @@ def test_formats_error_card_dealt_three_times(cli, assert_cli_error, tmp_path, c
                          r"card 12B is dealt 3 times; the deck holds it twice")
 
 
+def _with_undealt(record: dict) -> dict:
+    """The record with its ``undealt`` list: the 8 cards of the deck its hands leave."""
+    from collections import Counter
+
+    from flowerbridge import DECK
+    dealt = Counter(code for hand in record["hands"].values() for code in hand)
+    record["undealt"] = sorted((Counter(card.code for card in DECK) - dealt).elements())
+    assert len(record["undealt"]) == 8
+    return record
+
+
+def test_formats_error_wrong_card_count_with_undealt_present(cli, assert_cli_error, tmp_path, ch16_record):
+    # Every wrong count was tried without "undealt": the deal's own check of 13 a hand,
+    # which a record giving it goes through, was never tested (removing it passed the suite)
+    record = _with_undealt(ch16_record)
+    record["hands"]["N"].append(record["hands"]["E"].pop())     # 14, 12, 13, 13, and the right 8
+    assert_cli_error(run_score(cli, tmp_path, record), r"hand N has 14 cards, must have 13")
+
+
+def test_formats_error_card_dealt_three_times_with_undealt_present(cli, assert_cli_error, tmp_path, ch16_record):
+    record = _with_undealt(ch16_record)
+    record["hands"]["E"][0] = "12B"  # South holds both copies; undealt as it was
+    assert_cli_error(run_score(cli, tmp_path, record), r"card 12B is dealt 3 times; the deck holds it twice")
+
+
 def test_formats_error_insufficient_bid(cli, assert_cli_error, tmp_path, ch16_record):
     ch16_record["auction"][2] = "1R"
     assert_cli_error(run_score(cli, tmp_path, ch16_record),

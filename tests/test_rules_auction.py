@@ -302,6 +302,14 @@ def test_ruling_r9_first_named_counts_only_the_declaring_sides_bids():
     assert auction("Pass 1P 2P Pass 3P Pass Pass Pass").contract.declarer is Seat.N
 
 
+def test_ruling_r9_first_named_is_the_first_of_the_side_to_name_the_final_denomination():
+    # North bid first for North-South, but Plains; South named Ribbons first, and North
+    # made the final bid in them (a first-named that took the side's first bidder passed)
+    state = auction("1P Pass 1R Pass 2R Pass Pass Pass", options=RuleOptions(declarer="first-named"))
+    assert state.contract.code == "2R" and state.contract.declarer is Seat.S
+    assert auction("1P Pass 1R Pass 2R Pass Pass Pass").contract.declarer is Seat.N
+
+
 # --------------------------------------------------------------------- R5
 
 def test_ruling_r5_seats_and_partners():

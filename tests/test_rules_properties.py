@@ -7,6 +7,7 @@ independently of the engine and compare.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from hypothesis import given, settings
@@ -304,3 +305,56 @@ def test_ch11_to_ch15_scores_agree_with_an_independent_recomputation(random_hand
 def test_random_hands_cover_every_denomination_and_passed_out(random_hand):
     contracts = [random_hand(seed).contract for seed in range(60)]
     assert {c.denomination.name if c else "out" for c in contracts} == {"P", "R", "A", "NT", "out"}
+
+
+# --------------------------------------------------------------- sessions (R5, R18, R19)
+
+@PROPERTY
+@given(seed=SEEDS, first=st.sampled_from(list(Seat)), length=st.integers(1, 14), options=OPTIONS)
+def test_ruling_r5_r18_r19_a_random_session_rotates_the_deal_and_keeps_its_games_and_totals(
+        play_out, seed, first, length, options):
+    """Over random sessions: hand k is dealt by the first dealer's k-1-th left-hand
+    neighbour, passed-out hands included (R5); a game goes to the side whose points below
+    the line since the last game reach the game's points, and they start again from 0
+    (R18); points above the line are never reset, and the side ahead is the one of more
+    points in all (R19). Recomputed from each hand's own score."""
+    from flowerbridge import Deal
+    from flowerbridge.session import Session
+
+    rng = random.Random(seed)
+    session = Session(options, first_dealer=first, max_hands=length)
+    while not session.is_over:
+        session.add(play_out(session.new_hand(Deal.from_seed(seed, len(session.hands) + 1)), rng))
+    assert len(session.hands) == length
+    below, winners, totals = [0, 0], [], [0, 0]
+    for k, (hand, score) in enumerate(zip(session.hands, session.scores), start=1):
+        assert hand.dealer is first.next(k - 1)     # R5
+        for s in (Side.NS, Side.EW):
+            below[s] += score.below(s)
+            totals[s] += score.below(s) + score.above(s)
+        won = [s for s in (Side.NS, Side.EW) if below[s] >= options.game_points]
+        if won:                                     # R18 (one hand's points go to one side below)
+            winners.append(won[0])
+            below = [0, 0]
+    assert [g.winner for g in session.games if g.winner is not None] == winners
+    assert session.games_won == (winners.count(Side.NS), winners.count(Side.EW))
+    assert [session.games[-1].total(s) for s in (Side.NS, Side.EW)] == below
+    assert [session.total(s) for s in (Side.NS, Side.EW)] == totals
+    ahead = None if totals[0] == totals[1] else Side(totals.index(max(totals)))
+    assert session.leader is ahead                   # R19
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ruling_r12_trick_winner_agrees_with_every_played_trick(random_hand, seed):
+    """The engine's own ``trick_winner`` (which undo and the bots use) names the winner of
+    each trick as the play did, and the first-highest rule recomputed does too."""
+    from flowerbridge.state import trick_winner
+
+    state = random_hand(seed)
+    if state.contract is None:
+        return
+    trump = state.contract.denomination.trump
+    for trick in state.tricks:
+        index = trick_winner([card for _, card in trick.plays], trump)
+        assert trick.plays[index][0] is trick.winner is r12_winner(trick.plays, trump)
