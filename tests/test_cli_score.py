@@ -614,3 +614,28 @@ def test_formats_score_variant_applies_the_record_rule_variants_as_the_server_do
     ch16_record["options"]["game_points"] = 0
     status, out, err = run_score(cli, tmp_path, ch16_record, "--variant")
     assert (status, out) == (2, "") and re.fullmatch(r"error: .*hand\.json: option game_points: .*\n", err)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=2**32), penalty=st.sampled_from([None, 0, 50, 120]))
+def test_formats_score_prints_what_an_independent_scorer_makes_of_random_records(cli, tmp_path, random_hand,
+                                                                                 seed, penalty):
+    """Every key of FORMATS.md's object for random finished hands, recomputed from the tricks:
+    only the Chapter 16 record, which has no bright bonus, checked score's `above` and
+    `bright_bonus` (leaving the bonus out of `above` passed the rest of the suite)."""
+    from flowerbridge import RuleOptions, Side, records
+    from rules_support import independent_score
+
+    options = RuleOptions() if penalty is None else RuleOptions(undertrick_penalty=penalty)
+    state = random_hand(seed, options=options)
+    flags = () if penalty is None else ("--undertrick-penalty", str(penalty))
+    record = json.loads(records.dumps(state))
+    record.pop("options", None)      # the flag alone says the penalty
+    printed = score_of(cli, tmp_path, record, *flags)
+    expected = independent_score(state)
+    sides = {"NS": Side.NS, "EW": Side.EW}
+    assert printed["contract"] == (state.contract.code if state.contract else None)
+    assert printed["declarer"] == (state.contract.declarer.name if state.contract else None)
+    assert printed["tricks"] == {"NS": state.tricks_won[0], "EW": state.tricks_won[1]}
+    for key, mine in (("below", "below"), ("above", "above"), ("honors", "honors"), ("bright_bonus", "bright")):
+        assert printed[key] == {name: expected[mine][side] for name, side in sides.items()}, key
