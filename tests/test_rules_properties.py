@@ -328,3 +328,29 @@ def test_ruling_r12_trick_winner_agrees_with_every_played_trick(random_hand, see
     for trick in state.tricks:
         index = trick_winner([card for _, card in trick.plays], trump)
         assert trick.plays[index][0] is trick.winner is r12_winner(trick.plays, trump)
+
+
+@PROPERTY
+@given(seed=SEEDS)
+def test_ruling_r7_r8_legal_calls_and_the_auctions_end_match_an_independent_model(random_hand, seed):
+    """At every call of random auctions: the legal calls are Pass and the bids above the last
+    one, in the order of BIDS (R7: no Double or Redouble); the dealer calls first and the turn
+    goes clockwise; the auction ends at the third pass after a bid, or the fourth with none,
+    which passes the hand out (R8)."""
+    state = random_hand(seed)
+    replay = HandState(state.deal, state.dealer)
+    highest, passes, turn = None, 0, state.dealer
+    for event in state.calls:
+        assert event.seat is turn and replay.phase is Phase.AUCTION
+        expected = [PASS, *(bid for bid in BIDS if highest is None or bid.order > highest.order)]
+        assert list(replay.legal_actions()) == expected
+        replay.apply(event.call)
+        turn = turn.lho
+        if event.call.is_bid:
+            highest, passes = event.call, 0
+        else:
+            passes += 1
+    assert passes == (4 if highest is None else 3) and replay.phase is not Phase.AUCTION
+    assert (state.phase is Phase.PASSED_OUT) == (highest is None)
+    if highest is not None:
+        assert state.contract.code == highest.text
