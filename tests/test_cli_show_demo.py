@@ -143,8 +143,9 @@ def test_show_a_session_heads_each_hand_and_ends_with_the_scoresheets_totals(cli
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     status, out, err = cli("show", str(path))
     assert (status, err) == (0, "")
-    assert re.findall(r"^=== Hand \d ===\nDealer \w+$", out, re.M) == [
-        "=== Hand 1 ===\nDealer North", "=== Hand 2 ===\nDealer East", "=== Hand 3 ===\nDealer South"]
+    assert re.findall(r"^=== Hand \d .*===\nDealer \w+$", out, re.M) == [
+        f"=== Hand {n} (seed 'demo', board {n}) ===\nDealer {dealer}"
+        for n, dealer in ((1, "North"), (2, "East"), (3, "South"))]
     sheet = session.render()
     through_totals = sheet[:sheet.index("HAND RECORD")]     # the last hand's record is shown above
     assert out.endswith("\n\n" + through_totals.rstrip("\n") + "\n")
@@ -238,3 +239,21 @@ def test_rules_md_worked_examples_failed_hand_is_what_the_engine_makes_of_it(cli
     assert sum(item["points"] for item in strict_score["breakdown"] if item["rule"] == "R15") == int(strict)
     status, dealt, _ = cli("deal", "--seed", "demo", "--board", "2", "--json")
     assert json.loads(dealt)["hands"] == json.loads(path.read_text(encoding="utf-8"))["hands"]
+
+
+def test_show_names_the_seed_and_board_each_hand_of_a_saved_session_was_dealt_from(cli, tmp_path):
+    # play and demo save their seed; show named each hand "Hand 2" alone, so its board could
+    # not be dealt again without opening the file
+    saved = tmp_path / "s.json"
+    assert cli("demo", "--seed", "demo", "--hands", "2", "--save", str(saved))[0] == 0
+    status, out, err = cli("show", str(saved))
+    assert status == 0, err
+    assert [line for line in out.splitlines() if line.startswith("=== Hand")] == [
+        "=== Hand 1 (seed 'demo', board 1) ===", "=== Hand 2 (seed 'demo', board 2) ==="]
+    dealt = json.loads(cli("deal", "--seed", "demo", "--board", "2", "--json")[1])
+    assert dealt["hands"] == json.loads(saved.read_text(encoding="utf-8"))["hands"][1]["hands"]
+    # a session without one (the server's) is shown as before
+    record = json.loads(saved.read_text(encoding="utf-8"))
+    del record["seed"]
+    saved.write_text(json.dumps(record), encoding="utf-8")
+    assert "=== Hand 2 ===" in cli("show", str(saved))[1]

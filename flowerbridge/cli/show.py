@@ -39,9 +39,18 @@ def run(args) -> int:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
+    # a session play or demo saved names the seed its boards were dealt from: hand K is board K
+    seed = session.extra.get("seed") if session is not None else None
+    dealt = ""
+    if isinstance(seed, (int, str)) and not isinstance(seed, bool):
+        from . import UsageError, parse_seed
+        try:
+            dealt = f"seed {parse_seed(str(seed))!r}, board "
+        except UsageError:      # (a seed no --seed would take, empty: not named)
+            dealt = ""
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
-            print(f"=== Hand {number} ===")
+            print(f"=== Hand {number} ({dealt}{number}) ===" if dealt else f"=== Hand {number} ===")
         print(render_hand(record.state, names=args.names, width=output_width()))
         print()
     if session is not None:
