@@ -108,6 +108,8 @@ def render_match(result, width: int | None = None) -> str:
     bot names it fits 40 columns)."""
     ci = result.ci95
     interval = "n/a (one board)" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    if ci is not None and not result.spread:     # ([+0.00, +0.00] read as a certainty)
+        interval = "n/a (every board scored the same)"
     from ..render import count_text
 
     total = sum(r.imps for r in result.results)
