@@ -41,6 +41,18 @@ def seed_value(seed: object) -> int | str:
     return _seed_part(seed, "seed", str)
 
 
+# The largest whole number every JSON reader keeps exact (a double's 53 bits): jq and
+# JavaScript read 12345678901234567890 as 12345678901234567000.
+JSON_EXACT = 2 ** 53
+
+
+def json_seed(seed: int | str) -> int | str:
+    """A seed as a JSON file holds it for any reader: a whole number as a JSON number while
+    every reader keeps it exact, else as its digits (which ``--seed`` reads as that number,
+    so they deal the same boards)."""
+    return str(seed) if isinstance(seed, int) and abs(seed) >= JSON_EXACT else seed
+
+
 class SeededStream:
     """A reproducible stream of random integers from a seed (any int or str)."""
 

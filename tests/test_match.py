@@ -511,3 +511,12 @@ def test_match_terminated_by_kill_reports_the_boards_finished(tmp_path):
     report = json.loads(out)
     assert 1 <= report["boards"] < 100_000 and len(report["results"]) == report["boards"]
     assert err == f"terminated after {report['boards']} of 100000 boards\n"
+
+
+def test_match_json_keeps_a_seed_past_2_53_as_its_digits(capsys):
+    # jq read 12345678901234567891 as 12345678901234567000: another seed, other boards
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "1", "--seed", "12345678901234567891",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == "12345678901234567891"
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "1", "--seed", "7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 7

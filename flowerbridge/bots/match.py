@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 from .._signals import Terminated
 from ..cards import Card
-from ..dealing import Deal
+from ..dealing import Deal, json_seed
 from ..errors import BotError, FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import Seat, Side
@@ -202,7 +202,7 @@ class MatchResult:
             "ci95": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
             "ms_per_decision": {"ns": round(self.pairs[0].ms_per_decision, 3),
                                 "ew": round(self.pairs[1].ms_per_decision, 3)},
-            "ns": self.pairs[0].spec, "ew": self.pairs[1].spec, "seed": self.seed,
+            "ns": self.pairs[0].spec, "ew": self.pairs[1].spec, "seed": json_seed(self.seed),
             "total_imps": sum(r.imps for r in self.results),
             "pairs": {"ns": self.pairs[0].to_dict(), "ew": self.pairs[1].to_dict()},
         }

@@ -139,14 +139,3 @@ def session_file(args):
         return None
     return SessionFile(args.save, overwrite=args.overwrite)
 
-
-# The largest whole number every JSON reader keeps exact (a double's 53 bits): jq and
-# JavaScript read 12345678901234567890 as 12345678901234567000.
-JSON_EXACT = 2 ** 53
-
-
-def seed_value(seed: int | str) -> int | str:
-    """A seed as a saved session holds it: a whole number as a JSON number while every
-    reader keeps it exact, else as its digits (which deal the same boards: ``--seed``
-    reads them as that number)."""
-    return str(seed) if isinstance(seed, int) and abs(seed) >= JSON_EXACT else seed

@@ -35,12 +35,13 @@ def run(args) -> int:
     from ..session import Session
 
     from . import parse_seed
-    from ._save import SaveError, seed_value, session_file
+    from ._save import SaveError, session_file
+    from ..dealing import json_seed
 
     seed = parse_seed(args.seed)    # as deal, match, play and lab read it: 7 and 007 alike
     save = session_file(args)   # a path that cannot be written is refused before any hand
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
-    session.extra["seed"] = seed_value(seed)    # in the saved record: the same seed deals the same boards again
+    session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     width = output_width()
     board = 0

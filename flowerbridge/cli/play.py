@@ -62,12 +62,13 @@ def run(args) -> int:
     seat = args.seat
     from . import parse_seed
     seed = parse_seed(args.seed)
-    from ._save import seed_value, session_file
+    from ._save import session_file
+    from ..dealing import json_seed
     save = session_file(args)   # a path that cannot be written is refused before any hand
     from ..errors import BotError
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
-    session.extra["seed"] = seed_value(seed)    # in the saved record: the same seed deals the same boards again
+    session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
