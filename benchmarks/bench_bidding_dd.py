@@ -36,9 +36,8 @@ a wrong denomination; it matters below the line of a rubber only.
 With ``--versus SPEC`` it also plays a bidding-only duplicate match: the bots
 of ``--bots`` sit North–South at table 1 and East–West at table 2 against
 ``SPEC``, each table's contract is scored double dummy (honors aside), and
-the difference is given in IMPs per board with a 95% interval (the normal
-approximation, ± 1.96 standard errors: a large-sample interval, too narrow
-on a few boards).
+the difference is given in IMPs per board with a 95% interval over boards
+(Student's t, as ``flowerbridge match`` gives it).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_bidding_dd.py \
         [--boards 400] [--seed bid] [--bots basic] [--versus SPEC] \
@@ -78,6 +77,7 @@ from flowerbridge.cards import Suit  # noqa: E402
 from flowerbridge.contract import Contract  # noqa: E402
 from flowerbridge.lab.base import Table  # noqa: E402
 from flowerbridge.lab.dd import BID_DENOM, BID_LEVEL, TRICK_COLUMNS, par  # noqa: E402
+from flowerbridge.stats import t_quantile  # noqa: E402
 from flowerbridge.options import RuleOptions  # noqa: E402
 from flowerbridge.scoring import score_contract  # noqa: E402
 from flowerbridge.seats import SEATS, Side  # noqa: E402
@@ -335,10 +335,10 @@ def versus(seed: int | str, boards: int, a: str, b: str, dds: list[dict]) -> dic
     mean = statistics.fmean(results)
     ci = None  # no interval from one board
     if len(results) >= 2:
-        half = 1.96 * statistics.stdev(results) / math.sqrt(len(results))
+        half = t_quantile(len(results) - 1) * statistics.stdev(results) / math.sqrt(len(results))
         ci = [round(mean - half, 3), round(mean + half, 3)]
     return {"a": a, "b": b, "boards": boards, "imps_per_board": round(mean, 3), "ci95": ci,
-            "ci95 is": "the normal approximation, mean ± 1.96 standard errors (large samples)",
+            "ci95 is": "Student's t interval of the mean over boards",
             "boards_changed": sum(1 for r in results if r)}
 
 

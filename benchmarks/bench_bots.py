@@ -33,8 +33,7 @@ def report(a: str, b: str, boards: int, seed: int | str) -> None:
     result = run_match(a, b, boards, seed)
     wall = time.perf_counter() - start
     ci = "n/a (one board)" if result.ci95 is None else "[{:+.2f}, {:+.2f}]".format(*result.ci95)
-    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI {ci} (normal approximation: "
-          f"a large-sample interval, too narrow on a few boards), "
+    print(f"{a} v {b}: {result.imps_per_board:+.2f} IMPs per board, 95% CI {ci} (Student's t, over boards), "
           f"{result.boards} boards, {wall:.0f} s")
     for stats in result.pairs:
         d = stats.to_dict()

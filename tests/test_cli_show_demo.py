@@ -252,8 +252,14 @@ def test_show_names_the_seed_and_board_each_hand_of_a_saved_session_was_dealt_fr
         "=== Hand 1 (seed 'demo', board 1) ===", "=== Hand 2 (seed 'demo', board 2) ==="]
     dealt = json.loads(cli("deal", "--seed", "demo", "--board", "2", "--json")[1])
     assert dealt["hands"] == json.loads(saved.read_text(encoding="utf-8"))["hands"][1]["hands"]
-    # a session without one (the server's) is shown as before
+    # a session without one (the server's) is shown as before, and so is one whose seed did not
+    # deal its hands (written by hand, or dealt otherwise): "seed 7, board 2" named other cards
     record = json.loads(saved.read_text(encoding="utf-8"))
-    del record["seed"]
-    saved.write_text(json.dumps(record), encoding="utf-8")
-    assert "=== Hand 2 ===" in cli("show", str(saved))[1]
+    for seed in (None, 7, "tune18"):
+        if seed is None:
+            del record["seed"]
+        else:
+            record["seed"] = seed
+        saved.write_text(json.dumps(record), encoding="utf-8")
+        heads = [line for line in cli("show", str(saved))[1].splitlines() if line.startswith("=== Hand")]
+        assert heads == ["=== Hand 1 ===", "=== Hand 2 ==="], seed

@@ -39,18 +39,17 @@ def run(args) -> int:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
-    # a session play or demo saved names the seed its boards were dealt from: hand K is board K
-    seed = session.extra.get("seed") if session is not None else None
-    dealt = ""
-    if isinstance(seed, (int, str)) and not isinstance(seed, bool):
-        from . import UsageError, parse_seed
-        try:
-            dealt = f"seed {parse_seed(str(seed))!r}, board "
-        except UsageError:      # (a seed no --seed would take, empty: not named)
-            dealt = ""
+    seed = _seed_of(session)
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
-            print(f"=== Hand {number} ({dealt}{number}) ===" if dealt else f"=== Hand {number} ===")
+            # a session play or demo saved names the seed its boards were dealt from (hand K,
+            # board K), where deal --seed --board deals that hand again
+            from ..dealing import Deal
+            from ..seats import Seat
+            state = record.state
+            again = seed is not None and state.dealer is Seat.N.next(number - 1) \
+                and _held(Deal.from_seed(seed, number)) == _held(state.deal)
+            print(f"=== Hand {number} (seed {seed!r}, board {number}) ===" if again else f"=== Hand {number} ===")
         print(render_hand(record.state, names=args.names, width=output_width()))
         print()
     if session is not None:
@@ -58,3 +57,21 @@ def run(args) -> int:
         print(session.render(output_width(), record=False))
     return 0
 
+
+def _held(deal) -> list[list[int]]:
+    """Each seat's cards, in the deck's order (a record may list them in any)."""
+    return [sorted(card.index for card in hand) for hand in deal.hands]
+
+
+def _seed_of(session):
+    """The seed a saved session names (``"seed"``, which play and demo write), as ``--seed``
+    reads it; ``None`` where there is none, or none that ``--seed`` would take."""
+    from . import UsageError, parse_seed
+
+    seed = session.extra.get("seed") if session is not None else None
+    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
+        return None
+    try:
+        return parse_seed(str(seed))
+    except UsageError:
+        return None
