@@ -257,6 +257,20 @@ def test_the_lobby_list_is_made_at_most_once_a_second_but_new_tables_show_at_onc
     asyncio.run(scenario())
 
 
+PEOPLE = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
+
+
+async def _before_a_restart(tmp_path, count: int, config: ServerConfig) -> tuple[Store, list[str]]:
+    """A database holding ``count`` tables of four people, made by a server since stopped:
+    the store, and the tables' ids in the order they were made."""
+    store = Store(str(tmp_path / "fb.sqlite"))
+    store.migrate()
+    before = TableManager(store, config)
+    made = [(await before.create(CreateTable.model_validate(PEOPLE)))[0].table.id for _ in range(count)]
+    await before.stop()
+    return store, made
+
+
 def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_and_counts_them(
         tmp_path, monkeypatch):
     """After a restart the lobby's list waited until every open table was loaded (two
@@ -264,15 +278,10 @@ def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_
     the tables loaded, counts the others, and lists them once they are loaded."""
     monkeypatch.setattr(manager_module, "LOBBY_LOAD_WAIT", 0.2)
     monkeypatch.setattr(manager_module, "LOBBY_FRESH_SECONDS", 0.0)    # (each list made anew)
-    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
 
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
         config = ServerConfig(bot_delay=0, replace_after=None, analysis=False)
-        before = TableManager(store, config)
-        made = [(await before.create(CreateTable.model_validate(people)))[0].table.id for _ in range(3)]
-        await before.stop()
+        store, made = await _before_a_restart(tmp_path, 3, config)
         after = TableManager(store, config)    # a restart: nothing in memory
         listed = await after._open_ids()        # newest first: loaded in that order, one at a time
         assert sorted(listed) == sorted(made)
@@ -300,16 +309,10 @@ def test_the_lobby_list_after_a_restart_waits_for_tables_still_loading_a_moment_
 def test_the_lobby_list_while_tables_load_after_a_restart_is_still_made_at_most_once_a_second(tmp_path):
     """Each table loaded counted as a change of the open tables: during the loads nearly
     every request made the whole list anew (19 lists for 20 requests)."""
-    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
 
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
         config = ServerConfig(bot_delay=0, replace_after=None, analysis=False)
-        before = TableManager(store, config)
-        for _ in range(6):
-            await before.create(CreateTable.model_validate(people))
-        await before.stop()
+        store, _ = await _before_a_restart(tmp_path, 6, config)
         after = TableManager(store, config)
         made = []
         real_lists, real_load = after._lobby_tables, after._load
@@ -338,15 +341,10 @@ def test_the_lobby_list_while_tables_load_after_a_restart_is_still_made_at_most_
 def test_a_creation_on_a_full_server_after_a_restart_loads_only_the_table_it_closes(tmp_path):
     """To close the open table idle longest, the first creation after a restart loaded every
     open table first; the database says which is idle longest."""
-    people = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 1}}
 
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
         config = ServerConfig(bot_delay=0, replace_after=None, analysis=False, max_tables=3, idle_close=60)
-        before = TableManager(store, config)
-        made = [(await before.create(CreateTable.model_validate(people)))[0].table.id for _ in range(3)]
-        await before.stop()
+        store, made = await _before_a_restart(tmp_path, 3, config)
         later = lambda: utcnow() + timedelta(hours=1)     # noqa: E731 -- every table idle an hour
         after = TableManager(store, config, clock=later)
         loaded = []
@@ -357,7 +355,7 @@ def test_a_creation_on_a_full_server_after_a_restart_loads_only_the_table_it_clo
             return await real(table_id)
 
         after._load = load  # type: ignore[method-assign]
-        new, _ = await after.create(CreateTable.model_validate(people))
+        new, _ = await after.create(CreateTable.model_validate(PEOPLE))
         assert loaded == [made[0]]      # the oldest, which was closed to make room
         assert after.tables[made[0]].table.closed_reason.startswith("closed after ")
         assert sorted(await after._open_ids()) == sorted([made[1], made[2], new.table.id])
