@@ -16,7 +16,7 @@ def register(subparsers) -> None:
                     "hands and double-dummy values, in one transaction, and give the space back "
                     "(SQLite). The server must be stopped: it holds the database while it runs.")
     p.add_argument("--older-than", type=whole_number(0, MAX_DAYS), required=True, metavar="DAYS",
-                   help="remove tables whose last call or card is more than DAYS days old")
+                   help="remove tables whose last event (deal, call, card or close) is more than DAYS days old")
     p.add_argument("--database", metavar="URL", type=_database,
                    help="the server's database, as 'serve --database' takes it (default: the "
                         "SQLite file 'serve' uses by default)")

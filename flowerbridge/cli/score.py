@@ -22,7 +22,7 @@ def register(subparsers) -> None:
                                    "differs under this ruling is refused")
     p.add_argument("--variant", action="store_true",
                    help="score by the rule variants the record's options hold (the lab's scales, "
-                        "which a server table or lab run of a variant writes there), as 'show' and "
+                        "which a server table of a variant writes there), as 'show' and "
                         "the server do; without it the hand is scored by the rules and a note says "
                         "which were set aside")
     p.set_defaults(func=run)
