@@ -39,13 +39,14 @@ def run(args) -> int:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
+    from ..dealing import Deal
+    from ..seats import Seat
+
     seed = _seed_of(session)
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
             # a session play or demo saved names the seed its boards were dealt from (hand K,
             # board K), where deal --seed --board deals that hand again
-            from ..dealing import Deal
-            from ..seats import Seat
             state = record.state
             again = seed is not None and state.dealer is Seat.N.next(number - 1) \
                 and _held(Deal.from_seed(seed, number)) == _held(state.deal)
