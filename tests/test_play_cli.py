@@ -476,7 +476,8 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert status == 0 and "Not allowed" not in out
     assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
             and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
-                "? lists the legal calls; help or h shows this; q ends the session.\n" in out)
+                "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back\n"
+                "your last call and the bots' after it; help or h shows this; q ends the session.\n" in out)
     # the points in the bots' explanations are not the honor count shown at the hand's end
     assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
     status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
@@ -856,3 +857,113 @@ def test_play_and_demo_save_the_seed_their_boards_were_dealt_from(monkeypatch, t
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
     first = json.loads((tmp_path / "big.json").read_text(encoding="utf-8"))
     assert again["hands"][0]["hands"] == first["hands"][0]["hands"]      # the same board dealt again
+
+
+class UndoesOnce(AutoPlayer):
+    """Plays as AutoPlayer and, once its ``after``-th card is on the table, types undo once."""
+
+    after = 2
+
+    def __init__(self, screen: io.StringIO) -> None:
+        super().__init__(screen)
+        self.undone = False
+
+    def readline(self, *args) -> str:
+        if not self.undone and self.screen.getvalue().count("You play") == self.after:
+            self.undone = True
+            self.seen = len(self.screen.getvalue())
+            return "undo\n"
+        return super().readline(*args)
+
+
+class UndoesADummyCard(UndoesOnce):
+    after = 4   # as declarer at seed 5, the fourth card the person plays is the dummy's
+
+
+class HintsFirst(AutoPlayer):
+    """Asks for a hint at every prompt, then plays as AutoPlayer does."""
+
+    hinted = False
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        self.hinted = line == "?\n" and not self.hinted
+        return "hint\n" if self.hinted else line
+
+
+def test_play_undo_takes_back_your_call_and_the_bots_calls_after_it(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "2R\nundo\nPass\nPass\nq\n")
+    assert status == 0
+    assert "Taken back: your 2R, then West Pass, North 2A, East Pass.\n" in out
+    after = out.split("Taken back:", 1)[1]
+    # the auction is shown again as it stood before 2R, and goes on from there
+    assert "        1A      Pass    ?\n" in after and "You call Pass (weak)" in after
+    assert "Contract 1 Bright Animal by North" in after and "Contract" not in out.split("Taken back:", 1)[0]
+
+
+def test_play_undo_with_nothing_of_yours_to_take_back_says_so_and_changes_nothing(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "u\nPass\nq\n")
+    assert status == 0 and "Nothing to take back: you have made no call or card yet this hand.\n" in out
+    assert "You call Pass (weak)" in out and "Not allowed" not in out
+
+
+def test_play_undo_in_the_play_takes_back_your_card_and_the_tricks_after_it(monkeypatch, tmp_path):
+    # Chapter 9 and R12 still hold after it: the hand is played out to 13 tricks and saved
+    status, out = _play(monkeypatch, ["--seed", "24", "--hands", "1", "--save", str(tmp_path / "s.json")],
+                        type("DefendsAndUndoes", (UndoesOnce,), {"readline": lambda self, *a: (
+                            setattr(self, "bid_made", True) or UndoesOnce.readline(self, *a))}))
+    assert status == 0
+    second = re.findall(r"You play (\S+)", out)[1]
+    taken = re.search(r"Taken back: your (\S+?)[,.]", out)
+    assert taken and taken.group(1) == second
+    # the trick the card was in (trick 2) is announced once more, after the undo, and the hand ends
+    assert out.count("Trick 2 won by") == 2 and "Trick 13 won by" in out
+    assert len(re.findall(r"You play ", out)) == 14    # 13 cards, one of them played twice
+    import json
+
+    from flowerbridge.session import Session
+    hand = Session.from_dict(json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))).hands[0]
+    assert len(hand.plays) == 52 and sum(hand.tricks_won) == 13
+
+
+def test_play_undo_as_declarer_takes_back_a_card_played_from_the_dummy(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], UndoesADummyCard)
+    assert status == 0 and "by South\n" in out
+    fourth = re.findall(r"You play (\S+ .*)", out)[3]
+    assert fourth.endswith(" from dummy")
+    assert f"Taken back: dummy's (North) {fourth.split()[0]}" in out
+    assert "Trick 13 won by" in out
+
+
+def test_play_hint_names_a_legal_choice_and_changes_nothing_at_the_table(monkeypatch):
+    status, plain = _play(monkeypatch, ["--seed", "5", "--hands", "1"], AutoPlayer)
+    status_hints, hinted = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HintsFirst)
+    assert status == status_hints == 0
+    lines = hinted.splitlines()
+    hints = [(i, line) for i, line in enumerate(lines) if "Hint: " in line]
+    assert len(hints) >= 13
+    for i, line in hints:   # what the hint names is among the legal calls or cards listed next
+        named = line.split("Hint: ", 1)[1].split()[0]
+        legal = next(x for x in lines[i + 1:] if "Legal: " in x).split("Legal: ", 1)[1].split()
+        assert named in legal
+    # asking for hints changed no bot's call or card: the same session, less the hint lines
+    assert [line for line in lines if "Hint: " not in line] == plain.splitlines()
+
+
+def test_play_hint_with_random_bots_comes_from_the_basic_bot(monkeypatch):
+    from flowerbridge.cli.play import hint_level
+    assert hint_level("random") == "basic" and hint_level("pimc") == "pimc"
+    from flowerbridge.bots.basic import BasicBot
+    from flowerbridge.dealing import Deal
+    from flowerbridge.seats import Seat
+    from flowerbridge.session import Session
+
+    for seed in ("3", "4", "5"):
+        status, out = _play(monkeypatch, ["--seed", seed, "--bots", "random"], "hint\nq\n")
+        assert status == 0
+        # the basic bot's choice at South after the random bots' calls, from South's view
+        state = Session().new_hand(Deal.from_seed(int(seed), 1))
+        for seat, call in re.findall(r"^(\w+) calls (\S+)", out, re.MULTILINE):
+            state.apply(call, Seat[seat[0]])
+        decision = BasicBot().decide(state.observation(Seat.S))
+        assert f"Hint: {decision.action.text}  ({decision.explanation})\n" in out

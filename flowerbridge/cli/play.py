@@ -27,7 +27,9 @@ def register(subparsers) -> None:
                               description="Play Flower Bridge with three bots: you bid and play "
                                           "one seat (and the dummy when you declare). Type a call "
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
-                                          "what is legal; 'help' says what to type; 'q' quits.")
+                                          "what is legal; 'hint' asks a bot what it would do; "
+                                          "'undo' takes back your last call or card; 'help' says "
+                                          "what to type; 'q' quits.")
     p.add_argument("--seat", type=seat_type, default="S", help="your seat, N, E, S or W (default S)")
     p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
@@ -42,15 +44,24 @@ def register(subparsers) -> None:
 
 # `help` or `h` at a prompt: what `?` lists, then these
 HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
-             "? lists the legal calls; help or h shows this; q ends the session.\n"
+             "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back\n"
+             "your last call and the bots' after it; help or h shows this; q ends the session.\n"
              "The bots' calls count points by rank, not the honor count: the four highest ranks "
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
-             "? lists the legal cards; help or h shows this; q ends the session.")
+             "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back\n"
+             "your last card or call and what the bots did after it; help or h shows this;\n"
+             "q ends the session.")
 
 
 class Quit(Exception):
     """The person asked to stop (``q``, ``quit`` or the end of input)."""
+
+
+def hint_level(bots: str) -> str:
+    """The bot that gives the person hints: the one the table plays with, but
+    for random bots, whose choice would be no advice (then the basic bot)."""
+    return "basic" if bots == "random" else bots
 
 
 def run(args) -> int:
@@ -67,13 +78,15 @@ def run(args) -> int:
     save = session_file(args)   # a path that cannot be written is refused before any hand
     from ..errors import BotError
     bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
+    # seeded apart from the bots at the table: asking for a hint changes none of their choices
+    hinter = load_bot(hint_level(args.bots), seed=bot_seed(seed, seat.name, "hint"))
     session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
     session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
         sys.stdin.reconfigure(errors="replace")
-    table = Table(seat, bots, sys.stdin, sys.stdout, save)
+    table = Table(seat, bots, sys.stdin, sys.stdout, save, hinter)
     status = 0
     try:
         while not session.is_over:
@@ -155,10 +168,11 @@ def _terminal() -> bool:
 class Table:
     """One person's seat at the table: prints what they may see, reads what they do."""
 
-    def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO, save=None) -> None:
+    def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO, save=None, hinter=None) -> None:
         self.seat = seat
         self.save = save            # the SessionFile of --save, written after every hand
         self.bots = bots
+        self.hinter = hinter        # the bot asked by `hint`, with the person's own view (None: no hints)
         self.stdin = stdin
         self.stdout = stdout
         self.sheet_shown = False    # the scoresheet is on screen as it stands
@@ -331,6 +345,16 @@ class Table:
             text = self.ask(prompt)
             if not text:    # Enter alone: ask again
                 continue
+            if text.lower() in ("undo", "u"):
+                taken = self.take_back(state)
+                if taken is None:
+                    self.say("Nothing to take back: you have made no call or card yet this hand.")
+                    continue
+                self.say(taken)
+                return      # play_hand goes on from the position before it: the person's turn again
+            if text.lower() == "hint":
+                self.say(self.hint(state))
+                continue
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
                 text = shorthand_call(text)
@@ -357,6 +381,45 @@ class Table:
                 self.say(f"You play {event.card.code} {event.card.name}"
                          + ("" if event.seat is self.seat else " from dummy"))
             return
+
+    def take_back(self, state) -> str | None:
+        """Undo the person's last call or card this hand (a card of the dummy's
+        they played as declarer included) and everything the bots did after it;
+        what was taken back, in order, or None when there is nothing of theirs."""
+        from ..state import CardPlayed
+
+        declarer = state.contract.declarer if state.contract is not None else None
+        dummy = state.contract.dummy if state.contract is not None else None
+
+        def theirs(event) -> bool:
+            return event.seat is self.seat or (
+                isinstance(event, CardPlayed) and declarer is self.seat and event.seat is dummy)
+
+        last = next((i for i in range(len(state.history) - 1, -1, -1) if theirs(state.history[i])), None)
+        if last is None:
+            return None
+        undone = [state.undo() for _ in range(len(state.history) - last)][::-1]
+        said = [e.card.code if isinstance(e, CardPlayed) else e.call.text for e in undone]
+        whose = "your" if undone[0].seat is self.seat else f"dummy's ({undone[0].seat.full_name})"
+        after = ", ".join(f"{e.seat.full_name} {what}" for e, what in zip(undone[1:], said[1:]))
+        return f"Taken back: {whose} {said[0]}" + (f", then {after}." if after else ".")
+
+    def hint(self, state) -> str:
+        """What the hint bot would call or play at the person's turn, and why; it
+        sees only what the person sees (their observation)."""
+        from ..bots.base import ask
+        from ..calls import Call
+        from ..errors import BotError
+
+        if self.hinter is None:
+            return "No hints at this table."
+        try:
+            decision = ask(self.hinter, self.seat, state.observation(self.seat))
+        except BotError as exc:     # a bot loaded by path may fail: the game goes on
+            return f"No hint: {exc}"
+        action = decision.action
+        what = action.text if isinstance(action, Call) else f"{action.code} {action.name}"
+        return f"Hint: {what}" + (f"  ({decision.explanation})" if decision.explanation else "")
 
     def wrong_hand(self, state, obs, text: str) -> str | None:
         """Why a card the person typed comes from the wrong one of the hands they
