@@ -3259,3 +3259,42 @@ def test_a_tablet_shows_the_declarers_hand_and_the_dummy_whole_on_its_screen(bro
         assert 0 <= top and bottom <= viewport["height"] and 0 <= left and right <= viewport["width"], \
             (part, boxes)
     assert not south.errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_hint_at_a_table_of_bots_says_what_a_bot_would_do_and_goes_with_the_turn(browser, server, viewport):
+    created = server.create_table({"N": "basic", "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport)
+    wait_for_table(south)
+    south.locator("#bidding button").first.wait_for()
+    south.locator("#ask-hint").click()
+    south.wait_for_function("document.querySelector('#advice').textContent.startsWith('Hint from a basic bot: ')")
+    advice = south.locator("#advice").inner_text()
+    # the button and its answer are in the panel, on screen, and widen nothing
+    assert south.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(south, f"table-hint-{'phone' if viewport is PHONE else 'desktop'}")
+    # what a websocket client asking at the same turn is told (the same bot, the same view)
+    other = Client(server.url.replace("http", "ws", 1) + f"/ws/tables/{created['table']['id']}")
+    other.send({"type": "hello", "token": created["invitations"]["S"]["token"]})
+    other.until(lambda m: m["type"] == "snapshot")
+    other.send({"type": "hint", "id": "x"})
+    hint = other.until(lambda m: m["type"] == "hint")
+    other.close()
+    assert hint["kind"] == "call" and advice.startswith("Hint from a basic bot: ")
+    assert advice.endswith(f" ({hint['explanation']}).") if hint["explanation"] else advice.endswith(".")
+    called = south.locator(f'#bidding button[data-call="{hint["action"]}"]')
+    assert called.count() == 1     # a call the bidding box offers
+    called.click()
+    # the turn is over: the hint goes with it, and comes back only when asked for
+    south.wait_for_function("document.querySelector('#advice').textContent === ''")
+    assert south.locator("#refusal").inner_text() == ""
+    assert not south.errors
+
+
+def test_the_hint_button_is_offered_only_at_a_table_where_every_other_seat_is_a_bot(browser, server):
+    created = server.create_table({"N": "human", "E": BOT, "S": "human", "W": BOT})
+    north = open_page(browser, server, created["invitations"]["N"]["url"])
+    wait_for_table(north)
+    north.locator("#bidding button").first.wait_for()     # (dealer North: North's turn)
+    assert north.locator("#ask-hint").is_hidden() and north.locator(".hint-line").is_hidden()
+    assert not north.errors

@@ -873,7 +873,7 @@ def hostile_messages(rng: random.Random, seq: int, count: int):
         elif kind == 3:
             yield json.dumps({"type": "play", "card": rng.choice(cards), "id": "f"})
         elif kind == 4:
-            yield json.dumps({"type": rng.choice(["call", "play", "ping", "sync", "close", "undo", "x"]),
+            yield json.dumps({"type": rng.choice(["call", "play", "ping", "sync", "close", "hint", "undo", "x"]),
                               rng.choice(["call", "card", "since", "id", "seat"]):
                                   rng.choice([None, 1, -1, 2.5, [], {}, "N", "x" * 70])})
         elif kind == 5:
@@ -985,3 +985,65 @@ def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(s
     assert plays and all(m["card"] == str(max(o.legal, key=lambda c: (c.rank, c.suit)).code)
                          for m, o in zip(plays, [o for o in bot.seen if o.phase is Phase.PLAY]))
     south.close()
+
+
+def test_a_hint_at_a_table_of_bots_is_the_strongest_bots_choice_from_the_persons_own_view(server):
+    created = server.create_table({"S": "human", "N": "basic", "E": "random", "W": "random"})
+    table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
+    south = joined(server, table_id, token)
+    watcher = joined(server, table_id)
+    wait_for_turn(south)
+    at = south.seq
+    south.send({"type": "hint", "seq": at, "id": "h1"})
+    hint = south.until(lambda m: m["type"] == "hint")
+    # the basic bot (the table's strongest, random being no advice) in South's place
+    live = manager(server).tables[table_id]
+    expected = load_bot("basic").decide(live.table.state.observation(Seat.S))
+    assert hint == {"v": 1, "type": "hint", "seq": at, "kind": "call", "action": str(expected.action),
+                    "explanation": expected.explanation or None, "level": "basic", "id": "h1"}
+    assert hint["action"] in south.view["legal"]
+    # asked again at the same turn: the same answer; and the table is as it was
+    south.send({"type": "hint", "id": "h2"})
+    assert {**south.until(lambda m: m["type"] == "hint"), "id": "h1"} == hint
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == at
+    assert [m for m in watcher.drain() if m["type"] != "presence"] == []    # told to South alone
+    south.send({"type": "hint", "seq": at - 1, "id": "old"})
+    assert south.until(lambda m: m["type"] == "error")["code"] == "stale"
+    south.send({"type": "hint", "seq": at, "extra": 1})
+    assert south.until(lambda m: m["type"] == "error")["code"] == "bad_message"
+    watcher.send({"type": "hint", "id": "w"})
+    assert watcher.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+    for client in (south, watcher):
+        client.close()
+
+
+def test_a_hint_is_refused_at_a_table_of_people_and_names_them(server):
+    created = server.create_table({"N": "human", "E": "human", "S": "random", "W": "random"})
+    table_id = created["table"]["id"]
+    north = joined(server, table_id, created["invitations"]["N"]["token"])
+    wait_for_turn(north)        # (dealer North: the first call is North's)
+    north.send({"type": "hint", "id": "n"})
+    error = north.until(lambda m: m["type"] == "error")
+    assert error == {"v": 1, "type": "error", "code": "no_hint", "id": "n",
+                     "message": "hints are given only at a table of one person and three bots: "
+                                "East plays here too"}
+    north.close()
+
+
+def test_a_hint_is_given_at_the_persons_turn_only(tmp_path):
+    # the bots think for 2 s: North (dealer) and East have still to call when South asks
+    with ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=2, replace_after=None,
+                                   analysis=False)) as server:
+        created = server.create_table({"S": "human", **BOTS3})
+        south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
+        south.send({"type": "hint", "id": "early"})
+        error = south.until(lambda m: m["type"] == "error")
+        assert (error["code"], error["message"]) == ("no_hint", "a hint is given at your turn only")
+        south.close()
+
+
+def test_a_hint_comes_from_the_strongest_of_the_tables_bot_levels_never_random():
+    from flowerbridge.server.botplay import hint_level
+    assert hint_level(["random", "random", "random"]) == "basic"
+    assert hint_level(["random", "pimc", "basic"]) == "pimc"
+    assert hint_level(["basic", None, "random"]) == "basic"     # (a person's seat has no level)

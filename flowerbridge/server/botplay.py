@@ -65,6 +65,33 @@ def new_bot(level: str, seed: str) -> Bot:
     return load_bot(level, seed=seed)
 
 
+def hint_level(levels) -> str:
+    """The level that advises the person at a table of bots: the strongest of
+    the table's ``levels`` (:data:`BOT_LEVELS` lists them weakest first), but
+    never ``random``, whose choice would be no advice."""
+    usable = [level for level in bot_levels() if level != "random"]
+    if not usable:
+        return "random"
+    ranked = [level for level in levels if level in usable]
+    return max(ranked, key=usable.index) if ranked else usable[0]
+
+
+def advise(bot: Bot, observation: Observation) -> tuple[Call | Card, str]:
+    """The bot's action for the person it advises, with its reason, card or call
+    (the person's own view: the reason tells them nothing they do not see).
+    A failure, or an illegal choice, is a ``no_hint`` error, logged."""
+    try:
+        decision = decide(bot, observation)
+    except Exception:  # a bot is third-party code
+        log.exception("hint bot %s at %s failed", type(bot).__name__, observation.seat.name)
+        raise TableError("no_hint", "the bot failed to give a hint (logged)") from None
+    if decision.action not in observation.legal:
+        log.error("hint bot %s at %s chose %r, which is not legal", type(bot).__name__,
+                  observation.seat.name, decision.action)
+        raise TableError("no_hint", "the bot gave no legal hint (logged)")
+    return decision.action, decision.explanation
+
+
 def choose(bot: Bot, observation: Observation) -> tuple[Call | Card, str | None]:
     """The bot's action and, for a call, its explanation.
 

@@ -38,7 +38,7 @@ from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import SEATS, Seat
 from . import analysis
-from .botplay import check_level, choose, default_bot, is_slow, new_bot
+from .botplay import advise, check_level, choose, default_bot, hint_level, is_slow, new_bot
 from .commit import GroupCommit
 from .config import ServerConfig
 from ..render import count_text
@@ -157,6 +157,8 @@ class LiveTable:
     # what a stand-in did for a person's seat since they left, told them when they
     # come back (in memory only: after a restart the table's record still shows it)
     stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
+    # the last hint given to each seat, sent again when asked again at the same seq
+    hints: dict[Seat, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def connections(self) -> frozenset[Connection]:
@@ -796,6 +798,43 @@ class TableManager:
         async with live.lock:
             _check_seq(live, seq)
             await self._commit(live, conn.role, kind, action)
+
+    async def hint(self, conn: Connection, seq: int | None, message_id: str | None) -> None:
+        """What a bot would call or play in the person's place, from their own
+        view, told to this connection alone: only at a table where every other
+        seat is a bot (among people it would be help from outside the game), and
+        only at the person's turn. Changes nothing at the table."""
+        live = conn.live
+        if conn.role is None or live is None:
+            raise TableError("not_seated", "only a person seated at the table can ask for a hint")
+        seat = conn.role
+        async with live.lock:
+            _check_seq(live, seq)
+            live.table.check_open()
+            people = [s.full_name for s in SEATS if s is not seat and live.table.players[s].player == HUMAN]
+            if people:
+                raise TableError("no_hint", "hints are given only at a table of one person and three "
+                                            f"bots: {' and '.join(people)} "
+                                            f"{'plays' if len(people) == 1 else 'play'} here too")
+            if live.table.actor is not seat:
+                raise TableError("no_hint", "a hint is given at your turn only")
+            at = live.table.seq
+            cached = live.hints.get(seat)
+            if cached is not None and cached["seq"] == at:
+                conn.send(cached if message_id is None else {**cached, "id": message_id})
+                return
+            observation = live.table.state.observation(seat)  # type: ignore[union-attr]
+            level = hint_level(live.table.players[s].level for s in SEATS if s is not seat)
+        # seeded by the table, the seat and the turn: the same hint for the same turn, and
+        # none of the table's own bots is asked (their choices stay as they would be)
+        bot = new_bot(level, bot_seed(live.table.seed, seat.name, "hint", at))
+        pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
+        action, explanation = await asyncio.get_running_loop().run_in_executor(pool, advise, bot, observation)
+        reply = {"v": PROTOCOL_VERSION, "type": "hint", "seq": at,
+                 "kind": "play" if isinstance(action, Card) else "call", "action": str(action),
+                 "explanation": explanation or None, "level": level}
+        live.hints[seat] = reply
+        conn.send(reply if message_id is None else {**reply, "id": message_id})
 
     async def close_table(self, conn: Connection, seq: int | None) -> None:
         """Close the table for good at the word of its person: one who is seated

@@ -181,6 +181,14 @@ class CloseMessage(_Strict):
     id: _MessageId | None = None
 
 
+class HintMessage(_Strict):
+    """Ask what a bot would call or play in the seat's place (a table of bots only)."""
+
+    type: Literal["hint"]
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
 class PingMessage(_Strict):
     """Keep-alive; answered by ``pong``."""
 
@@ -189,7 +197,7 @@ class PingMessage(_Strict):
 
 
 ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage,
-                                CloseMessage],
+                                CloseMessage, HintMessage],
                           Field(discriminator="type")]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

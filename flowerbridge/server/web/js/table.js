@@ -39,6 +39,7 @@ const state = {
   refusal: null,         // why the last action was refused, until this page acts again or a new deal
   turnShown: null,       // the turn last brought into view (showTurn), as turnKey gives it
   hint: null,            // why a card clicked cannot be played, until the next event or action
+  advice: null,          // a bot's hint for this seat's turn, {seq, text}: shown while seq is the latest
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: stored(COPIES_KEY) !== "off",
@@ -115,6 +116,31 @@ function mayClose() {
   if (state.role !== "seat" || !state.table || state.table.closed || sessionOver()) return false;
   return Object.entries(state.table.seats || {}).every(([seat, info]) =>
     seat === state.seat || info.player !== "human" || !info.connected);
+}
+
+// A hint, at a table where every other seat is a bot (the server checks it again):
+// what a bot would call or play here, from this seat's own view.
+function mayAskHint() {
+  if (state.role !== "seat" || !isMyTurn() || sessionOver()) return false;
+  return Object.entries(state.table?.seats || {}).every(([seat, info]) =>
+    seat === state.seat || info.player !== "human");
+}
+
+function askHint() {
+  // sent as it is, not as an action: the answer may take a thinking bot a few seconds
+  if (!connection.send({ type: "hint", seq: connection.seq, id: `h${connection.seq}` })) {
+    state.refusal = NOT_SENT;
+  } else {
+    state.advice = { seq: connection.seq, text: "Asking a bot…" };
+  }
+  draw();
+}
+
+function adviceText(message) {
+  const what = message.kind === "play"
+    ? `${message.action}, ${cardName(state.catalogue.get(message.action), state.language)}`
+    : spokenCall(message.action);
+  return `Hint from a ${message.level} bot: ${what}` + (message.explanation ? ` (${message.explanation})` : "") + ".";
 }
 
 function closeTable() {
@@ -429,6 +455,9 @@ function drawPlayPanel() {
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
   drawElsewhere();
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
+  $("ask-hint").classList.toggle("hidden", !mayAskHint());
+  const advice = state.advice?.seq === connection.seq && isMyTurn() ? state.advice.text : "";
+  if ($("advice").textContent !== advice) $("advice").textContent = advice;
   drawStoodIn();
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
@@ -840,7 +869,11 @@ const HANDLERS = {
       state.refusal = isMyTurn() ? "The table moved on before that arrived: look again and choose." : null;
       return;
     }
+    if (message.id?.startsWith("h")) state.advice = null;   // the hint asked for is not coming
     state.refusal = message.message;
+  },
+  hint(message) {
+    if (message.seq === connection.seq) state.advice = { seq: message.seq, text: adviceText(message) };
   },
   pong() {},
 };
@@ -1229,6 +1262,7 @@ async function main() {
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);
   $("close-table").addEventListener("click", () => openDialog($("close-dialog"), $("close-table")));
+  $("ask-hint").addEventListener("click", askHint);
   $("close-confirm").addEventListener("click", closeTable);
   $("close-cancel").addEventListener("click", () => $("close-dialog").close());
   $("close-dialog").addEventListener("close", closedDialog);
