@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from flowerbridge.cli import main
+from flowerbridge.seats import Seat
 
 
 class AutoPlayer(io.StringIO):
@@ -955,7 +956,6 @@ def test_play_hint_with_random_bots_comes_from_the_basic_bot(monkeypatch):
     assert hint_level("random") == "basic" and hint_level("pimc") == "pimc"
     from flowerbridge.bots.basic import BasicBot
     from flowerbridge.dealing import Deal
-    from flowerbridge.seats import Seat
     from flowerbridge.session import Session
 
     for seed in ("3", "4", "5"):
@@ -967,3 +967,45 @@ def test_play_hint_with_random_bots_comes_from_the_basic_bot(monkeypatch):
             state.apply(call, Seat[seat[0]])
         decision = BasicBot().decide(state.observation(Seat.S))
         assert f"Hint: {decision.action.text}  ({decision.explanation})\n" in out
+
+
+class Claims(AutoPlayer):
+    """Plays as AutoPlayer, but first claims at every turn in the play."""
+
+    claimed = False
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        if line == "?\n" and "Card from" in self.screen.getvalue()[-200:] and not self.claimed:
+            self.claimed = True
+            return "claim\n"
+        self.claimed = line == "?\n" and self.claimed
+        return line
+
+
+def test_play_a_claim_is_accepted_only_when_no_defence_stops_it_and_is_played_out(monkeypatch, tmp_path):
+    import json
+
+    from flowerbridge.session import Session
+
+    path = tmp_path / "s.json"
+    status, out = _play(monkeypatch, ["--seed", "2", "--seat", "N", "--hands", "1", "--save", str(path)], Claims)
+    assert status == 0
+    before, accepted, after = out.partition("You claim the 3 tricks left; accepted, and the cards are played out:\n")
+    assert accepted
+    # refused at every turn before it, each time asked again for a card from the same hand
+    refusals = before.count("Claim not accepted: against best play the other side can still take a trick. Play on.")
+    assert refusals == before.count("You play") == 10
+    # the tricks left, played out with their cards, all to North-South
+    played_out = re.findall(r"^Trick (\d+) \((.*)\) won by (\w+) with", after, re.MULTILINE)
+    assert [int(n) for n, _, _ in played_out] == [11, 12, 13]
+    assert all(winner in ("North", "South") for _, _, winner in played_out)
+    hand = Session.from_dict(json.loads(path.read_text(encoding="utf-8"))).hands[0]
+    assert len(hand.plays) == 52 and all(t.winner in (Seat.N, Seat.S) for t in hand.tricks[10:])
+
+
+def test_play_a_claim_in_the_auction_is_explained(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "claim\nPass\nq\n")
+    assert status == 0
+    assert "A claim is made in the play, at your turn: it says you take every trick left.\n" in out
+    assert "You call Pass" in out

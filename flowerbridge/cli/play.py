@@ -14,6 +14,7 @@ import sys
 from typing import TextIO
 
 from ..render import fit_lines
+from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
 from .demo import MAX_HANDS
 
@@ -28,8 +29,9 @@ def register(subparsers) -> None:
                                           "one seat (and the dummy when you declare). Type a call "
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
                                           "what is legal; 'hint' asks a bot what it would do; "
-                                          "'undo' takes back your last call or card; 'help' says "
-                                          "what to type; 'q' quits.")
+                                          "'undo' takes back your last call or card; 'claim' "
+                                          "claims every trick left; 'help' says what to type; "
+                                          "'q' quits.")
     p.add_argument("--seat", type=seat_type, default="S", help="your seat, N, E, S or W (default S)")
     p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
@@ -50,7 +52,8 @@ HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
              "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back\n"
-             "your last card or call and what the bots did after it; help or h shows this;\n"
+             "your last card or call and what the bots did after it; claim says your side takes\n"
+             "every trick left (accepted when no defence can stop it); help or h shows this;\n"
              "q ends the session.")
 
 
@@ -67,7 +70,6 @@ def hint_level(bots: str) -> str:
 def run(args) -> int:
     from ..bots import bot_seed, load_bot
     from ..options import RuleOptions
-    from ..seats import Seat
     from ..session import Session
 
     seat = args.seat
@@ -243,11 +245,7 @@ class Table:
                 self.show_holding(f"Dummy ({state.contract.dummy.full_name})",
                                   state.remaining(state.contract.dummy))
             if len(state.tricks) > tricks_before:
-                trick = state.tricks[-1]
-                card = next(c for s, c in trick.plays if s is trick.winner)
-                ns, ew = state.tricks_won
-                self.say(f"Trick {trick.number} won by {trick.winner.full_name} with {card.code}; "
-                         f"tricks NS {ns}, EW {ew}")
+                self.say_tricks(state, tricks_before)
                 if watch and state.contract.dummy is self.seat and not state.is_over:
                     watch = self.watch_as_dummy()
         session.add(state)
@@ -273,6 +271,20 @@ class Table:
             if not self.ask("Press Enter for the next hand (q to quit): "):
                 break
             self.say("Enter starts the next hand; q ends the session.")
+
+    def say_tricks(self, state, since: int) -> None:
+        """Each trick completed since the first ``since``: who won it, and the
+        tricks each side has then. Several at once (a claim played out) are
+        said with their cards, which nobody has seen played."""
+        ns = sum(1 for t in state.tricks[:since] if t.winner in (Seat.N, Seat.S))
+        ew = since - ns
+        several = len(state.tricks) - since > 1
+        for trick in state.tricks[since:]:
+            card = next(c for s, c in trick.plays if s is trick.winner)
+            ns, ew = (ns + 1, ew) if trick.winner in (Seat.N, Seat.S) else (ns, ew + 1)
+            cards = " (" + ", ".join(f"{s.name} {c.code}" for s, c in trick.plays) + ")" if several else ""
+            self.say(f"Trick {trick.number}{cards} won by {trick.winner.full_name} with {card.code}; "
+                     f"tricks NS {ns}, EW {ew}")
 
     def watch_as_dummy(self) -> bool:
         """Between tricks, when the person is dummy and the bots play every card:
@@ -352,6 +364,13 @@ class Table:
                     continue
                 self.say(taken)
                 return      # play_hand goes on from the position before it: the person's turn again
+            if text.lower() == "claim":
+                if auction:
+                    self.say("A claim is made in the play, at your turn: it says you take every trick left.")
+                    continue
+                if self.claim(state):
+                    return
+                continue
             if text.lower() == "hint":
                 self.say(self.hint(state))
                 continue
@@ -403,6 +422,23 @@ class Table:
         whose = "your" if undone[0].seat is self.seat else f"dummy's ({undone[0].seat.full_name})"
         after = ", ".join(f"{e.seat.full_name} {what}" for e, what in zip(undone[1:], said[1:]))
         return f"Taken back: {whose} {said[0]}" + (f", then {after}." if after else ".")
+
+    def claim(self, state) -> bool:
+        """The person claims every trick left (the one in progress included) for
+        their side. Accepted when the double-dummy solver finds that side takes
+        them all against any defence: the cards are then played out along a line
+        of best play (the record holds every card). Whether it was accepted."""
+        from ..solver.game import optimal_line, tricks
+
+        left = 13 - len(state.tricks)
+        if tricks(state) < left:
+            self.say("Claim not accepted: against best play the other side can still take a trick. Play on.")
+            return False
+        self.say(f"You claim {'the last trick' if left == 1 else f'the {left} tricks left'}; "
+                 "accepted, and the cards are played out:")
+        for _, card in optimal_line(state):
+            state.apply(card, state.actor)
+        return True
 
     def hint(self, state) -> str:
         """What the hint bot would call or play at the person's turn, and why; it
