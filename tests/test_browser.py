@@ -3298,3 +3298,51 @@ def test_the_hint_button_is_offered_only_at_a_table_where_every_other_seat_is_a_
     north.locator("#bidding button").first.wait_for()     # (dealer North: North's turn)
     assert north.locator("#ask-hint").is_hidden() and north.locator(".hint-line").is_hidden()
     assert not north.errors
+
+
+def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browser, tmp_path, monkeypatch):
+    # a server in this process, where the test can judge each claim with the table's own
+    # state; the table's seed fixed, so that the random bots play the same every run
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.testing import ServerThread
+    from flowerbridge.solver.game import claim_line
+
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "c1a1" * 8)
+        created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 3})
+        monkeypatch.undo()
+        live = server.app.state.manager.tables[created["table"]["id"]]
+        south = open_page(browser, server, created["invitations"]["S"]["url"])
+        wait_for_table(south)
+        told = {"refused": 0, "accepted": 0}
+
+        def claim_then_play(page, bid_once, before_card):
+            turn = page.evaluate(TURN)
+            if turn and turn["call"]:   # in the auction a hint is offered, a claim is not
+                assert page.locator("#ask-hint").is_visible() and page.locator("#claim-rest").is_hidden()
+            if not (turn and turn["card"]) or told["accepted"]:
+                return act_by_mouse(page, bid_once, before_card)
+            assert page.locator("#claim-rest").is_visible() and page.locator("#ask-hint").is_visible()
+            good = claim_line(live.table.state) is not None
+            page.locator("#claim-rest").click()
+            if good:
+                page.wait_for_function("document.querySelector('#advice').textContent.startsWith('Claim accepted')")
+                assert re.fullmatch(r"Claim accepted: the last (\d+ tricks|trick) of hand \d go to your side; "
+                                    r"the cards are played out\.", page.locator("#advice").inner_text())
+                told["accepted"] += 1
+                return turn["seq"]
+            page.wait_for_function("document.querySelector('#refusal').textContent")
+            assert page.locator("#refusal").inner_text() == ("claim not accepted: against best play the other "
+                                                             "side can still take a trick; play on")
+            assert page.evaluate("document.body.dataset.seq") == turn["seq"]     # nothing changed
+            told["refused"] += 1
+            return act_by_mouse(page, bid_once, before_card)
+
+        for _ in range(3):
+            play_hand([south], claim_then_play)
+            if told["accepted"]:
+                break
+            south.locator("#close-review").click()
+        assert told["accepted"] == 1 and told["refused"] >= 1
+        assert not south.errors

@@ -1006,7 +1006,8 @@ def test_a_hint_at_a_table_of_bots_is_the_strongest_bots_choice_from_the_persons
     south.send({"type": "hint", "id": "h2"})
     assert {**south.until(lambda m: m["type"] == "hint"), "id": "h1"} == hint
     assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == at
-    assert [m for m in watcher.drain() if m["type"] != "presence"] == []    # told to South alone
+    # told to South alone (the watcher has the calls before South's turn, and nothing after)
+    assert [m for m in watcher.drain() if m["type"] == "hint" or m.get("seq", 0) > at] == []
     south.send({"type": "hint", "seq": at - 1, "id": "old"})
     assert south.until(lambda m: m["type"] == "error")["code"] == "stale"
     south.send({"type": "hint", "seq": at, "extra": 1})
@@ -1047,3 +1048,83 @@ def test_a_hint_comes_from_the_strongest_of_the_tables_bot_levels_never_random()
     assert hint_level(["random", "random", "random"]) == "basic"
     assert hint_level(["random", "pimc", "basic"]) == "pimc"
     assert hint_level(["basic", None, "random"]) == "basic"     # (a person's seat has no level)
+
+
+def _claims_at_each_turn(server, monkeypatch, seed: str):
+    """South, alone with three random bots at a table of ``seed``, opens the bidding, then
+    claims at each of its turns in the play before playing its first legal card; yields
+    (South's client, whether the solver finds the claim good, the answer) at each claim."""
+    from flowerbridge.solver.game import claim_line
+
+    with monkeypatch.context() as patched:
+        patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: seed)
+        created = server.create_table({"S": "human", **BOTS3}, hands=3)
+    table_id = created["table"]["id"]
+    south = joined(server, table_id, created["invitations"]["S"]["token"])
+    live = manager(server).tables[table_id]
+    while not south.session_over:
+        wait_for_turn(south, timeout=60)
+        if south.view["phase"] == "auction":
+            calls = [c for c in south.view["legal"] if c != "Pass"]
+            south.send({"type": "call", "call": calls[0] if calls and not south.view["auction"][2:]
+                        else "Pass", "seq": south.seq})
+        else:
+            good = claim_line(live.table.state) is not None
+            south.send({"type": "claim", "seq": south.seq, "id": f"c{south.seq}"})
+            answer = south.until(lambda m: m["type"] in ("claim", "error"))
+            yield south, good, answer
+            if answer["type"] == "error":
+                south.send({"type": "play", "card": south.view["legal"][0], "seq": south.seq})
+        seq = south.seq
+        south.until(lambda m, seq=seq: m.get("seq", 0) > seq or south.session_over)
+
+
+def test_a_claim_at_a_table_of_bots_is_accepted_only_when_no_defence_stops_it_and_played_out(
+        server, monkeypatch):
+    from flowerbridge.server import manager as manager_module
+    judged = []
+    judge = manager_module._judge_claim
+    monkeypatch.setattr(manager_module, "_judge_claim", lambda state: judged.append(1) or judge(state))
+    accepted = refused = 0
+    for south, good, answer in _claims_at_each_turn(server, monkeypatch, "c1a1" * 8):
+        if not good:
+            assert answer["code"] == "no_claim" and answer["message"] == (
+                "claim not accepted: against best play the other side can still take a trick; play on")
+            refused += 1
+            # the same claim again at the same turn: refused again, not searched again
+            south.send({"type": "claim", "seq": south.seq, "id": "again"})
+            again = south.until(lambda m: m["type"] == "error" and m.get("id") == "again")
+            assert again["message"] == answer["message"] and len(judged) == refused
+            continue
+        assert answer["type"] == "claim" and answer["side"] == "NS"
+        hand, left = answer["hand"], answer["tricks"]
+        # the cards come after the answer, played out to the hand's end: every trick left to NS
+        over = south.until(lambda m, hand=hand: m.get("hand_over") is not None and m["hand"] == hand)
+        tricks = over["view"]["tricks"]
+        assert len(tricks) == 13 and all(t["winner"] in ("N", "S") for t in tricks[13 - left:])
+        accepted += 1
+        break
+    assert accepted == 1 and refused >= 1
+    # read what the bots' next hand sent meanwhile: with its queue full, the client
+    # reads no more, and its close waits out its 10 s timeout for the server's answer
+    south.send({"type": "ping", "id": "last"})
+    south.until(lambda m: m.get("id") == "last")
+    south.close()
+
+
+def test_a_claim_is_made_in_the_play_at_a_table_of_bots_only(server):
+    table_id, token = south_table(server)
+    south = joined(server, table_id, token)
+    wait_for_turn(south)
+    south.send({"type": "claim", "id": "early"})
+    error = south.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["message"]) == ("no_claim", "a claim is made in the play, at your turn")
+    south.close()
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
+    north = joined(server, created["table"]["id"], created["invitations"]["N"]["token"])
+    wait_for_turn(north)
+    north.send({"type": "claim", "id": "n"})
+    error = north.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["message"]) == (
+        "no_claim", "claims are made only at a table of one person and three bots: South plays here too")
+    north.close()

@@ -767,3 +767,40 @@ def test_too_many_copies_of_a_card_across_seats_and_the_trick_name_the_card_and_
     with pytest.raises(SolverInputError, match=r"^card 0 appears 3 times \(1 in seat 0's hand, "
                                                r"1 in seat 2's hand, 1 in the trick\); the deck holds 2$"):
         dd.card_values([[0], [3, 4], [0, 6], [8, 9]], None, 0, [0])
+
+
+@pytest.mark.parametrize("contract", ["1NT", "1P", "1R", "1A"])
+def test_claim_line_is_given_exactly_where_no_defence_takes_a_trick(contract):
+    # a claim of every trick left (terminal play, the server): judged against brute force
+    # on endings of a played hand, and the line it gives takes them all in the engine
+    from flowerbridge.records import HandRecord
+    from flowerbridge.solver.game import claim_line
+
+    seen = {True: 0, False: 0}
+    for seed in range(12):
+        deal = Deal.from_seed(seed)
+        state = HandRecord.from_dict({
+            "dealer": "N", "hands": {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)},
+            "auction": [contract, "Pass", "Pass", "Pass"]}).state
+        rng = random.Random(seed)
+        while len(state.tricks) < 9 + seed % 3:
+            state.play(rng.choice(state.legal_cards()))
+        for _ in range(seed % 4):       # mid-trick too
+            state.play(rng.choice(state.legal_cards()))
+        hands = [[c.index for c in state.remaining(s)] for s in range(4)]
+        trick = [c.index for _, c in state.current_trick]
+        leader = int(state.current_trick[0][0]) if trick else int(state.to_play)
+        trump = state.contract.denomination.trump
+        left = 13 - len(state.tricks)
+        every = max(brute_force_values(hands, None if trump is None else int(trump), leader, trick).values()) == left
+        line = claim_line(state)
+        assert (line is not None) == every
+        seen[every] += 1
+        if line is not None:
+            side = state.to_play % 2
+            before = len(state.tricks)
+            for seat, card in line:
+                assert state.to_play == seat
+                state.play(card)
+            assert state.is_over and all(t.winner % 2 == side for t in state.tricks[before:])
+    assert seen[True] and seen[False]

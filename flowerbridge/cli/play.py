@@ -428,15 +428,16 @@ class Table:
         their side. Accepted when the double-dummy solver finds that side takes
         them all against any defence: the cards are then played out along a line
         of best play (the record holds every card). Whether it was accepted."""
-        from ..solver.game import optimal_line, tricks
+        from ..solver.game import claim_line
 
         left = 13 - len(state.tricks)
-        if tricks(state) < left:
+        line = claim_line(state)
+        if line is None:
             self.say("Claim not accepted: against best play the other side can still take a trick. Play on.")
             return False
         self.say(f"You claim {'the last trick' if left == 1 else f'the {left} tricks left'}; "
                  "accepted, and the cards are played out:")
-        for _, card in optimal_line(state):
+        for _, card in line:
             state.apply(card, state.actor)
         return True
 

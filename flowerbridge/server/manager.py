@@ -37,6 +37,7 @@ from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..seats import SEATS, Seat
+from ..state import Phase
 from . import analysis
 from .botplay import advise, check_level, choose, default_bot, hint_level, is_slow, new_bot
 from .commit import GroupCommit
@@ -159,6 +160,8 @@ class LiveTable:
     stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
     # the last hint given to each seat, sent again when asked again at the same seq
     hints: dict[Seat, dict[str, Any]] = field(default_factory=dict)
+    # the seq at which each seat's last claim was refused: refused again there unsearched
+    claims_refused: dict[Seat, int] = field(default_factory=dict)
 
     @property
     def connections(self) -> frozenset[Connection]:
@@ -811,11 +814,7 @@ class TableManager:
         async with live.lock:
             _check_seq(live, seq)
             live.table.check_open()
-            people = [s.full_name for s in SEATS if s is not seat and live.table.players[s].player == HUMAN]
-            if people:
-                raise TableError("no_hint", "hints are given only at a table of one person and three "
-                                            f"bots: {' and '.join(people)} "
-                                            f"{'plays' if len(people) == 1 else 'play'} here too")
+            _alone_with_bots(live, seat, "no_hint", "hints are given")
             if live.table.actor is not seat:
                 raise TableError("no_hint", "a hint is given at your turn only")
             at = live.table.seq
@@ -835,6 +834,47 @@ class TableManager:
                  "explanation": explanation or None, "level": level}
         live.hints[seat] = reply
         conn.send(reply if message_id is None else {**reply, "id": message_id})
+
+    async def claim(self, conn: Connection, seq: int | None, message_id: str | None) -> None:
+        """The person claims every trick left for their side, at their turn in the
+        play, at a table where every other seat is a bot. Judged with every hand
+        in view (as a director would): when no defence takes a trick from that
+        side, the cards are played out along a line of best play, stored in one
+        commit, and the claimant is told first; otherwise ``no_claim``."""
+        live = conn.live
+        if conn.role is None or live is None:
+            raise TableError("not_seated", "only a person seated at the table can claim")
+        seat = conn.role
+        async with live.lock:      # the table stands still while the claim is judged
+            _check_seq(live, seq)
+            live.table.check_open()
+            _alone_with_bots(live, seat, "no_claim", "claims are made")
+            state = live.table.state
+            if live.table.actor is not seat or state is None or state.phase is not Phase.PLAY:
+                raise TableError("no_claim", "a claim is made in the play, at your turn")
+            left, hand = 13 - len(state.tricks), live.table.hand_number
+            # (a claim sent again and again costs one search a turn, not one a message)
+            refused = live.claims_refused.get(seat) == live.table.seq
+            line = None if refused else await asyncio.get_running_loop().run_in_executor(
+                self._slow_bot_pool, _judge_claim, state)
+            if line is None:
+                live.claims_refused[seat] = live.table.seq
+                raise TableError("no_claim", "claim not accepted: against best play the other side "
+                                             "can still take a trick; play on")
+            rows: list[Event] = []
+            try:
+                for _, card in line:
+                    rows += live.table.act(live.table.actor, "play", str(card))
+            except FlowerBridgeError:   # (a line the engine refuses: a bug) nothing is kept
+                if rows:
+                    live.table = live.table.without(rows)
+                raise
+            stored = await self._store(live, rows)     # all of it, or nothing (busy)
+            reply = {"v": PROTOCOL_VERSION, "type": "claim", "hand": hand, "tricks": left,
+                     "side": "NS" if seat in (Seat.N, Seat.S) else "EW"}
+            # the claimant hears that it was accepted before the cards come
+            conn.send(reply if message_id is None else {**reply, "id": message_id})
+            self._made(live, stored)
 
     async def close_table(self, conn: Connection, seq: int | None) -> None:
         """Close the table for good at the word of its person: one who is seated
@@ -1092,6 +1132,26 @@ def _check_room(live: LiveTable, conn: Connection, role: Role) -> None:
         if here >= MAX_SPECTATORS_PER_ADDRESS:
             raise TableError("too_many", f"this address has {here} spectator connections to "
                                          "this table, its most: close one first")
+
+
+def _alone_with_bots(live: LiveTable, seat: Seat, code: str, what: str) -> None:
+    """Refuse (``code``) unless every seat but ``seat`` is a bot: among people, a
+    hint or a claim judged by the server would be help from outside the game."""
+    people = [s.full_name for s in SEATS if s is not seat and live.table.players[s].player == HUMAN]
+    if people:
+        raise TableError(code, f"{what} only at a table of one person and three bots: "
+                               f"{' and '.join(people)} {'plays' if len(people) == 1 else 'play'} here too")
+
+
+def _judge_claim(state):
+    """The line a claim of every trick left is played out along, or None (on an
+    executor: the solver searches with the GIL released)."""
+    from ..solver.core import FLOWER, DoubleDummy
+    from ..solver.game import claim_line
+
+    # a solver of its own, small: a claim's position is a few tricks from the end, or an
+    # easy one (the default per-thread solver would keep 256 MB in each bot thread)
+    return claim_line(state, DoubleDummy(FLOWER, memory_mb=32))
 
 
 def _check_seq(live: LiveTable, seq: int | None) -> None:

@@ -20,8 +20,8 @@ from ..render import count_text
 from .headers import same_origin
 from .limits import Sparing, TokenBucket, client_key
 from .manager import Connection, TableManager
-from .schemas import (CallMessage, CloseMessage, Hello, HintMessage, MessageError, PingMessage, PlayMessage,
-                      error_code, parse_message)
+from .schemas import (CallMessage, ClaimMessage, CloseMessage, Hello, HintMessage, MessageError, PingMessage,
+                      PlayMessage, error_code, parse_message)
 from .store import said_to_clients
 from .table import PROTOCOL_VERSION
 
@@ -212,6 +212,8 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
             await manager.close_table(conn, message.seq)
         elif isinstance(message, HintMessage):
             await manager.hint(conn, message.seq, message_id)
+        elif isinstance(message, ClaimMessage):
+            await manager.claim(conn, message.seq, message_id)
         elif isinstance(message, PingMessage):
             pong = {"v": PROTOCOL_VERSION, "type": "pong"}
             conn.send(pong if message_id is None else {**pong, "id": message_id})

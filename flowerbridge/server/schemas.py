@@ -189,6 +189,14 @@ class HintMessage(_Strict):
     id: _MessageId | None = None
 
 
+class ClaimMessage(_Strict):
+    """Claim every trick left for the seat's side (a table of bots only)."""
+
+    type: Literal["claim"]
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
 class PingMessage(_Strict):
     """Keep-alive; answered by ``pong``."""
 
@@ -197,7 +205,7 @@ class PingMessage(_Strict):
 
 
 ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage,
-                                CloseMessage, HintMessage],
+                                CloseMessage, HintMessage, ClaimMessage],
                           Field(discriminator="type")]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

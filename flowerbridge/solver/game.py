@@ -83,6 +83,17 @@ def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, C
     return [(Seat(seat), card_at(card)) for seat, card, _ in line]
 
 
+def claim_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]] | None:
+    """A claim of every trick left (the one in progress included) by the side
+    to play, judged with every hand in view: a line of best play to the end of
+    the hand, in which that side takes them all, when no defence takes one of
+    them; ``None`` when some defence does."""
+    search = _solver(solver)
+    if tricks(state, search) < 13 - len(state.tricks):
+        return None
+    return optimal_line(state, search)
+
+
 def _hands_of(deal) -> list[list[int]]:
     if isinstance(deal, HandState):
         deal = deal.deal

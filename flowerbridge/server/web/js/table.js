@@ -40,6 +40,7 @@ const state = {
   turnShown: null,       // the turn last brought into view (showTurn), as turnKey gives it
   hint: null,            // why a card clicked cannot be played, until the next event or action
   advice: null,          // a bot's hint for this seat's turn, {seq, text}: shown while seq is the latest
+  claimed: null,         // {hand, text}: "Claim accepted: …", until this seat acts again
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: stored(COPIES_KEY) !== "off",
@@ -66,6 +67,7 @@ function act(action) {
   const blocked = state.refusal?.endsWith(BLOCKED);
   state.refusal = null;
   state.hint = null;
+  state.claimed = null;
   state.stoodIn = null;
   if (!connection.act(action)) {
     // the socket is down: say so rather than let the click vanish (nor why it is down)
@@ -84,6 +86,7 @@ function actedElsewhere() {
   state.currentCall = null;
   state.refusal = null;
   state.hint = null;
+  state.claimed = null;
   state.stoodIn = null;
 }
 
@@ -133,6 +136,19 @@ function askHint() {
   } else {
     state.advice = { seq: connection.seq, text: "Asking a bot…" };
   }
+  draw();
+}
+
+// A claim of every trick left, in the play at this seat's turn (the server judges it
+// with every hand in view, and plays the cards out when no defence stops it).
+function mayClaim() {
+  return mayAskHint() && state.view.phase === "play";
+}
+
+function claimRest() {
+  state.refusal = null;
+  state.claimed = null;
+  if (!connection.send({ type: "claim", seq: connection.seq, id: `k${connection.seq}` })) state.refusal = NOT_SENT;
   draw();
 }
 
@@ -456,7 +472,8 @@ function drawPlayPanel() {
   drawElsewhere();
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   $("ask-hint").classList.toggle("hidden", !mayAskHint());
-  const advice = state.advice?.seq === connection.seq && isMyTurn() ? state.advice.text : "";
+  $("claim-rest").classList.toggle("hidden", !mayClaim());
+  const advice = state.advice?.seq === connection.seq && isMyTurn() ? state.advice.text : state.claimed?.text || "";
   if ($("advice").textContent !== advice) $("advice").textContent = advice;
   drawStoodIn();
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
@@ -827,7 +844,8 @@ const HANDLERS = {
   },
   play(message) {
     applyView(message);
-    if ((message.by ?? message.seat) === state.seat) actedElsewhere();    // (by: declarer, for the dummy)
+    // (by: declarer, for the dummy; a claim's cards played out are not the seat acting again)
+    if ((message.by ?? message.seat) === state.seat && message.hand !== state.claimed?.hand) actedElsewhere();
     const card = state.catalogue.get(message.card);
     say([`${SEAT_NAMES[message.seat]}: ${message.card}, `, inLanguage(cardName(card, state.language)), "."]);
     const view = message.view;
@@ -871,6 +889,13 @@ const HANDLERS = {
     }
     if (message.id?.startsWith("h")) state.advice = null;   // the hint asked for is not coming
     state.refusal = message.message;
+  },
+  claim(message) {
+    // said before the cards come; the page shows them as they are played
+    const left = message.tricks === 1 ? "the last trick" : `the last ${message.tricks} tricks`;
+    state.claimed = { hand: message.hand,
+      text: `Claim accepted: ${left} of hand ${message.hand} go to your side; the cards are played out.` };
+    say(state.claimed.text);
   },
   hint(message) {
     if (message.seq === connection.seq) state.advice = { seq: message.seq, text: adviceText(message) };
@@ -1263,6 +1288,7 @@ async function main() {
   $("keys-dialog").addEventListener("close", closedDialog);
   $("close-table").addEventListener("click", () => openDialog($("close-dialog"), $("close-table")));
   $("ask-hint").addEventListener("click", askHint);
+  $("claim-rest").addEventListener("click", claimRest);
   $("close-confirm").addEventListener("click", closeTable);
   $("close-cancel").addEventListener("click", () => $("close-dialog").close());
   $("close-dialog").addEventListener("close", closedDialog);
