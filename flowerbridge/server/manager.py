@@ -30,7 +30,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, AsyncIterator, Callable, TypeVar, cast
 
 from ..bots.base import Bot, bot_seed
 from ..cards import Card
@@ -807,13 +807,7 @@ class TableManager:
         view, told to this connection alone: only at a table where every other
         seat is a bot (among people it would be help from outside the game), and
         only at the person's turn. Changes nothing at the table."""
-        live = conn.live
-        if conn.role is None or live is None:
-            raise TableError("not_seated", "only a person seated at the table can ask for a hint")
-        seat = conn.role
-        async with live.lock:
-            _check_seq(live, seq)
-            live.table.check_open()
+        async with _seated(conn, seq, "only a person seated at the table can ask for a hint") as (live, seat):
             _alone_with_bots(live, seat, "no_hint", "hints are given")
             if live.table.actor is not seat:
                 raise TableError("no_hint", "a hint is given at your turn only")
@@ -841,13 +835,8 @@ class TableManager:
         in view (as a director would): when no defence takes a trick from that
         side, the cards are played out along a line of best play, stored in one
         commit, and the claimant is told first; otherwise ``no_claim``."""
-        live = conn.live
-        if conn.role is None or live is None:
-            raise TableError("not_seated", "only a person seated at the table can claim")
-        seat = conn.role
-        async with live.lock:      # the table stands still while the claim is judged
-            _check_seq(live, seq)
-            live.table.check_open()
+        # (under the table's lock: the table stands still while the claim is judged)
+        async with _seated(conn, seq, "only a person seated at the table can claim") as (live, seat):
             _alone_with_bots(live, seat, "no_claim", "claims are made")
             state = live.table.state
             if live.table.actor is not seat or state is None or state.phase is not Phase.PLAY:
@@ -879,13 +868,8 @@ class TableManager:
     async def close_table(self, conn: Connection, seq: int | None) -> None:
         """Close the table for good at the word of its person: one who is seated
         and the only person connected to it (the others bots, or away)."""
-        live = conn.live
-        if conn.role is None or live is None:
-            raise TableError("not_seated", "only a person seated at the table can close it")
-        seat = conn.role
-        async with live.lock:
-            _check_seq(live, seq)
-            live.table.check_open()     # (an ended table is so said, whoever is at it)
+        # (an ended table is so said, whoever is at it)
+        async with _seated(conn, seq, "only a person seated at the table can close it") as (live, seat):
             others = [s.full_name for s in SEATS if s is not seat
                       and live.table.players[s].player == HUMAN and live.seat_connected(s)]
             if others:
@@ -1132,6 +1116,20 @@ def _check_room(live: LiveTable, conn: Connection, role: Role) -> None:
         if here >= MAX_SPECTATORS_PER_ADDRESS:
             raise TableError("too_many", f"this address has {here} spectator connections to "
                                          "this table, its most: close one first")
+
+
+@contextlib.asynccontextmanager
+async def _seated(conn: Connection, seq: int | None, refusal: str) -> AsyncIterator[tuple[LiveTable, Seat]]:
+    """The connection's table and seat, under the table's lock, for a message only
+    a seated person may send: ``not_seated`` (``refusal``) for a spectator; the
+    message's ``seq`` checked, and the table open."""
+    live = conn.live
+    if conn.role is None or live is None:
+        raise TableError("not_seated", refusal)
+    async with live.lock:
+        _check_seq(live, seq)
+        live.table.check_open()
+        yield live, conn.role
 
 
 def _alone_with_bots(live: LiveTable, seat: Seat, code: str, what: str) -> None:
