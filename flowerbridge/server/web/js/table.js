@@ -1237,6 +1237,11 @@ function onKey(event) {
   else if (key === "c") { toggleCopies(); announce(`Copies seen ${state.showCopies ? "shown" : "hidden"}.`); }
   else if (key === "r") { if (state.review) openReview(keyOpener()); else announce("No hand to review yet."); }
   else if (key === "?") openDialog($("keys-dialog"), keyOpener());
+  else if (key === "h") {
+    if (mayAskHint()) askHint();
+    else announce(isMyTurn() ? "Hints are given only at a table of one person and three bots."
+      : "A hint is given at your turn.");
+  }
   else handled = false;
   if (handled) event.preventDefault();
 }
