@@ -539,6 +539,23 @@ def test_lobby_shows_the_servers_refusal(browser, server):
     assert not page.errors
 
 
+def test_lobby_a_refusal_that_says_when_to_ask_again_says_when(browser, server):
+    # a 429 (too many tables this minute) or 503 (every table in use) carries Retry-After:
+    # the page said "wait a little" and not how long
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    refusal = {"error": {"code": "too_many", "message": "more than 30 tables a minute from this "
+                                                        "address: wait a little"}}
+    page.route("**/api/tables", lambda route: route.fulfill(
+        status=429, headers={"Retry-After": "42"}, content_type="application/json", body=json.dumps(refusal))
+        if route.request.method == "POST" else route.continue_())
+    page.click("#create-button")
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    assert page.locator("#create-error").inner_text() == (
+        "more than 30 tables a minute from this address: wait a little (try again in 42 s)")
+    assert not page.errors
+
+
 def test_lobby_says_the_server_did_not_answer_rather_than_the_browsers_failed_to_fetch(browser, server):
     # With the server gone, the list and Create table both said "Failed to fetch".
     page = open_page(browser, server, "/")

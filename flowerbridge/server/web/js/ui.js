@@ -64,7 +64,13 @@ export async function fetchJson(url, options = {}) {
     if (body === null) throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
     return body;
   }
-  if (body?.error?.message) throw new Error(body.error.message);
+  if (body?.error?.message) {
+    // a refusal that says when to ask again (429 too many tables this minute, 503 every
+    // table in use): when, in seconds
+    const wait = Number(response.headers.get("Retry-After"));
+    throw new Error(Number.isInteger(wait) && wait > 0
+      ? `${body.error.message} (try again in ${wait} s)` : body.error.message);
+  }
   const status = `${response.status} ${response.statusText}`.trim();
   if (PROXY_NO_ANSWER.includes(response.status)) {
     throw Object.assign(new Error(NO_ANSWER), { noAnswer: true, sentence: true });
