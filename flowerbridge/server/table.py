@@ -356,9 +356,26 @@ class Table:
 
     def live_messages(self, rows: Sequence[Event], role: Role) -> list[dict[str, Any]]:
         """The messages for events just applied by :meth:`act` (a hand's last
-        event and the next deal carry different hands' views)."""
-        states = {row.hand: self._state_of(row.hand) for row in rows}
-        return [self.event_message(row, states[row.hand], role) for row in rows]
+        event and the next deal carry different hands' views). Several actions of
+        one hand at once (a claim played out) are each told with the view after
+        it, the hand replayed to it, as :meth:`missed_messages` does."""
+        messages = []
+        for hand in dict.fromkeys(row.hand for row in rows):
+            mine = [row for row in rows if row.hand == hand]
+            state = self._state_of(hand)
+            if sum(row.kind != "deal" for row in mine) <= 1:
+                messages += [self.event_message(row, state, role) for row in mine]
+                continue
+            replay = HandState(state.deal, state.dealer, self.options)
+            for row in self.hands[hand - 1].events:
+                if row.seq > mine[-1].seq:
+                    break
+                if row.kind != "deal":
+                    assert row.action is not None
+                    replay.apply(row.action)
+                if row.seq >= mine[0].seq:
+                    messages.append(self.event_message(row, replay, role))
+        return messages
 
     def _state_of(self, hand: int) -> HandState:
         assert self.state is not None
