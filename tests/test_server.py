@@ -987,15 +987,24 @@ def test_a_bot_of_ones_own_holds_a_seat_over_the_protocol_as_docs_bots_md_says(s
     south.close()
 
 
-def test_a_hint_at_a_table_of_bots_is_the_strongest_bots_choice_from_the_persons_own_view(server):
+def test_a_hint_at_a_table_of_bots_is_the_strongest_bots_choice_from_the_persons_own_view(server, monkeypatch):
+    from flowerbridge.server import manager as manager_module
+    asked = []
+    advise = manager_module.advise
+    monkeypatch.setattr(manager_module, "advise", lambda *a: asked.append(1) or time.sleep(0.2) or advise(*a))
     created = server.create_table({"S": "human", "N": "basic", "E": "random", "W": "random"})
     table_id, token = created["table"]["id"], created["invitations"]["S"]["token"]
     south = joined(server, table_id, token)
+    window = joined(server, table_id, token)    # the same seat in a second window
     watcher = joined(server, table_id)
     wait_for_turn(south)
     at = south.seq
     south.send({"type": "hint", "seq": at, "id": "h1"})
+    window.send({"type": "hint", "seq": at, "id": "w1"})    # while the bot thinks
     hint = south.until(lambda m: m["type"] == "hint")
+    assert {**window.until(lambda m: m["type"] == "hint"), "id": "h1"} == hint
+    assert len(asked) == 1      # one bot run for both
+    window.close()
     # the basic bot (the table's strongest, random being no advice) in South's place
     live = manager(server).tables[table_id]
     expected = load_bot("basic").decide(live.table.state.observation(Seat.S))
@@ -1061,6 +1070,7 @@ def _claims_at_each_turn(server, monkeypatch, seed: str):
         created = server.create_table({"S": "human", **BOTS3}, hands=3)
     table_id = created["table"]["id"]
     south = joined(server, table_id, created["invitations"]["S"]["token"])
+    south.table_id, south.token = table_id, created["invitations"]["S"]["token"]
     live = manager(server).tables[table_id]
     while not south.session_over:
         wait_for_turn(south, timeout=60)
@@ -1070,6 +1080,7 @@ def _claims_at_each_turn(server, monkeypatch, seed: str):
                         else "Pass", "seq": south.seq})
         else:
             good = claim_line(live.table.state) is not None
+            south.claimed_at = south.seq
             south.send({"type": "claim", "seq": south.seq, "id": f"c{south.seq}"})
             answer = south.until(lambda m: m["type"] in ("claim", "error"))
             yield south, good, answer
@@ -1097,11 +1108,19 @@ def test_a_claim_at_a_table_of_bots_is_accepted_only_when_no_defence_stops_it_an
             assert again["message"] == answer["message"] and len(judged) == refused
             continue
         assert answer["type"] == "claim" and answer["side"] == "NS"
-        hand, left = answer["hand"], answer["tricks"]
+        hand, left, at = answer["hand"], answer["tricks"], south.claimed_at
         # the cards come after the answer, played out to the hand's end: every trick left to NS
         over = south.until(lambda m, hand=hand: m.get("hand_over") is not None and m["hand"] == hand)
         tricks = over["view"]["tricks"]
         assert len(tricks) == 13 and all(t["winner"] in ("N", "S") for t in tricks[13 - left:])
+        # each card told with its own seat and the view after it, the hand's end on the last only
+        played = [m for m in south.messages if m["type"] == "play" and m["hand"] == hand and m["seq"] > at]
+        assert played[0]["seq"] == at + 1 and len(played) >= left
+        assert [m.get("hand_over") is not None for m in played] == [False] * (len(played) - 1) + [True]
+        first = len(played[0]["view"]["plays"])
+        for i, message in enumerate(played):
+            assert len(message["view"]["plays"]) == first + i
+            assert message["view"]["plays"][-1] == {"seat": message["seat"], "card": message["card"]}
         accepted += 1
         break
     assert accepted == 1 and refused >= 1

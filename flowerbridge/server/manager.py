@@ -158,8 +158,9 @@ class LiveTable:
     # what a stand-in did for a person's seat since they left, told them when they
     # come back (in memory only: after a restart the table's record still shows it)
     stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
-    # the last hint given to each seat, sent again when asked again at the same seq
-    hints: dict[Seat, dict[str, Any]] = field(default_factory=dict)
+    # the hint of each seat's last turn asked for, (seq, its task): asked again at the
+    # same seq, the same answer (the task's), the bot not run again
+    hints: dict[Seat, tuple[int, asyncio.Future]] = field(default_factory=dict)
     # the seq at which each seat's last claim was refused: refused again there unsearched
     claims_refused: dict[Seat, int] = field(default_factory=dict)
 
@@ -812,22 +813,27 @@ class TableManager:
             if live.table.actor is not seat:
                 raise TableError("no_hint", "a hint is given at your turn only")
             at = live.table.seq
-            cached = live.hints.get(seat)
-            if cached is not None and cached["seq"] == at:
-                conn.send(cached if message_id is None else {**cached, "id": message_id})
-                return
-            observation = live.table.state.observation(seat)  # type: ignore[union-attr]
-            level = hint_level(live.table.players[s].level for s in SEATS if s is not seat)
-        # seeded by the table, the seat and the turn: the same hint for the same turn, and
-        # none of the table's own bots is asked (their choices stay as they would be)
-        bot = new_bot(level, bot_seed(live.table.seed, seat.name, "hint", at))
-        pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
-        action, explanation = await asyncio.get_running_loop().run_in_executor(pool, advise, bot, observation)
-        reply = {"v": PROTOCOL_VERSION, "type": "hint", "seq": at,
-                 "kind": "play" if isinstance(action, Card) else "call", "action": str(action),
-                 "explanation": explanation or None, "level": level}
-        live.hints[seat] = reply
+            asked = live.hints.get(seat)
+            if asked is None or asked[0] != at:
+                # the first ask of this turn starts the bot; others (a second window, a
+                # repeat) wait for the same answer rather than run the bot again
+                observation = live.table.state.observation(seat)  # type: ignore[union-attr]
+                level = hint_level(live.table.players[s].level for s in SEATS if s is not seat)
+                # seeded by the table, the seat and the turn: the same hint for the same turn, and
+                # none of the table's own bots is asked (their choices stay as they would be)
+                bot = new_bot(level, bot_seed(live.table.seed, seat.name, "hint", at))
+                pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
+                asked = live.hints[seat] = (at, asyncio.ensure_future(self._advise(pool, bot, observation, at, level)))
+        reply = await asyncio.shield(asked[1])
         conn.send(reply if message_id is None else {**reply, "id": message_id})
+
+    @staticmethod
+    async def _advise(pool: ThreadPoolExecutor, bot: Bot, observation: Any, at: int, level: str) -> dict[str, Any]:
+        """The ``hint`` message: the bot's choice, on ``pool``."""
+        action, explanation = await asyncio.get_running_loop().run_in_executor(pool, advise, bot, observation)
+        return {"v": PROTOCOL_VERSION, "type": "hint", "seq": at,
+                "kind": "play" if isinstance(action, Card) else "call", "action": str(action),
+                "explanation": explanation or None, "level": level}
 
     async def claim(self, conn: Connection, seq: int | None, message_id: str | None) -> None:
         """The person claims every trick left for their side, at their turn in the
