@@ -3325,11 +3325,11 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
     # state; the table's seed fixed, so that the random bots play the same every run
     from flowerbridge.server.config import ServerConfig
     from flowerbridge.server.testing import ServerThread
-    from flowerbridge.solver.game import claim_line
+    from flowerbridge.claims import judge_claim
 
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as server:
-        monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "c1a1" * 8)
+        monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "3" * 32)
         created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 3})
         monkeypatch.undo()
         live = server.app.state.manager.tables[created["table"]["id"]]
@@ -3344,7 +3344,7 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
             if not (turn and turn["card"]) or told["accepted"]:
                 return act_by_mouse(page, bid_once, before_card)
             assert page.locator("#claim-rest").is_visible() and page.locator("#ask-hint").is_visible()
-            good = claim_line(live.table.state) is not None
+            good = judge_claim(live.table.state) is not None
             page.locator("#claim-rest").click()
             if good:
                 page.wait_for_function("document.querySelector('#advice').textContent.startsWith('Claim accepted')")
@@ -3353,8 +3353,9 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
                 told["accepted"] += 1
                 return turn["seq"]
             page.wait_for_function("document.querySelector('#refusal').textContent")
-            assert page.locator("#refusal").inner_text() == ("claim not accepted: against best play the other "
-                                                             "side can still take a trick; play on")
+            assert page.locator("#refusal").inner_text() == (
+                "claim not accepted: a defence, or a lie of the cards you cannot see, could still take a "
+                "trick from your side; play on")
             assert page.evaluate("document.body.dataset.seq") == turn["seq"]     # nothing changed
             told["refused"] += 1
             return act_by_mouse(page, bid_once, before_card)

@@ -991,17 +991,19 @@ def test_play_a_claim_is_accepted_only_when_no_defence_stops_it_and_is_played_ou
     path = tmp_path / "s.json"
     status, out = _play(monkeypatch, ["--seed", "2", "--seat", "N", "--hands", "1", "--save", str(path)], Claims)
     assert status == 0
-    before, accepted, after = out.partition("You claim the 3 tricks left; accepted, and the cards are played out:\n")
+    before, accepted, after = out.partition("You claim the last trick; accepted, and the cards are played out:\n")
     assert accepted
-    # refused at every turn before it, each time asked again for a card from the same hand
-    refusals = before.count("Claim not accepted: against best play the other side can still take a trick. Play on.")
-    assert refusals == before.count("You play") == 10
-    # the tricks left, played out with their cards, all to North-South
+    # refused at every turn before it (one reason, whether a defence or the unseen cards'
+    # lie would take the trick), each time asked again for a card from the same hand
+    refusals = before.count("Claim not accepted: a defence, or a lie of the cards you cannot see, could "
+                            "still take a trick from your side. Play on.")
+    assert refusals == before.count("You play") == 12
+    # the trick played out is said with its cards, all four (three were on the table)
     played_out = re.findall(r"^Trick (\d+) \((.*)\) won by (\w+) with", after, re.MULTILINE)
-    assert [int(n) for n, _, _ in played_out] == [11, 12, 13]
-    assert all(winner in ("North", "South") for _, _, winner in played_out)
+    assert [(int(n), len(cards.split(", "))) for n, cards, _ in played_out] == [(13, 4)]
+    assert played_out[0][2] in ("North", "South")
     hand = Session.from_dict(json.loads(path.read_text(encoding="utf-8"))).hands[0]
-    assert len(hand.plays) == 52 and all(t.winner in (Seat.N, Seat.S) for t in hand.tricks[10:])
+    assert len(hand.plays) == 52 and hand.tricks[12].winner in (Seat.N, Seat.S)
 
 
 def test_play_a_claim_in_the_auction_is_explained(monkeypatch):
@@ -1009,3 +1011,37 @@ def test_play_a_claim_in_the_auction_is_explained(monkeypatch):
     assert status == 0
     assert "A claim is made in the play, at your turn: it says you take every trick left.\n" in out
     assert "You call Pass" in out
+
+
+class ChangingBot:
+    """A bot whose every answer is another legal choice (as a sampling bot's may be)."""
+
+    def __init__(self, seed=None) -> None:
+        self.asked = 0
+
+    def act(self, observation):
+        self.asked += 1
+        return observation.legal[self.asked % len(observation.legal)]
+
+
+def test_play_a_hint_asked_again_at_the_same_turn_is_the_same_hint(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3", "--bots", "test_play_cli:ChangingBot"], "hint\nhint\nq\n")
+    hints = re.findall(r"Hint: (\S+)", out)
+    assert status == 0 and len(hints) == 2 and hints[0] == hints[1]
+
+
+def test_play_after_undoing_the_opening_lead_the_contract_is_said_again(monkeypatch):
+    # (the contract line is left out at the opening lead, just under the auction's end;
+    # after an undo the auction has long scrolled away)
+    status, out = _play(monkeypatch, ["--seed", "5", "--seat", "E"], "Pass\n12B\nu\nq\n")
+    assert status == 0
+    taken, _, after = out.partition("Taken back: your 12B, then South (dummy) 1B, West 3B, North 7A.\n")
+    assert taken and after.startswith("Contract 2 Plains by North; tricks NS 0, EW 0\n")
+
+
+@pytest.mark.parametrize("typed", ["undo", "u", "hint", "claim"])
+def test_play_as_dummy_undo_hint_and_claim_say_they_wait_for_the_next_turn(monkeypatch, typed):
+    status, out = _play(monkeypatch, ["--seed", "3", "--seat", "S"], f"p\n{typed}\nq\n")
+    assert status == 0 and "Contract 1 Bright Animal by North" in out
+    assert (f"You are dummy: your partner plays your cards, so there is nothing to {typed} (undo, hint "
+            "and claim wait for your next turn, in the next hand).") in out

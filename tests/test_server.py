@@ -1059,27 +1059,30 @@ def test_a_hint_comes_from_the_strongest_of_the_tables_bot_levels_never_random()
     assert hint_level(["basic", None, "random"]) == "basic"     # (a person's seat has no level)
 
 
-def _claims_at_each_turn(server, monkeypatch, seed: str):
+def _claims_at_each_turn(server, monkeypatch, seed: str, hands: int = 3):
     """South, alone with three random bots at a table of ``seed``, opens the bidding, then
     claims at each of its turns in the play before playing its first legal card; yields
-    (South's client, whether the solver finds the claim good, the answer) at each claim."""
-    from flowerbridge.solver.game import claim_line
+    (South's client, whether the claim is good, the answer) at each claim."""
+    from flowerbridge.claims import judge_claim
 
     with monkeypatch.context() as patched:
         patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: seed)
-        created = server.create_table({"S": "human", **BOTS3}, hands=3)
+        created = server.create_table({"S": "human", **BOTS3}, hands=hands)
     table_id = created["table"]["id"]
     south = joined(server, table_id, created["invitations"]["S"]["token"])
     south.table_id, south.token = table_id, created["invitations"]["S"]["token"]
     live = manager(server).tables[table_id]
     while not south.session_over:
-        wait_for_turn(south, timeout=60)
+        if not south.my_turn:
+            south.until(lambda m: south.my_turn or south.session_over, timeout=60)
+            if south.session_over:
+                break
         if south.view["phase"] == "auction":
             calls = [c for c in south.view["legal"] if c != "Pass"]
             south.send({"type": "call", "call": calls[0] if calls and not south.view["auction"][2:]
                         else "Pass", "seq": south.seq})
         else:
-            good = claim_line(live.table.state) is not None
+            good = judge_claim(live.table.state) is not None
             south.claimed_at = south.seq
             south.send({"type": "claim", "seq": south.seq, "id": f"c{south.seq}"})
             answer = south.until(lambda m: m["type"] in ("claim", "error"))
@@ -1097,10 +1100,11 @@ def test_a_claim_at_a_table_of_bots_is_accepted_only_when_no_defence_stops_it_an
     judge = manager_module._judge_claim
     monkeypatch.setattr(manager_module, "_judge_claim", lambda state: judged.append(1) or judge(state))
     accepted = refused = 0
-    for south, good, answer in _claims_at_each_turn(server, monkeypatch, "c1a1" * 8):
+    for south, good, answer in _claims_at_each_turn(server, monkeypatch, "0" * 32, hands=2):
         if not good:
             assert answer["code"] == "no_claim" and answer["message"] == (
-                "claim not accepted: against best play the other side can still take a trick; play on")
+                "claim not accepted: a defence, or a lie of the cards you cannot see, could still take "
+                "a trick from your side; play on")
             refused += 1
             # the same claim again at the same turn: refused again, not searched again
             south.send({"type": "claim", "seq": south.seq, "id": "again"})

@@ -175,6 +175,9 @@ class Table:
         self.save = save            # the SessionFile of --save, written after every hand
         self.bots = bots
         self.hinter = hinter        # the bot asked by `hint`, with the person's own view (None: no hints)
+        self.hinted: tuple[tuple, str] | None = None   # the last hint: (the actions before it, what was said)
+        self.claimed = False        # a claim was played out: its tricks are said with their cards
+        self.taken_back = False     # an undo brought back the person's turn: the contract is said again
         self.stdin = stdin
         self.stdout = stdout
         self.sheet_shown = False    # the scoresheet is on screen as it stands
@@ -274,11 +277,11 @@ class Table:
 
     def say_tricks(self, state, since: int) -> None:
         """Each trick completed since the first ``since``: who won it, and the
-        tricks each side has then. Several at once (a claim played out) are
-        said with their cards, which nobody has seen played."""
+        tricks each side has then. Those of a claim played out are said with
+        their cards, which nobody has seen played."""
         ns = sum(1 for t in state.tricks[:since] if t.winner in (Seat.N, Seat.S))
         ew = since - ns
-        several = len(state.tricks) - since > 1
+        several, self.claimed = self.claimed, False
         for trick in state.tricks[since:]:
             card = next(c for s, c in trick.plays if s is trick.winner)
             ns, ew = (ns + 1, ew) if trick.winner in (Seat.N, Seat.S) else (ns, ew + 1)
@@ -294,6 +297,10 @@ class Table:
             text = self.ask("Enter for the next trick, a for the rest of the hand (q to quit): ").lower()
             if text in ("", "a"):
                 return text == ""
+            if text in ("undo", "u", "hint", "claim"):
+                self.say(f"You are dummy: your partner plays your cards, so there is nothing to {text} "
+                         "(undo, hint and claim wait for your next turn, in the next hand).")
+                continue
             self.say("You are dummy: your partner plays your cards. Enter shows the next trick, "
                      "a the rest of the hand, q ends the session.")
 
@@ -323,6 +330,7 @@ class Table:
         from ..render import describe_contract, render_auction
 
         obs = state.observation(self.seat)
+        taken_back, self.taken_back = self.taken_back, False
         auction = state.phase.value == "auction"
         if auction:
             self.say(render_auction(state, awaited=True))
@@ -335,7 +343,7 @@ class Table:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
             # (but for the opening lead, where the auction just ended with it)
-            if state.plays:
+            if state.plays or taken_back:
                 ns, ew = obs.tricks_won
                 self.say(f"{describe_contract(state)}; tricks NS {ns}, EW {ew}")
             if state.current_trick:
@@ -420,25 +428,29 @@ class Table:
         undone = [state.undo() for _ in range(len(state.history) - last)][::-1]
         said = [e.card.code if isinstance(e, CardPlayed) else e.call.text for e in undone]
         whose = "your" if undone[0].seat is self.seat else f"dummy's ({undone[0].seat.full_name})"
-        after = ", ".join(f"{e.seat.full_name} {what}" for e, what in zip(undone[1:], said[1:]))
+        after = ", ".join(f"{e.seat.full_name}{' (dummy)' if e.seat is dummy and isinstance(e, CardPlayed) else ''}"
+                          f" {what}" for e, what in zip(undone[1:], said[1:]))
+        self.taken_back = True
         return f"Taken back: {whose} {said[0]}" + (f", then {after}." if after else ".")
 
     def claim(self, state) -> bool:
         """The person claims every trick left (the one in progress included) for
-        their side. Accepted when the double-dummy solver finds that side takes
-        them all against any defence: the cards are then played out along a line
-        of best play (the record holds every card). Whether it was accepted."""
-        from ..solver.game import claim_line
+        their side, judged by :func:`flowerbridge.claims.judge_claim`: no defence
+        may take a trick, nor may the claim need a guess where the unseen cards
+        lie. Accepted, the cards are played out (the record holds every card).
+        Whether it was accepted."""
+        from ..claims import REFUSED, judge_claim
 
         left = 13 - len(state.tricks)
-        line = claim_line(state)
+        line = judge_claim(state)
         if line is None:
-            self.say("Claim not accepted: against best play the other side can still take a trick. Play on.")
+            self.say(f"Claim not accepted: {REFUSED}. Play on.")
             return False
         self.say(f"You claim {'the last trick' if left == 1 else f'the {left} tricks left'}; "
                  "accepted, and the cards are played out:")
         for _, card in line:
             state.apply(card, state.actor)
+        self.claimed = True
         return True
 
     def hint(self, state) -> str:
@@ -450,13 +462,18 @@ class Table:
 
         if self.hinter is None:
             return "No hints at this table."
+        turn = tuple(state.history)
+        if self.hinted is not None and self.hinted[0] == turn:   # asked again: the same answer
+            return self.hinted[1]
         try:
             decision = ask(self.hinter, self.seat, state.observation(self.seat))
         except BotError as exc:     # a bot loaded by path may fail: the game goes on
             return f"No hint: {exc}"
         action = decision.action
         what = action.text if isinstance(action, Call) else f"{action.code} {action.name}"
-        return f"Hint: {what}" + (f"  ({decision.explanation})" if decision.explanation else "")
+        said = f"Hint: {what}" + (f"  ({decision.explanation})" if decision.explanation else "")
+        self.hinted = (turn, said)
+        return said
 
     def wrong_hand(self, state, obs, text: str) -> str | None:
         """Why a card the person typed comes from the wrong one of the hands they

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any, AsyncIterator, Callable, TypeVar, cast
 
 from ..bots.base import Bot, bot_seed
+from ..claims import REFUSED
 from ..cards import Card
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
@@ -837,10 +838,11 @@ class TableManager:
 
     async def claim(self, conn: Connection, seq: int | None, message_id: str | None) -> None:
         """The person claims every trick left for their side, at their turn in the
-        play, at a table where every other seat is a bot. Judged with every hand
-        in view (as a director would): when no defence takes a trick from that
-        side, the cards are played out along a line of best play, stored in one
-        commit, and the claimant is told first; otherwise ``no_claim``."""
+        play, at a table where every other seat is a bot. Judged by
+        :func:`flowerbridge.claims.judge_claim` (no defence takes a trick, and no
+        guess where the unseen cards lie): accepted, the cards are played out along
+        its line, stored in one commit, and the claimant is told first; otherwise
+        ``no_claim``."""
         # (under the table's lock: the table stands still while the claim is judged)
         async with _seated(conn, seq, "only a person seated at the table can claim") as (live, seat):
             _alone_with_bots(live, seat, "no_claim", "claims are made")
@@ -854,8 +856,7 @@ class TableManager:
                 self._slow_bot_pool, _judge_claim, state)
             if line is None:
                 live.claims_refused[seat] = live.table.seq
-                raise TableError("no_claim", "claim not accepted: against best play the other side "
-                                             "can still take a trick; play on")
+                raise TableError("no_claim", f"claim not accepted: {REFUSED}; play on")
             rows: list[Event] = []
             try:
                 for _, card in line:
@@ -1148,14 +1149,12 @@ def _alone_with_bots(live: LiveTable, seat: Seat, code: str, what: str) -> None:
 
 
 def _judge_claim(state):
-    """The line a claim of every trick left is played out along, or None (on an
-    executor: the solver searches with the GIL released)."""
-    from ..solver.core import FLOWER, DoubleDummy
-    from ..solver.game import claim_line
+    """The line a claim of every trick left is played out along, or None
+    (:func:`flowerbridge.claims.judge_claim`; on an executor: the solver searches
+    with the GIL released)."""
+    from ..claims import judge_claim
 
-    # a solver of its own, small: a claim's position is a few tricks from the end, or an
-    # easy one (the default per-thread solver would keep 256 MB in each bot thread)
-    return claim_line(state, DoubleDummy(FLOWER, memory_mb=32))
+    return judge_claim(state)
 
 
 def _check_seq(live: LiveTable, seq: int | None) -> None:

@@ -1,0 +1,75 @@
+"""Claims: the side to play says it takes every trick left.
+
+A claim is judged as a careful director would, not double dummy alone:
+the claiming side must take every trick left against any defence (the
+double-dummy solver, every hand in view), *and* along the way each of its
+cards must be one that takes them all in every layout of the cards it cannot
+see — sampled, consistent with what it has seen (its own hand, the dummy,
+the cards played, the voids shown; not what the auction suggested). A claim
+that needs a guess, which the solver would make right because it sees the
+hidden hands, is refused. When accepted, the cards are played out along
+that line: the claiming side's cards as chosen so, each defender's the one
+double-dummy best for it (none takes a trick).
+
+The claiming side's choices depend only on what it sees; the sample is
+seeded by the position, so the same claim is judged the same way again.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+from .cards import Card
+from .seats import Seat
+from .state import HandState
+
+CLAIM_SAMPLES = 24
+"""Layouts of the unseen cards each of the claiming side's cards is tried in."""
+
+REFUSED = ("a defence, or a lie of the cards you cannot see, could still take a trick "
+           "from your side")
+"""Why a claim is refused: one reason for both, so that a refusal does not tell
+the claimant whether the hidden cards lie for them."""
+
+
+def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Seat, Card]] | None:
+    """The line a claim of every trick left by the side to play is played out
+    along, or ``None`` when the claim is refused (some defence takes a trick,
+    or the claiming side would have to guess). ``state`` is not changed."""
+    from .bots.knowledge import Knowledge
+    from .bots.pimc import _solver, world_values
+    from .bots.sampling import Sampler
+    from .solver.game import card_values, claim_line
+
+    solver = _solver()      # the thread's own, as the pimc bot's worlds are solved with
+    if claim_line(state, solver) is None:     # some defence takes a trick: no need to look further
+        return None
+    work = copy.deepcopy(state)
+    assert work.to_play is not None
+    side = int(work.to_play) % 2
+    line: list[tuple[Seat, Card]] = []
+    while not work.is_over:
+        seat, actor = work.to_play, work.actor
+        assert seat is not None and actor is not None
+        values = card_values(work, solver)
+        if int(seat) % 2 != side:       # a defender: its best card (each loses the trick)
+            best = max(values.values())
+            card = min((c for c, v in values.items() if v == best), key=lambda c: c.index)
+        else:
+            left = 13 - len(work.tricks)
+            safe = {c for c, v in values.items() if v == left}
+            knowledge = Knowledge(work.observation(actor))
+            sampler = Sampler(knowledge, use_auction=False)
+            trick = tuple(c for _, c in work.current_trick)
+            leader = work.current_trick[0][0] if trick else seat
+            for number in range(samples):
+                world = sampler.sample(random.Random(f"claim:{len(work.plays)}:{number}"))
+                seen = world_values({**knowledge.visible, **world.hands}, knowledge.trump, leader, trick)
+                safe = {c for c in safe if seen.get(c.index) == left}
+                if not safe:
+                    return None
+            card = min(safe, key=lambda c: c.index)
+        work.apply(card, actor)
+        line.append((seat, card))
+    return line

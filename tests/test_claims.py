@@ -1,0 +1,89 @@
+"""Claims (``flowerbridge.claims``): the side to play claims every trick left.
+
+Not in the rulebook: terminal play and the server offer them. A claim is
+accepted only when no defence takes a trick (double dummy) and the claiming
+side never has to guess where the cards it cannot see lie.
+"""
+
+from __future__ import annotations
+
+import random
+
+from flowerbridge.bots.knowledge import Knowledge
+from flowerbridge.bots.pimc import world_values
+from flowerbridge.bots.sampling import Sampler
+from flowerbridge.claims import judge_claim
+from flowerbridge.dealing import Deal
+from flowerbridge.records import HandRecord
+from flowerbridge.seats import Seat
+from flowerbridge.solver.game import card_values, claim_line
+
+
+def _endings(count: int):
+    """Hands of random contracts played at random to 2-7 tricks from the end, some mid-trick."""
+    for seed in range(count):
+        deal = Deal.from_seed(seed)
+        state = HandRecord.from_dict({
+            "dealer": "N", "hands": {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)},
+            "auction": [["1NT", "1P", "1R", "1A"][seed % 4], "Pass", "Pass", "Pass"]}).state
+        rng = random.Random(seed)
+        while len(state.tricks) < 6 + seed % 6:
+            state.play(rng.choice(state.legal_cards()))
+        for _ in range(seed % 4):
+            state.play(rng.choice(state.legal_cards()))
+        yield state
+
+
+def test_claim_accepted_only_where_no_defence_takes_a_trick_and_played_out_takes_them_all():
+    accepted = 0
+    for state in _endings(80):
+        plays_before = len(state.plays)
+        line = judge_claim(state)
+        assert len(state.plays) == plays_before     # judging changes nothing
+        if line is None:
+            continue
+        accepted += 1
+        assert claim_line(state) is not None        # double dummy, every trick is the side's
+        side, before = int(state.to_play) % 2, len(state.tricks)
+        for seat, card in line:
+            assert state.to_play == seat
+            state.play(card)
+        assert state.is_over and all(int(t.winner) % 2 == side for t in state.tricks[before:])
+    assert accepted
+
+
+def test_claim_that_needs_a_guess_is_refused_though_double_dummy_takes_every_trick():
+    # Every card that takes every trick where the cards lie loses one in a layout the
+    # claimant cannot rule out: a world dealt from what it sees (hand, dummy, cards
+    # played, voids), its hidden hands of the right sizes, of cards it has not seen.
+    guesses = 0
+    for state in _endings(80):
+        if claim_line(state) is None or judge_claim(state) is not None:
+            continue
+        left = 13 - len(state.tricks)
+        safe = {c for c, v in card_values(state).items() if v == left}
+        knowledge = Knowledge(state.observation(state.actor))
+        sampler = Sampler(knowledge, use_auction=False)
+        trick = tuple(c for _, c in state.current_trick)
+        leader = state.current_trick[0][0] if trick else state.to_play
+        hidden = [seat for seat in Seat if seat not in knowledge.visible]
+        seen = [c for cards in knowledge.visible.values() for c in cards] + [p.card for p in state.plays]
+        losing = set()
+        for number in range(48):
+            world = sampler.sample(random.Random(f"test:{number}"))
+            assert sorted(world.hands) == sorted(hidden)
+            dealt = [c for cards in world.hands.values() for c in cards] + list(world.undealt)
+            for card in set(dealt):     # each card twice in all: none of the world's is one seen
+                assert dealt.count(card) + seen.count(card) == 2
+            for seat, cards in world.hands.items():
+                assert len(cards) == len(state.remaining(seat))
+            values = world_values({**knowledge.visible, **world.hands}, knowledge.trump, leader, trick)
+            losing |= {c for c in safe if values[c.index] < left}
+        if losing == safe:      # refused at its first card: a guess there, shown
+            guesses += 1
+    assert guesses
+
+
+def test_claim_is_judged_the_same_way_again():
+    for state in _endings(24):
+        assert judge_claim(state) == judge_claim(state)
