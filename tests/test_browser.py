@@ -3357,6 +3357,8 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
                 "claim not accepted: a defence, or a lie of the cards you cannot see, could still take a "
                 "trick from your side; play on")
             assert page.evaluate("document.body.dataset.seq") == turn["seq"]     # nothing changed
+            if not told["refused"]:
+                screenshot(page, "table-claim-refused")
             told["refused"] += 1
             return act_by_mouse(page, bid_once, before_card)
 
