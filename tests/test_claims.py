@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from flowerbridge.bots.knowledge import Knowledge
 from flowerbridge.bots.pimc import world_values
 from flowerbridge.bots.sampling import Sampler
@@ -87,3 +89,29 @@ def test_claim_that_needs_a_guess_is_refused_though_double_dummy_takes_every_tri
 def test_claim_is_judged_the_same_way_again():
     for state in _endings(24):
         assert judge_claim(state) == judge_claim(state)
+
+
+# Claims a review proved unsound (some layout the claimant cannot rule out defeats every
+# line it could choose), which 24 sampled layouts accepted: (seed, dealer, contract, plays).
+UNSOUND = [
+    (418, "S", "1NT", "8A 5A 8B 12B 4R 1R 3R 10R 3B 1B 8B 8A 2R 4R 1R 11R 1Pb 1Pa 6P 10P 5R 7R 9R 1Pa 6R 9P "
+                      "9R 11R 6P 11P 10P 1Pb 6A 7A 11B 2A 5R 2P 7R 2A 3P 4P 4P 9P 2P 6A 11P 5P"),
+    (200, "N", "1R", "2A 11B 3B 5A 6A 8B 11B 12B 3P 11P 9P 2P 10P 6P 1Pa 2P 9P 1Pb 1Pa 10P 7A 2A 8A 4R 11P "
+                     "4P 3P 1R 2R 1R 10R 9R 3R 5R 7R 10R 2R 3R 9R 4R 5P 7R 6R 4P 8A"),
+    (666, "S", "4R", "1R 5R 2R 3R 12B 3B 5A 3B 6R 7R 4R 7R 11B 7A 8A 2A 12B 8B 1B 9R 1R 3R 11R 5R 1Pa 2P "
+                     "3P 5P 1B 2A 1Pb 4P 6P 10P 3P"),
+]
+
+
+@pytest.mark.parametrize("seed, dealer, contract, plays", UNSOUND)
+def test_claim_a_review_proved_unsound_is_refused(seed, dealer, contract, plays):
+    # e.g. seed 418: North holds 3P, South 3B, North to lead the last trick; the other 5P
+    # was never seen (it lies undealt), so East might hold it: a guess
+    deal = Deal.from_seed(seed)
+    state = HandRecord.from_dict({
+        "dealer": dealer, "hands": {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)},
+        "auction": [contract, "Pass", "Pass", "Pass"]}).state
+    for code in plays.split():
+        state.play(code)
+    assert claim_line(state) is not None        # double dummy they hold
+    assert judge_claim(state) is None
