@@ -139,8 +139,8 @@ function askHint() {
   draw();
 }
 
-// A claim of every trick left, in the play at this seat's turn (the server judges it
-// with every hand in view, and plays the cards out when no defence stops it).
+// A claim of every trick left, in the play at this seat's turn (the server judges it:
+// no defence may take a trick, nor may it need a guess; accepted, it plays the cards out).
 function mayClaim() {
   return mayAskHint() && state.view.phase === "play";
 }
@@ -891,11 +891,10 @@ const HANDLERS = {
     state.refusal = message.message;
   },
   claim(message) {
-    // said before the cards come; the page shows them as they are played
+    // told before the cards come (shown in the hint's live region, so said once)
     const left = message.tricks === 1 ? "the last trick" : `the last ${message.tricks} tricks`;
     state.claimed = { hand: message.hand,
       text: `Claim accepted: ${left} of hand ${message.hand} go to your side; the cards are played out.` };
-    say(state.claimed.text);
   },
   hint(message) {
     if (message.seq === connection.seq) state.advice = { seq: message.seq, text: adviceText(message) };
