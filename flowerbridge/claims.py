@@ -42,11 +42,11 @@ def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Se
     along, or ``None`` when the claim is refused (some defence takes a trick,
     or the claiming side would have to guess). ``state`` is not changed."""
     from .bots.knowledge import Knowledge
-    from .bots.pimc import _solver, world_values
+    from .bots.pimc import thread_solver, world_values
     from .bots.sampling import Sampler
     from .solver.game import card_values, claim_line
 
-    solver = _solver()      # the thread's own, as the pimc bot's worlds are solved with
+    solver = thread_solver()    # the thread's own, as the pimc bot's worlds are solved with
     if claim_line(state, solver) is None:     # some defence takes a trick: no need to look further
         return None
     work = copy.deepcopy(state)

@@ -58,7 +58,7 @@ _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
 
-def _solver():
+def thread_solver():
     """This thread's double-dummy solver (one per thread: a solver is not shared)."""
     solver = getattr(_local, "solver", None)
     if solver is None:
@@ -103,7 +103,7 @@ def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
     """Tricks from here (the current one included) for the side to move, per
     legal card index, with every hand known: one double-dummy solve."""
     hands = [[c.index for c in world_hands[seat]] for seat in Seat]
-    _, values = _solver().card_values(hands, None if trump is None else int(trump), int(leader),
+    _, values = thread_solver().card_values(hands, None if trump is None else int(trump), int(leader),
                                       [c.index for c in trick])
     return values
 
