@@ -626,6 +626,7 @@ def test_serve_warns_when_the_open_files_limit_holds_fewer_connections_than_it_m
     """docs/server.md, Logging: under `ulimit -n 300` (soft and hard) the server started
     without a word, then connections past the limit failed their handshakes."""
     import resource
+    from urllib.request import urlopen
 
     def low_limit() -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -640,7 +641,12 @@ def test_serve_warns_when_the_open_files_limit_holds_fewer_connections_than_it_m
             assert process.stdout is not None
             first = process.stdout.readline()
             assert first.startswith("Flower Bridge is at http://127.0.0.1:"), first
-            time.sleep(0.5)
+            # answered only once uvicorn runs, after the warning (a fixed sleep lost the race
+            # on a loaded machine: stopped before it warned, the server said nothing)
+            port = re.search(r":(\d+)/", first)
+            assert port is not None
+            with urlopen(f"http://127.0.0.1:{port.group(1)}/api/health", timeout=60) as answer:
+                assert answer.status == 200
         finally:
             process.terminate()
             rest, _ = process.communicate(timeout=30)
