@@ -769,6 +769,45 @@ def test_too_many_copies_of_a_card_across_seats_and_the_trick_name_the_card_and_
         dd.card_values([[0], [3, 4], [0, 6], [8, 9]], None, 0, [0])
 
 
+def test_takes_all_is_true_exactly_where_the_side_to_move_takes_every_trick_left_and_searches_once():
+    # a claim's double-dummy check (docs/solver.md, Layers): one null-window search at the
+    # bound, not the value, on either side of the table, mid-trick too
+    rng = random.Random(20261205)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    seen = {True: 0, False: 0}
+    for i in range(500):
+        hands, trump, leader, trick = random_ending(rng, 5 if i % 25 == 0 else None)
+        to_move = (leader + len(trick)) % 4
+        every = max(brute_force_values(hands, trump, leader, trick).values()) == len(hands[to_move])
+        searches = solver.stats["searches"]
+        assert solver.takes_all(hands, trump, leader, trick) == every, (hands, trump, leader, trick)
+        assert solver.stats["searches"] - searches == 1
+        seen[every] += 1
+        _ns_tricks.cache_clear()
+    assert min(seen.values()) > 100
+
+
+def test_takes_all_of_a_bridge_deal_agrees_with_the_exact_value():
+    rng = random.Random(7)
+    solver = DoubleDummy(BRIDGE, memory_mb=16)
+    seen = set()
+    for _ in range(60):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        n = rng.choice((3, 5, 7))
+        # the top cards mostly to one side, so that some of them take every trick
+        deck = sorted(deck[:4 * n], key=lambda c: (c % 13) * rng.choice((1, 1, 0.2)), reverse=True)
+        hands = [[] for _ in range(4)]
+        for c in deck:
+            hands[min((s for s in range(4) if len(hands[s]) < n),
+                      key=lambda s: (s % 2 != 0, len(hands[s])))].append(c)
+        trump, leader = rng.choice((None, 0, 1, 2, 3)), rng.randrange(4)
+        every = solver.tricks(hands, trump, leader) == n
+        assert solver.takes_all(hands, trump, leader) == every
+        seen.add(every)
+    assert seen == {True, False}
+
+
 @pytest.mark.parametrize("contract", ["1NT", "1P", "1R", "1A"])
 def test_claim_line_is_given_exactly_where_no_defence_takes_a_trick(contract):
     # a claim of every trick left (terminal play, the server): judged against brute force

@@ -3536,11 +3536,18 @@ static int estimate_ns(const Ctx *c, int nt)
 /* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 
-/* North-South tricks from the loaded position; guess < 0: estimated. */
-int GEO_FN(geo_tricks)(Ctx *c, int guess)
+/* North-South tricks from the loaded position, told exactly where they lie
+ * in [lo, hi] (clamped to the tricks left), else the nearer end: a window of
+ * one trick is one null-window search ("do North-South take at least hi?"),
+ * far cheaper than the value where that fails at once; guess < 0: estimated. */
+int GEO_FN(geo_tricks)(Ctx *c, int guess, int lo, int hi)
 {
+    int r = tricks_left(c);
+    if (hi < 0 || hi > r) hi = r;
+    if (lo < 0) lo = 0;
+    if (lo > hi) lo = hi;
     if (guess < 0) guess = estimate_ns(c, -1);
-    return mtd(c, 0, tricks_left(c), guess);
+    return mtd(c, lo, hi, guess);
 }
 
 /* Root values: for every legal group, NS tricks (since the root). */
@@ -3628,14 +3635,14 @@ int GEO_FN(geo_leader)(Ctx *c, int d, int L, int guess, int nt_east)
 /* A geometry's search, compiled for it (see GEO_S) or for any. */
 typedef struct {
     int S, R, C;
-    int (*tricks)(Ctx *, int);
+    int (*tricks)(Ctx *, int, int, int);
     int (*values)(Ctx *, Move *, uint8_t *, int *, int *);
     void (*table)(Ctx *, const int *, int, int, int, int (*)[4]);
     int (*leader)(Ctx *, int, int, int, int);
 } Geo;
 
 #define GEO_DECLARE(name) \
-    int geo_tricks_##name(Ctx *, int); \
+    int geo_tricks_##name(Ctx *, int, int, int); \
     int geo_values_##name(Ctx *, Move *, uint8_t *, int *, int *); \
     void geo_table_##name(Ctx *, const int *, int, int, int, int (*)[4]); \
     int geo_leader_##name(Ctx *, int, int, int, int);
@@ -3886,15 +3893,18 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
 }
 
 PyDoc_STRVAR(tricks_doc,
-"tricks(hands, trump, leader, trick=(), guess=-1) -> int\n\n"
-"North-South tricks from here (the trick in progress included) with best play.");
+"tricks(hands, trump, leader, trick=(), guess=-1, lo=0, hi=-1) -> int\n\n"
+"North-South tricks from here (the trick in progress included) with best play,\n"
+"exact where they lie in [lo, hi] (hi < 0: the tricks left), else the nearer\n"
+"end: a window of one trick is a single null-window search.");
 
 static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"hands", "trump", "leader", "trick", "guess", NULL};
+    static char *kwlist[] = {"hands", "trump", "leader", "trick", "guess", "lo", "hi", NULL};
     PyObject *hands, *trick = NULL;
-    int trump, leader, guess = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|Oi", kwlist, &hands, &trump, &leader, &trick, &guess)) return NULL;
+    int trump, leader, guess = -1, lo = 0, hi = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|Oiii", kwlist, &hands, &trump, &leader, &trick, &guess,
+                                     &lo, &hi)) return NULL;
     if (acquire(self) < 0) return NULL;
     PyObject *empty = NULL;
     if (!trick) trick = empty = PyTuple_New(0);
@@ -3904,7 +3914,7 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     Ctx *c = self->ctx;
     int v;
     Py_BEGIN_ALLOW_THREADS
-    v = GEO_CALL(self, tricks)(c, guess);
+    v = GEO_CALL(self, tricks)(c, guess, lo, hi);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     return PyLong_FromLong(v);
