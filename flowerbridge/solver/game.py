@@ -88,10 +88,13 @@ def claim_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Car
     to play, judged with every hand in view: a line of best play to the end of
     the hand, in which that side takes them all, when no defence takes one of
     them; ``None`` when some defence does."""
+    hands, trump, leader, trick = position(state)
     search = _solver(solver)
-    if tricks(state, search) < 13 - len(state.tricks):
-        return None
-    return optimal_line(state, search)
+    try:
+        held = search.takes_all(hands, trump, leader, trick)
+    except SolverInputError as exc:
+        raise SolverError(str(exc)) from None
+    return optimal_line(state, search) if held else None
 
 
 def _hands_of(deal) -> list[list[int]]:
