@@ -427,6 +427,23 @@ class HandState:
             self._leader = event.seat
         return event
 
+    def take_back(self, seat: Seat) -> list[Event]:
+        """Take back ``seat``'s last call or card of the hand (a card of the dummy's
+        that ``seat`` played as declarer included) and everything made after it,
+        restoring the state before them; the events taken back, in the order they
+        were made (none when ``seat`` has made nothing this hand)."""
+        declarer = self.contract.declarer if self.contract is not None else None
+        dummy = self.contract.dummy if self.contract is not None else None
+
+        def made_by_seat(event: Event) -> bool:
+            return event.seat is seat or (isinstance(event, CardPlayed) and declarer is seat
+                                          and event.seat is dummy)
+
+        last = next((i for i in range(len(self.history) - 1, -1, -1) if made_by_seat(self.history[i])), None)
+        if last is None:
+            return []
+        return [self.undo() for _ in range(len(self.history) - last)][::-1]
+
     def _replay_auction(self) -> None:
         calls = self.calls
         self.calls = []

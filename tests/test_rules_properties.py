@@ -13,7 +13,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import (BIDS, CARDS, DECK, PASS, CallMade, FlowerBridgeError, HandState, Phase,
+from flowerbridge import (BIDS, CARDS, DECK, PASS, CallMade, CardPlayed, FlowerBridgeError, HandState, Phase,
                           RuleOptions, Seat, Side, notation, records)
 from rules_support import independent_score
 
@@ -171,6 +171,33 @@ def test_undo_then_redo_gives_the_same_state(random_hand, snapshot, seed, data):
     for event in reversed(undone):
         state.apply(action_of(event))
     assert snapshot(state) == before
+
+
+@PROPERTY
+@given(seed=SEEDS, data=st.data())
+def test_take_back_returns_to_just_before_the_seats_last_action_of_the_hand(random_hand, snapshot, seed, data):
+    """Taking back (the terminal's undo, the browser's Take back): a seat's last call or
+    card, or a dummy's card it played as declarer, and everything after it."""
+    original = random_hand(seed)
+    cut = len(original.history) - data.draw(st.integers(0, len(original.history) - 1),
+                                            label="actions before the end")
+    seat = data.draw(st.sampled_from(list(Seat)), label="seat")
+    state = HandState(original.deal, original.dealer, original.options)
+    before: dict[int, object] = {}
+    for event in original.history[:cut]:
+        before[len(state.history)] = snapshot(state)
+        state.apply(action_of(event))
+    contract = state.contract
+    mine = [i for i, e in enumerate(state.history)
+            if e.seat is seat or (isinstance(e, CardPlayed) and contract is not None
+                                  and contract.declarer is seat and e.seat is contract.dummy)]
+    made = list(state.history)
+    undone = state.take_back(seat)
+    if not mine:
+        assert undone == [] and state.history == made
+        return
+    assert undone == made[mine[-1]:]
+    assert snapshot(state) == before[mine[-1]]
 
 
 # ---------------------------------------------------------------- observations

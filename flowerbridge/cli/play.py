@@ -415,17 +415,10 @@ class Table:
         what was taken back, in order, or None when there is nothing of theirs."""
         from ..state import CardPlayed
 
-        declarer = state.contract.declarer if state.contract is not None else None
         dummy = state.contract.dummy if state.contract is not None else None
-
-        def theirs(event) -> bool:
-            return event.seat is self.seat or (
-                isinstance(event, CardPlayed) and declarer is self.seat and event.seat is dummy)
-
-        last = next((i for i in range(len(state.history) - 1, -1, -1) if theirs(state.history[i])), None)
-        if last is None:
+        undone = state.take_back(self.seat)
+        if not undone:
             return None
-        undone = [state.undo() for _ in range(len(state.history) - last)][::-1]
         said = [e.card.code if isinstance(e, CardPlayed) else e.call.text for e in undone]
         whose = "your" if undone[0].seat is self.seat else f"dummy's ({undone[0].seat.full_name})"
         after = ", ".join(f"{e.seat.full_name}{' (dummy)' if e.seat is dummy and isinstance(e, CardPlayed) else ''}"
