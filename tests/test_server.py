@@ -1059,6 +1059,97 @@ def test_a_hint_comes_from_the_strongest_of_the_tables_bot_levels_never_random()
     assert hint_level(["basic", None, "random"]) == "basic"     # (a person's seat has no level)
 
 
+def _take_back_after(south: Client, message: dict) -> tuple[dict, dict, int]:
+    """At South's turn, ``message`` (a call or card) sent and the bots left to play up to
+    South's next turn, then taken back; returns (South's view before it, the undo message,
+    the seq before it)."""
+    wait_for_turn(south)
+    before, at = south.view, south.seq
+    south.send({**message, "seq": at})
+    south.until(lambda m: m.get("seq", 0) > at and south.my_turn, timeout=30)
+    south.send({"type": "undo", "seq": south.seq, "id": "u"})
+    undo = south.until(lambda m: m["type"] in ("undo", "error"))
+    assert undo["type"] == "undo", undo
+    return before, undo, at
+
+
+def test_take_back_undoes_the_persons_last_call_or_card_and_the_bots_after_it_and_survives_a_restart(
+        tmp_path, monkeypatch):
+    # docs/protocol.md, "undo": a table of one person and three bots; the seed is fixed so
+    # that South is not dummy (it would have no card to take back)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        with monkeypatch.context() as patched:
+            patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "5" * 32)
+            table_id, token = south_table(server)
+        south = joined(server, table_id, token)
+        watcher = joined(server, table_id)
+        # in the auction: South's bid and the bots' calls after it
+        wait_for_turn(south)
+        bid = south.view["legal"][1]
+        before, undo, at = _take_back_after(south, {"type": "call", "call": bid})
+        assert undo["seat"] == "S" and undo["taken_back"][0] == {"seat": "S", "call": bid}
+        assert len(undo["taken_back"]) == undo["seq"] - 1 - at >= 2
+        assert undo["view"] == before and south.seq == undo["seq"]
+        told = watcher.until(lambda m: m["type"] == "undo")     # the spectator too, in its own view
+        assert told["taken_back"] == undo["taken_back"] and told["view"]["legal"] == []
+        # the bid again, Pass after, and in the play South's card (or the dummy's) taken back
+        south.send({"type": "call", "call": bid, "seq": south.seq})
+        while True:
+            south.until(lambda m: m["type"] in ("call", "play") and south.my_turn, timeout=30)
+            if south.view["phase"] == "play":
+                break
+            south.send({"type": "call", "call": "Pass", "seq": south.seq})
+        assert south.view["contract"]["declarer"] != "N"
+        card = south.view["legal"][0]
+        before, undo, at = _take_back_after(south, {"type": "play", "card": card})
+        assert undo["taken_back"][0] == {"seat": before["turn"], "card": card}
+        assert undo["view"] == before
+        # a page back from before the card is brought up to date event by event
+        again = joined(server, table_id, token, since=at)
+        again.until(lambda m: m["type"] == "undo")
+        assert again.view == south.view
+        snapshot = joined(server, table_id, token).messages[-1]
+        assert snapshot["view"] == south.view
+        assert len(snapshot["explanations"]) == len(south.view["auction"])
+        for client in (south, watcher, again):
+            client.close()
+    with ServerThread(config) as server:        # and the same after a restart
+        back = joined(server, table_id, token)
+        assert back.messages[-1]["view"] == south.view
+        assert back.messages[-1]["explanations"] == snapshot["explanations"]
+        back.close()
+
+
+def test_take_back_is_refused_with_nothing_of_the_persons_in_the_hand_among_people_and_to_spectators(
+        tmp_path, server):
+    with ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=2, replace_after=None,
+                                   analysis=False)) as slow:
+        # the bots think for 2 s: North (dealer) and East have still to call, South has made nothing
+        created = slow.create_table({"S": "human", **BOTS3})
+        south = joined(slow, created["table"]["id"], created["invitations"]["S"]["token"])
+        south.send({"type": "undo", "id": "early"})
+        error = south.until(lambda m: m["type"] == "error")
+        assert (error["code"], error["message"]) == (
+            "no_undo", "nothing of yours to take back in this hand (a hand that is over stays as it was played)")
+        south.close()
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
+    table_id = created["table"]["id"]
+    north = joined(server, table_id, created["invitations"]["N"]["token"])
+    wait_for_turn(north)
+    north.send({"type": "call", "call": "Pass", "seq": north.seq})
+    north.send({"type": "undo", "id": "n"})
+    error = north.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["message"]) == (
+        "no_undo", "calls and cards are taken back only at a table of one person and three bots: "
+                   "South plays here too")
+    watcher = joined(server, table_id)
+    watcher.send({"type": "undo"})
+    assert watcher.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+    for client in (north, watcher):
+        client.close()
+
+
 def _claims_at_each_turn(server, monkeypatch, seed: str, hands: int = 3):
     """South, alone with three random bots at a table of ``seed``, opens the bidding, then
     claims at each of its turns in the play before playing its first legal card; yields

@@ -313,8 +313,8 @@ def test_http_messages_say_one_table_and_not_pydantics_value_error(tmp_path):
 
 @pytest.mark.parametrize("message, said", [
     ("{}", "type: Field required"),
-    ('{"type": "dance"}', 'type: "dance" is not one of hello, call, play, sync, ping, close, hint, claim'),
-    ('{"type": 5}', "type: 5 is not one of hello, call, play, sync, ping, close, hint, claim"),
+    ('{"type": "dance"}', 'type: "dance" is not one of hello, call, play, sync, ping, close, hint, claim, undo'),
+    ('{"type": 5}', "type: 5 is not one of hello, call, play, sync, ping, close, hint, claim, undo"),
     ("[1,2]", "a message is a JSON object, not an array"),
 ])
 def test_http_a_websocket_message_without_a_known_type_says_so_plainly(message, said):

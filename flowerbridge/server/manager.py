@@ -872,6 +872,16 @@ class TableManager:
             conn.send(reply if message_id is None else {**reply, "id": message_id})
             self._made(live, stored)
 
+    async def take_back(self, conn: Connection, seq: int | None) -> None:
+        """The person takes back their last call or card of the hand in progress,
+        and everything the bots made after it, at a table where every other seat
+        is a bot (among people it would take back what the others saw and answered).
+        The ``undo`` event goes to everyone at the table; a bot's choice under way
+        is dropped, since the table has moved (see :meth:`_run_bots`)."""
+        async with _seated(conn, seq, "only a person seated at the table can take back") as (live, seat):
+            _alone_with_bots(live, seat, "no_undo", "calls and cards are taken back")
+            self._made(live, await self._store(live, live.table.take_back(seat)))
+
     async def close_table(self, conn: Connection, seq: int | None) -> None:
         """Close the table for good at the word of its person: one who is seated
         and the only person connected to it (the others bots, or away)."""

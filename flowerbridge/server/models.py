@@ -59,7 +59,9 @@ class SeatRow(Base):
 
 
 class EventRow(Base):
-    """One event of a table's log: a deal, a call or a card.
+    """One event of a table's log: a deal, a call, a card, an undo (a person at a
+    table of bots took back calls and cards: ``detail`` names them; they stay in
+    the log) or a close.
 
     ``seq`` numbers a table's events from 1 without gaps; the primary key makes
     a second writer of the same number fail instead of forking the log.

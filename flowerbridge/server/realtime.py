@@ -21,7 +21,7 @@ from .headers import same_origin
 from .limits import Sparing, TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, ClaimMessage, CloseMessage, Hello, HintMessage, MessageError, PingMessage,
-                      PlayMessage, error_code, parse_message)
+                      PlayMessage, UndoMessage, error_code, parse_message)
 from .store import said_to_clients
 from .table import PROTOCOL_VERSION
 
@@ -214,6 +214,8 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
             await manager.hint(conn, message.seq, message_id)
         elif isinstance(message, ClaimMessage):
             await manager.claim(conn, message.seq, message_id)
+        elif isinstance(message, UndoMessage):
+            await manager.take_back(conn, message.seq)
         elif isinstance(message, PingMessage):
             pong = {"v": PROTOCOL_VERSION, "type": "pong"}
             conn.send(pong if message_id is None else {**pong, "id": message_id})

@@ -197,6 +197,14 @@ class ClaimMessage(_Strict):
     id: _MessageId | None = None
 
 
+class UndoMessage(_Strict):
+    """Take back the seat's last call or card of the hand and all after it (a table of bots only)."""
+
+    type: Literal["undo"]
+    seq: int | None = Field(default=None, ge=0)
+    id: _MessageId | None = None
+
+
 class PingMessage(_Strict):
     """Keep-alive; answered by ``pong``."""
 
@@ -205,7 +213,7 @@ class PingMessage(_Strict):
 
 
 ClientMessage = Annotated[Union[Hello, CallMessage, PlayMessage, SyncMessage, PingMessage,
-                                CloseMessage, HintMessage, ClaimMessage],
+                                CloseMessage, HintMessage, ClaimMessage, UndoMessage],
                           Field(discriminator="type")]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

@@ -20,7 +20,7 @@ from ..options import RuleOptions
 from ..render import count_text
 from ..seats import Seat
 from ..session import Session
-from ..state import HandState
+from ..state import CallMade, CardPlayed, HandState
 from .limits import MAX_CATCH_UP_EVENTS
 from .models import AnalysisRow, EventRow, SeatRow, TableRow, utcnow
 from .views import DDValues, Role, copies_seen, review, view
@@ -210,6 +210,25 @@ class Table:
                 rows.append(deal)
         return rows
 
+    def take_back(self, seat: Seat) -> list[Event]:
+        """Take back ``seat``'s last call or card of the hand in progress (a card
+        of the dummy's it played as declarer included) and everything made after
+        it: the ``undo`` event to store, which names what was taken back. The
+        events taken back stay in the log; the hand goes on as if they had not
+        been made. Raises ``no_undo`` (changing nothing) when ``seat`` has made
+        nothing this hand."""
+        self.check_open()
+        assert self.state is not None
+        undone = self.state.take_back(seat)
+        if not undone:
+            raise TableError("no_undo", "nothing of yours to take back in this hand (a hand "
+                                        "that is over stays as it was played)")
+        self._forget_explanations(undone)
+        row = Event(self.seq + 1, "undo", self.hand_number, seat.name,
+                    detail={"taken_back": [_told(event) for event in undone]}, created_at=utcnow())
+        self._record(row, None)
+        return [row]
+
     def close(self, minutes: int) -> list[Event]:
         """Close the table before its session is over, idle for ``minutes``: the
         ``close`` event to store. Nothing more can be called or played; what was
@@ -267,6 +286,11 @@ class Table:
                 self.closed = f"closed after {minutes_text(int(row.detail['minutes']))} without play to make room"
             self._record(row, None)
             return
+        if row.kind == "undo":
+            assert self.state is not None
+            self._forget_explanations(_advance(self.state, row))
+            self._record(row, None)
+            return
         if row.kind == "deal":
             assert row.detail is not None   # a deal's row holds its hands
             deal = Deal.from_hands(row.detail["hands"], row.detail["undealt"])
@@ -280,6 +304,11 @@ class Table:
         self._record(row, row.explanation)
         if self.state.is_over:
             self.session.add(self.state)
+
+    def _forget_explanations(self, undone: Sequence[CallMade | CardPlayed]) -> None:
+        calls = sum(isinstance(event, CallMade) for event in undone)
+        if calls:
+            del self.hands[-1].explanations[-calls:]
 
     def _record(self, row: Event, explanation: str | None) -> None:
         log = self.hands[-1]
@@ -343,6 +372,9 @@ class Table:
                                    "hand": row.hand}
         if row.kind == "deal":
             message["dealer"] = state.dealer.name
+        elif row.kind == "undo":
+            assert row.detail is not None
+            message.update(seat=row.seat, taken_back=row.detail["taken_back"])
         elif row.kind == "call":
             message.update(seat=row.seat, call=row.action, explanation=row.explanation)
         else:
@@ -370,9 +402,7 @@ class Table:
             for row in self.hands[hand - 1].events:
                 if row.seq > mine[-1].seq:
                     break
-                if row.kind != "deal":
-                    assert row.action is not None
-                    replay.apply(row.action)
+                _advance(replay, row)
                 if row.seq >= mine[0].seq:
                     messages.append(self.event_message(row, replay, role))
         return messages
@@ -403,9 +433,7 @@ class Table:
         state = HandState(self.state.deal, self.state.dealer, self.options)
         messages = []
         for row in events:
-            if row.kind != "deal":
-                assert row.action is not None
-                state.apply(row.action)
+            _advance(state, row)
             if row.seq > since:
                 messages.append(self.event_message(row, state, role))
         return messages + [self.review_message(finished)] if again else messages
@@ -442,6 +470,31 @@ def as_utc(time: datetime) -> datetime:
     """A stored time in UTC: SQLite hands back naive datetimes, PostgreSQL times
     in its session's zone; every stored time is UTC, and is shown in UTC."""
     return time.astimezone(timezone.utc) if time.tzinfo else time.replace(tzinfo=timezone.utc)
+
+
+def _told(event: CallMade | CardPlayed) -> dict[str, str]:
+    """A call or card as an ``undo`` event names it: ``{"seat": "S", "call": "1P"}``,
+    ``{"seat": "N", "card": "9R"}`` (the seat whose call or card it was)."""
+    if isinstance(event, CallMade):
+        return {"seat": event.seat.name, "call": event.call.text}
+    return {"seat": event.seat.name, "card": event.card.code}
+
+
+def _advance(state: HandState, row: Event) -> list[CallMade | CardPlayed]:
+    """Bring a replayed hand past ``row``, one of its events after its deal: a
+    call or card made, or an ``undo``'s actions taken back (returned, checked
+    against what the row names)."""
+    if row.kind == "deal":
+        return []
+    if row.kind == "undo":
+        assert row.detail is not None
+        named = row.detail["taken_back"]
+        undone = [state.undo() for _ in named][::-1]
+        assert [_told(event) for event in undone] == named, (row.seq, named)
+        return undone
+    assert row.action is not None
+    state.apply(row.action)
+    return []
 
 
 def _deal_event(seed: str, *, seq: int, hand: int) -> Event:
