@@ -3320,6 +3320,44 @@ def test_the_hint_button_is_offered_only_at_a_table_where_every_other_seat_is_a_
     assert not north.errors
 
 
+CALLS_SHOWN = "[...document.querySelectorAll('#auction td')].filter((td) => td.textContent && !td.classList.contains('pending')).length"
+TRICK_CARDS = "#trick .slot [data-code]"
+
+
+def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server):
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#bidding button").first.wait_for()
+    assert south.locator("#take-back").is_hidden()     # nothing of South's in this hand yet
+    before = south.evaluate(CALLS_SHOWN)
+    # 7NT: South declares, the bots pass, West leads, and the dummy's card is South's to play
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#felt .card.playable").first.wait_for()
+    lead = south.locator(TRICK_CARDS).first.get_attribute("data-code")
+    south.locator("#take-back").click()
+    south.locator("#bidding button").first.wait_for()
+    said = south.locator("#announce").inner_text()
+    assert said.startswith("Taken back: your 7 No Trump, then West Pass, North Pass, East Pass, West "
+                           f"{lead}, "), said
+    assert south.evaluate(CALLS_SHOWN) == before and south.locator(TRICK_CARDS).count() == 0
+    assert south.locator("#take-back").is_hidden()
+    # and by its key, in the play: the dummy's card and East's after it taken back
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#felt .card.playable").first.wait_for()
+    played = south.locator("#felt .card.playable").first.get_attribute("data-code")
+    south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})
+    south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 3")
+    south.keyboard.press("u")
+    south.wait_for_function("document.querySelector('#announce').textContent.startsWith('Taken back: the')")
+    said = south.locator("#announce").inner_text()
+    assert said.startswith(f"Taken back: the dummy's (North) {played}, "), said
+    assert ", then East " in said
+    south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 1")   # West's lead stands
+    assert south.locator(f'#felt .card.playable[data-code="{played}"]').count() >= 1
+    assert not south.errors
+
+
 def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browser, tmp_path, monkeypatch):
     # a server in this process, where the test can judge each claim with the table's own
     # state; the table's seed fixed, so that the random bots play the same every run

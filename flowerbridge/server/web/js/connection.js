@@ -10,7 +10,7 @@ const RETRY_MS = [500, 1000, 2000, 5000];
 // than DEAD_MS for its answer either (the server answers every one).
 const HEARTBEAT_MS = 15_000;
 const DEAD_MS = 10_000;
-const SEQUENCED = new Set(["deal", "call", "play"]);
+const SEQUENCED = new Set(["deal", "call", "play", "undo"]);
 // 4400: a bad hello, 4401: a wrong token, 4404: no such table; retrying cannot help.
 // 4429: too many connections (this seat's, the table's spectators, this address's):
 // retrying every few seconds would not help either, until the person closes one.

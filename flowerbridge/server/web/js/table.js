@@ -152,6 +152,35 @@ function claimRest() {
   draw();
 }
 
+// Taking back this seat's last call or card of the hand, and what the bots made after
+// it, at a table where every other seat is a bot (the server checks it again): from its
+// first call of the hand until the hand is over.
+function mayTakeBack() {
+  if (state.role !== "seat" || state.table?.closed || sessionOver()) return false;
+  if (state.view?.phase !== "auction" && state.view?.phase !== "play") return false;
+  return state.view.auction.some((call) => call.seat === state.seat) &&
+    Object.entries(state.table?.seats || {}).every(([seat, info]) => seat === state.seat || info.player !== "human");
+}
+
+function takeBack() {
+  state.advice = null;
+  act({ type: "undo" });
+  draw();
+}
+
+// "Taken back: your 1P, then West Pass, North 2R." as the undo message names them.
+function takenBackText(message) {
+  const said = message.taken_back.map((action) => action.card
+    ? `${action.card}, ${cardName(state.catalogue.get(action.card), state.language)}`
+    : spokenCall(action.call));
+  const first = message.taken_back[0];
+  const whose = first.seat === state.seat ? "your"
+    : first.seat === message.seat ? `${SEAT_NAMES[first.seat]}'s` : `the dummy's (${SEAT_NAMES[first.seat]})`;
+  const after = message.taken_back.slice(1).map((action, i) => `${SEAT_NAMES[action.seat]} ${said[i + 1]}`);
+  const who = message.seat === state.seat ? "Taken back" : `${SEAT_NAMES[message.seat]} took back`;
+  return `${who}: ${whose} ${said[0]}` + (after.length ? `, then ${after.join(", ")}.` : ".");
+}
+
 function adviceText(message) {
   const what = message.kind === "play"
     ? `${message.action}, ${cardName(state.catalogue.get(message.action), state.language)}`
@@ -473,6 +502,7 @@ function drawPlayPanel() {
   if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
   $("ask-hint").classList.toggle("hidden", !mayAskHint());
   $("claim-rest").classList.toggle("hidden", !mayClaim());
+  $("take-back").classList.toggle("hidden", !mayTakeBack());
   const advice = state.advice?.seq === connection.seq && isMyTurn() ? state.advice.text : state.claimed?.text || "";
   if ($("advice").textContent !== advice) $("advice").textContent = advice;
   drawStoodIn();
@@ -890,6 +920,14 @@ const HANDLERS = {
     if (message.id?.startsWith("h")) state.advice = null;   // the hint asked for is not coming
     state.refusal = message.message;
   },
+  undo(message) {
+    applyView(message);
+    actedElsewhere();
+    state.advice = null;
+    const calls = message.taken_back.filter((action) => action.call !== undefined).length;
+    if (calls) state.explanations = state.explanations.slice(0, -calls);
+    say(takenBackText(message));
+  },
   claim(message) {
     // told before the cards come (shown in the hint's live region, so said once)
     const left = message.tricks === 1 ? "the last trick" : `the last ${message.tricks} tricks`;
@@ -1236,6 +1274,12 @@ function onKey(event) {
   else if (key === "c") { toggleCopies(); announce(`Copies seen ${state.showCopies ? "shown" : "hidden"}.`); }
   else if (key === "r") { if (state.review) openReview(keyOpener()); else announce("No hand to review yet."); }
   else if (key === "?") openDialog($("keys-dialog"), keyOpener());
+  else if (key === "u") {
+    if (mayTakeBack()) takeBack();
+    else announce(state.role === "seat" && state.view?.auction.some((call) => call.seat === state.seat)
+      ? "Calls and cards are taken back only at a table of one person and three bots."
+      : "Nothing of yours to take back in this hand.");
+  }
   else if (key === "h") {
     if (mayAskHint()) askHint();
     else announce(isMyTurn() ? "Hints are given only at a table of one person and three bots."
@@ -1293,6 +1337,7 @@ async function main() {
   $("close-table").addEventListener("click", () => openDialog($("close-dialog"), $("close-table")));
   $("ask-hint").addEventListener("click", askHint);
   $("claim-rest").addEventListener("click", claimRest);
+  $("take-back").addEventListener("click", takeBack);
   $("close-confirm").addEventListener("click", closeTable);
   $("close-cancel").addEventListener("click", () => $("close-dialog").close());
   $("close-dialog").addEventListener("close", closedDialog);
