@@ -1040,16 +1040,21 @@ def test_a_hint_is_refused_at_a_table_of_people_and_names_them(server):
     north.close()
 
 
-def test_a_hint_is_given_at_the_persons_turn_only(tmp_path):
-    # the bots think for 2 s: North (dealer) and East have still to call when South asks
+def _asked_before_souths_first_call(tmp_path, kind: str) -> tuple[str, str]:
+    """The error South is told on sending ``kind`` at once, at a table whose bots think for
+    2 s: North (dealer) and East have still to call, and South has made nothing."""
     with ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=2, replace_after=None,
                                    analysis=False)) as server:
         created = server.create_table({"S": "human", **BOTS3})
         south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
-        south.send({"type": "hint", "id": "early"})
+        south.send({"type": kind, "id": "early"})
         error = south.until(lambda m: m["type"] == "error")
-        assert (error["code"], error["message"]) == ("no_hint", "a hint is given at your turn only")
         south.close()
+    return error["code"], error["message"]
+
+
+def test_a_hint_is_given_at_the_persons_turn_only(tmp_path):
+    assert _asked_before_souths_first_call(tmp_path, "hint") == ("no_hint", "a hint is given at your turn only")
 
 
 def test_a_hint_comes_from_the_strongest_of_the_tables_bot_levels_never_random():
@@ -1123,16 +1128,8 @@ def test_take_back_undoes_the_persons_last_call_or_card_and_the_bots_after_it_an
 
 def test_take_back_is_refused_with_nothing_of_the_persons_in_the_hand_among_people_and_to_spectators(
         tmp_path, server):
-    with ServerThread(ServerConfig(database=str(tmp_path / "t.db"), bot_delay=2, replace_after=None,
-                                   analysis=False)) as slow:
-        # the bots think for 2 s: North (dealer) and East have still to call, South has made nothing
-        created = slow.create_table({"S": "human", **BOTS3})
-        south = joined(slow, created["table"]["id"], created["invitations"]["S"]["token"])
-        south.send({"type": "undo", "id": "early"})
-        error = south.until(lambda m: m["type"] == "error")
-        assert (error["code"], error["message"]) == (
-            "no_undo", "nothing of yours to take back in this hand (a hand that is over stays as it was played)")
-        south.close()
+    assert _asked_before_souths_first_call(tmp_path, "undo") == (
+        "no_undo", "nothing of yours to take back in this hand (a hand that is over stays as it was played)")
     created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
     table_id = created["table"]["id"]
     north = joined(server, table_id, created["invitations"]["N"]["token"])
