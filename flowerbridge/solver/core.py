@@ -136,17 +136,20 @@ class DoubleDummy:
 
     def pack(self, hands: Sequence[Iterable[int]]) -> bytes:
         """Copy counts per seat and card, the compiled core's input format."""
-        g = self.geometry
+        cards, copies = self.geometry.cards, self.geometry.copies
         hands = _hands(hands)
-        buf = bytearray(4 * g.cards)
+        buf = bytearray(4 * cards)
         for seat, hand in enumerate(hands):
+            base = seat * cards
             for card in hand:
-                card = _index(card, "card index")
-                if not 0 <= card < g.cards:
-                    raise SolverInputError(f"card index {card} out of range 0..{g.cards - 1}")
-                buf[seat * g.cards + card] += 1
-                if buf[seat * g.cards + card] > g.copies:
-                    raise SolverInputError(f"card {card} appears more than {g.copies} times")
+                if type(card) is not int:   # (the checks of every card are most of a small search's time)
+                    card = _index(card, "card index")
+                if not 0 <= card < cards:
+                    raise SolverInputError(f"card index {card} out of range 0..{cards - 1}")
+                held = buf[base + card] + 1
+                if held > copies:
+                    raise SolverInputError(f"card {card} appears more than {copies} times")
+                buf[base + card] = held
         return bytes(buf)
 
     def _trump(self, trump: int | None) -> int:
@@ -194,6 +197,12 @@ class DoubleDummy:
         """No card more often, in the four hands and the trick together, than
         the deck holds it: else an error naming the card and its copies."""
         g = self.geometry
+        n = g.cards
+        totals = [a + b + c + d for a, b, c, d in zip(packed[:n], packed[n:2 * n], packed[2 * n:3 * n], packed[3 * n:])]
+        for card in trick:
+            totals[card] += 1
+        if max(totals) <= g.copies:
+            return
         on_table = [0] * g.cards
         for card in trick:
             on_table[card] += 1
