@@ -860,6 +860,71 @@ def test_play_and_demo_save_the_seed_their_boards_were_dealt_from(monkeypatch, t
     assert again["hands"][0]["hands"] == first["hands"][0]["hands"]      # the same board dealt again
 
 
+def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_and_length(monkeypatch, tmp_path):
+    import json
+
+    from flowerbridge import Deal
+
+    path = tmp_path / "s.json"
+    saved = lambda: json.loads(path.read_text(encoding="utf-8"))     # noqa: E731
+    status, _ = _play(monkeypatch, ["--seed", "7", "--hands", "3", "--seat", "N", "--bots", "random",
+                                    "--undertrick-penalty", "0", "--save", str(path)], QuitsAfterTheHand)
+    assert status == 0 and len(saved()["hands"]) == 1
+    assert (saved()["seat"], saved()["bots"]) == ("N", "random")    # (North, seat 0, was taken for none)
+    status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    assert status == 0
+    assert f"Resuming the session in {path}: 1 hand played; you are North, with random bots." in out
+    assert "=== Board 2 (seed 7): dealer East; you are North ===" in out and "Board 1" not in out
+    record = saved()
+    assert len(record["hands"]) == 2 and record["options"]["undertrick_penalty"] == 0
+    assert record["hands"][1]["hands"] == Deal.from_seed(7, 2).to_dict()["hands"]
+    status, out = _play(monkeypatch, ["--resume", str(path)], AutoPlayer)     # to the session's end
+    assert status == 0 and "=== Board 3 (seed 7)" in out and "Board 4" not in out
+    assert len(saved()["hands"]) == 3
+
+
+@pytest.mark.parametrize("argv, record, said", [
+    (["--seed", "7"], None, "--seed with --resume: a resumed session keeps its seed as it was saved"),
+    (["--hands", "2"], None, "--hands with --resume: a resumed session keeps its length as it was saved"),
+    (["--declarer", "first-named"], None,
+     "--declarer with --resume: a resumed session keeps its rule options as it was saved"),
+    (["--save", "x.json"], None,
+     "--save with --resume: a resumed session keeps its file (it is written to FILE again) as it was saved"),
+    ([], {"dealer": "N", "hands": {}}, "holds a hand record, not a session: --resume goes on with a session "
+                                       "that play --save wrote"),
+    ([], {"format": "flowerbridge-session", "hands": []},
+     'names no seed ("seed"): a session is resumed from the boards its seed deals, and play --save writes it'),
+    ([], "seed 8", ": hand 1 is not board 1 of its seed 8: only a session dealt from its seed, as play deals "
+                   "it, is resumed"),
+    ([], "over", ": the session is over (1 hand played): nothing to resume"),
+])
+def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a_seed(
+        monkeypatch, capsys, tmp_path, argv, record, said):
+    import json
+
+    from flowerbridge import Deal
+
+    path = tmp_path / "s.json"
+    if isinstance(record, dict):
+        if "format" not in record:     # a hand record: a dealt hand
+            record = {**Deal.from_seed(1).to_dict(), "dealer": "N"}
+        path.write_text(json.dumps(record), encoding="utf-8")
+    else:
+        status, _ = _play(monkeypatch, ["--seed", "7", "--hands", "1" if record == "over" else "3",
+                                        "--save", str(path)], AutoPlayer if record == "over" else QuitsAfterTheHand)
+        assert status == 0
+        if record == "seed 8":      # a seed that did not deal its hands
+            data = json.loads(path.read_text(encoding="utf-8"))
+            path.write_text(json.dumps({**data, "seed": 8}), encoding="utf-8")
+    capsys.readouterr()
+    before = path.read_bytes()
+    status, out = _play(monkeypatch, ["--resume", str(path), *argv], "1P\n")
+    assert status == 2 and out == ""
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
+    assert path.read_bytes() == before      # nothing written
+
+
 class UndoesOnce(AutoPlayer):
     """Plays as AutoPlayer and, once its ``after``-th card is on the table, types undo once."""
 

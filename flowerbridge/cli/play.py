@@ -8,12 +8,13 @@ line by line from standard input, so a session can be scripted:
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 import sys
 from typing import TextIO
 
-from ..render import fit_lines
+from ..render import count_text, fit_lines
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
 from .demo import MAX_HANDS
@@ -32,16 +33,28 @@ def register(subparsers) -> None:
                                           "'undo' takes back your last call or card; 'claim' "
                                           "claims every trick left; 'help' says what to type; "
                                           "'q' quits.")
-    p.add_argument("--seat", type=seat_type, default="S", help="your seat, N, E, S or W (default S)")
-    p.add_argument("--seed", default="play", help="seed for the deals and the bots (default 'play')")
-    p.add_argument("--bots", default="basic", help="bot level or module:attribute (default basic)")
+    p.add_argument("--seat", type=seat_type,
+                   help="your seat, N, E, S or W (default S; with --resume, the saved session's)")
+    p.add_argument("--seed", help="seed for the deals and the bots (default 'play')")
+    p.add_argument("--bots", help="bot level or module:attribute (default basic; with --resume, the "
+                                  "saved session's)")
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
     from ._save import add_save_options
     add_save_options(p, "write the session to FILE as a JSON session record after every finished "
                         "hand (flowerbridge show reads it)")
+    p.add_argument("--resume", metavar="FILE",
+                   help="go on with the session play --save wrote to FILE, from its next board: its "
+                        "seed, rule options and length, your seat and the bots' level as they were; "
+                        "FILE is written again after every hand")
     p.set_defaults(func=run)
+
+
+# what a resumed session keeps as it was saved: the options that would change it are refused
+KEPT_ON_RESUME = (("seed", "its seed"), ("hands", "its length"), ("undertrick_penalty", "its rule options"),
+                  ("declarer", "its rule options"), ("save", "its file (it is written to FILE again)"),
+                  ("overwrite", "its file (it is written to FILE again)"))
 
 
 # `help` or `h` at a prompt: what `?` lists, then these
@@ -72,23 +85,39 @@ def run(args) -> int:
     from ..options import RuleOptions
     from ..session import Session
 
-    seat = args.seat
     from . import parse_seed
-    seed = parse_seed(args.seed)
-    from ._save import session_file
+    from ._save import SessionFile, session_file
     from ..dealing import json_seed
-    save = session_file(args)   # a path that cannot be written is refused before any hand
     from ..errors import BotError
-    bots = {s: load_bot(args.bots, seed=bot_seed(seed, s.name)) for s in Seat if s is not seat}
+
+    if args.resume is not None:
+        session, seed = resumed_session(args)
+        save = SessionFile(args.resume, overwrite=True)     # (refused here if it cannot be written)
+        seat = _first(args.seat, _saved(session, "seat", seat_type), Seat.S)    # (North is seat 0)
+        level = _first(args.bots, _saved(session, "bots", str), "basic")
+        # the bots of a resumed session are seeded afresh from its next board: the deals are
+        # those of the session unbroken, the bots' choices not
+        salt: tuple[object, ...] = ("board", len(session.hands) + 1)
+    else:
+        seed = parse_seed(args.seed if args.seed is not None else "play")
+        save = session_file(args)   # a path that cannot be written is refused before any hand
+        seat, level, salt = _first(args.seat, Seat.S), _first(args.bots, "basic"), ()
+        session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
+        session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
+    # in the saved record too, so that --resume seats the person and the bots as they were
+    session.extra.update(seat=seat.name, bots=level)
+    bots = {s: load_bot(level, seed=bot_seed(seed, s.name, *salt)) for s in Seat if s is not seat}
     # seeded apart from the bots at the table: asking for a hint changes none of their choices
-    hinter = load_bot(hint_level(args.bots), seed=bot_seed(seed, seat.name, "hint"))
-    session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
-    session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
+    hinter = load_bot(hint_level(level), seed=bot_seed(seed, seat.name, "hint", *salt))
     if isinstance(sys.stdin, io.TextIOWrapper):
         # a byte that is not UTF-8 (a terminal in another encoding) is bad input like any
         # other, answered at the prompt, not a UnicodeDecodeError's traceback
         sys.stdin.reconfigure(errors="replace")
     table = Table(seat, bots, sys.stdin, sys.stdout, save, hinter)
+    if args.resume is not None:
+        table.say(f"Resuming the session in {args.resume}: {count_text(len(session.hands), 'hand')} "
+                  f"played; you are {seat.full_name}, with {level} bots.")
+        table.say(session.render(terminal_width()))
     status = 0
     try:
         while not session.is_over:
@@ -111,6 +140,55 @@ def run(args) -> int:
         print(f"error: {one_line(table.save_error)}", file=sys.stderr)
         return status or 2
     return status
+
+
+def resumed_session(args):
+    """The session of ``--resume FILE`` and its seed, or a UsageError naming what is wrong
+    (FILE unreadable, not a session record, naming no seed, hands not dealt from it, over)."""
+    from . import UsageError, read_text
+    from .._load import load_records_and_session
+    from ._seeded import dealt_from_seed, saved_seed
+
+    path = args.resume
+    if path == "-":
+        raise UsageError("--resume -: give the session's file (standard input is where you type)")
+    for option, kept in KEPT_ON_RESUME:
+        if getattr(args, option) not in (None, False):
+            raise UsageError(f"--{option.replace('_', '-')} with --resume: a resumed session keeps {kept} "
+                             "as it was saved")
+    _, session = load_records_and_session(read_text(path, "a session record"), path)
+    if session is None:
+        raise UsageError(f"{path} holds a hand record, not a session: --resume goes on with a "
+                         "session that play --save wrote")
+    seed = saved_seed(session)
+    if seed is None:
+        raise UsageError(f'{path} names no seed ("seed"): a session is resumed from the boards its seed '
+                         "deals, and play --save writes it")
+    for number, state in enumerate(session.hands, 1):
+        if not dealt_from_seed(state, seed, number):
+            raise UsageError(f"{path}: hand {number} is not board {number} of its seed {seed!r}: only a "
+                             "session dealt from its seed, as play deals it, is resumed")
+    if session.is_over:
+        raise UsageError(f"{path}: the session is over ({count_text(len(session.hands), 'hand')} "
+                         "played): nothing to resume")
+    return session, seed
+
+
+def _first(*values):
+    """The first of ``values`` that is not None."""
+    return next(value for value in values if value is not None)
+
+
+def _saved(session, key: str, parse):
+    """What a saved session says of ``key`` (its seat, its bots), read as ``parse``
+    reads it; None where it says nothing the command would take."""
+    value = session.extra.get(key)
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse(value)
+    except argparse.ArgumentTypeError:    # (a seat that is no seat: the default, as for a session without one)
+        return None
 
 
 def shorthand_call(text: str) -> str:

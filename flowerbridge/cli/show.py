@@ -39,17 +39,14 @@ def run(args) -> int:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
-    from ..dealing import Deal
-    from ..seats import Seat
+    from ._seeded import dealt_from_seed, saved_seed
 
-    seed = _seed_of(session)
+    seed = saved_seed(session)
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
             # a session play or demo saved names the seed its boards were dealt from (hand K,
             # board K), where deal --seed --board deals that hand again
-            state = record.state
-            again = seed is not None and state.dealer is Seat.N.next(number - 1) \
-                and _held(Deal.from_seed(seed, number)) == _held(state.deal)
+            again = seed is not None and dealt_from_seed(record.state, seed, number)
             print(f"=== Hand {number} (seed {seed!r}, board {number}) ===" if again else f"=== Hand {number} ===")
         print(render_hand(record.state, names=args.names, width=output_width()))
         print()
@@ -57,22 +54,3 @@ def run(args) -> int:
         # the sheet down to its totals: its record of the last hand repeats what is shown above
         print(session.render(output_width(), record=False))
     return 0
-
-
-def _held(deal) -> list[list[int]]:
-    """Each seat's cards, in the deck's order (a record may list them in any)."""
-    return [sorted(card.index for card in hand) for hand in deal.hands]
-
-
-def _seed_of(session):
-    """The seed a saved session names (``"seed"``, which play and demo write), as ``--seed``
-    reads it; ``None`` where there is none, or none that ``--seed`` would take."""
-    from . import UsageError, parse_seed
-
-    seed = session.extra.get("seed") if session is not None else None
-    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
-        return None
-    try:
-        return parse_seed(str(seed))
-    except UsageError:
-        return None
