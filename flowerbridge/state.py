@@ -428,16 +428,18 @@ class HandState:
         return event
 
     def take_back(self, seat: Seat) -> list[Event]:
-        """Take back ``seat``'s last call or card of the hand (a card of the dummy's
-        that ``seat`` played as declarer included) and everything made after it,
-        restoring the state before them; the events taken back, in the order they
-        were made (none when ``seat`` has made nothing this hand)."""
-        declarer = self.contract.declarer if self.contract is not None else None
+        """Take back ``seat``'s last call or card of the hand and everything made
+        after it, restoring the state before them: the last that ``seat`` chose (a
+        card of the dummy's is its declarer's choice, not the dummy's, so the dummy's
+        last is its last call); the events taken back, in the order they were made
+        (none when ``seat`` has made nothing this hand)."""
         dummy = self.contract.dummy if self.contract is not None else None
+        declarer = self.contract.declarer if self.contract is not None else None
 
         def made_by_seat(event: Event) -> bool:
-            return event.seat is seat or (isinstance(event, CardPlayed) and declarer is seat
-                                          and event.seat is dummy)
+            if isinstance(event, CardPlayed) and event.seat is dummy:
+                return declarer is seat
+            return event.seat is seat
 
         last = next((i for i in range(len(self.history) - 1, -1, -1) if made_by_seat(self.history[i])), None)
         if last is None:

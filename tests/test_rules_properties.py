@@ -177,7 +177,7 @@ def test_undo_then_redo_gives_the_same_state(random_hand, snapshot, seed, data):
 @given(seed=SEEDS, data=st.data())
 def test_take_back_returns_to_just_before_the_seats_last_action_of_the_hand(random_hand, snapshot, seed, data):
     """Taking back (the terminal's undo, the browser's Take back): a seat's last call or
-    card, or a dummy's card it played as declarer, and everything after it."""
+    card of its choosing (a dummy's card is its declarer's), and everything after it."""
     original = random_hand(seed)
     cut = len(original.history) - data.draw(st.integers(0, len(original.history) - 1),
                                             label="actions before the end")
@@ -188,9 +188,9 @@ def test_take_back_returns_to_just_before_the_seats_last_action_of_the_hand(rand
         before[len(state.history)] = snapshot(state)
         state.apply(action_of(event))
     contract = state.contract
-    mine = [i for i, e in enumerate(state.history)
-            if e.seat is seat or (isinstance(e, CardPlayed) and contract is not None
-                                  and contract.declarer is seat and e.seat is contract.dummy)]
+    chooser = lambda e: contract.declarer if isinstance(e, CardPlayed) and e.seat is contract.dummy \
+        else e.seat     # noqa: E731
+    mine = [i for i, e in enumerate(state.history) if chooser(e) is seat]
     made = list(state.history)
     undone = state.take_back(seat)
     if not mine:
