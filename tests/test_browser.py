@@ -3317,6 +3317,11 @@ def test_the_hint_button_is_offered_only_at_a_table_where_every_other_seat_is_a_
     wait_for_table(north)
     north.locator("#bidding button").first.wait_for()     # (dealer North: North's turn)
     assert north.locator("#ask-hint").is_hidden() and north.locator(".hint-line").is_hidden()
+    # nor Take back, whose key says why (before any call of North's, the people come first)
+    north.keyboard.press("u")
+    north.wait_for_function("document.querySelector('#announce').textContent.startsWith('Calls and cards')")
+    assert north.locator("#announce").inner_text() == (
+        "Calls and cards are taken back only at a table of one person and three bots.")
     assert not north.errors
 
 
@@ -3356,6 +3361,31 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 1")   # West's lead stands
     assert south.locator(f'#felt .card.playable[data-code="{played}"]').count() >= 1
     assert not south.errors
+
+
+def test_take_back_is_offered_while_the_bots_think_and_by_the_keyboard_hands_focus_to_the_turn(browser, tmp_path):
+    # (the line it sits in was hidden whenever Hint and Claim were: between the person's turns)
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.testing import ServerThread
+
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=1, replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+        south = open_page(browser, server, created["invitations"]["S"]["url"])
+        wait_for_table(south)
+        south.locator("#bidding button").first.wait_for()
+        south.keyboard.press("7")
+        south.keyboard.press("n")           # 7NT; West thinks for a second
+        south.locator("#take-back").wait_for(state="visible", timeout=900)
+        assert south.locator("#bidding button").count() == 0 and south.locator(".hint-line").is_visible()
+        south.locator("#take-back").focus()
+        south.keyboard.press("Enter")
+        south.locator("#bidding button").first.wait_for()
+        assert south.locator("#take-back").is_hidden()      # South's only call went
+        # at once, as the box comes back (not left on the page, for a later turn to pick up)
+        assert south.evaluate("document.activeElement.closest('#bidding') !== null")
+        assert south.evaluate("document.activeElement.dataset.call") == "Pass"     # the box's tab stop
+        assert not south.errors
 
 
 def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browser, tmp_path, monkeypatch):

@@ -124,9 +124,11 @@ function mayClose() {
 // A hint, at a table where every other seat is a bot (the server checks it again):
 // what a bot would call or play here, from this seat's own view.
 function mayAskHint() {
-  if (state.role !== "seat" || !isMyTurn() || sessionOver()) return false;
-  return Object.entries(state.table?.seats || {}).every(([seat, info]) =>
-    seat === state.seat || info.player !== "human");
+  return state.role === "seat" && isMyTurn() && !sessionOver() && aloneWithBots();
+}
+
+function aloneWithBots() {
+  return Object.entries(state.table?.seats || {}).every(([seat, info]) => seat === state.seat || info.player !== "human");
 }
 
 function askHint() {
@@ -156,10 +158,17 @@ function claimRest() {
 // it, at a table where every other seat is a bot (the server checks it again): from its
 // first call of the hand until the hand is over.
 function mayTakeBack() {
-  if (state.role !== "seat" || state.table?.closed || sessionOver()) return false;
-  if (state.view?.phase !== "auction" && state.view?.phase !== "play") return false;
-  return state.view.auction.some((call) => call.seat === state.seat) &&
-    Object.entries(state.table?.seats || {}).every(([seat, info]) => seat === state.seat || info.player !== "human");
+  return !whyNoTakeBack();
+}
+
+// Why this page may not take back now (null: it may), as the key U says it.
+function whyNoTakeBack() {
+  if (state.role !== "seat") return "Only a person seated at the table can take back.";
+  if (!aloneWithBots()) return "Calls and cards are taken back only at a table of one person and three bots.";
+  if (state.table?.closed || sessionOver()) return "The session is over: nothing to take back.";
+  if ((state.view?.phase !== "auction" && state.view?.phase !== "play") ||
+      !state.view.auction.some((call) => call.seat === state.seat)) return "Nothing of yours to take back in this hand.";
+  return null;
 }
 
 function takeBack() {
@@ -703,6 +712,9 @@ function rememberFocus() {
   if (!focused || focused === document.body || focused === $("message")) return { parked: true };
   if (focused.closest("#felt .hand")) return { parked: true, code: focused.dataset.code };
   if (focused.closest("#bidding")) return { parked: true, call: focused.dataset.call };
+  // Hint, Claim the rest, Take back: left be while shown; one that goes with what it
+  // did (Take back, its last call taken back) hands focus on as a card gone does
+  if (focused.closest(".hint-line")) return { button: focused.id };
   const cell = focused.closest("#auction td");
   if (cell) return { row: cell.parentElement.rowIndex, column: cell.cellIndex };
   return null;  // elsewhere (the top bar, a window): a redraw does not touch it
@@ -723,7 +735,9 @@ function focusTurn(code = null) {
 
 function restoreFocus(was) {
   if (!was || document.querySelector("dialog[open]")) return;
-  if (was.row !== undefined) {
+  if (was.button !== undefined) {
+    if (!$(was.button).classList.contains("hidden")) return;
+  } else if (was.row !== undefined) {
     const cell = $("auction").querySelector("table")?.rows[was.row]?.cells[was.column];
     if (cell && cell.tabIndex >= 0) {
       cell.focus();
@@ -1275,10 +1289,9 @@ function onKey(event) {
   else if (key === "r") { if (state.review) openReview(keyOpener()); else announce("No hand to review yet."); }
   else if (key === "?") openDialog($("keys-dialog"), keyOpener());
   else if (key === "u") {
-    if (mayTakeBack()) takeBack();
-    else announce(state.role === "seat" && state.view?.auction.some((call) => call.seat === state.seat)
-      ? "Calls and cards are taken back only at a table of one person and three bots."
-      : "Nothing of yours to take back in this hand.");
+    const why = whyNoTakeBack();
+    if (why) announce(why);
+    else takeBack();
   }
   else if (key === "h") {
     if (mayAskHint()) askHint();
