@@ -269,6 +269,14 @@ def test_lab_summary_json_is_strict_json_even_for_one_deal(tmp_path):
     assert summary["summaries"]["deals"]["undealt"]["sampled_interval"]["mean_honors"] == [None, None]
 
 
+def test_lab_summary_json_keeps_a_seed_past_what_json_readers_keep_exact_as_its_digits(tmp_path):
+    # jq read 12345678901234567890 as 12345678901234567000, another seed (as demo and play save it)
+    run_lab(tmp_path, ["deals"], n=2, seed=12345678901234567890, workers=1, report=False)
+    assert json.loads((tmp_path / "summary.json").read_text())["seed"] == "12345678901234567890"
+    run_lab(tmp_path / "small", ["deals"], n=2, seed=7, workers=1, report=False)
+    assert json.loads((tmp_path / "small" / "summary.json").read_text())["seed"] == 7
+
+
 def test_lab_run_without_a_report_removes_the_earlier_one_it_would_contradict(tmp_path):
     run_lab(tmp_path, ["deals"], n=10, seed=1, workers=1)
     run_lab(tmp_path, ["deals"], n=20, seed=1, workers=1, report=False)

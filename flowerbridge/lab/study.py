@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..dealing import json_seed
 from .base import LabError
 from .report import Section, TableSpec, plural, render_html
 from .runner import DEFAULT_ANALYSES, MANIFEST, LabResult, Staged, analyses, run_staged
@@ -124,7 +125,7 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
     # the six defaults as if it had)
     written = settings if set(result.tables) & set(VARIANTS_TAKEN_BY) else {"variants": None}
     staged.write("summary.json",
-                 json.dumps(_no_nan({"n": n, "seed": seed, "params": result.params, "settings": written,
+                 json.dumps(_no_nan({"n": n, "seed": json_seed(seed), "params": result.params, "settings": written,
                                      "summaries": summaries, "earlier_results": earlier}),
                             indent=1, allow_nan=False) + "\n")
     page = None
