@@ -1126,6 +1126,30 @@ def test_take_back_undoes_the_persons_last_call_or_card_and_the_bots_after_it_an
         back.close()
 
 
+def test_take_back_as_dummy_takes_back_the_persons_last_call_not_the_card_declarer_chose(server, monkeypatch):
+    # the dummy's cards are its declarer's choice: a dummy South undid the bot declarer's card
+    # (the seed is fixed so that North declares in the first hands while South passes)
+    with monkeypatch.context() as patched:
+        patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "1" * 32)
+        created = server.create_table({"S": "human", "N": "basic", "E": "basic", "W": "basic"}, hands=10)
+    south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
+    while True:
+        message = south.recv(timeout=10)
+        assert message is not None and not south.session_over, "North never declared"
+        view = south.view
+        if view["legal"] and view["actor"] == "S":
+            kind = "call" if view["phase"] == "auction" else "play"
+            south.send({"type": kind, kind if kind == "call" else "card": view["legal"][0], "seq": south.seq})
+        elif message["type"] == "play" and view["contract"]["declarer"] == "N" and message["seat"] == "S":
+            break       # North has played a card from South's hand, the dummy
+    calls = [c["call"] for c in view["auction"] if c["seat"] == "S"]
+    south.send({"type": "undo", "id": "u"})
+    undo = south.until(lambda m: m["type"] in ("undo", "error"))
+    assert undo["type"] == "undo" and undo["taken_back"][0] == {"seat": "S", "call": calls[-1]}
+    assert undo["view"]["phase"] == "auction" and undo["view"]["actor"] == "S" and undo["view"]["plays"] == []
+    south.close()
+
+
 def test_take_back_is_refused_with_nothing_of_the_persons_in_the_hand_among_people_and_to_spectators(
         tmp_path, server):
     assert _asked_before_souths_first_call(tmp_path, "undo") == (
