@@ -897,6 +897,14 @@ def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_a
     ([], "seed 8", ": hand 1 is not board 1 of its seed 8: only a session dealt from its seed, as play deals "
                    "it, is resumed"),
     ([], "over", ": the session is over (1 hand played): nothing to resume"),
+    # what a file names is taken as the data it is: a bot path would be code the file runs
+    ([], {"bots": "os:abort"}, ': its bots is "os:abort", not one of random, basic, pimc (a bot of your own '
+                               "is given with --bots)"),
+    ([], {"seat": "X"}, ': its seat is "X", not one of N, E, S, W'),
+    ([], {"first_dealer": "E", "hands": []}, ": its first dealer is East: play deals board 1 from North, and only a "
+                                "session dealt as play deals it is resumed"),
+    ([], {"max_hands": 10 ** 30}, ": max_hands 1,000,000,000,000,000,000,000,000,000,000: play takes 1 to 10,000 hands"),
+    ([], "fifo", ": is not a regular file (a FIFO): choose a file name"),
 ])
 def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a_seed(
         monkeypatch, capsys, tmp_path, argv, record, said):
@@ -905,6 +913,16 @@ def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a
     from flowerbridge import Deal
 
     path = tmp_path / "s.json"
+    if record == "fifo":      # (read before it was checked, it waited for a writer)
+        import os
+        os.mkfifo(path)
+        status, out = _play(monkeypatch, ["--resume", str(path)], "1P\n")
+        assert status == 2 and out == "" and said in capsys.readouterr().err
+        return
+    if isinstance(record, dict) and not set(record) & {"format", "dealer"}:     # a saved session, edited
+        status, _ = _play(monkeypatch, ["--seed", "7", "--hands", "3", "--save", str(path)], QuitsAfterTheHand)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        record = {**data, **record}
     if isinstance(record, dict):
         if "format" not in record:     # a hand record: a dealt hand
             record = {**Deal.from_seed(1).to_dict(), "dealer": "N"}
@@ -923,6 +941,16 @@ def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
     assert path.read_bytes() == before      # nothing written
+
+
+def test_play_quit_mid_hand_says_the_board_is_not_saved_and_that_resume_deals_it_again(monkeypatch, tmp_path):
+    path = tmp_path / "my s.json"
+    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], "q\n")
+    assert status == 0
+    assert (f"Board 1 was not finished, so it is not in {path} (a session is saved hand by hand); "
+            f"play --resume '{path}' deals it again.") in out
+    status, out = _play(monkeypatch, ["--seed", "7"], "q\n")        # nothing saved: nothing said
+    assert status == 0 and "was not finished" not in out
 
 
 class UndoesOnce(AutoPlayer):

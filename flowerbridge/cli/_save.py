@@ -55,31 +55,32 @@ class _NotAFile(Exception):
 class SessionFile:
     """Where ``--save`` writes the session."""
 
-    def __init__(self, path: str, overwrite: bool = False) -> None:
+    def __init__(self, path: str, overwrite: bool = False, option: str = "--save") -> None:
+        self.option = option    # how errors name it: --save, or play's --resume
         if path == "-":
-            raise UsageError("--save -: give a file name (standard output shows the game)")
+            raise UsageError(f"{option} -: give a file name (standard output shows the game)")
         if not path:
-            raise UsageError("--save '': give a file name")
+            raise UsageError(f"{option} '': give a file name")
         self.path = path
         try:
             target = self._target()
         except _NotAFile as exc:
             if exc.kind == "a directory" and not exc.stream:
-                raise UsageError(f"--save {path}: {exc.through}is a directory, not a file") from None
-            raise UsageError(f"--save {path}: {exc.what()}: choose a file name") from None
+                raise UsageError(f"{option} {path}: {exc.through}is a directory, not a file") from None
+            raise UsageError(f"{option} {path}: {exc.what()}: choose a file name") from None
         except OSError as exc:      # (a loop of symbolic links, a file where a folder should be)
-            raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
+            raise UsageError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
         if os.path.lexists(path) and not overwrite:     # another session, most likely: kept
-            raise UsageError(f"--save {path}: the file exists; give another name, or add --overwrite "
+            raise UsageError(f"{option} {path}: the file exists; give another name, or add --overwrite "
                              "to replace it")
         if os.path.exists(target) and not os.access(target, os.W_OK):
-            raise UsageError(f"--save {path}: the file is read-only")
+            raise UsageError(f"{option} {path}: the file is read-only")
         try:    # a file can be made beside it (the folder exists and may be written)
             temporary, fh = open_beside(target)
             fh.close()
             os.unlink(temporary)
         except OSError as exc:
-            raise UsageError(f"--save {path}: cannot write there: {exc.strerror or exc}") from None
+            raise UsageError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
 
     def _target(self) -> str:
         """The file a save replaces: FILE, or where its symbolic links lead, as it is now.
@@ -121,7 +122,7 @@ class SessionFile:
             replace_whole(self._target(), lambda fh: fh.write(text.encode("utf-8")), check=self._target)
         except (OSError, _NotAFile) as exc:
             reason = f"it {exc.what(now=True)}" if isinstance(exc, _NotAFile) else exc.strerror or exc
-            raise SaveError(f"--save {self.path}: cannot write the session: {reason}") from None
+            raise SaveError(f"{self.option} {self.path}: cannot write the session: {reason}") from None
 
 
 def add_save_options(parser, help: str) -> None:

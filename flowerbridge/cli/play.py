@@ -8,9 +8,10 @@ line by line from standard input, so a session can be scripted:
 
 from __future__ import annotations
 
-import argparse
 import io
+import json
 import re
+import shlex
 import sys
 from typing import TextIO
 
@@ -86,15 +87,12 @@ def run(args) -> int:
     from ..session import Session
 
     from . import parse_seed
-    from ._save import SessionFile, session_file
+    from ._save import session_file
     from ..dealing import json_seed
     from ..errors import BotError
 
     if args.resume is not None:
-        session, seed = resumed_session(args)
-        save = SessionFile(args.resume, overwrite=True)     # (refused here if it cannot be written)
-        seat = _first(args.seat, _saved(session, "seat", seat_type), Seat.S)    # (North is seat 0)
-        level = _first(args.bots, _saved(session, "bots", str), "basic")
+        session, seed, seat, level, save = resumed_session(args)
         # the bots of a resumed session are seeded afresh from its next board: the deals are
         # those of the session unbroken, the bots' choices not
         salt: tuple[object, ...] = ("board", len(session.hands) + 1)
@@ -127,6 +125,9 @@ def run(args) -> int:
             table.say()
             status = 130
         table.say("Session ended.")
+        if table.unfinished is not None and save is not None:
+            table.say(f"Board {table.unfinished} was not finished, so it is not in {save.path} (a session "
+                      f"is saved hand by hand); play --resume {shlex.quote(save.path)} deals it again.")
         if session.hands and not table.sheet_shown:
             table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
@@ -143,10 +144,14 @@ def run(args) -> int:
 
 
 def resumed_session(args):
-    """The session of ``--resume FILE`` and its seed, or a UsageError naming what is wrong
-    (FILE unreadable, not a session record, naming no seed, hands not dealt from it, over)."""
+    """What ``--resume FILE`` goes on with: the session, its seed, the person's seat, the
+    bots' level and the file it is written to again; or a UsageError naming what is wrong
+    (another option that would change the session, FILE not a file that can be written,
+    unreadable, no session record, naming no seed, hands not dealt from it, over)."""
+    from ..bots import BOT_LEVELS
     from . import UsageError, read_text
     from .._load import load_records_and_session
+    from ._save import SessionFile
     from ._seeded import dealt_from_seed, saved_seed
 
     path = args.resume
@@ -156,6 +161,8 @@ def resumed_session(args):
         if getattr(args, option) not in (None, False):
             raise UsageError(f"--{option.replace('_', '-')} with --resume: a resumed session keeps {kept} "
                              "as it was saved")
+    # before it is read: a FIFO (which a read would wait on) or a directory is refused here
+    save = SessionFile(path, overwrite=True, option="--resume")
     _, session = load_records_and_session(read_text(path, "a session record"), path)
     if session is None:
         raise UsageError(f"{path} holds a hand record, not a session: --resume goes on with a "
@@ -164,31 +171,39 @@ def resumed_session(args):
     if seed is None:
         raise UsageError(f'{path} names no seed ("seed"): a session is resumed from the boards its seed '
                          "deals, and play --save writes it")
+    if session.first_dealer is not Seat.N:
+        raise UsageError(f"{path}: its first dealer is {session.first_dealer.full_name}: play deals board 1 "
+                         "from North, and only a session dealt as play deals it is resumed")
     for number, state in enumerate(session.hands, 1):
         if not dealt_from_seed(state, seed, number):
             raise UsageError(f"{path}: hand {number} is not board {number} of its seed {seed!r}: only a "
                              "session dealt from its seed, as play deals it, is resumed")
+    if session.max_hands is not None and session.max_hands > MAX_HANDS:
+        raise UsageError(f"{path}: max_hands {session.max_hands:,}: play takes 1 to {MAX_HANDS:,} hands")
     if session.is_over:
         raise UsageError(f"{path}: the session is over ({count_text(len(session.hands), 'hand')} "
                          "played): nothing to resume")
-    return session, seed
+    seat = args.seat if args.seat is not None else _saved(session, path, "seat", list("NESW"), "S")
+    # (a level by name only: a module:attribute in a file would be code the file runs)
+    level = args.bots if args.bots is not None else _saved(session, path, "bots", list(BOT_LEVELS), "basic")
+    return session, seed, seat_type(seat) if isinstance(seat, str) else seat, level, save
+
+
+def _saved(session, path: str, key: str, allowed: list[str], default: str) -> str:
+    """What a saved session says of ``key`` (the seat, the bots' level): one of ``allowed``,
+    ``default`` where it says nothing, else a UsageError naming it."""
+    from . import UsageError
+
+    value = session.extra.get(key, default)
+    if value not in allowed:
+        raise UsageError(f"{path}: its {key} is {json.dumps(value)}, not one of {', '.join(allowed)}"
+                         + (" (a bot of your own is given with --bots)" if key == "bots" else ""))
+    return value
 
 
 def _first(*values):
     """The first of ``values`` that is not None."""
     return next(value for value in values if value is not None)
-
-
-def _saved(session, key: str, parse):
-    """What a saved session says of ``key`` (its seat, its bots), read as ``parse``
-    reads it; None where it says nothing the command would take."""
-    value = session.extra.get(key)
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse(value)
-    except argparse.ArgumentTypeError:    # (a seat that is no seat: the default, as for a session without one)
-        return None
 
 
 def shorthand_call(text: str) -> str:
@@ -260,6 +275,7 @@ class Table:
         self.stdout = stdout
         self.sheet_shown = False    # the scoresheet is on screen as it stands
         self.save_error: str | None = None   # why the last write of --save failed
+        self.unfinished: int | None = None   # the board being played, until it is over
 
     def say(self, text: str = "") -> None:
         """A line or block to show: a line longer than the terminal is wide goes on,
@@ -297,7 +313,7 @@ class Table:
         from ..render import render_auction, render_deal, render_score
         from ..state import Phase
 
-        number = len(session.hands) + 1
+        number = self.unfinished = len(session.hands) + 1
         state = session.new_hand(Deal.from_seed(seed, number))
         self.sheet_shown = False
         watch = True    # as dummy, the person is asked to go on after each trick
@@ -330,6 +346,7 @@ class Table:
                 if watch and state.contract.dummy is self.seat and not state.is_over:
                     watch = self.watch_as_dummy()
         session.add(state)
+        self.unfinished = None
         if self.save is not None:   # before anything is asked: quitting then loses nothing
             from ._save import SaveError
             try:
