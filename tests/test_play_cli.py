@@ -953,6 +953,30 @@ def test_play_quit_mid_hand_says_the_board_is_not_saved_and_that_resume_deals_it
     assert status == 0 and "was not finished" not in out
 
 
+def test_play_board_starts_the_session_at_that_board_of_the_seed_with_its_dealer_and_resumes_there(
+        monkeypatch, tmp_path, capsys):
+    import json
+
+    from flowerbridge import Deal
+
+    path = tmp_path / "s.json"
+    status, out = _play(monkeypatch, ["--seed", "demo", "--board", "3", "--hands", "3", "--save", str(path)],
+                        QuitsAfterTheHand)
+    assert status == 0 and "=== Board 3 (seed 'demo'): dealer South; you are South ===" in out
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["first_board"] == 3 and saved["first_dealer"] == "S"
+    assert saved["hands"][0]["hands"] == Deal.from_seed("demo", 3).to_dict()["hands"]     # demo's board 3
+    status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    assert status == 0 and "=== Board 4 (seed 'demo'): dealer West; you are South ===" in out
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert main(["show", str(path)]) == 0
+    shown = screen.getvalue()
+    assert "=== Hand 1 (seed 'demo', board 3) ===" in shown and "=== Hand 2 (seed 'demo', board 4) ===" in shown
+    status, _ = _play(monkeypatch, ["--resume", str(path), "--board", "5"], "")
+    assert status == 2 and "--board with --resume: a resumed session keeps its boards" in capsys.readouterr().err
+
+
 class UndoesOnce(AutoPlayer):
     """Plays as AutoPlayer and, once its ``after``-th card is on the table, types undo once."""
 

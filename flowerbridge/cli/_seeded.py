@@ -19,13 +19,20 @@ def saved_seed(session) -> int | str | None:
         return None
 
 
-def dealt_from_seed(state, seed: int | str, number: int) -> bool:
-    """Whether ``state``, hand ``number`` of a session, is board ``number`` of ``seed``:
-    its cards (in any order) and the dealer of that board (North first, then clockwise)."""
+def saved_first_board(session) -> int:
+    """The board of its seed a saved session began at (``"first_board"``, which ``play
+    --board`` writes): 1 where it names none, or none that is a board."""
+    first = session.extra.get("first_board", 1) if session is not None else 1
+    return first if isinstance(first, int) and not isinstance(first, bool) and first >= 1 else 1
+
+
+def dealt_from_seed(state, seed: int | str, board: int) -> bool:
+    """Whether ``state`` is board ``board`` of ``seed``: its cards (in any order) and the
+    dealer of that board (North for board 1, then clockwise)."""
     from ..dealing import Deal
     from ..seats import Seat
 
-    return state.dealer is Seat.N.next(number - 1) and _held(Deal.from_seed(seed, number)) == _held(state.deal)
+    return state.dealer is Seat.N.next(board - 1) and _held(Deal.from_seed(seed, board)) == _held(state.deal)
 
 
 def _held(deal) -> list[list[int]]:

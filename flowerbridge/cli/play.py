@@ -18,6 +18,8 @@ from typing import TextIO
 from ..render import count_text, fit_lines
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
+from ._seeded import saved_first_board
+from .deal import MAX_BOARD
 from .demo import MAX_HANDS
 
 
@@ -39,6 +41,10 @@ def register(subparsers) -> None:
     p.add_argument("--seed", help="seed for the deals and the bots (default 'play')")
     p.add_argument("--bots", help="bot level or module:attribute (default basic; with --resume, the "
                                   "saved session's)")
+    p.add_argument("--board", type=whole_number(1, MAX_BOARD),
+                   help=f"the board of the seed the session starts at, 1 to {MAX_BOARD:,} (default 1): "
+                        "board K and its dealer as deal --seed S --board K deals it (the bots' hands of "
+                        "demo's board K, say), then K+1, ...")
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
@@ -53,8 +59,9 @@ def register(subparsers) -> None:
 
 
 # what a resumed session keeps as it was saved: the options that would change it are refused
-KEPT_ON_RESUME = (("seed", "its seed"), ("hands", "its length"), ("undertrick_penalty", "its rule options"),
-                  ("declarer", "its rule options"), ("save", "its file (it is written to FILE again)"),
+KEPT_ON_RESUME = (("seed", "its seed"), ("board", "its boards"), ("hands", "its length"),
+                  ("undertrick_penalty", "its rule options"), ("declarer", "its rule options"),
+                  ("save", "its file (it is written to FILE again)"),
                   ("overwrite", "its file (it is written to FILE again)"))
 
 
@@ -93,15 +100,21 @@ def run(args) -> int:
 
     if args.resume is not None:
         session, seed, seat, level, save = resumed_session(args)
+        first_board = saved_first_board(session)
         # the bots of a resumed session are seeded afresh from its next board: the deals are
         # those of the session unbroken, the bots' choices not
-        salt: tuple[object, ...] = ("board", len(session.hands) + 1)
+        salt: tuple[object, ...] = ("board", first_board + len(session.hands))
     else:
         seed = parse_seed(args.seed if args.seed is not None else "play")
         save = session_file(args)   # a path that cannot be written is refused before any hand
         seat, level, salt = _first(args.seat, Seat.S), _first(args.bots, "basic"), ()
-        session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands)
+        first_board = _first(args.board, 1)
+        # board K is dealt by the seat K - 1 after North, as in a session from board 1
+        session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands,
+                          first_dealer=Seat.N.next(first_board - 1))
         session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
+        if first_board != 1:
+            session.extra["first_board"] = first_board
     # in the saved record too, so that --resume seats the person and the bots as they were
     session.extra.update(seat=seat.name, bots=level)
     bots = {s: load_bot(level, seed=bot_seed(seed, s.name, *salt)) for s in Seat if s is not seat}
@@ -119,7 +132,7 @@ def run(args) -> int:
     status = 0
     try:
         while not session.is_over:
-            table.play_hand(session, seed)
+            table.play_hand(session, seed, first_board)
     except (Quit, KeyboardInterrupt) as stop:
         if isinstance(stop, KeyboardInterrupt):     # Ctrl-C: off the prompt's line first
             table.say()
@@ -171,12 +184,17 @@ def resumed_session(args):
     if seed is None:
         raise UsageError(f'{path} names no seed ("seed"): a session is resumed from the boards its seed '
                          "deals, and play --save writes it")
-    if session.first_dealer is not Seat.N:
-        raise UsageError(f"{path}: its first dealer is {session.first_dealer.full_name}: play deals board 1 "
-                         "from North, and only a session dealt as play deals it is resumed")
+    first = session.extra.get("first_board", 1)
+    if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= MAX_BOARD:
+        raise UsageError(f"{path}: its first_board is {json.dumps(first)}, not a board from 1 to {MAX_BOARD:,}")
+    if session.first_dealer is not Seat.N.next(first - 1):
+        raise UsageError(f"{path}: its first dealer is {session.first_dealer.full_name}: play deals board "
+                         f"{first} from {Seat.N.next(first - 1).full_name}, and only a session dealt as play "
+                         "deals it is resumed")
     for number, state in enumerate(session.hands, 1):
-        if not dealt_from_seed(state, seed, number):
-            raise UsageError(f"{path}: hand {number} is not board {number} of its seed {seed!r}: only a "
+        board = first + number - 1
+        if not dealt_from_seed(state, seed, board):
+            raise UsageError(f"{path}: hand {number} is not board {board} of its seed {seed!r}: only a "
                              "session dealt from its seed, as play deals it, is resumed")
     if session.max_hands is not None and session.max_hands > MAX_HANDS:
         raise UsageError(f"{path}: max_hands {session.max_hands:,}: play takes 1 to {MAX_HANDS:,} hands")
@@ -304,7 +322,7 @@ class Table:
             raise Quit
         return text
 
-    def play_hand(self, session, seed) -> None:
+    def play_hand(self, session, seed, first_board: int = 1) -> None:
         """Deal the session's next hand, play it out and score it."""
         from ..bots.base import ask
         from ..calls import Call
@@ -313,7 +331,7 @@ class Table:
         from ..render import render_auction, render_deal, render_score
         from ..state import Phase
 
-        number = self.unfinished = len(session.hands) + 1
+        number = self.unfinished = first_board + len(session.hands)     # the board
         state = session.new_hand(Deal.from_seed(seed, number))
         self.sheet_shown = False
         watch = True    # as dummy, the person is asked to go on after each trick

@@ -39,15 +39,16 @@ def run(args) -> int:
         from ..notation import dumps_all
         print(dumps_all(records), end="")
         return 0
-    from ._seeded import dealt_from_seed, saved_seed
+    from ._seeded import dealt_from_seed, saved_first_board, saved_seed
 
-    seed = saved_seed(session)
+    seed, first = saved_seed(session), saved_first_board(session)
     for number, record in enumerate(records, 1):
         if len(records) > 1 or session is not None:     # as the session's scoresheet names them
             # a session play or demo saved names the seed its boards were dealt from (hand K,
             # board K), where deal --seed --board deals that hand again
-            again = seed is not None and dealt_from_seed(record.state, seed, number)
-            print(f"=== Hand {number} (seed {seed!r}, board {number}) ===" if again else f"=== Hand {number} ===")
+            board = first + number - 1
+            again = seed is not None and dealt_from_seed(record.state, seed, board)
+            print(f"=== Hand {number} (seed {seed!r}, board {board}) ===" if again else f"=== Hand {number} ===")
         print(render_hand(record.state, names=args.names, width=output_width()))
         print()
     if session is not None:
