@@ -18,7 +18,6 @@ from typing import TextIO
 from ..render import count_text, fit_lines
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
-from ._seeded import saved_first_board
 from .deal import MAX_BOARD
 from .demo import MAX_HANDS
 
@@ -99,8 +98,7 @@ def run(args) -> int:
     from ..errors import BotError
 
     if args.resume is not None:
-        session, seed, seat, level, save = resumed_session(args)
-        first_board = saved_first_board(session)
+        session, seed, first_board, seat, level, save = resumed_session(args)
         # the bots of a resumed session are seeded afresh from its next board: the deals are
         # those of the session unbroken, the bots' choices not
         salt: tuple[object, ...] = ("board", first_board + len(session.hands))
@@ -157,8 +155,8 @@ def run(args) -> int:
 
 
 def resumed_session(args):
-    """What ``--resume FILE`` goes on with: the session, its seed, the person's seat, the
-    bots' level and the file it is written to again; or a UsageError naming what is wrong
+    """What ``--resume FILE`` goes on with: the session, its seed and first board, the
+    person's seat, the bots' level and the file it is written to again; or a UsageError naming what is wrong
     (another option that would change the session, FILE not a file that can be written,
     unreadable, no session record, naming no seed, hands not dealt from it, over)."""
     from ..bots import BOT_LEVELS
@@ -201,10 +199,10 @@ def resumed_session(args):
     if session.is_over:
         raise UsageError(f"{path}: the session is over ({count_text(len(session.hands), 'hand')} "
                          "played): nothing to resume")
-    seat = args.seat if args.seat is not None else _saved(session, path, "seat", list("NESW"), "S")
+    seat = args.seat if args.seat is not None else seat_type(_saved(session, path, "seat", list("NESW"), "S"))
     # (a level by name only: a module:attribute in a file would be code the file runs)
     level = args.bots if args.bots is not None else _saved(session, path, "bots", list(BOT_LEVELS), "basic")
-    return session, seed, seat_type(seat) if isinstance(seat, str) else seat, level, save
+    return session, seed, first, seat, level, save
 
 
 def _saved(session, path: str, key: str, allowed: list[str], default: str) -> str:
