@@ -108,6 +108,15 @@ def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
     return values
 
 
+def _position_key(observation: Observation) -> str:
+    """What a bot sees of a position, as text: its seat, whose turn, its hand, the
+    auction and the cards played (a position met again gives the same key)."""
+    turn = observation.turn.name if observation.turn is not None else "-"
+    return " ".join([observation.seat.name, turn, *(c.code for c in observation.hand), "|",
+                     *(str(call) for _, call in observation.auction), "|",
+                     *(seat.name + card.code for seat, card in observation.plays)])
+
+
 def _whole(value: object, name: str, least: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise BotError(f"pimc: {name} must be a whole number, {least} or more, not {value!r}")
@@ -145,7 +154,7 @@ class PimcBot(BasicBot):
         if len(legal) == 1 or len(k.hand) >= self.solve_below:
             return Decision(basic_card, reason)
         self.decisions += 1
-        totals, solved = self._solve(k, Sampler(k), contract_score(observation))
+        totals, solved = self._solve(k, Sampler(k), contract_score(observation), _position_key(observation))
         if not solved:
             return Decision(basic_card, reason)
         best = max(totals.values())
@@ -153,15 +162,18 @@ class PimcBot(BasicBot):
         card = basic_card if basic_card in top else min(top, key=lambda c: (c.points, c.rank))
         return Decision(card, f"best in {solved} sampled worlds: {best / solved:+.0f} points on average")
 
-    def _solve(self, k: Knowledge, sampler: Sampler,
-               score: Callable[[int], int]) -> tuple[dict[int, int], int]:
+    def _solve(self, k: Knowledge, sampler: Sampler, score: Callable[[int], int],
+               position: str) -> tuple[dict[int, int], int]:
         """Each card's score (``score`` of its double-dummy tricks) summed over
         ``samples`` worlds, and how many worlds were solved within the time budget.
 
         Each world is dealt and solved in a worker thread from its own random
-        stream, named by the bot's seed, the decision and the world's number,
-        so the result does not depend on which thread gets which world; one
-        thread deals (holding the GIL) while another solves (releasing it).
+        stream, named by the bot's seed, the ``position`` decided (what the bot
+        sees of it) and the world's number, so the result does not depend on
+        which thread gets which world, nor on what the bot decided before: the
+        same position is decided the same way again (after a person's take-back
+        at a table, or a server's restart). One thread deals (holding the GIL)
+        while another solves (releasing it).
         """
         obs = k.obs
         trick = tuple(c for _, c in obs.current_trick)
@@ -170,7 +182,7 @@ class PimcBot(BasicBot):
         visible = k.visible
 
         def solve(number: int) -> dict[int, int]:
-            world = sampler.sample(random.Random(f"pimc:{self.seed}:{self.decisions}:{number}"))
+            world = sampler.sample(random.Random(f"pimc:{self.seed}:{position}:{number}"))
             return world_values({**visible, **world.hands}, k.trump, leader, trick)
 
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
