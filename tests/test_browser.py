@@ -3340,9 +3340,12 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     south.locator('#bidding button[data-call="7NT"]').click()
     south.locator("#felt .card.playable").first.wait_for()
     lead = south.locator(TRICK_CARDS).first.get_attribute("data-code")
-    south.locator("#take-back").click()
+    seq = int(south.evaluate("document.body.dataset.seq"))
+    south.locator("#take-back").dblclick()      # once: the second press is not sent
     south.locator("#bidding button").first.wait_for()
     said = south.locator("#announce").inner_text()
+    time.sleep(0.3)
+    assert int(south.evaluate("document.body.dataset.seq")) == seq + 1 and south.locator("#refusal").inner_text() == ""
     assert said.startswith("Taken back: your 7 No Trump, then West Pass, North Pass, East Pass, West "
                            f"{lead}, "), said
     assert south.evaluate(CALLS_SHOWN) == before and south.locator(TRICK_CARDS).count() == 0

@@ -41,6 +41,7 @@ const state = {
   hint: null,            // why a card clicked cannot be played, until the next event or action
   advice: null,          // a bot's hint for this seat's turn, {seq, text}: shown while seq is the latest
   claimed: null,         // {hand, text}: "Claim accepted: …", until this seat acts again
+  takingBack: null,      // the seq a take-back was sent at: a second press on that view is not sent
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: stored(COPIES_KEY) !== "off",
@@ -172,6 +173,10 @@ function whyNoTakeBack() {
 }
 
 function takeBack() {
+  // a double press sent two: the second, on the view the first had left, was refused
+  // (stale) and the page said "The table moved on before that arrived"
+  if (state.takingBack === connection.seq) return;
+  state.takingBack = connection.seq;
   state.advice = null;
   act({ type: "undo" });
   draw();
@@ -925,6 +930,7 @@ const HANDLERS = {
     }
   },
   error(message) {
+    state.takingBack = null;    // (a take-back refused may be asked again)
     // "stale": this page acted on a view the table had left. After a double
     // click the first action took, and the view has moved on: nothing to say.
     if (message.code === "stale") {
