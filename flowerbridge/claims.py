@@ -8,8 +8,8 @@ see — 1,000 of them sampled, consistent with what it has seen (its own hand, t
 the cards played, the voids shown; not what the auction suggested). A claim
 that needs a guess, which the solver would make right because it sees the
 hidden hands, is refused. When accepted, the cards are played out along
-that line: the claiming side's cards as chosen so, each defender's the one
-double-dummy best for it (none takes a trick).
+that line: the claiming side's cards as chosen so, each defender's its
+lowest legal card (every defence loses every trick left, so no search).
 
 The claiming side's choices depend only on what it sees; the sample is
 seeded by the position, so the same claim is judged the same way again.
