@@ -1270,8 +1270,10 @@ def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_p
     assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
                  "--variant", 'default={"undertrick_penalty": 0}']) == 2
     assert "--variant default: that name is kept for the rules as written" in capsys.readouterr().err
-    assert main(["lab", "--n", "1", "--dd-n", "3", "--out", str(tmp_path / "d"), "--quiet"]) == 2
-    assert "--dd-n belongs to --designer" in capsys.readouterr().err
+    for k in ("3", "0"):    # 0 too: given and ignored, it was taken as not given
+        assert main(["lab", "--n", "1", "--dd-n", k, "--out", str(tmp_path / "d"), "--quiet"]) == 2
+        assert "--dd-n belongs to --designer" in capsys.readouterr().err
+        assert not (tmp_path / "d").exists()
     assert main(["lab", "--designer", str(tmp_path / "no" / "r.md"), "--n", "1", "--quiet"]) == 2
     assert "there is no folder" in capsys.readouterr().err
     # an unset "$REPORT" ran the analyses named instead, as if no report were asked for

@@ -888,6 +888,9 @@ def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_a
     (["--hands", "2"], None, "--hands with --resume: a resumed session keeps its length as it was saved"),
     (["--declarer", "first-named"], None,
      "--declarer with --resume: a resumed session keeps its rule options as it was saved"),
+    # 0, the strict rulebook's penalty, is given too (it was taken as not given, and ignored)
+    (["--undertrick-penalty", "0"], None,
+     "--undertrick-penalty with --resume: a resumed session keeps its rule options as it was saved"),
     (["--save", "x.json"], None,
      "--save with --resume: a resumed session keeps its file (it is written to FILE again) as it was saved"),
     ([], {"dealer": "N", "hands": {}}, "holds a hand record, not a session: --resume goes on with a session "

@@ -43,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--designer", metavar="PATH",
                    help="write the designer's report (Markdown, figures in a folder beside it) "
                         "from deals, play and variants over N deals")
-    p.add_argument("--dd-n", type=integer, default=0, metavar="K",
+    p.add_argument("--dd-n", type=integer, metavar="K",
                    help="with --designer: the double-dummy analysis over the first K deals (default 0)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress (a bar at a terminal, otherwise a line every 30 s)")
@@ -112,7 +112,7 @@ def run(args) -> int:
         if len(os.fsencode(designer.name)) > name_max(designer.parent):
             raise LabError(f"--designer {args.designer}: the file name is longer than its folder "
                            f"takes ({name_max(designer.parent)} bytes)")
-    elif args.dd_n:
+    elif args.dd_n is not None:     # (0 too: given, it would be ignored)
         raise LabError("--dd-n belongs to --designer; for the double-dummy analysis alone, name it: "
                        "flowerbridge lab dd --n K")
     # the default folder is named after the seed, kept to characters safe in a
@@ -165,7 +165,7 @@ def _run(args, designer: Path | None, out: str, seed, progress):
     from ..lab import run_lab
     if designer is not None:
         from ..lab.designer import write_designer_report
-        return write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n, bots=args.bots,
+        return write_designer_report(designer, out, n=args.n, seed=seed, dd_n=args.dd_n or 0, bots=args.bots,
                                      workers=args.workers, ray_address=args.ray, progress=progress)
     return run_lab(out, args.analyses or None, n=args.n, seed=seed, bots=args.bots,
                    variants=parse_variants(args.variant), workers=args.workers,

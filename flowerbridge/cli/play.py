@@ -169,7 +169,8 @@ def resumed_session(args):
     if path == "-":
         raise UsageError("--resume -: give the session's file (standard input is where you type)")
     for option, kept in KEPT_ON_RESUME:
-        if getattr(args, option) not in (None, False):
+        value = getattr(args, option)
+        if value is not None and value is not False:    # (0, the strict penalty, is given too)
             raise UsageError(f"--{option.replace('_', '-')} with --resume: a resumed session keeps {kept} "
                              "as it was saved")
     # before it is read: a FIFO (which a read would wait on) or a directory is refused here
