@@ -946,14 +946,61 @@ def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a
     assert path.read_bytes() == before      # nothing written
 
 
+class QuitsInTheSecondHand(AutoPlayer):
+    """Plays as AutoPlayer, then quits at the second hand's first prompt."""
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        return "q\n" if "=== Board 2 " in self.screen.getvalue() else line
+
+
 def test_play_quit_mid_hand_says_the_board_is_not_saved_and_that_resume_deals_it_again(monkeypatch, tmp_path):
+    import json
+
     path = tmp_path / "my s.json"
-    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], "q\n")
-    assert status == 0
-    assert (f"Board 1 was not finished, so it is not in {path} (a session is saved hand by hand); "
+    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], QuitsInTheSecondHand)
+    assert status == 0 and len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
+    assert (f"Board 2 was not finished, so it is not in {path} (a session is saved hand by hand); "
             f"play --resume '{path}' deals it again.") in out
+    status, out = _play(monkeypatch, ["--resume", str(path)], "q\n")     # resumed: the file holds board 1
+    assert status == 0 and f"Board 2 was not finished, so it is not in {path}" in out
     status, out = _play(monkeypatch, ["--seed", "7"], "q\n")        # nothing saved: nothing said
     assert status == 0 and "was not finished" not in out
+
+
+def test_play_quit_in_the_first_hand_says_nothing_was_saved_and_leaves_a_file_there_as_it_was(
+        monkeypatch, tmp_path):
+    # it told the person to --resume a file never written (refused: no such file), or,
+    # with --overwrite, one that still held another session
+    path = tmp_path / "s.json"
+    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], "q\n")
+    assert status == 0 and not path.exists() and "--resume" not in out
+    assert (f"Board 1 was not finished and no hand was, so nothing was saved: {path} was not written "
+            "(a session is saved hand by hand).") in out
+    path.write_text("another session", encoding="utf-8")
+    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path), "--overwrite"], "q\n")
+    assert status == 0 and path.read_text(encoding="utf-8") == "another session"
+    assert f"nothing was saved: {path} was not written" in out and "--resume" not in out
+
+
+def test_play_ends_after_the_last_board_a_seed_deals(monkeypatch, tmp_path, capsys):
+    import json
+
+    # board 1,000,000,000 was dealt and saved: deal --board refuses it, so show's
+    # "board K of the seed" could not be dealt again
+    path = tmp_path / "s.json"
+    status, out = _play(monkeypatch, ["--board", "999999999", "--hands", "2"], "q\n")
+    assert status == 2 and out == ""
+    assert capsys.readouterr().err == ("error: --board 999,999,999 --hands 2: the session would go past "
+                                       "board 999,999,999, the last its seed deals\n")
+    status, out = _play(monkeypatch, ["--board", "999999999", "--save", str(path)], AutoPlayer)
+    assert status == 0 and "=== Board 999999999 " in out and "Board 1000000000" not in out
+    assert "Board 999,999,999 was the last its seed deals: the session ends." in out
+    assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
+    capsys.readouterr()
+    status, out = _play(monkeypatch, ["--resume", str(path)], "q\n")
+    assert status == 2 and capsys.readouterr().err == (
+        f"error: {path}: its last hand is board 999,999,999, the last its seed deals: nothing to resume\n")
 
 
 def test_play_board_starts_the_session_at_that_board_of_the_seed_with_its_dealer_and_resumes_there(

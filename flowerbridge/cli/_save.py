@@ -62,6 +62,7 @@ class SessionFile:
         if not path:
             raise UsageError(f"{option} '': give a file name")
         self.path = path
+        self.written = False    # whether a session was written to it (a file there before is kept till then)
         try:
             target = self._target()
         except _NotAFile as exc:
@@ -123,6 +124,7 @@ class SessionFile:
         except (OSError, _NotAFile) as exc:
             reason = f"it {exc.what(now=True)}" if isinstance(exc, _NotAFile) else exc.strerror or exc
             raise SaveError(f"{self.option} {self.path}: cannot write the session: {reason}") from None
+        self.written = True
 
 
 def add_save_options(parser, help: str) -> None:

@@ -92,7 +92,7 @@ def run(args) -> int:
     from ..options import RuleOptions
     from ..session import Session
 
-    from . import parse_seed
+    from . import UsageError, parse_seed
     from ._save import session_file
     from ..dealing import json_seed
     from ..errors import BotError
@@ -107,6 +107,9 @@ def run(args) -> int:
         save = session_file(args)   # a path that cannot be written is refused before any hand
         seat, level, salt = _first(args.seat, Seat.S), _first(args.bots, "basic"), ()
         first_board = _first(args.board, 1)
+        if args.hands is not None and first_board + args.hands - 1 > MAX_BOARD:
+            raise UsageError(f"--board {first_board:,} --hands {args.hands:,}: the session would go past "
+                             f"board {MAX_BOARD:,}, the last its seed deals")
         # board K is dealt by the seat K - 1 after North, as in a session from board 1
         session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands,
                           first_dealer=Seat.N.next(first_board - 1))
@@ -130,15 +133,21 @@ def run(args) -> int:
     status = 0
     try:
         while not session.is_over:
+            if first_board + len(session.hands) > MAX_BOARD:   # (as deal --board takes them)
+                table.say(f"Board {MAX_BOARD:,} was the last its seed deals: the session ends.")
+                break
             table.play_hand(session, seed, first_board)
     except (Quit, KeyboardInterrupt) as stop:
         if isinstance(stop, KeyboardInterrupt):     # Ctrl-C: off the prompt's line first
             table.say()
             status = 130
         table.say("Session ended.")
-        if table.unfinished is not None and save is not None:
+        if table.unfinished is not None and save is not None and (save.written or args.resume is not None):
             table.say(f"Board {table.unfinished} was not finished, so it is not in {save.path} (a session "
                       f"is saved hand by hand); play --resume {shlex.quote(save.path)} deals it again.")
+        elif table.unfinished is not None and save is not None:     # (a file there before is as it was)
+            table.say(f"Board {table.unfinished} was not finished and no hand was, so nothing was saved: "
+                      f"{save.path} was not written (a session is saved hand by hand).")
         if session.hands and not table.sheet_shown:
             table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
@@ -200,6 +209,9 @@ def resumed_session(args):
     if session.is_over:
         raise UsageError(f"{path}: the session is over ({count_text(len(session.hands), 'hand')} "
                          "played): nothing to resume")
+    if first + len(session.hands) > MAX_BOARD:
+        raise UsageError(f"{path}: its last hand is board {MAX_BOARD:,}, the last its seed deals: nothing "
+                         "to resume")
     seat = args.seat if args.seat is not None else seat_type(_saved(session, path, "seat", list("NESW"), "S"))
     # (a level by name only: a module:attribute in a file would be code the file runs)
     level = args.bots if args.bots is not None else _saved(session, path, "bots", list(BOT_LEVELS), "basic")
