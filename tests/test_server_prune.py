@@ -146,6 +146,16 @@ def test_rows_a_deletion_outside_the_server_left_behind_no_longer_stop_it_and_pr
     assert sum(_rows(database, ids["gone"])) == 0 and _rows(database, ids["kept"])[:2] == [1, 4]
 
 
+def test_prune_of_the_default_database_none_made_yet_makes_no_folder(tmp_path, monkeypatch, cli, assert_cli_error):
+    # the user's data folder was made by the refusal, even by a dry run
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for dry in ((), ("--dry-run",)):
+        assert_cli_error(cli("prune", "--older-than", "90", *dry),
+                         r"^error: there is no database .*/data/flowerbridge/flowerbridge\.db: no server has kept "
+                         r"its tables in the default one; give the one the server uses")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_prune_of_a_database_no_server_made_is_refused_and_makes_none(tmp_path, cli, assert_cli_error):
     # a mistyped file was made anew, migrated, and "0 tables" removed from it
     missing = tmp_path / "tabels.db"

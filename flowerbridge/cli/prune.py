@@ -33,7 +33,10 @@ def run(args) -> int:
     from ..render import count_text
     from ..server.store import Store, StoreError, default_database, shown_url
 
-    database = args.database if args.database is not None else default_database()
+    database = args.database if args.database is not None else default_database(make_folder=False)
+    if args.database is None and not Path(database).exists():     # (its folder is not made either)
+        raise StoreError(f"there is no database {shown_url(database)}: no server has kept its tables "
+                         "in the default one; give the one the server uses (--database, as serve takes it)")
     before = datetime.now(timezone.utc) - timedelta(days=args.older_than)
     store = Store(database)
     try:

@@ -65,14 +65,15 @@ def said_to_clients(exc: Exception) -> str:
     return str(exc)
 
 
-def default_database() -> str:
-    """The SQLite file in the user's data directory (its folder created if missing), by its
-    path: what serve prints, as for a file named with --database (its URL printed
-    ``sqlite:////home/...``)."""
+def default_database(make_folder: bool = True) -> str:
+    """The SQLite file in the user's data directory (its folder created if missing, unless
+    ``make_folder`` is false: prune reads a database, it makes none), by its path: what serve
+    prints, as for a file named with --database (its URL printed ``sqlite:////home/...``)."""
     from platformdirs import user_data_dir
 
     folder = Path(user_data_dir("flowerbridge"))
-    folder.mkdir(parents=True, exist_ok=True)
+    if make_folder:
+        folder.mkdir(parents=True, exist_ok=True)
     return str(folder / "flowerbridge.db")
 
 
