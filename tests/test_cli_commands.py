@@ -734,6 +734,35 @@ def test_cli_output_in_a_locale_without_unicode_falls_back_to_plain_characters(a
     assert b"Traceback" not in done.stderr and done.stdout.decode(encoding)
 
 
+def _in_encoding(encoding: str, *argv: str, stdin: bytes | None = None):
+    import os
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "flowerbridge.cli", *argv], capture_output=True, input=stdin,
+                          env={**os.environ, "PYTHONIOENCODING": encoding}, timeout=300)
+
+
+def test_cli_text_for_people_in_an_ascii_locale_escapes_what_it_cannot_hold_and_loses_none():
+    # the seed in Hangul was printed "'???'": no --seed could deal the hand again
+    done = _in_encoding("ascii", "demo", "--seed", "\ud55c", "--hands", "1")
+    assert done.returncode == 0 and b"Board 1 (seed '\\ud55c'), dealer North" in done.stdout
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_notation_is_refused_where_the_output_cannot_hold_it_not_written_with_stand_ins(encoding, ch16_record):
+    # show --notation wrote [Event "??? - test"]: read back, another record
+    record = json.dumps({**ch16_record, "event": "\ud55c\uad6d\uc5b4 \u2014 test"}).encode()
+    done = _in_encoding(encoding, "show", "--notation", "-", stdin=record)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode(encoding) == (
+        f"error: the output's encoding, {encoding.replace('latin-1', 'iso8859-1')}, cannot hold '\\ud55c' of what would be written (the "
+        "notation is read back as written): set a UTF-8 locale, or PYTHONIOENCODING=utf-8\n")
+    done = _in_encoding(encoding, "deal", "--seed", "\ud55c", "--notation")    # (the seed is in no tag)
+    assert done.returncode == 0 and done.stdout.startswith(b'[Dealer "N"]')
+    done = _in_encoding("utf-8", "show", "--notation", "-", stdin=record)
+    assert done.returncode == 0 and '[event "\ud55c\uad6d\uc5b4 \u2014 test"]' in done.stdout.decode()
+
+
 def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,
                                                                             ch16_record):
     (tmp_path / "h.json").write_text(json.dumps(ch16_record))   # all 52 cards played

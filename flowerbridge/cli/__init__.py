@@ -255,7 +255,8 @@ def _run(argv: list[str] | None) -> int:
 
 
 # What the commands print beyond ASCII, and what stands for it where the output
-# cannot hold it (a Latin-1 or ASCII locale); anything else becomes "?"
+# cannot hold it (a Latin-1 or ASCII locale); anything else (a seed, a table's name
+# in Hangul) is written as Python writes it escaped, \uXXXX, not lost to a "?"
 _PLAIN = {"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00d7": "x", "\u25a0": "#",
           "\u25a1": ".", "\u2026": "...", "\u2605": "*", "\u00b7": "."}
 
@@ -263,7 +264,23 @@ _PLAIN = {"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00d7": "x", "\u25a0": 
 def _plain(error: UnicodeError) -> tuple[str, int]:
     assert isinstance(error, UnicodeEncodeError)
     text = error.object[error.start:error.end]
-    return "".join(_PLAIN.get(ch, "?") for ch in text), error.end
+    return "".join(_PLAIN.get(ch) or ch.encode("ascii", "backslashreplace").decode() for ch in text), error.end
+
+
+def print_data(text: str) -> None:
+    """Print ``text``, a format read back (the notation), as it is: refused (a UsageError)
+    where the output's encoding cannot hold a character of it, rather than written with
+    stand-ins that would read back as other text."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"the output's encoding, {encoding}, cannot hold {exc.object[exc.start]!a} of what "
+                         "would be written (the notation is read back as written): set a UTF-8 locale, "
+                         "or PYTHONIOENCODING=utf-8") from None
+    except LookupError:
+        pass
+    print(text, end="")
 
 
 def _plain_where_not_unicode() -> None:

@@ -43,7 +43,8 @@ def run(args) -> int:
     state = HandState(deal, dealer)
     if args.notation:
         from .. import notation
-        print(notation.dumps(state), end="")
+        from . import print_data
+        print_data(notation.dumps(state))
     else:
         print(dumps(state) if args.json else render_deal(state))
     return 0

@@ -37,7 +37,9 @@ def run(args) -> int:
         raise UsageError(f"{name} holds a session of no hands: nothing to show")
     if args.notation:
         from ..notation import dumps_all
-        print(dumps_all(records), end="")
+
+        from . import print_data
+        print_data(dumps_all(records))
         return 0
     from ._seeded import dealt_from_seed, saved_first_board, saved_seed
 
