@@ -291,7 +291,7 @@ def parse_json(text: str, source: str | None = None) -> Any:
     (``"\\ud800"``, no Unicode character: the record could not be written as
     UTF-8) is refused, naming where it is, and so is JSON nested deeper than Python
     reads (about 1,000 levels)."""
-    of = f" of {source}" if source else ""
+    named = f"{source}: " if source else ""     # the file first, as every other refusal of it
     try:
         data = strict_json_loads(text)
         where = _lone_surrogate(data)
@@ -299,27 +299,25 @@ def parse_json(text: str, source: str | None = None) -> Any:
             raise Unkeepable(f"{where} (half of a UTF-16 pair, not a Unicode character)")
         return data
     except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON at line {exc.lineno} column {exc.colno}{of}: "
+        raise RecordError(f"{named}malformed JSON at line {exc.lineno} column {exc.colno}: "
                           f"{json_error_text(exc)}") from None
     except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
-        raise RecordError(f"JSON{of} that cannot be kept as written: {exc}") from None
+        raise RecordError(f"{named}JSON that cannot be kept as written: {exc}") from None
     except NotJSON as exc:      # NaN or Infinity, found again for where it is
         found = _find_constant(text)
         if found is None:       # (not met: the reader refused one)
-            raise RecordError(f"malformed JSON{of}: {exc}") from None
+            raise RecordError(f"{named}malformed JSON: {exc}") from None
         line = text.count("\n", 0, found.start(1)) + 1
         column = found.start(1) - text.rfind("\n", 0, found.start(1))
-        raise RecordError(f"malformed JSON at line {line} column {column}{of}: "
+        raise RecordError(f"{named}malformed JSON at line {line} column {column}: "
                           f"{found.group(1)} is not a JSON value") from None
     except RecursionError:      # the JSON reader's answer to arrays thousands deep
-        inside = f" in {source}" if source else ""
-        raise RecordError(f"unreadable JSON{inside}: arrays or objects nested too deeply "
+        raise RecordError(f"{named}unreadable JSON: arrays or objects nested too deeply "
                           f"(about {sys.getrecursionlimit():,} levels)") from None
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit
         limit = sys.get_int_max_str_digits()
-        inside = f" in {source}" if source else ""
-        raise RecordError(f"unreadable JSON{inside}: a number has more than {limit} digits") from None
+        raise RecordError(f"{named}unreadable JSON: a number has more than {limit} digits") from None
 
 
 def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:

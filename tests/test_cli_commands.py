@@ -835,6 +835,21 @@ def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_
         assert_cli_error((status, "", err), rf"{name}: out of memory reading it: too large an input$")
 
 
+@pytest.mark.parametrize("command", ["score", "show"])
+def test_cli_input_too_large_to_read_is_refused_naming_it(command):
+    # it said only "error: out of memory", naming no input
+    import resource
+    import subprocess
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", command, "/dev/zero"], capture_output=True,
+                          preexec_fn=limited, timeout=300)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == b"error: /dev/zero: out of memory reading it: too large an input\n"
+
+
 def test_cli_solve_out_of_memory_while_solving_hints_a_smaller_memory_mb(cli, assert_cli_error, tmp_path,
                                                                         monkeypatch):
     from flowerbridge.solver import core

@@ -191,9 +191,9 @@ def test_malformed_json_error_names_its_file(cli, assert_cli_error, tmp_path, mo
     path = tmp_path / "broken.json"
     path.write_text('{"dealer": "N",\n "hands": {,}}', encoding="utf-8")
     assert_cli_error(cli(command, str(path)),
-                     rf"^error: malformed JSON at line 2 column 12 of {re.escape(str(path))}: ")
+                     rf"^error: {re.escape(str(path))}: malformed JSON at line 2 column 12: ")
     monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text(encoding="utf-8")))
-    assert_cli_error(cli(command, "-"), r"^error: malformed JSON at line 2 column 12 of standard input: ")
+    assert_cli_error(cli(command, "-"), r"^error: standard input: malformed JSON at line 2 column 12: ")
 
 
 @pytest.mark.parametrize("command", ["score", "show", "solve"])
@@ -399,7 +399,7 @@ def test_formats_error_stays_one_line_for_a_file_named_with_a_newline(cli, asser
                      r"no\\u2028such\\x85\.json: No such file")
     broken = tmp_path / "bad\tname\n.json"
     broken.write_text("{", encoding="utf-8")
-    assert_cli_error(cli("score", str(broken)), r"of .*bad\\tname\\n\.json: Expecting")
+    assert_cli_error(cli("score", str(broken)), r"^error: .*bad\\tname\\n\.json: malformed JSON at line 1 column 2: Expecting")
 
 
 # ------------------------------------------------------------- entry point
@@ -460,7 +460,7 @@ def test_formats_error_malformed_json_on_standard_input_is_placed_as_in_a_file(c
     where = re.search(r"malformed JSON at line (\d+) column (\d+)", from_file)
     assert status == 2 and where and int(where[1]) > 1, from_file
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    assert_cli_error(cli("score", "-"), rf"malformed JSON at line {where[1]} column {where[2]} of standard input")
+    assert_cli_error(cli("score", "-"), rf"standard input: malformed JSON at line {where[1]} column {where[2]}")
 
 
 def test_formats_standard_input_read_as_bytes_keeps_utf8_and_drops_a_byte_order_mark(
@@ -487,7 +487,7 @@ def test_formats_error_nan_and_infinity_are_not_json(cli, assert_cli_error, tmp_
     text = json.dumps(ch16_record)[:-1] + f', "board": {value}}}'
     column = len(text) - len(value)     # (the record on one line, the value last)
     assert_cli_error(run_score(cli, tmp_path, text),
-                     rf"malformed JSON at line 1 column {column} of \S+hand\.json: {value} is not a JSON value")
+                     rf"\S+hand\.json: malformed JSON at line 1 column {column}: {value} is not a JSON value")
 
 
 @pytest.mark.parametrize("text, name", [
@@ -522,7 +522,7 @@ def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, 
     else:
         text = json.dumps(ch16_record)[:-1] + f', "options": {{"undertrick_penalty": {digits}}}}}'
     assert_cli_error(run_score(cli, tmp_path, text),
-                     r"unreadable JSON in \S+hand\.json: a number has more than \d+ digits")
+                     r"\S+hand\.json: unreadable JSON: a number has more than \d+ digits")
 
 
 def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):

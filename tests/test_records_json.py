@@ -487,7 +487,7 @@ def test_load_any_a_malformed_tag_on_the_first_line_is_the_notations_error(text,
     ("[\n  false\n]", "a hand record is a JSON object, not an array"),
     ("[]", "a hand record is a JSON object, not an array"),
     ("[-1]", "a hand record is a JSON object, not an array"),
-    ("[NaN]", r"malformed JSON at line 1 column 2 of x\.json: NaN is not a JSON value"),
+    ("[NaN]", r"x\.json: malformed JSON at line 1 column 2: NaN is not a JSON value"),
     ("[truth", r"malformed tag '\[truth'"),
 ])
 def test_load_any_json_arrays_of_literals_are_still_json(text, pattern):
@@ -505,7 +505,7 @@ def test_load_any_json_arrays_of_literals_are_still_json(text, pattern):
 def test_formats_json_error_says_where_and_names_what_is_wrong(text, where, what):
     # a control character in a string was "Invalid control character at", cut off; NaN
     # and Infinity had no line or column, unlike every other JSON error
-    with pytest.raises(RecordError, match=rf"^malformed JSON at {where} of x\.json: {what}$"):
+    with pytest.raises(RecordError, match=rf"^x\.json: malformed JSON at {where}: {what}$"):
         load_any(text, "x.json")
 
 
@@ -515,7 +515,7 @@ def test_formats_json_error_says_where_and_names_what_is_wrong(text, where, what
 def test_formats_json_nested_too_deeply_is_a_record_error_naming_the_file(text):
     # records.loads raised RecursionError (no FlowerBridgeError), and show said "the input is
     # nested too deeply to read", naming no file
-    with pytest.raises(RecordError, match=r"^unreadable JSON in deep\.json: arrays or objects nested "
+    with pytest.raises(RecordError, match=r"^deep\.json: unreadable JSON: arrays or objects nested "
                                           r"too deeply \(about \d[\d,]* levels\)$"):
         load_any(text, "deep.json")
     with pytest.raises(RecordError, match=r"^unreadable JSON: arrays or objects nested too deeply"):

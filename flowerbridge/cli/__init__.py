@@ -460,6 +460,8 @@ def read_text(path: str, what: str = "a hand record") -> str:
                 text = fh.read()
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except MemoryError:     # (/dev/zero, say): named, as any other refusal of the input
+        raise UsageError(f"{input_name(path)}: out of memory reading it: too large an input") from None
     if "\0" in text:   # decodes as UTF-8, but no record holds it: UTF-16 or 32 with no mark
         raise UsageError(f"{input_name(path)}: not UTF-8 text (character {text.index(chr(0)) + 1} is "
                          "NUL, as in UTF-16 or UTF-32 text: save it as UTF-8)")
