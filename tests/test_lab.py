@@ -1174,6 +1174,24 @@ def test_lab_variant_name_that_cannot_be_written_is_refused_before_any_work(tmp_
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("name", [" ", " x", "x "])
+def test_lab_variant_name_blank_or_with_spaces_at_its_ends_is_refused(tmp_path, capsys, name):
+    # " " was a variant, a blank column in the CSV and a nameless line in the report
+    status = main(["lab", "variants", "--n", "5", "--out", str(tmp_path / "run"), "--quiet",
+                   "--variant", f'{name}={{"undertrick_penalty": 0}}'])
+    err = capsys.readouterr().err
+    assert status == 2 and err == f"error: variant {name!r}: a name is text without spaces at its ends\n"
+    assert not (tmp_path / "run").exists()
+
+
+def test_lab_variant_option_given_as_null_takes_its_default_as_in_a_record():
+    from flowerbridge.lab.variants import variant_options
+    from flowerbridge.options import RuleOptions
+
+    assert variant_options([["x", {"undertrick_penalty": None, "declarer": "first-named"}]]) == [
+        ("x", RuleOptions(declarer="first-named"))]
+
+
 def test_lab_analyses_may_be_named_after_the_options(tmp_path, capsys):
     out = tmp_path / "run"
     status = main(["lab", "deals", "--n", "5", "--out", str(out), "--quiet", "play",

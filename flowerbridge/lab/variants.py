@@ -69,6 +69,8 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
         if not name or not name.isprintable():   # it goes in every CSV row and the report
             raise LabError(f"variant {name!r}: a name is printable text, without line breaks, "
                            "control characters or bytes that are not UTF-8")
+        if name != name.strip():    # (a blank name, or one whose spaces a table or plot would hide)
+            raise LabError(f"variant {name!r}: a name is text without spaces at its ends")
         if name in seen:
             raise LabError(f"variant {name!r} is named twice")
         seen.add(name)
@@ -77,7 +79,8 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
             raise LabError(f"variant {name!r}: unknown option {unknown[0]!r}; options are "
                            + ", ".join(sorted(_OPTION_NAMES)))
         try:
-            options = RuleOptions(**changes).sensible()
+            # an option given as null takes its default, as in a record's options
+            options = RuleOptions(**{k: v for k, v in changes.items() if v is not None}).sensible()
         except OptionError as exc:
             raise LabError(f"variant {name!r}: {exc}") from None
         if name == "default" and options != RuleOptions():
