@@ -153,7 +153,7 @@ def test_show_a_session_heads_each_hand_and_ends_with_the_scoresheets_totals(cli
     assert "GAME WINNER" in out and "HAND RECORD" not in out and out.count("Dealer ") == 3
 
 
-@pytest.mark.parametrize("columns", [80, 40])
+@pytest.mark.parametrize("columns", [80, 40, 30])      # (at 30 "=== Hand 1 (seed 'demo', board 1) ===" did not)
 def test_show_fits_its_hands_to_the_terminal_as_demo_does(cli, monkeypatch, tmp_path, columns):
     # show --names printed named holdings of up to 143 characters at 80 columns
     path = tmp_path / "s.json"

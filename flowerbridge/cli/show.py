@@ -20,7 +20,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..render import render_hand
+    from ..render import fit_lines, render_hand
     from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text
     from .._load import load_records_and_session
 
@@ -50,7 +50,8 @@ def run(args) -> int:
             # board K), where deal --seed --board deals that hand again
             board = first + number - 1
             again = seed is not None and dealt_from_seed(record.state, seed, board)
-            print(f"=== Hand {number} (seed {seed!r}, board {board}) ===" if again else f"=== Hand {number} ===")
+            print(fit_lines(f"=== Hand {number} (seed {seed!r}, board {board}) ===" if again
+                            else f"=== Hand {number} ===", output_width()))
         print(render_hand(record.state, names=args.names, width=output_width()))
         print()
     if session is not None:
