@@ -239,6 +239,12 @@ def test_an_unknown_page_is_a_page_for_a_browser_and_json_for_the_api(server):
                          ("/nothing/here", "text/html;q=nan")):
         response = server.api("GET", path, headers={"accept": accept})
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", accept
+    # a route with a slash after it was a 307 to an address made from the Host header
+    table_id = server.create_table({s: "human" for s in "NESW"})["table"]["id"]
+    for method, path in (("GET", "/api/tables/"), ("POST", "/api/tables/"), ("GET", "/api/meta/"),
+                         ("GET", f"/api/tables/{table_id}/")):
+        response = server.api(method, path, headers={"accept": "application/json"})
+        assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", path
 
 
 def _handshake(server, path: str, origin: str | None = None) -> tuple[bytes, dict]:

@@ -177,6 +177,18 @@ def test_http_a_creation_asked_again_with_its_idempotency_key_gets_the_same_tabl
         assert create(None).status_code == 429      # no key: as before
         schema = server.api("GET", "/api/openapi.json").json()["paths"]["/api/tables"]["post"]
         assert [(p["name"], p["in"]) for p in schema["parameters"]] == [("Idempotency-Key", "header")]
+        # a field left out counts as its default: the same request written out in full
+        # was refused as another (409), and its tokens not given again
+    (tmp_path / "defaults").mkdir()
+    with _own_server(tmp_path / "defaults", tables_per_minute=5) as server:
+        first = create("k-5-0123456789abcdef")
+        meta = server.api("GET", "/api/meta").json()
+        for written in ({"stand_in": meta["default_bot"]}, {"options": meta["default_options"]},
+                        {"options": {}}, {"options": None}, {"options": {"undertrick_penalty": None}}):
+            again = create("k-5-0123456789abcdef", {**request, **written})
+            assert again.status_code == 201 and again.json() == first.json(), written
+        assert create("k-5-0123456789abcdef", {**request, "stand_in": "random"}).status_code == 409
+        assert create("k-5-0123456789abcdef", {**request, "options": {"undertrick_penalty": 0}}).status_code == 409
     (tmp_path / "refused").mkdir()
     with _own_server(tmp_path / "refused", tables_per_minute=5) as server:
         refused = create("k-4-0123456789abcdef", {**request, "options": {"undertrick_penalty": -1}})
@@ -231,6 +243,25 @@ def test_http_a_full_server_says_when_a_table_may_be_closed_to_make_room(tmp_pat
 
 
 # ----------------------------------------------------- numbers and wording
+
+
+def test_http_a_full_server_says_how_many_tables_it_has_open_after_a_lower_most(tmp_path):
+    # restarted with a lower --max-tables, it said "the server has 1 table open" with 2 open
+    with _own_server(tmp_path, max_tables=2, idle_close=3600) as server:
+        server.create_table(PEOPLE)
+        server.create_table(PEOPLE)
+    with _own_server(tmp_path, max_tables=1, idle_close=3600) as server:
+        full = server.api("POST", "/api/tables", json=table_request(PEOPLE))
+        assert full.status_code == 503
+        assert full.json()["error"]["message"].startswith(
+            "the server has 2 tables open, more than its most, 1, and none has gone")
+
+
+def test_http_a_stand_in_of_no_level_is_refused_not_the_default(server):
+    # "" was taken as the default bot, where every other level that is none is refused
+    answer = server.api("POST", "/api/tables", json={**table_request(PEOPLE), "stand_in": ""})
+    assert answer.status_code == 400 and answer.json()["error"] == {
+        "code": "bad_request", "message": "stand_in: unknown bot level ''; use one of random, basic, pimc"}
 
 
 def test_http_a_full_server_of_one_table_says_table(tmp_path):

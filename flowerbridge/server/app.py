@@ -75,7 +75,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app = _App(title="Flower Bridge", version=__version__, lifespan=lifespan,
                   # no docs pages: FastAPI's load their scripts from a CDN, which would run
                   # beside the lobby's kept seat links with no Content-Security-Policy
-                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
+                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",
+                  # /api/tables/ is no route (a 404 as documented), not a redirect to an
+                  # address made from the request's Host and scheme
+                  redirect_slashes=False)
     app.router.route_class = _StrictJSONRoute
     app.state.config = config
     app.state.connections = Counter()   # open websockets by client address (realtime.py)
@@ -173,7 +176,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         (and, asked with an ``Idempotency-Key``, in the answer to a repeat: repeats.py)."""
         address = _address(request)
         key = None if idempotency_key_ is None else (address, idempotency_key(idempotency_key_))
-        asked = body.model_dump(mode="json")
+        asked = _as_read(body)
         if key is not None and (again := answered.look(key, asked)) is not None:
             return again
         if not creations.allow(address):
@@ -356,6 +359,21 @@ def _hand_number(segment: str) -> int:
         raise TableError("bad_request", f"hands/{shown}: a hand's number is written in decimal "
                                         "digits (1, 2, ...), at most 30 of them")
     return int(segment)
+
+
+def _as_read(body: CreateTable) -> dict[str, Any]:
+    """A table's request as the server reads it, to tell a repeat (``Idempotency-Key``) from
+    another request: a field left out, or given as null, counts as its default (``stand_in``
+    the default bot, ``options`` the rules as written: ``{}``, the defaults written out and
+    ``null`` are one request)."""
+    asked = body.model_dump(mode="json")
+    if asked.get("stand_in") is None:
+        asked["stand_in"] = default_bot()
+    try:
+        asked["options"] = RuleOptions.from_dict(asked.get("options")).to_dict()
+    except FlowerBridgeError:   # (refused when the table is made: kept as sent meanwhile)
+        pass
+    return asked
 
 
 def _address(request: Request) -> str | None:

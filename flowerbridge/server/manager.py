@@ -413,7 +413,8 @@ class TableManager:
         options = RuleOptions.from_dict(request.options).sensible()
         if request.length.games is not None:
             _games_can_end(options)
-        stand_in = check_level(request.stand_in or default_bot(), "stand_in")
+        # ("" is no level: refused, as a bot seat's is, not taken as the default)
+        stand_in = check_level(default_bot() if request.stand_in is None else request.stand_in, "stand_in")
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
         for seat in SEATS:
@@ -498,12 +499,15 @@ class TableManager:
         wait = oldest + idle - now if oldest is not None else None
         soonest = (f"; the table idle longest can be closed to make room in about "
                    f"{_minutes_until(wait)}" if wait is not None else "")
-        tables = count_text(self.config.max_tables, "table")
+        # (more than its most after a restart with a lower --max-tables: the count said the most)
+        tables = count_text(len(open_ids), "table")
+        most = "its most" if len(open_ids) <= self.config.max_tables else \
+            f"more than its most, {self.config.max_tables:,}"
         # Retry-After: until then (a minute at least), or a minute when every table is in use
         retry = max(60, math.ceil(wait.total_seconds())) if wait is not None else 60
-        raise TableError("full", f"the server has {tables} open, its "
-                                 f"most, and none has gone {_minutes(idle)} without play and "
-                                 f"without a visitor: try again when one has finished{soonest}",
+        raise TableError("full", f"the server has {tables} open, {most}, and none has gone "
+                                 f"{_minutes(idle)} without play and without a visitor: try again "
+                                 f"when one has finished{soonest}",
                          retry_after=retry)
 
     @classmethod
