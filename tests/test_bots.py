@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from flowerbridge import (CARDS, Deal, FlowerBridgeError, HandState, Observation, Seat, Suit, parse_call,
                           parse_card)
-from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand
+from flowerbridge.bots.base import BOT_LEVELS, Decision, RandomBot, decide, load_bot, play_hand, position_key
 from flowerbridge.errors import BotError
 from flowerbridge.bots.basic import BasicBot, choose_card
 from flowerbridge.bots import sampling
@@ -1193,7 +1193,7 @@ def test_pimc_plays_the_card_that_scores_most_not_the_one_that_takes_most_tricks
     k = Knowledge(obs)
     for score, best in ((contract_score(obs), {"7R"}), (lambda t: t, {"9P", "6P", "1Pa"})):
         bot = PimcBot(seed=16)
-        totals, solved = bot._solve(k, Sampler(k), score, pimc._position_key(obs))     # (its decision's worlds)
+        totals, solved = bot._solve(k, Sampler(k), score, position_key(obs))     # (its decision's worlds)
         assert solved == 24 and {c.code for c in obs.legal if totals[c.index] == max(totals.values())} == best
         assert (totals[parse_card("7R").index], totals[parse_card("9P").index]) == \
             ((650, 610) if best == {"7R"} else (82, 83))
@@ -1221,6 +1221,24 @@ def test_pimc_is_deterministic_for_a_seed():
     assert len(picks) == 1
 
 
+def test_random_seeded_chooses_the_same_at_a_position_met_again_whatever_it_chose_before():
+    # it drew from one stream: after a person's take-back at a web table, the random bots
+    # chose afresh, and a person could take back until they chose what suited
+    states = [_hand_in_play(3, n) for n in (4, 9, 17, 30)]
+    observations = [s.observation(s.actor) for s in states]
+    seen = RandomBot(seed="r")
+    before = [seen.act(obs) for obs in observations]
+    assert [seen.act(obs) for obs in reversed(observations)] == before[::-1]
+    assert [RandomBot(seed="r").act(obs) for obs in observations] == before
+    # each position its own draw: across many, another seed chooses otherwise somewhere
+    many = [_hand_in_play(5, n) for n in range(0, 40)]
+    assert [RandomBot(seed="r").act(s.observation(s.actor)) for s in many] != \
+        [RandomBot(seed="other").act(s.observation(s.actor)) for s in many]
+    # unseeded, one stream of its own, as before
+    loose = RandomBot()
+    assert len({loose.act(observations[-1]) for _ in range(40)}) > 1
+
+
 def test_pimc_decides_a_position_the_same_way_whatever_it_decided_before():
     # its worlds were numbered by the decisions it had made: a position met again (a person's
     # take-back at a web table, a server restarted) was decided from other worlds
@@ -1231,8 +1249,7 @@ def test_pimc_decides_a_position_the_same_way_whatever_it_decided_before():
     fresh = PimcBot(seed="x", samples=6, time_budget=None).decide(later.observation(later.actor))
     assert asked == [fresh, fresh] and "sampled worlds" in fresh.explanation
     # and the worlds differ from position to position (a key per position, not one for all)
-    from flowerbridge.bots.pimc import _position_key
-    assert _position_key(first.observation(first.actor)) != _position_key(later.observation(later.actor))
+    assert position_key(first.observation(first.actor)) != position_key(later.observation(later.actor))
 
 
 def test_pimc_time_budget_none_solves_every_world_and_decides_as_with_the_cap():

@@ -3400,7 +3400,7 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
 
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as server:
-        monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "3" * 32)
+        monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "1" * 32)
         created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 3})
         monkeypatch.undo()
         live = server.app.state.manager.tables[created["table"]["id"]]

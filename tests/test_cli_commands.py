@@ -433,8 +433,8 @@ def test_cli_demo_save_to_its_own_standard_output_is_refused(tmp_path):
 
 
 def test_cli_demo_says_a_passed_out_hand_is_passed_out_once(cli):
-    status, out, _ = cli("demo", "--hands", "3")      # board 2 of seed 'demo' is passed out
-    hand = out.split("Board 2 (seed 'demo')", 1)[1].split("Board 3", 1)[0]
+    status, out, _ = cli("demo", "--hands", "2")      # board 1 of seed 'demo' is passed out
+    hand = out.split("Board 1 (seed 'demo')", 1)[1].split("Board 2", 1)[0]
     assert status == 0 and hand.endswith("\nPassed out\n\n") and hand.count("Passed out") == 1
 
 
@@ -475,16 +475,16 @@ def test_cli_demo_reads_its_seed_as_deal_does(cli):
 
 
 def test_cli_demo_takes_the_rule_options_score_has(cli):
-    # seed 1: East-West defeat 4A by six tricks in hand 4; seed 3: in hand 5 North bids
-    # 7A over South's 6A, so South, who named Bright Animals first, declares under first-named (R9)
-    status, out, _ = cli("demo", "--seed", "1", "--hands", "4")
-    assert status == 0 and "4 Bright Animals down 6 × 50 (R15)" in out
-    status, out, _ = cli("demo", "--seed", "1", "--hands", "4", "--undertrick-penalty", "30")
-    assert status == 0 and "4 Bright Animals down 6 × 30 (R15)" in out
-    status, out, _ = cli("demo", "--seed", "3", "--hands", "5")
-    assert status == 0 and "Contract 7 Bright Animals by North\n" in out
-    status, out, _ = cli("demo", "--seed", "3", "--hands", "5", "--declarer", "first-named")
-    assert status == 0 and "Contract 7 Bright Animals by South\n" in out
+    # seed 3: a contract of 2R fails by six tricks; seed 11: 2R is played by West, whose
+    # partner East named Ribbons first, and so declares it under first-named (R9)
+    status, out, _ = cli("demo", "--seed", "3", "--hands", "4")
+    assert status == 0 and "2 Ribbons down 6 × 50 (R15)" in out
+    status, out, _ = cli("demo", "--seed", "3", "--hands", "4", "--undertrick-penalty", "30")
+    assert status == 0 and "2 Ribbons down 6 × 30 (R15)" in out
+    status, out, _ = cli("demo", "--seed", "11", "--hands", "4")
+    assert status == 0 and "Contract 2 Ribbons by West\n" in out and "Ribbons by East\n" not in out
+    status, out, _ = cli("demo", "--seed", "11", "--hands", "4", "--declarer", "first-named")
+    assert status == 0 and "Contract 2 Ribbons by East\n" in out
 
 
 def test_formats_show_a_hand_record_whose_hands_is_an_array_gets_the_hand_records_error(

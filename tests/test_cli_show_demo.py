@@ -58,8 +58,8 @@ def _demo_fitted(cli, monkeypatch, columns: int, *args: str) -> str:
 
 def test_demo_fits_each_auction_to_a_narrow_terminal_as_show_does(cli, monkeypatch):
     # the contract line under the auction ran past 30 columns ("Contract 4 Bright Animals by North")
-    out = _demo_fitted(cli, monkeypatch, 30, "--hands", "3", "--seed", "4")
-    assert "Contract 4 Bright Animals by\n    North" in out
+    out = _demo_fitted(cli, monkeypatch, 30, "--hands", "3", "--seed", "10")
+    assert "Contract 4 Bright Animals by\n    West" in out
 
 
 @pytest.mark.parametrize("quiet", [["--quiet"], []])

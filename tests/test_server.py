@@ -1218,7 +1218,7 @@ def test_a_claim_at_a_table_of_bots_is_accepted_only_when_no_defence_stops_it_an
     judge = manager_module._judge_claim
     monkeypatch.setattr(manager_module, "_judge_claim", lambda state: judged.append(1) or judge(state))
     accepted = refused = 0
-    for south, good, answer in _claims_at_each_turn(server, monkeypatch, "0" * 32, hands=2):
+    for south, good, answer in _claims_at_each_turn(server, monkeypatch, "1" * 32, hands=2):
         if not good:
             assert answer["code"] == "no_claim" and answer["message"] == (
                 "claim not accepted: a defence, or a lie of the cards you cannot see, could still take "

@@ -129,12 +129,26 @@ def _check_action(action: Any, source: str, observation: Observation) -> None:
                         f"where it must return a {wanted.__name__}, one of observation.legal")
 
 
+def position_key(observation: Observation) -> str:
+    """What a bot sees of a position, as text: its seat, whose turn, its hand, the
+    auction and the cards played (a position met again gives the same key)."""
+    turn = observation.turn.name if observation.turn is not None else "-"
+    return " ".join([observation.seat.name, turn, *(c.code for c in observation.hand), "|",
+                     *(str(call) for _, call in observation.auction), "|",
+                     *(seat.name + card.code for seat, card in observation.plays)])
+
+
 class RandomBot:
-    """Any legal call or card, uniformly; passes with probability ``pass_rate``."""
+    """Any legal call or card, uniformly; passes with probability ``pass_rate``.
+
+    Seeded, it draws each choice from a stream named by its seed and the position
+    (:func:`position_key`), so a position met again (after a person's take-back at a
+    table, or a server's restart) gets the same choice; unseeded, from one stream."""
 
     name = "random"
 
     def __init__(self, seed: int | str | None = None, pass_rate: float = 0.75) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
         self.pass_rate = pass_rate
 
@@ -142,11 +156,12 @@ class RandomBot:
         legal = observation.legal
         if not legal:
             raise FlowerBridgeError(f"{observation.seat} has nothing to do")
+        rng = self.rng if self.seed is None else random.Random(f"random:{self.seed}:{position_key(observation)}")
         if observation.phase == "auction" and len(legal) > 1:
-            if self.rng.random() < self.pass_rate:
+            if rng.random() < self.pass_rate:
                 return legal[0]
-            return legal[1 + self.rng.randrange(min(6, len(legal) - 1))]
-        return legal[self.rng.randrange(len(legal))]
+            return legal[1 + rng.randrange(min(6, len(legal) - 1))]
+        return legal[rng.randrange(len(legal))]
 
 
 BOT_LEVELS: dict[str, str] = {
@@ -289,5 +304,5 @@ def play_hand(state: HandState, bots: Mapping[Any, Bot] | Sequence[Bot] | Callab
     return state
 
 
-__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "ask", "bot_name", "bot_seed", "decide", "load_bot",
-           "play_hand", "SEATS"]
+__all__ = ["Bot", "Decision", "RandomBot", "BOT_LEVELS", "ask", "position_key", "bot_name", "bot_seed", "decide",
+           "load_bot", "play_hand", "SEATS"]

@@ -45,7 +45,7 @@ from ..errors import BotError
 from ..observation import Observation
 from ..scoring import contract_points
 from ..seats import Seat
-from .base import Decision
+from .base import Decision, position_key
 from .basic import BasicBot, choose_card
 from .knowledge import Knowledge
 from .sampling import Sampler
@@ -108,15 +108,6 @@ def world_values(world_hands: dict[Seat, tuple[Card, ...]], trump: Suit | None,
     return values
 
 
-def _position_key(observation: Observation) -> str:
-    """What a bot sees of a position, as text: its seat, whose turn, its hand, the
-    auction and the cards played (a position met again gives the same key)."""
-    turn = observation.turn.name if observation.turn is not None else "-"
-    return " ".join([observation.seat.name, turn, *(c.code for c in observation.hand), "|",
-                     *(str(call) for _, call in observation.auction), "|",
-                     *(seat.name + card.code for seat, card in observation.plays)])
-
-
 def _whole(value: object, name: str, least: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise BotError(f"pimc: {name} must be a whole number, {least} or more, not {value!r}")
@@ -154,7 +145,7 @@ class PimcBot(BasicBot):
         if len(legal) == 1 or len(k.hand) >= self.solve_below:
             return Decision(basic_card, reason)
         self.decisions += 1
-        totals, solved = self._solve(k, Sampler(k), contract_score(observation), _position_key(observation))
+        totals, solved = self._solve(k, Sampler(k), contract_score(observation), position_key(observation))
         if not solved:
             return Decision(basic_card, reason)
         best = max(totals.values())
