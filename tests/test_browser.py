@@ -3317,11 +3317,16 @@ def test_the_hint_button_is_offered_only_at_a_table_where_every_other_seat_is_a_
     wait_for_table(north)
     north.locator("#bidding button").first.wait_for()     # (dealer North: North's turn)
     assert north.locator("#ask-hint").is_hidden() and north.locator(".hint-line").is_hidden()
-    # nor Take back, whose key says why (before any call of North's, the people come first)
+    # nor Take back, whose key says why (before any call of North's, the people come first),
+    # on the refusal line, seen and read out (the hidden announcement alone was heard, not seen)
     north.keyboard.press("u")
-    north.wait_for_function("document.querySelector('#announce').textContent.startsWith('Calls and cards')")
-    assert north.locator("#announce").inner_text() == (
+    north.wait_for_function("document.querySelector('#refusal').textContent.startsWith('Calls and cards')")
+    assert north.locator("#refusal").inner_text() == (
         "Calls and cards are taken back only at a table of one person and three bots.")
+    assert north.locator("#refusal").is_visible() and north.locator("#refusal").get_attribute("role") == "alert"
+    north.keyboard.press("h")
+    north.wait_for_function("document.querySelector('#refusal').textContent.startsWith('Hints')")
+    assert north.locator("#refusal").inner_text() == "Hints are given only at a table of one person and three bots."
     assert not north.errors
 
 
@@ -3363,6 +3368,28 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     assert ", then East " in said
     south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 1")   # West's lead stands
     assert south.locator(f'#felt .card.playable[data-code="{played}"]').count() >= 1
+    assert not south.errors
+
+
+def test_take_back_not_sent_while_offline_is_taken_back_once_connected_again(browser, server):
+    # the press while offline was kept as sent, so every later press (and U) was taken for
+    # its double and dropped, until the table moved on
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#bidding button").first.wait_for()
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#felt .card.playable").first.wait_for()      # the bots wait for South's card
+    south.context.set_offline(True)
+    status_is(south, "reconnecting…", 5_000)
+    south.locator("#take-back").click()
+    assert south.locator("#refusal").inner_text().startswith("Not connected: that was not sent")
+    south.context.set_offline(False)
+    status_is(south, "connected", 10_000)
+    south.keyboard.press("u")
+    south.locator("#bidding button").first.wait_for()       # South's 7NT and all after it went
+    assert south.locator("#take-back").is_hidden()         # nothing of South's left in the hand
+    assert south.locator("#announce").inner_text().startswith("Taken back: your 7 No Trump")
     assert not south.errors
 
 

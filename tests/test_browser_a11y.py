@@ -902,14 +902,16 @@ def test_client_keys_l_c_and_r_say_what_they_did(browser, server):
     # any hand had ended did nothing
     created, clients, page = people_table(browser, server, None)
     page.evaluate(LIVE_RECORDER)
-    page.keyboard.press("r")
+    page.keyboard.press("r")        # nothing to open: why, on the refusal line (an alert), seen too
+    page.wait_for_function("document.querySelector('#refusal').textContent === 'No hand to review yet.'")
+    assert page.locator("#refusal").is_visible()
     page.keyboard.press("l")
     page.keyboard.press("l")
     page.keyboard.press("c")
     page.keyboard.press("c")
     page.wait_for_timeout(200)
     assert live_texts(page, "announce") == [
-        "No hand to review yet.", "Last trick shown: no trick has been completed yet.", "Last trick hidden.",
+        "Last trick shown: no trick has been completed yet.", "Last trick hidden.",
         "Copies seen hidden.", "Copies seen shown."], live_texts(page, "announce")
     north = clients["N"]
     drive(clients, lambda: any(m["type"] == "play" and m["view"]["tricks"] for m in north.messages))

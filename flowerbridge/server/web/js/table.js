@@ -74,9 +74,10 @@ function act(action) {
     // the socket is down: say so rather than let the click vanish (nor why it is down)
     state.refusal = blocked ? `That was not sent. ${BLOCKED}` : NOT_SENT;
     draw();
-  } else {
-    $("refusal").textContent = "";  // an earlier refusal is answered by this action
+    return false;
   }
+  $("refusal").textContent = "";  // an earlier refusal is answered by this action
+  return true;
 }
 
 // This seat called or played (from this window, or another of the same seat): what
@@ -178,7 +179,9 @@ function takeBack() {
   if (state.takingBack === connection.seq) return;
   state.takingBack = connection.seq;
   state.advice = null;
-  act({ type: "undo" });
+  // not sent (offline): a press once connected again is a first press, not a double one
+  // (it did nothing until the table moved on)
+  if (!act({ type: "undo" })) state.takingBack = null;
   draw();
 }
 
@@ -1266,6 +1269,13 @@ function keyCall(key) {
   return true;
 }
 
+// A key that cannot act now (R, U, H) says why on the refusal line: seen, and read out
+// (it is an alert), where the hidden announcement alone left a sighted person with nothing
+function refuseKey(text) {
+  state.refusal = text;
+  draw();
+}
+
 // A window opened by its key (R, ?) gives focus back to the control the person
 // had moved to; from the page or the turn line (where the page put focus), none.
 function keyOpener() {
@@ -1292,16 +1302,16 @@ function onKey(event) {
   // L and C press a button that has no focus, R may have nothing to open: said (WCAG 4.1.3)
   else if (key === "l") { toggleLastTrick(); announce(lastTrickNews()); }
   else if (key === "c") { toggleCopies(); announce(`Copies seen ${state.showCopies ? "shown" : "hidden"}.`); }
-  else if (key === "r") { if (state.review) openReview(keyOpener()); else announce("No hand to review yet."); }
+  else if (key === "r") { if (state.review) openReview(keyOpener()); else refuseKey("No hand to review yet."); }
   else if (key === "?") openDialog($("keys-dialog"), keyOpener());
   else if (key === "u") {
     const why = whyNoTakeBack();
-    if (why) announce(why);
+    if (why) refuseKey(why);
     else takeBack();
   }
   else if (key === "h") {
     if (mayAskHint()) askHint();
-    else announce(isMyTurn() ? "Hints are given only at a table of one person and three bots."
+    else refuseKey(isMyTurn() ? "Hints are given only at a table of one person and three bots."
       : "A hint is given at your turn.");
   }
   else handled = false;

@@ -56,7 +56,7 @@ function headlineParts(review) {
     : score.result > 0 ? `made with ${score.result} overtrick${score.result === 1 ? "" : "s"}`
       : `down ${-score.result}`;
   return [`Hand ${review.hand}: `, review.contract.bid,
-    ` by ${SEAT_NAMES[review.contract.declarer]}, ${result} (NS ${score.tricks.NS} tricks, EW ${score.tricks.EW}).`];
+    ` by ${SEAT_NAMES[review.contract.declarer]}, ${result} (NS ${score.tricks.NS} trick${score.tricks.NS === 1 ? "" : "s"}, EW ${score.tricks.EW}).`];
 }
 
 /** The review's one-line result as it is said: "Hand 1: 4 Bright Animals by South, made with
