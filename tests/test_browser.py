@@ -1100,6 +1100,15 @@ def test_the_one_person_at_a_table_closes_it_and_a_second_person_keeps_it_open(b
     assert south.locator("#bidding button, #felt .card.playable").count() == 0
     info = server.api("GET", f"/api/tables/{table_id}")
     assert (info["status"], info["closed"]) == ("over", "closed by South")
+    # closed in the auction: nothing on the page still awaits a call (the grid's "?", the
+    # recent calls' "N ?", a seat marked to act and "Auction in progress" stayed), nor after a reload
+    for _ in range(2):
+        south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+        assert south.locator("#auction td.pending, .seat-label.to-act").count() == 0
+        assert "?" not in south.locator("#recent-calls").inner_text()
+        assert "Auction in progress" not in south.locator("#contract").inner_text()
+        assert "No contract" in south.locator("#contract").inner_text()
+        south.reload()
     assert not south.errors
 
 

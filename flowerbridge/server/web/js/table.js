@@ -217,6 +217,12 @@ function closeTable() {
 
 const SUIT_NAMES = { A: "Bright Animals", R: "Ribbons", P: "Plains" };
 
+// The view as the page draws whose turn it is: nobody's once the table is closed (closed in
+// the auction, its grid, its recent calls and South's seat still awaited a call)
+function turnView() {
+  return state.table?.closed ? { ...state.view, turn: null, actor: null } : state.view;
+}
+
 function isMyTurn() {
   return Boolean(state.view && state.seat && state.view.actor === state.seat && !state.table?.closed);
 }
@@ -273,7 +279,7 @@ function seatBox(seat, place) {
   if (seat === view.dealer) roles.push("dealer");
   if (contract?.declarer === seat) roles.push("declarer");
   if (contract?.dummy === seat) roles.push("dummy");
-  const label = el("span", { class: `seat-label${view.turn === seat ? " to-act" : ""}` },
+  const label = el("span", { class: `seat-label${turnView().turn === seat ? " to-act" : ""}` },
     `${SEAT_NAMES[seat]} `, el("span", { class: "role" }, [seatDescription(seat), ...roles].filter(Boolean).join(" · ")));
 
   const playable = legalCards();
@@ -504,7 +510,7 @@ function drawPlayPanel() {
       // "Contract 2R by East" on screen, "Contract 2 Ribbons by East" to a screen reader
       ? el("span", {}, "Contract ", shownAndSaid(el("strong", {}, contract.bid), spokenCall(contract.bid)),
         ` by ${SEAT_NAMES[contract.declarer]}`)
-      : el("span", { class: "muted" }, view.phase === "auction" ? "Auction in progress" : "No contract"),
+      : el("span", { class: "muted" }, view.phase === "auction" && !state.table?.closed ? "Auction in progress" : "No contract"),
     el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
   // The turn line is not a live region (it would speak at every action, and again
@@ -526,7 +532,7 @@ function drawPlayPanel() {
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
-  const recent = recentCalls(view);
+  const recent = recentCalls(turnView());
   if ($("recent-calls").textContent !== recent) $("recent-calls").textContent = recent;
   const calls = legalCalls();
   const box = JSON.stringify([calls, state.pendingLevel]);
@@ -577,7 +583,7 @@ function drawPanels() {
   // an explanation hidden with Esc stays hidden through the redraw (until its call is left)
   const dismissed = [...$("auction").querySelectorAll("td.dismissed")].map((cell) =>
     [cell.parentElement.rowIndex, cell.cellIndex, cell.getAttribute("aria-label")]);
-  $("auction").replaceChildren(renderAuction(state.view, state.explanations));
+  $("auction").replaceChildren(renderAuction(turnView(), state.explanations));
   const grid = $("auction").querySelector("table");
   for (const [row, column, label] of dismissed) {
     const cell = grid.rows[row]?.cells[column];

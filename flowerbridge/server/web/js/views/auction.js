@@ -28,7 +28,7 @@ export function spokenCall(text) {
 export function renderAuction(view, explanations) {
   const cells = Array(SEATS.indexOf(view.dealer)).fill(null);
   view.auction.forEach((item, i) => cells.push({ ...item, explanation: explanations[i] || null }));
-  if (view.phase === "auction") cells.push({ pending: true });
+  if (view.phase === "auction" && view.turn) cells.push({ pending: true });    // (no turn: a table closed)
   const rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push(cells.slice(i, i + 4));
   return el("table", { class: "auction", "aria-label": "Auction" },
@@ -121,5 +121,5 @@ export function moveInBiddingBox(box, from, key) {
 export function recentCalls(view) {
   if (view.phase !== "auction") return "";
   const last = view.auction.slice(-3).map((item) => `${item.seat} ${item.call}`);
-  return [...last, `${view.turn} ?`].join(" · ");
+  return [...last, ...(view.turn ? [`${view.turn} ?`] : [])].join(" · ");
 }
