@@ -282,6 +282,12 @@ def test_client_spectator_between_hands_is_told_the_result_and_where_the_review_
     assert "Hand 2, East deals." in said
     assert page.locator("#review-dialog[open]").count() == 0
     assert not page.locator("#open-review").is_disabled()
+    # seen too, until the next hand's lead (it was said only: the new deal took the hand away)
+    assert page.evaluate("document.querySelector('#contract').textContent").startswith("Hand 2")
+    shown = page.locator("#watched-result")
+    assert shown.is_visible() and re.fullmatch(r"Hand 1: 1 Plains by North, .* Review \(R\) shows it\.",
+                                               shown.inner_text()), shown.inner_text()
+    assert shown.get_attribute("aria-live") is None and shown.get_attribute("role") is None
     assert not page.errors
     # where R does nothing (single-key shortcuts off), the line does not name it
     quiet = hand_seen_by_spectator["quiet"]

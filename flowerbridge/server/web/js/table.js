@@ -43,6 +43,7 @@ const state = {
   claimed: null,         // {hand, text}: "Claim accepted: …", until this seat acts again
   takingBack: null,      // the seq a take-back was sent at: a second press on that view is not sent
   stoodIn: null,         // what a stand-in did for this seat while the person was away, until they act
+  watchedResult: null,   // a spectator's last hand's result, {hand, text}: shown until the next hand's lead
   linkRefused: false,    // the server refused this link for good (showRefusedLink)
   showCopies: stored(COPIES_KEY) !== "off",
   showLastTrick: false,
@@ -529,6 +530,7 @@ function drawPlayPanel() {
   const advice = state.advice?.seq === connection.seq && isMyTurn() ? state.advice.text : state.claimed?.text || "";
   if ($("advice").textContent !== advice) $("advice").textContent = advice;
   drawStoodIn();
+  drawWatchedResult();
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
@@ -1073,8 +1075,26 @@ function handOver(message) {
 // not over another window the person has open (Keys, Close the table…): said instead.
 function reviewAtHandsEnd() {
   const opens = $("review-dialog").open || state.role !== "spectator" || sessionOver();
-  if (opens && !otherDialogOpen($("review-dialog"))) openReview();
-  else say(state.singleKeys ? "Review (R) shows it." : "Review shows it.");
+  if (opens && !otherDialogOpen($("review-dialog"))) {
+    openReview();
+    return;
+  }
+  const where = state.singleKeys ? "Review (R) shows it." : "Review shows it.";
+  say(where);
+  // seen too, not only heard: the next deal's auction took the finished hand off the felt
+  if (state.role === "spectator" && state.review) {
+    state.watchedResult = { hand: state.review.hand, text: `${headline(state.review)} ${where}` };
+  }
+}
+
+// A spectator's line for the hand just ended, until the next hand's opening lead (not a
+// live region: the result was said as the hand ended).
+function drawWatchedResult() {
+  const result = state.watchedResult;
+  const shown = result && state.role === "spectator" && !state.table?.closed &&
+    (state.hand === result.hand || (state.hand === result.hand + 1 && state.view?.phase === "auction"))
+    ? result.text : "";
+  if ($("watched-result").textContent !== shown) $("watched-result").textContent = shown;
 }
 
 function receive(message) {
