@@ -430,6 +430,11 @@ def test_client_trick_hidden_hands_and_copies_seen_are_told_to_screen_readers(br
     trick = page.locator("#trick").aria_snapshot()
     assert trick.startswith('- group "The trick"'), trick
     assert re.search(r'text: "South:"\s+- img "\w+ ', trick) and re.search(r'text: "West:"\s+- img "\w+ ', trick), trick
+    # whose card is seen too, on its corner (where a layout set the trick apart from the
+    # seats, only the place had said it), and not read out twice
+    assert page.locator("#trick .slot .slot-seat").all_inner_texts() == ["S", "W"]
+    assert all(badge.get_attribute("aria-hidden") == "true" and badge.is_visible()
+               for badge in page.locator("#trick .slot-seat").all())
     hidden = page.locator("#position-top").aria_snapshot()     # North's hand, face down
     assert 'img "13 cards"' in hidden, hidden
     copies = page.locator("#copies").aria_snapshot()

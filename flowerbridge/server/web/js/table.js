@@ -344,6 +344,9 @@ function drawTrick(places) {
   area.replaceChildren(...plays.map((play) => el("div", {
     class: `slot slot-${places[play.seat]}${play.seat === winner ? " winner" : ""}`, dataset: { seat: play.seat },
   }, el("span", { class: "visually-hidden" }, `${SEAT_NAMES[play.seat]}: `),
+  // seen too (its name is read out above): where the layout sets the trick apart from the
+  // seats (a phone on its side, a side dummy moved up), the place alone did not say whose
+  el("span", { class: "slot-seat", "aria-hidden": "true" }, play.seat),
   cardElement(state.catalogue, play.card, state.language))));
   if (caption) area.append(el("div", { class: "trick-caption" }, caption));
 }
