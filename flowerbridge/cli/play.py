@@ -142,12 +142,14 @@ def run(args) -> int:
             table.say()
             status = 130
         table.say("Session ended.")
-        if table.unfinished is not None and save is not None and (save.written or args.resume is not None):
-            table.say(f"Board {table.unfinished} was not finished, so it is not in {save.path} (a session "
-                      f"is saved hand by hand); play --resume {shlex.quote(save.path)} deals it again.")
-        elif table.unfinished is not None and save is not None:     # (a file there before is as it was)
-            table.say(f"Board {table.unfinished} was not finished and no hand was, so nothing was saved: "
-                      f"{save.path} was not written (a session is saved hand by hand).")
+        if table.unfinished is not None and save is not None:
+            if save.written or args.resume is not None:     # the file holds the hands before it
+                table.say(f"Board {table.unfinished} was not finished, so it is not in {save.path} (a "
+                          f"session is saved hand by hand); play --resume {shlex.quote(save.path)} deals "
+                          "it again.")
+            else:       # (a file there before is as it was)
+                table.say(f"Board {table.unfinished} was not finished and no hand was, so nothing was "
+                          f"saved: {save.path} was not written (a session is saved hand by hand).")
         if session.hands and not table.sheet_shown:
             table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
