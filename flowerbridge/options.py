@@ -121,6 +121,11 @@ class RuleOptions:
         return out
 
     @classmethod
+    def field_names(cls) -> frozenset[str]:
+        """The keys of a record's ``options`` that these options read."""
+        return frozenset(f.name for f in fields(cls))
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "RuleOptions":
         """Options from a record. Absent keys take defaults, and so does a key whose
         value is null (as ``options`` null is no options); unknown keys are ignored."""
@@ -128,7 +133,7 @@ class RuleOptions:
             return cls()
         if not isinstance(data, Mapping):
             raise OptionError(f"options must be an object, not {json_type(data)}")
-        known = {f.name for f in fields(cls)}
+        known = cls.field_names()
         kwargs = {k: _whole_numbers(v) for k, v in data.items() if k in known and v is not None}
         return cls(**kwargs)
 

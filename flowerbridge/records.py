@@ -41,6 +41,8 @@ class HandRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     #: keys of ``hands`` that name no seat, with their values, as read
     hands_extra: dict[str, Any] = field(default_factory=dict)
+    #: keys of ``options`` that :class:`RuleOptions` does not know, with their values, as read
+    options_extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for key in self.extra:
@@ -53,12 +55,23 @@ class HandRecord:
         """Replay a record given as a dict. ``options`` overrides the record's."""
         state = replay(data, options=options)
         return cls(state, {k: v for k, v in data.items() if k not in KNOWN_KEYS},
-                   {k: v for k, v in data["hands"].items() if _seat_key(k) is None})
+                   {k: v for k, v in data["hands"].items() if _seat_key(k) is None},
+                   unknown_options(data.get("options")))
 
     def to_dict(self) -> dict[str, Any]:
         out = to_dict(self.state)
         out["hands"].update(self.hands_extra)
+        out["options"].update(self.options_extra)
         return {**out, **self.extra}
+
+
+def unknown_options(options: Any) -> dict[str, Any]:
+    """The keys of a record's ``options`` that :class:`RuleOptions` does not know, with
+    their values: kept, as every unknown key of a record is (FORMATS.md)."""
+    if not isinstance(options, Mapping):
+        return {}
+    known = RuleOptions.field_names()
+    return {k: v for k, v in options.items() if k not in known}
 
 
 def _seat_key(key: Any) -> Seat | None:
@@ -188,6 +201,10 @@ class Unkeepable(NotJSON):
     (a number beyond any float, a name given twice in one object, a lone surrogate)."""
 
 
+class NameTwice(Unkeepable):
+    """An object that gives a name twice (one of its values would be dropped unseen)."""
+
+
 def _refuse_constant(name: str) -> Any:
     raise NotJSON(f"{name} is not a JSON value")
 
@@ -209,7 +226,7 @@ def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for name, _ in pairs:
             if name in seen:
-                raise Unkeepable(f"the name {name!r} appears twice in one object (which value is meant?)")
+                raise NameTwice(f"the name {name!r} appears twice in one object (which value is meant?)")
             seen.add(name)
     return obj
 
@@ -270,6 +287,40 @@ def _find_constant(text: str) -> re.Match | None:
     return None
 
 
+# JSON's strings (whole), brackets, and runs of digits outside strings
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|\d+')
+_COLON = re.compile(r"\s*:")
+
+
+def _line_column(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    return f"line {line} column {pos - text.rfind(chr(10), 0, pos)}"
+
+
+def _where_unkeepable(text: str, limit: int | None = None) -> str | None:
+    """Where in ``text`` (well-formed JSON) the first object gives a name a second time,
+    or, with ``limit``, the first number has more than ``limit`` digits: ``line L column
+    C``, for the message that refuses it; None where there is none."""
+    objects: list[set[str] | None] = []     # an object's names so far; None for an array
+    for token in _TOKENS.finditer(text):
+        part = token.group()
+        if part in "{[":
+            objects.append(set() if part == "{" else None)
+        elif part in "}]":
+            if objects:
+                objects.pop()
+        elif part[0] == '"':
+            names = objects[-1] if objects else None
+            if names is not None and _COLON.match(text, token.end()):
+                name = json.loads(part)
+                if name in names:
+                    return _line_column(text, token.start())
+                names.add(name)
+        elif limit is not None and len(part) > limit:
+            return _line_column(text, token.start())
+    return None
+
+
 _SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -302,7 +353,9 @@ def parse_json(text: str, source: str | None = None) -> Any:
         raise RecordError(f"{named}malformed JSON at line {exc.lineno} column {exc.colno}: "
                           f"{json_error_text(exc)}") from None
     except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
-        raise RecordError(f"{named}JSON that cannot be kept as written: {exc}") from None
+        where = _where_unkeepable(text) if isinstance(exc, NameTwice) else None
+        at = f" at {where}" if where else ""
+        raise RecordError(f"{named}JSON that cannot be kept as written{at}: {exc}") from None
     except NotJSON as exc:      # NaN or Infinity, found again for where it is
         found = _find_constant(text)
         if found is None:       # (not met: the reader refused one)
@@ -317,7 +370,9 @@ def parse_json(text: str, source: str | None = None) -> Any:
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit
         limit = sys.get_int_max_str_digits()
-        raise RecordError(f"{named}unreadable JSON: a number has more than {limit} digits") from None
+        where = _where_unkeepable(text, limit)
+        at = f" at {where}" if where else ""
+        raise RecordError(f"{named}unreadable JSON{at}: a number has more than {limit} digits") from None
 
 
 def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:

@@ -20,7 +20,7 @@ from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError
 from .options import RuleOptions, as_options
 from .render import count_text, fit_lines
-from .records import HandRecord, seat_field
+from .records import HandRecord, seat_field, unknown_options
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, Side
 from .state import HandState
@@ -100,7 +100,10 @@ class Session:
         #: the keys of the session record that the format does not know, as read (FORMATS.md:
         #: kept and written back); each hand's own are in :meth:`hand_records`
         self.extra: dict[str, Any] = {}
-        self._hand_extras: list[tuple[dict[str, Any], dict[str, Any]]] = []   # (extra, hands_extra)
+        #: the keys of the record's ``options`` that :class:`RuleOptions` does not know, as read
+        self.options_extra: dict[str, Any] = {}
+        # each hand's (extra, hands_extra, options_extra): see HandRecord
+        self._hand_extras: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
 
     # ------------------------------------------------------------- progress
 
@@ -154,7 +157,7 @@ class Session:
         except FlowerBridgeError as exc:    # an unfinished hand: say which
             raise type(exc)(f"hand {number}: {exc.detail}", rule=exc.rule) from None
         self.hands.append(state.copy())  # the caller's may go on changing
-        self._hand_extras.append(({}, {}))
+        self._hand_extras.append(({}, {}, {}))
         self.scores.append(score)
         game = self.games[-1]
         for item in score.items:
@@ -197,15 +200,15 @@ class Session:
 
     def _records(self) -> list[HandRecord]:
         """:meth:`hand_records` of the session's own hands, for reading."""
-        return [HandRecord(state, dict(extra), dict(hands_extra))
-                for state, (extra, hands_extra) in zip(self.hands, self._hand_extras)]
+        return [HandRecord(state, dict(extra), dict(hands_extra), dict(options_extra))
+                for state, (extra, hands_extra, options_extra) in zip(self.hands, self._hand_extras)]
 
     def to_dict(self) -> dict[str, Any]:
         """The session record: the session's own keys, the keys :attr:`extra` kept, and
         its hands, each with the keys it carried besides."""
         own = {
             "format": SESSION_FORMAT,
-            "options": self.options.to_dict(),
+            "options": {**self.options.to_dict(), **self.options_extra},
             "first_dealer": self.first_dealer.name,
             "max_hands": self.max_hands,
             "max_games": self.max_games,
@@ -245,8 +248,9 @@ class Session:
             except FlowerBridgeError as exc:
                 raise type(exc)(f"hand {i}: {exc}") from None
             session.add(record.state)  # its errors name the hand
-            session._hand_extras[-1] = (record.extra, record.hands_extra)
+            session._hand_extras[-1] = (record.extra, record.hands_extra, record.options_extra)
         session.extra = {k: v for k, v in data.items() if k not in SESSION_RECORD_KEYS}
+        session.options_extra = unknown_options(data.get("options"))
         return session
 
     # ----------------------------------------------------------- scoresheet

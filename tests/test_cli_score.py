@@ -490,13 +490,19 @@ def test_formats_error_nan_and_infinity_are_not_json(cli, assert_cli_error, tmp_
                      rf"\S+hand\.json: malformed JSON at line 1 column {column}: {value} is not a JSON value")
 
 
-@pytest.mark.parametrize("text, name", [
-    ('{"dealer": "N", "dealer": "S"}', "dealer"),
-    ('{"dealer": "N", "options": {"declarer": "first-named", "declarer": "final-bidder"}}', "declarer"),
+@pytest.mark.parametrize("text, name, where", [
+    ('{"dealer": "N", "dealer": "S"}', "dealer", "line 1 column 17"),
+    ('{"dealer": "N",\n "options": {"declarer": "first-named", "declarer": "final-bidder"}}', "declarer",
+     "line 2 column 41"),
+    # the same name in two objects, and a string that looks like a name, are no repeat
+    ('{"a": {"a": 1, "b": ["\\"b\\":"]}, "c": [{"d": 1}, {"d": 2}],\n  "b": 1, "a": 2}', "a",
+     "line 2 column 11"),
 ])
-def test_formats_error_a_name_given_twice_in_one_object(cli, assert_cli_error, tmp_path, text, name):
-    # one of the two values would be dropped unseen: the record is refused instead
-    assert_cli_error(run_score(cli, tmp_path, text), rf"the name '{name}' appears twice in one object")
+def test_formats_error_a_name_given_twice_in_one_object(cli, assert_cli_error, tmp_path, text, name, where):
+    # one of the two values would be dropped unseen: the record is refused instead, saying
+    # where the second one is (FORMATS.md: what is wrong and where)
+    assert_cli_error(run_score(cli, tmp_path, text),
+                     rf"cannot be kept as written at {where}: the name '{name}' appears twice in one object")
 
 
 def test_formats_a_utf8_byte_order_mark_is_accepted(cli, tmp_path, ch16_record):
@@ -517,12 +523,15 @@ def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, 
     # Python will not convert an integer of more than 4,300 digits: one error
     # line, not a traceback, even under a key the format ignores.
     digits = "9" * 5000
+    head = json.dumps({**ch16_record, "note": "9" * 5000})[:-1] + ",\n "
     if where == "unknown_key":
-        text = json.dumps(ch16_record)[:-1] + f', "board": {digits}}}'
+        text = head + f'"board": {digits}}}'
     else:
-        text = json.dumps(ch16_record)[:-1] + f', "options": {{"undertrick_penalty": {digits}}}}}'
-    assert_cli_error(run_score(cli, tmp_path, text),
-                     r"\S+hand\.json: unreadable JSON: a number has more than \d+ digits")
+        text = head + f'"options": {{"undertrick_penalty": {digits}}}}}'
+    column = len(text) - len(digits) - text.rfind("\n") - (1 if where == "unknown_key" else 2)
+    assert_cli_error(run_score(cli, tmp_path, text),        # where it is, too (FORMATS.md)
+                     rf"\S+hand\.json: unreadable JSON at line 2 column {column}: a number has more "
+                     r"than \d+ digits")
 
 
 def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):

@@ -244,6 +244,25 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     assert again.render() == session.render()
 
 
+def test_formats_unknown_keys_inside_options_are_kept_by_hand_and_session_records(ch16_record):
+    # FORMATS.md: unknown keys are kept when the project reads and writes a record. Those
+    # inside "options" were dropped (the options were written back from RuleOptions alone),
+    # so a session resumed by `play --resume` lost them from every hand.
+    options = {"undertrick_penalty": 0, "declarer": "final-bidder", "x_opt": "keep", "club": {"rule": 7}}
+    text = records.dumps(HandRecord.from_dict({**ch16_record, "options": options}))
+    record = records.loads(text)
+    assert record.options_extra == {"x_opt": "keep", "club": {"rule": 7}}
+    assert json.loads(text)["options"] == options
+    assert records.dumps(record) == text
+    assert record.state.options.undertrick_penalty == 0     # the known ones still read
+    data = {"format": "flowerbridge-session", "options": {"undertrick_penalty": 0, "venue_rule": 1},
+            "hands": [{**ch16_record, "options": options}]}
+    written = Session.from_dict(json.loads(json.dumps(data))).to_dict()
+    assert written["options"] == {"undertrick_penalty": 0, "declarer": "final-bidder", "venue_rule": 1}
+    assert written["hands"][0]["options"] == options
+    assert Session.from_dict(json.loads(json.dumps(written))).to_dict() == written
+
+
 def test_formats_a_session_records_unknown_keys_and_its_hands_are_kept(ch16_record):
     # FORMATS.md: unknown keys are kept when a record is read and written. A session's hand
     # that carried "Event" lost it (Session kept the HandStates alone), and so did the session
