@@ -773,6 +773,18 @@ def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli,
     assert status == 0 and set(json.loads(out)["table"]) == {"P", "R", "A", "NT"}
 
 
+def test_formats_solve_reads_the_contracts_options_alone_as_score_does(cli, tmp_path, ch16_record):
+    # A variant's scoring scales change no trick, and FORMATS.md makes every other key of
+    # "options" unknown, never an error: solve refused a record holding "game_points": 0.
+    position = {**ch16_record, "play": ch16_record["play"][:44]}
+    (tmp_path / "plain.json").write_text(json.dumps(position))
+    status, plain, err = cli("solve", str(tmp_path / "plain.json"))
+    assert (status, err) == (0, "") and json.loads(plain)["cards"]
+    for variant in ({"game_points": 0}, {"honor_bright": 5, "five_bright_bonus": -1}, {"game_points": 50}):
+        (tmp_path / "v.json").write_text(json.dumps({**position, "options": {"declarer": "final-bidder", **variant}}))
+        assert cli("solve", str(tmp_path / "v.json")) == (0, plain, ""), variant
+
+
 @pytest.mark.parametrize("command", ["score", "solve"])
 def test_formats_score_and_solve_name_a_session_or_notation_file_as_such(cli, assert_cli_error, tmp_path,
                                                                        ch16_record, command):

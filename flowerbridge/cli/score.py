@@ -52,14 +52,12 @@ def record_options(data, variant: bool = False):
 def set_aside(data) -> list[str]:
     """The rule variants a record's options hold (keys :class:`RuleOptions` knows beyond
     the contract's two, not null) which ``score`` without ``--variant`` does not apply."""
-    from dataclasses import fields
-
     from ..options import RuleOptions
 
     raw = data.get("options") if isinstance(data, dict) else None
     if not isinstance(raw, dict):
         return []
-    known = {f.name for f in fields(RuleOptions)} - set(CONTRACT_OPTIONS)
+    known = RuleOptions.field_names() - set(CONTRACT_OPTIONS)
     return [k for k, v in raw.items() if k in known and v is not None]
 
 

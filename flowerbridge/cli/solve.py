@@ -65,8 +65,10 @@ def run(args) -> int:
     if args.file is None:
         raise UsageError("FILE is required (or --bridge-file)")
 
+    from ..options import RuleOptions
     from ..records import HandRecord
     from ..solver import FLOWER, DoubleDummy
+    from .score import record_options
     from ..solver.game import card_values, dd_table_many
     from .._load import named
 
@@ -74,7 +76,10 @@ def run(args) -> int:
     with _reading(args.file):
         data = hand_record_json(read_text(args.file), name, "solve")
         with named(name):
-            state = HandRecord.from_dict(data).state
+            # the contract's two options alone, as `score` reads them: the lab's scoring
+            # scales change no trick (a record a variant's "game_points": 0 was refused)
+            options = RuleOptions.from_dict(record_options(data))
+            state = HandRecord.from_dict(data, options=options).state
     if args.table or state.contract is None:
         with _tables(memory):
             [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory)
