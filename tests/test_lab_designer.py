@@ -318,8 +318,9 @@ def test_lab_designer_report_may_be_written_into_its_own_output_folder(tmp_path,
     report = out / "report.md"
     assert main(_designer(report, out)) == 0, capsys.readouterr().err
     assert (out / "lab.json").is_file() and report.is_file()
-    assert sorted(p.name for p in (out / "report").iterdir()) == ["game-tricks.png", "points.png",
-                                                                   "undealt.png"]
+    # (10 hands: no trump length has the contracts for the figure by length, nor is it linked)
+    assert sorted(p.name for p in (out / "report").iterdir()) == ["points.png", "undealt.png"]
+    assert "game-tricks" not in report.read_text() and "would give the table and its figure" in report.read_text()
     assert main(_designer(report, out)) == 0, capsys.readouterr().err     # and again
 
 
@@ -361,8 +362,7 @@ def test_lab_designer_report_replaces_a_report_it_wrote_and_says_so(tmp_path, ca
     assert f"designer's report: {report} (it replaces the one written before), its figures in " \
            in capsys.readouterr().out
     assert report.read_text().startswith("# Flower Bridge in numbers: a report for the designer\n")
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["game-tricks.png", "points.png",
-                                                                   "undealt.png"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["points.png", "undealt.png"]
 
 
 def test_lab_designer_figure_cut_short_by_a_full_disk_leaves_the_earlier_figure_whole(tmp_path, capsys,
@@ -387,7 +387,7 @@ def test_lab_designer_figure_cut_short_by_a_full_disk_leaves_the_earlier_figure_
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, limits)
         signal.signal(signal.SIGXFSZ, handler)
-    assert status != 0 and f"error: {tmp_path / 'r' / 'game-tricks.png'}: File too large" \
+    assert status != 0 and f"error: {tmp_path / 'r' / 'undealt.png'}: File too large" \
         in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()} == earlier
 

@@ -37,7 +37,7 @@ from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params,
 from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of
 from .play import game_label, game_level
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, interval_errors, mean_interval, new_figure,
-                     pct, plural, rate_cell, share_points, whole_numbers)
+                     nothing_drawn, pct, plural, rate_cell, share_points, whole_numbers)
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
@@ -319,8 +319,12 @@ def game_by_fit_plot(summary: dict) -> Plot:
                      f"{d}: game = {game_label(summary['game_level'][d], d)} ({plural(drawn, 'side')})")
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
-    whole_numbers(ax)
-    ax.legend()
+    if any(summary["by_fit"][d] for d in ("P", "R", "A")):
+        whole_numbers(ax)
+        ax.legend()
+    else:
+        nothing_drawn(ax, f"no length in a suit was held by {FIT_MIN_SIDES} sides or more:\n"
+                          "more deals would draw it")
     return Plot(fig, "How often a side (either side of every deal) can make game in a suit, by its "
                      "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10. "
                      "Bars: 95% (Wilson) intervals; the legend gives the sides drawn. Only lengths "
@@ -347,8 +351,7 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
     if hc:
         ax.legend()
     else:   # (a few deals: empty axes said nothing of why)
-        ax.text(0.5, 0.5, "no bucket of honor counts holds 5 deals:\nmore deals would draw it",
-                transform=ax.transAxes, ha="center", va="center", color="#555555")
+        nothing_drawn(ax, "no bucket of honor counts holds 5 deals:\nmore deals would draw it")
     return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination, "
                      "with 95% (Student's t) intervals; the number along the top is the deals in "
                      "each bucket of 5 (a bucket of fewer than 5 is left out).")

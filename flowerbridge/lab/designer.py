@@ -103,9 +103,10 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
 def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, Plot]:
     from .dd import game_by_fit_plot
 
-    plots = {"game-tricks": game_tricks_plot(study.summaries["play"]),
-             "undealt": undealt_plot(study.summaries["deals"]),
+    plots = {"undealt": undealt_plot(study.summaries["deals"]),
              "points": points_plot(study.summaries["variants"]["variants"])}
+    if _play_fit_rows(study.summaries["play"]["by_denom"]):     # (a small run: the text says why not)
+        plots["game-tricks"] = game_tricks_plot(study.summaries["play"])
     if dd_summary and _has_fits(dd_summary):
         plots["games"] = game_by_fit_plot(dd_summary)
     for name, plot in plots.items():
@@ -283,8 +284,8 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                 rows)) if rows else
             # (a small run: a header with no rows said nothing of why)
             f"No trump length had {FIT_MIN_CONTRACTS} contracts or more in any suit in these "
-            f"{plural(play['hands'], 'hand')}: more deals would give the table.",
-            "", *_image(folder, "game-tricks", plots)]
+            f"{plural(play['hands'], 'hand')}: more deals would give the table and its figure.",
+            "", *(_image(folder, "game-tricks", plots) if "game-tricks" in plots else [])]
     p30 = _plains_30(vs)
     if p30:
         out += [p30, ""]

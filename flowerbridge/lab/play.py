@@ -29,7 +29,8 @@ from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Anal
     module_digest, source_digests
 from .features import SIDES, deal_features, dealer_of
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, interval_errors, mean_cell,
-                     mean_interval, new_figure, pct, plural, rate_cell, share_points, whole_numbers, wilson)
+                     mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell, share_points,
+                     whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -358,8 +359,12 @@ def game_tricks_plot(summary: dict) -> Plot:
                      colour, f"{d}: {what} ({plural(drawn, 'contract')})")
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
-    whole_numbers(ax)
-    ax.legend()
+    if any(summary["by_denom"][d]["by_fit"] for d in ("P", "R", "A")):
+        whole_numbers(ax)
+        ax.legend()
+    else:
+        nothing_drawn(ax, f"no trump length had {FIT_MIN_CONTRACTS} contracts or more:\n"
+                          "more deals would draw it")
     return Plot(fig, "Bot play: how often declarer took the tricks for game in the trump suit it "
                      "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid, "
                      "with 95% (Wilson) intervals; the legend gives the contracts drawn. "

@@ -71,6 +71,14 @@ def whole_numbers(ax) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
+def nothing_drawn(ax, why: str) -> None:
+    """Say on empty axes why nothing is drawn (a small run), with no ticks: an empty plot
+    with a tick at 0 and a legend of empty samples said nothing of why."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.text(0.5, 0.5, why, transform=ax.transAxes, ha="center", va="center", color="#555555")
+
+
 def broken_line(values: dict) -> tuple[list[int], list[float]]:
     """The x and y of a line over whole-number keys (JSON may have made them text),
     broken where a key between the first and last is missing rather than drawn across it."""
