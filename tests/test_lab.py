@@ -1585,6 +1585,29 @@ def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_con
     assert "95% (Wilson) intervals" in plot.caption and "hollow" in plot.caption
 
 
+def test_lab_report_settings_write_a_variants_name_as_it_was_given(tmp_path):
+    # every other table of report.html showed 한국; the run's settings wrote "\ud55c\uad6d"
+    result = run_lab(tmp_path, ["variants"], n=4, seed=5, bots="random", workers=1,
+                     variants=[["한국", {"undertrick_penalty": 100}]])
+    page = (result.out / "report.html").read_text()
+    settings = page[page.index("Settings of this run"):]
+    assert "한국" in settings[:settings.index("</table>")] and "\\ud55c" not in page
+
+
+def test_lab_by_length_plots_of_a_small_run_say_why_nothing_is_drawn():
+    # a 30-hand run drew them empty: a tick at length 0, percentages below 0 and a legend of
+    # "(0 contracts)" under a text that said no length had enough contracts
+    from flowerbridge.lab import dd
+    from flowerbridge.lab.play import game_tricks_plot
+    empty_play = {"by_denom": {d: {"game_level": 4, "by_fit": {}} for d in "PRA"}}
+    empty_dd = {"game_level": {"P": 5, "R": 4, "A": 4, "NT": 3}, "by_fit": {d: {} for d in "PRA"}}
+    for plot, why in ((game_tricks_plot(empty_play), "no trump length had 20 contracts or more"),
+                      (dd.game_by_fit_plot(empty_dd), "no length in a suit was held by 5 sides or more")):
+        axes = plot.figure.axes[0]
+        assert [t.get_text().startswith(why) for t in axes.texts] == [True]
+        assert axes.get_legend() is None and list(axes.get_xticks()) == list(axes.get_yticks()) == []
+
+
 def test_lab_undealt_table_gives_the_sampled_share_with_its_interval_beside_the_exact_one(tmp_path):
     # "both copies of a Bright undealt" sampled 9.60 % beside exact 7.77 %: without an
     # interval the designer could not tell noise from a bug

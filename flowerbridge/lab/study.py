@@ -131,7 +131,9 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
     page = None
     if report:
         # the rule variants are read when summing up (dd's par), not when computing rows
-        run_rows = [[name, json.dumps({**p, "variants": settings["variants"]} if name == "dd" else p)
+        # (names as written: a variant named in Hangul read "\ud55c\uad6d" there alone)
+        run_rows = [[name, json.dumps({**p, "variants": settings["variants"]} if name == "dd" else p,
+                                      ensure_ascii=False)
                      if p or name == "dd" else "-"] for name, p in result.params.items()]
         run_table = TableSpec("Settings of this run", ["analysis", "parameters"], run_rows)
         sections = [Section("Run", "", [run_table])]
