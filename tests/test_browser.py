@@ -2171,18 +2171,22 @@ ON_SCREEN = """() => {
 SOUTH_DECLARES = ["Pass", "Pass", "7NT", "Pass", "Pass", "Pass"]   # North deals
 
 
-def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 360, "height": 640}, {"width": 390, "height": 664}],
+                         ids=["360x740", "360x640", "390x664"])
+def test_phone_declarer_plays_both_hands_without_scrolling(browser, server, viewport):
     # South declares 7NT, North is dummy at the top: once the dummy's cards,
-    # then South's own, each with the trick, on a 360 x 740 screen as it opens.
+    # then South's own, each with the trick, on a 360 x 740 screen as it opens
+    # (and on a phone with its browser's bars, where South's cards began at the
+    # screen's foot: 360 x 640, 390 x 664).
     created, clients = people_table_at(server, SOUTH_DECLARES,
                                        lambda view: view["phase"] == "play" and view["turn"] == "N")
-    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
     dummy_cards = south.locator('#position-top[data-seat="N"] .card.playable')
     dummy_cards.first.wait_for()
     assert south.locator("#trick .card").count() == 1          # West's lead
     assert south.evaluate(ON_SCREEN) == []
     assert south.evaluate(FELT_CARDS) == []
-    screenshot(south, "phone-declarer-dummy-turn")
+    screenshot(south, f"phone-declarer-dummy-turn-{viewport['height']}")
     dummy_cards.first.click(position={"x": 6, "y": 12})        # no scrolling: it is on screen
     east = clients["E"]
     east.until(lambda m: east.my_turn)
@@ -2191,7 +2195,7 @@ def test_phone_declarer_plays_both_hands_without_scrolling(browser, server):
     assert south.locator("#trick .card").count() == 3
     assert south.evaluate(ON_SCREEN) == []
     assert south.evaluate(FELT_CARDS) == []
-    screenshot(south, "phone-declarer-own-turn")
+    screenshot(south, f"phone-declarer-own-turn-{viewport['height']}")
     for client in clients.values():
         client.close()
     assert not south.errors

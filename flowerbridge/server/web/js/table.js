@@ -509,7 +509,7 @@ function drawPlayPanel() {
   const view = state.view;
   const contract = view.contract;
   $("contract").replaceChildren(
-    el("span", {}, `Hand ${state.hand}`),
+    el("span", { class: "hand-number" }, `Hand ${state.hand}`),
     contract
       // "Contract 2R by East" on screen, "Contract 2 Ribbons by East" to a screen reader
       ? el("span", {}, "Contract ", shownAndSaid(el("strong", {}, contract.bid), spokenCall(contract.bid)),
