@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -845,6 +846,50 @@ def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_
         assert "--memory-mb" not in err
         name = re.escape(argv[-1].rpartition("/")[2])
         assert_cli_error((status, "", err), rf"{name}: out of memory reading it: too large an input$")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used, from Linux's /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("options, presses", [(["--table", "--workers", "1", "--memory-mb", "1"], 1),
+                                              (["--table", "--memory-mb", "2"], 3),
+                                              (["--memory-mb", "1"], 1)],
+                         ids=["table-one-thread", "table-shared-pressed-thrice", "card-values"])
+def test_cli_solve_ctrl_c_ends_the_search_at_once(tmp_path, options, presses):
+    # The compiled search looks at no signal: a Ctrl-C was taken once the search running
+    # on the command's thread ended (over a minute for this table in 1 MB); on a shared
+    # table the exit waited for both threads' entries, and a second Ctrl-C meanwhile
+    # printed a traceback. A table or position that takes minutes here stops at once.
+    import signal
+    import subprocess
+    import time
+
+    from flowerbridge import HandState, Seat
+
+    record = records.to_dict(HandState(Deal.from_seed(0), Seat.N))     # `flowerbridge deal --seed 0`
+    if "--table" not in options:
+        record["auction"] = ["3NT", "Pass", "Pass", "Pass"]
+    (tmp_path / "h.json").write_text(json.dumps(record))
+    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "solve", *options, str(tmp_path / "h.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while _cpu_seconds(proc.pid) < 2:       # well into the search (starting up takes under 1 s)
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        for _ in range(presses):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.2)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (proc.returncode, out, err) == (130, "", "interrupted\n")
 
 
 @pytest.mark.parametrize("command", ["score", "show"])
