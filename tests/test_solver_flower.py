@@ -326,7 +326,9 @@ _SHORT = [[1], [10, 11], [20, 21], [2, 3]]     # North has led 0
     (lambda dd: dd.optimal_line([[], [], [], []], None, 0, [0, 1, 2]), "do not fit a trick of 3 card"),
     (lambda dd: dd.optimal_line([[], [], [], []], None, 0), "no cards left to play"),
     (lambda dd: dd.dd_table([[0, 1], [10], [20, 21], [2, 3]]), r"hands must be of equal size \(2, 1, 2, 2\)"),
-    (lambda dd: dd_tables([[[0, 1], [10], [20, 21], [2, 3]]] * 2, FLOWER, workers=2), "equal size"),
+    (lambda dd: dd_tables([[[0, 1], [10], [20, 21], [2, 3]]] * 2, FLOWER, workers=2), "deal 1: .*equal size"),
+    (lambda dd: dd.card_values([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 8, 9]], None, 0),
+     "card 0 appears more than 2 times in seat 0's hand; the deck holds 2"),
     (lambda dd: dd.tricks(None, None, 0), "a position is 4 hands"),
     (lambda dd: dd.dd_table([1, 2, 3, 4]), "a position is 4 hands"),
     (lambda dd: dd_tables([_H, None], FLOWER, workers=2), "a position is 4 hands"),
@@ -688,6 +690,26 @@ def test_solver_takes_whole_numbers_only_not_a_neighbouring_position(hands, trum
     solver = DoubleDummy(FLOWER, memory_mb=8)
     with pytest.raises(SolverInputError, match=words):
         solver.card_values(hands, trump, leader)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_dd_tables_check_every_deal_before_solving_any(monkeypatch, workers):
+    # the docstring said the arguments were checked at once, but a bad deal at the end of
+    # a batch was refused only after the tables before it were solved
+    from flowerbridge.solver import core, iter_dd_tables
+    solved = []
+    monkeypatch.setattr(core.DoubleDummy, "ns_table", lambda self, hands: solved.append(hands) or [[0] * 4] * 4)
+    good = [[c.index for c in h] for h in Deal.from_seed(0).hands]
+    for bad, message in (([[0]], "deal 4: a position has 4 hands, not 1"),
+                         ([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 8, 9]], "deal 4: card 0 appears more than 2")):
+        with pytest.raises(SolverInputError, match=message):
+            dd_tables([good] * 3 + [bad], FLOWER, workers=workers)
+        with pytest.raises(SolverInputError, match=message):
+            iter_dd_tables(iter([good] * 3 + [bad]), FLOWER, workers=workers)    # at the call, not at next()
+    assert solved == []
+    # each deal's hands are read once, so iterators still serve
+    hands_once = [iter(hand) for hand in good]
+    assert len(dd_tables([iter(hands_once)], FLOWER, workers=1)) == 1 and solved == [good]
 
 
 @pytest.mark.parametrize("workers", [0, -3, "x", 1.5])

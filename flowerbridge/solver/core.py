@@ -108,31 +108,12 @@ def _winner(trick: Sequence[int], trump: int | None, ranks: int) -> int:
     return best
 
 
-class DoubleDummy:
-    """Double-dummy solver for one :class:`Geometry`.
+class _Positions:
+    """The checks of a position against a geometry, and its packing for the core: what a
+    solver does with its input before any search."""
 
-    Holds a compiled search engine and its transposition table (at most
-    ``memory_mb`` megabytes, allocated on first use and kept between calls).
-    The search releases the GIL; an instance serves one thread at a time (use
-    one per thread, as :func:`dd_tables` does): a call while it searches on
-    another thread is a :class:`SolverBusyError`.
-    """
-
-    def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
-        memory_mb = _memory_bound(memory_mb)
-        geometry = _geometry(geometry)
-        shape = [_index(getattr(geometry, name, None), f"geometry {name}")
-                 for name in ("suits", "ranks", "copies")]
+    def __init__(self, geometry: Geometry) -> None:
         self.geometry = geometry
-        self.memory_mb = memory_mb
-        try:
-            self._core = _CoreSolver(*shape, float(memory_mb))
-        except (ValueError, OverflowError) as exc:   # a geometry the core does not take
-            raise SolverInputError(str(exc) if isinstance(exc, ValueError) else
-                                   f"unsupported geometry: {shape[0]} suits x {shape[1]} ranks x "
-                                   f"{shape[2]} copies") from None
-
-    # ---------------------------------------------------------------- input
 
     def pack(self, hands: Sequence[Iterable[int]]) -> bytes:
         """Copy counts per seat and card, the compiled core's input format."""
@@ -148,7 +129,9 @@ class DoubleDummy:
                     raise SolverInputError(f"card index {card} out of range 0..{cards - 1}")
                 held = buf[base + card] + 1
                 if held > copies:
-                    raise SolverInputError(f"card {card} appears more than {copies} times")
+                    raise SolverInputError(f"card {card} appears more than {copies} "
+                                           f"{'time' if copies == 1 else 'times'} in seat {seat}'s hand; "
+                                           f"the deck holds {copies}")
                 buf[base + card] = held
         return bytes(buf)
 
@@ -214,6 +197,24 @@ class DoubleDummy:
                     where.append(f"{on_table[card]} in the trick")
                 raise SolverInputError(f"card {card} appears {sum(held) + on_table[card]} times "
                                        f"({', '.join(where)}); the deck holds {g.copies}")
+
+
+class DoubleDummy(_Positions):
+    """Double-dummy solver for one :class:`Geometry`.
+
+    Holds a compiled search engine and its transposition table (at most
+    ``memory_mb`` megabytes, allocated on first use and kept between calls).
+    The search releases the GIL; an instance serves one thread at a time (use
+    one per thread, as :func:`dd_tables` does): a call while it searches on
+    another thread is a :class:`SolverBusyError`.
+    """
+
+    def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
+        memory_mb = _memory_bound(memory_mb)
+        geometry = _geometry(geometry)
+        super().__init__(geometry)
+        self.memory_mb = memory_mb
+        self._core = _new_core(geometry, memory_mb)
 
     def _call(self, fn, *args):
         try:
@@ -310,6 +311,18 @@ def _geometry(geometry: object) -> Geometry:
         raise SolverInputError(f"geometry must be a Geometry (FLOWER, BRIDGE or Geometry(suits, ranks, "
                                f"copies)), not {geometry!r}")
     return geometry
+
+
+def _new_core(geometry: Geometry, memory_mb: float) -> "_CoreSolver":
+    """A compiled solver for ``geometry`` (its table allocated on its first search), or
+    a :class:`SolverInputError` for a geometry the core does not take."""
+    shape = [_index(getattr(geometry, name, None), f"geometry {name}") for name in ("suits", "ranks", "copies")]
+    try:
+        return _CoreSolver(*shape, float(memory_mb))
+    except (ValueError, OverflowError) as exc:
+        raise SolverInputError(str(exc) if isinstance(exc, ValueError) else
+                               f"unsupported geometry: {shape[0]} suits x {shape[1]} ranks x "
+                               f"{shape[2]} copies") from None
 
 
 def _memory_bound(memory_mb: float) -> float:
@@ -457,8 +470,10 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
                    memory_mb: float = DEFAULT_MEMORY_MB) -> Generator[list[list[int]], None, None]:
     """:func:`dd_tables` one table at a time, in the deals' order: each is
     given as soon as it and those before it are solved (the workers go on
-    with the next deals meanwhile).  The arguments are checked at once;
-    closing the iterator early cancels the deals not started."""
+    with the next deals meanwhile).  The arguments are checked at once, every
+    deal included (an error names the deal, counted from 1): a bad deal at the
+    end of a batch was found only once the tables before it were solved.
+    Closing the iterator early cancels the deals not started."""
     try:
         deals = list(deals)
     except TypeError:
@@ -468,6 +483,14 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
     workers = _index(workers, "workers")
     if workers < 1:
         raise SolverInputError(f"workers must be at least 1, not {workers}")
+    _new_core(geometry, 1)      # (a geometry the core does not take, refused before the deals)
+    checker = _Positions(geometry)
+    for number, deal in enumerate(deals, 1):
+        try:
+            deals[number - 1] = deal = _hands(deal)     # read once: a hand may be an iterator
+            checker._position(deal, None, 0, ())
+        except SolverInputError as exc:
+            raise SolverInputError(f"deal {number}: {exc}") from None
     workers = min(workers, int(memory_mb))
     if workers > 1 and len(deals) < workers:
         team = min(workers, 4 * (geometry.suits + 1))
