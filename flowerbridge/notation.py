@@ -273,6 +273,8 @@ def parse_holding(text: str) -> list[Card]:
     >>> [c.code for c in parse_holding("12B 6A / - / 1Pa")]
     ['12B', '6A', '1Pa']
     """
+    if not isinstance(text, str):
+        raise RecordError(f"a holding is a string, not {type(text).__name__}")
     groups = text.split("/")
     if len(groups) != len(SUIT_ORDER):
         raise RecordError(f"holding {text.strip()!r}: expected three suits, Bright Animals / "
@@ -557,6 +559,9 @@ def _is_date(value: str) -> bool:
                for m in months for d in days)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:
     """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag
     (the hand is scored under them, and its ``Score`` tag, the score under its own options,
@@ -564,6 +569,11 @@ def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandReco
     A byte-order mark at the start is dropped."""
     if not isinstance(text, str):
         raise RecordError(f"a hand in the text notation is a string, not {type(text).__name__}")
+    lone = _SURROGATE.search(text)
+    if lone:    # no character: a tag holding it could not be written back (JSON, UTF-8)
+        line = text.count("\n", 0, lone.start()) + 1
+        raise RecordError(f"line {line}: holds a lone surrogate \\u{ord(lone.group()):04x} (half of a "
+                          "UTF-16 pair, not a Unicode character)")
     return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]
 
 

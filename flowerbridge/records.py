@@ -334,7 +334,7 @@ def json_error_text(exc: json.JSONDecodeError) -> str:
     return exc.msg
 
 
-def parse_json(text: str, source: str | None = None) -> Any:
+def parse_json(text: str | bytes, source: str | None = None) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
     is malformed (or that a number in it is too long to read); ``source`` names
     the file it came from, for that message.  Stricter than Python's reader:
@@ -343,6 +343,13 @@ def parse_json(text: str, source: str | None = None) -> Any:
     UTF-8) is refused, naming where it is, and so is JSON nested deeper than Python
     reads (about 1,000 levels)."""
     named = f"{source}: " if source else ""     # the file first, as every other refusal of it
+    if isinstance(text, (bytes, bytearray)):    # (the messages below read it as text)
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{named}not JSON: byte {exc.start} is not UTF-8 text") from None
+    elif not isinstance(text, str):
+        raise RecordError(f"{named}JSON is text, not {type(text).__name__}")
     try:
         data = strict_json_loads(text)
         where = _lone_surrogate(data)

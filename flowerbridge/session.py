@@ -222,6 +222,10 @@ class Session:
         know are kept: its own in :attr:`extra`, each hand's in :meth:`hand_records`."""
         if not isinstance(data, Mapping):
             raise RecordError("a session record is a JSON object")
+        if data.get("format") not in (None, SESSION_FORMAT):
+            # another format's record (or a later version's) read as this one would be
+            # written back as this one, its format replaced unsaid
+            raise RecordError(f"format {data['format']!r} is not a session record's ({SESSION_FORMAT!r})")
         options = RuleOptions.from_dict(data.get("options"))
         hands = data.get("hands")
         if not isinstance(hands, list):

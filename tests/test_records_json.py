@@ -244,6 +244,33 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     assert again.render() == session.render()
 
 
+@pytest.mark.parametrize("text, message", [
+    (b'{"a": 1, "a": 2}', "at line 1 column 10: the name 'a' appears twice"),
+    (b"[NaN]", "at line 1 column 2: NaN is not a JSON value"),
+    (b"\xff{}", "not JSON: byte 0 is not UTF-8 text"),
+    (bytearray(b"1" * 5000), "at line 1 column 1: a number has more than"),
+    (7, "JSON is text, not int"),
+    (None, "JSON is text, not NoneType"),
+])
+def test_formats_json_given_as_bytes_or_not_text_is_a_record_error_naming_it(text, message):
+    # parse_json took bytes, but found where a fault was by reading them as text: a
+    # TypeError, and bytes that are not UTF-8 were said to hold a number too long
+    with pytest.raises(RecordError, match=message):
+        records.parse_json(text)
+    if isinstance(text, (bytes, bytearray)):
+        with pytest.raises(RecordError, match=message):
+            records.loads(text)
+
+
+def test_formats_a_session_record_of_another_format_is_refused_not_rewritten_as_ours(ch16_record):
+    # read as a session from its keys, it was written back as "flowerbridge-session"
+    with pytest.raises(RecordError, match="format 'flowerbridge-session-v9' is not a session record's "
+                                          "\\('flowerbridge-session'\\)"):
+        Session.from_dict({"format": "flowerbridge-session-v9", "first_dealer": "S", "hands": [ch16_record]})
+    assert Session.from_dict({"first_dealer": "S", "hands": [ch16_record]}).to_dict()["format"] == \
+        "flowerbridge-session"
+
+
 def test_formats_unknown_keys_inside_options_are_kept_by_hand_and_session_records(ch16_record):
     # FORMATS.md: unknown keys are kept when the project reads and writes a record. Those
     # inside "options" were dropped (the options were written back from RuleOptions alone),

@@ -95,6 +95,20 @@ def test_notation_holding_form():
     assert sorted(notation.parse_holding("12b 11B / - / 1pa 1Pb")) == sorted(parse_cards("12B 11B 1Pa 1Pb"))
 
 
+def test_notation_holding_given_as_other_than_text_is_a_record_error():
+    # an AttributeError (None) and a TypeError (bytes) escaped
+    for other in (None, b"- / - / -"):
+        with pytest.raises(RecordError, match="a holding is a string, not "):
+            notation.parse_holding(other)
+
+
+def test_notation_a_lone_surrogate_is_refused_naming_its_line():
+    # read into a tag, it was kept and written as JSON that the JSON reader refuses (and
+    # that no UTF-8 file can hold); the JSON reader refuses it as it reads
+    with pytest.raises(RecordError, match=r"line 2: holds a lone surrogate \\ud800"):
+        notation.loads('[Site "Seoul"]\n[Event "\ud800"]\n' + CH16_TEXT)
+
+
 def test_notation_reading_is_lenient_about_spacing_and_case():
     loose = CH16_TEXT.replace("[Dealer \"S\"]", "  [ Dealer   \"S\" ]  ").replace(
         "N:11B 7A 6A 6A /", "n:  6a 7a 11b 6A/")

@@ -107,6 +107,9 @@ def test_pbn_parsing_and_errors():
     # (one hierarchy for the package's errors: PBNError was a bare ValueError)
     with pytest.raises(FlowerBridgeError, match="4 hands, not 1"):
         parse_pbn("N:AKQ2.JT9.876.543")
+    for other in (None, b"N:AKQ2.JT9.876.543"):     # (an AttributeError from .strip())
+        with pytest.raises(PBNError, match="a PBN deal is a string, not "):
+            parse_pbn(other)
 
 
 def test_a_pbn_deal_names_its_first_seat_by_an_ascii_letter_only():

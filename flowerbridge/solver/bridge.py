@@ -26,6 +26,8 @@ def parse_pbn(text: str) -> list[list[int]]:
     """Four hands (N, E, S, W) of card indices from a PBN deal such as
     ``N:AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98``
     (first hand's seat, then the hands clockwise, suits S.H.D.C)."""
+    if not isinstance(text, str):
+        raise PBNError(f"a PBN deal is a string, not {type(text).__name__}")
     text = text.strip()
     # ASCII letters only: str.upper() makes "S" of the long s "ſ"
     if len(text) < 2 or text[1] != ":" or text[0] not in SEAT_LETTERS + SEAT_LETTERS.lower():
