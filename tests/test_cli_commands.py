@@ -848,6 +848,17 @@ def test_cli_solve_input_too_large_to_read_is_no_memory_mb_hint(cli, assert_cli_
         assert_cli_error((status, "", err), rf"{name}: out of memory reading it: too large an input$")
 
 
+@pytest.mark.parametrize("argv", [["score", "\ud800.json"], ["show", "h\ud800.json"],
+                                  ["demo", "--seed", "1", "--hands", "1", "--save", "{tmp}/\ud800.json"],
+                                  ["lab", "deals", "--n", "1", "--workers", "1", "--out", "{tmp}/lab\ud800"]])
+def test_cli_a_name_that_cannot_be_encoded_is_one_error_line(cli, assert_cli_error, tmp_path, argv):
+    # main() called in-process with a lone surrogate in a file name (a shell's arguments
+    # never hold one) raised UnicodeEncodeError from open() or os.path
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert_cli_error(cli(*argv), r"\\ud800.*' cannot be encoded in utf-8 \(surrogates not allowed\)$")
+    assert list(tmp_path.iterdir()) == []
+
+
 def _cpu_seconds(pid: int) -> float:
     """User and system CPU time a process has used, from Linux's /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()

@@ -293,6 +293,13 @@ def _run(argv: list[str] | None) -> int:
         where = f"{filename or repr(filename)}: " if filename is not None else ""  # '' for an empty path
         print(f"error: {one_line(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
+    except UnicodeEncodeError as exc:
+        # a name no file can have here: a string passed to main() in-process with a lone
+        # surrogate (a shell's arguments decode to ones that encode back)
+        shown = exc.object if isinstance(exc.object, str) and len(exc.object) <= 60 else \
+            exc.object[max(0, exc.start - 20):exc.end + 20]
+        print(f"error: {shown!a} cannot be encoded in {exc.encoding} ({exc.reason})", file=sys.stderr)
+        return 2
     except RecursionError:  # the json module's answer to absurdly deep nesting
         print("error: the input is nested too deeply to read", file=sys.stderr)
         return 2
