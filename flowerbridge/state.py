@@ -110,9 +110,9 @@ def trick_winner(plays, trump: Suit | None) -> int:
 class HandState:
     """One hand: the deal, the auction and the play, with undo to the deal."""
 
-    __slots__ = ("deal", "dealer", "options", "phase", "contract", "history", "calls",
+    __slots__ = ("deal", "dealer", "options", "phase", "contract", "_history", "_calls",
                  "_holdings", "_turn", "_last_bid", "_last_bidder", "_passes",
-                 "_trick", "_leader", "_win_i", "_trump", "tricks", "_won", "_plays")
+                 "_trick", "_leader", "_win_i", "_trump", "_tricks", "_won", "_plays")
 
     def __init__(self, deal: Deal, dealer: Seat = Seat.N,
                  options: RuleOptions | None = None) -> None:
@@ -121,8 +121,8 @@ class HandState:
         self.options = as_options(options)
         self.phase = Phase.AUCTION
         self.contract: Contract | None = None
-        self.history: list[Event] = []
-        self.calls: list[CallMade] = []
+        self._history: list[Event] = []
+        self._calls: list[CallMade] = []
         self._holdings: list[list[Card]] = [list(h) for h in deal.hands]
         self._turn: Seat = self.dealer
         self._last_bid: Call | None = None
@@ -132,11 +132,28 @@ class HandState:
         self._leader: Seat | None = None
         self._win_i = 0
         self._trump: Suit | None = None
-        self.tricks: list[Trick] = []
+        self._tricks: list[Trick] = []
         self._won = [0, 0]
         self._plays: list[CardPlayed] = []
 
     # ------------------------------------------------------------------ views
+
+    # (the lists the engine keeps are its own: these give their entries as they are now,
+    # a tuple that no caller can append to or take from behind the rules' back)
+    @property
+    def history(self) -> tuple[Event, ...]:
+        """Every call and card so far, in order (:meth:`undo` takes back the last)."""
+        return tuple(self._history)
+
+    @property
+    def calls(self) -> tuple[CallMade, ...]:
+        """The auction so far."""
+        return tuple(self._calls)
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The tricks finished so far."""
+        return tuple(self._tricks)
 
     @property
     def turn(self) -> Seat | None:
@@ -189,7 +206,7 @@ class HandState:
     def captured(self, side: Side) -> list[Card]:
         """Every card in the tricks ``side`` has won (Chapter 13)."""
         side = Side(side)
-        return [card for t in self.tricks if t.winner & 1 == side for _, card in t.plays]
+        return [card for t in self._tricks if t.winner & 1 == side for _, card in t.plays]
 
     # --------------------------------------------------------------- auction
 
@@ -202,12 +219,12 @@ class HandState:
 
     def verify_call(self, call: Call | str, seat: Seat | None = None) -> Call:
         """Raise unless ``call`` is legal now (by ``seat``, when given); return it parsed."""
-        number = len(self.calls) + 1
+        number = len(self._calls) + 1
         where = f"call {number}"
         # An error names who made the call: ``seat`` when given, else the seat whose turn it is
         # (after the auction, the seat that would have called next, clockwise from the last call).
         caller = Seat(seat) if seat is not None else (
-            self._turn if self.phase is Phase.AUCTION else self.calls[-1].seat.lho)
+            self._turn if self.phase is Phase.AUCTION else self._calls[-1].seat.lho)
         try:
             parsed = parse_call(call)
         except CallSyntaxError as exc:
@@ -233,9 +250,9 @@ class HandState:
     def call(self, call: Call | str, seat: Seat | None = None) -> CallMade:
         """Make a call for the seat whose turn it is; returns the event."""
         parsed = self.verify_call(call, seat)
-        event = CallMade(len(self.calls) + 1, self._turn, parsed)
-        self.calls.append(event)
-        self.history.append(event)
+        event = CallMade(len(self._calls) + 1, self._turn, parsed)
+        self._calls.append(event)
+        self._history.append(event)
         self._after_call(event)
         return event
 
@@ -257,7 +274,7 @@ class HandState:
         assert self._last_bid is not None and self._last_bidder is not None
         if self.options.declarer == FIRST_NAMED:
             side = self._last_bidder.side
-            for ev in self.calls:
+            for ev in self._calls:
                 if ev.call.denomination is self._last_bid.denomination and ev.seat.side is side:
                     return ev.seat
         return self._last_bidder
@@ -360,10 +377,10 @@ class HandState:
             if card.suit is not led and any(c.suit is led for c in hand):
                 self.verify_play(card, seat)
         plays = self._plays
-        event = _new_event(CardPlayed, (len(plays) + 1, turn, card, len(self.tricks) + 1))
+        event = _new_event(CardPlayed, (len(plays) + 1, turn, card, len(self._tricks) + 1))
         hand.remove(card)
         plays.append(event)
-        self.history.append(event)
+        self._history.append(event)
         trick.append((turn, card))
         n = len(trick)
         if n > 1:
@@ -374,13 +391,13 @@ class HandState:
                 self._win_i = n - 1
             if n == 4:
                 winner = trick[self._win_i][0]
-                self.tricks.append(_new_event(Trick, (len(self.tricks) + 1, self._leader,
+                self._tricks.append(_new_event(Trick, (len(self._tricks) + 1, self._leader,
                                                       tuple(trick), winner)))
                 self._won[winner & 1] += 1
                 self._trick = []
                 self._win_i = 0
                 self._leader = self._turn = winner
-                if len(self.tricks) == 13:
+                if len(self._tricks) == 13:
                     self.phase = Phase.FINISHED
                 return event
         self._turn = _LHO[turn]
@@ -404,16 +421,16 @@ class HandState:
 
     def undo(self) -> Event:
         """Take back the last call or card, restoring the state before it."""
-        if not self.history:
+        if not self._history:
             raise PhaseError("nothing to undo: the hand is at the deal")
-        event = self.history.pop()
+        event = self._history.pop()
         if isinstance(event, CallMade):
-            self.calls.pop()
+            self._calls.pop()
             self._replay_auction()
             return event
         self._plays.pop()
         if not self._trick:
-            last = self.tricks.pop()
+            last = self._tricks.pop()
             self._won[last.winner & 1] -= 1
             self._trick = list(last.plays)
             self._leader = last.leader
@@ -423,7 +440,7 @@ class HandState:
         self._holdings[event.seat].sort(key=_display_order)
         self._win_i = trick_winner([c for _, c in self._trick], self._trump) if self._trick else 0
         self._turn = event.seat
-        if not self._plays and not self.tricks:
+        if not self._plays and not self._tricks:
             self._leader = event.seat
         return event
 
@@ -441,14 +458,14 @@ class HandState:
                 return declarer is seat
             return event.seat is seat
 
-        last = next((i for i in range(len(self.history) - 1, -1, -1) if made_by_seat(self.history[i])), None)
+        last = next((i for i in range(len(self._history) - 1, -1, -1) if made_by_seat(self._history[i])), None)
         if last is None:
             return []
-        return [self.undo() for _ in range(len(self.history) - last)][::-1]
+        return [self.undo() for _ in range(len(self._history) - last)][::-1]
 
     def _replay_auction(self) -> None:
-        calls = self.calls
-        self.calls = []
+        calls = self._calls
+        self._calls = []
         self.phase = Phase.AUCTION
         self.contract = None
         self._trump = None
@@ -457,7 +474,7 @@ class HandState:
         self._last_bid = self._last_bidder = None
         self._passes = 0
         for ev in calls:
-            self.calls.append(ev)
+            self._calls.append(ev)
             self._after_call(ev)
 
     # --------------------------------------------------------------- results
@@ -479,7 +496,7 @@ class HandState:
     def copy(self) -> "HandState":
         """An independent copy, replayed from the deal."""
         other = HandState(self.deal, self.dealer, self.options)
-        for ev in self.history:
+        for ev in self._history:
             other.apply(ev.call if isinstance(ev, CallMade) else ev.card)
         return other
 
@@ -487,7 +504,7 @@ class HandState:
         where = self.phase.value
         if self.contract:
             where += f", {self.contract}, tricks NS {self._won[0]} EW {self._won[1]}"
-        return f"<HandState dealer={self.dealer.name} {where}, {len(self.history)} actions>"
+        return f"<HandState dealer={self.dealer.name} {where}, {len(self._history)} actions>"
 
 
 _PLAY = Phase.PLAY

@@ -122,7 +122,7 @@ def test_play_hand_takes_bots_by_seat_letter_and_names_a_seat_without_one():
     state = HandState(Deal.from_seed(4), Seat.E)
     with pytest.raises(BotError, match=r"^bots: no bot for E, S, W \(play_hand needs one for each seat\)$"):
         play_hand(state, {Seat.N: bot})
-    assert state.history == []
+    assert state.history == ()
 
 
 @pytest.mark.parametrize("settings, named", [

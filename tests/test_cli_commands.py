@@ -91,7 +91,7 @@ def test_cli_deal_json_is_a_hand_record_of_the_same_deal(cli):
     status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")
     assert (status, err) == (0, "")
     state = records.loads(out).state
-    assert state.deal == Deal.from_seed(1, 2) and state.dealer.name == "W" and state.history == []
+    assert state.deal == Deal.from_seed(1, 2) and state.dealer.name == "W" and state.history == ()
 
 
 def test_cli_deal_accepts_words_as_seeds(cli):

@@ -179,3 +179,24 @@ def test_records_and_explanations_take_what_records_write():
     assert explain_call([("N", "1P")], 0) == explain_call([(Seat.N, parse_call("1P"))], 0)
     assert explain_call([("N", "1P"), ("E", "Pass")], -2) == explain_call([("N", "1P")], 0)
     assert explain_call([("N", "1P")], 0).startswith("opening: 5+ Plains")
+
+
+def test_a_hands_history_calls_and_tricks_change_only_through_the_rules():
+    # They were the engine's own lists: a caller could append a call or drop a trick
+    # behind the rules' back (state.calls.append(...)), leaving the hand inconsistent.
+    state = HandState(Deal.from_seed(7, 1), dealer=Seat.N)
+    for call in ["1A", "Pass", "Pass", "Pass"]:
+        state.call(call)
+    state.play(state.legal_cards()[0])
+    views = state.history, state.calls, state.tricks
+    assert [len(v) for v in views] == [5, 4, 0] and all(isinstance(v, tuple) for v in views)
+    for view in views:
+        with pytest.raises(AttributeError):
+            view.append(view[0] if view else None)     # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        state.history = ()      # type: ignore[misc]
+    while not state.is_over:
+        state.play(state.legal_cards()[0])
+    assert len(state.tricks) == 13 and len(views[2]) == 0     # a view is of its moment
+    state.undo()
+    assert len(state.tricks) == 12 and len(state.history) == 4 + 51

@@ -127,7 +127,7 @@ def test_formats_auction_is_required_once_cards_are_played(ch16_record):
         replay({**no_auction, "play": "11R"})
     # a hand just dealt may leave out both, or write an empty play
     dealt = {"dealer": "S", "hands": ch16_record["hands"]}
-    assert replay(dealt).history == [] and replay({**dealt, "play": []}).history == []
+    assert replay(dealt).history == () and replay({**dealt, "play": []}).history == ()
 
 
 @pytest.mark.parametrize(("text", "where"), [
@@ -446,7 +446,7 @@ def test_a_call_or_card_that_is_no_string_is_refused_by_the_engine_as_by_the_rec
     assert parse_call("pass") == PASS
     with pytest.raises(CardCodeError, match=r'^a card is a code such as "12B", not a number$'):
         parse_card(12)
-    assert hand.calls == []
+    assert hand.calls == ()
 
 
 def test_formats_a_number_too_large_for_a_float_is_refused_not_kept_as_infinity(ch16_record):

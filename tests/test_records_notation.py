@@ -281,7 +281,7 @@ def test_notation_hand_at_the_deal_has_only_the_deal_tags(ch16_record):
     assert written.endswith('[Options "undertrick_penalty=50 declarer=final-bidder"]\n'
                             '[Auction "S"]\n')
     record = notation.loads(written)
-    assert record.state.history == [] and notation.dumps(record) == written
+    assert record.state.history == () and notation.dumps(record) == written
 
 
 def test_notation_options_round_trip_with_non_default_values(ch16_record):

@@ -173,7 +173,7 @@ def test_ruling_r7_a_call_made_by_hand_outside_the_bids_is_refused(level, denomi
     state = HandState(Deal.from_seed(1), Seat.N)
     with pytest.raises(CallSyntaxError, match=re.escape(says)):
         state.call(Call(level, denomination))
-    assert state.calls == []
+    assert state.calls == ()
 
 
 def test_ch7_dealer_calls_first_then_clockwise():

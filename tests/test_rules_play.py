@@ -276,7 +276,7 @@ def test_undo_reopens_a_finished_auction_and_a_finished_trick():
     first = [state.play(state.legal_cards()[0]).card for _ in range(4)]
     assert len(state.tricks) == 1
     state.undo()
-    assert state.tricks == [] and len(state.current_trick) == 3
+    assert state.tricks == () and len(state.current_trick) == 3
     for _ in range(3):
         state.undo()
     assert state.phase is Phase.PLAY and state.turn is Seat.E
@@ -328,7 +328,7 @@ def test_ch9_undoing_and_replaying_the_last_card_of_a_ruffed_trick_keeps_the_ruf
     play(state, "1R 2A 2R 3R")
     assert state.tricks[0].winner is Seat.N
     state.undo()
-    assert state.tricks == [] and state.turn is Seat.S
+    assert state.tricks == () and state.turn is Seat.S
     state.play("3R")
     assert state.tricks[0].winner is Seat.N
     assert state.turn is Seat.N and state.tricks_won == (1, 0)
