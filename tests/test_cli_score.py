@@ -627,6 +627,35 @@ def test_formats_score_variant_applies_the_record_rule_variants_as_the_server_do
     assert (status, out) == (2, "") and re.fullmatch(r"error: .*hand\.json: option game_points: .*\n", err)
 
 
+def test_formats_show_leaves_aside_a_rule_variant_out_of_range_with_a_note(cli, tmp_path, ch16_record):
+    # FORMATS.md: a key of options other than the contract's two is unknown, never an error.
+    # show applies the lab's variants where they are valid, and refused a record holding one
+    # that is not ("game_points": 0, "honor_bright": 5), in a hand record or a session.
+    def show(record):
+        (tmp_path / "r.json").write_text(json.dumps(record))
+        return cli("show", str(tmp_path / "r.json"))
+
+    plain = show(ch16_record)
+    assert plain[0] == 0
+    bad = {"game_points": 0, "honor_bright": 5}
+    status, out, err = show({**ch16_record, "options": {"undertrick_penalty": 50, **bad}})
+    assert (status, out) == (0, plain[1])
+    assert re.fullmatch(r"note: \S+r\.json's options hold rule variants out of range, left aside \(the "
+                        r"rulebook's values in their place\): option game_points: must be at least 1; "
+                        r"option honor_bright: .*\n", err) or re.fullmatch(
+        r"note: .*option honor_bright: .*; option game_points: must be at least 1\n", err), err
+    # a valid variant beside it is still applied, as the server scored it
+    status, out, err = show({**ch16_record, "options": {"honor_bright": [10, 5], "game_points": 0}})
+    assert status == 0 and out == show({**ch16_record, "options": {"honor_bright": [10, 5]}})[1] != plain[1]
+    # in a session, the session's options and its hands' alike
+    session = {"format": "flowerbridge-session", "first_dealer": "S", "options": {"game_points": 0},
+               "hands": [{**ch16_record, "options": {"game_points": 0}}]}
+    status, out, err = show(session)
+    assert status == 0 and err.count("game_points") == 1 and ch16_record["play"][-1] in out
+    # the contract's own options are judged as they are
+    assert show({**ch16_record, "options": {"undertrick_penalty": -5, "game_points": 0}})[0] == 2
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(min_value=0, max_value=2**32), penalty=st.sampled_from([None, 0, 50, 120]))
 def test_formats_score_prints_what_an_independent_scorer_makes_of_random_records(cli, tmp_path, random_hand,

@@ -3,6 +3,11 @@ in the text notation (``--notation``)."""
 
 from __future__ import annotations
 
+import json
+import sys
+
+from ..errors import FlowerBridgeError
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("show", help="show a hand record: hands, auction, tricks, score",
@@ -19,11 +24,69 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def _read(text: str, name: str):
+    """The records and session of ``text`` (see ``load_records_and_session``), and what was
+    left aside reading them: a JSON record whose ``options`` hold a rule variant of the lab's
+    out of its range is shown with that value left aside (the rulebook's in its place, said
+    in a note), since FORMATS.md makes every key of ``options`` but the contract's two
+    unknown, and an unknown key never an error (`"game_points": 0` was refused)."""
+    from ..errors import OptionError
+    from .._load import load_records_and_session
+
+    try:
+        return (*load_records_and_session(text, name), [])
+    except OptionError:
+        data = _json_object(text)
+        aside: list[str] = []
+        if data is None or not _drop_bad_variants(data, aside):
+            raise
+    records, session = load_records_and_session(json.dumps(data), name)
+    return records, session, [f"{name}'s options hold rule variants out of range, left aside (the "
+                              f"rulebook's values in their place): {'; '.join(aside)}"]
+
+
+def _json_object(text: str) -> dict | None:
+    """``text`` as a JSON object, or None where it is no JSON object (the notation)."""
+    from ..records import parse_json
+
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = parse_json(text)
+    except FlowerBridgeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
+    """Take out of the ``options`` of ``data`` (a hand or session record) and of its hands'
+    the lab's rule variants that are out of their range, each said once in ``aside``;
+    whether any was. The contract's own two options are left to be judged as they are."""
+    from ..errors import OptionError
+    from ..options import RuleOptions
+    from .score import CONTRACT_OPTIONS
+
+    variants = RuleOptions.field_names() - set(CONTRACT_OPTIONS)
+    hands = data.get("hands")
+    found = False
+    for holder in [data, *(hands if isinstance(hands, list) else [])]:
+        options = holder.get("options") if isinstance(holder, dict) else None
+        if not isinstance(options, dict):
+            continue
+        for key in [k for k in options if k in variants and options[k] is not None]:
+            try:
+                RuleOptions.from_dict({key: options[key]})
+            except OptionError as exc:
+                del options[key]
+                found = True
+                if str(exc) not in aside:
+                    aside.append(str(exc))
+    return found
+
+
 def run(args) -> int:
     from ..render import fit_lines, render_hand
     from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text
-    from .._load import load_records_and_session
-
     if args.notation and args.names:
         raise UsageError("--names is for the hands shown for people: --notation writes the record "
                          "in the text notation")
@@ -32,7 +95,9 @@ def run(args) -> int:
     if SHOWN_FOR_PEOPLE.match(text.lstrip()):
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          "show reads what deal --json or deal --notation writes")
-    records, session = load_records_and_session(text, name)
+    records, session, aside = _read(text, name)
+    for line in aside:
+        print(f"note: {line}", file=sys.stderr)
     if not records:      # a session record of no hands
         raise UsageError(f"{name} holds a session of no hands: nothing to show")
     if args.notation:
