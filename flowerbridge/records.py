@@ -49,6 +49,9 @@ class HandRecord:
             if key in KNOWN_KEYS:   # it would be written over the field of that name
                 raise RecordError(f"extra key {key!r} is the name of one of the record's own fields "
                                   f"({', '.join(KNOWN_KEYS)})")
+        for key in self.options_extra:
+            if key in RuleOptions.field_names():    # (it would write options other than the state's)
+                raise RecordError(f"extra option {key!r} is one of the rule options the state holds")
 
     @classmethod
     def from_dict(cls, data: Any, *, options: RuleOptions | None = None) -> "HandRecord":
@@ -204,6 +207,10 @@ class Unkeepable(NotJSON):
 class NameTwice(Unkeepable):
     """An object that gives a name twice (one of its values would be dropped unseen)."""
 
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the name {name!r} appears twice in one object (which value is meant?)")
+        self.name = name
+
 
 def _refuse_constant(name: str) -> Any:
     raise NotJSON(f"{name} is not a JSON value")
@@ -226,7 +233,7 @@ def _one_value_per_name(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for name, _ in pairs:
             if name in seen:
-                raise NameTwice(f"the name {name!r} appears twice in one object (which value is meant?)")
+                raise NameTwice(name)
             seen.add(name)
     return obj
 
@@ -287,8 +294,9 @@ def _find_constant(text: str) -> re.Match | None:
     return None
 
 
-# JSON's strings (whole), brackets, and runs of digits outside strings
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|\d+')
+# JSON's strings (whole), brackets, and numbers outside strings (an integer's digits apart
+# from a fraction or exponent, which Python reads as a float, of any length)
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 _COLON = re.compile(r"\s*:")
 
 
@@ -297,10 +305,10 @@ def _line_column(text: str, pos: int) -> str:
     return f"line {line} column {pos - text.rfind(chr(10), 0, pos)}"
 
 
-def _where_unkeepable(text: str, limit: int | None = None) -> str | None:
-    """Where in ``text`` (well-formed JSON) the first object gives a name a second time,
-    or, with ``limit``, the first number has more than ``limit`` digits: ``line L column
-    C``, for the message that refuses it; None where there is none."""
+def _where_unkeepable(text: str, limit: int | None = None, name: str | None = None) -> str | None:
+    """Where in ``text`` (well-formed JSON) an object first gives ``name`` a second time, or,
+    with ``limit``, the first integer has more than ``limit`` digits: ``line L column C``,
+    for the message that refuses it; None where there is none."""
     objects: list[set[str] | None] = []     # an object's names so far; None for an array
     for token in _TOKENS.finditer(text):
         part = token.group()
@@ -312,11 +320,11 @@ def _where_unkeepable(text: str, limit: int | None = None) -> str | None:
         elif part[0] == '"':
             names = objects[-1] if objects else None
             if names is not None and _COLON.match(text, token.end()):
-                name = json.loads(part)
-                if name in names:
+                key = json.loads(part)
+                if key in names and key == name:
                     return _line_column(text, token.start())
-                names.add(name)
-        elif limit is not None and len(part) > limit:
+                names.add(key)
+        elif limit is not None and part.lstrip("-").isdigit() and len(part.lstrip("-")) > limit:
             return _line_column(text, token.start())
     return None
 
@@ -344,10 +352,11 @@ def parse_json(text: str | bytes, source: str | None = None) -> Any:
     reads (about 1,000 levels)."""
     named = f"{source}: " if source else ""     # the file first, as every other refusal of it
     if isinstance(text, (bytes, bytearray)):    # (the messages below read it as text)
+        encoding = json.detect_encoding(text)   # as json.loads reads bytes: UTF-8, -16, -32, a BOM
         try:
-            text = bytes(text).decode("utf-8")
+            text = bytes(text).decode(encoding)
         except UnicodeDecodeError as exc:
-            raise RecordError(f"{named}not JSON: byte {exc.start} is not UTF-8 text") from None
+            raise RecordError(f"{named}not JSON: byte {exc.start} is not {encoding.upper()} text") from None
     elif not isinstance(text, str):
         raise RecordError(f"{named}JSON is text, not {type(text).__name__}")
     try:
@@ -360,7 +369,7 @@ def parse_json(text: str | bytes, source: str | None = None) -> Any:
         raise RecordError(f"{named}malformed JSON at line {exc.lineno} column {exc.colno}: "
                           f"{json_error_text(exc)}") from None
     except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
-        where = _where_unkeepable(text) if isinstance(exc, NameTwice) else None
+        where = _where_unkeepable(text, name=exc.name) if isinstance(exc, NameTwice) else None
         at = f" at {where}" if where else ""
         raise RecordError(f"{named}JSON that cannot be kept as written{at}: {exc}") from None
     except NotJSON as exc:      # NaN or Infinity, found again for where it is

@@ -248,6 +248,10 @@ def test_session_record_round_trips_and_replays_every_hand(random_hand):
     (b'{"a": 1, "a": 2}', "at line 1 column 10: the name 'a' appears twice"),
     (b"[NaN]", "at line 1 column 2: NaN is not a JSON value"),
     (b"\xff{}", "not JSON: byte 0 is not UTF-8 text"),
+    # the name the reader refused, where objects close inside out: not the first repeat in the text
+    (b'{"a": 1, "a": 2, "b": {"c": 1, "c": 2}}', "at line 1 column 32: the name 'c' appears twice"),
+    # a long fraction is a float of any length: the integer after it is the one refused
+    ("[0." + "1" * 5000 + ", " + "2" * 5000 + "]", "at line 1 column 5006: a number has more than"),
     (bytearray(b"1" * 5000), "at line 1 column 1: a number has more than"),
     (7, "JSON is text, not int"),
     (None, "JSON is text, not NoneType"),
@@ -260,6 +264,14 @@ def test_formats_json_given_as_bytes_or_not_text_is_a_record_error_naming_it(tex
     if isinstance(text, (bytes, bytearray)):
         with pytest.raises(RecordError, match=message):
             records.loads(text)
+
+
+@pytest.mark.parametrize("encode", [lambda t: b"\xef\xbb\xbf" + t.encode(), lambda t: t.encode("utf-16"),
+                                    lambda t: t.encode("utf-32-le")], ids=["utf-8-bom", "utf-16", "utf-32"])
+def test_formats_json_given_as_bytes_is_read_in_the_encoding_json_readers_detect(ch16_record, encode):
+    # bytes were read as UTF-8 alone (a BOM, UTF-16 and UTF-32 refused), where json.loads,
+    # and these functions before, took them
+    assert to_dict(records.loads(encode(json.dumps(ch16_record))).state) == to_dict(replay(ch16_record))
 
 
 def test_formats_a_session_record_of_another_format_is_refused_not_rewritten_as_ours(ch16_record):
