@@ -859,6 +859,41 @@ def test_cli_a_name_that_cannot_be_encoded_is_one_error_line(cli, assert_cli_err
     assert list(tmp_path.iterdir()) == []
 
 
+def test_cli_work_on_a_thread_of_its_own_is_interrupted_with_the_command():
+    # Ctrl-C while a command waits for its work (solve's search) left the work running:
+    # main() given argv returned 130 while a shared table's threads went on to its end.
+    # The work gets the KeyboardInterrupt too, as it would have on the command's thread.
+    import signal
+    import threading
+    import time
+
+    from flowerbridge.cli import on_a_thread_of_its_own
+
+    stopped = threading.Event()
+
+    def work_until_interrupted():
+        try:
+            while True:
+                time.sleep(0.01)
+        finally:
+            stopped.set()
+
+    timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            on_a_thread_of_its_own(work_until_interrupted)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert stopped.wait(10)
+    # and what the work returns or raises is the command's
+    assert on_a_thread_of_its_own(lambda: 7) == 7
+    with pytest.raises(ZeroDivisionError):
+        on_a_thread_of_its_own(lambda: 1 / 0)
+
+
 def _cpu_seconds(pid: int) -> float:
     """User and system CPU time a process has used, from Linux's /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()

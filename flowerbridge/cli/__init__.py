@@ -162,17 +162,30 @@ def on_a_thread_of_its_own(work: Callable[[], T]) -> T:
         finally:
             done.set()
 
-    threading.Thread(target=run, name="flowerbridge-work", daemon=True).start()
+    thread = threading.Thread(target=run, name="flowerbridge-work", daemon=True)
+    thread.start()
     try:
         # (an event, not Thread.join: a join that Ctrl-C interrupts marks the thread
         # stopped while it still runs, in Python 3.11)
         done.wait()
     except KeyboardInterrupt:
         _LEFT_RUNNING.append(done)
+        _interrupt(thread)
         raise
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise KeyboardInterrupt in ``thread`` too, as Ctrl-C does in the main thread: taken
+    once it runs Python again (after the C call it is in), so that what it runs stops as it
+    would under Ctrl-C (a shared table's threads taking no more entries) rather than going
+    on to the end where the process does not exit at once (``main`` given ``argv``)."""
+    import ctypes
+
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     the status: Python would wait for that search, and so for the threads of a table's
     shared search, and a second Ctrl-C while it waited printed a traceback."""
     status = _main(argv)
-    if argv is None and not all(done.is_set() for done in _LEFT_RUNNING):
+    _LEFT_RUNNING[:] = [done for done in _LEFT_RUNNING if not done.is_set()]
+    if argv is None and _LEFT_RUNNING:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from contextlib import contextmanager
 
 from ..errors import FlowerBridgeError
@@ -115,7 +116,10 @@ def _bridge(text: str, args, workers: int, memory: float) -> int:
         tables = iter_dd_table_many(lines, workers=workers, memory_mb=memory)
         try:
             for table in tables:
-                print(json.dumps(table), flush=True)
+                # one write a line, its end in it: a Ctrl-C raised in this thread lands
+                # between lines, never between a line and its end
+                sys.stdout.write(json.dumps(table) + "\n")
+                sys.stdout.flush()
         finally:
             tables.close()
 
