@@ -859,35 +859,39 @@ def test_cli_a_name_that_cannot_be_encoded_is_one_error_line(cli, assert_cli_err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_work_on_a_thread_of_its_own_is_interrupted_with_the_command():
+def test_cli_work_on_a_thread_of_its_own_is_interrupted_with_the_command(monkeypatch):
     # Ctrl-C while a command waits for its work (solve's search) left the work running:
     # main() given argv returned 130 while a shared table's threads went on to its end.
-    # The work gets the KeyboardInterrupt too, as it would have on the command's thread.
+    # The work gets the KeyboardInterrupt too, as it would have on the command's thread,
+    # and a shared table takes no entry after it. (Each entry here a fake of 0.2 s: the
+    # table's 16 would take 1.6 s on its two threads; Ctrl-C comes at 0.3 s.)
     import signal
     import threading
     import time
 
     from flowerbridge.cli import on_a_thread_of_its_own
+    from flowerbridge.solver import core
+    from flowerbridge.solver.game import dd_table_many
 
-    stopped = threading.Event()
+    entries = []
 
-    def work_until_interrupted():
-        try:
-            while True:
-                time.sleep(0.01)
-        finally:
-            stopped.set()
+    def slow_entry(self, fn, *args):
+        entries.append(args[1:3])
+        time.sleep(0.2)
+        return 5
 
+    monkeypatch.setattr(core.DoubleDummy, "_call", slow_entry)
     timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            on_a_thread_of_its_own(work_until_interrupted)
+            on_a_thread_of_its_own(lambda: dd_table_many([Deal.from_seed(2)], workers=2, memory_mb=4))
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    assert stopped.wait(10)
+    time.sleep(1.6)         # (as long as the whole table would take)
+    assert 2 <= len(entries) <= 8, entries
     # and what the work returns or raises is the command's
     assert on_a_thread_of_its_own(lambda: 7) == 7
     with pytest.raises(ZeroDivisionError):

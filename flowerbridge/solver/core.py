@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Generator, Iterable, Sequence, cast
 
@@ -438,8 +438,15 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(work, s) for s in team]
             try:
-                for done in as_completed(futures):      # (a thread's error as soon as raised)
-                    done.result()
+                # a thread's error as soon as raised; and the wait wakes every tenth of a
+                # second, so that a KeyboardInterrupt raised in this thread from another (a
+                # command's Ctrl-C, cli.on_a_thread_of_its_own) is taken at once: a wait on
+                # the futures alone took it only once every entry had been taken
+                pending = set(futures)
+                while pending:
+                    done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
+                    for future in done:
+                        future.result()
             except BaseException:
                 # a Ctrl-C, or another thread's error: the others stop after the entry
                 # they are searching (they went on through the whole table)
