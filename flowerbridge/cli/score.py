@@ -49,15 +49,21 @@ def record_options(data, variant: bool = False):
     return {k: v for k, v in raw.items() if k in CONTRACT_OPTIONS}
 
 
+def variant_options() -> frozenset[str]:
+    """The keys of ``options`` that :class:`RuleOptions` reads beyond the contract's two: the
+    lab's rule variants."""
+    from ..options import RuleOptions
+
+    return RuleOptions.field_names() - set(CONTRACT_OPTIONS)
+
+
 def set_aside(data) -> list[str]:
     """The rule variants a record's options hold (keys :class:`RuleOptions` knows beyond
     the contract's two, not null) which ``score`` without ``--variant`` does not apply."""
-    from ..options import RuleOptions
-
     raw = data.get("options") if isinstance(data, dict) else None
     if not isinstance(raw, dict):
         return []
-    known = RuleOptions.field_names() - set(CONTRACT_OPTIONS)
+    known = variant_options()
     return [k for k, v in raw.items() if k in known and v is not None]
 
 

@@ -64,9 +64,9 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
     whether any was. The contract's own two options are left to be judged as they are."""
     from ..errors import OptionError
     from ..options import RuleOptions
-    from .score import CONTRACT_OPTIONS
+    from .score import variant_options
 
-    variants = RuleOptions.field_names() - set(CONTRACT_OPTIONS)
+    variants = variant_options()
     hands = data.get("hands")
     found = False
     for holder in [data, *(hands if isinstance(hands, list) else [])]:
@@ -87,6 +87,7 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
 def run(args) -> int:
     from ..render import fit_lines, render_hand
     from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text
+
     if args.notation and args.names:
         raise UsageError("--names is for the hands shown for people: --notation writes the record "
                          "in the text notation")
