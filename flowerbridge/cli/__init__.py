@@ -163,8 +163,8 @@ def on_a_thread_of_its_own(work: Callable[[], T]) -> T:
             done.set()
 
     thread = threading.Thread(target=run, name="flowerbridge-work", daemon=True)
-    thread.start()
     try:
+        thread.start()
         # (an event, not Thread.join: a join that Ctrl-C interrupts marks the thread
         # stopped while it still runs, in Python 3.11)
         done.wait()

@@ -41,7 +41,7 @@ def _read(text: str, name: str):
         if data is None or not _drop_bad_variants(data, aside):
             raise
     records, session = load_records_and_session(json.dumps(data), name)
-    return records, session, [f"{name}'s options hold rule variants out of range, left aside (the "
+    return records, session, [f"{name}'s options hold rule variants it cannot take, left aside (the "
                               f"rulebook's values in their place): {'; '.join(aside)}"]
 
 
@@ -60,8 +60,9 @@ def _json_object(text: str) -> dict | None:
 
 def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
     """Take out of the ``options`` of ``data`` (a hand or session record) and of its hands'
-    the lab's rule variants that are out of their range, each said once in ``aside``;
-    whether any was. The contract's own two options are left to be judged as they are."""
+    the lab's rule variants it cannot take (out of range, or not of the default's shape), each
+    said in ``aside`` with the hand that held it where a session's hand did; whether any was.
+    The contract's own two options are left to be judged as they are."""
     from ..errors import OptionError
     from ..options import RuleOptions
     from .score import variant_options
@@ -69,7 +70,9 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
     variants = variant_options()
     hands = data.get("hands")
     found = False
-    for holder in [data, *(hands if isinstance(hands, list) else [])]:
+    holders = [("", data), *((f"hand {i}: ", hand) for i, hand in enumerate(hands if isinstance(hands, list)
+                                                                           else [], 1))]
+    for where, holder in holders:
         options = holder.get("options") if isinstance(holder, dict) else None
         if not isinstance(options, dict):
             continue
@@ -79,8 +82,7 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
             except OptionError as exc:
                 del options[key]
                 found = True
-                if str(exc) not in aside:
-                    aside.append(str(exc))
+                aside.append(f"{where}{exc}")
     return found
 
 
