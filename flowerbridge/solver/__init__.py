@@ -13,11 +13,11 @@ cards the first played wins).
 * :mod:`flowerbridge.solver.bridge` - PBN deals of Contract Bridge.
 """
 
-from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SolverBusyError,
+from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SearchCancelled, SolverBusyError,
                    SolverInputError, dd_tables, iter_dd_tables)
 from .game import SolverError, card_values, dd_table, dd_table_many, optimal_line, tricks
 
-__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SolverBusyError",
+__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SearchCancelled", "SolverBusyError",
            "SolverInputError", "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "iter_dd_tables",
            "optimal_line",
            "tricks"]

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <time.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -316,6 +318,16 @@ typedef struct {
     CachedCode cache[SCACHE];
     uint32_t scap;
     const SuitCode *cur[MAXT + 2][MAXS];
+    /* Stopping a search (see stop_check): stop is set by Solver.cancel()
+     * from another thread; poll: the search runs on the main thread, where
+     * it looks for signals (Ctrl-C) every POLL_MS, taking the GIL back with
+     * ts, the thread state it was released with; jb: where a stopped search
+     * returns to (RUN_SEARCH), stopped saying why (1: a signal handler
+     * raised, 2: cancelled). */
+    int stop, poll, stopped;
+    long long next_poll;
+    PyThreadState *ts;
+    jmp_buf jb;
 } Ctx;
 
 /* Undo record; wrs/wrr: suit and rank of a trick's winner when it won by
@@ -3176,6 +3188,48 @@ static int probe_cut(Ctx *c, int h, Move first, int target, uint8_t *rel)
     return 0;
 }
 
+/* Every STOP_EVERY + 1 trick nodes a search looks whether it is to stop:
+ * Solver.cancel() from another thread, or, on the main thread, every
+ * POLL_MS, a signal whose Python handler raises (Ctrl-C: KeyboardInterrupt),
+ * found with the GIL taken back for that moment (PyErr_CheckSignals runs the
+ * handlers; a search that never looked would take Ctrl-C only once it
+ * ended, minutes with a small table).  It then returns at once to the
+ * call's RUN_SEARCH by longjmp: nothing is left half done (a trick start,
+ * before any look-up or store), the position is loaded afresh by the next
+ * call, and every entry stored is a finished proof. */
+#define STOP_EVERY 1023
+#define POLL_MS 50
+#ifdef CLOCK_MONOTONIC_COARSE
+#define STOP_CLOCK CLOCK_MONOTONIC_COARSE
+#else
+#define STOP_CLOCK CLOCK_MONOTONIC
+#endif
+static inline long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(STOP_CLOCK, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static __attribute__((noinline, cold)) void stop_check(Ctx *c)
+{
+    if (__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
+        c->stopped = 2;
+        longjmp(c->jb, 1);
+    }
+    if (!c->poll) return;
+    long long now = now_ms();
+    if (now < c->next_poll) return;
+    c->next_poll = now + POLL_MS;
+    PyEval_RestoreThread(c->ts);
+    int raised = PyErr_CheckSignals() < 0;
+    c->ts = PyEval_SaveThread();
+    if (raised) {
+        c->stopped = 1;
+        longjmp(c->jb, 1);
+    }
+}
+
 /* Can North-South take at least `target` tricks (counted since the root)?
  * rel receives, per suit, the rank threshold the answer depends on (R: none). */
 static int search(Ctx *c, int target, uint8_t *rel)
@@ -3189,7 +3243,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     const Entry *hint = NULL;
     int need = 0;
     if (k == 0) {
-        c->st_tricks++;
+        if (__builtin_expect(!(++c->st_tricks & STOP_EVERY), 0)) stop_check(c);
         int r = c->hlen[h];
         need = target - c->ns;              /* North-South tricks still needed */
         if (need <= 0) return 1;
@@ -3847,7 +3901,33 @@ static int acquire(SolverObject *self)
     if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return -1; }
     if (self->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return -1; }
     self->busy = 1;
+    self->ctx->stop = 0;        /* a cancel() is of the search running when it is called */
     return 0;
+}
+
+static unsigned long main_ident;        /* threading.main_thread().ident */
+static PyObject *CancelledError;
+
+/* Runs stmt, a search, without the GIL, so that it can stop (stop_check):
+ * afterwards ctx->stopped is 0, or says why it stopped (see search_stopped). */
+#define RUN_SEARCH(self, stmt) do { \
+        Ctx *c_ = (self)->ctx; \
+        c_->stopped = 0; \
+        c_->poll = PyThread_get_thread_ident() == main_ident; \
+        c_->next_poll = now_ms() + POLL_MS; \
+        c_->ts = PyEval_SaveThread(); \
+        if (!setjmp(c_->jb)) { stmt; } \
+        PyEval_RestoreThread(c_->ts); \
+    } while (0)
+
+/* After RUN_SEARCH: NULL with the error of a search that stopped (the
+ * signal handler's, already set; or Cancelled), the solver free again. */
+static PyObject *search_stopped(SolverObject *self)
+{
+    self->busy = 0;
+    if (self->ctx->stopped == 2) PyErr_SetString(CancelledError, "the search was cancelled");
+    self->ctx->stopped = 0;
+    return NULL;
 }
 
 PyDoc_STRVAR(values_doc,
@@ -3872,9 +3952,8 @@ static PyObject *Solver_values(SolverObject *self, PyObject *args, PyObject *kw)
     uint8_t top[MAXMOVES];
     int val[MAXMOVES], n = 0, h;
     int rt = tricks_left(c);
-    Py_BEGIN_ALLOW_THREADS
-    h = GEO_CALL(self, values)(c, mv, top, val, &n);
-    Py_END_ALLOW_THREADS
+    RUN_SEARCH(self, h = GEO_CALL(self, values)(c, mv, top, val, &n));
+    if (c->stopped) return search_stopped(self);
     self->busy = 0;
     PyObject *d = PyDict_New();
     if (!d) return NULL;
@@ -3913,9 +3992,8 @@ static PyObject *Solver_tricks(SolverObject *self, PyObject *args, PyObject *kw)
     if (rc < 0 || ensure_tt(self) < 0) { self->busy = 0; return NULL; }
     Ctx *c = self->ctx;
     int v;
-    Py_BEGIN_ALLOW_THREADS
-    v = GEO_CALL(self, tricks)(c, guess, lo, hi);
-    Py_END_ALLOW_THREADS
+    RUN_SEARCH(self, v = GEO_CALL(self, tricks)(c, guess, lo, hi));
+    if (c->stopped) return search_stopped(self);
     self->busy = 0;
     return PyLong_FromLong(v);
 }
@@ -3979,9 +4057,8 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     }
     if (nt_east > c->hlen[0]) nt_east = -1;
     int res[MAXS + 1][4];
-    Py_BEGIN_ALLOW_THREADS
-    GEO_CALL(self, table)(c, den, nd, fresh, nt_east, res);
-    Py_END_ALLOW_THREADS
+    RUN_SEARCH(self, GEO_CALL(self, table)(c, den, nd, fresh, nt_east, res));
+    if (c->stopped) return search_stopped(self);
     self->busy = 0;
     PyObject *out = PyList_New(S + 1);
     for (int d = 0; d <= S; d++) PyList_SET_ITEM(out, d, Py_NewRef(Py_None));
@@ -4027,9 +4104,8 @@ static PyObject *Solver_leader(SolverObject *self, PyObject *args, PyObject *kw)
     if (guess > c->hlen[0]) guess = c->hlen[0];
     if (nt_east > c->hlen[0]) nt_east = -1;
     int v;
-    Py_BEGIN_ALLOW_THREADS
-    v = GEO_CALL(self, leader)(c, d, leader, guess, nt_east);
-    Py_END_ALLOW_THREADS
+    RUN_SEARCH(self, v = GEO_CALL(self, leader)(c, d, leader, guess, nt_east));
+    if (c->stopped) return search_stopped(self);
     self->busy = 0;
     return PyLong_FromLong(v);
 }
@@ -4097,6 +4173,15 @@ static PyObject *Solver_stats(SolverObject *self, void *closure)
 /* How full the transposition table is, (blocks used, blocks): safe to read
  * while other threads search a table this solver shares out (Solver.stats
  * reads counters the owner's own search writes, and is not). */
+static PyObject *Solver_cancel(SolverObject *self, PyObject *unused)
+{
+    /* with the GIL, as acquire() and the end of a search are: a search
+     * running now, on another thread, stops within about a thousand trick
+     * nodes */
+    if (self->ctx && self->busy) __atomic_store_n(&self->ctx->stop, 1, __ATOMIC_RELAXED);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Solver_fill(SolverObject *self, void *closure)
 {
     return Py_BuildValue("nn", (Py_ssize_t)__atomic_load_n(&self->tt.bused, __ATOMIC_RELAXED),
@@ -4115,6 +4200,7 @@ static PyMethodDef Solver_methods[] = {
     {"leader", (PyCFunction)(void (*)(void))Solver_leader, METH_VARARGS | METH_KEYWORDS, leader_doc},
     {"share", (PyCFunction)Solver_share, METH_O, share_doc},
     {"clear", (PyCFunction)Solver_clear, METH_NOARGS, "clear()\n\nEmpty the table (a shared one even while other threads search it)."},
+    {"cancel", (PyCFunction)Solver_cancel, METH_NOARGS, "cancel()\n\nStop the search this solver runs now (on another thread): that call raises\nCancelled.  No effect when it is not searching."},
     {NULL}
 };
 
@@ -4169,6 +4255,25 @@ PyMODINIT_FUNC PyInit__core(void)
 #define FB_PGO 0
 #endif
     if (PyModule_AddIntConstant(m, "PROFILE_GUIDED", FB_PGO) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* a search on the main thread looks for signals (see stop_check) */
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *mt = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = mt ? PyObject_GetAttrString(mt, "ident") : NULL;
+    Py_XDECREF(mt);
+    Py_XDECREF(threading);
+    if (!ident) { Py_DECREF(m); return NULL; }
+    main_ident = PyLong_AsUnsignedLong(ident);
+    Py_DECREF(ident);
+    if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
+    /* once: this file loaded again under another name (the profile-guided
+     * build's training run does) must raise the class the package catches */
+    if (!CancelledError)
+        CancelledError = PyErr_NewExceptionWithDoc("flowerbridge.solver._core.Cancelled",
+                                                   "A search stopped by Solver.cancel().", NULL, NULL);
+    if (!CancelledError || PyModule_AddObjectRef(m, "Cancelled", CancelledError) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -22,9 +22,10 @@ import threading
 from collections import deque
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Generator, Iterable, Sequence, cast
+from typing import Callable, Generator, Iterable, Sequence, cast
 
 from ..errors import FlowerBridgeError
+from ._core import Cancelled as _CoreCancelled
 from ._core import Solver as _CoreSolver
 
 DEFAULT_MEMORY_MB = 256
@@ -94,6 +95,11 @@ class SolverInputError(FlowerBridgeError):
 class SolverBusyError(FlowerBridgeError):
     """A :class:`DoubleDummy` asked to search while it is searching on another
     thread (an instance serves one thread at a time)."""
+
+
+class SearchCancelled(Exception):
+    """A search stopped by :meth:`DoubleDummy.cancel` from another thread (not an
+    error of its input, so not a :class:`FlowerBridgeError`)."""
 
 
 def _winner(trick: Sequence[int], trump: int | None, ranks: int) -> int:
@@ -206,7 +212,9 @@ class DoubleDummy(_Positions):
     ``memory_mb`` megabytes, allocated on first use and kept between calls).
     The search releases the GIL; an instance serves one thread at a time (use
     one per thread, as :func:`dd_tables` does): a call while it searches on
-    another thread is a :class:`SolverBusyError`.
+    another thread is a :class:`SolverBusyError`. A search can be stopped:
+    on the main thread by Ctrl-C (its call raises KeyboardInterrupt, as Python
+    code would), from another thread by :meth:`cancel`.
     """
 
     def __init__(self, geometry: Geometry = FLOWER, memory_mb: float = DEFAULT_MEMORY_MB) -> None:
@@ -219,6 +227,8 @@ class DoubleDummy(_Positions):
     def _call(self, fn, *args):
         try:
             return fn(*args)
+        except _CoreCancelled:
+            raise SearchCancelled("the search was cancelled (DoubleDummy.cancel)") from None
         except ValueError as exc:
             raise SolverInputError(str(exc)) from None
         except RuntimeError as exc:
@@ -297,6 +307,15 @@ class DoubleDummy(_Positions):
                 leader = (leader + _winner(trick, trump, g.ranks)) % 4
                 trick = []
         return line
+
+    def cancel(self) -> None:
+        """Stop the search this instance runs now, on another thread: that call
+        raises :class:`SearchCancelled` within about a thousand trick nodes (well
+        under a second), and the instance serves the next call as before (its
+        table keeps what was proved). No effect when it is not searching. (A
+        search on the main thread takes Ctrl-C by itself: its call raises
+        KeyboardInterrupt.)"""
+        self._core.cancel()
 
     @property
     def stats(self) -> dict:
@@ -448,10 +467,11 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                     for future in done:
                         future.result()
             except BaseException:
-                # a Ctrl-C, or another thread's error: the others stop after the entry
-                # they are searching (they went on through the whole table)
+                # a Ctrl-C, or another thread's error: the others take no further
+                # entry and stop the one they are searching
                 with lock:
                     todo.clear()
+                _stop(lambda: team, futures)
                 raise
     finally:
         _give_back(team)
@@ -512,11 +532,46 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
 
 def _pooled_tables(deals: list, geometry: Geometry, workers: int,
                    per: float) -> Generator[list[list[int]], None, None]:
+    searching: set[DoubleDummy] = set()
+    lock = threading.Lock()
+
     def one(deal):
-        return _worker_solver(geometry, per).dd_table(deal)
+        solver = _worker_solver(geometry, per)
+        with lock:
+            searching.add(solver)
+        try:
+            return solver.dd_table(deal)
+        finally:
+            with lock:
+                searching.discard(solver)
 
     pool = ThreadPoolExecutor(max_workers=workers)
+    futures: list = []
     try:
-        yield from pool.map(one, deals)
-    finally:   # also when closed early: the deals not started are dropped
-        pool.shutdown(wait=True, cancel_futures=True)
+        for deal in deals:
+            futures.append(pool.submit(one, deal))
+        for future in futures:
+            yield future.result()
+    finally:
+        # also when closed early, or on a Ctrl-C: the deals not started are dropped,
+        # those being searched stopped (they went on to the end of their tables)
+        for future in futures:
+            future.cancel()
+
+        def running() -> list[DoubleDummy]:
+            with lock:
+                return list(searching)
+
+        _stop(running, futures)
+        pool.shutdown(wait=True)
+
+
+def _stop(solvers: Callable[[], Sequence[DoubleDummy]], futures: Sequence) -> None:
+    """Cancel the searches of ``solvers()`` until every one of ``futures`` is done
+    (again and again: a thread may be about to begin a search when first asked)."""
+    while True:
+        for solver in solvers():
+            solver.cancel()
+        _, pending = wait(futures, timeout=0.02)
+        if not pending:
+            return
