@@ -859,43 +859,32 @@ def test_cli_a_name_that_cannot_be_encoded_is_one_error_line(cli, assert_cli_err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_work_on_a_thread_of_its_own_is_interrupted_with_the_command(monkeypatch):
-    # Ctrl-C while a command waits for its work (solve's search) left the work running:
-    # main() given argv returned 130 while a shared table's threads went on to its end.
-    # The work gets the KeyboardInterrupt too, as it would have on the command's thread,
-    # and a shared table takes no entry after it. (Each entry here a fake of 0.2 s: the
-    # table's 16 would take 1.6 s on its two threads; Ctrl-C comes at 0.3 s.)
+@pytest.mark.parametrize("options", [["--table", "--memory-mb", "2"], ["--table", "--workers", "1", "--memory-mb", "1"],
+                                     ["--memory-mb", "1"]], ids=["table-shared", "table-one-thread", "card-values"])
+def test_cli_solve_interrupted_in_process_leaves_no_search_running(cli, tmp_path, options):
+    # main() given argv (a program calling the command line): Ctrl-C returned 130 while the
+    # search went on, on a thread of its own, to its end (minutes for these tables). The
+    # search now stops with the command: no thread of it is left.
     import signal
     import threading
-    import time
 
-    from flowerbridge.cli import on_a_thread_of_its_own
-    from flowerbridge.solver import core
-    from flowerbridge.solver.game import dd_table_many
+    from flowerbridge import HandState, Seat
 
-    entries = []
-
-    def slow_entry(self, fn, *args):
-        entries.append(args[1:3])
-        time.sleep(0.2)
-        return 5
-
-    monkeypatch.setattr(core.DoubleDummy, "_call", slow_entry)
-    timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    record = records.to_dict(HandState(Deal.from_seed(0), Seat.N))     # `flowerbridge deal --seed 0`
+    if "--table" not in options:
+        record["auction"] = ["3NT", "Pass", "Pass", "Pass"]
+    (tmp_path / "h.json").write_text(json.dumps(record))
+    before = set(threading.enumerate())
+    timer = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            on_a_thread_of_its_own(lambda: dd_table_many([Deal.from_seed(2)], workers=2, memory_mb=4))
+        status, out, err = cli("solve", *options, str(tmp_path / "h.json"))
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    time.sleep(1.6)         # (as long as the whole table would take)
-    assert 2 <= len(entries) <= 8, entries
-    # and what the work returns or raises is the command's
-    assert on_a_thread_of_its_own(lambda: 7) == 7
-    with pytest.raises(ZeroDivisionError):
-        on_a_thread_of_its_own(lambda: 1 / 0)
+    assert (status, out, err) == (130, "", "interrupted\n")
+    assert set(threading.enumerate()) <= before
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -17,12 +17,10 @@ import importlib
 import os
 import re
 import sys
-import threading
-from typing import Any, Callable, TypeVar
+from typing import Callable
 
 from ..errors import FlowerBridgeError
 
-T = TypeVar("T")
 
 COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "prune", "match", "play", "solve")
 
@@ -139,72 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_LEFT_RUNNING: list[threading.Event] = []
-"""Work a Ctrl-C left running on a thread of its own (:func:`on_a_thread_of_its_own`), each
-by the event its thread sets once done."""
-
-
-def on_a_thread_of_its_own(work: Callable[[], T]) -> T:
-    """``work()``, done on a thread of its own while the command's thread waits for it, its
-    result returned or its error raised here. The compiled solver looks at no signal while
-    it searches: a Ctrl-C on the thread searching was taken only once its search ended
-    (minutes with a small ``--memory-mb``). Waiting here it is taken at once, and the work is
-    left running: a command run as the process (:func:`main` without ``argv``) then ends
-    without waiting for it."""
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as exc:    # raised again in the command's thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    thread = threading.Thread(target=run, name="flowerbridge-work", daemon=True)
-    try:
-        thread.start()
-        # (an event, not Thread.join: a join that Ctrl-C interrupts marks the thread
-        # stopped while it still runs, in Python 3.11)
-        done.wait()
-    except KeyboardInterrupt:
-        _LEFT_RUNNING.append(done)
-        _interrupt(thread)
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def _interrupt(thread: threading.Thread) -> None:
-    """Raise KeyboardInterrupt in ``thread`` too, as Ctrl-C does in the main thread: taken
-    once it runs Python again (after the C call it is in), so that what it runs stops as it
-    would under Ctrl-C (a shared table's threads taking no more entries) rather than going
-    on to the end where the process does not exit at once (``main`` given ``argv``)."""
-    import ctypes
-
-    if thread.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns (and, as a script, exits with) the status.
-
-    Run as the process's command (no ``argv``), a command interrupted while work it left
-    running (:func:`on_a_thread_of_its_own`) still searches ends the process at once, with
-    the status: Python would wait for that search, and so for the threads of a table's
-    shared search, and a second Ctrl-C while it waited printed a traceback."""
-    status = _main(argv)
-    _LEFT_RUNNING[:] = [done for done in _LEFT_RUNNING if not done.is_set()]
-    if argv is None and _LEFT_RUNNING:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(status)
-    return status
+    """Run the command line; returns (and, as a script, exits with) the status."""
+    return _main(argv)
 
 
 def _main(argv: list[str] | None) -> int:

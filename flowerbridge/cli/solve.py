@@ -47,7 +47,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..solver.core import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
-    from . import UsageError, hand_record_json, input_name, on_a_thread_of_its_own, read_text
+    from . import UsageError, hand_record_json, input_name, read_text
 
     if args.memory_mb is not None and not 1 <= args.memory_mb <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
@@ -83,7 +83,7 @@ def run(args) -> int:
             state = HandRecord.from_dict(data, options=options).state
     if args.table or state.contract is None:
         with _tables(memory):
-            [table] = on_a_thread_of_its_own(lambda: dd_table_many([state.deal], workers=workers, memory_mb=memory))
+            [table] = dd_table_many([state.deal], workers=workers, memory_mb=memory)
         out: dict[str, object] = {
             "table": {d.name: {s.name: n for s, n in row.items()} for d, row in table.items()}}
     else:
@@ -94,7 +94,7 @@ def run(args) -> int:
             raise UsageError("--workers is for DD tables (--table): a position's card values are "
                              "solved on one thread")
         with _tables(memory):
-            values = on_a_thread_of_its_own(lambda: card_values(state, DoubleDummy(FLOWER, memory)))
+            values = card_values(state, DoubleDummy(FLOWER, memory))
         cards = sorted(values, key=lambda c: -c.index)
         out = {"to_move": state.to_play.name, "cards": {c.code: values[c] for c in cards}}
     print(json.dumps(out))
@@ -102,7 +102,7 @@ def run(args) -> int:
 
 
 def _bridge(text: str, args, workers: int, memory: float) -> int:
-    from . import UsageError, input_name, on_a_thread_of_its_own
+    from . import UsageError, input_name
     from ..solver.bridge import iter_dd_table_many
 
     name = input_name(args.bridge_file)
@@ -112,19 +112,16 @@ def _bridge(text: str, args, workers: int, memory: float) -> int:
         raise UsageError(f"{name}: no deal in it (one PBN deal a line; blank lines and # comments are skipped)")
     # each deal's line as soon as it (and those before it) is solved: an
     # interrupted run keeps what it printed
-    def solve_and_print() -> None:
+    with _tables(memory):
         tables = iter_dd_table_many(lines, workers=workers, memory_mb=memory)
         try:
             for table in tables:
-                # one write a line, its end in it: a Ctrl-C raised in this thread lands
-                # between lines, never between a line and its end
+                # one write a line, its end in it: a Ctrl-C lands between lines,
+                # never between a line and its end
                 sys.stdout.write(json.dumps(table) + "\n")
                 sys.stdout.flush()
         finally:
-            tables.close()
-
-    with _tables(memory):
-        on_a_thread_of_its_own(solve_and_print)
+            tables.close()      # (an interrupted run's searches stopped, not waited for)
     return 0
 
 
