@@ -40,7 +40,7 @@ class Contract(_Fields):
 
     def __new__(cls, level: int, denomination: Denomination | str, declarer: Seat | str) -> "Contract":
         return super().__new__(cls, contract_level(level), Denomination(denomination),  # type: ignore[arg-type]
-                               Seat(declarer))  # type: ignore[arg-type]
+                               Seat(declarer))
 
     @classmethod
     def _make(cls, iterable: Any) -> "Contract":  # type: ignore[override]  # (_replace too): checked

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from .cards import CARDS, DECK, Card, parse_card, sort_cards
 from .errors import CardCodeError, DealError, json_type
-from .seats import SEATS, Seat
+from .seats import SEATS, Seat, SeatLike
 
 HAND_SIZE = 13
 UNDEALT_SIZE = 8
@@ -129,8 +129,9 @@ class Deal:
             raise DealError("undealt must be exactly the 8 cards not in any hand: "
                             + " ".join(c.code for c in sort_cards(expected)), rule="Ch. 6")
 
-    def hand(self, seat: Seat) -> tuple[Card, ...]:
-        return self.hands[seat]
+    def hand(self, seat: SeatLike) -> tuple[Card, ...]:
+        """``seat``'s thirteen cards, highest first (a letter or number does as a seat)."""
+        return self.hands[Seat(seat)]
 
     @classmethod
     def from_seed(cls, seed: int | str, board: int = 0) -> "Deal":
@@ -154,14 +155,25 @@ class Deal:
 
     @classmethod
     def from_hands(cls, hands: Mapping, undealt: Iterable | None = None) -> "Deal":
-        """A deal from ``{"N": [codes], ...}``; the undealt cards are worked out
-        when not given, and checked when given."""
+        """A deal from ``{"N": [codes], ...}`` (keys ``N``, ``E``, ``S``, ``W`` or
+        :class:`Seat`); the undealt cards are worked out when not given, and checked
+        when given."""
+        if not isinstance(hands, Mapping):
+            raise DealError(f"hands: a mapping of seats to cards, not {json_type(hands)}")
+        by_seat: dict[Seat, object] = {}
+        for key in hands:
+            # (another key was dropped unread, "north" and "n" taken for a missing seat)
+            seat = key if isinstance(key, Seat) else Seat[key] if key in ("N", "E", "S", "W") else None
+            if seat is None:
+                raise DealError(f"hands: unknown seat {key!r}: the keys are N, E, S and W")
+            if seat in by_seat:
+                raise DealError(f"hands: seat {seat} given twice")
+            by_seat[seat] = hands[key]
         parsed = []
         for seat in SEATS:
-            cards = hands.get(seat, hands.get(seat.name)) if hasattr(hands, "get") else None
-            if cards is None:
+            if seat not in by_seat:
                 raise DealError(f"hands: missing seat {seat}")
-            parsed.append(_hand(cards, f"hands.{seat}"))
+            parsed.append(_hand(by_seat[seat], f"hands.{seat}"))
         counts = Counter(c.index for hand in parsed for c in hand)
         if undealt is None:
             for seat, hand in zip(SEATS, parsed):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -182,8 +183,11 @@ def seat_field(value: Any, key: str) -> Seat:
     return seat
 
 
-def to_dict(state: HandState) -> dict[str, Any]:
-    """The FORMATS.md record of a hand, in whatever phase it is."""
+def to_dict(state: HandState | HandRecord) -> dict[str, Any]:
+    """The FORMATS.md record of a hand, in whatever phase it is (a :class:`HandRecord`'s
+    with the keys it kept, as :func:`dumps` writes it)."""
+    if not isinstance(state, HandState):
+        return as_record(state).to_dict()
     return {
         "dealer": state.dealer.name,
         "hands": {s.name: [c.code for c in state.deal.hands[s]] for s in SEATS},
@@ -391,14 +395,19 @@ def parse_json(text: str | bytes, source: str | None = None) -> Any:
         raise RecordError(f"{named}unreadable JSON{at}: a number has more than {limit} digits") from None
 
 
-def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
-    """Read a JSON hand record from a string."""
+def loads(text: str | bytes | bytearray, *, options: RuleOptions | None = None) -> HandRecord:
+    """Read a JSON hand record from a string (or its encoded bytes)."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise RecordError(f"a JSON hand record is text, not {type(text).__name__}")
-    return HandRecord.from_dict(parse_json(text), options=options)
+    return HandRecord.from_dict(parse_json(bytes(text) if isinstance(text, bytearray) else text), options=options)
 
 
-def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:
+def load(fp: IO[str] | IO[bytes], *, options: RuleOptions | None = None) -> HandRecord:
+    """Read a JSON hand record from an open file (text or binary)."""
+    if not callable(getattr(fp, "read", None)):
+        hint = " (a file's name: open it first, or give its text to loads)" \
+            if isinstance(fp, (str, os.PathLike)) else ""
+        raise RecordError(f"load reads an open file, not {type(fp).__name__}{hint}")
     return loads(fp.read(), options=options)
 
 

@@ -17,7 +17,7 @@ from .errors import FlowerBridgeError
 from .cards import CARDS, Card, Kind, parse_card, parse_cards
 from .contract import Contract, contract_level
 from .options import RuleOptions, as_options
-from .seats import Side
+from .seats import Side, SideLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import HandState
@@ -116,21 +116,21 @@ class HandScore:
     items: tuple[ScoreItem, ...]
     honor_copies: tuple[dict[str, int], dict[str, int]] = field(default=({}, {}))
 
-    def _sum(self, side: Side, *, below: bool | None = None, rule: str | None = None) -> int:
+    def _sum(self, side: SideLike, *, below: bool | None = None, rule: str | None = None) -> int:
         side = Side(side)  # 0 and 1 read as the sides; anything else is a ValueError, not a silent 0
         return sum(i.points for i in self.items if i.side is side
                    and (below is None or i.below is below) and (rule is None or i.rule == rule))
 
-    def below(self, side: Side) -> int:
+    def below(self, side: SideLike) -> int:
         return self._sum(side, below=True)
 
-    def above(self, side: Side) -> int:
+    def above(self, side: SideLike) -> int:
         return self._sum(side, below=False)
 
-    def honors(self, side: Side) -> int:
+    def honors(self, side: SideLike) -> int:
         return self._sum(side, rule="R16")
 
-    def bright_bonus(self, side: Side) -> int:
+    def bright_bonus(self, side: SideLike) -> int:
         return self._sum(side, rule="R17")
 
     @property
@@ -146,7 +146,7 @@ class HandScore:
             return None
         return self.tricks[self.contract.side] - self.contract.tricks_required
 
-    def total(self, side: Side) -> int:
+    def total(self, side: SideLike) -> int:
         return self.above(side) + self.below(side)
 
     def to_dict(self) -> dict:

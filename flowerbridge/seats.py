@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import EnumType, IntEnum
+from typing import TYPE_CHECKING, Any, Union
 
 from .errors import FlowerBridgeError
 
 
-class Side(IntEnum):
+class _WholeNumbers(EnumType):
+    """The type of :class:`Seat` and :class:`Side`: a member, a letter or a whole number
+    only. An ``IntEnum`` looks a value up by ``==``, so ``Seat(1.0)`` and ``Seat(True)`` were
+    East; they are refused as any other value is (``_missing_``'s error)."""
+
+    def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs:
+            kind = type(value)
+            if kind is cls:                 # (the engine's own calls, first: as cheap as before)
+                return value
+            if kind is int:
+                member = cls._value2member_map_.get(value)
+                if member is not None:
+                    return member
+            elif not isinstance(value, str) and (kind is bool or not hasattr(kind, "__index__")):
+                return cls._missing_(value)  # type: ignore[attr-defined]  # (it raises, naming the value)
+        return super().__call__(value, *args, **kwargs)
+
+
+class Side(IntEnum, metaclass=_WholeNumbers):
     """A partnership. ``Side.NS`` holds North and South."""
 
     NS = 0
     EW = 1
+
+    if TYPE_CHECKING:   # what Side() takes (see _WholeNumbers), for the type checker alone
+        def __new__(cls, value: "SideLike") -> "Side": ...
 
     @property
     def other(self) -> "Side":
@@ -36,7 +59,7 @@ class Side(IntEnum):
         raise FlowerBridgeError(f"unknown side {value!r}: expected NS or EW")
 
 
-class Seat(IntEnum):
+class Seat(IntEnum, metaclass=_WholeNumbers):
     """A seat at the table, clockwise from North.
 
     >>> Seat.S.lho, Seat.S.partner, Seat.S.rho
@@ -47,6 +70,9 @@ class Seat(IntEnum):
     E = 1
     S = 2
     W = 3
+
+    if TYPE_CHECKING:   # what Seat() takes (see _WholeNumbers), for the type checker alone
+        def __new__(cls, value: "SeatLike") -> "Seat": ...
 
     @property
     def lho(self) -> "Seat":
@@ -96,3 +122,10 @@ class Seat(IntEnum):
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 _BY_LETTER = {"N": 0, "E": 1, "S": 2, "W": 3}
 SEATS = _SEATS
+
+SeatLike = Union[Seat, str, int]
+"""What the engine takes for a seat: a :class:`Seat`, its letter (``"N"``; ``"north"``
+too) or its number, 0 to 3."""
+
+SideLike = Union[Side, str, int]
+"""What the engine takes for a side: a :class:`Side`, ``"NS"`` or ``"EW"``, or 0 or 1."""

@@ -22,7 +22,7 @@ from .options import RuleOptions, as_options
 from .render import count_text, fit_lines
 from .records import HandRecord, seat_field, unknown_options
 from .scoring import BRIGHTS, HandScore
-from .seats import Seat, Side
+from .seats import Seat, SeatLike, Side, SideLike
 from .state import HandState
 
 SESSION_FORMAT = "flowerbridge-session"
@@ -69,7 +69,7 @@ class GameRecord:
     below: list[tuple[int, Side, int]] = field(default_factory=list)  # (hand number, side, points)
     winner: Side | None = None
 
-    def total(self, side: Side) -> int:
+    def total(self, side: SideLike) -> int:
         side = Side(side)
         return sum(p for _, s, p in self.below if s is side)
 
@@ -81,7 +81,7 @@ class Session:
     session's own, to read: the scoresheet and the record are made from them.
     :meth:`hand_records` gives copies of the hands, to replay or undo at will."""
 
-    def __init__(self, options: RuleOptions | None = None, *, first_dealer: Seat = Seat.N,
+    def __init__(self, options: RuleOptions | None = None, *, first_dealer: SeatLike = Seat.N,
                  max_hands: int | None = None, max_games: int | None = None) -> None:
         for length, unit in ((max_hands, "hands"), (max_games, "games")):
             # (2.5 hands was taken, and the session's own record then refused by from_dict)
@@ -174,14 +174,14 @@ class Session:
 
     # --------------------------------------------------------------- totals
 
-    def above_total(self, side: Side) -> int:
+    def above_total(self, side: SideLike) -> int:
         side = Side(side)
         return sum(p for _, s, p, _ in self.above if s is side)
 
-    def below_total(self, side: Side) -> int:
+    def below_total(self, side: SideLike) -> int:
         return sum(g.total(side) for g in self.games)
 
-    def total(self, side: Side) -> int:
+    def total(self, side: SideLike) -> int:
         return self.above_total(side) + self.below_total(side)
 
     @property

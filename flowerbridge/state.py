@@ -29,9 +29,9 @@ from .calls import BIDS, PASS, Call, parse_call
 from .cards import Card, Suit, parse_card
 from .contract import Contract
 from .dealing import Deal
-from .errors import CallSyntaxError, CardCodeError, IllegalCallError, IllegalPlayError, PhaseError, quoted
+from .errors import CallSyntaxError, CardCodeError, DealError, IllegalCallError, IllegalPlayError, PhaseError, quoted
 from .options import FIRST_NAMED, RuleOptions, as_options
-from .seats import SEATS, Seat, Side
+from .seats import SEATS, Seat, SeatLike, Side, SideLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from .observation import Observation
@@ -114,8 +114,11 @@ class HandState:
                  "_holdings", "_turn", "_last_bid", "_last_bidder", "_passes",
                  "_trick", "_leader", "_win_i", "_trump", "_tricks", "_won", "_plays")
 
-    def __init__(self, deal: Deal, dealer: Seat = Seat.N,
+    def __init__(self, deal: Deal, dealer: SeatLike = Seat.N,
                  options: RuleOptions | None = None) -> None:
+        if not isinstance(deal, Deal):     # (None, or a record's dict, failed inside with AttributeError)
+            raise DealError(f"deal must be a Deal, not {type(deal).__name__} (Deal.from_seed deals one, "
+                            "Deal.from_hands makes one of given hands)")
         self.deal = deal
         self.dealer = Seat(dealer)
         self.options = as_options(options)
@@ -199,11 +202,11 @@ class HandState:
         """The dummy is faced once the opening lead is made (Chapter 8)."""
         return bool(self._plays)
 
-    def remaining(self, seat: Seat) -> tuple[Card, ...]:
+    def remaining(self, seat: SeatLike) -> tuple[Card, ...]:
         """The cards still in ``seat``'s hand, highest first."""
         return tuple(self._holdings[Seat(seat)])
 
-    def captured(self, side: Side) -> list[Card]:
+    def captured(self, side: SideLike) -> list[Card]:
         """Every card in the tricks ``side`` has won (Chapter 13)."""
         side = Side(side)
         return [card for t in self._tricks if t.winner & 1 == side for _, card in t.plays]
@@ -217,7 +220,7 @@ class HandState:
         start = 0 if self._last_bid is None else self._last_bid.order + 1
         return [PASS, *BIDS[start:]]
 
-    def verify_call(self, call: Call | str, seat: Seat | None = None) -> Call:
+    def verify_call(self, call: Call | str, seat: SeatLike | None = None) -> Call:
         """Raise unless ``call`` is legal now (by ``seat``, when given); return it parsed."""
         number = len(self._calls) + 1
         where = f"call {number}"
@@ -240,14 +243,14 @@ class HandState:
                                    rule="R7", position=where, seat=self._turn)
         return parsed
 
-    def can_call(self, call: Call | str, seat: Seat | None = None) -> bool:
+    def can_call(self, call: Call | str, seat: SeatLike | None = None) -> bool:
         try:
             self.verify_call(call, seat)
         except (IllegalCallError, PhaseError, CallSyntaxError):
             return False
         return True
 
-    def call(self, call: Call | str, seat: Seat | None = None) -> CallMade:
+    def call(self, call: Call | str, seat: SeatLike | None = None) -> CallMade:
         """Make a call for the seat whose turn it is; returns the event."""
         parsed = self.verify_call(call, seat)
         event = CallMade(len(self._calls) + 1, self._turn, parsed)
@@ -301,7 +304,7 @@ class HandState:
                 hand = follow
         return list(dict.fromkeys(hand))
 
-    def verify_play(self, card: Card | str, seat: Seat | None = None) -> Card:
+    def verify_play(self, card: Card | str, seat: SeatLike | None = None) -> Card:
         """Raise unless ``card`` may be played now; ``seat``, when given, is who
         decides (declarer for the dummy). Returns the card parsed."""
         number = len(self._plays) + 1
@@ -357,14 +360,14 @@ class HandState:
                                            rule="R11", position=where, seat=turn)
         return parsed
 
-    def can_play(self, card: Card | str, seat: Seat | None = None) -> bool:
+    def can_play(self, card: Card | str, seat: SeatLike | None = None) -> bool:
         try:
             self.verify_play(card, seat)
         except (IllegalPlayError, PhaseError, CardCodeError):
             return False
         return True
 
-    def play(self, card: Card | str, seat: Seat | None = None) -> CardPlayed:
+    def play(self, card: Card | str, seat: SeatLike | None = None) -> CardPlayed:
         """Play ``card`` from the hand whose turn it is; returns the event."""
         turn = self._turn
         trick = self._trick
@@ -411,7 +414,7 @@ class HandState:
             return self.legal_calls()  # type: ignore[return-value]
         return self.legal_cards()  # type: ignore[return-value]
 
-    def apply(self, action: Action | str, seat: Seat | None = None) -> Event:
+    def apply(self, action: Action | str, seat: SeatLike | None = None) -> Event:
         """Make a call or play a card, whichever the phase calls for (in a hand that is
         over, whichever the action reads as, so that its error names the call or card)."""
         if self.phase is Phase.AUCTION or isinstance(action, Call) or (
@@ -444,12 +447,13 @@ class HandState:
             self._leader = event.seat
         return event
 
-    def take_back(self, seat: Seat) -> list[Event]:
+    def take_back(self, seat: SeatLike) -> list[Event]:
         """Take back ``seat``'s last call or card of the hand and everything made
         after it, restoring the state before them: the last that ``seat`` chose (a
         card of the dummy's is its declarer's choice, not the dummy's, so the dummy's
         last is its last call); the events taken back, in the order they were made
         (none when ``seat`` has made nothing this hand)."""
+        seat = Seat(seat)
         dummy = self.contract.dummy if self.contract is not None else None
         declarer = self.contract.declarer if self.contract is not None else None
 
@@ -488,7 +492,7 @@ class HandState:
         from .scoring import score_hand
         return score_hand(self)
 
-    def observation(self, seat: Seat) -> "Observation":
+    def observation(self, seat: SeatLike) -> "Observation":
         """What ``seat`` may know now — the only view bots and clients get."""
         from .observation import observe
         return observe(self, Seat(seat))

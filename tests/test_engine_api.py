@@ -10,6 +10,7 @@ auction, and deals that differed for ``7`` and ``numpy.int64(7)``.)
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -58,11 +59,63 @@ def test_seats_and_sides_are_taken_as_records_write_them():
     (lambda: Side(2), "unknown side 2"),
     (lambda: HandState(Deal.from_seed(1)).remaining(7), "unknown seat 7"),
     (lambda: Denomination("Z"), "unknown denomination 'Z'"),
+    # an IntEnum looks a value up by ==: 1.0 and True were East, 0.0 North-South
+    (lambda: Seat(1.0), "unknown seat 1.0"),
+    (lambda: Seat(True), "unknown seat True"),
+    (lambda: Side(0.0), "unknown side 0.0"),
+    (lambda: HandState(Deal.from_seed(1), dealer=2.0), "unknown seat 2.0"),
+    (lambda: HandState(Deal.from_seed(1)).take_back("X"), "unknown seat 'X'"),
+    (lambda: Deal.from_seed(1).hand(5), "unknown seat 5"),
+    # (None or a record's dict as the deal failed inside with AttributeError)
+    (lambda: HandState(None), "deal must be a Deal, not NoneType"),
+    (lambda: HandState(Deal.from_seed(1).to_dict()), "deal must be a Deal, not dict"),
 ])
 def test_an_unknown_seat_side_or_denomination_is_the_packages_error_naming_it(make, named):
     with pytest.raises(FlowerBridgeError) as refused:
         make()
     assert str(refused.value).startswith(named)
+
+
+def test_a_seat_given_by_its_letter_or_number_is_that_seat_everywhere():
+    # take_back compared the seat with `is`: "E" (or 1) matched nothing and took nothing
+    # back, silently; Deal.hand("N") was a TypeError
+    hand = HandState(Deal.from_seed(7, 1))
+    for call in ["1A", "Pass", "3A", "Pass", "4A", "Pass", "Pass", "Pass"]:
+        hand.call(call)
+    hand.play(hand.legal_cards()[0])
+    by_seat = hand.copy().take_back(Seat.E)
+    assert len(by_seat) == 1 and by_seat[0].seat is Seat.E
+    assert hand.copy().take_back("E") == hand.copy().take_back(1) == by_seat
+    assert hand.deal.hand("N") == hand.deal.hand(0) == hand.deal.hand(Seat.N) == hand.deal.hands[0]
+
+
+def test_a_deals_hands_are_keyed_by_seat_letters_and_any_other_key_is_named():
+    # another key was dropped unread; "north" and "n" were taken for a missing seat
+    hands = Deal.from_seed(2).to_dict()["hands"]
+    assert Deal.from_hands({Seat[k]: v for k, v in hands.items()}) == Deal.from_hands(hands) == Deal.from_seed(2)
+    for given, named in [({**hands, "X": ["12B"]}, "hands: unknown seat 'X': the keys are N, E, S and W"),
+                         ({("north" if k == "N" else k): v for k, v in hands.items()}, "hands: unknown seat 'north'"),
+                         ({**hands, Seat.N: hands["N"]}, "hands: seat N given twice"),
+                         ([hands["N"]] * 4, "hands: a mapping of seats to cards, not an array")]:
+        with pytest.raises(DealError) as refused:
+            Deal.from_hands(given)
+        assert str(refused.value).startswith(named)
+
+
+def test_records_write_a_hand_record_as_its_hand_and_read_an_open_file_of_either_kind(tmp_path):
+    # to_dict took only a HandState (AttributeError for a HandRecord, which dumps writes);
+    # load("h.json") was AttributeError: 'str' object has no attribute 'read'
+    text = records.dumps(HandState(Deal.from_seed(4)))
+    kept = records.loads(text.replace('"dealer"', '"event": "club night",\n  "dealer"'))
+    assert records.to_dict(kept) == json.loads(records.dumps(kept))
+    assert records.to_dict(kept)["event"] == "club night"
+    (tmp_path / "h.json").write_text(text, encoding="utf-8")
+    with open(tmp_path / "h.json", "rb") as binary:
+        assert records.to_dict(records.load(binary)) == json.loads(text)
+    with pytest.raises(RecordError, match="^load reads an open file, not str \\(a file's name: open it first"):
+        records.load(str(tmp_path / "h.json"))
+    with pytest.raises(RecordError, match="^a hand record to write is a HandRecord or a HandState, not dict"):
+        records.to_dict(json.loads(text))
 
 
 def test_options_that_are_not_rule_options_are_refused_at_once_and_change_nothing():
