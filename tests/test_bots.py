@@ -142,6 +142,21 @@ def test_pimc_settings_are_checked_when_the_bot_is_made(settings, named):
         load_bot("pimc", **settings)
 
 
+@pytest.mark.parametrize("level, options, named", [
+    ("pimc", {"sample": 2}, "bot 'pimc' takes no option 'sample' (its options: samples, seed, solve_below, "
+                            "time_budget, workers)"),
+    ("basic", {"samples": 2}, "bot 'basic' takes no option 'samples' (its options: seed)"),
+    ("random", {"seed": 1, "depth": 3}, "bot 'random' takes no option 'depth' (its options: pass_rate, seed)"),
+])
+def test_a_levels_bot_refuses_an_option_it_does_not_take(level, options, named):
+    # load_bot("pimc", sample=2) made a pimc bot with its default 24 samples, silently
+    with pytest.raises(BotError) as refused:
+        load_bot(level, **options)
+    assert str(refused.value) == named
+    # a bot of one's own is still made without the options it does not take (seed too)
+    assert type(load_bot("tests.test_bots:SpyBot", seed=3, depth=2)).__name__ == "SpyBot"
+
+
 @pytest.mark.parametrize("spec, message", [
     (":x", "write it as module:attribute"),
     ("json:", "write it as module:attribute"),

@@ -118,8 +118,32 @@ def test_match_needs_at_least_one_board(capsys):
     assert capsys.readouterr().err.startswith("error: flowerbridge match: argument --boards: '0': give a whole "
                                               "number from 1 to 100,000")
     from flowerbridge.errors import FlowerBridgeError
-    with pytest.raises(FlowerBridgeError, match="a match needs at least 1 board"):
+    with pytest.raises(FlowerBridgeError, match="a match needs a whole number of boards, at least 1"):
         run_match("basic", "random", boards=0, seed=1)
+
+
+@pytest.mark.parametrize("boards", ["2", 2.5, True, None])
+def test_match_boards_are_a_whole_number(boards):
+    # a str or float failed deep inside with TypeError
+    from flowerbridge.errors import FlowerBridgeError
+    with pytest.raises(FlowerBridgeError, match=f"^a match needs a whole number of boards, at least 1, not {re.escape(repr(boards))}$"):
+        run_match("random", "random", boards, seed=1)
+
+
+def test_match_boards_may_be_numpys_integers():
+    import numpy as np
+    played = run_match("random", "basic", np.int64(2), seed=3)
+    assert played.boards == 2 and played.results == run_match("random", "basic", 2, seed=3).results
+
+
+def test_match_bot_option_taken_by_neither_bot_is_refused_and_one_bot_takes_its_own():
+    # a misspelt option ("sample") was dropped for both bots and the match ran without it
+    from flowerbridge.errors import BotError
+    with pytest.raises(BotError, match="^bot option 'sample' is taken by neither bot \\(pimc, basic\\)$"):
+        run_match("pimc", "basic", 1, seed=1, bot_options={"sample": 2})
+    # pimc takes samples, basic does not: the match runs, as it did before
+    played = run_match("pimc", "basic", 1, seed=1, bot_options={"samples": 2})
+    assert played.boards and played.pairs[0].decisions > 0
 
 
 def test_pimc_matches_are_reproducible_for_a_seed():

@@ -179,9 +179,18 @@ def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
     The attribute may be a class or factory (called with ``kwargs``) or a bot
     object, copied for each call (so that seats never share one bot's state).
     A factory that does not take a keyword (a ``seed``, say) is called
-    without it, so a minimal third-party bot class needs no constructor.
+    without it, so a minimal third-party bot class needs no constructor; the
+    levels' own bots refuse an option they do not take (a misspelt
+    ``sample=2`` ran ``pimc`` with its default samples), ``seed`` aside.
     """
     target = _target(spec)
+    if isinstance(spec, str) and spec in BOT_LEVELS and _is_factory(target):
+        taken = _accepted(target, kwargs)
+        unknown = sorted(k for k in kwargs if k not in taken and k != "seed")
+        if unknown:
+            options = sorted(_accepted(target, {p: None for p in _parameters(target)}))
+            raise BotError(f"bot {spec!r} takes no option {unknown[0]!r} (its options: "
+                           f"{', '.join(options) or 'none'})")
     spec = bot_name(spec)
     if _is_factory(target):
         try:
@@ -251,6 +260,15 @@ def bot_takes(spec: str, option: str) -> bool:
     does not take would be ignored); a bot object takes none."""
     target = _target(spec)
     return _is_factory(target) and option in _accepted(target, {option: None})
+
+
+def _parameters(factory: Callable) -> list[str]:
+    """The names of ``factory``'s keyword parameters (none where it has no signature)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 def _accepted(factory: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:

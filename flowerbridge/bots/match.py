@@ -22,6 +22,7 @@ which holds them too.
 from __future__ import annotations
 
 import math
+import operator
 import statistics
 from bisect import bisect_right
 from dataclasses import dataclass, field, fields
@@ -35,7 +36,7 @@ from ..options import RuleOptions
 from ..seats import Seat, Side
 from ..stats import t_quantile
 from ..state import HandState
-from .base import Bot, Decision, bot_name, bot_seed, load_bot, play_hand
+from .base import Bot, Decision, bot_name, bot_seed, bot_takes, load_bot, play_hand
 
 IMP_SCALE = (20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100,
              1300, 1500, 1750, 2000, 2250, 2500, 3000, 3500, 4000)
@@ -242,20 +243,33 @@ def run_match(ns: str | Any, ew: str | Any, boards: int, seed: int | str, *,
     each seat of each table gets its own bot, seeded from ``seed`` and the
     seat, so the match is reproducible, and ``run_match(ew, ns, ...)`` gives
     the same boards with the signs turned. ``bot_options`` are
-    passed to both bots' constructors (those they accept).
+    passed to each bot's constructor that takes them; one that neither bot takes
+    is a :class:`~flowerbridge.errors.BotError`.
     """
-    if boards < 1:
-        raise FlowerBridgeError(f"a match needs at least 1 board, not {boards}")
+    # (a str or float failed deep inside with TypeError; NumPy's integers do)
+    try:
+        count = operator.index(boards) if not isinstance(boards, bool) else None
+    except TypeError:
+        count = None
+    if count is None or count < 1:
+        raise FlowerBridgeError(f"a match needs a whole number of boards, at least 1, not {boards!r}")
+    boards = count
     specs = (ns, ew)
     pairs = (PairStats(bot_name(ns)), PairStats(bot_name(ew)))
     # seating[table][seat] is the index in ``pairs`` of the bot in that seat.
     seating: tuple[dict[Seat, int], dict[Seat, int]] = (
         {s: int(s.side) for s in Seat}, {s: 1 - s.side for s in Seat})
     extra = bot_options or {}
+    # each bot gets the options it takes; one that neither takes is a slip (a misspelt
+    # option ran the match without it)
+    for option in extra:
+        if not any(bot_takes(spec, option) for spec in specs):
+            raise BotError(f"bot option {option!r} is taken by neither bot ({bot_name(ns)}, {bot_name(ew)})")
+    taken = [{k: v for k, v in extra.items() if bot_takes(spec, k)} for spec in specs]
     # A seat's bot has the same seed at both tables (whichever bot sits there), so
     # swapping the two bots swaps the tables: the same boards, the signs turned
     # (and a bot against itself scores 0), seeded bots too.
-    bots = [{seat: load_bot(specs[seating[t][seat]], seed=bot_seed(seed, seat.name), **extra)
+    bots = [{seat: load_bot(specs[seating[t][seat]], seed=bot_seed(seed, seat.name), **taken[seating[t][seat]])
              for seat in Seat} for t in range(2)]
     result = MatchResult(seed, pairs)
 
