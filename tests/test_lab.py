@@ -107,6 +107,19 @@ def test_lab_results_identical_with_one_and_two_workers(tmp_path):
     assert two.result.computed == 3 * 4
 
 
+def test_lab_bots_are_named_and_a_class_given_itself_is_refused_saying_so(tmp_path):
+    # load_bot and run_match take a class itself; run_lab records the bots' name in its
+    # folder and its workers import them by it, so it takes a name alone: the error said
+    # only "must be a level or module:attribute", as if the class were a misspelt name
+    from flowerbridge.bots.basic import BasicBot
+    with pytest.raises(LabError, match=r"module:attribute, not the class flowerbridge\.bots\.basic:BasicBot "
+                                       r"itself \(give its path\)$"):
+        run_lab(tmp_path / "x", "play", n=10, bots=BasicBot, workers=1)
+    with pytest.raises(LabError, match=r"module:attribute, not int$"):
+        run_lab(tmp_path / "x", "play", n=10, bots=3, workers=1)
+    assert not (tmp_path / "x").exists()
+
+
 def test_lab_chunk_size_does_not_change_results(tmp_path):
     a = run(tmp_path / "a", ["play"], n=30, seed=9, params={"play": {"bots": "random"}},
             workers=1, chunk_size=7)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..bots import load_bot
-from ..bots.base import BOT_LEVELS, bot_seed, play_hand
+from ..bots.base import BOT_LEVELS, bot_name, bot_seed, play_hand
 from ..bots.pimc import PimcBot
 from ..calls import Denomination
 from ..dealing import Deal
@@ -65,7 +65,11 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
     be deterministic by themselves for runs to reproduce).
     """
     if not isinstance(spec, str) or not spec:
-        raise LabError(f"bots must be a level ({', '.join(sorted(BOT_LEVELS))}) or module:attribute")
+        # (the run's folder records the name, and its workers import the bot by it)
+        given = "" if isinstance(spec, str) else \
+            f", not the class {bot_name(spec)} itself (give its path)" if isinstance(spec, type) else \
+            f", not {type(spec).__name__}"
+        raise LabError(f"bots must be a level ({', '.join(sorted(BOT_LEVELS))}) or module:attribute{given}")
     bots = {}
     for seat in SEATS:
         try:
