@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..calls import Denomination
 from ..cards import Card, card_at
@@ -42,7 +42,7 @@ def _solver(solver: object) -> DoubleDummy:
     return solver
 
 
-def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
+def position(state: HandState) -> tuple[list[list[int]], int | None, int, list[int]]:
     """``(hands, trump, leader, trick)`` of a hand in play, as card indices."""
     if not isinstance(state, HandState):
         raise SolverError(f"a hand in play (a HandState) is solved, not {_what(state)}")
@@ -55,7 +55,7 @@ def position(state) -> tuple[list[list[int]], int | None, int, list[int]]:
     return hands, (None if trump is None else int(trump)), leader, [c.index for _, c in trick]
 
 
-def card_values(state, solver: DoubleDummy | None = None) -> dict[Card, int]:
+def card_values(state: HandState, solver: DoubleDummy | None = None) -> dict[Card, int]:
     """For every legal card of the seat to play: the tricks still to come
     (the trick in progress included) that its side takes with best play."""
     hands, trump, leader, trick = position(state)
@@ -67,12 +67,12 @@ def card_values(state, solver: DoubleDummy | None = None) -> dict[Card, int]:
     return {card_at(i): v for i, v in values.items()}
 
 
-def tricks(state, solver: DoubleDummy | None = None) -> int:
+def tricks(state: HandState, solver: DoubleDummy | None = None) -> int:
     """Tricks still to come for the side to play, with best play."""
     return max(card_values(state, solver).values())
 
 
-def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]]:
+def optimal_line(state: HandState, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]]:
     """One line of best play from the position to the end of the hand."""
     hands, trump, leader, trick = position(state)
     search = _solver(solver)
@@ -83,7 +83,7 @@ def optimal_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, C
     return [(Seat(seat), card_at(card)) for seat, card, _ in line]
 
 
-def claim_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]] | None:
+def claim_line(state: HandState, solver: DoubleDummy | None = None) -> list[tuple[Seat, Card]] | None:
     """A claim of every trick left (the one in progress included) by the side
     to play, judged with every hand in view: a line of best play to the end of
     the hand, in which that side takes them all, when no defence takes one of
@@ -97,7 +97,7 @@ def claim_line(state, solver: DoubleDummy | None = None) -> list[tuple[Seat, Car
     return optimal_line(state, search) if held else None
 
 
-def _hands_of(deal) -> list[list[int]]:
+def _hands_of(deal: Deal | HandState) -> list[list[int]]:
     if isinstance(deal, HandState):
         deal = deal.deal
     if not isinstance(deal, Deal):
@@ -117,7 +117,7 @@ def _as_dict(table: Sequence[Sequence[int]]) -> dict[Denomination, dict[Seat, in
     return {Denomination(d): {Seat(s): table[d][s] for s in range(4)} for d in range(4)}
 
 
-def dd_table(deal, solver: DoubleDummy | None = None) -> dict[Denomination, dict[Seat, int]]:
+def dd_table(deal: Deal | HandState, solver: DoubleDummy | None = None) -> dict[Denomination, dict[Seat, int]]:
     """Double-dummy table of a deal (or of a hand's deal): for each
     denomination and declarer, the tricks declarer's side takes when
     declarer's left-hand opponent leads.  Undealt cards play no part."""
@@ -130,7 +130,8 @@ def dd_table(deal, solver: DoubleDummy | None = None) -> dict[Denomination, dict
     return _as_dict(table)
 
 
-def dd_table_many(deals, *, workers: int = 2, memory_mb: float = DEFAULT_MEMORY_MB):
+def dd_table_many(deals: Iterable[Deal | HandState], *, workers: int = 2,
+                  memory_mb: float = DEFAULT_MEMORY_MB) -> list[dict[Denomination, dict[Seat, int]]]:
     """:func:`dd_table` of many deals, on ``workers`` threads at once (all of
     them on one deal's table, searching one transposition table together,
     when there are fewer deals)."""
