@@ -3686,6 +3686,13 @@ int GEO_FN(geo_leader)(Ctx *c, int d, int L, int guess, int nt_east)
 /* ------------------------------------------------------------------ */
 /* Python object                                                        */
 
+/* The core's own errors, so that the Python face tells them from what else a
+ * call may raise (a signal handler's exception, run mid-search: stop_check):
+ * InputError (a ValueError) for a position or argument it cannot take,
+ * BusyError (a RuntimeError) for a solver already searching, Cancelled for
+ * a search stopped by cancel().  Made once (see PyInit__core). */
+static PyObject *InputError, *BusyError, *CancelledError;
+
 /* A geometry's search, compiled for it (see GEO_S) or for any. */
 typedef struct {
     int S, R, C;
@@ -3736,15 +3743,15 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     double mem = 128.0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiidp", kwlist, &S, &R, &C, &mem, &special)) return -1;
     if (S < 1 || S > MAXS || R < 1 || R > MAXR || C < 1 || C > MAXC) {
-        PyErr_Format(PyExc_ValueError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
+        PyErr_Format(InputError, "unsupported geometry: %d suits x %d ranks x %d copies", S, R, C);
         return -1;
     }
     /* NaN, an infinity or a size beyond the Python face's bound would make the
      * conversion to bytes below undefined (NaN came out 2**63, an infinity 0) */
-    if (!(mem >= 1.0 && mem <= 65536.0)) { PyErr_SetString(PyExc_ValueError, "memory_mb must be between 1 and 65536"); return -1; }
+    if (!(mem >= 1.0 && mem <= 65536.0)) { PyErr_SetString(InputError, "memory_mb must be between 1 and 65536"); return -1; }
     /* a second __init__: not of a solver searching, or whose table others
      * share; one that shared another's table gets its own again */
-    if (self->busy || self->tt.shared) { PyErr_SetString(PyExc_RuntimeError, "Solver is in use (searching, or its table shared)"); return -1; }
+    if (self->busy || self->tt.shared) { PyErr_SetString(BusyError, "Solver is in use (searching, or its table shared)"); return -1; }
     Py_CLEAR(self->owner);
     free(self->ctx);
     self->ctx = (Ctx *)calloc(1, sizeof(Ctx));
@@ -3758,7 +3765,7 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
     while (self->geo->S && !(special && self->geo->S == S && self->geo->R == R && self->geo->C == C)) self->geo++;
     init_codes(c);
     if (R * C * c->codebits > 128 || 4 * S * c->lenbits > 128) {
-        PyErr_Format(PyExc_ValueError, "geometry %d x %d x %d too large for the position key", S, R, C);
+        PyErr_Format(InputError, "geometry %d x %d x %d too large for the position key", S, R, C);
         goto fail;
     }
     c->sb = R * C * c->codebits;
@@ -3778,7 +3785,7 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kw)
             int m = n < c->fc ? n : c->fc, fb = c->fc * c->codebits;
             c->fmask[s][n] = m ? (~0ULL << (64 - m * c->codebits)) >> (s * fb) : 0;
         }
-    if ((S * R * C) / 4 > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); goto fail; }
+    if ((S * R * C) / 4 > MAXT) { PyErr_SetString(InputError, "too many cards per hand"); goto fail; }
     self->mem_bytes = (size_t)(mem * 1024.0 * 1024.0);
     tt_free(&self->tt);
     self->busy = 0;
@@ -3801,7 +3808,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     if (PyObject_GetBuffer(hands, &buf, PyBUF_SIMPLE) < 0) return -1;
     if (buf.len != 4 * S * R) {
         PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "hands must hold 4 * suits * ranks counts");
+        PyErr_SetString(InputError, "hands must hold 4 * suits * ranks counts");
         return -1;
     }
     const uint8_t *p = (const uint8_t *)buf.buf;
@@ -3825,8 +3832,8 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
             }
     PyBuffer_Release(&buf);
     for (int s = 0; s < S; s++) c->sver[s] = ++c->vclock;
-    if (trump < -1 || trump >= S) { PyErr_SetString(PyExc_ValueError, "bad trump"); return -1; }
-    if (leader < 0 || leader > 3) { PyErr_SetString(PyExc_ValueError, "bad leader"); return -1; }
+    if (trump < -1 || trump >= S) { PyErr_SetString(InputError, "bad trump"); return -1; }
+    if (leader < 0 || leader > 3) { PyErr_SetString(InputError, "bad leader"); return -1; }
     set_trump(c, trump);
     c->leader = leader;
     c->k = 0; c->ns = 0; c->ti = 0; c->wpos = 0;
@@ -3834,11 +3841,11 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of card indices");
     if (!seq) return -1;
     Py_ssize_t nt = PySequence_Fast_GET_SIZE(seq);
-    if (nt > 3) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "a trick in progress has at most 3 cards"); return -1; }
+    if (nt > 3) { Py_DECREF(seq); PyErr_SetString(InputError, "a trick in progress has at most 3 cards"); return -1; }
     for (Py_ssize_t i = 0; i < nt; i++) {
         long ci = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
         if (ci == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
-        if (ci < 0 || ci >= S * R) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "bad card in trick"); return -1; }
+        if (ci < 0 || ci >= S * R) { Py_DECREF(seq); PyErr_SetString(InputError, "bad card in trick"); return -1; }
         Move m = {(uint8_t)(ci / R), (uint8_t)(ci % R)};
         int h = (leader + (int)i) & 3;
         /* lay the card on the table as if played from the hand */
@@ -3851,7 +3858,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
             int ls = c->tc[0][0].s;
             if (m.s != ls && c->len[h][ls] > 0) {
                 Py_DECREF(seq);
-                PyErr_SetString(PyExc_ValueError, "card in trick does not follow suit");
+                PyErr_SetString(InputError, "card in trick does not follow suit");
                 return -1;
             }
         }
@@ -3861,7 +3868,7 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     Py_DECREF(seq);
     for (int s = 0; s < S; s++)
         for (int r = 0; r < R; r++)
-            if (tot[s][r] > c->C) { PyErr_SetString(PyExc_ValueError, "more copies of a card than the deck holds"); return -1; }
+            if (tot[s][r] > c->C) { PyErr_SetString(InputError, "more copies of a card than the deck holds"); return -1; }
     c->lenkey = 0;
     for (int h = 0; h < 4; h++)
         for (int s = 0; s < S; s++) c->lenkey += (u128)c->len[h][s] * c->lenunit[h][s];
@@ -3870,10 +3877,10 @@ static int load_position(SolverObject *self, PyObject *hands, int trump, int lea
     for (int i = 0; i < 4; i++) {
         int h = (leader + i) & 3;
         int want = i < c->k ? n - 1 : n;
-        if (c->hlen[h] != want) { PyErr_SetString(PyExc_ValueError, "hand sizes do not fit the trick in progress"); return -1; }
+        if (c->hlen[h] != want) { PyErr_SetString(InputError, "hand sizes do not fit the trick in progress"); return -1; }
     }
-    if (n < 1) { PyErr_SetString(PyExc_ValueError, "no cards left to play"); return -1; }
-    if (n > MAXT) { PyErr_SetString(PyExc_ValueError, "too many cards per hand"); return -1; }
+    if (n < 1) { PyErr_SetString(InputError, "no cards left to play"); return -1; }
+    if (n > MAXT) { PyErr_SetString(InputError, "too many cards per hand"); return -1; }
     return 0;
 }
 
@@ -3899,14 +3906,12 @@ static int acquire(SolverObject *self)
 {
     /* made by __new__ without __init__, or after an __init__ that failed */
     if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return -1; }
-    if (self->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return -1; }
+    if (self->busy) { PyErr_SetString(BusyError, "Solver is already in use"); return -1; }
     self->busy = 1;
-    self->ctx->stop = 0;        /* a cancel() is of the search running when it is called */
     return 0;
 }
 
-static unsigned long main_ident;        /* threading.main_thread().ident */
-static PyObject *CancelledError;
+static unsigned long main_ident;        /* threading.main_thread().ident (after_fork_in_child) */
 
 /* Runs stmt, a search, without the GIL, so that it can stop (stop_check):
  * afterwards ctx->stopped is 0, or says why it stopped (see search_stopped). */
@@ -3916,7 +3921,8 @@ static PyObject *CancelledError;
         c_->poll = PyThread_get_thread_ident() == main_ident; \
         c_->next_poll = now_ms() + POLL_MS; \
         c_->ts = PyEval_SaveThread(); \
-        if (!setjmp(c_->jb)) { stmt; } \
+        if (__atomic_load_n(&c_->stop, __ATOMIC_RELAXED)) c_->stopped = 2; \
+        else if (!setjmp(c_->jb)) { stmt; } \
         PyEval_RestoreThread(c_->ts); \
     } while (0)
 
@@ -4029,7 +4035,7 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
             if (d == -1 && PyErr_Occurred()) { Py_DECREF(seq); return NULL; }
             if (d < 0 || d > S || (seen >> d & 1)) {
                 Py_DECREF(seq);
-                PyErr_Format(PyExc_ValueError, "denomination %ld: not 0..%d, or given twice", d, S);
+                PyErr_Format(InputError, "denomination %ld: not 0..%d, or given twice", d, S);
                 return NULL;
             }
             seen |= 1 << d;
@@ -4046,7 +4052,7 @@ static PyObject *Solver_table(SolverObject *self, PyObject *args, PyObject *kw)
     for (int h = 1; h < 4; h++)
         if (self->ctx->hlen[h] != self->ctx->hlen[0]) {
             self->busy = 0;
-            PyErr_SetString(PyExc_ValueError, "hands must be of equal size");
+            PyErr_SetString(InputError, "hands must be of equal size");
             return NULL;
         }
     Ctx *c = self->ctx;
@@ -4087,8 +4093,8 @@ static PyObject *Solver_leader(SolverObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|ii", kwlist, &hands, &d, &leader, &guess, &nt_east)) return NULL;
     if (!self->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
     int S = self->ctx->S;
-    if (d < 0 || d > S) { PyErr_Format(PyExc_ValueError, "denomination %d: not 0..%d", d, S); return NULL; }
-    if (leader < 0 || leader > 3) { PyErr_Format(PyExc_ValueError, "leader %d: not 0..3", leader); return NULL; }
+    if (d < 0 || d > S) { PyErr_Format(InputError, "denomination %d: not 0..%d", d, S); return NULL; }
+    if (leader < 0 || leader > 3) { PyErr_Format(InputError, "leader %d: not 0..3", leader); return NULL; }
     if (acquire(self) < 0) return NULL;
     PyObject *empty = PyTuple_New(0);
     int rc = load_position(self, hands, -1, 0, empty);
@@ -4098,7 +4104,7 @@ static PyObject *Solver_leader(SolverObject *self, PyObject *args, PyObject *kw)
     for (int h = 1; h < 4; h++)
         if (c->hlen[h] != c->hlen[0]) {
             self->busy = 0;
-            PyErr_SetString(PyExc_ValueError, "hands must be of equal size");
+            PyErr_SetString(InputError, "hands must be of equal size");
             return NULL;
         }
     if (guess > c->hlen[0]) guess = c->hlen[0];
@@ -4123,14 +4129,14 @@ static PyObject *Solver_share(SolverObject *self, PyObject *arg)
     if (!PyObject_TypeCheck(arg, Py_TYPE(self))) { PyErr_SetString(PyExc_TypeError, "share() takes a Solver"); return NULL; }
     SolverObject *o = (SolverObject *)arg;
     if (!self->ctx || !o->ctx) { PyErr_SetString(PyExc_RuntimeError, "solver not initialised"); return NULL; }
-    if (o == self || o->owner) { PyErr_SetString(PyExc_ValueError, "share() takes a solver that owns its table"); return NULL; }
+    if (o == self || o->owner) { PyErr_SetString(InputError, "share() takes a solver that owns its table"); return NULL; }
     if (o->geo != self->geo || o->ctx->S != self->ctx->S || o->ctx->R != self->ctx->R || o->ctx->C != self->ctx->C) {
-        PyErr_SetString(PyExc_ValueError, "share(): solvers of different geometries");
+        PyErr_SetString(InputError, "share(): solvers of different geometries");
         return NULL;
     }
-    if (self->busy || o->busy) { PyErr_SetString(PyExc_RuntimeError, "Solver is already in use by another thread"); return NULL; }
+    if (self->busy || o->busy) { PyErr_SetString(BusyError, "Solver is already in use"); return NULL; }
     /* this solver's own table is freed: not one that others search */
-    if (self->tt.shared) { PyErr_SetString(PyExc_ValueError, "share(): this solver's table is shared by others"); return NULL; }
+    if (self->tt.shared) { PyErr_SetString(InputError, "share(): this solver's table is shared by others"); return NULL; }
     if (!o->tt.head && tt_init(&o->tt, o->mem_bytes, o->ctx->kw) < 0) return PyErr_NoMemory();
     o->tt.shared = 1;
     tt_free(&self->tt);
@@ -4173,12 +4179,23 @@ static PyObject *Solver_stats(SolverObject *self, void *closure)
 /* How full the transposition table is, (blocks used, blocks): safe to read
  * while other threads search a table this solver shares out (Solver.stats
  * reads counters the owner's own search writes, and is not). */
-static PyObject *Solver_cancel(SolverObject *self, PyObject *unused)
+static PyObject *Solver_cancel(SolverObject *self, PyObject *args)
 {
-    /* with the GIL, as acquire() and the end of a search are: a search
-     * running now, on another thread, stops within about a thousand trick
-     * nodes */
-    if (self->ctx && self->busy) __atomic_store_n(&self->ctx->stop, 1, __ATOMIC_RELAXED);
+    /* from any thread: a search running now stops within about a thousand
+     * trick nodes, and every search begun while the flag stays set stops
+     * at once (the Python face clears it as a call of its own begins) */
+    int stop = 1;
+    if (!PyArg_ParseTuple(args, "|p", &stop)) return NULL;
+    if (self->ctx) __atomic_store_n(&self->ctx->stop, stop, __ATOMIC_RELAXED);
+    Py_RETURN_NONE;
+}
+
+/* In a child process forked from a thread other than the main one, that
+ * thread is the child's main thread (it takes the signals): core.py calls
+ * this there (os.register_at_fork). */
+static PyObject *after_fork_in_child(PyObject *module, PyObject *unused)
+{
+    main_ident = PyThread_get_thread_ident();
     Py_RETURN_NONE;
 }
 
@@ -4200,7 +4217,7 @@ static PyMethodDef Solver_methods[] = {
     {"leader", (PyCFunction)(void (*)(void))Solver_leader, METH_VARARGS | METH_KEYWORDS, leader_doc},
     {"share", (PyCFunction)Solver_share, METH_O, share_doc},
     {"clear", (PyCFunction)Solver_clear, METH_NOARGS, "clear()\n\nEmpty the table (a shared one even while other threads search it)."},
-    {"cancel", (PyCFunction)Solver_cancel, METH_NOARGS, "cancel()\n\nStop the search this solver runs now (on another thread): that call raises\nCancelled.  No effect when it is not searching."},
+    {"cancel", (PyCFunction)Solver_cancel, METH_VARARGS, "cancel(stop=True)\n\nStop the search this solver runs (on another thread), and every one begun\nuntil cancel(False): each raises Cancelled."},
     {NULL}
 };
 
@@ -4233,8 +4250,14 @@ static PyTypeObject SolverType = {
     .tp_getset = Solver_getset,
 };
 
+static PyMethodDef core_functions[] = {
+    {"after_fork_in_child", after_fork_in_child, METH_NOARGS,
+     "after_fork_in_child()\n\nTake the calling thread as the main one (in a child process after fork)."},
+    {NULL}
+};
+
 static struct PyModuleDef coremodule = {
-    PyModuleDef_HEAD_INIT, "_core", "Compiled double-dummy search core.", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_core", "Compiled double-dummy search core.", -1, core_functions,
 };
 
 PyMODINIT_FUNC PyInit__core(void)
@@ -4268,12 +4291,19 @@ PyMODINIT_FUNC PyInit__core(void)
     main_ident = PyLong_AsUnsignedLong(ident);
     Py_DECREF(ident);
     if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
-    /* once: this file loaded again under another name (the profile-guided
-     * build's training run does) must raise the class the package catches */
+    /* once: this file loaded again under another name (a test does) must
+     * raise the classes the package catches */
     if (!CancelledError)
         CancelledError = PyErr_NewExceptionWithDoc("flowerbridge.solver._core.Cancelled",
                                                    "A search stopped by Solver.cancel().", NULL, NULL);
-    if (!CancelledError || PyModule_AddObjectRef(m, "Cancelled", CancelledError) < 0) {
+    if (!InputError)
+        InputError = PyErr_NewExceptionWithDoc("flowerbridge.solver._core.InputError",
+                                               "A position or argument the core cannot take.", PyExc_ValueError, NULL);
+    if (!BusyError)
+        BusyError = PyErr_NewExceptionWithDoc("flowerbridge.solver._core.BusyError",
+                                              "A solver asked to search while it searches.", PyExc_RuntimeError, NULL);
+    if (!CancelledError || !InputError || !BusyError || PyModule_AddObjectRef(m, "Cancelled", CancelledError) < 0
+        || PyModule_AddObjectRef(m, "InputError", InputError) < 0 || PyModule_AddObjectRef(m, "BusyError", BusyError) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -18,14 +18,16 @@ Seats are numbered clockwise N=0, E=1, S=2, W=3; North-South are 0 and 2.
 from __future__ import annotations
 
 import operator
+import os
 import threading
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Callable, Generator, Iterable, Sequence, cast
+from typing import Callable, Generator, Iterable, Iterator, Sequence, cast
 
 from ..errors import FlowerBridgeError
-from ._core import Cancelled as _CoreCancelled
+from . import _core
 from ._core import Solver as _CoreSolver
 
 DEFAULT_MEMORY_MB = 256
@@ -223,19 +225,34 @@ class DoubleDummy(_Positions):
         super().__init__(geometry)
         self.memory_mb = memory_mb
         self._core = _new_core(geometry, memory_mb)
+        self._depth = 0         # calls of this instance under way (optimal_line makes several)
+
+    @contextmanager
+    def _searching(self) -> Iterator[None]:
+        """Around a call: a :meth:`cancel` stops it from now until it ends, whichever of
+        its searches runs (the core's flag stays set; the outermost call clears it)."""
+        if self._depth == 0:
+            self._core.cancel(False)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
 
     def _call(self, fn, *args):
-        try:
-            return fn(*args)
-        except _CoreCancelled:
-            raise SearchCancelled("the search was cancelled (DoubleDummy.cancel)") from None
-        except ValueError as exc:
-            raise SolverInputError(str(exc)) from None
-        except RuntimeError as exc:
-            if "in use" not in str(exc):
-                raise
-            raise SolverBusyError("this DoubleDummy is already searching on another thread: an "
-                                  "instance serves one thread at a time (make one per thread)") from None
+        # (only the core's own errors are translated: a signal handler run in the middle
+        # of a search raises its own exception here, which passes through as it is)
+        with self._searching():
+            try:
+                return fn(*args)
+            except _core.Cancelled:
+                raise SearchCancelled("the search was cancelled (DoubleDummy.cancel)") from None
+            except _core.InputError as exc:
+                raise SolverInputError(str(exc)) from None
+            except _core.BusyError:
+                raise SolverBusyError("this DoubleDummy is already searching (on another thread, or in "
+                                      "the call a signal handler interrupted): an instance serves one "
+                                      "search at a time (make one per thread)") from None
 
     # --------------------------------------------------------------- solving
 
@@ -288,6 +305,10 @@ class DoubleDummy(_Positions):
         where ``tricks`` is what the side of ``seat`` takes from that point
         on (current trick included).  Among equally good cards the lowest
         index is chosen."""
+        with self._searching():     # (a cancel between two of its searches stops it too)
+            return self._optimal_line(hands, trump, leader, trick)
+
+    def _optimal_line(self, hands, trump, leader: int, trick: Sequence[int]) -> list[tuple[int, int, int]]:
         g = self.geometry
         tmp = _hands(hands)
         trick = list(self._trick(trick))
@@ -309,13 +330,13 @@ class DoubleDummy(_Positions):
         return line
 
     def cancel(self) -> None:
-        """Stop the search this instance runs now, on another thread: that call
-        raises :class:`SearchCancelled` within about a thousand trick nodes (well
-        under a second), and the instance serves the next call as before (its
-        table keeps what was proved). No effect when it is not searching. (A
-        search on the main thread takes Ctrl-C by itself: its call raises
-        KeyboardInterrupt.)"""
-        self._core.cancel()
+        """Stop the call this instance runs now, on another thread: it raises
+        :class:`SearchCancelled` within about a thousand trick nodes (well under a
+        second), and the instance serves the next call as before (its table keeps
+        what was proved). No effect when it is not searching. (A search on the main
+        thread takes Ctrl-C by itself: its call raises KeyboardInterrupt.)"""
+        if self._depth:
+            self._core.cancel()
 
     @property
     def stats(self) -> dict:
@@ -568,10 +589,24 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
 
 def _stop(solvers: Callable[[], Sequence[DoubleDummy]], futures: Sequence) -> None:
     """Cancel the searches of ``solvers()`` until every one of ``futures`` is done
-    (again and again: a thread may be about to begin a search when first asked)."""
+    (again and again: a thread may be about to begin a search when first asked). A
+    further Ctrl-C meanwhile is raised once they are: leaving sooner would leave a
+    search running, and its solver lent out again while it searched."""
+    interrupted: BaseException | None = None
     while True:
-        for solver in solvers():
-            solver.cancel()
-        _, pending = wait(futures, timeout=0.02)
-        if not pending:
-            return
+        try:
+            for solver in solvers():
+                solver.cancel()
+            _, pending = wait(futures, timeout=0.02)
+            if not pending:
+                break
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
+
+
+if hasattr(os, "register_at_fork"):
+    # a child forked from another thread than the main one has that thread for its
+    # main one: the searches there take Ctrl-C on it (see docs/solver.md)
+    os.register_at_fork(after_in_child=_core.after_fork_in_child)
