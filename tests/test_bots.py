@@ -1267,6 +1267,80 @@ def test_pimc_decides_a_position_the_same_way_whatever_it_decided_before():
     assert position_key(first.observation(first.actor)) != position_key(later.observation(later.actor))
 
 
+def _worlds_counted(monkeypatch) -> dict[str, int]:
+    """Count the worlds pimc begins and ends solving (its own function, counted)."""
+    import threading
+    from flowerbridge.bots import pimc
+    counts = {"begun": 0, "ended": 0}
+    lock = threading.Lock()
+    solve = pimc.world_values
+
+    def counted(*args):
+        with lock:
+            counts["begun"] += 1
+        try:
+            return solve(*args)
+        finally:
+            with lock:
+                counts["ended"] += 1
+
+    monkeypatch.setattr(pimc, "world_values", counted)
+    return counts
+
+
+def test_pimc_stopped_by_ctrl_c_stops_its_worlds_too(monkeypatch):
+    # Ctrl-C raised in the deciding thread left its worlds queued and solving on the pool's
+    # threads, which the exit waits for (2 s and more with 400 samples; a second Ctrl-C
+    # meanwhile printed a traceback)
+    import signal
+    import threading
+    import time
+    counts = _worlds_counted(monkeypatch)
+    state = _hand_in_play(2, 4)
+    bot = PimcBot(seed=1, samples=2000, time_budget=None, workers=2)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bot.decide(state.observation(state.actor))
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    begun = counts["begun"]
+    assert counts["ended"] == begun and 0 < begun < 2000     # none left solving
+    time.sleep(0.3)
+    assert counts["begun"] == begun                          # and none begun since
+
+
+def test_pimc_stop_all_stops_a_decision_on_another_thread(monkeypatch):
+    # a server stopping: its bots' decisions (up to their 30-second budget) held up the exit
+    import threading
+    import time
+    from flowerbridge.bots import pimc
+    from flowerbridge.solver import SearchCancelled
+    counts = _worlds_counted(monkeypatch)
+    state = _hand_in_play(2, 4)
+    outcome: dict[str, object] = {}
+
+    def decide() -> None:
+        try:
+            outcome["decision"] = PimcBot(seed=1, samples=2000, workers=2).decide(state.observation(state.actor))
+        except SearchCancelled as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=decide)
+    thread.start()
+    time.sleep(0.3)
+    pimc.stop_all()
+    thread.join()
+    assert isinstance(outcome.get("error"), SearchCancelled) and "decision" not in outcome
+    assert counts["ended"] == counts["begun"] < 2000
+    # the pool's solvers serve the next decision as before
+    decision = PimcBot(seed=1, samples=4, time_budget=None).decide(state.observation(state.actor))
+    assert "best in 4 sampled worlds" in decision.explanation
+
+
 def test_pimc_time_budget_none_solves_every_world_and_decides_as_with_the_cap():
     state = _hand_in_play(1, 24)
     obs = state.observation(state.actor)

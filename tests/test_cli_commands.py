@@ -885,6 +885,34 @@ def test_cli_solve_interrupted_in_process_leaves_no_search_running(cli, tmp_path
         signal.signal(signal.SIGINT, previous)
     assert (status, out, err) == (130, "", "interrupted\n")
     assert set(threading.enumerate()) <= before
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # (a program's handlers kept)
+
+
+def test_cli_run_as_the_process_takes_no_second_ctrl_c_once_it_is_ending(monkeypatch, tmp_path, capsys):
+    # The search takes Ctrl-C at once, so a second press (or SIGTERM) came while the command
+    # was ending: it cut "interrupted" short with a traceback from the except clause, or
+    # the exit's wait. Run as the process (main() without argv), a command that has taken a
+    # stop takes no other.
+    import signal
+    import threading
+
+    from flowerbridge import HandState, Seat
+    from flowerbridge.cli import main
+
+    (tmp_path / "h.json").write_text(json.dumps(records.to_dict(HandState(Deal.from_seed(0), Seat.N))))
+    monkeypatch.setattr(sys, "argv", ["flowerbridge", "solve", "--table", "--memory-mb", "2", str(tmp_path / "h.json")])
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    try:
+        assert main() == 130
+        assert capsys.readouterr().err == "interrupted\n"
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        timer.cancel()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -894,11 +922,13 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
-@pytest.mark.parametrize("options, presses", [(["--table", "--workers", "1", "--memory-mb", "1"], 1),
-                                              (["--table", "--memory-mb", "2"], 3),
-                                              (["--memory-mb", "1"], 1)],
-                         ids=["table-one-thread", "table-shared-pressed-thrice", "card-values"])
-def test_cli_solve_ctrl_c_ends_the_search_at_once(tmp_path, options, presses):
+@pytest.mark.parametrize("options, presses, gap", [(["--table", "--workers", "1", "--memory-mb", "1"], 1, 0.2),
+                                                   (["--table", "--memory-mb", "2"], 3, 0.2),
+                                                   (["--table", "--memory-mb", "2"], 2, 0.01),
+                                                   (["--memory-mb", "1"], 2, 0.02)],
+                         ids=["table-one-thread", "table-shared-pressed-thrice", "table-shared-pressed-twice-at-once",
+                              "card-values-pressed-twice"])
+def test_cli_solve_ctrl_c_ends_the_search_at_once(tmp_path, options, presses, gap):
     # The compiled search looks at no signal: a Ctrl-C was taken once the search running
     # on the command's thread ended (over a minute for this table in 1 MB); on a shared
     # table the exit waited for both threads' entries, and a second Ctrl-C meanwhile
@@ -923,7 +953,7 @@ def test_cli_solve_ctrl_c_ends_the_search_at_once(tmp_path, options, presses):
             time.sleep(0.05)
         for _ in range(presses):
             proc.send_signal(signal.SIGINT)
-            time.sleep(0.2)
+            time.sleep(gap)
         out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()

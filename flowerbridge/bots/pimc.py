@@ -56,6 +56,8 @@ SOLVER_MEMORY_MB = 32
 _local = threading.local()
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+# The decisions being solved now, each by the function that stops it (see stop_all)
+_deciding: set[Callable[[], None]] = set()
 
 
 def thread_solver():
@@ -66,6 +68,14 @@ def thread_solver():
 
         solver = _local.solver = DoubleDummy(memory_mb=SOLVER_MEMORY_MB)
     return solver
+
+
+def stop_all() -> None:
+    """Stop every decision being solved now, on any thread: each raises
+    :class:`~flowerbridge.solver.SearchCancelled` (a server stopping: its bots'
+    decisions would have run on, up to their 30-second budget, holding up the exit)."""
+    for cancel in list(_deciding):
+        cancel()
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
@@ -172,24 +182,58 @@ class PimcBot(BasicBot):
         assert leader is not None  # a card is asked for only while the play goes on
         visible = k.visible
 
+        # The solvers searching this decision's worlds now: a stop (Ctrl-C, SIGTERM, the
+        # time budget, a server stopping: stop_all) cancels their searches, which went on
+        # to their ends. A pool thread's solver serves other decisions' worlds too (the
+        # pool is shared), so it is cancelled only while it is in this set, under the lock
+        # that it leaves the set by once its world is done.
+        searching: set = set()
+        lock = threading.Lock()
+
         def solve(number: int) -> dict[int, int]:
-            world = sampler.sample(random.Random(f"pimc:{self.seed}:{position}:{number}"))
-            return world_values({**visible, **world.hands}, k.trump, leader, trick)
+            solver = thread_solver()
+            with lock:
+                searching.add(solver)
+            try:
+                world = sampler.sample(random.Random(f"pimc:{self.seed}:{position}:{number}"))
+                return world_values({**visible, **world.hands}, k.trump, leader, trick)
+            finally:
+                with lock:
+                    searching.discard(solver)
+
+        def cancel() -> None:
+            for f in futures:
+                f.cancel()
+            with lock:
+                for solver in searching:
+                    solver.cancel()
 
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        futures = [_pool(self.workers).submit(solve, i) for i in range(self.samples)]
+        futures: list = []
         totals: dict[int, int] = {}
         solved = 0
-        for future in futures:
-            try:
-                values = future.result(timeout=None if deadline is None
-                                       else max(0.0, deadline - time.perf_counter()))
-            except FuturesTimeout:
-                self.budget_hits += 1
-                for f in futures:
-                    f.cancel()
-                break
-            solved += 1
-            for index, value in values.items():
-                totals[index] = totals.get(index, 0) + score(value)
+        _deciding.add(cancel)
+        try:
+            for i in range(self.samples):
+                futures.append(_pool(self.workers).submit(solve, i))
+            for future in futures:
+                try:
+                    values = future.result(timeout=None if deadline is None
+                                           else max(0.0, deadline - time.perf_counter()))
+                except FuturesTimeout:
+                    self.budget_hits += 1
+                    cancel()        # (the worlds under way are not waited for)
+                    break
+                solved += 1
+                for index, value in values.items():
+                    totals[index] = totals.get(index, 0) + score(value)
+        except BaseException:
+            # stopped: the worlds under way stop too, and are waited for (the threads
+            # of the pool are the exit's to wait for, and a second Ctrl-C then printed
+            # a traceback); a world cancelled by stop_all raises SearchCancelled here
+            from ..solver.core import stop_searches
+            stop_searches(cancel, futures)
+            raise
+        finally:
+            _deciding.discard(cancel)
         return totals, solved

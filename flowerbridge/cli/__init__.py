@@ -16,9 +16,12 @@ import codecs
 import importlib
 import os
 import re
+import signal
 import sys
+import threading
 from typing import Callable
 
+from .._signals import Terminated
 from ..errors import FlowerBridgeError
 
 
@@ -257,7 +260,12 @@ def _run(argv: list[str] | None) -> int:
         print(f"error: out of memory{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
-        from .._signals import Terminated
+        if argv is None and threading.current_thread() is threading.main_thread():
+            # the command is ending: a second Ctrl-C (which the search, taking the first
+            # at once, now often meets here) must not cut its last line short with a
+            # traceback, nor the exit's wait for threads stopping
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, signal.SIG_IGN)
         _end_the_line()
         if isinstance(stop, Terminated):    # SIGTERM where a command takes it as a stop
             print("terminated", file=sys.stderr)

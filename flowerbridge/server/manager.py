@@ -25,6 +25,7 @@ import math
 import os
 import re
 import secrets
+import sys
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -395,6 +396,11 @@ class TableManager:
                 conn.close(1001)
         if self._analysis_task is not None:
             self._analysis_task.cancel()
+        # the pimc decisions under way are stopped, not left to run on (up to their
+        # 30-second budget) in threads that the process's exit waits for
+        pimc = sys.modules.get("flowerbridge.bots.pimc")
+        if pimc is not None:
+            pimc.stop_all()
         for pool in (self._slow_bot_pool, self._bot_pool, self._load_pool):
             pool.shutdown(wait=False, cancel_futures=True)
         self._db_pool.shutdown(wait=True)

@@ -492,7 +492,11 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                 # entry and stop the one they are searching
                 with lock:
                     todo.clear()
-                _stop(lambda: team, futures)
+                def cancel() -> None:
+                    for solver in team:
+                        solver.cancel()
+
+                stop_searches(cancel, futures)
                 raise
     finally:
         _give_back(team)
@@ -579,24 +583,24 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
         for future in futures:
             future.cancel()
 
-        def running() -> list[DoubleDummy]:
+        def cancel() -> None:
             with lock:
-                return list(searching)
+                for solver in searching:
+                    solver.cancel()
 
-        _stop(running, futures)
+        stop_searches(cancel, futures)
         pool.shutdown(wait=True)
 
 
-def _stop(solvers: Callable[[], Sequence[DoubleDummy]], futures: Sequence) -> None:
-    """Cancel the searches of ``solvers()`` until every one of ``futures`` is done
-    (again and again: a thread may be about to begin a search when first asked). A
-    further Ctrl-C meanwhile is raised once they are: leaving sooner would leave a
-    search running, and its solver lent out again while it searched."""
+def stop_searches(cancel: Callable[[], None], futures: Sequence) -> None:
+    """Call ``cancel()`` — which cancels the searches that ``futures`` run — until every
+    one of them is done (again and again: a thread may be about to begin a search when
+    first asked). A further Ctrl-C meanwhile is raised once they are: leaving sooner would
+    leave a search running, and its solver lent out again while it searched."""
     interrupted: BaseException | None = None
     while True:
         try:
-            for solver in solvers():
-                solver.cancel()
+            cancel()
             _, pending = wait(futures, timeout=0.02)
             if not pending:
                 break
