@@ -184,29 +184,20 @@ class PimcBot(BasicBot):
 
         # The solvers searching this decision's worlds now: a stop (Ctrl-C, SIGTERM, the
         # time budget, a server stopping: stop_all) cancels their searches, which went on
-        # to their ends. A pool thread's solver serves other decisions' worlds too (the
-        # pool is shared), so it is cancelled only while it is in this set, under the lock
-        # that it leaves the set by once its world is done.
-        searching: set = set()
-        lock = threading.Lock()
+        # to their ends (a pool thread's solver serves other decisions' worlds too: the
+        # pool is shared, and Searches cancels it only while it searches for this one).
+        from ..solver.core import Searches, stop_searches
+        searches = Searches()
 
         def solve(number: int) -> dict[int, int]:
-            solver = thread_solver()
-            with lock:
-                searching.add(solver)
-            try:
+            with searches.by(thread_solver()):
                 world = sampler.sample(random.Random(f"pimc:{self.seed}:{position}:{number}"))
                 return world_values({**visible, **world.hands}, k.trump, leader, trick)
-            finally:
-                with lock:
-                    searching.discard(solver)
 
         def cancel() -> None:
             for f in futures:
                 f.cancel()
-            with lock:
-                for solver in searching:
-                    solver.cancel()
+            searches.cancel()
 
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         futures: list = []
@@ -231,7 +222,6 @@ class PimcBot(BasicBot):
             # stopped: the worlds under way stop too, and are waited for (the threads
             # of the pool are the exit's to wait for, and a second Ctrl-C then printed
             # a traceback); a world cancelled by stop_all raises SearchCancelled here
-            from ..solver.core import stop_searches
             stop_searches(cancel, futures)
             raise
         finally:

@@ -557,18 +557,12 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
 
 def _pooled_tables(deals: list, geometry: Geometry, workers: int,
                    per: float) -> Generator[list[list[int]], None, None]:
-    searching: set[DoubleDummy] = set()
-    lock = threading.Lock()
+    searches = Searches()
 
     def one(deal):
         solver = _worker_solver(geometry, per)
-        with lock:
-            searching.add(solver)
-        try:
+        with searches.by(solver):
             return solver.dd_table(deal)
-        finally:
-            with lock:
-                searching.discard(solver)
 
     pool = ThreadPoolExecutor(max_workers=workers)
     futures: list = []
@@ -582,14 +576,35 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
         # those being searched stopped (they went on to the end of their tables)
         for future in futures:
             future.cancel()
-
-        def cancel() -> None:
-            with lock:
-                for solver in searching:
-                    solver.cancel()
-
-        stop_searches(cancel, futures)
+        stop_searches(searches.cancel, futures)
         pool.shutdown(wait=True)
+
+
+class Searches:
+    """The solvers searching for one piece of work now (a batch's tables, a bot's
+    decision), so that it can be stopped: :meth:`cancel` cancels each while it searches
+    for it. A solver may serve other work too (a thread's own, in a shared pool): it is
+    cancelled only while in this set, under the lock it leaves the set by once done."""
+
+    def __init__(self) -> None:
+        self._solvers: set[DoubleDummy] = set()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def by(self, solver: DoubleDummy) -> Iterator[DoubleDummy]:
+        """While this lasts, ``solver`` searches for this work."""
+        with self._lock:
+            self._solvers.add(solver)
+        try:
+            yield solver
+        finally:
+            with self._lock:
+                self._solvers.discard(solver)
+
+    def cancel(self) -> None:
+        with self._lock:
+            for solver in self._solvers:
+                solver.cancel()
 
 
 def stop_searches(cancel: Callable[[], None], futures: Sequence) -> None:
