@@ -27,8 +27,11 @@ from dataclasses import dataclass
 from typing import Callable, Generator, Iterable, Iterator, Sequence, cast
 
 from ..errors import FlowerBridgeError
-from . import _core
+from ._core import BusyError as _CoreBusy
+from ._core import Cancelled as _CoreCancelled
+from ._core import InputError as _CoreInputError
 from ._core import Solver as _CoreSolver
+from ._core import after_fork_in_child as _after_fork_in_child
 
 DEFAULT_MEMORY_MB = 256
 """Default bound on the transposition tables of one call (all workers together)."""
@@ -245,11 +248,11 @@ class DoubleDummy(_Positions):
         with self._searching():
             try:
                 return fn(*args)
-            except _core.Cancelled:
+            except _CoreCancelled:
                 raise SearchCancelled("the search was cancelled (DoubleDummy.cancel)") from None
-            except _core.InputError as exc:
+            except _CoreInputError as exc:
                 raise SolverInputError(str(exc)) from None
-            except _core.BusyError:
+            except _CoreBusy:
                 raise SolverBusyError("this DoubleDummy is already searching (on another thread, or in "
                                       "the call a signal handler interrupted): an instance serves one "
                                       "search at a time (make one per thread)") from None
@@ -628,4 +631,4 @@ def stop_searches(cancel: Callable[[], None], futures: Sequence) -> None:
 if hasattr(os, "register_at_fork"):
     # a child forked from another thread than the main one has that thread for its
     # main one: the searches there take Ctrl-C on it (see docs/solver.md)
-    os.register_at_fork(after_in_child=_core.after_fork_in_child)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
