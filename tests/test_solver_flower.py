@@ -164,6 +164,57 @@ def test_own_copy_of_threshold_rank_is_dropped_only_where_a_lower_card_covers_th
     assert values == brute_force_values(hands, 1, 0, []) == {0: 2, 21: 2, 22: 2, 24: 2, 26: 2}
 
 
+def _twin_of_winner_before_lower_card(hands, trump, leader, trick) -> bool:
+    """Does a hand still to play to the trick hold the other copy of the card
+    winning it and a lower card of its suit?"""
+    if not trick:
+        return False
+    win = 0
+    for i in range(1, len(trick)):
+        if _takes_over(trick[i], trick[win], trump):
+            win = i
+    card = trick[win]
+    return any(card in hands[(leader + j) % 4]
+               and any(c // 10 == card // 10 and c < card for c in hands[(leader + j) % 4])
+               for j in range(len(trick), 4))
+
+
+def test_r12_a_copy_of_the_winning_card_played_later_is_one_move_with_the_cards_below_it():
+    """R12 inside the search (docs/solver.md, *One move per group*): a hand
+    to play after the card winning the trick, holding its other copy, loses
+    with that copy as with its lower cards, so the search plays them as one
+    move and carries the proof of one to the others.  Endings with such a
+    hand, against the brute force."""
+    rng = random.Random(20261206)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    found = 0
+    while found < 400:
+        hands, trump, leader, trick = random_ending(rng, rng.choice((2, 3, 3, 4)))
+        if not _twin_of_winner_before_lower_card(hands, trump, leader, trick):
+            continue
+        found += 1
+        assert solver.card_values(hands, trump, leader, trick)[1] == brute_force_values(hands, trump, leader, trick), \
+            (hands, trump, leader, trick)
+        _ns_tricks.cache_clear()
+
+
+@pytest.mark.parametrize(("hands", "trump", "leader", "trick"), [
+    ([[29, 27, 25, 24, 20, 18, 15, 11, 11, 9, 8, 2, 1], [28, 27, 22, 22, 21, 20, 18, 17, 16, 14, 10, 8, 7],
+      [28, 26, 25, 21, 19, 13, 9, 4, 4, 3, 2, 1], [24, 23, 19, 13, 12, 12, 10, 6, 5, 5, 3, 0]], None, 2, [15, 17]),
+    ([[29, 27, 21, 14, 9, 7, 1, 0], [21, 20, 17, 16, 9, 3, 2, 1], [28, 25, 24, 23, 23, 20, 17, 6],
+      [29, 26, 25, 12, 8, 5, 5, 4]], 1, 0, []),
+])
+def test_r12_copy_of_the_winning_card_joins_the_cards_below_only_where_not_relied_on(hands, trump, leader, trick):
+    """The proof of such a group's lowest card carries over to the copy
+    without narrowing the region only where the region does not rely on the
+    hand's copy (docs/solver.md).  A build that carried it over regardless
+    misvalued these positions (found by a stress test); here against the
+    generic build, compiled without per-copy regions."""
+    generic = DoubleDummy(Geometry(4, 10, 2), memory_mb=16)
+    expected = generic.card_values(hands, trump, leader, trick)
+    assert DoubleDummy(FLOWER, memory_mb=16).card_values(hands, trump, leader, trick) == expected
+
+
 def _perturbed(rng: random.Random, hands):
     """The hands with one or two cards swapped between two hands, often of
     the same suit, so that related positions share table entries."""
