@@ -52,6 +52,8 @@
  * region (see tt_lookup). */
 #define TT_WIDER 8
 #define TT_MIN_TRICKS 1  /* shallower positions are re-searched, not stored */
+#define ROOT_LEAD_BONUS 1000   /* root_leads: above any lead score's range */
+#define ROOT_LEADS_MIN 8        /* root_leads from so many tricks left (a smaller search would pay more for its look-ups) */
 #define ETC_MIN_CARDS 11 /* the fourth hand probes the table for its cards from this many cards up */
 /* Lead ordering: the cost of one opponent reply to a lead, in hundredths
  * of the lead weights' unit (see lead_scores), at No Trump and with trumps. */
@@ -3246,6 +3248,91 @@ static __attribute__((noinline, cold)) void stop_check(Ctx *c)
     }
 }
 
+/* What the table says of the trick in progress once it is played out, every
+ * hand trying each of its moves for its side (a minimax over the trick's
+ * cards, one move a group): 2 when North-South then reach the target, 0 when
+ * they do not, 1 when the table does not tell.  (For root_leads: at a
+ * trick's end the next position is looked up, never searched.) */
+static int trick_verdict(Ctx *c, int target)
+{
+    if (c->k == 0) {
+        int r = c->hlen[c->leader], need = target - c->ns;
+        if (need <= 0) return 2;
+        if (need > r) return 0;
+        if (r <= TT_MIN_TRICKS) return 1;
+        PosKey pk;
+        const Entry *hint;
+        uint8_t crel[MAXS];
+        make_key_dist(c, c->leader, &pk);
+        make_key_codes(c, &pk);
+        int v = tt_lookup(c, &pk, need, 0, crel, &hint);
+        return v < 0 ? 1 : 2 * v;
+    }
+    int k = c->k, h = (c->leader + k) & 3, maxing = !(h & 1);
+    Move mv[MAXMOVES];
+    uint8_t top[MAXMOVES];
+    int n = gen_moves(c, h, mv, top);
+    int best = maxing ? 0 : 2;
+    for (int i = 0; i < n; i++) {
+        Undo u;
+        play(c, h, k, mv[i], &u);
+        int v = trick_verdict(c, target);
+        unplay(c, h, mv[i], &u);
+        if (maxing ? v > best : v < best) best = v;
+        if (best == (maxing ? 2 : 0)) break;
+    }
+    return best;
+}
+
+/* The leads of the search's first trick (its root, from ROOT_LEADS_MIN
+ * tricks left), after order_moves
+ * (ob: its index of the best lead, exchanged with the first): a lead the
+ * table, one trick ahead (trick_verdict), shows to reach the leader's goal
+ * is tried first, one it shows to fail last, the others in their order;
+ * nothing is looked at when the best lead already shows to reach it.  A
+ * root lead tried first that fails costs its whole refutation: in a
+ * fifty-first session's count, failed first leads at nodes that then cut
+ * off held a third of the trick nodes (counted within each other), most
+ * of them within a few tricks of the root.  Returns the new index for
+ * sort_rest. */
+static int root_leads(Ctx *c, int h, Move *mv, uint8_t *top, int *sc, int n, int ob, int target)
+{
+    int want = !(h & 1) ? 2 : 0;
+    Undo u;
+    play(c, h, 0, mv[0], &u);
+    int v0 = trick_verdict(c, target);
+    unplay(c, h, mv[0], &u);
+    if (v0 == want) return ob;
+    /* the moves as order_moves scored them, the best back in its place */
+    if (ob) {
+        int v = sc[ob];
+        Move m = mv[ob];
+        uint8_t t = top[ob];
+        sc[ob] = sc[0]; mv[ob] = mv[0]; top[ob] = top[0];
+        sc[0] = v; mv[0] = m; top[0] = t;
+    }
+    int b = 0;
+    for (int i = 0; i < n; i++) {
+        int v = v0;
+        if (i != ob) {
+            play(c, h, 0, mv[i], &u);
+            v = trick_verdict(c, target);
+            unplay(c, h, mv[i], &u);
+        }
+        if (v != 1) sc[i] += v == want ? ROOT_LEAD_BONUS : -ROOT_LEAD_BONUS;
+    }
+    for (int i = 1; i < n; i++)
+        if (sc[i] > sc[b]) b = i;
+    if (b) {
+        int v = sc[b];
+        Move m = mv[b];
+        uint8_t t = top[b];
+        sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
+        sc[0] = v; mv[0] = m; top[0] = t;
+    }
+    return b;
+}
+
 /* Can North-South take at least `target` tricks (counted since the root)?
  * rel receives, per suit, the rank threshold the answer depends on (R: none). */
 static int search(Ctx *c, int target, uint8_t *rel)
@@ -3440,6 +3527,7 @@ static int search(Ctx *c, int target, uint8_t *rel)
     int sc[MAXMOVES];
     int n = gen_moves(c, h, mv, top);
     int ob = n > 1 ? order_moves(c, h, mv, top, n, hint, sc) : 0;
+    if (k == 0 && c->ti == 0 && n > 1 && c->hlen[h] >= ROOT_LEADS_MIN) ob = root_leads(c, h, mv, top, sc, n, ob, target);
     int result = !maxing;
     int best = -1;
     /* skip[s]: groups of suit s wholly below this rank are proven to fail
