@@ -13,7 +13,8 @@
  * trick boundaries keyed on relative ranks; quick-tricks / later-tricks
  * cut-offs at the start of each trick, and for the second and third hands
  * when their side surely wins the trick; one move per group of equivalent
- * cards; heuristic move ordering plus the best lead remembered in the table.
+ * cards; heuristic move ordering plus the best lead remembered in the table,
+ * and at the root the leads the table shows, one trick ahead, to succeed.
  *
  * Transposition table.  A stored result is valid for every position with
  * the same leader, trump, suit lengths in every hand and the same holders of
