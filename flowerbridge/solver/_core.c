@@ -3286,8 +3286,8 @@ static int trick_verdict(Ctx *c, int target)
 }
 
 /* The leads of the search's first trick (its root, from ROOT_LEADS_MIN
- * tricks left), after order_moves
- * (ob: its index of the best lead, exchanged with the first): a lead the
+ * tricks left), after order_moves (ob: its index of the best lead,
+ * exchanged with the first): a lead the
  * table, one trick ahead (trick_verdict), shows to reach the leader's goal
  * is tried first, one it shows to fail last, the others in their order;
  * nothing is looked at when the best lead already shows to reach it.  A
