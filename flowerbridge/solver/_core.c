@@ -2120,6 +2120,16 @@ static inline int discard_adj(const Ctx *c, int h, int s)
     return dadj;
 }
 
+/* The move at index b exchanged with the first, with its score and top. */
+static inline void exchange_moves(int *sc, Move *mv, uint8_t *top, int b)
+{
+    int v = sc[b];
+    Move m = mv[b];
+    uint8_t t = top[b];
+    sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
+    sc[0] = v; mv[0] = m; top[0] = t;
+}
+
 /* Scores the moves (sc) and puts the best first (the first of equal
  * scores) by exchanging it with the first: most nodes that cut off do so
  * with it, and the rest are sorted (sort_rest, given the index returned)
@@ -2175,13 +2185,7 @@ static int order_moves(const Ctx *c, int h, Move *mv, uint8_t *top, int n, const
             if (v > bv) { bv = v; b = i; }
         }
     }
-    if (b) {
-        int v = sc[b];
-        Move m = mv[b];
-        uint8_t t = top[b];
-        sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
-        sc[0] = v; mv[0] = m; top[0] = t;
-    }
+    if (b) exchange_moves(sc, mv, top, b);
     return b;
 }
 
@@ -3305,13 +3309,7 @@ static int root_leads(Ctx *c, int h, Move *mv, uint8_t *top, int *sc, int n, int
     unplay(c, h, mv[0], &u);
     if (v0 == want) return ob;
     /* the moves as order_moves scored them, the best back in its place */
-    if (ob) {
-        int v = sc[ob];
-        Move m = mv[ob];
-        uint8_t t = top[ob];
-        sc[ob] = sc[0]; mv[ob] = mv[0]; top[ob] = top[0];
-        sc[0] = v; mv[0] = m; top[0] = t;
-    }
+    if (ob) exchange_moves(sc, mv, top, ob);
     int b = 0;
     for (int i = 0; i < n; i++) {
         int v = v0;
@@ -3324,13 +3322,7 @@ static int root_leads(Ctx *c, int h, Move *mv, uint8_t *top, int *sc, int n, int
     }
     for (int i = 1; i < n; i++)
         if (sc[i] > sc[b]) b = i;
-    if (b) {
-        int v = sc[b];
-        Move m = mv[b];
-        uint8_t t = top[b];
-        sc[b] = sc[0]; mv[b] = mv[0]; top[b] = top[0];
-        sc[0] = v; mv[0] = m; top[0] = t;
-    }
+    if (b) exchange_moves(sc, mv, top, b);
     return b;
 }
 
