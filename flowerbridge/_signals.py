@@ -60,3 +60,35 @@ def signals_held() -> Generator[None, None, None]:
         yield
     if came:
         signal.raise_signal(came[0])
+
+
+@contextmanager
+def one_stop() -> Generator[None, None, None]:
+    """While this lasts (in the main thread; elsewhere it changes nothing), the first
+    Ctrl-C raises ``KeyboardInterrupt`` as Python's own handler does, and the handler
+    first sets Ctrl-C and SIGTERM aside: a command that a stop ends at once, whose
+    second Ctrl-C (pressed twice, or held) came while the first was still unwinding
+    and printed a traceback under its last line, however early its ``except`` clause
+    set them aside. After a stop they stay aside (the command is ending); else the
+    handlers before come back."""
+    came: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        if came:    # (a second, run before the first could set them aside)
+            return
+        came.append(signum)
+        for held in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(held, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGINT, stop)
+    except ValueError:      # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        if not came:
+            signal.signal(signal.SIGINT, before)
+

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Callable
 
-from .._signals import Terminated
+from .._signals import Terminated, one_stop
 from ..errors import FlowerBridgeError
 
 
@@ -223,6 +223,10 @@ def _run(argv: list[str] | None) -> int:
         if not getattr(args, "func", None):     # no command: what there is, on stderr, as a usage error
             parser.print_help(sys.stderr)
             status = 2
+        elif argv is None and getattr(args, "one_stop", False):
+            # a command that the first Ctrl-C ends at once, run as the process
+            with one_stop():
+                status = int(args.func(args) or 0)
         else:
             status = int(args.func(args) or 0)
         sys.stdout.flush()      # what is still buffered: failing to write it fails the command

@@ -42,7 +42,9 @@ def register(subparsers) -> None:
                    help="bound on the solver's transposition tables, in whole megabytes from 1 to "
                         "65,536 (default 256; exact at any size, "
                         "but Flower Bridge tables slow down sharply below about 32 MB)")
-    p.set_defaults(func=run)
+    # the first Ctrl-C stops the search at once and ends the command: the next ones are
+    # set aside (see flowerbridge._signals.one_stop)
+    p.set_defaults(func=run, one_stop=True)
 
 
 def run(args) -> int:
