@@ -1341,6 +1341,42 @@ def test_pimc_stop_all_stops_a_decision_on_another_thread(monkeypatch):
     assert "best in 4 sampled worlds" in decision.explanation
 
 
+def test_pimc_stop_all_stops_a_decision_whose_worlds_no_thread_has_taken_up_yet(monkeypatch):
+    # stop_all cancels the decision's queued worlds: the one it waited on then raised
+    # concurrent.futures' CancelledError, not SearchCancelled (seen in CI under load)
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+    from flowerbridge.bots import pimc
+    from flowerbridge.solver import SearchCancelled
+    pool = ThreadPoolExecutor(max_workers=1)
+    busy, release = threading.Event(), threading.Event()
+    pool.submit(lambda: (busy.set(), release.wait(30)))    # its one thread taken up
+    busy.wait(30)
+    monkeypatch.setattr(pimc, "_pool", lambda workers: pool)
+    state = _hand_in_play(2, 4)
+    outcome: dict[str, object] = {}
+
+    def decide() -> None:
+        try:
+            outcome["decision"] = PimcBot(seed=1, samples=20, workers=1).decide(state.observation(state.actor))
+        except SearchCancelled as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=decide)
+    try:
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not pimc._deciding and time.monotonic() < deadline:     # its worlds queued
+            time.sleep(0.01)
+        pimc.stop_all()
+    finally:
+        release.set()
+        thread.join(30)
+        pool.shutdown()
+    assert isinstance(outcome.get("error"), SearchCancelled) and "decision" not in outcome
+
+
 def test_pimc_time_budget_none_solves_every_world_and_decides_as_with_the_cap():
     state = _hand_in_play(1, 24)
     obs = state.observation(state.actor)

@@ -37,6 +37,7 @@ import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError as FuturesCancelled
 from concurrent.futures import TimeoutError as FuturesTimeout
 from typing import Callable, cast
 
@@ -186,7 +187,7 @@ class PimcBot(BasicBot):
         # time budget, a server stopping: stop_all) cancels their searches, which went on
         # to their ends (a pool thread's solver serves other decisions' worlds too: the
         # pool is shared, and Searches cancels it only while it searches for this one).
-        from ..solver.core import Searches, stop_searches
+        from ..solver.core import Searches, SearchCancelled, stop_searches
         searches = Searches()
 
         def solve(number: int) -> dict[int, int]:
@@ -215,6 +216,10 @@ class PimcBot(BasicBot):
                     self.budget_hits += 1
                     cancel()        # (the worlds under way are not waited for)
                     break
+                except FuturesCancelled:
+                    # a world that stop_all cancelled before a pool thread took it up: the
+                    # decision is stopped as where its search was under way
+                    raise SearchCancelled("the decision was stopped (pimc.stop_all)") from None
                 solved += 1
                 for index, value in values.items():
                     totals[index] = totals.get(index, 0) + score(value)
