@@ -1313,23 +1313,31 @@ def test_pimc_stopped_by_ctrl_c_stops_its_worlds_too(monkeypatch):
     assert counts["begun"] == begun                          # and none begun since
 
 
+def _deciding_on_a_thread(state, **options):
+    """A pimc decision for the seat to act, begun on a thread of its own (not yet
+    started): the thread, and what it ends with, ``decision`` or ``error`` (a
+    SearchCancelled)."""
+    import threading
+    from flowerbridge.solver import SearchCancelled
+    outcome: dict[str, object] = {}
+
+    def decide() -> None:
+        try:
+            outcome["decision"] = PimcBot(seed=1, **options).decide(state.observation(state.actor))
+        except SearchCancelled as exc:
+            outcome["error"] = exc
+
+    return threading.Thread(target=decide), outcome
+
+
 def test_pimc_stop_all_stops_a_decision_on_another_thread(monkeypatch):
     # a server stopping: its bots' decisions (up to their 30-second budget) held up the exit
-    import threading
     import time
     from flowerbridge.bots import pimc
     from flowerbridge.solver import SearchCancelled
     counts = _worlds_counted(monkeypatch)
     state = _hand_in_play(2, 4)
-    outcome: dict[str, object] = {}
-
-    def decide() -> None:
-        try:
-            outcome["decision"] = PimcBot(seed=1, samples=2000, workers=2).decide(state.observation(state.actor))
-        except SearchCancelled as exc:
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=decide)
+    thread, outcome = _deciding_on_a_thread(state, samples=2000, workers=2)
     thread.start()
     time.sleep(0.3)
     pimc.stop_all()
@@ -1354,16 +1362,7 @@ def test_pimc_stop_all_stops_a_decision_whose_worlds_no_thread_has_taken_up_yet(
     pool.submit(lambda: (busy.set(), release.wait(30)))    # its one thread taken up
     busy.wait(30)
     monkeypatch.setattr(pimc, "_pool", lambda workers: pool)
-    state = _hand_in_play(2, 4)
-    outcome: dict[str, object] = {}
-
-    def decide() -> None:
-        try:
-            outcome["decision"] = PimcBot(seed=1, samples=20, workers=1).decide(state.observation(state.actor))
-        except SearchCancelled as exc:
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=decide)
+    thread, outcome = _deciding_on_a_thread(_hand_in_play(2, 4), samples=20, workers=1)
     try:
         thread.start()
         deadline = time.monotonic() + 30
