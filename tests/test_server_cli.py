@@ -682,7 +682,12 @@ def test_serve_says_it_migrated_an_earlier_versions_tables_and_its_test_helper_r
         server.process.wait(timeout=30)
         rest = server.process.stdout.read()
     # (stderr joins stdout in ServerProcess: the line came before the URL's)
-    assert server.before == f"INFO:     migrated the database {path} from revision 0001 to 0002\n"
+    from alembic.script import ScriptDirectory
+
+    from flowerbridge.server.store import MIGRATIONS
+
+    head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    assert server.before == f"INFO:     migrated the database {path} from revision 0001 to {head}\n"
     assert "migrated" not in rest and server.url.startswith("http://127.0.0.1:")
 
 

@@ -25,6 +25,17 @@ from flowerbridge.server.testing import ServerThread, database_for_tests
 FOUR_BOTS = {"seats": {s: {"player": "bot", "level": "random"} for s in "NESW"}}
 
 
+def _head_revision() -> str:
+    """The newest of the package's migrations."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(store_module.MIGRATIONS)).get_current_head()
+
+
+HEAD = _head_revision()
+AFTER_HEAD = f"{int(HEAD) + 1:04d}"     # the revision a test adds after the package's
+
+
 def _tables(path) -> set[str]:
     with sqlite3.connect(path) as connection:
         return {name for (name,) in connection.execute("SELECT name FROM sqlite_master "
@@ -52,8 +63,8 @@ BATCH_REVISION = """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "{revision}"
+down_revision = "{head}"
 branch_labels = None
 depends_on = None
 
@@ -73,7 +84,8 @@ def _with_revision(tmp_path, monkeypatch, more: str = "") -> None:
     folder = tmp_path / "migrations"
     shutil.copytree(store_module.MIGRATIONS, folder,
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "versions" / "0003_batch.py").write_text(BATCH_REVISION.format(more=more))
+    (folder / "versions" / f"{AFTER_HEAD}_batch.py").write_text(
+        BATCH_REVISION.format(revision=AFTER_HEAD, head=HEAD, more=more))
     monkeypatch.setattr(store_module, "MIGRATIONS", folder)
 
 
@@ -111,7 +123,7 @@ def test_a_batch_migration_of_the_tables_table_keeps_every_seat_and_event(tmp_pa
     store.migrate()
     assert _counts(path) == before
     with store.engine.connect() as connection:
-        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0003"
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == AFTER_HEAD
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1   # on again, serving
     store.close()
 
@@ -129,7 +141,7 @@ def test_a_migration_of_tables_an_earlier_version_made_is_logged_and_a_first_cre
     store.migrate()
     store.close()
     said = [r.getMessage() for r in caplog.records if "migrat" in r.getMessage()]
-    assert said == [f"migrated the database {path} from revision 0002 to 0003"]
+    assert said == [f"migrated the database {path} from revision {HEAD} to {AFTER_HEAD}"]
 
 
 def test_a_migration_that_would_leave_a_row_referring_to_nothing_is_refused_and_rolled_back(
@@ -143,7 +155,7 @@ def test_a_migration_that_would_leave_a_row_referring_to_nothing_is_refused_and_
         Store(str(path)).migrate()
     assert _counts(path) == before
     with sqlite3.connect(path) as connection:
-        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD,)
     connection.close()
 
 
@@ -466,3 +478,4 @@ def test_stopping_a_server_whose_lock_check_is_stuck_does_not_wait_for_it(tmp_pa
         checker.join(30)
         lock.connection.close()
         lock.engine.dispose()
+
