@@ -215,3 +215,77 @@ def test_a_table_closed_by_its_person_stays_closed_after_a_restart(own_database)
         assert (again["status"], again["closed"], again["seq"]) == ("over", "closed by South", closed["seq"])
         assert second.api("GET", f"/api/tables/{table_id}/session").json() == record
         assert table_id not in {t["id"] for t in second.api("GET", "/api/tables").json()["tables"]}
+
+
+def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database):
+    """docs/server.md, Playing: a person away longer than ``--replace-after`` has a
+    stand-in play for them until they come back -- a restart too. The stand-in's
+    clock started again after a restart: the table stopped for another
+    ``--replace-after`` at the seat of a person long gone."""
+    import asyncio
+
+    from flowerbridge import Seat
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.manager import Connection, TableManager
+    from flowerbridge.server.schemas import CreateTable
+    from flowerbridge.server.store import Store
+
+    def manager_on(store: Store, replace_after: float) -> TableManager:
+        return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False))
+
+    async def seated(manager: TableManager, table_id: str, token: str) -> Connection:
+        conn = Connection()
+        await manager.join(conn, table_id, token, None)
+        return conn
+
+    def stored_replaced(store: Store, table_id: str) -> set[Seat]:
+        return {Seat[row.seat] for row in store.load(table_id).seats if row.replaced}
+
+    async def until(done, what: str) -> None:
+        for _ in range(500):
+            if done():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"not {what} within 10 s")
+
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        first = manager_on(store, replace_after=0.05)
+        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
+                   "stand_in": "random"}
+        live, tokens = await first.create(CreateTable.model_validate(request))
+        table_id = live.table.id
+        conns = {seat: await seated(first, table_id, tokens[seat]) for seat in Seat}
+        dealer = live.table.actor
+        await first.submit(conns[dealer], "call", "Pass", None)
+        away = live.table.actor     # the next to call: everyone leaves, away first
+        for seat in [away, *(s for s in Seat if s is not away)]:
+            first.leave(conns[seat])
+        await until(lambda: live.stand_ins == set(Seat), "every seat stood in for")
+        await until(lambda: stored_replaced(store, table_id) == set(Seat), "stored")
+        assert live.table.seq == 2 and live.table.actor is away    # nobody attends: bots wait
+        await first.stop()
+
+        # Restarted with an hour's --replace-after: one person comes back, and the
+        # stand-in of the seat to call (away) calls at once.
+        again = manager_on(store, replace_after=3600)
+        live = await again.get(table_id)
+        assert live.stand_ins == set(Seat) and not live.timers
+        back = away.next()
+        await seated(again, table_id, tokens[back])
+        assert live.stand_ins == set(Seat) - {back}
+        await until(lambda: live.table.seq > 2, "called for the seat away")
+        assert live.table.hands[0].events[2].seat == away.name
+        await until(lambda: stored_replaced(store, table_id) == set(Seat) - {back}, "stored as back")
+        await again.stop()
+
+        # and once more: the person who came back (and left with the restart) has
+        # a clock again, the others their stand-ins at once
+        third = manager_on(store, replace_after=3600)
+        live = await third.get(table_id)
+        assert live.stand_ins == set(Seat) - {back} and set(live.timers) == {back}
+        await third.stop()
+        store.close()
+
+    asyncio.run(scenario())

@@ -155,6 +155,8 @@ class LiveTable:
     bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
     bot_task: asyncio.Task | None = None
     timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
+    # the writes of its seats' ``replaced`` flags, one at a time (TableManager._record_replaced)
+    replaced_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     # its hands queued for the solver or being solved (TableManager._analyse_next)
     analyses: dict[int, "_Analysis"] = field(default_factory=dict)
     # what a stand-in did for a person's seat since they left, told them when they
@@ -339,6 +341,7 @@ class TableManager:
         self._lobby_version = 0     # counts changes to the set of open tables
         self._lobby_making: tuple[int, asyncio.Future[LobbyList]] | None = None
         self._start_task: asyncio.Task | None = None     # loading the tables still playing
+        self._flag_writes: set[asyncio.Task] = set()     # seats' replaced flags being stored
         self._warming: asyncio.Future[None] | None = None   # the same, for a lobby list that waits
 
     # ------------------------------------------------------------ life
@@ -396,6 +399,8 @@ class TableManager:
                 conn.close(1001)
         if self._analysis_task is not None:
             self._analysis_task.cancel()
+        # the seats' flags being written: finished, before the database closes
+        await asyncio.gather(*self._flag_writes, return_exceptions=True)
         # the pimc decisions under way are stopped, not left to run on (up to their
         # 30-second budget) in threads that the process's exit waits for
         pimc = sys.modules.get("flowerbridge.bots.pimc")
@@ -555,10 +560,14 @@ class TableManager:
         """Load a table into memory: the one load :meth:`get` waits on."""
         live = LiveTable(await self._load(table_id), self.broker)
         self.tables[table_id] = live
-        # nobody is connected yet: a person who had joined is away
+        # nobody is connected yet: a person who had joined is away, and one whose
+        # stand-in played before the restart has it play on at once
         for seat, player in live.table.players.items():
             if player.player == HUMAN and player.joined:
-                self._start_stand_in_clock(live, seat)
+                if player.replaced and not live.table.is_over:
+                    live.stand_ins.add(seat)
+                else:
+                    self._start_stand_in_clock(live, seat)
         self._kick_bots(live)
         if live.table.is_over:
             self._keep_finished(live)
@@ -785,6 +794,10 @@ class TableManager:
         if timer is not None:
             timer.cancel()
         live.stand_ins.discard(seat)
+        player = live.table.players[seat]
+        if player.replaced:
+            player.replaced = False
+            self._record_replaced(live, seat)
 
     def _start_stand_in_clock(self, live: LiveTable, seat: Seat) -> None:
         if self.config.replace_after is None or live.table.is_over or seat in live.timers:
@@ -796,8 +809,31 @@ class TableManager:
         live.timers.pop(seat, None)
         if not live.seat_connected(seat) and not live.table.is_over:
             live.stand_ins.add(seat)
+            live.table.players[seat].replaced = True
+            self._record_replaced(live, seat)
             self._publish_presence(live)
             self._kick_bots(live)
+
+    def _record_replaced(self, live: LiveTable, seat: Seat) -> None:
+        """Store, in the background, whether a stand-in plays for ``seat``: so that
+        after a restart it plays on at once, not after another ``replace_after``.
+        Each write stores the flag as memory holds it when the write starts, and a
+        table's writes go one at a time, in the order asked: the last one asked
+        stores the latest value. A write that fails is logged; the flag stays as
+        stored (after a restart the seat's clock runs again, or a stand-in plays
+        until the person comes back)."""
+        async def write() -> None:
+            async with live.replaced_writes:
+                replaced = live.table.players[seat].replaced
+                try:
+                    await self._db(self.store.mark_replaced, live.table.id, seat.name, replaced)
+                except StoreError as exc:
+                    log.warning("table %s: seat %s not stored as %s: %s", live.table.id,
+                                seat.name, "replaced by a stand-in" if replaced else "back", exc)
+
+        task = asyncio.ensure_future(write())
+        self._flag_writes.add(task)
+        task.add_done_callback(self._flag_writes.discard)
 
     @staticmethod
     def _publish_presence(live: LiveTable) -> None:

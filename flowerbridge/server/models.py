@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -44,7 +44,10 @@ class SeatRow(Base):
     """One of a table's four seats: a bot of some level, or a person with a token.
 
     Only the SHA-256 hash of a person's token is kept. ``joined`` records that
-    the person has connected once, which starts the stand-in clock when they leave.
+    the person has connected once, which starts the stand-in clock when they leave;
+    ``replaced`` that a stand-in bot plays for them (they stayed away longer than
+    the server's ``replace_after``, and have not come back), so that it goes on
+    playing at once after a restart rather than after another ``replace_after``.
     """
 
     __tablename__ = "seats"
@@ -56,6 +59,7 @@ class SeatRow(Base):
     level: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
+    replaced: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class EventRow(Base):

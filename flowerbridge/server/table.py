@@ -47,6 +47,7 @@ class SeatPlayer:
     level: str | None = None
     token_hash: str | None = None
     joined: bool = False
+    replaced: bool = False      # a stand-in plays for the person (as stored: see SeatRow)
 
 
 class Event(NamedTuple):
@@ -118,7 +119,8 @@ class Table:
         self.options = RuleOptions.stored(row.options)
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
         self.players: dict[Seat, SeatPlayer] = {
-            Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined) for s in seats}
+            Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined, bool(s.replaced))
+            for s in seats}
         self.seq = 0
         self.hands: list[HandLog] = []
         self.state: HandState | None = None
@@ -148,7 +150,8 @@ class Table:
                        options=options.to_dict(), max_hands=max_hands, max_games=max_games,
                        stand_in=stand_in, status=PLAYING, created_at=utcnow())
         seats = [SeatRow(table_id=table_id, seat=seat.name, player=p.player, level=p.level,
-                         token_hash=p.token_hash, joined=False) for seat, p in players.items()]
+                         token_hash=p.token_hash, joined=False, replaced=False)
+                 for seat, p in players.items()]
         first_deal = _deal_event(row.seed, seq=1, hand=1).row(table_id)
         return row, seats, [first_deal]
 
@@ -261,7 +264,8 @@ class Table:
         dropped = {row.seq for row in rows}
         events = [e for log in self.hands for e in log.events if e.seq not in dropped]
         seats = [SeatRow(table_id=self.id, seat=seat.name, player=p.player, level=p.level,
-                         token_hash=p.token_hash, joined=p.joined) for seat, p in self.players.items()]
+                         token_hash=p.token_hash, joined=p.joined, replaced=p.replaced)
+                 for seat, p in self.players.items()]
         table = Table(self.row, seats, events)
         for old, new in zip(self.hands, table.hands):
             new.dd, new.dd_status, new.review_seq = old.dd, old.dd_status, old.review_seq
