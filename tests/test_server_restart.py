@@ -230,7 +230,7 @@ def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database)
     from flowerbridge.server.schemas import CreateTable
     from flowerbridge.server.store import Store
 
-    def manager_on(store: Store, replace_after: float) -> TableManager:
+    def manager_on(store: Store, replace_after: float | None) -> TableManager:
         return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False))
 
     async def seated(manager: TableManager, table_id: str, token: str) -> Connection:
@@ -286,6 +286,75 @@ def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database)
         live = await third.get(table_id)
         assert live.stand_ins == set(Seat) - {back} and set(live.timers) == {back}
         await third.stop()
+        # started with --replace-after never: no stand-in at all, as for a new one
+        never = manager_on(store, replace_after=None)
+        live = await never.get(table_id)
+        assert not live.stand_ins and not live.timers
+        await never.stop()
         store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_table_rebuilt_after_a_failed_commit_keeps_its_stand_in_flags_not_yet_stored(database,
+                                                                                       monkeypatch):
+    """A commit that fails rebuilds the table from the database (docs/server.md, "memory
+    never runs ahead of the database"): the seats' ``replaced`` flags on their way to it
+    were taken back with it, so that a stand-in playing was stored as not (its clock
+    ran again after a restart), or a person back as still stood in for. (Found in a
+    review; on PostgreSQL, whose four database threads let the rebuild's read pass the
+    flags' writes.)"""
+    import asyncio
+
+    from flowerbridge import Seat
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.manager import Connection, TableManager
+    from flowerbridge.server.schemas import CreateTable
+    from flowerbridge.server.store import Store, StoreError
+    from flowerbridge.server.table import TableError
+
+    def down(*_args, **_kwargs):
+        raise StoreError("database write failed: connection refused")
+
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        real = store.mark_replaced
+
+        def slow_mark_replaced(*args):     # an UPDATE that takes a while (a busy database)
+            time.sleep(0.5)
+            real(*args)
+
+        monkeypatch.setattr(store, "mark_replaced", slow_mark_replaced)
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.05, analysis=False))
+        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
+                   "stand_in": "random"}
+        live, tokens = await manager.create(CreateTable.model_validate(request))
+        table_id = live.table.id
+        conns = {}
+        for seat in Seat:
+            conns[seat] = Connection()
+            await manager.join(conns[seat], table_id, tokens[seat], None)
+        actor = live.table.actor
+        away = {actor.next(), actor.next().next()}      # two people leave, the actor stays
+        for seat in away:
+            manager.leave(conns[seat])
+        for _ in range(500):
+            if live.stand_ins == away:
+                break
+            await asyncio.sleep(0.02)
+        assert live.stand_ins == away
+        # one flag is being written (slowly), the other waits its turn; the actor's
+        # call is not stored: the table is rebuilt from the database
+        monkeypatch.setattr(store, "append", down)
+        with pytest.raises(TableError, match="it was not made"):
+            await manager.submit(conns[actor], "call", "Pass", None)
+        monkeypatch.undo()
+        await asyncio.gather(*manager._flag_writes)
+        flagged = {s for s in Seat if live.table.players[s].replaced}
+        stored = {Seat[row.seat] for row in store.load(table_id).seats if row.replaced}
+        await manager.stop()
+        store.close()
+        assert (live.stand_ins, flagged, stored) == (away, away, away)
 
     asyncio.run(scenario())

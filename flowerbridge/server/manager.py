@@ -342,6 +342,7 @@ class TableManager:
         self._lobby_making: tuple[int, asyncio.Future[LobbyList]] | None = None
         self._start_task: asyncio.Task | None = None     # loading the tables still playing
         self._flag_writes: set[asyncio.Task] = set()     # seats' replaced flags being stored
+        self._stopping = False
         self._warming: asyncio.Future[None] | None = None   # the same, for a lobby list that waits
 
     # ------------------------------------------------------------ life
@@ -378,6 +379,7 @@ class TableManager:
         gc.freeze()
 
     async def stop(self) -> None:
+        self._stopping = True       # no more flags written (_record_replaced)
         for task in (self._start_task, self._warming):
             if task is not None:
                 task.cancel()
@@ -399,7 +401,8 @@ class TableManager:
                 conn.close(1001)
         if self._analysis_task is not None:
             self._analysis_task.cancel()
-        # the seats' flags being written: finished, before the database closes
+        # the seats' flags being written: finished, before the database closes (no
+        # more are begun once stopping)
         await asyncio.gather(*self._flag_writes, return_exceptions=True)
         # the pimc decisions under way are stopped, not left to run on (up to their
         # 30-second budget) in threads that the process's exit waits for
@@ -561,10 +564,12 @@ class TableManager:
         live = LiveTable(await self._load(table_id), self.broker)
         self.tables[table_id] = live
         # nobody is connected yet: a person who had joined is away, and one whose
-        # stand-in played before the restart has it play on at once
+        # stand-in played before the restart has it play on at once (unless the
+        # server now puts in none: --replace-after never)
         for seat, player in live.table.players.items():
             if player.player == HUMAN and player.joined:
-                if player.replaced and not live.table.is_over:
+                if player.replaced and self.config.replace_after is not None \
+                        and not live.table.is_over:
                     live.stand_ins.add(seat)
                 else:
                     self._start_stand_in_clock(live, seat)
@@ -821,7 +826,12 @@ class TableManager:
         table's writes go one at a time, in the order asked: the last one asked
         stores the latest value. A write that fails is logged; the flag stays as
         stored (after a restart the seat's clock runs again, or a stand-in plays
-        until the person comes back)."""
+        until the person comes back), as it does for a change once the server is
+        stopping (the database is about to close)."""
+        if self._stopping:
+            log.info("table %s: seat %s's stand-in flag not stored: the server is stopping",
+                     live.table.id, seat.name)
+            return
         async def write() -> None:
             async with live.replaced_writes:
                 replaced = live.table.players[seat].replaced
@@ -970,6 +980,8 @@ class TableManager:
             try:
                 live.table = await self._load(live.table.id)
                 live.table.keep_analyses(before)    # values known here, not yet stored
+                for seat, player in before.players.items():     # and flags on their way there
+                    live.table.players[seat].replaced = player.replaced
             except StoreError:
                 live.table = live.table.without(rows)
             # what the database holds from this seq on: this action (it landed, the
