@@ -508,6 +508,56 @@ def test_lobby_says_a_table_of_bots_waits_until_someone_opens_it(browser, server
     watcher.context.close()   # nobody watches again: the bots stop (the next tests run unloaded)
 
 
+def test_lobby_a_long_list_is_shown_a_page_at_a_time_and_found_by_name(browser, tmp_path):
+    # a server keeps up to --max-tables open (1,000 by default): the list drew every one
+    with Server(tmp_path) as own:
+        for number in range(1, 63):      # newest first: "Table 62" heads the list
+            own.create_table({seat: BOT for seat in "NESW"}, name=f"Table {number}")
+        kept = open_page(browser, own, "/")
+        kept.wait_for_selector("#seat-choices select[name=player_N]")
+        kept.fill("input[name=name]", "Ours")
+        kept.select_option("select[name=player_S]", "human")
+        kept.click("#create-button")       # this browser keeps its links: the 63rd table
+        kept.wait_for_selector("#tables li[data-table] .kept-links")
+        rows = kept.locator("#tables > li[data-table]")
+        assert rows.count() == 50 and rows.first.locator(":scope > strong").inner_text() == "Ours"
+        assert kept.locator("#find-table").is_visible()
+        assert kept.locator("#tables-count").inner_text() == "Showing 50 of 63 open tables"
+        more = kept.locator("#show-more")
+        assert more.inner_text() == "Show 13 more"
+        more.click()
+        assert rows.count() == 63 and more.is_hidden()
+        assert kept.locator("#tables-count").inner_text() == ""
+        # the keyboard goes on from the first row the click added
+        focused = kept.evaluate("document.activeElement.closest('li[data-table]')"
+                                ".querySelector(':scope > strong').textContent")
+        assert focused == "Table 13"
+        # a search by part of a name, case aside, from the first page again
+        kept.fill("#table-filter", "table 1")
+        names = [row.inner_text() for row in rows.locator(":scope > strong").all()]
+        assert names == [f"Table {n}" for n in (19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1)]
+        assert kept.locator("#tables-count").inner_text() == "11 of 63 open tables match “table 1”"
+        kept.fill("#table-filter", "no such")
+        assert kept.locator("#tables > li").inner_text() == "No open table's name contains “no such”."
+        kept.fill("#table-filter", "ours")      # its kept links still under it
+        assert rows.count() == 1 and rows.first.locator(".kept-links").count() == 1
+        # the list's refreshes keep the search: a new table that matches it comes in
+        own.create_table({seat: BOT for seat in "NESW"}, name="Ours too")
+        kept.wait_for_selector("#tables li[data-table] >> text=Ours too", timeout=20_000)
+        assert [row.inner_text() for row in rows.locator(":scope > strong").all()] == ["Ours too", "Ours"]
+        assert kept.locator("#table-filter").input_value() == "ours" and not kept.errors
+        kept.context.close()
+    (tmp_path / "few").mkdir()
+    with Server(tmp_path / "few") as few:
+        few.create_table({seat: BOT for seat in "NESW"}, name="Only one")
+        page = open_page(browser, few, "/")
+        page.wait_for_selector("#tables li[data-table]")
+        assert page.locator("#find-table").is_hidden() and page.locator("#show-more").is_hidden()
+        assert page.locator("#tables-count").inner_text() == ""
+        assert not page.errors
+        page.context.close()
+
+
 def test_lobby_a_table_of_bots_shows_only_a_spectator_link_and_says_so(browser, server):
     # "send each person their own link" once stood above the one link shown: the spectators'
     page = open_page(browser, server, "/")

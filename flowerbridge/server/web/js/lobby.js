@@ -231,6 +231,85 @@ let drawnList = null;
 // while the server counts open tables as still loading, the list is asked again this soon
 const LOADING_REFRESH_MS = 2000;
 let loadingTimer = null;
+// A long list is drawn a page at a time and can be searched by name (a server keeps
+// up to --max-tables open, 1,000 by default): the search field shows once the list
+// holds more than FIND_FROM tables (or has words in it), PAGE rows at first, PAGE
+// more at each "Show more".
+const PAGE = 50;
+const FIND_FROM = 10;
+let showing = PAGE;
+// the list last received: { tables, still (their kept links), loading }
+let listed = null;
+
+/** The tables whose name holds the words searched for (case aside), in the list's order. */
+function matching(tables, words) {
+  const wanted = words.trim().toLocaleLowerCase();
+  return wanted ? tables.filter((table) => table.name.toLocaleLowerCase().includes(wanted)) : tables;
+}
+
+function tableRow(table, still) {
+  return el("li", { dataset: { table: table.id } },
+    el("strong", {}, table.name),
+    el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
+    seatCompass(table.seats),
+    el("span", { class: "muted" }, table.waiting ? waitingFor(table)
+      : `${table.spectators} watching`),
+    el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}`,
+      dataset: { focus: "watch" } }, "Watch"),
+    keptLinks(table, still));
+}
+
+// "Showing 50 of 312 open tables", "3 of 312 open tables match “fri”": said under the
+// list when it shows fewer than all (a status: a screen reader hears the count change)
+function describeShown(shownCount, found, total, words) {
+  const of = `${total.toLocaleString("en")} open table${total === 1 ? "" : "s"}`;
+  if (words) {
+    const match = `${found.toLocaleString("en")} of ${of} ${found === 1 ? "matches" : "match"} “${words}”`;
+    return shownCount < found ? `${match}: showing the first ${shownCount.toLocaleString("en")}` : match;
+  }
+  return shownCount < total ? `Showing ${shownCount.toLocaleString("en")} of ${of}` : "";
+}
+
+/** Draw the list last received, as searched and paged now (only when that changed). */
+function drawTables() {
+  if (!listed) return;
+  const list = document.getElementById("tables");
+  const { tables, still, loading } = listed;
+  const filter = document.getElementById("table-filter");
+  const words = filter.value.trim();
+  document.getElementById("find-table").classList.toggle("hidden",
+    tables.length <= FIND_FROM && !words && document.activeElement !== filter);
+  const found = matching(tables, words);
+  const rows = found.slice(0, showing);
+  // Redrawn only when something changed: a redraw would drop the focus, the
+  // selection and "Copied" in the kept links.
+  const drawn = JSON.stringify([rows, still, loading, words, found.length, tables.length]);
+  if (drawnList === drawn) return;
+  drawnList = drawn;
+  const count = describeShown(rows.length, found.length, tables.length, words);
+  document.getElementById("tables-count").textContent = count;
+  const more = found.length - rows.length;
+  const button = document.getElementById("show-more");
+  button.textContent = `Show ${Math.min(PAGE, more).toLocaleString("en")} more`;
+  button.classList.toggle("hidden", more <= 0);
+  const focused = focusedInList(list);
+  const loadingRow = loading > 0
+    ? [el("li", { class: "muted", dataset: { loading: String(loading) } },
+      `${loading === 1 ? "1 more open table is" : `${loading.toLocaleString("en")} more open tables are`} `
+      + "being loaded (the server has just started)…")]
+    : [];
+  if (!tables.length && loadingRow.length) {
+    list.replaceChildren(...loadingRow);
+  } else if (!tables.length) {
+    list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
+  } else if (!found.length) {
+    list.replaceChildren(el("li", { class: "muted" }, `No open table's name contains “${words}”.`),
+      ...loadingRow);
+  } else {
+    list.replaceChildren(...rows.map((table) => tableRow(table, still)), ...loadingRow);
+  }
+  refocus(list, focused);     // (a Watch link gone with its table: the list's heading)
+}
 
 async function refreshTables() {
   const list = document.getElementById("tables");
@@ -254,43 +333,35 @@ async function refreshTables() {
     const open = new Set(tables.map((table) => table.id));
     const still = Object.fromEntries(Object.entries(kept).filter(([id]) => open.has(id) || !(id in before)));
     if (Object.keys(still).length !== Object.keys(kept).length) keepInvitations(still);
-    // Redrawn only when something changed: a redraw would drop the focus, the
-    // selection and "Copied" in the kept links.
-    const drawn = JSON.stringify([tables, still, loading]);
-    if (drawnList === drawn) return;
-    drawnList = drawn;
-    const focused = focusedInList(list);
-    const more = loading > 0
-      ? [el("li", { class: "muted", dataset: { loading: String(loading) } },
-        `${loading === 1 ? "1 more open table is" : `${loading.toLocaleString("en")} more open tables are`} `
-        + "being loaded (the server has just started)…")]
-      : [];
-    if (!tables.length && more.length) {
-      list.replaceChildren(...more);
-      refocus(list, focused);
-      return;
-    }
-    if (!tables.length) {
-      list.replaceChildren(el("li", { class: "muted" }, "No open tables yet: create one."));
-      refocus(list, focused);    // (a Watch link gone with its table: the list's heading)
-      return;
-    }
-    list.replaceChildren(...tables.map((table) => el("li", { dataset: { table: table.id } },
-      el("strong", {}, table.name),
-      el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
-      seatCompass(table.seats),
-      el("span", { class: "muted" }, table.waiting ? waitingFor(table)
-        : `${table.spectators} watching`),
-      el("a", { href: `/t/${encodeURIComponent(table.id)}`, "aria-label": `Watch ${table.name}`,
-        dataset: { focus: "watch" } }, "Watch"),
-      keptLinks(table, still))), ...more);
-    refocus(list, focused);
+    listed = { tables, still, loading };
+    drawTables();
   } catch (error) {
     drawnList = null;
+    listed = null;
     const focused = focusedInList(list);
     list.replaceChildren(el("li", { class: "error-text" }, failed("Could not list the tables", error)));
+    document.getElementById("tables-count").textContent = "";
+    document.getElementById("show-more").classList.add("hidden");
     refocus(list, focused);     // (a Watch link gone with the list: the list's heading)
   }
+}
+
+// The search field and "Show more": a search starts again from the first page; "Show
+// more" puts the keyboard on the first row it adds (its Watch link), where reading on
+// continues, rather than leave it on a button that moved down the page.
+function listControls() {
+  const filter = document.getElementById("table-filter");
+  filter.addEventListener("input", () => {
+    showing = PAGE;
+    drawTables();
+  });
+  document.getElementById("show-more").addEventListener("click", () => {
+    const before = showing;
+    showing += PAGE;
+    drawTables();
+    const rows = document.querySelectorAll("#tables li[data-table]");
+    rows[before]?.querySelector("[data-focus=watch]")?.focus();
+  });
 }
 
 // The server's settings (bot levels, default options), which the form is made from:
@@ -408,6 +479,7 @@ async function main() {
     error.textContent = "";
     delete error.dataset.noAnswer;
   });
+  listControls();
   refreshTables();
   setInterval(refreshTables, REFRESH_MS);
   await loadMeta(form);
