@@ -12,7 +12,33 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from pathlib import Path
 from typing import IO, Callable
+
+
+class NoHomeError(ValueError):
+    """A path's ``~`` or ``~user`` that stands for no home folder (see :func:`expand_home`):
+    ``str()`` is the path and ``why``."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.why = why
+
+
+def expand_home(path: str) -> Path:
+    """``Path(path).expanduser()``, but a ``~user`` naming no user of this system (or a
+    ``~`` where the system names no home) is a :class:`NoHomeError` that says so, not
+    the ``RuntimeError`` of pathlib ('Could not determine home directory.'), which
+    reached users as a traceback."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        head = path.replace(os.sep, "/").split("/", 1)[0]
+        if head == "~":
+            raise NoHomeError(path, "'~' stands for your home folder, and this system names "
+                                    "none (HOME is not set)") from None
+        raise NoHomeError(path, f"there is no user {head[1:]!r} whose home folder {head} could "
+                                f"stand for (for a folder of that name, write ./{head})") from None
 
 
 def name_max(folder: str | os.PathLike[str]) -> int:

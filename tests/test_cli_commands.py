@@ -1145,3 +1145,20 @@ def test_cli_interrupted_mid_line_at_a_terminal_says_so_on_a_line_of_its_own(mon
     assert main(["deal", "--seed", "1"]) == 130
     assert screen.getvalue() == "NORTH-SOUTH ahead" + ("\n" if terminal else "")
     assert capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["lab", "deals", "--n", "1", "--workers", "1", "--out", "~nouser_fb/x"], "--out ~nouser_fb/x"),
+    (["lab", "--designer", "~nouser_fb/r.md", "--n", "1", "--workers", "1"], "--designer ~nouser_fb/r.md"),
+    (["prune", "--older-than", "1", "--database", "~nouser_fb/x.db"], "database ~nouser_fb/x.db"),
+    (["prune", "--older-than", "1", "--database", "sqlite:///~nouser_fb/x.db"],
+     "database sqlite:///~nouser_fb/x.db"),
+    (["serve", "--port", "0", "--database", "~nouser_fb/x.db"], "database ~nouser_fb/x.db"),
+])
+def test_cli_a_home_of_no_user_is_one_error_line_naming_the_path(cli, assert_cli_error, tmp_path,
+                                                                  monkeypatch, argv, named):
+    # pathlib's RuntimeError ('Could not determine home directory.') was a traceback
+    monkeypatch.chdir(tmp_path)
+    assert_cli_error(cli(*argv), re.escape(named) + r".*there is no user 'nouser_fb' whose home folder "
+                                 r"~nouser_fb could stand for \(for a folder of that name, write ./~nouser_fb\)")
+    assert list(tmp_path.iterdir()) == []

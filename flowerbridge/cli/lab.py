@@ -100,7 +100,7 @@ def run(args) -> int:
     # start): expanded once here, and that one path is checked, written and printed
     if args.designer is not None and not args.designer.strip():     # an unset "$REPORT"
         raise LabError("--designer '': give the report's file name, e.g. --designer report.md")
-    designer = Path(args.designer).expanduser() if args.designer else None
+    designer = _home_expanded("--designer", args.designer) if args.designer else None
     if designer is not None:
         given = [name for name, value in (("analyses", args.analyses), ("--variant", args.variant),
                                           ("--chunk-size", args.chunk_size)) if value]
@@ -123,7 +123,7 @@ def run(args) -> int:
         safe += "-" + hashlib.sha256(str(seed).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     if args.out is not None and not args.out.strip():
         raise LabError("--out names no folder: give one, or leave it out for the default")
-    out = str(Path(args.out).expanduser()) if args.out \
+    out = str(_home_expanded("--out", args.out)) if args.out \
         else f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
@@ -158,6 +158,17 @@ def run(args) -> int:
         print(f"designer's report: {designer}{' (it replaces the one written before)' if replacing else ''}, "
               f"its figures in {designer.with_suffix('')}{os.sep}")
     return 0
+
+
+def _home_expanded(option: str, path: str) -> Path:
+    """``path`` with its ``~`` expanded; a ``~user`` of no user is the option's error."""
+    from .._files import NoHomeError, expand_home
+    from ..lab import LabError
+
+    try:
+        return expand_home(path)
+    except NoHomeError as exc:
+        raise LabError(f"{option} {exc}") from None
 
 
 def _run(args, designer: Path | None, out: str, seed, progress):

@@ -25,6 +25,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from .._files import NoHomeError, expand_home
 from ..errors import FlowerBridgeError
 from .limits import Sparing
 from .models import AnalysisRow, EventRow, SeatRow, TableRow
@@ -90,7 +91,7 @@ def engine_url(database: str) -> str:
     'sqlite:////tmp/a%3Fb.db'
     """
     if "://" not in database:
-        path = str(Path(database).expanduser())
+        path = str(expand_home(database))
         return URL.create("sqlite", database=path).render_as_string(hide_password=False)
     scheme, _, rest = database.partition("://")
     if scheme in ("postgresql", "postgres"):
@@ -162,8 +163,11 @@ class Store:
         except UnicodeEncodeError:
             raise StoreError(f"database {database.encode('utf-8', 'replace').decode()!r} is not "
                              "valid text (UTF-8)") from None
-        self.url = url = engine_url(database)
         shown = shown_url(database)
+        try:
+            self.url = url = engine_url(database)
+        except NoHomeError as exc:
+            raise StoreError(f"cannot open database {shown}: {exc.why}") from None
         parsed = _parse_url(url, shown)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite:
@@ -528,6 +532,10 @@ def _check_sqlite_url(url: URL, shown: str) -> None:
     if query:
         raise StoreError(f"{shown}: a SQLite database takes no options ({', '.join(query)}): "
                          "give the file alone (a path, or sqlite:///FILE)")
+    try:        # (its `~` is expanded where the file is used)
+        expand_home(url.database)
+    except NoHomeError as exc:
+        raise StoreError(f"cannot open database {shown}: {exc.why}") from None
 
 
 def _postgres_connect_args(url: URL, **more: Any) -> dict[str, Any]:
