@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from .calls import BID, Call, Denomination
 from .cards import Suit
-from .errors import FlowerBridgeError
+from .errors import FlowerBridgeError, shown
 from .seats import Seat, Side
 
 
@@ -16,7 +16,7 @@ def contract_level(level: Any) -> int:
     anything else is a :class:`FlowerBridgeError` naming it."""
     if not isinstance(level, bool) and isinstance(level, Integral) and 1 <= int(level) <= 7:
         return int(level)
-    raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {level!r}")
+    raise FlowerBridgeError(f"a contract's level is from 1 to 7, not {shown(level)}")
 
 
 class _Fields(NamedTuple):

@@ -74,6 +74,24 @@ def json_type(value: object) -> str:
             float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
 
 
+def shown(value: object, limit: int = 40) -> str:
+    """Any value given as an error message shows it: a text as :func:`quoted` does,
+    another value's ``repr`` cut short past ``limit`` characters likewise."""
+    if isinstance(value, str):
+        return quoted(value, limit)
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 10]}... ({len(text):,} characters)"
+
+
+def json_shown(value: object, limit: int = 40) -> str:
+    """A JSON value as an error message shows what a file holds (``"os:abort"``), cut
+    short past ``limit`` characters as :func:`quoted` cuts text."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else f"{text[:limit - 10]}... ({len(text):,} characters)"
+
+
 def quoted(text: str, limit: int = 40) -> str:
     """``text`` as an error message quotes what was given (``repr``), cut short past
     ``limit`` characters with its length said: a line pasted by mistake is not echoed

@@ -58,11 +58,15 @@ from typing import IO, Any, Iterable, Iterator
 
 from .cards import Card, Suit, parse_card, parse_cards
 from .dealing import Deal
-from .errors import FlowerBridgeError, RecordError
+from .errors import FlowerBridgeError, RecordError, quoted
+
 from .options import RuleOptions
 from .records import KNOWN_KEYS, HandRecord, as_record
 from .seats import SEATS, Seat, Side
 from .state import HandState, Phase
+
+# how much of a line or tag value an error quotes (a longer one is cut short, its length said)
+LINE_SHOWN = 100
 
 # Tags whose values the notation itself defines, in the order they are written.
 HAND_TAGS = ("Dealer", "Deal", "Undealt", "Options", "Auction", "Contract", "Declarer", "Play",
@@ -217,10 +221,10 @@ class _Block:
                 self.tags.append((number, name, value))
                 section = name if name in self.sections else None
             elif text.startswith("["):
-                raise RecordError(f'malformed tag {text!r}: expected [Name "value"]',
+                raise RecordError(f'malformed tag {quoted(text, LINE_SHOWN)}: expected [Name "value"]',
                                   position=f"line {number}")
             elif section is None:
-                raise RecordError(f"{text!r} is neither a tag nor part of an Auction or Play "
+                raise RecordError(f"{quoted(text, LINE_SHOWN)} is neither a tag nor part of an Auction or Play "
                                   "section", position=f"line {number}")
             else:
                 self.sections[section].append((number, text))
@@ -277,7 +281,7 @@ def parse_holding(text: str) -> list[Card]:
         raise RecordError(f"a holding is a string, not {type(text).__name__}")
     groups = text.split("/")
     if len(groups) != len(SUIT_ORDER):
-        raise RecordError(f"holding {text.strip()!r}: expected three suits, Bright Animals / "
+        raise RecordError(f"holding {quoted(text.strip(), LINE_SHOWN)}: expected three suits, Bright Animals / "
                           "Ribbons / Plains, '-' for a void")
     cards: list[Card] = []
     for suit, group in zip(SUIT_ORDER, groups):
@@ -285,11 +289,11 @@ def parse_holding(text: str) -> list[Card]:
         if codes == ["-"]:
             continue
         if not codes:
-            raise RecordError(f"holding {text.strip()!r}: write '-' for a void in {suit.english}")
+            raise RecordError(f"holding {quoted(text.strip(), LINE_SHOWN)}: write '-' for a void in {suit.english}")
         for code in codes:
             card = parse_card(code)
             if card.suit is not suit:
-                raise RecordError(f"holding {text.strip()!r}: {card.code} is not one of the "
+                raise RecordError(f"holding {quoted(text.strip(), LINE_SHOWN)}: {card.code} is not one of the "
                                   f"{suit.english}")
             cards.append(card)
     return cards
@@ -342,7 +346,7 @@ def _parse_options(value: str) -> RuleOptions:
         key = _OPTION_KEY_RE.match(value, pos).group()    # type: ignore[union-attr]
         bare_end = _word_end(value, pos)
         if not key or pos + len(key) == len(value) or value[pos + len(key)] != "=":
-            raise RecordError(f"{value[pos:bare_end]!r} is not key=value")
+            raise RecordError(f"{quoted(value[pos:bare_end], LINE_SHOWN)} is not key=value")
         if key in data:
             raise RecordError(f"option {key} is given twice (which value is meant?)")
         start = pos + len(key) + 1
@@ -365,8 +369,11 @@ def _parse_options(value: str) -> RuleOptions:
                 raise ValueError("more follows")
         except RecursionError:  # the JSON reader's answer to a list thousands deep
             raise too_deep from None
-        except ValueError:      # not JSON (or a number too long to read): the text itself
+        except ValueError as exc:   # not JSON (or a number too long to read): the text itself
             if value[start:start + 1] in ("[", "{"):
+                if "digits" in str(exc):    # Python's limit on a whole number's digits
+                    raise RecordError(f"option {key}: {shown!r} holds a number with too many "
+                                      "digits") from None
                 raise RecordError(f"option {key}: {shown!r} is not a JSON list such as [4, 2]") from None
             pos = _word_end(value, start)
             word = value[start:pos]
@@ -413,7 +420,7 @@ def _parse_seat(value: str) -> Seat:
     try:
         return Seat.parse(value)
     except FlowerBridgeError:
-        raise RecordError(f"{value!r} is not one of N, E, S, W") from None
+        raise RecordError(f"{quoted(value, LINE_SHOWN)} is not one of N, E, S, W") from None
 
 
 def _same_text(value: str, expected: str) -> bool:
@@ -436,10 +443,10 @@ def _check_derived(block: _Block, name: str, expected: str | None, same=_same_te
         return
     number, value = found
     if expected is None:
-        raise RecordError(f"tag {name} {value!r} given, but the hand has no {name.lower()}",
+        raise RecordError(f"tag {name} {quoted(value, LINE_SHOWN)} given, but the hand has no {name.lower()}",
                           position=f"line {number}")
     if not same(value, expected):
-        raise RecordError(f"tag {name} says {value!r}, the replay gives {expected!r}",
+        raise RecordError(f"tag {name} says {quoted(value, LINE_SHOWN)}, the replay gives {expected!r}",
                           position=f"line {number}")
 
 
@@ -529,9 +536,10 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
 def _check_extra_tag(name: str, value: str) -> None:
     """The checks of the tags the notation knows besides the hand's own."""
     if name == "Date" and not _is_date(value):
-        raise RecordError(f'tag Date {value!r}: expected "YYYY.MM.DD", a calendar date (\'?\' for unknown digits)')
+        raise RecordError(f'tag Date {quoted(value, LINE_SHOWN)}: expected "YYYY.MM.DD", a calendar date '
+                          "('?' for unknown digits)")
     if name == "Board" and not (re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1):
-        raise RecordError(f"tag Board {value!r}: expected a board number from 1 to 999,999,999")
+        raise RecordError(f"tag Board {quoted(value, LINE_SHOWN)}: expected a board number from 1 to 999,999,999")
 
 
 def _completions(field: str) -> list[int]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
 from .dealing import Deal
-from .errors import DealError, FlowerBridgeError, RecordError, json_type
+from .errors import DealError, FlowerBridgeError, RecordError, json_type, quoted
 from .options import RuleOptions
 from .seats import SEATS, Seat
 from .state import CallMade, HandState
@@ -48,11 +48,11 @@ class HandRecord:
     def __post_init__(self) -> None:
         for key in self.extra:
             if key in KNOWN_KEYS:   # it would be written over the field of that name
-                raise RecordError(f"extra key {key!r} is the name of one of the record's own fields "
+                raise RecordError(f"extra key {quoted(key)} is the name of one of the record's own fields "
                                   f"({', '.join(KNOWN_KEYS)})")
         for key in self.options_extra:
             if key in RuleOptions.field_names():    # (it would write options other than the state's)
-                raise RecordError(f"extra option {key!r} is one of the rule options the state holds")
+                raise RecordError(f"extra option {quoted(key)} is one of the rule options the state holds")
 
     @classmethod
     def from_dict(cls, data: Any, *, options: RuleOptions | None = None) -> "HandRecord":
@@ -157,7 +157,7 @@ def _check_seats(hands: Mapping, found: Mapping[str, Any]) -> None:
                 pass
         if alike:
             raise DealError(f"hands: missing seat {seat} (a seat's key is exactly N, E, S or W, in "
-                            f"upper case: {alike[0]!r} was not taken as a seat)")
+                            f"upper case: {quoted(alike[0])} was not taken as a seat)")
         raise DealError(f"hands: missing seat {seat}")
 
 
@@ -179,7 +179,7 @@ def seat_field(value: Any, key: str) -> Seat:
         raise RecordError(f"{key} must be one of N, E, S, W, not {json_type(value)}")
     seat = _seat_key(value)
     if seat is None:
-        raise RecordError(f"{key} {value!r} is not one of N, E, S, W")
+        raise RecordError(f"{key} {quoted(value)} is not one of N, E, S, W")
     return seat
 
 
@@ -212,7 +212,7 @@ class NameTwice(Unkeepable):
     """An object that gives a name twice (one of its values would be dropped unseen)."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"the name {name!r} appears twice in one object (which value is meant?)")
+        super().__init__(f"the name {quoted(name)} appears twice in one object (which value is meant?)")
         self.name = name
 
 
@@ -260,7 +260,7 @@ def _path(parent: str, step: str | int) -> str:
         return f"{parent}[{step}]"
     if _NAME_IN_PATH.fullmatch(step):
         return f"{parent}.{step}" if parent else step
-    return f"{parent}[{step!r}]"
+    return f"{parent}[{quoted(step)}]"
 
 
 def _lone_surrogate(value: Any, path: str = "") -> str | None:
@@ -280,7 +280,7 @@ def _lone_surrogate(value: Any, path: str = "") -> str | None:
                 found = _SURROGATE.search(key)
                 if found:
                     where = f"a name in {path}" if path else "a name"
-                    return f"{where}, {key!r}, holds a lone surrogate \\u{ord(found.group()):04x}"
+                    return f"{where}, {quoted(key)}, holds a lone surrogate \\u{ord(found.group()):04x}"
             stack.extend((item, _path(path, key)) for key, item in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((item, _path(path, i)) for i, item in reversed(list(enumerate(value))))

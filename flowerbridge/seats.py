@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import EnumType, IntEnum
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import FlowerBridgeError
+from .errors import FlowerBridgeError, shown
 
 
 class _WholeNumbers(EnumType):
@@ -56,7 +56,7 @@ class Side(IntEnum, metaclass=_WholeNumbers):
         # Side("NS"), as records and scores write a side; anything else is named
         if isinstance(value, str) and value.strip().upper() in ("NS", "EW"):
             return cls.NS if value.strip().upper() == "NS" else cls.EW
-        raise FlowerBridgeError(f"unknown side {value!r}: expected NS or EW")
+        raise FlowerBridgeError(f"unknown side {shown(value)}: expected NS or EW")
 
 
 class Seat(IntEnum, metaclass=_WholeNumbers):
@@ -108,7 +108,7 @@ class Seat(IntEnum, metaclass=_WholeNumbers):
         if key in _BY_LETTER and str(text).strip().lower() in (
                 key.lower(), ("north", "east", "south", "west")[_BY_LETTER[key]]):
             return _SEATS[_BY_LETTER[key]]
-        raise FlowerBridgeError(f"unknown seat {text!r}: expected N, E, S or W")
+        raise FlowerBridgeError(f"unknown seat {shown(text)}: expected N, E, S or W")
 
     @classmethod
     def _missing_(cls, value: object) -> "Seat":
@@ -116,7 +116,7 @@ class Seat(IntEnum, metaclass=_WholeNumbers):
         # one; anything else (Seat(7), Seat(None)) is named, not "is not a valid Seat"
         if isinstance(value, str):
             return cls.parse(value)
-        raise FlowerBridgeError(f"unknown seat {value!r}: expected N, E, S or W")
+        raise FlowerBridgeError(f"unknown seat {shown(value)}: expected N, E, S or W")
 
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)

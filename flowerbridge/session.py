@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from .dealing import Deal
-from .errors import FlowerBridgeError, RecordError
+from .errors import FlowerBridgeError, RecordError, shown
 from .options import RuleOptions, as_options
 from .render import count_text, fit_lines
 from .records import HandRecord, seat_field, unknown_options
@@ -86,7 +86,7 @@ class Session:
         for length, unit in ((max_hands, "hands"), (max_games, "games")):
             # (2.5 hands was taken, and the session's own record then refused by from_dict)
             if length is not None and (isinstance(length, bool) or not isinstance(length, int)):
-                raise RecordError(f"a session's length in {unit} is a whole number, not {length!r}")
+                raise RecordError(f"a session's length in {unit} is a whole number, not {shown(length)}")
             if length is not None and length < 1:
                 raise RecordError(f"a session's length in {unit} must be at least 1")
         self.options = as_options(options)
@@ -225,7 +225,7 @@ class Session:
         if data.get("format") not in (None, SESSION_FORMAT):
             # another format's record (or a later version's) read as this one would be
             # written back as this one, its format replaced unsaid
-            raise RecordError(f"format {data['format']!r} is not a session record's ({SESSION_FORMAT!r})")
+            raise RecordError(f"format {shown(data['format'])} is not a session record's ({SESSION_FORMAT!r})")
         options = RuleOptions.from_dict(data.get("options"))
         hands = data.get("hands")
         if not isinstance(hands, list):

@@ -614,3 +614,33 @@ def test_session_record_hands_without_options_are_played_under_the_sessions():
     assert session.hands[0].options == options
     assert not [i for i in session.scores[0].items if i.rule == "R15" and i.points]
     assert session.above_total(Side.EW) == session.scores[0].honors(Side.EW)
+
+
+
+LONG = "x" * 200_000
+
+
+def test_json_record_an_error_quotes_a_long_dealer_cut_short(ch16_record):
+    # the dealer's whole value was echoed: an error line of 200,000 characters
+    with pytest.raises(FlowerBridgeError, match=r"dealer 'x{30}'\.\.\. \(200,000 characters\) is not one "
+                                                r"of N, E, S, W") as refused:
+        HandRecord.from_dict({**ch16_record, "dealer": LONG})
+    assert len(str(refused.value)) < 200
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"format": LONG}, r"format 'x{30}'\.\.\. \(200,000 characters\) is not a session record's"),
+    ({"first_dealer": LONG}, r"first_dealer 'x{30}'\.\.\. \(200,000 characters\) is not one of"),
+])
+def test_session_record_an_error_quotes_a_long_value_cut_short(change, said):
+    with pytest.raises(FlowerBridgeError, match=said) as refused:
+        Session.from_dict({**Session().to_dict(), **change})
+    assert len(str(refused.value)) < 200
+
+
+@pytest.mark.parametrize("length, said", [
+    (LONG, r"'x{30}'\.\.\. \(200,000 characters\)"),
+    ([1] * 100_000, r"\[1, 1, 1, 1, 1, 1, 1, 1, 1, 1,\.\.\. \(300,000 characters\)")])
+def test_session_a_length_that_is_no_whole_number_is_quoted_cut_short(length, said):
+    with pytest.raises(FlowerBridgeError, match=r"a session's length in hands is a whole number, not " + said):
+        Session(max_hands=length)

@@ -569,3 +569,33 @@ def test_notation_any_damaged_line_reads_or_raises_a_flowerbridge_error(line, pi
     assert to_dict(notation.loads(text).state) == to_dict(record.state)
     if line < 4:    # Event, Site, Date, Board: tags beside the hand, never the hand itself
         assert to_dict(record.state) == to_dict(CH16_HAND.state)
+
+
+LONG = "x" * 200_000
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ('[Board "16"]', f'[Board "{LONG}"]', r"tag Board 'x{90}'\.\.\. \(200,000 characters\): expected a board"),
+    ('[Date "2026.11.30"]', f'[Date "{LONG}"]', r"tag Date 'x{90}'\.\.\. \(200,000 characters\): expected"),
+    ('[Dealer "S"]', f'[Dealer "{LONG}"]', r"'x{90}'\.\.\. \(200,000 characters\) is not one of N, E, S, W"),
+    ('[Result "11"]', f'[Result "{LONG}"]', r"tag Result says 'x{90}'\.\.\. \(200,000 characters\), the replay"),
+    ('[Site "Seoul"]', f'[Site "Seoul"]\n[{LONG}', r"malformed tag '\[x{89}'\.\.\. \(200,001 characters\)"),
+    ('[Site "Seoul"]', f'[Site "Seoul"]\n{LONG}', r"'x{90}'\.\.\. \(200,000 characters\) is neither a tag"),
+    ('undertrick_penalty=50 ', f'undertrick_penalty=50 {LONG} ', r"'x{90}'\.\.\. \(200,000 characters\) is not "
+                                                                 r"key=value"),
+], ids=["Board", "Date", "Dealer", "Result", "malformed tag", "stray line", "stray option"])
+def test_notation_an_error_quotes_a_long_value_cut_short(old, new, said):
+    # each echoed the whole value: a line of a file read by mistake (show report.html)
+    # made an error line of its whole length
+    with pytest.raises(RecordError, match=said) as refused:
+        notation.loads(edit(CH16_TEXT, old, new))
+    assert len(str(refused.value)) < 200
+
+
+def test_notation_options_tag_with_a_number_too_long_to_read_in_a_list_says_so():
+    # it said "is not a JSON list such as [4, 2]" of a JSON list
+    text = edit(CH16_TEXT, '[Options "undertrick_penalty=50 ',
+                f'[Options "undertrick_penalty=50 contract_points=[[{"9" * 5000},1],[1,1],[1,1],[1,1]] ')
+    with pytest.raises(RecordError, match=r"^line 8, tag Options: option contract_points: '\[\[9{37}…' holds a "
+                                          r"number with too many digits$"):
+        notation.loads(text)

@@ -9,12 +9,12 @@ line by line from standard input, so a session can be scripted:
 from __future__ import annotations
 
 import io
-import json
 import re
 import shlex
 import sys
 from typing import TextIO
 
+from ..errors import json_shown, quoted, shown
 from ..render import count_text, fit_lines
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
@@ -196,7 +196,7 @@ def resumed_session(args):
                          "deals, and play --save writes it")
     first = session.extra.get("first_board", 1)
     if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= MAX_BOARD:
-        raise UsageError(f"{path}: its first_board is {json.dumps(first)}, not a board from 1 to {MAX_BOARD:,}")
+        raise UsageError(f"{path}: its first_board is {json_shown(first)}, not a board from 1 to {MAX_BOARD:,}")
     if session.first_dealer is not Seat.N.next(first - 1):
         raise UsageError(f"{path}: its first dealer is {session.first_dealer.full_name}: play deals board "
                          f"{first} from {Seat.N.next(first - 1).full_name}, and only a session dealt as play "
@@ -204,7 +204,7 @@ def resumed_session(args):
     for number, state in enumerate(session.hands, 1):
         board = first + number - 1
         if not dealt_from_seed(state, seed, board):
-            raise UsageError(f"{path}: hand {number} is not board {board} of its seed {seed!r}: only a "
+            raise UsageError(f"{path}: hand {number} is not board {board} of its seed {shown(seed)}: only a "
                              "session dealt from its seed, as play deals it, is resumed")
     if session.max_hands is not None and session.max_hands > MAX_HANDS:
         raise UsageError(f"{path}: max_hands {session.max_hands:,}: play takes 1 to {MAX_HANDS:,} hands")
@@ -227,7 +227,7 @@ def _saved(session, path: str, key: str, allowed: list[str], default: str) -> st
 
     value = session.extra.get(key, default)
     if value not in allowed:
-        raise UsageError(f"{path}: its {key} is {json.dumps(value)}, not one of {', '.join(allowed)}"
+        raise UsageError(f"{path}: its {key} is {json_shown(value)}, not one of {', '.join(allowed)}"
                          + (" (a bot of your own is given with --bots)" if key == "bots" else ""))
     return value
 
@@ -615,7 +615,8 @@ class Table:
             januaries = sorted({c.code for c in hand if c.month == 1 and c.kind is Kind.PLAIN})
             if "".join(text.split()).upper() == "1P" and januaries:
                 held = " and ".join(januaries) if len(januaries) > 1 else f"only {januaries[0]}"
-                return f"unknown card code {text.strip()!r}: January has two Plains, 1Pa and 1Pb; {whose} holds {held}"
+                return (f"unknown card code {quoted(text.strip())}: January has two Plains, 1Pa and 1Pb; "
+                        f"{whose} holds {held}")
             return None
         if card in hand:
             return None
