@@ -338,11 +338,15 @@ _SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t
 
 def json_error_text(exc: json.JSONDecodeError) -> str:
     """The JSON reader's message, whole: a control character in a string is named
-    (the reader's message ends "Invalid control character at")."""
+    (the reader's message ends "Invalid control character at"), and a string never
+    closed is said in words (it ends "Unterminated string starting at": the place
+    given is where the string starts)."""
     if exc.msg.startswith("Invalid control character") and exc.pos < len(exc.doc):
         code = ord(exc.doc[exc.pos])
         escape = _SHORT_ESCAPES.get(chr(code), f"\\u{code:04x}")
         return f"control character U+{code:04X} inside a string (write it as {escape})"
+    if exc.msg.startswith("Unterminated string"):
+        return "a string starts here and is never closed (a file cut short?)"
     return exc.msg
 
 

@@ -1162,3 +1162,32 @@ def test_cli_a_home_of_no_user_is_one_error_line_naming_the_path(cli, assert_cli
     assert_cli_error(cli(*argv), re.escape(named) + r".*there is no user 'nouser_fb' whose home folder "
                                  r"~nouser_fb could stand for \(for a folder of that name, write ./~nouser_fb\)")
     assert list(tmp_path.iterdir()) == []
+
+
+PBN_DEAL = "N:AKQ2.JT9.876.543 JT98.AKQ.543.762 7654.876.AKQ.AKQ 3.5432.JT92.JT98"
+
+
+@pytest.mark.parametrize("command", ["solve", "score"])
+@pytest.mark.parametrize("text, tagged", [(PBN_DEAL + "\n", False),
+                                          (f'[Event "club"]\n[Deal "{PBN_DEAL}"]\n', True)],
+                         ids=["deal line", "Deal tag"])
+def test_cli_bridge_deals_given_as_a_hand_record_are_named_as_such(cli, assert_cli_error, tmp_path, command,
+                                                                   text, tagged):
+    # they were "malformed JSON at line 1 column 1: Expecting value" (and a PBN file
+    # with tags "in the text notation"), with no word of solve --bridge-file
+    path = tmp_path / "deals.pbn"
+    path.write_text(text, encoding="utf-8")
+    said = (r"solve --bridge-file FILE solves Bridge deals, one a line"
+            + (r" \(each Deal tag's value alone\)" if tagged else "")
+            if command == "solve" else f"{command} takes a JSON hand record")
+    assert_cli_error(cli(command, str(path)), rf"^error: {re.escape(str(path))} holds Bridge deals \(PBN\), "
+                                              rf"not a Flower Bridge hand record: {said}$")
+
+
+def test_cli_solve_bridge_file_with_pbn_tags_says_it_takes_the_deal_tags_value_alone(cli, assert_cli_error,
+                                                                                      tmp_path):
+    path = tmp_path / "deals.pbn"
+    path.write_text(f'[Event "club"]\n[Deal "{PBN_DEAL}"]\n', encoding="utf-8")
+    assert_cli_error(cli("solve", "--bridge-file", str(path)),
+                     rf"^error: {re.escape(str(path))}, line 1: a PBN tag: --bridge-file takes one deal a "
+                     r"line, the Deal tag's value alone \(e\.g\. N:AKQ2\.JT9\.876\.543 \.\.\.\)$")

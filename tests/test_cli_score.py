@@ -186,6 +186,16 @@ def test_formats_error_malformed_json(cli, assert_cli_error, tmp_path, ch16_reco
     assert_cli_error(run_score(cli, tmp_path, text), r"malformed JSON at line 1 column \d+")
 
 
+def test_formats_error_a_record_cut_short_in_a_string_says_the_string_is_never_closed(
+        cli, assert_cli_error, tmp_path, ch16_record):
+    # it said "Unterminated string starting at", a sentence cut short itself
+    text = json.dumps(ch16_record)
+    cut = text.index('"auction"') + 3
+    assert_cli_error(run_score(cli, tmp_path, text[:cut]),
+                     rf"malformed JSON at line 1 column {cut - 2}: a string starts here and is never "
+                     r"closed \(a file cut short\?\)$")
+
+
 @pytest.mark.parametrize("command", ["score", "show", "solve"])
 def test_malformed_json_error_names_its_file(cli, assert_cli_error, tmp_path, monkeypatch, command):
     path = tmp_path / "broken.json"

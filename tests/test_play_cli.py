@@ -952,6 +952,22 @@ def test_play_resume_refuses_what_would_change_the_session_or_is_no_session_of_a
     assert path.read_bytes() == before      # nothing written
 
 
+def test_play_resume_of_a_file_that_cannot_be_read_says_so_not_that_it_is_read_only(monkeypatch, capsys, tmp_path):
+    # a file of mode 000 was said to be "read-only" (the check asked only whether it could be
+    # written); as root every file can be read, so the system's answer is stood in for
+    import os
+
+    path = tmp_path / "s.json"
+    _play(monkeypatch, ["--seed", "7", "--hands", "3", "--save", str(path)], QuitsAfterTheHand)
+    capsys.readouterr()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(path) and mode == os.R_OK
+                        else access(p, mode, **kw))
+    status, out = _play(monkeypatch, ["--resume", str(path)], "1P\n")
+    assert (status, out, capsys.readouterr().err) == (
+        2, "", f"error: --resume {path}: cannot read it: permission denied\n")
+
+
 class QuitsInTheSecondHand(AutoPlayer):
     """Plays as AutoPlayer, then quits at the second hand's first prompt."""
 

@@ -503,6 +503,12 @@ SHOWN_FOR_PEOPLE = re.compile(r"Dealer (North|East|South|West)[ \t]*(\r?\n|$)")
 """How a hand that deal or show print for people begins (not a record)."""
 
 
+# a Bridge deal in PBN, on a line of its own or as a Deal tag's value: four hands of
+# four suits parted by dots (a Flower Bridge Deal tag parts its three suits with slashes)
+BRIDGE_PBN = re.compile(r"[NESWnesw]:\s*\S*\.\S*\.\S*\.\S*")
+BRIDGE_PBN_TAG = re.compile(r'^\s*\[Deal\s+"[NESWnesw]:[^"/]*\.[^"/]*\.[^"/]*\.', re.MULTILINE)
+
+
 def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
@@ -512,6 +518,12 @@ def hand_record_json(text: str, name: str, command: str):
     from ..session import is_session_record
 
     refuse_empty(text, name)
+    tagged = BRIDGE_PBN_TAG.search(text) is not None
+    if tagged or BRIDGE_PBN.match(text.lstrip("\ufeff \t\r\n")):
+        bridge = ("solve --bridge-file FILE solves Bridge deals, one a line"
+                  + (" (each Deal tag's value alone)" if tagged else ""))
+        raise UsageError(f"{name} holds Bridge deals (PBN), not a Flower Bridge hand record: "
+                         + (bridge if command == "solve" else f"{command} takes a JSON hand record"))
     if is_notation(text):
         raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
                          f"(show reads the notation)")

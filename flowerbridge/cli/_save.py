@@ -55,8 +55,9 @@ class _NotAFile(Exception):
 class SessionFile:
     """Where ``--save`` writes the session."""
 
-    def __init__(self, path: str, overwrite: bool = False, option: str = "--save") -> None:
-        self.option = option    # how errors name it: --save, or play's --resume
+    def __init__(self, path: str, overwrite: bool = False, option: str = "--save",
+                 read: bool = False) -> None:
+        self.option = option    # how errors name it: --save, or play's --resume (``read``: it is read first)
         if path == "-":
             raise UsageError(f"{option} -: give a file name (standard output shows the game)")
         if not path:
@@ -74,6 +75,8 @@ class SessionFile:
         if os.path.lexists(path) and not overwrite:     # another session, most likely: kept
             raise UsageError(f"{option} {path}: the file exists; give another name, or add --overwrite "
                              "to replace it")
+        if read and os.path.exists(target) and not os.access(target, os.R_OK):
+            raise UsageError(f"{option} {path}: cannot read it: permission denied")
         if os.path.exists(target) and not os.access(target, os.W_OK):
             raise UsageError(f"{option} {path}: the file is read-only")
         try:    # a file can be made beside it (the folder exists and may be written)

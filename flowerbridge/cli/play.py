@@ -185,7 +185,7 @@ def resumed_session(args):
             raise UsageError(f"--{option.replace('_', '-')} with --resume: a resumed session keeps {kept} "
                              "as it was saved")
     # before it is read: a FIFO (which a read would wait on) or a directory is refused here
-    save = SessionFile(path, overwrite=True, option="--resume")
+    save = SessionFile(path, overwrite=True, option="--resume", read=True)
     _, session = load_records_and_session(read_text(path, "a session record"), path)
     if session is None:
         raise UsageError(f"{path} holds a hand record, not a session: --resume goes on with a "

@@ -138,6 +138,9 @@ def _deal_lines(text: str, name: str) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        if line.startswith("["):    # a PBN file with its tags
+            raise UsageError(f"{name}, line {number}: a PBN tag: --bridge-file takes one deal a line, "
+                             "the Deal tag's value alone (e.g. N:AKQ2.JT9.876.543 ...)")
         try:
             parse_pbn(line)
         except PBNError as exc:
