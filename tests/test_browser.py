@@ -3140,6 +3140,49 @@ def test_a_card_refused_by_a_tap_moves_no_card(browser, server, viewport):
     assert not south.errors
 
 
+FELT_TOP = "() => Math.round(document.querySelector('#felt').getBoundingClientRect().top)"
+
+
+def test_a_hint_or_a_refused_claim_that_goes_moves_no_card_back_on_a_phone(browser, server):
+    # Below 1000 px the panel lies above the felt: a hint's answer, or a refused claim of
+    # three lines, pushed the felt down, and back up once it went, at the person's next tap.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_touch_page(browser, server, created["invitations"]["S"]["url"], PHONE)
+    south.locator("#bidding button").first.wait_for()
+    south.locator('#bidding button[data-call="7NT"]').tap()
+    south.locator("#felt .card.playable").first.wait_for()
+    south.locator("#claim-rest").tap()       # too early for a claim: refused, in three lines at 360 px
+    south.wait_for_function("document.querySelector('#refusal').textContent.startsWith('claim not accepted')")
+    said = south.evaluate(FELT_TOP)
+    south.locator("#ask-hint").tap()
+    south.wait_for_function("document.querySelector('#advice').textContent.length > 20")
+    assert south.evaluate(FELT_TOP) >= said
+    held = south.evaluate(FELT_TOP)
+    south.locator("#felt .card.playable").first.tap(position={"x": 6, "y": 12})     # the refusal and hint go
+    south.wait_for_function("document.querySelector('#refusal').textContent === ''")
+    south.wait_for_function("document.querySelector('#advice').textContent === ''")
+    assert south.evaluate(FELT_TOP) == held
+    assert not south.errors
+
+
+def test_the_trick_keeps_its_room_on_a_phone_from_the_end_of_the_auction(browser, server):
+    # The trick's room was kept only once a card lay in it: at the opening lead the
+    # hand jumped down by its height (132 px at 360 px wide) besides the dummy's.
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "W")
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    wait_for_table(south)
+    height = "() => Math.round(document.querySelector('#trick').getBoundingClientRect().height)"
+    before = south.evaluate(height)
+    west = clients["W"]
+    west.send({"type": "play", "card": west.view["legal"][0], "seq": west.seq})
+    south.locator(TRICK_CARDS).first.wait_for()
+    assert before > 100 and south.evaluate(height) == before
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_a_landscape_phone_shows_the_dummy_the_trick_and_the_declarers_hand_together(browser, server):
     # Below 600 px wide only was the phone's layout used: on a phone on its side
     # (750 x 340, 839 x 412) each hand took a row per suit, the felt was 937 px
@@ -3431,6 +3474,44 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     assert ", then East " in said
     south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 1")   # West's lead stands
     assert south.locator(f'#felt .card.playable[data-code="{played}"]').count() >= 1
+    assert not south.errors
+
+
+def test_the_second_click_of_a_double_click_on_a_call_does_not_press_the_button_moved_under_it(browser, server):
+    # The Pass that ended the auction took the bidding box away, and the line of Take
+    # back, Hint and Claim the rest moved up into its place: the second click of a double
+    # click pressed what lay there now (Take back took the Pass back). The browser counts
+    # that click (event.detail 2); it comes at once, so it is sent here as the page gets it.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#bidding button").first.wait_for()
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#take-back").wait_for(state="visible")
+    second = "(id) => document.getElementById(id).dispatchEvent(new MouseEvent('click', {detail: 2, bubbles: true}))"
+    south.evaluate(second, "take-back")
+    south.evaluate(second, "ask-hint")
+    time.sleep(0.5)
+    assert not south.locator("#announce").inner_text().startswith("Taken back")
+    assert south.locator("#bidding button").count() == 0        # the call stands: no turn back
+    assert south.locator("#advice").inner_text() == ""          # no hint asked for either
+    # a click of its own (the first of a double click, or one later) is taken
+    south.locator("#take-back").click()
+    south.locator("#bidding button").first.wait_for()
+    assert south.locator("#announce").inner_text().startswith("Taken back: your 7 No Trump")
+    assert not south.errors
+
+
+def test_review_before_any_hand_is_over_looks_unavailable(browser, server):
+    # it was drawn as Keys is, and a click on it did nothing
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    review, keys = south.locator("#open-review"), south.locator("#open-keys")
+    assert review.is_disabled()
+    assert review.evaluate("(e) => getComputedStyle(e).opacity") == "0.5"
+    assert review.evaluate("(e) => getComputedStyle(e).cursor") == "not-allowed"
+    assert keys.evaluate("(e) => getComputedStyle(e).opacity") == "1"
     assert not south.errors
 
 

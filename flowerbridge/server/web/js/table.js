@@ -96,23 +96,27 @@ function actedElsewhere() {
 function sendCall(call) {
   state.pendingLevel = null;
   state.currentCall = null;  // the next turn's tab stop is Pass again
+  actedAt = performance.now();
   act({ type: "call", call });
 }
 
 // The second click of a double click (the browser counts it: event.detail 2) soon after
-// this page played a card is dropped. Sent before the first was answered, the server
-// refuses it (stale); but where the first card won the trick and the lead came back
-// at once, the hand closed up under the pointer and the second click led the card that
-// lay there now; where the turn had passed, it said "Not your turn".
+// this page called or played a card is dropped, on a card and on the buttons below the
+// bidding box. Sent before the first was answered, the server refuses it (stale); but
+// where the first card won the trick and the lead came back at once, the hand closed up
+// under the pointer and the second click led the card that lay there now; where the turn
+// had passed, it said "Not your turn"; and where the Pass that ended the auction took the
+// bidding box away, the second click landed on the Take back, Hint or Claim the rest that
+// moved up into its place (and took the Pass back).
 const DOUBLE_CLICK_MS = 1000;
-let playedAt = -Infinity;
+let actedAt = -Infinity;
 
 function secondClick(event) {
-  return event.detail >= 2 && performance.now() - playedAt < DOUBLE_CLICK_MS;
+  return event.detail >= 2 && performance.now() - actedAt < DOUBLE_CLICK_MS;
 }
 
 function sendPlay(code) {
-  playedAt = performance.now();
+  actedAt = performance.now();
   act({ type: "play", card: code });
 }
 
@@ -547,6 +551,7 @@ function drawPlayPanel() {
       ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
   }
   holdTurnLines();
+  holdPlayPanel();
 }
 
 // While a seat's auction lasts, the lines above its bidding box (the turn,
@@ -563,6 +568,24 @@ function holdTurnLines(afresh = false) {
     lines.style.minHeight = "";
   }
   if (auction) lines.style.minHeight = `${lines.getBoundingClientRect().height}px`;
+}
+
+// In the play, where the panel lies above the felt (one column, below 1000 px), the
+// panel of a seat keeps the greatest height it has had in the hand: a refusal of three
+// lines ("claim not accepted: …") or a hint's answer pushed the felt and its cards down,
+// and back up once it went, at the person's next tap. (A one-line refusal has its room
+// kept by the style sheet.) Dropped at the hand's end, and measured afresh when the
+// window's width changes.
+const ONE_COLUMN = window.matchMedia("(max-width: 999px)");
+
+function holdPlayPanel(afresh = false) {
+  const panel = $("play-panel");
+  const hand = state.seat && state.view.phase === "play" && ONE_COLUMN.matches ? String(state.hand) : "";
+  if (afresh || panel.dataset.heldHand !== hand) {
+    panel.dataset.heldHand = hand;
+    panel.style.minHeight = "";
+  }
+  if (hand) panel.style.minHeight = `${panel.getBoundingClientRect().height}px`;
 }
 
 function drawLastTrick() {
@@ -1393,9 +1416,9 @@ async function main() {
   $("review-dialog").addEventListener("close", closedDialog);
   $("keys-dialog").addEventListener("close", closedDialog);
   $("close-table").addEventListener("click", () => openDialog($("close-dialog"), $("close-table")));
-  $("ask-hint").addEventListener("click", askHint);
-  $("claim-rest").addEventListener("click", claimRest);
-  $("take-back").addEventListener("click", takeBack);
+  $("ask-hint").addEventListener("click", (event) => { if (!secondClick(event)) askHint(); });
+  $("claim-rest").addEventListener("click", (event) => { if (!secondClick(event)) claimRest(); });
+  $("take-back").addEventListener("click", (event) => { if (!secondClick(event)) takeBack(); });
   $("close-confirm").addEventListener("click", closeTable);
   $("close-cancel").addEventListener("click", () => $("close-dialog").close());
   $("close-dialog").addEventListener("close", closedDialog);
@@ -1423,7 +1446,10 @@ async function main() {
   window.addEventListener("resize", () => {
     if (innerWidth === width) return;
     width = innerWidth;
-    if (state.view && !state.linkRefused) holdTurnLines(true);
+    if (state.view && !state.linkRefused) {
+      holdTurnLines(true);
+      holdPlayPanel(true);
+    }
   });
   connection = new TableConnection(tableId, tokenFromHash(), { onMessage: receive, onStatus: showStatus });
 }
