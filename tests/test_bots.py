@@ -1299,13 +1299,26 @@ def test_pimc_stopped_by_ctrl_c_stops_its_worlds_too(monkeypatch):
     state = _hand_in_play(2, 4)
     bot = PimcBot(seed=1, samples=2000, time_budget=None, workers=2)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
-    timer.start()
+    # Ctrl-C from 0.3 s on, again every 0.25 s until one is taken: one that lands while a
+    # weak reference's callback runs (a garbage collection) is printed and dropped by
+    # Python itself ("Exception ignored in: ..."), as a person's press would be
+    stop = threading.Event()
+
+    def press() -> None:
+        stop.wait(0.3)
+        while not stop.is_set():
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+            stop.wait(0.25)
+
+    presses = threading.Thread(target=press)
+    presses.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             bot.decide(state.observation(state.actor))
     finally:
-        timer.cancel()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # (a press on its way lands here)
+        stop.set()
+        presses.join()
         signal.signal(signal.SIGINT, previous)
     begun = counts["begun"]
     assert counts["ended"] == begun and 0 < begun < 2000     # none left solving
