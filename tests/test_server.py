@@ -1253,6 +1253,26 @@ def test_a_claim_at_a_table_of_bots_is_accepted_only_when_no_defence_stops_it_an
     south.close()
 
 
+def test_a_claim_is_answered_no_sooner_than_a_quarter_second_so_its_time_tells_nothing(server, monkeypatch):
+    # A refusal by the double-dummy check alone came in a hundredth of a millisecond, one
+    # after the sampled layouts in about one: how soon a refusal came told whether the
+    # hidden cards lay well for the claimant (a helper's measurement, offline).
+    from flowerbridge.server import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "_judge_claim", lambda state: None)     # refused at once
+    for south, _good, answer in _claims_at_each_turn(server, monkeypatch, "1" * 32, hands=1):
+        assert answer["code"] == "no_claim"
+        for asked in ("again", "once more"):
+            started = time.monotonic()
+            south.send({"type": "claim", "seq": south.seq, "id": asked})
+            south.until(lambda m, asked=asked: m["type"] == "error" and m.get("id") == asked)
+            assert time.monotonic() - started >= manager_module.CLAIM_ANSWER_SECONDS
+        break
+    south.send({"type": "ping", "id": "last"})
+    south.until(lambda m: m.get("id") == "last")
+    south.close()
+
+
 def test_a_claim_is_made_in_the_play_at_a_table_of_bots_only(server):
     table_id, token = south_table(server)
     south = joined(server, table_id, token)
