@@ -178,6 +178,17 @@ def test_lobby_takes_a_name_with_any_space_or_a_joiner(server, name):
     assert server.api("GET", f"/api/tables/{table_id}").json()["name"] == name
 
 
+@pytest.mark.parametrize("name, listed", [("   ", None), ("\u3000\u00a0", None), ("  Friday  ", "Friday"),
+                                          ("\u3000花札\u3000", "花札")])
+def test_lobby_drops_the_spaces_round_a_name_and_a_name_of_spaces_alone_is_none(server, name, listed):
+    # a name of spaces alone was listed as a blank
+    response = server.api("POST", "/api/tables", json={**table_request({"S": "human", **BOTS3}),
+                                                       "name": name})
+    assert response.status_code == 201, response.text
+    table_id = response.json()["table"]["id"]
+    assert server.api("GET", f"/api/tables/{table_id}").json()["name"] == (listed or f"Table {table_id}")
+
+
 @pytest.mark.parametrize("char, kind", [("\x00", "a control character"), ("\n", "a control character"),
                                         ("\x7f", "a control character"), ("\x85", "a control character"),
                                         ("\u2028", "a line separator"),

@@ -424,3 +424,34 @@ def test_http_kept_answers_say_being_made_expire_ten_minutes_after_the_answer_an
         kept.begin(n, {})
         kept.done(n, {"n": n})
     assert kept.look(0, {}) is None and kept.look(repeats.MOST_KEPT, {}) == {"n": repeats.MOST_KEPT}
+
+
+def test_http_a_request_with_two_host_headers_is_refused_whichever_comes_first():
+    # the first was taken: "localhost" then "evil.example" was served, the other order
+    # refused (RFC 9112 says such a request is answered 400)
+    import asyncio
+
+    from flowerbridge.server.headers import HostCheck
+
+    served = []
+
+    async def app(scope, receive, send):
+        served.append(scope["path"])
+
+    async def answer(*hosts: bytes) -> list[dict]:
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "path": "/api/meta", "headers": [(b"host", host) for host in hosts]}
+        await HostCheck(app, ["localhost"])(scope, None, send)
+        return sent
+
+    assert asyncio.run(answer(b"localhost")) == [] and served == ["/api/meta"]
+    for hosts in ((b"localhost", b"evil.example"), (b"evil.example", b"localhost"), (b"localhost", b"localhost")):
+        start, body = asyncio.run(answer(*hosts))
+        assert start["status"] == 400
+        error = json.loads(body["body"])["error"]
+        assert error["code"] == "bad_host" and error["message"].startswith("the request has 2 Host headers: ")
+    assert served == ["/api/meta"]

@@ -235,12 +235,15 @@ class HostCheck:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        header = next((value.decode("latin-1") for name, value in scope.get("headers") or []
-                       if name == b"host"), None)
+        hosts = [value.decode("latin-1") for name, value in scope.get("headers") or [] if name == b"host"]
+        # two Host headers: refused (RFC 9112, 3.2), not taken by the first (a proxy
+        # and this server could each read another)
+        header = hosts[0] if len(hosts) == 1 else None
         if header is not None and self.allows(host_name(header)):
             await self.app(scope, receive, send)
             return
-        said = f"the Host header names {json.dumps(header)}" if header else "the request has no Host header"
+        said = (f"the request has {len(hosts)} Host headers" if len(hosts) > 1
+                else f"the Host header names {json.dumps(header)}" if header else "the request has no Host header")
         message = (f"{said}: this server answers only to " + ", ".join(self.allowed)
                    + " (flowerbridge serve --allowed-hosts adds names)")
         if self.told.first(str(header and host_name(header))):

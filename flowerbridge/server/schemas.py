@@ -106,7 +106,9 @@ class CreateTable(_Strict):
             if kind is not None and char not in _JOINERS:
                 raise ValueError(f"a table's name cannot hold U+{ord(char):04X} ({kind}): "
                                  + _UNREADABLE_SAID)
-        return name
+        # spaces round it are dropped (as the lobby's form drops them), and a name of
+        # spaces alone is none: it was listed as a blank
+        return name.strip() or None if name is not None else None
 
     @field_validator("options")
     @classmethod
