@@ -84,12 +84,17 @@ def shown(value: object, limit: int = 40) -> str:
 
 
 def json_shown(value: object, limit: int = 40) -> str:
-    """A JSON value as an error message shows what a file holds (``"os:abort"``), cut
-    short past ``limit`` characters as :func:`quoted` cuts text."""
+    """A JSON value as an error message shows what a file holds (``"os:abort"``, its
+    invisible and control characters escaped), cut short past ``limit`` characters as
+    :func:`quoted` cuts text (``"xxxx"... (100 characters)``)."""
     import json
 
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else f"{text[:limit - 10]}... ({len(text):,} characters)"
+    text = json.dumps(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{json.dumps(value[:limit - 10])}... ({len(value):,} characters)"
+    return f"{text[:limit - 10]}... ({len(text):,} characters)"
 
 
 def quoted(text: str, limit: int = 40) -> str:

@@ -541,11 +541,19 @@ def test_lobby_a_long_list_is_shown_a_page_at_a_time_and_found_by_name(browser, 
         assert kept.locator("#tables > li").inner_text() == "No open table's name contains “no such”."
         kept.fill("#table-filter", "ours")      # its kept links still under it
         assert rows.count() == 1 and rows.first.locator(".kept-links").count() == 1
-        # the list's refreshes keep the search: a new table that matches it comes in
-        own.create_table({seat: BOT for seat in "NESW"}, name="Ours too")
-        kept.wait_for_selector("#tables li[data-table] >> text=Ours too", timeout=20_000)
-        assert [row.inner_text() for row in rows.locator(":scope > strong").all()] == ["Ours too", "Ours"]
-        assert kept.locator("#table-filter").input_value() == "ours" and not kept.errors
+        # a refresh keeps the search, and the row that has the keyboard: a new table that
+        # matches comes in at the top, and pushed the last row of the page off it
+        kept.fill("#table-filter", "table")
+        assert rows.count() == 50
+        watch = rows.nth(49).locator("[data-focus=watch]")
+        assert watch.get_attribute("aria-label") == "Watch Table 13"
+        watch.focus()
+        own.create_table({seat: BOT for seat in "NESW"}, name="Table 99")
+        kept.wait_for_selector("#tables > li[data-table] >> text=Table 99", timeout=20_000)
+        assert rows.count() == 63 and "Ours" not in rows.locator(":scope > strong").all_inner_texts()
+        assert kept.evaluate("document.activeElement.getAttribute('aria-label')") == "Watch Table 13"
+        assert kept.locator("#tables-count").inner_text() == "63 of 64 open tables match “table”"
+        assert not kept.errors
         kept.context.close()
     (tmp_path / "few").mkdir()
     with Server(tmp_path / "few") as few:

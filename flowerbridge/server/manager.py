@@ -905,6 +905,8 @@ class TableManager:
         guess where the unseen cards lie): accepted, the cards are played out along
         its line, stored in one commit, and the claimant is told first; otherwise
         ``no_claim``."""
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
         # (under the table's lock: the table stands still while the claim is judged)
         async with _seated(conn, seq, "only a person seated at the table can claim") as (live, seat):
             _alone_with_bots(live, seat, "no_claim", "claims are made")
@@ -914,27 +916,38 @@ class TableManager:
             left, hand = 13 - len(state.tricks), live.table.hand_number
             # (a claim sent again and again costs one search a turn, not one a message)
             refused = live.claims_refused.get(seat) == live.table.seq
-            loop = asyncio.get_running_loop()
-            asked = loop.time()
             line = None if refused else await loop.run_in_executor(self._slow_bot_pool, _judge_claim, state)
-            await asyncio.sleep(CLAIM_ANSWER_SECONDS - (loop.time() - asked))
             if line is None:
                 live.claims_refused[seat] = live.table.seq
-                raise TableError("no_claim", f"claim not accepted: {REFUSED}; play on")
-            rows: list[Event] = []
-            try:
-                for _, card in line:
-                    rows += live.table.act(live.table.actor, "play", str(card))
-            except FlowerBridgeError:   # (a line the engine refuses: a bug) nothing is kept
-                if rows:
-                    live.table = live.table.without(rows)
-                raise
-            stored = await self._store(live, rows)     # all of it, or nothing (busy)
-            reply = {"v": PROTOCOL_VERSION, "type": "claim", "hand": hand, "tricks": left,
-                     "side": "NS" if seat in (Seat.N, Seat.S) else "EW"}
-            # the claimant hears that it was accepted before the cards come
-            conn.send(reply if message_id is None else {**reply, "id": message_id})
-            self._made(live, stored)
+            else:
+                await self._accept_claim(conn, live, seat, line, hand, left, message_id, asked)
+                return
+        # refused: answered once CLAIM_ANSWER_SECONDS are out, the table's lock let go
+        # meanwhile (claims sent again and again held it a quarter second each)
+        await asyncio.sleep(CLAIM_ANSWER_SECONDS - (loop.time() - asked))
+        raise TableError("no_claim", f"claim not accepted: {REFUSED}; play on")
+
+    async def _accept_claim(self, conn: Connection, live: LiveTable, seat: Seat, line: list[tuple[Seat, Card]],
+                            hand: int, left: int, message_id: str | None, asked: float) -> None:
+        """Play a claim out along its judged ``line`` (under the table's lock), stored in
+        one commit, the claimant told first, once CLAIM_ANSWER_SECONDS are out."""
+        await asyncio.sleep(CLAIM_ANSWER_SECONDS - (asyncio.get_running_loop().time() - asked))
+        rows: list[Event] = []
+        try:
+            for _, card in line:
+                actor = live.table.actor
+                assert actor is not None    # (the hand is not over before the line's end)
+                rows += live.table.act(actor, "play", str(card))
+        except FlowerBridgeError:   # (a line the engine refuses: a bug) nothing is kept
+            if rows:
+                live.table = live.table.without(rows)
+            raise
+        stored = await self._store(live, rows)     # all of it, or nothing (busy)
+        reply = {"v": PROTOCOL_VERSION, "type": "claim", "hand": hand, "tricks": left,
+                 "side": "NS" if seat in (Seat.N, Seat.S) else "EW"}
+        # the claimant hears that it was accepted before the cards come
+        conn.send(reply if message_id is None else {**reply, "id": message_id})
+        self._made(live, stored)
 
     async def take_back(self, conn: Connection, seq: int | None) -> None:
         """The person takes back their last call or card of the hand in progress,

@@ -89,6 +89,10 @@ def _deeper_than(value: Any, depth: int) -> bool:
     return False
 
 
+# the joiners a name may hold, which show nothing on their own: taken out to tell a blank name
+_BLANK = dict.fromkeys(map(ord, _JOINERS))
+
+
 class CreateTable(_Strict):
     """``POST /api/tables``: a new table's name, rule options, length and seats."""
 
@@ -107,8 +111,11 @@ class CreateTable(_Strict):
                 raise ValueError(f"a table's name cannot hold U+{ord(char):04X} ({kind}): "
                                  + _UNREADABLE_SAID)
         # spaces round it are dropped (as the lobby's form drops them), and a name of
-        # spaces alone is none: it was listed as a blank
-        return name.strip() or None if name is not None else None
+        # spaces and joiners alone is none: it was listed as a blank
+        if name is None:
+            return None
+        name = name.strip()
+        return name if name.translate(_BLANK).strip() else None
 
     @field_validator("options")
     @classmethod

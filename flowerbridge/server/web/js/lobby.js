@@ -280,6 +280,11 @@ function drawTables() {
   document.getElementById("find-table").classList.toggle("hidden",
     tables.length <= FIND_FROM && !words && document.activeElement !== filter);
   const found = matching(tables, words);
+  // the row that has the keyboard stays shown: a table opened meanwhile (the list is
+  // newest first) pushed the last row of the page off it, and the focus to the heading
+  const focused = focusedInList(list);
+  const at = focused ? found.findIndex((table) => table.id === focused.table) : -1;
+  if (at >= showing) showing = Math.ceil((at + 1) / PAGE) * PAGE;
   const rows = found.slice(0, showing);
   // Redrawn only when something changed: a redraw would drop the focus, the
   // selection and "Copied" in the kept links.
@@ -291,8 +296,9 @@ function drawTables() {
   const more = found.length - rows.length;
   const button = document.getElementById("show-more");
   button.textContent = `Show ${Math.min(PAGE, more).toLocaleString("en")} more`;
+  // (a Show more that goes with the keyboard on it: the keyboard goes to the last row)
+  const buttonFocused = document.activeElement === button && more <= 0;
   button.classList.toggle("hidden", more <= 0);
-  const focused = focusedInList(list);
   const loadingRow = loading > 0
     ? [el("li", { class: "muted", dataset: { loading: String(loading) } },
       `${loading === 1 ? "1 more open table is" : `${loading.toLocaleString("en")} more open tables are`} `
@@ -309,6 +315,10 @@ function drawTables() {
     list.replaceChildren(...rows.map((table) => tableRow(table, still)), ...loadingRow);
   }
   refocus(list, focused);     // (a Watch link gone with its table: the list's heading)
+  if (buttonFocused) {
+    const watch = [...list.querySelectorAll("[data-focus=watch]")].pop();
+    if (watch) watch.focus(); else document.getElementById("open-title").focus();
+  }
 }
 
 async function refreshTables() {
