@@ -1167,7 +1167,7 @@ def test_cli_a_home_of_no_user_is_one_error_line_naming_the_path(cli, assert_cli
 PBN_DEAL = "N:AKQ2.JT9.876.543 JT98.AKQ.543.762 7654.876.AKQ.AKQ 3.5432.JT92.JT98"
 
 
-@pytest.mark.parametrize("command", ["solve", "score"])
+@pytest.mark.parametrize("command", ["solve", "score", "show"])
 @pytest.mark.parametrize("text, tagged", [(PBN_DEAL + "\n", False),
                                           (f'[Event "club"]\n[Deal "{PBN_DEAL}"]\n', True)],
                          ids=["deal line", "Deal tag"])
@@ -1179,7 +1179,8 @@ def test_cli_bridge_deals_given_as_a_hand_record_are_named_as_such(cli, assert_c
     path.write_text(text, encoding="utf-8")
     said = (r"solve --bridge-file FILE solves Bridge deals, one a line"
             + (r" \(each Deal tag's value alone\)" if tagged else "")
-            if command == "solve" else f"{command} takes a JSON hand record")
+            if command == "solve" else "show takes what deal --json or deal --notation writes"
+            if command == "show" else f"{command} takes a JSON hand record")
     assert_cli_error(cli(command, str(path)), rf"^error: {re.escape(str(path))} holds Bridge deals \(PBN\), "
                                               rf"not a Flower Bridge hand record: {said}$")
 

@@ -509,6 +509,19 @@ BRIDGE_PBN = re.compile(r"[NESWnesw]:\s*\S*\.\S*\.\S*\.\S*")
 BRIDGE_PBN_TAG = re.compile(r'^\s*\[Deal\s+"[NESWnesw]:[^"/]*\.[^"/]*\.[^"/]*\.', re.MULTILINE)
 
 
+def refuse_bridge_deals(text: str, name: str, command: str) -> None:
+    """A UsageError if ``text`` (the input ``name``) holds Bridge deals in PBN, which
+    ``command`` was given in place of a Flower Bridge record: said as such, with where
+    such deals are taken (they were "malformed JSON", or a notation missing its tags)."""
+    tagged = BRIDGE_PBN_TAG.search(text) is not None
+    if tagged or BRIDGE_PBN.match(text.lstrip("\ufeff \t\r\n")):
+        bridge = ("solve --bridge-file FILE solves Bridge deals, one a line"
+                  + (" (each Deal tag's value alone)" if tagged else ""))
+        takes = {"solve": bridge, "show": "show takes what deal --json or deal --notation writes"}
+        raise UsageError(f"{name} holds Bridge deals (PBN), not a Flower Bridge hand record: "
+                         + takes.get(command, f"{command} takes a JSON hand record"))
+
+
 def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
@@ -518,12 +531,7 @@ def hand_record_json(text: str, name: str, command: str):
     from ..session import is_session_record
 
     refuse_empty(text, name)
-    tagged = BRIDGE_PBN_TAG.search(text) is not None
-    if tagged or BRIDGE_PBN.match(text.lstrip("\ufeff \t\r\n")):
-        bridge = ("solve --bridge-file FILE solves Bridge deals, one a line"
-                  + (" (each Deal tag's value alone)" if tagged else ""))
-        raise UsageError(f"{name} holds Bridge deals (PBN), not a Flower Bridge hand record: "
-                         + (bridge if command == "solve" else f"{command} takes a JSON hand record"))
+    refuse_bridge_deals(text, name, command)
     if is_notation(text):
         raise UsageError(f"{name} is in the text notation: {command} takes a JSON hand record "
                          f"(show reads the notation)")

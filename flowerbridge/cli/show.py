@@ -88,7 +88,7 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
 
 def run(args) -> int:
     from ..render import fit_lines, render_hand
-    from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text
+    from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text, refuse_bridge_deals
 
     if args.notation and args.names:
         raise UsageError("--names is for the hands shown for people: --notation writes the record "
@@ -98,6 +98,7 @@ def run(args) -> int:
     if SHOWN_FOR_PEOPLE.match(text.lstrip()):
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          "show reads what deal --json or deal --notation writes")
+    refuse_bridge_deals(text, name, "show")
     records, session, aside = _read(text, name)
     for line in aside:
         print(f"note: {line}", file=sys.stderr)
