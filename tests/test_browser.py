@@ -3448,10 +3448,16 @@ CALLS_SHOWN = "[...document.querySelectorAll('#auction td')].filter((td) => td.t
 TRICK_CARDS = "#trick .slot [data-code]"
 
 
-def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server):
+def south_alone_with_bots(browser, server):
+    """The page of South, a person alone with three bots at a new table, once it shows the table."""
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     south = open_page(browser, server, created["invitations"]["S"]["url"])
     wait_for_table(south)
+    return south
+
+
+def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server):
+    south = south_alone_with_bots(browser, server)
     south.locator("#bidding button").first.wait_for()
     assert south.locator("#take-back").is_hidden()     # nothing of South's in this hand yet
     before = south.evaluate(CALLS_SHOWN)
@@ -3490,9 +3496,7 @@ def test_the_second_click_of_a_double_click_on_a_call_does_not_press_the_button_
     # back, Hint and Claim the rest moved up into its place: the second click of a double
     # click pressed what lay there now (Take back took the Pass back). The browser counts
     # that click (event.detail 2); it comes at once, so it is sent here as the page gets it.
-    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
-    south = open_page(browser, server, created["invitations"]["S"]["url"])
-    wait_for_table(south)
+    south = south_alone_with_bots(browser, server)
     south.locator("#bidding button").first.wait_for()
     south.locator('#bidding button[data-call="7NT"]').click()
     south.locator("#take-back").wait_for(state="visible")
@@ -3512,9 +3516,7 @@ def test_the_second_click_of_a_double_click_on_a_call_does_not_press_the_button_
 
 def test_review_before_any_hand_is_over_looks_unavailable(browser, server):
     # it was drawn as Keys is, and a click on it did nothing
-    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
-    south = open_page(browser, server, created["invitations"]["S"]["url"])
-    wait_for_table(south)
+    south = south_alone_with_bots(browser, server)
     review, keys = south.locator("#open-review"), south.locator("#open-keys")
     assert review.is_disabled()
     assert review.evaluate("(e) => getComputedStyle(e).opacity") == "0.5"
@@ -3526,9 +3528,7 @@ def test_review_before_any_hand_is_over_looks_unavailable(browser, server):
 def test_take_back_not_sent_while_offline_is_taken_back_once_connected_again(browser, server):
     # the press while offline was kept as sent, so every later press (and U) was taken for
     # its double and dropped, until the table moved on
-    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
-    south = open_page(browser, server, created["invitations"]["S"]["url"])
-    wait_for_table(south)
+    south = south_alone_with_bots(browser, server)
     south.locator("#bidding button").first.wait_for()
     south.locator('#bidding button[data-call="7NT"]').click()
     south.locator("#felt .card.playable").first.wait_for()      # the bots wait for South's card
