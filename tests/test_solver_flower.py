@@ -648,6 +648,58 @@ def test_memory_bound_is_configurable():
         _ns_tricks.cache_clear()
 
 
+def _bridge_deal(seed: int) -> list[list[int]]:
+    cards = list(range(52))
+    random.Random(seed).shuffle(cards)
+    return [sorted(cards[13 * h:13 * h + 13]) for h in range(4)]
+
+
+def test_tables_searched_on_memory_another_games_tables_left_are_exact():
+    # A freed table's memory is kept for the next table (release_memory), with
+    # whatever it held: here Bridge entries (another entry size, other block
+    # links) under Flower Bridge tables and the other way round, on 16 MB tables
+    # that fill and are cleared mid-search, one thread and a shared team of two.
+    from flowerbridge.solver import kept_memory, release_memory
+
+    flower = [[c.index for c in h] for h in Deal.from_seed(7, 3).hands]
+    bridge = _bridge_deal(7)
+    want_flower, want_bridge = DoubleDummy(FLOWER).dd_table(flower), DoubleDummy(BRIDGE).dd_table(bridge)
+    release_memory()
+    for first, then, deal, want in ((BRIDGE, FLOWER, flower, want_flower), (FLOWER, BRIDGE, bridge, want_bridge)):
+        before = DoubleDummy(first, 16)
+        before.dd_table(bridge if first is BRIDGE else flower)
+        assert before.stats["clears"] > 0           # its blocks hold entries through and through
+        del before
+        kept = kept_memory()
+        assert kept >= 12 << 20                      # its blocks (3/4 of the bound) and its lists
+        after = DoubleDummy(then, 16)
+        assert after.dd_table(deal) == want
+        assert kept_memory() < kept                  # (the table above took them)
+        del after
+        assert dd_tables([deal], then, workers=2, memory_mb=16) == [want]
+    release_memory()
+
+
+def test_freed_tables_memory_kept_for_the_next_is_bounded_and_given_back_on_request():
+    from flowerbridge.solver import kept_memory, release_memory
+
+    release_memory()
+    assert kept_memory() == 0
+    ending = [[0], [10], [20], [1]]
+    solvers = [DoubleDummy(FLOWER, 200) for _ in range(3)]
+    for solver in solvers:
+        solver.tricks(ending, None, 0)               # its table is allocated on first use
+    del solvers, solver
+    kept = kept_memory()
+    assert 190 << 20 <= kept <= 320 << 20            # a table's arrays kept (19/20 of its bound), not three's
+    assert release_memory() == kept
+    assert kept_memory() == 0
+    tiny = DoubleDummy(FLOWER, 1)
+    tiny.tricks(ending, None, 0)
+    del tiny
+    assert kept_memory() == 0                        # arrays under 2 MB go back at once
+
+
 @pytest.mark.parametrize("memory_mb", [float("nan"), float("inf"), 0.5, 1e12, "lots"])
 def test_memory_bound_out_of_range_is_refused_at_once(memory_mb):
     with pytest.raises(SolverInputError, match="memory_mb must be"):

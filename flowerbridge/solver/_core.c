@@ -422,15 +422,75 @@ static inline int count_from(const Ctx *c, int h, int s, int lo)
  * look-up misses the TLB.  Ask for 2 MB pages (transparent huge pages,
  * where the system offers them on request) for arrays that large. */
 #define HUGE_PAGE ((size_t)2 << 20)
+
+/* The arrays of freed tables are kept for the next tables rather than given
+ * back to the system at once: the first write to a page of fresh memory is
+ * dear (the kernel zeroes it, and a virtual machine's host may back it only
+ * then: about 3 ms a megabyte on the machine measured, so that a new 256 MB
+ * table paid up to 0.7 s for pages the table before had already touched —
+ * a DD table's team or a review's solver is made anew where the last was
+ * dropped).  A kept array serves a request of its size or up to an eighth
+ * less; at most PARK_MAX bytes are kept, the oldest given back first, and
+ * release_memory() gives back all.  Tables are made and freed with the GIL
+ * held (Solver's methods), which guards these.  What a kept array holds is
+ * stale, as a cleared table's arrays are: nothing is read before the new
+ * table writes it (tt_init, tt_clear). */
+#define PARK_MAX ((size_t)320 << 20)    /* a default (256 MB) table's arrays, rounded up, and spare */
+#define PARK_SLOTS 16
+static struct { void *p; size_t n; } parked[PARK_SLOTS];
+static int nparked;
+static size_t parked_bytes;
+
+static size_t huge_round(size_t bytes) { return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
+
 static void *tt_alloc(size_t bytes)
 {
     if (bytes < HUGE_PAGE) return malloc(bytes);
-    size_t n = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t n = huge_round(bytes);
+    int best = -1;
+    for (int i = 0; i < nparked; i++)
+        if (parked[i].n >= n && parked[i].n - n <= n / 8 && (best < 0 || parked[i].n < parked[best].n)) best = i;
+    if (best >= 0) {
+        void *p = parked[best].p;
+        parked_bytes -= parked[best].n;
+        memmove(&parked[best], &parked[best + 1], (size_t)(nparked - best - 1) * sizeof parked[0]);
+        nparked--;
+        return p;
+    }
     void *p = aligned_alloc(HUGE_PAGE, n);
 #ifdef MADV_HUGEPAGE
     if (p) madvise(p, n, MADV_HUGEPAGE);
 #endif
     return p;
+}
+
+/* tt_alloc's counterpart: an array of `bytes` (as asked of tt_alloc) kept
+ * for a later table, or freed */
+static void tt_release(void *p, size_t bytes)
+{
+    if (!p) return;
+    size_t n = huge_round(bytes);
+    if (bytes < HUGE_PAGE || n > PARK_MAX) { free(p); return; }
+    while (nparked && (nparked == PARK_SLOTS || parked_bytes + n > PARK_MAX)) {
+        free(parked[0].p);                      /* the oldest kept */
+        parked_bytes -= parked[0].n;
+        memmove(&parked[0], &parked[1], (size_t)(nparked - 1) * sizeof parked[0]);
+        nparked--;
+    }
+    parked[nparked].p = p;
+    parked[nparked].n = n;
+    nparked++;
+    parked_bytes += n;
+}
+
+/* Give every kept array back to the system: the bytes given back. */
+static size_t release_parked(void)
+{
+    size_t n = parked_bytes;
+    for (int i = 0; i < nparked; i++) free(parked[i].p);
+    nparked = 0;
+    parked_bytes = 0;
+    return n;
 }
 
 static int tt_init(TT *t, size_t bytes, int kw)
@@ -468,11 +528,11 @@ static int tt_init(TT *t, size_t bytes, int kw)
     if (t->head) memset(t->head, 0, nh * sizeof(uint32_t));
     if (t->summary) memset(t->summary, 0, nh * sizeof(uint32_t));
     if (!t->head || !t->dists || !t->blocks || !t->summary) {
-        free(t->summary);
+        tt_release(t->summary, nh * sizeof(uint32_t));
         t->summary = NULL;
-        free(t->head);
-        free(t->dists);
-        free(t->bmem);
+        tt_release(t->head, nh * sizeof(uint32_t));
+        tt_release(t->dists, dcap * sizeof(Dist));
+        tt_release(t->bmem, (bcap + 1) * bstride);
         t->head = NULL;
         t->dists = NULL;
         t->blocks = NULL;
@@ -496,11 +556,13 @@ static int tt_init(TT *t, size_t bytes, int kw)
 
 static void tt_free(TT *t)
 {
-    free(t->summary);
+    if (t->head) {          /* (the sizes are set once every array is there) */
+        tt_release(t->summary, t->nh * sizeof(uint32_t));
+        tt_release(t->head, t->nh * sizeof(uint32_t));
+        tt_release(t->dists, t->dcap * sizeof(Dist));
+        tt_release(t->bmem, (t->bcap + 1) * t->bstride);
+    }
     t->summary = NULL;
-    free(t->head);
-    free(t->dists);
-    free(t->bmem);
     t->head = NULL;
     t->dists = NULL;
     t->blocks = NULL;
@@ -4354,7 +4416,22 @@ static PyTypeObject SolverType = {
     .tp_getset = Solver_getset,
 };
 
+static PyObject *core_release_memory(PyObject *unused, PyObject *noargs)
+{
+    return PyLong_FromSize_t(release_parked());
+}
+
+static PyObject *core_kept_memory(PyObject *unused, PyObject *noargs)
+{
+    return PyLong_FromSize_t(parked_bytes);
+}
+
 static PyMethodDef core_functions[] = {
+    {"release_memory", core_release_memory, METH_NOARGS,
+     "release_memory()\n\nGive the memory of freed tables, kept for the next ones, back to the system:\n"
+     "the bytes given back."},
+    {"kept_memory", core_kept_memory, METH_NOARGS,
+     "kept_memory()\n\nThe bytes of freed tables' memory kept for the next tables."},
     {"after_fork_in_child", after_fork_in_child, METH_NOARGS,
      "after_fork_in_child()\n\nTake the calling thread as the main one (in a child process after fork)."},
     {NULL}

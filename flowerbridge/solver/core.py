@@ -32,6 +32,8 @@ from ._core import Cancelled as _CoreCancelled
 from ._core import InputError as _CoreInputError
 from ._core import Solver as _CoreSolver
 from ._core import after_fork_in_child as _after_fork_in_child
+from ._core import kept_memory as _kept_memory
+from ._core import release_memory as _release_memory
 
 DEFAULT_MEMORY_MB = 256
 """Default bound on the transposition tables of one call (all workers together)."""
@@ -354,6 +356,26 @@ def _geometry(geometry: object) -> Geometry:
         raise SolverInputError(f"geometry must be a Geometry (FLOWER, BRIDGE or Geometry(suits, ranks, "
                                f"copies)), not {geometry!r}")
     return geometry
+
+
+def release_memory() -> int:
+    """Give back to the system the memory of freed transposition tables, and
+    return how many bytes that was.
+
+    A solver's table, once freed (the solver dropped, or a DD table's threads
+    done with theirs), is kept for the next table the process makes: up to
+    320 MB, enough for one table of the default size, the oldest given back
+    first.  Writing to fresh memory for the first time is what costs (the
+    system zeroes each page, and a virtual machine's host may only then
+    provide it), so a new table on kept memory starts at full speed.  A
+    process that is done solving can give it back at once."""
+    return _release_memory()
+
+
+def kept_memory() -> int:
+    """The bytes of freed tables' memory kept for the next tables (see
+    :func:`release_memory`)."""
+    return _kept_memory()
 
 
 def _new_core(geometry: Geometry, memory_mb: float) -> "_CoreSolver":
