@@ -992,19 +992,39 @@ def test_cli_solve_ctrl_c_ends_the_search_at_once(tmp_path, options, presses, ga
     assert (proc.returncode, out, err) == (130, "", "interrupted\n")
 
 
-@pytest.mark.parametrize("command", ["score", "show"])
-def test_cli_input_too_large_to_read_is_refused_naming_it(command):
-    # it said only "error: out of memory", naming no input
-    import resource
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_cli_input_larger_than_any_record_is_refused_naming_it_before_memory_runs_out(command):
+    # /dev/zero was read until memory ran out ("out of memory reading it", or the
+    # system's out-of-memory killer); now the first 64 MB and a byte tell
     import subprocess
 
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
-
     done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", command, "/dev/zero"], capture_output=True,
-                          preexec_fn=limited, timeout=300)
+                          timeout=300)
     assert (done.returncode, done.stdout) == (2, b"")
-    assert done.stderr == b"error: /dev/zero: out of memory reading it: too large an input\n"
+    assert done.stderr == b"error: /dev/zero: more than 64 MB: too large for a hand record\n"
+
+
+def test_cli_input_of_the_largest_size_taken_is_read_and_a_byte_more_is_refused(cli, assert_cli_error, tmp_path,
+                                                                               monkeypatch, ch16_record):
+    import flowerbridge.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "MAX_INPUT_MB", 1)
+    record = json.dumps(ch16_record)
+    (tmp_path / "h.json").write_text(record + " " * ((1 << 20) - len(record)))
+    (tmp_path / "over.json").write_text(record + " " * ((1 << 20) + 1 - len(record)))
+    status, out, err = cli("score", str(tmp_path / "h.json"))
+    assert (status, err) == (0, "") and json.loads(out)
+    assert_cli_error(cli("score", str(tmp_path / "over.json")), r"over\.json: more than 1 MB: too large for a hand record$")
+    piped = lambda name: io.TextIOWrapper(io.BytesIO((tmp_path / name).read_bytes()))    # noqa: E731
+    text_stream = lambda name: io.StringIO((tmp_path / name).read_text())                # noqa: E731
+    for stdin in (piped, text_stream):      # standard input with bytes beneath, or a text stream alone
+        monkeypatch.setattr(sys, "stdin", stdin("over.json"))
+        assert_cli_error(cli("score", "-"), r"standard input: more than 1 MB: too large for a hand record$")
+        monkeypatch.setattr(sys, "stdin", stdin("h.json"))
+        assert cli("score", "-") == (0, out, "")
+    (tmp_path / "d.pbn").write_text("N:" + "x" * (1 << 20))
+    assert_cli_error(cli("solve", "--bridge-file", str(tmp_path / "d.pbn")),
+                     r"d\.pbn: more than 1 MB: too large for Bridge deals \(one PBN deal a line\)$")
 
 
 def test_cli_solve_out_of_memory_while_solving_hints_a_smaller_memory_mb(cli, assert_cli_error, tmp_path,

@@ -462,9 +462,16 @@ def input_name(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
+MAX_INPUT_MB = 64
+"""The most a command reads of its input file: a hand record is a few kilobytes, a
+thousand Bridge deals some 70 KB (``/dev/zero`` was read until memory ran out)."""
+
+
 def read_text(path: str, what: str = "a hand record") -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or standard input for ``-``
-    (at a terminal, after a line on standard error saying that ``what`` is read from it)."""
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped, line ends made LF), or
+    standard input for ``-`` (at a terminal, after a line on standard error saying that
+    ``what`` is read from it); refused beyond :data:`MAX_INPUT_MB` megabytes."""
+    limit = MAX_INPUT_MB << 20
     try:
         if path == "-":
             if sys.stdin is None:   # closed (`<&-`)
@@ -475,17 +482,30 @@ def read_text(path: str, what: str = "a hand record") -> str:
             # not UTF-8 into stand-in characters instead of refusing them
             raw = getattr(sys.stdin, "buffer", None)
             if raw is None:     # standard input replaced by a text stream
-                text = sys.stdin.read().removeprefix("\ufeff")
-            else:
-                # its line ends made LF, as a file's are read (an error's line is the same either way)
-                text = raw.read().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+                text = sys.stdin.read(limit + 1).removeprefix("\ufeff")
+                if len(text) > limit:
+                    raise UsageError(_too_large(path, what))
+                return _text_only(path, text)
+            data = raw.read(limit + 1)
         else:
-            with open(path, encoding="utf-8-sig") as fh:
-                text = fh.read()
+            with open(path, "rb") as fh:
+                data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise UsageError(_too_large(path, what))
+        # line ends made LF, as text files are read (an error's line is the same either way)
+        text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except MemoryError:     # (/dev/zero, say): named, as any other refusal of the input
+    except MemoryError:     # (under a low memory limit): named, as any other refusal of the input
         raise UsageError(f"{input_name(path)}: out of memory reading it: too large an input") from None
+    return _text_only(path, text)
+
+
+def _too_large(path: str, what: str) -> str:
+    return f"{input_name(path)}: more than {MAX_INPUT_MB} MB: too large for {what}"
+
+
+def _text_only(path: str, text: str) -> str:
     if "\0" in text:   # decodes as UTF-8, but no record holds it: UTF-16 or 32 with no mark
         raise UsageError(f"{input_name(path)}: not UTF-8 text (character {text.index(chr(0)) + 1} is "
                          "NUL, as in UTF-16 or UTF-32 text: save it as UTF-8)")
