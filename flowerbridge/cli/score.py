@@ -18,8 +18,8 @@ def register(subparsers) -> None:
                     "object. Invalid records exit 2 with one 'error:' line.")
     p.add_argument("file", metavar="FILE", help="JSON hand record, or - for standard input")
     add_rule_options(p, record=True,
-                     declarer_note="; a played record whose declarer (and so its opening lead) "
-                                   "differs under this ruling is refused")
+                     declarer_note="; the opening lead moves with the declarer: a played record "
+                                   "whose play is not legal from the new lead is refused")
     p.add_argument("--variant", action="store_true",
                    help="score by the rule variants the record's options hold (the lab's scales, "
                         "which a server table of a variant writes there), as 'show' and "
