@@ -216,6 +216,49 @@ def test_lab_on_ray_sigterm_is_a_stop_that_saves_as_with_local_workers(ray_addre
     assert "SIGTERM" not in err, err
 
 
+# (on the driver's PYTHONPATH alone: the run then waits as it puts its results together)
+SLOW_MERGE = '''
+import os
+import time
+
+if os.environ.get("FB_TEST_MERGING"):
+    import flowerbridge.lab.runner as runner
+
+    merge = runner._merge
+
+    def slow(*args, **kwargs):
+        open(os.environ["FB_TEST_MERGING"], "w").close()
+        time.sleep(120)
+        return merge(*args, **kwargs)
+
+    runner._merge = slow
+'''
+
+
+def test_lab_on_ray_sigterm_once_every_chunk_is_done_is_still_a_stop_that_saves(ray_address, tmp_path):
+    # ray.shutdown() set SIGTERM back to the system's default (signal.getsignal still
+    # named the lab's handler): a stop while the results were put together killed the
+    # run at once, silent, its folder left with its lock and staged files
+    import signal
+    import time
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_MERGE)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "flowerbridge.cli", "lab", "deals", "--n", "20", "--seed", "3",
+               "--ray", ray_address, "--out", str(out), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "FB_TEST_MERGING": str(tmp_path / "merging")}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "merging").exists():     # every chunk done, Ray shut down
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    err = stopped_by(proc, signal.SIGTERM)
+    assert proc.returncode == 143, err
+    assert err.splitlines()[-1] == (f"terminated: finished work is saved in {out}; "
+                                    "run the same command to resume"), err
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []     # no lock, nothing staged
+
+
 def test_lab_on_ray_refuses_a_cluster_whose_flowerbridge_differs_from_this_machines(ray_address, tmp_path,
                                                                                      monkeypatch):
     # The workers compute with the flowerbridge of their node: one with another options.py

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator, Iterable, Mapping, Sequence
 
+from .._signals import signals_held
 from ..dealing import seed_value
 from ..errors import DealError, FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
@@ -570,7 +571,14 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
             # the driver's going ends its tasks; cancelling them first raced with
             # their replies: a reply for a task cancelled just then failed a check
             # in Ray's core worker, which aborted the process (Ctrl-C, Ray 2.60)
-            ray.shutdown()
+            with signals_held():    # a stop meanwhile is taken once Ray is down
+                ray.shutdown()
+                # ray.shutdown sets SIGTERM back to the system's default (the process
+                # ended at once, silent, its folder left with staged files), while
+                # signal.getsignal still names the handler: each is put in again
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    if _main_thread():
+                        signal.signal(signum, signal.getsignal(signum))
         else:   # a Ray the caller joined goes on: the run's tasks are cancelled
             for ref in pending:
                 ray.cancel(ref)
