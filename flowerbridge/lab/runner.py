@@ -533,6 +533,10 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
                 hint += f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001"
             # (the first line; "!r" on the whole condition quoted it: "at HOST:6379: 'Failed ...'")
             said = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            if target == "auto" and "Could not find any running Ray instance" in said:
+                # (Ray's own words sent the user to an `--address` flag the lab does not have)
+                said = ("no Ray cluster runs on this machine: start one (ray start --head), "
+                        "or give its address, --ray HOST:PORT or RAY_ADDRESS")
             raise LabError(f"cannot join the Ray cluster at {target}: {said}{hint}") from None
         finally:
             if on_term is not None:
