@@ -25,7 +25,7 @@ from flowerbridge.lab.runner import Staged, analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
-from flowerbridge.lab.report import bootstrap_interval, pct, rate_cell, wilson
+from flowerbridge.lab.report import bootstrap_interval, pct, plural, rate_cell, wilson
 from flowerbridge.options import RuleOptions
 from lab_support import error_bars, stopped_by
 
@@ -338,6 +338,9 @@ def test_lab_summary_line_counts_chunks_in_words(tmp_path, capsys):
     assert main(["lab", "deals", "--n", "1200", "--seed", "1", "--out", str(tmp_path),
                  "--workers", "1", "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "1,200 deals, seed 1: 3 chunks computed, 0 reused"
+    assert main(["lab", "deals", "--n", "1000", "--seed", "2", "--chunk-size", "1", "--out", str(tmp_path / "b"),
+                 "--workers", "1", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "1,000 deals, seed 2: 1,000 chunks computed, 0 reused"
 
 
 def test_lab_run_of_one_deal_says_one_deal_and_one_hand(tmp_path, capsys):
@@ -1573,6 +1576,25 @@ def test_lab_make_rate_plot_draws_a_denomination_whose_every_contract_made(tmp_p
     assert np.allclose(bars, [wilson(cell["made"], cell["contracts"]) for cell in contracted], atol=1e-9)
 
 
+def test_lab_make_rate_bars_name_the_contracts_each_rests_on_and_levels_say_what_passed_out(tmp_path):
+    # a bar of 1 contract at 100 % looked as sure as one of 91 (its interval's cap cut off at
+    # the top), and the levels' bars added up to fewer hands than were played, unsaid
+    from flowerbridge.lab.play import sections
+    study = run_lab(tmp_path, ["play"], workers=1, n=8, seed=3, bots="basic")
+    summary = json.loads(json.dumps(study.summaries["play"]))
+    summary["by_denom"]["P"].update(contracts=1, made=1, make_rate=100.0)
+    summary["passed_out"] = 2
+    [section] = sections(study.result.tables["play"], summary, study.result.params["play"], {})
+    made = section.plots[0].figure.axes[0]
+    made.figure.canvas.draw()
+    contracted = {d: cell["contracts"] for d, cell in summary["by_denom"].items() if cell["contracts"]}
+    assert [t.get_text() for t in made.get_xticklabels()] == [f"{d}\n{plural(n, 'contract')}"
+                                                             for d, n in contracted.items()]
+    assert "P\n1 contract" in [t.get_text() for t in made.get_xticklabels()]
+    assert made.get_ylim()[1] > 100
+    assert section.plots[2].caption == "Contract levels reached (the 2 hands passed out are not drawn)."
+
+
 def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_contracts():
     # points on 25 contracts were drawn like points on 400, with nothing to tell them apart
     from flowerbridge.lab.play import game_tricks_plot
@@ -1592,10 +1614,32 @@ def test_lab_game_tricks_by_length_plot_draws_wilson_intervals_and_names_its_con
     assert labels == ["P: 11+ tricks (425 contracts)", "R: 10+ tricks (419 contracts)",
                       "A: 10+ tricks (500 contracts)"]
     hollow = [line for line in axes.get_lines() if line.get_markerfacecolor() in ("white", (1, 1, 1, 1))]
-    assert sorted(float(x) for line in hollow for x in line.get_xdata()) == [9, 9]   # 25 and 19 contracts
+    # 25 and 19 contracts, at length 9: P's set left of it (the suits' points apart), R's on it
+    assert np.allclose(sorted(float(x) for line in hollow for x in line.get_xdata()), [9 - 0.15, 9])
     filled = max(line.get_zorder() for line in axes.get_lines() if line not in hollow)
     assert all(line.get_zorder() > filled for line in hollow)       # drawn over the filled markers
     assert "95% (Wilson) intervals" in plot.caption and "hollow" in plot.caption
+
+
+def test_lab_by_length_plots_set_the_suits_apart_so_that_none_hides_another():
+    # two suits with the same share and interval at a length were drawn one over the other:
+    # the legend named Plains, the plot showed none (a dd run of 10 deals)
+    from flowerbridge.lab import dd
+    from flowerbridge.lab.play import game_tricks_plot
+    cells = {7: {"contracts": 25, "game_tricks_contracts": 0, "game_tricks": 0.0},
+             8: {"contracts": 25, "game_tricks_contracts": 5, "game_tricks": 20.0}}
+    play = {"by_denom": {d: {"game_level": 4, "by_fit": cells} for d in "PRA"}}
+    fits = {7: {"sides": 5, "game_makeable_sides": 0, "game_makeable": 0.0}}
+    dd_summary = {"game_level": {"P": 5, "R": 4, "A": 4, "NT": 3}, "by_fit": {d: fits for d in "PRA"}}
+    for figure in (game_tricks_plot(play).figure, dd.game_by_fit_plot(dd_summary).figure):
+        axes = figure.axes[0]
+        series = [line for line in axes.get_lines() if line.get_linestyle() != "None"]
+        xs = [tuple(float(x) for x in line.get_xdata()) for line in series]
+        assert len(xs) == 3 and len(set(xs)) == 3, xs                          # three places, not one
+        assert all(abs(x - round(x)) < 0.5 for line in xs for x in line)         # each by its length
+        figure.canvas.draw()
+        legend, frame = axes.get_legend().get_window_extent(), axes.get_window_extent()
+        assert legend.x0 >= frame.x1           # beside the axes: it covers no point nor bar
 
 
 def test_lab_report_settings_write_a_variants_name_as_it_was_given(tmp_path):

@@ -186,6 +186,21 @@ def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(pla
     assert ("score Plains 30 a level" in first) == headline.startswith("**Plains are worth less")
 
 
+@pytest.mark.parametrize("change, unresolved", [((-0.1, -0.5, 0.3), True), ((-0.6, -0.9, -0.3), False)])
+def test_designer_plains_suggestion_of_plains_30_says_when_its_games_are_not_yet_told_apart(change, unresolved):
+    # section 1 said the plains-30 variant's games could not be told from the default's,
+    # while the closing suggestion advised that variant as if nothing were unsettled
+    from flowerbridge.lab.designer import _plains_30, _suggestions
+    vs = {"default": {"hands_per_game": 3.0},
+          "plains-30": {"hands_per_game": 3.0 + change[0],
+                        "vs_reference": {"hands_per_game": list(change), "game_block": 10}}}
+    first = _suggestions(*_summaries(10, 30), vs, None, {"play": (12, 28), "dd": None})[0]
+    assert first.startswith("**Plains are worth less than their price.**") and "score Plains 30 a level" in first
+    assert ("not yet clear in these hands" in first) is unresolved, first
+    assert ("cannot tell the two scorings apart" in _plains_30(vs)) is unresolved
+    assert "not yet clear" not in _suggestions(*_summaries(10, 30), {}, None, {"play": (12, 28), "dd": None})[0]
+
+
 def test_designer_plains_conclusion_gives_mean_tricks_over_the_fits_it_compares():
     # "With a trump fit of the same length, ... (mean 8.4 in Plains ...)" gave the means over
     # every contract, not over the fits of the lengths compared

@@ -184,6 +184,7 @@ def _run(args, designer: Path | None, out: str, seed, progress):
 
 
 def _chunks(done) -> str:
-    """What a run computed and reused, in words."""
-    chunks = "chunk" if done.computed == 1 else "chunks"
-    return f"{done.computed} {chunks} computed, {done.reused} reused"
+    """What a run computed and reused, in words (``3,000 chunks computed, 0 reused``)."""
+    from ..lab.report import plural
+
+    return f"{plural(done.computed, 'chunk')} computed, {done.reused:,} reused"

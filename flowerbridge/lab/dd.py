@@ -36,8 +36,9 @@ from ..seats import SEATS, Seat, Side
 from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of
 from .play import game_label, game_level
-from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, interval_errors, mean_interval, new_figure,
-                     nothing_drawn, pct, plural, rate_cell, share_points, whole_numbers)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, interval_errors, legend_beside,
+                     mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell, share_points,
+                     whole_numbers)
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
@@ -310,24 +311,25 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
 def game_by_fit_plot(summary: dict) -> Plot:
     """Game makeable in each suit against a side's length there (every side of every
     deal), with 95 % Wilson intervals."""
-    fig = new_figure()
+    fig = new_figure(8, 3.6)
     ax = fig.add_subplot()
-    for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
+    for d, colour, shift in zip(("P", "R", "A"), DENOM_COLOURS, dodged(3, 0.15)):
         fit = summary["by_fit"][d]
         drawn = sum(fit[k]["sides"] for k in fit)
         share_points(ax, {k: (fit[k]["game_makeable_sides"], fit[k]["sides"]) for k in fit}, colour,
-                     f"{d}: game = {game_label(summary['game_level'][d], d)} ({plural(drawn, 'side')})")
+                     f"{d}: game = {game_label(summary['game_level'][d], d)} ({plural(drawn, 'side')})", shift)
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     if any(summary["by_fit"][d] for d in ("P", "R", "A")):
         whole_numbers(ax)
-        ax.legend()
+        legend_beside(ax)
     else:
         nothing_drawn(ax, f"no length in a suit was held by {FIT_MIN_SIDES} sides or more:\n"
                           "more deals would draw it")
     return Plot(fig, "How often a side (either side of every deal) can make game in a suit, by its "
                      "length there: a Plains game needs 11 tricks, a Ribbons or Animals game 10. "
-                     "Bars: 95% (Wilson) intervals; the legend gives the sides drawn. Only lengths "
+                     "Bars: 95% (Wilson) intervals; the legend gives the sides drawn; the suits' "
+                     "points at one length are set a little apart. Only lengths "
                      f"held by {FIT_MIN_SIDES} sides or more are drawn, hollow where they are fewer "
                      f"than {FEW}.")
 
@@ -339,22 +341,23 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
     ax = fig.add_subplot()
     hc = summary["by_honor_count"]
     xs = [int(b) + 2 for b in hc]
-    for d, colour in zip(("P", "R", "A", "NT"), DENOM_COLOURS):
+    for d, colour, shift in zip(("P", "R", "A", "NT"), DENOM_COLOURS, dodged(4, 0.5)):
         means = np.array([hc[b][d] for b in hc], dtype=float)
         errors = interval_errors(means, [hc[b]["interval"][d] for b in hc])
-        ax.errorbar(xs, means, yerr=errors, marker="o", color=colour, capsize=3, label=d)
+        ax.errorbar([x + shift for x in xs], means, yerr=errors, marker="o", color=colour, capsize=3, label=d)
     for x, b in zip(xs, hc):    # the deals behind each bucket, along the top
         ax.text(x, 1.01, f"{hc[b]['deals']:,}", transform=ax.get_xaxis_transform(),
                 ha="center", va="bottom", fontsize=7, color="#555555")
     ax.set_xlabel("the stronger side's honor count (bucket centre)")
     ax.set_ylabel("mean double-dummy tricks")
     if hc:
-        ax.legend()
+        legend_beside(ax)
     else:   # (a few deals: empty axes said nothing of why)
         nothing_drawn(ax, "no bucket of honor counts holds 5 deals:\nmore deals would draw it")
     return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination, "
-                     "with 95% (Student's t) intervals; the number along the top is the deals in "
-                     "each bucket of 5 (a bucket of fewer than 5 is left out).")
+                     "with 95% (Student's t) intervals, set a little apart around each bucket's centre; the "
+                     "number along the top is the deals in each bucket of 5 (a bucket of fewer than 5 "
+                     "is left out).")
 
 
 def code(params: Params) -> dict[str, str]:

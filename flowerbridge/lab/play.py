@@ -28,9 +28,9 @@ from ..state import HandState
 from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, LabError, Params, Row, Table, \
     module_digest, source_digests
 from .features import SIDES, deal_features, dealer_of
-from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, interval_errors, mean_cell,
-                     mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell, share_points,
-                     whole_numbers, wilson)
+from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, dodged, interval_errors,
+                     legend_beside, mean_cell, mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell,
+                     share_points, whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -319,11 +319,14 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     names = [d for d in summary["by_denom"] if summary["by_denom"][d]["contracts"]]
     rates = [summary["by_denom"][d]["make_rate"] for d in names]
     bounds = [wilson(summary["by_denom"][d]["made"], summary["by_denom"][d]["contracts"]) for d in names]
-    ax.bar(names, rates, color=[DENOM_COLOURS[list(summary["by_denom"]).index(d)] for d in names],
+    # each bar named with the contracts it rests on (a bar of one contract looked as sure as one of 90)
+    ax.bar([f"{d}\n{plural(summary['by_denom'][d]['contracts'], 'contract')}" for d in names], rates,
+           color=[DENOM_COLOURS[list(summary["by_denom"]).index(d)] for d in names],
            yerr=interval_errors(rates, bounds), capsize=4)
     ax.set_xlabel("denomination (those contracted in)")
     ax.set_ylabel("contracts made, %")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 105)     # (room for an interval's cap at 100)
+    ax.set_yticks(range(0, 101, 20))
     levels = summary["by_level"]
     fig2 = new_figure()
     ax2 = fig2.add_subplot()
@@ -343,35 +346,39 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     return [Section("Play: bot sessions", text,
                     [contract_table(summary, "Contracts reached by denomination"),
                      points_table({"default rules": summary}, "Where the points come from")],
-                    [Plot(fig, "How often contracts make, by denomination, with 95% (Wilson) intervals."),
+                    [Plot(fig, "How often contracts make, by denomination, with 95% (Wilson) intervals; "
+                               "under each bar, the contracts it rests on."),
                      game_tricks_plot(summary),
-                     Plot(fig2, "Contract levels reached.")])]
+                     Plot(fig2, "Contract levels reached"
+                          + (f" (the {plural(summary['passed_out'], 'hand')} passed out are not drawn)."
+                             if summary["passed_out"] else "."))])]
 
 
 def game_tricks_plot(summary: dict) -> Plot:
     """How often declarer took game tricks in each trump suit, by trump length, with
     95 % Wilson intervals."""
-    fig = new_figure()
+    fig = new_figure(8, 3.6)
     ax = fig.add_subplot()
-    for d, colour in zip(("P", "R", "A"), DENOM_COLOURS):
+    for d, colour, shift in zip(("P", "R", "A"), DENOM_COLOURS, dodged(3, 0.15)):
         cell = summary["by_denom"][d]
         fits = cell["by_fit"]
         drawn = sum(fits[f]["contracts"] for f in fits)
         what = (f"{cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
                 else "no single contract makes game")
         share_points(ax, {f: (fits[f]["game_tricks_contracts"], fits[f]["contracts"]) for f in fits},
-                     colour, f"{d}: {what} ({plural(drawn, 'contract')})")
+                     colour, f"{d}: {what} ({plural(drawn, 'contract')})", shift)
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
     if any(summary["by_denom"][d]["by_fit"] for d in ("P", "R", "A")):
         whole_numbers(ax)
-        ax.legend()
+        legend_beside(ax)
     else:
         nothing_drawn(ax, f"no trump length had {FIT_MIN_CONTRACTS} contracts or more:\n"
                           "more deals would draw it")
     return Plot(fig, "Bot play: how often declarer took the tricks for game in the trump suit it "
                      "played in (11 in Plains, 10 in Ribbons or Animals), whatever level was bid, "
-                     "with 95% (Wilson) intervals; the legend gives the contracts drawn. "
+                     "with 95% (Wilson) intervals; the legend gives the contracts drawn; the suits' "
+                     "points at one length are set a little apart. "
                      f"Only lengths with {FIT_MIN_CONTRACTS} contracts or more are drawn, hollow "
                      f"where they are fewer than {FEW}.")
 

@@ -269,19 +269,33 @@ def interval_errors(values: Sequence[float] | np.ndarray, bounds: Sequence[Seque
     return np.nan_to_num(np.clip(np.stack([values - ends[:, 0], ends[:, 1] - values]), 0.0, None))
 
 
-def share_points(ax, cells: dict, colour: str, label: str) -> None:
+def share_points(ax, cells: dict, colour: str, label: str, shift: float = 0.0) -> None:
     """Draw shares ``k`` of ``n`` (``cells`` maps a whole number, or its text, to
     ``(k, n)``) as percentages with their 95 % Wilson intervals as error bars, the line
     broken where a whole number between the first and last is missing, and hollow
-    markers where ``n`` is under :data:`FEW`."""
+    markers where ``n`` is under :data:`FEW`; ``shift`` moves the series along x (see
+    :func:`dodged`)."""
     points = {int(x): (int(k), int(n)) for x, (k, n) in cells.items() if int(n)}
     xs, ys = broken_line({x: pct(k, n) for x, (k, n) in points.items()})
     bounds = [wilson(*points[x]) if x in points else (float("nan"), float("nan")) for x in xs]
-    ax.errorbar(xs, ys, yerr=interval_errors(ys, bounds), marker="o", color=colour, capsize=3, label=label)
+    at = [x + shift for x in xs]
+    ax.errorbar(at, ys, yerr=interval_errors(ys, bounds), marker="o", color=colour, capsize=3, label=label)
     few = [x for x in xs if x in points and points[x][1] < FEW]
     if few:
-        ax.plot(few, [ys[xs.index(x)] for x in few], linestyle="none", marker="o",
+        ax.plot([x + shift for x in few], [ys[xs.index(x)] for x in few], linestyle="none", marker="o",
                 markerfacecolor="white", markeredgecolor=colour, zorder=3)   # over the filled ones
+
+
+def dodged(count: int, step: float) -> list[float]:
+    """The x shifts of ``count`` series drawn over the same x's, ``step`` apart and
+    centred on them: two series at one point with the same value and interval were
+    drawn one over the other, the first hidden (a suit whose sides all made no game)."""
+    return [(i - (count - 1) / 2) * step for i in range(count)]
+
+
+def legend_beside(ax) -> None:
+    """The legend to the right of the axes, where it hides no point or error bar."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
 
 
 def plural(count: int, word: str) -> str:
