@@ -455,3 +455,24 @@ def test_http_a_request_with_two_host_headers_is_refused_whichever_comes_first()
         error = json.loads(body["body"])["error"]
         assert error["code"] == "bad_host" and error["message"].startswith("the request has 2 Host headers: ")
     assert served == ["/api/meta"]
+
+
+@pytest.mark.parametrize("range_header", ["bytes", "items=0-10", "bytes=", "bytes=-", "bytes=9-3", "bytes=a-b"])
+def test_http_a_range_header_that_cannot_be_read_is_ignored_and_the_file_sent_whole(server, range_header):
+    # RFC 9110 (14.2): a server may ignore Range, and ignores a unit it does not know;
+    # Starlette's files answered these with a plain-text 400, "Malformed range header."
+    whole = server.api("GET", "/static/js/table.js")
+    for path, content in (("/static/js/table.js", whole.content), ("/", None)):
+        answer = server.api("GET", path, headers={"range": range_header})
+        assert answer.status_code == 200, (path, range_header, answer.text[:80])
+        assert content is None or answer.content == content
+        assert "content-range" not in answer.headers
+
+
+def test_http_a_range_the_file_holds_is_sent_and_one_past_its_end_is_416(server):
+    whole = server.api("GET", "/static/js/table.js").content
+    part = server.api("GET", "/static/js/table.js", headers={"range": "bytes=0-9"})
+    assert part.status_code == 206 and part.content == whole[:10]
+    assert part.headers["content-range"] == f"bytes 0-9/{len(whole)}"
+    beyond = server.api("GET", "/static/js/table.js", headers={"range": f"bytes={len(whole) + 5}-"})
+    assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{len(whole)}"

@@ -19,7 +19,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import MalformedRangeHeader
+from starlette.staticfiles import NotModifiedResponse
 from starlette.routing import Match
 
 from .. import __version__
@@ -128,7 +131,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
 
     # Pages and files answer a request that has their ETag (or is not older
     # than their Last-Modified) with 304: browsers check them each time (headers.py).
-    files = StaticFiles(directory=config.web_dir, check_dir=False)
+    files = _Files(directory=config.web_dir, check_dir=False)
 
     @app.get("/", include_in_schema=False)
     async def lobby_page(request: Request) -> Response:
@@ -243,6 +246,30 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     app.add_api_websocket_route("/ws/tables/{table_id}", table_socket)
     app.add_api_websocket_route("/{path:path}", _no_websocket_here)
     return app
+
+
+class _WholeFileOnBadRange(FileResponse):
+    """A file that a Range header it cannot read leaves whole (RFC 9110, 14.2: a
+    server may ignore Range, and ignores a unit it does not know): Starlette's
+    answered it with a plain-text 400, "Malformed range header.". A range past
+    the end is still 416."""
+
+    @classmethod
+    def _parse_range_header(cls, http_range: str, file_size: int) -> list[tuple[int, int]]:
+        try:
+            return super()._parse_range_header(http_range, file_size)
+        except MalformedRangeHeader:
+            return []       # (no ranges: the whole file, 200)
+
+
+class _Files(StaticFiles):
+    """The web client's files, each a :class:`_WholeFileOnBadRange`."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Any, status_code: int = 200) -> Response:
+        response = _WholeFileOnBadRange(full_path, status_code=status_code, stat_result=stat_result)
+        if self.is_not_modified(response.headers, Headers(scope=scope)):
+            return NotModifiedResponse(response.headers)
+        return response
 
 
 class _App(FastAPI):
