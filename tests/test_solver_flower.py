@@ -700,6 +700,28 @@ def test_freed_tables_memory_kept_for_the_next_is_bounded_and_given_back_on_requ
     assert kept_memory() == 0                        # arrays under 2 MB go back at once
 
 
+def test_an_array_kept_serves_a_table_of_its_own_size_again_after_a_smaller_one_took_it():
+    # a kept 48 MB block array that served a 60 MB table's 46 MB request was kept again as
+    # 46 MB: too small, then, for the next 64 MB table (and the kept total under-counted)
+    from flowerbridge.solver import kept_memory, release_memory
+
+    ending = [[0], [10], [20], [1]]
+
+    def made_and_dropped(memory_mb: float) -> None:
+        solver = DoubleDummy(FLOWER, memory_mb)
+        solver.tricks(ending, None, 0)               # its table is allocated on first use
+
+    release_memory()
+    made_and_dropped(64)
+    made_and_dropped(60)                             # takes the 64 MB table's block array
+    kept = kept_memory()
+    solver = DoubleDummy(FLOWER, 64)
+    solver.tricks(ending, None, 0)
+    assert kept - kept_memory() >= 48 << 20          # the block array (3/4 of 64 MB) again
+    del solver
+    release_memory()
+
+
 @pytest.mark.parametrize("memory_mb", [float("nan"), float("inf"), 0.5, 1e12, "lots"])
 def test_memory_bound_out_of_range_is_refused_at_once(memory_mb):
     with pytest.raises(SolverInputError, match="memory_mb must be"):

@@ -197,6 +197,7 @@ typedef struct {
      * found if the count changed meanwhile (tt_lookup) */
     uint32_t gen;
     char *bmem;         /* the blocks' allocation: a zeroed block, index 0, then blocks */
+    size_t sizes[4];    /* what tt_alloc gave for head, dists, bmem, summary */
     /* written by every store: a cache line of their own, so that one
      * thread's stores do not evict the line above from the others' caches */
     char pad[64];
@@ -443,8 +444,10 @@ static size_t parked_bytes;
 
 static size_t huge_round(size_t bytes) { return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
 
-static void *tt_alloc(size_t bytes)
+/* An array of at least `bytes`; *size is what it holds (what tt_release is given back). */
+static void *tt_alloc(size_t bytes, size_t *size)
 {
+    *size = bytes;
     if (bytes < HUGE_PAGE) return malloc(bytes);
     size_t n = huge_round(bytes);
     int best = -1;
@@ -452,6 +455,7 @@ static void *tt_alloc(size_t bytes)
         if (parked[i].n >= n && parked[i].n - n <= n / 8 && (best < 0 || parked[i].n < parked[best].n)) best = i;
     if (best >= 0) {
         void *p = parked[best].p;
+        *size = parked[best].n;         /* (kept as the size it is, not as asked) */
         parked_bytes -= parked[best].n;
         memmove(&parked[best], &parked[best + 1], (size_t)(nparked - best - 1) * sizeof parked[0]);
         nparked--;
@@ -464,7 +468,7 @@ static void *tt_alloc(size_t bytes)
     return p;
 }
 
-/* tt_alloc's counterpart: an array of `bytes` (as asked of tt_alloc) kept
+/* tt_alloc's counterpart: an array of `bytes` (the size tt_alloc gave) kept
  * for a later table, or freed */
 static void tt_release(void *p, size_t bytes)
 {
@@ -506,11 +510,11 @@ static int tt_init(TT *t, size_t bytes, int kw)
     if (bcap > 0xfffffff0u) bcap = 0xfffffff0u;
     size_t nh = 1;
     while (nh * 2 <= dcap) nh *= 2;
-    t->head = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
-    t->dists = (Dist *)tt_alloc(dcap * sizeof(Dist));
+    t->head = (uint32_t *)tt_alloc(nh * sizeof(uint32_t), &t->sizes[0]);
+    t->dists = (Dist *)tt_alloc(dcap * sizeof(Dist), &t->sizes[1]);
     /* one block more, before the first: block index 0 (no block) is
      * memory that reads as an empty block */
-    t->bmem = (char *)tt_alloc((bcap + 1) * bstride);
+    t->bmem = (char *)tt_alloc((bcap + 1) * bstride, &t->sizes[2]);
     t->blocks = t->bmem ? t->bmem + bstride : NULL;
     if (t->bmem) {
         memset(t->bmem, 0, bstride);
@@ -524,15 +528,15 @@ static int tt_init(TT *t, size_t bytes, int kw)
             e->bs = e->bg = 0xff;
         }
     }
-    t->summary = (uint32_t *)tt_alloc(nh * sizeof(uint32_t));
+    t->summary = (uint32_t *)tt_alloc(nh * sizeof(uint32_t), &t->sizes[3]);
     if (t->head) memset(t->head, 0, nh * sizeof(uint32_t));
     if (t->summary) memset(t->summary, 0, nh * sizeof(uint32_t));
     if (!t->head || !t->dists || !t->blocks || !t->summary) {
-        tt_release(t->summary, nh * sizeof(uint32_t));
+        tt_release(t->summary, t->sizes[3]);
         t->summary = NULL;
-        tt_release(t->head, nh * sizeof(uint32_t));
-        tt_release(t->dists, dcap * sizeof(Dist));
-        tt_release(t->bmem, (bcap + 1) * bstride);
+        tt_release(t->head, t->sizes[0]);
+        tt_release(t->dists, t->sizes[1]);
+        tt_release(t->bmem, t->sizes[2]);
         t->head = NULL;
         t->dists = NULL;
         t->blocks = NULL;
@@ -556,11 +560,11 @@ static int tt_init(TT *t, size_t bytes, int kw)
 
 static void tt_free(TT *t)
 {
-    if (t->head) {          /* (the sizes are set once every array is there) */
-        tt_release(t->summary, t->nh * sizeof(uint32_t));
-        tt_release(t->head, t->nh * sizeof(uint32_t));
-        tt_release(t->dists, t->dcap * sizeof(Dist));
-        tt_release(t->bmem, (t->bcap + 1) * t->bstride);
+    if (t->head) {          /* (a table whose tt_init failed holds none) */
+        tt_release(t->summary, t->sizes[3]);
+        tt_release(t->head, t->sizes[0]);
+        tt_release(t->dists, t->sizes[1]);
+        tt_release(t->bmem, t->sizes[2]);
     }
     t->summary = NULL;
     t->head = NULL;
