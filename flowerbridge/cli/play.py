@@ -130,17 +130,20 @@ def run(args) -> int:
         table.say(f"Resuming the session in {args.resume}: {count_text(len(session.hands), 'hand')} "
                   f"played; you are {seat.full_name}, with {level} bots.")
         table.say(session.render(terminal_width()))
+    from .._signals import Terminated, terminated_as_a_stop
+
     status = 0
     try:
-        while not session.is_over:
-            if first_board + len(session.hands) > MAX_BOARD:   # (as deal --board takes them)
-                table.say(f"Board {MAX_BOARD:,} was the last its seed deals: the session ends.")
-                break
-            table.play_hand(session, seed, first_board)
+        with terminated_as_a_stop():    # SIGTERM (kill PID) ends it as Ctrl-C does, status 143
+            while not session.is_over:
+                if first_board + len(session.hands) > MAX_BOARD:   # (as deal --board takes them)
+                    table.say(f"Board {MAX_BOARD:,} was the last its seed deals: the session ends.")
+                    break
+                table.play_hand(session, seed, first_board)
     except (Quit, KeyboardInterrupt) as stop:
         if isinstance(stop, KeyboardInterrupt):     # Ctrl-C: off the prompt's line first
             table.say()
-            status = 130
+            status = 143 if isinstance(stop, Terminated) else 130
         table.say("Session ended.")
         if table.unfinished is not None and save is not None:
             if save.written or args.resume is not None:     # the file holds the hands before it
