@@ -34,14 +34,18 @@ HAND_TIMEOUT_MS = 60_000
 BOT = "random"  # the fastest level: these tests are about the page, not the bots
 
 
-def open_page(browser, server, path, viewport=DESKTOP, *, csp=False, init_script=None):
+def open_page(browser, server, path, viewport=DESKTOP, *, csp=False, init_script=None, clock=False):
     """A page in its own context (its own storage), with page errors collected,
     whatever the server's Content-Security-Policy refused, and the text of every
     websocket message it received (``page.frames_in``). The policy is
     bypassed unless ``csp``: Playwright's waits on a JavaScript expression are
     an eval, which the policy refuses (the pages themselves never eval).
-    ``init_script`` runs before the page's own scripts."""
+    ``init_script`` runs before the page's own scripts; ``clock`` installs
+    Playwright's clock first (running at the wall clock's pace, which
+    ``page.clock.run_for`` moves on at once)."""
     context = browser.new_context(viewport=viewport, base_url=server.url, bypass_csp=not csp)
+    if clock:
+        context.clock.install()
     if init_script:
         context.add_init_script(init_script)
     page = context.new_page()
@@ -513,7 +517,7 @@ def test_lobby_a_long_list_is_shown_a_page_at_a_time_and_found_by_name(browser, 
     with Server(tmp_path) as own:
         for number in range(1, 63):      # newest first: "Table 62" heads the list
             own.create_table({seat: BOT for seat in "NESW"}, name=f"Table {number}")
-        kept = open_page(browser, own, "/")
+        kept = open_page(browser, own, "/", clock=True)
         kept.wait_for_selector("#seat-choices select[name=player_N]")
         kept.fill("input[name=name]", "Ours")
         kept.select_option("select[name=player_S]", "human")
@@ -549,6 +553,7 @@ def test_lobby_a_long_list_is_shown_a_page_at_a_time_and_found_by_name(browser, 
         assert watch.get_attribute("aria-label") == "Watch Table 13"
         watch.focus()
         own.create_table({seat: BOT for seat in "NESW"}, name="Table 99")
+        kept.clock.run_for(10_500)          # the list's next refresh, at once
         kept.wait_for_selector("#tables > li[data-table] >> text=Table 99", timeout=20_000)
         assert rows.count() == 63 and "Ours" not in rows.locator(":scope > strong").all_inner_texts()
         assert kept.evaluate("document.activeElement.getAttribute('aria-label')") == "Watch Table 13"

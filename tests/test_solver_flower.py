@@ -922,8 +922,8 @@ def test_takes_all_is_true_exactly_where_the_side_to_move_takes_every_trick_left
     rng = random.Random(20261205)
     solver = DoubleDummy(FLOWER, memory_mb=16)
     seen = {True: 0, False: 0}
-    for i in range(500):
-        hands, trump, leader, trick = random_ending(rng, 5 if i % 25 == 0 else None)
+    for i in range(200):
+        hands, trump, leader, trick = random_ending(rng, 5 if i % 20 == 0 else None)
         to_move = (leader + len(trick)) % 4
         every = max(brute_force_values(hands, trump, leader, trick).values()) == len(hands[to_move])
         searches = solver.stats["searches"]
@@ -931,7 +931,7 @@ def test_takes_all_is_true_exactly_where_the_side_to_move_takes_every_trick_left
         assert solver.stats["searches"] - searches == 1
         seen[every] += 1
         _ns_tricks.cache_clear()
-    assert min(seen.values()) > 100
+    assert min(seen.values()) > 40, seen
 
 
 def test_takes_all_of_a_bridge_deal_agrees_with_the_exact_value():
