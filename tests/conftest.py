@@ -73,6 +73,33 @@ def cli(capsys):
 
 
 @pytest.fixture(scope="session")
+def signalled_after():
+    """``signalled_after(argv, prefix, signum, env=None)``: run the ``flowerbridge``
+    command ``argv`` as a process of its own (standard input a pipe it waits on), send it
+    ``signum`` once a line of its output begins with ``prefix``; ``(status, the output after
+    that line, standard error)``."""
+    import os
+    import subprocess
+    import sys
+
+    def run(argv, prefix: str, signum: int, env=None) -> tuple[int, str, str]:
+        proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", *argv], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, **(env or {})})
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.startswith(prefix):
+                    break
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        return proc.returncode, out, err
+    return run
+
+
+@pytest.fixture(scope="session")
 def assert_cli_error():
     """``assert_cli_error(cli(...), pattern)``: the failure FORMATS.md prescribes — exit 2,
     nothing on stdout, one ``error:`` line on stderr matching ``pattern``, no traceback."""

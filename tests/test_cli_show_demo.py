@@ -103,26 +103,14 @@ def test_demo_ctrl_c_prints_the_scoresheet_of_the_hands_finished(cli, monkeypatc
     assert len(session.hands) == 2 and out == session.render() + "\n"
 
 
-def test_demo_sigterm_saves_the_hands_finished_as_ctrl_c_does(tmp_path):
+def test_demo_sigterm_saves_the_hands_finished_as_ctrl_c_does(tmp_path, signalled_after):
     # (kill PID, a job scheduler's stop, killed it outright: a session of thousands
     # of hands asked for with --save wrote nothing)
     import signal
-    import subprocess
-    import sys
 
     path = tmp_path / "s.json"
-    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "10000",
-                             "--save", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith("Board 3 "):
-                break
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert (proc.returncode, err) == (143, "terminated\n")
+    status, out, err = signalled_after(["demo", "--hands", "10000", "--save", str(path)], "Board 3 ", signal.SIGTERM)
+    assert (status, err) == (143, "terminated\n")
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     assert len(session.hands) >= 3 and out.endswith(session.render() + "\n")
 

@@ -301,26 +301,15 @@ def test_play_at_a_terminal_ctrl_c_ends_the_session_with_its_sheet_and_status_13
     assert status == 130
 
 
-def test_play_sigterm_ends_the_session_as_ctrl_c_does_saying_what_was_saved_with_status_143(tmp_path):
+def test_play_sigterm_ends_the_session_as_ctrl_c_does_saying_what_was_saved_with_status_143(tmp_path,
+                                                                                           signalled_after):
     # (kill PID ended it outright, silent, status -15)
-    import os
     import signal
-    import subprocess
 
     path = tmp_path / "p.json"
-    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "play", "--seat", "S", "--seed", "3",
-                             "--save", str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "1000"})
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:    # the first board under way: its header said
-            if line.startswith("=== Board 1 "):
-                break
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert (proc.returncode, err) == (143, "")
+    status, out, err = signalled_after(["play", "--seat", "S", "--seed", "3", "--save", str(path)],
+                                       "=== Board 1 ", signal.SIGTERM, env={"COLUMNS": "1000"})
+    assert (status, err) == (143, "")
     assert "Session ended." in out and "Traceback" not in out
     assert ("Board 1 was not finished and no hand was, so nothing was saved: "
             f"{path} was not written") in out
