@@ -5,6 +5,7 @@ same database, and each table resumes exactly where it was.
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 import time
@@ -291,6 +292,77 @@ def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database)
         live = await never.get(table_id)
         assert not live.stand_ins and not live.timers
         await never.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_person_back_after_a_restart_is_told_what_their_stand_in_did_before_it(database):
+    """docs/protocol.md, Seats: the welcome's ``stood_in`` lists what the stand-in did
+    since it took the seat -- read off the log, where its calls and cards are marked,
+    from the ``seq`` stored with the seat's flag. It was kept in memory only: a person
+    back after a restart was told nothing of what their stand-in had done before it."""
+    import asyncio
+
+    from flowerbridge import Seat
+    from flowerbridge.server.config import ServerConfig
+    from flowerbridge.server.manager import Connection, TableManager
+    from flowerbridge.server.schemas import CreateTable
+    from flowerbridge.server.store import Store
+
+    def manager_on(store: Store, replace_after: float) -> TableManager:
+        return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False))
+
+    async def welcome(manager: TableManager, table_id: str, token: str) -> dict:
+        conn = Connection()
+        await manager.join(conn, table_id, token, None)
+        return json.loads(conn.queue.get_nowait())
+
+    async def until(done, what: str) -> None:
+        for _ in range(500):
+            if done():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"not {what} within 10 s")
+
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        first = manager_on(store, replace_after=0.05)
+        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
+                   "stand_in": "random"}
+        live, tokens = await first.create(CreateTable.model_validate(request))
+        table_id = live.table.id
+        conns = {}
+        for seat in Seat:
+            conns[seat] = Connection()
+            await first.join(conns[seat], table_id, tokens[seat], None)
+        actor = live.table.actor
+        away = [actor.next(), actor.next().next()]      # two people leave; the others stay
+        for seat in away:
+            first.leave(conns[seat])
+        await until(lambda: live.stand_ins == set(away), "both seats stood in for")
+        await first.submit(conns[actor], "call", "Pass", None)
+        last = away[1].next()
+        await until(lambda: live.table.actor is last, "called for both seats away")
+        await asyncio.gather(*first._flag_writes)
+        made = {seat: [{"hand": 1, "kind": "call", "action": e.action}
+                       for e in live.table.hands[0].events if e.seat == seat.name]
+                for seat in away}
+        assert all(len(calls) == 1 for calls in made.values())
+        await first.stop()
+
+        again = manager_on(store, replace_after=3600)
+        assert (await welcome(again, table_id, tokens[away[0]]))["stood_in"] == made[away[0]]
+        assert (await welcome(again, table_id, tokens[away[0]]))["stood_in"] == []   # told once
+        await asyncio.gather(*again._flag_writes)
+        await again.stop()
+
+        # and once more: the person told before is not told again; the other is
+        third = manager_on(store, replace_after=3600)
+        assert (await welcome(third, table_id, tokens[away[0]]))["stood_in"] == []
+        assert (await welcome(third, table_id, tokens[away[1]]))["stood_in"] == made[away[1]]
+        await third.stop()
         store.close()
 
     asyncio.run(scenario())

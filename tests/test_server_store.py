@@ -496,9 +496,16 @@ def test_the_migrations_make_the_tables_the_models_describe(tmp_path):
     assert differences == []
 
 
-def test_seats_stored_before_the_stand_in_flag_are_migrated_as_not_stood_in(tmp_path):
-    # revision 0003 adds seats.replaced (docs/server.md, Playing): every seat kept, none
-    # taken as played by a stand-in
+@pytest.mark.parametrize("before_it, column, value", [
+    # revision 0003 adds seats.replaced (docs/server.md, Playing): none taken as
+    # played by a stand-in
+    ("0002", "replaced", 0),
+    # revision 0004 adds seats.replaced_seq: none with a point in its table's log
+    # from which a stand-in's actions are told
+    ("0003", "replaced_seq", None),
+])
+def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept(tmp_path, before_it,
+                                                                                 column, value):
     from alembic import command
     from alembic.config import Config
 
@@ -511,14 +518,14 @@ def test_seats_stored_before_the_stand_in_flag_are_migrated_as_not_stood_in(tmp_
     store = Store(str(path))
     with migration_connection(store.url, store.engine) as connection:
         config.attributes["connection"] = connection
-        command.downgrade(config, "0002")
+        command.downgrade(config, before_it)
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(seats)")]
     connection.close()
-    assert "replaced" not in columns
+    assert column not in columns
     store.migrate()
     store.close()
     assert _counts(path) == before
     with sqlite3.connect(path) as connection:
-        assert connection.execute("SELECT DISTINCT replaced FROM seats").fetchall() == [(0,)]
+        assert connection.execute(f"SELECT DISTINCT {column} FROM seats").fetchall() == [(value,)]
     connection.close()

@@ -165,9 +165,6 @@ class LiveTable:
     replaced_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     # its hands queued for the solver or being solved (TableManager._analyse_next)
     analyses: dict[int, "_Analysis"] = field(default_factory=dict)
-    # what a stand-in did for a person's seat since they left, told them when they
-    # come back (in memory only: after a restart the table's record still shows it)
-    stood_in: dict[Seat, list[dict[str, Any]]] = field(default_factory=dict)
     # the hint of each seat's last turn asked for, (seq, its task): asked again at the
     # same seq, the same answer (the task's), the bot not run again
     hints: dict[Seat, tuple[int, asyncio.Future]] = field(default_factory=dict)
@@ -736,7 +733,8 @@ class TableManager:
             _check_room(live, conn, role)     # again: other joins may have come in meanwhile
             conn.role, conn.live = role, live
             live.broker.subscribe(live.table.id, conn)
-            stood_in = live.stood_in.pop(role, []) if role is not None else []
+            # what a stand-in did for them since it took the seat: told once, as it gives it back
+            stood_in = live.table.stood_in(role) if role is not None else []
             if role is not None:
                 self._seat_returned(live, role)
             conn.send({"v": PROTOCOL_VERSION, "type": "welcome", "role": _role_name(role),
@@ -807,7 +805,7 @@ class TableManager:
         live.stand_ins.discard(seat)
         player = live.table.players[seat]
         if player.replaced:
-            player.replaced = False
+            player.replaced, player.replaced_seq = False, None
             self._record_replaced(live, seat)
 
     def _start_stand_in_clock(self, live: LiveTable, seat: Seat) -> None:
@@ -820,7 +818,8 @@ class TableManager:
         live.timers.pop(seat, None)
         if not live.seat_connected(seat) and not live.table.is_over:
             live.stand_ins.add(seat)
-            live.table.players[seat].replaced = True
+            player = live.table.players[seat]
+            player.replaced, player.replaced_seq = True, live.table.seq
             self._record_replaced(live, seat)
             self._publish_presence(live)
             self._kick_bots(live)
@@ -840,9 +839,11 @@ class TableManager:
             return
         async def write() -> None:
             async with live.replaced_writes:
-                replaced = live.table.players[seat].replaced
+                player = live.table.players[seat]
+                replaced = player.replaced
                 try:
-                    await self._db(self.store.mark_replaced, live.table.id, seat.name, replaced)
+                    await self._db(self.store.mark_replaced, live.table.id, seat.name, replaced,
+                                   player.replaced_seq)
                 except StoreError as exc:
                     log.warning("table %s: seat %s not stored as %s: %s", live.table.id,
                                 seat.name, "replaced by a stand-in" if replaced else "back", exc)
@@ -979,9 +980,9 @@ class TableManager:
             live.publish(Broadcast(lambda role: (live.table.snapshot(role, live.info()),)))
 
     async def _commit(self, live: LiveTable, seat: Seat, kind: str, action: str,
-                      explanation: str | None = None) -> None:
+                      explanation: str | None = None, stand_in: bool = False) -> None:
         # Under the table's lock: engine, then database, then the world.
-        rows = live.table.act(seat, kind, action, explanation)
+        rows = live.table.act(seat, kind, action, explanation, stand_in)
         self._made(live, await self._store(live, rows))
 
     async def _store(self, live: LiveTable, rows: list[Event]) -> list[Event]:
@@ -1003,6 +1004,7 @@ class TableManager:
                 live.table.keep_analyses(before)    # values known here, not yet stored
                 for seat, player in before.players.items():     # and flags on their way there
                     live.table.players[seat].replaced = player.replaced
+                    live.table.players[seat].replaced_seq = player.replaced_seq
             except StoreError:
                 live.table = live.table.without(rows)
             # what the database holds from this seq on: this action (it landed, the
@@ -1076,12 +1078,9 @@ class TableManager:
                 if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
                     continue
                 kind = "play" if isinstance(action, Card) else "call"
-                hand = live.table.hand_number       # the last card deals the next hand
                 try:
-                    await self._commit(live, seat, kind, str(action), explanation)
-                    if live.table.players[seat].player == HUMAN:   # a stand-in's action
-                        live.stood_in.setdefault(seat, []).append(
-                            {"hand": hand, "kind": kind, "action": str(action)})
+                    await self._commit(live, seat, kind, str(action), explanation,
+                                       stand_in=live.table.players[seat].player == HUMAN)
                 except FlowerBridgeError as exc:  # not stored: the table is as it was; retry
                     log.error("table %s: bot %s at %s: %s", live.table.id, type(bot).__name__,
                               seat.name, exc)

@@ -47,7 +47,10 @@ class SeatRow(Base):
     the person has connected once, which starts the stand-in clock when they leave;
     ``replaced`` that a stand-in bot plays for them (they stayed away longer than
     the server's ``replace_after``, and have not come back), so that it goes on
-    playing at once after a restart rather than after another ``replace_after``.
+    playing at once after a restart rather than after another ``replace_after``;
+    ``replaced_seq`` the table's ``seq`` when it took the seat, so that the person
+    is told, coming back, what it did since (its events after that ``seq``, marked
+    ``"stand_in"`` in their detail), however many restarts came between.
     """
 
     __tablename__ = "seats"
@@ -60,6 +63,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
     replaced: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    replaced_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class EventRow(Base):
@@ -72,7 +76,8 @@ class EventRow(Base):
     ``seat`` is who decided the action (declarer for the dummy's cards);
     ``action`` is the call's text or the card's code. ``detail`` holds the
     dealt hands of a deal (so a resumed table never depends on how a seed is
-    turned into cards) and a bot's explanation of its call.
+    turned into cards), a bot's explanation of its call, and ``"stand_in": true``
+    for a call or card a stand-in made for a person.
     """
 
     __tablename__ = "events"

@@ -48,6 +48,7 @@ class SeatPlayer:
     token_hash: str | None = None
     joined: bool = False
     replaced: bool = False      # a stand-in plays for the person (as stored: see SeatRow)
+    replaced_seq: int | None = None     # the table's seq when it took the seat (SeatRow too)
 
 
 class Event(NamedTuple):
@@ -119,7 +120,8 @@ class Table:
         self.options = RuleOptions.stored(row.options)
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
         self.players: dict[Seat, SeatPlayer] = {
-            Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined, bool(s.replaced))
+            Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined, bool(s.replaced),
+                                     s.replaced_seq)
             for s in seats}
         self.seq = 0
         self.hands: list[HandLog] = []
@@ -192,17 +194,22 @@ class Table:
 
     # ------------------------------------------------------------ actions
 
-    def act(self, seat: Seat, kind: str, action: str, explanation: str | None = None) -> list[Event]:
+    def act(self, seat: Seat, kind: str, action: str, explanation: str | None = None,
+            stand_in: bool = False) -> list[Event]:
         """Apply ``seat``'s call or card through the engine and return the new
         events to store: the action, and the next deal when it ended a hand.
+        ``stand_in``: a stand-in bot made it for the seat's person (the event
+        says so, for :meth:`stood_in`).
 
         Raises (changing nothing) when the engine refuses the action.
         """
         self.check_open()
         assert self.state is not None
         text = self._apply(kind, action, seat)
-        row = Event(self.seq + 1, kind, self.hand_number, seat.name, text,
-                    {"explanation": explanation} if explanation else None, utcnow())
+        detail: dict[str, Any] = {"explanation": explanation} if explanation else {}
+        if stand_in:
+            detail["stand_in"] = True
+        row = Event(self.seq + 1, kind, self.hand_number, seat.name, text, detail or None, utcnow())
         self._record(row, explanation)
         rows = [row]
         if self.state.is_over:
@@ -264,7 +271,8 @@ class Table:
         dropped = {row.seq for row in rows}
         events = [e for log in self.hands for e in log.events if e.seq not in dropped]
         seats = [SeatRow(table_id=self.id, seat=seat.name, player=p.player, level=p.level,
-                         token_hash=p.token_hash, joined=p.joined, replaced=p.replaced)
+                         token_hash=p.token_hash, joined=p.joined, replaced=p.replaced,
+                         replaced_seq=p.replaced_seq)
                  for seat, p in self.players.items()]
         table = Table(self.row, seats, events)
         for old, new in zip(self.hands, table.hands):
@@ -414,6 +422,18 @@ class Table:
     def _state_of(self, hand: int) -> HandState:
         assert self.state is not None
         return self.state if hand == self.hand_number else self.finished_state(hand)
+
+    def stood_in(self, seat: Seat) -> list[dict[str, Any]]:
+        """What the stand-in playing for ``seat``'s person has done since it took
+        the seat: its calls and cards, each with its hand, in order (``[]`` when
+        no stand-in plays for them). Read off the log, so a restart loses none."""
+        player = self.players[seat]
+        if not player.replaced or player.replaced_seq is None:
+            return []
+        return [{"hand": e.hand, "kind": e.kind, "action": e.action}
+                for log in self.hands for e in log.events
+                if e.seq > player.replaced_seq and e.seat == seat.name
+                and (e.detail or {}).get("stand_in")]
 
     def missed_messages(self, since: int, role: Role, reviews: bool = True) -> list[dict[str, Any]] | None:
         """The events after ``since`` for ``role``, replayed through the engine,
