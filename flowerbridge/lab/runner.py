@@ -143,6 +143,14 @@ MAX_WORKERS = 256
 MAX_CHUNK_SIZE = 100_000
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 # What each local worker is computing, for the error when one of them dies: its slot
 # of a shared array holds its process id and 1 + the index of its job (0: none).
 _slot: tuple[Any, int] | None = None
@@ -1061,7 +1069,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
 
     ``params`` maps an analysis name to its parameters; ``workers`` local
-    processes (default: every core; 1 runs in this process) or a Ray cluster
+    processes (default: one a CPU; 1 runs in this process) or a Ray cluster
     at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
     own (an analysis the folder already holds keeps the size it was begun
     with); ``progress`` is a bar on standard error (``True``), plain lines
@@ -1175,7 +1183,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
             jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
             to_do = set(missing)
             totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
-            workers = workers or os.cpu_count() or 1
+            workers = workers or usable_cpus()
             if ray_address and jobs:    # (a finished folder needs no cluster)
                 results = _ray(jobs, ray_address, code)
             elif workers == 1 or len(jobs) <= 1:
