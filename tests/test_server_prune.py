@@ -178,7 +178,7 @@ def test_prune_dry_run_of_a_database_of_an_earlier_schema_changes_nothing(tmp_pa
     ids = _tables(database, {"old": ("over", 100)})
     with sqlite3.connect(database) as connection:      # as the first version left it: no analyses,
         connection.execute("DROP TABLE analyses")       # no stand-in columns
-        for column in ("replaced_seq", "replaced"):
+        for column in ("left_at", "replaced_seq", "replaced"):
             connection.execute(f"ALTER TABLE seats DROP COLUMN {column}")
         connection.execute("UPDATE alembic_version SET version_num = '0001'")
     connection.close()

@@ -5,15 +5,24 @@ same database, and each table resumes exactly where it was.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import secrets
 import time
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Callable
 
 import pytest
 
+from flowerbridge import Seat
+from flowerbridge.server.config import ServerConfig
+from flowerbridge.server.manager import Connection, LiveTable, TableManager
+from flowerbridge.server.models import utcnow
+from flowerbridge.server.schemas import CreateTable
+from flowerbridge.server.store import Store, StoreError
+from flowerbridge.server.table import TableError, as_utc
 from flowerbridge.server.testing import (ServerProcess, database_for_tests, play_session,
                                          table_request)
 from flowerbridge.session import Session
@@ -218,80 +227,125 @@ def test_a_table_closed_by_its_person_stays_closed_after_a_restart(own_database)
         assert table_id not in {t["id"] for t in second.api("GET", "/api/tables").json()["tables"]}
 
 
+def _manager_on(store: Store, replace_after: float | None,
+                clock: Callable[[], datetime] = utcnow) -> TableManager:
+    """A server's table manager on ``store``, its bots at once, without analysis."""
+    return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False), clock)
+
+
+async def _seated(manager: TableManager, table_id: str, token: str | None) -> Connection:
+    conn = Connection()
+    await manager.join(conn, table_id, token, None)
+    return conn
+
+
+async def _welcome(manager: TableManager, table_id: str, token: str) -> dict:
+    """The welcome a person taking their seat (back) is sent."""
+    return json.loads((await _seated(manager, table_id, token)).queue.get_nowait())
+
+
+async def _until(done: Callable[[], bool], what: str) -> None:
+    for _ in range(500):
+        if done():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"not {what} within 10 s")
+
+
+async def _four_people(manager: TableManager) -> tuple[LiveTable, dict[Seat, str], dict[Seat, Connection]]:
+    """A new table of four people (two hands, a random stand-in), each seated."""
+    request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
+               "stand_in": "random"}
+    live, tokens = await manager.create(CreateTable.model_validate(request))
+    return live, tokens, {seat: await _seated(manager, live.table.id, tokens[seat]) for seat in Seat}
+
+
 def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database):
     """docs/server.md, Playing: a person away longer than ``--replace-after`` has a
     stand-in play for them until they come back -- a restart too. The stand-in's
     clock started again after a restart: the table stopped for another
     ``--replace-after`` at the seat of a person long gone."""
-    import asyncio
-
-    from flowerbridge import Seat
-    from flowerbridge.server.config import ServerConfig
-    from flowerbridge.server.manager import Connection, TableManager
-    from flowerbridge.server.schemas import CreateTable
-    from flowerbridge.server.store import Store
-
-    def manager_on(store: Store, replace_after: float | None) -> TableManager:
-        return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False))
-
-    async def seated(manager: TableManager, table_id: str, token: str) -> Connection:
-        conn = Connection()
-        await manager.join(conn, table_id, token, None)
-        return conn
-
     def stored_replaced(store: Store, table_id: str) -> set[Seat]:
         return {Seat[row.seat] for row in store.load(table_id).seats if row.replaced}
-
-    async def until(done, what: str) -> None:
-        for _ in range(500):
-            if done():
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"not {what} within 10 s")
 
     async def scenario() -> None:
         store = Store(database)
         store.migrate()
-        first = manager_on(store, replace_after=0.05)
-        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
-                   "stand_in": "random"}
-        live, tokens = await first.create(CreateTable.model_validate(request))
+        first = _manager_on(store, replace_after=0.05)
+        live, tokens, conns = await _four_people(first)
         table_id = live.table.id
-        conns = {seat: await seated(first, table_id, tokens[seat]) for seat in Seat}
         dealer = live.table.actor
         await first.submit(conns[dealer], "call", "Pass", None)
         away = live.table.actor     # the next to call: everyone leaves, away first
         for seat in [away, *(s for s in Seat if s is not away)]:
             first.leave(conns[seat])
-        await until(lambda: live.stand_ins == set(Seat), "every seat stood in for")
-        await until(lambda: stored_replaced(store, table_id) == set(Seat), "stored")
+        await _until(lambda: live.stand_ins == set(Seat), "every seat stood in for")
+        await _until(lambda: stored_replaced(store, table_id) == set(Seat), "stored")
         assert live.table.seq == 2 and live.table.actor is away    # nobody attends: bots wait
         await first.stop()
 
         # Restarted with an hour's --replace-after: one person comes back, and the
         # stand-in of the seat to call (away) calls at once.
-        again = manager_on(store, replace_after=3600)
+        again = _manager_on(store, replace_after=3600)
         live = await again.get(table_id)
         assert live.stand_ins == set(Seat) and not live.timers
         back = away.next()
-        await seated(again, table_id, tokens[back])
+        await _seated(again, table_id, tokens[back])
         assert live.stand_ins == set(Seat) - {back}
-        await until(lambda: live.table.seq > 2, "called for the seat away")
+        await _until(lambda: live.table.seq > 2, "called for the seat away")
         assert live.table.hands[0].events[2].seat == away.name
-        await until(lambda: stored_replaced(store, table_id) == set(Seat) - {back}, "stored as back")
+        await _until(lambda: stored_replaced(store, table_id) == set(Seat) - {back}, "stored as back")
         await again.stop()
 
         # and once more: the person who came back (and left with the restart) has
         # a clock again, the others their stand-ins at once
-        third = manager_on(store, replace_after=3600)
+        third = _manager_on(store, replace_after=3600)
         live = await third.get(table_id)
         assert live.stand_ins == set(Seat) - {back} and set(live.timers) == {back}
         await third.stop()
         # started with --replace-after never: no stand-in at all, as for a new one
-        never = manager_on(store, replace_after=None)
+        never = _manager_on(store, replace_after=None)
         live = await never.get(table_id)
         assert not live.stand_ins and not live.timers
         await never.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_person_away_when_the_server_stops_has_a_stand_in_replace_after_from_when_they_left(database):
+    """docs/server.md, Playing: the seat's row keeps when its person left, so the
+    stand-in comes ``--replace-after`` after that, restarts or not. The clock of a
+    person who had left before a restart started again in full after it; a person
+    connected when the server stopped still has a full one."""
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        first = _manager_on(store, replace_after=3600)
+        live, tokens, conns = await _four_people(first)
+        table_id = live.table.id
+        gone = [Seat.N, Seat.E]
+        for seat in gone:
+            first.leave(conns[seat])
+        await asyncio.gather(*first._flag_writes)
+        left = {Seat[row.seat]: row.left_at for row in store.load(table_id).seats}
+        assert all(left[seat] is not None for seat in gone) and left[Seat.S] is left[Seat.W] is None
+        await first.stop()      # (S and W connected until the stop: not stored as away)
+
+        # restarted 0.2 s short of an hour after they left, with an hour's --replace-after
+        since = max(as_utc(left[seat]) for seat in gone)
+        again = _manager_on(store, replace_after=3600,
+                            clock=lambda: since + timedelta(seconds=3600 - 0.2))
+        live = await again.get(table_id)
+        await _until(lambda: live.stand_ins == set(gone), "stood in for the people who had left")
+        assert set(live.timers) == {Seat.S, Seat.W}
+        # a person back is no longer away, in the database too
+        await _seated(again, table_id, tokens[Seat.N])
+        await asyncio.gather(*again._flag_writes)
+        rows = {Seat[row.seat]: row for row in store.load(table_id).seats}
+        assert rows[Seat.N].left_at is None and not rows[Seat.N].replaced
+        assert rows[Seat.E].left_at is not None and rows[Seat.E].replaced
+        await again.stop()
         store.close()
 
     asyncio.run(scenario())
@@ -302,49 +356,20 @@ def test_a_person_back_after_a_restart_is_told_what_their_stand_in_did_before_it
     since it took the seat -- read off the log, where its calls and cards are marked,
     from the ``seq`` stored with the seat's flag. It was kept in memory only: a person
     back after a restart was told nothing of what their stand-in had done before it."""
-    import asyncio
-
-    from flowerbridge import Seat
-    from flowerbridge.server.config import ServerConfig
-    from flowerbridge.server.manager import Connection, TableManager
-    from flowerbridge.server.schemas import CreateTable
-    from flowerbridge.server.store import Store
-
-    def manager_on(store: Store, replace_after: float) -> TableManager:
-        return TableManager(store, ServerConfig(bot_delay=0, replace_after=replace_after, analysis=False))
-
-    async def welcome(manager: TableManager, table_id: str, token: str) -> dict:
-        conn = Connection()
-        await manager.join(conn, table_id, token, None)
-        return json.loads(conn.queue.get_nowait())
-
-    async def until(done, what: str) -> None:
-        for _ in range(500):
-            if done():
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"not {what} within 10 s")
-
     async def scenario() -> None:
         store = Store(database)
         store.migrate()
-        first = manager_on(store, replace_after=0.05)
-        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
-                   "stand_in": "random"}
-        live, tokens = await first.create(CreateTable.model_validate(request))
+        first = _manager_on(store, replace_after=0.05)
+        live, tokens, conns = await _four_people(first)
         table_id = live.table.id
-        conns = {}
-        for seat in Seat:
-            conns[seat] = Connection()
-            await first.join(conns[seat], table_id, tokens[seat], None)
         actor = live.table.actor
         away = [actor.next(), actor.next().next()]      # two people leave; the others stay
         for seat in away:
             first.leave(conns[seat])
-        await until(lambda: live.stand_ins == set(away), "both seats stood in for")
+        await _until(lambda: live.stand_ins == set(away), "both seats stood in for")
         await first.submit(conns[actor], "call", "Pass", None)
         last = away[1].next()
-        await until(lambda: live.table.actor is last, "called for both seats away")
+        await _until(lambda: live.table.actor is last, "called for both seats away")
         await asyncio.gather(*first._flag_writes)
         made = {seat: [{"hand": 1, "kind": "call", "action": e.action}
                        for e in live.table.hands[0].events if e.seat == seat.name]
@@ -352,17 +377,89 @@ def test_a_person_back_after_a_restart_is_told_what_their_stand_in_did_before_it
         assert all(len(calls) == 1 for calls in made.values())
         await first.stop()
 
-        again = manager_on(store, replace_after=3600)
-        assert (await welcome(again, table_id, tokens[away[0]]))["stood_in"] == made[away[0]]
-        assert (await welcome(again, table_id, tokens[away[0]]))["stood_in"] == []   # told once
+        again = _manager_on(store, replace_after=3600)
+        assert (await _welcome(again, table_id, tokens[away[0]]))["stood_in"] == made[away[0]]
+        assert (await _welcome(again, table_id, tokens[away[0]]))["stood_in"] == []   # told once
         await asyncio.gather(*again._flag_writes)
         await again.stop()
 
         # and once more: the person told before is not told again; the other is
-        third = manager_on(store, replace_after=3600)
-        assert (await welcome(third, table_id, tokens[away[0]]))["stood_in"] == []
-        assert (await welcome(third, table_id, tokens[away[1]]))["stood_in"] == made[away[1]]
+        third = _manager_on(store, replace_after=3600)
+        assert (await _welcome(third, table_id, tokens[away[0]]))["stood_in"] == []
+        assert (await _welcome(third, table_id, tokens[away[1]]))["stood_in"] == made[away[1]]
         await third.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_stand_in_that_comes_while_an_action_fails_to_be_stored_is_told_from_the_stored_seq(database,
+                                                                                                monkeypatch):
+    """The stand-in's clock ran out while the person's own call was being committed
+    (they closed the page meanwhile), and the commit failed: the seq it started
+    from was that of the call never stored, which its own first call then took,
+    and that call was never told. (Found in a review.) Now it takes the seat
+    under the table's lock, once no action is half made."""
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        manager = _manager_on(store, replace_after=0.05)
+        live, tokens, conns = await _four_people(manager)
+        table_id = live.table.id
+        actor, stored = live.table.actor, live.table.seq
+
+        def slow_failure(*_args, **_kwargs):
+            time.sleep(0.3)
+            raise StoreError("database write failed: connection refused")
+
+        monkeypatch.setattr(store, "append", slow_failure)
+        call = asyncio.ensure_future(manager.submit(conns[actor], "call", "Pass", None))
+        await asyncio.sleep(0.01)
+        manager.leave(conns[actor])         # the page closed while the call is committed
+        with pytest.raises(TableError, match="it was not made"):
+            await call
+        monkeypatch.undo()
+        await _until(lambda: actor in live.stand_ins, "stood in for")
+        assert live.table.players[actor].replaced_seq == stored == live.table.seq
+        await _until(lambda: live.table.seq > stored, "called for the seat away")
+        made = live.table.hands[0].events[-1]
+        assert made.seat == actor.name
+        told = (await _welcome(manager, table_id, tokens[actor]))["stood_in"]
+        assert told == [{"hand": 1, "kind": "call", "action": made.action}]
+        await manager.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_seat_stood_in_for_across_the_upgrade_is_told_what_its_stand_in_marked_after_it(database):
+    """Migration 0004 leaves ``replaced_seq`` empty for a seat whose stand-in already
+    played: what that stand-in does after the upgrade is marked in the log, and told.
+    (Found in a review: an empty ``replaced_seq`` told nothing.)"""
+    async def scenario() -> None:
+        store = Store(database)
+        store.migrate()
+        first = _manager_on(store, replace_after=0.05)
+        live, tokens, conns = await _four_people(first)
+        table_id = live.table.id
+        actor = live.table.actor
+        away = actor.next()
+        first.leave(conns[away])
+        await _until(lambda: away in live.stand_ins, "stood in for")
+        await asyncio.gather(*first._flag_writes)
+        await first.stop()
+        # as the upgrade leaves such a seat: replaced, no seq
+        store.mark_away(table_id, away.name, None, True, None)
+
+        again = _manager_on(store, replace_after=3600)
+        live = await again.get(table_id)
+        await again.submit(await _seated(again, table_id, tokens[actor]), "call", "Pass", None)
+        await _until(lambda: live.table.actor is not away, "called for the seat away")
+        made = live.table.hands[0].events[-1]
+        assert made.seat == away.name and made.detail["stand_in"] is True
+        told = (await _welcome(again, table_id, tokens[away]))["stood_in"]
+        assert told == [{"hand": 1, "kind": "call", "action": made.action}]
+        await again.stop()
         store.close()
 
     asyncio.run(scenario())
@@ -376,46 +473,27 @@ def test_a_table_rebuilt_after_a_failed_commit_keeps_its_stand_in_flags_not_yet_
     ran again after a restart), or a person back as still stood in for. (Found in a
     review; on PostgreSQL, whose four database threads let the rebuild's read pass the
     flags' writes.)"""
-    import asyncio
-
-    from flowerbridge import Seat
-    from flowerbridge.server.config import ServerConfig
-    from flowerbridge.server.manager import Connection, TableManager
-    from flowerbridge.server.schemas import CreateTable
-    from flowerbridge.server.store import Store, StoreError
-    from flowerbridge.server.table import TableError
-
     def down(*_args, **_kwargs):
         raise StoreError("database write failed: connection refused")
 
     async def scenario() -> None:
         store = Store(database)
         store.migrate()
-        real = store.mark_replaced
+        real = store.mark_away
 
-        def slow_mark_replaced(*args):     # an UPDATE that takes a while (a busy database)
+        def slow_mark_away(*args):     # an UPDATE that takes a while (a busy database)
             time.sleep(0.5)
             real(*args)
 
-        monkeypatch.setattr(store, "mark_replaced", slow_mark_replaced)
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.05, analysis=False))
-        request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
-                   "stand_in": "random"}
-        live, tokens = await manager.create(CreateTable.model_validate(request))
+        monkeypatch.setattr(store, "mark_away", slow_mark_away)
+        manager = _manager_on(store, replace_after=0.05)
+        live, tokens, conns = await _four_people(manager)
         table_id = live.table.id
-        conns = {}
-        for seat in Seat:
-            conns[seat] = Connection()
-            await manager.join(conns[seat], table_id, tokens[seat], None)
         actor = live.table.actor
         away = {actor.next(), actor.next().next()}      # two people leave, the actor stays
         for seat in away:
             manager.leave(conns[seat])
-        for _ in range(500):
-            if live.stand_ins == away:
-                break
-            await asyncio.sleep(0.02)
-        assert live.stand_ins == away
+        await _until(lambda: live.stand_ins == away, "both seats stood in for")
         # one flag is being written (slowly), the other waits its turn; the actor's
         # call is not stored: the table is rebuilt from the database
         monkeypatch.setattr(store, "append", down)

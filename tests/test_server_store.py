@@ -496,16 +496,16 @@ def test_the_migrations_make_the_tables_the_models_describe(tmp_path):
     assert differences == []
 
 
-@pytest.mark.parametrize("before_it, column, value", [
+@pytest.mark.parametrize("before_it, columns, value", [
     # revision 0003 adds seats.replaced (docs/server.md, Playing): none taken as
     # played by a stand-in
-    ("0002", "replaced", 0),
-    # revision 0004 adds seats.replaced_seq: none with a point in its table's log
-    # from which a stand-in's actions are told
-    ("0003", "replaced_seq", None),
+    ("0002", ("replaced",), 0),
+    # revision 0004 adds seats.left_at and seats.replaced_seq: none taken as away,
+    # none with a point in its table's log from which a stand-in's actions are told
+    ("0003", ("left_at", "replaced_seq"), None),
 ])
 def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept(tmp_path, before_it,
-                                                                                 column, value):
+                                                                                 columns, value):
     from alembic import command
     from alembic.config import Config
 
@@ -520,12 +520,13 @@ def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept
         config.attributes["connection"] = connection
         command.downgrade(config, before_it)
     with sqlite3.connect(path) as connection:
-        columns = [row[1] for row in connection.execute("PRAGMA table_info(seats)")]
+        present = [row[1] for row in connection.execute("PRAGMA table_info(seats)")]
     connection.close()
-    assert column not in columns
+    assert not set(columns) & set(present)
     store.migrate()
     store.close()
     assert _counts(path) == before
     with sqlite3.connect(path) as connection:
-        assert connection.execute(f"SELECT DISTINCT {column} FROM seats").fetchall() == [(value,)]
+        for column in columns:
+            assert connection.execute(f"SELECT DISTINCT {column} FROM seats").fetchall() == [(value,)]
     connection.close()

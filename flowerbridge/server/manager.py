@@ -161,8 +161,8 @@ class LiveTable:
     bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
     bot_task: asyncio.Task | None = None
     timers: dict[Seat, asyncio.Task] = field(default_factory=dict)
-    # the writes of its seats' ``replaced`` flags, one at a time (TableManager._record_replaced)
-    replaced_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # the writes of its seats' away and stand-in fields, one at a time (TableManager._record_away)
+    away_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     # its hands queued for the solver or being solved (TableManager._analyse_next)
     analyses: dict[int, "_Analysis"] = field(default_factory=dict)
     # the hint of each seat's last turn asked for, (seq, its task): asked again at the
@@ -310,7 +310,8 @@ class TableManager:
                  clock: Callable[[], datetime] = utcnow) -> None:
         self.store = store
         self.config = config
-        self.clock = clock      # the time now (UTC), to tell how long a table has been idle
+        # the time now (UTC), to tell how long a table has been idle, or a person away
+        self.clock = clock
         self.tables: dict[str, LiveTable] = {}
         self.broker = MemoryBroker()
         # SQLite takes one writer at a time: one database thread queues the writes
@@ -382,7 +383,7 @@ class TableManager:
         gc.freeze()
 
     async def stop(self) -> None:
-        self._stopping = True       # no more flags written (_record_replaced)
+        self._stopping = True       # no more flags written (_record_away)
         for task in (self._start_task, self._warming):
             if task is not None:
                 task.cancel()
@@ -568,12 +569,17 @@ class TableManager:
         self.tables[table_id] = live
         # nobody is connected yet: a person who had joined is away, and one whose
         # stand-in played before the restart has it play on at once (unless the
-        # server now puts in none: --replace-after never)
+        # server now puts in none: --replace-after never); one who had left before
+        # it has a stand-in --replace-after after they left, the others (connected
+        # when the server stopped) after --replace-after from now
+        now, after = self.clock(), self.config.replace_after
         for seat, player in live.table.players.items():
             if player.player == HUMAN and player.joined:
-                if player.replaced and self.config.replace_after is not None \
-                        and not live.table.is_over:
+                if player.replaced and after is not None and not live.table.is_over:
                     live.stand_ins.add(seat)
+                elif player.left_at is not None and after is not None:
+                    away = (now - player.left_at).total_seconds()
+                    self._start_stand_in_clock(live, seat, max(0.0, after - away))
                 else:
                     self._start_stand_in_clock(live, seat)
         self._kick_bots(live)
@@ -779,6 +785,10 @@ class TableManager:
             self._keep_finished(live)
             return
         if conn.role is not None and not live.seat_connected(conn.role):
+            player = live.table.players[conn.role]
+            if player.left_at is None and not live.table.is_over:
+                player.left_at = self.clock()
+                self._record_away(live, conn.role)
             self._start_stand_in_clock(live, conn.role)
         self._publish_presence(live)
 
@@ -804,49 +814,59 @@ class TableManager:
             timer.cancel()
         live.stand_ins.discard(seat)
         player = live.table.players[seat]
-        if player.replaced:
-            player.replaced, player.replaced_seq = False, None
-            self._record_replaced(live, seat)
+        if player.replaced or player.left_at is not None:
+            player.replaced, player.replaced_seq, player.left_at = False, None, None
+            self._record_away(live, seat)
 
-    def _start_stand_in_clock(self, live: LiveTable, seat: Seat) -> None:
+    def _start_stand_in_clock(self, live: LiveTable, seat: Seat, delay: float | None = None) -> None:
+        """A stand-in for ``seat`` in ``delay`` seconds (default: ``replace_after``)
+        unless its person comes back first."""
         if self.config.replace_after is None or live.table.is_over or seat in live.timers:
             return
-        live.timers[seat] = asyncio.create_task(self._stand_in_later(live, seat))
+        wait = self.config.replace_after if delay is None else delay
+        live.timers[seat] = asyncio.create_task(self._stand_in_later(live, seat, wait))
 
-    async def _stand_in_later(self, live: LiveTable, seat: Seat) -> None:
-        await asyncio.sleep(self.config.replace_after or 0)
-        live.timers.pop(seat, None)
-        if not live.seat_connected(seat) and not live.table.is_over:
+    async def _stand_in_later(self, live: LiveTable, seat: Seat, delay: float) -> None:
+        await asyncio.sleep(delay)
+        # under the lock: no action is half made, so the seq the stand-in starts
+        # from is one the log holds (a commit that fails takes its seq back)
+        async with live.lock:
+            live.timers.pop(seat, None)
+            if live.seat_connected(seat) or live.table.is_over:
+                return
             live.stand_ins.add(seat)
             player = live.table.players[seat]
             player.replaced, player.replaced_seq = True, live.table.seq
-            self._record_replaced(live, seat)
+            self._record_away(live, seat)
             self._publish_presence(live)
             self._kick_bots(live)
 
-    def _record_replaced(self, live: LiveTable, seat: Seat) -> None:
-        """Store, in the background, whether a stand-in plays for ``seat``: so that
-        after a restart it plays on at once, not after another ``replace_after``.
-        Each write stores the flag as memory holds it when the write starts, and a
-        table's writes go one at a time, in the order asked: the last one asked
-        stores the latest value. A write that fails is logged; the flag stays as
-        stored (after a restart the seat's clock runs again, or a stand-in plays
-        until the person comes back), as it does for a change once the server is
-        stopping (the database is about to close)."""
+    def _record_away(self, live: LiveTable, seat: Seat) -> None:
+        """Store, in the background, when ``seat``'s person left and whether a
+        stand-in plays for them, from which seq: so that after a restart the
+        stand-in comes ``replace_after`` after they left (not after the restart)
+        or plays on at once, and they are told what it did. Each write stores
+        these as memory holds them when the write starts, and a table's writes go
+        one at a time, in the order asked: the last one asked stores the latest
+        values. A write that fails is logged; the seat stays as stored (after a
+        restart its clock may run again from the start, a stand-in play until the
+        person comes back, or what it did be told again), as it does for a change
+        once the server is stopping (the database is about to close)."""
         if self._stopping:
             log.info("table %s: seat %s's stand-in flag not stored: the server is stopping",
                      live.table.id, seat.name)
             return
         async def write() -> None:
-            async with live.replaced_writes:
+            async with live.away_writes:
                 player = live.table.players[seat]
                 replaced = player.replaced
                 try:
-                    await self._db(self.store.mark_replaced, live.table.id, seat.name, replaced,
-                                   player.replaced_seq)
+                    await self._db(self.store.mark_away, live.table.id, seat.name, player.left_at,
+                                   replaced, player.replaced_seq)
                 except StoreError as exc:
-                    log.warning("table %s: seat %s not stored as %s: %s", live.table.id,
-                                seat.name, "replaced by a stand-in" if replaced else "back", exc)
+                    log.warning("table %s: seat %s not stored as %s: %s", live.table.id, seat.name,
+                                "replaced by a stand-in" if replaced
+                                else "away" if player.left_at is not None else "back", exc)
 
         task = asyncio.ensure_future(write())
         self._flag_writes.add(task)
@@ -1003,8 +1023,9 @@ class TableManager:
                 live.table = await self._load(live.table.id)
                 live.table.keep_analyses(before)    # values known here, not yet stored
                 for seat, player in before.players.items():     # and flags on their way there
-                    live.table.players[seat].replaced = player.replaced
-                    live.table.players[seat].replaced_seq = player.replaced_seq
+                    rebuilt = live.table.players[seat]
+                    rebuilt.replaced, rebuilt.replaced_seq = player.replaced, player.replaced_seq
+                    rebuilt.left_at = player.left_at
             except StoreError:
                 live.table = live.table.without(rows)
             # what the database holds from this seq on: this action (it landed, the

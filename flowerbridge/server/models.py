@@ -48,8 +48,11 @@ class SeatRow(Base):
     ``replaced`` that a stand-in bot plays for them (they stayed away longer than
     the server's ``replace_after``, and have not come back), so that it goes on
     playing at once after a restart rather than after another ``replace_after``;
-    ``replaced_seq`` the table's ``seq`` when it took the seat, so that the person
-    is told, coming back, what it did since (its events after that ``seq``, marked
+    ``left_at`` when the person left (every connection of the seat closed; null
+    while connected, or never joined), so that after a restart the stand-in comes
+    ``replace_after`` after that, not after the restart; ``replaced_seq`` the
+    table's ``seq`` when the stand-in took the seat, so that the person is told,
+    coming back, what it did since (its events after that ``seq``, marked
     ``"stand_in"`` in their detail), however many restarts came between.
     """
 
@@ -63,6 +66,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
     replaced: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     replaced_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 

@@ -307,13 +307,14 @@ class Store:
             session.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                   SeatRow.seat == seat).values(joined=True))
 
-    def mark_replaced(self, table_id: str, seat: str, replaced: bool, seq: int | None) -> None:
-        """Record whether a stand-in bot plays for a seat's person, and from which
-        ``seq`` of the table's log."""
+    def mark_away(self, table_id: str, seat: str, left_at: datetime | None, replaced: bool,
+                  seq: int | None) -> None:
+        """Record when a seat's person left (``None``: connected), whether a stand-in
+        bot plays for them, and from which ``seq`` of the table's log."""
         with self._transaction(write=True) as session:
             session.execute(update(SeatRow).where(SeatRow.table_id == table_id,
                                                   SeatRow.seat == seat)
-                            .values(replaced=replaced, replaced_seq=seq))
+                            .values(left_at=left_at, replaced=replaced, replaced_seq=seq))
 
     def save_analysis(self, table_id: str, hand: int, values: list[list[int]]) -> None:
         """Keep a finished hand's double-dummy values (a second save of a hand replaces none)."""

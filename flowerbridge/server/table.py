@@ -49,6 +49,7 @@ class SeatPlayer:
     joined: bool = False
     replaced: bool = False      # a stand-in plays for the person (as stored: see SeatRow)
     replaced_seq: int | None = None     # the table's seq when it took the seat (SeatRow too)
+    left_at: datetime | None = None     # when the person left, while away (SeatRow too)
 
 
 class Event(NamedTuple):
@@ -121,7 +122,7 @@ class Table:
         self.session = Session(self.options, max_hands=row.max_hands, max_games=row.max_games)
         self.players: dict[Seat, SeatPlayer] = {
             Seat[s.seat]: SeatPlayer(s.player, s.level, s.token_hash, s.joined, bool(s.replaced),
-                                     s.replaced_seq)
+                                     s.replaced_seq, as_utc(s.left_at) if s.left_at else None)
             for s in seats}
         self.seq = 0
         self.hands: list[HandLog] = []
@@ -272,7 +273,7 @@ class Table:
         events = [e for log in self.hands for e in log.events if e.seq not in dropped]
         seats = [SeatRow(table_id=self.id, seat=seat.name, player=p.player, level=p.level,
                          token_hash=p.token_hash, joined=p.joined, replaced=p.replaced,
-                         replaced_seq=p.replaced_seq)
+                         replaced_seq=p.replaced_seq, left_at=p.left_at)
                  for seat, p in self.players.items()]
         table = Table(self.row, seats, events)
         for old, new in zip(self.hands, table.hands):
@@ -428,12 +429,14 @@ class Table:
         the seat: its calls and cards, each with its hand, in order (``[]`` when
         no stand-in plays for them). Read off the log, so a restart loses none."""
         player = self.players[seat]
-        if not player.replaced or player.replaced_seq is None:
+        if not player.replaced:
             return []
+        # (a seat stood in for since before the log marked a stand-in's actions has
+        # no seq stored: every marked action of the seat is since then)
+        since = player.replaced_seq or 0
         return [{"hand": e.hand, "kind": e.kind, "action": e.action}
                 for log in self.hands for e in log.events
-                if e.seq > player.replaced_seq and e.seat == seat.name
-                and (e.detail or {}).get("stand_in")]
+                if e.seq > since and e.seat == seat.name and (e.detail or {}).get("stand_in")]
 
     def missed_messages(self, since: int, role: Role, reviews: bool = True) -> list[dict[str, Any]] | None:
         """The events after ``since`` for ``role``, replayed through the engine,
