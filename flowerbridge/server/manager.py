@@ -118,6 +118,7 @@ class Connection:
         self.dropped = False
         self.queued_bytes = 0
         self.catch_ups_queued = 0
+        self.gone_code: int | None = None   # the close code the client went with, once gone
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.dropped:
@@ -579,7 +580,8 @@ class TableManager:
                     live.stand_ins.add(seat)
                 elif player.left_at is not None and after is not None:
                     away = (now - player.left_at).total_seconds()
-                    self._start_stand_in_clock(live, seat, max(0.0, after - away))
+                    # (a clock set back since: no longer than a whole one)
+                    self._start_stand_in_clock(live, seat, min(after, max(0.0, after - away)))
                 else:
                     self._start_stand_in_clock(live, seat)
         self._kick_bots(live)
@@ -775,8 +777,10 @@ class TableManager:
             for message in missed:
                 conn.send(CatchUp(json.dumps(message)))
 
-    def leave(self, conn: Connection) -> None:
-        """Forget a closed connection; a person's seat starts its stand-in clock."""
+    def leave(self, conn: Connection, stopping: bool = False) -> None:
+        """Forget a closed connection; a person's seat starts its stand-in clock.
+        ``stopping``: the server closed it as it stops (the person is not stored as
+        away: after the restart they have a whole ``replace_after`` to come back)."""
         live = conn.live
         if live is None or not live.broker.unsubscribe(live.table.id, conn):
             return
@@ -786,7 +790,8 @@ class TableManager:
             return
         if conn.role is not None and not live.seat_connected(conn.role):
             player = live.table.players[conn.role]
-            if player.left_at is None and not live.table.is_over:
+            # (not while stopping, in memory either: a write still queued would store it)
+            if player.left_at is None and not live.table.is_over and not (stopping or self._stopping):
                 player.left_at = self.clock()
                 self._record_away(live, conn.role)
             self._start_stand_in_clock(live, conn.role)

@@ -36,6 +36,9 @@ CLOSE_FORBIDDEN = 4403
 # The standard "try again later" (RFC 6455 registry): the database could not be
 # read or written at hello; the client reconnects as after any drop.
 CLOSE_TRY_AGAIN = 1013
+# "Service restart": the code uvicorn gives the app for a connection it closes as the
+# server stops (it closes every websocket before the app's shutdown runs).
+CLOSE_SERVER_STOPPING = 1012
 
 
 class _ClientFrameErrors(logging.Filter):
@@ -143,7 +146,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     open_here[address] += 1
     try:
         if await _handshake(websocket, conn, manager, table_id):
-            while (text := await _receive(websocket)) is not None:
+            while (text := await _receive(websocket, conn)) is not None:
                 if bucket.allow():
                     await _handle(conn, manager, text)
                 else:   # refused unread: a flood costs the server no work
@@ -158,7 +161,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         open_here[address] -= 1
         if not open_here[address]:
             del open_here[address]
-        manager.leave(conn)
+        # a person still here when the server stops has not left: not stored as away
+        manager.leave(conn, stopping=conn.gone_code == CLOSE_SERVER_STOPPING)
         conn.close(conn.close_code)
         await writer
 
@@ -167,7 +171,7 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
                      table_id: str) -> bool:
     """Read ``hello`` and join the table; on failure say why and close."""
     try:
-        text = await asyncio.wait_for(_receive(websocket), HELLO_TIMEOUT)
+        text = await asyncio.wait_for(_receive(websocket, conn), HELLO_TIMEOUT)
     except TimeoutError:
         _refuse(conn, "hello_first", f"send hello within {HELLO_TIMEOUT:g} seconds",
                 CLOSE_BAD_HELLO)
@@ -233,10 +237,12 @@ async def _handle(conn: Connection, manager: TableManager, text: str | bytes) ->
                                 message_id))
 
 
-async def _receive(websocket: WebSocket) -> str | bytes | None:
-    """The next text or binary message, or ``None`` once the client has gone."""
+async def _receive(websocket: WebSocket, conn: Connection) -> str | bytes | None:
+    """The next text or binary message, or ``None`` once the client has gone (the
+    close code kept as ``conn.gone_code``)."""
     message = await websocket.receive()
     if message["type"] == "websocket.disconnect":
+        conn.gone_code = message.get("code")
         return None
     return message.get("text") if message.get("text") is not None else message.get("bytes", b"")
 
