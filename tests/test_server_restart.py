@@ -253,6 +253,25 @@ async def _until(done: Callable[[], bool], what: str) -> None:
     raise AssertionError(f"not {what} within 10 s")
 
 
+async def _table_of_four(database: str, replace_after: float):
+    """A store on ``database``, a manager on it and a table of four people there, each seated."""
+    store = Store(database)
+    store.migrate()
+    manager = _manager_on(store, replace_after)
+    return store, manager, *(await _four_people(manager))
+
+
+def _slow_seat_writes(store: Store, monkeypatch, seconds: float) -> None:
+    """Each write of a seat's away and stand-in fields takes ``seconds`` (a busy database)."""
+    real = store.mark_away
+
+    def slow_mark_away(*args):
+        time.sleep(seconds)
+        real(*args)
+
+    monkeypatch.setattr(store, "mark_away", slow_mark_away)
+
+
 async def _four_people(manager: TableManager) -> tuple[LiveTable, dict[Seat, str], dict[Seat, Connection]]:
     """A new table of four people (two hands, a random stand-in), each seated."""
     request = {"seats": {s: {"player": "human"} for s in "NESW"}, "length": {"hands": 2},
@@ -270,10 +289,7 @@ def test_a_stand_in_playing_before_a_restart_plays_on_at_once_after_it(database)
         return {Seat[row.seat] for row in store.load(table_id).seats if row.replaced}
 
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        first = _manager_on(store, replace_after=0.05)
-        live, tokens, conns = await _four_people(first)
+        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
         table_id = live.table.id
         dealer = live.table.actor
         await first.submit(conns[dealer], "call", "Pass", None)
@@ -320,10 +336,7 @@ def test_a_person_away_when_the_server_stops_has_a_stand_in_replace_after_from_w
     person who had left before a restart started again in full after it; a person
     connected when the server stopped still has a full one."""
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        first = _manager_on(store, replace_after=3600)
-        live, tokens, conns = await _four_people(first)
+        store, first, live, tokens, conns = await _table_of_four(database, 3600)
         table_id = live.table.id
         gone = [Seat.N, Seat.E]
         for seat in gone:
@@ -389,17 +402,8 @@ def test_a_person_whose_connection_closes_as_the_server_stops_is_not_stored_as_a
     starts: a leave while stopping set ``left_at`` in memory (only its own write was
     skipped), and the queued write stored it. (Found in a review.)"""
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        real = store.mark_away
-
-        def slow_mark_away(*args):     # an UPDATE that takes a while (a busy database)
-            time.sleep(0.3)
-            real(*args)
-
-        monkeypatch.setattr(store, "mark_away", slow_mark_away)
-        manager = _manager_on(store, replace_after=3600)
-        live, tokens, conns = await _four_people(manager)
+        store, manager, live, tokens, conns = await _table_of_four(database, 3600)
+        _slow_seat_writes(store, monkeypatch, 0.3)
         manager.leave(conns[Seat.N])                # written first
         manager.leave(conns[Seat.E])                # queued
         back = await _seated(manager, live.table.id, tokens[Seat.N])     # queued: N back
@@ -420,10 +424,7 @@ def test_a_person_back_after_a_restart_is_told_what_their_stand_in_did_before_it
     from the ``seq`` stored with the seat's flag. It was kept in memory only: a person
     back after a restart was told nothing of what their stand-in had done before it."""
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        first = _manager_on(store, replace_after=0.05)
-        live, tokens, conns = await _four_people(first)
+        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
         table_id = live.table.id
         actor = live.table.actor
         away = [actor.next(), actor.next().next()]      # two people leave; the others stay
@@ -464,10 +465,7 @@ def test_a_stand_in_that_comes_while_an_action_fails_to_be_stored_is_told_from_t
     and that call was never told. (Found in a review.) Now it takes the seat
     under the table's lock, once no action is half made."""
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        manager = _manager_on(store, replace_after=0.05)
-        live, tokens, conns = await _four_people(manager)
+        store, manager, live, tokens, conns = await _table_of_four(database, 0.05)
         table_id = live.table.id
         actor, stored = live.table.actor, live.table.seq
 
@@ -500,10 +498,7 @@ def test_a_seat_stood_in_for_across_the_upgrade_is_told_what_its_stand_in_marked
     played: what that stand-in does after the upgrade is marked in the log, and told.
     (Found in a review: an empty ``replaced_seq`` told nothing.)"""
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        first = _manager_on(store, replace_after=0.05)
-        live, tokens, conns = await _four_people(first)
+        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
         table_id = live.table.id
         actor = live.table.actor
         away = actor.next()
@@ -540,17 +535,8 @@ def test_a_table_rebuilt_after_a_failed_commit_keeps_its_stand_in_flags_not_yet_
         raise StoreError("database write failed: connection refused")
 
     async def scenario() -> None:
-        store = Store(database)
-        store.migrate()
-        real = store.mark_away
-
-        def slow_mark_away(*args):     # an UPDATE that takes a while (a busy database)
-            time.sleep(0.5)
-            real(*args)
-
-        monkeypatch.setattr(store, "mark_away", slow_mark_away)
-        manager = _manager_on(store, replace_after=0.05)
-        live, tokens, conns = await _four_people(manager)
+        store, manager, live, tokens, conns = await _table_of_four(database, 0.05)
+        _slow_seat_writes(store, monkeypatch, 0.5)
         table_id = live.table.id
         actor = live.table.actor
         away = {actor.next(), actor.next().next()}      # two people leave, the actor stays
