@@ -894,6 +894,29 @@ def test_client_says_who_left_who_stands_in_and_who_is_back(browser, tmp_path):
         assert not south.errors
 
 
+def test_client_says_a_stand_in_that_came_while_the_page_was_away(browser, tmp_path):
+    # 4.1.3: a stand-in that took a seat while the page reconnected (here: the
+    # server restarted after West left, West's --replace-after passed meanwhile)
+    # showed in the seat's label, and nothing was said
+    from browser_support import Server
+
+    with Server(tmp_path, options=["--replace-after", "2"]) as quick:
+        created, clients, south = people_table(browser, quick, "S")
+        south.evaluate(LIVE_RECORDER)
+        clients.pop("W").close()
+        south.wait_for_function("window.__live.some(([, t]) => t.includes('West left'))", timeout=15_000)
+        south.wait_for_timeout(300)        # (West's leaving stored, in the background)
+        quick.stop()
+        time.sleep(2.5)                     # West away longer than --replace-after
+        quick.start()
+        south.wait_for_function("window.__live.some(([, t]) => t.includes('plays for West'))", timeout=20_000)
+        said = [text for text in live_texts(south, "announce") if "West" in text and "West:" not in text]
+        assert said == ["West left.", "A basic bot plays for West."], said
+        for client in clients.values():
+            client.close()
+        assert not south.errors
+
+
 def test_client_deck_page_says_the_names_language_in_one_line(browser, server):
     # 4.1.3: the whole gallery was a live region: 3 headings and 30 names at each change
     page = open_page(browser, server, "/static/cards.html")

@@ -365,6 +365,34 @@ def test_a_person_away_when_the_server_stops_has_a_stand_in_replace_after_from_w
     asyncio.run(scenario())
 
 
+def test_a_person_away_since_a_restart_has_a_stand_in_replace_after_from_it_whatever_restarts_follow(database):
+    """docs/server.md, Playing: a person connected when the server stopped has a whole
+    ``--replace-after`` from the restart, and is away from then on as stored. They
+    were not stored as away: each restart before ``--replace-after`` had passed gave
+    them a whole one again, and a server restarting more often than that never put
+    a stand-in in their seat. (Found in an end-to-end review.)"""
+    async def scenario() -> None:
+        store, first, live, tokens, conns = await _table_of_four(database, 3600)
+        table_id = live.table.id
+        await first.stop()          # everyone connected: nobody stored as away
+
+        restarted = utcnow()
+        again = _manager_on(store, replace_after=3600, clock=lambda: restarted)
+        live = await again.get(table_id)
+        assert set(live.timers) == set(Seat) and not live.stand_ins
+        await asyncio.gather(*again._flag_writes)
+        await again.stop()
+
+        # and again, 0.2 s short of an hour later, before anyone came back
+        third = _manager_on(store, replace_after=3600, clock=lambda: restarted + timedelta(seconds=3600 - 0.2))
+        live = await third.get(table_id)
+        await _until(lambda: live.stand_ins == set(Seat), "stood in for everyone")
+        await third.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_person_connected_when_serve_stops_is_not_stored_as_away(database):
     """docs/server.md, Playing: a person connected when the server stopped has a whole
     ``--replace-after`` after the restart. uvicorn closes every websocket (code 1012)

@@ -583,6 +583,11 @@ class TableManager:
                     # (a clock set back since: no longer than a whole one)
                     self._start_stand_in_clock(live, seat, min(after, max(0.0, after - away)))
                 else:
+                    if after is not None and not live.table.is_over:
+                        # away from now on, as stored: another restart before they
+                        # come back gives them what is left of this clock, not another
+                        player.left_at = now
+                        self._record_away(live, seat)
                     self._start_stand_in_clock(live, seat)
         self._kick_bots(live)
         if live.table.is_over:

@@ -860,6 +860,9 @@ function applyView(message) {
 
 const HANDLERS = {
   welcome(message) {
+    // back after a drop (a server restart too): a stand-in that took a seat
+    // meanwhile is said, as a presence message would have said it
+    if (state.table) for (const news of presenceNews(state.table.seats, message.table?.seats, true)) say(news);
     state.role = message.role;
     state.seat = message.seat;
     state.table = message.table;
@@ -1018,14 +1021,15 @@ function noteJoined(seats) {
 // What a presence message changed at the other seats, said once per change
 // (a spectator coming or going, someone reconnecting as they were, says nothing):
 // "West left.", "A basic bot plays for West.", "West left; a basic bot plays
-// for West.", "West is back."
-function presenceNews(before, after) {
+// for West.", "West is back." `standIns`: only the stand-ins that came (a page
+// back after a drop, to whom everyone else has not yet come back).
+function presenceNews(before, after, standIns = false) {
   const news = [];
   for (const seat of SEATS) {
     if (seat === state.seat) continue;
     const was = presenceOf(before?.[seat]);
     const now = presenceOf(after?.[seat]);
-    if (!was || !now || was === now) continue;
+    if (!was || !now || was === now || (standIns && now !== "stood-in")) continue;
     const name = SEAT_NAMES[seat];
     const level = after[seat].stand_in;
     const bot = `${/^[aeiou]/i.test(level || "") ? "an" : "a"} ${level} bot plays for ${name}`;
