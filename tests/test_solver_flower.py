@@ -4,7 +4,9 @@ its engine-facing functions."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
+from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
 import pytest
@@ -115,19 +117,28 @@ def _shared_copies(hands, trick) -> bool:
     return any(len(o) > 1 for o in owners.values())
 
 
+def _brute_force_alone(ending) -> dict[int, int]:
+    """``brute_force_values`` of one ending, its memo cleared after it (in a worker)."""
+    try:
+        return brute_force_values(*ending)
+    finally:
+        _ns_tricks.cache_clear()
+
+
 def test_per_card_values_match_brute_force_on_random_flower_endings():
     rng = random.Random(20261130)
-    solver = DoubleDummy(FLOWER, memory_mb=16)
-    shared = 0
-    for i in range(500):
-        # every 25th ending is of 5 tricks (the brute force is slow there)
-        hands, trump, leader, trick = random_ending(rng, 5 if i % 25 == 0 else None)
-        shared += _shared_copies(hands, trick)
-        seat, values = solver.card_values(hands, trump, leader, trick)
-        assert seat == (leader + len(trick)) % 4
-        expected = brute_force_values(hands, trump, leader, trick)
-        assert values == expected, (hands, trump, leader, trick)
-        _ns_tricks.cache_clear()
+    # every 25th ending is of 5 tricks (the brute force is slow there: nine tenths
+    # of its time, shared between two processes)
+    endings = [random_ending(rng, 5 if i % 25 == 0 else None) for i in range(500)]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        expected = pool.map(_brute_force_alone, endings)
+        solver = DoubleDummy(FLOWER, memory_mb=16)
+        shared = 0
+        for (hands, trump, leader, trick), brute in zip(endings, expected, strict=True):
+            shared += _shared_copies(hands, trick)
+            seat, values = solver.card_values(hands, trump, leader, trick)
+            assert seat == (leader + len(trick)) % 4
+            assert values == brute, (hands, trump, leader, trick)
     assert shared > 400  # the identical-card rule was really exercised
 
 
