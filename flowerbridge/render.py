@@ -19,11 +19,13 @@ def count_text(n: float, noun: str) -> str:
 
 def fit_lines(text: str, width: int | None) -> str:
     """``text`` with each line longer than ``width`` characters carried on, indented,
-    on the next (``None``: no limit)."""
+    on the next (``None``: no limit).  Lines break only at spaces: a word, a file's
+    path or a name with a hyphen stays whole (one longer than ``width`` runs past it)."""
     if width is None:
         return text
     return "\n".join(part for line in text.split("\n")
-                     for part in (textwrap.wrap(line, width, subsequent_indent="    ")
+                     for part in (textwrap.wrap(line, width, subsequent_indent="    ",
+                                                break_long_words=False, break_on_hyphens=False)
                                   if len(line) > width else [line]))
 
 

@@ -446,11 +446,11 @@ def test_play_save_writes_each_finished_hand_so_that_quitting_loses_none(monkeyp
     monkeypatch.setenv("COLUMNS", "80")     # the sheet shown is then 79 characters wide
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "3", "--save", str(path)], QuitsAfterTheHand)
     assert status == 0 and "Session ended." in out
-    assert f"Saved to {path}." in out
+    assert f"Saved to {path}." in " ".join(out.split())     # (a long path on a line of its own)
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     assert len(session.hands) == 1 and session.render(79) in out
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path), "--overwrite"], AutoPlayer)
-    assert status == 0 and out.count(f"Saved to {path}.") == 2
+    assert status == 0 and " ".join(out.split()).count(f"Saved to {path}.") == 2
     assert len(Session.from_dict(json.loads(path.read_text(encoding="utf-8"))).hands) == 2
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]     # no temporary file left
 
@@ -525,6 +525,17 @@ def test_play_wraps_what_it_says_at_the_terminals_width(monkeypatch):
     monkeypatch.delenv("COLUMNS")
     status, piped = _play(monkeypatch, ["--seed", "3"], "help\nq\n")
     assert status == 0 and "The bots' calls count points by rank, not the honor count: the four" in piped
+
+
+def test_play_wraps_only_at_spaces_so_a_saved_files_path_stays_whole(monkeypatch, tmp_path):
+    # "Saved to" and a path longer than the line was broken at one of the path's hyphens,
+    # half of it indented on the next line: copied from the terminal, it named no file
+    path = tmp_path / "a-session-saved-under-a-long-name-with-hyphens-in-it.json"
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1", "--save", str(path)], AutoPlayer)
+    assert status == 0 and path.exists()
+    assert f"Saved to\n    {path}.\n" in out
+    assert not re.search(r"[a-z]-\n", out)      # nor is any other word at a hyphen
 
 
 class HelpInThePlay(AutoPlayer):
