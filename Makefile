@@ -27,8 +27,10 @@ lint: install
 	$(BIN)/ruff check flowerbridge tests benchmarks
 	$(BIN)/mypy
 
+# on every CPU this process may use (pytest-xdist; tests/conftest.py says which tests
+# share a worker)
 test: install lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 run: install
 	$(BIN)/flowerbridge serve

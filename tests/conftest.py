@@ -4,6 +4,7 @@ a snapshot of a state's public view; and for the browser tests a server and a br
 from __future__ import annotations
 
 import copy
+import os
 import random
 import re
 import secrets
@@ -13,6 +14,42 @@ import pytest
 from flowerbridge import Deal, HandState, Phase, RuleOptions, Seat
 from flowerbridge.cli import main
 from flowerbridge.records import to_dict
+
+
+# ------------------------------------------------------------ the suite on several CPUs
+
+# The modules whose tests use the one PostgreSQL database of FLOWERBRIDGE_TEST_POSTGRES
+# (a server holds it alone; some tests empty it): on several workers they run on one.
+POSTGRES_MODULES = frozenset({"test_server.py", "test_server_prune.py", "test_server_restart.py",
+                              "test_server_store.py"})
+
+
+def pytest_configure(config) -> None:
+    # pytest-xdist gives its workers COLUMNS=80; the commands' output is tested as written
+    # to a file or a pipe (no width), as in a run on one CPU: a test that wants a width
+    # sets COLUMNS itself
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (``make test``): one worker a CPU this process may use, four at most (a
+    browser module starts a server and a Chromium of its own)."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(4, usable))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Whole modules to a worker (as ``--dist loadfile``: a module's server and browser
+    are started once), and the PostgreSQL modules together on one."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "postgres" if module.rsplit("/", 1)[-1] in POSTGRES_MODULES else module
+
+    return ByModule(config, log)
 
 
 def _random_hand(seed: int, *, options: RuleOptions | None = None) -> HandState:

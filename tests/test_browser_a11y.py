@@ -901,7 +901,9 @@ def test_client_says_a_stand_in_that_came_while_the_page_was_away(browser, tmp_p
     from browser_support import Server
 
     with Server(tmp_path, options=["--replace-after", "2"]) as quick:
-        created, clients, south = people_table(browser, quick, "S")
+        # (North and East bots: people there, connected at the stop, would be stood in for
+        # 2 s after the restart, which a page slow to reconnect under load would be told too)
+        created, clients, south = people_table(browser, quick, "S", bots={"N": "basic", "E": "basic"})
         south.evaluate(LIVE_RECORDER)
         clients.pop("W").close()
         south.wait_for_function("window.__live.some(([, t]) => t.includes('West left'))", timeout=15_000)

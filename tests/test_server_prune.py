@@ -20,7 +20,7 @@ from flowerbridge.server.store import Store
 from flowerbridge.server.testing import ServerThread, database_for_tests
 
 FOUR_BOTS = {"seats": {s: {"player": "bot", "level": "random"} for s in "NESW"}}
-KINDS = ["sqlite", "postgresql"]
+KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 def _database(kind, tmp_path) -> str:
