@@ -41,7 +41,9 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 def pytest_xdist_make_scheduler(config, log):
     """Whole modules to a worker (as ``--dist loadfile``: a module's server and browser
-    are started once), and the PostgreSQL modules together on one."""
+    are started once), and the PostgreSQL modules together on one.  (Not ``--dist
+    loadgroup`` with ``xdist_group`` marks: xdist 3.8 groups by renaming ``item._nodeid``,
+    which pytest 9.2 no longer reads, so the marks are silently lost.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByModule(LoadScopeScheduling):
