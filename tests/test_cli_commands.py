@@ -952,6 +952,47 @@ def test_one_stop_takes_the_first_ctrl_c_and_sets_the_next_ones_aside():
             signal.signal(signum, previous)
 
 
+@pytest.mark.parametrize("stop, said, status", [(KeyboardInterrupt, "interrupted", 130),
+                                                 ("Terminated", "terminated", 143)])
+def test_cli_a_stop_that_lands_inside_a_lock_still_ends_the_command_as_that_stop(cli, monkeypatch, stop, said,
+                                                                                 status):
+    # A Ctrl-C taken inside threading.Condition.wait, after the wait let its lock go and
+    # before it took it back (CI, under load: `solve --table` pressed twice at once),
+    # became "RuntimeError: release unlocked lock" as the wait's `with` ended, and that
+    # error's traceback, exit status 1, ended the command
+    import threading
+
+    from flowerbridge._signals import Terminated
+    from flowerbridge.cli import solve
+
+    stop = Terminated if stop == "Terminated" else stop
+
+    def stopped_inside_a_lock(args) -> int:
+        lock = threading.Lock()
+        try:
+            raise stop()
+        finally:
+            lock.release()      # (the lock the stop kept the wait from taking back)
+
+    monkeypatch.setattr(solve, "run", stopped_inside_a_lock)
+    assert cli("solve", "-") == (status, "", f"{said}\n")
+
+
+def test_cli_an_error_a_command_raises_in_place_of_a_stop_is_its_own(cli, monkeypatch):
+    # (raised on purpose, `from`: the command says what it says, not "interrupted")
+    from flowerbridge.cli import solve
+    from flowerbridge.errors import FlowerBridgeError
+
+    def replaces_the_stop(args) -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise FlowerBridgeError("the search was stopped before its first result") from None
+
+    monkeypatch.setattr(solve, "run", replaces_the_stop)
+    assert cli("solve", "-") == (2, "", "error: the search was stopped before its first result\n")
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("options, presses, gap", [(["--table", "--workers", "1", "--memory-mb", "1"], 1, 0.2),
                                                    (["--table", "--memory-mb", "2"], 3, 0.2),

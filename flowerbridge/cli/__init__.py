@@ -208,29 +208,56 @@ def _end_the_line() -> None:
             pass
 
 
+def _stop_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that ``error`` was raised while unwinding from, if any: a stop
+    raised where a library cannot unwind from it (inside a ``threading.Condition``'s wait,
+    which then fails to release a lock it no longer holds) turns into another error.  Only
+    errors raised by accident count (Python chained them to the stop itself); one a command
+    raised on purpose in the stop's place (``raise ... from``) is its own."""
+    seen: set[int] = set()
+    current: BaseException = error
+    while not current.__suppress_context__ and current.__context__ is not None \
+            and id(current) not in seen:
+        seen.add(id(current))
+        current = current.__context__
+        if isinstance(current, KeyboardInterrupt):
+            return current
+    return None
+
+
+def _dispatch(argv: list[str] | None) -> int:
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    # A command whose names may follow its options (`lab --n 10 play`) takes
+    # them; anything else left over is the usual error.
+    more = getattr(args, "intermixed", None)
+    if rest and more and not any(word.startswith("-") for word in rest):
+        setattr(args, more, [*getattr(args, more), *rest])
+    elif rest:  # named with the subcommand, whose usage it breaks (`flowerbridge play: ...`)
+        prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
+        raise UsageError(f"{prog}: unrecognized arguments: {' '.join(rest)}")
+    if not getattr(args, "func", None):     # no command: what there is, on stderr, as a usage error
+        parser.print_help(sys.stderr)
+        status = 2
+    elif argv is None and getattr(args, "one_stop", False):
+        # a command that the first Ctrl-C ends at once, run as the process
+        with one_stop():
+            status = int(args.func(args) or 0)
+    else:
+        status = int(args.func(args) or 0)
+    sys.stdout.flush()      # what is still buffered: failing to write it fails the command
+    return status
+
+
 def _run(argv: list[str] | None) -> int:
     try:
-        parser = build_parser()
-        args, rest = parser.parse_known_args(argv)
-        # A command whose names may follow its options (`lab --n 10 play`) takes
-        # them; anything else left over is the usual error.
-        more = getattr(args, "intermixed", None)
-        if rest and more and not any(word.startswith("-") for word in rest):
-            setattr(args, more, [*getattr(args, more), *rest])
-        elif rest:  # named with the subcommand, whose usage it breaks (`flowerbridge play: ...`)
-            prog = f"{parser.prog} {args.command}" if getattr(args, "command", None) else parser.prog
-            raise UsageError(f"{prog}: unrecognized arguments: {' '.join(rest)}")
-        if not getattr(args, "func", None):     # no command: what there is, on stderr, as a usage error
-            parser.print_help(sys.stderr)
-            status = 2
-        elif argv is None and getattr(args, "one_stop", False):
-            # a command that the first Ctrl-C ends at once, run as the process
-            with one_stop():
-                status = int(args.func(args) or 0)
-        else:
-            status = int(args.func(args) or 0)
-        sys.stdout.flush()      # what is still buffered: failing to write it fails the command
-        return status
+        try:
+            return _dispatch(argv)
+        except Exception as error:
+            stop = _stop_behind(error)
+            if stop is None:
+                raise
+            raise stop from None        # a stop that came is what ends the command
     except SystemExit:  # --help and --version have printed: that too is written out, or fails
         failed = _flush_failed()
         if failed:
