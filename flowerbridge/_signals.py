@@ -92,3 +92,33 @@ def one_stop() -> Generator[None, None, None]:
         if not came:
             signal.signal(signal.SIGINT, before)
 
+
+
+def stop_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that ``error`` was raised while unwinding from, if any: a stop
+    raised where a library cannot unwind from it (inside a ``threading.Condition``'s wait,
+    which then fails to release a lock it no longer holds) turns into another error.  Only
+    errors raised by accident count (Python chained them to the stop itself); one raised on
+    purpose in the stop's place (``raise ... from``) is its own."""
+    seen: set[int] = set()
+    current: BaseException = error
+    while not current.__suppress_context__ and current.__context__ is not None \
+            and id(current) not in seen:
+        seen.add(id(current))
+        current = current.__context__
+        if isinstance(current, KeyboardInterrupt):
+            return current
+    return None
+
+
+@contextmanager
+def stop_kept() -> Generator[None, None, None]:
+    """While this lasts, an error raised while a stop unwound (see :func:`stop_behind`) is
+    raised as that stop, which the ``except KeyboardInterrupt`` around it then takes."""
+    try:
+        yield
+    except Exception as error:
+        stop = stop_behind(error)
+        if stop is None:
+            raise
+        raise stop from None

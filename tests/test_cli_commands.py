@@ -978,6 +978,25 @@ def test_cli_a_stop_that_lands_inside_a_lock_still_ends_the_command_as_that_stop
     assert cli("solve", "-") == (status, "", f"{said}\n")
 
 
+def test_cli_lab_a_stop_that_lands_inside_a_lock_says_what_the_run_kept(cli, monkeypatch, tmp_path):
+    # (the lab waits on its workers' futures, a Condition's wait: a stop there said
+    # "interrupted" without the lab's own line of what was saved)
+    import threading
+
+    from flowerbridge.cli import lab
+
+    def stopped_inside_a_lock(*args) -> None:
+        lock = threading.Lock()
+        try:
+            raise KeyboardInterrupt
+        finally:
+            lock.release()
+
+    monkeypatch.setattr(lab, "_run", stopped_inside_a_lock)
+    assert cli("lab", "deals", "--n", "4", "--out", str(tmp_path / "run")) == (
+        130, "", "interrupted before any chunk was finished: nothing was saved\n")
+
+
 def test_cli_an_error_a_command_raises_in_place_of_a_stop_is_its_own(cli, monkeypatch):
     # (raised on purpose, `from`: the command says what it says, not "interrupted")
     from flowerbridge.cli import solve

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Callable
 
-from .._signals import Terminated, one_stop
+from .._signals import Terminated, one_stop, stop_kept
 from ..errors import FlowerBridgeError
 
 
@@ -208,23 +208,6 @@ def _end_the_line() -> None:
             pass
 
 
-def _stop_behind(error: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C or SIGTERM that ``error`` was raised while unwinding from, if any: a stop
-    raised where a library cannot unwind from it (inside a ``threading.Condition``'s wait,
-    which then fails to release a lock it no longer holds) turns into another error.  Only
-    errors raised by accident count (Python chained them to the stop itself); one a command
-    raised on purpose in the stop's place (``raise ... from``) is its own."""
-    seen: set[int] = set()
-    current: BaseException = error
-    while not current.__suppress_context__ and current.__context__ is not None \
-            and id(current) not in seen:
-        seen.add(id(current))
-        current = current.__context__
-        if isinstance(current, KeyboardInterrupt):
-            return current
-    return None
-
-
 def _dispatch(argv: list[str] | None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
@@ -251,13 +234,8 @@ def _dispatch(argv: list[str] | None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     try:
-        try:
+        with stop_kept():       # a stop that came is what ends the command
             return _dispatch(argv)
-        except Exception as error:
-            stop = _stop_behind(error)
-            if stop is None:
-                raise
-            raise stop from None        # a stop that came is what ends the command
     except SystemExit:  # --help and --version have printed: that too is written out, or fails
         failed = _flush_failed()
         if failed:

@@ -133,11 +133,11 @@ def run(args) -> int:
         else f"lab-output/{'designer' if args.designer else 'seed'}-{safe}"
     # a bar at a terminal; in a log, a plain line now and then
     progress = False if args.quiet else (True if sys.stderr.isatty() else "lines")
-    from .._signals import Terminated, terminated_as_a_stop
+    from .._signals import Terminated, stop_kept, terminated_as_a_stop
     replacing = designer is not None and designer.is_file()    # a report of the lab's (another is refused)
     termed: list[int] = []
     try:
-        with terminated_as_a_stop() as termed:
+        with terminated_as_a_stop() as termed, stop_kept():
             study = _run(args, designer, out, seed, progress)
     except KeyboardInterrupt as stop:
         said, status = ("terminated", 143) if isinstance(stop, Terminated) or termed else ("interrupted", 130)
