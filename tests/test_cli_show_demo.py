@@ -103,6 +103,26 @@ def test_demo_ctrl_c_prints_the_scoresheet_of_the_hands_finished(cli, monkeypatc
     assert len(session.hands) == 2 and out == session.render() + "\n"
 
 
+def test_demo_a_ctrl_c_that_lands_inside_a_lock_prints_the_scoresheet_as_ctrl_c_does(cli, monkeypatch, tmp_path):
+    # (a Ctrl-C inside threading.Condition.wait comes out as "release unlocked lock",
+    # which ended the demo with a traceback and no sheet)
+    import threading
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        finally:
+            threading.Lock().release()
+    except RuntimeError as failed:
+        error = failed
+    path = tmp_path / "s.json"
+    monkeypatch.setattr(flowerbridge.bots, "play_hand", StopOnThird(error))
+    status, out, err = cli("demo", "--hands", "8", "--quiet", "--save", str(path))
+    assert (status, err) == (130, "interrupted\n")
+    session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    assert len(session.hands) == 2 and out == session.render() + "\n"
+
+
 def test_demo_sigterm_saves_the_hands_finished_as_ctrl_c_does(tmp_path, signalled_after):
     # (kill PID, a job scheduler's stop, killed it outright: a session of thousands
     # of hands asked for with --save wrote nothing)

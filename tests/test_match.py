@@ -410,8 +410,12 @@ class StopsAfter:
     def act(self, observation):
         StopsAfter.made += 1
         if StopsAfter.made == StopsAfter.limit:
-            raise KeyboardInterrupt
+            StopsAfter.stop()
         return self.basic.act(observation)
+
+    @staticmethod
+    def stop() -> None:
+        raise KeyboardInterrupt
 
 
 def the_loaded_stops_after():
@@ -445,6 +449,31 @@ def test_match_cut_short_by_ctrl_c_reports_the_boards_finished(monkeypatch, caps
     for pair in ("ns", "ew"):
         for key in ("decisions", "declared", "made", "contracts", "honors_per_hand", "bright_bonus_per_hand"):
             assert cut["pairs"][pair][key] == alone["pairs"][pair][key], (pair, key)
+
+
+def test_match_a_ctrl_c_that_lands_inside_a_lock_a_bot_waits_on_is_a_stop_not_the_bots_failure(monkeypatch, capsys):
+    # A Ctrl-C taken inside threading.Condition.wait (a bot waiting on its solver's
+    # threads) fails the wait's release of its lock: the RuntimeError was the bot's
+    # failure, "the bot at ... failed", and the boards finished were reported as if a bot
+    # had broken
+    import threading
+
+    def stop_inside_a_lock() -> None:
+        lock = threading.Lock()
+        try:
+            raise KeyboardInterrupt
+        finally:
+            lock.release()
+
+    stops = the_loaded_stops_after()
+    monkeypatch.setattr(stops, "stop", staticmethod(stop_inside_a_lock))
+    monkeypatch.setattr(stops, "made", 0)
+    monkeypatch.setattr(stops, "limit", 150)        # in the second board or later
+    command = ["match", "--ns", "basic", "--ew", "tests.test_match:StopsAfter", "--seed", "4", "--json"]
+    assert main([*command, "--boards", "5"]) == 130
+    out, err = capsys.readouterr()
+    finished = json.loads(out)["boards"]
+    assert 1 <= finished < 5 and err == f"interrupted after {finished} of 5 boards\n"
 
 
 def test_match_cut_short_before_a_board_is_finished_says_interrupted(monkeypatch, capsys):

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from .._signals import stop_behind
 from ..calls import Call
 from ..cards import Card
 from ..errors import BotError, FlowerBridgeError
@@ -68,9 +69,12 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         return decide(bot, observation)
     except BotError:
         raise
-    except FlowerBridgeError as exc:    # (the package's own errors, raised by the bot)
-        raise BotError(f"the bot at {seat.full_name} failed: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 -- any failure of the bot's, as one line
+        stop = stop_behind(exc)
+        if stop is not None:    # a Ctrl-C that landed inside a lock the bot waited on: the person's
+            raise stop from None
+        if isinstance(exc, FlowerBridgeError):  # (the package's own errors, raised by the bot)
+            raise BotError(f"the bot at {seat.full_name} failed: {exc}") from exc
         raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
     except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
         raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc

@@ -28,7 +28,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Sequence
 
-from .._signals import Terminated
+from .._signals import Terminated, stop_kept
 from ..cards import Card
 from ..dealing import Deal, json_seed
 from ..errors import BotError, FlowerBridgeError
@@ -285,18 +285,19 @@ def run_match(ns: str | Any, ew: str | Any, boards: int, seed: int | str, *,
     # What a stop undoes: the counts as the board being played began (None between boards).
     mark: tuple[int, list[tuple[dict[str, Any], int]], list[list[int]]] | None = None
     try:
-        for board in range(1, boards + 1):
-            deal = Deal.from_seed(seed, board)
-            dealer = Seat((board - 1) % 4)
-            mark = (board, [p._mark() for p in pairs], budget_hits())
-            tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
-                           for t in range(2))
-            board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
-                                       imps(tables[0].net - tables[1].net))
-            result.results.append(board_result)
-            mark = None
-            if on_board is not None:
-                on_board(board_result)
+        with stop_kept():    # (a stop that lands inside a lock: the stop all the same)
+            for board in range(1, boards + 1):
+                deal = Deal.from_seed(seed, board)
+                dealer = Seat((board - 1) % 4)
+                mark = (board, [p._mark() for p in pairs], budget_hits())
+                tables = tuple(_play_board_table(board, t, deal, dealer, options, bots[t], seating[t], pairs)
+                               for t in range(2))
+                board_result = BoardResult(board, dealer, tables,  # type: ignore[arg-type]
+                                           imps(tables[0].net - tables[1].net))
+                result.results.append(board_result)
+                mark = None
+                if on_board is not None:
+                    on_board(board_result)
     except (KeyboardInterrupt, BotError) as stop:
         # The boards finished are the result, whenever the stop or the failure came
         # (between boards too): the one cut short is undone.

@@ -25,7 +25,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .._signals import Terminated, terminated_as_a_stop
+    from .._signals import Terminated, stop_kept, terminated_as_a_stop
     from ..bots import bot_seed, load_bot, play_hand
     from ..dealing import Deal
     from ..errors import BotError
@@ -50,7 +50,7 @@ def run(args) -> int:
     try:
         try:
             # SIGTERM (kill, a job's stop) ends it as Ctrl-C does: the hands finished saved
-            with terminated_as_a_stop():
+            with terminated_as_a_stop(), stop_kept():
                 while not session.is_over:
                     board += 1
                     state = play_hand(session.new_hand(Deal.from_seed(seed, board)), bots)
