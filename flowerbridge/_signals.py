@@ -93,7 +93,6 @@ def one_stop() -> Generator[None, None, None]:
             signal.signal(signal.SIGINT, before)
 
 
-
 def stop_behind(error: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C or SIGTERM that ``error`` was raised while unwinding from, if any: a stop
     raised where a library cannot unwind from it (inside a ``threading.Condition``'s wait,
