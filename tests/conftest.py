@@ -32,6 +32,7 @@ def pytest_configure(config) -> None:
     os.environ.pop("LINES", None)
 
 
+@pytest.hookimpl(optionalhook=True)     # (a run without pytest-xdist: -p no:xdist)
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto`` (``make test``): one worker a CPU this process may use, four at most (a
     browser module starts a server and a Chromium of its own)."""
@@ -39,6 +40,7 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return max(1, min(4, usable))
 
 
+@pytest.hookimpl(optionalhook=True)     # (a run without pytest-xdist: -p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
     """Whole modules to a worker (as ``--dist loadfile``: a module's server and browser
     are started once), and the PostgreSQL modules together on one.  (Not ``--dist
