@@ -14,7 +14,8 @@ from sqlalchemy import func, select, update
 
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.manager import TableManager
-from flowerbridge.server.models import AnalysisRow, EventRow, SeatRow, TableRow
+from flowerbridge.server.models import AnalysisRow, CreationRow, EventRow, SeatRow, TableRow
+from flowerbridge.server.repeats import Repeatable
 from flowerbridge.server.schemas import CreateTable
 from flowerbridge.server.store import Store
 from flowerbridge.server.testing import ServerThread, database_for_tests
@@ -33,11 +34,14 @@ def _database(kind, tmp_path) -> str:
 def _tables(database: str, ages: dict[str, tuple[str, int]]) -> dict[str, str]:
     """Tables made by a server, then aged: each name's table given that status and its log
     moved that many days into the past (and a double-dummy value stored for its hand 1).
-    Their ids by name."""
+    Each asked with a key of its own, so kept for a repeat (a ``creations`` row). Their ids
+    by name."""
     async def make() -> list[str]:
         manager = TableManager(Store(database), ServerConfig(bot_delay=0, replace_after=None, analysis=False))
         manager.store.migrate()
-        made = [(await manager.create(CreateTable.model_validate(FOUR_BOTS)))[0].table.id for _ in ages]
+        made = [(await manager.create(CreateTable.model_validate(FOUR_BOTS),
+                                      Repeatable.of(None, f"prune-test-key-{name}", FOUR_BOTS)))[0].table.id
+                for name in ages]
         await manager.stop()
         return made
 
@@ -56,12 +60,14 @@ def _tables(database: str, ages: dict[str, tuple[str, int]]) -> dict[str, str]:
 
 
 def _rows(database: str, table_id: str) -> list[int]:
-    """How many rows of each kind the database holds for a table: tables, seats, events, values."""
+    """How many rows of each kind the database holds for a table: tables, seats, events, values,
+    creations kept for a repeat."""
     store = Store(database)
     with store.engine.connect() as connection:
         counts = [connection.scalar(select(func.count()).select_from(row).where(column == table_id))
                   for row, column in ((TableRow, TableRow.id), (SeatRow, SeatRow.table_id),
-                                      (EventRow, EventRow.table_id), (AnalysisRow, AnalysisRow.table_id))]
+                                      (EventRow, EventRow.table_id), (AnalysisRow, AnalysisRow.table_id),
+                                      (CreationRow, CreationRow.table_id))]
     store.close()
     return counts
 
@@ -72,7 +78,7 @@ def test_prune_removes_whole_the_tables_over_and_last_played_before_the_cutoff(k
     ids = _tables(database, {"old over": ("over", 100), "new over": ("over", 10),
                              "old playing": ("playing", 100)})
     kept = {name: _rows(database, table_id) for name, table_id in ids.items()}
-    assert all(counts[:2] == [1, 4] and counts[2] >= 1 and counts[3] == 1 for counts in kept.values())
+    assert all(counts[:2] == [1, 4] and counts[2] >= 1 and counts[3:] == [1, 1] for counts in kept.values())
 
     # a dry run says what would go, and removes nothing
     status, out, err = cli("prune", "--older-than", "90", "--database", database, "--dry-run")
@@ -82,13 +88,13 @@ def test_prune_removes_whole_the_tables_over_and_last_played_before_the_cutoff(k
 
     status, out, err = cli("prune", "--older-than", "90", "--database", database)
     assert (status, err) == (0, "") and ": removed " in out
-    assert _rows(database, ids["old over"]) == [0, 0, 0, 0]
+    assert _rows(database, ids["old over"]) == [0, 0, 0, 0, 0]
     assert _rows(database, ids["new over"]) == kept["new over"]
     assert _rows(database, ids["old playing"]) == kept["old playing"]
     # a session left unfinished goes only when asked
     status, out, err = cli("prune", "--older-than", "90", "--database", database, "--unfinished")
     assert status == 0 and "(finished, closed or unfinished)" in out
-    assert _rows(database, ids["old playing"]) == [0, 0, 0, 0]
+    assert _rows(database, ids["old playing"]) == [0, 0, 0, 0, 0]
     assert _rows(database, ids["new over"]) == kept["new over"]
     # and a server on the database still serves what was kept, and nothing of what went
     with ServerThread(ServerConfig(database=database, bot_delay=0, replace_after=None, analysis=False)) as server:
@@ -177,7 +183,8 @@ def test_prune_dry_run_of_a_database_of_an_earlier_schema_changes_nothing(tmp_pa
     database = _database("sqlite", tmp_path)
     ids = _tables(database, {"old": ("over", 100)})
     with sqlite3.connect(database) as connection:      # as the first version left it: no analyses,
-        connection.execute("DROP TABLE analyses")       # no stand-in columns
+        connection.execute("DROP TABLE analyses")       # no stand-in columns, no creations
+        connection.execute("DROP TABLE creations")
         for column in ("left_at", "replaced_seq", "replaced"):
             connection.execute(f"ALTER TABLE seats DROP COLUMN {column}")
         connection.execute("UPDATE alembic_version SET version_num = '0001'")
@@ -189,7 +196,7 @@ def test_prune_dry_run_of_a_database_of_an_earlier_schema_changes_nothing(tmp_pa
     assert (tmp_path / "tables.db").read_bytes() == before
     status, out, err = cli("prune", "--older-than", "90", "--database", database)     # migrates, then prunes
     assert status == 0 and ": removed 1 table " in out, err
-    assert _rows(database, ids["old"]) == [0, 0, 0, 0]
+    assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]
 
 
 def test_prune_says_what_it_removed_before_it_gives_the_space_back(tmp_path, cli, monkeypatch):
@@ -221,4 +228,4 @@ def test_prune_removes_a_table_with_no_event_by_its_creation_time(tmp_path, cli)
     connection.close()
     status, out, err = cli("prune", "--older-than", "90", "--database", database)
     assert status == 0 and ": removed 1 table " in out, err
-    assert _rows(database, ids["old"]) == [0, 0, 0, 0]
+    assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]

@@ -12,10 +12,12 @@ import secrets
 import signal
 import time
 from dataclasses import replace
+from pathlib import Path
 from datetime import datetime, timedelta
 from typing import Callable
 
 import pytest
+from sqlalchemy import text
 
 from flowerbridge import Seat
 from flowerbridge.server.config import ServerConfig
@@ -24,8 +26,8 @@ from flowerbridge.server.models import utcnow
 from flowerbridge.server.schemas import CreateTable
 from flowerbridge.server.store import Store, StoreError
 from flowerbridge.server.table import TableError, as_utc
-from flowerbridge.server.testing import (ServerProcess, database_for_tests, play_session,
-                                         table_request)
+from flowerbridge.server.testing import (ServerProcess, ServerThread, database_for_tests,
+                                         play_session, table_request)
 from flowerbridge.session import Session
 
 QUIET = ("--replace-after", "never", "--no-analysis")
@@ -115,7 +117,6 @@ def test_after_a_restart_a_missed_last_card_brings_its_review_as_the_server_can_
     # missed the hand's last card and reconnects gets its review "unavailable" on a
     # server without analysis, not "pending" with nothing ever to follow.
     from flowerbridge.server.config import ServerConfig
-    from flowerbridge.server.testing import ServerThread
 
     config = ServerConfig(database=str(tmp_path / "t.sqlite"), bot_delay=0, replace_after=None,
                           analysis=False)
@@ -167,7 +168,6 @@ def test_a_table_closed_to_make_room_stays_closed_after_a_restart_its_record_rea
     # had hands 2 and 3 both been passed out they could have ended the session first)
     from flowerbridge.server.config import ServerConfig
     from flowerbridge.server.models import utcnow
-    from flowerbridge.server.testing import ServerThread
 
     config = ServerConfig(database=own_database, bot_delay=0, replace_after=None, analysis=False,
                           max_tables=2)
@@ -209,7 +209,6 @@ def test_a_table_closed_to_make_room_stays_closed_after_a_restart_its_record_rea
 
 def test_a_table_closed_by_its_person_stays_closed_after_a_restart(own_database):
     from flowerbridge.server.config import ServerConfig
-    from flowerbridge.server.testing import ServerThread
 
     config = ServerConfig(database=own_database, bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as first:
@@ -585,3 +584,68 @@ def test_a_table_rebuilt_after_a_failed_commit_keeps_its_stand_in_flags_not_yet_
         assert (live.stand_ins, flagged, stored) == (away, away, away)
 
     asyncio.run(scenario())
+
+
+KEY = "a-creation-key-0123456789abcdef"
+
+
+def _keyed(server, body: dict, key: str = KEY):
+    return server.api("POST", "/api/tables", json=body, headers={"idempotency-key": key})
+
+
+def test_a_creation_asked_again_after_a_restart_gets_the_table_it_made_and_its_tokens(own_database):
+    # docs/protocol.md, POST /api/tables: the answer is the one place a table's tokens are
+    # given. The server stopped after the table was stored and before its answer arrived
+    # (killed here after answering: the same to the server that comes back, which had
+    # kept the answers in memory only): the person's repeat made a second table, the
+    # first one a table nobody could sit at.
+    request = table_request({"N": "human", "E": "random", "S": "human", "W": "random"}, name="Friday")
+    with ServerProcess(own_database, *QUIET) as first:
+        made = _keyed(first, request)
+        assert made.status_code == 201
+        first.kill()
+    with ServerProcess(own_database, *QUIET) as second:
+        again = _keyed(second, request)
+        assert again.status_code == 201, again.text
+        table_id = made.json()["table"]["id"]
+        assert again.json()["invitations"] == made.json()["invitations"]
+        assert again.json()["table"]["id"] == table_id and again.json()["table"]["name"] == "Friday"
+        assert [t["id"] for t in second.api("GET", "/api/tables").json()["tables"]] == [table_id]
+        for seat, invitation in again.json()["invitations"].items():
+            person = second.client(table_id, invitation["token"])
+            assert person.until(lambda m: m["type"] == "welcome")["seat"] == seat
+            person.close()
+        # the same key with another request is refused, from another address it is
+        # another request: neither is answered with this table's tokens
+        other = _keyed(second, {**request, "name": "Saturday"})
+        assert other.status_code == 409 and "given with another request" in other.json()["error"]["message"]
+        assert _keyed(second, request, KEY + "-other").json()["table"]["id"] != table_id
+
+
+def test_a_creation_is_answered_again_after_a_restart_for_ten_minutes_then_its_key_makes_a_new_table(
+        own_database):
+    # each server a new app: the answers kept in memory are gone, as after a restart
+    config = ServerConfig(database=own_database, bot_delay=0, replace_after=None, analysis=False)
+    request = table_request({s: "human" for s in "NESW"})
+    with ServerThread(config) as first:
+        made = _keyed(first, request).json()
+        stale = _keyed(first, request, KEY + "-stale").json()
+    later = {"now": utcnow() + timedelta(minutes=9, seconds=50)}
+    with ServerThread(config) as second:
+        second.app.state.manager.clock = lambda: later["now"]
+        assert _keyed(second, request).json()["table"]["id"] == made["table"]["id"]
+        later["now"] += timedelta(seconds=20)       # ten minutes after the first
+        new = _keyed(second, request).json()
+        assert new["table"]["id"] != made["table"]["id"]
+        assert new["invitations"]["N"]["token"] != made["invitations"]["N"]["token"]
+        assert len(second.api("GET", "/api/tables").json()["tables"]) == 3
+    # what answers a repeat is kept ten minutes: the first's row was replaced by the new
+    # table's, the other key's deleted with it; the key itself is never stored
+    store = Store(own_database)
+    with store.engine.connect() as connection:
+        kept = connection.execute(text("SELECT table_id FROM creations")).scalars().all()
+    store.close()
+    assert kept == [new["table"]["id"]] and stale["table"]["id"] not in kept
+    if "://" not in own_database:       # the SQLite file, its journal beside it
+        stored = b"".join(p.read_bytes() for p in Path(own_database).parent.glob(Path(own_database).name + "*"))
+        assert KEY.encode() not in stored and made["invitations"]["N"]["token"].encode() not in stored

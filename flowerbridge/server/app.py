@@ -29,13 +29,14 @@ from .. import __version__
 from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..render import count_text
+from ..seats import Seat
 from . import analysis
 from .config import ServerConfig
 from .botplay import bot_levels, default_bot
 from .headers import HEAD, HeadAsGet, HostCheck, HostNames, SecurityHeaders
 from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow, client_key
-from .manager import TableManager
-from .repeats import KeptAnswers, idempotency_key
+from .manager import LiveTable, TableManager
+from .repeats import KeptAnswers, Repeatable, idempotency_key
 from .realtime import quiet_client_frame_errors, table_socket
 from .schemas import CreateTable, MessageError, describe, error_code, read_json
 from .store import Store, said_to_clients
@@ -178,35 +179,39 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
         """A new table; each person's secret seat token is in the answer, and only there
         (and, asked with an ``Idempotency-Key``, in the answer to a repeat: repeats.py)."""
         address = _address(request)
-        key = None if idempotency_key_ is None else (address, idempotency_key(idempotency_key_))
         asked = _as_read(body)
-        if key is not None and (again := answered.look(key, asked)) is not None:
-            return again
-        if not creations.allow(address):
-            raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
-                                         "a minute from this address: wait a little")
-        if key is not None:
-            answered.begin(key, asked)
+        repeat = memo = None
+        if idempotency_key_ is not None:
+            key = idempotency_key(idempotency_key_)
+            repeat, memo = Repeatable.of(address, key, asked), (address, key)
+            if (again := answered.look(memo, asked)) is not None:
+                return again
+            answered.begin(memo, asked)     # (before any wait: a repeat meanwhile is refused)
         answer = made = None
         try:
+            # made before this server's answers in memory began (a restart since), or
+            # made and not answered (a fault after it was stored): answered again, from
+            # the database each time (its ten minutes are from the table's making)
+            before = None if repeat is None else await _manager(request).made_before(repeat)
+            if before is not None:
+                answer = _creation_answer(*before)
+                return answer
+            if not creations.allow(address):
+                raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
+                                             "a minute from this address: wait a little")
             try:
-                live, tokens = made = await _manager(request).create(body)
+                made = await _manager(request).create(body, repeat)
             except BaseException:   # refused, or failed: only tables made count against the rate
                 creations.refund(address)
                 raise
-            table_id = live.table.id
-            answer = {"table": live.info(),
-                      "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
-                                      for seat, token in tokens.items()},
-                      "spectate_url": f"/t/{table_id}"}
+            answer = _creation_answer(*made)
         finally:
-            # a table made but not answered (a fault after): its key stays taken, so that
-            # a repeat is refused, not made into a second table
-            if key is not None:
-                if answer is not None:
-                    answered.done(key, answer)
-                elif made is None:
-                    answered.failed(key)
+            # not answered: a repeat asks afresh, and finds in the database a table made
+            if memo is not None:
+                if answer is not None and made is not None:
+                    answered.done(memo, answer)
+                else:
+                    answered.failed(memo)
         return answer
 
     @app.get("/api/tables")
@@ -386,6 +391,16 @@ def _hand_number(segment: str) -> int:
         raise TableError("bad_request", f"hands/{shown}: a hand's number is written in decimal "
                                         "digits (1, 2, ...), at most 30 of them")
     return int(segment)
+
+
+def _creation_answer(live: LiveTable, tokens: dict[Seat, str]) -> dict[str, Any]:
+    """The answer to a table's creation: the table, each person's invitation (its secret
+    token, and the page's address with it), and the address spectators use."""
+    table_id = live.table.id
+    return {"table": live.info(),
+            "invitations": {seat.name: {"token": token, "url": f"/t/{table_id}#token={token}"}
+                            for seat, token in tokens.items()},
+            "spectate_url": f"/t/{table_id}"}
 
 
 def _as_read(body: CreateTable) -> dict[str, Any]:

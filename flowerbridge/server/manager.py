@@ -47,7 +47,8 @@ from .config import ServerConfig
 from ..render import count_text
 from .limits import (MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS,
                      Sparing)
-from .models import utcnow
+from .models import CreationRow, utcnow
+from .repeats import KEPT_SECONDS, Repeatable, reused
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, token_hash
@@ -427,8 +428,12 @@ class TableManager:
 
     # ----------------------------------------------------------- lobby
 
-    async def create(self, request: CreateTable) -> tuple[LiveTable, dict[Seat, str]]:
-        """A new table, its first hand dealt; returns it with each person's secret token."""
+    async def create(self, request: CreateTable, repeatable: Repeatable | None = None,
+                     ) -> tuple[LiveTable, dict[Seat, str]]:
+        """A new table, its first hand dealt; returns it with each person's secret token.
+        Asked with an ``Idempotency-Key`` (``repeatable``), the table is stored with what
+        answers a repeat of the request after a restart (:meth:`made_before`), and its
+        tokens are made from the key and a salt kept for that (``repeats.seat_token``)."""
         options = RuleOptions.from_dict(request.options).sensible()
         if request.length.games is not None:
             _games_can_end(options)
@@ -436,21 +441,28 @@ class TableManager:
         stand_in = check_level(default_bot() if request.stand_in is None else request.stand_in, "stand_in")
         players: dict[Seat, SeatPlayer] = {}
         tokens: dict[Seat, str] = {}
+        salt = secrets.token_hex(32)
         for seat in SEATS:
             choice = request.seats[cast(SeatName, seat.name)]
             if choice.player == BOT:
                 players[seat] = SeatPlayer(BOT, check_level(choice.level, f"seats.{seat.name}"))
             else:
-                tokens[seat] = new_token()
+                tokens[seat] = new_token() if repeatable is None else repeatable.token(salt, seat.name)
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
+        creation = kept_since = None
+        if repeatable is not None:
+            now = self.clock()
+            creation = CreationRow(key_hash=repeatable.key_hash, table_id=rows[0].id,
+                                   request_hash=repeatable.request_hash, salt=salt, created_at=now)
+            kept_since = now - timedelta(seconds=KEPT_SECONDS)
         async with self._creating:
             open_ids = await self._open_ids()
             if len(open_ids) >= self.config.max_tables:
                 await self._make_room(open_ids)
             try:
-                await self._db(self.store.create_table, *rows)
+                await self._db(self.store.create_table, *rows, creation, kept_since)
             except StoreError:
                 # the commit may have landed, its answer lost (a connection dropped
                 # after COMMIT): a table stored is made, and its tokens are answered
@@ -462,6 +474,22 @@ class TableManager:
             self.tables[live.table.id] = live
             self._lobby_version += 1
         self._kick_bots(live)
+        return live, tokens
+
+    async def made_before(self, repeatable: Repeatable) -> tuple[LiveTable, dict[Seat, str]] | None:
+        """The table made at this request (the same ``Idempotency-Key`` from the same
+        address) within the last :data:`KEPT_SECONDS`, with its people's tokens made
+        again, as :meth:`create` gave them; ``None`` where there is none. The key given
+        with another request is refused ``conflict``."""
+        row = await self._db(self.store.creation, repeatable.key_hash)
+        if row is None or as_utc(row.created_at) <= self.clock() - timedelta(seconds=KEPT_SECONDS):
+            return None
+        if not secrets.compare_digest(row.request_hash, repeatable.request_hash):
+            raise reused()
+        live = await self.get(row.table_id)
+        tokens = {seat: token for seat in SEATS
+                  if live.table.seat_for_token_hash(token_hash(
+                      token := repeatable.token(row.salt, seat.name))) == seat}
         return live, tokens
 
     async def _stored_after_all(self, lookup: Callable[..., bool], *args: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Storage models (SQLAlchemy 2): tables, seats, the append-only event log, analyses.
+"""Storage models (SQLAlchemy 2): tables, seats, the append-only event log, analyses,
+and the creations a repeat of their request is answered again from.
 
 These are the server's persistent nouns, kept apart from the wire schemas
 (:mod:`flowerbridge.server.schemas`). A table's state is never stored as such:
@@ -111,4 +112,24 @@ class AnalysisRow(Base):
                                           primary_key=True)
     hand: Mapped[int] = mapped_column(Integer, primary_key=True)
     values: Mapped[list[list[int]]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CreationRow(Base):
+    """A table made at a request sent with an ``Idempotency-Key``: what answers a
+    repeat of that request after a restart (``server/repeats.py``), for as long as
+    a repeat is answered (10 minutes), then deleted.
+
+    ``key_hash`` is the SHA-256 of the client's address (as the limits count it) and
+    its key, ``request_hash`` that of the request as the server read it; ``salt`` is
+    the secret that, with the key only the client knows, gives the seat tokens again
+    (``repeats.seat_token``): neither alone gives them, and the key is never stored.
+    """
+
+    __tablename__ = "creations"
+
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    salt: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

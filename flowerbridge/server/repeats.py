@@ -3,15 +3,29 @@
 
 The answer to a creation is the one place a table's seat tokens are given: the
 server keeps only their hashes. An answer lost on its way (a dropped
-connection, a proxy's 504) left a table nobody could sit at, and the person who
-tried again made a second one. A client that sends a key of its own with the
-request, and the same key with the same request when it asks again, gets the
-first answer again, tokens included, for :data:`KEPT_SECONDS`. The answers are
-kept in memory only: after a restart the same request makes a new table.
+connection, a proxy's 504, a server that stopped after the table was stored and
+before it answered) left a table nobody could sit at, and the person who tried
+again made a second one. A client that sends a key of its own with the request,
+and the same key with the same request when it asks again, gets the first answer
+again, tokens included, for :data:`KEPT_SECONDS`.
+
+Two places keep what answers a repeat. In memory, :class:`KeptAnswers`: the
+answer itself, and the requests being made (a repeat while its table is being
+made is refused, not made into a second table). In the database, a
+``creations`` row written with the table in one transaction: after a restart (or
+a fault after the table was stored) the table is read back and its tokens made
+again. They are not stored: a table made at a keyed request has tokens derived
+from the client's key and a random salt of the row's (:func:`seat_token`), so
+the database alone cannot give them, nor the key alone; the row, and with it the
+salt, is deleted once a repeat is no longer answered.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import re
 import time
 from collections import OrderedDict
@@ -37,6 +51,45 @@ def idempotency_key(value: str) -> str:
                                         "characters (letters, digits, punctuation), chosen at random, "
                                         "the same for a repeat of one request")
     return value
+
+
+@dataclass(frozen=True)
+class Repeatable:
+    """A creation asked with an ``Idempotency-Key``, as the database knows it: the
+    client's key (a secret, never stored), the hash of it with the client's address
+    (the row's key) and the hash of the request as the server read it."""
+
+    key: str
+    key_hash: str
+    request_hash: str
+
+    @classmethod
+    def of(cls, address: str | None, key: str, request: Any) -> "Repeatable":
+        asked = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return cls(key, _sha256(f"{address or ''}\n{key}"), _sha256(asked))
+
+    def token(self, salt: str, seat: str) -> str:
+        """The seat's token at the table made at this request (:func:`seat_token`)."""
+        return seat_token(salt, self.key, seat)
+
+
+def seat_token(salt: str, key: str, seat: str) -> str:
+    """A seat's secret token at a table made at a keyed request: HMAC-SHA256 under the
+    table's salt (256 random bits) of the seat and the client's key, URL-safe base64
+    (43 characters, as a token drawn at random is). As strong as the salt whatever the
+    key; given again only to whoever holds both."""
+    mac = hmac.new(bytes.fromhex(salt), f"{seat}\n{key}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+
+def reused() -> TableError:
+    """A key given again with another request."""
+    return TableError("conflict", "this Idempotency-Key was given with another request "
+                                  "for a table: give a new key for a new table")
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -69,8 +122,7 @@ class KeptAnswers:
         if kept is None:
             return None
         if kept.request != request:
-            raise TableError("conflict", "this Idempotency-Key was given with another request "
-                                         "for a table: give a new key for a new table")
+            raise reused()
         if kept.answer is None:
             raise TableError("conflict", "the table is still being made (asked again with its "
                                          "Idempotency-Key): ask again in a moment")
@@ -88,5 +140,6 @@ class KeptAnswers:
             self._kept.move_to_end(key)
 
     def failed(self, key: Any) -> None:
-        """The table was not made: the same request may be made again."""
+        """No answer was given: a repeat is asked afresh (a table that was made after all
+        is found in the database, by its ``creations`` row, and not made again)."""
         self._kept.pop(key, None)

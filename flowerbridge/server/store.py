@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import create_engine, delete, event, false, func, inspect, select, update
+from sqlalchemy import create_engine, delete, event, false, func, inspect, or_, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,8 +28,11 @@ from sqlalchemy.pool import NullPool
 from .._files import NoHomeError, expand_home
 from ..errors import FlowerBridgeError
 from .limits import Sparing
-from .models import AnalysisRow, EventRow, SeatRow, TableRow
+from .models import AnalysisRow, CreationRow, EventRow, SeatRow, TableRow
 from .table import PLAYING
+
+TABLES_ROWS = (AnalysisRow, CreationRow, EventRow, SeatRow)
+"""The rows that belong to a table (by ``table_id``): removed with it."""
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -285,12 +288,22 @@ class Store:
     # ------------------------------------------------------------- writes
 
     def create_table(self, table: TableRow, seats: Iterable[SeatRow],
-                     events: Iterable[EventRow]) -> None:
-        """Store a new table with its seats and first events, in one transaction."""
+                     events: Iterable[EventRow], creation: CreationRow | None = None,
+                     kept_since: datetime | None = None) -> None:
+        """Store a new table with its seats and first events, in one transaction; with
+        the ``creation`` it was made at, where its request had an ``Idempotency-Key``
+        (``repeats.py``), which replaces a row of the same key (one no longer answered)
+        and any other made before ``kept_since`` (nor they)."""
         with self._transaction(write=True) as session:
             session.add(table)
             session.flush()  # the table row first: seats and events refer to it
             session.add_all([*seats, *events])
+            if creation is not None:
+                gone = CreationRow.key_hash == creation.key_hash
+                if kept_since is not None:
+                    gone = or_(gone, CreationRow.created_at < kept_since)
+                session.execute(delete(CreationRow).where(gone))
+                session.add(creation)
 
     def append(self, appends: Iterable[Append]) -> None:
         """Append events to tables' logs (and set their status), all in one transaction."""
@@ -338,6 +351,11 @@ class Store:
                                        .where(AnalysisRow.table_id == table_id)).all()
             return StoredTable(table, tuple(seats), tuple(events), tuple(analyses))
 
+    def creation(self, key_hash: str) -> CreationRow | None:
+        """The table made at the request of that key (``Repeatable.key_hash``), or ``None``."""
+        with self._transaction(write=False) as session:
+            return session.get(CreationRow, key_hash)
+
     def has_table(self, table_id: str, seed: str) -> bool:
         """Whether the table of that id and seed is stored (its seats and first
         events with it). The seed tells it from another table that took the id
@@ -365,9 +383,9 @@ class Store:
     def prune(self, before: datetime, *, unfinished: bool = False, dry_run: bool = False) -> "Pruned":
         """Remove the tables last played before ``before`` — those whose session is over
         (finished, or closed), and with ``unfinished`` those still open too — with their
-        seats, logs and values, in one transaction; and the rows a deletion made outside
-        the server left behind (``sqlite3`` deletes with foreign keys off, so a table's
-        rows outlived it). With ``dry_run`` only counts them. The caller holds the lock:
+        seats, logs, values and creations kept for a repeat, in one transaction; and the
+        rows a deletion made outside the server left behind (``sqlite3`` deletes with
+        foreign keys off, so a table's rows outlived it). With ``dry_run`` only counts them. The caller holds the lock:
         a server keeps its open tables in memory."""
         last = select(EventRow.table_id, func.max(EventRow.created_at).label("at")) \
             .group_by(EventRow.table_id).subquery()
@@ -385,11 +403,11 @@ class Store:
                                                                    EventRow.kind == "deal")) or 0
                 events += session.scalar(select(func.count()).where(EventRow.table_id.in_(batch))) or 0
                 if not dry_run:
-                    for row in (AnalysisRow, EventRow, SeatRow):
+                    for row in TABLES_ROWS:
                         session.execute(delete(row).where(row.table_id.in_(batch)))
                     session.execute(delete(TableRow).where(TableRow.id.in_(batch)))
             stray = 0
-            for row in (AnalysisRow, EventRow, SeatRow):
+            for row in TABLES_ROWS:
                 orphans = ~row.table_id.in_(select(TableRow.id))
                 stray += session.scalar(select(func.count()).select_from(row).where(orphans)) or 0
                 if not dry_run:
