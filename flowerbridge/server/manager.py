@@ -89,6 +89,10 @@ CLAIM_ANSWER_SECONDS = 0.25
 # every one (two minutes for a thousand tables of sixty hands each: behind a proxy, a 504).
 LOBBY_LOAD_WAIT = 2.0
 
+# Seconds at most between two deletions of the creations no longer answered to a repeat
+# (repeats.py), while any are kept: each is deleted within this of its ten minutes.
+FORGET_SECONDS = 60.0
+
 
 class CatchUp(str):
     """A message of a catch-up (missed events, a review, a snapshot) as JSON
@@ -350,6 +354,7 @@ class TableManager:
         self._flag_writes: set[asyncio.Task] = set()     # seats' replaced flags being stored
         self._stopping = False
         self._warming: asyncio.Future[None] | None = None   # the same, for a lobby list that waits
+        self._forget_task: asyncio.Task | None = None    # deleting the creations no longer answered
 
     # ------------------------------------------------------------ life
 
@@ -357,6 +362,7 @@ class TableManager:
         """Start loading every table still playing, in the background: the server
         answers meanwhile, and a table asked for is loaded when it is asked for."""
         self._start_task = asyncio.create_task(self._load_playing())
+        self._forget_creations_later()      # those left from before a restart
 
     async def loaded(self) -> None:
         """Wait until the tables still playing at :meth:`start` are loaded."""
@@ -386,7 +392,7 @@ class TableManager:
 
     async def stop(self) -> None:
         self._stopping = True       # no more flags written (_record_away)
-        for task in (self._start_task, self._warming):
+        for task in (self._start_task, self._warming, self._forget_task):
             if task is not None:
                 task.cancel()
                 # ended before the database closes (cancelled, it waits for no table)
@@ -451,18 +457,15 @@ class TableManager:
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
         rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
                               players, stand_in)
-        creation = kept_since = None
-        if repeatable is not None:
-            now = self.clock()
-            creation = CreationRow(key_hash=repeatable.key_hash, table_id=rows[0].id,
-                                   request_hash=repeatable.request_hash, salt=salt, created_at=now)
-            kept_since = now - timedelta(seconds=KEPT_SECONDS)
+        creation = None if repeatable is None else CreationRow(
+            key_hash=repeatable.key_hash, table_id=rows[0].id, request_hash=repeatable.request_hash,
+            salt=salt, created_at=self.clock())
         async with self._creating:
             open_ids = await self._open_ids()
             if len(open_ids) >= self.config.max_tables:
                 await self._make_room(open_ids)
             try:
-                await self._db(self.store.create_table, *rows, creation, kept_since)
+                await self._db(self.store.create_table, *rows, creation)
             except StoreError:
                 # the commit may have landed, its answer lost (a connection dropped
                 # after COMMIT): a table stored is made, and its tokens are answered
@@ -474,6 +477,8 @@ class TableManager:
             self.tables[live.table.id] = live
             self._lobby_version += 1
         self._kick_bots(live)
+        if creation is not None:
+            self._forget_creations_later()
         return live, tokens
 
     async def made_before(self, repeatable: Repeatable) -> tuple[LiveTable, dict[Seat, str]] | None:
@@ -491,6 +496,27 @@ class TableManager:
                   if live.table.seat_for_token_hash(token_hash(
                       token := repeatable.token(row.salt, seat.name))) == seat}
         return live, tokens
+
+    def _forget_creations_later(self) -> None:
+        """Have the creations kept for a repeat deleted as they expire (one task, while
+        any are kept): a quiet server keeps no salt past its ten minutes."""
+        if not self._stopping and (self._forget_task is None or self._forget_task.done()):
+            self._forget_task = asyncio.create_task(self._forget_creations())
+
+    async def _forget_creations(self) -> None:
+        kept = timedelta(seconds=KEPT_SECONDS)
+        while True:
+            try:
+                oldest = await self._db(self.store.forget_creations, self.clock() - kept)
+            except StoreError as exc:
+                log.warning("the creations no longer answered were not deleted (tried again "
+                            "in %d s): %s", FORGET_SECONDS, exc)
+                await asyncio.sleep(FORGET_SECONDS)
+                continue
+            if oldest is None:
+                return
+            wait = (as_utc(oldest) + kept - self.clock()).total_seconds()
+            await asyncio.sleep(min(FORGET_SECONDS, max(1.0, wait)))
 
     async def _stored_after_all(self, lookup: Callable[..., bool], *args: Any) -> bool:
         """After a write reported failed: whether ``lookup`` finds it stored

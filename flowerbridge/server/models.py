@@ -118,12 +118,12 @@ class AnalysisRow(Base):
 class CreationRow(Base):
     """A table made at a request sent with an ``Idempotency-Key``: what answers a
     repeat of that request after a restart (``server/repeats.py``), for as long as
-    a repeat is answered (10 minutes), then deleted.
+    a repeat is answered (10 minutes), then deleted (``Store.forget_creations``).
 
     ``key_hash`` is the SHA-256 of the client's address (as the limits count it) and
     its key, ``request_hash`` that of the request as the server read it; ``salt`` is
     the secret that, with the key only the client knows, gives the seat tokens again
-    (``repeats.seat_token``): neither alone gives them, and the key is never stored.
+    (``repeats.seat_token``); the key is never stored.
     """
 
     __tablename__ = "creations"

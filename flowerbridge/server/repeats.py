@@ -16,8 +16,10 @@ made is refused, not made into a second table). In the database, a
 a fault after the table was stored) the table is read back and its tokens made
 again. They are not stored: a table made at a keyed request has tokens derived
 from the client's key and a random salt of the row's (:func:`seat_token`), so
-the database alone cannot give them, nor the key alone; the row, and with it the
-salt, is deleted once a repeat is no longer answered.
+the key alone cannot give them, nor the database alone while the key is random
+(with a guessable key, a copy of the database taken in those ten minutes could);
+the row, and with it the salt, is deleted once a repeat is no longer answered
+(``TableManager._forget_creations``).
 """
 
 from __future__ import annotations

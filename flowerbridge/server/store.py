@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import create_engine, delete, event, false, func, inspect, or_, select, update
+from sqlalchemy import create_engine, delete, event, false, func, inspect, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -288,22 +288,25 @@ class Store:
     # ------------------------------------------------------------- writes
 
     def create_table(self, table: TableRow, seats: Iterable[SeatRow],
-                     events: Iterable[EventRow], creation: CreationRow | None = None,
-                     kept_since: datetime | None = None) -> None:
+                     events: Iterable[EventRow], creation: CreationRow | None = None) -> None:
         """Store a new table with its seats and first events, in one transaction; with
         the ``creation`` it was made at, where its request had an ``Idempotency-Key``
-        (``repeats.py``), which replaces a row of the same key (one no longer answered)
-        and any other made before ``kept_since`` (nor they)."""
+        (``repeats.py``), which replaces a row of the same key (one no longer answered,
+        not yet forgotten: :meth:`forget_creations`)."""
         with self._transaction(write=True) as session:
             session.add(table)
             session.flush()  # the table row first: seats and events refer to it
             session.add_all([*seats, *events])
             if creation is not None:
-                gone = CreationRow.key_hash == creation.key_hash
-                if kept_since is not None:
-                    gone = or_(gone, CreationRow.created_at < kept_since)
-                session.execute(delete(CreationRow).where(gone))
+                session.execute(delete(CreationRow).where(CreationRow.key_hash == creation.key_hash))
                 session.add(creation)
+
+    def forget_creations(self, before: datetime) -> datetime | None:
+        """Delete the creations made before ``before`` (no longer answered, their salts
+        with them); returns when the oldest left was made, ``None`` where none is left."""
+        with self._transaction(write=True) as session:
+            session.execute(delete(CreationRow).where(CreationRow.created_at < before))
+            return session.scalar(select(func.min(CreationRow.created_at)))
 
     def append(self, appends: Iterable[Append]) -> None:
         """Append events to tables' logs (and set their status), all in one transaction."""
