@@ -121,3 +121,49 @@ def stop_kept() -> Generator[None, None, None]:
         if stop is None:
             raise
         raise stop from None
+
+
+AGAIN_AFTER = 0.05
+"""Seconds after Python dropped a stop that :func:`stops_not_dropped` sends it again."""
+
+
+@contextmanager
+def stops_not_dropped() -> Generator[None, None, None]:
+    """While this lasts, a stop that Python drops is sent again. A signal's handler runs
+    at the main thread's next instruction, wherever it is; where that is a callback run
+    by the garbage collector or a finalizer (a weak reference's, a ``__del__``), the
+    ``KeyboardInterrupt`` (or :class:`Terminated`) it raises cannot unwind the code
+    below and Python only prints "Exception ignored in ...": the Ctrl-C was lost, and a
+    server pressed Ctrl-C as it started served on (SQLAlchemy's event registry has such
+    callbacks). Python hands the dropped exception to ``sys.unraisablehook``: this one
+    sends the signal again from a thread of its own :data:`AGAIN_AFTER` later, once the
+    callback is over, as if pressed a moment later (and again, should that one land in
+    such a callback too), and leaves every other exception to the hook before it."""
+    import os
+    import sys
+    import threading
+
+    before = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        kind = unraisable.exc_type
+        if not (isinstance(kind, type) and issubclass(kind, KeyboardInterrupt)) \
+                or threading.current_thread() is not threading.main_thread():
+            before(unraisable)
+            return
+        signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
+        # (a moment later: sent at once, it came while this hook waited for its thread to
+        # start, and was dropped again, this hook's own)
+        again = threading.Timer(AGAIN_AFTER, os.kill, args=(os.getpid(), signum))
+        again.daemon = True
+        try:
+            again.start()
+        except RuntimeError:    # no thread can start (the interpreter is ending): said as before
+            before(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        if sys.unraisablehook is hook:
+            sys.unraisablehook = before

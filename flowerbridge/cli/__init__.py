@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Callable
 
-from .._signals import Terminated, one_stop, stop_kept
+from .._signals import Terminated, one_stop, stop_kept, stops_not_dropped
 from ..errors import FlowerBridgeError
 
 
@@ -155,7 +155,8 @@ def _main(argv: list[str] | None) -> int:
     stdout = sys.stdout
     sys.stdout = _StandardOutput(stdout)   # its write errors say they are standard output's
     try:
-        return _run(argv)
+        with stops_not_dropped():   # a Ctrl-C that lands in a finalizer is not lost
+            return _run(argv)
     finally:
         if isinstance(sys.stdout, _StandardOutput):
             sys.stdout = stdout
