@@ -1265,8 +1265,20 @@ function dismissExplanations() {
 function undismissExplanation(event) {
   const cell = event.target.closest?.("td.dismissed");
   if (!cell || cell.contains(event.relatedTarget)) return;
-  if (event.type === "focusout" ? !cell.matches(":hover") : document.activeElement !== cell) {
-    cell.classList.remove("dismissed");
+  if (!cell.matches(":hover")) cell.classList.remove("dismissed");
+}
+
+// The pointer's leaving is told by where it arrives (a mouseover anywhere), or by its leaving
+// the page: the auction drawn again under a resting pointer (every call, and Esc itself)
+// put a new cell there that the browser did not yet count as under it, and the pointer's
+// mouseout went to the cell drawn over, so its explanation stayed hidden for good.
+function undismissPointedAway(event) {
+  const leftThePage = event.type === "mouseout";
+  if (leftThePage && event.relatedTarget) return;
+  for (const cell of document.querySelectorAll("#auction td.dismissed")) {
+    if ((leftThePage || !cell.contains(event.target)) && document.activeElement !== cell) {
+      cell.classList.remove("dismissed");
+    }
   }
 }
 
@@ -1407,7 +1419,8 @@ async function main() {
   $("toggle-copies").addEventListener("click", toggleCopies);
   $("felt").addEventListener("click", clickedCard);
   $("auction").addEventListener("focusout", undismissExplanation);
-  $("auction").addEventListener("mouseout", undismissExplanation);
+  document.addEventListener("mouseover", undismissPointedAway);
+  document.addEventListener("mouseout", undismissPointedAway);
   $("toggle-last").addEventListener("click", toggleLastTrick);
   $("open-review").addEventListener("click", () => openReview($("open-review")));
   $("open-keys").addEventListener("click", () => openDialog($("keys-dialog"), $("open-keys")));
