@@ -152,9 +152,20 @@ def stops_not_dropped() -> Generator[None, None, None]:
             before(unraisable)
             return
         signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
+        main = threading.main_thread().ident or 0     # (set: this is the main thread)
+
+        def stop_again() -> None:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                # the handler set stops aside as it raised (one_stop): the signal would be
+                # ignored, so its exception is raised in the main thread itself
+                import ctypes
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(kind))
+            else:
+                os.kill(os.getpid(), signum)
+
         # (a moment later: sent at once, it came while this hook waited for its thread to
         # start, and was dropped again, this hook's own)
-        again = threading.Timer(AGAIN_AFTER, os.kill, args=(os.getpid(), signum))
+        again = threading.Timer(AGAIN_AFTER, stop_again)
         again.daemon = True
         try:
             again.start()

@@ -955,7 +955,7 @@ def test_one_stop_takes_the_first_ctrl_c_and_sets_the_next_ones_aside():
 DROPPED_IN_A_FINALIZER = """
 import signal, sys, time, weakref
 from contextlib import nullcontext
-from flowerbridge._signals import stops_not_dropped, terminated_as_a_stop
+from flowerbridge._signals import one_stop, stops_not_dropped, terminated_as_a_stop
 
 signum = getattr(signal, sys.argv[1])
 
@@ -970,7 +970,8 @@ def finalised(ref):
 def failed(ref):
     raise ValueError("not a stop")
 
-with stops_not_dropped() if sys.argv[2] == "kept" else nullcontext(), terminated_as_a_stop():
+with stops_not_dropped() if sys.argv[2] == "kept" else nullcontext(), terminated_as_a_stop(), \
+        one_stop() if sys.argv[3] == "one" else nullcontext():
     thing, other = Thing(), Thing()
     refs = weakref.ref(thing, finalised), weakref.ref(other, failed)
     try:
@@ -985,8 +986,10 @@ with stops_not_dropped() if sys.argv[2] == "kept" else nullcontext(), terminated
 """
 
 
-@pytest.mark.parametrize("signum, stop", [("SIGINT", "KeyboardInterrupt"), ("SIGTERM", "Terminated")])
-def test_a_stop_that_python_drops_in_a_finalizer_is_sent_again(signum, stop, tmp_path):
+@pytest.mark.parametrize("signum, stop, handler", [
+    ("SIGINT", "KeyboardInterrupt", "python"), ("SIGTERM", "Terminated", "python"),
+    ("SIGINT", "KeyboardInterrupt", "one")])     # (one_stop: its handler sets the next ones aside)
+def test_a_stop_that_python_drops_in_a_finalizer_is_sent_again(signum, stop, handler, tmp_path):
     # `serve` pressed Ctrl-C as it started (CI, under load) served on: the KeyboardInterrupt
     # was raised inside a garbage-collector callback of SQLAlchemy's, which Python cannot
     # unwind from, so it printed "Exception ignored in ..." and went on
@@ -994,7 +997,7 @@ def test_a_stop_that_python_drops_in_a_finalizer_is_sent_again(signum, stop, tmp
 
     script = tmp_path / "dropped.py"
     script.write_text(DROPPED_IN_A_FINALIZER)
-    ran = {how: subprocess.run([sys.executable, str(script), signum, how], capture_output=True,
+    ran = {how: subprocess.run([sys.executable, str(script), signum, how, handler], capture_output=True,
                                text=True, timeout=60)
            for how in ("kept", "plain")}
     assert ran["plain"].stdout == "went on\n"        # (what Python does alone)
