@@ -3519,6 +3519,33 @@ def test_the_second_click_of_a_double_click_on_a_call_does_not_press_the_button_
     assert not south.errors
 
 
+def test_the_second_click_of_a_double_click_on_take_back_does_not_make_the_call_brought_back_under_it(
+        browser, server):
+    # Found by the take-back test failing under load: Take back brought the bidding box
+    # back before the double click's second click came, and that click made the call that
+    # lay under the pointer now (a 7NT taken back, then bid again, and the bots' passes)
+    south = south_alone_with_bots(browser, server)
+    south.locator("#bidding button").first.wait_for()
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#take-back").wait_for(state="visible")
+    south.locator("#take-back").click()
+    # the second click, sent as soon as the call lies under the pointer
+    south.evaluate("""async () => {
+      const under = () => document.querySelector("#bidding button[data-call='7NT']");
+      while (!under()) await new Promise((frame) => requestAnimationFrame(frame));
+      under().dispatchEvent(new MouseEvent('click', { detail: 2, bubbles: true }));
+    }""")
+    seq = int(south.evaluate("document.body.dataset.seq"))
+    time.sleep(0.5)
+    assert int(south.evaluate("document.body.dataset.seq")) == seq      # no call made
+    assert south.locator("#bidding button").count() > 0 and south.locator("#take-back").is_hidden()
+    # a click of its own is taken
+    south.locator('#bidding button[data-call="7NT"]').click()
+    south.locator("#take-back").wait_for(state="visible")
+    assert int(south.evaluate("document.body.dataset.seq")) > seq
+    assert not south.errors
+
+
 def test_review_before_any_hand_is_over_looks_unavailable(browser, server):
     # it was drawn as Keys is, and a click on it did nothing
     south = south_alone_with_bots(browser, server)

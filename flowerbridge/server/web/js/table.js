@@ -105,14 +105,21 @@ function sendCall(call) {
 // bidding box. Sent before the first was answered, the server refuses it (stale); but
 // where the first card won the trick and the lead came back at once, the hand closed up
 // under the pointer and the second click led the card that lay there now; where the turn
-// had passed, it said "Not your turn"; and where the Pass that ended the auction took the
+// had passed, it said "Not your turn"; where the Pass that ended the auction took the
 // bidding box away, the second click landed on the Take back, Hint or Claim the rest that
-// moved up into its place (and took the Pass back).
+// moved up into its place (and took the Pass back); and where Take back brought the
+// bidding box back, on the call that lay there now (and made it). So a Take back counts as
+// acting, and the calls' buttons drop it too.
 const DOUBLE_CLICK_MS = 1000;
 let actedAt = -Infinity;
 
 function secondClick(event) {
   return event.detail >= 2 && performance.now() - actedAt < DOUBLE_CLICK_MS;
+}
+
+// a call by its button (a key's call is sent by sendCall itself)
+function clickedCall(call, event) {
+  if (!secondClick(event)) sendCall(call);
 }
 
 function sendPlay(code) {
@@ -183,6 +190,7 @@ function takeBack() {
   // (stale) and the page said "The table moved on before that arrived"
   if (state.takingBack === connection.seq) return;
   state.takingBack = connection.seq;
+  actedAt = performance.now();
   state.advice = null;
   // not sent (offline): a press once connected again is a first press, not a double one
   // (it did nothing until the table moved on)
@@ -548,7 +556,7 @@ function drawPlayPanel() {
   if ($("bidding").dataset.box !== box) {
     $("bidding").dataset.box = box;
     $("bidding").replaceChildren(calls.length
-      ? renderBiddingBox(calls, sendCall, state.pendingLevel, state.currentCall) : "");
+      ? renderBiddingBox(calls, clickedCall, state.pendingLevel, state.currentCall) : "");
   }
   holdTurnLines();
   holdPlayPanel();

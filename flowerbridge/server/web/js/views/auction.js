@@ -59,7 +59,7 @@ export function renderAuction(view, explanations) {
  * (a roving tabindex): arrow keys move between the calls (see `moveInBiddingBox`).
  *
  * @param {string[]} legal  the calls the server allows now
- * @param {(call: string) => void} onCall  called with the chosen call
+ * @param {(call: string, event: MouseEvent) => void} onCall  called with the chosen call and its click
  * @param {number|null} pendingLevel  a level typed at the keyboard, waiting for its denomination
  * @param {string|null} current  the call that takes the tab stop (Pass when it is not legal now)
  */
@@ -68,7 +68,7 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
   const button = (call, row, column, extra = "") => el("button", {
     type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
     // named first by what it shows (WCAG 2.5.3: "click 1P"), then in words: "1P, 1 Plains"
-    "aria-label": call === "Pass" ? null : `${call}, ${spokenCall(call)}`, onclick: () => onCall(call),
+    "aria-label": call === "Pass" ? null : `${call}, ${spokenCall(call)}`, onclick: (event) => onCall(call, event),
   }, call);
   const spent = (call) => el("span", { class: "spent", "aria-hidden": "true" }, call);
   const grid = [];
