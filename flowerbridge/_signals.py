@@ -138,7 +138,8 @@ def stops_not_dropped() -> Generator[None, None, None]:
     callbacks). Python hands the dropped exception to ``sys.unraisablehook``: this one
     sends the signal again from a thread of its own :data:`AGAIN_AFTER` later, once the
     callback is over, as if pressed a moment later (and again, should that one land in
-    such a callback too), and leaves every other exception to the hook before it."""
+    such a callback too), and leaves every other exception to the hook before it. Once
+    this ends, a stop not yet sent again is not sent."""
     import os
     import sys
     import threading
@@ -155,6 +156,8 @@ def stops_not_dropped() -> Generator[None, None, None]:
         main = threading.main_thread().ident or 0     # (set: this is the main thread)
 
         def stop_again() -> None:
+            if again not in pending:     # (this ended meanwhile: the command is over)
+                return
             if signal.getsignal(signum) is signal.SIG_IGN:
                 # the handler set stops aside as it raised (one_stop): the signal would be
                 # ignored, so its exception is raised in the main thread itself
@@ -167,6 +170,7 @@ def stops_not_dropped() -> Generator[None, None, None]:
         # start, and was dropped again, this hook's own)
         again = threading.Timer(AGAIN_AFTER, stop_again)
         again.daemon = True
+        pending.append(again)
         for _ in range(3):
             try:
                 again.start()
@@ -179,9 +183,15 @@ def stops_not_dropped() -> Generator[None, None, None]:
                     continue
             break
 
+    pending: list[threading.Timer] = []
     sys.unraisablehook = hook
     try:
         yield
     finally:
         if sys.unraisablehook is hook:
             sys.unraisablehook = before
+        # a stop not yet sent again is not sent after the command (in a process that runs
+        # on, as a test's, it would stop whatever came next)
+        for again in pending:
+            again.cancel()
+        pending.clear()

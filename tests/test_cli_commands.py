@@ -1007,6 +1007,37 @@ def test_a_stop_that_python_drops_in_a_finalizer_is_sent_again(signum, stop, han
     assert stop not in ran["kept"].stderr and "ValueError: not a stop" in ran["kept"].stderr
 
 
+def test_a_stop_dropped_as_a_command_ends_is_not_sent_after_it():
+    # in a process that runs on (a test calling the command line), a stop sent again after
+    # the command had returned stopped whatever came next
+    import subprocess
+
+    script = """
+import signal, time, weakref
+from flowerbridge._signals import stops_not_dropped
+
+class Thing:
+    pass
+
+def finalised(ref):
+    signal.raise_signal(signal.SIGINT)
+    for _ in range(1000):
+        pass
+
+try:
+    with stops_not_dropped():
+        thing = Thing()
+        ref = weakref.ref(thing, finalised)
+        del thing               # dropped, and the command ends at once
+    time.sleep(0.5)
+    print("went on")
+except KeyboardInterrupt:
+    print("stopped after the command")
+"""
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ran.stdout == "went on\n", ran.stderr
+
+
 @pytest.mark.parametrize("stop, said, status", [(KeyboardInterrupt, "interrupted", 130),
                                                  ("Terminated", "terminated", 143)])
 def test_cli_a_stop_that_lands_inside_a_lock_still_ends_the_command_as_that_stop(cli, monkeypatch, stop, said,
