@@ -136,28 +136,27 @@ def stops_not_dropped() -> Generator[None, None, None]:
     below and Python only prints "Exception ignored in ...": the Ctrl-C was lost, and a
     server pressed Ctrl-C as it started served on (SQLAlchemy's event registry has such
     callbacks). Python hands the dropped exception to ``sys.unraisablehook``: this one
-    sends the signal again from a thread of its own :data:`AGAIN_AFTER` later, once the
-    callback is over, as if pressed a moment later (and again, should that one land in
-    such a callback too), and leaves every other exception to the hook before it. Once
-    this ends, a stop not yet sent again is not sent."""
+    hands it to a thread of its own, which sends the signal again :data:`AGAIN_AFTER`
+    later, once the callback is over, as if pressed a moment later (and again, should
+    that one land in such a callback too); every other exception goes to the hook before
+    it. The hook only puts the stop on a queue: a hook that waited (for a thread to
+    start) was itself stopped by the stop sent again on a loaded machine, and dropped it.
+    Once this ends, a stop not yet sent again is not sent."""
     import os
+    import queue
     import sys
     import threading
 
     before = sys.unraisablehook
+    dropped: queue.SimpleQueue[type[BaseException] | None] = queue.SimpleQueue()
+    main = threading.main_thread().ident or 0     # (set: it is running)
+    ended = threading.Event()
 
-    def hook(unraisable: Any) -> None:
-        kind = unraisable.exc_type
-        if not (isinstance(kind, type) and issubclass(kind, KeyboardInterrupt)) \
-                or threading.current_thread() is not threading.main_thread():
-            before(unraisable)
-            return
-        signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
-        main = threading.main_thread().ident or 0     # (set: this is the main thread)
-
-        def stop_again() -> None:
-            if again not in pending:     # (this ended meanwhile: the command is over)
+    def send_again() -> None:
+        while (kind := dropped.get()) is not None:
+            if ended.wait(AGAIN_AFTER):      # the command is over: nothing more is sent
                 return
+            signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
             if signal.getsignal(signum) is signal.SIG_IGN:
                 # the handler set stops aside as it raised (one_stop): the signal would be
                 # ignored, so its exception is raised in the main thread itself
@@ -166,32 +165,24 @@ def stops_not_dropped() -> Generator[None, None, None]:
             else:
                 os.kill(os.getpid(), signum)
 
-        # (a moment later: sent at once, it came while this hook waited for its thread to
-        # start, and was dropped again, this hook's own)
-        again = threading.Timer(AGAIN_AFTER, stop_again)
-        again.daemon = True
-        pending.append(again)
-        for _ in range(3):
-            try:
-                again.start()
-            except RuntimeError:    # no thread can start (the interpreter is ending): said as before
-                before(unraisable)
-            except KeyboardInterrupt:
-                # a stop taken while the thread started (one in twenty runs under load):
-                # dropped here too, and sent again by the thread, once it is running
-                if again.ident is None:
-                    continue
-            break
+    def hook(unraisable: Any) -> None:
+        kind = unraisable.exc_type
+        if isinstance(kind, type) and issubclass(kind, KeyboardInterrupt) \
+                and threading.current_thread() is threading.main_thread():
+            dropped.put(kind)
+        else:
+            before(unraisable)
 
-    pending: list[threading.Timer] = []
+    sender = threading.Thread(target=send_again, name="flowerbridge-stop-again", daemon=True)
+    sender.start()
     sys.unraisablehook = hook
     try:
         yield
     finally:
         if sys.unraisablehook is hook:
             sys.unraisablehook = before
-        # a stop not yet sent again is not sent after the command (in a process that runs
-        # on, as a test's, it would stop whatever came next)
-        for again in pending:
-            again.cancel()
-        pending.clear()
+        # (in a process that runs on, as a test's, a stop sent after the command would
+        # stop whatever came next)
+        ended.set()
+        dropped.put(None)
+        sender.join(1.0)    # (at once: nothing keeps it; a command leaves no thread behind)

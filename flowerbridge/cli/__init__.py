@@ -155,8 +155,7 @@ def _main(argv: list[str] | None) -> int:
     stdout = sys.stdout
     sys.stdout = _StandardOutput(stdout)   # its write errors say they are standard output's
     try:
-        with stops_not_dropped():   # a Ctrl-C that lands in a finalizer is not lost
-            return _run(argv)
+        return _run(argv)
     finally:
         if isinstance(sys.stdout, _StandardOutput):
             sys.stdout = stdout
@@ -235,7 +234,8 @@ def _dispatch(argv: list[str] | None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     try:
-        with stop_kept():       # a stop that came is what ends the command
+        # a stop that came is what ends the command; one that lands in a finalizer is not lost
+        with stop_kept(), stops_not_dropped():
             return _dispatch(argv)
     except SystemExit:  # --help and --version have printed: that too is written out, or fails
         failed = _flush_failed()
