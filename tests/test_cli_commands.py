@@ -958,6 +958,9 @@ from contextlib import nullcontext
 from flowerbridge._signals import one_stop, stops_not_dropped, terminated_as_a_stop
 
 signum = getattr(signal, sys.argv[1])
+# (Python takes Ctrl-C only where it was not ignored when it started: a run in the
+# background, `nohup ... &`, starts with it ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class Thing:
     pass
@@ -1024,6 +1027,7 @@ def finalised(ref):
     for _ in range(1000):
         pass
 
+signal.signal(signal.SIGINT, signal.default_int_handler)     # (as in the script above)
 try:
     with stops_not_dropped():
         thing = Thing()
