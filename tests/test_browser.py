@@ -267,6 +267,63 @@ def test_lobby_create_table_asked_again_after_its_answer_was_lost_shows_that_tab
     assert not page.errors
 
 
+def test_lobby_create_table_asked_again_after_a_reload_shows_the_table_its_lost_answer_made(browser,
+                                                                                           server):
+    # The answer lost, the person reloads the lobby and asks for the same table: the key
+    # lived in the page only, so the server made a second table and the first one's links
+    # were lost. The tab keeps the unanswered request and its key across a reload.
+    name = "Reloaded after a lost answer"
+    page = open_page(browser, server, "/")
+
+    def create(tab):
+        tab.wait_for_selector("#seat-choices select[name=player_N]")
+        tab.fill("input[name=name]", name)
+        tab.select_option("select[name=player_N]", "human")
+        tab.click("#create-button")
+
+    def made():
+        return [t["id"] for t in server.api("GET", "/api/tables")["tables"] if t["name"] == name]
+
+    def spectators_table(tab):
+        tab.wait_for_selector("#created:not(.hidden)")
+        return tab.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
+
+    keys = []
+
+    def lose_the_first_answer(route, request):
+        if request.method != "POST":
+            route.continue_()
+            return
+        keys.append(request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.fetch()                       # the server makes the table ...
+            route.abort("connectionreset")      # ... and its answer is lost
+        else:
+            route.continue_()
+
+    page.context.route("**/api/tables", lose_the_first_answer)
+    create(page)
+    page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
+    (first,) = made()
+    # another tab of the same browser starts afresh: two tabs may each ask for a table alike
+    other = page.context.new_page()
+    other.goto("/")
+    create(other)
+    second = spectators_table(other)
+    assert keys[1] != keys[0] and second != first
+    page.reload()
+    create(page)
+    assert spectators_table(page) == first and keys[2] == keys[0]
+    assert sorted(made()) == sorted([first, second])
+    # answered, the key is forgotten: after another reload the same form is another table
+    page.reload()
+    create(page)
+    invitations = "document.querySelector('#invitations').textContent"
+    page.wait_for_function(f"{invitations} !== '' && !{invitations}.includes('{first}')")
+    assert keys[3] not in keys[:3] and len(made()) == 3
+    assert not page.errors
+
+
 def test_lobby_create_table_says_it_is_creating_while_the_table_is_on_its_way(browser, server):
     # A slow answer left the button looking dead, and a click meanwhile did nothing and
     # said nothing.

@@ -123,6 +123,30 @@ function keepCreated(created) {
   keepInvitations({ ...keptInvitations(), [created.table.id]: seats });
 }
 
+// The request not yet answered with a table, and its Idempotency-Key, kept in this tab's
+// session storage: a reload of the lobby (after a lost answer, say) sends the same request
+// with the same key, and so gets the table the server made rather than a second one. A new
+// tab starts afresh: two tabs asking for two alike tables get two.
+const UNANSWERED = "flowerbridge.unanswered";
+
+function unansweredRequest() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(UNANSWERED));
+    return typeof kept?.body === "string" && typeof kept?.key === "string" ? kept : null;
+  } catch {
+    return null;   // storage refused or damaged: nothing kept
+  }
+}
+
+function keepUnanswered(request) {
+  try {
+    if (request) sessionStorage.setItem(UNANSWERED, JSON.stringify(request));
+    else sessionStorage.removeItem(UNANSWERED);
+  } catch {
+    // storage refused: the key holds for this page only
+  }
+}
+
 // The table whose links the lobby shows, until another Create is answered.
 let shown = null;
 
@@ -438,10 +462,11 @@ async function main() {
   });
   let creating = false;
   // The request not yet answered with a table, and its Idempotency-Key: asked again
-  // unchanged (after no answer, a refusal or "being made"), it goes with the same key, and
-  // the server answers with the table it made, if it made one, its links included, rather
-  // than making a second (docs/protocol.md; a refused request's key is free again there).
-  let unanswered = null;
+  // unchanged (after no answer, a refusal or "being made"; in this page or after a reload),
+  // it goes with the same key, and the server answers with the table it made, if it made
+  // one, its links included, rather than making a second (docs/protocol.md; a refused
+  // request's key is free again there).
+  let unanswered = unansweredRequest();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!meta) {    // the form is not made yet (no seats to send): said, and asked again
@@ -460,11 +485,15 @@ async function main() {
     delete error.dataset.noAnswer;
     hideInvitations();  // the last table's links must not pass for this one's
     const body = JSON.stringify(tableRequest(form));
-    if (unanswered?.body !== body) unanswered = { body, key: randomKey() };
+    if (unanswered?.body !== body) {
+      unanswered = { body, key: randomKey() };
+      keepUnanswered(unanswered);   // kept before it is sent: the page may go before the answer
+    }
     try {
       const created = await fetchJson("/api/tables", {
         method: "POST", body, headers: { "Idempotency-Key": unanswered.key } });
       unanswered = null;
+      keepUnanswered(null);
       keepCreated(created);
       showInvitations(created);
       // the news, said by the heading a screen reader reads on focus ("Invitations to
