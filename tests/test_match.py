@@ -181,6 +181,10 @@ class CallsExit:
     def act(self, observation):
         raise SystemExit(3)
 
+class RaisesGeneratorExit:
+    def act(self, observation):
+        raise GeneratorExit("closed")
+
 ACTS = [0]
 
 class FailsLater:
@@ -202,6 +206,9 @@ class FailsLater:
     # (exit() in a bot ended the match at once, silently, with the bot's status)
     ("CallsExit", r"^error: board 1, table 1 \(basic North-South, badbots:CallsExit East-West\): "
                   r"the bot at East failed: it called exit\(3\)$"),
+    # (an error that is no Exception, GeneratorExit, was a traceback)
+    ("RaisesGeneratorExit", r"^error: board 1, table 1 \(basic North-South, badbots:RaisesGeneratorExit "
+                            r"East-West\): the bot at East failed: GeneratorExit: closed$"),
 ])
 def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_table(
         tmp_path, monkeypatch, capsys, bot, message):

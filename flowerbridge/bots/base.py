@@ -62,9 +62,9 @@ def bot_seed(*parts: Any) -> str:
 
 
 def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
-    """:func:`decide`, with a bot that raises, or calls ``exit()``, reported as a
-    :class:`BotError` naming the seat (a bot loaded by path is other people's code).
-    KeyboardInterrupt is the person's, and goes through."""
+    """:func:`decide`, with a bot that raises (anything, ``GeneratorExit`` included), or
+    calls ``exit()``, reported as a :class:`BotError` naming the seat (a bot loaded by path
+    is other people's code). KeyboardInterrupt is the person's, and goes through."""
     try:
         return decide(bot, observation)
     except BotError:
@@ -78,6 +78,10 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
     except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
         raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own
+        raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
