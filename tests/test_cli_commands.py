@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -525,6 +526,20 @@ def test_cli_empty_input_is_said_alike_by_every_command_that_reads_a_record(cli,
     assert_cli_error(cli(command, "-"), r"^error: standard input is empty: no hand record in it$")
     (tmp_path / "empty.json").write_bytes(b" \n\xef\xbb\xbf\n")
     assert_cli_error(cli(command, str(tmp_path / "empty.json")), r"^error: \S+empty\.json is empty: no hand record in it$")
+
+
+class _FailsToRead(io.BytesIO):
+    def read(self, size=-1):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_cli_input_that_fails_to_read_once_open_is_named(cli, assert_cli_error, monkeypatch, command):
+    # a read failing once the file was open (EIO) said "error: Input/output error", no file named
+    if os.path.exists("/proc/self/mem"):        # (Linux: reading its first page fails so)
+        assert_cli_error(cli(command, "/proc/self/mem"), r"^error: /proc/self/mem: Input/output error$")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(_FailsToRead()))
+    assert_cli_error(cli(command, "-"), r"^error: standard input: Input/output error$")
 
 
 class _Terminal(io.BytesIO):

@@ -504,6 +504,11 @@ def read_text(path: str, what: str = "a hand record") -> str:
         raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except MemoryError:     # (under a low memory limit): named, as any other refusal of the input
         raise UsageError(f"{input_name(path)}: out of memory reading it: too large an input") from None
+    except OSError as exc:
+        if exc.filename is not None:    # (an open's error names the file already)
+            raise
+        # a read that failed once the file was open (EIO) names no file of itself
+        raise UsageError(f"{input_name(path)}: {exc.strerror or exc}") from None
     return _text_only(path, text)
 
 
