@@ -431,6 +431,39 @@ def test_serve_refuses_a_database_path_that_is_no_regular_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
+@pytest.mark.parametrize("given, named", [("loop", "loop"), ("sqlite:///loop", "loop"),
+                                          ("loop/t.db", "loop")])
+def test_serve_and_prune_refuse_a_database_behind_a_loop_of_symbolic_links(tmp_path, monkeypatch, cli,
+                                                                          given, named):
+    # Python 3.11's pathlib raised RuntimeError ("Symlink loop") from the lock's resolve():
+    # a traceback; prune said "there is no database"
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop2", tmp_path / "loop")
+    os.symlink("loop", tmp_path / "loop2")
+    for argv in (["serve", "--port", "0"], ["prune", "--older-than", "1"]):
+        status, out, err = cli(*argv, "--database", given)
+        assert (status, out) == (2, "")
+        assert err == f"error: cannot open database {given}: {named}: Too many levels of symbolic links\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop", "loop2"]
+
+
+def test_serve_takes_a_home_folder_in_a_sqlite_url_as_in_a_path(tmp_path, monkeypatch):
+    # sqlite:///~/t.db: the checks looked in the home folder, SQLite opened ./~/t.db
+    # ("unable to open database file": no folder ~ here)
+    from flowerbridge.server.store import Store
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    monkeypatch.chdir(tmp_path)
+    store = Store("sqlite:///~/t.db")
+    try:
+        store.lock()
+        store.migrate()
+    finally:
+        store.close()
+    assert (tmp_path / "home" / "t.db").is_file() and not (tmp_path / "~").exists()
+
+
 def test_serve_believes_no_forwarded_address_unless_told_which_proxy_to_trust(tmp_path):
     """A client cannot pick its own address for the limits per address with
     X-Forwarded-For; a proxy named by --forwarded-allow-ips can."""

@@ -50,7 +50,7 @@ def run(args) -> int:
         elif not store.is_current():    # (a dry run changes nothing, its schema neither)
             raise StoreError(f"database {store.shown} has the schema of an earlier flowerbridge: a dry "
                              "run does not bring it up to date (serve, or prune without --dry-run, does)")
-        path = Path(store.engine.url.database or "").expanduser() if store.is_sqlite else None
+        path = Path(store.engine.url.database or "") if store.is_sqlite else None
         size = path.stat().st_size if path is not None else None
         pruned = store.prune(before, unfinished=args.unfinished, dry_run=args.dry_run)
         # said before the space is given back: the removal is committed whatever that meets

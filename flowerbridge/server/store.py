@@ -175,6 +175,11 @@ class Store:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite:
             _check_sqlite_url(parsed, shown)
+            # a URL's `~` is the home folder too (as a path's is): SQLite itself would
+            # open a folder named `~` here, where the checks below looked in the home folder
+            assert parsed.database
+            self.url = url = parsed.set(database=str(expand_home(parsed.database))).render_as_string(
+                hide_password=False)
         # PostgreSQL: a server that does not answer is an error after a while, not
         # a hang, and a connection whose server or network went away is noticed
         connect_args = {} if self.is_sqlite else _postgres_connect_args(parsed)
@@ -193,14 +198,23 @@ class Store:
         if self.is_sqlite:
             path = self.engine.url.database
             assert path     # (_check_sqlite_url)
-            folder = Path(path).expanduser().parent
+            folder = Path(path).parent
+            # a loop of symbolic links (ELOOP), or a folder that may not be searched (EACCES):
+            # said as such, not as a folder or a file missing (nor as pathlib's RuntimeError)
+            for place in (folder, Path(path)):
+                try:
+                    os.stat(place)
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise StoreError(f"cannot open database {shown}: {place}: {exc.strerror}") from None
             if not folder.is_dir():
                 raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
-            if Path(path).expanduser().is_dir():
+            if Path(path).is_dir():
                 raise StoreError(f"cannot open database {shown}: {path} is a folder, not a file")
             # a device or a pipe (/dev/null): SQLite would write a journal and the lock
             # file beside it, and fail later with no word of which file
-            if Path(path).expanduser().exists() and not Path(path).expanduser().is_file():
+            if Path(path).exists() and not Path(path).is_file():
                 raise StoreError(f"cannot open database {shown}: {path} is not a regular file")
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.shown = shown
@@ -220,7 +234,7 @@ class Store:
         if self._lock is not None:
             return
         if self.is_sqlite:      # a file: an in-memory database is refused by __init__
-            self._lock = _SqliteLock.take(Path(self.engine.url.database or "").expanduser(), self.shown)
+            self._lock = _SqliteLock.take(Path(self.engine.url.database or ""), self.shown)
         else:                   # PostgreSQL, the one other database taken
             self._lock = _PostgresLock.take(self.url, self.shown)
 
@@ -435,7 +449,7 @@ class Store:
     def check_made(self) -> None:
         """Refuse (a StoreError) a database that no flowerbridge server has made: a
         SQLite file that is not there, or a database without the migrations' record."""
-        if self.is_sqlite and not Path(self.engine.url.database or "").expanduser().exists():
+        if self.is_sqlite and not Path(self.engine.url.database or "").exists():
             raise StoreError(f"there is no database {self.shown}: give the one the server uses "
                              "(--database, as serve takes it)")
         try:
@@ -556,7 +570,7 @@ def _check_sqlite_url(url: URL, shown: str) -> None:
     if query:
         raise StoreError(f"{shown}: a SQLite database takes no options ({', '.join(query)}): "
                          "give the file alone (a path, or sqlite:///FILE)")
-    try:        # (its `~` is expanded where the file is used)
+    try:        # (its `~` is expanded: Store.__init__)
         expand_home(url.database)
     except NoHomeError as exc:
         raise StoreError(f"cannot open database {shown}: {exc.why}") from None
