@@ -41,6 +41,20 @@ def expand_home(path: str) -> Path:
                                 f"stand for (for a folder of that name, write ./{head})") from None
 
 
+def unreachable(path: str | os.PathLike[str]) -> OSError | None:
+    """The error that looking ``path`` up meets — a loop of symbolic links (ELOOP), a
+    folder on the way that may not be searched (EACCES), a file where a folder should be
+    (ENOTDIR) — or None where it is there or simply missing. (``Path.exists`` says False
+    to all of these alike, and Python 3.11's ``Path.resolve`` raises RuntimeError on a loop.)"""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc
+    return None
+
+
 def name_max(folder: str | os.PathLike[str]) -> int:
     """The longest file name, in bytes, that ``folder`` takes (255 where the system
     does not say: no ``pathconf`` on Windows, or a limit it calls indeterminate)."""

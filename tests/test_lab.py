@@ -1300,6 +1300,19 @@ def test_lab_variant_of_malformed_json_is_one_error_and_writes_nothing(tmp_path,
     assert not (tmp_path / "v").exists()
 
 
+@pytest.mark.parametrize("argv, named", [(["--designer", "loop.md"], "loop"),
+                                          (["--designer", "r.md", "--out", "loop"], "loop")])
+def test_lab_designer_refuses_a_figures_or_output_folder_behind_a_loop_of_symbolic_links(
+        tmp_path, monkeypatch, capsys, argv, named):
+    # Python 3.11's pathlib raised RuntimeError ("Symlink loop") from resolve(): a traceback
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop2", tmp_path / "loop")
+    os.symlink("loop", tmp_path / "loop2")
+    assert main(["lab", *argv, "--n", "1", "--workers", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {named}: Too many levels of symbolic links\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop", "loop2"]
+
+
 def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_path, capsys):
     assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
                  "--variant", 'default={"undertrick_penalty": 0}']) == 2

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import unreachable
 from .base import LabError, Table, write_atomic
 from .deals import undealt_plot, undealt_table
 from .play import FIT_MIN_CONTRACTS, contract_table, game_tricks_plot, points_table
@@ -152,6 +153,10 @@ def _inside(path: Path, folder: Path) -> bool:
 def _check_figures_folder(figures: Path, out: Path) -> None:
     """The report's figures folder holds its figures alone (it is written into, so
     anything else there is refused), and is none of the lab's own folders."""
+    for place in (figures, out):    # (a loop of symbolic links: resolved below, a traceback)
+        problem = unreachable(place)
+        if problem is not None:
+            raise LabError(f"{place}: {problem.strerror}")
     if figures.exists() and not figures.is_dir():
         raise LabError(f"{figures}: a file is in the way of the report's figures folder")
     if _inside(out, figures) or any(_inside(figures, out / name) for name in ("chunks", "dd")):

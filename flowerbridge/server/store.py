@@ -25,7 +25,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
-from .._files import NoHomeError, expand_home
+from .._files import NoHomeError, expand_home, unreachable
 from ..errors import FlowerBridgeError
 from .limits import Sparing
 from .models import AnalysisRow, CreationRow, EventRow, SeatRow, TableRow
@@ -202,12 +202,9 @@ class Store:
             # a loop of symbolic links (ELOOP), or a folder that may not be searched (EACCES):
             # said as such, not as a folder or a file missing (nor as pathlib's RuntimeError)
             for place in (folder, Path(path)):
-                try:
-                    os.stat(place)
-                except FileNotFoundError:
-                    pass
-                except OSError as exc:
-                    raise StoreError(f"cannot open database {shown}: {place}: {exc.strerror}") from None
+                problem = unreachable(place)
+                if problem is not None:
+                    raise StoreError(f"cannot open database {shown}: {place}: {problem.strerror}")
             if not folder.is_dir():
                 raise StoreError(f"cannot open database {shown}: there is no folder {folder}")
             if Path(path).is_dir():
