@@ -72,7 +72,7 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.
     if stripped.startswith("{") or stripped.startswith("[") and not is_notation(stripped):
         from .records import parse_json
-        data = parse_json(text, source)     # (its errors name the file themselves)
+        data = parse_json(text, source, hand_record=True)     # (its errors name the file themselves)
         from .session import Session, is_session_record
         with named(source):
             if is_session_record(data):

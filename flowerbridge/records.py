@@ -350,14 +350,20 @@ def json_error_text(exc: json.JSONDecodeError) -> str:
     return exc.msg
 
 
-def parse_json(text: str | bytes, source: str | None = None) -> Any:
+def parse_json(text: str | bytes, source: str | None = None, *, hand_record: bool = False) -> Any:
     """The JSON value of ``text``, or a :class:`RecordError` that says where it
     is malformed (or that a number in it is too long to read); ``source`` names
     the file it came from, for that message.  Stricter than Python's reader:
     see :func:`strict_json_loads`; and a string that holds a lone surrogate
     (``"\\ud800"``, no Unicode character: the record could not be written as
     UTF-8) is refused, naming where it is, and so is JSON nested deeper than Python
-    reads (about 1,000 levels)."""
+    reads (about 1,000 levels).
+
+    With ``hand_record``, a hand record's unknown key (at its top, among its
+    ``hands``, in its ``options``) whose value cannot be kept as written (such a
+    number, a name given twice, a lone surrogate) is left out, the record read
+    without it: FORMATS.md has an unknown key kept or ignored, never an error.
+    Anywhere else it is refused as above."""
     named = f"{source}: " if source else ""     # the file first, as every other refusal of it
     if isinstance(text, (bytes, bytearray)):    # (the messages below read it as text)
         encoding = json.detect_encoding(text)   # as json.loads reads bytes: UTF-8, -16, -32, a BOM
@@ -377,6 +383,8 @@ def parse_json(text: str | bytes, source: str | None = None) -> Any:
         raise RecordError(f"{named}malformed JSON at line {exc.lineno} column {exc.colno}: "
                           f"{json_error_text(exc)}") from None
     except Unkeepable as exc:   # well-formed JSON, but it would not be written back as read
+        if hand_record and (kept := _without_unkeepable_unknown_keys(text)) is not None:
+            return kept
         where = _where_unkeepable(text, name=exc.name) if isinstance(exc, NameTwice) else None
         at = f" at {where}" if where else ""
         raise RecordError(f"{named}JSON that cannot be kept as written{at}: {exc}") from None
@@ -393,17 +401,107 @@ def parse_json(text: str | bytes, source: str | None = None) -> Any:
                           f"(about {sys.getrecursionlimit():,} levels)") from None
     except ValueError:
         # Python refuses to convert an integer of more digits than its limit
+        if hand_record and (kept := _without_unkeepable_unknown_keys(text)) is not None:
+            return kept
         limit = sys.get_int_max_str_digits()
         where = _where_unkeepable(text, limit)
         at = f" at {where}" if where else ""
         raise RecordError(f"{named}unreadable JSON{at}: a number has more than {limit} digits") from None
 
 
+class _Unkept:
+    """Stands, in :func:`_lenient_loads`'s value, for a value that cannot be kept as written."""
+
+    __slots__ = ()
+
+
+_UNKEPT = _Unkept()
+
+
+def _lenient_loads(text: str) -> Any:
+    """``text`` read as :func:`strict_json_loads` reads it, but each value that cannot be
+    kept as written (a number beyond any float or of more digits than Python converts, a
+    string holding a lone surrogate, each value of a name given twice, the value of a name
+    holding a lone surrogate) read as ``_UNKEPT``. NaN and Infinity, no JSON, still raise."""
+    limit = sys.get_int_max_str_digits()
+
+    def number(part: str) -> Any:
+        value = float(part)
+        return _UNKEPT if math.isinf(value) else value
+
+    def integer(part: str) -> Any:
+        return _UNKEPT if len(part.lstrip("-")) > limit else int(part)
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) < len(items):
+            seen: set[str] = set()
+            for name, _ in items:
+                if name in seen:
+                    obj[name] = _UNKEPT
+                seen.add(name)
+        for name in obj:
+            if _SURROGATE.search(name):
+                obj[name] = _UNKEPT
+        return obj
+
+    value = json.loads(text, parse_constant=_refuse_constant, parse_float=number, parse_int=integer,
+                       object_pairs_hook=pairs)
+    # strings holding a lone surrogate, replaced where they stand (no recursion: JSON may
+    # be nested as deep as the reader took)
+    if isinstance(value, str):
+        return _UNKEPT if _SURROGATE.search(value) else value
+    stack: list[Any] = [value] if isinstance(value, (dict, list)) else []
+    while stack:
+        node = stack.pop()
+        for place, item in (node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(item, str) and _SURROGATE.search(item):
+                node[place] = _UNKEPT
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+    return value
+
+
+def _holds_unkept(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if node is _UNKEPT:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _without_unkeepable_unknown_keys(text: str) -> dict[str, Any] | None:
+    """The hand record ``text`` holds, read without its unknown keys whose values cannot be
+    kept as written; None where it is no hand record (a session's ``hands`` is an array)
+    or such a value stands elsewhere (its own fields are refused as they are)."""
+    try:
+        data = _lenient_loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("hands"), dict):
+        return None
+    places = [(data, lambda key: key not in KNOWN_KEYS),
+              (data["hands"], lambda key: _seat_key(key) is None)]
+    if isinstance(data.get("options"), dict):
+        known = RuleOptions.field_names()
+        places.append((data["options"], lambda key: key not in known))
+    for obj, unknown in places:
+        for key in [key for key, value in obj.items() if unknown(key) and _holds_unkept(value)]:
+            del obj[key]
+    return None if _holds_unkept(data) else data
+
+
 def loads(text: str | bytes | bytearray, *, options: RuleOptions | None = None) -> HandRecord:
     """Read a JSON hand record from a string (or its encoded bytes)."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise RecordError(f"a JSON hand record is text, not {type(text).__name__}")
-    return HandRecord.from_dict(parse_json(bytes(text) if isinstance(text, bytearray) else text), options=options)
+    return HandRecord.from_dict(parse_json(bytes(text) if isinstance(text, bytearray) else text, hand_record=True),
+                                options=options)
 
 
 def load(fp: IO[str] | IO[bytes], *, options: RuleOptions | None = None) -> HandRecord:

@@ -528,20 +528,28 @@ def test_formats_a_byte_order_mark_on_standard_input_is_accepted(cli, monkeypatc
     assert (status, err) == (0, "") and json.loads(out)["contract"] == "4A"
 
 
-@pytest.mark.parametrize("where", ["undertrick_penalty", "unknown_key"])
-def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, ch16_record, where):
+def test_formats_error_number_too_long_to_read(cli, assert_cli_error, tmp_path, ch16_record):
     # Python will not convert an integer of more than 4,300 digits: one error
-    # line, not a traceback, even under a key the format ignores.
+    # line, not a traceback.
     digits = "9" * 5000
     head = json.dumps({**ch16_record, "note": "9" * 5000})[:-1] + ",\n "
-    if where == "unknown_key":
-        text = head + f'"board": {digits}}}'
-    else:
-        text = head + f'"options": {{"undertrick_penalty": {digits}}}}}'
-    column = len(text) - len(digits) - text.rfind("\n") - (1 if where == "unknown_key" else 2)
+    text = head + f'"options": {{"undertrick_penalty": {digits}}}}}'
+    column = len(text) - len(digits) - text.rfind("\n") - 2
     assert_cli_error(run_score(cli, tmp_path, text),        # where it is, too (FORMATS.md)
                      rf"\S+hand\.json: unreadable JSON at line 2 column {column}: a number has more "
                      r"than \d+ digits")
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "1e999", '"\\ud800"', '{"a": 1, "a": 2}'])
+def test_formats_unknown_key_that_cannot_be_kept_is_ignored_never_an_error(cli, tmp_path, ch16_record, value):
+    # FORMATS.md: unknown keys are ignored, never an error -- those whose values Python
+    # cannot keep as written (a number of more than 4,300 digits, one beyond any float, a
+    # lone surrogate, a name given twice) were an error
+    expected = run_score(cli, tmp_path, json.dumps(ch16_record))
+    assert expected[0] == 0
+    for text in (json.dumps(ch16_record)[:-1] + f', "board": {value}}}',
+                 json.dumps({**ch16_record, "options": {}}).replace('"options": {', f'"options": {{"board": {value}', 1)):
+        assert '"board"' in text and run_score(cli, tmp_path, text) == expected
 
 
 def test_formats_error_json_nested_too_deeply(cli, assert_cli_error, tmp_path):

@@ -569,7 +569,7 @@ def hand_record_json(text: str, name: str, command: str):
     if SHOWN_FOR_PEOPLE.match(text.lstrip()):
         raise UsageError(f"{name} is a hand as deal or show print it for people, not a hand record: "
                          f"{command} takes what deal --json writes")
-    data = parse_json(text, name)
+    data = parse_json(text, name, hand_record=True)
     if is_session_record(data):
         raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "
                          f"'hands' (show reads sessions)")

@@ -52,7 +52,7 @@ def _json_object(text: str) -> dict | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
-        data = parse_json(text)
+        data = parse_json(text, hand_record=True)
     except FlowerBridgeError:
         return None
     return data if isinstance(data, dict) else None
