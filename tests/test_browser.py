@@ -216,6 +216,23 @@ def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server)
     assert not page.errors
 
 
+def first_answer_lost(keys, then=None):
+    """A route for ``/api/tables`` under which the server makes the first table asked for
+    but its answer is lost; each creation's Idempotency-Key goes into ``keys``, and a later
+    one goes on to the server unless ``then(route, count)`` answered it."""
+    def handler(route, request):
+        if request.method != "POST":
+            route.continue_()
+            return
+        keys.append(request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.fetch()                       # the server makes the table ...
+            route.abort("connectionreset")      # ... and its answer is lost
+        elif then is None or not then(route, len(keys)):
+            route.continue_()
+    return handler
+
+
 def test_lobby_create_table_asked_again_after_its_answer_was_lost_shows_that_tables_links(browser, server):
     # The table was made but its answer lost on the way (a dropped connection, a proxy's
     # 504): its links, given only in that answer, were lost with it, and Create table again
@@ -224,23 +241,16 @@ def test_lobby_create_table_asked_again_after_its_answer_was_lost_shows_that_tab
     page.wait_for_selector("#seat-choices select[name=player_N]")
     page.fill("input[name=name]", "Answer lost")
     page.select_option("select[name=player_N]", "human")
-    keys = []
+    keys: list[str] = []
 
-    def lose_the_answer(route, request):
-        if request.method != "POST":
-            route.continue_()
-            return
-        keys.append(request.headers.get("idempotency-key"))
-        if len(keys) == 1:
-            route.fetch()                       # the server makes the table ...
-            route.abort("connectionreset")      # ... and its answer is lost
-        elif len(keys) == 2:                    # asked again too soon (a review's case)
-            route.fulfill(status=409, content_type="application/json", body=json.dumps(
-                {"error": {"code": "conflict", "message": "the table is being made: ask again"}}))
-        else:
-            route.continue_()
+    def too_soon(route, asked):
+        if asked != 2:
+            return False
+        route.fulfill(status=409, content_type="application/json", body=json.dumps(   # (a review's case)
+            {"error": {"code": "conflict", "message": "the table is being made: ask again"}}))
+        return True
 
-    page.route("**/api/tables", lose_the_answer)
+    page.route("**/api/tables", first_answer_lost(keys, too_soon))
     for said in ("The server did not answer", "the table is being made"):
         page.click("#create-button")
         page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
@@ -288,20 +298,8 @@ def test_lobby_create_table_asked_again_after_a_reload_shows_the_table_its_lost_
         tab.wait_for_selector("#created:not(.hidden)")
         return tab.locator("#invitations li[data-link=Spectators] input").input_value().rsplit("/", 1)[1]
 
-    keys = []
-
-    def lose_the_first_answer(route, request):
-        if request.method != "POST":
-            route.continue_()
-            return
-        keys.append(request.headers.get("idempotency-key"))
-        if len(keys) == 1:
-            route.fetch()                       # the server makes the table ...
-            route.abort("connectionreset")      # ... and its answer is lost
-        else:
-            route.continue_()
-
-    page.context.route("**/api/tables", lose_the_first_answer)
+    keys: list[str] = []
+    page.context.route("**/api/tables", first_answer_lost(keys))
     create(page)
     page.wait_for_function("document.querySelector('#create-error').textContent !== ''")
     (first,) = made()
