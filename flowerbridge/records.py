@@ -430,7 +430,7 @@ def _lenient_loads(text: str) -> Any:
         return _UNKEPT if math.isinf(value) else value
 
     def integer(part: str) -> Any:
-        return _UNKEPT if len(part.lstrip("-")) > limit else int(part)
+        return _UNKEPT if limit and len(part.lstrip("-")) > limit else int(part)   # (0: no limit)
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(items)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 
 import pytest
 
@@ -161,6 +162,15 @@ def test_formats_an_unknown_key_that_cannot_be_kept_as_written_is_ignored_never_
     pair = json.dumps(ch16_record)[:-1] + ', "event": "\\ud83c\\udf38"}'
     assert records.loads(pair).extra == {"event": "\U0001f338"}
     records.dump(records.loads(pair), io.StringIO())
+
+
+def test_formats_an_unknown_key_ignored_under_no_digit_limit_leaves_the_other_numbers_alone(ch16_record,
+                                                                                           monkeypatch):
+    # sys.set_int_max_str_digits(0) (no limit): every integer was taken as one too long to
+    # keep, and the record's other unknown keys were dropped with the one at fault
+    monkeypatch.setattr(sys, "get_int_max_str_digits", lambda: 0)
+    record = json.dumps(ch16_record)[:-1] + ', "board": 7, "x": 1e999}'
+    assert records.loads(record).extra == {"board": 7}
 
 
 @pytest.mark.parametrize("record, said", [
