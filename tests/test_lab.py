@@ -1041,6 +1041,15 @@ def test_report_wilson_interval_matches_the_textbook_values():
     assert rate_cell(0, 3) == "0.0 (0.0–56.2)" and rate_cell(5, 1000) == "0.5 (0.2–1.2)"
 
 
+def test_report_a_mean_whose_interval_starts_below_zero_reads_with_to_not_a_dash():
+    # "25.1 (-1.97–52.2)": the dash after a minus sign read as another minus
+    from flowerbridge.lab.report import mean_cell
+
+    assert mean_cell(25.1, -1.97, 52.2) == "25.1 (-1.97 to 52.2)"
+    assert mean_cell(10.7, 10.6, 10.8) == "10.7 (10.6–10.8)"
+    assert mean_cell(-3.5, -5.25, -1.75) == "-3.50 (-5.25 to -1.75)"
+
+
 def test_report_cells_keep_three_significant_digits_beside_each_other():
     from flowerbridge.lab.report import fmt
     # a sampled 78.9 beside an exact 79.0, not 79; 0.900 beside 1.00 (0.9996 rounds to 1.00)

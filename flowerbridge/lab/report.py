@@ -247,10 +247,12 @@ def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def mean_cell(mean: float, lo: float, hi: float) -> str:
-    """A table cell for a mean and its 95 % interval, ``10.7 (10.6–10.8)``."""
+    """A table cell for a mean and its 95 % interval, ``10.7 (10.6–10.8)``; an interval
+    that starts below zero with "to", ``25.1 (-1.97 to 52.2)`` (a dash after a minus sign
+    reads as another minus), as :func:`change_cell` writes its intervals."""
     if not np.isfinite(lo):
         return fmt(mean)
-    return f"{fmt(mean)} ({fmt(lo)}–{fmt(hi)})"
+    return f"{fmt(mean)} ({fmt(lo)}{' to ' if lo < 0 else '–'}{fmt(hi)})"
 
 
 FEW = 30
