@@ -1247,6 +1247,28 @@ def test_play_a_hint_asked_again_at_the_same_turn_is_the_same_hint(monkeypatch):
     assert status == 0 and len(hints) == 2 and hints[0] == hints[1]
 
 
+def test_play_a_hint_at_another_hands_first_turn_is_that_hands_hint():
+    # the last hint was known by the actions before it alone: at the first call of a hand the
+    # person deals (nothing done yet) the hint of four boards back came again, for another hand
+    import io
+
+    from flowerbridge.bots.basic import BasicBot
+    from flowerbridge.cli.play import Table
+    from flowerbridge.dealing import Deal
+    from flowerbridge.session import Session
+
+    table = Table(Seat.N, {}, io.StringIO(), io.StringIO(), hinter=BasicBot())
+    hinted = []
+    for board in (1, 5):
+        state = Session().new_hand(Deal.from_seed(1, board))
+        assert state.history == () and state.turn is state.dealer
+        table.seat = state.dealer
+        decision = BasicBot().decide(state.observation(state.dealer))
+        hinted.append(table.hint(state))
+        assert hinted[-1] == f"Hint: {decision.action.text}  ({decision.explanation})"
+    assert hinted[0] != hinted[1]
+
+
 def test_play_after_undoing_the_opening_lead_the_contract_is_said_again(monkeypatch):
     # (the contract line is left out at the opening lead, just under the auction's end;
     # after an undo the auction has long scrolled away)

@@ -12,7 +12,7 @@ import io
 import re
 import shlex
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..errors import json_shown, quoted, shown
 from ..render import count_text, fit_lines
@@ -302,7 +302,7 @@ class Table:
         self.save = save            # the SessionFile of --save, written after every hand
         self.bots = bots
         self.hinter = hinter        # the bot asked by `hint`, with the person's own view (None: no hints)
-        self.hinted: tuple[tuple, str] | None = None   # the last hint: (the actions before it, what was said)
+        self.hinted: tuple[Any, str] | None = None     # the last hint: (the person's view then, what was said)
         self.claimed = False        # a claim was played out: its tricks are said with their cards
         self.taken_back = False     # an undo brought back the person's turn: the contract is said again
         self.stdin = stdin
@@ -584,8 +584,11 @@ class Table:
 
         if self.hinter is None:
             return "No hints at this table."
-        turn = tuple(state.history)
-        if self.hinted is not None and self.hinted[0] == turn:   # asked again: the same answer
+        # asked again at the same turn: the same answer. Known by all the person sees (their
+        # hand and what was done), not by what was done alone: every hand the person deals
+        # starts with nothing done, and that was a hand four boards back's hint
+        turn = state.observation(self.seat)
+        if self.hinted is not None and self.hinted[0] == turn:
             return self.hinted[1]
         try:
             decision = ask(self.hinter, self.seat, state.observation(self.seat))
