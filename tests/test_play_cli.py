@@ -185,6 +185,25 @@ def test_play_a_narrow_terminal_gets_a_prompt_that_leaves_room_for_the_answer(mo
     assert "Your call (e.g. 1NT, Pass; p passes; ? lists legal calls): " in out
 
 
+def test_play_a_narrow_terminal_shows_the_hand_by_its_codes_so_the_trick_stays_on_screen(monkeypatch):
+    # at 40 columns each suit with its cards' names ran over several lines: 22 lines from the
+    # trick in progress to the prompt, so a 40x12 terminal showed neither it nor the hand
+    def holding(out):
+        shown = out.split("Your hand:\n", 1)[1].split("\n")
+        return shown[:next(i for i, line in enumerate(shown) if not line.startswith("  "))]
+
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    narrow = holding(out)
+    assert status == 0 and len(narrow) == 3 and "(" not in "".join(narrow)
+    assert all(len(line) <= 39 for line in narrow)
+    monkeypatch.setenv("COLUMNS", "100")
+    status, out = _play(monkeypatch, ["--seed", "3"], "q\n")
+    wide = holding(out)
+    assert status == 0 and "(" in "".join(wide)        # the names, where there is room
+    assert [line.split()[:2] for line in wide if line[2] != " "] == [line.split()[:2] for line in narrow]
+
+
 def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3", "--seat", "N"], "q\n")
     assert status == 0

@@ -81,6 +81,10 @@ class Quit(Exception):
     """The person asked to stop (``q``, ``quit`` or the end of input)."""
 
 
+NAMES_FROM = 60
+"""The terminal width (characters a line) from which a hand is shown with its cards' names."""
+
+
 def hint_level(bots: str) -> str:
     """The bot that gives the person hints: the one the table plays with, but
     for random bots, whose choice would be no advice (then the basic bot)."""
@@ -448,8 +452,11 @@ class Table:
         from ..render import format_holding
 
         self.say(f"{title}:")
-        # a suit's cards with their names can run past the terminal's width
-        for line in format_holding(cards, names=True, width=terminal_width() - 2):
+        # a suit's cards with their names can run past the terminal's width, and go on under
+        # it; on a narrow terminal that pushed the trick in progress off the screen (at 40
+        # columns, 22 lines from it to the prompt against 12 at 80): the codes alone there
+        width = terminal_width()
+        for line in format_holding(cards, names=width >= NAMES_FROM, width=width - 2):
             self.say("  " + line)
 
     def human_turn(self, state) -> None:
