@@ -620,8 +620,10 @@ class Table:
         try:
             card = parse_card(text)
         except CardCodeError:
-            # a call where a card is asked for: Pass and No Trump are no card codes
-            if re.fullmatch(r"\s*(p|pass|[1-7]\s*nt?)\s*", text, re.IGNORECASE):
+            # a call where a card is asked for: Pass and No Trump are no card codes, and nor
+            # are some suit bids (1A: January has no Animal; those that are cards are cards,
+            # and 1P is January's two Plains, said below)
+            if re.fullmatch(r"\s*(p|pass|[1-7]\s*(nt?|[ra])|[2-7]\s*p)\s*", text, re.IGNORECASE):
                 return (f"the auction is over: now each turn is a card (e.g. {obs.legal[0].code}; "
                         "? lists the legal cards)")
             # January's Plains are two cards: which the hand holds, where it holds one
