@@ -511,7 +511,7 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert status == 0 and "Not allowed" not in out
     assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
             and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
-                "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back\n"
+                "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
                 "your last call and the bots' after it; help or h shows this; q ends the session.\n" in out)
     # the points in the bots' explanations are not the honor count shown at the hand's end
     assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
@@ -540,6 +540,9 @@ def test_play_wraps_what_it_says_at_the_terminals_width(monkeypatch):
     assert legal[1:4] == ["Pass", "1NT", "2P"] and legal[-1] == "7NT"
     assert "The bots' calls count points by rank,\n    not the honor count" in out
     assert "North calls 1A  (opening: 5+ Bright\n    Animals" in out
+    # help's lines, each a topic, wrap whole: none began a line anew mid-sentence ("your last
+    # call", a break made for 80 columns)
+    assert "\n    takes back your last call and the\n" in out and "\nyour last call" not in out
     # written to a pipe (no COLUMNS), a line is left whole, as demo leaves it
     monkeypatch.delenv("COLUMNS")
     status, piped = _play(monkeypatch, ["--seed", "3"], "help\nq\n")

@@ -64,16 +64,17 @@ KEPT_ON_RESUME = (("seed", "its seed"), ("board", "its boards"), ("hands", "its 
                   ("overwrite", "its file (it is written to FILE again)"))
 
 
-# `help` or `h` at a prompt: what `?` lists, then these
+# `help` or `h` at a prompt: what `?` lists, then these (a line a topic, each wrapped at the
+# terminal's width as a whole: lines broken for 80 columns were broken again on a narrower one)
 HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
-             "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back\n"
+             "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
              "your last call and the bots' after it; help or h shows this; q ends the session.\n"
              "The bots' calls count points by rank, not the honor count: the four highest ranks "
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
-             "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back\n"
-             "your last card or call and what the bots did after it; claim says your side takes\n"
-             "every trick left (accepted when no defence can stop it); help or h shows this;\n"
+             "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back "
+             "your last card or call and what the bots did after it; claim says your side takes "
+             "every trick left (accepted when no defence can stop it); help or h shows this; "
              "q ends the session.")
 
 
