@@ -144,6 +144,34 @@ def test_cli_bridge_file_prints_one_table_per_deal(tmp_path, capsys):
         assert "no deal in it" in capsys.readouterr().err
 
 
+def test_cli_bridge_file_hands_the_deals_to_the_solver_in_batches_each_table_in_order(tmp_path, capsys,
+                                                                                     monkeypatch):
+    # all of a file's deals were parsed and checked, three times over, before the first table
+    # came out (a 63 MB file: 2.6 GB and a minute): a batch at a time now, the same lines
+    from flowerbridge.cli import main, solve
+    from flowerbridge.solver import bridge
+
+    rng = random.Random(6)
+    deals = [random_deal(rng, 5) for _ in range(7)]
+    path = tmp_path / "deals.pbn"
+    path.write_text("\n".join(to_pbn(d) for d in deals) + "\n")
+    assert main(["solve", "--bridge-file", str(path), "--workers", "1"]) == 0
+    whole = capsys.readouterr().out
+    batches = []
+    solved = bridge.iter_dd_table_many
+
+    def counted(pbns, **kwargs):
+        batches.append(len(pbns))
+        return solved(pbns, **kwargs)
+
+    monkeypatch.setattr(solve, "BATCH", 3)
+    monkeypatch.setattr(bridge, "iter_dd_table_many", counted)
+    assert main(["solve", "--bridge-file", str(path), "--workers", "2"]) == 0
+    assert capsys.readouterr().out == whole and batches == [3, 3, 1]
+    assert [json.loads(line)["NT"] for line in whole.splitlines()] == \
+        [dict(zip("NESW", dds_table(d)[4])) for d in deals]
+
+
 @pytest.mark.parametrize("breaker", ["\u2028", "\x85", "\f"])
 def test_cli_bridge_file_counts_lines_as_editors_do(tmp_path, capsys, breaker):
     # str.splitlines broke a line at U+2028, U+0085 or a form feed: one line of two deals
@@ -156,6 +184,30 @@ def test_cli_bridge_file_counts_lines_as_editors_do(tmp_path, capsys, breaker):
     assert main(["solve", "--bridge-file", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {path}, line 1: ") and err.count("\n") == 1, err
+
+
+def test_iter_dd_tables_hands_the_workers_a_bounded_number_of_deals_ahead(monkeypatch):
+    # every deal was given to the pool before the first table: a million deals' futures
+    # held at once (a --bridge-file of 63 MB ran out of memory before a line came out)
+    from flowerbridge.solver import core
+    from flowerbridge.solver.core import iter_dd_tables
+
+    monkeypatch.setattr(core, "AHEAD", 3)
+    submitted = []
+
+    class Counted(core.ThreadPoolExecutor):
+        def submit(self, *args, **kwargs):
+            submitted.append(1)
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(core, "ThreadPoolExecutor", Counted)
+    deal = parse_pbn("N:A.2.3.4 K.5.6.7 Q.8.9.T J.J.J.J")    # (four cards a hand: quick)
+    expected = DoubleDummy(BRIDGE).dd_table(deal)
+    tables = iter_dd_tables([deal] * 40, BRIDGE, workers=2)
+    assert next(tables) == expected
+    assert len(submitted) <= 2 * 3 + 1
+    assert [next(tables) for _ in range(39)] == [expected] * 39 and len(submitted) == 40
+    assert next(tables, None) is None
 
 
 def test_iter_dd_tables_gives_a_table_before_the_later_deals_are_solved(monkeypatch):

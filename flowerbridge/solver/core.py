@@ -17,6 +17,7 @@ Seats are numbered clockwise N=0, E=1, S=2, W=3; North-South are 0 and 2.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import os
 import threading
@@ -590,19 +591,29 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
             return solver.dd_table(deal)
 
     pool = ThreadPoolExecutor(max_workers=workers)
-    futures: list = []
+    # at most AHEAD deals a worker handed to the pool ahead of the table given next: a
+    # future a deal, all at once, held a million deals' futures before the first table
+    waiting = iter(deals)
+    futures: deque = deque()
     try:
-        for deal in deals:
-            futures.append(pool.submit(one, deal))
-        for future in futures:
-            yield future.result()
+        futures.extend(pool.submit(one, deal) for deal in itertools.islice(waiting, AHEAD * workers))
+        while futures:
+            table = futures[0].result()
+            futures.popleft()
+            futures.extend(pool.submit(one, deal) for deal in itertools.islice(waiting, 1))
+            yield table
     finally:
         # also when closed early, or on a Ctrl-C: the deals not started are dropped,
         # those being searched stopped (they went on to the end of their tables)
         for future in futures:
             future.cancel()
-        stop_searches(searches.cancel, futures)
+        stop_searches(searches.cancel, list(futures))
         pool.shutdown(wait=True)
+
+
+AHEAD = 64
+"""Deals a worker of :func:`iter_dd_tables` may be given ahead of the table it yields next
+(so that a dear deal at the head leaves the other workers deals enough to go on with)."""
 
 
 class Searches:
