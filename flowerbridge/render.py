@@ -17,16 +17,28 @@ def count_text(n: float, noun: str) -> str:
     return f"{number} {noun}" if n == 1 else f"{number} {noun}s"
 
 
+GLUE = "\u00a0"
+"""A space :func:`fit_lines` never breaks a line at (it prints as a plain space)."""
+
+
+def glued(text: str) -> str:
+    """``text`` as one piece for :func:`fit_lines`: carried to the next line
+    whole, where it does not fit (``tricks NS 0, EW 1``, not ``tricks NS`` then
+    ``0, EW 1``)."""
+    return text.replace(" ", GLUE)
+
+
 def fit_lines(text: str, width: int | None) -> str:
     """``text`` with each line longer than ``width`` characters carried on, indented,
-    on the next (``None``: no limit).  Lines break only at spaces: a word, a file's
-    path or a name with a hyphen stays whole (one longer than ``width`` runs past it)."""
-    if width is None:
-        return text
-    return "\n".join(part for line in text.split("\n")
-                     for part in (textwrap.wrap(line, width, subsequent_indent="    ",
-                                                break_long_words=False, break_on_hyphens=False)
-                                  if len(line) > width else [line]))
+    on the next (``None``: no limit).  Lines break only at spaces, and not at those
+    of a :func:`glued` piece: a word, a file's path or a name with a hyphen stays
+    whole (one longer than ``width`` runs past it)."""
+    if width is not None:
+        text = "\n".join(part for line in text.split("\n")
+                          for part in (textwrap.wrap(line, width, subsequent_indent="    ",
+                                                     break_long_words=False, break_on_hyphens=False)
+                                       if len(line) > width else [line]))
+    return text.replace(GLUE, " ")
 
 
 def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",
@@ -70,17 +82,24 @@ def describe_contract(state: HandState) -> str:
     return f"Contract {state.contract.bid.english} by {state.contract.declarer.full_name}"
 
 
-def render_auction(state: HandState, *, awaited: bool = False) -> str:
+NARROW_AUCTION = 29
+"""The width below which the auction's grid closes up (``West  North East  South``)."""
+
+
+def render_auction(state: HandState, *, awaited: bool = False, width: int | None = None) -> str:
     """The auction as a grid, West to South, starting with the dealer's column;
-    with ``awaited``, ``?`` marks the call awaited while the auction lasts."""
-    header = "  ".join(f"{s.full_name:<6}" for s in (Seat.W, Seat.N, Seat.E, Seat.S)).rstrip()
+    with ``awaited``, ``?`` marks the call awaited while the auction lasts.  Given
+    a ``width`` under :data:`NARROW_AUCTION`, the columns close up so that a row
+    still fits a line (every call is at most four characters, a seat's name five)."""
+    cell, gap = (6, "  ") if width is None or width >= NARROW_AUCTION else (5, " ")
+    header = gap.join(f"{s.full_name:<{cell}}" for s in (Seat.W, Seat.N, Seat.E, Seat.S)).rstrip()
     cells: list[str] = ["" for _ in range((state.dealer - Seat.W) % 4)]
     cells += [ev.call.text for ev in state.calls]
     if awaited and state.phase.value == "auction":
         cells.append("?")   # the call awaited (a row of blanks alone reads as a fault)
     rows = [header]
     for i in range(0, len(cells), 4):
-        rows.append("  ".join(f"{c:<6}" for c in cells[i:i + 4]).rstrip())
+        rows.append(gap.join(f"{c:<{cell}}" for c in cells[i:i + 4]).rstrip())
     if state.contract:
         rows.append(describe_contract(state))
     elif state.phase.value == "passed out":
@@ -130,7 +149,8 @@ def render_hand(state: HandState, *, names: bool = False, width: int | None = No
     """Everything about a hand: deal, auction, tricks with winners, score; for a
     hand not yet over, what there is and what it lacks (no score). Given a
     ``width``, no line is longer."""
-    parts = [render_deal(state, names=names, width=width), "", render_auction(state, awaited=True)]
+    parts = [render_deal(state, names=names, width=width), "",
+             render_auction(state, awaited=True, width=width)]
     if state.tricks or state.current_trick:
         parts += ["", render_tricks(state)]
     if not state.is_over:

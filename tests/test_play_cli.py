@@ -204,6 +204,35 @@ def test_play_a_narrow_terminal_shows_the_hand_by_its_codes_so_the_trick_stays_o
     assert [line.split()[:2] for line in wide if line[2] != " "] == [line.split()[:2] for line in narrow]
 
 
+def test_play_a_narrow_terminal_keeps_the_tricks_count_on_one_line(monkeypatch):
+    # at 40 columns the line after each trick broke inside the count: "...; tricks NS" then
+    # "    0, EW 1", the number on one line and its side on the other
+    monkeypatch.setenv("COLUMNS", "40")
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "1"], AutoPlayer)
+    counts = re.findall(r"tricks NS.*", out)
+    assert status == 0 and len(counts) >= 13
+    assert all(re.fullmatch(r"tricks NS \d+, EW \d+", c) for c in counts), counts
+    assert "; tricks NS" not in out and "\u00a0" not in out     # carried on whole, as plain spaces
+    monkeypatch.delenv("COLUMNS")       # to a pipe: the line whole
+    status, piped = _play(monkeypatch, ["--seed", "7", "--hands", "1"], AutoPlayer)
+    assert re.search(r"^Trick 1 won by \w+ with \w+; tricks NS \d, EW \d$", piped, re.M)
+    assert "\u00a0" not in piped
+
+
+@pytest.mark.parametrize("columns", [24, 26, 28])
+def test_play_a_terminal_under_29_columns_closes_up_the_auction_grid(monkeypatch, columns):
+    # under about 30 columns each row of the grid (29 characters) broke in two, the
+    # fourth column carried to the next line, where it read as West's
+    monkeypatch.setenv("COLUMNS", str(columns))
+    status, out = _play(monkeypatch, ["--seed", "3"], "p\nq\n")
+    assert status == 0
+    assert "West  North East  South\n      1A    Pass  ?\n" in out
+    assert "West  North East  South\n      1A    Pass  Pass\nPass\nContract 1 Bright" in out
+    monkeypatch.setenv("COLUMNS", "30")
+    status, out = _play(monkeypatch, ["--seed", "3"], "p\nq\n")
+    assert "West    North   East    South\n        1A      Pass    ?\n" in out
+
+
 def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3", "--seat", "N"], "q\n")
     assert status == 0

@@ -58,7 +58,7 @@ def run(args) -> int:
                     if not args.quiet:
                         # board K of the seed is what `flowerbridge deal --seed S --board K` deals
                         print(fit_lines(f"Board {board} (seed {seed!r}), dealer {state.dealer.full_name}", width))
-                        print(fit_lines(render_auction(state), width))    # (as show fits it)
+                        print(fit_lines(render_auction(state, width=width), width))    # (as show fits it)
                         if state.contract is not None:     # (a passed-out hand's auction ends "Passed out")
                             print(fit_lines(render_score(state), width))
                         print()

@@ -15,7 +15,7 @@ import sys
 from typing import Any, TextIO
 
 from ..errors import json_shown, quoted, shown
-from ..render import count_text, fit_lines
+from ..render import count_text, fit_lines, glued
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
 from .deal import MAX_BOARD
@@ -374,7 +374,7 @@ class Table:
                     raise BotError(f"the bot at {actor.full_name} chose an illegal {what}: {exc}") from exc
                 self.report_bot(state, event, decision)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
-                self.say(render_auction(state))
+                self.say(render_auction(state, width=output_width()))
             # the dummy, face up once the opening lead is made (the person's own
             # turn, if it comes next, shows it anyway)
             if len(state.plays) == 1 and state.actor is not self.seat:
@@ -421,7 +421,7 @@ class Table:
             ns, ew = (ns + 1, ew) if trick.winner in (Seat.N, Seat.S) else (ns, ew + 1)
             cards = " (" + ", ".join(f"{s.name} {c.code}" for s, c in trick.plays) + ")" if several else ""
             self.say(f"Trick {trick.number}{cards} won by {trick.winner.full_name} with {card.code}; "
-                     f"tricks NS {ns}, EW {ew}")
+                     + glued(f"tricks NS {ns}, EW {ew}"))
 
     def watch_as_dummy(self) -> bool:
         """Between tricks, when the person is dummy and the bots play every card:
@@ -470,7 +470,7 @@ class Table:
         taken_back, self.taken_back = self.taken_back, False
         auction = state.phase.value == "auction"
         if auction:
-            self.say(render_auction(state, awaited=True))
+            self.say(render_auction(state, awaited=True, width=output_width()))
             self.show_holding("Your hand", obs.hand)
             bids = [a.text for a in obs.legal if a.is_bid]
             example = ", ".join([*bids[:1], "Pass"])
@@ -482,7 +482,7 @@ class Table:
             # (but for the opening lead, where the auction just ended with it)
             if state.plays or taken_back:
                 ns, ew = obs.tricks_won
-                self.say(f"{describe_contract(state)}; tricks NS {ns}, EW {ew}")
+                self.say(f"{describe_contract(state)}; " + glued(f"tricks NS {ns}, EW {ew}"))
             if state.current_trick:
                 self.say("Trick so far: " + "  ".join(f"{s.name} {c.code}" for s, c in state.current_trick))
             self.show_holding("Your hand", obs.hand)
