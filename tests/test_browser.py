@@ -9,6 +9,7 @@ Screenshots are saved under ``artifacts/browser/``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -3657,23 +3658,57 @@ def test_take_back_is_offered_while_the_bots_think_and_by_the_keyboard_hands_foc
         assert not south.errors
 
 
-def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browser, tmp_path, monkeypatch):
-    # a server in this process, where the test can judge each claim with the table's own
-    # state; the table's seed fixed, so that the random bots play the same every run
+@contextlib.contextmanager
+def _claims_at_a_table_of_bots(browser, tmp_path, monkeypatch, hands: int):
+    """South's page at a table of three random bots, and the table as the server
+    holds it: a server in this process, where the test can judge each claim with the
+    table's own state; the table's seed fixed, so that the bots play the same every run."""
     from flowerbridge.server.config import ServerConfig
     from flowerbridge.server.testing import ServerThread
-    from flowerbridge.claims import judge_claim
 
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as server:
         monkeypatch.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "1" * 32)
-        created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 3})
+        created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": hands})
         monkeypatch.undo()
         # (each answer's floor, tested in test_server.py, took half a minute over the claims here)
         monkeypatch.setattr("flowerbridge.server.manager.CLAIM_ANSWER_SECONDS", 0.0)
-        live = server.app.state.manager.tables[created["table"]["id"]]
         south = open_page(browser, server, created["invitations"]["S"]["url"])
         wait_for_table(south)
+        yield server.app.state.manager.tables[created["table"]["id"]], south
+
+
+def test_a_claim_of_the_last_trick_says_it_goes_to_your_side(browser, tmp_path, monkeypatch):
+    # one trick claimed read "the last trick of hand 4 go to your side" (a browser review)
+    from flowerbridge.claims import judge_claim
+
+    with _claims_at_a_table_of_bots(browser, tmp_path, monkeypatch, hands=6) as (live, south):
+        said = []
+
+        def claim_the_last_trick(page, bid_once, before_card):
+            turn = page.evaluate(TURN)
+            state = live.table.state
+            if not (turn and turn["card"]) or said or len(state.tricks) < 12 or judge_claim(state) is None:
+                return act_by_mouse(page, bid_once, before_card)
+            page.locator("#claim-rest").click()
+            page.wait_for_function("document.querySelector('#advice').textContent.startsWith('Claim accepted')")
+            said.append(page.locator("#advice").inner_text())
+            return turn["seq"]
+
+        for _ in range(6):
+            play_hand([south], claim_the_last_trick)
+            if said:
+                break
+            south.locator("#close-review").click()
+        assert said and re.fullmatch(r"Claim accepted: the last trick of hand \d goes to your side; "
+                                     r"the cards are played out\.", said[0])
+        assert not south.errors
+
+
+def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browser, tmp_path, monkeypatch):
+    from flowerbridge.claims import judge_claim
+
+    with _claims_at_a_table_of_bots(browser, tmp_path, monkeypatch, hands=3) as (live, south):
         told = {"refused": 0, "accepted": 0}
 
         def claim_then_play(page, bid_once, before_card):
@@ -3689,8 +3724,9 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
             page.locator("#claim-rest").click()
             if good:
                 page.wait_for_function("document.querySelector('#advice').textContent.startsWith('Claim accepted')")
-                assert re.fullmatch(r"Claim accepted: the last (\d+ tricks|trick) of hand \d go to your side; "
-                                    r"the cards are played out\.", page.locator("#advice").inner_text())
+                # (one trick "goes", as a helper's review found it said "go")
+                assert re.fullmatch(r"Claim accepted: the last (\d+ tricks of hand \d go|trick of hand \d goes) "
+                                    r"to your side; the cards are played out\.", page.locator("#advice").inner_text())
                 told["accepted"] += 1
                 return turn["seq"]
             page.wait_for_function("document.querySelector('#refusal').textContent")

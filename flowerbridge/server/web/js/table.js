@@ -998,9 +998,10 @@ const HANDLERS = {
   },
   claim(message) {
     // told before the cards come (shown in the hint's live region, so said once)
-    const left = message.tricks === 1 ? "the last trick" : `the last ${message.tricks} tricks`;
+    const left = message.tricks === 1 ? `the last trick of hand ${message.hand} goes`
+      : `the last ${message.tricks} tricks of hand ${message.hand} go`;
     state.claimed = { hand: message.hand,
-      text: `Claim accepted: ${left} of hand ${message.hand} go to your side; the cards are played out.` };
+      text: `Claim accepted: ${left} to your side; the cards are played out.` };
   },
   hint(message) {
     if (message.seq === connection.seq) state.advice = { seq: message.seq, text: adviceText(message) };
