@@ -816,6 +816,29 @@ def test_formats_score_and_solve_name_a_session_or_notation_file_as_such(cli, as
                      r"\(show reads the notation\)$")
 
 
+def test_cli_solve_without_its_compiled_core_is_one_error_line(tmp_path):
+    # an install whose core is missing (a packaging review removed the .so): solve printed
+    # ModuleNotFoundError's traceback, where lab and match name the solver in one line
+    import subprocess
+
+    blocked = (
+        "import importlib.abc, sys\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'flowerbridge.solver._core':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from flowerbridge.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    for args in (["--table", "-"], ["--bridge-file", "-"]):
+        done = subprocess.run([sys.executable, "-c", blocked, "solve", *args], input="", capture_output=True,
+                              text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert re.fullmatch(r"error: the double-dummy solver is not available: its compiled core could not be "
+                            r"loaded \(No module named 'flowerbridge\.solver\._core'\); install the package "
+                            r"again\n", done.stderr), done.stderr
+
+
 def test_cli_solve_table_is_for_a_hand_record_not_a_bridge_file(cli, assert_cli_error, tmp_path):
     (tmp_path / "d.pbn").write_text("N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876\n")
     assert_cli_error(cli("solve", "--table", "--bridge-file", str(tmp_path / "d.pbn")),

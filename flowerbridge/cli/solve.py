@@ -48,8 +48,13 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..solver.core import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
     from . import UsageError, hand_record_json, input_name, read_text
+
+    try:
+        from ..solver.core import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
+    except ImportError as exc:      # an install whose compiled core is missing or broken
+        raise FlowerBridgeError(f"the double-dummy solver is not available: its compiled core could not "
+                                f"be loaded ({exc}); install the package again") from None
 
     if args.memory_mb is not None and not 1 <= args.memory_mb <= MAX_MEMORY_MB:
         raise UsageError(f"--memory-mb must be between 1 and {MAX_MEMORY_MB:,}")
