@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+import secrets
 import sqlite3
 import sys
 import time
@@ -42,9 +43,11 @@ def _tables(path) -> set[str]:
                                                         "WHERE type = 'table'")}
 
 
-def test_a_first_migration_that_fails_leaves_the_sqlite_file_as_it_was(tmp_path):
-    # another program's file with a table of one of our names: the migration
-    # fails at that table, and the tables made before it are not left behind
+def test_a_first_migration_that_fails_leaves_the_sqlite_file_as_it_was(tmp_path, monkeypatch):
+    # a file with a table of one of our names, let past the check for another program's
+    # tables: the migration fails at that table, and the tables made before it are not
+    # left behind
+    monkeypatch.setattr("flowerbridge.server.store._check_not_another_programs", lambda *_: None)
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE events (x INTEGER)")
@@ -218,9 +221,31 @@ def test_a_refused_start_leaves_another_programs_sqlite_file_byte_for_byte_as_it
     connection.close()
     before = path.read_bytes()
     assert_cli_error(cli("serve", "--port", "0", "--database", str(path)),
-                     f"cannot migrate the database {path}: table events already exists")
+                     f"cannot migrate the database {path}: it holds tables no flowerbridge server made "
+                     r"\(events\), another program's")
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]   # no lock, WAL or journal left
+
+
+@pytest.mark.parametrize("made", [["CREATE TABLE notes (a)", "INSERT INTO notes VALUES (1)"],
+                                  ["CREATE VIEW answer AS SELECT 42 AS a"],
+                                  [f"CREATE TABLE t{i} (a)" for i in range(7)]])
+def test_another_programs_sqlite_file_is_refused_though_no_name_clashes(tmp_path, cli, assert_cli_error, made):
+    # a storage review: a file of another program's tables none of whose names is ours was
+    # taken, the server's tables added beside them and the file switched to WAL
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        for statement in made:
+            connection.execute(statement)
+    connection.close()
+    before = path.read_bytes()
+    names = "answer" if "VIEW" in made[0] else "notes" if len(made) == 2 else "t0, t1, t2, t3, t4 and 2 more"
+    assert_cli_error(cli("serve", "--port", "0", "--database", str(path)),
+                     f"^error: cannot migrate the database {path}: it holds tables no flowerbridge server made "
+                     rf"\({names}\), another program's: give a new file or an empty database \(on PostgreSQL, "
+                     r"a schema of its own\); nothing was changed$")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
 def test_a_migrated_sqlite_file_runs_in_wal_mode_with_its_pragmas(tmp_path):
@@ -530,3 +555,32 @@ def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept
         for column in columns:
             assert connection.execute(f"SELECT DISTINCT {column} FROM seats").fetchall() == [(value,)]
     connection.close()
+
+
+@pytest.mark.postgres
+def test_another_programs_postgresql_schema_is_refused_and_left_as_it_was(tmp_path):
+    # as for a SQLite file: a schema holding a table of another program's got the server's
+    # tables beside it (a storage review)
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    schema = f"fb_other_{secrets.token_hex(4)}"
+    admin = Store(database)
+    with admin.engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+        connection.execute(text(f"CREATE TABLE {schema}.notes (a integer)"))
+    try:
+        joiner = "&" if "?" in database else "?"
+        store = Store(f"{database}{joiner}options=-csearch_path%3D{schema}")
+        with pytest.raises(StoreError, match=r"it holds tables no flowerbridge server made \(notes\), "
+                                             r"another program's: .*nothing was changed$"):
+            store.migrate()
+        store.close()
+        with admin.engine.connect() as connection:
+            left = connection.execute(text("SELECT table_name FROM information_schema.tables "
+                                           "WHERE table_schema = :s"), {"s": schema}).scalars().all()
+        assert left == ["notes"]
+    finally:
+        with admin.engine.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.close()

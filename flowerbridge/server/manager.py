@@ -51,7 +51,7 @@ from .models import CreationRow, utcnow
 from .repeats import KEPT_SECONDS, Repeatable, reused
 from .schemas import CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
-from .store import Append, Store, StoreError, token_hash
+from .store import Append, Store, StoreError, log_failure, token_hash
 from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError, as_utc,
                     minutes_text)
 from .views import Role
@@ -1077,8 +1077,8 @@ class TableManager:
             # rows only here, where the events meet the database (see table.Event)
             await self._commits.append(Append(live.table.id, [e.row(live.table.id) for e in rows],
                                               OVER if live.table.is_over else None))
-        except StoreError:
-            log.exception("table %s: could not store seq %d", live.table.id, rows[0].seq)
+        except StoreError as exc:
+            log_failure(exc, f"table {live.table.id}: could not store seq {rows[0].seq}")
             # The database is the truth (the write may have landed after all);
             # where it cannot be read either, the table forgets the action in
             # memory, so that nothing runs ahead of what is stored.

@@ -63,10 +63,18 @@ def said_to_clients(exc: Exception) -> str:
     """``exc`` as a client is told it: a database failure as :data:`STORE_FAILED`, its detail
     logged (each once a minute); any other refusal in its own words."""
     if isinstance(exc, StoreError):
-        if _FAILURES_TOLD.first(str(exc)):
-            log.error("%s (told to clients as \"%s\"; said once a minute)", exc, STORE_FAILED)
+        log_failure(exc)
         return STORE_FAILED
     return str(exc)
+
+
+def log_failure(exc: StoreError, where: str | None = None) -> None:
+    """Log a database failure with the driver's words (``where``: what failed), each
+    failure once a minute: a table's every action, and every bot retrying one, meet the
+    same one while the database is down or its disk full. (It is no bug: no traceback.)"""
+    if _FAILURES_TOLD.first(str(exc)):
+        log.error("%s%s (told to clients as \"%s\"; said once a minute)",
+                  f"{where}: " if where else "", exc, STORE_FAILED)
 
 
 def default_database(make_folder: bool = True) -> str:
@@ -217,6 +225,7 @@ class Store:
         self.shown = shown
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._lock: _SqliteLock | _PostgresLock | None = None
+        self._file: tuple[int, int] | None = None   # SQLite: the file migrate() found (device, inode)
 
     def lock(self) -> None:
         """Take this database for this process alone until :meth:`close`; a
@@ -251,6 +260,7 @@ class Store:
         try:
             with migration_connection(self.url, self.engine) as connection:
                 config.attributes["connection"] = connection
+                _check_not_another_programs(connection, self.shown)
                 upgrade = _upgrade_from(config, connection)
                 command.upgrade(config, "head")
         except SQLAlchemyError as exc:
@@ -268,7 +278,27 @@ class Store:
                     connection.exec_driver_sql("PRAGMA journal_mode=WAL")
             except SQLAlchemyError as exc:
                 raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
+            self._file = self._file_now()
         self._check_writable()
+
+    def _file_now(self) -> tuple[int, int] | None:
+        """The SQLite file at the database's path now (device, inode); None where there is none."""
+        try:
+            found = os.stat(self.engine.url.database or "")
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _check_file(self) -> None:
+        """Refuse (a StoreError) to go on where the SQLite file migrate() opened was removed
+        or replaced since: the server's connections still write to the file they opened,
+        which nobody would find again once the server stops (every action accepted after
+        it, lost). The file at the path is looked at before each commit and by the health
+        probe; a file removed between that look and the commit is not noticed."""
+        if self._file is not None and self._file_now() != self._file:
+            raise StoreError(f"the database file {self.engine.url.database} was removed or replaced "
+                             "while the server ran: nothing more is stored; restart the server "
+                             "(on the file there now, or a new one)")
 
     def _check_writable(self) -> None:
         """Refuse a database this server can read but not write -- a read-only
@@ -286,6 +316,7 @@ class Store:
     def check(self) -> None:
         """A read of no row, for a health probe: a :class:`StoreError` where the database
         cannot be reached."""
+        self._check_file()
         with self._transaction(write=False) as session:
             session.execute(select(TableRow.id).where(false()))
 
@@ -489,6 +520,7 @@ class Store:
         try:
             yield session
             if write:
+                self._check_file()
                 session.commit()
         except SQLAlchemyError as exc:
             session.rollback()
@@ -512,6 +544,21 @@ class Pruned:
     hands: int
     events: int
     stray: int
+
+
+def _check_not_another_programs(connection: Connection, shown: str) -> None:
+    """Refuse (a StoreError) a database that holds tables (or views) but no record of flowerbridge's
+    migrations: another program's file, or a PostgreSQL schema in use. The server would
+    have added its tables beside that program's (and switched a SQLite file to WAL)."""
+    found = inspect(connection)
+    if found.has_table("alembic_version"):
+        return
+    theirs = sorted([*found.get_table_names(), *found.get_view_names()])
+    if theirs:
+        named = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+        raise StoreError(f"cannot migrate the database {shown}: it holds tables no flowerbridge server "
+                         f"made ({named}), another program's: give a new file or an empty database "
+                         "(on PostgreSQL, a schema of its own); nothing was changed")
 
 
 def _upgrade_from(config: Any, connection: Any) -> tuple[str, str] | None:
