@@ -1272,6 +1272,26 @@ def test_lab_a_bot_that_fails_is_one_error_naming_the_deal_it_failed_in(tmp_path
                         err), err
 
 
+def test_lab_a_bots_own_keyboard_interrupt_in_a_worker_is_its_failure_not_a_ctrl_c(tmp_path, capsys, monkeypatch):
+    # workers ignore Ctrl-C: a KeyboardInterrupt there is the bot's, and was reported as the
+    # person's ("interrupted: finished work is saved ..."), bot, chunk and deal unnamed
+    (tmp_path / "kibot.py").write_text(
+        "class Interrupts:\n"
+        "    def act(self, observation):\n"
+        "        if len(observation.plays) == 30:\n"
+        "            raise KeyboardInterrupt('from the bot')\n"
+        "        legal = observation.legal\n"
+        "        return legal[1] if observation.phase == 'auction' and not observation.auction else legal[0]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    status = main(["lab", "play", "--n", "4", "--chunk-size", "2", "--out", str(tmp_path / "out"), "--quiet",
+                   "--workers", "2", "--bots", "kibot:Interrupts"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert re.fullmatch(r"error: play, deals (0-1|2-3): deal [0-3]: the bot at \w+ failed: "
+                        r"KeyboardInterrupt: from the bot\n", err), err
+
+
 # ------------------------------------------------------------------ report
 
 

@@ -185,6 +185,36 @@ class RaisesGeneratorExit:
     def act(self, observation):
         raise GeneratorExit("closed")
 
+class Custom(BaseException):
+    pass
+
+class MadeBadly:
+    def __init__(self):
+        raise Custom("custom base exc")
+    def act(self, observation):
+        return observation.legal[0]
+
+class ActProperty:
+    @property
+    def act(self):
+        raise RuntimeError("act property")
+
+class DeepExit:
+    def __deepcopy__(self, memo):
+        raise SystemExit(9)
+    def act(self, observation):
+        return observation.legal[0]
+
+deep_exit = DeepExit()
+
+def out_of_memory():
+    raise MemoryError()
+
+class Prints:
+    def act(self, observation):
+        print("HELLO FROM BOT", observation.seat)
+        return observation.legal[0]
+
 ACTS = [0]
 
 class FailsLater:
@@ -219,6 +249,67 @@ def test_match_a_bot_that_breaks_the_rules_or_fails_is_named_with_its_board_and_
     assert main(["match", "--ns", "basic", "--ew", f"badbots:{bot}", "--boards", "3", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(message, err.strip()), err
+
+
+@pytest.mark.parametrize("bot, message", [
+    # (a traceback: BaseException of the bot's own from its constructor, or a property)
+    ("MadeBadly", r"cannot make bot 'badbots:MadeBadly': Custom: custom base exc"),
+    ("ActProperty", r"bot 'badbots:ActProperty': reading its act method failed: RuntimeError: act property"),
+    # (the command ended silently with status 9)
+    ("deep_exit", r"bot 'badbots:deep_exit' is an object that cannot be copied for each seat \(SystemExit\): "
+                  r"name its class or a factory instead"),
+    # (its words were empty: "MemoryError: ")
+    ("out_of_memory", r"cannot make bot 'badbots:out_of_memory': MemoryError"),
+])
+def test_match_a_bot_that_cannot_be_made_is_one_error_line(tmp_path, monkeypatch, capsys, bot, message):
+    (tmp_path / "badbots.py").write_text(BAD_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["match", "--ns", f"badbots:{bot}", "--ew", "basic", "--boards", "1", "--seed", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and re.fullmatch(f"error: {message}\n", err), err
+
+
+def test_match_a_bot_module_raising_a_base_exception_on_import_is_one_error_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "raisesonimport.py").write_text("class C(BaseException):\n    pass\n\nraise C('import base exc')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["match", "--ns", "raisesonimport:Bot", "--ew", "basic", "--boards", "1"]) == 2
+    assert capsys.readouterr().err == ("error: cannot load bot 'raisesonimport:Bot': importing raisesonimport "
+                                       "failed: C: import base exc\n")
+
+
+def test_match_json_is_the_only_thing_on_standard_output_when_a_bot_prints(tmp_path, monkeypatch, capsys):
+    # a bot printing in its play put 52 lines before match --json's object
+    (tmp_path / "badbots.py").write_text(BAD_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["match", "--ns", "badbots:Prints", "--ew", "basic", "--boards", "1", "--seed", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["boards"] == 1
+    assert err.count("HELLO FROM BOT") > 10 and "HELLO" not in out
+
+
+def test_a_bots_keyboard_interrupt_where_ctrl_c_is_ignored_is_its_failure():
+    # in a process that ignores Ctrl-C (the lab's workers, a job started in the background)
+    # a KeyboardInterrupt can only be the bot's own
+    import signal
+
+    from flowerbridge import Deal, HandState
+    from flowerbridge.bots.base import ask
+    from flowerbridge.errors import BotError
+
+    class Interrupts:
+        def act(self, observation):
+            raise KeyboardInterrupt("from the bot")
+
+    state = HandState(Deal.from_seed(1))
+    seat = state.turn
+    with pytest.raises(KeyboardInterrupt):      # where Ctrl-C is taken: the person's
+        ask(Interrupts(), seat, state.observation(seat))
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(BotError, match=f"^the bot at {seat.full_name} failed: KeyboardInterrupt: from the bot$"):
+            ask(Interrupts(), seat, state.observation(seat))
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.mark.parametrize("as_json", [False, True])

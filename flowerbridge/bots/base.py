@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import inspect
 import random
+import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
@@ -73,15 +74,17 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         stop = stop_behind(exc)
         if stop is not None:    # a Ctrl-C that landed inside a lock the bot waited on: the person's
             raise stop from None
-        if isinstance(exc, FlowerBridgeError):  # (the package's own errors, raised by the bot)
-            raise BotError(f"the bot at {seat.full_name} failed: {exc}") from exc
-        raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
+        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
     except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
         raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        # the person's, but where this process ignores Ctrl-C (the lab's workers, a job the
+        # shell started in the background): then it can only be the bot's own
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            raise
+        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
     except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own
-        raise BotError(f"the bot at {seat.full_name} failed: {type(exc).__name__}: {exc}") from exc
+        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
@@ -200,23 +203,43 @@ def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
             raise BotError(f"bot {spec!r} takes no option {unknown[0]!r} (its options: "
                            f"{', '.join(options) or 'none'})")
     spec = bot_name(spec)
+    # (a factory, a copy, an ``act`` property are other people's code: whatever they raise,
+    # GeneratorExit or a class of their own from BaseException included, is one line; but
+    # KeyboardInterrupt, the person's)
     if _is_factory(target):
         try:
             bot = target(**_accepted(target, kwargs))
-        except Exception as exc:  # noqa: BLE001 -- the factory is other people's code
-            said = str(exc) if isinstance(exc, FlowerBridgeError) else f"{type(exc).__name__}: {exc}"
-            raise BotError(f"cannot make bot {spec!r}: {said}") from None
+        except KeyboardInterrupt:
+            raise
         except SystemExit as exc:   # exit() in it ends the making of the bot, not the command
             raise BotError(f"cannot make bot {spec!r}: it called exit({exc.code!r})") from None
+        except BaseException as exc:  # noqa: BLE001
+            raise BotError(f"cannot make bot {spec!r}: {failure(exc)}") from None
     else:
         try:
             bot = copy.deepcopy(target)
-        except Exception as exc:  # noqa: BLE001 -- whatever the object's copy raises
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 -- whatever the object's copy raises
             raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
                            f"({type(exc).__name__}): name its class or a factory instead") from None
-    if not callable(getattr(bot, "act", None)):
+    try:
+        act = getattr(bot, "act", None)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 -- a property of the bot's
+        raise BotError(f"bot {spec!r}: reading its act method failed: {failure(exc)}") from None
+    if not callable(act):
         raise BotError(f"bot {spec!r} has no act(observation) method")
     return bot
+
+
+def failure(exc: BaseException) -> str:
+    """How a failure of other people's code is said: the package's own errors in their
+    words, any other as its class and its words (``MemoryError`` alone where it has none)."""
+    if isinstance(exc, FlowerBridgeError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def bot_name(spec: str | Any) -> str:
@@ -249,12 +272,13 @@ def _target(spec: str | Any) -> Any:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise BotError(f"cannot load bot {spec!r}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 -- whatever importing other people's module raises
-        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: "
-                       f"{type(exc).__name__}: {exc}") from None
+    except KeyboardInterrupt:
+        raise
     except SystemExit as exc:   # a script's exit(main()) run on import, say
         raise BotError(f"cannot load bot {spec!r}: importing {module_name} called "
                        f"exit({exc.code!r})") from None
+    except BaseException as exc:  # noqa: BLE001 -- whatever importing other people's module raises
+        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: {failure(exc)}") from None
 
 
 def _is_factory(target: Any) -> bool:

@@ -28,6 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import contextlib
     import sys
 
     from .._signals import Terminated, terminated_as_a_stop
@@ -45,7 +46,9 @@ def run(args) -> int:
     stopped: MatchInterrupted | None = None
     played: list = []
     try:
-        with terminated_as_a_stop():
+        # what a bot prints goes to standard error: standard output holds the report alone
+        # (a bot printing in its play put its lines before match --json's object)
+        with terminated_as_a_stop(), contextlib.redirect_stdout(sys.stderr):
             _play(args, seed, bot_options, played)
     except MatchInterrupted as stop:    # Ctrl-C or SIGTERM: the report of the boards played
         result, stopped = stop.result, stop
