@@ -611,7 +611,7 @@ def test_formats_json_nested_too_deeply_is_a_record_error_naming_the_file(text):
     # records.loads raised RecursionError (no FlowerBridgeError), and show said "the input is
     # nested too deeply to read", naming no file
     with pytest.raises(RecordError, match=r"^deep\.json: unreadable JSON: arrays or objects nested "
-                                          r"too deeply \(about \d[\d,]* levels\)$"):
+                                          r"too deeply \(deeper than Python's JSON reader goes\)$"):
         load_any(text, "deep.json")
     with pytest.raises(RecordError, match=r"^unreadable JSON: arrays or objects nested too deeply"):
         records.loads(text)
