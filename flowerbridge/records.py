@@ -357,7 +357,7 @@ def parse_json(text: str | bytes, source: str | None = None, *, hand_record: boo
     see :func:`strict_json_loads`; and a string that holds a lone surrogate
     (``"\\ud800"``, no Unicode character: the record could not be written as
     UTF-8) is refused, naming where it is, and so is JSON nested deeper than Python
-    reads (about 1,000 levels).
+    reads (about 1,000 levels in Python 3.11, 10,000 in 3.13).
 
     With ``hand_record``, a hand record's unknown key (at its top, among its
     ``hands``, in its ``options``) whose value cannot be kept as written (such a
