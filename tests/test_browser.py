@@ -1319,6 +1319,32 @@ def long_sheet(hands, games):
                        "EW": {"above": 4, "below": 0, "games": 0, "total": 4}}}
 
 
+def test_scoresheet_of_a_long_game_folds_its_earlier_entries_below_the_line(browser, server):
+    # games were folded whole, and only once five were won: a long game (random bots at a
+    # high game_points) drew all its entries, a table 8,742 pixels tall (a scale review)
+    sheet = long_sheet(4, 1)
+    sheet["games"][1]["below"] = [{"hand": hand, "side": "EW" if hand % 3 else "NS", "points": 30}
+                                  for hand in range(3, 63)]
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
+    fold = page.locator("details.earlier")
+    assert fold.count() == 1 and fold.locator("summary").inner_text() == "Hands 1 to 46: 46 earlier entries"
+    shown = page.locator("table.below:not(.earlier) .entry").all_inner_texts()
+    assert len(shown) == 16 and "(hand 47)" in " ".join(shown) and "(hand 46)" not in " ".join(shown)
+    assert page.locator("table.below:not(.earlier)").get_attribute("aria-label") == "Below the line, from hand 47"
+    assert page.locator("table.below:not(.earlier) .game-line").count() == 0      # the game goes on
+    fold.locator("summary").click()
+    assert page.locator("table.below.earlier .entry").count() == 46
+    assert page.locator("table.below.earlier .game-line").all_inner_texts() == ["game 1 to NORTH-SOUTH"]
+    # won, the game's line stays with its later part, in view
+    sheet["games"][1]["winner"] = "EW"
+    sheet["games"].append({"number": 3, "below": [], "winner": None})
+    render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
+    assert page.locator("table.below:not(.earlier) .game-line").all_inner_texts() == ["game 2 to EAST-WEST"]
+    assert page.locator("table.below.earlier .game-line").all_text_contents() == ["game 1 to NORTH-SOUTH"]
+    assert not page.errors
+
+
 def test_scoresheet_of_a_long_session_folds_its_earlier_entries_and_games_away(browser, server):
     # At 419 hands the sheet was 25,000 pixels tall, every entry in one table and the
     # totals at its foot: the latest part stays in view, the rest folded

@@ -137,6 +137,26 @@ def test_lobby_session_length_in_games(server):
         assert response.status_code == 201, response.text
 
 
+def test_lobby_a_table_played_to_games_ends_after_the_most_hands_all_the_same(server, monkeypatch):
+    # a session of 100 games ran to 1,831 hands (random bots, 179 s; loaded again, 62 MB),
+    # 20,000 or more with game_points raised (a scale review): it ends after MAX_LENGTH
+    # hands, the longest session in hands (3 here, for a short test)
+    monkeypatch.setattr("flowerbridge.server.manager.MAX_LENGTH", 3)
+    created = server.create_table({s: "random" for s in "NESW"}, hands=None, length={"games": 100},
+                                  options={"game_points": 4_400})
+    table_id = created["table"]["id"]
+    assert created["table"]["length"] == {"games": 100}
+    watcher = joined(server, table_id)
+    watcher.until(lambda m: m.get("hand_over", {}).get("scoresheet", {}).get("is_over", False))
+    watcher.close()
+    info = server.api("GET", f"/api/tables/{table_id}").json()
+    assert (info["status"], info["hands_played"], info["length"]) == ("over", 3, {"games": 100})
+    record = server.api("GET", f"/api/tables/{table_id}/session").json()
+    assert (record["session"]["max_games"], record["session"]["max_hands"], len(record["session"]["hands"])) == \
+        (100, 3, 3)
+    assert sum(g["winner"] is not None for g in record["scoresheet"]["games"]) < 100
+
+
 @pytest.mark.parametrize("change, complaint", [
     ({"seats": {"N": {"player": "human"}}}, "missing E, S, W"),
     ({"seats": {"N": {"player": "bot", "level": "os:system"}, "E": {"player": "human"},

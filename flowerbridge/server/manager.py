@@ -49,7 +49,7 @@ from .limits import (MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX
                      Sparing)
 from .models import CreationRow, utcnow
 from .repeats import KEPT_SECONDS, Repeatable, reused
-from .schemas import CreateTable, SeatName
+from .schemas import MAX_LENGTH, CreateTable, SeatName
 from .pubsub import Broadcast, MemoryBroker
 from .store import Append, Store, StoreError, log_failure, token_hash
 from .table import (BOT, HUMAN, OVER, PROTOCOL_VERSION, Event, SeatPlayer, Table, TableError, as_utc,
@@ -455,7 +455,11 @@ class TableManager:
             else:
                 tokens[seat] = new_token() if repeatable is None else repeatable.token(salt, seat.name)
                 players[seat] = SeatPlayer(HUMAN, token_hash=token_hash(tokens[seat]))
-        rows = Table.new_rows(request.name, options, request.length.hands, request.length.games,
+        # a table played to games ends after MAX_LENGTH hands all the same: random bots take
+        # some 18 hands a game, and with game_points raised hundreds, so that a session of
+        # 100 games ran to thousands of hands (a scale review: 1,831, 62 MB loaded), and
+        # every snapshot carried its whole scoresheet
+        rows = Table.new_rows(request.name, options, request.length.hands or MAX_LENGTH, request.length.games,
                               players, stand_in)
         creation = None if repeatable is None else CreationRow(
             key_hash=repeatable.key_hash, table_id=rows[0].id, request_hash=repeatable.request_hash,

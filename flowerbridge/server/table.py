@@ -480,8 +480,9 @@ class Table:
 
     def info(self) -> dict[str, Any]:
         """The table's public description, without presence (the manager adds it)."""
-        length = {"hands": self.session.max_hands} if self.session.max_hands is not None \
-            else {"games": self.session.max_games}
+        # (a table played to games has its most hands too, MAX_LENGTH: its length is the games)
+        length = {"games": self.session.max_games} if self.session.max_games is not None \
+            else {"hands": self.session.max_hands}
         return {"id": self.id, "name": self.name, "created": self.created.isoformat(),
                 "options": self.options.to_dict(), "length": length, "status": self.status,
                 "hand": self.hand_number, "hands_played": len(self.session.hands),

@@ -43,27 +43,29 @@ function header() {
 
 // A long session's sheet keeps its latest part in view and folds the rest away
 // (every entry one click off): above the line, the entries of the latest hands,
-// at least the last hand's and at most ABOVE_SHOWN when the earlier hands have
-// more than ABOVE_FOLD between them; below the line, the last GAMES_SHOWN games
-// once there are more than GAMES_FOLD. (At 419 hands the whole sheet was 25,000
-// pixels tall, the totals at its foot.)
-export const ABOVE_SHOWN = 16;
-export const ABOVE_FOLD = 8;
+// at least the last hand's and at most SHOWN when the earlier hands have more
+// than FOLD between them; below the line, the last GAMES_SHOWN games once there
+// are more than GAMES_FOLD, and of those the entries of the latest hands as above
+// the line (a long game: at 4,547 hands, 6 games of some 175 entries each drew a
+// table 8,742 pixels tall). (At 419 hands the whole sheet was 25,000 pixels tall,
+// the totals at its foot.)
+export const SHOWN = 16;
+export const FOLD = 8;
 export const GAMES_SHOWN = 3;
 export const GAMES_FOLD = 5;
 
 const aboveEntry = (item) => entry(item.points, `${item.label} (hand ${item.hand})`);
 
-// The first hand whose entries above the line stay in view.
-function firstShownHand(above) {
-  if (!above.length) return 0;
-  let first = above[above.length - 1].hand;
-  for (const hand of [...new Set(above.map((item) => item.hand))].reverse()) {
-    if (above.filter((item) => item.hand >= hand).length > ABOVE_SHOWN) break;
+// The first hand whose entries (above or below the line) stay in view; 0: all do.
+function firstShownHand(items) {
+  if (!items.length) return 0;
+  let first = items[items.length - 1].hand;
+  for (const hand of [...new Set(items.map((item) => item.hand))].reverse()) {
+    if (items.filter((item) => item.hand >= hand).length > SHOWN) break;
     first = hand;
   }
-  const earlier = above.filter((item) => item.hand < first).length;
-  return earlier > ABOVE_FOLD ? first : 0;
+  const earlier = items.filter((item) => item.hand < first).length;
+  return earlier > FOLD ? first : 0;
 }
 
 // Earlier entries in a fold of their own: a summary that says what it holds, and
@@ -105,13 +107,29 @@ function gameRows(games, all) {
 
 function belowTheLine(sheet) {
   const won = sheet.games.filter((game) => game.winner);
-  const earlier = won.length > GAMES_FOLD ? won.slice(0, won.length - GAMES_SHOWN) : [];
-  const shown = sheet.games.filter((game) => !earlier.includes(game));
+  let earlier = won.length > GAMES_FOLD ? won.slice(0, won.length - GAMES_SHOWN) : [];
+  let shown = sheet.games.filter((game) => !earlier.includes(game));
   const last = earlier.length ? earlier[earlier.length - 1].number : 0;
-  const fold = earlier.length
-    ? folded(`Games 1 to ${last}`, `Below the line, games 1 to ${last}`, "below", gameRows(earlier, sheet.games))
-    : null;
-  return [fold, el("table", { class: "below", "aria-label": last ? `Below the line, from game ${last + 1}` : "Below the line" },
+  let summary = `Games 1 to ${last}`;
+  let label = `Below the line, games 1 to ${last}`;
+  let heading = last ? `Below the line, from game ${last + 1}` : "Below the line";
+  // the games left in view may be long ones: their earlier entries go in the fold too,
+  // a game cut in two keeping its line (who won it) with its later part
+  const first = firstShownHand(shown.flatMap((game) => game.below));
+  if (first) {
+    const before = (game) => ({ ...game, below: game.below.filter((item) => item.hand < first), winner: null });
+    const after = (game) => ({ ...game, below: game.below.filter((item) => item.hand >= first) });
+    const whole = shown.filter((game) => game.below.length && game.below.every((item) => item.hand < first));
+    const cut = shown.filter((game) => !whole.includes(game) && game.below.some((item) => item.hand < first));
+    earlier = [...earlier, ...whole, ...cut.map(before)];
+    shown = shown.filter((game) => !whole.includes(game)).map((game) => (cut.includes(game) ? after(game) : game));
+    const entries = earlier.reduce((sum, game) => sum + game.below.length, 0);
+    summary = `Hands 1 to ${first - 1}: ${entries} earlier entries`;
+    label = `Below the line, hands 1 to ${first - 1}`;
+    heading = `Below the line, from hand ${first}`;
+  }
+  const fold = earlier.length ? folded(summary, label, "below", gameRows(earlier, sheet.games)) : null;
+  return [fold, el("table", { class: "below", "aria-label": heading },
     el("thead", {}, header()), el("tbody", {}, ...gameRows(shown, sheet.games),
       el("tr", { class: "totals" }, ...SIDES.map((side) => total(sheet.totals[side].below)))))];
 }
