@@ -293,6 +293,7 @@ def test_a_bots_keyboard_interrupt_where_ctrl_c_is_ignored_is_its_failure():
     import signal
 
     from flowerbridge import Deal, HandState
+    from flowerbridge._signals import Terminated
     from flowerbridge.bots.base import ask
     from flowerbridge.errors import BotError
 
@@ -304,10 +305,18 @@ def test_a_bots_keyboard_interrupt_where_ctrl_c_is_ignored_is_its_failure():
     seat = state.turn
     with pytest.raises(KeyboardInterrupt):      # where Ctrl-C is taken: the person's
         ask(Interrupts(), seat, state.observation(seat))
+    class Terminates:   # (as the bot is asked when SIGTERM's handler raises Terminated)
+        def act(self, observation):
+            raise Terminated()
+
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with pytest.raises(BotError, match=f"^the bot at {seat.full_name} failed: KeyboardInterrupt: from the bot$"):
             ask(Interrupts(), seat, state.observation(seat))
+        # SIGTERM's stop is the person's still (a diff review: kill ended a background match
+        # as a bot's failure, exit 2, not "terminated", 143)
+        with pytest.raises(Terminated):
+            ask(Terminates(), seat, state.observation(seat))
     finally:
         signal.signal(signal.SIGINT, before)
 

@@ -584,3 +584,35 @@ def test_another_programs_postgresql_schema_is_refused_and_left_as_it_was(tmp_pa
         with admin.engine.begin() as connection:
             connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.close()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_schema_of_its_own_first_on_the_search_path_is_taken_beside_others_tables(tmp_path):
+    # `?options=-csearch_path=fb,public` gives the server a schema of its own while other
+    # programs' tables stay in view: the check for another program's tables looked in every
+    # schema on the path, and refused it (a diff review)
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    own, other = (f"fb_{name}_{secrets.token_hex(4)}" for name in ("own", "other"))
+    admin = Store(database)
+    with admin.engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {own}"))
+        connection.execute(text(f"CREATE SCHEMA {other}"))
+        connection.execute(text(f"CREATE TABLE {other}.notes (a integer)"))
+    try:
+        joiner = "&" if "?" in database else "?"
+        store = Store(f"{database}{joiner}options=-csearch_path%3D{own},{other}")
+        store.migrate()
+        store.close()
+        with admin.engine.connect() as connection:
+            made = set(connection.execute(text("SELECT table_name FROM information_schema.tables "
+                                               "WHERE table_schema = :s"), {"s": own}).scalars())
+            theirs = connection.execute(text("SELECT table_name FROM information_schema.tables "
+                                             "WHERE table_schema = :s"), {"s": other}).scalars().all()
+        assert {"tables", "seats", "events", "alembic_version"} <= made and theirs == ["notes"]
+    finally:
+        with admin.engine.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {own} CASCADE"))
+            connection.execute(text(f"DROP SCHEMA {other} CASCADE"))
+        admin.close()

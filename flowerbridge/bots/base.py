@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from .._signals import stop_behind
+from .._signals import Terminated, stop_behind
 from ..calls import Call
 from ..cards import Card
 from ..errors import BotError, FlowerBridgeError
@@ -79,8 +79,9 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
     except KeyboardInterrupt as exc:
         # the person's, but where this process ignores Ctrl-C (the lab's workers, a job the
-        # shell started in the background): then it can only be the bot's own
-        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        # shell started in the background): then it can only be the bot's own -- but for
+        # SIGTERM's stop (Terminated, a KeyboardInterrupt), which a job so started still gets
+        if isinstance(exc, Terminated) or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             raise
         raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
     except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own

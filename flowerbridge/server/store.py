@@ -551,9 +551,19 @@ def _check_not_another_programs(connection: Connection, shown: str) -> None:
     migrations: another program's file, or a PostgreSQL schema in use. The server would
     have added its tables beside that program's (and switched a SQLite file to WAL)."""
     found = inspect(connection)
-    if found.has_table("alembic_version"):
+    if found.has_table("alembic_version"):     # (anywhere on the search path, as Alembic finds it)
         return
-    theirs = sorted([*found.get_table_names(), *found.get_view_names()])
+    if connection.dialect.name == "postgresql":
+        # the schema the tables would be made in alone (not every schema on the search path:
+        # `fb,public` gives the server a schema of its own, other programs' tables in public),
+        # and no extension's own (pg_stat_statements' views, PostGIS's spatial_ref_sys)
+        theirs = sorted(connection.exec_driver_sql(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+            "AND d.objid = c.oid AND d.deptype = 'e')").scalars())
+    else:
+        theirs = sorted([*found.get_table_names(), *found.get_view_names()])
     if theirs:
         named = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
         raise StoreError(f"cannot migrate the database {shown}: it holds tables no flowerbridge server "
