@@ -3772,3 +3772,47 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
             south.locator("#close-review").click()
         assert told["accepted"] == 1 and told["refused"] >= 1
         assert not south.errors
+
+
+def test_how_to_play_gives_the_engines_figures_and_is_linked_from_the_lobby_and_the_table(browser, server):
+    # a person new to the game had the deck's page and nothing of its rules in the browser
+    from flowerbridge.calls import Denomination
+    from flowerbridge.options import RuleOptions
+    from flowerbridge.scoring import contract_points
+
+    options = RuleOptions()
+    lobby = open_page(browser, server, "/")
+    lobby.get_by_role("link", name="How to play").click()
+    lobby.wait_for_url("**/static/rules.html")
+    page = lobby
+    assert page.locator("h1").inner_text() == "How to play" and page.title() == "How to play — Flower Bridge"
+
+    def table(name):
+        rows = page.locator(f"#{name} tbody tr")
+        return {rows.nth(i).locator("th").inner_text(): [int(td) for td in rows.nth(i).locator("td").all_inner_texts()]
+                for i in range(rows.count())}
+
+    # Ch. 11 (R13, R14): first level, each further level, each overtrick, by denomination
+    assert table("contract-points") == {
+        name: [*options.contract_points[d], options.overtrick_points[d]]
+        for name, d in (("Plains", Denomination.P), ("Ribbons", Denomination.R),
+                        ("Bright Animals", Denomination.A), ("No Trump", Denomination.NT))}
+    # Ch. 13 (R16): one copy, both copies
+    assert table("honors") == {name: [first, first + second] for name, (first, second) in
+                               zip(("Plain", "Ribbon", "Animal", "Bright"), options.honor_values)}
+    figures = {name: int(page.locator(f"#{name}").inner_text())
+               for name in ("undertrick", "five-bright", "ten-bright", "game")}
+    assert figures == {"undertrick": options.undertrick_penalty, "five-bright": options.five_bright_bonus,
+                       "ten-bright": options.ten_bright_bonus, "game": options.game_points}
+    # "3NT, 4R, 4A or 5P is a game in one hand" (and one level less is not)
+    for level, denomination in ((3, Denomination.NT), (4, Denomination.R), (4, Denomination.A), (5, Denomination.P)):
+        assert contract_points(level, denomination) >= options.game_points > contract_points(level - 1, denomination)
+    assert not page.errors
+    # at the table, from the keys' list, in a new tab (the table stays)
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#open-keys").click()
+    link = south.locator("#keys-dialog").get_by_role("link", name="How to play")
+    assert link.get_attribute("href") == "/static/rules.html" and link.get_attribute("target") == "_blank"
+    assert not south.errors
