@@ -287,13 +287,15 @@ def test_match_json_is_the_only_thing_on_standard_output_when_a_bot_prints(tmp_p
     assert err.count("HELLO FROM BOT") > 10 and "HELLO" not in out
 
 
-def test_a_bots_keyboard_interrupt_where_ctrl_c_is_ignored_is_its_failure():
-    # in a process that ignores Ctrl-C (the lab's workers, a job started in the background)
-    # a KeyboardInterrupt can only be the bot's own
+def test_a_bots_keyboard_interrupt_in_a_process_that_takes_no_ctrl_c_is_its_failure(monkeypatch):
+    # in the lab's worker processes (their driver stops them) a KeyboardInterrupt can only be
+    # the bot's own; elsewhere it is the person's Ctrl-C, whatever SIGINT's disposition (a
+    # command the shell starts in the background ignores SIGINT)
     import signal
 
     from flowerbridge import Deal, HandState
     from flowerbridge._signals import Terminated
+    from flowerbridge.bots import base
     from flowerbridge.bots.base import ask
     from flowerbridge.errors import BotError
 
@@ -301,24 +303,26 @@ def test_a_bots_keyboard_interrupt_where_ctrl_c_is_ignored_is_its_failure():
         def act(self, observation):
             raise KeyboardInterrupt("from the bot")
 
-    state = HandState(Deal.from_seed(1))
-    seat = state.turn
-    with pytest.raises(KeyboardInterrupt):      # where Ctrl-C is taken: the person's
-        ask(Interrupts(), seat, state.observation(seat))
     class Terminates:   # (as the bot is asked when SIGTERM's handler raises Terminated)
         def act(self, observation):
             raise Terminated()
 
+    state = HandState(Deal.from_seed(1))
+    seat = state.turn
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        with pytest.raises(BotError, match=f"^the bot at {seat.full_name} failed: KeyboardInterrupt: from the bot$"):
+        with pytest.raises(KeyboardInterrupt):      # the person's, SIGINT ignored or not
             ask(Interrupts(), seat, state.observation(seat))
-        # SIGTERM's stop is the person's still (a diff review: kill ended a background match
-        # as a bot's failure, exit 2, not "terminated", 143)
-        with pytest.raises(Terminated):
-            ask(Terminates(), seat, state.observation(seat))
     finally:
         signal.signal(signal.SIGINT, before)
+    monkeypatch.setattr(base, "_ctrl_c_is_not_the_persons", False)
+    base.ctrl_c_is_not_the_persons()
+    with pytest.raises(BotError, match=f"^the bot at {seat.full_name} failed: KeyboardInterrupt: from the bot$"):
+        ask(Interrupts(), seat, state.observation(seat))
+    # SIGTERM's stop is a stop still (a diff review: kill ended a background match as a bot's
+    # failure, exit 2, not "terminated", 143)
+    with pytest.raises(Terminated):
+        ask(Terminates(), seat, state.observation(seat))
 
 
 @pytest.mark.parametrize("as_json", [False, True])

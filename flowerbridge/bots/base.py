@@ -16,7 +16,6 @@ import hashlib
 import importlib
 import inspect
 import random
-import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
@@ -62,6 +61,18 @@ def bot_seed(*parts: Any) -> str:
     return hashlib.sha256(b"flowerbridge bot\x00" + text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+_ctrl_c_is_not_the_persons = False
+
+
+def ctrl_c_is_not_the_persons() -> None:
+    """Say that this process takes no Ctrl-C (a worker process whose driver stops it):
+    from now on, a bot's KeyboardInterrupt is :func:`ask`'s failure of the bot, not a stop.
+    (Not read off SIGINT's disposition: a command started in the background by a shell
+    ignores SIGINT too, and there the person's stop is still raised as one.)"""
+    global _ctrl_c_is_not_the_persons
+    _ctrl_c_is_not_the_persons = True
+
+
 def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
     """:func:`decide`, with a bot that raises (anything, ``GeneratorExit`` included), or
     calls ``exit()``, reported as a :class:`BotError` naming the seat (a bot loaded by path
@@ -78,10 +89,10 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
     except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
         raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
     except KeyboardInterrupt as exc:
-        # the person's, but where this process ignores Ctrl-C (the lab's workers, a job the
-        # shell started in the background): then it can only be the bot's own -- but for
-        # SIGTERM's stop (Terminated, a KeyboardInterrupt), which a job so started still gets
-        if isinstance(exc, Terminated) or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        # the person's, but in a process that takes no Ctrl-C (the lab's worker processes:
+        # their driver stops them), where it can only be the bot's own -- but for SIGTERM's
+        # stop (Terminated, a KeyboardInterrupt)
+        if isinstance(exc, Terminated) or not _ctrl_c_is_not_the_persons:
             raise
         raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
     except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Generator, Iterable, Mapping, Sequence
 
 from .._signals import signals_held
+from ..bots.base import ctrl_c_is_not_the_persons
 from ..dealing import seed_value
 from ..errors import DealError, FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
@@ -201,6 +202,7 @@ def _worker_start(slots: Any = None, taken: Any = None, driver: int | None = Non
     # (They start with it blocked, :func:`_sigint_held`; ignored, a Ctrl-C pending since
     # is dropped, and it can be unblocked.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ctrl_c_is_not_the_persons()     # (a bot's own KeyboardInterrupt is then its failure)
     if hasattr(signal, "pthread_sigmask"):
         # (SIGTERM too, held with it: the pool ends its workers with it)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
