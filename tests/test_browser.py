@@ -3612,11 +3612,15 @@ def test_the_second_click_of_a_double_click_on_take_back_does_not_make_the_call_
     south.locator("#take-back").wait_for(state="visible")
     south.locator("#take-back").click()
     # the second click, sent as soon as the call lies under the pointer
-    south.evaluate("""async () => {
+    # (waited for 20 s at most: a CI run under load once waited here until pytest's timeout)
+    assert south.evaluate("""async () => {
       const under = () => document.querySelector("#bidding button[data-call='7NT']");
-      while (!under()) await new Promise((frame) => requestAnimationFrame(frame));
+      const until = Date.now() + 20000;
+      while (!under() && Date.now() < until) await new Promise((frame) => requestAnimationFrame(frame));
+      if (!under()) return document.querySelector("#refusal").textContent || document.body.dataset.seq || "no call";
       under().dispatchEvent(new MouseEvent('click', { detail: 2, bubbles: true }));
-    }""")
+      return true;
+    }""") is True
     seq = int(south.evaluate("document.body.dataset.seq"))
     time.sleep(0.5)
     assert int(south.evaluate("document.body.dataset.seq")) == seq      # no call made
