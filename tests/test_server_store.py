@@ -5,6 +5,7 @@ back is what was stored."""
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 import logging
 import shutil
 import secrets
@@ -557,33 +558,47 @@ def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept
     connection.close()
 
 
+@contextmanager
+def _schemas(tmp_path, *names: str):
+    """Schemas of their own (dropped after) on the tests' PostgreSQL database, named from
+    ``names``, with a table of another program's, ``notes``, in the last: yields the URL
+    whose search path is those schemas, a function listing a schema's tables, and the
+    schemas' names."""
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    schemas = [f"fb_{name}_{secrets.token_hex(4)}" for name in names]
+    admin = Store(database)
+    with admin.engine.begin() as connection:
+        for schema in schemas:
+            connection.execute(text(f"CREATE SCHEMA {schema}"))
+        connection.execute(text(f"CREATE TABLE {schemas[-1]}.notes (a integer)"))
+
+    def tables(schema: str) -> list[str]:
+        with admin.engine.connect() as connection:
+            return sorted(connection.execute(text("SELECT table_name FROM information_schema.tables "
+                                                  "WHERE table_schema = :s"), {"s": schema}).scalars())
+    try:
+        joiner = "&" if "?" in database else "?"
+        yield f"{database}{joiner}options=-csearch_path%3D{','.join(schemas)}", tables, schemas
+    finally:
+        with admin.engine.begin() as connection:
+            for schema in schemas:
+                connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.close()
+
+
 @pytest.mark.postgres
 def test_another_programs_postgresql_schema_is_refused_and_left_as_it_was(tmp_path):
     # as for a SQLite file: a schema holding a table of another program's got the server's
     # tables beside it (a storage review)
-    database = database_for_tests("postgres", tmp_path)
-    if database is None:
-        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
-    schema = f"fb_other_{secrets.token_hex(4)}"
-    admin = Store(database)
-    with admin.engine.begin() as connection:
-        connection.execute(text(f"CREATE SCHEMA {schema}"))
-        connection.execute(text(f"CREATE TABLE {schema}.notes (a integer)"))
-    try:
-        joiner = "&" if "?" in database else "?"
-        store = Store(f"{database}{joiner}options=-csearch_path%3D{schema}")
+    with _schemas(tmp_path, "other") as (url, tables, [other]):
+        store = Store(url)
         with pytest.raises(StoreError, match=r"it holds tables no flowerbridge server made \(notes\), "
                                              r"another program's: .*nothing was changed$"):
             store.migrate()
         store.close()
-        with admin.engine.connect() as connection:
-            left = connection.execute(text("SELECT table_name FROM information_schema.tables "
-                                           "WHERE table_schema = :s"), {"s": schema}).scalars().all()
-        assert left == ["notes"]
-    finally:
-        with admin.engine.begin() as connection:
-            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.close()
+        assert tables(other) == ["notes"]
 
 
 @pytest.mark.postgres
@@ -591,28 +606,9 @@ def test_a_postgresql_schema_of_its_own_first_on_the_search_path_is_taken_beside
     # `?options=-csearch_path=fb,public` gives the server a schema of its own while other
     # programs' tables stay in view: the check for another program's tables looked in every
     # schema on the path, and refused it (a diff review)
-    database = database_for_tests("postgres", tmp_path)
-    if database is None:
-        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
-    own, other = (f"fb_{name}_{secrets.token_hex(4)}" for name in ("own", "other"))
-    admin = Store(database)
-    with admin.engine.begin() as connection:
-        connection.execute(text(f"CREATE SCHEMA {own}"))
-        connection.execute(text(f"CREATE SCHEMA {other}"))
-        connection.execute(text(f"CREATE TABLE {other}.notes (a integer)"))
-    try:
-        joiner = "&" if "?" in database else "?"
-        store = Store(f"{database}{joiner}options=-csearch_path%3D{own},{other}")
+    with _schemas(tmp_path, "own", "other") as (url, tables, [own, other]):
+        store = Store(url)
         store.migrate()
         store.close()
-        with admin.engine.connect() as connection:
-            made = set(connection.execute(text("SELECT table_name FROM information_schema.tables "
-                                               "WHERE table_schema = :s"), {"s": own}).scalars())
-            theirs = connection.execute(text("SELECT table_name FROM information_schema.tables "
-                                             "WHERE table_schema = :s"), {"s": other}).scalars().all()
-        assert {"tables", "seats", "events", "alembic_version"} <= made and theirs == ["notes"]
-    finally:
-        with admin.engine.begin() as connection:
-            connection.execute(text(f"DROP SCHEMA {own} CASCADE"))
-            connection.execute(text(f"DROP SCHEMA {other} CASCADE"))
-        admin.close()
+        assert {"tables", "seats", "events", "alembic_version"} <= set(tables(own))
+        assert tables(other) == ["notes"]
