@@ -323,6 +323,13 @@ def test_a_bots_keyboard_interrupt_in_a_process_that_takes_no_ctrl_c_is_its_fail
     # failure, exit 2, not "terminated", 143)
     with pytest.raises(Terminated):
         ask(Terminates(), seat, state.observation(seat))
+    # and so is the making of a bot there (the lab makes its bots in the workers, a deal at a time)
+
+    def interrupts_when_made():
+        raise KeyboardInterrupt("from the factory")
+
+    with pytest.raises(BotError, match="^cannot make bot '.*interrupts_when_made': KeyboardInterrupt: from the factory$"):
+        base.load_bot(interrupts_when_made)
 
 
 @pytest.mark.parametrize("as_json", [False, True])

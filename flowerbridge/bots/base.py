@@ -64,6 +64,13 @@ def bot_seed(*parts: Any) -> str:
 _ctrl_c_is_not_the_persons = False
 
 
+def _persons_stop(exc: KeyboardInterrupt) -> bool:
+    """Whether a KeyboardInterrupt out of a bot's code is the person's stop: SIGTERM's
+    (Terminated) always; Ctrl-C's but in a process that takes none
+    (:func:`ctrl_c_is_not_the_persons`), where it can only be the bot's own."""
+    return isinstance(exc, Terminated) or not _ctrl_c_is_not_the_persons
+
+
 def ctrl_c_is_not_the_persons() -> None:
     """Say that this process takes no Ctrl-C (a worker process whose driver stops it):
     from now on, a bot's KeyboardInterrupt is :func:`ask`'s failure of the bot, not a stop.
@@ -92,7 +99,7 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
         # the person's, but in a process that takes no Ctrl-C (the lab's worker processes:
         # their driver stops them), where it can only be the bot's own -- but for SIGTERM's
         # stop (Terminated, a KeyboardInterrupt)
-        if isinstance(exc, Terminated) or not _ctrl_c_is_not_the_persons:
+        if _persons_stop(exc):
             raise
         raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
     except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own
@@ -221,8 +228,10 @@ def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
     if _is_factory(target):
         try:
             bot = target(**_accepted(target, kwargs))
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if _persons_stop(exc):
+                raise
+            raise BotError(f"cannot make bot {spec!r}: {failure(exc)}") from None
         except SystemExit as exc:   # exit() in it ends the making of the bot, not the command
             raise BotError(f"cannot make bot {spec!r}: it called exit({exc.code!r})") from None
         except BaseException as exc:  # noqa: BLE001
@@ -230,15 +239,20 @@ def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
     else:
         try:
             bot = copy.deepcopy(target)
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if _persons_stop(exc):
+                raise
+            raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
+                           f"({type(exc).__name__}): name its class or a factory instead") from None
         except BaseException as exc:  # noqa: BLE001 -- whatever the object's copy raises
             raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
                            f"({type(exc).__name__}): name its class or a factory instead") from None
     try:
         act = getattr(bot, "act", None)
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        if _persons_stop(exc):
+            raise
+        raise BotError(f"bot {spec!r}: reading its act method failed: {failure(exc)}") from None
     except BaseException as exc:  # noqa: BLE001 -- a property of the bot's
         raise BotError(f"bot {spec!r}: reading its act method failed: {failure(exc)}") from None
     if not callable(act):
@@ -284,8 +298,10 @@ def _target(spec: str | Any) -> Any:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise BotError(f"cannot load bot {spec!r}: {exc}") from None
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        if _persons_stop(exc):
+            raise
+        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: {failure(exc)}") from None
     except SystemExit as exc:   # a script's exit(main()) run on import, say
         raise BotError(f"cannot load bot {spec!r}: importing {module_name} called "
                        f"exit({exc.code!r})") from None
