@@ -3808,10 +3808,15 @@ def test_how_to_play_gives_the_engines_figures_and_is_linked_from_the_lobby_and_
                for name in ("undertrick", "five-bright", "ten-bright", "game")}
     assert figures == {"undertrick": options.undertrick_penalty, "five-bright": options.five_bright_bonus,
                        "ten-bright": options.ten_bright_bonus, "game": options.game_points}
-    # "3NT, 4R, 4A or 5P is a game in one hand" (and one level less is not)
-    for level, denomination in ((3, Denomination.NT), (4, Denomination.R), (4, Denomination.A), (5, Denomination.P)):
-        assert contract_points(level, denomination) >= options.game_points > contract_points(level - 1, denomination)
+    # "3NT, 4R, 4A or 5P is a game in one hand": the lowest game of each denomination
+    games = page.locator("#game-in-one code").all_inner_texts()
+    assert sorted(games) == sorted(
+        next(f"{level}{d.name}" for level in range(1, 8) if contract_points(level, d) >= options.game_points)
+        for d in Denomination)
     assert not page.errors
+    # and from the deck's page
+    deck = open_page(browser, server, "/static/cards.html")
+    assert deck.get_by_role("link", name="How to play").get_attribute("href") == "/static/rules.html"
     # at the table, from the keys' list, in a new tab (the table stays)
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     south = open_page(browser, server, created["invitations"]["S"]["url"])
