@@ -1400,3 +1400,31 @@ def test_cli_solve_bridge_file_with_pbn_tags_says_it_takes_the_deal_tags_value_a
     assert_cli_error(cli("solve", "--bridge-file", str(path)),
                      rf"^error: {re.escape(str(path))}, line 1: a PBN tag: --bridge-file takes one deal a "
                      r"line, the Deal tag's value alone \(e\.g\. N:AKQ2\.JT9\.876\.543 \.\.\.\)$")
+
+
+def test_rules_prints_how_to_play_for_a_terminal_with_the_engines_figures(cli, monkeypatch):
+    # a player at the terminal had no rules to read (the web client's How to play is the one text)
+    from flowerbridge.calls import Denomination
+    from flowerbridge.options import RuleOptions
+
+    options = RuleOptions()
+    status, out, err = cli("rules")
+    assert (status, err) == (0, "")
+    headings = re.findall(r"^(.+)\n-+$", out, re.M)
+    assert headings == ["The table and the deal", "The auction", "The play", "Scoring", "Games and the session"]
+    for name, d in (("Plains", Denomination.P), ("Ribbons", Denomination.R), ("Bright Animals", Denomination.A),
+                    ("No Trump", Denomination.NT)):
+        figures = [*options.contract_points[d], options.overtrick_points[d]]
+        assert re.search(rf"^{name} +{' +'.join(map(str, figures))}$", out, re.M), name
+    for name, (first, second) in zip(("Plain", "Ribbon", "Animal", "Bright"), options.honor_values):
+        assert re.search(rf"^{name} +{first} +{first + second}$", out, re.M), name
+    assert f"defenders score {options.undertrick_penalty} above the line" in out
+    assert "n + 6 of the 13 tricks" in out and "\u00a0" not in out
+    # what the page says of the web site alone is left out
+    assert not re.search(r"this site|deck page|the deck shows|lobby|beside the table", out), out
+    # at a terminal 40 columns wide, every line fits, and a table too wide is a line a row
+    monkeypatch.setenv("COLUMNS", "40")
+    status, narrow, _ = cli("rules")
+    assert status == 0 and max(len(line) for line in narrow.splitlines()) <= 39
+    assert "- No Trump: first level 40, each\n  further level 30, each overtrick 30" in narrow
+    assert "n + 6" in narrow.replace("\n", " ")

@@ -541,7 +541,8 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
             and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
                 "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
-                "your last call and the bots' after it; help or h shows this; q ends the session.\n" in out)
+                "your last call and the bots' after it; rules prints the rules in brief; help or h shows "
+                "this; q ends the session.\n" in out)
     # the points in the bots' explanations are not the honor count shown at the hand's end
     assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
     status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
@@ -1335,3 +1336,10 @@ def test_play_as_dummy_undo_hint_and_claim_say_they_wait_for_the_next_turn(monke
     assert status == 0 and "Contract 1 Bright Animal by North" in out
     assert (f"You are dummy: your partner plays your cards, so there is nothing to {typed} (undo, hint "
             "and claim wait for your next turn, in the next hand).") in out
+
+
+def test_play_rules_prints_the_rules_in_brief_and_help_says_so(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "3"], "help\nrules\nq\n")
+    assert status == 0 and "rules prints the rules in brief" in out
+    assert "The auction\n-----------\n" in out and "Twins. To take a trick over" in out
+    assert "Not allowed" not in out       # (not read as a call)

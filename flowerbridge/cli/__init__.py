@@ -25,7 +25,7 @@ from .._signals import Terminated, one_stop, stop_kept, stops_not_dropped
 from ..errors import FlowerBridgeError
 
 
-COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "prune", "match", "play", "solve")
+COMMANDS = ("score", "deal", "show", "demo", "lab", "serve", "prune", "match", "play", "solve", "rules")
 
 
 class UsageError(FlowerBridgeError):

@@ -33,8 +33,8 @@ def register(subparsers) -> None:
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
                                           "what is legal; 'hint' asks a bot what it would do; "
                                           "'undo' takes back your last call or card; 'claim' "
-                                          "claims every trick left; 'help' says what to type; "
-                                          "'q' quits.")
+                                          "claims every trick left; 'rules' prints the rules in "
+                                          "brief; 'help' says what to type; 'q' quits.")
     p.add_argument("--seat", type=seat_type,
                    help="your seat, N, E, S or W (default S; with --resume, the saved session's)")
     p.add_argument("--seed", help="seed for the deals and the bots (default 'play')")
@@ -68,14 +68,15 @@ KEPT_ON_RESUME = (("seed", "its seed"), ("board", "its boards"), ("hands", "its 
 # terminal's width as a whole: lines broken for 80 columns were broken again on a narrower one)
 HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
              "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
-             "your last call and the bots' after it; help or h shows this; q ends the session.\n"
+             "your last call and the bots' after it; rules prints the rules in brief; help or h "
+             "shows this; q ends the session.\n"
              "The bots' calls count points by rank, not the honor count: the four highest ranks "
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
              "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back "
              "your last card or call and what the bots did after it; claim says your side takes "
-             "every trick left (accepted when no defence can stop it); help or h shows this; "
-             "q ends the session.")
+             "every trick left (accepted when no defence can stop it); rules prints the rules in "
+             "brief; help or h shows this; q ends the session.")
 
 
 class Quit(Exception):
@@ -518,6 +519,10 @@ class Table:
                 continue
             if text.lower() == "hint":
                 self.say(self.hint(state))
+                continue
+            if text.lower() == "rules":     # (as `flowerbridge rules` prints them)
+                from .rules import PAGE, render_rules
+                self.say(render_rules(PAGE.read_text(encoding="utf-8"), output_width()))
                 continue
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
