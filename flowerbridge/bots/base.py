@@ -84,26 +84,34 @@ def ask(bot: Bot, seat: Seat, observation: Observation) -> Decision:
     """:func:`decide`, with a bot that raises (anything, ``GeneratorExit`` included), or
     calls ``exit()``, reported as a :class:`BotError` naming the seat (a bot loaded by path
     is other people's code). KeyboardInterrupt is the person's, and goes through."""
+    # (decide's own BotError, a rule the bot broke, already names the seat)
+    return _theirs(lambda: decide(bot, observation),
+                   lambda exc: f"the bot at {seat.full_name} failed: {failure(exc)}", keep=(BotError,))
+
+
+def _theirs(call: Callable[[], Any], said: Callable[[BaseException], str],
+            keep: tuple[type[BaseException], ...] = ()) -> Any:
+    """``call()``, other people's code (a bot's decision, its module's import, its class or
+    factory, its copy, its ``act`` attribute): whatever it raises -- ``exit()``,
+    ``GeneratorExit``, a class of its own from BaseException -- is a :class:`BotError` in
+    ``said``'s words, but ``keep`` (raised as it is) and the person's stop
+    (:func:`_persons_stop`; and a Ctrl-C that landed inside a lock the bot waited on),
+    which goes through."""
     try:
-        return decide(bot, observation)
-    except BotError:
+        return call()
+    except keep:        # (an empty tuple catches nothing)
         raise
-    except Exception as exc:  # noqa: BLE001 -- any failure of the bot's, as one line
+    except Exception as exc:  # noqa: BLE001 -- any failure of theirs, as one line
         stop = stop_behind(exc)
-        if stop is not None:    # a Ctrl-C that landed inside a lock the bot waited on: the person's
+        if stop is not None:
             raise stop from None
-        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
-    except SystemExit as exc:   # exit() in a bot ends its decision, not the match or the play
-        raise BotError(f"the bot at {seat.full_name} failed: it called exit({exc.code!r})") from exc
+        raise BotError(said(exc)) from exc
     except KeyboardInterrupt as exc:
-        # the person's, but in a process that takes no Ctrl-C (the lab's worker processes:
-        # their driver stops them), where it can only be the bot's own -- but for SIGTERM's
-        # stop (Terminated, a KeyboardInterrupt)
         if _persons_stop(exc):
             raise
-        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
-    except BaseException as exc:  # noqa: BLE001 -- GeneratorExit, or a class of the bot's own
-        raise BotError(f"the bot at {seat.full_name} failed: {failure(exc)}") from exc
+        raise BotError(said(exc)) from exc
+    except BaseException as exc:  # noqa: BLE001 -- SystemExit, GeneratorExit, their own classes
+        raise BotError(said(exc)) from exc
 
 
 def decide(bot: Bot, observation: Observation) -> Decision:
@@ -222,47 +230,27 @@ def load_bot(spec: str | Any, **kwargs: Any) -> Bot:
             raise BotError(f"bot {spec!r} takes no option {unknown[0]!r} (its options: "
                            f"{', '.join(options) or 'none'})")
     spec = bot_name(spec)
-    # (a factory, a copy, an ``act`` property are other people's code: whatever they raise,
-    # GeneratorExit or a class of their own from BaseException included, is one line; but
-    # KeyboardInterrupt, the person's)
+    # (a factory, a copy, an ``act`` property are other people's code: _theirs)
     if _is_factory(target):
-        try:
-            bot = target(**_accepted(target, kwargs))
-        except KeyboardInterrupt as exc:
-            if _persons_stop(exc):
-                raise
-            raise BotError(f"cannot make bot {spec!r}: {failure(exc)}") from None
-        except SystemExit as exc:   # exit() in it ends the making of the bot, not the command
-            raise BotError(f"cannot make bot {spec!r}: it called exit({exc.code!r})") from None
-        except BaseException as exc:  # noqa: BLE001
-            raise BotError(f"cannot make bot {spec!r}: {failure(exc)}") from None
+        bot = _theirs(lambda: target(**_accepted(target, kwargs)),
+                      lambda exc: f"cannot make bot {spec!r}: {failure(exc)}")
     else:
-        try:
-            bot = copy.deepcopy(target)
-        except KeyboardInterrupt as exc:
-            if _persons_stop(exc):
-                raise
-            raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
-                           f"({type(exc).__name__}): name its class or a factory instead") from None
-        except BaseException as exc:  # noqa: BLE001 -- whatever the object's copy raises
-            raise BotError(f"bot {spec!r} is an object that cannot be copied for each seat "
-                           f"({type(exc).__name__}): name its class or a factory instead") from None
-    try:
-        act = getattr(bot, "act", None)
-    except KeyboardInterrupt as exc:
-        if _persons_stop(exc):
-            raise
-        raise BotError(f"bot {spec!r}: reading its act method failed: {failure(exc)}") from None
-    except BaseException as exc:  # noqa: BLE001 -- a property of the bot's
-        raise BotError(f"bot {spec!r}: reading its act method failed: {failure(exc)}") from None
+        bot = _theirs(lambda: copy.deepcopy(target),
+                      lambda exc: f"bot {spec!r} is an object that cannot be copied for each seat "
+                                  f"({type(exc).__name__}): name its class or a factory instead")
+    act = _theirs(lambda: getattr(bot, "act", None),
+                  lambda exc: f"bot {spec!r}: reading its act method failed: {failure(exc)}")
     if not callable(act):
         raise BotError(f"bot {spec!r} has no act(observation) method")
     return bot
 
 
 def failure(exc: BaseException) -> str:
-    """How a failure of other people's code is said: the package's own errors in their
-    words, any other as its class and its words (``MemoryError`` alone where it has none)."""
+    """How a failure of other people's code is said: ``exit()`` as a call of it, the
+    package's own errors in their words, any other as its class and its words
+    (``MemoryError`` alone where it has none)."""
+    if isinstance(exc, SystemExit):     # (it ends what it was asked to do, not the command)
+        return f"it called exit({exc.code!r})"
     if isinstance(exc, FlowerBridgeError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -294,19 +282,14 @@ def _target(spec: str | Any) -> Any:
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
         raise BotError(f"cannot load bot {spec!r}: write it as module:attribute")
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise BotError(f"cannot load bot {spec!r}: {exc}") from None
-    except KeyboardInterrupt as exc:
-        if _persons_stop(exc):
-            raise
-        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: {failure(exc)}") from None
-    except SystemExit as exc:   # a script's exit(main()) run on import, say
-        raise BotError(f"cannot load bot {spec!r}: importing {module_name} called "
-                       f"exit({exc.code!r})") from None
-    except BaseException as exc:  # noqa: BLE001 -- whatever importing other people's module raises
-        raise BotError(f"cannot load bot {spec!r}: importing {module_name} failed: {failure(exc)}") from None
+    def said(exc: BaseException) -> str:
+        if isinstance(exc, (ImportError, AttributeError)):
+            return f"cannot load bot {spec!r}: {exc}"
+        if isinstance(exc, SystemExit):     # a script's exit(main()) run on import, say
+            return f"cannot load bot {spec!r}: importing {module_name} called exit({exc.code!r})"
+        return f"cannot load bot {spec!r}: importing {module_name} failed: {failure(exc)}"
+
+    return _theirs(lambda: getattr(importlib.import_module(module_name), attr), said)
 
 
 def _is_factory(target: Any) -> bool:
