@@ -9,6 +9,8 @@ import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ..render import GLUE
+
 PAGE = Path(__file__).resolve().parents[1] / "server" / "web" / "rules.html"
 
 
@@ -43,8 +45,9 @@ def render_rules(html: str, width: int | None = None) -> str:
             out += _wrapped(text, width, item=True)
         else:
             out += ["", *_wrapped(text, width, item=kind == "li")]
-    # (a no-break space holds "n + 6" together through the wrapping; printed as a space)
-    return "\n".join(out).strip("\n").replace("\u00a0", " ")
+    # (a no-break space, the page's &nbsp;, holds "n + 6" together through the wrapping, as
+    # render.GLUE does for fit_lines; printed as a space)
+    return "\n".join(out).strip("\n").replace(GLUE, " ")
 
 
 def _wrapped(text: str, width: int | None, item: bool = False) -> list[str]:
