@@ -21,9 +21,10 @@ import itertools
 import operator
 import os
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable, Generator, Iterable, Iterator, Sequence, cast
 
@@ -479,7 +480,19 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
         lock = threading.Lock()
         team[0]._core.clear()
 
+        running = 0         # threads in work(): a stop waits for none left (see below)
+
         def work(solver: DoubleDummy) -> None:
+            nonlocal running
+            with lock:
+                running += 1
+            try:
+                take_entries(solver)
+            finally:
+                with lock:
+                    running -= 1
+
+        def take_entries(solver: DoubleDummy) -> None:
             while True:
                 with lock:
                     if not todo:
@@ -502,8 +515,12 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                     rows[d][leader] = value
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(work, s) for s in team]
+            futures: list[Future] = []
             try:
+                # (in the try: a Ctrl-C while the threads start stops them too, and waits
+                # for them; it came within a submit's thread start often enough, leaving
+                # a full search for the pool's exit to wait for)
+                futures.extend(pool.submit(work, s) for s in team)
                 # a thread's error as soon as raised; and the wait wakes every tenth of a
                 # second, so that a KeyboardInterrupt raised in this thread from another (a
                 # command's Ctrl-C, cli.on_a_thread_of_its_own) is taken at once: a wait on
@@ -522,7 +539,15 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                     for solver in team:
                         solver.cancel()
 
-                stop_searches(cancel, futures)
+                def searching(seconds: float) -> bool:
+                    # a thread that took an entry is in work(); one that is not yet will
+                    # find none left (so the futures of a submit that a Ctrl-C cut
+                    # short, never returned, need no waiting for)
+                    wait(futures, timeout=seconds) if futures else time.sleep(seconds)
+                    with lock:
+                        return running > 0
+
+                stop_searches(cancel, searching)
                 raise
     finally:
         _give_back(team)
@@ -607,7 +632,7 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
         # those being searched stopped (they went on to the end of their tables)
         for future in futures:
             future.cancel()
-        stop_searches(searches.cancel, list(futures))
+        stop_searches(searches.cancel, futures_running(list(futures)))
         pool.shutdown(wait=True)
 
 
@@ -643,22 +668,28 @@ class Searches:
                 solver.cancel()
 
 
-def stop_searches(cancel: Callable[[], None], futures: Sequence) -> None:
-    """Call ``cancel()`` — which cancels the searches that ``futures`` run — until every
-    one of them is done (again and again: a thread may be about to begin a search when
-    first asked). A further Ctrl-C meanwhile is raised once they are: leaving sooner would
-    leave a search running, and its solver lent out again while it searched."""
+def stop_searches(cancel: Callable[[], None], running: Callable[[float], bool]) -> None:
+    """Call ``cancel()`` — which cancels the searches under way — until ``running(seconds)``,
+    which waits up to that long for them to end, says none is left (again and again: a
+    thread may be about to begin a search when first asked). A further Ctrl-C meanwhile is
+    raised once they are: leaving sooner would leave a search running, and its solver lent
+    out again while it searched."""
     interrupted: BaseException | None = None
     while True:
         try:
             cancel()
-            _, pending = wait(futures, timeout=0.02)
-            if not pending:
+            if not running(0.02):
                 break
         except KeyboardInterrupt as exc:
             interrupted = exc
     if interrupted is not None:
         raise interrupted
+
+
+def futures_running(futures: Sequence) -> Callable[[float], bool]:
+    """For :func:`stop_searches`: whether any of ``futures`` is still not done, once
+    waited for up to so many seconds."""
+    return lambda seconds: bool(wait(futures, timeout=seconds).not_done)
 
 
 if hasattr(os, "register_at_fork"):
