@@ -230,14 +230,14 @@ def test_client_focused_auction_cell_keeps_focus_when_the_page_redraws(browser, 
 
 
 @pytest.fixture(scope="module")
-def hand_seen_by_spectator(server, browser):
+def hand_seen_by_spectator(server, chromium):
     """A spectator's page through hand 1 (1P by North, East leads, every first legal
     card) and the deal of hand 2, every live-region update recorded."""
-    created, clients, page = people_table(browser, server, None, hands=2)
+    created, clients, page = people_table(chromium, server, None, hands=2)
     page.evaluate(LIVE_RECORDER)
     # a second spectator, its single-key shortcuts off
     # (set before the page's scripts run: set, then reloaded, the page once read it still on)
-    quiet = open_page(browser, server, created["spectate_url"],
+    quiet = open_page(chromium, server, created["spectate_url"],
                       init_script=f"localStorage.setItem('{SINGLE_KEYS_KEY}', 'off')")
     wait_for_table(quiet)
     quiet.evaluate(LIVE_RECORDER)
@@ -249,6 +249,7 @@ def hand_seen_by_spectator(server, browser):
     hand = {"created": created, "page": page, "quiet": quiet, "clients": clients, "review": server.api(
         "GET", f"/api/tables/{created['table']['id']}/hands/1")}
     yield hand
+    page.context.close()
     quiet.context.close()
     close_all(clients)
 
