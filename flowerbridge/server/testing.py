@@ -159,8 +159,11 @@ class Client:
     """A websocket client of one table that keeps every message it receives."""
 
     def __init__(self, url: str) -> None:
-        # Entered by hand: a Client lives across calls, not inside one with-block.
-        self._connect = connect(url, open_timeout=10, max_size=2 ** 22)
+        # Entered by hand: a Client lives across calls, not inside one with-block. Every
+        # frame is read as it comes (max_queue None), also while the test reads none: with
+        # the library's bound a client that read nothing stopped reading its socket, and
+        # closing it waited 10 s for a close frame it would not read
+        self._connect = connect(url, open_timeout=10, max_size=2 ** 22, max_queue=None)
         self.ws: ClientConnection = self._connect.__enter__()
         self.messages: list[dict[str, Any]] = []
         self.view: dict[str, Any] | None = None
