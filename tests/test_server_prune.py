@@ -220,12 +220,15 @@ def test_prune_says_what_it_removed_before_it_gives_the_space_back(tmp_path, cli
 
 def test_prune_removes_a_table_with_no_event_by_its_creation_time(tmp_path, cli):
     database = _database("sqlite", tmp_path)
-    ids = _tables(database, {"old": ("over", 100)})
-    with sqlite3.connect(database) as connection:      # its log deleted by hand
-        connection.execute("DELETE FROM events WHERE table_id = ?", (ids["old"],))
+    ids = _tables(database, {"old": ("over", 100), "new": ("over", 100)})
+    with sqlite3.connect(database) as connection:      # their logs deleted by hand
+        connection.execute("DELETE FROM events")
         connection.execute("UPDATE tables SET created_at = '2020-01-01 00:00:00.000000' WHERE id = ?",
                            (ids["old"],))
     connection.close()
+    kept = _rows(database, ids["new"])                  # made today: kept, log or none
+    assert kept == [1, 4, 0, 1, 1]
     status, out, err = cli("prune", "--older-than", "90", "--database", database)
     assert status == 0 and ": removed 1 table " in out, err
     assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]
+    assert _rows(database, ids["new"]) == kept
