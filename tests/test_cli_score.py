@@ -449,6 +449,17 @@ def test_formats_error_utf16_or_utf32_without_a_byte_order_mark_is_not_utf8_text
                      r"save it as UTF-8\)$")
 
 
+@pytest.mark.parametrize("encoding, name", [("utf-16", "UTF-16"), ("utf-32", "UTF-32")])
+@pytest.mark.parametrize("command", ["score", "show", "solve"])
+def test_formats_error_utf16_or_utf32_with_a_byte_order_mark_is_named(
+        cli, assert_cli_error, tmp_path, ch16_record, encoding, name, command):
+    # (Windows' Notepad saves "Unicode" so): it said "not UTF-8 text (byte 0: invalid start byte)"
+    path = tmp_path / "hand.json"
+    path.write_bytes(json.dumps(ch16_record).encode(encoding))      # (Python's codec writes the mark)
+    assert_cli_error(cli(command, str(path)),
+                     rf"hand\.json: not UTF-8 text \({name} text, by its byte-order mark: save it as UTF-8\)$")
+
+
 def test_formats_error_standard_input_that_is_not_utf8_text(cli, assert_cli_error, monkeypatch,
                                                             ch16_record):
     # as a file is: the bytes are read and refused, not read as stand-in characters

@@ -498,6 +498,7 @@ def read_text(path: str, what: str = "a hand record") -> str:
                 data = fh.read(limit + 1)
         if len(data) > limit:
             raise UsageError(_too_large(path, what))
+        _refuse_other_marks(path, data)
         # line ends made LF, as text files are read (an error's line is the same either way)
         text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
@@ -514,6 +515,20 @@ def read_text(path: str, what: str = "a hand record") -> str:
 
 def _too_large(path: str, what: str) -> str:
     return f"{input_name(path)}: more than {MAX_INPUT_MB} MB: too large for {what}"
+
+
+_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),      # (UTF-32's first:
+           (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))      # its LE mark opens with UTF-16's)
+
+
+def _refuse_other_marks(path: str, data: bytes) -> None:
+    """Text that opens with UTF-16's or UTF-32's byte-order mark (a record Windows' Notepad
+    saved as "Unicode") is refused by its name: the commands read UTF-8, with or without
+    a mark (it was "not UTF-8 text (byte 0: invalid start byte)")."""
+    for mark, name in _MARKS:
+        if data.startswith(mark):
+            raise UsageError(f"{input_name(path)}: not UTF-8 text ({name} text, by its byte-order mark: "
+                             "save it as UTF-8)")
 
 
 def _text_only(path: str, text: str) -> str:
