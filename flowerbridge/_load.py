@@ -75,6 +75,9 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
         data = parse_json(text, source, hand_record=True)     # (its errors name the file themselves)
         from .session import Session, is_session_record
         with named(source):
+            if servers_session_answer(data):
+                raise RecordError(f"{SERVERS_SESSION_ANSWER}, not a record: show reads its session record, "
+                                  f"its \"session\" (jq .session)")
             if is_session_record(data):
                 session = Session.from_dict(data)
                 return session.hand_records(), session
@@ -83,12 +86,23 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
     # than read as the notation and refused as that
     scalar = _json_scalar(stripped)
     if scalar is not None:
-        from .errors import RecordError, json_type
+        from .errors import json_type
         with named(source):
             raise RecordError(f"a hand record is a JSON object, not {json_type(scalar[0])}")
     from .notation import loads_all
     with named(source):
         return loads_all(text), None
+
+
+SERVERS_SESSION_ANSWER = "the web server's answer for a session (GET /api/tables/{id}/session)"
+
+
+def servers_session_answer(data: object) -> bool:
+    """Whether ``data`` is what the server answers ``GET /api/tables/{id}/session`` with
+    (docs/protocol.md): the session record and the scoresheet side by side, as a person
+    saves it to show it (read as a hand record, it said "missing key 'dealer'")."""
+    return (isinstance(data, dict) and isinstance(data.get("session"), dict) and "scoresheet" in data
+            and not {"dealer", "hands"} & data.keys())
 
 
 def _json_scalar(text: str) -> tuple[object] | None:

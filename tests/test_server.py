@@ -426,7 +426,8 @@ def test_pages_and_static_files_are_served_by_the_same_app(server):
 
 # -------------------------------------------------------------- realtime
 
-def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(server):
+def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(server, tmp_path, cli,
+                                                                             assert_cli_error):
     table_id, token = south_table(server, hands=2)
     south = joined(server, table_id, token)
     welcome = south.messages[0]
@@ -439,6 +440,17 @@ def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(se
     record = server.api("GET", f"/api/tables/{table_id}/session").json()
     assert Session.from_dict(record["session"]).scoresheet() == final == record["scoresheet"]
     assert final["hands_played"] == 2 and final["is_over"]
+    # the answer saved as it comes is named as such, and its "session" shown (show said of
+    # the answer "missing key 'dealer'": a docs walkthrough)
+    (tmp_path / "answer.json").write_text(json.dumps(record))
+    (tmp_path / "session.json").write_text(json.dumps(record["session"]))
+    for command, says in [("show", r'not a record: show reads its session record, its "session" \(jq \.session\)$'),
+                          ("score", r"score takes one hand record, one of the 'hands' of its \"session\"")]:
+        assert_cli_error(cli(command, str(tmp_path / "answer.json")),
+                         r"answer\.json\b.* the web server's answer for a session \(GET /api/tables/\{id\}/session\)"
+                         r"(: |, )" + says)
+    status, shown, _ = cli("show", str(tmp_path / "session.json"))
+    assert status == 0 and shown.count("=== Hand ") == 2
     refused = server.client(table_id, token)
     refused.until(lambda m: m["type"] == "snapshot")
     refused.send({"type": "call", "call": "Pass"})

@@ -572,7 +572,7 @@ def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
     reads, are told apart from malformed JSON and named as what they are."""
-    from .._load import is_notation, refuse_empty
+    from .._load import SERVERS_SESSION_ANSWER, is_notation, refuse_empty, servers_session_answer
     from ..records import parse_json
     from ..session import is_session_record
 
@@ -588,4 +588,7 @@ def hand_record_json(text: str, name: str, command: str):
     if is_session_record(data):
         raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "
                          f"'hands' (show reads sessions)")
+    if servers_session_answer(data):
+        raise UsageError(f"{name} is {SERVERS_SESSION_ANSWER}: {command} takes one hand record, one of "
+                         f"the 'hands' of its \"session\" (jq '.session.hands[0]')")
     return data
