@@ -274,7 +274,7 @@ def test_a_sqlite_database_the_server_cannot_write_is_refused_at_start(tmp_path)
     event.listen(store.engine, "connect",
                  lambda connection, _: connection.execute("PRAGMA query_only=ON"))
     with pytest.raises(StoreError, match=r"^cannot write to database .*fb\.db: attempt to write a "
-                                         r"readonly database \(the server stores every table"):
+                                         r"readonly database \(a server stores every table"):
         store.migrate()
 
 

@@ -309,9 +309,9 @@ class Store:
                 connection.execute(update(TableRow).where(false()).values(status=TableRow.status))
                 connection.rollback()
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)} (the server "
-                             "stores every table and action as it is made: give a database it "
-                             "can write)") from None
+            raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)} (a server "
+                             "stores every table and action in it as they are made, and prune "
+                             "removes tables from it: give a database that can be written)") from None
 
     def check(self) -> None:
         """A read of no row, for a health probe: a :class:`StoreError` where the database
