@@ -294,7 +294,7 @@ def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_st
     read_only = f"{database}{joiner}options=-cdefault_transaction_read_only%3Don"
     assert_cli_error(cli("serve", "--port", "0", "--database", read_only),
                      r"^error: cannot write to database postgresql://.*: cannot execute UPDATE in "
-                     r"a read-only transaction \(the server stores")
+                     r"a read-only transaction \(a server stores")
 
 
 SUPPORTED = r"a server runs on SQLite \(a file path, or sqlite:///FILE\) or PostgreSQL"
