@@ -748,6 +748,9 @@ def test_cli_output_in_a_locale_without_unicode_falls_back_to_plain_characters(a
                           env={**os.environ, "PYTHONIOENCODING": encoding}, timeout=300)
     assert done.returncode == 0, done.stderr.decode(encoding, "replace")
     assert b"Traceback" not in done.stderr and done.stdout.decode(encoding)
+    # each character the encoding lacks has its plain stand-in ("-" for a dash, "." for
+    # a box): none is written escaped, as a seed in Hangul is ("\u2014" is no dash)
+    assert b"\\u" not in done.stdout and b"\\x" not in done.stdout, done.stdout.decode(encoding)
 
 
 def _in_encoding(encoding: str, *argv: str, stdin: bytes | None = None):
@@ -1248,7 +1251,9 @@ def test_cli_a_full_standard_output_is_named_as_standard_output(argv, buffered):
     # (it said "error: No space left on device", naming nothing)
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED" or not buffered}
+    # (set, not inherited: where the suite runs without PYTHONUNBUFFERED, both runs were buffered)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+           **({} if buffered else {"PYTHONUNBUFFERED": "1"})}
     with open("/dev/full", "wb") as full:
         done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", *argv], stdout=full,
                               stderr=subprocess.PIPE, env=env, timeout=300)
