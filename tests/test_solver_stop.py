@@ -17,6 +17,7 @@ import pytest
 
 from flowerbridge import Deal
 from flowerbridge.solver import FLOWER, DoubleDummy, SearchCancelled, core, dd_tables, iter_dd_tables
+from flowerbridge.solver.core import Searches
 
 MEMORY_MB = 16       # small enough that this deal's table takes a second or two on one thread
 
@@ -31,6 +32,18 @@ def whole():
     solver = DoubleDummy(FLOWER, MEMORY_MB)
     table = solver.dd_table(hands(3))
     return table, solver.stats["trick_nodes"]
+
+
+def _all_end(threads, seconds: float) -> bool:
+    """Whether ``threads`` all end within ``seconds`` (one whose start a Ctrl-C cut short
+    may not have begun yet: it cannot be joined until it has)."""
+    deadline = time.monotonic() + seconds
+    for thread in threads:
+        while thread.ident is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if thread.ident is not None:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+    return not any(thread.is_alive() for thread in threads)
 
 
 @pytest.fixture
@@ -216,15 +229,106 @@ def test_a_second_ctrl_c_while_the_threads_stop_leaves_no_search_running(ctrl_c_
     with pytest.raises(KeyboardInterrupt):
         dd_tables([hands(3)], workers=2, memory_mb=2)
     assert sent == ["first", "second"]
-    for thread in set(threading.enumerate()) - before:
-        # (a pool thread a Ctrl-C cut short the start of, which the pool's exit does not
-        # join: it finds no entry left, and ends)
-        thread.join(timeout=5)
-        assert not thread.is_alive()
+    # (a pool thread a Ctrl-C cut short the start of, which the pool's exit does not
+    # join: it finds no entry left, and ends)
+    assert _all_end(set(threading.enumerate()) - before, 5)
     [team] = core._idle[(FLOWER, 2, 2)]
     assert sum(solver.stats["trick_nodes"] for solver in team) < 200_000    # (the table: millions)
     monkeypatch.setattr(DoubleDummy, "_call", call)
     assert dd_tables([hands(6)], workers=2, memory_mb=2) == [DoubleDummy(FLOWER, 2).dd_table(hands(6))]
+
+
+def test_a_team_whose_search_a_stop_cut_short_left_running_is_not_lent_out_again(ctrl_c_at, monkeypatch):
+    # a second Ctrl-C in the few bytecodes of the stop outside a try ended it at once, and
+    # where the first had come within a thread's start (a thread the pool's exit does not
+    # join) the team was given back while that thread searched on it: the next call failed
+    # with the core's "already in use". Both conditions made here by hand: the stop returns
+    # at once, and the pool's exit joins no thread.
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(core, "_idle", {})
+    call, borrow = DoubleDummy._call, core._borrow_team
+    main = threading.main_thread().ident
+    teams: list[list[DoubleDummy]] = []
+
+    def late(self, fn, *args):
+        if len(teams) == 1:
+            teams.append([])            # (once)
+            signal.pthread_kill(main, signal.SIGINT)
+        time.sleep(0.05)
+        return call(self, fn, *args)
+
+    class Unjoined(ThreadPoolExecutor):
+        def __exit__(self, *exc_info):
+            self.shutdown(wait=False)
+            return False
+
+    monkeypatch.setattr(core, "_borrow_team", lambda *args: teams.append(borrow(*args)) or teams[0])
+    monkeypatch.setattr(DoubleDummy, "_call", late)
+    monkeypatch.setattr(core, "stop_searches", lambda cancel, running: None)
+    monkeypatch.setattr(core, "ThreadPoolExecutor", Unjoined)
+    before = set(threading.enumerate())
+    with pytest.raises(KeyboardInterrupt):
+        dd_tables([hands(3)], workers=2, memory_mb=2)
+    assert core._idle[(FLOWER, 2, 2)] == []         # searched on: not lent out
+    monkeypatch.undo()
+    monkeypatch.setattr(core, "_idle", {})
+    try:
+        assert dd_tables([hands(6)], workers=2, memory_mb=2) == [DoubleDummy(FLOWER, 2).dd_table(hands(6))]
+    finally:
+        for solver in teams[0]:
+            solver.cancel()
+        _all_end(set(threading.enumerate()) - before, 30)
+
+
+def test_searches_stopped_cancel_a_search_begun_for_them_later():
+    # a deal's future that a Ctrl-C within its submit left out of the batch's list began
+    # its search once the batch had stopped, and searched its whole table
+    searches = Searches()
+    solver = DoubleDummy(FLOWER, 2)
+    with searches.by(solver):
+        assert searches.busy()
+    assert not searches.busy()
+    searches.cancel()
+    with pytest.raises(SearchCancelled, match="before it began"):
+        with searches.by(solver):
+            pass
+    assert not searches.busy()
+
+
+def test_a_ctrl_c_while_a_batchs_threads_start_leaves_no_search_running(ctrl_c_at, monkeypatch):
+    # the Ctrl-C comes from the first worker as it starts: within the main thread's
+    # submit, often, whose future never reached the list the stop waits on
+    main = threading.main_thread().ident
+    call, worker_solver = DoubleDummy._call, core._worker_solver
+    searching = [0]
+    lock = threading.Lock()
+
+    def counted(self, fn, *args):
+        with lock:
+            searching[0] += 1
+        try:
+            return call(self, fn, *args)
+        finally:
+            with lock:
+                searching[0] -= 1
+
+    sent: list[int] = []
+
+    def first_starts(*args):
+        if not sent:
+            sent.append(1)
+            signal.pthread_kill(main, signal.SIGINT)
+            time.sleep(0.05)
+        return worker_solver(*args)
+
+    monkeypatch.setattr(DoubleDummy, "_call", counted)
+    monkeypatch.setattr(core, "_worker_solver", first_starts)
+    with pytest.raises(KeyboardInterrupt):
+        dd_tables([hands(3)] * 4, workers=2, memory_mb=4)
+    assert searching[0] == 0
+    time.sleep(0.2)         # (a thread that began its search after the call: none)
+    assert searching[0] == 0
 
 
 def test_ctrl_c_stops_a_search_in_a_child_forked_from_another_thread(whole):

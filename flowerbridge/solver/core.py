@@ -471,16 +471,15 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
     one for South and the partner's value for West and North when those
     are known, else the estimate (from East's No Trump value where known)."""
     hands = _hands(hands)    # read twice (hands may be iterators)
+    suits = geometry.suits
+    todo = deque((d, leader) for d in (suits, *range(suits)) for leader in (1, 2, 3, 0))
+    rows: list[list[int | None]] = [[None] * 4 for _ in range(suits + 1)]
+    lock = threading.Lock()
+    running = 0         # threads in work(): a stop waits for none left (see below)
     team = _borrow_team(geometry, memory_mb, workers)
     try:
         packed = team[0]._position(hands, None, 0, ())[0]      # four hands of one size
-        suits = geometry.suits
-        todo = deque((d, leader) for d in (suits, *range(suits)) for leader in (1, 2, 3, 0))
-        rows: list[list[int | None]] = [[None] * 4 for _ in range(suits + 1)]
-        lock = threading.Lock()
         team[0]._core.clear()
-
-        running = 0         # threads in work(): a stop waits for none left (see below)
 
         def work(solver: DoubleDummy) -> None:
             nonlocal running
@@ -550,7 +549,15 @@ def _shared_table(hands, geometry: Geometry, workers: int, memory_mb: float) -> 
                 stop_searches(cancel, searching)
                 raise
     finally:
-        _give_back(team)
+        # lent out again only with none of its threads in work() and no entry left for one
+        # yet to start: a Ctrl-C that cut the stop short (in its few bytecodes outside a
+        # try) left a search running on it, and the next call found it busy; such a team
+        # is dropped, and the next call makes another
+        with lock:
+            todo.clear()
+            idle = running == 0
+        if idle:
+            _give_back(team)
     # every entry is filled once the workers are done
     return _declarer_view(cast("list[list[int]]", rows), len(hands[0]))
 
@@ -632,7 +639,10 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
         # those being searched stopped (they went on to the end of their tables)
         for future in futures:
             future.cancel()
-        stop_searches(searches.cancel, futures_running(list(futures)))
+        pending = futures_running(list(futures))
+        # (and until no search is under way: a Ctrl-C within a submit's thread start left
+        # a future out of the list, and its deal's whole table searched on after the call)
+        stop_searches(searches.cancel, lambda seconds: pending(seconds) or searches.busy())
         pool.shutdown(wait=True)
 
 
@@ -644,17 +654,22 @@ AHEAD = 64
 class Searches:
     """The solvers searching for one piece of work now (a batch's tables, a bot's
     decision), so that it can be stopped: :meth:`cancel` cancels each while it searches
-    for it. A solver may serve other work too (a thread's own, in a shared pool): it is
-    cancelled only while in this set, under the lock it leaves the set by once done."""
+    for it, and any that would begin for it later. A solver may serve other work too (a
+    thread's own, in a shared pool): it is cancelled only while in this set, under the
+    lock it leaves the set by once done."""
 
     def __init__(self) -> None:
         self._solvers: set[DoubleDummy] = set()
         self._lock = threading.Lock()
+        self._stopped = False
 
     @contextmanager
     def by(self, solver: DoubleDummy) -> Iterator[DoubleDummy]:
-        """While this lasts, ``solver`` searches for this work."""
+        """While this lasts, ``solver`` searches for this work (SearchCancelled at once
+        where the work was stopped)."""
         with self._lock:
+            if self._stopped:
+                raise SearchCancelled("the search was cancelled before it began (the work was stopped)")
             self._solvers.add(solver)
         try:
             yield solver
@@ -664,8 +679,14 @@ class Searches:
 
     def cancel(self) -> None:
         with self._lock:
+            self._stopped = True
             for solver in self._solvers:
                 solver.cancel()
+
+    def busy(self) -> bool:
+        """Whether a solver searches for this work now."""
+        with self._lock:
+            return bool(self._solvers)
 
 
 def stop_searches(cancel: Callable[[], None], running: Callable[[float], bool]) -> None:
