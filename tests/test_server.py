@@ -444,7 +444,7 @@ def test_a_person_plays_a_session_with_bots_and_the_scoresheet_is_the_engines(se
     # the answer "missing key 'dealer'": a docs walkthrough)
     (tmp_path / "answer.json").write_text(json.dumps(record))
     (tmp_path / "session.json").write_text(json.dumps(record["session"]))
-    for command, says in [("show", r'not a record: show reads its session record, its "session" \(jq \.session\)$'),
+    for command, says in [("show", r'not a record: its session record is its "session" \(jq \.session\)$'),
                           ("score", r"score takes one hand record, one of the 'hands' of its \"session\"")]:
         assert_cli_error(cli(command, str(tmp_path / "answer.json")),
                          r"answer\.json\b.* the web server's answer for a session \(GET /api/tables/\{id\}/session\)"
