@@ -187,7 +187,7 @@ class PimcBot(BasicBot):
         # time budget, a server stopping: stop_all) cancels their searches, which went on
         # to their ends (a pool thread's solver serves other decisions' worlds too: the
         # pool is shared, and Searches cancels it only while it searches for this one).
-        from ..solver.core import Searches, SearchCancelled, futures_running, stop_searches
+        from ..solver.core import Searches, SearchCancelled, stop_searches
         searches = Searches()
 
         def solve(number: int) -> dict[int, int]:
@@ -227,7 +227,7 @@ class PimcBot(BasicBot):
             # stopped: the worlds under way stop too, and are waited for (the threads
             # of the pool are the exit's to wait for, and a second Ctrl-C then printed
             # a traceback); a world cancelled by stop_all raises SearchCancelled here
-            stop_searches(cancel, futures_running(futures))
+            stop_searches(cancel, searches.running(futures))
             raise
         finally:
             _deciding.discard(cancel)

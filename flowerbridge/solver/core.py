@@ -639,10 +639,9 @@ def _pooled_tables(deals: list, geometry: Geometry, workers: int,
         # those being searched stopped (they went on to the end of their tables)
         for future in futures:
             future.cancel()
-        pending = futures_running(list(futures))
-        # (and until no search is under way: a Ctrl-C within a submit's thread start left
+        # (until no search is under way too: a Ctrl-C within a submit's thread start left
         # a future out of the list, and its deal's whole table searched on after the call)
-        stop_searches(searches.cancel, lambda seconds: pending(seconds) or searches.busy())
+        stop_searches(searches.cancel, searches.running(list(futures)))
         pool.shutdown(wait=True)
 
 
@@ -688,6 +687,12 @@ class Searches:
         with self._lock:
             return bool(self._solvers)
 
+    def running(self, futures: Sequence) -> Callable[[float], bool]:
+        """For :func:`stop_searches`: whether any of ``futures`` (those running this work)
+        is still not done once waited for up to so many seconds, or a search for this work
+        is under way all the same (a future that a Ctrl-C within its submit left out)."""
+        return lambda seconds: bool(wait(futures, timeout=seconds).not_done) or self.busy()
+
 
 def stop_searches(cancel: Callable[[], None], running: Callable[[float], bool]) -> None:
     """Call ``cancel()`` — which cancels the searches under way — until ``running(seconds)``,
@@ -705,12 +710,6 @@ def stop_searches(cancel: Callable[[], None], running: Callable[[float], bool]) 
             interrupted = exc
     if interrupted is not None:
         raise interrupted
-
-
-def futures_running(futures: Sequence) -> Callable[[float], bool]:
-    """For :func:`stop_searches`: whether any of ``futures`` is still not done, once
-    waited for up to so many seconds."""
-    return lambda seconds: bool(wait(futures, timeout=seconds).not_done)
 
 
 if hasattr(os, "register_at_fork"):
