@@ -691,7 +691,15 @@ class Searches:
         """For :func:`stop_searches`: whether any of ``futures`` (those running this work)
         is still not done once waited for up to so many seconds, or a search for this work
         is under way all the same (a future that a Ctrl-C within its submit left out)."""
-        return lambda seconds: bool(wait(futures, timeout=seconds).not_done) or self.busy()
+        def running(seconds: float) -> bool:
+            if wait(futures, timeout=seconds).not_done:
+                return True
+            if not self.busy():
+                return False
+            time.sleep(seconds)  # a search no future waits for: wait for it all the same
+            return True
+
+        return running
 
 
 def stop_searches(cancel: Callable[[], None], running: Callable[[float], bool]) -> None:
