@@ -1964,6 +1964,31 @@ def test_report_axes_of_whole_numbers_tick_whole_numbers_with_one_length_drawn()
     assert ticks and all(float(t).is_integer() for t in ticks)
 
 
+def ticked_whole_numbers(ax) -> list[int]:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FigureCanvasAgg(ax.figure).draw()
+    low, high = ax.get_xlim()
+    return [int(t) for t in ax.get_xticks() if low <= t <= high]
+
+
+def test_lab_by_length_plots_tick_the_lowest_and_highest_length_drawn():
+    # (a small run: Animals at 10 cards drawn at 10.15, Ribbons at 11: the axis began
+    # past 10 and its one tick, 11, stood under the Ribbons point alone)
+    from flowerbridge.lab.dd import game_by_fit_plot
+    from flowerbridge.lab.play import game_tricks_plot
+    play = {d: {"game_level": 4, "by_fit": {}} for d in "PRA"}
+    play["R"]["by_fit"] = {"11": {"contracts": 21, "game_tricks_contracts": 9}}
+    play["A"]["by_fit"] = {"10": {"contracts": 35, "game_tricks_contracts": 20}}
+    dd = {"game_level": {"P": 5, "R": 4, "A": 4},
+          "by_fit": {"P": {"9": {"sides": 40, "game_makeable_sides": 3}},
+                     "R": {"9": {"sides": 40, "game_makeable_sides": 5},
+                           "10": {"sides": 30, "game_makeable_sides": 9}},
+                     "A": {"8": {"sides": 35, "game_makeable_sides": 1},
+                           "9": {"sides": 33, "game_makeable_sides": 4}}}}
+    for plot, lengths in ((game_tricks_plot({"by_denom": play}), {10, 11}), (game_by_fit_plot(dd), {8, 9, 10})):
+        assert lengths <= set(ticked_whole_numbers(plot.figure.axes[0]))
+
+
 def test_lab_manifest_with_an_impossible_chunk_size_is_no_lab_manifest(tmp_path, capsys):
     # (it was blamed on a --chunk-size never given: "dropping --chunk-size resumes it")
     assert main(["lab", "deals", "--n", "10", "--seed", "1", "--out", str(tmp_path), "--quiet"]) == 0

@@ -66,8 +66,14 @@ def new_figure(width: float = 6.4, height: float = 3.6) -> "Figure":
 
 def whole_numbers(ax) -> None:
     """Ticks on whole numbers only along the x axis (levels, lengths: 1.5 is none), a
-    single tick where the axis spans a single whole number (one length drawn)."""
+    single tick where the axis spans a single whole number (one length drawn), and the
+    axis wide enough that the whole numbers at either end of what is drawn are ticked:
+    points set a little apart (:func:`dodged`) at the lowest length drawn, 10.15 say,
+    stood with no 10 under them when the axis began past it. Call it once all is drawn."""
     from matplotlib.ticker import MaxNLocator
+    low, high = ax.dataLim.intervalx
+    if np.isfinite(low) and np.isfinite(high):
+        ax.set_xlim(min(ax.get_xlim()[0], round(low) - 0.5), max(ax.get_xlim()[1], round(high) + 0.5))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
