@@ -52,12 +52,14 @@ def test_lab_designer_report_refuses_more_dd_deals_than_deals(tmp_path, capsys):
 
 @pytest.mark.parametrize("report, extra, complaint", [
     ("report", [], "needs a file name with a suffix"),          # its figures' folder would be itself
+    ("folder.md/", [], "folder.md: is a folder; the designer's report is a file"),   # (was: "needs a suffix")
     ("r.md", ["play"], "drop analyses"),
     ("r.md", ["--variant", 'x={"undertrick_penalty": 0}'], "drop --variant"),
     ("r.md", ["--chunk-size", "5"], "drop --chunk-size"),
 ])
 def test_lab_designer_report_refuses_what_it_cannot_honour_before_any_work(tmp_path, capsys,
                                                                           report, extra, complaint):
+    (tmp_path / "folder.md").mkdir()
     status = main(["lab", "--designer", str(tmp_path / report), "--n", "4", *extra,
                    "--out", str(tmp_path / "run"), "--quiet"])
     assert status == 2 and complaint in capsys.readouterr().err

@@ -49,7 +49,10 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     path = Path(path)
     # the figures go in a folder named after the report, less its suffix: checked
     # before the run, not after it
-    if not path.suffix or path.is_dir():
+    if path.is_dir():
+        raise LabError(f"{path}: is a folder; the designer's report is a file, e.g. report.md "
+                       "(its figures go in the folder of the same name, less the suffix)")
+    if not path.suffix:
         raise LabError(f"{path}: the designer's report needs a file name with a suffix, "
                        "e.g. report.md (its figures go in the folder of the same name)")
     for what, text in (("report path", str(path)), ("seed", str(seed))):
