@@ -559,6 +559,71 @@ def test_seats_stored_before_a_stand_in_column_are_migrated_with_every_seat_kept
 
 
 @contextmanager
+def _database(kind: str, tmp_path):
+    """A URL of an empty database of ``kind``: a SQLite file, or a PostgreSQL schema of
+    its own (dropped after)."""
+    if kind == "sqlite":
+        yield str(tmp_path / "fb.db")
+        return
+    with _schemas(tmp_path, "db") as (url, _, _):
+        store = Store(url)
+        with store.engine.begin() as connection:
+            connection.execute(text("DROP TABLE notes"))    # (another program's: not wanted here)
+        store.close()
+        yield url
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_database_revision_0004s_first_version_made_gets_the_column_it_left_out(kind, tmp_path):
+    # 0004 first added seats.replaced_seq alone, then (same revision) seats.left_at too: a
+    # database at the first 0004 was taken as past it, and no table could be read or made
+    # ("no such column: seats.left_at") — revision 0006 adds it where it is missing
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.config import Config
+    from alembic.migration import MigrationContext
+
+    from flowerbridge.server.models import Base
+    from flowerbridge.server.store import migration_connection
+
+    config_ = ServerConfig(bot_delay=0, replace_after=None, analysis=False)
+    with _database(kind, tmp_path) as url:
+        async def made() -> list[str]:
+            manager = TableManager(Store(url), config_)
+            manager.store.migrate()
+            ids = [(await manager.create(CreateTable.model_validate(FOUR_BOTS)))[0].table.id for _ in range(2)]
+            await manager.stop()
+            return ids
+
+        ids = asyncio.run(made())
+        store = Store(url)
+        config = Config(str(store_module.ALEMBIC_INI))
+        config.set_main_option("script_location", str(store_module.MIGRATIONS))
+        with migration_connection(store.url, store.engine) as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0003")
+        with store.engine.begin() as connection:     # what 0004's first version did
+            connection.execute(text("ALTER TABLE seats ADD COLUMN replaced_seq INTEGER"))
+            connection.execute(text("UPDATE alembic_version SET version_num = '0004'"))
+        store.close()
+
+        store = Store(url)
+        store.migrate()
+        with store.engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        store.close()
+
+        async def read() -> None:
+            manager = TableManager(Store(url), config_)
+            for table_id in ids:
+                assert (await manager.get(table_id)).table.id == table_id
+            await manager.create(CreateTable.model_validate(FOUR_BOTS))
+            await manager.stop()
+
+        asyncio.run(read())
+
+
+@contextmanager
 def _schemas(tmp_path, *names: str):
     """Schemas of their own (dropped after) on the tests' PostgreSQL database, named from
     ``names``, with a table of another program's, ``notes``, in the last: yields the URL
