@@ -199,6 +199,24 @@ def test_prune_dry_run_of_a_database_of_an_earlier_schema_changes_nothing(tmp_pa
     assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]
 
 
+@pytest.mark.parametrize("dry_run", [["--dry-run"], []])
+def test_prune_of_a_database_of_a_newer_schema_says_so_and_changes_nothing(tmp_path, cli, assert_cli_error,
+                                                                         dry_run):
+    # the dry run called it "the schema of an earlier flowerbridge" and sent the user to a
+    # prune without --dry-run, which refused it
+    database = _database("sqlite", tmp_path)
+    _tables(database, {"old": ("over", 100)})
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999'")
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # (all in the file, none left to move there)
+    connection.close()
+    before = (tmp_path / "tables.db").read_bytes()
+    assert_cli_error(cli("prune", "--older-than", "90", "--database", database, *dry_run),
+                     r"^error: cannot (read|migrate) the database .*: Can't locate revision identified by "
+                     r"'9999' \(made by a newer flowerbridge, or not a flowerbridge database\?\)$")
+    assert (tmp_path / "tables.db").read_bytes() == before
+
+
 def test_prune_says_what_it_removed_before_it_gives_the_space_back(tmp_path, cli, monkeypatch):
     # a VACUUM that failed (a full disk) left only "cannot compact": the tables were gone, unsaid,
     # and a second run removed none, so never gave their space back

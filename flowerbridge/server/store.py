@@ -460,10 +460,13 @@ class Store:
         return Pruned(len(ids), hands, events, stray)
 
     def is_current(self) -> bool:
-        """Whether the database's schema is this version's (no migration pending)."""
+        """Whether the database's schema is this version's (no migration pending); a
+        StoreError where it is at a revision this version does not know (a newer one's),
+        which no migration of this version's brings up to date."""
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext
         from alembic.script import ScriptDirectory
+        from alembic.util import CommandError
 
         config = Config(str(ALEMBIC_INI))
         config.set_main_option("script_location", str(MIGRATIONS))
@@ -472,7 +475,14 @@ class Store:
                 current = MigrationContext.configure(connection).get_current_heads()
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot open database {self.shown}: {_reason(exc)}") from None
-        return set(current) == set(ScriptDirectory.from_config(config).get_heads())
+        script = ScriptDirectory.from_config(config)
+        try:
+            for revision in current:
+                script.get_revision(revision)
+        except CommandError as exc:     # (as migrate() says it)
+            raise StoreError(f"cannot read the database {self.shown}: {exc} (made by a newer "
+                             "flowerbridge, or not a flowerbridge database?)") from None
+        return set(current) == set(script.get_heads())
 
     def check_made(self) -> None:
         """Refuse (a StoreError) a database that no flowerbridge server has made: a
