@@ -3819,6 +3819,10 @@ def test_how_to_play_gives_the_engines_figures_and_is_linked_from_the_lobby_and_
         next(f"{level}{d.name}" for level in range(1, 8) if contract_points(level, d) >= options.game_points)
         for d in Denomination)
     assert not page.errors
+    # on a phone, nothing runs off the screen (the scoring table's overtricks were 50 px off it)
+    phone = open_page(browser, server, "/static/rules.html", viewport=PHONE)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    phone.context.close()
     # and from the deck's page
     deck = open_page(browser, server, "/static/cards.html")
     assert deck.get_by_role("link", name="Rules").get_attribute("href") == "/static/rules.html"
