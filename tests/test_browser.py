@@ -597,6 +597,9 @@ def test_lobby_a_long_list_is_shown_a_page_at_a_time_and_found_by_name(browser, 
         names = [row.inner_text() for row in rows.locator(":scope > strong").all()]
         assert names == [f"Table {n}" for n in (19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1)]
         assert kept.locator("#tables-count").inner_text() == "11 of 63 open tables match “table 1”"
+        kept.fill("#table-filter", " TABLE \t 1 ")    # runs of spaces as one, as the page shows them
+        assert [row.inner_text() for row in rows.locator(":scope > strong").all()] == names
+        assert kept.locator("#tables-count").inner_text() == "11 of 63 open tables match “TABLE 1”"
         kept.fill("#table-filter", "no such")
         assert kept.locator("#tables > li").inner_text() == "No open table's name contains “no such”."
         kept.fill("#table-filter", "ours")      # its kept links still under it

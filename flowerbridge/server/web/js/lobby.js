@@ -265,10 +265,17 @@ let showing = PAGE;
 // the list last received: { tables, still (their kept links), loading }
 let listed = null;
 
-/** The tables whose name holds the words searched for (case aside), in the list's order. */
+/** Text as it is searched and shown: each run of spaces one space (as the page draws it). */
+function spaced(text) {
+  return text.trim().replace(/\s+/g, " ");
+}
+
+/** The tables whose name holds the words searched for (case and runs of spaces aside), in
+ * the list's order: "friday  club" found no "Friday Club 1", and said so in words that
+ * read "friday club". */
 function matching(tables, words) {
-  const wanted = words.trim().toLocaleLowerCase();
-  return wanted ? tables.filter((table) => table.name.toLocaleLowerCase().includes(wanted)) : tables;
+  const wanted = spaced(words).toLocaleLowerCase();
+  return wanted ? tables.filter((table) => spaced(table.name).toLocaleLowerCase().includes(wanted)) : tables;
 }
 
 function tableRow(table, still) {
@@ -300,7 +307,7 @@ function drawTables() {
   const list = document.getElementById("tables");
   const { tables, still, loading } = listed;
   const filter = document.getElementById("table-filter");
-  const words = filter.value.trim();
+  const words = spaced(filter.value);
   document.getElementById("find-table").classList.toggle("hidden",
     tables.length <= FIND_FROM && !words && document.activeElement !== filter);
   const found = matching(tables, words);
