@@ -112,6 +112,27 @@ def test_pbn_parsing_and_errors():
             parse_pbn(other)
 
 
+def test_to_pbn_writes_each_card_once_and_refuses_what_is_no_card():
+    hands = random_deal(random.Random(8), 5)
+    assert [sorted(hand) for hand in parse_pbn(to_pbn(hands))] == hands
+    # a card out of range was left out of the text, a card given twice written twice
+    for bad, complaint in (([[52, 60], [0, 1], [2, 3], [4, 5]], "hand N: 52 is no card"),
+                           ([[0, 1], [2, -1], [3, 4], [5, 6]], "hand E: -1 is no card"),
+                           ([[0, True], [1, 2], [3, 4], [5, 6]], "hand N: True is no card"),
+                           ([[0, 0], [1, 2], [3, 4], [5, 6]], "card C2 is dealt twice"),
+                           ([[0, 1], [2, 3], [4, 5]], "4 hands, not 3")):
+        with pytest.raises(PBNError, match=complaint):
+            to_pbn(bad)
+
+
+def test_dd_table_many_of_one_pbn_string_says_it_takes_a_list():
+    # (each letter was read as a deal: "a PBN deal starts with the first hand's seat" of 'N:...')
+    from flowerbridge.solver.bridge import dd_table_many
+
+    with pytest.raises(PBNError, match=r"dd_table_many solves many PBN deals \(a list of them\): dd_table solves one"):
+        dd_table_many(to_pbn(random_deal(random.Random(9), 2)))
+
+
 def test_a_pbn_deal_names_its_first_seat_by_an_ascii_letter_only():
     hands = "AKQ2.JT9.876.543 T987.AKQ.5432.K2 J6.8765.AKQJ.A76 543.432.T9.QJT98"
     assert parse_pbn("s:" + hands) == parse_pbn("S:" + hands)

@@ -60,7 +60,20 @@ def parse_pbn(text: str) -> list[list[int]]:
 
 
 def to_pbn(hands) -> str:
-    """The PBN text of four hands (N first)."""
+    """The PBN text of four hands (N first) of card indices (``suit * 13 + rank``, 0 to 51),
+    each card once; a PBNError names anything else (it was left out of the text, or
+    written twice)."""
+    hands = list(hands)
+    if len(hands) != 4:
+        raise PBNError(f"a PBN deal has 4 hands, not {len(hands)}")
+    seen: set[int] = set()
+    for seat, hand in zip(SEAT_LETTERS, hands):
+        for card in hand:
+            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+                raise PBNError(f"hand {seat}: {card!r} is no card (a card is a whole number from 0 to 51)")
+            if card in seen:
+                raise PBNError(f"card {SUIT_LETTERS[card // 13]}{RANKS[card % 13]} is dealt twice")
+            seen.add(card)
     out = []
     for hand in hands:
         suits = []
@@ -91,6 +104,8 @@ def iter_dd_table_many(pbns, *, workers: int = 2,
                        memory_mb: float = DEFAULT_MEMORY_MB) -> Generator[dict[str, dict[str, int]], None, None]:
     """:func:`dd_table_many` one table at a time, in the deals' order, each as
     soon as it and those before it are solved (the deals are parsed at once)."""
+    if isinstance(pbns, str):
+        raise PBNError("dd_table_many solves many PBN deals (a list of them): dd_table solves one")
     hands = [parse_pbn(p) for p in pbns]
     tables = iter_dd_tables(hands, BRIDGE, workers=workers, memory_mb=memory_mb)
     return (table_dict(t) for t in tables)
