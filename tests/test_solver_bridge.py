@@ -115,10 +115,13 @@ def test_pbn_parsing_and_errors():
 def test_to_pbn_writes_each_card_once_and_refuses_what_is_no_card():
     hands = random_deal(random.Random(8), 5)
     assert [sorted(hand) for hand in parse_pbn(to_pbn(hands))] == hands
+    numpy = pytest.importorskip("numpy")
+    assert to_pbn(numpy.array(hands)) == to_pbn(hands)     # (NumPy's integers are cards too)
     # a card out of range was left out of the text, a card given twice written twice
     for bad, complaint in (([[52, 60], [0, 1], [2, 3], [4, 5]], "hand N: 52 is no card"),
                            ([[0, 1], [2, -1], [3, 4], [5, 6]], "hand E: -1 is no card"),
                            ([[0, True], [1, 2], [3, 4], [5, 6]], "hand N: True is no card"),
+                           ([[0, "1"], [2, 3], [4, 5], [6, 7]], "hand N: '1' is no card"),
                            ([[0, 0], [1, 2], [3, 4], [5, 6]], "card C2 is dealt twice"),
                            ([[0, 1], [2, 3], [4, 5]], "4 hands, not 3")):
         with pytest.raises(PBNError, match=complaint):

@@ -6,6 +6,7 @@ A=12, so a card index is ``suit * 13 + rank``.
 
 from __future__ import annotations
 
+import operator
 from typing import Generator
 
 from ..errors import FlowerBridgeError
@@ -67,15 +68,22 @@ def to_pbn(hands) -> str:
     if len(hands) != 4:
         raise PBNError(f"a PBN deal has 4 hands, not {len(hands)}")
     seen: set[int] = set()
+    indices: list[list[int]] = []
     for seat, hand in zip(SEAT_LETTERS, hands):
+        indices.append([])
         for card in hand:
-            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+            try:        # (NumPy's integers too)
+                index = -1 if isinstance(card, bool) else operator.index(card)
+            except TypeError:
+                index = -1
+            if not 0 <= index < 52:
                 raise PBNError(f"hand {seat}: {card!r} is no card (a card is a whole number from 0 to 51)")
-            if card in seen:
-                raise PBNError(f"card {SUIT_LETTERS[card // 13]}{RANKS[card % 13]} is dealt twice")
-            seen.add(card)
+            if index in seen:
+                raise PBNError(f"card {SUIT_LETTERS[index // 13]}{RANKS[index % 13]} is dealt twice")
+            seen.add(index)
+            indices[-1].append(index)
     out = []
-    for hand in hands:
+    for hand in indices:
         suits = []
         for suit in (3, 2, 1, 0):
             ranks = sorted((c % 13 for c in hand if c // 13 == suit), reverse=True)
