@@ -782,6 +782,21 @@ def test_notation_is_refused_where_the_output_cannot_hold_it_not_written_with_st
     assert done.returncode == 0 and '[event "\ud55c\uad6d\uc5b4 \u2014 test"]' in done.stdout.decode()
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_notation_is_refused_where_the_output_would_write_it_in_other_bytes_than_utf8(encoding, ch16_record):
+    # written in Latin-1 (Windows' cp1252 where the output is a file), show then refused to
+    # read it back: "not UTF-8 text (byte 8: invalid continuation byte)"
+    record = json.dumps({**ch16_record, "event": "Caf\u00e9"}).encode()
+    done = _in_encoding(encoding, "show", "--notation", "-", stdin=record)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode(encoding) == (
+        f"error: the output's encoding, {encoding.replace('latin-1', 'iso8859-1')}, would write '\\xe9' as "
+        "other bytes than UTF-8, in which the notation is read back: set a UTF-8 locale, or PYTHONIOENCODING=utf-8\n")
+    plain = json.dumps({**ch16_record, "event": "Cafe"}).encode()      # all ASCII: the same bytes
+    done = _in_encoding(encoding, "show", "--notation", "-", stdin=plain)
+    assert done.returncode == 0 and b'[event "Cafe"]' in done.stdout
+
+
 def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,
                                                                             ch16_record):
     (tmp_path / "h.json").write_text(json.dumps(ch16_record))   # all 52 cards played

@@ -298,18 +298,27 @@ def _plain(error: UnicodeError) -> tuple[str, int]:
 
 
 def print_data(text: str) -> None:
-    """Print ``text``, a format read back (the notation), as it is: refused (a UsageError)
-    where the output's encoding cannot hold a character of it, rather than written with
-    stand-ins that would read back as other text."""
+    """Print ``text``, a format read back (the notation, which the commands read as UTF-8),
+    as it is: refused (a UsageError) where the output's encoding would not write it as
+    UTF-8 does — a character it cannot hold, rather than written with stand-ins that would
+    read back as other text, or one it writes in other bytes (Latin-1's é, which the
+    commands then refused to read back as "not UTF-8 text")."""
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    unlike = None
     try:
-        text.encode(encoding)
+        if codecs.lookup(encoding).name != "utf-8":
+            text.encode(encoding)
+            unlike = next((ch for ch in dict.fromkeys(text) if ch.encode(encoding) != ch.encode("utf-8")), None)
     except UnicodeEncodeError as exc:
         raise UsageError(f"the output's encoding, {encoding}, cannot hold {exc.object[exc.start]!a} of what "
                          "would be written (the notation is read back as written): set a UTF-8 locale, "
                          "or PYTHONIOENCODING=utf-8") from None
     except LookupError:
         pass
+    if unlike is not None:
+        raise UsageError(f"the output's encoding, {encoding}, would write {unlike!a} as other bytes than "
+                         "UTF-8, in which the notation is read back: set a UTF-8 locale, or "
+                         "PYTHONIOENCODING=utf-8")
     print(text, end="")
 
 
