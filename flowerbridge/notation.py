@@ -534,7 +534,11 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
 
 
 def _check_extra_tag(name: str, value: str) -> None:
-    """The checks of the tags the notation knows besides the hand's own."""
+    """The checks of the tags the notation knows besides the hand's own, and of every
+    extra tag's value: no NUL (no text file the commands read holds one, and a key whose
+    value holds one is not written)."""
+    if "\0" in value:
+        raise RecordError(f"tag {name}: holds a NUL character (U+0000), which no tag may hold")
     if name == "Date" and not _is_date(value):
         raise RecordError(f'tag Date {quoted(value, LINE_SHOWN)}: expected "YYYY.MM.DD", a calendar date '
                           "('?' for unknown digits)")
@@ -579,7 +583,7 @@ def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandReco
         raise RecordError(f"a hand in the text notation is a string, not {type(text).__name__}")
     lone = _SURROGATE.search(text)
     if lone:    # no character: a tag holding it could not be written back (JSON, UTF-8)
-        line = text.count("\n", 0, lone.start()) + 1
+        line = len(text_lines(text[:lone.start()]))     # (as the other errors count lines: CR ends one too)
         raise RecordError(f"line {line}: holds a lone surrogate \\u{ord(lone.group()):04x} (half of a "
                           "UTF-16 pair, not a Unicode character)")
     return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]

@@ -102,11 +102,19 @@ def test_notation_holding_given_as_other_than_text_is_a_record_error():
             notation.parse_holding(other)
 
 
-def test_notation_a_lone_surrogate_is_refused_naming_its_line():
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_notation_a_lone_surrogate_is_refused_naming_its_line(end):
     # read into a tag, it was kept and written as JSON that the JSON reader refuses (and
-    # that no UTF-8 file can hold); the JSON reader refuses it as it reads
+    # that no UTF-8 file can hold); the JSON reader refuses it as it reads (its line was
+    # counted by LFs alone: "line 1" where lines end in CR)
     with pytest.raises(RecordError, match=r"line 2: holds a lone surrogate \\ud800"):
-        notation.loads('[Site "Seoul"]\n[Event "\ud800"]\n' + CH16_TEXT)
+        notation.loads(end.join(['[Site "Seoul"]', '[Event "\ud800"]', *CH16_TEXT.split("\n")]))
+
+
+def test_notation_a_tag_holding_a_nul_is_refused_naming_its_line():
+    # (it was read, and the tag then left out when written: the doc says reading refuses it)
+    with pytest.raises(RecordError, match=r"line 2: tag Note: holds a NUL character"):
+        notation.loads('[Round "1"]\n[Note "a\0b"]\n' + CH16_TEXT)
 
 
 def test_notation_reading_is_lenient_about_spacing_and_case():
