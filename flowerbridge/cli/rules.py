@@ -126,6 +126,7 @@ class _Reader(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skipped:
             return
+        data = data.replace("\u00ad", "")     # a soft hyphen (&shy;): where a browser may break a word
         if self.cell is not None:
             self.cell.append(data)
         elif self.block is not None:
