@@ -694,9 +694,23 @@ def test_basic_declarers_second_hand_leaves_the_trick_to_partners_sure_card_once
         "3R", "second hand low: partner, fourth, is sure to win")
 
 
-def test_basic_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it():
-    """Whenever declarer's second hand plays low for partner's sure card, the side wins the trick."""
-    left = 0
+def test_basic_declarers_second_hand_leaves_the_trick_to_partners_sure_card_where_the_third_hand_follows():
+    # Deal.from_seed("D", 190), dealer E: E declares 3A. N leads 7R at trick 7; the dummy W,
+    # fourth, holds 11R, and S, third, can hold no Ribbon as high (both 11R in view). S may
+    # hold trumps but has not shown out of Ribbons: taken to follow (as Knowledge.safe takes
+    # it). E took it with its own 11R, two top Ribbons on one trick: over 100 layouts of what
+    # E cannot see, a low Ribbon was never worse, and better in 85 (the contract made).
+    assert _basic_card(_seeded_hands("D", 190), Seat.E,
+                       "Pass Pass 1A 2P Pass Pass 2A Pass Pass 3P Pass Pass 3A Pass Pass Pass",
+                       "11P 1Pb 1Pa 2P 2P 5P 11P 4P 1Pa 4P 10P 5P 6P 10P 1Pb 9P "
+                       "12B 5A 2A 2A 6A 12B 8A 5A 7R") == ("1R", "second hand low: partner, fourth, is sure to win")
+
+
+def test_basic_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it_but_to_an_unshown_ruff():
+    """Whenever declarer's second hand plays low for partner's sure card, the side wins the
+    trick — unless the third hand, which had not shown out of the suit led (and so was
+    taken to follow it, as Knowledge.safe takes it), trumps it."""
+    left = ruffed = 0
     for seed in range(120):
         state = HandState(Deal.from_seed(seed), Seat(seed % 4))
         bots = {s: BasicBot() for s in Seat}
@@ -708,9 +722,13 @@ def test_basic_declarers_partner_wins_every_trick_its_second_hand_leaves_to_it()
                 watching, left = len(state.tricks), left + 1
             state.apply(decision.action, seat)
             if watching is not None and len(state.tricks) > watching:
-                assert state.tricks[watching].winner.side is state.contract.side
+                trick = state.tricks[watching]
+                if trick.winner.side is not state.contract.side:
+                    (_, led), _, (third, card), _ = trick.plays
+                    assert third is trick.winner and card.suit is state.contract.trump is not led.suit
+                    ruffed += 1
                 watching = None
-    assert left > 0
+    assert left > 10 * max(ruffed, 1)
 
 
 def test_basic_defender_leads_the_top_of_a_sequence():

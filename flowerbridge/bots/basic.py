@@ -417,9 +417,15 @@ def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bo
     """Whether partner, playing fourth, holds a card of the suit led that
     beats ``led`` and that the third hand cannot beat: no card of the suit as
     high may be with it (its twin, played first, would win) — and, at a suit
-    contract, the third hand cannot trump it: trumps are led, or no opponent
-    may hold a trump."""
-    if k.trump is not None and led.suit is not k.trump and k.opponents_may_hold_trumps():
+    contract, the third hand cannot trump it: trumps are led, or it has not
+    shown out of the suit led, or it can hold no trump. (A hand that has not
+    shown out is taken to follow, as :meth:`Knowledge.safe` takes it: asking
+    that no opponent might hold a trump anywhere made the second hand win
+    with a top card a trick partner's was sure of as much, two top cards on
+    one trick.)"""
+    third = k.hand_seat.lho
+    if (k.trump is not None and led.suit is not k.trump and led.suit in k.voids[third]
+            and any(k.may_hold(third, c) for c in CARDS if c.suit is k.trump)):
         return False
     return _fourth_tops_third(k, fourth, led)
 
