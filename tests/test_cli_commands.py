@@ -797,6 +797,17 @@ def test_notation_is_refused_where_the_output_would_write_it_in_other_bytes_than
     assert done.returncode == 0 and b'[event "Cafe"]' in done.stdout
 
 
+
+def test_notation_written_in_utf8_with_a_byte_order_mark_is_read_back(tmp_path, ch16_record):
+    # (PYTHONIOENCODING=utf-8-sig was refused, every character named as "other bytes")
+    record = json.dumps({**ch16_record, "event": "Caf\u00e9"}).encode()
+    done = _in_encoding("utf-8-sig", "show", "--notation", "-", stdin=record)
+    assert done.returncode == 0 and done.stdout.startswith(b"\xef\xbb\xbf["), done.stderr
+    (tmp_path / "h.fbn").write_bytes(done.stdout)
+    again = _in_encoding("utf-8", "show", "--notation", str(tmp_path / "h.fbn"))
+    assert again.returncode == 0 and again.stdout == done.stdout[3:]
+
+
 def test_cli_solve_a_finished_hand_has_no_card_to_value_and_says_table_does(cli, assert_cli_error, tmp_path,
                                                                             ch16_record):
     (tmp_path / "h.json").write_text(json.dumps(ch16_record))   # all 52 cards played

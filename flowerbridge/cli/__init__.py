@@ -306,7 +306,7 @@ def print_data(text: str) -> None:
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     unlike = None
     try:
-        if codecs.lookup(encoding).name != "utf-8":
+        if codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):   # (the reader drops a BOM)
             text.encode(encoding)
             unlike = next((ch for ch in dict.fromkeys(text) if ch.encode(encoding) != ch.encode("utf-8")), None)
     except UnicodeEncodeError as exc:
