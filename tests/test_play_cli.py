@@ -280,23 +280,35 @@ def _pseudo_terminals() -> bool:
 needs_pty = pytest.mark.skipif(not _pseudo_terminals(), reason="this machine opens no pseudo-terminal")
 
 
+# Run in the child: take the terminal as the session's controlling one (a
+# session leader opening a terminal does), restore Ctrl-C's default even where
+# the suite runs with SIGINT ignored (a background job, which the child would
+# inherit), and become the command
+_AT_THE_TERMINAL = """
+import os, signal, sys
+os.close(os.open(os.ttyname(0), os.O_RDWR))
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.executable, [sys.executable, "-m", "flowerbridge", *sys.argv[1:]])
+"""
+
+
 def _pty_play(*keys: bytes, until: bytes = b"Session ended.", again: bytes = b"") -> tuple[str, int]:
     """Run ``flowerbridge play --seed 3`` at a pseudo-terminal, type each of
     ``keys`` at the next call prompt, and return what the terminal showed and
     the command's exit status.  ``again``: typed once more if ``until`` has
     not come within a few seconds of the last key."""
     import os
-    import pty
     import select
-    import signal
+    import subprocess
     import time
 
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the command, at the terminal
-        # Ctrl-C as at a shell's prompt, even where the suite runs with SIGINT
-        # ignored (a background job), which the child would inherit
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.execv(sys.executable, [sys.executable, "-m", "flowerbridge", "play", "--seed", "3"])
+    # a child of its own session with the terminal as its controlling one (so
+    # that Ctrl-C typed there reaches it), started by subprocess rather than
+    # pty.fork(): forking this multi-threaded process is deprecated (3.12)
+    fd, terminal = os.openpty()
+    child = subprocess.Popen([sys.executable, "-c", _AT_THE_TERMINAL, "play", "--seed", "3"],
+                             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    os.close(terminal)
     shown = b""
 
     def read_until(token: bytes, after: int, seconds: float = 30) -> bool:
@@ -320,7 +332,7 @@ def _pty_play(*keys: bytes, until: bytes = b"Session ended.", again: bytes = b""
         read_until(b"\0", len(shown))     # to the end of its output (the terminal closes)
     finally:
         os.close(fd)
-        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        status = child.wait()
     return shown.decode(errors="replace"), status
 
 

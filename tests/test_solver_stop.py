@@ -331,6 +331,8 @@ def test_a_ctrl_c_while_a_batchs_threads_start_leaves_no_search_running(ctrl_c_a
     assert searching[0] == 0
 
 
+# the fork from a thread is the point of the test (Python 3.12 warns of it)
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_ctrl_c_stops_a_search_in_a_child_forked_from_another_thread(whole):
     # the forking thread is the child's main thread, which takes the signals; the core took
     # the parent's main thread for it and looked at no signal there
