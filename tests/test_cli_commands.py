@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -1265,6 +1266,24 @@ def test_cli_output_closed_by_its_reader_stops_quietly():
     proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "5000"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stdout.readline().startswith(b"Board 1")
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr is not None and proc.stderr.read() == b""
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_cli_long_output_closed_by_its_reader_mid_write_is_not_taken_as_written(tmp_path, unbuffered):
+    # `show --notation` writes a whole session's text at once; unbuffered (PYTHONUNBUFFERED),
+    # the write that met the closed pipe was taken as done: status 0, the rest silently lost
+    import subprocess
+    saved = tmp_path / "s.json"
+    subprocess.run([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "300", "--quiet",
+                    "--save", str(saved)], check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "show", "--notation", str(saved)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONUNBUFFERED": unbuffered})
+    assert proc.stdout is not None and proc.stdout.read(1) == b"["
+    time.sleep(0.5)     # the writer blocked on the full pipe (the text is over 150 KB)
     proc.stdout.close()
     assert proc.wait(timeout=120) == 141
     assert proc.stderr is not None and proc.stderr.read() == b""

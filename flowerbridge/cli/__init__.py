@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import importlib
 import os
 import re
@@ -166,6 +167,10 @@ class _OutputError(Exception):
     OSError, so that no handler of the command's own files takes it for theirs."""
 
 
+# A text longer than this (in characters) is written by _StandardOutput._write_whole
+_LONG_TEXT = 2048
+
+
 class _StandardOutput:
     """``sys.stdout`` for the time a command runs: what writing it raises, but for a
     closed pipe (quiet, as the shell's tools are), is an :class:`_OutputError`."""
@@ -178,11 +183,31 @@ class _StandardOutput:
         if text:
             self.mid_line = not text.endswith("\n")
         try:
+            if len(text) > _LONG_TEXT and hasattr(self._stream, "buffer"):
+                return self._write_whole(text)
             return self._stream.write(text)
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise _OutputError(exc.strerror or str(exc)) from None
+
+    def _write_whole(self, text: str) -> int:
+        """Write a long ``text`` through the byte layer below the text one, until every
+        byte is taken: the text layer takes a short count from below as done, which an
+        unbuffered output (``PYTHONUNBUFFERED``, ``python -u``) gives a long write that
+        meets a full disk or a closed pipe -- the rest lost, and no error. Asked again,
+        the output raises the error."""
+        stream = self._stream
+        stream.flush()
+        if os.linesep != "\n":
+            text = text.replace("\n", os.linesep)
+        rest = memoryview(text.encode(stream.encoding, stream.errors or "strict"))
+        while rest:
+            taken = stream.buffer.write(rest)
+            if not taken:
+                raise OSError(errno.EIO, "the output took nothing of what was written")
+            rest = rest[taken:]
+        return len(text)
 
     def flush(self) -> None:
         try:
