@@ -264,6 +264,13 @@ def test_a_migrated_sqlite_file_runs_in_wal_mode_with_its_pragmas(tmp_path):
     connection.close()
 
 
+async def _serves_nothing(self, said: list[str] | None = None, **_) -> None:
+    """``uvicorn.Server.serve``, which the ``serve`` command runs last, for a test that
+    stops before it (``said`` notes that it was reached)."""
+    if said is not None:
+        said.append("served")
+
+
 def test_a_sqlite_database_the_server_cannot_write_is_refused_at_start(tmp_path):
     # read-only (a file the server's user cannot write, on read-only media) but
     # already migrated and in WAL mode: start went on, and every write failed
@@ -278,6 +285,36 @@ def test_a_sqlite_database_the_server_cannot_write_is_refused_at_start(tmp_path)
         store.migrate()
 
 
+@pytest.mark.parametrize("read_only", ["fb.db", "fb.db-wal", "fb.db-shm"])
+def test_a_read_only_sqlite_file_is_refused_before_sqlite_opens_it(tmp_path, monkeypatch, cli,
+                                                                   assert_cli_error, read_only):
+    # opened, a read-only file in WAL mode got read-only -wal and -shm files beside it, which
+    # went on refusing every write (naming the database file) once that was made writable
+    import os
+
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "serve", _serves_nothing)     # (what `serve` runs last)
+    path = tmp_path / "fb.db"
+    made = Store(str(path))
+    made.migrate()
+    made.close()
+    for name in ("fb.db-wal", "fb.db-shm"):
+        if name == read_only:
+            (tmp_path / name).write_bytes(b"")
+    (tmp_path / read_only).chmod(0o444)
+    if os.geteuid() == 0:   # root may write any file: asked, the file's mode answers as for others
+        access = os.access
+        monkeypatch.setattr(os, "access", lambda file, mode, **kw: access(file, mode, **kw) and not (
+            mode & os.W_OK and not os.stat(file).st_mode & 0o222))
+    before = sorted((entry.name, entry.stat().st_mtime_ns) for entry in tmp_path.iterdir())
+    for command in (["serve", "--port", "0"], ["prune", "--older-than", "0"], ["prune", "--older-than", "0", "--dry-run"]):
+        assert_cli_error(cli(*command, "--database", str(path)),
+                         rf"^error: cannot write to database \S*fb\.db: \S*{read_only} is read-only "
+                         r"\(a server stores every table")
+    assert sorted((entry.name, entry.stat().st_mtime_ns) for entry in tmp_path.iterdir()) == before
+
+
 @pytest.mark.postgres
 def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_start(
         tmp_path, monkeypatch, cli, assert_cli_error):
@@ -285,7 +322,7 @@ def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_st
     # on, and every table and action was refused busy
     import uvicorn
 
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, **_: None)     # never serves here
+    monkeypatch.setattr(uvicorn.Server, "serve", _serves_nothing)     # (what `serve` runs last)
     database = database_for_tests("postgres", tmp_path)
     if database is None:
         pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
@@ -320,7 +357,7 @@ def test_a_database_url_the_server_cannot_run_on_is_one_clear_error(
     import uvicorn
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, **_: None)     # never serves here
+    monkeypatch.setattr(uvicorn.Server, "serve", _serves_nothing)     # (what `serve` runs last)
     assert_cli_error(cli("serve", "--port", "0", "--database", database), message)
     assert list(tmp_path.iterdir()) == []
 
@@ -383,7 +420,7 @@ def test_a_second_server_on_a_database_in_use_is_refused_before_it_changes_anyth
         touched: list[str] = []
         with monkeypatch.context() as patch:
             patch.setattr(Store, "migrate", lambda self: touched.append("migrated"))
-            patch.setattr(uvicorn.Server, "run", lambda self, **_: touched.append("served"))
+            patch.setattr(uvicorn.Server, "serve", lambda self, **_: _serves_nothing(self, touched))
             assert_cli_error(cli("serve", "--port", "0", "--database", database),
                              r"^error: another flowerbridge server is using this database \(")
             with pytest.raises(StoreError, match="another flowerbridge server is using this database"):

@@ -43,6 +43,11 @@ log = logging.getLogger("flowerbridge.server")
 LOCK_CHECK_SECONDS = 30.0
 
 
+# why a database that may not be written is refused
+_MAY_NOT_WRITE = (" (a server stores every table and action in it as they are made, and prune "
+                  "removes tables from it: give a database that can be written)")
+
+
 class StoreError(FlowerBridgeError):
     """The database cannot be opened, migrated or written."""
 
@@ -221,6 +226,13 @@ class Store:
             # file beside it, and fail later with no word of which file
             if Path(path).exists() and not Path(path).is_file():
                 raise StoreError(f"cannot open database {shown}: {path} is not a regular file")
+            # refused before SQLite opens it: opened, a read-only file in WAL mode gets
+            # read-only -wal and -shm files beside it, which go on refusing every write
+            # once the file itself is made writable again
+            for file in (path, f"{path}-wal", f"{path}-shm"):
+                if os.path.isfile(file) and not os.access(file, os.W_OK):
+                    raise StoreError(f"cannot write to database {shown}: {file} is read-only"
+                                     f"{_MAY_NOT_WRITE}")
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.shown = shown
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -309,9 +321,8 @@ class Store:
                 connection.execute(update(TableRow).where(false()).values(status=TableRow.status))
                 connection.rollback()
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)} (a server "
-                             "stores every table and action in it as they are made, and prune "
-                             "removes tables from it: give a database that can be written)") from None
+            raise StoreError(f"cannot write to database {self.shown}: {_reason(exc)}"
+                             f"{_MAY_NOT_WRITE}") from None
 
     def check(self) -> None:
         """A read of no row, for a health probe: a :class:`StoreError` where the database
