@@ -318,6 +318,16 @@ def test_weak_twos_are_contested_with_a_strong_balanced_hand_or_a_six_card_suit_
     assert _bid("11R 10R 9R 4R 3R 2R 2A 5A 6A 7A 11P 2P 3P", "2A").call.is_pass  # 13 points
 
 
+@pytest.mark.parametrize("calls", [("1NT",), ("1NT", "Pass", "Pass"), ("1A", "Pass", "1NT")])
+def test_the_no_trump_overcall_is_not_made_over_the_opponents_no_trump(calls):
+    # 2NT over their 1NT opening or response lost double dummy every time it changed the
+    # result (docs/bidding.md); the balanced 25 points that overcall a weak two 2NT pass
+    balanced = "11P 10P 2P 3P 11R 10R 9R 2R 12B 11B 8B 5A 2A"
+    assert _bid(balanced, "2P").call == parse_call("2NT")
+    assert _bid(balanced, *calls).call.is_pass
+    assert explain_call(_auction(*calls, "2NT"), len(calls)) == "not part of the system for an overcall"
+
+
 @pytest.mark.parametrize("opening", ["1P", "1R"])
 def test_a_balanced_hand_of_28_points_or_more_overcalls_no_trump(opening):
     # Deal.from_seed("rev", 266), East: 5-4-4 and 30 points passed a one-level opening

@@ -157,7 +157,7 @@ class Rule:
     caps the level the rule may bid at. A ``contested`` rule bids only over
     an opponent's bid: when the last bid made was the opponents'. A
     ``suit_fit`` rule bids its fit only when that is a suit (a trump fit), not
-    No Trump.
+    No Trump. An ``over_suit`` rule bids only over a suit bid, not over No Trump.
     """
 
     situation: str
@@ -171,6 +171,7 @@ class Rule:
     max_level: int = 7
     contested: bool = False
     suit_fit: bool = False
+    over_suit: bool = False
 
     @property
     def strain(self) -> str:
@@ -210,7 +211,11 @@ SYSTEM: tuple[Rule, ...] = (
     _r(OVERCALL, "cheap:long", "overcall", points=(13, MAX_POINTS), length=5, max_level=1),
     _r(OVERCALL, "cheap:long", "overcall", points=(14, MAX_POINTS), length=6, max_level=2),
     _r(OVERCALL, "jump:long", "weak jump overcall", points=(8, 12), length=7, max_level=2),
-    _r(OVERCALL, "cheap:NT", "No Trump overcall", points=(18, MAX_POINTS), balanced=True, max_level=2),
+    # not over No Trump: 2NT over the opponents' 1NT (an opening of 17-22, or a
+    # response where they hold 24+ together) lost double dummy every time it
+    # changed the result (the bidding review of 7 December 2026, docs/bidding.md)
+    _r(OVERCALL, "cheap:NT", "No Trump overcall", points=(18, MAX_POINTS), balanced=True, max_level=2,
+       over_suit=True),
     _r(OVERCALL, "cheap:long", "overcall", points=(16, MAX_POINTS), length=6, max_level=3),
     _r(OVERCALL, "Pass", "no overcall"),
 
@@ -334,6 +339,8 @@ def _call(rule: Rule, strain: Denomination, ctx: Context) -> Call | None:
     if rule.contested and not ctx.contested:
         return None
     if rule.suit_fit and strain is Denomination.NT:
+        return None
+    if rule.over_suit and ctx.last_bid is not None and ctx.last_bid.strain is Denomination.NT:
         return None
     return BID[level][strain]
 
@@ -614,6 +621,8 @@ def system_table() -> str:
             cap += " over an opponent's bid"
         if rule.suit_fit:
             cap += ", in a suit"
+        if rule.over_suit:
+            cap += " over a suit bid"
         rows.append(f"| {rule.situation} | `{rule.call}`{cap} | {rule.label} | "
                     f"{_points_text(rule.points) or 'any'} | {'; '.join(shape) or 'any'} | "
                     f"{combined or '—'} |")
