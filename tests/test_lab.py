@@ -817,6 +817,21 @@ def test_lab_a_lock_file_that_cannot_be_written_is_said_and_let_go_of(tmp_path, 
     runner.FolderLock.take(tmp_path).release()      # (let go of: taken again at once)
 
 
+def test_lab_a_run_whose_lock_file_cannot_be_written_leaves_no_folder_it_made(tmp_path, monkeypatch):
+    # docs/lab.md: a run that fails before it has saved a chunk leaves no folder behind, nor
+    # the folders above it that it made (the new output folder stayed, empty)
+    import errno
+
+    from flowerbridge.lab import runner
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(runner.os, "pwrite", full)
+    with pytest.raises(LabError, match=r"cannot write the run's lock file \(No space left"):
+        run(tmp_path / "new" / "run", ["deals"], n=4, seed=1, workers=1)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_lab_a_refused_run_lets_go_of_the_folder(tmp_path):
     out = tmp_path / "run"
     run(out, ["deals"], n=4, seed=1, workers=1)

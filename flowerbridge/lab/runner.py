@@ -1133,7 +1133,12 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
-    lock = FolderLock.take(out)     # (refused: nothing changed, a folder made just now apart)
+    try:
+        lock = FolderLock.take(out)     # refused: nothing changed
+    except BaseException:
+        if top is not None:     # (the folders made just now, as a run that saved nothing leaves none)
+            shutil.rmtree(top, ignore_errors=True)
+        raise
     try:
         if not created and not (out / MANIFEST).exists():
             # a run killed as it wrote its first manifest left its temporary file: not another's
