@@ -5,7 +5,8 @@ the claiming side must take every trick left against any defence (the
 double-dummy solver, every hand in view), *and* along the way each of its
 cards must be one that takes them all in every layout of the cards it cannot
 see — 1,000 of them sampled, consistent with what it has seen (its own hand, the dummy,
-the cards played, the voids shown; not what the auction suggested). A claim
+the cards played, the voids shown; not what the auction suggested). A claim is made
+with the claimer's hand faced, as at the table: a defender's partner sees it too. A claim
 that needs a guess, which the solver would make right because it sees the
 hidden hands, is refused. When accepted, the cards are played out along
 that line: the claiming side's cards as chosen so, each defender's its
@@ -19,8 +20,11 @@ from __future__ import annotations
 
 import copy
 import random
+from functools import cached_property
 
+from .bots.knowledge import Knowledge
 from .cards import Card
+from .observation import Observation
 from .seats import Seat
 from .state import HandState
 
@@ -38,11 +42,22 @@ REFUSED = ("a defence, or a lie of the cards you cannot see, could still take a 
 the claimant whether the hidden cards lie for them."""
 
 
+class _Faced(Knowledge):
+    """What a seat knows that also sees a claimer's hand, faced with the claim."""
+
+    def __init__(self, observation: Observation, claimer: Seat, cards: tuple[Card, ...]) -> None:
+        super().__init__(observation)
+        self._faced = {claimer: cards}
+
+    @cached_property
+    def visible(self) -> dict[Seat, tuple[Card, ...]]:
+        return {**Knowledge.visible.func(self), **self._faced}  # type: ignore[attr-defined]
+
+
 def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Seat, Card]] | None:
     """The line a claim of every trick left by the side to play is played out
     along, or ``None`` when the claim is refused (some defence takes a trick,
     or the claiming side would have to guess). ``state`` is not changed."""
-    from .bots.knowledge import Knowledge
     from .bots.pimc import thread_solver, world_values
     from .bots.sampling import Sampler
     from .solver.game import card_values, position
@@ -51,8 +66,9 @@ def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Se
     if not solver.takes_all(*position(state)):     # some defence takes a trick: no need to look further
         return None
     work = copy.deepcopy(state)
-    assert work.to_play is not None
+    assert work.to_play is not None and work.actor is not None
     side = int(work.to_play) % 2
+    claimer = work.actor    # (declarer, for the dummy's turn too)
     line: list[tuple[Seat, Card]] = []
     while not work.is_over:
         seat, actor = work.to_play, work.actor
@@ -64,7 +80,12 @@ def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Se
         else:
             left = 13 - len(work.tricks)
             safe = {c for c, v in card_values(work, solver).items() if v == left}
-            knowledge = Knowledge(work.observation(actor))
+            observation = work.observation(actor)
+            # the claimer's partner, a defender, plays seeing the claimer's faced hand: from its
+            # own view alone it could not know that the claimer's cards win, and every
+            # defender's claim was refused at its partner's first card
+            knowledge = Knowledge(observation) if actor is claimer else \
+                _Faced(observation, claimer, work.remaining(claimer))
             sampler = Sampler(knowledge, use_auction=False)
             trick = tuple(c for _, c in work.current_trick)
             leader = work.current_trick[0][0] if trick else seat

@@ -118,3 +118,21 @@ def test_claim_a_review_proved_unsound_is_refused(seed, dealer, contract, plays)
         state.play(code)
     assert claim_line(state) is not None        # double dummy they hold
     assert judge_claim(state) is None
+
+
+def test_claim_by_a_defender_is_judged_with_the_claimers_hand_faced_to_its_partner():
+    # West holds the thirteen top Bright Animals, on lead against 1NT: partner East never
+    # has to guess (its cards lose to West's whatever it plays), but judged from East's view
+    # alone West's hand was any hand, and every defender's claim was refused at East's card
+    top = "12B 12B 11B 11B 8B 8B 3B 3B 1B 1B 8A 8A 7A".split()
+    rest = ("7A 6A 6A 5A 5A 2A 2A".split()
+            + [c for c in "11R 10R 9R 7R 6R 5R 4R 3R 2R 1R".split() for _ in "xx"]
+            + [c for c in "11P 10P 9P 6P 5P 4P 3P 2P".split() for _ in "xx"] + "1Pa 1Pb 1Pa 1Pb".split())
+    state = HandRecord.from_dict({
+        "dealer": "S", "hands": {"N": rest[20:33], "E": rest[33:46], "S": rest[7:20], "W": top},
+        "auction": ["1NT", "Pass", "Pass", "Pass"]}).state
+    line = judge_claim(state)
+    assert line is not None and len(line) == 52
+    for seat, card in line:
+        state.play(card)
+    assert all(trick.winner is Seat.W for trick in state.tricks)
