@@ -1110,6 +1110,7 @@ def test_play_ends_after_the_last_board_a_seed_deals(monkeypatch, tmp_path, caps
     status, out = _play(monkeypatch, ["--board", "999999999", "--save", str(path)], AutoPlayer)
     assert status == 0 and "=== Board 999999999 " in out and "Board 1000000000" not in out
     assert "Board 999,999,999 was the last its seed deals: the session ends." in out
+    assert "Press Enter for the next hand" not in out   # (a next hand that could not be dealt)
     assert len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
     capsys.readouterr()
     status, out = _play(monkeypatch, ["--resume", str(path)], "q\n")

@@ -405,7 +405,9 @@ class Table:
         elif self.save is not None:
             self.say(f"Saved to {self.save.path}.")
         self.sheet_shown = True
-        while not session.is_over:     # Enter goes on, q quits (in ask); anything else: asked again
+        # Enter goes on, q quits (in ask); anything else: asked again. Not asked after the
+        # seed's last board (run() then ends the session), nor when the session is over
+        while not session.is_over and number < MAX_BOARD:
             if not self.ask("Press Enter for the next hand (q to quit): "):
                 break
             self.say("Enter starts the next hand; q ends the session.")
