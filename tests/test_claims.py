@@ -134,5 +134,6 @@ def test_claim_by_a_defender_is_judged_with_the_claimers_hand_faced_to_its_partn
     line = judge_claim(state)
     assert line is not None and len(line) == 52
     for seat, card in line:
+        assert state.to_play == seat
         state.play(card)
     assert all(trick.winner is Seat.W for trick in state.tricks)
