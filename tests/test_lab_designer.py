@@ -409,6 +409,41 @@ def test_lab_designer_figure_cut_short_by_a_full_disk_leaves_the_earlier_figure_
     assert {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir()} == earlier
 
 
+def test_lab_designer_stopped_while_it_draws_its_figures_leaves_the_report_and_figures_before(
+        tmp_path, capsys, monkeypatch):
+    # docs/lab.md: a run stopped while it draws its report leaves that of the run before, which
+    # agrees with itself; the figures were put in place one by one, the report after them,
+    # so a Ctrl-C between left a 10-deal report beside a figure of 12 deals
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    before = {p: p.read_bytes() for p in [report, *(tmp_path / "r").iterdir()]}
+    drawn: list[object] = []
+
+    def stopped(figure):
+        drawn.append(figure)
+        if len(drawn) == 2:
+            raise KeyboardInterrupt
+        return b"\x89PNG new"
+    monkeypatch.setattr("flowerbridge.lab.designer.png_bytes", stopped)
+    assert main(_designer(report, out, n=12)) == 130
+    assert {p: p.read_bytes() for p in [report, *(tmp_path / "r").iterdir()]} == before
+    assert "Built from **10 deals**" in report.read_text(encoding="utf-8")
+    assert not [p for p in tmp_path.iterdir() if ".staged" in p.name]
+
+
+def test_lab_designer_files_a_run_killed_outright_left_staged_are_removed_by_the_next(tmp_path, capsys):
+    # (the figures folder holds its figures alone: left there, they refused every later run)
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    assert main(_designer(report, out)) == 0, capsys.readouterr().err
+    gone = 2**22 + 1    # above Linux's largest process number: no process has it
+    left = [tmp_path / "r" / f".undealt.png.{gone}.staged", tmp_path / f".r.md.{gone}.staged"]
+    for path in left:
+        path.write_bytes(b"half")
+    assert main(_designer(report, out, n=12)) == 0, capsys.readouterr().err
+    assert not any(path.exists() for path in left)
+    assert "Built from **12 deals**" in report.read_text(encoding="utf-8")
+
+
 def test_designer_sentences_on_variants_give_their_95_percent_intervals():
     # "a game takes 4.35 hands instead of 4.42" and "the side ahead changes in 17.4%"
     # came without the intervals the honors sentences had

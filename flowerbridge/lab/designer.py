@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from .._files import unreachable
-from .base import LabError, Table, write_atomic
+from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
 from .play import FIT_MIN_CONTRACTS, contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
-from .runner import MEMORY_BASE, analyses, check_memory, memory_needed
+from .runner import MEMORY_BASE, Staged, analyses, check_memory, memory_needed
 from .study import Study, run_lab
 from .variants import points_plot
 
@@ -62,6 +62,7 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
             raise LabError(f"the {what} {text!r} is not UTF-8 text") from None
     figures = path.with_suffix("")
     _check_report_path(path)
+    _remove_stale(path, figures)
     _check_figures_folder(figures, Path(out))
     # made once the run is over (the output folder may hold it: before the run it would be
     # "files but no lab run" there), but tried now, not after a run of hours
@@ -98,13 +99,21 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
                    f"write_designer_report({str(path)!r}, {str(out)!r}, n={n}, seed={seed!r}, "
                    f"dd_n={dd_n}" + (f", bots={bots!r}" if bots else "") + ")")
     gaps = _gap_intervals(study, dd_summary, dd_table)
-    text = _markdown(study, dd_summary, figures.name, _figures(study, dd_summary, figures),
-                     command=command, gaps=gaps)
-    write_atomic(path, text)    # a report there before stays whole until this one is
+    # the figures and the report, staged and put in place together: a run stopped (or a
+    # disk that fills) before then leaves those of the report before, which agree
+    staged = Staged(path.parent)
+    try:
+        plots = _figures(study, dd_summary, figures, staged)
+        staged.write(path.name, _markdown(study, dd_summary, figures.name, plots, command=command, gaps=gaps))
+        # (one of its own figures this report has not, no dd this time: removed)
+        staged.commit(remove=[f"{figures.name}/{name}.png" for name in FIGURES if name not in plots])
+    finally:
+        staged.discard()
     return study
 
 
-def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, Plot]:
+def _figures(study: Study, dd_summary: dict | None, folder: Path, staged: Staged) -> dict[str, Plot]:
+    """The report's figures, each staged in ``staged`` as ``folder``'s ``NAME.png``."""
     from .dd import game_by_fit_plot
 
     plots = {"undealt": undealt_plot(study.summaries["deals"]),
@@ -114,10 +123,7 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path) -> dict[str, P
     if dd_summary and _has_fits(dd_summary):
         plots["games"] = game_by_fit_plot(dd_summary)
     for name, plot in plots.items():
-        write_atomic(folder / f"{name}.png", png_bytes(plot.figure))   # an earlier figure stays whole until this one is
-    for name in FIGURES:    # one of its own figures this report has not (no dd this time)
-        if name not in plots:
-            (folder / f"{name}.png").unlink(missing_ok=True)
+        staged.write(f"{folder.name}/{name}.png", png_bytes(plot.figure))
     return plots
 
 
@@ -126,6 +132,14 @@ TITLE = "# Flower Bridge in numbers: a report for the designer"
 
 FIGURES = ("game-tricks", "undealt", "points", "games")
 """The figures the report may have, each ``<name>.png`` in its figures folder."""
+
+
+def _remove_stale(path: Path, figures: Path) -> None:
+    """Remove the files a designer's run killed outright (SIGKILL) left staged beside
+    the report and in its figures folder (a figures folder holds its figures alone)."""
+    for folder in (path.parent, figures):
+        if folder.is_dir():
+            Staged.remove_stale(folder)
 
 
 def _check_report_path(path: Path) -> None:

@@ -958,7 +958,12 @@ class Staged:
             raise LabError(f"{self.out / name} is a directory: the lab writes its {name} there "
                            "(move the directory away)")
         temporary = final.with_name(f".{final.name}.{os.getpid()}.staged")
-        write_atomic(temporary, text)
+        try:
+            write_atomic(temporary, text)
+        except OSError as exc:      # (a full disk) said of the result file, not the hidden one
+            if exc.filename in (None, str(temporary)):
+                exc.filename = str(self.out / name)
+            raise
         if final.exists():
             shutil.copymode(final, temporary)
         self.files.append((temporary, final))
