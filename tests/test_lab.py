@@ -206,6 +206,37 @@ def test_lab_variants_chunk_must_hold_each_deals_rule_sets_in_order(tmp_path, ca
     assert csv_bytes(tmp_path) == before
 
 
+def test_lab_chunk_holding_each_deal_twice_is_refused(tmp_path, capsys):
+    # rows per deal were taken from each file alone: a chunk with every row twice, in order,
+    # was merged (400 hands of 300 deals in the summary)
+    run(tmp_path, ["deals"], n=20, seed=1, workers=1, chunk_size=10)
+    before = csv_bytes(tmp_path)
+    chunk = tmp_path / "chunks" / "deals" / "0000010-0000020.csv"
+    header, *rows = chunk.read_text().splitlines(keepends=True)
+    chunk.write_text(header + "".join(row + row for row in rows))
+    status = main(["lab", "deals", "--n", "20", "--seed", "1", "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and str(chunk) in err and "a row each" in err
+    assert csv_bytes(tmp_path) == before
+
+
+def test_lab_variants_rule_set_missing_from_every_chunk_is_refused_naming_the_file(tmp_path, capsys):
+    # the rule sets were learnt from the first chunk: one gone from every chunk was a
+    # traceback (numpy's "operands could not be broadcast together")
+    run(tmp_path, ["variants"], n=6, seed=1, params={"variants": {"bots": "random"}},
+        workers=1, chunk_size=3)
+    before = csv_bytes(tmp_path)
+    chunks = sorted((tmp_path / "chunks" / "variants").iterdir())
+    for chunk in chunks:
+        chunk.write_text("".join(line for line in chunk.read_text().splitlines(keepends=True)
+                                 if ",strict," not in line))
+    status = main(["lab", "variants", "--n", "6", "--seed", "1", "--bots", "random",
+                   "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and str(chunks[0]) in err, err
+    assert csv_bytes(tmp_path) == before
+
+
 def test_lab_text_cell_with_a_control_character_is_refused(tmp_path, capsys):
     run(tmp_path, ["play"], n=4, seed=1, params={"play": {"bots": "random"}}, workers=1, chunk_size=4)
     chunk = tmp_path / "chunks" / "play" / "0000000-0000004.csv"

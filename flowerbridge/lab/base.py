@@ -69,6 +69,10 @@ class Analysis:
     rows_per_deal: Callable[[Params], int] | None = None
     code: Callable[[Params], dict[str, str]] | None = None
 
+    def deal_rows(self, params: Params) -> int:
+        """How many rows each deal has with ``params`` (:attr:`rows_per_deal`; one where not given)."""
+        return self.rows_per_deal(params) if self.rows_per_deal else 1
+
     def params(self, given: Params | None) -> dict[str, Any]:
         """The defaults updated with ``given``; unknown names are an error."""
         given = dict(given or {})
@@ -188,13 +192,16 @@ class ColumnReader:
     :func:`rows_to_csv` writes for the rows it holds (header, widths, the
     numbers' and texts' spelling, line ends, a final newline), hold no
     control character, and hold every deal of its chunk in order, each deal
-    with as many rows as every other (told apart by ``row_key``, in the same
-    order). Any fault is a :class:`LabError` naming the file.
+    with as many rows as every other (``per_deal``, where given: as the run's
+    parameters say; told apart by ``row_key``, in the same order). Any fault is
+    a :class:`LabError` naming the file.
     """
 
-    def __init__(self, columns: Mapping[str, type], row_key: str | None = None) -> None:
+    def __init__(self, columns: Mapping[str, type], row_key: str | None = None,
+                 per_deal: int | None = None) -> None:
         self.columns = dict(columns)
         self.row_key = row_key
+        self.per_deal = per_deal
         self._pattern: list[str] | None = None     # row_key's values for one deal
         self._parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
         self._strings: dict[str, dict[str, str]] = {name: {} for name, kind in columns.items() if kind is not int}
@@ -260,7 +267,7 @@ class ColumnReader:
     def _check_deals(self, columns: Mapping[str, np.ndarray], deals: range, where: str) -> None:
         held = columns["deal"]
         per_deal, extra = divmod(len(held), len(deals)) if len(deals) else (0, len(held))
-        wrong = extra or not per_deal or \
+        wrong = extra or not per_deal or (self.per_deal is not None and per_deal != self.per_deal) or \
             not np.array_equal(held, np.repeat(np.arange(deals.start, deals.stop), per_deal))
         if not wrong and self.row_key is not None:
             keys = columns[self.row_key].tolist()
@@ -270,7 +277,11 @@ class ColumnReader:
             wrong = pattern != self._pattern or len(set(pattern)) != per_deal \
                 or keys != pattern * len(deals)
         if wrong:
-            each = "" if self.row_key is None else f", each with the same {self.row_key} rows in order"
+            each = ""
+            if self.row_key is not None:
+                each = f", each with the same {self.row_key} rows in order"
+            elif self.per_deal is not None:
+                each = ", a row each" if self.per_deal == 1 else f", each in {self.per_deal} rows"
             raise LabError(f"{where}: it does not hold deals {deals.start} to {deals.stop - 1} in "
                            f"order{each}; {DAMAGED}")
 

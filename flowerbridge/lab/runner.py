@@ -701,7 +701,7 @@ def memory_needed(params: Mapping[str, Params], n: int) -> int:
     values = []
     for name, p in params.items():
         analysis = analyses()[name]
-        values.append(len(analysis.columns) * (analysis.rows_per_deal(p) if analysis.rows_per_deal else 1))
+        values.append(len(analysis.columns) * analysis.deal_rows(p))
     return MEMORY_BASE + MEMORY_PER_VALUE * (sum(values) + max(values, default=0)) * n
 
 
@@ -1019,7 +1019,7 @@ def _running(pid: int) -> bool:
 
 
 def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str, Analysis],
-           staged: Staged) -> dict[str, Table]:
+           params: Mapping[str, Params], staged: Staged) -> dict[str, Table]:
     """Every analysis' table, read from its chunks in deal order, and its
     merged CSV (one header, then every chunk's rows), staged in ``staged``.
 
@@ -1029,7 +1029,7 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
     """
     tables = {}
     for name, cs in chunks.items():
-        reader = ColumnReader(known[name].columns, known[name].row_key)
+        reader = ColumnReader(known[name].columns, known[name].row_key, known[name].deal_rows(params[name]))
         for c in cs:
             reader.add_file(c.path(out), range(c.start, c.stop))
         tables[name] = reader.table()
@@ -1224,7 +1224,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
 
         staged = Staged(out, lock)
         try:
-            tables = _merge(out, chunks, known, staged)
+            tables = _merge(out, chunks, known, {name: p for name, (p, _) in chosen.items()}, staged)
         except BaseException:
             staged.discard()
             raise
