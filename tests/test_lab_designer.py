@@ -444,6 +444,30 @@ def test_lab_designer_files_a_run_killed_outright_left_staged_are_removed_by_the
     assert "Built from **12 deals**" in report.read_text(encoding="utf-8")
 
 
+def test_lab_designer_holds_its_output_folder_until_its_report_is_written(tmp_path, capsys, monkeypatch):
+    # docs/lab.md: a second run in a folder is refused and changes nothing. The folder was
+    # taken only while each of the designer's runs computed: one started as the first went on
+    # to its double-dummy deals (here: to its figures) rewrote the first's results
+    from flowerbridge.lab import designer
+
+    report, out = tmp_path / "r.md", tmp_path / "run"
+    second: list[tuple[int, str, int]] = []
+    intervals = designer._gap_intervals
+
+    def meanwhile(*args, **kwargs):
+        capsys.readouterr()
+        status = main(_designer(report, out, n=12))
+        n = json.loads((out / "summary.json").read_text(encoding="utf-8"))["n"]
+        second.append((status, capsys.readouterr().err, n))
+        return intervals(*args, **kwargs)
+    monkeypatch.setattr(designer, "_gap_intervals", meanwhile)
+    assert main(_designer(report, out)) == 0
+    [(status, err, n)] = second
+    assert status == 2 and f"error: {out} is in use by another lab run" in err and n == 10
+    assert "Built from **10 deals**" in report.read_text(encoding="utf-8")
+    assert not (out / ".lab.lock").exists()     # let go of with the report written
+
+
 def test_designer_sentences_on_variants_give_their_95_percent_intervals():
     # "a game takes 4.35 hands instead of 4.42" and "the side ahead changes in 17.4%"
     # came without the intervals the honors sentences had

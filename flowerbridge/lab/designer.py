@@ -77,38 +77,42 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
     check_memory(needed, f"{n:,} deals of deals, play and variants"
                  + (f" and {dd_n:,} of dd" if dd_n else ""))
     common = dict(seed=seed, workers=workers, ray_address=ray_address, progress=progress)
-    study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, **common)
-    dd_summary, dd_table = None, None
-    if dd_n:
-        # (no bots: the double-dummy analysis plays no card, and refuses them)
-        study.dd = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
-        dd_summary, dd_table = study.dd.summaries["dd"], study.dd.result.tables["dd"]
-    _check_report_path(path)                # again: the run may have taken hours
-    _check_figures_folder(figures, Path(out))
-    _make_figures_folder(figures, saved_in=Path(out))
-    command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
-               f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
-               + (f" --bots {shlex.quote(bots)}" if bots else "")
-               + f" --out {shlex.quote(str(out))}")     # run again, it resumes there
-    if isinstance(seed, str) and (re.fullmatch(r"-?[0-9]+", seed) or seed.startswith("-")
-                                  or not seed.strip()):
-        # a text seed the command line does not read back as itself: "7" is the number 7,
-        # another seed (its run dealt other cards, and was refused in this folder), "-x" an
-        # option, "" refused: said in Python
-        command = ("from flowerbridge.lab.designer import write_designer_report; "
-                   f"write_designer_report({str(path)!r}, {str(out)!r}, n={n}, seed={seed!r}, "
-                   f"dd_n={dd_n}" + (f", bots={bots!r}" if bots else "") + ")")
-    gaps = _gap_intervals(study, dd_summary, dd_table)
-    # the figures and the report, staged and put in place together: a run stopped (or a
-    # disk that fills) before then leaves those of the report before, which agree
-    staged = Staged(path.parent)
-    try:
-        plots = _figures(study, dd_summary, figures, staged)
-        staged.write(path.name, _markdown(study, dd_summary, figures.name, plots, command=command, gaps=gaps))
-        # (one of its own figures this report has not, no dd this time: removed)
-        staged.commit(remove=[f"{figures.name}/{name}.png" for name in FIGURES if name not in plots])
-    finally:
-        staged.discard()
+    # the output folder stays taken from its run to the report: a second designer's run in it
+    # is refused then too (taken only while each run computed, one started as the first
+    # solved its double-dummy deals rewrote the first's results, then was refused at dd/)
+    with contextlib.ExitStack() as held:
+        study = run_lab(out, ["deals", "play", "variants"], n=n, bots=bots, hold=held, **common)
+        dd_summary, dd_table = None, None
+        if dd_n:
+            # (no bots: the double-dummy analysis plays no card, and refuses them)
+            study.dd = run_lab(Path(out) / "dd", ["dd"], n=dd_n, **common)
+            dd_summary, dd_table = study.dd.summaries["dd"], study.dd.result.tables["dd"]
+        _check_report_path(path)                # again: the run may have taken hours
+        _check_figures_folder(figures, Path(out))
+        _make_figures_folder(figures, saved_in=Path(out))
+        command = (f"flowerbridge lab --designer {shlex.quote(str(path))} --n {n} "
+                   f"--seed {shlex.quote(str(seed))} --dd-n {dd_n}"
+                   + (f" --bots {shlex.quote(bots)}" if bots else "")
+                   + f" --out {shlex.quote(str(out))}")     # run again, it resumes there
+        if isinstance(seed, str) and (re.fullmatch(r"-?[0-9]+", seed) or seed.startswith("-")
+                                      or not seed.strip()):
+            # a text seed the command line does not read back as itself: "7" is the number 7,
+            # another seed (its run dealt other cards, and was refused in this folder), "-x" an
+            # option, "" refused: said in Python
+            command = ("from flowerbridge.lab.designer import write_designer_report; "
+                       f"write_designer_report({str(path)!r}, {str(out)!r}, n={n}, seed={seed!r}, "
+                       f"dd_n={dd_n}" + (f", bots={bots!r}" if bots else "") + ")")
+        gaps = _gap_intervals(study, dd_summary, dd_table)
+        # the figures and the report, staged and put in place together: a run stopped (or a
+        # disk that fills) before then leaves those of the report before, which agree
+        staged = Staged(path.parent)
+        try:
+            plots = _figures(study, dd_summary, figures, staged)
+            staged.write(path.name, _markdown(study, dd_summary, figures.name, plots, command=command, gaps=gaps))
+            # (one of its own figures this report has not, no dd this time: removed)
+            staged.commit(remove=[f"{figures.name}/{name}.png" for name in FIGURES if name not in plots])
+        finally:
+            staged.discard()
     return study
 
 

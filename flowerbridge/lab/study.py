@@ -10,6 +10,8 @@ The output folder ends up holding:
 
 from __future__ import annotations
 
+import contextlib
+
 import csv
 import html
 import json
@@ -51,14 +53,17 @@ class Study:
 def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *, n: int, seed: Any = 0,
             bots: str | None = None, variants: list | None = None, workers: int | None = None,
             ray_address: str | None = None, chunk_size: int | None = None,
-            progress: bool | str = False, report: bool = True) -> Study:
+            progress: bool | str = False, report: bool = True,
+            hold: contextlib.ExitStack | None = None) -> Study:
     """Run analyses ``names`` (default: deals, play, variants) over ``n`` deals from ``seed``.
 
     ``bots`` (a level or ``module:attribute``) plays for the ``play`` and
     ``variants`` analyses; ``variants`` is a list of ``[name, {option: value}]``
     rule sets (default :data:`~flowerbridge.lab.variants.DEFAULT_VARIANTS`),
     compared by the ``variants`` analysis and by the double-dummy best
-    contracts. See :func:`flowerbridge.lab.runner.run` for the rest.
+    contracts. With ``hold``, the folder stays taken once the run is over (a second run
+    in it refused) until ``hold`` closes: a designer's report holds its run's folder
+    until the report is written. See :func:`flowerbridge.lab.runner.run` for the rest.
     """
     from .variants import default_first, variant_options
 
@@ -94,6 +99,9 @@ def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *,
         # the merged CSV files, the summary and the report, put in place together: a
         # run stopped before leaves those of the run before, which agree with each other
         staged.commit(remove=() if report else ("report.html",))
+        if hold is not None and staged.lock is not None:
+            hold.callback(staged.lock.release)
+            staged.lock = None
     finally:
         staged.discard()
     return study
