@@ -15,10 +15,13 @@ table, and the contract reached is compared with what the cards allow:
   denomination played (both with the side's better declarer, any level);
 * passed out with a makeable contract: the deal was passed out though par
   (:func:`flowerbridge.lab.dd.par`) is a contract;
-* wrong side declares: par is the other side's contract; counted apart
-  when par's side made no bid in the auction (it never entered);
+* wrong side declares: par is the other side's contract and the deal loses
+  IMPs against it (a contract of the wrong side 0 IMPs from par is not
+  counted); counted apart when par's side made no bid in the auction (it
+  never entered);
 * against par: the contract's double-dummy score (honors aside, as the lab
-  scores par) minus par's, in IMPs.
+  scores par) minus par's, in IMPs; "at par" is 0 IMPs from it, so a score
+  up to 10 points from par's (scores are multiples of 10) is at par too.
 
 It also prints how much of a side's tricks the hand valuations explain, bots
 aside: for each denomination, the R² of least-squares fits (with a constant)
