@@ -1271,6 +1271,25 @@ def test_cli_output_closed_by_its_reader_stops_quietly():
     assert proc.stderr is not None and proc.stderr.read() == b""
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_cli_long_output_in_an_encoding_with_a_byte_order_mark_has_one_mark(tmp_path, encoding):
+    # a long text written through the byte layer began with a mark of its own, in the middle
+    # of the output (the notation, in utf-8-sig, then did not read back)
+    import subprocess
+    saved, written = tmp_path / "s.json", tmp_path / "n.txt"
+    subprocess.run([sys.executable, "-m", "flowerbridge.cli", "demo", "--hands", "20", "--quiet",
+                    "--save", str(saved)], check=True, stdout=subprocess.DEVNULL)
+    command = ["show", "--notation", str(saved)] if encoding == "utf-8-sig" else ["show", str(saved)]
+    with open(written, "wb") as out:
+        subprocess.run([sys.executable, "-m", "flowerbridge.cli", *command], check=True, stdout=out,
+                       env={**os.environ, "PYTHONIOENCODING": encoding})
+    text = written.read_bytes().decode(encoding)
+    assert len(text) > 10_000 and "\ufeff" not in text
+    if encoding == "utf-8-sig":
+        assert subprocess.run([sys.executable, "-m", "flowerbridge.cli", "show", str(written)],
+                              capture_output=True).returncode == 0
+
+
 @pytest.mark.parametrize("unbuffered", ["", "1"])
 def test_cli_long_output_closed_by_its_reader_mid_write_is_not_taken_as_written(tmp_path, unbuffered):
     # `show --notation` writes a whole session's text at once; unbuffered (PYTHONUNBUFFERED),

@@ -763,6 +763,30 @@ def _hold_folder(out: Path) -> subprocess.Popen:
     return holder
 
 
+def test_lab_a_run_refused_a_folder_another_made_and_took_meanwhile_removes_none_of_it(tmp_path, monkeypatch):
+    # the folder was found missing, then another run made it and took it before this one's
+    # mkdir: this one, refused, removed the other's folder with its work (a review)
+    out = tmp_path / "new" / "run"
+    holders = []
+    mkdir = Path.mkdir
+
+    def meanwhile(self, *args, **kwargs):
+        if self == out and not holders:
+            mkdir(self, parents=True)
+            (out / "a-chunk.csv").write_text("the other run's\n")
+            holders.append(_hold_folder(out))
+        return mkdir(self, *args, **kwargs)
+    monkeypatch.setattr(Path, "mkdir", meanwhile)
+    try:
+        with pytest.raises(LabError, match="is in use by another lab run"):
+            run(out, ["deals"], n=4, seed=1, workers=1)
+        assert (out / "a-chunk.csv").read_text() == "the other run's\n" and (out / ".lab.lock").exists()
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait(timeout=30)
+
+
 def test_lab_a_folder_another_run_is_using_is_refused_unchanged(tmp_path, capsys, monkeypatch):
     # Two runs in one folder recorded their settings over each other's (a lab.json
     # naming only one run's analyses), and one's undo could remove what the other did

@@ -315,6 +315,26 @@ def test_a_read_only_sqlite_file_is_refused_before_sqlite_opens_it(tmp_path, mon
     assert sorted((entry.name, entry.stat().st_mtime_ns) for entry in tmp_path.iterdir()) == before
 
 
+def test_a_read_only_sqlite_wal_file_beside_a_linked_databases_target_is_refused_by_name(tmp_path, monkeypatch):
+    # SQLite keeps -wal and -shm beside the file a link leads to: the check looked beside the link
+    import os
+
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "real.db"
+    made = Store(str(target))
+    made.migrate()
+    made.close()
+    (tmp_path / "real" / "real.db-wal").write_bytes(b"")
+    (tmp_path / "real" / "real.db-wal").chmod(0o444)
+    (tmp_path / "fb.db").symlink_to(target)
+    if os.geteuid() == 0:   # root may write any file: asked, the file's mode answers as for others
+        access = os.access
+        monkeypatch.setattr(os, "access", lambda file, mode, **kw: access(file, mode, **kw) and not (
+            mode & os.W_OK and not os.stat(file).st_mode & 0o222))
+    with pytest.raises(StoreError, match=r"^cannot write to database \S*fb\.db: \S*real\.db-wal is read-only"):
+        Store(str(tmp_path / "fb.db"))
+
+
 @pytest.mark.postgres
 def test_a_postgresql_database_whose_transactions_are_read_only_is_refused_at_start(
         tmp_path, monkeypatch, cli, assert_cli_error):

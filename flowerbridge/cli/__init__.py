@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import errno
+import functools
 import importlib
 import os
 import re
@@ -171,6 +172,19 @@ class _OutputError(Exception):
 _LONG_TEXT = 2048
 
 
+@functools.lru_cache(maxsize=None)
+def _splices(encoding: str) -> bool:
+    """Whether bytes of ``encoding`` written apart may be set between the text layer's own:
+    texts encoded apart give the bytes encoded together -- not so where a byte-order mark
+    starts each (utf-8-sig, utf-16) or a shift state carries over (iso2022_jp)."""
+    probe = "a\u00e9\u20ac\u3042"    # (ending where a shift state is left on)
+    try:
+        encoder = codecs.getincrementalencoder(encoding)("ignore")
+    except LookupError:
+        return False
+    return encoder.encode(probe) == encoder.encode(probe)
+
+
 class _StandardOutput:
     """``sys.stdout`` for the time a command runs: what writing it raises, but for a
     closed pipe (quiet, as the shell's tools are), is an :class:`_OutputError`."""
@@ -183,7 +197,8 @@ class _StandardOutput:
         if text:
             self.mid_line = not text.endswith("\n")
         try:
-            if len(text) > _LONG_TEXT and hasattr(self._stream, "buffer"):
+            if len(text) > _LONG_TEXT and hasattr(self._stream, "buffer") \
+                    and _splices(getattr(self._stream, "encoding", None) or ""):
                 return self._write_whole(text)
             return self._stream.write(text)
         except BrokenPipeError:

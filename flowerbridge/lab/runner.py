@@ -1044,6 +1044,13 @@ def _merge(out: Path, chunks: Mapping[str, Sequence[Chunk]], known: Mapping[str,
     return tables
 
 
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove ``folders`` (made by this run, the highest first) where they are empty."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def _whole_in(value: Any, least: int, most: int) -> bool:
     return not isinstance(value, bool) and isinstance(value, int) and least <= value <= most
 
@@ -1122,27 +1129,28 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         _check_address(ray_address)  # before anything is written (reached once there is work)
     check_memory(memory_needed({name: p for name, (p, _) in asked.items()}, n),
                  f"{n:,} deals of {', '.join(asked)}")
-    # the highest of the folder and those above it that this run makes (None: it is there)
-    top = None
-    for folder in (out, *out.parents):
-        if folder.exists():
-            break
-        top = folder
-    created = top is not None
     # a file where the folder (or a folder above it) should be: said so, not "File exists"
     blocked = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocked is not None:
         where = "" if blocked == out else f"{out}: "
         raise LabError(f"{where}{blocked} exists and is not a folder: give another output folder")
+    # the folders this run makes, the highest first: made one at a time, so that one another
+    # run makes meanwhile is never taken for this run's, nor removed with them
+    made_here: list[Path] = []
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        for folder in reversed((out, *out.parents)):
+            if not folder.exists():
+                with contextlib.suppress(FileExistsError):
+                    folder.mkdir()
+                    made_here.append(folder)
     except OSError as exc:
+        _remove_empty(made_here)
         raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
+    created = out in made_here
     try:
         lock = FolderLock.take(out)     # refused: nothing changed
     except BaseException:
-        if top is not None:     # (the folders made just now, as a run that saved nothing leaves none)
-            shutil.rmtree(top, ignore_errors=True)
+        _remove_empty(made_here)        # (as a run that saved nothing leaves no folder it made)
         raise
     try:
         if not created and not (out / MANIFEST).exists():
@@ -1167,8 +1175,9 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         def undo() -> None:
             """A run that saved nothing changes nothing: no folder it made, no
             settings recorded to refuse the next run with."""
-            if top is not None:     # (created)
-                shutil.rmtree(top, ignore_errors=True)
+            if created:     # (this run holds it: nothing in it is another's)
+                shutil.rmtree(out, ignore_errors=True)
+                _remove_empty(made_here)
                 return
             for folder in [*made, out / "chunks"]:  # made by this run, empty: nothing written
                 with contextlib.suppress(OSError):

@@ -229,7 +229,8 @@ class Store:
             # refused before SQLite opens it: opened, a read-only file in WAL mode gets
             # read-only -wal and -shm files beside it, which go on refusing every write
             # once the file itself is made writable again
-            for file in (path, f"{path}-wal", f"{path}-shm"):
+            real = os.path.realpath(path)   # (SQLite keeps them beside a link's target)
+            for file in (path, f"{real}-wal", f"{real}-shm"):
                 if os.path.isfile(file) and not os.access(file, os.W_OK):
                     raise StoreError(f"cannot write to database {shown}: {file} is read-only"
                                      f"{_MAY_NOT_WRITE}")
