@@ -1306,6 +1306,8 @@ def _worlds_counted(monkeypatch) -> dict[str, int]:
     return counts
 
 
+# (a press dropped in a weak reference's callback, as the test expects, is pytest's warning)
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_pimc_stopped_by_ctrl_c_stops_its_worlds_too(monkeypatch):
     # Ctrl-C raised in the deciding thread left its worlds queued and solving on the pool's
     # threads, which the exit waits for (2 s and more with 400 samples; a second Ctrl-C
