@@ -146,6 +146,13 @@ def test_match_bot_option_taken_by_neither_bot_is_refused_and_one_bot_takes_its_
     assert played.boards and played.pairs[0].decisions > 0
 
 
+def test_match_bot_option_seed_is_refused_as_the_matchs_own():
+    # every bot takes seed, which the match gives each seat: it was a TypeError from load_bot
+    from flowerbridge.errors import BotError
+    with pytest.raises(BotError, match="^bot option 'seed' is the match's to give"):
+        run_match("basic", "random", 1, seed=1, bot_options={"seed": 2})
+
+
 def test_pimc_matches_are_reproducible_for_a_seed():
     runs = [run_match("pimc", "basic", boards=1, seed=4, bot_options={"samples": 4}) for _ in range(2)]
     assert len(runs[0].results) == 1 and runs[0].results == runs[1].results
@@ -285,6 +292,24 @@ def test_match_json_is_the_only_thing_on_standard_output_when_a_bot_prints(tmp_p
     out, err = capsys.readouterr()
     assert json.loads(out)["boards"] == 1
     assert err.count("HELLO FROM BOT") > 10 and "HELLO" not in out
+
+
+def test_match_json_is_the_only_thing_on_standard_output_when_a_bots_module_prints_on_import(
+        tmp_path, monkeypatch, capsys):
+    # --samples asks the bots whether they sample, which imports their modules: that came
+    # before standard output went to standard error, so a module's print came before the JSON
+    (tmp_path / "noisybots.py").write_text(
+        "print('HELLO ON IMPORT')\n"
+        "class Noisy:\n"
+        "    def __init__(self, samples=1, seed=None):\n"
+        "        pass\n"
+        "    def act(self, observation):\n"
+        "        return observation.legal[0]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["match", "--ns", "noisybots:Noisy", "--ew", "random", "--boards", "1", "--seed", "1",
+                 "--samples", "2", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["boards"] == 1 and "HELLO ON IMPORT" in err
 
 
 def test_a_bots_keyboard_interrupt_in_a_process_that_takes_no_ctrl_c_is_its_failure(monkeypatch):

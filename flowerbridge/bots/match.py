@@ -263,6 +263,9 @@ def run_match(ns: str | Any, ew: str | Any, boards: int, seed: int | str, *,
     # each bot gets the options it takes; one that neither takes is a slip (a misspelt
     # option ran the match without it)
     for option in extra:
+        if option == "seed":    # (given twice to the constructor: a TypeError)
+            raise BotError("bot option 'seed' is the match's to give: each bot is seeded from "
+                           "run_match's seed and its seat")
         if not any(bot_takes(spec, option) for spec in specs):
             raise BotError(f"bot option {option!r} is taken by neither bot ({bot_name(ns)}, {bot_name(ew)})")
     taken = [{k: v for k, v in extra.items() if bot_takes(spec, k)} for spec in specs]

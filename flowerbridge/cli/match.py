@@ -37,8 +37,11 @@ def run(args) -> int:
 
     from . import parse_seed
     seed = parse_seed(args.seed)
-    # an option no bot takes would be ignored: refused
-    if args.samples is not None and not any(bot_takes(bot, "samples") for bot in (args.ns, args.ew)):
+    # an option no bot takes would be ignored: refused (asking imports a bot's module, whose
+    # prints go to standard error too: they came before match --json's object)
+    with contextlib.redirect_stdout(sys.stderr):
+        sampled = args.samples is None or any(bot_takes(bot, "samples") for bot in (args.ns, args.ew))
+    if not sampled:
         from . import UsageError
         raise UsageError(f"--samples is for pimc (or a bot that takes a samples option): "
                          f"{args.ns} and {args.ew} do not sample")
