@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .calls import Denomination
 from .errors import FlowerBridgeError
@@ -38,13 +38,32 @@ def contract_points(level: int, denomination: Denomination, options: RuleOptions
     return first + each * (level - 1)
 
 
-def _copies(cards: Iterable[Card | str]) -> list[int]:
+def _copies(cards: Iterable[Card | str], what: str = "captured cards") -> list[int]:
     """How many copies of each card ``cards`` hold, by index; a card may be given by its
-    code (``"11B"``), as everywhere else in the engine."""
+    code (``"11B"``), as everywhere else in the engine. Not cards, or a card more often
+    than the deck holds it, is the package's error naming ``what`` (it was Python's
+    TypeError, or a side scored for three copies of a Bright)."""
+    if isinstance(cards, str):
+        cards = parse_cards(cards)      # ("11B 11B" too)
+    try:
+        given = iter(cards)
+    except TypeError:
+        raise FlowerBridgeError(f"{what} must be cards or card codes, not {cards!r}") from None
     counts = [0] * 30
-    for c in parse_cards(cards) if isinstance(cards, str) else cards:     # ("11B 11B" too)
+    for c in given:
+        if not isinstance(c, (Card, str)):
+            raise FlowerBridgeError(f"{what}: {c!r} is not a card or a card code")
         counts[(c if isinstance(c, Card) else parse_card(c)).index] += 1
+    _check_copies(counts, what)
     return counts
+
+
+def _check_copies(counts: list[int], what: str) -> None:
+    """The deck holds every card twice (Chapter 3)."""
+    for card in CARDS:
+        if counts[card.index] > 2:
+            raise FlowerBridgeError(f"{what}: {card.code} {counts[card.index]} times, where the deck "
+                                    "holds it twice [Ch. 3]")
 
 
 _HONORS = tuple(c for c in CARDS if c.kind is not Kind.PLAIN)
@@ -172,6 +191,9 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
     opts = as_options(options)
     if contract is None:
         return HandScore(None, (0, 0), ())
+    if not isinstance(contract, Contract):
+        raise FlowerBridgeError(f"contract must be a Contract (or None for a hand passed out), "
+                                f"not {contract!r}")
     try:
         pair = tuple(tricks)    # (a tuple, a list, a NumPy array of two)
     except TypeError:
@@ -199,9 +221,13 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
         if opts.undertrick_penalty:
             items.append(ScoreItem(side.other, under * opts.undertrick_penalty, False,
                                    f"{name} down {under} × {opts.undertrick_penalty}", "R15"))
+    if isinstance(captured, str) or not isinstance(captured, Sequence) or len(captured) != 2:
+        raise FlowerBridgeError(f"captured must be two lists of cards (NS's, EW's), not {captured!r}")
+    sides = [_copies(captured[s], f"{s.name}'s captured cards") for s in (Side.NS, Side.EW)]
+    _check_copies([a + b for a, b in zip(*sides)], "captured cards of both sides")
     copies: list[dict[str, int]] = []
     for s in (Side.NS, Side.EW):
-        counts = _copies(captured[s])
+        counts = sides[s]
         copies.append({c.code: counts[c.index] for c in reversed(_HONORS) if counts[c.index]})
         points = _honor_points(counts, opts.honor_values)
         if points:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import (DECK, Contract, Deal, Denomination, HandState, OptionError, Phase, PhaseError,
+from flowerbridge import (DECK, Contract, Deal, Denomination, FlowerBridgeError, HandState, OptionError, Phase, PhaseError,
                           RecordError, RuleOptions, Seat, Side, parse_cards)
 from flowerbridge.records import replay
 from flowerbridge.scoring import bright_bonus, contract_points, honor_points, score_contract
@@ -125,7 +125,30 @@ def test_ruling_r16_honors_go_to_both_sides_made_or_not():
 
 def test_ruling_r16_honors_worth_at_most_65():
     assert honor_points(DECK) == 65
-    assert honor_points(DECK + DECK) == 65  # a third copy would add nothing
+
+
+def test_ch3_scoring_refuses_a_card_captured_more_often_than_the_deck_holds_it():
+    # three copies of a Bright scored as two; a side each holding both copies scored both
+    with pytest.raises(FlowerBridgeError, match=r"^captured cards: 12B 3 times, where the deck holds it twice"):
+        honor_points([*DECK, *parse_cards("12B")])
+    with pytest.raises(FlowerBridgeError, match=r"^captured cards of both sides: 12B 4 times"):
+        score_contract(Contract(2, A, Seat.N), (8, 5), (parse_cards("12B 12B"), parse_cards("12B 12B")))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: honor_points(None), "captured cards must be cards or card codes, not None"),
+    (lambda: bright_bonus(5), "captured cards must be cards or card codes, not 5"),
+    (lambda: honor_points(["12B", 5]), "captured cards: 5 is not a card or a card code"),
+    (lambda: score_contract(Contract(2, A, Seat.N), (8, 5), None),
+     r"captured must be two lists of cards \(NS's, EW's\), not None"),
+    (lambda: score_contract("2A", (8, 5), ([], [])), "contract must be a Contract"),
+    (lambda: score_contract(Contract(2, A, Seat.N), (8, 5), ([], [None])),
+     "EW's captured cards: None is not a card or a card code"),
+])
+def test_ch11_scoring_functions_refuse_what_is_not_a_contract_or_cards_by_name(call, message):
+    # Python's TypeError and AttributeError came out of them
+    with pytest.raises(FlowerBridgeError, match="^" + message):
+        call()
 
 
 def test_ch12_honors_are_above_the_line():
