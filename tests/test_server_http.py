@@ -175,6 +175,10 @@ def test_http_a_creation_asked_again_with_its_idempotency_key_gets_the_same_tabl
         for bad_key in ("two words and then some", "short"):   # a secret: 16 characters at least
             bad = create(bad_key)
             assert bad.status_code == 400 and f"Idempotency-Key '{bad_key}'" in bad.json()["error"]["message"]
+        # a key's UTF-8 bytes are quoted as written ("Ã©" came out for "é")
+        accented = create("clé-0123456789abcdef".encode())
+        assert accented.status_code == 400
+        assert "Idempotency-Key 'clé-0123456789abcdef'" in accented.json()["error"]["message"]
         assert create(None).status_code == 429      # no key: as before
         schema = server.api("GET", "/api/openapi.json").json()["paths"]["/api/tables"]["post"]
         assert [(p["name"], p["in"]) for p in schema["parameters"]] == [("Idempotency-Key", "header")]

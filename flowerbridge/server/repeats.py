@@ -48,6 +48,11 @@ def idempotency_key(value: str) -> str:
     It is a secret (whoever sends it again from the client's address gets the tokens), so
     a client makes it at random: the web client, 32 hex digits."""
     if not _KEY.fullmatch(value):
+        # a header's bytes reach us read as Latin-1: a UTF-8 key was quoted garbled ("Ã©" for "é")
+        try:
+            value = value.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            pass
         shown = value if len(value) <= 40 else value[:40] + "…"
         raise TableError("bad_request", f"Idempotency-Key {shown!r}: give 16 to 200 visible ASCII "
                                         "characters (letters, digits, punctuation), chosen at random, "
