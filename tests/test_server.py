@@ -200,7 +200,8 @@ def test_lobby_takes_a_name_with_any_space_or_a_joiner(server, name):
 
 @pytest.mark.parametrize("name, listed", [("   ", None), ("\u3000\u00a0", None), ("\u200d \u200c", None),
                                           ("  Friday  ", "Friday"),
-                                          ("\u3000花札\u3000", "花札")])
+                                          ("\u3000花札\u3000", "花札"),
+                                          (" " + "x" * 60 + "  ", "x" * 60)])
 def test_lobby_drops_the_spaces_round_a_name_and_a_name_of_spaces_alone_is_none(server, name, listed):
     # a name of spaces alone was listed as a blank
     response = server.api("POST", "/api/tables", json={**table_request({"S": "human", **BOTS3}),

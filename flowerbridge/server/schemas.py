@@ -102,6 +102,20 @@ class CreateTable(_Strict):
     seats: dict[SeatName, SeatChoice]
     stand_in: str | None = Field(default=None, max_length=40)
 
+    @field_validator("name", mode="before")
+    @classmethod
+    def _spaces_dropped(cls, name: Any) -> Any:
+        """Spaces round a name are dropped before its length is counted (60 characters and
+        a space after them were refused as too long); a control character stays, refused below."""
+        if not isinstance(name, str):
+            return name
+        start, end = 0, len(name)
+        while start < end and unicodedata.category(name[start]) == "Zs":
+            start += 1
+        while end > start and unicodedata.category(name[end - 1]) == "Zs":
+            end -= 1
+        return name[start:end]
+
     @field_validator("name")
     @classmethod
     def _readable(cls, name: str | None) -> str | None:
