@@ -62,6 +62,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -359,10 +360,21 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures to OUT as JSON")
     ap.add_argument("--worst", type=count, default=15, help="deals furthest from par listed (default 15; 0: none)")
     args = ap.parse_args()
+    # checked before the deals are solved (a folder, or one not to be written, met at the end
+    # as a traceback, the run's figures not written)
     if args.json and not args.json.parent.is_dir():
         ap.error(f"argument --json: there is no folder {args.json.parent}")
+    if args.json and (args.json.is_dir() or not os.access(args.json.parent, os.W_OK)
+                      or (args.json.exists() and not os.access(args.json, os.W_OK))):
+        ap.error(f"argument --json: {args.json} " + ("is a folder" if args.json.is_dir() else "may not be written"))
     if args.cache.exists() and not args.cache.is_dir():
         ap.error(f"argument --cache: {args.cache} is not a folder")
+    try:
+        args.cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        ap.error(f"argument --cache: cannot make the folder {args.cache}: {exc.strerror or exc}")
+    if not os.access(args.cache, os.W_OK):
+        ap.error(f"argument --cache: the folder {args.cache} may not be written")
     print(measured(), flush=True)
     dds = dd_tables(args.seed, args.boards, args.cache)
     figures = measure(args.seed, args.boards, args.bots, dds, args.worst)

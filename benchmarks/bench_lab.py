@@ -22,7 +22,7 @@ import os
 import tempfile
 import time
 
-from _args import bot_spec, first_paragraph, measured, run as run_main, whole
+from _args import bot_spec, build_first, first_paragraph, measured, run as run_main, whole
 
 from flowerbridge.lab import analyses, run  # noqa: E402
 from flowerbridge.lab.runner import MAX_DEALS  # noqa: E402
@@ -72,6 +72,8 @@ def main() -> None:
                         help="smallest N for dd (default 8; 0 skips)")
     parser.add_argument("--bots", type=bot_spec, default="basic", help="bots for play (default basic)")
     args = parser.parse_args()
+    if args.dd_n and "dd" not in analyses():    # (the dd part was left out without a word)
+        build_first()
     print(measured())
     bench("deals", 10 * args.play_n, {}, 500)
     bench("play", args.play_n, {"bots": args.bots}, max(1, args.play_n // 8))

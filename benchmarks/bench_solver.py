@@ -34,7 +34,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from _args import count, fail, first_paragraph, measured, positive, require_core, run
+from _args import count, fail, first_paragraph, measured, require_core, run, whole
 
 require_core()
 
@@ -239,7 +239,9 @@ def main() -> None:
     ap.add_argument("--flower-deals", type=count, default=200,
                     help="random Flower Bridge deals (default 200; 0 skips Flower Bridge)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random deals (default 1)")
-    ap.add_argument("--workers", type=positive, default=2, help="solver threads, ours and DDS's (default 2)")
+    # (at most 256: each of a batch's solvers gets its share of the default memory, 1 MB at least)
+    ap.add_argument("--workers", type=whole(1, 256), default=2,
+                    help="solver threads, ours and DDS's, 1 to 256 (default 2)")
     args = ap.parse_args()
     if not args.deals and not args.flower_deals:
         ap.error("argument --deals and --flower-deals: both are 0, so there is nothing to measure")

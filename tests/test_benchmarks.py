@@ -63,6 +63,34 @@ def test_solver_scripts_without_a_built_core_say_build_first(script):
     assert "build it first (make install)" in error_line(done)
 
 
+def test_bench_lab_asked_for_dd_without_a_built_core_says_build_first():
+    # the dd part was left out without a word, exit status 0
+    done = bench("bench_lab.py", "--play-n", "1", "--dd-n", "1", without="flowerbridge.solver._core")
+    assert done.returncode == 1
+    assert "build it first (make install)" in error_line(done) and "deals" not in done.stdout
+
+
+def test_bench_solver_refuses_more_workers_than_its_memory_can_share():
+    # 300 workers split the default 256 MB below 1 MB each: refused, not naming the option,
+    # once the solving had begun
+    done = bench("bench_solver.py", "--deals", "1", "--flower-deals", "0", "--workers", "300")
+    assert done.returncode == 2
+    assert "--workers: must be at most 256" in error_line(done) and "solver core" not in done.stdout
+
+
+@pytest.mark.parametrize("option, where, said", [
+    ("--json", "", "is a folder"),
+    ("--cache", "f/sub", "cannot make the folder"),
+])
+def test_bench_bidding_dd_refuses_an_output_it_cannot_write_before_solving(tmp_path, option, where, said):
+    # met after every deal was solved, as a traceback (the figures not written)
+    (tmp_path / "f").write_text("")
+    done = bench("bench_bidding_dd.py", "--boards", "1", option, str(tmp_path / where))
+    assert done.returncode == 2
+    line = error_line(done)
+    assert f"argument {option}" in line and said in line and "solved" not in done.stdout
+
+
 def test_dds_check_help_needs_no_endplay():
     done = bench("bench_solver_dds_check.py", "--help", without="endplay")
     assert done.returncode == 0 and "--chunk" in done.stdout, done.stderr

@@ -264,14 +264,12 @@ def test_serve_stopped_by_sigterm_ends_even_where_its_clean_up_hangs(tmp_path):
         _wait_for(making, process)
         process.send_signal(signal.SIGTERM)
         _wait_for(closing, process)
-        start = time.monotonic()
-        process.communicate(timeout=serve_command.STOP_PATIENCE + 20)
-        took = time.monotonic() - start
+        process.communicate(timeout=serve_command.STOP_PATIENCE + 20)     # (a hang guard)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    assert process.returncode == -signal.SIGALRM and took < serve_command.STOP_PATIENCE + 5
+    assert process.returncode == -signal.SIGALRM
 
 
 def test_serve_stopped_and_then_interrupted_as_it_shuts_down_ends_quietly(tmp_path):
