@@ -611,6 +611,8 @@ def test_ruling_r17_scoresheet_ticks_five_bright_for_one_copy_of_each_bright():
     record = session.scoresheet()["last_hand"]
     assert record["five_bright"] == {"NS": True, "EW": False}
     assert record["ten_bright"] == {"NS": False, "EW": False}
+    # the honor row is the honors alone (Ch. 13, R16): the bonus is its own item (R17)
+    assert record["honor_points"] == {"NS": score.honors(NS), "EW": score.honors(EW)}
 
 
 @pytest.mark.parametrize("length", ["max_hands", "max_games"])
