@@ -111,6 +111,13 @@ def test_competing_to_3_whatever_the_points_is_for_a_suit_fit_not_no_trump():
     assert "competes" not in explain_call(_auction("1NT", "2A", "2NT", "3A", "3NT", dealer=Seat.E), 4)
 
 
+@pytest.mark.parametrize("strain, game, below", [("P", "5P", "4P"), ("R", "4R", "3R"), ("A", "4A", "3A")])
+def test_the_game_raise_is_to_game_five_plains_four_ribbons_or_four_bright_animals(strain, game, below):
+    # docs/bidding.md: game is 3NT, 4R, 4A or 5P (Chapter 12's 100 points below the line)
+    assert explain_call(_auction(f"1{strain}", "Pass", game), 2).startswith("game raise: 5+ ")
+    assert not explain_call(_auction(f"1{strain}", "Pass", below), 2).startswith("game raise")
+
+
 def test_a_raise_to_3_of_partners_raise_without_competition_reads_as_a_seven_card_rebid():
     # Competing to the three level needs an opponent's bid; without one, 3A can only be a rebid.
     auction = _auction("1A", "Pass", "2A", "Pass", "3A")

@@ -380,6 +380,18 @@ HANDS = {
 }
 
 
+def test_knowledge_counts_each_unseen_copy_of_a_higher_card_not_each_card():
+    # East on lead against 1A by North sees no 9R, 10R or 11R: two copies of each may be
+    # with the opponents (or undealt), six in all; above 6A it holds one 7A and one 12B,
+    # so 7A 1 + 8A 2 + 1B 2 + 3B 2 + 8B 2 + 11B 2 + 12B 1 = 12 (docs/bots.md: "two or more
+    # copies of higher cards")
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], [])
+    k = Knowledge(state.observation(Seat.E))
+    assert k.higher_copies_out(parse_card("7R")) == 6
+    assert k.higher_copies_out(parse_card("6A")) == 12
+    assert k.higher_copies_out(parse_card("12B")) == 0
+
+
 def test_knowledge_counts_a_card_unseen_whether_held_or_undealt():
     state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], [])
     k = Knowledge(state.observation(Seat.E))
@@ -442,6 +454,39 @@ def test_a_card_is_boss_only_when_no_higher_copy_may_be_with_an_opponent():
 
 
 # ---------------------------------------------------------------- basic play
+
+def test_basic_second_hand_low_and_third_hand_high_where_they_could_win():
+    # docs/bots.md, Following: second hand low, though it holds a card that beats the one
+    # led; third hand high: the highest card that beats the trick so far
+    from flowerbridge.bots.basic import _cheap
+    from flowerbridge.state import beats
+
+    seen = {"second hand low": 0, "third hand high": 0}
+    for seed in range(40):
+        state = _hand_in_play(seed, 1)      # (bid by basic, then back to the opening lead)
+        if state is None:
+            continue
+        state.undo()
+        while not state.is_over:
+            obs = state.observation(state.actor)
+            card, reason = choose_card(Knowledge(obs))
+            if reason in seen:
+                trick, trump = obs.current_trick, obs.contract.trump
+                winning = trick[0][1]
+                for _, c in trick[1:]:
+                    if beats(c, winning, trump):
+                        winning = c
+                winners = [c for c in obs.legal if beats(c, winning, trump)]
+                low = min(obs.legal, key=_cheap)
+                if reason == "second hand low" and winners and not beats(low, winning, trump):
+                    seen[reason] += 1       # (it could win, and could duck)
+                    assert card == low
+                elif reason == "third hand high" and len({c.rank for c in winners}) > 1:
+                    seen[reason] += 1
+                    assert card.rank == max(c.rank for c in winners)
+            state.apply(card, state.actor)
+    assert all(seen.values()), seen
+
 
 def test_basic_second_hand_plays_low():
     state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["7R"])
@@ -1245,6 +1290,68 @@ def test_pimc_solves_from_the_second_trick():
     assert PimcBot().solve_below == 13
     decision = PimcBot(seed=1, samples=4, time_budget=None).decide(state.observation(state.actor))
     assert decision.explanation.startswith("best in 4 sampled worlds")
+
+
+def test_pimc_plays_the_first_trick_by_basics_rules():
+    # solve_below 13: a hand of 13 cards is not solved (the lead, and the first trick's cards)
+    decided = 0
+    for seed in range(2, 6):
+        for cards in (0, 1, 2):     # the opening leader, the dummy, the third hand
+            state = _hand_in_play(seed, 1)
+            if state is None:
+                continue
+            while len(state.plays) < cards:
+                state.apply(BasicBot().act(state.observation(state.actor)), state.actor)
+            if cards == 0:
+                state.undo()
+            obs = state.observation(state.actor)
+            if len(obs.legal) > 1:
+                decided += 1
+                decision = PimcBot(seed=1, samples=4, time_budget=None).decide(obs)
+                assert (decision.action, decision.explanation) == choose_card(Knowledge(obs))
+    assert decided >= 6
+
+
+def test_pimc_deals_its_worlds_bounded_by_what_the_auction_showed(monkeypatch):
+    # docs/bots.md, pimc: a world is consistent with what the auction showed (the hidden
+    # players' points and lengths, and their calls made again)
+    from flowerbridge.bots import pimc
+
+    made: list[Sampler] = []
+
+    class Recorded(Sampler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(pimc, "Sampler", Recorded)
+    state = _hand_in_play(2, 4)
+    obs = state.observation(state.actor)
+    PimcBot(seed=1, samples=2, time_budget=None).decide(obs)
+    k = Knowledge(obs)
+    assert len(made) == 1 and made[0].shown == Sampler(k).shown != Sampler(k, use_auction=False).shown
+
+
+@pytest.mark.parametrize("totals, expected", [
+    ("same", "basic's"),             # every card ties: the card basic would play
+    ("two others", "cheapest"),      # basic's card not among the best: the cheapest of them
+])
+def test_pimc_breaks_ties_by_basics_card_then_the_cheapest(monkeypatch, totals, expected):
+    # docs/bots.md, pimc: ties go to the card basic would play, then the cheapest
+    state = _hand_in_play(2, 4)
+    obs = state.observation(state.actor)
+    legal = list(obs.legal)
+    basic_card = choose_card(Knowledge(obs))[0]
+    others = [c for c in legal if c != basic_card]
+    assert len(others) >= 2
+    best = set(legal) if totals == "same" else set(others[:1] + others[-1:])
+    monkeypatch.setattr(PimcBot, "_solve", lambda self, *a: (
+        {c.index: (10 if c in best else 0) for c in legal}, 4))
+    card = PimcBot(seed=1, samples=4).decide(obs).action
+    if expected == "basic's":
+        assert card == basic_card
+    else:
+        assert card == min(best, key=lambda c: (c.points, c.rank)) and card != basic_card
 
 
 def test_pimc_is_deterministic_for_a_seed():

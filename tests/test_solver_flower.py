@@ -510,6 +510,30 @@ def test_engine_functions_on_a_replayed_hand():
     assert len(table) == 4 and all(len(row) == 4 for row in table.values())
 
 
+def test_dd_table_entry_is_declarers_sides_tricks_when_declarers_left_hand_opponent_leads():
+    # issue #3: each of the 16 numbers against the engine's own hand: declarer bids the
+    # denomination at one (dealer), and the opening leader's best card (tricks: its side's
+    # tricks with best play by all four) leaves declarer's side the rest
+    from flowerbridge.calls import Denomination
+    from flowerbridge.records import HandRecord
+    from flowerbridge.seats import Seat
+    from flowerbridge.solver.game import dd_table, tricks
+
+    deal = Deal.from_seed(1)
+    table = dd_table(deal)
+    # a deal that tells the entries apart: partners' seats and the denominations differ
+    assert any(table[d][Seat.E] != table[d][Seat.W] for d in Denomination)
+    assert len({tuple(table[d].values()) for d in Denomination}) == 4
+    hands = {s: [c.code for c in h] for s, h in zip("NESW", deal.hands)}
+    for d in Denomination:
+        for declarer in Seat:
+            state = HandRecord.from_dict({"dealer": declarer.name, "hands": hands,
+                                          "auction": [f"1{d.name}", "Pass", "Pass", "Pass"]}).state
+            assert state.contract is not None and state.contract.declarer is declarer
+            assert state.to_play is declarer.next(1)
+            assert table[d][declarer] == 13 - tricks(state), (d, declarer)
+
+
 def test_batch_tables_on_two_threads_equal_one_at_a_time():
     rng = random.Random(3)
     deals = []
