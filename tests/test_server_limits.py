@@ -34,6 +34,21 @@ def _joined(server, table_id, token=None):
     return client
 
 
+def test_limits_are_the_numbers_docs_server_md_gives():
+    # the tests below work on these limits lowered, or measured from the constants: a limit
+    # raised a hundredfold passed them all (a mutation review)
+    from flowerbridge.server import limits, manager
+    from flowerbridge.server.config import ServerConfig
+
+    assert (limits.MAX_SEAT_CONNECTIONS, limits.MAX_SPECTATORS, limits.MAX_SPECTATORS_PER_ADDRESS) == (8, 64, 16)
+    assert (manager.MAX_QUEUED, limits.MAX_QUEUED_BYTES) == (2000, 8 * 1024 * 1024)
+    assert (limits.MAX_BODY_BYTES, limits.MAX_CATCH_UP_EVENTS) == (64 * 1024, 8)
+    config = ServerConfig()
+    assert (config.message_rate, config.message_burst) == (20, 60)
+    assert (config.connections_per_address, config.tables_per_minute, config.max_tables) == (200, 30, 1000)
+    assert config.idle_close == 60 * 60
+
+
 def test_limits_token_bucket_allows_a_burst_then_the_rate():
     now = [0.0]
     bucket = TokenBucket(rate=2.0, burst=3.0, clock=lambda: now[0])
