@@ -56,7 +56,8 @@ def test_bench_solver_without_endplay_times_flower_bridge_or_says_what_is_missin
     assert "endplay" in error_line(done) and "--deals 0" in done.stderr
 
 
-@pytest.mark.parametrize("script", ["bench_solver.py", "bench_solver_dds_check.py", "bench_solver_counts.py"])
+@pytest.mark.parametrize("script", ["bench_solver.py", "bench_solver_dds_check.py", "bench_solver_counts.py",
+                                    "bench_leads.py"])
 def test_solver_scripts_without_a_built_core_say_build_first(script):
     done = bench(script, "--help", without="flowerbridge.solver._core")
     assert done.returncode == 1
@@ -107,7 +108,7 @@ def test_bench_lab_names_the_workers_a_run_used():
     assert used(2, 2, 1) == 2 and used(1, 8, 1) == 1 and used(2, 501, 500) == 2
 
 
-@pytest.mark.parametrize("script", ["bench_bots.py", "bench_bidding_dd.py"])
+@pytest.mark.parametrize("script", ["bench_bots.py", "bench_bidding_dd.py", "bench_leads.py"])
 def test_bot_benchmarks_refuse_an_empty_seed(script):
     # (an unset shell variable, --seed "$SEED", was taken as a seed of its own)
     done = bench(script, "--seed", "")
