@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from flowerbridge import Deal, Denomination, FlowerBridgeError, Side
+from flowerbridge import Deal, Denomination, FlowerBridgeError, Side, Suit
 from flowerbridge.cli import main
 from flowerbridge.lab import LabError, run, run_lab
 from flowerbridge.lab.base import Table, write_atomic
@@ -46,11 +46,13 @@ def test_ch6_deal_features_account_for_all_80_honor_points(seed, board):
     row = deal_rows(seed, board, board + 1, {})[0]
     seats = "NESW"
     assert sum(row[f"hc_{s}"] for s in seats) + row["undealt_honors"] == 80
-    for s in seats:
+    deal = Deal.from_seed(seed, board)
+    for s, hand in zip(seats, deal.hands):
         assert sum(row[f"len_{s}_{suit}"] for suit in "PRA") == 13
+        # each suit's own length (two suits swapped still added up to 13)
+        assert all(row[f"len_{s}_{suit.letter}"] == sum(c.suit is suit for c in hand) for suit in Suit)
     assert row["hc_NS"] == row["hc_N"] + row["hc_S"]
     assert row["fit_EW_A"] == row["len_E_A"] + row["len_W_A"]
-    deal = Deal.from_seed(seed, board)
     assert row["undealt_pairs"] == len(deal.undealt) - len(set(deal.undealt))
 
 
@@ -1215,6 +1217,24 @@ def test_r17_bright_rates_count_a_hand_once_when_both_sides_earn_five_bright():
     assert summary["five_bright_rate"] == 50.0 and summary["ten_bright_rate"] == 25.0
 
 
+def test_lab_play_rows_hold_the_declaring_sides_honor_count_and_one_bright_bonus_at_most(tmp_path):
+    # docs/lab.md: decl_hc is the declaring side's honor count; five_ is 1 where the side
+    # earned the Five Bright, or the Ten Bright, bonus (at most one of the two)
+    study = run_lab(tmp_path, ["play"], workers=1, **SMALL)
+    t = study.result.tables["play"]
+    deals = deal_rows(SMALL["seed"], 0, SMALL["n"], {})
+    sides = [str(x) for x in t["side"]]
+    assert {"NS", "EW"} <= set(sides)
+    for i, side in enumerate(sides):
+        if side in ("NS", "EW"):
+            assert t["decl_hc"][i] == deals[int(t["deal"][i])][f"hc_{side}"]
+    for side in Side:
+        five, ten = t[f"five_{side.name}"], t[f"ten_{side.name}"]
+        assert not (five & ten).any()
+        assert ((five | ten) == (t[f"bright_{side.name}"] > 0)).all()
+    assert (t["ten_NS"] | t["ten_EW"]).any()      # (a Ten Bright among these hands)
+
+
 def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
     study = run_lab(tmp_path, ["variants"], workers=1, **SMALL)
     t = study.result.tables["variants"]
@@ -1236,6 +1256,17 @@ def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
     assert made_plains.any()
     assert (rows["plains-30"]["contract_points"][made_plains] * 2
             == base["contract_points"][made_plains] * 3).all()
+    # a hand's winner changes where the side ahead on the hand's points is another, either
+    # way (a count of one way only passed)
+    def ahead(r):
+        return [(int(a) + int(b) > int(c) + int(d)) - (int(a) + int(b) < int(c) + int(d)) for a, b, c, d in
+                zip(r["below_NS"], r["above_NS"], r["below_EW"], r["above_EW"])]
+    summary = study.summaries["variants"]["variants"]
+    for name, r in rows.items():
+        flips = [(x, y) for x, y in zip(ahead(base), ahead(r)) if x != y]
+        assert summary[name]["winner_changed_hands"] == len(flips), name
+        if name == "strict":
+            assert len({x < y for x, y in flips}) == 2      # (both ways among these hands)
 
 
 def test_ruling_r9_first_named_replays_only_hands_whose_declarer_changes(tmp_path):

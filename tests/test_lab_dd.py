@@ -96,11 +96,17 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
     study = run_lab(tmp_path, ["dd"], n=30, seed=4, workers=1, chunk_size=10)
     t = study.result.tables["dd"]
-    assert len(t) == 30 and list(t["dealer"][:5]) == ["N", "E", "S", "W", "N"]
+    # deal i's dealer is seat i mod 4, in every chunk (not counted from a chunk's first deal)
+    assert len(t) == 30 and list(t["dealer"]) == [Seat(int(i) % 4).name for i in t["deal"]]
     summary = study.summaries["dd"]
     assert summary["game_level"] == {"P": 5, "R": 4, "A": 4, "NT": 3}
     tricks, _ = stronger_by_hand(t)
     assert summary["game_makeable"]["R"] == pytest.approx(100 * sum(r[1] >= 10 for r in tricks) / 30)
+    # level L is makeable with L + 6 tricks
+    for d, name in enumerate(("P", "R", "A", "NT")):
+        for level in range(1, 8):
+            assert summary["makeable"][name][level] == pytest.approx(
+                100 * sum(r[d] >= level + 6 for r in tricks) / 30)
     # by length: both sides of every deal, not the stronger side's alone
     for i, suit in enumerate("PRA"):
         lengths = list(t[f"fit_NS_{suit}"]) + list(t[f"fit_EW_{suit}"])

@@ -481,6 +481,35 @@ def test_optimal_line_achieves_the_solved_value():
         assert won == max(values.values())
 
 
+def test_tricks_is_the_side_to_moves_best_card_and_the_line_takes_the_lowest_of_equal_cards():
+    # docs: tricks() counts for the side of the seat to move (mid-trick: not the leader's);
+    # optimal_line plays, among equally good cards, the lowest index
+    rng = random.Random(11)
+    solver = DoubleDummy(FLOWER, memory_mb=16)
+    mid_trick = 0
+    for _ in range(40):
+        hands, trump, leader, trick = random_ending(rng)
+        seat, values = solver.card_values(hands, trump, leader, trick)
+        assert solver.tricks(hands, trump, leader, trick) == max(values.values())
+        mid_trick += len(trick) % 2 == 1       # (the side to move is not the leader's)
+        line = solver.optimal_line(hands, trump, leader, trick)
+        now = [list(h) for h in hands]
+        cur_leader, cur = leader, list(trick)
+        for step_seat, card, _ in line:
+            _, step_values = solver.card_values(now, trump, cur_leader, cur)
+            best = max(step_values.values())
+            assert card == min(c for c, v in step_values.items() if v == best)
+            now[step_seat].remove(card)
+            cur.append(card)
+            if len(cur) == 4:
+                win = 0
+                for i in range(1, 4):
+                    if _takes_over(cur[i], cur[win], trump):
+                        win = i
+                cur_leader, cur = (cur_leader + win) % 4, []
+    assert mid_trick
+
+
 def test_engine_functions_on_a_replayed_hand():
     from flowerbridge import Deal
     from flowerbridge.records import HandRecord
