@@ -58,6 +58,7 @@ def test_formats_passed_out_hand_prints_nulls_and_zeros(cli, tmp_path, ch16_reco
     ch16_record.update(auction=["Pass"] * 4, play=[])
     data = score_of(cli, tmp_path, ch16_record)
     assert data["contract"] is None and data["declarer"] is None
+    assert data["result"] is None       # (README: no contract, no result; 0 would read as made exactly)
     for key in ("tricks", "below", "above", "honors", "bright_bonus"):
         assert data[key] == {"NS": 0, "EW": 0}
 

@@ -97,6 +97,14 @@ def test_match_json_has_the_promised_keys(capsys):
     assert {"declared", "made", "making_rate", "honors_per_hand", "bright_bonus_per_hand",
             "contracts"} <= set(data["pairs"]["ns"])
     assert len(data["results"]) == 3
+    # docs/bots.md's --json object, every top-level key
+    assert set(data) == {"boards", "imps_per_board", "ci95", "ms_per_decision", "ns", "ew", "seed",
+                         "total_imps", "pairs", "results"}
+    assert (data["ns"], data["ew"], data["seed"]) == ("basic", "random", 5)
+    assert data["total_imps"] == sum(r["imps"] for r in data["results"])
+    # a single board has no interval: null, not a width of nothing
+    assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "1", "--seed", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ci95"] is None
 
 
 def test_match_runs_a_bot_loaded_by_path(capsys):

@@ -217,6 +217,13 @@ def test_play_a_narrow_terminal_keeps_the_tricks_count_on_one_line(monkeypatch):
     status, piped = _play(monkeypatch, ["--seed", "7", "--hands", "1"], AutoPlayer)
     assert re.search(r"^Trick 1 won by \w+ with \w+; tricks NS \d, EW \d$", piped, re.M)
     assert "\u00a0" not in piped
+    # each trick counts to its winner's side (the sides swapped passed the shape above)
+    tricks = re.findall(r"^Trick \d+ won by (\w+) with \w+; tricks NS (\d+), EW (\d+)$", piped, re.M)
+    assert len(tricks) == 13
+    ns = ew = 0
+    for winner, shown_ns, shown_ew in tricks:
+        ns, ew = (ns + 1, ew) if winner in ("North", "South") else (ns, ew + 1)
+        assert (int(shown_ns), int(shown_ew)) == (ns, ew), (winner, shown_ns, shown_ew)
 
 
 @pytest.mark.parametrize("columns", [24, 26, 28])

@@ -853,6 +853,10 @@ def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
     assert main(["solve", "--table", "--workers", "1", str(path)]) == 0
     assert json.loads(capsys.readouterr().out) == shared
     assert set(shared["table"]) == {"P", "R", "A", "NT"}
+    # each row by declarer seat, N E S W (docs/solver.md), the tricks of declarer's side
+    from flowerbridge.solver.game import dd_table
+    assert shared["table"] == {d.name: {s.name: n for s, n in row.items()} for d, row in dd_table(deal).items()}
+    assert all(set(row) == {"N", "E", "S", "W"} for row in shared["table"].values())
     assert set(out["cards"]) == {c.code for c in state.legal_cards()}
     # --workers serves DD tables only: on card values it would be ignored, so it is refused
     assert main(["solve", "--workers", "2", str(path)]) == 2
@@ -864,6 +868,13 @@ def test_cli_solve_prints_cards_or_table(tmp_path, capsys):
     assert main(["solve", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1
+    # no contract (the auction unfinished, as deal --json writes a deal, or passed out): the
+    # table without --table
+    dealt = tmp_path / "dealt.json"
+    for auction in ([], ["Pass"] * 4):
+        dealt.write_text(json.dumps({"dealer": "N", "hands": hands, "auction": auction}))
+        assert main(["solve", str(dealt)]) == 0
+        assert json.loads(capsys.readouterr().out) == shared
 
 
 @pytest.mark.parametrize("hands, trump, leader, words", [
