@@ -505,6 +505,25 @@ def test_lab_folder_of_a_version_that_recorded_no_code_is_refused(tmp_path, caps
     assert len(list(tmp_path.glob("chunks/deals/*.csv"))) == 1
 
 
+def test_lab_fingerprints_hold_the_files_docs_lab_md_names():
+    # docs/lab.md, resuming: the engine's files and the lab's base and features for every
+    # analysis, with its own module; the bots' for play and variants (a file left out of the
+    # list let a chunk computed by other code of it be merged)
+    engine = {f"flowerbridge/{m}.py" for m in ("calls", "cards", "contract", "dealing", "errors", "observation",
+                                               "options", "scoring", "seats", "state")}
+    lab = {"flowerbridge/lab/base.py", "flowerbridge/lab/features.py"}
+    bots = {f"flowerbridge/bots/{m}.py" for m in ("base", "basic", "bidding", "knowledge", "pimc", "sampling")}
+    solver = {f"flowerbridge/solver/{m}" for m in ("__init__.py", "core.py", "game.py", "_core.c", "_core_flower.c")}
+    found = analyses()
+    assert set(found["deals"].code({})) == engine | lab | {"flowerbridge/lab/deals.py"}
+    assert set(found["play"].code({"bots": "basic"})) == engine | lab | bots | {"flowerbridge/lab/play.py"}
+    assert set(found["play"].code({"bots": "pimc"})) == engine | lab | bots | solver | {"flowerbridge/lab/play.py"}
+    assert set(found["variants"].code({"bots": "basic"})) == \
+        engine | lab | bots | {"flowerbridge/lab/play.py", "flowerbridge/lab/variants.py"}
+    if "dd" in found:
+        assert set(found["dd"].code({})) == engine | lab | solver | {"flowerbridge/lab/dd.py"}
+
+
 def test_lab_dd_and_pimc_runs_record_the_solvers_sources_and_basic_ones_do_not():
     from flowerbridge.lab.play import bot_code
     assert "flowerbridge/solver/_core.c" in bot_code("pimc")
@@ -1608,6 +1627,18 @@ def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tm
     [paired] = [t for t in tables if t.caption.startswith("Change against 'default' on the same deals")]
     assert "blocks of 20 consecutive hands" in paired.caption and paired.headers[1:] == list(vs)[1:]
     rows = {row[0]: row[1:] for row in paired.rows}
+    # games made % is of the games bid (not of every contract in the denomination)
+    from flowerbridge.lab.play import contract_table
+    by_denom = vs["default"]["by_denom"]
+    table = contract_table(vs["default"], "contracts")
+    games_made = table.headers.index("games made % (95% interval)")
+    checked = 0
+    for row in table.rows:
+        if row[0] in by_denom and by_denom[row[0]]["games_bid"]:
+            d = by_denom[row[0]]
+            assert row[games_made] == rate_cell(d["games_made"], d["games_bid"])
+            checked += d["games_bid"] != d["contracts"]
+    assert checked
     assert rows["made %, points"][0] == "no change"
     assert rows["hands per game"][-1] == change_cell(p30["hands_per_game"])
     assert re.fullmatch(r"[-+][\d.]+ \([-+][\d.]+ to [-+][\d.]+\)", rows["hands per game"][-1])

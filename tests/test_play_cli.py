@@ -101,6 +101,16 @@ def test_play_the_dummy_stays_face_up_from_the_opening_lead_for_a_defender(monke
     after_lead = out.split("Dummy (West):", 1)[1]
     turns = after_lead.count("Card from your hand")
     assert turns >= 12 and out.count("Dummy (West):") >= 1 + turns // 2  # at every turn (asked twice: ? first)
+    # and what is shown under it is the dummy's cards, never declarer's hidden ones
+    from collections import Counter
+
+    from flowerbridge import Deal, Seat
+    west = Counter(c.code for c in Deal.from_seed(24, 1).hands[Seat.W])
+    blocks = re.findall(r"^Dummy \(West\):\n((?:  .*\n)+)", out, re.M)
+    assert len(blocks) == out.count("Dummy (West):")
+    for block in blocks:
+        shown = Counter(re.findall(r"(\d+(?:Pa|Pb|P|R|A|B)) \(", block))
+        assert shown and not shown - west, shown - west
 
 
 def test_play_shows_the_contract_and_tricks_won_at_each_turn_in_the_play(monkeypatch):
@@ -113,6 +123,15 @@ def test_play_shows_the_contract_and_tricks_won_at_each_turn_in_the_play(monkeyp
     # "Contract 2 Ribbons by East" (it was said twice in a row there)
     assert play.count("Contract 2 Ribbons by East; tricks NS ") == turns - 1
     assert play.startswith("Your hand:\n") and "tricks NS 0, EW 0" not in play
+    # the count at each turn is the tricks each side has won so far, as the tricks went
+    ns = ew = told = 0
+    for line in play.splitlines():
+        if won := re.match(r"Trick \d+ won by (\w+) with ", line):
+            ns, ew = (ns + 1, ew) if won[1] in ("North", "South") else (ns, ew + 1)
+        elif count := re.fullmatch(r"Contract 2 Ribbons by East; tricks NS (\d+), EW (\d+)", line):
+            told += 1
+            assert (int(count[1]), int(count[2])) == (ns, ew), line
+    assert told == turns - 1 and ns + ew == 13
 
 
 def test_play_quitting_after_a_hand_prints_the_scoresheet_once(monkeypatch):
@@ -975,9 +994,11 @@ def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_a
     record = saved()
     assert len(record["hands"]) == 2 and record["options"]["undertrick_penalty"] == 0
     assert record["hands"][1]["hands"] == Deal.from_seed(7, 2).to_dict()["hands"]
-    status, out = _play(monkeypatch, ["--resume", str(path)], AutoPlayer)     # to the session's end
-    assert status == 0 and "=== Board 3 (seed 7)" in out and "Board 4" not in out
-    assert len(saved()["hands"]) == 3
+    # to the session's end, another seat and other bots (docs/bots.md: --seat and --bots change them)
+    status, out = _play(monkeypatch, ["--resume", str(path), "--seat", "E", "--bots", "basic"], AutoPlayer)
+    assert status == 0 and "2 hands played; you are East, with basic bots." in out
+    assert "=== Board 3 (seed 7): dealer South; you are East ===" in out and "Board 4" not in out
+    assert len(saved()["hands"]) == 3 and (saved()["seat"], saved()["bots"]) == ("E", "basic")
 
 
 @pytest.mark.parametrize("argv, record, said", [
