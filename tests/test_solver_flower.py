@@ -457,6 +457,15 @@ def test_solver_takes_hands_and_a_trick_in_progress_as_any_iterables():
         solver.card_values(hands, None, 3, trick)
 
 
+def _trick_winner(trick: list[int], trump) -> int:
+    """The place in a trick of four cards of the card that wins it."""
+    win = 0
+    for i in range(1, 4):
+        if _takes_over(trick[i], trick[win], trump):
+            win = i
+    return win
+
+
 def test_optimal_line_achieves_the_solved_value():
     rng = random.Random(7)
     solver = DoubleDummy(FLOWER, memory_mb=16)
@@ -471,11 +480,7 @@ def test_optimal_line_achieves_the_solved_value():
         for _seat, card, _ in line:
             cur.append(card)
             if len(cur) == 4:
-                win = 0
-                for i in range(1, 4):
-                    if _takes_over(cur[i], cur[win], trump):
-                        win = i
-                cur_leader = (cur_leader + win) % 4
+                cur_leader = (cur_leader + _trick_winner(cur, trump)) % 4
                 won += cur_leader % 2 == seat % 2
                 cur = []
         assert won == max(values.values())
@@ -502,11 +507,7 @@ def test_tricks_is_the_side_to_moves_best_card_and_the_line_takes_the_lowest_of_
             now[step_seat].remove(card)
             cur.append(card)
             if len(cur) == 4:
-                win = 0
-                for i in range(1, 4):
-                    if _takes_over(cur[i], cur[win], trump):
-                        win = i
-                cur_leader, cur = (cur_leader + win) % 4, []
+                cur_leader, cur = (cur_leader + _trick_winner(cur, trump)) % 4, []
     assert mid_trick
 
 
