@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .calls import Denomination
 from .errors import FlowerBridgeError
@@ -221,9 +221,13 @@ def score_contract(contract: Contract | None, tricks: tuple[int, int],
         if opts.undertrick_penalty:
             items.append(ScoreItem(side.other, under * opts.undertrick_penalty, False,
                                    f"{name} down {under} × {opts.undertrick_penalty}", "R15"))
-    if isinstance(captured, str) or not isinstance(captured, Sequence) or len(captured) != 2:
+    try:    # (two lists, a tuple of two iterables, a NumPy array of two rows)
+        given: list | None = None if isinstance(captured, (str, bytes, Mapping)) else list(captured)
+    except TypeError:
+        given = None
+    if given is None or len(given) != 2:
         raise FlowerBridgeError(f"captured must be two lists of cards (NS's, EW's), not {captured!r}")
-    sides = [_copies(captured[s], f"{s.name}'s captured cards") for s in (Side.NS, Side.EW)]
+    sides = [_copies(given[s], f"{s.name}'s captured cards") for s in (Side.NS, Side.EW)]
     _check_copies([a + b for a, b in zip(*sides)], "captured cards of both sides")
     copies: list[dict[str, int]] = []
     for s in (Side.NS, Side.EW):

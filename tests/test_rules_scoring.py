@@ -151,6 +151,14 @@ def test_ch11_scoring_functions_refuse_what_is_not_a_contract_or_cards_by_name(c
         call()
 
 
+def test_ch13_captured_cards_may_be_any_two_iterables_of_cards():
+    import numpy as np
+    ns, ew = parse_cards("12B 12B"), parse_cards("3B 8B")
+    scores = [score_contract(Contract(2, A, Seat.N), (8, 5), captured)
+              for captured in ((ns, ew), [iter(ns), iter(ew)], np.array([ns, ew], dtype=object))]
+    assert {(s.honors(NS), s.honors(EW)) for s in scores} == {(6, 8)}
+
+
 def test_ch12_honors_are_above_the_line():
     score = score_contract(Contract(2, A, Seat.N), (8, 5), (parse_cards("12B 12B 11B"), []))
     assert score.below(NS) == 60 and score.above(NS) == 10
