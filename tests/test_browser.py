@@ -167,8 +167,10 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     page.fill("input[name=length]", "2")
     page.select_option("select[name=length_unit]", "games")
     page.select_option("select[name=player_N]", "human")
-    for seat in "EW":
-        page.select_option(f"select[name=level_{seat}]", BOT)
+    # East and West of other levels: each seat's choice goes to that seat (a form sent
+    # with its seats turned by two gave the same table where the choices were alike)
+    page.select_option("select[name=level_E]", BOT)
+    page.select_option("select[name=level_W]", "basic")
     page.click("#create-button")
     page.wait_for_selector("#created:not(.hidden)")
     assert page.locator("#created-title").inner_text() == "Invitations to Lobby test"
@@ -184,6 +186,7 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert table["options"]["undertrick_penalty"] == 0
     assert table["length"] == {"games": 2}
     assert table["seats"]["E"] == {**table["seats"]["E"], "player": "bot", "level": BOT}
+    assert table["seats"]["W"] == {**table["seats"]["W"], "player": "bot", "level": "basic"}
     page.wait_for_selector(f'#tables li[data-table="{table_id}"]')
     screenshot(page, "lobby-desktop")
     phone = open_page(browser, server, "/", viewport=PHONE)
@@ -1049,6 +1052,21 @@ def check_copies_seen(page):
     assert seen == 4 * (ns + ew) + on_table
 
 
+def test_the_names_language_chosen_at_a_table_is_remembered_after_a_reload(browser, server):
+    # docs/client.md: Names switches the card names between English, Japanese and Korean,
+    # remembered in the browser (chosen at a table, it was forgotten at the next page)
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.select_option("#language", "ja")
+    south.reload()
+    wait_for_table(south)
+    assert south.locator("#language").input_value() == "ja"
+    assert south.locator('#felt .card[data-code] [lang="ja"], #felt .card[data-code][lang="ja"], '
+                         '#felt .card[data-code] svg[lang="ja"]').count() > 0
+    assert not south.errors
+
+
 def test_whole_hand_as_south_with_three_bots_then_scoresheet(browser, server):
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 2})
     table_id = created["table"]["id"]
@@ -1182,6 +1200,10 @@ def test_second_person_joins_the_same_table(browser, server):
     assert north.locator('#position-bottom[data-seat="N"] .card[data-code]').count() == 13
     assert north.locator('#felt .seat-box:not([data-seat="N"]) .card[data-code]').count() == 0
     assert south.locator('#felt .seat-box:not([data-seat="S"]) .card[data-code]').count() == 0
+    # each person at the bottom, the others clockwise: the left-hand opponent on the left
+    for page, seats in ((south, "SWNE"), (north, "NESW")):
+        assert [page.locator(f"#position-{place}").get_attribute("data-seat")
+                for place in ("bottom", "left", "top", "right")] == list(seats)
     table_id = created["table"]["id"]
     seats = server.api("GET", f"/api/tables/{table_id}")["seats"]
     assert seats["N"]["connected"] and seats["S"]["connected"]
@@ -2206,6 +2228,22 @@ def left_table_at(server, calls, until):
     for client in clients.values():
         client.close()
     return created
+
+
+@pytest.mark.parametrize("key, call", [("r", "2R"), ("a", "2A"), ("n", "2NT")])
+def test_a_level_then_a_denomination_key_bids_that_denomination(browser, server, key, call):
+    # docs/client.md, Keys: 1-7, then P R A N, bids that level in Plains, Ribbons, Bright
+    # Animals or No Trump
+    created, clients = people_table_at(server, ["1P", "Pass"], lambda view: view["turn"] == "S")
+    page = open_page(browser, server, created["invitations"]["S"]["url"])
+    page.locator("#bidding button").first.wait_for()
+    page.locator("#message").focus()
+    for pressed in ("2", key):
+        page.keyboard.press(pressed)
+    page.locator(f'#auction td[aria-label^="South: "]:text-is("{call}")').wait_for(state="attached")
+    for client in clients.values():
+        client.close()
+    assert not page.errors
 
 
 def test_a_level_typed_in_one_window_is_forgotten_once_the_seat_calls_from_another(browser, server):
