@@ -2733,6 +2733,24 @@ def test_an_action_unanswered_on_a_silent_connection_is_found_dead_without_waiti
     assert not south.errors
 
 
+def test_arrows_move_along_the_playable_cards_right_to_the_next_left_to_the_one_before(browser, server):
+    # docs/client.md, Keys: the arrows move between the cards you may play (right: on)
+    created, clients = people_table_at(server, ["Pass", "1P", "Pass", "Pass", "Pass"],
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#felt .card.playable").first.wait_for()
+    at = "() => [...document.querySelectorAll('#felt .card.playable')].indexOf(document.activeElement)"
+    assert south.locator("#felt .card.playable").count() >= 3
+    reached = []
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft"):
+        south.keyboard.press(key)
+        reached.append(south.evaluate(at))
+    assert reached == [0, 1, 2, 1]
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_declarer_sees_which_hand_plays_and_a_card_that_cannot_be_played_says_why(browser, server):
     # South declares, North is dummy. Once the hand to play (either) holds a card
     # South may not play: the other hand is dimmed, and clicks on it, or on that
