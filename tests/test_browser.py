@@ -2310,17 +2310,18 @@ def test_the_review_at_a_hands_end_does_not_open_over_the_keys_window(browser, s
     page.context.close()
 
 
-def move_until(clients, calls, until):
+def move_until(clients, calls, until, pick=lambda legal: legal[0]):
     """The seats' protocol clients call ``calls`` in turn (the list is used up),
-    then each plays its first legal card (declarer the dummy's too), until
-    ``until(view)`` holds for South's view; every client has seen each action."""
+    then each plays its first legal card, or the one ``pick`` picks (declarer the
+    dummy's too), until ``until(view)`` holds for South's view; every client has
+    seen each action."""
     while not until(clients["S"].view):
         actor = next(client for client in clients.values() if client.my_turn)
         view = actor.view
         if view["phase"] == "auction":
             actor.send({"type": "call", "call": calls.pop(0), "seq": actor.seq})
         else:
-            actor.send({"type": "play", "card": view["legal"][0], "seq": actor.seq})
+            actor.send({"type": "play", "card": pick(view["legal"]), "seq": actor.seq})
         seq = actor.seq + 1
         for client in clients.values():    # every seat has seen the action
             client.until(lambda m, client=client, seq=seq: client.seq >= seq)
@@ -2728,6 +2729,56 @@ def test_an_action_unanswered_on_a_silent_connection_is_found_dead_without_waiti
     if not played:                                          # the lost card: played now, once
         play_once(south, clients, cards)
     the_dead_socket_stays_dead(south)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def _suit_of(code: str) -> str:
+    return {"P": "Plains", "R": "Ribbons"}.get(code.rstrip("ab")[-1], "Bright Animals")
+
+
+def test_a_card_off_the_suit_led_says_the_suit_led_must_be_followed(browser, server):
+    # docs/client.md: a click on a card that cannot be played now says why ("You must
+    # follow Ribbons."): the suit led, where the hand's first suit is another (the one test
+    # before had the two alike, and a message naming the hand's first suit passed it)
+    def off_suit_card_at_souths_turn(view):
+        trick = view["current_trick"] if view["phase"] == "play" else []
+        return (view["turn"] == "S" and bool(trick) and bool(set(view["hand"]) - set(view["legal"]))
+                and _suit_of(view["hand"][0]) != _suit_of(trick[0]["card"]))
+
+    # the clients play their last legal card (the low suits led first); three hands, as
+    # about 1 deal in 30 played so never comes to such a turn
+    created, clients = four_people(server, hands=3)
+    move_until(clients, ["Pass", "1P", "Pass", "Pass", "Pass"] * 3, off_suit_card_at_souths_turn,
+               pick=lambda legal: legal[-1])
+    clients.pop("S").close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#felt .card.playable").first.wait_for()
+    lead = south.locator("#trick .card").first.get_attribute("data-code")
+    south.locator("#position-bottom .card:not(.playable)").first.click(position={"x": 6, "y": 12})
+    assert south.locator("#refusal").inner_text() == f"You must follow {_suit_of(lead)}."
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_a_finished_trick_outlines_its_winners_card_where_the_leader_lost_it(browser, server):
+    # docs/client.md, The trick: a finished trick stays there, its winner outlined and named
+    def lost_by_its_leader(view):
+        done = view["phase"] == "play" and not view["current_trick"] and view["tricks"]
+        return bool(done) and view["tricks"][-1]["winner"] != view["tricks"][-1]["leader"]
+
+    # (two hands: in about 1 of 3,000 deals played so, every trick goes to its leader)
+    created, clients = four_people(server, hands=2)
+    move_until(clients, ["Pass", "1P", "Pass", "Pass", "Pass"] * 2, lost_by_its_leader)
+    clients.pop("S").close()
+    winner = clients["N"].view["tricks"][-1]["winner"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#trick.done .slot").first.wait_for()
+    assert [s.get_attribute("data-seat") for s in south.locator("#trick .slot.winner").all()] == [winner]
+    assert south.locator("#trick .trick-caption").inner_text().endswith(
+        f"won by {dict(N='North', E='East', S='South', W='West')[winner]}")
     for client in clients.values():
         client.close()
     assert not south.errors
