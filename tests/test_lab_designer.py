@@ -601,3 +601,72 @@ def test_lab_designer_report_of_a_text_seed_of_digits_gives_the_python_call_that
     # a number, or text that is no number, keeps the command
     write_designer_report(tmp_path / "n.md", tmp_path / "num", n=12, seed=7, dd_n=0, bots="random", workers=1)
     assert "by one command:\n\n    flowerbridge lab --designer" in (tmp_path / "n.md").read_text()
+
+
+def test_designer_plains_gap_weighs_ribbons_and_animals_each_over_fits_of_8_to_11_only():
+    # a gap that took Ribbons twice (Animals left out), or took 7-card fits in, passed
+    # every test while Ribbons and Animals always had the same rates
+    from flowerbridge.lab.designer import _game_gap, _gap_lengths
+
+    def cell(rate):
+        return {"contracts": 40, "game_tricks": rate, "mean_tricks": 8.0}
+    by_fit = {x: {7: cell(0.0), 8: cell(rate)} for x, rate in (("P", 10.0), ("R", 10.0), ("A", 40.0))}
+    assert _gap_lengths(by_fit) == [8]
+    assert _game_gap(by_fit, "game_tricks") == 15.0          # (10 + 40) / 2 − 10
+
+
+def test_designer_section_3_and_the_discard_suggestion_give_each_rate_its_own_figure():
+    from flowerbridge.lab.designer import _question_honors, _suggestions
+    from flowerbridge.lab.report import Plot
+    deals, play = _summaries(10, 30)
+    play.update(five_bright_rate=45.7, ten_bright_rate=2.69)
+    vs = {"default": {"points_per_hand": play["points_per_hand"]}}
+    text = "\n".join(_question_honors(play, vs, "f", {"points": Plot(None, "points")}))
+    assert "Five Bright bonus in 45.7% of hands (either side), Ten Bright in 2.69%." in text
+    deals["undealt"]["exact"] = {"some_bright": .79, "some_pair": .414, "some_bright_pair": .0777}
+    [discard] = [s for s in _suggestions(deals, play, {}, None, {}) if "mystery discard" in s]
+    assert "the Ten Bright bonus is out of reach in 79% of deals" in discard
+    assert "and the Five Bright bonus in 7.8% (both copies of a Bright undealt)" in discard
+    assert "both copies of some card in 41%" in discard
+
+
+@pytest.mark.parametrize("strict, default, headline", [
+    (99.4, 0.0, "**Keep the undertrick penalty.**"),
+    (3.0, 3.0, "**The undertrick penalty changes par little.**")])
+def test_designer_penalty_conclusion_from_firm_double_dummy_follows_par_scoring_nothing(strict, default,
+                                                                                          headline):
+    from flowerbridge.lab.designer import _penalty_suggestion
+    firm = {"variants": {"strict": {"par_zero": strict}, "default": {"par_zero": default}}}
+    [said] = _penalty_suggestion({"contracts": 1}, {}, firm)
+    assert said.startswith(headline) and f"{strict:.0f}%" in said
+
+
+def test_designer_honors_verdict_is_firm_where_either_variant_decides_enough_hands():
+    from flowerbridge.lab.designer import _honors_verdict
+    many = {"winner_changed_hands": 80, "hands": 1000}     # 8.0 %, interval above 5 %
+    unsure = {"winner_changed_hands": 3, "hands": 100}     # 3 %, interval holding 5 %
+    assert "decide enough hands to be worth keeping in view" in _honors_verdict([many, unsure])
+    assert "these deals cannot tell" in _honors_verdict([unsure])
+
+
+def test_designer_play_gap_interval_counts_a_game_made_exactly_as_made():
+    # every Plains contract takes exactly 11 tricks (5P made), every other exactly 9 (4R, 4A
+    # failed): the gap is −100 points, its interval that one point
+    from types import SimpleNamespace
+    from flowerbridge.lab.base import Table
+    from flowerbridge.lab.designer import _gap_intervals
+    denom = np.array(list("PRA" * 20), dtype=object)
+    t = Table({}, {"denom": denom, "decl_fit": np.full(60, 8), "passed_out": np.zeros(60, int),
+                   "tricks": np.where(denom == "P", 11, 9)})
+    play = {"by_denom": {x: {"game_level": 5 if x == "P" else 4, "by_fit": {8: {}}} for x in "PRA"}}
+    study = SimpleNamespace(summaries={"play": play}, result=SimpleNamespace(tables={"play": t}))
+    assert _gap_intervals(study, None, None)["play"] == pytest.approx((-100.0, -100.0))
+
+
+@pytest.mark.parametrize("deals, illustration", [(99, True), (100, False)])
+def test_designer_report_calls_double_dummy_figures_an_illustration_under_100_deals(deals, illustration):
+    from flowerbridge.lab.designer import DD_FIRM, _dd_sentence
+    assert DD_FIRM == 100
+    said = _dd_sentence({"deals": deals}, "flowerbridge lab --designer r.md")
+    assert said.startswith(f"The double-dummy solver analysed the first **{deals}** of these deals")
+    assert ("under 100 deals its figures are an illustration" in said) is illustration

@@ -230,13 +230,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
            f"({plural(play['passed_out'], 'hand')} passed out)" if play["contracts"] else
            "The bots reached no contract (every hand passed out, and scored nothing)")
         + ": the play figures describe their bidding and play, not an expert's. "
-        + (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
-           + ("(a full search per deal; the same call with a larger `dd_n` analyses more)"
-              if command.startswith("from ") else
-              "(a full search per deal; the same command with a larger `--dd-n` analyses more)")
-           + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
-              "rest on the bot play." if dd["deals"] < DD_FIRM else ".")
-           if dd else "The double-dummy part was not run (`--dd-n 0`)."),
+        + _dd_sentence(dd, command),
         "The full HTML report, the raw CSV rows and `summary.json` are in the run's output folder"
         + (" (the double-dummy part's in its `dd/` folder)." if dd else "."),
         "",
@@ -247,6 +241,19 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out += _question_penalty(vs, dd)
     out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd, gaps)]
     return "\n".join(out) + "\n"
+
+
+def _dd_sentence(dd: dict | None, command: str) -> str:
+    """The introduction's sentence on the double-dummy part: how many deals it analysed,
+    and whether they are enough for the conclusions to rest on (:data:`DD_FIRM`)."""
+    if not dd:
+        return "The double-dummy part was not run (`--dd-n 0`)."
+    return (f"The double-dummy solver analysed the first **{dd['deals']:,}** of these deals "
+            + ("(a full search per deal; the same call with a larger `dd_n` analyses more)"
+               if command.startswith("from ") else
+               "(a full search per deal; the same command with a larger `--dd-n` analyses more)")
+            + (f"; under {DD_FIRM} deals its figures are an illustration, and the conclusions "
+               "rest on the bot play." if dd["deals"] < DD_FIRM else "."))
 
 
 def _image(folder: str, name: str, plots: dict[str, Plot]) -> list[str]:
