@@ -2256,3 +2256,35 @@ def test_lab_more_workers_than_cpus_is_taken_with_a_note_saying_they_only_share_
     # --quiet asks for nothing but errors
     assert main(["lab", "deals", "--n", "4", "--out", str(tmp_path / "q"), "--workers", "3", "--quiet"]) == 0
     assert "note" not in capsys.readouterr().err
+
+
+def test_lab_variant_changes_count_any_margin_that_moves_and_a_tie_made_or_broken_as_a_winner_change():
+    from flowerbridge.lab.variants import changes
+    reference = np.array([10, -10, 0, 30, 5])
+    margin = np.array([0, -20, 0, 40, -5])   # tie made, EW further ahead, same, NS further, swapped
+    assert changes(margin, reference) == (4, 2)
+    assert changes(np.array([10, -10, 30]), np.array([20, 0, 30])) == (2, 1)     # a tie broken
+    assert changes(reference, reference) == (0, 0)
+
+
+def test_lab_plains_30_variant_scores_plains_contracts_and_overtricks_as_ribbons():
+    # docs/lab.md: plains-30 is "Plains scored like Ribbons"
+    from flowerbridge import Contract, Denomination, Seat
+    from flowerbridge.lab.variants import DEFAULT_VARIANTS, variant_options
+    from flowerbridge.scoring import score_contract
+    options = dict(variant_options([list(v) for v in DEFAULT_VARIANTS]))["plains-30"]
+    for level in range(1, 8):
+        for taken in range(level + 6, 14):
+            plains, ribbons = (score_contract(Contract(level, d, Seat.N), (taken, 13 - taken), ([], []), options)
+                               for d in (Denomination.P, Denomination.R))
+            assert [i.points for i in plains.items] == [i.points for i in ribbons.items], (level, taken)
+            assert len(plains.items) == (2 if taken > level + 6 else 1)          # overtricks scored too
+
+
+def test_lab_share_points_are_hollow_under_30_cases_and_filled_from_30():
+    from matplotlib.figure import Figure
+    from flowerbridge.lab.report import FEW, share_points
+    ax = Figure().add_subplot()
+    share_points(ax, {8: (10, FEW), 9: (10, FEW - 1)}, "k", "x")
+    hollow = [list(line.get_xdata()) for line in ax.lines if line.get_markerfacecolor() in ("white", (1, 1, 1, 1))]
+    assert FEW == 30 and hollow == [[9]]

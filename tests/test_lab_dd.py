@@ -80,6 +80,29 @@ def test_ruling_r15_strict_par_makes_every_outbid_free():
     assert (bid(order[1]), result[1]) == ("7NT", 220)  # nothing outbids 7NT
 
 
+def test_ruling_r15_par_ties_go_to_the_pass_a_side_gains_nothing_by_bidding():
+    # a sacrifice that costs what the game it stops scores is not taken: East–West's 3NT,
+    # not North–South's 1A two down; under the strict reading nobody gains by opening
+    order, side, result = dd.par(table_of(([4, 4, 5, 4], "N")), RuleOptions())
+    assert (bid(order[0]), side[0], result[0]) == ("3NT", 1, -100)
+    order, side, result = dd.par(table_of(([4, 4, 4, 4], "N")), RuleOptions.strict())
+    assert (bid(order[0]), result[0]) == ("passed out", 0)
+
+
+def test_ch11_no_contract_is_best_where_none_scores_above_nothing():
+    # under the strict reading a failing contract costs nothing: it is still no best contract
+    tricks = dd.side_tricks(table_of(([4, 4, 4, 4], "N"), ([6, 6, 6, 7], "N")), Side.NS)
+    best, score = dd.best_contracts(tricks, RuleOptions.strict())
+    assert [bid(b) for b in best] == ["passed out", "1NT"] and list(score) == [0, 40]
+
+
+def test_lab_dd_par_sacrifice_counts_only_failing_contracts():
+    # North–South make 1NT exactly (or 1 of a suit): par is theirs, and no sacrifice
+    s = dd.summarize(table_of(([7, 7, 7, 7], "N"), ([4, 4, 5, 4], "N")), {},
+                     {"variants": [["default", {}]]})["variants"]["default"]
+    assert (s["par_sacrifice"], s["par_passed_out"]) == (0.0, 0.0)
+
+
 def fake_dd_table(deal):
     """Tricks by suit length: a deterministic stand-in for the solver."""
     out = {}
@@ -242,6 +265,8 @@ def test_lab_dd_comparison_plots_draw_95_percent_intervals_and_their_sample_size
     assert len(bars) == 4
     assert sorted(bars[0]) == [(4.0, 6.0), (5.9, 6.1)]
     assert {"12", "340"} <= {t.get_text() for t in axes.texts}      # the deals behind each bucket
+    # at each bucket's centre: honor counts 20-24 at 22, 25-29 at 27
+    assert sorted(t.get_position()[0] for t in axes.texts if t.get_text() in ("12", "340")) == [22, 27]
 
 
 def test_lab_dd_tricks_by_honor_count_keep_each_means_t_interval(tmp_path, monkeypatch):

@@ -154,9 +154,9 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         if reference is None:
             reference = margin
         summary["replayed"] = int(t["replayed"].sum())
-        summary["hands_changed"] = pct(np.count_nonzero(margin != reference), len(t))
-        summary["hands_changed_hands"] = int(np.count_nonzero(margin != reference))
-        changed = int(np.count_nonzero(np.sign(margin) != np.sign(reference)))
+        hands, changed = changes(margin, reference)
+        summary["hands_changed"] = pct(hands, len(t))
+        summary["hands_changed_hands"] = hands
         summary["winner_changed"] = pct(changed, len(t))
         summary["winner_changed_hands"] = changed
         summary["options"] = options.to_dict()
@@ -164,6 +164,12 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     out["reference"] = variants[0][0]
     out["variants"] = _with_changes(table, variants, out["variants"])
     return out
+
+
+def changes(margin: np.ndarray, reference: np.ndarray) -> tuple[int, int]:
+    """How many hands' margins (North–South's score less East–West's) differ from the
+    reference's, and how many of them change the side ahead: a tie made or broken counts."""
+    return int(np.count_nonzero(margin != reference)), int(np.count_nonzero(np.sign(margin) != np.sign(reference)))
 
 
 def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
