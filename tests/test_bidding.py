@@ -358,3 +358,36 @@ def test_a_ten_card_fit_is_not_abandoned_for_the_bidders_own_six_card_suit():
     assert _bid(hand, "Pass", "2P", "Pass").call.is_pass
     # without the fit the six-card suit is still rebid
     assert _bid("11R 11R 10R 9R 5R 4R 11P 10P 12B 11B 2A 5A 6A", "Pass", "2P", "Pass").call == parse_call("2R")
+
+
+def test_a_player_who_made_a_call_off_the_system_is_not_bid_again():
+    # docs/bidding.md: North's 5NT opening is off the system, so the sampler does not
+    # replay North's calls (it then found no world North would have bid 5NT from)
+    from flowerbridge.bots.bidding import system_calls
+    replayed = system_calls(_auction("5NT", "Pass", "Pass", "Pass"))
+    assert Seat.N not in replayed and {Seat.S, Seat.W} <= set(replayed)
+
+
+def test_opener_rebids_a_seven_card_suit_at_the_three_level_over_partners_raise_with_15_points():
+    hand = "12B 11B 8B 3B 8A 7A 6A 11R 10R 2R 11P 2P 3P"     # seven Animals, 17 points
+    decision = _bid(hand, "1A", "Pass", "2A", "Pass")
+    assert str(decision.call) == "3A" and decision.explanation.startswith("long suit: 7+ Bright Animals")
+
+
+def test_a_suit_both_sides_bid_stays_this_sides_own():
+    # East's 2P over North's 1P (a person's, off the system) does not take Plains from
+    # North–South: South raises partner's suit
+    hand = "11P 10P 9P 2P 3P 11R 10R 5R 4R 12B 7A 6A 5A"
+    assert str(_bid(hand, "1P", "2P").call) == "3P"
+
+
+def test_the_fit_over_partners_no_trump_is_the_longer_then_the_higher_suit():
+    # six Ribbons and six Bright Animals: Animals, the higher suit
+    hand = "11R 10R 9R 7R 6R 5R 12B 11B 8B 1B 8A 7A 2P"
+    assert str(_bid(hand, "1NT", "2P").call) == "2A"
+
+
+def test_a_meaning_whose_least_lengths_make_13_cards_is_possible_and_one_of_14_is_not():
+    from flowerbridge.bots.bidding import Meaning
+    assert Meaning((0, 60), (5, 4, 4), (5, 5, 5)).possible
+    assert not Meaning((0, 60), (5, 5, 4), (5, 5, 5)).possible

@@ -392,6 +392,25 @@ def test_knowledge_counts_each_unseen_copy_of_a_higher_card_not_each_card():
     assert k.higher_copies_out(parse_card("12B")) == 0
 
 
+def test_knowledge_counts_higher_copies_in_the_faced_dummy_as_out():
+    # after East's lead of 2A South's dummy is faced: 11B 8B 3B 1B 8A lie there, with the
+    # opponents; of the other higher copies East sees none but its 12B's twin, 6 unseen
+    state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], ["2A"])
+    k = Knowledge(state.observation(Seat.E))
+    assert k.higher_copies_out(parse_card("7A")) == 5 + 6
+
+
+def test_knowledge_a_faced_hand_void_in_the_suit_led_may_beat_it_with_a_trump():
+    # South's Ribbons swapped for West's top Plains: the faced dummy holds no Ribbon, so
+    # after East's 7R it may trump (and with no trump it could not beat the card)
+    hands = dict(HANDS, S="11B 8B 3B 1B 8A 7A 11P 10P 9P 1Pb 1Pa 1Pb 1Pa",
+                 W="6A 5A 2A 11R 10R 9R 7R 6R 5R 3R 2R 1R 6P")
+    k = Knowledge(_state_from(hands, ["1A", "Pass", "Pass", "Pass"], ["7R"]).observation(Seat.E))
+    assert k.may_beat(Seat.S, parse_card("7R"), Suit.RIBBONS)
+    k = Knowledge(_state_from(hands, ["1NT", "Pass", "Pass", "Pass"], ["7R"]).observation(Seat.E))
+    assert not k.may_beat(Seat.S, parse_card("7R"), Suit.RIBBONS)
+
+
 def test_knowledge_counts_a_card_unseen_whether_held_or_undealt():
     state = _state_from(HANDS, ["1A", "Pass", "Pass", "Pass"], [])
     k = Knowledge(state.observation(Seat.E))
@@ -1664,3 +1683,28 @@ def test_a_view_that_is_no_observation_is_one_record_error_naming_the_field(chan
     view = HandState(Deal.from_seed(4), Seat.E).observation(Seat.E).to_dict()
     with pytest.raises(RecordError, match=message):
         Observation.from_dict(change(view))
+
+
+def test_sampling_deals_each_split_equally_often_where_there_are_only_two():
+    # one Plain and one Ribbon for two places of one card each, X at most one Plain: two
+    # deals, each dealt about half the time (an off-by-one in the draw dealt only one)
+    cards = _few_cards(1, 1, 0)
+    dealer = UniformDealer({"X": 1, "Y": 1}, cards, {}, {"X": ((0, 1), (0, 1), (0, 0))})
+    rng = random.Random(5)
+    drawn = Counter(dealer.deal(rng)["X"][0].suit for _ in range(2000))
+    assert set(drawn) == {Suit.PLAINS, Suit.RIBBONS}
+    assert drawn[Suit.PLAINS] / 2000 == pytest.approx(0.5, abs=0.05)
+
+
+def test_sampled_worlds_hold_a_player_to_the_points_it_showed_before_a_call_off_the_system():
+    # North's 1NT shows 17-22 points; its 5NT later is off the system, so North's calls are
+    # not replayed, but its hand must still have the points 1NT showed
+    state = HandState(Deal.from_seed(0), Seat.N)
+    for call in "1NT Pass 2R Pass 5NT Pass Pass Pass".split():
+        state.call(call)
+    sampler = Sampler(Knowledge(state.observation(Seat.E)))
+    assert Seat.N in sampler.shown and Seat.N not in sampler.replay
+    assert sampler.shown[Seat.N].points == (17, 22)
+    worlds = [sampler.sample(random.Random(f"shown:{i}")) for i in range(30)]
+    assert sum(w.consistent for w in worlds) >= 25
+    assert all(17 <= HandFacts.of(list(w.hands[Seat.N])).points <= 22 for w in worlds if w.consistent)
