@@ -142,6 +142,31 @@ def test_per_card_values_match_brute_force_on_random_flower_endings():
     assert shared > 400  # the identical-card rule was really exercised
 
 
+# Endings of 5-6 tricks on which a mutation review's unsound variants of the search went
+# wrong where the random endings above let them pass: the quick tricks without the second
+# opponent's ruff, the joint quick tricks without drawing the opponents' trumps first, a
+# group's proof carried over one rank too far. (hands, trump, leader, trick in progress)
+UNSOUND_VARIANTS_WRONG = [
+    ([[6, 24, 22, 25, 25], [1, 24, 2, 2, 29], [6, 0, 5, 3, 3], [0, 29, 7, 5, 23]], 0, 1, []),
+    ([[4, 1, 7, 25, 9], [21, 15, 2, 4, 8], [24, 14, 1, 2, 12], [6, 8, 15, 7, 12]], 0, 1, []),
+    ([[0, 25, 4, 20, 3], [26, 24, 21, 3, 22], [25, 9, 0, 28], [28, 1, 4, 8, 21]], 2, 2, [8]),
+    ([[0, 0, 5, 21, 24, 27], [4, 15, 15, 20, 29, 29], [2, 18, 18, 24, 25], [3, 4, 5, 6, 20, 22]], 2, 2, [27]),
+    ([[6, 6, 9, 12, 16, 22], [1, 3, 7, 15, 19, 23], [0, 3, 15, 16, 23], [0, 5, 7, 12, 22, 29]], 1, 2, [5]),
+    ([[6, 26, 24, 27, 5], [21, 3, 21, 9, 0], [29, 23, 24, 0], [28, 3, 9, 5]], None, 2, [22, 23]),
+    ([[0, 5, 7, 10, 10], [1, 15, 16, 16, 27], [4, 15, 24, 29, 29], [1, 7, 9, 24, 28]], 0, 0, []),
+    ([[2, 3, 9, 23, 24], [2, 4, 16, 23, 24], [3, 15, 15, 16, 26], [4, 5, 9, 13, 13]], 0, 0, []),
+]
+
+
+@pytest.mark.parametrize("ending", UNSOUND_VARIANTS_WRONG)
+def test_per_card_values_match_brute_force_where_unsound_proofs_went_wrong(ending):
+    try:
+        expected = brute_force_values(*ending)
+    finally:
+        _ns_tricks.cache_clear()
+    assert DoubleDummy(FLOWER, memory_mb=16).card_values(*ending)[1] == expected
+
+
 def test_group_at_threshold_rank_is_one_move_only_where_its_twin_is_relied_on():
     """Finer table regions (docs/solver.md): a region may leave open which
     hand holds the other copy of its threshold rank, but not where a move's
