@@ -75,6 +75,47 @@ def test_limits_tables_a_minute_are_counted_in_any_minute():
     assert window.allow("b") and not window.allow("b")
 
 
+def test_limits_token_bucket_idle_for_long_holds_no_more_than_its_burst():
+    # "20 messages a second on average, 60 at once": an idle client saves up 60, no more
+    now = [0.0]
+    bucket = TokenBucket(rate=1.0, burst=2.0, clock=lambda: now[0])
+    assert bucket.allow("a")
+    now[0] = 100.0
+    assert [bucket.allow("a") for _ in range(3)] == [True, True, False]
+
+
+def test_limits_tables_a_minute_still_hold_an_address_once_over_10000_addresses_are_counted():
+    # past 10,000 addresses the window forgets those with nothing left in the minute,
+    # not the ones that have
+    now = [0.0]
+    window = SlidingWindow(limit=2, period=60.0, clock=lambda: now[0])
+    for i in range(10_001):
+        window.allow(f"k{i}")
+    now[0] = 100.0
+    assert [window.allow("a") for _ in range(4)] == [True, True, False, False]
+    assert len(window._times) < 100
+
+
+def test_limits_a_refused_table_gives_back_the_place_it_took_not_an_earlier_tables():
+    now = [0.0]
+    window = SlidingWindow(limit=2, period=60.0, clock=lambda: now[0])
+    assert window.allow("a")                  # a table made at 0
+    now[0] = 50.0
+    assert window.allow("a")                  # a request at 50, refused after all
+    window.refund("a")
+    now[0] = 55.0
+    assert window.allow("a")                  # a table made at 55
+    now[0] = 61.0                             # the one made at 0 has left the minute
+    assert window.allow("a")
+
+
+def test_limits_refusals_are_logged_for_at_most_32_keys_an_hour():
+    from flowerbridge.server.limits import Sparing
+    sparing = Sparing()
+    assert sum(sparing.first(f"origin {i}") for i in range(100)) == 32
+    assert not sparing.first("origin 0")      # each once an hour
+
+
 def test_limits_retry_after_is_when_the_window_lets_the_next_in():
     now = [0.0]
     window = SlidingWindow(limit=3, period=60.0, clock=lambda: now[0])

@@ -698,3 +698,30 @@ def test_a_creations_salt_left_by_a_server_that_stopped_is_deleted_at_the_next_s
 
     asyncio.run(scenario())
     assert _creations(own_database) == []
+
+
+
+def _create_from(address: str, config: ServerConfig, request: dict):
+    """POST /api/tables with ``KEY`` to a server of its own (as after a restart), from
+    ``address`` (a loopback address of 127.0.0.0/8)."""
+    import httpx
+    with ServerThread(config) as server, httpx.Client(
+            base_url=server.url, transport=httpx.HTTPTransport(local_address=address)) as client:
+        return client.post("/api/tables", json=request, headers={"Idempotency-Key": KEY})
+
+
+def test_a_creation_is_answered_again_after_a_restart_only_from_the_same_address_whatever_its_order(tmp_path):
+    # docs/server.md: a lost answer is given again to the same key from the same address;
+    # the request is compared as read (the seats in another order are the same request)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
+    request = table_request({s: "human" for s in "NESW"})
+    made = _create_from("127.0.0.2", config, request).json()
+    reordered = {**request, "seats": dict(reversed(list(request["seats"].items())))}
+    same = _create_from("127.0.0.2", config, reordered)
+    assert same.status_code == 201, same.text
+    assert same.json()["table"]["id"] == made["table"]["id"]
+    assert same.json()["invitations"] == made["invitations"]
+    new = _create_from("127.0.0.3", config, request).json()
+    assert new["table"]["id"] != made["table"]["id"]
+    assert {i["token"] for i in new["invitations"].values()}.isdisjoint(
+        i["token"] for i in made["invitations"].values())
