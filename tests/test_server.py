@@ -382,6 +382,9 @@ def test_card_catalogue_lists_the_30_cards_highest_first(server):
     phoenix = catalogue[0]
     assert phoenix["suit"] == "A" and phoenix["kind"] == "B" and phoenix["points"] == 4
     assert phoenix["name"] == "December Bright" and phoenix["name_ja"] and phoenix["name_ko"]
+    for card in catalogue:      # each name in its own script: kana or kanji for Japanese, Hangul for Korean
+        assert not any("\uac00" <= ch <= "\ud7a3" for ch in card["name_ja"]), card
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in card["name_ko"]), card
 
 
 @pytest.mark.parametrize("table_id", ["no%00such", "a" * 2000, "no.such", "nosuchtable"])

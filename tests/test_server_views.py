@@ -185,3 +185,23 @@ def test_a_bots_thinking_is_inside_its_delay_so_its_timing_tells_nothing_of_its_
     asyncio.run(scenario())
     waits = [s for s in slept if s > 0.06]      # (the test's own polls are 0.05)
     assert waits and all(s <= delay - thinking + 0.05 for s in waits), waits
+
+
+def test_review_gives_each_card_its_own_values_each_trick_its_winner_and_the_contracts_dummy():
+    # docs/protocol.md, "The review": per card, dd (declarer's side's tricks after it) and
+    # best (after the player's best card); the winner of each trick leads the next
+    from flowerbridge import HandState
+    from flowerbridge.server.views import review
+    rng = random.Random(3)
+    state = HandState(Deal.from_seed("review", 3), Seat.N)
+    for call in ("1NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    while not state.is_over:
+        state.play(rng.choice(state.legal_cards()))
+    values = [(i % 7, i % 7 + (i % 3)) for i in range(52)]
+    r = review(state, 1, [None] * 4, values, "ready")
+    plays = [p for t in r["tricks"] for p in t["plays"]]
+    assert [(p["dd"], p["best"]) for p in plays] == values
+    assert [t["winner"] for t in r["tricks"][:-1]] == [t["leader"] for t in r["tricks"][1:]]
+    assert r["tricks"][0]["leader"] == "E" and r["contract"] == {"bid": "1NT", "declarer": "N", "dummy": "S"}
+    assert sum(t["winner"] in "NS" for t in r["tricks"]) == r["score"]["tricks"]["NS"]
