@@ -107,6 +107,9 @@ UNSOUND = [
                      "4P 3P 1R 2R 1R 10R 9R 3R 5R 7R 10R 2R 3R 9R 4R 5P 7R 6R 4P 8A"),
     (666, "S", "4R", "1R 5R 2R 3R 12B 3B 5A 3B 6R 7R 4R 7R 11B 7A 8A 2A 12B 8B 1B 9R 1R 3R 11R 5R 1Pa 2P "
                      "3P 5P 1B 2A 1Pb 4P 6P 10P 3P"),
+    # one that 100 layouts accept and the 1,000 the claim is judged on refuse
+    (1072, "N", "1NT", "2R 4R 11R 1R 10R 9R 11R 2R 8A 12B 5A 5A 1Pa 10P 6P 2P 6P 10P 1Pb 5P 5P 3P 4P 3P 2P "
+                       "8B 9P 11P 12B 6A 11B 6A 1B"),
 ]
 
 

@@ -187,3 +187,22 @@ def test_a_client_away_when_the_values_came_gets_the_review_on_reconnecting(tmp_
         assert review["hand"] == 1 and review["review"]["dd_status"] == "ready"
         assert not any(m["type"] == "snapshot" for m in back.messages)
         back.close()
+
+
+def test_an_analysis_that_ends_after_its_wait_was_cancelled_is_dropped_without_an_error(monkeypatch):
+    # TableManager.stop cancels the analysis task; the worker thread's result comes later
+    # and is for nobody: no "Exception in callback" with an InvalidStateError in the log
+    import asyncio
+    monkeypatch.setattr(analysis, "card_values", lambda state: (time.sleep(0.2), [])[1])
+    errors = []
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        task = asyncio.create_task(analysis.run(None))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.sleep(0.4)
+        assert task.cancelled()
+
+    asyncio.run(scenario())
+    assert errors == []

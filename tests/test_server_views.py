@@ -205,3 +205,27 @@ def test_review_gives_each_card_its_own_values_each_trick_its_winner_and_the_con
     assert [t["winner"] for t in r["tricks"][:-1]] == [t["leader"] for t in r["tricks"][1:]]
     assert r["tricks"][0]["leader"] == "E" and r["contract"] == {"bid": "1NT", "declarer": "N", "dummy": "S"}
     assert sum(t["winner"] in "NS" for t in r["tricks"]) == r["score"]["tricks"]["NS"]
+
+
+def test_server_bots_are_seeded_by_the_seed_they_are_given():
+    # a table's bots and hints are seeded by the table, the seat (and for hints seq):
+    # the same seed makes the same choices, other seeds other ones
+    from flowerbridge import HandState
+    from flowerbridge.bots.base import decide
+    from flowerbridge.server.botplay import new_bot
+    state = HandState(Deal.from_seed("b6", 1), Seat.N)
+    for call in ("1NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    observation = state.observation(Seat.E)         # East's opening lead: 13 cards to choose from
+
+    def leads(seed: str) -> list[str]:
+        bot = new_bot("random", seed)
+        return [str(decide(bot, observation).action) for _ in range(5)]
+    assert leads("table1:E") == leads("table1:E")
+    assert len({tuple(leads(f"table{i}:E")) for i in range(20)}) > 5
+
+
+def test_server_default_bot_is_basic_as_the_protocol_says():
+    from flowerbridge.server.botplay import default_bot, is_slow
+    assert default_bot() == "basic"
+    assert is_slow("pimc") and not is_slow("basic") and not is_slow("random")
