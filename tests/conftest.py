@@ -244,3 +244,33 @@ def browser(chromium):
     yield chromium
     for context in set(chromium.contexts) - before:
         context.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def own_database(request, tmp_path):
+    """A database with no other test's tables in it (they would count against
+    ``max_tables``): a fresh SQLite file, or a schema of its own on PostgreSQL."""
+    import secrets
+
+    from flowerbridge.server.testing import database_for_tests
+
+    found = database_for_tests(request.param, tmp_path)
+    if found is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    if request.param == "sqlite":
+        yield found
+        return
+    from sqlalchemy import create_engine, text
+
+    from flowerbridge.server.store import engine_url
+
+    schema = f"fb_test_{secrets.token_hex(4)}"
+    engine = create_engine(engine_url(found))
+    with engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield f"{found}{'&' if '?' in found else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()

@@ -361,7 +361,7 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
 
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
                                   ["--host", ""], ["--host", " "], ["--port", "http"],
-                                  ["--database", ""],
+                                  ["--bot-delay", "86401"], ["--replace-after", "-1"],
                                   ["--port", "70000"], ["--port", "-1"],
                                   ["--max-tables", "0"], ["--idle-close", "0"],
                                   ["--idle-close", "soon"], ["--idle-close", "30s"],
@@ -895,3 +895,35 @@ def test_serve_a_stop_that_cuts_connections_short_says_what_it_cut(count, said):
         failed = logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1,
                                    "Exception in ASGI application\n", (), (type(error), error, None))
         assert _StopsCutShort().filter(failed) is kept
+
+
+@pytest.mark.parametrize("database", ["", " "])
+def test_serve_refuses_an_empty_database(database, tmp_path):
+    # (an unset "$DB": not the default database unasked, nor a file named " ")
+    result = subprocess.run([sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", "--database",
+                             database], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("error: flowerbridge serve: argument --database: give a database (leave the "
+                             "option out for the default)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_replace_after_0_stands_in_at_once_and_never_not_at_all():
+    from flowerbridge.cli.serve import _replace_after
+    assert (_replace_after("0"), _replace_after("86400"), _replace_after(" Never ")) == (0.0, 86400.0, None)
+
+
+@pytest.mark.postgres
+def test_serve_prints_its_postgresql_database_with_the_password_masked(tmp_path):
+    # docs/server.md: printed URLs mask a password
+    from sqlalchemy.engine import make_url
+    from flowerbridge.server.testing import database_for_tests
+    database = database_for_tests("postgres", tmp_path)
+    if database is None:
+        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
+    password = make_url(database).password
+    assert password
+    with ServerProcess(database, "--no-analysis") as server:
+        line = server.started
+    assert line.startswith("Flower Bridge is at http://127.0.0.1:")
+    assert ":***@" in line and f":{password}@" not in line

@@ -250,3 +250,30 @@ def test_prune_removes_a_table_with_no_event_by_its_creation_time(tmp_path, cli)
     assert status == 0 and ": removed 1 table " in out, err
     assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]
     assert _rows(database, ids["new"]) == kept
+
+
+def test_prune_ages_a_table_by_its_last_event_and_counts_its_hands_by_their_deals(tmp_path, cli):
+    # docs/server.md: "A table's age is that of its last event"; "more than DAYS days old"
+    database = _database("sqlite", tmp_path)
+    ids = _tables(database, {"played yesterday": ("over", 200), "just inside": ("over", 89),
+                             "old": ("over", 100)})
+    now = datetime.now(timezone.utc)
+    store = Store(database)
+    with store.engine.begin() as connection:
+        connection.execute(update(EventRow).where(EventRow.table_id == ids["just inside"]).values(
+            created_at=now - timedelta(days=89.5)))
+        for name, days in (("played yesterday", 1), ("old", 100)):
+            table_id = ids[name]
+            last = connection.scalar(select(func.max(EventRow.seq)).where(EventRow.table_id == table_id))
+            later = [("call", "N", "Pass"), ("call", "E", "Pass"), ("close", None, None)]
+            for seq, (kind, seat, action) in enumerate(later, start=last + 1):
+                connection.execute(EventRow.__table__.insert().values(
+                    table_id=table_id, seq=seq, kind=kind, hand=1, seat=seat, action=action, detail=None,
+                    created_at=now - timedelta(days=days)))
+    store.close()
+    events = _rows(database, ids["old"])[2]
+    status, out, err = cli("prune", "--older-than", "90", "--database", database)
+    assert status == 0, err
+    assert out.splitlines()[0].endswith(f" UTC: 1 hand, {events} events")
+    assert _rows(database, ids["old"]) == [0, 0, 0, 0, 0]
+    assert _rows(database, ids["played yesterday"])[0] == 1 and _rows(database, ids["just inside"])[0] == 1

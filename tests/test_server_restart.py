@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import secrets
 import signal
 import time
 from dataclasses import replace
@@ -135,32 +134,6 @@ def test_after_a_restart_a_missed_last_card_brings_its_review_as_the_server_can_
         assert over["seq"] == last and over["hand_over"]["review"]["dd_status"] == "unavailable"
         assert second.api("GET", f"/api/tables/{table_id}/hands/1").json()["dd_status"] == "unavailable"
         south.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def own_database(request, tmp_path):
-    """A database with no other test's tables in it (they would count against
-    ``max_tables``): a fresh SQLite file, or a schema of its own on PostgreSQL."""
-    found = database_for_tests(request.param, tmp_path)
-    if found is None:
-        pytest.skip("FLOWERBRIDGE_TEST_POSTGRES is not set")
-    if request.param == "sqlite":
-        yield found
-        return
-    from sqlalchemy import create_engine, text
-
-    from flowerbridge.server.store import engine_url
-
-    schema = f"fb_test_{secrets.token_hex(4)}"
-    engine = create_engine(engine_url(found))
-    with engine.begin() as connection:
-        connection.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        yield f"{found}{'&' if '?' in found else '?'}options=-csearch_path%3D{schema}"
-    finally:
-        with engine.begin() as connection:
-            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        engine.dispose()
 
 
 def test_a_table_closed_to_make_room_stays_closed_after_a_restart_its_record_readable(own_database,
@@ -480,6 +453,34 @@ def test_a_person_back_after_a_restart_is_told_what_their_stand_in_did_before_it
         assert (await _welcome(third, table_id, tokens[away[0]]))["stood_in"] == []
         assert (await _welcome(third, table_id, tokens[away[1]]))["stood_in"] == made[away[1]]
         await third.stop()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_person_away_twice_is_told_after_a_restart_only_what_the_second_stand_in_did(database):
+    # docs/protocol.md, stood_in: what the stand-in did since it took the seat. The first
+    # stand-in's call was told when the person came back; the second did nothing. The
+    # point the second took the seat at must be stored, or the restart tells the first's
+    # call again.
+    async def scenario() -> None:
+        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
+        table_id = live.table.id
+        actor = live.table.actor
+        away = actor.next()
+        first.leave(conns[away])
+        await _until(lambda: away in live.stand_ins, "stood in for")
+        await first.submit(conns[actor], "call", "Pass", None)
+        await _until(lambda: live.table.actor is not away, "the stand-in called")
+        back = await _seated(first, table_id, tokens[away])
+        assert len(json.loads(back.queue.get_nowait())["stood_in"]) == 1
+        first.leave(back)                   # away again, not at its turn: the stand-in does nothing
+        await _until(lambda: away in live.stand_ins, "stood in for again")
+        await asyncio.gather(*first._flag_writes)
+        await first.stop()
+        again = _manager_on(store, replace_after=3600)
+        assert (await _welcome(again, table_id, tokens[away]))["stood_in"] == []
+        await again.stop()
         store.close()
 
     asyncio.run(scenario())

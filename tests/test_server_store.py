@@ -579,6 +579,28 @@ def test_the_migrations_make_the_tables_the_models_describe(tmp_path):
     assert differences == []
 
 
+def test_the_migrations_make_the_primary_keys_and_time_zones_the_models_describe(own_database):
+    # what compare_metadata leaves out: a primary key of (table, hand) made (table) alone
+    # kept the values of one hand a table; a time stamp without its time zone on
+    # PostgreSQL read back shifted by the session's zone
+    import sqlalchemy as sa
+
+    from flowerbridge.server.models import Base
+
+    store = Store(own_database)
+    store.migrate()
+    inspector = sa.inspect(store.engine)
+    for table in Base.metadata.sorted_tables:
+        assert inspector.get_pk_constraint(table.name)["constrained_columns"] == \
+            [column.name for column in table.primary_key.columns], table.name
+        if "://" in own_database:      # PostgreSQL (SQLite keeps no time zone in a column's type)
+            stored = {column["name"]: column["type"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if isinstance(column.type, sa.DateTime):
+                    assert stored[column.name].timezone == column.type.timezone, (table.name, column.name)
+    store.close()
+
+
 @pytest.mark.parametrize("before_it, columns, value", [
     # revision 0003 adds seats.replaced (docs/server.md, Playing): none taken as
     # played by a stand-in

@@ -43,7 +43,7 @@ def register(subparsers) -> None:
                    help="postgresql://user@host/db, sqlite:///file.db or a file path "
                         "(default: flowerbridge.db in the user's data directory)")
     p.add_argument("--bot-delay", type=_seconds, default=0.6, metavar="SECONDS",
-                   help="pause before each bot action (default 0.6)")
+                   help="pause before each bot action, 0 to 86400 seconds (default 0.6)")
     p.add_argument("--replace-after", type=_replace_after, default=60.0, metavar="SECONDS",
                    help="a stand-in bot takes the seat of a person who has been away this long; "
                         "'never' to wait for them (default 60)")

@@ -97,12 +97,15 @@ def default_database(make_folder: bool = True) -> str:
 def engine_url(database: str) -> str:
     """A SQLAlchemy URL from what a user types: a URL or a path to a SQLite file.
 
-    ``postgresql://`` without a driver means psycopg 3, the driver the project installs.
-    A path is quoted into the URL (a ``?`` in it is part of the file's name,
-    not the start of options) and ``~`` is the user's home.
+    ``postgresql://`` without a driver (or ``postgres://``, as some hosts write it)
+    means psycopg 3, the driver the project installs. A path is quoted into the URL
+    (a ``?`` in it is part of the file's name, not the start of options) and ``~`` is
+    the user's home.
 
     >>> engine_url("games.db"), engine_url("postgresql://u@localhost/fb")
     ('sqlite:///games.db', 'postgresql+psycopg://u@localhost/fb')
+    >>> engine_url("postgres://u@localhost/fb")
+    'postgresql+psycopg://u@localhost/fb'
     >>> engine_url("/tmp/a?b.db")
     'sqlite:////tmp/a%3Fb.db'
     """

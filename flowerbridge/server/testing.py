@@ -114,8 +114,7 @@ class ServerProcess(_Server):
         self.command = [sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0",
                         "--database", str(database), *args]
         self.process: subprocess.Popen | None = None
-        self.url = ""
-        self.before = ""
+        self.url = self.before = self.started = ""
 
     def __enter__(self) -> "ServerProcess":
         # Ctrl-C (SIGINT) reaches the server as from a terminal, even where the tests run
@@ -135,6 +134,7 @@ class ServerProcess(_Server):
             raise RuntimeError(f"flowerbridge serve did not start: {said}{rest}")
         self.url = found.group(0)
         self.before = said[:said.rindex("Flower Bridge is at")]    # what it logged before the URL
+        self.started = said[len(self.before):]                      # and the URL's line
         return self
 
     def kill(self) -> None:
