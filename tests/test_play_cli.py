@@ -974,6 +974,9 @@ def test_play_and_demo_save_the_seed_their_boards_were_dealt_from(monkeypatch, t
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
     first = json.loads((tmp_path / "big.json").read_text(encoding="utf-8"))
     assert again["hands"][0]["hands"] == first["hands"][0]["hands"]      # the same board dealt again
+    # and so is a negative one past it
+    assert main(["demo", "--seed=-12345678901234567890", "--hands", "1", "--save", str(tmp_path / "neg.json")]) == 0
+    assert json.loads((tmp_path / "neg.json").read_text(encoding="utf-8"))["seed"] == "-12345678901234567890"
 
 
 def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_and_length(monkeypatch, tmp_path):

@@ -92,6 +92,11 @@ def test_ch6_a_deal_keeps_its_own_cards_whatever_it_was_given():
     ([SEED_1[s.name].split() for s in Seat][:3], SEED_1_UNDEALT, DealError, "a deal has 4 hands, not 3"),
     ([[1] * 13] + [SEED_1[s] for s in "ESW"], SEED_1_UNDEALT, CardCodeError, "hands.N: a card is a code"),
     ([SEED_1[s.name] for s in Seat], ["8A", "10X"], CardCodeError, "undealt: "),
+    # an object is no list of cards, though its keys might be card codes
+    ([SEED_1[s.name] for s in Seat], dict.fromkeys(SEED_1_UNDEALT.split()), DealError,
+     "undealt: a list of cards, not an object"),
+    ([dict.fromkeys(SEED_1[s.name].split()) for s in Seat], SEED_1_UNDEALT, DealError,
+     "hands.N: a list of cards, not an object"),
 ])
 def test_ch6_a_deal_made_of_other_than_cards_is_refused_naming_where(hands, undealt, error, says):
     with pytest.raises(error, match=re.escape(says)):

@@ -344,6 +344,25 @@ def test_ruling_r18_r19_an_east_west_game_counts_one_game_to_east_west():
     assert session.is_over and session.scoresheet()["totals"]["EW"]["games"] == 1
 
 
+def test_ruling_r19_a_session_of_two_games_ends_when_each_side_has_won_one():
+    # the session ends after max_games games in all, whichever side won them
+    session = Session(max_games=2)
+    state = HandState(TOP_DEAL, session.next_dealer)      # North deals and makes 3NT
+    for call in ("3NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    session.add(play_greedy(state))
+    assert session.games_won == (1, 0) and not session.is_over
+    turned = {"N": TOP_DEAL.hands[Seat.W], "E": TOP_DEAL.hands[Seat.N],
+              "S": TOP_DEAL.hands[Seat.E], "W": TOP_DEAL.hands[Seat.S]}
+    state = HandState(Deal.from_hands(turned), session.next_dealer)   # East deals and makes 3NT
+    for call in ("3NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    session.add(play_greedy(state))
+    assert session.games_won == (1, 1) and session.is_over
+    with pytest.raises(FlowerBridgeError, match=r"the session is over \(it was set to 2 games\)"):
+        session.new_hand(TOP_DEAL)
+
+
 def test_ruling_r18_custom_game_threshold():
     session = Session(RuleOptions(game_points=200))
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
