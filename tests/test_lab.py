@@ -2288,3 +2288,67 @@ def test_lab_share_points_are_hollow_under_30_cases_and_filled_from_30():
     share_points(ax, {8: (10, FEW), 9: (10, FEW - 1)}, "k", "x")
     hollow = [list(line.get_xdata()) for line in ax.lines if line.get_markerfacecolor() in ("white", (1, 1, 1, 1))]
     assert FEW == 30 and hollow == [[9]]
+
+
+def test_lab_play_summary_figures_are_recounted_from_the_engines_hands(tmp_path):
+    # docs/lab.md: every figure of the play summary, recounted here from the engine's own
+    # hands and scores (not from the lab's rows): tricks of the declaring side, the side's
+    # trump fit, games bid at the game level or above (5P, 4R, 4A, 3NT), tricks enough for
+    # game, the declarer's net with everything above the line, margins, per-hand points
+    # over every hand dealt, the Five and Ten Bright rates
+    from flowerbridge.lab.play import play_deal
+    n = 120
+    study = run_lab(tmp_path, ["play"], workers=1, **{**SMALL, "n": n})
+    summary, rows = study.summaries["play"], study.result.tables["play"]
+    game_at = {"P": 5, "R": 4, "A": 4, "NT": 3}
+    per = {d: {"contracts": 0, "made": 0, "games_bid": 0, "games_made": 0, "tricks": [], "game_tricks": 0,
+               "net": [], "fits": []} for d in game_at}
+    honor_gaps, overtricks, five, ten = [], 0, 0, 0
+    for i in range(n):
+        state = play_deal(SMALL["seed"], i, "random")
+        score = state.score()
+        sides = {side: (score.below(side), score.above(side), score.honors(side) + score.bright_bonus(side))
+                 for side in Side}
+        honor_gaps.append(abs(sides[Side.NS][2] - sides[Side.EW][2]))
+        overtricks += sum(item.points for item in score.items if item.rule == "R14")
+        bonuses = [item.label for item in score.items if item.rule == "R17"]
+        five += any(label.startswith("Five") for label in bonuses)
+        ten += any(label.startswith("Ten") for label in bonuses)
+        contract = score.contract
+        if contract is None:
+            continue
+        d = contract.denomination.name
+        side = contract.side
+        taken = score.tricks[side]
+        assert rows["tricks"][i] == taken
+        cell = per[d]
+        cell["contracts"] += 1
+        cell["made"] += taken >= contract.level + 6
+        cell["games_bid"] += contract.level >= game_at[d]
+        cell["games_made"] += contract.level >= game_at[d] and taken >= contract.level + 6
+        cell["tricks"].append(taken)
+        cell["game_tricks"] += taken >= game_at[d] + 6
+        ours, theirs = sides[side], sides[side.other]
+        cell["net"].append(ours[0] + ours[1] - theirs[0] - theirs[1])
+        if contract.trump is not None:
+            fit = sum(card.suit is contract.trump for seat in (contract.declarer, contract.declarer.partner)
+                      for card in state.deal.hands[seat])
+            assert rows["decl_fit"][i] == fit
+            cell["fits"].append(fit)
+    for d, cell in per.items():
+        got = summary["by_denom"][d]
+        assert (got["contracts"], got["made"], got["games_bid"], got["games_made"]) == \
+            (cell["contracts"], cell["made"], cell["games_bid"], cell["games_made"]), d
+        assert got["game_level"] == game_at[d]
+        if cell["contracts"]:
+            assert got["mean_tricks"] == pytest.approx(np.mean(cell["tricks"]))
+            assert got["game_tricks"] == pytest.approx(100 * cell["game_tricks"] / cell["contracts"])
+            assert got["mean_declarer_net"] == pytest.approx(np.mean(cell["net"]))
+        if cell["fits"]:
+            assert set(got["by_fit"]) <= set(cell["fits"])
+    assert sum(cell["games_bid"] for cell in per.values()) > 0         # the rule was exercised
+    assert summary["honor_margin"] == pytest.approx(np.mean(honor_gaps))
+    assert summary["points_per_hand"]["overtricks"] == pytest.approx(overtricks / n)
+    assert (summary["five_bright_rate"], summary["ten_bright_rate"]) == \
+        (pytest.approx(100 * five / n), pytest.approx(100 * ten / n))
+    assert five > ten                                                   # (Five Bright is the commoner)
