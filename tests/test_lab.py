@@ -153,6 +153,12 @@ def test_lab_tables_read_from_chunks_equal_the_rows_computed(tmp_path):
         assert table[name].tolist() == expected[name].tolist(), name
 
 
+def _swapped(lines: list, i: int, j: int) -> list:
+    lines = list(lines)
+    lines[i], lines[j] = lines[j], lines[i]
+    return lines
+
+
 def _other_chunk(data: bytes, folder: Path) -> bytes:
     return (folder / "0000010-0000020.csv").read_bytes()
 
@@ -170,6 +176,7 @@ def _other_chunk(data: bytes, folder: Path) -> bytes:
     (lambda b, f: b"", "does not end with a whole line"),
     (lambda b, f: b"deal,x\n", "delete it and run again, or use a new output folder"),
     (lambda b, f: b + b.split(b"\n")[-2] + b"\n", "does not hold deals 0 to 9"),    # a row twice
+    (lambda b, f: b"\n".join(_swapped(b.split(b"\n"), 1, 2)), "does not hold deals 0 to 9"),  # out of order
     (lambda b, f: b.replace(b"\n1,", b"\n+1,", 1), "not written as the lab writes"),
     (lambda b, f: b.replace(b"\n1,", b"\n\"1\",", 1), "not written as the lab writes"),
     (lambda b, f: b.replace(b"\n", b"\r\n"), "not written as the lab writes"),
@@ -205,6 +212,22 @@ def test_lab_variants_chunk_must_hold_each_deals_rule_sets_in_order(tmp_path, ca
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and str(chunk) in err
     assert "each with the same variant rows in order" in err
+    assert csv_bytes(tmp_path) == before
+
+
+def test_lab_variants_chunk_read_first_must_hold_each_rule_set_once_a_deal(tmp_path, capsys):
+    # a single chunk whose every deal holds one rule set twice (and another not) set the
+    # pattern the rest were checked against: it was merged
+    run(tmp_path, ["variants"], n=3, seed=1, params={"variants": {"bots": "random"}}, workers=1, chunk_size=3)
+    before = csv_bytes(tmp_path)
+    chunk = tmp_path / "chunks" / "variants" / "0000000-0000003.csv"
+    text = chunk.read_text()
+    assert ",strict," in text and ",first-named," in text
+    chunk.write_text(text.replace(",first-named,", ",strict,"))
+    status = main(["lab", "variants", "--n", "3", "--seed", "1", "--bots", "random",
+                   "--out", str(tmp_path), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and str(chunk) in err and "each with the same variant rows in order" in err
     assert csv_bytes(tmp_path) == before
 
 

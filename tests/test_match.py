@@ -102,6 +102,7 @@ def test_match_json_has_the_promised_keys(capsys):
                          "total_imps", "pairs", "results"}
     assert (data["ns"], data["ew"], data["seed"]) == ("basic", "random", 5)
     assert data["total_imps"] == sum(r["imps"] for r in data["results"])
+    assert data["ms_per_decision"] == {side: data["pairs"][side]["ms_per_decision"] for side in ("ns", "ew")}
     # a single board has no interval: null, not a width of nothing
     assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "1", "--seed", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ci95"] is None
@@ -724,3 +725,11 @@ def test_match_json_keeps_a_seed_past_2_53_as_its_digits(capsys):
     assert json.loads(capsys.readouterr().out)["seed"] == "12345678901234567891"
     assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "1", "--seed", "7", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == 7
+
+
+def test_match_card_decision_times_are_of_the_cards_played_only():
+    # docs/bots.md: card_ms_median and card_ms_p90 time the bots' cards, not their calls
+    from flowerbridge.bots.match import run_match
+    result = run_match("random", "random", 4, 1)
+    played = 52 * sum(t.contract is not None for r in result.results for t in r.tables)
+    assert played and sum(len(p.card_seconds) for p in result.pairs) == played
