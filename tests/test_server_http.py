@@ -490,3 +490,39 @@ def test_http_a_range_the_file_holds_is_sent_and_one_past_its_end_is_416(server)
     assert part.headers["content-range"] == f"bytes 0-9/{len(whole)}"
     beyond = server.api("GET", "/static/js/table.js", headers={"range": f"bytes={len(whole) + 5}-"})
     assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{len(whole)}"
+
+
+SEATS = {"N": {"player": "human"}, "E": {"player": "bot", "level": "random"},
+         "S": {"player": "human"}, "W": {"player": "bot", "level": "random"}}
+
+
+@pytest.mark.parametrize("text, code, accepted", [
+    # docs/protocol.md: since "is required, a whole number from 0"; a message of at most
+    # 4096 bytes; an id of any string up to 64 characters
+    (json.dumps({"type": "sync"}), "bad_message", json.dumps({"type": "sync", "since": 0})),
+    (json.dumps({"type": "hello", "since": -1}), "bad_message", json.dumps({"type": "hello", "since": 0})),
+    (json.dumps({"type": "ping", "id": "a"}).ljust(4097), "too_large",
+     json.dumps({"type": "ping", "id": "a"}).ljust(4096)),
+    (json.dumps({"type": "ping", "id": "x" * 65}), "bad_message", json.dumps({"type": "ping", "id": "x" * 64})),
+])
+def test_protocol_messages_at_their_limits_are_taken_and_one_past_them_refused(text, code, accepted):
+    from flowerbridge.server.schemas import MessageError, parse_message
+    with pytest.raises(MessageError) as refused:
+        parse_message(text)
+    assert refused.value.code == code
+    parse_message(accepted)
+
+
+@pytest.mark.parametrize("change, where", [
+    ({"length": {"hands": 101}}, "length.hands"),
+    ({"seats": {**SEATS, "S": {"player": "human", "level": "pimc"}}}, "seats.S"),
+    ({"name": "x" * 61}, "name"),
+])
+def test_a_table_request_one_past_its_documented_limits_is_refused_naming_where(change, where):
+    # docs/protocol.md: 1 <= hands <= 100; a human has no level; a name of at most 60 characters
+    from pydantic import ValidationError
+    from flowerbridge.server.schemas import CreateTable
+    with pytest.raises(ValidationError) as refused:
+        CreateTable.model_validate({"seats": SEATS, **change})
+    assert ".".join(map(str, refused.value.errors()[0]["loc"])).startswith(where)
+    CreateTable.model_validate({"seats": SEATS, "length": {"hands": 100}, "name": "x" * 60})
