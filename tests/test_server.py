@@ -1334,6 +1334,42 @@ def test_a_claim_is_answered_no_sooner_than_a_quarter_second_so_its_time_tells_n
     south.close()
 
 
+def test_a_claim_at_a_bots_turn_in_the_play_is_refused(tmp_path):
+    # docs/protocol.md: a claim is made in the play at one's turn (a claim judged at a
+    # bot's turn was judged for the bot's side)
+    import asyncio
+
+    from flowerbridge.server.manager import Connection, TableManager
+    from flowerbridge.server.schemas import CreateTable
+    from flowerbridge.server.store import Store
+    from flowerbridge.server.table import TableError
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "t.db"))
+        store.migrate()
+        # the bots wait an hour: their calls are made here, as they would make them
+        manager = TableManager(store, ServerConfig(bot_delay=3600, replace_after=None, analysis=False))
+        try:
+            seats = {s: {"player": "bot", "level": "random"} for s in "NEW"} | {"S": {"player": "human"}}
+            live, tokens = await manager.create(CreateTable.model_validate({"seats": seats}))
+            south = Connection()
+            await manager.join(south, live.table.id, tokens[Seat.S], None)
+            for call in ("1NT", "Pass", "Pass", "Pass"):
+                if live.table.actor is Seat.S:
+                    await manager.submit(south, "call", call, live.table.seq)
+                else:
+                    async with live.lock:
+                        await manager._commit(live, live.table.actor, "call", call)
+            assert live.table.state.phase is Phase.PLAY and live.table.actor is Seat.E
+            with pytest.raises(TableError, match="a claim is made in the play, at your turn"):
+                await manager.claim(south, live.table.seq, None)
+        finally:
+            await manager.stop()
+            store.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_claim_is_made_in_the_play_at_a_table_of_bots_only(server):
     table_id, token = south_table(server)
     south = joined(server, table_id, token)

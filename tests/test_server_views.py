@@ -229,3 +229,67 @@ def test_server_default_bot_is_basic_as_the_protocol_says():
     from flowerbridge.server.botplay import default_bot, is_slow
     assert default_bot() == "basic"
     assert is_slow("pimc") and not is_slow("basic") and not is_slow("random")
+
+
+def _person_and_three_bots():
+    """A server table of three hands: South a person, the others random bots."""
+    from flowerbridge.options import RuleOptions
+    from flowerbridge.server.table import BOT, HUMAN, SeatPlayer, Table
+    players = {seat: SeatPlayer(BOT, "random") for seat in Seat}
+    players[Seat.S] = SeatPlayer(HUMAN, token_hash="x")
+    return Table(*Table.new_rows("t1", RuleOptions(), 3, None, players, "random"))
+
+
+def _act(table, rng: random.Random, stand_in: bool = False):
+    """The actor's random legal action, stored as made (by South's stand-in where asked)."""
+    action = rng.choice(table.state.legal_actions())
+    kind = "call" if table.state.phase.name == "AUCTION" else "play"
+    text = getattr(action, "text", None) or action.code
+    return table.act(table.actor, kind, text, stand_in=stand_in and table.actor is Seat.S)
+
+
+def test_table_info_counts_the_hands_played_not_the_hand_in_play():
+    # docs/protocol.md's example: "hand": 3, "hands_played": 2
+    table, rng = _person_and_three_bots(), random.Random(1)
+    while table.hand_number == 1:
+        _act(table, rng)
+    _act(table, rng)
+    assert (table.info()["hand"], table.info()["hands_played"]) == (2, 1)
+
+
+def test_stood_in_tells_only_the_stand_ins_own_actions_where_no_seq_was_stored():
+    # a seat stood in for before the log kept the seq the stand-in came at: every action
+    # marked as the stand-in's, and none of the person's own
+    table, rng = _person_and_three_bots(), random.Random(2)
+    while table.actor is not Seat.S:
+        _act(table, rng)
+    _act(table, rng)                                    # the person's own
+    while table.actor is not Seat.S:
+        _act(table, rng)
+    [made] = _act(table, rng, stand_in=True)            # the stand-in's
+    table.players[Seat.S].replaced, table.players[Seat.S].replaced_seq = True, None
+    assert table.stood_in(Seat.S) == [{"hand": made.hand, "kind": made.kind, "action": made.action}]
+
+
+def test_a_table_rebuilt_without_an_unstored_action_keeps_where_its_stand_in_came():
+    # (a commit that fails rebuilds the table: its stand-in's seq lost told the person,
+    # when back, what an earlier stand-in did as well)
+    table, rng = _person_and_three_bots(), random.Random(3)
+    for _ in range(3):
+        _act(table, rng)
+    table.players[Seat.S].replaced, table.players[Seat.S].replaced_seq = True, table.seq
+    rows = _act(table, rng)
+    assert table.without(rows).players[Seat.S].replaced_seq == table.seq - len(rows)
+
+
+def test_a_table_waits_where_a_stand_in_is_to_act_and_nobody_attends():
+    # docs/protocol.md, waiting: a bot (a seat's own, or a stand-in) is to act, the table unattended
+    from flowerbridge.server.manager import LiveTable
+    from flowerbridge.server.pubsub import MemoryBroker
+    table, rng = _person_and_three_bots(), random.Random(4)
+    while table.actor is not Seat.S:
+        _act(table, rng)
+    live = LiveTable(table, MemoryBroker())
+    assert not live.waiting                  # the person is to act
+    live.stand_ins.add(Seat.S)
+    assert live.waiting
