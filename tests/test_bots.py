@@ -216,9 +216,15 @@ class CardInTheAuction:
         return observation.hand[0]
 
 
+class WrongDecision:
+    def decide(self, observation):
+        return Decision(str(observation.legal[0]))
+
+
 @pytest.mark.parametrize("bot, message", [
     (WrongAnswers(), "decide\\(\\) returned int, not a Decision"),
     (WrongAction(), "act\\(\\) returned str, not a call or a card"),
+    (WrongDecision(), "decide\\(\\) returned str, not a call or a card"),
     # the rules' reader had the last word: "a call is a string such as "1P" or
     # "Pass", not Card", where a string is refused
     (CardInTheAuction(), "act\\(\\) returned a Card in the auction, where it must return a Call, "
@@ -282,6 +288,13 @@ class Verbose:
         return Decision(observation.legal[0], "because\n\n  it  is\tfirst " + "and so on " * 50)
 
 
+class Unbroken:
+    """Gives its reason as one word far too long: cut with no space to drop at the cut."""
+
+    def decide(self, observation):
+        return Decision(observation.legal[0], "x" * 300)
+
+
 class Numbered:
     def decide(self, observation):
         return Decision(observation.legal[0], 42)
@@ -295,6 +308,10 @@ def test_a_bots_explanation_is_one_line_of_at_most_200_characters():
               lambda seat, decision, seconds: said.append(decision.explanation))
     assert said and all(line.startswith("because it is first and so on and so on") for line in said)
     assert {len(line) for line in said} == {EXPLANATION_LENGTH} and all(line.endswith("…") for line in said)
+    said.clear()
+    play_hand(HandState(Deal.from_seed(4), Seat.E), {s: Unbroken() for s in Seat},
+              lambda seat, decision, seconds: said.append(decision.explanation))
+    assert said and set(said) == {"x" * (EXPLANATION_LENGTH - 1) + "…"}
     state = HandState(Deal.from_seed(4), Seat.E)
     with pytest.raises(BotError, match="^the bot at East failed: TypeError: decide\\(\\) gave an explanation "
                                        "of type int, not a string$"):

@@ -590,6 +590,7 @@ def test_cli_solve_memory_bound_is_a_whole_number_in_digits(cli, assert_cli_erro
 
 
 @pytest.mark.parametrize("argv", [["lab", "--n", "5_0"], ["lab", "--n", "+5"], ["lab", "--workers", " 2"],
+                                  ["lab", "--workers", "2 "], ["solve", "--workers", "2\n", "-"],
                                   ["lab", "--chunk-size", "1e3"], ["lab", "--dd-n", "\u0665"],
                                   ["solve", "--workers", "2_0", "-"]])
 def test_cli_whole_numbers_are_written_in_digits_only(cli, assert_cli_error, argv):

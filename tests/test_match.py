@@ -733,3 +733,31 @@ def test_match_card_decision_times_are_of_the_cards_played_only():
     result = run_match("random", "random", 4, 1)
     played = 52 * sum(t.contract is not None for r in result.results for t in r.tables)
     assert played and sum(len(p.card_seconds) for p in result.pairs) == played
+
+
+def test_match_samples_beside_a_bot_object_is_refused_as_an_option_neither_bot_takes(tmp_path, monkeypatch,
+                                                                                   capsys):
+    # a bot object is used as it is: --samples would be ignored, so it is refused
+    from flowerbridge.bots.base import bot_takes
+    (tmp_path / "objbots.py").write_text("class FirstLegal:\n    def act(self, o):\n        return o.legal[0]\n\n"
+                                         "shared = FirstLegal()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not bot_takes("objbots:shared", "samples") and bot_takes("pimc", "samples")
+    assert main(["match", "--ns", "objbots:shared", "--ew", "basic", "--boards", "1", "--samples", "5"]) == 2
+    assert capsys.readouterr().err == ("error: --samples is for pimc (or a bot that takes a samples option): "
+                                       "objbots:shared and basic do not sample\n")
+
+
+def test_match_plays_32_boards_unless_told():
+    from flowerbridge.cli import build_parser
+    assert build_parser().parse_args(["match", "--ns", "random", "--ew", "basic"]).boards == 32
+
+
+@pytest.mark.parametrize("width", range(12, 60, 3))
+def test_match_report_lists_break_between_parts_within_the_width(width):
+    from flowerbridge.cli.match import _parts
+    parts = ["A declared: 1P ×2", "3NT ×1", "4A ×10", "2R ×3", "and 2 more (5 contracts)"]
+    lines = _parts(parts, width)
+    # a line of two parts or more is within the width, its comma too (a part alone is never broken)
+    assert all(len(line) <= width for line in lines if ", " in line)
+    assert " ".join(line.strip() for line in lines) == ", ".join(parts)
