@@ -193,15 +193,27 @@ def test_an_analysis_that_ends_after_its_wait_was_cancelled_is_dropped_without_a
     # TableManager.stop cancels the analysis task; the worker thread's result comes later
     # and is for nobody: no "Exception in callback" with an InvalidStateError in the log
     import asyncio
-    monkeypatch.setattr(analysis, "card_values", lambda state: (time.sleep(0.2), [])[1])
+    import threading
+    solved = threading.Event()
+
+    def slow_values(state):
+        time.sleep(0.2)
+        solved.set()
+        return []
+
+    monkeypatch.setattr(analysis, "card_values", slow_values)
     errors = []
 
     async def scenario() -> None:
-        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda loop, context: errors.append(context))
         task = asyncio.create_task(analysis.run(None))
         await asyncio.sleep(0.05)
         task.cancel()
-        await asyncio.sleep(0.4)
+        # the worker ends after the cancellation, however slow the machine, and its
+        # result reaches this loop, still running
+        assert await loop.run_in_executor(None, solved.wait, 30)
+        await asyncio.sleep(0.2)
         assert task.cancelled()
 
     asyncio.run(scenario())
