@@ -234,6 +234,17 @@ async def _table_of_four(database: str, replace_after: float):
     return store, manager, *(await _four_people(manager))
 
 
+async def _next_seat_stood_in_for(database: str):
+    """:func:`_table_of_four`'s table, the person after the one to act gone and stood in
+    for; with the seat to act and the seat away."""
+    store, manager, live, tokens, conns = await _table_of_four(database, 0.05)
+    actor = live.table.actor
+    away = actor.next()
+    manager.leave(conns[away])
+    await _until(lambda: away in live.stand_ins, "stood in for")
+    return store, manager, live, tokens, conns, actor, away
+
+
 def _slow_seat_writes(store: Store, monkeypatch, seconds: float) -> None:
     """Each write of a seat's away and stand-in fields takes ``seconds`` (a busy database)."""
     real = store.mark_away
@@ -464,12 +475,8 @@ def test_a_person_away_twice_is_told_after_a_restart_only_what_the_second_stand_
     # point the second took the seat at must be stored, or the restart tells the first's
     # call again.
     async def scenario() -> None:
-        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
+        store, first, live, tokens, conns, actor, away = await _next_seat_stood_in_for(database)
         table_id = live.table.id
-        actor = live.table.actor
-        away = actor.next()
-        first.leave(conns[away])
-        await _until(lambda: away in live.stand_ins, "stood in for")
         await first.submit(conns[actor], "call", "Pass", None)
         await _until(lambda: live.table.actor is not away, "the stand-in called")
         back = await _seated(first, table_id, tokens[away])
@@ -527,12 +534,8 @@ def test_a_seat_stood_in_for_across_the_upgrade_is_told_what_its_stand_in_marked
     played: what that stand-in does after the upgrade is marked in the log, and told.
     (Found in a review: an empty ``replaced_seq`` told nothing.)"""
     async def scenario() -> None:
-        store, first, live, tokens, conns = await _table_of_four(database, 0.05)
+        store, first, live, tokens, conns, actor, away = await _next_seat_stood_in_for(database)
         table_id = live.table.id
-        actor = live.table.actor
-        away = actor.next()
-        first.leave(conns[away])
-        await _until(lambda: away in live.stand_ins, "stood in for")
         await asyncio.gather(*first._flag_writes)
         await first.stop()
         # as the upgrade leaves such a seat: replaced, no seq
