@@ -255,7 +255,11 @@ def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
 def mean_cell(mean: float, lo: float, hi: float) -> str:
     """A table cell for a mean and its 95 % interval, ``10.7 (10.6–10.8)``; an interval
     that starts below zero with "to", ``25.1 (-1.97 to 52.2)`` (a dash after a minus sign
-    reads as another minus), as :func:`change_cell` writes its intervals."""
+    reads as another minus), as :func:`change_cell` writes its intervals.
+
+    >>> mean_cell(10.7, 10.6, 10.8), mean_cell(25.1, -1.97, 52.2), mean_cell(25.1, 0.0, 52.2)
+    ('10.7 (10.6–10.8)', '25.1 (-1.97 to 52.2)', '25.1 (0–52.2)')
+    """
     if not np.isfinite(lo):
         return fmt(mean)
     return f"{fmt(mean)} ({fmt(lo)}{' to ' if lo < 0 else '–'}{fmt(hi)})"
