@@ -139,19 +139,27 @@ class Session:
         self._refuse_when_over()
         return HandState(deal, self.next_dealer, self.options)
 
+    def verify_next(self, state: HandState) -> None:
+        """Raise RecordError unless ``state``, finished or not, may be the session's next hand:
+        dealt by the next dealer (R5), under the session's rule options."""
+        if state.dealer is not self.next_dealer:
+            raise RecordError(f"dealer must be {self.next_dealer} (the deal rotates clockwise), "
+                              f"not {state.dealer}", rule="R5")
+        # (the game threshold is the session's alone: it does not change a hand's score;
+        # compared without making options, which a stored table's may not pass again)
+        if {**state.options.to_dict(), "game_points": None} != {**self.options.to_dict(), "game_points": None}:
+            raise RecordError(f"played under other rule options ({state.options.to_dict()}) than the "
+                              f"session's ({self.options.to_dict()})")
+
     def add(self, state: HandState) -> HandScore:
         """Enter a finished or passed-out hand on the scoresheet (a copy of it:
         ``state`` may go on changing without changing the session)."""
         self._refuse_when_over()
         number = len(self.hands) + 1
-        if state.dealer is not self.next_dealer:
-            raise RecordError(f"hand {number}: dealer must be {self.next_dealer} "
-                              f"(the deal rotates clockwise), not {state.dealer}", rule="R5")
-        # (the game threshold is the session's alone: it does not change a hand's score;
-        # compared without making options, which a stored table's may not pass again)
-        if {**state.options.to_dict(), "game_points": None} != {**self.options.to_dict(), "game_points": None}:
-            raise RecordError(f"hand {number}: played under other rule options "
-                              f"({state.options.to_dict()}) than the session's ({self.options.to_dict()})")
+        try:
+            self.verify_next(state)
+        except RecordError as exc:
+            raise RecordError(f"hand {number}: {exc.detail}", rule=exc.rule) from None
         try:
             score = state.score()
         except FlowerBridgeError as exc:    # an unfinished hand: say which

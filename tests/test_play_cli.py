@@ -393,12 +393,12 @@ def test_play_sigterm_ends_the_session_as_ctrl_c_does_saying_what_was_saved_with
     import signal
 
     path = tmp_path / "p.json"
-    status, out, err = signalled_after(["play", "--seat", "S", "--seed", "3", "--save", str(path)],
+    # North deals board 1: nothing is played before the person's first call
+    status, out, err = signalled_after(["play", "--seat", "N", "--seed", "3", "--save", str(path)],
                                        "=== Board 1 ", signal.SIGTERM, env={"COLUMNS": "1000"})
     assert (status, err) == (143, "")
     assert "Session ended." in out and "Traceback" not in out
-    assert ("Board 1 was not finished and no hand was, so nothing was saved: "
-            f"{path} was not written") in out
+    assert f"Nothing was played, so nothing was saved: {path} was not written." in out
     assert not path.exists()
 
 
@@ -737,7 +737,10 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
     hand1 = out.split("=== Board 2", 1)[0]
     assert "2P by S: 5 tricks, failed (-3)" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
     assert (f"Warning: not saved: {failed}. The hand is on the scoresheet; play goes on, "
-            "and saving is tried again after the next hand.\n") in hand1
+            "and saving is tried again at the next call or card.\n") in hand1
+    # the calls and cards before: said once, as the writes began to fail
+    assert hand1.count(f"Warning: not saved: {failed}. Play goes on, and saving is tried again after each "
+                       "call and card.\n") == 1
     assert "=== Board 2" in out and out.count("FLOWER BRIDGE") == 2 and "Traceback" not in out + err
     if comes_back:      # saved after the second hand: the file holds both
         assert (status, err) == (0, "") and out.endswith(f"Saved to {path}.\n")
@@ -749,14 +752,17 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
 
 
 class BecomesAFifo(AutoPlayer):
-    """Plays as AutoPlayer; at its first answer makes a FIFO where --save is to write."""
+    """Plays as AutoPlayer; at its first answer puts a FIFO where --save writes (in place of
+    the file written after the bots' calls before it)."""
 
     path = None
 
     def readline(self, *args) -> str:
         import os
+        import stat
 
-        if not self.path.exists():
+        if not (self.path.exists() and stat.S_ISFIFO(os.lstat(self.path).st_mode)):
+            self.path.unlink(missing_ok=True)
             os.mkfifo(self.path)
         return super().readline(*args)
 
@@ -1099,33 +1105,195 @@ class QuitsInTheSecondHand(AutoPlayer):
         return "q\n" if "=== Board 2 " in self.screen.getvalue() else line
 
 
-def test_play_quit_mid_hand_says_the_board_is_not_saved_and_that_resume_deals_it_again(monkeypatch, tmp_path):
+def test_play_quit_mid_hand_saves_the_board_as_it_stands_and_resume_takes_it_up_there(monkeypatch, tmp_path):
+    # (the hand in progress was lost, and --resume dealt the board again: cards the person had seen)
     import json
 
     path = tmp_path / "my s.json"
     status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], QuitsInTheSecondHand)
-    assert status == 0 and len(json.loads(path.read_text(encoding="utf-8"))["hands"]) == 1
-    assert (f"Board 2 was not finished, so it is not in {path} (a session is saved hand by hand); "
-            f"play --resume '{path}' deals it again.") in out
-    status, out = _play(monkeypatch, ["--resume", str(path)], "q\n")     # resumed: the file holds board 1
-    assert status == 0 and f"Board 2 was not finished, so it is not in {path}" in out
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert status == 0 and len(record["hands"]) == 1
+    # board 2: East deals, and East's call came before South's first prompt
+    assert record["unfinished"]["dealer"] == "E" and len(record["unfinished"]["auction"]) == 1
+    assert (f"Board 2 is saved as it stands in {path}: play --resume '{path}' goes on from "
+            "there.") in out
+    status, out = _play(monkeypatch, ["--resume", str(path)], "q\n")
+    assert status == 0 and "=== Board 2 (seed 7): dealer East; you are South ===" in out
+    assert "Taken up where it was left: 1 call made." in out
+    assert f"Board 2 is saved as it stands in {path}" in out
+    assert json.loads(path.read_text(encoding="utf-8")) == record       # quit at once: as it was
     status, out = _play(monkeypatch, ["--seed", "7"], "q\n")        # nothing saved: nothing said
-    assert status == 0 and "was not finished" not in out
+    assert status == 0 and "saved" not in out
 
 
-def test_play_quit_in_the_first_hand_says_nothing_was_saved_and_leaves_a_file_there_as_it_was(
+def test_play_quit_before_anything_is_played_saves_nothing_and_leaves_a_file_there_as_it_was(
         monkeypatch, tmp_path):
-    # it told the person to --resume a file never written (refused: no such file), or,
-    # with --overwrite, one that still held another session
+    # North deals board 1: quitting at North's first call leaves nothing played
     path = tmp_path / "s.json"
-    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path)], "q\n")
+    status, out = _play(monkeypatch, ["--seed", "7", "--seat", "N", "--save", str(path)], "q\n")
     assert status == 0 and not path.exists() and "--resume" not in out
-    assert (f"Board 1 was not finished and no hand was, so nothing was saved: {path} was not written "
-            "(a session is saved hand by hand).") in out
+    assert f"Nothing was played, so nothing was saved: {path} was not written." in out
     path.write_text("another session", encoding="utf-8")
-    status, out = _play(monkeypatch, ["--seed", "7", "--save", str(path), "--overwrite"], "q\n")
+    status, out = _play(monkeypatch, ["--seed", "7", "--seat", "N", "--save", str(path), "--overwrite"], "q\n")
     assert status == 0 and path.read_text(encoding="utf-8") == "another session"
     assert f"nothing was saved: {path} was not written" in out and "--resume" not in out
+    # the first call replaces it, with the hand as it stands
+    status, out = _play(monkeypatch, ["--seed", "7", "--seat", "S", "--save", str(path), "--overwrite"], "q\n")
+    assert status == 0 and "Board 1 is saved as it stands" in out
+    assert path.read_text(encoding="utf-8").startswith("{")
+
+
+class QuitsAfterTwoTricks(AutoPlayer):
+    """Plays as AutoPlayer, then quits at its first prompt once two tricks are over."""
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        return "q\n" if "Trick 2 won" in self.screen.getvalue() else line
+
+
+def test_play_resume_mid_play_goes_on_with_the_auction_and_cards_as_they_were_left(monkeypatch, tmp_path):
+    import json
+
+    path = tmp_path / "s.json"
+    status, _ = _play(monkeypatch, ["--seed", "7", "--save", str(path)], QuitsAfterTwoTricks)
+    left = json.loads(path.read_text(encoding="utf-8"))["unfinished"]
+    assert status == 0 and 8 <= len(left["play"]) < 12
+    status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    calls, cards = len(left["auction"]), len(left["play"])
+    assert status == 0 and f"Taken up where it was left: {calls} calls and {cards} cards made." in out
+    taken_up = out.split("Taken up where it was left", 1)[1]
+    assert "Contract 2 Plains by South" in taken_up       # the auction, whole, and the tricks played
+    assert "Trick 1 won by" in taken_up and "Trick 2 won by" in taken_up and "Trick 3 won by" in taken_up
+    record = json.loads(path.read_text(encoding="utf-8"))
+    hand = record["hands"][0]
+    assert "unfinished" not in record and len(record["hands"]) == 1 and len(hand["play"]) == 52
+    assert hand["auction"] == left["auction"] and hand["play"][:cards] == left["play"]
+
+
+class ChecksTheFileAtEachPrompt(AutoPlayer):
+    """Plays as AutoPlayer; at each prompt of a hand reads the file of --save, as a
+    process killed there would leave it, beside the calls and cards said so far."""
+
+    path = None
+    checks: list = []
+
+    def readline(self, *args) -> str:
+        import json
+
+        text = self.screen.getvalue()
+        hand = text[text.rindex("=== Board"):]
+        if "FLOWER BRIDGE" not in hand and self.path.exists():     # (the hand not yet over)
+            # (after a prompt too: what the person types is not echoed)
+            said_calls = re.findall(r"(?:(?:North|East|South|West) calls|You call) (\w+)", hand)
+            said_cards = re.findall(r"(?:(?:North|East|South|West)(?: \(dummy\))? plays|You play) (\w+)", hand)
+            left = json.loads(self.path.read_text(encoding="utf-8"))["unfinished"]
+            self.checks.append(((said_calls, said_cards), (left["auction"], left.get("play", []))))
+        return super().readline(*args)
+
+
+def test_play_every_call_and_card_is_in_the_file_before_the_next_prompt(monkeypatch, tmp_path):
+    # what a process killed at any prompt leaves: the hand as far as the person has seen it
+    path = tmp_path / "s.json"
+
+    class Player(ChecksTheFileAtEachPrompt):
+        checks = []
+
+    Player.path = path
+    status, _ = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], Player)
+    assert status == 0 and len(Player.checks) > 30
+    assert any(said[1] for said, _ in Player.checks)    # the play too, not only the auction
+    for said, saved in Player.checks:
+        assert said == saved
+
+
+def _left_mid_hand(monkeypatch, path) -> dict:
+    """A session of seed 7 left at board 2's first prompt (East's call made): its record."""
+    import json
+
+    status, _ = _play(monkeypatch, ["--seed", "7", "--save", str(path)], QuitsInTheSecondHand)
+    assert status == 0
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("change, argv, said", [
+    ({"hands": "board 5"}, [], ": its unfinished hand is not board 2 of its seed 7: only a session dealt "
+                               "from its seed, as play deals it, is resumed"),
+    ({"dealer": "N"}, [], ": its unfinished hand is not board 2 of its seed 7"),
+    ({"auction": ["2A", "1P"]}, [], ": its unfinished hand (board 2): call 2 (S): insufficient bid 1P: it must outrank 2A [R7]"),
+    ({"play": ["12B"]}, [], ": its unfinished hand (board 2): play 1"),
+    ({"options": {"undertrick_penalty": 0}}, [], ": its unfinished hand (board 2): played under other rule "
+                                                  "options"),
+    (5, [], ": its unfinished hand (board 2): "),
+    ({}, ["--seat", "W"], "--seat W with --resume: board 2 was left unfinished with you as South, and is "
+                          "finished from that seat"),
+])
+def test_play_resume_refuses_an_unfinished_hand_that_is_not_the_sessions_next_as_play_left_it(
+        monkeypatch, capsys, tmp_path, change, argv, said):
+    import json
+
+    from flowerbridge import Deal
+
+    path = tmp_path / "s.json"
+    record = _left_mid_hand(monkeypatch, path)
+    if change == 5:
+        record["unfinished"] = 5
+    elif change.get("hands") == "board 5":
+        record["unfinished"].update({k: v for k, v in Deal.from_seed(7, 5).to_dict().items()
+                                     if k in ("hands", "undealt")})
+    else:
+        record["unfinished"].update(change)
+    path.write_text(json.dumps(record), encoding="utf-8")
+    capsys.readouterr()
+    before = path.read_bytes()
+    status, out = _play(monkeypatch, ["--resume", str(path), *argv], "1P\n")
+    err = capsys.readouterr().err
+    assert status == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+    assert said in err, err
+    assert path.read_bytes() == before      # nothing written
+
+
+def test_show_of_a_session_left_mid_hand_shows_the_unfinished_hand_as_far_as_it_goes(monkeypatch, capsys,
+                                                                                    tmp_path):
+    import json
+
+    path = tmp_path / "s.json"
+    record = _left_mid_hand(monkeypatch, path)
+    monkeypatch.undo()      # (standard output as it was: capsys reads it)
+    capsys.readouterr()
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "=== Hand 1 (seed 7, board 1) ===" in out
+    unfinished = out.split("=== Hand 2, unfinished (seed 7, board 2) ===\n", 1)[1]
+    assert "Auction not finished: 1 call made, South to call; no score" in unfinished
+    assert out.index("FLOWER BRIDGE") > out.index("=== Hand 2")     # the sheet (of the hands finished) last
+    # a session whose one hand is unfinished; and one whose unfinished hand breaks a rule
+    path.write_text(json.dumps({**record, "hands": [], "first_dealer": "E", "first_board": 2}), encoding="utf-8")
+    assert main(["show", str(path)]) == 0
+    assert "=== Hand 1, unfinished (seed 7, board 2) ===" in capsys.readouterr().out
+    assert main(["show", "--notation", str(path)]) == 2
+    assert "holds a session of no finished hands: nothing to show" in capsys.readouterr().err
+    record["unfinished"]["auction"] = ["2A", "1P"]
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["show", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (f"error: {path}: its unfinished hand (board 2): call 2 (S): "
+                                                   "insufficient bid 1P: it must outrank 2A [R7]\n")
+
+
+def test_play_resume_of_a_hand_left_finished_but_not_yet_entered_scores_it_first(monkeypatch, tmp_path):
+    # a process killed after the last card's write and before the hand's: the hand is over
+    import json
+
+    path = tmp_path / "s.json"
+    status, _ = _play(monkeypatch, ["--seed", "7", "--hands", "2", "--save", str(path)], QuitsAfterTheHand)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    finished = record["hands"].pop()
+    path.write_text(json.dumps({**record, "unfinished": finished}), encoding="utf-8")
+    status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    assert status == 0 and "=== Board 1 (seed 7)" in out and "Board 2" not in out
+    assert f"Taken up where it was left: {len(finished['auction'])} calls and 52 cards made." in out
+    assert "2P by S: 5 tricks, failed (-3)" in out and f"Saved to {path}." in out
+    assert json.loads(path.read_text(encoding="utf-8")) == {**record, "hands": [finished]}
 
 
 def test_play_ends_after_the_last_board_a_seed_deals(monkeypatch, tmp_path, capsys):

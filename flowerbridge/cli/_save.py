@@ -24,6 +24,10 @@ from .._files import open_beside, replace_whole
 from . import UsageError
 
 
+#: the key of a session record that holds the hand ``play`` was playing, as it stands
+UNFINISHED = "unfinished"
+
+
 class SaveError(UsageError):
     """The session could not be written (the folder gone, the disk full): the
     session itself is sound, and the command says so and goes on."""
@@ -117,9 +121,16 @@ class SessionFile:
         except OSError:
             return False
 
-    def write(self, session) -> None:
-        """Replace the file with ``session``'s record (keeping the file's permissions)."""
-        text = json.dumps(session.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    def write(self, session, unfinished=None) -> None:
+        """Replace the file with ``session``'s record (keeping the file's permissions); with
+        ``unfinished``, a hand being played, that hand as it stands too, as the record's
+        ``"unfinished"`` (which ``play --resume`` goes on with)."""
+        record = session.to_dict()
+        if unfinished is not None:
+            from ..records import to_dict
+
+            record[UNFINISHED] = to_dict(unfinished)
+        text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
         try:
             # the link may lead elsewhere now, or FILE be a FIFO: looked at again, and once
             # more as near the replace as can be

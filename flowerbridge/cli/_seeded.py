@@ -38,3 +38,26 @@ def dealt_from_seed(state, seed: int | str, board: int) -> bool:
 def _held(deal) -> list[list[int]]:
     """Each seat's cards, in the deck's order (a record may list them in any)."""
     return [sorted(card.index for card in hand) for hand in deal.hands]
+
+
+def saved_unfinished(session, name: str):
+    """The hand a session that ``play --save`` wrote was playing (its ``"unfinished"``),
+    replayed through the engine as it stands; None where there is none. A UsageError
+    naming ``name`` where it is no hand record, or breaks a rule."""
+    from collections.abc import Mapping
+
+    from ..errors import FlowerBridgeError
+    from ..records import HandRecord
+    from . import UsageError
+    from ._save import UNFINISHED
+
+    data = session.extra.get(UNFINISHED) if session is not None else None
+    if data is None:
+        return None
+    if isinstance(data, Mapping) and data.get("options") is None:     # as a session's hands read
+        data = {**data, "options": session.options.to_dict()}
+    try:
+        return HandRecord.from_dict(data).state
+    except FlowerBridgeError as exc:
+        raise UsageError(f"{name}: its unfinished hand (board {saved_first_board(session) + len(session.hands)}): "
+                         f"{exc}") from None

@@ -18,6 +18,7 @@ from ..errors import json_shown, quoted, shown
 from ..render import count_text, fit_lines, glued
 from ..seats import Seat
 from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
+from ._save import UNFINISHED
 from .deal import MAX_BOARD
 from .demo import MAX_HANDS
 
@@ -48,12 +49,12 @@ def register(subparsers) -> None:
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
     from ._save import add_save_options
-    add_save_options(p, "write the session to FILE as a JSON session record after every finished "
-                        "hand (flowerbridge show reads it)")
+    add_save_options(p, "write the session to FILE as a JSON session record after every call and "
+                        "card, with the hand being played as it stands (flowerbridge show reads it)")
     p.add_argument("--resume", metavar="FILE",
-                   help="go on with the session play --save wrote to FILE, from its next board: its "
-                        "seed, rule options and length, your seat and the bots' level as they were; "
-                        "FILE is written again after every hand")
+                   help="go on with the session play --save wrote to FILE from where it was left (the "
+                        "hand it was playing, or its next board): its seed, rule options and length, your "
+                        "seat and the bots' level as they were; FILE is written again as play goes on")
     p.set_defaults(func=run)
 
 
@@ -103,8 +104,9 @@ def run(args) -> int:
     from ..dealing import json_seed
     from ..errors import BotError
 
+    resumed = None      # the hand a resumed session was playing, as it was left
     if args.resume is not None:
-        session, seed, first_board, seat, level, save = resumed_session(args)
+        session, seed, first_board, seat, level, save, resumed = resumed_session(args)
         # the bots of a resumed session are seeded afresh from its next board: the deals are
         # those of the session unbroken, the bots' choices not
         salt: tuple[object, ...] = ("board", first_board + len(session.hands))
@@ -145,20 +147,25 @@ def run(args) -> int:
                 if first_board + len(session.hands) > MAX_BOARD:   # (as deal --board takes them)
                     table.say(f"Board {MAX_BOARD:,} was the last its seed deals: the session ends.")
                     break
-                table.play_hand(session, seed, first_board)
+                table.play_hand(session, seed, first_board, resumed)
+                resumed = None
     except (Quit, KeyboardInterrupt) as stop:
         if isinstance(stop, KeyboardInterrupt):     # Ctrl-C: off the prompt's line first
             table.say()
             status = 143 if isinstance(stop, Terminated) else 130
         table.say("Session ended.")
         if table.unfinished is not None and save is not None:
-            if save.written or args.resume is not None:     # the file holds the hands before it
-                table.say(f"Board {table.unfinished} was not finished, so it is not in {save.path} (a "
-                          f"session is saved hand by hand); play --resume {shlex.quote(save.path)} deals "
-                          "it again.")
+            resume = f"play --resume {shlex.quote(save.path)}"
+            if table.save_error is not None:    # (said as it failed, and in the error line below)
+                table.say(f"Board {table.unfinished} is not saved as it stands: the last write failed.")
+            elif table.unfinished_saved:
+                table.say(f"Board {table.unfinished} is saved as it stands in {save.path}: {resume} goes "
+                          "on from there.")
+            elif save.written or args.resume is not None:     # the file holds the hands before it
+                table.say(f"Board {table.unfinished} had no call yet, so {save.path} holds the hands "
+                          f"before it: {resume} deals it next.")
             else:       # (a file there before is as it was)
-                table.say(f"Board {table.unfinished} was not finished and no hand was, so nothing was "
-                          f"saved: {save.path} was not written (a session is saved hand by hand).")
+                table.say(f"Nothing was played, so nothing was saved: {save.path} was not written.")
         if session.hands and not table.sheet_shown:
             table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
@@ -176,9 +183,11 @@ def run(args) -> int:
 
 def resumed_session(args):
     """What ``--resume FILE`` goes on with: the session, its seed and first board, the
-    person's seat, the bots' level and the file it is written to again; or a UsageError naming what is wrong
-    (another option that would change the session, FILE not a file that can be written,
-    unreadable, no session record, naming no seed, hands not dealt from it, over)."""
+    person's seat, the bots' level, the file it is written to again and the hand it was
+    playing as it was left (or None); or a UsageError naming what is wrong (another option
+    that would change the session, FILE not a file that can be written, unreadable, no
+    session record, naming no seed, hands not dealt from it, over, an unfinished hand that
+    is not its next board as play deals it, or played by another seat than ``--seat``)."""
     from ..bots import BOT_LEVELS
     from . import UsageError, read_text
     from .._load import load_records_and_session
@@ -223,10 +232,39 @@ def resumed_session(args):
     if first + len(session.hands) > MAX_BOARD:
         raise UsageError(f"{path}: its last hand is board {MAX_BOARD:,}, the last its seed deals: nothing "
                          "to resume")
-    seat = args.seat if args.seat is not None else seat_type(_saved(session, path, "seat", list("NESW"), "S"))
+    saved_seat = seat_type(_saved(session, path, "seat", list("NESW"), "S"))
+    seat = args.seat if args.seat is not None else saved_seat
     # (a level by name only: a module:attribute in a file would be code the file runs)
     level = args.bots if args.bots is not None else _saved(session, path, "bots", list(BOT_LEVELS), "basic")
-    return session, seed, first, seat, level, save
+    resumed = _unfinished_hand(session, seed, first + len(session.hands), path)
+    # (taken out of what the session keeps: each write says afresh which hand, if any, is unfinished)
+    session.extra.pop(UNFINISHED, None)
+    if resumed is not None:
+        if seat is not saved_seat:
+            raise UsageError(f"--seat {seat.name} with --resume: board {first + len(session.hands)} was left "
+                             f"unfinished with you as {saved_seat.full_name}, and is finished from that seat "
+                             f"(resume without --seat; a later --resume may change it)")
+    return session, seed, first, seat, level, save, resumed
+
+
+def _unfinished_hand(session, seed, board: int, path: str):
+    """The hand a saved session was playing (its ``"unfinished"``), replayed through the
+    engine, or None; a UsageError unless it is the session's next hand, board ``board`` of ``seed``."""
+    from ..errors import FlowerBridgeError
+    from . import UsageError
+    from ._seeded import dealt_from_seed, saved_unfinished
+
+    state = saved_unfinished(session, path)
+    if state is None:
+        return None
+    if not dealt_from_seed(state, seed, board):
+        raise UsageError(f"{path}: its unfinished hand is not board {board} of its seed {shown(seed)}: only "
+                         "a session dealt from its seed, as play deals it, is resumed")
+    try:
+        session.verify_next(state)      # (its dealer is the board's: its rule options)
+    except FlowerBridgeError as exc:
+        raise UsageError(f"{path}: its unfinished hand (board {board}): {exc}") from None
+    return state
 
 
 def _saved(session, path: str, key: str, allowed: list[str], default: str) -> str:
@@ -305,7 +343,7 @@ class Table:
 
     def __init__(self, seat, bots, stdin: TextIO, stdout: TextIO, save=None, hinter=None) -> None:
         self.seat = seat
-        self.save = save            # the SessionFile of --save, written after every hand
+        self.save = save            # the SessionFile of --save, written after every call and card
         self.bots = bots
         self.hinter = hinter        # the bot asked by `hint`, with the person's own view (None: no hints)
         self.hinted: tuple[Any, str] | None = None     # the last hint: (the person's view then, what was said)
@@ -316,6 +354,7 @@ class Table:
         self.sheet_shown = False    # the scoresheet is on screen as it stands
         self.save_error: str | None = None   # why the last write of --save failed
         self.unfinished: int | None = None   # the board being played, until it is over
+        self.unfinished_saved = False        # the file holds that board as it stands
 
     def say(self, text: str = "") -> None:
         """A line or block to show: a line longer than the terminal is wide goes on,
@@ -344,8 +383,9 @@ class Table:
             raise Quit
         return text
 
-    def play_hand(self, session, seed, first_board: int = 1) -> None:
-        """Deal the session's next hand, play it out and score it."""
+    def play_hand(self, session, seed, first_board: int = 1, resumed=None) -> None:
+        """Deal the session's next hand (or go on with ``resumed``, the hand a resumed
+        session was playing), play it out and score it."""
         from ..bots.base import ask
         from ..calls import Call
         from ..dealing import Deal
@@ -354,16 +394,20 @@ class Table:
         from ..state import Phase
 
         number = self.unfinished = first_board + len(session.hands)     # the board
-        state = session.new_hand(Deal.from_seed(seed, number))
+        state = resumed if resumed is not None else session.new_hand(Deal.from_seed(seed, number))
+        self.unfinished_saved = resumed is not None
         self.sheet_shown = False
         watch = True    # as dummy, the person is asked to go on after each trick
         # board K of the seed is what `flowerbridge deal --seed S --board K` deals
         self.say(f"\n=== Board {number} (seed {seed!r}): dealer {state.dealer.full_name}; you are "
                  f"{self.seat.full_name} ===")
+        if resumed is not None:
+            self.say_resumed(state)
         while not state.is_over:
             actor = state.actor
             phase_before = state.phase
             tricks_before = len(state.tricks)
+            made = (len(state.calls), len(state.plays))
             if actor is self.seat:
                 self.human_turn(state)
             else:
@@ -374,6 +418,8 @@ class Table:
                     what = "call" if isinstance(decision.action, Call) else "card"
                     raise BotError(f"the bot at {actor.full_name} chose an illegal {what}: {exc}") from exc
                 self.report_bot(state, event, decision)
+            if (len(state.calls), len(state.plays)) != made:   # (not a hint, nor a claim refused)
+                self.save_progress(session, state)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
                 self.say(render_auction(state, width=output_width()))
             # the dummy, face up once the opening lead is made (the person's own
@@ -386,7 +432,7 @@ class Table:
                 if watch and state.contract.dummy is self.seat and not state.is_over:
                     watch = self.watch_as_dummy()
         session.add(state)
-        self.unfinished = None
+        self.unfinished, self.unfinished_saved = None, False
         if self.save is not None:   # before anything is asked: quitting then loses nothing
             from ._save import SaveError
             try:
@@ -399,7 +445,7 @@ class Table:
         self.say(render_score(state))
         self.say(session.render(terminal_width()))
         if self.save_error is not None:
-            then = ("play goes on, and saving is tried again after the next hand" if not session.is_over
+            then = ("play goes on, and saving is tried again at the next call or card" if not session.is_over
                     else "the file does not hold this hand")
             self.say(f"Warning: not saved: {self.save_error}. The hand is on the scoresheet; {then}.")
         elif self.save is not None:
@@ -411,6 +457,38 @@ class Table:
             if not self.ask("Press Enter for the next hand (q to quit): "):
                 break
             self.say("Enter starts the next hand; q ends the session.")
+
+    def save_progress(self, session, state) -> None:
+        """Write the session with the hand being played as it stands (after each call and
+        card, an undo's and a claim's too): killed or quit, play loses nothing."""
+        if self.save is None:
+            return
+        from ._save import SaveError
+
+        try:
+            self.save.write(session, unfinished=state)
+        except SaveError as exc:    # said once, as writes begin to fail; tried again at each action
+            if self.save_error is None:
+                self.say(f"Warning: not saved: {exc}. Play goes on, and saving is tried again after "
+                         "each call and card.")
+            self.save_error = str(exc)
+        else:
+            self.save_error = None
+            self.unfinished_saved = True
+
+    def say_resumed(self, state) -> None:
+        """Where a hand taken up again stands: what was made, the auction once it is over,
+        the tricks played and the dummy."""
+        from ..render import render_auction
+
+        cards = f" and {count_text(len(state.plays), 'card')}" if state.plays else ""
+        self.say(f"Taken up where it was left: {count_text(len(state.calls), 'call')}{cards} made.")
+        if state.contract is not None or state.is_over:
+            self.say(render_auction(state, width=output_width()))
+        if state.tricks:
+            self.say_tricks(state, 0)
+        if state.plays and not state.is_over and state.actor is not self.seat:
+            self.show_holding(f"Dummy ({state.contract.dummy.full_name})", state.remaining(state.contract.dummy))
 
     def say_tricks(self, state, since: int) -> None:
         """Each trick completed since the first ``since``: who won it, and the

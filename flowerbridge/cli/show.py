@@ -102,26 +102,30 @@ def run(args) -> int:
     records, session, aside = _read(text, name)
     for line in aside:
         print(f"note: {line}", file=sys.stderr)
-    if not records:      # a session record of no hands
-        raise UsageError(f"{name} holds a session of no hands: nothing to show")
+    from ._seeded import dealt_from_seed, saved_first_board, saved_seed, saved_unfinished
+
+    unfinished = saved_unfinished(session, name)    # the hand play was playing, as it stands
+    if not records and (unfinished is None or args.notation):     # a session record of no hands
+        raise UsageError(f"{name} holds a session of no {'finished ' if unfinished else ''}hands: "
+                         "nothing to show")
     if args.notation:
         from ..notation import dumps_all
 
         from . import print_data
         print_data(dumps_all(records))
         return 0
-    from ._seeded import dealt_from_seed, saved_first_board, saved_seed
-
     seed, first = saved_seed(session), saved_first_board(session)
-    for number, record in enumerate(records, 1):
-        if len(records) > 1 or session is not None:     # as the session's scoresheet names them
+    hands = [record.state for record in records] + ([unfinished] if unfinished is not None else [])
+    for number, state in enumerate(hands, 1):
+        if len(hands) > 1 or session is not None:     # as the session's scoresheet names them
             # a session play or demo saved names the seed its boards were dealt from (hand K,
             # board K), where deal --seed --board deals that hand again
             board = first + number - 1
-            again = seed is not None and dealt_from_seed(record.state, seed, board)
-            print(fit_lines(f"=== Hand {number} (seed {seed!r}, board {board}) ===" if again
-                            else f"=== Hand {number} ===", output_width()))
-        print(render_hand(record.state, names=args.names, width=output_width()))
+            again = seed is not None and dealt_from_seed(state, seed, board)
+            which = f"Hand {number}" + (", unfinished" if state is unfinished else "")
+            print(fit_lines(f"=== {which} (seed {seed!r}, board {board}) ===" if again
+                            else f"=== {which} ===", output_width()))
+        print(render_hand(state, names=args.names, width=output_width()))
         print()
     if session is not None:
         # the sheet down to its totals: its record of the last hand repeats what is shown above
