@@ -402,6 +402,49 @@ def test_play_sigterm_ends_the_session_as_ctrl_c_does_saying_what_was_saved_with
     assert not path.exists()
 
 
+def test_play_killed_outright_mid_hand_loses_nothing_shown_and_resume_goes_on_from_there(monkeypatch, tmp_path):
+    # SIGKILL at the prompt after trick 4: North (the person) passes throughout and is dummy
+    import json
+    import os
+    import select
+    import signal
+    import subprocess
+    import time
+
+    path = tmp_path / "s.json"
+    proc = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "play", "--seed", "2", "--seat", "N",
+                             "--save", str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "1000"})
+    assert proc.stdin is not None and proc.stdout is not None
+    out, answered, deadline = "", 0, time.monotonic() + 60
+    try:
+        while True:
+            prompts = re.findall(r"Your call \(|Enter for the next trick", out)
+            if "Trick 4 won" in out and out.endswith("(q to quit): "):
+                break
+            if len(prompts) > answered:
+                proc.stdin.write(b"p\n" if prompts[answered].startswith("Your call") else b"\n")
+                proc.stdin.flush()
+                answered += 1
+                continue
+            assert select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0], out[-300:]
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            assert chunk, out[-300:]
+            out += chunk.decode("utf-8")
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        proc.kill()
+    left = json.loads(path.read_text(encoding="utf-8"))["unfinished"]
+    assert left["auction"] == re.findall(r"(?:(?:North|East|South|West) calls|You call) (\w+)", out)
+    assert left["play"] == re.findall(r"(?:North|East|South|West)(?: \(dummy\))? plays (\w+)", out)
+    assert len(left["play"]) >= 16
+    status, again = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    hand = json.loads(path.read_text(encoding="utf-8"))["hands"][0]
+    assert status == 0 and f"{len(left['play'])} cards made." in again
+    assert hand["auction"] == left["auction"] and hand["play"][:len(left["play"])] == left["play"]
+
+
 def test_play_p_alone_passes_in_the_auction_but_is_no_card_in_the_play(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3"], "p\nq\n")
     assert status == 0
