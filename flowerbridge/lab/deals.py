@@ -110,9 +110,12 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     ax.set_ylabel("% of hands")
     fig2 = new_figure()
     ax2 = fig2.add_subplot()
-    for (name, counts), colour in zip(summary["suit_length"].items(), ("#8c8c8c", "#c0392b", "#d4a017")):
+    # the suits deal alike, so their lines lie on one another: each drawn so that it shows there
+    styles = (("#8c8c8c", "s", 9, "-"), ("#c0392b", "o", 6, "--"), ("#d4a017", "^", 4, ":"))
+    for (name, counts), (colour, marker, size, line) in zip(summary["suit_length"].items(), styles):
         c = np.array(counts, dtype=float)
-        ax2.plot(np.arange(len(c)), c / c.sum() * 100, marker="o", label=name, color=colour)
+        ax2.plot(np.arange(len(c)), c / c.sum() * 100, marker=marker, markersize=size, linestyle=line,
+                 label=name, color=colour)
     ax2.set_xlabel("cards held in the suit")
     ax2.set_ylabel("% of hand-suits")
     ax2.legend()
@@ -127,7 +130,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         [undealt_plot(summary),
          Plot(fig, "Honor count of a single hand: the spread behind Chapter 10's bidding."),
          Plot(fig2, "Suit lengths: each of the three suits holds 20 cards, so a hand averages "
-                    "4.33 cards a suit and long suits are common.")])]
+                    "4.33 cards a suit and long suits are common. The deal treats the suits alike, "
+                    "so their three lines lie on one another.")])]
 
 
 def code(params: Params) -> dict[str, str]:
