@@ -2316,7 +2316,12 @@ def move_until(clients, calls, until, pick=lambda legal: legal[0]):
     dummy's too), until ``until(view)`` holds for South's view; every client has
     seen each action."""
     while not until(clients["S"].view):
-        actor = next(client for client in clients.values() if client.my_turn)
+        actor = next((client for client in clients.values() if client.my_turn), None)
+        if actor is None:   # the hand's last card: the next hand's deal, an event of its own, is on its way
+            seq = clients["S"].seq + 1      # (it raised StopIteration where the deal came late)
+            for client in clients.values():
+                client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+            continue
         view = actor.view
         if view["phase"] == "auction":
             actor.send({"type": "call", "call": calls.pop(0), "seq": actor.seq})
