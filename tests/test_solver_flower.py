@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import pytest
 
-from flowerbridge import Deal, FlowerBridgeError
+from flowerbridge import Deal, FlowerBridgeError, HandState
 from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
 
 # ---------------------------------------------------------------- brute force
@@ -451,12 +451,23 @@ def _in_play():
     return hand
 
 
+def _passed_out():
+    hand = HandState(Deal.from_seed(1))
+    for _ in range(4):
+        hand.call("Pass")
+    return hand
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda game: game.dd_table_many(Deal.from_seed(1)), "dd_table_many solves many deals"),
     (lambda game: game.dd_table_many([None]), "a deal .* is solved, not null"),
     (lambda game: game.dd_table_many(5), "solves a list of deals, not a number"),
     (lambda game: game.dd_table("N:AKQ"), "a deal .* is solved, not a string"),
     (lambda game: game.card_values(Deal.from_seed(1)), "a hand in play .* is solved, not a Deal"),
+    # a hand still in its auction, or passed out: no card to value, and none to claim
+    (lambda game: game.card_values(HandState(Deal.from_seed(1))),
+     "^no card to play: the hand is not in its play phase$"),
+    (lambda game: game.claim_line(_passed_out()), "^no card to play: the hand is not in its play phase$"),
     # a solver= that is none, or a Bridge one (it read the cards as Bridge's: "card 0 appears
     # 2 times"), was an AttributeError or a misleading count
     (lambda game: game.card_values(_in_play(), solver="x"),
