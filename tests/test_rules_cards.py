@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import CARDS, DECK, CardCodeError, Kind, Suit, parse_card, parse_cards
+from flowerbridge import CARDS, DECK, CardCodeError, FlowerBridgeError, Kind, Suit, parse_card, parse_cards
 from flowerbridge.cards import HWATU_DECK, hand_points, sort_cards, strip_deck, suit_cards
 
 
@@ -161,11 +161,23 @@ def test_cards_are_singletons_sorted_for_display():
     assert codes(sort_cards(parse_cards("1Pa 11R 12B 5A"))) == ["12B", "5A", "11R", "1Pa"]
 
 
+def test_ch4_appendix_a_cards_compare_by_suit_then_rank_and_not_with_other_things():
+    # Plains < Ribbons < Bright Animals (Ch. 4), then by rank within a suit (App. A)
+    assert parse_card("1Pa") < parse_card("1Pb") < parse_card("11P") < parse_card("1R") < parse_card("2A")
+    assert parse_card("12B") > parse_card("11B") >= parse_card("11B") and parse_card("9R") <= parse_card("9R")
+    assert sorted(parse_cards("12B 1Pa 9R 5A")) == parse_cards("1Pa 9R 5A 12B")
+    for other in ("12B", 5, None):
+        with pytest.raises(TypeError):
+            parse_card("12B") < other      # noqa: B015 (Python's own error, not a card's)
+
+
 def test_ruling_r4_japanese_names_change_terminology_only():
     crane = parse_card("1B")
     assert crane.label("ja").startswith("松に鶴")
     assert crane.label("en") == "January Bright"
     assert crane.kind is Kind.BRIGHT  # the rank and kind are the same in every language
+    with pytest.raises(FlowerBridgeError, match="unknown language 'fr': expected en, ja or ko"):
+        crane.label("fr")
 
 
 # ------------------------------------------------------------ Chapter 10, R20
