@@ -648,6 +648,35 @@ def test_lobby_a_table_of_bots_shows_only_a_spectator_link_and_says_so(browser, 
     assert not page.errors
 
 
+def test_lobby_says_what_each_level_of_bot_the_server_offers_is(browser, server):
+    # the seats offered "random / basic / pimc" and said nothing of what they are
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=level_N]")
+    levels = page.eval_on_selector("select[name=level_N]", "s => [...s.options].map(o => o.value)")
+    said = page.locator("#bot-levels").inner_text()
+    assert said.startswith("Bots: ") and said.endswith(".") and page.locator("#bot-levels").is_visible()
+    for level in levels:
+        assert f"{level}, " in said, (level, said)
+    assert "basic, bids by a written system" in said and "pimc, the strongest" in said
+    assert not page.errors
+
+
+def test_the_table_pages_help_leads_with_the_rules_in_a_tab_of_their_own(browser, server):
+    # the one link to them was at the foot of a window called Keys, after a dozen shortcuts
+    south = south_alone_with_bots(browser, server)
+    assert south.locator("#open-keys").inner_text() == "Help"
+    south.locator("#open-keys").click()
+    south.wait_for_selector("#keys-dialog[open]")
+    first = south.locator("#keys-dialog p:not(.dialog-live)").first
+    assert first.inner_text().startswith("The rules in brief: How to play")
+    link = south.locator("#keys-dialog #rules-link")
+    assert link.is_visible() and link.inner_text() == "How to play"
+    assert (link.get_attribute("href"), link.get_attribute("target")) == ("/static/rules.html", "_blank")
+    rules = open_page(browser, server, "/static/rules.html")
+    assert rules.locator("h1").first.inner_text() and not rules.errors
+    assert not south.errors
+
+
 def test_lobby_shows_the_servers_refusal(browser, server):
     page = open_page(browser, server, "/")
     page.wait_for_selector("#seat-choices select[name=player_N]")
@@ -1862,7 +1891,9 @@ def test_a_wrong_token_or_table_is_refused_with_a_message(browser, server):
         page = open_page(browser, server, path)
         page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
         refusal = page.locator("#refusal").inner_text()
-        assert refusal.startswith("The server refused this link: ") and reason in refusal  # the server's words
+        # the server's words, a sentence of their own (they ran on into the link, lower case, no stop)
+        assert refusal.startswith(f"The server refused this link. {reason[0].upper()}{reason[1:]}")
+        assert refusal.endswith(". Back to the lobby")
         assert page.locator('#refusal a[href="/"]').inner_text() == "Back to the lobby"
         assert page.locator("#felt .card").count() == 0
         # only the refusal: no empty felt, auction, copies seen or scoresheet, no live buttons
@@ -1903,7 +1934,7 @@ def test_a_window_over_the_seats_most_connections_is_told_why_and_not_retried(br
     page = open_page(browser, server, created["invitations"]["S"]["url"])
     page.wait_for_function("document.querySelector('#status').textContent === 'refused'")
     refusal = page.locator("#refusal").inner_text()
-    assert refusal.startswith("The server refused this window: ") and "8 connections for seat S" in refusal
+    assert refusal.startswith("The server refused this window. ") and "8 connections for seat S" in refusal
     assert "reload this page" in refusal
     assert page.get_by_role("heading", name="Too many windows on this table").is_visible()
     assert page.title() == "Connection refused — Flower Bridge"
@@ -3362,7 +3393,7 @@ def test_a_hint_or_a_refused_claim_that_goes_moves_no_card_back_on_a_phone(brows
     south.locator('#bidding button[data-call="7NT"]').tap()
     south.locator("#felt .card.playable").first.wait_for()
     south.locator("#claim-rest").tap()       # too early for a claim: refused, in three lines at 360 px
-    south.wait_for_function("document.querySelector('#refusal').textContent.startsWith('claim not accepted')")
+    south.wait_for_function("document.querySelector('#refusal').textContent.startsWith('Claim not accepted')")
     said = south.evaluate(FELT_TOP)
     south.locator("#ask-hint").tap()
     south.wait_for_function("document.querySelector('#advice').textContent.length > 20")
@@ -3670,7 +3701,8 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     seq = int(south.evaluate("document.body.dataset.seq"))
     south.locator("#take-back").dblclick()      # once: the second press is not sent
     south.locator("#bidding button").first.wait_for()
-    said = south.locator("#announce").inner_text()
+    said = south.locator("#advice").inner_text()      # shown beside the button, and said from there
+    assert south.locator("#advice").is_visible()
     time.sleep(0.3)
     assert int(south.evaluate("document.body.dataset.seq")) == seq + 1 and south.locator("#refusal").inner_text() == ""
     assert said.startswith("Taken back: your 7 No Trump, then West Pass, North Pass, East Pass, West "
@@ -3684,8 +3716,8 @@ def test_take_back_returns_the_turn_and_says_what_was_taken_back(browser, server
     south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})
     south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 3")
     south.keyboard.press("u")
-    south.wait_for_function("document.querySelector('#announce').textContent.startsWith('Taken back: the')")
-    said = south.locator("#announce").inner_text()
+    south.wait_for_function("document.querySelector('#advice').textContent.startsWith('Taken back: the')")
+    said = south.locator("#advice").inner_text()
     assert said.startswith(f"Taken back: the dummy's (North) {played}, "), said
     assert ", then East " in said
     south.wait_for_function(f"document.querySelectorAll('{TRICK_CARDS}').length === 1")   # West's lead stands
@@ -3706,13 +3738,13 @@ def test_the_second_click_of_a_double_click_on_a_call_does_not_press_the_button_
     south.evaluate(second, "take-back")
     south.evaluate(second, "ask-hint")
     time.sleep(0.5)
-    assert not south.locator("#announce").inner_text().startswith("Taken back")
+    assert not south.locator("#advice").inner_text().startswith("Taken back")
     assert south.locator("#bidding button").count() == 0        # the call stands: no turn back
     assert south.locator("#advice").inner_text() == ""          # no hint asked for either
     # a click of its own (the first of a double click, or one later) is taken
     south.locator("#take-back").click()
     south.locator("#bidding button").first.wait_for()
-    assert south.locator("#announce").inner_text().startswith("Taken back: your 7 No Trump")
+    assert south.locator("#advice").inner_text().startswith("Taken back: your 7 No Trump")
     assert not south.errors
 
 
@@ -3777,7 +3809,7 @@ def test_take_back_not_sent_while_offline_is_taken_back_once_connected_again(bro
     south.keyboard.press("u")
     south.locator("#bidding button").first.wait_for()       # South's 7NT and all after it went
     assert south.locator("#take-back").is_hidden()         # nothing of South's left in the hand
-    assert south.locator("#announce").inner_text().startswith("Taken back: your 7 No Trump")
+    assert south.locator("#advice").inner_text().startswith("Taken back: your 7 No Trump")
     assert not south.errors
 
 
@@ -3881,8 +3913,8 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
                 return turn["seq"]
             page.wait_for_function("document.querySelector('#refusal').textContent")
             assert page.locator("#refusal").inner_text() == (
-                "claim not accepted: a defence, or a lie of the cards you cannot see, could still take a "
-                "trick from your side; play on")
+                "Claim not accepted: a defence, or a lie of the cards you cannot see, could still take a "
+                "trick from your side; play on.")      # (the server's words, as a sentence)
             assert page.evaluate("document.body.dataset.seq") == turn["seq"]     # nothing changed
             if not told["refused"]:
                 screenshot(page, "table-claim-refused")

@@ -13,8 +13,21 @@ function levelOptions(select, bots, chosen) {
   select.replaceChildren(...bots.map((level) => el("option", { value: level, selected: level === chosen }, level)));
 }
 
+// What each level of bot the server offers is, in a line under the seats (a level of
+// the server's own, not among these, is named alone).
+const LEVELS = {
+  random: "any legal call or card, at random",
+  basic: "bids by a written system and plays as a club player does",
+  pimc: "the strongest: deals the cards it cannot see many ways, solves each, and plays the card that does best",
+};
+
+function describeLevels(levels) {
+  return `Bots: ${levels.map((level) => (LEVELS[level] ? `${level}, ${LEVELS[level]}` : level)).join("; ")}.`;
+}
+
 // One row per seat: person or bot, and the bot's level. South defaults to a person.
 function seatChoices(meta) {
+  document.getElementById("bot-levels").textContent = describeLevels(meta.bots);
   const container = document.getElementById("seat-choices");
   for (const seat of SEATS) {
     const player = el("select", { name: `player_${seat}`, "aria-label": `${SEAT_NAMES[seat]}: person or bot` },

@@ -2,7 +2,7 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, bindLanguageSelect, describeLength, failed, shownAndSaid, store, stored } from "./ui.js";
+import { el, asSentence, bindLanguageSelect, describeLength, failed, shownAndSaid, store, stored } from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
 import { TableConnection, TOO_MANY } from "./connection.js";
@@ -986,7 +986,7 @@ const HANDLERS = {
       return;
     }
     if (message.id?.startsWith("h")) state.advice = null;   // the hint asked for is not coming
-    state.refusal = message.message;
+    state.refusal = asSentence(message.message);
   },
   undo(message) {
     applyView(message);
@@ -994,7 +994,10 @@ const HANDLERS = {
     state.advice = null;
     const calls = message.taken_back.filter((action) => action.call !== undefined).length;
     if (calls) state.explanations = state.explanations.slice(0, -calls);
-    say(takenBackText(message));
+    // one's own take-back shown beside its button, as a hint's answer is (that line is
+    // live: a screen reader says it there), until one acts again; another's, said
+    if (message.seat === state.seat) state.advice = { seq: message.seq, text: takenBackText(message) };
+    else say(takenBackText(message));
   },
   claim(message) {
     // told before the cards come (shown in the hint's live region, so said once)
@@ -1188,15 +1191,16 @@ function markDisconnected() {
 // the address's): the server's reason, and the way back to the lobby.
 function showRefusedLink(closeCode) {
   const tooMany = closeCode === TOO_MANY;
-  const why = state.refusal || (tooMany ? "too many connections."
-    : closeCode === BROKEN_LINK ? "its table id has a broken %-escape (was it cut short or changed?)."
-    : "check the table and the invitation.");
+  // (the server's reason, a sentence of its own: error() made it one)
+  const why = state.refusal || (tooMany ? "Too many connections."
+    : closeCode === BROKEN_LINK ? "Its table id has a broken %-escape (was it cut short or changed?)."
+    : "Check the table and the invitation.");
   state.refusal = null;
   const lobby = el("a", { href: "/" }, "Back to the lobby");
   $("refusal").replaceChildren(tooMany
-    ? `The server refused this window: ${why} Then reload this page. `
-    : closeCode === BROKEN_LINK ? `This link is damaged: ${why} `
-    : `The server refused this link: ${why} `, lobby);
+    ? `The server refused this window. ${why} Then reload this page. `
+    : closeCode === BROKEN_LINK ? `This link is damaged. ${why} `
+    : `The server refused this link. ${why} `, lobby);
   state.linkRefused = true;
   // Only that: no empty felt, panels or buttons for a table this page does not have.
   const main = document.querySelector("main");

@@ -85,6 +85,15 @@ export async function fetchJson(url, options = {}) {
 /** What could not be done, and why: "Could not list the tables: database write failed" (the
  * server's words), or a sentence of fetchJson's after a stop: "Could not list the tables. The
  * server did not answer: check your connection and try again." */
+/**
+ * The server's message (written as an error's, "claim not accepted: ...; play on") as a
+ * sentence to show a person: its first letter a capital, a full stop at its end.
+ */
+export function asSentence(text) {
+  const capital = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}
+
 export function failed(what, error) {
   return error.sentence ? `${what}. ${error.message}` : `${what}: ${error.message}`;
 }
