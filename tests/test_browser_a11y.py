@@ -923,6 +923,22 @@ def test_client_says_who_left_who_stands_in_and_who_is_back(browser, tmp_path):
         assert not south.errors
 
 
+def test_client_a_table_waiting_on_a_person_who_left_says_a_stand_in_will_come_and_when(browser, tmp_path):
+    # (for --replace-after the others saw only "North to call." and "person, not here")
+    from browser_support import Server
+
+    with Server(tmp_path, options=["--replace-after", "120"]) as slow:
+        created, clients, south = people_table(browser, slow, "S")
+        assert south.locator("#message").inner_text() == "North to call."   # North deals hand 1
+        clients.pop("N").close()
+        south.wait_for_function("document.querySelector('#message').textContent.includes('has left')")
+        assert south.locator("#message").inner_text() == (
+            "North to call. North has left: a basic bot plays for them if they are not back within 2 minutes.")
+        for client in clients.values():
+            client.close()
+        assert not south.errors
+
+
 def test_client_says_a_stand_in_that_came_while_the_page_was_away(browser, tmp_path):
     # 4.1.3: a stand-in that took a seat while the page reconnected (here: the
     # server restarted after West left, West's --replace-after passed meanwhile)

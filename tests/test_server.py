@@ -93,8 +93,9 @@ def test_lobby_creates_a_table_with_one_secret_link_per_person(server):
     assert created["spectate_url"] == f"/t/{table['id']}"
     assert table["length"] == {"hands": 3} and table["status"] == "playing"
     assert table["seats"]["E"] == {"player": "bot", "level": "random", "connected": True, "windows": 0,
-                                   "stand_in": None}
+                                   "stand_in": None, "stand_in_after": None}
     assert table["seats"]["N"]["player"] == "human" and not table["seats"]["N"]["connected"]
+    assert table["seats"]["N"]["stand_in_after"] is None    # not joined yet: it waits, no stand-in to come
     # The tokens appear in the creation answer only.
     listed = server.api("GET", f"/api/tables/{table['id']}").text
     assert all(inv["token"] not in listed for inv in created["invitations"].values())
@@ -772,22 +773,39 @@ def stand_in_server(tmp_path, replace_after: float) -> ServerThread:
                                      replace_after=replace_after, analysis=False))
 
 
+def test_a_person_who_leaves_a_server_that_never_replaces_anyone_has_no_stand_in_to_come(server):
+    # (--replace-after off: no clock runs for them, and no page says a bot will come)
+    created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"})
+    table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
+    north, south = (joined(server, table_id, tokens[s]) for s in "NS")
+    north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
+    south.close()
+    left = north.until(lambda m: m["type"] == "presence" and not m["seats"]["S"]["connected"])
+    assert left["seats"]["S"]["stand_in_after"] is None and left["seats"]["S"]["stand_in"] is None
+    north.close()
+
+
 def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_path):
     with stand_in_server(tmp_path, 0.2) as server:
         created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
                                       hands=3, stand_in="random")
         table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
         north, south = (joined(server, table_id, tokens[s]) for s in "NS")
+        north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
         south.close()
+        # told at once that a stand-in comes if South stays away (the page says so), then that it came
+        left = north.until(lambda m: m["type"] == "presence" and not m["seats"]["S"]["connected"])
+        assert left["seats"]["S"]["stand_in_after"] == 0.2 and left["seats"]["S"]["stand_in"] is None
+        assert left["seats"]["N"]["stand_in_after"] is None
         stood_in = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["stand_in"])
         assert stood_in["seats"]["S"] == {"player": "human", "level": None, "connected": False, "windows": 0,
-                                          "stand_in": "random"}
+                                          "stand_in": "random", "stand_in_after": None}
         # With South's seat taken by a bot, the table moves on each time North acts.
         play_session([north], random.Random(5), timeout=30, until=lambda: any(
             m["type"] == "call" and m["seat"] == "S" for m in north.messages))
         back = joined(server, table_id, tokens["S"])
         returned = north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
-        assert returned["seats"]["S"]["stand_in"] is None
+        assert returned["seats"]["S"]["stand_in"] is None and returned["seats"]["S"]["stand_in_after"] is None
         # South is told what the stand-in did for them (every call and card it made)
         by_stand_in = [{"hand": m["hand"], "kind": m["type"], "action": m.get("call") or m.get("card")}
                        for m in north.messages if m["type"] in ("call", "play")

@@ -162,6 +162,9 @@ class LiveTable:
 
     table: Table
     broker: MemoryBroker
+    # seconds a person who left has to come back before a stand-in takes the seat (the
+    # server's --replace-after; None: never replaced), told with a stand-in to come
+    replace_after: float | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stand_ins: set[Seat] = field(default_factory=set)
     bots: dict[tuple[Seat, str], Bot] = field(default_factory=dict)
@@ -221,7 +224,10 @@ class LiveTable:
                 "connected": self.seat_connected(seat) if human else True,
                 "windows": self.seat_windows(seat),
                 "stand_in": self.table.stand_in_level if human and seat in self.stand_ins
-                and not self.seat_connected(seat) else None}
+                and not self.seat_connected(seat) else None,
+                # a person who left, their stand-in to come (its clock running): within how
+                # many seconds of their leaving, at most (less after a restart)
+                "stand_in_after": self.replace_after if seat in self.timers else None}
         return {"seats": seats, "spectators": sum(1 for c in self.connections if c.role is None),
                 "waiting": self.waiting}
 
@@ -477,7 +483,7 @@ class TableManager:
                 if not await self._stored_after_all(self.store.has_table, rows[0].id, rows[0].seed):
                     raise
                 log.warning("table %s was stored after all", rows[0].id)
-            live = LiveTable(Table(*rows), self.broker)
+            live = LiveTable(Table(*rows), self.broker, self.config.replace_after)
             self.tables[live.table.id] = live
             self._lobby_version += 1
         self._kick_bots(live)
@@ -624,7 +630,7 @@ class TableManager:
 
     async def _open(self, table_id: str) -> LiveTable:
         """Load a table into memory: the one load :meth:`get` waits on."""
-        live = LiveTable(await self._load(table_id), self.broker)
+        live = LiveTable(await self._load(table_id), self.broker, self.config.replace_after)
         self.tables[table_id] = live
         # nobody is connected yet: a person who had joined is away, and one whose
         # stand-in played before the restart has it play on at once (unless the

@@ -497,12 +497,22 @@ function turnMessage() {
   if (state.table?.waiting) return "The table waits for one of its players to come back.";
   if (view.phase === "auction") {
     if (isMyTurn()) return state.pendingLevel ? `Your call: ${state.pendingLevel}… (P, R, A or N)` : "Your call.";
-    return `${SEAT_NAMES[view.turn]} to call.`;
+    return `${SEAT_NAMES[view.turn]} to call.${standInToCome(view.turn)}`;
   }
   if (isMyTurn()) return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
   return view.turn === view.contract.dummy
-    ? `${SEAT_NAMES[view.actor]} to play from dummy.`
-    : `${SEAT_NAMES[view.turn]} to play.`;
+    ? `${SEAT_NAMES[view.actor]} to play from dummy.${standInToCome(view.actor)}`
+    : `${SEAT_NAMES[view.turn]} to play.${standInToCome(view.turn)}`;
+}
+
+// The table waits on a person who left: what comes if they stay away (the server's
+// stand-in clock runs for them); "" otherwise.
+function standInToCome(seat) {
+  const after = state.table?.seats?.[seat]?.stand_in_after;
+  if (after == null) return "";
+  const seconds = Math.max(1, Math.round(after));
+  const within = seconds % 60 === 0 ? (seconds === 60 ? "a minute" : `${seconds / 60} minutes`) : `${seconds} s`;
+  return ` ${SEAT_NAMES[seat]} has left: a ${state.table.stand_in} bot plays for them if they are not back within ${within}.`;
 }
 
 // Whether the turn line is news a screen reader is told (with the action that
