@@ -180,6 +180,7 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert re.fullmatch(rf"{re.escape(server.url)}/t/[^#]+#token=.+", links["North"])
     assert links["North"] != links["South"]
     assert "#" not in links["Spectators"]
+    assert page.locator("#go-to-table").is_hidden()      # two people: links to send, no way in of its own
     table_id = links["Spectators"].rsplit("/", 1)[1]
     table = server.api("GET", f"/api/tables/{table_id}")
     assert table["options"]["declarer"] == "first-named"
@@ -194,6 +195,27 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(phone, "lobby-360")
     assert not page.errors and not phone.errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_lobby_a_table_of_one_person_offers_a_way_in_to_their_seat(browser, server, viewport):
+    # (the way in was a small "open" beside "South", in a new tab, under a note to send
+    # each person their link)
+    page = open_page(browser, server, "/", viewport=viewport)
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.click("#create-button")            # the form's seats: South a person, three bots
+    page.wait_for_selector("#created:not(.hidden)")
+    south = page.locator("#invitations li[data-link=South] input").input_value()
+    go = page.locator("#go-to-table a")
+    assert go.is_visible() and go.inner_text() == "Go to your table, as South"
+    assert go.get_attribute("target") is None and south.endswith(go.get_attribute("href"))
+    note = page.locator("#created-note").inner_text()
+    assert "send each person" not in note and note.startswith("Your link carries your seat's secret token")
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    go.click()                              # in this tab: the table, as South
+    wait_for_table(page)
+    assert page.url == south and page.locator("#title").inner_text().endswith("South")
+    assert not page.errors
 
 
 def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server):

@@ -204,7 +204,11 @@ function showInvitations(created) {
   document.getElementById("created-title").textContent = people
     ? `Invitations to ${created.table.name}` : `${created.table.name}: the spectator link`;
   // A table of bots has no seat to hand out: only the spectator link is shown.
-  document.getElementById("created-note").textContent = people
+  document.getElementById("created-note").textContent = people === 1
+    ? "Your link carries your seat's secret token: it takes you back to your seat. Anyone may watch " +
+      "with the spectator link. This browser keeps the links under the table in the list below while " +
+      "the table is open."
+    : people
     ? "Each link carries its seat's secret token: send each person their own link. " +
       "Anyone may watch with the spectator link. This browser keeps the links under the table in the list " +
       "below while the table is open."
@@ -214,12 +218,25 @@ function showInvitations(created) {
   list.replaceChildren(
     ...Object.entries(created.invitations).map(([seat, invitation]) => linkItem(SEAT_NAMES[seat], invitation.url)),
     linkItem("Spectators", created.spectate_url));
+  // One person (the one who made it, most likely, with bots): nobody to invite, so the way
+  // in is a link of its own, in this tab (the list below keeps the link for later)
+  const seats = Object.entries(created.invitations);
+  const go = document.getElementById("go-to-table");
+  if (seats.length === 1) {
+    const [seat, invitation] = seats[0];
+    go.replaceChildren(el("a", { class: "go-to-table", href: invitation.url }, `Go to your table, as ${SEAT_NAMES[seat]}`));
+    go.classList.remove("hidden");
+  } else {
+    go.replaceChildren();
+    go.classList.add("hidden");
+  }
   document.getElementById("created").classList.remove("hidden");
 }
 
 function hideInvitations() {
   document.getElementById("created").classList.add("hidden");
   document.getElementById("invitations").replaceChildren();
+  document.getElementById("go-to-table").replaceChildren();
 }
 
 // A table of bots waits for anyone to open it; a table of people waits for one of
