@@ -3209,7 +3209,7 @@ def south_bids_1a_after_a_refusal(browser, server, viewport):
     south.wait_for_selector('#bidding button[data-call="1A"]')
     south.keyboard.press("1")
     south.keyboard.press("p")
-    assert south.locator("#refusal").inner_text().startswith("1 Plains is not a call you can make now")
+    assert south.locator("#refusal").inner_text().startswith("1 Plain is not a call you can make now")
     before = south.evaluate(BIDDING_PLACES)
     clicked = south.locator('#bidding button[data-call="1A"]').bounding_box()
     at_click = south.evaluate(CLICK_THEN_PLACES, "1A")
@@ -3249,7 +3249,7 @@ def test_the_bidding_box_stays_put_when_a_refusal_appears(browser, server, viewp
     before = south.evaluate(BIDDING_PLACES)
     south.keyboard.press("1")
     south.keyboard.press("p")
-    assert south.locator("#refusal").inner_text().startswith("1 Plains is not a call you can make now")
+    assert south.locator("#refusal").inner_text().startswith("1 Plain is not a call you can make now")
     assert south.evaluate(BIDDING_PLACES) == before
     for client in clients.values():
         client.close()

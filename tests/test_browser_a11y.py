@@ -261,11 +261,11 @@ def live_texts(page, region=None):
 def test_client_live_region_announces_contract_trick_winners_result_and_new_deal(hand_seen_by_spectator):
     page = hand_seen_by_spectator["page"]
     said = " | ".join(live_texts(page, "announce"))
-    assert re.search(r"West: Pass\. Contract 1 Plains by North, East leads\.", said), said
+    assert re.search(r"West: Pass\. Contract 1 Plain by North, East leads\.", said), said
     tricks = re.findall(r"Trick (\d+) to (North|East|South|West); NS (\d+), EW (\d+)\.", said)
     assert [int(t[0]) for t in tricks] == list(range(1, 14))
     assert (int(tricks[-1][2]), int(tricks[-1][3])) in {(ns, 13 - ns) for ns in range(14)}
-    assert "Hand 1: 1 Plains by North, " in said       # the review's headline, in words
+    assert "Hand 1: 1 Plain by North, " in said       # the review's headline, in words
     assert "Hand 2, East deals." in said
     # the turn line is no live region, and another seat's turn is not said apart from its action
     assert page.locator("#message").get_attribute("aria-live") is None
@@ -279,21 +279,21 @@ def test_client_spectator_between_hands_is_told_the_result_and_where_the_review_
     # spectator too, covering the play it came to watch; it opens at the session's end
     page = hand_seen_by_spectator["page"]
     said = " | ".join(live_texts(page, "announce"))
-    assert re.search(r"Hand 1: 1 Plains by North, [^|]* Review \(R\) shows it\.", said), said
+    assert re.search(r"Hand 1: 1 Plain by North, [^|]* Review \(R\) shows it\.", said), said
     assert "Hand 2, East deals." in said
     assert page.locator("#review-dialog[open]").count() == 0
     assert not page.locator("#open-review").is_disabled()
     # seen too, until the next hand's lead (it was said only: the new deal took the hand away)
     assert page.evaluate("document.querySelector('#contract').textContent").startswith("Hand 2")
     shown = page.locator("#watched-result")
-    assert shown.is_visible() and re.fullmatch(r"Hand 1: 1 Plains by North, .* Review \(R\) shows it\.",
+    assert shown.is_visible() and re.fullmatch(r"Hand 1: 1 Plain by North, .* Review \(R\) shows it\.",
                                                shown.inner_text()), shown.inner_text()
     assert shown.get_attribute("aria-live") is None and shown.get_attribute("role") is None
     assert not page.errors
     # where R does nothing (single-key shortcuts off), the line does not name it
     quiet = hand_seen_by_spectator["quiet"]
     said = " | ".join(live_texts(quiet, "announce"))
-    assert re.search(r"Hand 1: 1 Plains by North, [^|]* Review shows it\.", said), said
+    assert re.search(r"Hand 1: 1 Plain by North, [^|]* Review shows it\.", said), said
     assert quiet.locator("#review-dialog[open]").count() == 0
     assert not quiet.errors
 
@@ -322,7 +322,7 @@ def test_client_review_window_keeps_screen_readers_told_and_gives_focus_back(han
     assert "East: Pass." in in_window and " to call." not in in_window, in_window
     # the window says the result, not only "Review of the hand"
     description = ax("#review-dialog").get("description", {}).get("value", "")
-    assert description.startswith("Hand 1: 1 Plains by North, "), description
+    assert description.startswith("Hand 1: 1 Plain by North, "), description
     page.keyboard.press("Escape")
     assert page.locator("#review-dialog[open]").count() == 0
     # focus comes back to the page (the turn line for a spectator), the turn is said
@@ -537,7 +537,7 @@ def test_client_a_typed_bid_too_low_is_answered_with_the_lowest_bid_on_offer(bro
     south.keyboard.press("1")
     south.keyboard.press("p")
     assert south.locator("#refusal").inner_text() == (
-        "1 Plains is not a call you can make now: the lowest bid now is 2 Plains (2P).")
+        "1 Plain is not a call you can make now: the lowest bid now is 2 Plains (2P).")
     south.keyboard.press("2")
     south.keyboard.press("p")                     # the lowest bid is taken
     south.wait_for_function("document.querySelector('table.auction').textContent.includes('2P')")
@@ -708,7 +708,7 @@ def test_client_card_names_are_drawn_only_where_they_can_be_read(browser, server
 
 
 def test_client_bid_buttons_are_named_first_by_what_they_show(browser, server):
-    # 2.5.3 Label in Name: a button showing "1P" was named "1 Plains", and
+    # 2.5.3 Label in Name: a button showing "1P" was named "1 Plain", and
     # voice control's "click 1P" found nothing.
     page = open_page(browser, server, "/static/cards.html")
     page.wait_for_selector("#gallery .card")
@@ -723,7 +723,7 @@ def test_client_bid_buttons_are_named_first_by_what_they_show(browser, server):
     assert len(names) == len(shown) == 29
     for name, text in zip(names, shown):
         assert name.startswith(text), (name, text)
-    assert "1P, 1 Plains" in names and "7NT, 7 No Trump" in names, names
+    assert "1P, 1 Plain" in names and "7NT, 7 No Trump" in names, names
     assert page.get_by_role("button", name="1NT", exact=False).count() >= 1
     assert not page.errors
 
@@ -1167,31 +1167,31 @@ def test_client_each_action_is_said_once_and_the_persons_turn_with_it(browser, s
     act(clients["W"], 4, "call", "1P")
     page_at(south, 5)
     south.wait_for_timeout(200)
-    assert south.evaluate("window.__live")[3:] == [["announce", "West: 1 Plains."]]
+    assert south.evaluate("window.__live")[3:] == [["announce", "West: 1 Plain."]]
     close_all(clients)
     assert not south.errors
 
 
 def test_client_review_and_scoresheet_say_contracts_and_seats_in_words(hand_seen_by_spectator):
     # 1.3.1 / 3.1.3: the review's headline, auction and tricks and the scoresheet's
-    # record read "1P", "N" where the live region said "1 Plains by North"
+    # record read "1P", "N" where the live region said "1 Plain by North"
     page = hand_seen_by_spectator["page"]
     review = hand_seen_by_spectator["review"]
     if not page.locator("#review-dialog[open]").count():
         page.locator("#open-review").click()
     headline = page.locator("#review-headline")
     assert headline.evaluate("h => h.querySelector('[aria-hidden]').textContent") == "1P"    # shown as it was
-    assert 'heading "Hand 1: 1 Plains by North, ' in headline.aria_snapshot(), headline.aria_snapshot()
+    assert 'heading "Hand 1: 1 Plain by North, ' in headline.aria_snapshot(), headline.aria_snapshot()
     items = re.findall(r'- listitem: "?([^"\n]*)', page.locator("#review .review-auction").aria_snapshot())
     assert [re.sub(r"\s+", " ", item).strip() for item in items] == [
-        f"{SEAT_NAME[c['seat']]}: {'1 Plains' if c['call'] == '1P' else c['call']}" for c in review["auction"]]
+        f"{SEAT_NAME[c['seat']]}: {'1 Plain' if c['call'] == '1P' else c['call']}" for c in review["auction"]]
     first = page.locator("#review .tricks-table tbody tr").first.aria_snapshot()
     for play in review["tricks"][0]["plays"]:
         assert SEAT_NAME[play["seat"]] in first, first
     assert not re.search(r'\b[NESW]\b', first), first
     page.keyboard.press("Escape")
     record = page.locator("#scoresheet dl.record")
-    assert "1 Plains" in record.aria_snapshot(), record.aria_snapshot()
+    assert "1 Plain" in record.aria_snapshot(), record.aria_snapshot()
     assert "Contract1PDeclarer" in record.evaluate(SHOWN)               # shown as it was
     assert not page.errors
 

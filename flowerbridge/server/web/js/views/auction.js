@@ -6,6 +6,8 @@ import { SEATS, SEAT_NAMES } from "../seats.js";
 
 const DENOMINATIONS = ["P", "R", "A", "NT"];
 const DENOMINATION_NAMES = { P: "Plains", R: "Ribbons", A: "Bright Animals", NT: "No Trump" };
+// at the one level, as the engine and the rulebook name it ("1 Plain down 3 × 50" on the score)
+const DENOMINATION_NAME = { P: "Plain", R: "Ribbon", A: "Bright Animal", NT: "No Trump" };
 
 /** A call's level and denomination (`{level: 3, denomination: "NT"}`), or null for Pass. */
 export function splitCall(text) {
@@ -16,7 +18,8 @@ export function splitCall(text) {
 /** How a call reads aloud: "3 No Trump", "Pass". */
 export function spokenCall(text) {
   const bid = splitCall(text);
-  return bid ? `${bid.level} ${DENOMINATION_NAMES[bid.denomination]}` : text;
+  if (!bid) return text;
+  return `${bid.level} ${(bid.level === 1 ? DENOMINATION_NAME : DENOMINATION_NAMES)[bid.denomination]}`;
 }
 
 /**
@@ -67,7 +70,7 @@ export function renderBiddingBox(legal, onCall, pendingLevel = null, current = n
   const stop = legal.includes(current) ? current : legal.includes("Pass") ? "Pass" : legal[0];
   const button = (call, row, column, extra = "") => el("button", {
     type: "button", class: extra, dataset: { call, row, column }, tabindex: call === stop ? "0" : "-1",
-    // named first by what it shows (WCAG 2.5.3: "click 1P"), then in words: "1P, 1 Plains"
+    // named first by what it shows (WCAG 2.5.3: "click 1P"), then in words: "1P, 1 Plain"
     "aria-label": call === "Pass" ? null : `${call}, ${spokenCall(call)}`, onclick: (event) => onCall(call, event),
   }, call);
   const spent = (call) => el("span", { class: "spent", "aria-hidden": "true" }, call);
