@@ -95,7 +95,6 @@ def test_lobby_creates_a_table_with_one_secret_link_per_person(server):
     assert table["seats"]["E"] == {"player": "bot", "level": "random", "connected": True, "windows": 0,
                                    "stand_in": None, "stand_in_after": None}
     assert table["seats"]["N"]["player"] == "human" and not table["seats"]["N"]["connected"]
-    assert table["seats"]["N"]["stand_in_after"] is None    # not joined yet: it waits, no stand-in to come
     # The tokens appear in the creation answer only.
     listed = server.api("GET", f"/api/tables/{table['id']}").text
     assert all(inv["token"] not in listed for inv in created["invitations"].values())
@@ -790,6 +789,8 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_takes_the_seat_back(tmp_pa
         created = server.create_table({"N": "human", "E": "random", "S": "human", "W": "random"},
                                       hands=3, stand_in="random")
         table_id, tokens = created["table"]["id"], {s: i["token"] for s, i in created["invitations"].items()}
+        # a seat nobody has joined waits: no stand-in to come, though the server replaces those who leave
+        assert [created["table"]["seats"][s]["stand_in_after"] for s in "NS"] == [None, None]
         north, south = (joined(server, table_id, tokens[s]) for s in "NS")
         north.until(lambda m: m["type"] == "presence" and m["seats"]["S"]["connected"])
         south.close()
