@@ -68,9 +68,10 @@ CONTRAST = """
 """
 
 
-def people_table(browser, server, page_seat=None, *, hands=1, bots=None):
+def people_table(browser, server, page_seat=None, *, hands=1, bots=None, clock=False):
     """A table of people; the page takes ``page_seat`` (a spectator when None), protocol
-    clients the other seats (``bots`` maps seats to bot levels instead)."""
+    clients the other seats (``bots`` maps seats to bot levels instead); ``clock``: the
+    page's clock is Playwright's (``open_page``)."""
     from flowerbridge.server.testing import Client
 
     seats = {seat: (bots or {}).get(seat, "human") for seat in "NESW"}
@@ -85,7 +86,7 @@ def people_table(browser, server, page_seat=None, *, hands=1, bots=None):
         client.until(lambda m: m["type"] == "snapshot")
         clients[seat] = client
     path = created["invitations"][page_seat]["url"] if page_seat else created["spectate_url"]
-    page = open_page(browser, server, path)
+    page = open_page(browser, server, path, clock=clock)
     wait_for_table(page)
     return created, clients, page
 
@@ -928,12 +929,17 @@ def test_client_a_table_waiting_on_a_person_who_left_says_a_stand_in_will_come_a
     from browser_support import Server
 
     with Server(tmp_path, options=["--replace-after", "120"]) as slow:
-        created, clients, south = people_table(browser, slow, "S")
+        created, clients, south = people_table(browser, slow, "S", clock=True)
         assert south.locator("#message").inner_text() == "North to call."   # North deals hand 1
         clients.pop("N").close()
         south.wait_for_function("document.querySelector('#message').textContent.includes('has left')")
-        assert south.locator("#message").inner_text() == (
-            "North to call. North has left: a basic bot plays for them if they are not back within 2 minutes.")
+        said = "North to call. North has left: a basic bot plays for them"
+        assert south.locator("#message").inner_text() == f"{said} if they are not back within 2 minutes."
+        assert south.title().startswith("North to call — ")     # the tab's title keeps to the turn
+        south.clock.run_for(115_000)                            # counting down, once a second
+        assert re.fullmatch(rf"{said} if they are not back within [56] s\.", south.locator("#message").inner_text())
+        south.clock.run_for(6_000)
+        assert south.locator("#message").inner_text() == f"{said} now."
         for client in clients.values():
             client.close()
         assert not south.errors

@@ -21,6 +21,7 @@ const DENOMINATION_KEYS = { p: "P", r: "R", a: "A", n: "NT" };
 
 const state = {
   catalogue: null,
+  standInDue: {},        // seat: when its stand-in comes at the latest (ms), while its person is away
   language: getLanguage(),
   role: null,            // "seat" or "spectator"
   seat: null,            // this page's seat, null for a spectator
@@ -383,7 +384,7 @@ function whyNotPlayable(seat) {
     return `${SEAT_NAMES[contract.declarer]} (declarer) plays the dummy's cards.`;
   }
   if (seat !== state.seat && seat !== dummy) return null;
-  if (!isMyTurn()) return `Not your turn: ${turnMessage()}`;
+  if (!isMyTurn()) return `Not your turn: ${turnMessage({ standIn: false })}`;
   if (view.turn !== seat) {
     return view.turn === dummy
       ? `${SEAT_NAMES[dummy]} (dummy) plays now: play from ${SEAT_NAMES[dummy]}'s hand.`
@@ -485,7 +486,7 @@ function drawElsewhere() {
   $("elsewhere").classList.toggle("hidden", !text);
 }
 
-function turnMessage() {
+function turnMessage({ standIn = true } = {}) {
   const view = state.view;
   if (state.table?.closed) return closedText(state.table.closed, state.scoresheet);
   if (sessionOver()) {
@@ -497,23 +498,43 @@ function turnMessage() {
   if (state.table?.waiting) return "The table waits for one of its players to come back.";
   if (view.phase === "auction") {
     if (isMyTurn()) return state.pendingLevel ? `Your call: ${state.pendingLevel}… (P, R, A or N)` : "Your call.";
-    return `${SEAT_NAMES[view.turn]} to call.${standInToCome(view.turn)}`;
+    return `${SEAT_NAMES[view.turn]} to call.${standIn ? standInToCome(view.turn) : ""}`;
   }
   if (isMyTurn()) return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
   return view.turn === view.contract.dummy
-    ? `${SEAT_NAMES[view.actor]} to play from dummy.${standInToCome(view.actor)}`
-    : `${SEAT_NAMES[view.turn]} to play.${standInToCome(view.turn)}`;
+    ? `${SEAT_NAMES[view.actor]} to play from dummy.${standIn ? standInToCome(view.actor) : ""}`
+    : `${SEAT_NAMES[view.turn]} to play.${standIn ? standInToCome(view.turn) : ""}`;
 }
 
 // The table waits on a person who left: what comes if they stay away (the server's
-// stand-in clock runs for them); "" otherwise.
+// stand-in clock runs for them), counting down from when this page learnt it (at the
+// latest: a page opened later than they left counts from then); "" otherwise.
 function standInToCome(seat) {
   const after = state.table?.seats?.[seat]?.stand_in_after;
   if (after == null) return "";
-  const seconds = Math.max(1, Math.round(after));
-  const within = seconds % 60 === 0 ? (seconds === 60 ? "a minute" : `${seconds / 60} minutes`) : `${seconds} s`;
-  return ` ${SEAT_NAMES[seat]} has left: a ${state.table.stand_in} bot plays for them if they are not back within ${within}.`;
+  const due = state.standInDue[seat] ?? Date.now() + after * 1000;
+  const seconds = Math.ceil((due - Date.now()) / 1000);
+  const bot = `a ${state.table.stand_in} bot`;
+  if (seconds <= 0) return ` ${SEAT_NAMES[seat]} has left: ${bot} plays for them now.`;
+  const within = seconds % 60 === 0 ? (seconds === 60 ? "a minute" : `${seconds / 60} minutes`)
+    : seconds > 60 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} s`;
+  return ` ${SEAT_NAMES[seat]} has left: ${bot} plays for them if they are not back within ${within}.`;
 }
+
+// Each seat's stand-in clock as this page first heard of it; and the turn line kept
+// counting down, once a second, while one runs (the line only: not a live region).
+function noteStandIns(seats) {
+  for (const [seat, info] of Object.entries(seats || {})) {
+    if (info.stand_in_after == null) delete state.standInDue[seat];
+    else state.standInDue[seat] ??= Date.now() + info.stand_in_after * 1000;
+  }
+}
+
+setInterval(() => {
+  if (!state.view || state.linkRefused || !Object.keys(state.standInDue).length) return;
+  const message = turnMessage();
+  if ($("message").textContent !== message) $("message").textContent = message;
+}, 1000);
 
 // Whether the turn line is news a screen reader is told (with the action that
 // brought it, in one update of the live region): the person's own turn, the end
@@ -758,7 +779,7 @@ function drawTitle() {
   const table = state.table;
   $("title").textContent = `${table.name} — hand ${state.hand} (${describeLength(table.length)}), ` +
     (state.role === "spectator" ? "watching" : SEAT_NAMES[state.seat]);
-  document.title = `${turnMessage().replace(/\.$/, "")} — ${table.name}, hand ${state.hand} — Flower Bridge`;
+  document.title = `${turnMessage({ standIn: false }).replace(/\.$/, "")} — ${table.name}, hand ${state.hand} — Flower Bridge`;
 }
 
 // ---------------------------------------------------------------- focus
@@ -885,6 +906,7 @@ const HANDLERS = {
     state.seat = message.seat;
     state.table = message.table;
     noteJoined(message.table?.seats);
+    noteStandIns(message.table?.seats);
     if (message.stood_in?.length) {
       state.stoodIn = stoodInNews(message.stood_in);
       say(state.stoodIn.summary || state.stoodIn.text);
@@ -898,6 +920,7 @@ const HANDLERS = {
     state.seat = message.seat;
     state.table = message.table;
     noteJoined(message.table?.seats);
+    noteStandIns(message.table?.seats);
     applyView(message);
     state.pendingLevel = null;      // a level typed before the page was away: the auction may have moved
     state.currentCall = null;
@@ -967,6 +990,7 @@ const HANDLERS = {
     state.table = { ...state.table, seats: message.seats, spectators: message.spectators,
       waiting: message.waiting };
     noteJoined(message.seats);
+    noteStandIns(message.seats);
   },
   review(message) {
     // the latest hand's values, or those of the earlier hand the window shows (asked
@@ -1335,7 +1359,7 @@ function keyCall(key) {
     // a bid or Pass typed while another seat calls: said, as a card clicked out of turn is
     if (/^[1-7p]$/.test(key) && state.seat && state.view?.phase === "auction" && !isMyTurn()
         && !state.table?.closed) {
-      state.hint = `Not your turn: ${turnMessage()}`;
+      state.hint = `Not your turn: ${turnMessage({ standIn: false })}`;
       draw();
       return true;
     }
