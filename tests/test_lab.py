@@ -1178,7 +1178,7 @@ def test_report_cells_keep_three_significant_digits_beside_each_other():
 def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_right():
     from flowerbridge.lab.report import TableSpec, table_html, table_markdown
     page = table_html(TableSpec("rule sets", ["rule set", "options", "hands"],
-                                [["strict", "undertrick_penalty=0", 100000], ["default", "the rules as written", 5]]))
+                                [["strict", "undertrick_penalty=0", 100000], ["default", "the default rules", 5]]))
     assert page.startswith("<div class='table'><table>") and page.endswith("</table></div>")
     assert "<th class='text'>options</th>" in page and "<th>hands</th>" in page
     assert "<td class='text'>undertrick_penalty=0</td>" in page and "<td>100,000</td>" in page
@@ -1194,7 +1194,7 @@ def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_righ
 def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):
     result = run_lab(tmp_path, ["variants"], workers=1, n=8, seed=2, bots="random")
     page = (result.out / "report.html").read_text()
-    assert "<td class='text'>the rules as written</td>" in page
+    assert "<td class='text'>the default rules</td>" in page
     assert "<td class='text'>undertrick_penalty=0</td>" in page        # strict: R15's option alone
     assert "declarer=final-bidder" not in page                           # the default, said nowhere
 
@@ -1385,7 +1385,7 @@ def test_lab_api_compares_against_the_rules_as_written_first(tmp_path):
     assert list(summary["variants"]) == ["default", "strict"] and summary["reference"] == "default"
     with pytest.raises(LabError, match="non-empty list"):
         run_lab(tmp_path / "c", ["variants"], n=4, seed=5, bots="random", workers=1, variants=[])
-    with pytest.raises(LabError, match="variant 'default' is kept for the rules as written"):
+    with pytest.raises(LabError, match="variant 'default' is kept for the default rules"):
         run_lab(tmp_path / "b", ["variants"], n=4, seed=5, bots="random", workers=1,
                 variants=[["default", {"undertrick_penalty": 0}], ["x", {}]])
 
@@ -1488,7 +1488,7 @@ def test_lab_designer_refuses_a_figures_or_output_folder_behind_a_loop_of_symbol
 def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_path, capsys):
     assert main(["lab", "variants", "--n", "1", "--out", str(tmp_path / "v"), "--quiet",
                  "--variant", 'default={"undertrick_penalty": 0}']) == 2
-    assert "--variant default: that name is kept for the rules as written" in capsys.readouterr().err
+    assert "--variant default: that name is kept for the default rules" in capsys.readouterr().err
     for k in ("3", "0"):    # 0 too: given and ignored, it was taken as not given
         assert main(["lab", "--n", "1", "--dd-n", k, "--out", str(tmp_path / "d"), "--quiet"]) == 2
         assert "--dd-n belongs to --designer" in capsys.readouterr().err

@@ -25,7 +25,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     for heading in ("## 1. Is a 30-point Ribbon or Animal contract worth a 20-point Plain one?",
                     "## 2. What does the mystery discard hide?",
                     "## 3. How much do honors and Bright bonuses weigh against contract points?",
-                    "## 4. What does the default undertrick penalty change against the strict reading?",
+                    "## 4. What does an undertrick penalty change? (The rulebook states none; R15 adds 50 a trick.)",
                     "## What the data suggest"):
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text
@@ -245,7 +245,7 @@ def test_designer_plains_conclusion_names_the_extra_trick_only_where_tricks_are_
 
 
 @pytest.mark.parametrize("changed, hands, headline", [
-    (17.0, 1000, "**Keep the undertrick penalty.**"),
+    (17.0, 1000, "**State an undertrick penalty in the rulebook.**"),
     (2.0, 1000, "**The undertrick penalty decides few hands"),
     # the estimate alone gave firm advice from a handful of hands: 10 % of 30 (3.5-25.6 %)
     (10.0, 30, "**What the undertrick penalty decides, these deals cannot tell:**"),
@@ -631,7 +631,7 @@ def test_designer_section_3_and_the_discard_suggestion_give_each_rate_its_own_fi
 
 
 @pytest.mark.parametrize("strict, default, headline", [
-    (99.4, 0.0, "**Keep the undertrick penalty.**"),
+    (99.4, 0.0, "**State an undertrick penalty in the rulebook.**"),
     (3.0, 3.0, "**The undertrick penalty changes par little.**")])
 def test_designer_penalty_conclusion_from_firm_double_dummy_follows_par_scoring_nothing(strict, default,
                                                                                           headline):

@@ -1,7 +1,7 @@
 """``flowerbridge lab``: seeded studies over many deals, with an HTML report.
 
     flowerbridge lab deals play variants --n 20000 --seed 1 --out lab-output/run1
-    flowerbridge lab --designer docs/designer-report.md --n 20000 --seed 2026 --dd-n 200
+    flowerbridge lab --designer docs/designer-report.md --n 20000 --seed 2026 --dd-n 1000
 
 Work is saved chunk by chunk in the output folder; running the same command
 again after an interruption resumes it.
@@ -77,7 +77,7 @@ def parse_variants(specs: list[str]) -> list | None:
             raise LabError(f"--variant {name}: the rules are a JSON object of options, not "
                            f"{json_type(options)}, e.g. {name}='{{\"undertrick_penalty\": 0}}'")
         if name == "default":
-            raise LabError("--variant default: that name is kept for the rules as written, "
+            raise LabError("--variant default: that name is kept for the default rules, "
                            "which every comparison includes first; give the variant another name")
         out.append([name, options])
     return [["default", {}], *out]

@@ -185,7 +185,7 @@ and Bright bonuses follow the cards captured, R16–R17)."""
 
 
 def changed_options(options: RuleOptions) -> set[str]:
-    """The options in which ``options`` differ from the rules as written."""
+    """The options in which ``options`` differ from the default rules."""
     written = RuleOptions()
     return {f.name for f in fields(RuleOptions) if getattr(options, f.name) != getattr(written, f.name)}
 

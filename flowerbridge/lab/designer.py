@@ -430,7 +430,7 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
 
 
 def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
-    out = ["## 4. What does the default undertrick penalty change against the strict reading?", ""]
+    out = ["## 4. What does an undertrick penalty change? (The rulebook states none; R15 adds 50 a trick.)", ""]
     if "strict" in vs:
         d, s = vs["default"], vs["strict"]
         out += [f"Played the same way, {d['points_per_hand']['undertrick penalties']:.1f} points per hand "
@@ -525,14 +525,16 @@ def _penalty_suggestion(play: dict, vs: dict, firm: dict | None) -> list[str]:
     if firm and "strict" in firm["variants"]:
         s, d = firm["variants"]["strict"], firm["variants"]["default"]
         if s["par_zero"] > d["par_zero"]:
-            out.append(f"**Keep the undertrick penalty.** Under the strict reading an outbid costs "
-                       f"nothing, so whatever a side bids the other outbids it for free: counting "
-                       f"the contract's score alone, par scores nothing in {s['par_zero']:.0f}% of deals "
-                       f"(against {d['par_zero']:.0f}% with 50 a trick), and what is left to score "
-                       "is honors and Bright bonuses, which go to whoever captures the cards. "
+            out.append(f"**State an undertrick penalty in the rulebook.** The rulebook has none "
+                       f"(the project's default, 50 a trick, is its ruling R15). Under the strict "
+                       f"reading an outbid costs nothing, so whatever a side bids the other "
+                       f"outbids it for free: counting the contract's score alone, par scores "
+                       f"nothing in {s['par_zero']:.0f}% of deals (against {d['par_zero']:.0f}% "
+                       "with 50 a trick), and what is left to score is honors and Bright bonuses, "
+                       "which go to whoever captures the cards. "
                        + (f"With the same play, the side ahead changes in "
                           f"{_changed(vs['strict'])} of hands. " if "strict" in vs else "")
-                       + "Without a penalty the contract decides little; the rulebook should state one.")
+                       + "Without a penalty the contract decides little.")
         else:
             out.append(f"**The undertrick penalty changes par little.** Counting the contract's "
                        f"score alone, par scores nothing in {s['par_zero']:.0f}% of deals under the strict "
@@ -542,9 +544,11 @@ def _penalty_suggestion(play: dict, vs: dict, firm: dict | None) -> list[str]:
         # estimate alone gave firm advice from 30 hands, 10.0 % (3.5-25.6 %)
         lo, hi = wilson(vs["strict"]["winner_changed_hands"], vs["strict"]["hands"])
         if lo >= 5:
-            out.append(f"**Keep the undertrick penalty.** Without it a failed contract costs nothing, "
-                       f"so nothing stops a side from outbidding any contract; with the same play "
-                       f"the side ahead changes in {_changed(vs['strict'])} of hands already.")
+            out.append(f"**State an undertrick penalty in the rulebook.** The rulebook has none (the "
+                       f"project's default, 50 a trick, is its ruling R15). Without it a failed "
+                       f"contract costs nothing, so nothing stops a side from outbidding any "
+                       f"contract; with the same play the side ahead changes in "
+                       f"{_changed(vs['strict'])} of hands already.")
         elif hi < 5:
             out.append(f"**The undertrick penalty decides few hands as they were played:** the side "
                        f"ahead changes in {_changed(vs['strict'])} of hands without it. But without it a failed "

@@ -69,7 +69,7 @@ def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *,
 
     known = analyses()
     if variants is not None:
-        variants = default_first(variants)     # the rules as written are the reference
+        variants = default_first(variants)     # the default rules are the reference
         variant_options(variants)              # a bad one named now, not after dd's searches
     # one analysis may be named alone ("variants", not ["variants"]): a string was read
     # as its letters ("a named more than once")

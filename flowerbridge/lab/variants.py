@@ -84,14 +84,14 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
         except OptionError as exc:
             raise LabError(f"variant {name!r}: {exc}") from None
         if name == "default" and options != RuleOptions():
-            raise LabError("variant 'default' is kept for the rules as written, the reference of "
+            raise LabError("variant 'default' is kept for the default rules (the rulings' defaults), the reference of "
                            "every comparison: give changed rules another name")
         out.append((name, options))
     return out
 
 
 def default_first(variants: Any) -> Any:
-    """``variants`` with the rules as written first, as ``default`` (added when
+    """``variants`` with the default rules first, as ``default`` (added when
     missing, moved to the front when elsewhere); anything malformed is left for
     :func:`variant_options` to name."""
     if not isinstance(variants, (list, tuple)) or not variants or not all(
@@ -216,10 +216,11 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     names = list(vs)
     written = RuleOptions().to_dict()
     rule_sets = TableSpec(
-        "The rule sets: what each changes from the rules as written",
+        "The rule sets: what each changes from the default rules (the rulebook with the "
+        "rulings' defaults, e.g. R15's 50 points a trick down, which the rulebook does not state)",
         ["rule set", "options"],
         [[n, ", ".join(f"{k}={v}" for k, v in vs[n]["options"].items() if written.get(k) != v)
-          or "the rules as written"] for n in names])
+          or "the default rules"] for n in names])
     reference = summary["reference"]
     compare = TableSpec(
         f"The same {plural(vs[names[0]]['hands'], 'hand')} under each rule set, each figure with "

@@ -406,7 +406,7 @@ def _creation_answer(live: LiveTable, tokens: dict[Seat, str]) -> dict[str, Any]
 def _as_read(body: CreateTable) -> dict[str, Any]:
     """A table's request as the server reads it, to tell a repeat (``Idempotency-Key``) from
     another request: a field left out, or given as null, counts as its default (``stand_in``
-    the default bot, ``options`` the rules as written: ``{}``, the defaults written out and
+    the default bot, ``options`` the default rules: ``{}``, the defaults written out and
     ``null`` are one request)."""
     asked = body.model_dump(mode="json")
     if asked.get("stand_in") is None:
