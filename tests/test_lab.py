@@ -85,6 +85,33 @@ def test_ch6_mystery_discard_exact_odds_count_the_60_card_deck():
     assert exact["mean_honors"] == pytest.approx(8 / 60 * 80)
 
 
+def test_ch10_honor_count_and_suit_length_exact_chances_count_every_hand_of_13():
+    # counted another way than features.py (which groups the cards by value): card by
+    # card, a polynomial in (cards taken, points) built over the 60 cards
+    from flowerbridge.cards import DECK
+    from flowerbridge.lab.features import exact_hand_distributions
+    exact = exact_hand_distributions()
+    ways = np.zeros((14, 81), dtype=object)
+    ways[0, 0] = 1
+    for card in DECK:
+        ways[1:, card.points:] = ways[1:, card.points:] + ways[:-1, :81 - card.points]
+    assert exact["honor_count"] == pytest.approx([w / comb(60, 13) for w in ways[13]], rel=1e-12, abs=1e-18)
+    assert sum(exact["honor_count"]) == pytest.approx(1)
+    # one suit of 20 cards among 60: hypergeometric, mean 13/3
+    assert exact["suit_length"] == pytest.approx([comb(20, k) * comb(40, 13 - k) / comb(60, 13) for k in range(14)])
+    assert sum(k * p for k, p in enumerate(exact["suit_length"])) == pytest.approx(13 / 3)
+    # the lab's deal summary carries them beside what it sampled, and the plots name their hands
+    from flowerbridge.lab.deals import COLUMNS, sections, summarize
+    summary = summarize(Table.from_rows(COLUMNS, deal_rows("odds", 0, 50, {})), {}, {})
+    assert summary["hand_honor_count"]["exact"] == exact["honor_count"]
+    assert summary["suit_length_exact"] == exact["suit_length"]
+    [section] = sections(Table.from_rows(COLUMNS, []), summary, {}, {})
+    _, honors, lengths = section.plots
+    assert "(200 hands, the four of each deal), with the exact chances" in honors.caption
+    assert [line.get_label() for line in honors.figure.axes[0].lines] == ["exact (by counting)"]
+    assert lengths.figure.axes[0].lines[-1].get_ydata() == pytest.approx(100 * np.array(exact["suit_length"]))
+
+
 def test_ch6_mystery_discard_frequencies_agree_with_exact_odds():
     rows = deal_rows("odds", 0, 3000, {})
     exact = exact_undealt_odds()
@@ -459,7 +486,8 @@ def test_lab_settings_that_clash_with_the_folders_are_named_with_what_resumes_it
                  "--variant", 'strict={"undertrick_penalty": 10}']) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {out} holds a variants run with the rule variants default, strict, "
-                          "first-named, no-honors, no-bright-bonus, plains-30, not default, strict: the same "
+                          "first-named, no-honors, no-bright-bonus, plains-30, plains-25, not default, strict: the "
+                          "same "
                           "--variant options resume it, or use another output folder")
     assert "undertrick_penalty" not in err        # the names tell them apart: not the whole JSON
 
@@ -1199,6 +1227,18 @@ def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):
     assert "declarer=final-bidder" not in page                           # the default, said nowhere
 
 
+def test_lab_points_plot_names_its_hands_and_draws_each_whole_scores_interval(tmp_path):
+    # a stacked chart of means across the rule sets had neither its sample nor an interval
+    from flowerbridge.lab.variants import points_plot
+    study = run_lab(tmp_path, ["variants"], workers=1, n=12, seed=2, bots="random")
+    vs = study.summaries["variants"]["variants"]
+    plot = points_plot(vs)
+    assert "the same 12 hands under each" in plot.caption
+    [bars] = [c for c in plot.figure.axes[0].containers if c.get_label() == "whole score: 95% interval"]
+    tops = [seg[1][1] for seg in bars.lines[2][0].get_segments()]
+    assert tops == pytest.approx([vs[n]["points_per_hand_total"][2] for n in vs])
+
+
 def test_report_bootstrap_interval_of_a_rate_and_of_a_difference_of_rates():
     rng = np.random.default_rng(1)
     n = 4000
@@ -1281,9 +1321,9 @@ def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
     study = run_lab(tmp_path, ["variants"], workers=1, **SMALL)
     t = study.result.tables["variants"]
     rows = {name: t.where(t["variant"] == name) for name in
-            ("default", "strict", "no-honors", "no-bright-bonus", "plains-30", "first-named")}
+            ("default", "strict", "no-honors", "no-bright-bonus", "plains-30", "plains-25", "first-named")}
     base = rows["default"]
-    for name in ("strict", "no-honors", "no-bright-bonus", "plains-30"):
+    for name in ("strict", "no-honors", "no-bright-bonus", "plains-30", "plains-25"):
         assert list(rows[name]["contract"]) == list(base["contract"])
         assert list(rows[name]["tricks"]) == list(base["tricks"])
         assert not rows[name]["replayed"].any()
@@ -1298,6 +1338,8 @@ def test_ruling_r15_r16_r17_variants_rescore_the_same_play(tmp_path):
     assert made_plains.any()
     assert (rows["plains-30"]["contract_points"][made_plains] * 2
             == base["contract_points"][made_plains] * 3).all()
+    assert (rows["plains-25"]["contract_points"][made_plains] * 4
+            == base["contract_points"][made_plains] * 5).all()
     # a hand's winner changes where the side ahead on the hand's points is another, either
     # way (a count of one way only passed)
     def ahead(r):
@@ -1556,7 +1598,7 @@ def test_lab_command_writes_html_report_csv_and_summary(tmp_path, capsys):
     assert summary["summaries"]["play"]["hands"] == 40
     header = (out / "play.csv").read_text().splitlines()[0]
     assert header.startswith("deal,dealer,contract,denom,level,declarer")
-    assert len((out / "variants.csv").read_text().splitlines()) == 1 + 40 * 6
+    assert len((out / "variants.csv").read_text().splitlines()) == 1 + 40 * 7     # 7 rule sets
     assert "made % (95% interval)" in page and "winner changes % (95% interval)" in page
 
 
@@ -1586,8 +1628,11 @@ def test_lab_play_section_gives_the_bright_bonus_shares_as_the_designer_report_d
     study = run_lab(tmp_path, ["play"], workers=1, **{**SMALL, "n": 20})
     summary = study.summaries["play"]
     [section, *_] = sections(study.result.tables["play"], summary, study.result.params["play"], {})
-    assert (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, "
-            f"Ten Bright in {summary['ten_bright_rate']:.2f}%.") in section.text
+    from flowerbridge.lab.report import wilson
+    assert summary["five_bright_rate"] == pytest.approx(100 * summary["five_bright_hands"] / 20)
+    five = wilson(summary["five_bright_hands"], 20)
+    assert (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% (95% interval {five[0]:.1f}–{five[1]:.1f}%) "
+            f"of hands, Ten Bright in {summary['ten_bright_rate']:.2f}% (") in section.text
 
 
 def test_report_paired_bootstrap_of_a_change_cancels_what_both_cells_share():
@@ -1663,8 +1708,9 @@ def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tm
             checked += d["games_bid"] != d["contracts"]
     assert checked
     assert rows["made %, points"][0] == "no change"
-    assert rows["hands per game"][-1] == change_cell(p30["hands_per_game"])
-    assert re.fullmatch(r"[-+][\d.]+ \([-+][\d.]+ to [-+][\d.]+\)", rows["hands per game"][-1])
+    column = paired.headers.index("plains-30") - 1
+    assert rows["hands per game"][column] == change_cell(p30["hands_per_game"])
+    assert re.fullmatch(r"[-+][\d.]+ \([-+][\d.]+ to [-+][\d.]+\)", rows["hands per game"][column])
     [compare] = [t for t in tables if t.caption.startswith("The same 400 hands")]
     assert "hands per game (95% interval)" in [row[0] for row in compare.rows]
 
@@ -2016,14 +2062,14 @@ def test_lab_run_too_big_for_the_memory_available_is_refused_before_any_work(tmp
     status = main(["lab", "--n", "100000", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert status == 2
-    assert err == ("error: 100,000 deals of deals, play, variants need about 499 MB of memory in this "
+    assert err == ("error: 100,000 deals of deals, play, variants need about 556 MB of memory in this "
                    "process, which holds every row to merge them and sum them up, and 300 MB is "
                    "available: run fewer deals (--n) or analyses, or on a machine with more memory\n")
     assert not out.exists()
     # the designer's report counts both its runs, whose rows it holds together
     status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "100000", "--out", str(out),
                    "--quiet"])
-    assert status == 2 and "deals of deals, play and variants need about 499 MB" in capsys.readouterr().err
+    assert status == 2 and "deals of deals, play and variants need about 556 MB" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "r").exists()
     # what fits runs
     assert memory_needed({"deals": {}}, 1000) < 300 * 2**20
@@ -2304,6 +2350,21 @@ def test_lab_plains_30_variant_scores_plains_contracts_and_overtricks_as_ribbons
             assert len(plains.items) == (2 if taken > level + 6 else 1)          # overtricks scored too
 
 
+def test_lab_plains_25_variant_scores_plains_25_a_level_with_game_at_4p():
+    # the designer's report weighs Plains at 25 a level (4 x 25 = 100, game at 4P) beside
+    # plains-30: both are run by default, so that its advice rests on a measured figure
+    from flowerbridge import Contract, Denomination, Seat
+    from flowerbridge.lab.variants import DEFAULT_VARIANTS, variant_options
+    from flowerbridge.scoring import score_contract
+    options = dict(variant_options([list(v) for v in DEFAULT_VARIANTS]))["plains-25"]
+    for level in range(1, 8):
+        for taken in range(level + 6, 14):
+            score = score_contract(Contract(level, Denomination.P, Seat.N), (taken, 13 - taken), ([], []), options)
+            assert [i.points for i in score.items] == [25 * level] + ([25 * (taken - level - 6)] if taken > level + 6
+                                                                     else [])
+    assert 3 * 25 < options.game_points <= 4 * 25
+
+
 def test_lab_share_points_are_hollow_under_30_cases_and_filled_from_30():
     from matplotlib.figure import Figure
     from flowerbridge.lab.report import FEW, share_points
@@ -2372,6 +2433,10 @@ def test_lab_play_summary_figures_are_recounted_from_the_engines_hands(tmp_path)
     assert sum(cell["games_bid"] for cell in per.values()) > 0         # the rule was exercised
     assert summary["honor_margin"] == pytest.approx(np.mean(honor_gaps))
     assert summary["points_per_hand"]["overtricks"] == pytest.approx(overtricks / n)
+    # the whole score a hand is the sum of its sources, with a t interval around it
+    whole, lo, hi = summary["points_per_hand_total"]
+    assert whole == pytest.approx(sum(summary["points_per_hand"].values()))
+    assert lo < whole < hi
     assert (summary["five_bright_rate"], summary["ten_bright_rate"]) == \
         (pytest.approx(100 * five / n), pytest.approx(100 * ten / n))
     assert five > ten                                                   # (Five Bright is the commoner)

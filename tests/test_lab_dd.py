@@ -312,11 +312,11 @@ def test_lab_dd_leaves_out_rule_sets_it_cannot_tell_from_default_and_says_why(tm
     variants = [[n, o] for n, o in DEFAULT_VARIANTS]
     study = run_lab(tmp_path, ["dd"], n=10, seed=4, workers=1, variants=[*variants, ["mixed", mixed]])
     summary = study.summaries["dd"]
-    assert list(summary["variants"]) == ["default", "strict", "plains-30", "mixed"]
+    assert list(summary["variants"]) == ["default", "strict", "plains-30", "plains-25", "mixed"]
     assert summary["variants_unseen"] == {
         "first-named": ["declarer"], "no-honors": ["honor_animal", "honor_bright", "honor_ribbon"],
         "no-bright-bonus": ["five_bright_bonus", "ten_bright_bonus"]}
     [section] = dd.sections(study.result.tables["dd"], summary, {}, {})
     assert "the rule sets that change only those (first-named, no-honors, no-bright-bonus) equal " \
            "'default' here by construction and are left out." in section.text
-    assert section.tables[1].headers == ["", "default", "strict", "plains-30", "mixed"]
+    assert section.tables[1].headers == ["", "default", "strict", "plains-30", "plains-25", "mixed"]

@@ -192,14 +192,14 @@ def test_designer_plains_conclusion_follows_the_sign_and_interval_of_its_gap(pla
 def test_designer_plains_suggestion_of_plains_30_says_when_its_games_are_not_yet_told_apart(change, unresolved):
     # section 1 said the plains-30 variant's games could not be told from the default's,
     # while the closing suggestion advised that variant as if nothing were unsettled
-    from flowerbridge.lab.designer import _plains_30, _suggestions
+    from flowerbridge.lab.designer import _plains_scored, _suggestions
     vs = {"default": {"hands_per_game": 3.0},
           "plains-30": {"hands_per_game": 3.0 + change[0],
                         "vs_reference": {"hands_per_game": list(change), "game_block": 10}}}
     first = _suggestions(*_summaries(10, 30), vs, None, {"play": (12, 28), "dd": None})[0]
     assert first.startswith("**Plains are worth less than their price.**") and "score Plains 30 a level" in first
     assert ("not yet clear in these hands" in first) is unresolved, first
-    assert ("cannot tell the two scorings apart" in _plains_30(vs)) is unresolved
+    assert ("cannot tell the two scorings apart" in _plains_scored(vs, "plains-30")) is unresolved
     assert "not yet clear" not in _suggestions(*_summaries(10, 30), {}, None, {"play": (12, 28), "dd": None})[0]
 
 
@@ -471,19 +471,20 @@ def test_lab_designer_holds_its_output_folder_until_its_report_is_written(tmp_pa
 def test_designer_sentences_on_variants_give_their_95_percent_intervals():
     # "a game takes 4.35 hands instead of 4.42" and "the side ahead changes in 17.4%"
     # came without the intervals the honors sentences had
-    from flowerbridge.lab.designer import _plains_30, _question_penalty
+    from flowerbridge.lab.designer import _plains_scored, _question_penalty
     default = {"hands_per_game": 4.42, "points_per_hand": {"undertrick penalties": 36.5}}
     vs = {"default": default,
           "plains-30": {"hands_per_game": 4.35,
                         "vs_reference": {"hands_per_game": [-0.07, -0.12, -0.02], "game_block": 100}}}
-    said = _plains_30(vs)
+    said = _plains_scored(vs, "plains-30")
+    assert said.startswith("With Plains scored like Ribbons (variant `plains-30`")
     assert "a game takes 4.35 hands instead of 4.42 (95% interval of the change -0.12 to -0.02 hands, " \
-           "a paired bootstrap over blocks of 100 consecutive hands)" in said
-    assert "lower bound" in said
+           "a paired bootstrap over blocks of 100 consecutive hands); the bots' bidding did not adapt" in said
     vs["plains-30"]["vs_reference"]["hands_per_game"] = [-0.07, -0.15, 0.01]
-    assert "the interval includes no change" in _plains_30(vs) and "lower bound" not in _plains_30(vs)
+    assert "the interval includes no change" in _plains_scored(vs, "plains-30")
     vs["plains-30"]["vs_reference"] = {"hands_per_game": None, "game_block": None}
-    assert "(too few hands for an interval)" in _plains_30(vs)
+    assert "(too few hands for an interval)" in _plains_scored(vs, "plains-30")
+    assert _plains_scored(vs, "plains-25") is None     # a variant not run: no sentence
     vs["strict"] = {"winner_changed": 17.4, "winner_changed_hands": 3480, "hands": 20000}
     text = "\n".join(_question_penalty(vs, None))
     assert "the side ahead on the hand changes in 17.4% (95% interval 16.9–17.9%) of hands" in text
@@ -619,10 +620,13 @@ def test_designer_section_3_and_the_discard_suggestion_give_each_rate_its_own_fi
     from flowerbridge.lab.designer import _question_honors, _suggestions
     from flowerbridge.lab.report import Plot
     deals, play = _summaries(10, 30)
-    play.update(five_bright_rate=45.7, ten_bright_rate=2.69)
+    # each share with its Wilson interval (the report gave them bare)
+    play.update(hands=20000, five_bright_rate=45.7, five_bright_hands=9140, ten_bright_rate=2.69,
+                ten_bright_hands=538)
     vs = {"default": {"points_per_hand": play["points_per_hand"]}}
     text = "\n".join(_question_honors(play, vs, "f", {"points": Plot(None, "points")}))
-    assert "Five Bright bonus in 45.7% of hands (either side), Ten Bright in 2.69%." in text
+    assert ("Five Bright bonus in 45.7% (95% interval 45.0–46.4%) of hands (either side), Ten Bright in "
+            "2.69% (2.47–2.92%).") in text
     deals["undealt"]["exact"] = {"some_bright": .79, "some_pair": .414, "some_bright_pair": .0777}
     [discard] = [s for s in _suggestions(deals, play, {}, None, {}) if "mystery discard" in s]
     assert "the Ten Bright bonus is out of reach in 79% of deals" in discard

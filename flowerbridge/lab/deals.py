@@ -12,7 +12,7 @@ from ..dealing import Deal
 from ..seats import SEATS
 from .base import ENGINE_SOURCES, LAB_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
-    exact_undealt_odds
+    exact_hand_distributions, exact_undealt_odds
 from .report import Plot, Section, TableSpec, interval_errors, mean_cell, mean_interval, new_figure, pct, plural, \
     rate_cell, wilson
 
@@ -31,6 +31,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     lengths = {suit.short: np.concatenate([table[f"len_{s.name}_{suit.letter}"] for s in SEATS])
                for suit in SUITS}
     exact = exact_undealt_odds()
+    hand_exact = exact_hand_distributions()
     shares = {"some_bright": table["undealt_brights"] > 0, "some_pair": table["undealt_pairs"] > 0,
               "some_bright_pair": table["undealt_bright_pairs"] > 0,
               "some_honor_pair": table["undealt_honor_pairs"] > 0}
@@ -43,8 +44,11 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     return {
         "deals": n,
         "hand_honor_count": {"mean": float(hands.mean()), "sd": float(hands.std()),
-                             "histogram": np.bincount(hands, minlength=1).tolist()},
+                             "histogram": np.bincount(hands, minlength=1).tolist(),
+                             # each count's chance by counting (0 to 80), for the plot beside it
+                             "exact": hand_exact["honor_count"]},
         "suit_length": {name: np.bincount(v, minlength=14).tolist() for name, v in lengths.items()},
+        "suit_length_exact": hand_exact["suit_length"],
         "longest_suit": np.bincount(np.max(np.stack(
             [np.concatenate([table[f"len_{s.name}_{suit.letter}"] for s in SEATS]) for suit in SUITS]),
             axis=0), minlength=14).tolist(),
@@ -105,9 +109,15 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     fig = new_figure()
     ax = fig.add_subplot()
     hist = np.array(hc["histogram"], dtype=float)
-    ax.bar(np.arange(len(hist)), hist / hist.sum() * 100, color="#5b8def")
+    hands = int(hist.sum())
+    ax.bar(np.arange(len(hist)), hist / hist.sum() * 100, color="#5b8def", label=f"{plural(hands, 'hand')} dealt")
+    exact = np.array(hc["exact"]) * 100
+    shown = np.arange(max(len(hist), int(np.nonzero(exact >= 0.01)[0].max()) + 1))
+    ax.plot(shown, exact[shown], color="black", linewidth=1, marker=".", markersize=3,
+            label="exact (by counting)")
     ax.set_xlabel("honor count of one hand (Bright 4, Animal 2, Ribbon 1)")
     ax.set_ylabel("% of hands")
+    ax.legend(fontsize=8)
     fig2 = new_figure()
     ax2 = fig2.add_subplot()
     # the suits deal alike, so their lines lie on one another: each drawn so that it shows there
@@ -116,6 +126,9 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         c = np.array(counts, dtype=float)
         ax2.plot(np.arange(len(c)), c / c.sum() * 100, marker=marker, markersize=size, linestyle=line,
                  label=name, color=colour)
+    exact_lengths = np.array(summary["suit_length_exact"]) * 100
+    ax2.plot(np.arange(len(exact_lengths)), exact_lengths, color="black", linewidth=0, marker="_",
+             markersize=14, label="exact (by counting)")
     ax2.set_xlabel("cards held in the suit")
     ax2.set_ylabel("% of hand-suits")
     ax2.legend()
@@ -128,10 +141,12 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         f"(standard deviation {hc['sd']:.2f}); the deck holds 80 points, 8 cards stay undealt.",
         [undealt_table(summary), lengths],
         [undealt_plot(summary),
-         Plot(fig, "Honor count of a single hand: the spread behind Chapter 10's bidding."),
-         Plot(fig2, "Suit lengths: each of the three suits holds 20 cards, so a hand averages "
-                    "4.33 cards a suit and long suits are common. The deal treats the suits alike, "
-                    "so their three lines lie on one another.")])]
+         Plot(fig, f"Honor count of a single hand: the spread behind Chapter 10's bidding "
+                   f"({plural(hands, 'hand')}, the four of each deal), with the exact chances."),
+         Plot(fig2, f"Suit lengths ({plural(hands, 'hand')}, each suit counted in each): each of the "
+                    "three suits holds 20 cards, so a hand averages 4.33 cards a suit and long suits "
+                    "are common. The deal treats the suits alike, so their three lines lie on one "
+                    "another, and on the exact chances.")])]
 
 
 def code(params: Params) -> dict[str, str]:

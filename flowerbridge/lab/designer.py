@@ -22,7 +22,7 @@ import numpy as np
 from .._files import unreachable
 from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
-from .play import FIT_MIN_CONTRACTS, contract_table, game_tricks_plot, points_table
+from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, Staged, analyses, check_memory, memory_needed
 from .study import Study, run_lab
@@ -319,51 +319,58 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
             f"No trump length had {FIT_MIN_CONTRACTS} contracts or more in any suit in these "
             f"{plural(play['hands'], 'hand')}: more deals would give the table and its figure.",
             "", *(_image(folder, "game-tricks", plots) if "game-tricks" in plots else [])]
-    p30 = _plains_30(vs)
-    if p30:
-        out += [p30, ""]
+    for name in PLAINS_VARIANTS:
+        said = _plains_scored(vs, name)
+        if said:
+            out += [said, ""]
     return out
 
 
-def _plains_30(vs: dict) -> str | None:
-    """What scoring Plains like Ribbons (variant ``plains-30``) does to the hands a game
-    takes, with the paired 95 % interval of the change; None without that variant."""
-    p30 = vs.get("plains-30")
-    if not p30:
+PLAINS_VARIANTS = {"plains-30": "scored like Ribbons", "plains-25": "scored 25 a level"}
+"""The variants that score Plains higher, and how each does: section 1 tells what
+each does to the hands a game takes."""
+
+
+def _plains_scored(vs: dict, name: str) -> str | None:
+    """What scoring Plains as variant ``name`` does (:data:`PLAINS_VARIANTS`) to the
+    hands a game takes, with the paired 95 % interval of the change; None without
+    that variant."""
+    variant = vs.get(name)
+    if not variant:
         return None
-    new, old = p30["hands_per_game"], vs["default"]["hands_per_game"]
-    lead = "With Plains scored like Ribbons (variant `plains-30`, same hands, same bidding), "
+    new, old = variant["hands_per_game"], vs["default"]["hands_per_game"]
+    lead = f"With Plains {PLAINS_VARIANTS[name]} (variant `{name}`, same hands, same bidding), "
     if new is None or old is None:
         return lead + "no game was completed under both scorings in these hands."
-    change = p30.get("vs_reference", {}).get("hands_per_game")
-    block = p30.get("vs_reference", {}).get("game_block")
+    change = variant.get("vs_reference", {}).get("hands_per_game")
+    block = variant.get("vs_reference", {}).get("game_block")
     known = change is not None and bool(np.isfinite(change[1]))
     interval = (f" (95% interval of the change {change[1]:+.2f} to {change[2]:+.2f} hands, a "
                 f"paired bootstrap over blocks of {block} consecutive hands)" if known else
                 " (too few hands for an interval)")
-    clear = _plains_30_clear(vs)
+    # (said of every case: bidding that counted the new values would move the figure, by
+    # an amount these hands cannot tell; "a lower bound" claimed a direction not measured)
+    unadapted = "the bots' bidding did not adapt to the new values, which would change it further."
     if f"{new:.2f}" == f"{old:.2f}":
-        return (lead + f"a game takes {new:.2f} hands, as under the default scoring{interval}; the "
-                "bots' bidding did not adapt to the new values, so the change may still be larger.")
-    if clear:
-        return (lead + f"a game takes {new:.2f} hands instead of {old:.2f}{interval}; the bots' "
-                "bidding did not adapt to the new values, so this is a lower bound of the change.")
+        return lead + f"a game takes {new:.2f} hands, as under the default scoring{interval}; " + unadapted
+    if _plains_clear(vs, name):
+        return lead + f"a game takes {new:.2f} hands instead of {old:.2f}{interval}; " + unadapted
     return (lead + f"a game takes {new:.2f} hands instead of {old:.2f}{interval}: "
             + ("the interval includes no change, so these hands cannot tell the two scorings apart"
                if known else "these hands cannot tell whether that is more than chance")
-            + "; the bots' bidding did not adapt to the new values, so the change may still be larger.")
+            + "; " + unadapted)
 
 
-def _plains_30_clear(vs: dict) -> bool | None:
-    """Whether these hands tell what variant ``plains-30`` does to the hands a game takes
+def _plains_clear(vs: dict, name: str = "plains-30") -> bool | None:
+    """Whether these hands tell what variant ``name`` does to the hands a game takes
     (the 95 % interval of the change excludes none); None without that variant."""
-    p30 = vs.get("plains-30")
-    if not p30:
+    variant = vs.get(name)
+    if not variant:
         return None
-    change = p30.get("vs_reference", {}).get("hands_per_game")
+    change = variant.get("vs_reference", {}).get("hands_per_game")
     return (change is not None and bool(np.isfinite(change[1]))
             and (change[1] > 0 or change[2] < 0)
-            and p30["hands_per_game"] is not None and vs["default"]["hands_per_game"] is not None)
+            and variant["hands_per_game"] is not None and vs["default"]["hands_per_game"] is not None)
 
 
 FIT_LENGTHS = (8, 9, 10, 11)
@@ -407,8 +414,7 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
            table_markdown(points_table({k: vs[k] for k in vs if k in ("default", "no-honors",
                                                                        "no-bright-bonus")},
                                        "Mean points per hand, both sides together")), "",
-           f"Five Bright bonus in {play['five_bright_rate']:.1f}% of hands (either side), "
-           f"Ten Bright in {play['ten_bright_rate']:.2f}%. "
+           bright_shares(play).replace(" of hands,", " of hands (either side),") + " "
            + ("Honors and Bright bonuses together are "
               f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
               "the contract points scored below the line, and "
@@ -475,7 +481,7 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
     if play_gap is not None or dd_gap is not None:
-        out.append(_plains_conclusion(play, play_fits, firm, play_gap, dd_gap, gaps, _plains_30_clear(vs)))
+        out.append(_plains_conclusion(play, play_fits, firm, play_gap, dd_gap, gaps, _plains_clear(vs)))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
                f"{100 * u['some_bright']:.0f}% of deals and both copies of some card in "
@@ -574,7 +580,7 @@ def _plains_conclusion(play: dict, play_fits: dict[str, dict], firm: dict | None
     what its sign and its 95 % interval allow (of two figures, the more precise, :func:`_deciding`).
     ``play_fits`` is each of :data:`GAP_SUITS`' ``by_fit`` summary in ``play``; ``p30_clear``
     whether variant ``plains-30``'s change to the hands a game takes is clear in these hands
-    (:func:`_plains_30_clear`), so that a suggestion of that variant says when it is not."""
+    (:func:`_plains_clear`), so that a suggestion of that variant says when it is not."""
     def said(value: float, bounds: tuple[float, float] | None, unit: str) -> str:
         # "12 points (95% interval 8 to 16) more often", or "less often" for a negative gap
         if value < 0 and bounds is not None:
@@ -611,7 +617,8 @@ def _plains_conclusion(play: dict, play_fits: dict[str, dict], firm: dict | None
         return ("**Plains are worth less than their price.** " + evidence + extra + " "
                 + ("A 20-point Plain contract is not worth a 30-point one: Plains are a part-score "
                    "suit. To make them worth bidding, score Plains 30 a level (game at 4P, as in the "
-                   "`plains-30` variant) or 25 a level (game at 4P too, 4 × 25 = 100)."
+                   "`plains-30` variant) or 25 a level (game at 4P too, 4 × 25 = 100, as in "
+                   "`plains-25`)."
                    # (section 1 said the variant's games could not be told apart: both stand,
                    # being measured in different things, which is said)
                    + (" What that does to the hands a game takes is not yet clear in these hands "

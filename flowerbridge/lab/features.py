@@ -94,6 +94,35 @@ def _p_some_pair_undealt(pairs: int) -> float:
                for k in range(1, UNDEALT_SIZE // 2 + 1)) / total
 
 
+def exact_hand_distributions() -> dict[str, list[float]]:
+    """The chance of each honor count (0 to 80) and of each length of one suit (0 to
+    13) in a hand of 13 of the 60 cards, by counting: ``honor_count`` and
+    ``suit_length``, probabilities that add up to 1.
+
+    >>> exact = exact_hand_distributions()
+    >>> round(exact["suit_length"][4], 4), round(sum(h * p for h, p in enumerate(exact["honor_count"])), 2)
+    (0.2564, 17.33)
+    """
+    hand = 13
+    total = comb(len(DECK), hand)
+    by_points = Counter(c.points for c in DECK)        # cards of each honor value
+    counts = [0] * (honor_count(DECK) + 1)
+    (p0, n0), *rest = sorted(by_points.items())
+    ways: Counter = Counter({(0, 0): 1})                # (cards, points) -> ways, valued kinds taken
+    for points, cards in rest:
+        taken: Counter = Counter()
+        for (k, h), w in ways.items():
+            for j in range(min(cards, hand - k) + 1):
+                taken[k + j, h + j * points] += w * comb(cards, j)
+        ways = taken
+    for (k, h), w in ways.items():
+        counts[h + (hand - k) * p0] += w * comb(n0, hand - k)
+    per_suit = Counter(c.suit for c in DECK)[Suit.PLAINS]
+    return {"honor_count": [c / total for c in counts],
+            "suit_length": [comb(per_suit, k) * comb(len(DECK) - per_suit, hand - k) / total
+                            for k in range(hand + 1)]}
+
+
 def exact_undealt_odds() -> dict[str, float]:
     """The mystery discard's odds by counting, for every deal of the 60 cards.
 

@@ -235,6 +235,8 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
                   "honors": both["honors"], "Bright bonuses": both["bright"]}
     extras = [table[f"honors_{s.name}"] + table[f"bright_{s.name}"] for s in SIDES]
     totals = [table[f"below_{s.name}"] + table[f"above_{s.name}"] for s in SIDES]
+    five = int(((table["five_NS"] + table["five_EW"]) > 0).sum())
+    ten = int(((table["ten_NS"] + table["ten_EW"]) > 0).sum())
     return {
         "hands": n, "passed_out": int(table["passed_out"].sum()),
         # How far honors and bonuses, and the whole score, separate the two sides.
@@ -245,15 +247,30 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         "by_denom": by_denom,
         "by_level": {int(k): int(v) for k, v in zip(*np.unique(bid["level"], return_counts=True))},
         "points_per_hand": components,
+        # their sum, both sides' whole score a hand, with its 95 % interval (hands are
+        # independent deals): [mean, low, high]
+        "points_per_hand_total": list(mean_interval(totals[0] + totals[1])) if n else None,
         # hands in which either side earned it (both sides may earn Five Bright, R17)
-        "five_bright_rate": pct(int(((table["five_NS"] + table["five_EW"]) > 0).sum()), n),
-        "ten_bright_rate": pct(int(((table["ten_NS"] + table["ten_EW"]) > 0).sum()), n),
+        "five_bright_rate": pct(five, n), "five_bright_hands": five,
+        "ten_bright_rate": pct(ten, n), "ten_bright_hands": ten,
         "games": len(per_game),
         "hands_per_game": float(np.mean(per_game)) if per_game else None,
         # its 95 % interval, a bootstrap over blocks of consecutive hands (game_block_size)
         "hands_per_game_interval": per_game_interval,
         "game_block": size,
     }
+
+
+def bright_shares(summary: dict) -> str:
+    """How often either side earned a Five and a Ten Bright bonus, with their 95 %
+    Wilson intervals: "Five Bright bonus in 45.7% (95% interval 45.0–46.4%) of hands,
+    Ten Bright in 2.69% (2.47–2.92%)."."""
+    n = summary["hands"]
+    five_lo, five_hi = wilson(summary["five_bright_hands"], n)
+    ten_lo, ten_hi = wilson(summary["ten_bright_hands"], n)
+    return (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% (95% interval "
+            f"{five_lo:.1f}–{five_hi:.1f}%) of hands, Ten Bright in "
+            f"{summary['ten_bright_rate']:.2f}% ({ten_lo:.2f}–{ten_hi:.2f}%).")
 
 
 def game_level(denomination: Denomination, options: RuleOptions) -> int:
@@ -339,8 +356,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
             f"{summary['passed_out']:,} passed out; "
             + (f"{summary['make_rate']:.1f}% of contracts made. " if summary["contracts"]
                else "no contract was reached. ")
-            + f"Five Bright bonus in {summary['five_bright_rate']:.1f}% of hands, Ten Bright in "
-            f"{summary['ten_bright_rate']:.2f}%. "
+            + bright_shares(summary) + " "
             + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')})."
                if hpg else "No game was completed."))
     return [Section("Play: bot sessions", text,

@@ -696,8 +696,9 @@ def memory_needed(params: Mapping[str, Params], n: int) -> int:
     memory, as numpy columns, from the merge to the report, and while an
     analysis' columns are joined its chunks' are held too (so the largest
     analysis counts twice). Measured peaks: 0.61 KB a deal for ``deals``,
-    3.1 KB for ``deals``, ``play`` and ``variants`` of six rule sets; this
-    says 0.60 and 4.2."""
+    3.1 KB for ``deals``, ``play`` and ``variants`` of six rule sets (the
+    default list before ``plains-25``); this says 0.60 and, with the seven of
+    today's default list, 4.7."""
     values = []
     for name, p in params.items():
         analysis = analyses()[name]

@@ -33,8 +33,8 @@ from .features import deal_features
 from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, hand_row, \
     hand_summary, make_bots, naming_the_deal, net_cell, play_deal, points_table
 from .play import code as play_code
-from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, mean_cell, new_figure, \
-    paired_change, pct, plural, rate_cell, ratio_of_sums
+from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, interval_errors, \
+    mean_cell, new_figure, paired_change, pct, plural, rate_cell, ratio_of_sums
 
 DEFAULT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("default", {}),
@@ -44,9 +44,13 @@ DEFAULT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("no-bright-bonus", {"five_bright_bonus": 0, "ten_bright_bonus": 0}),
     ("plains-30", {"contract_points": [[30, 30], [30, 30], [30, 30], [40, 30]],
                    "overtrick_points": [30, 30, 30, 30]}),
+    ("plains-25", {"contract_points": [[25, 25], [30, 30], [30, 30], [40, 30]],
+                   "overtrick_points": [25, 30, 30, 30]}),
 )
 """Named rule sets compared by default: the rulebook as ruled, R15 strict,
-R9 first-named, without honors, without Bright bonuses, Plains worth 30."""
+R9 first-named, without honors, without Bright bonuses, Plains worth 30, and
+Plains worth 25 (game at 4P either way: the two remedies the designer's report
+weighs for Plains)."""
 
 COLUMNS = {"deal": int, "dealer": str, "variant": str, "replayed": int, **HAND_COLUMNS}
 
@@ -272,7 +276,8 @@ def _per_game_cell(summary: dict) -> str | float:
 
 
 def points_plot(variants: dict[str, dict]) -> Plot:
-    """Stacked mean points per hand by source, one bar per rule set."""
+    """Stacked mean points per hand by source, one bar per rule set, each bar's whole
+    with its 95 % interval (the same hands under each rule set)."""
     names = list(variants)
     fig = new_figure(8, 3.8)
     ax = fig.add_subplot()
@@ -283,10 +288,17 @@ def points_plot(variants: dict[str, dict]) -> Plot:
         values = np.array([variants[n]["points_per_hand"][part] for n in names])
         ax.bar(names, values, bottom=bottom, label=part, color=colour)
         bottom += values
+    totals = [variants[n].get("points_per_hand_total") for n in names]
+    if all(totals):
+        means = [t[0] for t in totals if t]
+        ax.errorbar(names, means, yerr=interval_errors(means, [t[1:] for t in totals if t]),
+                    fmt="none", ecolor="black", capsize=4, label="whole score: 95% interval")
     ax.set_ylabel("points per hand, both sides")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.tick_params(axis="x", labelrotation=20)
-    return Plot(fig, "Where the points come from under each rule set (mean per hand, both sides).")
+    hands = variants[names[0]]["hands"]
+    return Plot(fig, f"Where the points come from under each rule set (mean per hand, both sides; the "
+                     f"same {plural(hands, 'hand')} under each, passed-out hands counted as 0).")
 
 
 def code(params: Params) -> dict[str, str]:
