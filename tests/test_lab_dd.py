@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 pytest.importorskip("flowerbridge.solver")
 
-from flowerbridge import Denomination, Seat, Side  # noqa: E402
+from flowerbridge import Deal, Denomination, Seat, Side  # noqa: E402
 from flowerbridge.lab import LabError, dd, run_lab  # noqa: E402
 from flowerbridge.lab.base import Table  # noqa: E402
 from flowerbridge.options import RuleOptions  # noqa: E402
@@ -145,6 +145,36 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
         # every deal has a best contract in one denomination, or none makes
         assert sum(rules["best_denomination"].values()) + rules["best_none"] == pytest.approx(100)
     assert "Double dummy" in study.report.read_text()
+
+
+def test_ch10_lab_dd_counts_the_games_a_side_can_make_by_its_honor_count(tmp_path, monkeypatch):
+    # every side of every deal, by its honor count two by two: counted here from the deals
+    # themselves (Chapter 10's values, each side's better declarer in each denomination)
+    monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
+    study = run_lab(tmp_path, ["dd"], n=40, seed=4, workers=1)
+    expected: dict[int, list] = {}
+    for i in range(40):
+        deal = Deal.from_seed(4, i)
+        table = fake_dd_table(deal)
+        for a, b in ((Seat.N, Seat.S), (Seat.E, Seat.W)):
+            hc = sum(c.points for s in (a, b) for c in deal.hands[s])
+            makes = {d.name: max(table[d][a], table[d][b]) >= {"P": 11, "R": 10, "A": 10, "NT": 9}[d.name]
+                     for d in Denomination}
+            expected.setdefault(hc - hc % 2, []).append(makes)
+    got = study.summaries["dd"]["game_by_honor_count"]
+    assert set(got) == {b for b, sides in expected.items() if len(sides) >= 5}
+    assert sum(len(v) for v in expected.values()) == 80
+    for b, cell in got.items():
+        sides = expected[b]
+        assert cell["sides"] == len(sides)
+        counts = cell["game_makeable_sides"]
+        for name in ("P", "R", "A", "NT"):
+            assert counts[name] == sum(m[name] for m in sides), (b, name)
+        assert counts["any"] == sum(any(m.values()) for m in sides)
+        assert counts["suit"] == sum(m["P"] or m["R"] or m["A"] for m in sides)
+        assert cell["game_makeable"]["any"] == pytest.approx(100 * counts["any"] / len(sides))
+    # the report draws it
+    assert "How often a side can make game double dummy, by its honor count" in study.report.read_text()
 
 
 def test_lab_dd_refuses_a_bad_rule_variant_before_any_search(tmp_path, monkeypatch):

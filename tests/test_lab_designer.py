@@ -26,6 +26,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
                     "## 2. What does the mystery discard hide?",
                     "## 3. How much do honors and Bright bonuses weigh against contract points?",
                     "## 4. What does an undertrick penalty change? (The rulebook states none; R15 adds 50 a trick.)",
+                    "## 5. How much honor count makes a game? (Chapter 10)",
                     "## What the data suggest"):
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text
@@ -36,7 +37,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
     assert "the side ahead on the hand changes in" in text and "% (95% interval " in text
     assert "a tie made or broken counts as a change" in text     # what "changes" counts
     assert "analysed the first **40** of these deals" in text
-    for figure in ("undealt", "points", "games"):
+    for figure in ("undealt", "points", "games", "honor-games"):
         assert f"(designer-report/{figure}.png)" in text
         assert (tmp_path / "docs" / "designer-report" / f"{figure}.png").stat().st_size > 1000
     assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "dd" / "dd.csv").exists()
@@ -674,3 +675,30 @@ def test_designer_report_calls_double_dummy_figures_an_illustration_under_100_de
     said = _dd_sentence({"deals": deals}, "flowerbridge lab --designer r.md")
     assert said.startswith(f"The double-dummy solver analysed the first **{deals}** of these deals")
     assert ("under 100 deals its figures are an illustration" in said) is illustration
+
+
+def _by_honor_count(shares: dict[int, tuple[int, int]]) -> dict[int, dict]:
+    return {b: {"sides": n, "game_makeable_sides": {"any": k, "NT": k, "suit": k}} for b, (k, n) in shares.items()}
+
+
+def test_designer_section_5_says_from_which_honor_count_a_side_is_likelier_than_not_to_make_game():
+    # Chapter 10: "guidance, not law"; the report tells where the count makes game likelier
+    # than not, only where each bucket's interval lies wholly on one side of one half
+    from flowerbridge.lab.designer import _half_games, _question_honor_count
+    clear = _by_honor_count({30: (5, 100), 32: (20, 100), 34: (50, 100), 36: (80, 100), 38: (95, 100)})
+    said = _half_games(clear)
+    assert said.startswith("Double dummy, a side with an honor count up to 33 makes some game less than half "
+                           "the time, and one with 36 or more more than half the time")
+    assert "from 34 to 35 these deals cannot tell" in said
+    # next to each other: nothing between them to tell
+    assert "cannot tell" not in _half_games(_by_honor_count({30: (5, 100), 32: (95, 100)}))
+    # a bucket above one half among those below it: no such line is drawn
+    assert "do not show where" in _half_games(_by_honor_count({30: (5, 100), 32: (95, 100), 34: (5, 100)}))
+    assert "do not show where" in _half_games(_by_honor_count({30: (2, 5), 32: (3, 5)}))
+    dd = {"deals": 250, "game_level": {"P": 5, "R": 4, "A": 4, "NT": 3}, "game_by_honor_count": clear}
+    from flowerbridge.lab.report import Plot
+    text = "\n".join(_question_honor_count(dd, "f", {"honor-games": Plot(None, "games by count")}))
+    assert text.startswith("## 5. How much honor count makes a game? (Chapter 10)")
+    assert "| 34–35 | 100 | 50.0 (40.4–59.6) | 50.0 (40.4–59.6) | 50.0 (40.4–59.6) |" in text
+    assert "![games by count](f/honor-games.png)" in text
+    assert _question_honor_count(None, "f", {}) == []        # no double dummy, no section

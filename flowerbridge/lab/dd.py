@@ -42,6 +42,9 @@ from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, inter
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
+HC_BUCKET = 2
+"""Honor counts are grouped two by two for the game-makeable figures by honor count
+(a side's count runs from about 15 to 55: one bucket a count left a few sides each)."""
 """A length held by fewer sides is left out of the by-length figures."""
 
 DENOMINATIONS = tuple(Denomination)
@@ -227,6 +230,7 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
                                                                mask.sum()),
                                           "game_makeable_sides": int(np.count_nonzero(t >= game[d.name] + 6))}
     summary["by_fit"] = by_fit
+    summary["game_by_honor_count"] = game_by_honor_count(table, side_tricks_, game)
     buckets = (hc // 5) * 5
     # each denomination's mean with its 95 % interval (Student's t: one value a deal)
     summary["by_honor_count"] = {int(b): {d.name: float(tricks[buckets == b, d].mean())
@@ -270,6 +274,32 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
     return summary
 
 
+GAME_KINDS = ("any", "suit", "P", "R", "A", "NT")
+"""What ``game_by_honor_count`` counts: some game, a game in some suit, each game."""
+
+
+def game_by_honor_count(table: Table, side_tricks_: np.ndarray, game: dict[str, int]) -> dict[int, dict]:
+    """How often a side can make game against its honor count (Chapter 10's count),
+    every side of every deal, by buckets of :data:`HC_BUCKET` counts keyed by their
+    lowest: ``sides``, and for each of :data:`GAME_KINDS` ``game_makeable`` (%) and
+    ``game_makeable_sides``; buckets of fewer than :data:`FIT_MIN_SIDES` sides left out."""
+    side_hc = np.concatenate([table["hc_NS"], table["hc_EW"]])
+    makes = np.asarray(side_tricks_ >= np.array([game[d.name] + 6 for d in DENOMINATIONS]))
+    suits = [int(d) for d in DENOMINATIONS if d is not Denomination.NT]
+    kinds: dict[str, Any] = {"any": makes.any(axis=1), "suit": makes[:, suits].any(axis=1)} | {
+        d.name: makes[:, int(d)] for d in DENOMINATIONS}
+    start = (side_hc // HC_BUCKET) * HC_BUCKET
+    out = {}
+    for b in np.unique(start):
+        member = start == b
+        sides = int(member.sum())
+        if sides >= FIT_MIN_SIDES:
+            counts = {k: int(np.count_nonzero(kinds[k][member])) for k in GAME_KINDS}
+            out[int(b)] = {"sides": sides, "game_makeable": {k: pct(c, sides) for k, c in counts.items()},
+                           "game_makeable_sides": counts}
+    return out
+
+
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     names = [d.name for d in DENOMINATIONS]
     tricks = TableSpec(
@@ -305,7 +335,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         "better declarer), honors or Bright bonuses"
         + (f"; the rule sets that change only those ({', '.join(unseen)}) equal "
            f"'{next(iter(vs))}' here by construction and are left out." if unseen else "."),
-        [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary)])]
+        [tricks, variants], [game_by_fit_plot(summary), tricks_by_honor_count_plot(summary),
+                             game_by_honor_count_plot(summary)])]
 
 
 def game_by_fit_plot(summary: dict) -> Plot:
@@ -332,6 +363,32 @@ def game_by_fit_plot(summary: dict) -> Plot:
                      "points at one length are set a little apart. Only lengths "
                      f"held by {FIT_MIN_SIDES} sides or more are drawn, hollow where they are fewer "
                      f"than {FEW}.")
+
+
+def game_by_honor_count_plot(summary: dict) -> Plot:
+    """Game makeable against a side's honor count (every side of every deal): some
+    game, 3NT, and a game in some suit, with 95 % Wilson intervals."""
+    fig = new_figure(8, 3.6)
+    ax = fig.add_subplot()
+    by_hc = summary["game_by_honor_count"]
+    sides = sum(by_hc[b]["sides"] for b in by_hc)
+    game = summary["game_level"]
+    series = (("any", "black", "some game"), ("NT", DENOM_COLOURS[3], f"{game_label(game['NT'], 'NT')}"),
+              ("suit", DENOM_COLOURS[1], f"a game in some suit ({', '.join(game_label(game[d], d) for d in 'PRA')})"))
+    for (kind, colour, label), shift in zip(series, dodged(3, 0.2)):
+        share_points(ax, {b: (by_hc[b]["game_makeable_sides"][kind], by_hc[b]["sides"]) for b in by_hc}, colour,
+                     label, shift + (HC_BUCKET - 1) / 2)
+    ax.set_xlabel(f"a side's honor count (Bright 4, Animal 2, Ribbon 1; buckets of {HC_BUCKET})")
+    ax.set_ylabel("game makeable, %")
+    if by_hc:
+        legend_beside(ax)
+    else:
+        nothing_drawn(ax, f"no bucket of honor counts was held by {FIT_MIN_SIDES} sides or more:\n"
+                          "more deals would draw it")
+    return Plot(fig, f"How often a side can make game double dummy, by its honor count (Chapter 10), "
+                     f"every side of every deal ({plural(sides, 'side')}), with 95% (Wilson) intervals; "
+                     f"each point stands at its bucket's centre, hollow where it holds fewer than {FEW} "
+                     f"sides, and buckets of fewer than {FIT_MIN_SIDES} are left out.")
 
 
 def tricks_by_honor_count_plot(summary: dict) -> Plot:

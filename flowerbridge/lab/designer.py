@@ -22,7 +22,7 @@ import numpy as np
 from .._files import unreachable
 from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
-from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_tricks_plot, points_table
+from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_label, game_tricks_plot, points_table
 from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, Staged, analyses, check_memory, memory_needed
 from .study import Study, run_lab
@@ -118,7 +118,7 @@ def write_designer_report(path: str | os.PathLike, out: str | os.PathLike, *, n:
 
 def _figures(study: Study, dd_summary: dict | None, folder: Path, staged: Staged) -> dict[str, Plot]:
     """The report's figures, each staged in ``staged`` as ``folder``'s ``NAME.png``."""
-    from .dd import game_by_fit_plot
+    from .dd import game_by_fit_plot, game_by_honor_count_plot
 
     plots = {"undealt": undealt_plot(study.summaries["deals"]),
              "points": points_plot(study.summaries["variants"]["variants"])}
@@ -126,6 +126,8 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path, staged: Staged
         plots["game-tricks"] = game_tricks_plot(study.summaries["play"])
     if dd_summary and _has_fits(dd_summary):
         plots["games"] = game_by_fit_plot(dd_summary)
+    if dd_summary and dd_summary["game_by_honor_count"]:
+        plots["honor-games"] = game_by_honor_count_plot(dd_summary)
     for name, plot in plots.items():
         staged.write(f"{folder.name}/{name}.png", png_bytes(plot.figure))
     return plots
@@ -134,7 +136,7 @@ def _figures(study: Study, dd_summary: dict | None, folder: Path, staged: Staged
 TITLE = "# Flower Bridge in numbers: a report for the designer"
 """The report's first line: how a report the lab wrote is told from any other file."""
 
-FIGURES = ("game-tricks", "undealt", "points", "games")
+FIGURES = ("game-tricks", "undealt", "points", "games", "honor-games")
 """The figures the report may have, each ``<name>.png`` in its figures folder."""
 
 
@@ -239,6 +241,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out += _question_discard(deals, folder, plots)
     out += _question_honors(play, vs, folder, plots)
     out += _question_penalty(vs, dd)
+    out += _question_honor_count(dd, folder, plots)
     out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd, gaps)]
     return "\n".join(out) + "\n"
 
@@ -465,6 +468,49 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
             "to capture more honors gains from any contract being played, and the contract "
             "itself decides little.", ""]
     return out
+
+
+def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) -> list[str]:
+    """Section 5: how much of Chapter 10's honor count a side needs for game, double
+    dummy (every side of every deal); nothing without the double-dummy part."""
+    if not dd:
+        return []
+    from .dd import HC_BUCKET
+    by_hc = {int(b): v for b, v in dd["game_by_honor_count"].items()}
+    out = ["## 5. How much honor count makes a game? (Chapter 10)", ""]
+    if not by_hc:
+        return out + ["No honor count was held by enough sides in these deals: more deals (`--dd-n`) "
+                      "would give the figure.", ""]
+    game = dd["game_level"]
+    rows = [[f"{b}–{b + HC_BUCKET - 1}", v["sides"],
+             rate_cell(v["game_makeable_sides"]["any"], v["sides"]),
+             rate_cell(v["game_makeable_sides"]["NT"], v["sides"]),
+             rate_cell(v["game_makeable_sides"]["suit"], v["sides"])] for b, v in sorted(by_hc.items())]
+    out += [table_markdown(TableSpec(
+        f"Game makeable double dummy by a side's honor count (every side of {plural(dd['deals'], 'deal')})",
+        ["honor count", "sides", "some game % (95% interval)", f"{game_label(game['NT'], 'NT')} % (95% interval)",
+         "a game in some suit % (95% interval)"], rows)), ""]
+    out += [_half_games(by_hc), "", *_image(folder, "honor-games", plots)]
+    return out
+
+
+def _half_games(by_hc: dict[int, dict]) -> str:
+    """Where a side's chance of some game passes one half: the honor counts up to which
+    every bucket's 95 % interval lies below 50 %, and from which every one lies above."""
+    from .dd import HC_BUCKET
+    ordered = sorted(by_hc)
+    bounds = {b: wilson(by_hc[b]["game_makeable_sides"]["any"], by_hc[b]["sides"]) for b in ordered}
+    below = [b for i, b in enumerate(ordered) if all(bounds[c][1] < 50 for c in ordered[:i + 1])]
+    above = [b for i, b in enumerate(ordered) if all(bounds[c][0] > 50 for c in ordered[i:])]
+    if not below or not above:
+        return ("These deals do not show where a side's chance of some game passes one half (the "
+                "intervals are too wide at one end): more deals (`--dd-n`) would.")
+    return (f"Double dummy, a side with an honor count up to {below[-1] + HC_BUCKET - 1} makes some game "
+            f"less than half the time, and one with {above[0]} or more more than half the time (each "
+            "bucket's 95% interval wholly below, or above, one half); "
+            + (f"from {below[-1] + HC_BUCKET} to {above[0] - 1} these deals cannot tell. "
+               if above[0] > below[-1] + HC_BUCKET else "")
+            + "Chapter 10's count is guidance for bidding: this is where it says game is likelier than not.")
 
 
 def _has_fits(dd: dict) -> bool:
