@@ -549,6 +549,15 @@ def test_an_action_on_an_outdated_view_is_refused_as_stale(server):
     error = south.until(lambda m: m["type"] == "error")
     assert error["code"] == "stale" and error["id"] == "late"
     assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == south.seq
+    # a seq past what JSON keeps exact is no view at all: refused as such, not echoed whole
+    south.send({"type": "call", "call": "Pass", "seq": 10**4000, "id": "huge"})
+    error = south.until(lambda m: m["type"] == "error")
+    assert error["code"] == "bad_message" and error["id"] == "huge"
+    assert error["message"].startswith("seq: Input should be less than or equal to 9007199254740991")
+    assert len(error["message"]) < 200
+    south.send({"type": "sync", "since": 2**53, "id": "far"})
+    assert south.until(lambda m: m["type"] == "error")["code"] == "bad_message"
+    assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == south.seq
 
 
 def test_a_spectator_sees_the_table_and_cannot_act(server):
@@ -580,7 +589,8 @@ def test_a_person_alone_at_a_table_closes_it_for_good_and_everyone_is_told_why(s
     error = south.until(lambda m: m["type"] == "error")
     assert error["code"] == "table_over" and "closed by South" in error["message"]
     south.send({"type": "close", "id": "again"})
-    assert south.until(lambda m: m["type"] == "error")["code"] == "table_over"
+    error = south.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["message"]) == ("table_over", "this table was closed by South: it is closed already")
     assert server.api("GET", f"/api/tables/{table_id}").json()["seq"] == before["seq"] + 1
     # what was played stays: the session record, the hand in progress unfinished
     record = server.api("GET", f"/api/tables/{table_id}/session").json()

@@ -187,6 +187,13 @@ def test_a_catch_up_longer_than_the_limit_is_a_snapshot_at_hello_and_at_sync(tmp
         _drain(south)
         await manager.sync(south, deal)
         assert [(m["type"], m["seq"]) for m in _drain(south)] == [("snapshot", latest)]
+        # a since past the latest event (a seq kept from before a server lost its last
+        # events): nothing to replay from, a snapshot (docs/protocol.md)
+        got = await _rejoin(manager, live.table.id, latest + 1)
+        assert [(m["type"], m.get("seq")) for m in got if m["type"] != "presence"] == [("snapshot", latest)]
+        _drain(south)                   # (the presence of the connection that came and went)
+        await manager.sync(south, latest + 5)
+        assert [(m["type"], m["seq"]) for m in _drain(south)] == [("snapshot", latest)]
         await manager.stop()
 
     asyncio.run(scenario())

@@ -1058,7 +1058,7 @@ class TableManager:
         """Close the table for good at the word of its person: one who is seated
         and the only person connected to it (the others bots, or away)."""
         # (an ended table is so said, whoever is at it)
-        async with _seated(conn, seq, "only a person seated at the table can close it") as (live, seat):
+        async with _seated(conn, seq, "only a person seated at the table can close it", closing=True) as (live, seat):
             others = [s.full_name for s in SEATS if s is not seat
                       and live.table.players[s].player == HUMAN and live.seat_connected(s)]
             if others:
@@ -1309,16 +1309,18 @@ def _check_room(live: LiveTable, conn: Connection, role: Role) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _seated(conn: Connection, seq: int | None, refusal: str) -> AsyncIterator[tuple[LiveTable, Seat]]:
+async def _seated(conn: Connection, seq: int | None, refusal: str,
+                  closing: bool = False) -> AsyncIterator[tuple[LiveTable, Seat]]:
     """The connection's table and seat, under the table's lock, for a message only
     a seated person may send: ``not_seated`` (``refusal``) for a spectator; the
-    message's ``seq`` checked, and the table open."""
+    message's ``seq`` checked, and the table open (refused as to a ``closing``
+    message when it is one)."""
     live = conn.live
     if conn.role is None or live is None:
         raise TableError("not_seated", refusal)
     async with live.lock:
         _check_seq(live, seq)
-        live.table.check_open()
+        live.table.check_open(closing)
         yield live, conn.role
 
 

@@ -161,13 +161,19 @@ class CreateTable(_Strict):
 
 _MessageId = Annotated[str, Field(max_length=64)]
 
+MAX_SEQ = 2**53 - 1
+"""The largest ``seq`` or ``since`` a message may give: the largest whole number every
+JSON reader keeps exact (a table's events are counted far below it). A 4,000-digit
+``seq`` was read whole and echoed whole in the ``stale`` answer."""
+_Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+
 
 class Hello(_Strict):
     """The first message: a seat token (or none, to spectate) and the last ``seq`` seen."""
 
     type: Literal["hello"]
     token: str | None = Field(default=None, max_length=100)
-    since: int | None = Field(default=None, ge=0)
+    since: _Seq | None = None
 
 
 class CallMessage(_Strict):
@@ -175,7 +181,7 @@ class CallMessage(_Strict):
 
     type: Literal["call"]
     call: str = Field(max_length=8)
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 
@@ -184,7 +190,7 @@ class PlayMessage(_Strict):
 
     type: Literal["play"]
     card: str = Field(max_length=8)
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 
@@ -192,7 +198,7 @@ class SyncMessage(_Strict):
     """Ask for the events after ``since``, or a snapshot."""
 
     type: Literal["sync"]
-    since: int = Field(ge=0)
+    since: _Seq
     id: _MessageId | None = None
 
 
@@ -200,7 +206,7 @@ class CloseMessage(_Strict):
     """Close the table for good (its one person at it): the session ends where it stands."""
 
     type: Literal["close"]
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 
@@ -208,7 +214,7 @@ class HintMessage(_Strict):
     """Ask what a bot would call or play in the seat's place (a table of bots only)."""
 
     type: Literal["hint"]
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 
@@ -216,7 +222,7 @@ class ClaimMessage(_Strict):
     """Claim every trick left for the seat's side (a table of bots only)."""
 
     type: Literal["claim"]
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 
@@ -224,7 +230,7 @@ class UndoMessage(_Strict):
     """Take back the seat's last call or card of the hand and all after it (a table of bots only)."""
 
     type: Literal["undo"]
-    seq: int | None = Field(default=None, ge=0)
+    seq: _Seq | None = None
     id: _MessageId | None = None
 
 

@@ -252,18 +252,21 @@ class Table:
         return self._close(seat, {"reason": "person"})
 
     def _close(self, seat: Seat | None, detail: dict[str, Any]) -> list[Event]:
-        self.check_open()
+        self.check_open(closing=True)
         row = Event(self.seq + 1, "close", self.hand_number, None if seat is None else seat.name,
                     detail=detail, created_at=utcnow())
         self._replay(row)
         return [row]
 
-    def check_open(self) -> None:
+    def check_open(self, closing: bool = False) -> None:
+        """Refuse (``table_over``) an action, or with ``closing`` a close, at a table
+        closed or whose session is over, saying which."""
         if self.closed_reason is not None:
             raise TableError("table_over", f"this table was {self.closed_reason}: "
-                                           "no more calls or cards")
+                             + ("it is closed already" if closing else "no more calls or cards"))
         if self.is_over:
-            raise TableError("table_over", "the session is over: no more calls or cards")
+            raise TableError("table_over", "the session is over: "
+                             + ("there is nothing left to close" if closing else "no more calls or cards"))
 
     def without(self, rows: Sequence[Event]) -> "Table":
         """This table rebuilt from its own log less ``rows``, the newest events
