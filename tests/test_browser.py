@@ -2494,6 +2494,8 @@ def test_a_person_back_after_whole_hands_away_is_told_in_a_line_with_the_hands_f
     stood_in = [{"hand": hand, "kind": kind, "action": action}
                 for hand, plays in ((1, cards), (2, cards), (3, cards[:4]))
                 for kind, action in [("call", call) for call in ("1R", "Pass", "Pass")] + [("play", c) for c in plays]]
+    for entry in stood_in[-3::2]:       # the dummy's cards, played by a declarer's stand-in
+        entry["from"] = "N"
     created = server.create_table({s: "human" for s in "NESW"}, length={"hands": 1})
 
     def route(page_side):
@@ -2522,7 +2524,7 @@ def test_a_person_back_after_whole_hands_away_is_told_in_a_line_with_the_hands_f
     assert hands.all_inner_texts() == [
         f"in hand 1, calls 1R, Pass, Pass, cards {', '.join(cards)}",
         f"in hand 2, calls 1R, Pass, Pass, cards {', '.join(cards)}",
-        "in hand 3, calls 1R, Pass, Pass, cards 9R, 3P, 1B, 11P"]
+        "in hand 3, calls 1R, Pass, Pass, cards 9R, 3P (dummy), 1B, 11P (dummy)"]
     page.keyboard.press("c")            # a redraw: the hands stay unfolded
     assert hands.first.is_visible()
     screenshot(page, "stood-in-folded-360")

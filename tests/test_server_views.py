@@ -293,3 +293,22 @@ def test_a_table_waits_where_a_stand_in_is_to_act_and_nobody_attends():
     assert not live.waiting                  # the person is to act
     live.stand_ins.add(Seat.S)
     assert live.waiting
+
+
+def test_stood_in_names_the_dummy_for_the_cards_a_declarers_stand_in_played_from_it():
+    # (a server review: they read as the person's own cards; with twins, declarer and dummy
+    # may hold a copy each of the same card, so the code alone cannot tell)
+    table, rng = _person_and_three_bots(), random.Random(6)
+    table.players[Seat.S].replaced, table.players[Seat.S].replaced_seq = True, table.seq
+    while not (any("from" in a for a in table.stood_in(Seat.S))
+               and any(a["kind"] == "play" and "from" not in a for a in table.stood_in(Seat.S))):
+        _act(table, rng, stand_in=True)
+        assert not table.is_over, "no hand of the session had South declare and play the dummy"
+    told = table.stood_in(Seat.S)
+    hand = next(a["hand"] for a in told if "from" in a)
+    state = table._state_of(hand)
+    dummy = state.contract.dummy
+    assert state.contract.declarer is Seat.S
+    # every card played from the dummy so far, and those alone, named as the dummy's
+    assert [(a["action"], a["from"]) for a in told if a["hand"] == hand and "from" in a] == \
+        [(p.card.code, dummy.name) for p in state.plays if p.seat is dummy]

@@ -82,7 +82,8 @@ class EventRow(Base):
     ``action`` is the call's text or the card's code. ``detail`` holds the
     dealt hands of a deal (so a resumed table never depends on how a seed is
     turned into cards), a bot's explanation of its call, and ``"stand_in": true``
-    for a call or card a stand-in made for a person.
+    for a call or card a stand-in made for a person (with ``"from"``, the dummy's
+    seat, for a card it played from the dummy as declarer).
     """
 
     __tablename__ = "events"

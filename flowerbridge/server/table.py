@@ -206,10 +206,13 @@ class Table:
         """
         self.check_open()
         assert self.state is not None
+        hand = self.state.to_play if kind == "play" else None     # (the dummy's, on its turn)
         text = self._apply(kind, action, seat)
         detail: dict[str, Any] = {"explanation": explanation} if explanation else {}
         if stand_in:
             detail["stand_in"] = True
+            if hand is not None and hand is not seat:   # a declarer's stand-in played the dummy's card
+                detail["from"] = hand.name
         row = Event(self.seq + 1, kind, self.hand_number, seat.name, text, detail or None, utcnow())
         self._record(row, explanation)
         rows = [row]
@@ -430,7 +433,8 @@ class Table:
     def stood_in(self, seat: Seat) -> list[dict[str, Any]]:
         """What the stand-in playing for ``seat``'s person has done since it took
         the seat: its calls and cards, each with its hand, in order (``[]`` when
-        no stand-in plays for them). Read off the log, so a restart loses none."""
+        no stand-in plays for them), a card it played from the dummy with the
+        dummy's seat (``from``). Read off the log, so a restart loses none."""
         player = self.players[seat]
         if not player.replaced:
             return []
@@ -438,8 +442,9 @@ class Table:
         # no seq stored: every marked action of the seat is since then)
         since = player.replaced_seq or 0
         return [{"hand": e.hand, "kind": e.kind, "action": e.action}
+                | ({"from": e.detail["from"]} if "from" in e.detail else {})
                 for log in self.hands for e in log.events
-                if e.seq > since and e.seat == seat.name and (e.detail or {}).get("stand_in")]
+                if e.seq > since and e.seat == seat.name and e.detail and e.detail.get("stand_in")]
 
     def missed_messages(self, since: int, role: Role, reviews: bool = True) -> list[dict[str, Any]] | None:
         """The events after ``since`` for ``role``, replayed through the engine,

@@ -441,7 +441,10 @@ function stoodInNews(actions) {
   const hands = [...new Set(actions.map((a) => a.hand))];
   const count = (kind) => actions.filter((a) => a.kind === kind).length;
   const parts = hands.map((hand) => {
-    const of = (kind) => actions.filter((a) => a.hand === hand && a.kind === kind).map((a) => a.action);
+    // (a card a declarer's stand-in played from the dummy says so: with twins, the person's
+    // own hand may hold the same card)
+    const of = (kind) => actions.filter((a) => a.hand === hand && a.kind === kind)
+      .map((a) => (a.from ? `${a.action} (dummy)` : a.action));
     const calls = of("call");
     const cards = of("play");
     return [`in hand ${hand}`, calls.length ? `calls ${calls.join(", ")}` : null,
