@@ -702,3 +702,17 @@ def test_designer_section_5_says_from_which_honor_count_a_side_is_likelier_than_
     assert "| 34–35 | 100 | 50.0 (40.4–59.6) | 50.0 (40.4–59.6) | 50.0 (40.4–59.6) |" in text
     assert "![games by count](f/honor-games.png)" in text
     assert _question_honor_count(None, "f", {}) == []        # no double dummy, no section
+
+
+def test_designer_section_5_tells_how_far_game_moves_over_the_counts_most_sides_hold():
+    from flowerbridge.lab.designer import _central_spread
+    # 10 % of the sides at each end: the middle buckets 30 to 36 hold 80 %
+    flat = _by_honor_count({28: (2, 10), 30: (25, 20), 32: (6, 20), 34: (7, 20), 36: (8, 20), 38: (9, 10)})
+    flat[30]["game_makeable_sides"]["any"] = 9          # 45 %, then 30, 35 and 40 %
+    said = _central_spread(flat)
+    assert said == (" Over the counts most sides hold (30 to 37, 80% of them), the chance of some game runs "
+                    "from 30% to 45%, not rising steadily with the count. (Plains count nothing in Chapter "
+                    "10: a low count often means a long Plains suit, which takes tricks of its own.)")
+    flat[30]["game_makeable_sides"]["any"] = 4
+    assert _central_spread(flat).endswith("runs from 20% to 40%, rising with the count.")
+    assert _central_spread(_by_honor_count({30: (1, 10), 32: (2, 10)})) == ""     # too few buckets

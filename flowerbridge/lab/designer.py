@@ -490,8 +490,32 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
         f"Game makeable double dummy by a side's honor count (every side of {plural(dd['deals'], 'deal')})",
         ["honor count", "sides", "some game % (95% interval)", f"{game_label(game['NT'], 'NT')} % (95% interval)",
          "a game in some suit % (95% interval)"], rows)), ""]
-    out += [_half_games(by_hc), "", *_image(folder, "honor-games", plots)]
+    out += [_half_games(by_hc) + _central_spread(by_hc), "", *_image(folder, "honor-games", plots)]
     return out
+
+
+def _central_spread(by_hc: dict[int, dict]) -> str:
+    """How far the chance of some game moves over the honor counts four sides in five
+    hold (the buckets from the one that reaches a tenth of the sides to the one that
+    reaches nine tenths), and whether it rises steadily there: "" with fewer than
+    three such buckets."""
+    from .dd import HC_BUCKET
+    ordered = sorted(by_hc)
+    total = sum(by_hc[b]["sides"] for b in ordered)
+    cumulative = np.cumsum([by_hc[b]["sides"] for b in ordered])
+    first = int(np.searchsorted(cumulative, total / 10, side="right"))
+    last = int(np.searchsorted(cumulative, 9 * total / 10))
+    central = ordered[first:last + 1]
+    if len(central) < 3:
+        return ""
+    shares = [pct(by_hc[b]["game_makeable_sides"]["any"], by_hc[b]["sides"]) for b in central]
+    steady = all(a <= b for a, b in zip(shares, shares[1:]))
+    return (f" Over the counts most sides hold ({central[0]} to {central[-1] + HC_BUCKET - 1}, "
+            f"{pct(sum(by_hc[b]['sides'] for b in central), total):.0f}% of them), the chance of some "
+            f"game runs from {min(shares):.0f}% to {max(shares):.0f}%"
+            + (", rising with the count." if steady else
+               ", not rising steadily with the count. (Plains count nothing in Chapter 10: a low count "
+               "often means a long Plains suit, which takes tricks of its own.)"))
 
 
 def _half_games(by_hc: dict[int, dict]) -> str:
