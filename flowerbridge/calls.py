@@ -134,17 +134,18 @@ class Call:
         """Tricks the bid promises: level + 6 (Chapter 7)."""
         return self.level + 6
 
-    def __lt__(self, other: "Call") -> bool:
-        return self.order < other.order
+    # (another type is Python's TypeError, as for cards: ``PASS < 1`` was an AttributeError)
+    def __lt__(self, other: object) -> bool:
+        return self.order < other.order if isinstance(other, Call) else NotImplemented
 
-    def __gt__(self, other: "Call") -> bool:
-        return self.order > other.order
+    def __gt__(self, other: object) -> bool:
+        return self.order > other.order if isinstance(other, Call) else NotImplemented
 
-    def __le__(self, other: "Call") -> bool:
-        return self.order <= other.order
+    def __le__(self, other: object) -> bool:
+        return self.order <= other.order if isinstance(other, Call) else NotImplemented
 
-    def __ge__(self, other: "Call") -> bool:
-        return self.order >= other.order
+    def __ge__(self, other: object) -> bool:
+        return self.order >= other.order if isinstance(other, Call) else NotImplemented
 
     def __repr__(self) -> str:
         return f"Call({self.text!r})"

@@ -295,15 +295,6 @@ class Card:
             raise FlowerBridgeError(f"unknown language {language!r}: expected en, ja or ko")
         return names[language]
 
-    @property
-    def is_bright(self) -> bool:
-        return self.kind is Kind.BRIGHT
-
-    @property
-    def is_honor(self) -> bool:
-        """Honors earn bonuses when captured (Chapter 13): all but Plains."""
-        return self.kind is not Kind.PLAIN
-
 
 def _build_cards() -> tuple[Card, ...]:
     # One deck's worth of distinct cards: strip a single hwatu deck.
@@ -329,7 +320,10 @@ _BY_CODE = {c.code.upper(): c for c in CARDS}
 
 
 def card_at(index: int) -> Card:
-    """The card with internal index ``index`` (0–29)."""
+    """The card with internal index ``index`` (0–29); another is a :class:`CardCodeError`
+    (``-1`` read the last card, Python's way, and ``30`` was an ``IndexError``)."""
+    if not 0 <= index < len(CARDS):
+        raise CardCodeError(f"no card has the index {index!r}: indices run from 0 to {len(CARDS) - 1}")
     return CARDS[index]
 
 

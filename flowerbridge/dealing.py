@@ -139,9 +139,14 @@ class Deal:
 
         A seed is a whole number (NumPy's too, read as the same number) or a string;
         anything else is a :class:`DealError` (it was dealt from its ``repr``, so
-        ``numpy.int64(7)`` dealt other cards than ``7``, and an object a new deal a run)."""
-        deck = SeededStream("flowerbridge-deal", seed_value(seed),
-                            _seed_part(board, "board", None)).shuffle(list(DECK))
+        ``numpy.int64(7)`` dealt other cards than ``7``, and an object a new deal a run).
+        Boards count from 0 here: the lab deals boards 0, 1, 2, …, and the command
+        line's board K (``deal --board K``, ``play``, ``demo``, which count from 1)
+        is ``from_seed(seed, K)``; a board below 0 is a :class:`DealError`."""
+        number = _seed_part(board, "board", None)
+        if isinstance(number, int) and number < 0:   # (a negative board was dealt, where the command line refuses it)
+            raise DealError(f"board must be 0 or more, not {board!r}")
+        deck = SeededStream("flowerbridge-deal", seed_value(seed), number).shuffle(list(DECK))
         return cls._trusted(tuple(tuple(sort_cards(deck[i * 13:(i + 1) * 13])) for i in range(4)),
                             tuple(sort_cards(deck[52:])))
 

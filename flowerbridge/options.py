@@ -96,7 +96,11 @@ class RuleOptions:
     def with_(self, **changes: Any) -> "RuleOptions":
         """These options with ``changes``. The values changed are checked as any new
         ones are; the others stay as they are (a stored table's may be past today's
-        bound: :meth:`stored`)."""
+        bound: :meth:`stored`); an unknown name is an :class:`OptionError`."""
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise OptionError(f"unknown option {unknown[0]!r}: expected one of "
+                              + ", ".join(f.name for f in fields(self)))
         type(self)(**{name: value for name, value in changes.items() if value != getattr(self, name, None)})
         token = _MOST.set(None)
         try:

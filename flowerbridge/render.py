@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Iterable
 
-from .cards import Card, Suit
+from .cards import Card, Suit, hand_points
 from .seats import SEATS, Seat, Side
 from .state import HandState
 
@@ -41,7 +41,7 @@ def fit_lines(text: str, width: int | None) -> str:
     return text.replace(GLUE, " ")
 
 
-def format_holding(cards: Iterable[Card], *, names: bool = False, language: str = "en",
+def holding_lines(cards: Iterable[Card], *, names: bool = False, language: str = "en",
                    width: int | None = None) -> list[str]:
     """One line per suit, Bright Animals first, highest card first.  Given a
     ``width``, a suit longer than that goes on over more lines, each card
@@ -64,13 +64,12 @@ def format_holding(cards: Iterable[Card], *, names: bool = False, language: str 
 
 def render_deal(state: HandState, *, names: bool = False, width: int | None = None) -> str:
     """All four hands of the deal, with the 8 undealt cards; given a ``width``, no
-    line longer (a suit goes on under its first card, as in :func:`format_holding`)."""
+    line longer (a suit goes on under its first card, as in :func:`holding_lines`)."""
     out = [f"Dealer {state.dealer.full_name}"]
     for seat in SEATS:
         cards = state.deal.hands[seat]
-        points = sum(c.points for c in cards)
-        out.append(f"{seat.full_name} (honor count {points})")   # Chapter 10, not the bots' points
-        out += ["  " + line for line in format_holding(cards, names=names,
+        out.append(f"{seat.full_name} (honor count {hand_points(cards)})")   # Chapter 10, not the bots' points
+        out += ["  " + line for line in holding_lines(cards, names=names,
                                                        width=None if width is None else width - 2)]
     out.append("Undealt: " + " ".join(c.code for c in state.deal.undealt))
     return fit_lines("\n".join(out), width)

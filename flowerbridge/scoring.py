@@ -40,7 +40,7 @@ def contract_points(level: int, denomination: Denomination, options: RuleOptions
 
 def _copies(cards: Iterable[Card | str], what: str = "captured cards") -> list[int]:
     """How many copies of each card ``cards`` hold, by index; a card may be given by its
-    code (``"11B"``), as everywhere else in the engine. Not cards, or a card more often
+    code (``"11B"``), as the engine's actions and records take it. Not cards, or a card more often
     than the deck holds it, is the package's error naming ``what`` (it was Python's
     TypeError, or a side scored for three copies of a Bright)."""
     if isinstance(cards, str):

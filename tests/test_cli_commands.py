@@ -939,7 +939,7 @@ def test_cli_solve_interrupted_in_process_leaves_no_search_running(cli, tmp_path
 
     from flowerbridge import HandState, Seat
 
-    record = records.to_dict(HandState(Deal.from_seed(0), Seat.N))     # `flowerbridge deal --seed 0`
+    record = records.to_dict(HandState(Deal.from_seed(0), Seat.N))     # (the lab's deal 0 of seed 0)
     if "--table" not in options:
         record["auction"] = ["3NT", "Pass", "Pass", "Pass"]
     (tmp_path / "h.json").write_text(json.dumps(record))

@@ -42,6 +42,10 @@ def test_ch6_seeded_deal_is_reproducible_and_boards_differ():
     assert Deal.from_seed("club", 3) == Deal.from_seed("club", 3)
     assert Deal.from_seed("club", 3) != Deal.from_seed("club", 4)
     assert Deal.from_seed(1) != Deal.from_seed(2)
+    # boards count from 0 in the API (the lab's), from 1 on the command line: a board
+    # below 0 is refused (it was dealt)
+    with pytest.raises(DealError, match=r"^board must be 0 or more, not -5$"):
+        Deal.from_seed("club", -5)
 
 
 @pytest.mark.parametrize("seed", [0, 1, "x", 2**70])
@@ -132,6 +136,12 @@ def test_ch7_bid_order_a_bid_ties_itself_and_every_comparison_agrees():
         low, high = parse_call(lower), parse_call(higher)
         assert low < high and low <= high and high > low and high >= low
         assert not (high < low or high <= low or low > high or low >= high)
+    # with anything but a call, Python's own TypeError, as for cards (it was an AttributeError)
+    import operator
+    for other in (1, "2A", None):
+        for compare in (operator.lt, operator.gt, operator.le, operator.ge):
+            with pytest.raises(TypeError, match="not supported between instances of 'Call'"):
+                compare(two_a, other)
 
 
 def test_ch7_a_bid_names_a_denomination_and_a_pass_none():

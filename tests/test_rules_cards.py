@@ -171,6 +171,14 @@ def test_ch4_appendix_a_cards_compare_by_suit_then_rank_and_not_with_other_thing
             parse_card("12B") < other      # noqa: B015 (Python's own error, not a card's)
 
 
+def test_appendix_a_a_card_index_outside_the_30_cards_is_refused():
+    from flowerbridge.cards import CARDS, card_at
+    assert [card_at(i) for i in range(30)] == list(CARDS)
+    for index in (-1, 30):      # (-1 read the last card, Python's way; 30 an IndexError)
+        with pytest.raises(CardCodeError, match=f"no card has the index {index}: indices run from 0 to 29"):
+            card_at(index)
+
+
 def test_ruling_r4_japanese_names_change_terminology_only():
     crane = parse_card("1B")
     assert crane.label("ja").startswith("松に鶴")

@@ -688,6 +688,9 @@ def test_options_stored_past_the_bound_read_as_they_are_and_changed_with_new_val
     with pytest.raises(OptionError, match="option game_points: 2000000 is more than 1,000,000"):
         stored.with_(game_points=2_000_000)
     assert stored.with_(undertrick_penalty=5_000_000) == stored    # its own value, given again
+    # a name no option has is the package's error, naming it (it was Python's TypeError)
+    with pytest.raises(OptionError, match="^unknown option 'bogus': expected one of declarer, undertrick_penalty, "):
+        stored.with_(bogus=1)
     with pytest.raises(OptionError, match="more than 1,000,000"):
         RuleOptions(undertrick_penalty=5_000_000)                  # the bound is back after
     with pytest.raises(OptionError, match="option undertrick_penalty: -1 is not"):

@@ -54,8 +54,6 @@ RESPONSE_SUIT = "response to 1 of a suit"
 RESPONSE_NT = "response to 1NT"
 OVERCALL = "overcall"
 CONTINUATION = "continuation"
-SITUATIONS = (OPENING, RESPONSE_SUIT, RESPONSE_NT, OVERCALL, CONTINUATION)
-"""Situations in the order the system's table lists them."""
 
 
 # --------------------------------------------------------------------- hands

@@ -531,14 +531,14 @@ class Table:
             self.say(f"{who} plays {event.card.code} {event.card.name}")
 
     def show_holding(self, title: str, cards) -> None:
-        from ..render import format_holding
+        from ..render import holding_lines
 
         self.say(f"{title}:")
         # a suit's cards with their names can run past the terminal's width, and go on under
         # it; on a narrow terminal that pushed the trick in progress off the screen (at 40
         # columns, 22 lines from it to the prompt against 12 at 80): the codes alone there
         width = terminal_width()
-        for line in format_holding(cards, names=width >= NAMES_FROM, width=width - 2):
+        for line in holding_lines(cards, names=width >= NAMES_FROM, width=width - 2):
             self.say("  " + line)
 
     def human_turn(self, state) -> None:

@@ -11,7 +11,7 @@ from collections import Counter
 from math import comb
 from typing import Iterable
 
-from ..cards import DECK, Card, Kind, Suit
+from ..cards import DECK, Card, Kind, Suit, hand_points
 from ..dealing import UNDEALT_SIZE, Deal
 from ..seats import SEATS, Seat, Side
 
@@ -21,7 +21,7 @@ SIDES = (Side.NS, Side.EW)
 
 def honor_count(cards: Iterable[Card]) -> int:
     """Chapter 10's count: Bright 4, Animal 2, Ribbon 1, Plain 0, every copy."""
-    return sum(c.points for c in cards)
+    return hand_points(cards)
 
 
 def suit_lengths(cards: Iterable[Card]) -> tuple[int, int, int]:

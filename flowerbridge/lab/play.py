@@ -35,8 +35,6 @@ from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_rat
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
 
-DENOMS = tuple(d.name for d in Denomination)
-
 HAND_COLUMNS: dict[str, type] = {
     "contract": str, "denom": str, "level": int, "declarer": str, "side": str,
     "tricks": int, "result": int, "made": int, "passed_out": int,

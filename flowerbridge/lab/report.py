@@ -22,9 +22,8 @@ from ..stats import t_quantile
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-# Plot colours by denomination P, R, A, NT, and for the two sides.
+# Plot colours by denomination P, R, A, NT.
 DENOM_COLOURS = ("#8c8c8c", "#c0392b", "#d4a017", "#2c3e50")
-SIDE_COLOURS = ("#1f77b4", "#ff7f0e")
 
 
 @dataclass
