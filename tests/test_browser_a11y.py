@@ -17,8 +17,8 @@ import pytest
 
 from browser_support import SHOWN, SHOWN_ALL, closing_settled, screenshot
 from flowerbridge.server.testing import Client
-from test_browser import (BOT, SOUTH_DECLARES, finished_review, four_people, mid_trick_table, open_page,
-                          people_table_at, render_in_page, wait_for_table)
+from test_browser import (BOT, SOUTH_DECLARES, act_by_mouse, finished_review, four_people, mid_trick_table,
+                          open_page, people_table_at, play_hand, render_in_page, wait_for_table)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -257,6 +257,39 @@ def hand_seen_by_spectator(server, chromium):
 
 def live_texts(page, region=None):
     return [text for node, text in page.evaluate("window.__live") if region is None or node == region]
+
+
+def test_client_says_the_persons_turn_when_their_side_wins_a_trick_and_leads_again(browser, server):
+    # A card of South's that won the trick gave South the lead again: the turn line stayed
+    # "Your card.", and the announcement of the trick said nothing of whose lead it was.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, length={"hands": 1})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.evaluate(LIVE_RECORDER)
+    play_hand([south], act_by_mouse)        # South bids 7NT, declares, plays the first card offered
+    said = live_texts(south, "announce")
+    won = [(text, who) for text in said
+           for number, who in re.findall(r"Trick (\d+) to (North|South);", text) if int(number) < 13]
+    assert any(who == "South" for _, who in won), said     # (South's own card won a trick)
+    for text, who in won:                   # each such lead said with the trick, from the right hand
+        assert text.endswith("Your card." if who == "South" else "Your card from dummy (North)."), text
+    assert not south.errors
+
+
+def test_client_says_once_that_the_table_the_person_closed_is_over(browser, server):
+    # said twice, 45 ms apart, by the close's own news and as the window closed (or, the
+    # server slower, the turn the page was leaving, then the close)
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#close-table").click()
+    south.evaluate(LIVE_RECORDER)
+    south.locator("#close-confirm").click()
+    south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
+    south.wait_for_timeout(500)             # (the second came after the window's close)
+    said = live_texts(south, "announce")
+    assert len(said) == 1 and said[0].startswith("The session is over: the table was closed by South"), said
+    assert not south.errors
 
 
 def test_client_live_region_announces_contract_trick_winners_result_and_new_deal(hand_seen_by_spectator):

@@ -223,6 +223,7 @@ function closeTable() {
   // the button that opened the window goes with the table: focus waits on the
   // turn line, which says the session is over
   state.openers.set($("close-dialog"), $("message"));
+  state.closing = true;     // the close's own news says the session is over: said once
   $("close-dialog").close();
   act({ type: "close" });
 }
@@ -565,9 +566,14 @@ function drawPlayPanel() {
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
   // The turn line is not a live region (it would speak at every action, and again
   // when focus waits on it): what is news in it is said with the action, once.
+  // A turn is news when its line changes, and when it comes back with the same line after
+  // a trick (the person's card won it and they lead again: the line stayed "Your card.",
+  // and nothing said it was their lead).
   const message = turnMessage();
-  if ($("message").textContent !== message) {
-    $("message").textContent = message;
+  const turn = `${message} ${state.hand} ${view.tricks_won.NS + view.tricks_won.EW}`;
+  if ($("message").textContent !== message || $("message").dataset.turn !== turn) {
+    if ($("message").textContent !== message) $("message").textContent = message;
+    $("message").dataset.turn = turn;
     if (turnIsNews()) state.spokenTurn = message;
   }
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
@@ -773,7 +779,8 @@ function closedDialog(event) {
       if (focused !== opener) opener.focus();
     } else if (state.keyboard && isMyTurn() && (lost || !opener)) focusTurn();
     else if (state.keyboard && lost) $("message").focus();
-    announce(turnMessage());
+    if (state.closing) state.closing = false;
+    else announce(turnMessage());
     showTurn();
   }, 0);
 }
