@@ -1033,6 +1033,8 @@ def test_client_keys_l_c_and_r_say_what_they_did(browser, server):
     assert live_texts(page, "announce") == [
         "Last trick shown: no trick has been completed yet.", "Last trick hidden.",
         "Copies seen hidden.", "Copies seen shown."], live_texts(page, "announce")
+    # the refusal, an alert, is written once: the redraws since did not write it again
+    assert live_texts(page, "refusal") == ["No hand to review yet."], live_texts(page, "refusal")
     north = clients["N"]
     drive(clients, lambda: any(m["type"] == "play" and m["view"]["tricks"] for m in north.messages))
     page_at(page, north.seq)

@@ -578,7 +578,9 @@ function drawPlayPanel() {
   }
   $("session-end").classList.toggle("hidden", !sessionOver() && !state.table?.closed);
   drawElsewhere();
-  if (!state.linkRefused) $("refusal").textContent = state.refusal || state.hint || "";
+  // (an alert: written only when it changes, or a redraw would have it read out again)
+  const refusal = state.refusal || state.hint || "";
+  if (!state.linkRefused && $("refusal").textContent !== refusal) $("refusal").textContent = refusal;
   $("ask-hint").classList.toggle("hidden", !mayAskHint());
   $("claim-rest").classList.toggle("hidden", !mayClaim());
   $("take-back").classList.toggle("hidden", !mayTakeBack());
