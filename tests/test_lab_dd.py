@@ -29,7 +29,7 @@ def table_of(*deals: tuple[list[int], str]) -> Table:
             for seat in "NESW":
                 row[f"dd_{name}_{seat}"] = ns[d] if seat in "NS" else 13 - ns[d]
         for side in ("NS", "EW"):
-            row[f"hc_{side}"] = 30
+            row[f"hc_{side}"], row[f"pts_{side}"] = 30, 20
             row.update({f"fit_{side}_{s}": 7 for s in "PRA"})
         rows.append(row)
     return Table.from_rows(dd.COLUMNS, rows)
@@ -152,27 +152,32 @@ def test_ch10_lab_dd_counts_the_games_a_side_can_make_by_its_honor_count(tmp_pat
     # themselves (Chapter 10's values, each side's better declarer in each denomination)
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
     study = run_lab(tmp_path, ["dd"], n=40, seed=4, workers=1)
-    expected: dict[int, list] = {}
+    # and the same by the bots' points (4-3-2-1 by rank: bots/bidding.py's count)
+    from flowerbridge.bots.bidding import HandFacts
+    by_count: dict[str, dict[int, list]] = {"game_by_honor_count": {}, "game_by_points": {}}
     for i in range(40):
         deal = Deal.from_seed(4, i)
         table = fake_dd_table(deal)
         for a, b in ((Seat.N, Seat.S), (Seat.E, Seat.W)):
             hc = sum(c.points for s in (a, b) for c in deal.hands[s])
+            points = sum(HandFacts.of(deal.hands[s]).points for s in (a, b))
             makes = {d.name: max(table[d][a], table[d][b]) >= {"P": 11, "R": 10, "A": 10, "NT": 9}[d.name]
                      for d in Denomination}
-            expected.setdefault(hc - hc % 2, []).append(makes)
-    got = study.summaries["dd"]["game_by_honor_count"]
-    assert set(got) == {b for b, sides in expected.items() if len(sides) >= 5}
-    assert sum(len(v) for v in expected.values()) == 80
-    for b, cell in got.items():
-        sides = expected[b]
-        assert cell["sides"] == len(sides)
-        counts = cell["game_makeable_sides"]
-        for name in ("P", "R", "A", "NT"):
-            assert counts[name] == sum(m[name] for m in sides), (b, name)
-        assert counts["any"] == sum(any(m.values()) for m in sides)
-        assert counts["suit"] == sum(m["P"] or m["R"] or m["A"] for m in sides)
-        assert cell["game_makeable"]["any"] == pytest.approx(100 * counts["any"] / len(sides))
+            by_count["game_by_honor_count"].setdefault(hc - hc % 2, []).append(makes)
+            by_count["game_by_points"].setdefault(points - points % 2, []).append(makes)
+    for key, expected in by_count.items():
+        got = study.summaries["dd"][key]
+        assert set(got) == {b for b, sides in expected.items() if len(sides) >= 5}, key
+        assert sum(len(v) for v in expected.values()) == 80
+        for b, cell in got.items():
+            sides = expected[b]
+            assert cell["sides"] == len(sides)
+            counts = cell["game_makeable_sides"]
+            for name in ("P", "R", "A", "NT"):
+                assert counts[name] == sum(m[name] for m in sides), (key, b, name)
+            assert counts["any"] == sum(any(m.values()) for m in sides)
+            assert counts["suit"] == sum(m["P"] or m["R"] or m["A"] for m in sides)
+            assert cell["game_makeable"]["any"] == pytest.approx(100 * counts["any"] / len(sides))
     # the report draws it
     assert "How often a side can make game double dummy, by its honor count" in study.report.read_text()
 
@@ -350,3 +355,13 @@ def test_lab_dd_leaves_out_rule_sets_it_cannot_tell_from_default_and_says_why(tm
     assert "the rule sets that change only those (first-named, no-honors, no-bright-bonus) equal " \
            "'default' here by construction and are left out." in section.text
     assert section.tables[1].headers == ["", "default", "strict", "plains-30", "plains-25", "mixed"]
+
+
+def test_lab_counts_points_by_rank_as_the_bots_do():
+    # written in the lab so that its rows do not hang on the bidding system's source:
+    # it must stay the bots' count
+    from flowerbridge.bots.bidding import TOP_POINTS, HandFacts
+    from flowerbridge.lab.features import RANK_POINTS, rank_points
+    assert RANK_POINTS == TOP_POINTS
+    deal = Deal.from_seed("pts", 0)
+    assert [rank_points(deal.hands[s]) for s in Seat] == [HandFacts.of(deal.hands[s]).points for s in Seat]

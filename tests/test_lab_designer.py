@@ -716,3 +716,9 @@ def test_designer_section_5_tells_how_far_game_moves_over_the_counts_most_sides_
     flat[30]["game_makeable_sides"]["any"] = 4
     assert _central_spread(flat).endswith("runs from 20% to 40%, rising with the count.")
     assert _central_spread(_by_honor_count({30: (1, 10), 32: (2, 10)})) == ""     # too few buckets
+    # beside it, the same by the bots' points, counted by rank
+    points = _by_honor_count({10: (1, 10), 12: (4, 20), 14: (8, 20), 16: (12, 20), 18: (16, 20), 20: (9, 10)})
+    assert _central_spread(flat, points).endswith(
+        " Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest cards, every "
+        "copy: docs/bidding.md), over the points most sides hold (12 to 19, 80%) it runs from 20% to 80%, "
+        "rising with the count.")

@@ -34,7 +34,7 @@ from ..options import RuleOptions
 from ..scoring import score_contract
 from ..seats import SEATS, Seat, Side
 from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params, Row, Table, source_digests
-from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of
+from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of, rank_points
 from .play import game_label, game_level
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, interval_errors, legend_beside,
                      mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell, share_points,
@@ -49,7 +49,7 @@ HC_BUCKET = 2
 
 DENOMINATIONS = tuple(Denomination)
 TRICK_COLUMNS = {f"dd_{d.name}_{s.name}": int for d in DENOMINATIONS for s in SEATS}
-COLUMNS = {"deal": int, "dealer": str, **TRICK_COLUMNS, **SIDE_COLUMNS}
+COLUMNS = {"deal": int, "dealer": str, **TRICK_COLUMNS, **SIDE_COLUMNS, "pts_NS": int, "pts_EW": int}
 
 # Denomination and level of each bid by its order, with a last entry for "no
 # contract" so that an order of -1 (passed out) indexes it.
@@ -69,6 +69,8 @@ def dd_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
         row: Row = {"deal": i, "dealer": dealer_of(i).name}
         row.update({f"dd_{d.name}_{s.name}": table[d][s] for d in DENOMINATIONS for s in SEATS})
         row.update({k: features[k] for k in SIDE_COLUMNS})
+        # each side's high cards counted by rank (the bots' points), beside Chapter 10's count
+        row.update({f"pts_{side.name}": sum(rank_points(deal.hands[s]) for s in side.seats) for side in Side})
         rows.append(row)
     return rows
 
@@ -230,7 +232,10 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
                                                                mask.sum()),
                                           "game_makeable_sides": int(np.count_nonzero(t >= game[d.name] + 6))}
     summary["by_fit"] = by_fit
-    summary["game_by_honor_count"] = game_by_honor_count(table, side_tricks_, game)
+    summary["game_by_honor_count"] = game_by_count(np.concatenate([table["hc_NS"], table["hc_EW"]]),
+                                                   side_tricks_, game)
+    summary["game_by_points"] = game_by_count(np.concatenate([table["pts_NS"], table["pts_EW"]]),
+                                              side_tricks_, game)
     buckets = (hc // 5) * 5
     # each denomination's mean with its 95 % interval (Student's t: one value a deal)
     summary["by_honor_count"] = {int(b): {d.name: float(tricks[buckets == b, d].mean())
@@ -278,12 +283,12 @@ GAME_KINDS = ("any", "suit", "P", "R", "A", "NT")
 """What ``game_by_honor_count`` counts: some game, a game in some suit, each game."""
 
 
-def game_by_honor_count(table: Table, side_tricks_: np.ndarray, game: dict[str, int]) -> dict[int, dict]:
-    """How often a side can make game against its honor count (Chapter 10's count),
-    every side of every deal, by buckets of :data:`HC_BUCKET` counts keyed by their
-    lowest: ``sides``, and for each of :data:`GAME_KINDS` ``game_makeable`` (%) and
-    ``game_makeable_sides``; buckets of fewer than :data:`FIT_MIN_SIDES` sides left out."""
-    side_hc = np.concatenate([table["hc_NS"], table["hc_EW"]])
+def game_by_count(side_hc: np.ndarray, side_tricks_: np.ndarray, game: dict[str, int]) -> dict[int, dict]:
+    """How often a side can make game against a count of its cards (``side_hc``, in the
+    order of :func:`both_sides_view`: Chapter 10's honor count, or the bots' points by
+    rank), every side of every deal, by buckets of :data:`HC_BUCKET` counts keyed by
+    their lowest: ``sides``, and for each of :data:`GAME_KINDS` ``game_makeable`` (%)
+    and ``game_makeable_sides``; buckets of fewer than :data:`FIT_MIN_SIDES` sides left out."""
     makes = np.asarray(side_tricks_ >= np.array([game[d.name] + 6 for d in DENOMINATIONS]))
     suits = [int(d) for d in DENOMINATIONS if d is not Denomination.NT]
     kinds: dict[str, Any] = {"any": makes.any(axis=1), "suit": makes[:, suits].any(axis=1)} | {

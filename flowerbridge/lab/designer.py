@@ -490,32 +490,52 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
         f"Game makeable double dummy by a side's honor count (every side of {plural(dd['deals'], 'deal')})",
         ["honor count", "sides", "some game % (95% interval)", f"{game_label(game['NT'], 'NT')} % (95% interval)",
          "a game in some suit % (95% interval)"], rows)), ""]
-    out += [_half_games(by_hc) + _central_spread(by_hc), "", *_image(folder, "honor-games", plots)]
+    by_points = {int(b): v for b, v in dd.get("game_by_points", {}).items()}
+    out += [_half_games(by_hc) + _central_spread(by_hc, by_points), "", *_image(folder, "honor-games", plots)]
     return out
 
 
-def _central_spread(by_hc: dict[int, dict]) -> str:
+def _central_spread(by_hc: dict[int, dict], by_points: dict[int, dict] | None = None) -> str:
     """How far the chance of some game moves over the honor counts four sides in five
-    hold (the buckets from the one that reaches a tenth of the sides to the one that
-    reaches nine tenths), and whether it rises steadily there: "" with fewer than
-    three such buckets."""
+    hold, and whether it rises steadily there; with ``by_points`` (the same by the bots'
+    points, counted by rank), the same for those beside it: "" with fewer than three
+    buckets of honor counts there."""
+    spread = _central_range(by_hc)
+    if spread is None:
+        return ""
+    low, high, held, least, most, steady = spread
+    out = (f" Over the counts most sides hold ({low} to {high}, {held:.0f}% of them), the chance of some "
+           f"game runs from {least:.0f}% to {most:.0f}%"
+           + (", rising with the count." if steady else
+              ", not rising steadily with the count. (Plains count nothing in Chapter 10: a low count "
+              "often means a long Plains suit, which takes tricks of its own.)"))
+    points = _central_range(by_points) if by_points else None
+    if points is not None:
+        low, high, held, least, most, steady = points
+        out += (" Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest "
+                f"cards, every copy: docs/bidding.md), over the points most sides hold ({low} to {high}, "
+                f"{held:.0f}%) it runs from {least:.0f}% to {most:.0f}%"
+                + (", rising with the count." if steady else ", not rising steadily either."))
+    return out
+
+
+def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float, bool] | None:
+    """Over the buckets four sides in five hold (from the one that reaches a tenth of
+    the sides to the one that reaches nine tenths): their first count and last, the
+    share of sides they hold, the least and most chance of some game in them, and
+    whether it rises steadily; None with fewer than three such buckets."""
     from .dd import HC_BUCKET
-    ordered = sorted(by_hc)
-    total = sum(by_hc[b]["sides"] for b in ordered)
-    cumulative = np.cumsum([by_hc[b]["sides"] for b in ordered])
+    ordered = sorted(by)
+    total = sum(by[b]["sides"] for b in ordered)
+    cumulative = np.cumsum([by[b]["sides"] for b in ordered])
     first = int(np.searchsorted(cumulative, total / 10, side="right"))
     last = int(np.searchsorted(cumulative, 9 * total / 10))
     central = ordered[first:last + 1]
     if len(central) < 3:
-        return ""
-    shares = [pct(by_hc[b]["game_makeable_sides"]["any"], by_hc[b]["sides"]) for b in central]
-    steady = all(a <= b for a, b in zip(shares, shares[1:]))
-    return (f" Over the counts most sides hold ({central[0]} to {central[-1] + HC_BUCKET - 1}, "
-            f"{pct(sum(by_hc[b]['sides'] for b in central), total):.0f}% of them), the chance of some "
-            f"game runs from {min(shares):.0f}% to {max(shares):.0f}%"
-            + (", rising with the count." if steady else
-               ", not rising steadily with the count. (Plains count nothing in Chapter 10: a low count "
-               "often means a long Plains suit, which takes tricks of its own.)"))
+        return None
+    shares = [pct(by[b]["game_makeable_sides"]["any"], by[b]["sides"]) for b in central]
+    return (central[0], central[-1] + HC_BUCKET - 1, pct(sum(by[b]["sides"] for b in central), total),
+            min(shares), max(shares), all(a <= b for a, b in zip(shares, shares[1:])))
 
 
 def _half_games(by_hc: dict[int, dict]) -> str:

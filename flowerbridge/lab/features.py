@@ -24,6 +24,17 @@ def honor_count(cards: Iterable[Card]) -> int:
     return hand_points(cards)
 
 
+RANK_POINTS = {9: 4, 8: 3, 7: 2, 6: 1}
+"""The bots' count of a hand's high cards by rank: 4, 3, 2 and 1 for each suit's four
+highest cards, every copy (``TOP_POINTS`` of :mod:`flowerbridge.bots.bidding`, written
+here so that a run's rows do not hang on the bidding system's source)."""
+
+
+def rank_points(cards: Iterable[Card]) -> int:
+    """A holding's points by :data:`RANK_POINTS`, against Chapter 10's :func:`honor_count`."""
+    return sum(RANK_POINTS.get(c.rank, 0) for c in cards)
+
+
 def suit_lengths(cards: Iterable[Card]) -> tuple[int, int, int]:
     """Cards held in Plains, Ribbons and Bright Animals."""
     counts = Counter(c.suit for c in cards)
