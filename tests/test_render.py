@@ -9,7 +9,7 @@ import re
 import pytest
 
 from flowerbridge import CARDS, Deal, HandState, Seat, Suit
-from flowerbridge.render import format_holding, render_deal, render_tricks
+from flowerbridge.render import holding_lines, render_deal, render_tricks
 
 
 def _named(card) -> str:
@@ -28,18 +28,18 @@ def test_render_deal_at_a_width_keeps_every_card_and_its_name_on_one_line(width)
 
 def test_format_holding_breaks_only_a_suit_longer_than_the_width():
     cards = Deal.from_seed(7).hands[Seat.N]
-    whole = format_holding(cards, names=True)
+    whole = holding_lines(cards, names=True)
     for suit_line in whole:
-        at_width = format_holding(cards, names=True, width=len(suit_line))
+        at_width = holding_lines(cards, names=True, width=len(suit_line))
         assert suit_line in at_width                       # exactly the width: one line
-        shorter = format_holding(cards, names=True, width=len(suit_line) - 1)
+        shorter = holding_lines(cards, names=True, width=len(suit_line) - 1)
         if suit_line.count("(") > 1:
             assert suit_line not in shorter                # one character less: goes on below
 
 
 def test_format_holding_shows_a_void_suit_as_a_dash():
     no_animals = [c for c in CARDS if c.suit is not Suit.ANIMALS][:13]
-    assert format_holding(no_animals)[0] == "A  —"
+    assert holding_lines(no_animals)[0] == "A  —"
 
 
 def test_render_tricks_numbers_the_trick_in_progress_after_the_last_one_played():
