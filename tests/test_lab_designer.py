@@ -722,3 +722,22 @@ def test_designer_section_5_tells_how_far_game_moves_over_the_counts_most_sides_
         " Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest cards, every "
         "copy: docs/bidding.md), over the points most sides hold (12 to 19, 80%) it runs from 20% to 80%, "
         "rising with the count.")
+
+
+def test_designer_suggests_a_count_by_rank_where_it_tells_game_far_better_than_chapter_10s():
+    from flowerbridge.lab.designer import _count_suggestion
+    flat = _by_honor_count({28: (2, 10), 30: (6, 20), 32: (9, 20), 34: (7, 20), 36: (8, 20), 38: (9, 10)})
+    steep = _by_honor_count({10: (1, 10), 12: (4, 20), 14: (8, 20), 16: (12, 20), 18: (16, 20), 20: (9, 10)})
+    dd = {"deals": 1000, "game_by_honor_count": flat, "game_by_points": steep}
+    [said] = _count_suggestion(dd)
+    assert said.startswith("**Chapter 10's count is a weak guide to game; a count by rank is a strong one.** "
+                           "Over the honor counts most sides hold (30 to 37) the chance of making some game "
+                           "double dummy runs only from 30% to 45%; over the points most sides hold counted "
+                           "by rank (12 to 19: 4, 3, 2 and 1 for each suit's four highest cards) it runs from "
+                           "20% to 80% (section 5).")
+    # not where the counts tell game about as well, nor from too few deals, nor without dd
+    assert _count_suggestion({**dd, "game_by_points": flat}) == []
+    assert _count_suggestion(None) == []
+    from flowerbridge.lab.designer import DD_FIRM, _suggestions
+    deals, play = _summaries(10, 30)
+    assert not any("count by rank" in s for s in _suggestions(deals, play, {}, {**dd, "deals": DD_FIRM - 1}, {}))

@@ -584,7 +584,27 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
         "**The bots reached no contract** (every hand passed out), so their play says nothing "
         "of honors, bonuses or the undertrick penalty; other bots (`--bots`) or more deals would."]
     out += _penalty_suggestion(play, vs, firm)
+    out += _count_suggestion(firm)
     return out
+
+
+def _count_suggestion(dd: dict | None) -> list[str]:
+    """Chapter 10's count against a count by rank as guides to game (section 5): said
+    where there are enough double-dummy deals and the count by rank spreads the chance
+    of game at least twice as widely, rising steadily, over the values most sides hold."""
+    if not dd:
+        return []
+    honors = _central_range({int(b): v for b, v in dd["game_by_honor_count"].items()})
+    points = _central_range({int(b): v for b, v in dd.get("game_by_points", {}).items()})
+    if honors is None or points is None or not points[5] or points[4] - points[3] < 2 * (honors[4] - honors[3]):
+        return []
+    return [f"**Chapter 10's count is a weak guide to game; a count by rank is a strong one.** Over the "
+            f"honor counts most sides hold ({honors[0]} to {honors[1]}) the chance of making some game "
+            f"double dummy runs only from {honors[3]:.0f}% to {honors[4]:.0f}%; over the points most "
+            f"sides hold counted by rank ({points[0]} to {points[1]}: 4, 3, 2 and 1 for each suit's four "
+            f"highest cards) it runs from {points[3]:.0f}% to {points[4]:.0f}% (section 5). The honor "
+            "values are what captured cards score, not what they win: Chapter 10 could count the top "
+            "cards of each suit for bidding, as the bots do, and keep the honor values for scoring."]
 
 
 def _honors_suggestion(play: dict, vs: dict) -> list[str]:
