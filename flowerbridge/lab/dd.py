@@ -42,10 +42,11 @@ from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, inter
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
-HC_BUCKET = 2
-"""Honor counts are grouped two by two for the game-makeable figures by honor count
-(a side's count runs from about 15 to 55: one bucket a count left a few sides each)."""
 """A length held by fewer sides is left out of the by-length figures."""
+
+HC_BUCKET = 2
+"""Counts are grouped two by two for the game-makeable figures by count (a side's honor
+count runs from about 15 to 55: one bucket a count left a few sides each)."""
 
 DENOMINATIONS = tuple(Denomination)
 TRICK_COLUMNS = {f"dd_{d.name}_{s.name}": int for d in DENOMINATIONS for s in SEATS}

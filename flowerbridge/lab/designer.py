@@ -1,4 +1,5 @@
-"""The designer's report: four questions about the rules, answered from data.
+"""The designer's report: four questions about the rules, answered from data, and a
+fifth (what a side's count says of game) where the double-dummy part runs.
 
 :func:`write_designer_report` runs the ``deals``, ``play`` and ``variants``
 analyses over ``n`` deals (and ``dd`` over ``dd_n`` of them, when the solver
@@ -353,7 +354,8 @@ def _plains_scored(vs: dict, name: str) -> str | None:
                 " (too few hands for an interval)")
     # (said of every case: bidding that counted the new values would move the figure, by
     # an amount these hands cannot tell; "a lower bound" claimed a direction not measured)
-    unadapted = "the bots' bidding did not adapt to the new values, which would change it further."
+    unadapted = ("the bots' bidding did not adapt to the new values, and bidding that did could move "
+                 "this either way.")
     if f"{new:.2f}" == f"{old:.2f}":
         return lead + f"a game takes {new:.2f} hands, as under the default scoring{interval}; " + unadapted
     if _plains_clear(vs, name):
@@ -497,33 +499,28 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
 
 def _central_spread(by_hc: dict[int, dict], by_points: dict[int, dict] | None = None) -> str:
     """How far the chance of some game moves over the honor counts four sides in five
-    hold, and whether it rises steadily there; with ``by_points`` (the same by the bots'
-    points, counted by rank), the same for those beside it: "" with fewer than three
-    buckets of honor counts there."""
+    hold; with ``by_points`` (the same by the bots' points, counted by rank), over those
+    points too: "" with fewer than three buckets of honor counts there."""
     spread = _central_range(by_hc)
     if spread is None:
         return ""
-    low, high, held, least, most, steady = spread
+    low, high, held, least, most = spread
     out = (f" Over the counts most sides hold ({low} to {high}, {held:.0f}% of them), the chance of some "
-           f"game runs from {least:.0f}% to {most:.0f}%"
-           + (", rising with the count." if steady else
-              ", not rising steadily with the count. (Plains count nothing in Chapter 10: a low count "
-              "often means a long Plains suit, which takes tricks of its own.)"))
+           f"game runs from {least:.0f}% to {most:.0f}%.")
     points = _central_range(by_points) if by_points else None
     if points is not None:
-        low, high, held, least, most, steady = points
+        low, high, held, least, most = points
         out += (" Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest "
                 f"cards, every copy: docs/bidding.md), over the points most sides hold ({low} to {high}, "
-                f"{held:.0f}%) it runs from {least:.0f}% to {most:.0f}%"
-                + (", rising with the count." if steady else ", not rising steadily either."))
+                f"{held:.0f}%) it runs from {least:.0f}% to {most:.0f}%.")
     return out
 
 
-def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float, bool] | None:
+def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float] | None:
     """Over the buckets four sides in five hold (from the one that reaches a tenth of
     the sides to the one that reaches nine tenths): their first count and last, the
-    share of sides they hold, the least and most chance of some game in them, and
-    whether it rises steadily; None with fewer than three such buckets."""
+    share of sides they hold, and the least and most chance of some game in them; None
+    with fewer than three such buckets."""
     from .dd import HC_BUCKET
     ordered = sorted(by)
     total = sum(by[b]["sides"] for b in ordered)
@@ -535,26 +532,34 @@ def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float, 
         return None
     shares = [pct(by[b]["game_makeable_sides"]["any"], by[b]["sides"]) for b in central]
     return (central[0], central[-1] + HC_BUCKET - 1, pct(sum(by[b]["sides"] for b in central), total),
-            min(shares), max(shares), all(a <= b for a, b in zip(shares, shares[1:])))
+            min(shares), max(shares))
 
 
 def _half_games(by_hc: dict[int, dict]) -> str:
-    """Where a side's chance of some game passes one half: the honor counts up to which
-    every bucket's 95 % interval lies below 50 %, and from which every one lies above."""
+    """Where a side's chance of some game passes one half: the buckets whose 95 %
+    interval lies wholly below one half, and those wholly above it, where every one of
+    the first comes before every one of the second (a few sides at either end, whose
+    intervals straddle one half, say nothing either way)."""
     from .dd import HC_BUCKET
-    ordered = sorted(by_hc)
-    bounds = {b: wilson(by_hc[b]["game_makeable_sides"]["any"], by_hc[b]["sides"]) for b in ordered}
-    below = [b for i, b in enumerate(ordered) if all(bounds[c][1] < 50 for c in ordered[:i + 1])]
-    above = [b for i, b in enumerate(ordered) if all(bounds[c][0] > 50 for c in ordered[i:])]
-    if not below or not above:
-        return ("These deals do not show where a side's chance of some game passes one half (the "
-                "intervals are too wide at one end): more deals (`--dd-n`) would.")
-    return (f"Double dummy, a side with an honor count up to {below[-1] + HC_BUCKET - 1} makes some game "
-            f"less than half the time, and one with {above[0]} or more more than half the time (each "
-            "bucket's 95% interval wholly below, or above, one half); "
-            + (f"from {below[-1] + HC_BUCKET} to {above[0] - 1} these deals cannot tell. "
-               if above[0] > below[-1] + HC_BUCKET else "")
-            + "Chapter 10's count is guidance for bidding: this is where it says game is likelier than not.")
+    bounds = {b: wilson(v["game_makeable_sides"]["any"], v["sides"]) for b, v in by_hc.items()}
+    below = sorted(b for b, (_, hi) in bounds.items() if hi < 50)
+    above = sorted(b for b, (lo, _) in bounds.items() if lo > 50)
+    if (below and above and below[-1] > above[0]) or not (below or above):
+        return ("These deals do not show where a side's chance of some game passes one half: more "
+                "deals (`--dd-n`) would.")
+    told = "(the counts whose 95% interval lies wholly below, or above, one half)"
+    if not above:
+        return (f"Double dummy, a side makes some game less than half the time at every honor count "
+                f"these deals settle, up to {below[-1] + HC_BUCKET - 1} {told}; at none is it clearly "
+                "likelier than not.")
+    if not below:
+        return (f"Double dummy, a side makes some game more than half the time at every honor count "
+                f"these deals settle, from {above[0]} {told}.")
+    return (f"Double dummy, a side makes some game less than half the time at every honor count these "
+            f"deals settle up to {below[-1] + HC_BUCKET - 1}, and more than half the time from {above[0]} "
+            f"{told}" + ("; between them these deals cannot tell." if above[0] > below[-1] + HC_BUCKET
+                         else ".") + " Chapter 10's count is guidance for bidding: this is where it says "
+            "game is likelier than not.")
 
 
 def _has_fits(dd: dict) -> bool:
@@ -571,7 +576,10 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
     firm = dd if dd and dd["deals"] >= DD_FIRM else None
     dd_gap = _game_gap(firm["by_fit"], "game_makeable") if firm else None
     if play_gap is not None or dd_gap is not None:
-        out.append(_plains_conclusion(play, play_fits, firm, play_gap, dd_gap, gaps, _plains_clear(vs)))
+        # (told apart only when every Plains variant run is)
+        told = [c for c in (_plains_clear(vs, name) for name in PLAINS_VARIANTS) if c is not None]
+        out.append(_plains_conclusion(play, play_fits, firm, play_gap, dd_gap, gaps,
+                                      all(told) if told else None))
     u = deals["undealt"]["exact"]
     out.append(f"**The mystery discard matters.** At least one Bright copy is undealt in "
                f"{100 * u['some_bright']:.0f}% of deals and both copies of some card in "
@@ -591,12 +599,12 @@ def _suggestions(deals: dict, play: dict, vs: dict, dd: dict | None,
 def _count_suggestion(dd: dict | None) -> list[str]:
     """Chapter 10's count against a count by rank as guides to game (section 5): said
     where there are enough double-dummy deals and the count by rank spreads the chance
-    of game at least twice as widely, rising steadily, over the values most sides hold."""
+    of game at least twice as widely over the values most sides hold."""
     if not dd:
         return []
-    honors = _central_range({int(b): v for b, v in dd["game_by_honor_count"].items()})
+    honors = _central_range({int(b): v for b, v in dd.get("game_by_honor_count", {}).items()})
     points = _central_range({int(b): v for b, v in dd.get("game_by_points", {}).items()})
-    if honors is None or points is None or not points[5] or points[4] - points[3] < 2 * (honors[4] - honors[3]):
+    if honors is None or points is None or points[4] - points[3] < 2 * (honors[4] - honors[3]):
         return []
     return [f"**Chapter 10's count is a weak guide to game; a count by rank is a strong one.** Over the "
             f"honor counts most sides hold ({honors[0]} to {honors[1]}) the chance of making some game "
@@ -731,7 +739,7 @@ def _plains_conclusion(play: dict, play_fits: dict[str, dict], firm: dict | None
                    "`plains-25`)."
                    # (section 1 said the variant's games could not be told apart: both stand,
                    # being measured in different things, which is said)
-                   + (" What that does to the hands a game takes is not yet clear in these hands "
+                   + (" What these scorings do to the hands a game takes is not yet clear in these hands "
                       "(section 1): the gap above is in tricks, not in games; more deals (`--n`) "
                       "would show it." if p30_clear is False else "")
                    if gap > 5 else "The gap is small: the 20-point scale costs Plains little."))
