@@ -373,28 +373,36 @@ def game_by_fit_plot(summary: dict) -> Plot:
 
 def game_by_honor_count_plot(summary: dict) -> Plot:
     """Game makeable against a side's honor count (every side of every deal): some
-    game, 3NT, and a game in some suit, with 95 % Wilson intervals."""
-    fig = new_figure(8, 3.6)
-    ax = fig.add_subplot()
-    by_hc = summary["game_by_honor_count"]
-    sides = sum(by_hc[b]["sides"] for b in by_hc)
+    game, 3NT, and a game in some suit, with 95 % Wilson intervals; beside it, the
+    same against the side's points counted by rank, as the bots count them."""
+    fig = new_figure(9, 3.8)
+    left, right = fig.subplots(1, 2, sharey=True)
     game = summary["game_level"]
     series = (("any", "black", "some game"), ("NT", DENOM_COLOURS[3], f"{game_label(game['NT'], 'NT')}"),
               ("suit", DENOM_COLOURS[1], f"a game in some suit ({', '.join(game_label(game[d], d) for d in 'PRA')})"))
-    for (kind, colour, label), shift in zip(series, dodged(3, 0.2)):
-        share_points(ax, {b: (by_hc[b]["game_makeable_sides"][kind], by_hc[b]["sides"]) for b in by_hc}, colour,
-                     label, shift + (HC_BUCKET - 1) / 2)
-    ax.set_xlabel(f"a side's honor count (Bright 4, Animal 2, Ribbon 1; buckets of {HC_BUCKET})")
-    ax.set_ylabel("game makeable, %")
-    if by_hc:
-        legend_beside(ax)
-    else:
-        nothing_drawn(ax, f"no bucket of honor counts was held by {FIT_MIN_SIDES} sides or more:\n"
-                          "more deals would draw it")
-    return Plot(fig, f"How often a side can make game double dummy, by its honor count (Chapter 10), "
-                     f"every side of every deal ({plural(sides, 'side')}), with 95% (Wilson) intervals; "
-                     f"each point stands at its bucket's centre, hollow where it holds fewer than {FEW} "
-                     f"sides, and buckets of fewer than {FIT_MIN_SIDES} are left out.")
+    counts = (("game_by_honor_count", left, "by honor count\n(Chapter 10: Bright 4, Animal 2, Ribbon 1)",
+               "honor counts"),
+              ("game_by_points", right, "by points counted by rank\n(the bots': 4-3-2-1, each suit's top four)",
+               "points"))
+    for key, ax, what, plural_name in counts:
+        ax.set_title(what, fontsize=9)
+        by = summary[key]
+        for (kind, colour, label), shift in zip(series, dodged(3, 0.2)):
+            share_points(ax, {b: (by[b]["game_makeable_sides"][kind], by[b]["sides"]) for b in by}, colour,
+                         label, shift + (HC_BUCKET - 1) / 2)
+        ax.set_xlabel(f"a side's count (buckets of {HC_BUCKET})", fontsize=9)
+        if not by:
+            nothing_drawn(ax, f"no bucket of {plural_name} was held by {FIT_MIN_SIDES} sides or more:\n"
+                              "more deals would draw it")
+    left.set_ylabel("game makeable, %")
+    if summary["game_by_honor_count"] or summary["game_by_points"]:
+        legend_beside(right)
+    sides = sum(v["sides"] for v in summary["game_by_honor_count"].values())
+    return Plot(fig, f"How often a side can make game double dummy, by its honor count (Chapter 10, left) "
+                     f"and by its points counted by rank as the bots count them (right), every side of "
+                     f"every deal ({plural(sides, 'side')} in the buckets drawn at left), with 95% (Wilson) "
+                     f"intervals; each point stands at its bucket's centre, hollow where it holds fewer "
+                     f"than {FEW} sides, and buckets of fewer than {FIT_MIN_SIDES} are left out.")
 
 
 def tricks_by_honor_count_plot(summary: dict) -> Plot:
