@@ -178,8 +178,11 @@ def test_ch10_lab_dd_counts_the_games_a_side_can_make_by_its_honor_count(tmp_pat
             assert counts["any"] == sum(any(m.values()) for m in sides)
             assert counts["suit"] == sum(m["P"] or m["R"] or m["A"] for m in sides)
             assert cell["game_makeable"]["any"] == pytest.approx(100 * counts["any"] / len(sides))
-    # the report draws it
+    # the report draws it, the two counts side by side
     assert "How often a side can make game double dummy, by its honor count" in study.report.read_text()
+    left, right = dd.game_by_honor_count_plot(study.summaries["dd"]).figure.axes
+    assert left.get_title().startswith("by honor count") and right.get_title().startswith("by points counted by rank")
+    assert len(left.containers) == len(right.containers) == 3    # some game, 3NT, a suit game
 
 
 def test_lab_dd_refuses_a_bad_rule_variant_before_any_search(tmp_path, monkeypatch):
