@@ -691,6 +691,8 @@ def test_designer_section_5_says_from_which_honor_count_a_side_is_likelier_than_
                            "these deals settle up to 33, and more than half the time from 36 (the counts whose "
                            "95% interval lies wholly below, or above, one half); between them these deals "
                            "cannot tell.")
+    assert said.endswith(" Read as Chapter 10's guidance for bidding: by this count, game is likelier than not "
+                         "from 36.")
     # next to each other: nothing between them to tell
     assert "cannot tell" not in _half_games(_by_honor_count({30: (5, 100), 32: (95, 100)}))
     # a few sides at the low end, straddling one half, do not hide what the rest settle

@@ -558,8 +558,8 @@ def _half_games(by_hc: dict[int, dict]) -> str:
     return (f"Double dummy, a side makes some game less than half the time at every honor count these "
             f"deals settle up to {below[-1] + HC_BUCKET - 1}, and more than half the time from {above[0]} "
             f"{told}" + ("; between them these deals cannot tell." if above[0] > below[-1] + HC_BUCKET
-                         else ".") + " Chapter 10's count is guidance for bidding: this is where it says "
-            "game is likelier than not.")
+                         else ".") + f" Read as Chapter 10's guidance for bidding: by this count, game is "
+            f"likelier than not from {above[0]}.")
 
 
 def _has_fits(dd: dict) -> bool:
