@@ -705,6 +705,16 @@ def test_basic_declarers_second_hand_does_not_ruff_what_partner_wins_with_a_boss
                        "4R 10R 1Pb 5P 1R 4P 1B 6A 7A 8B 3R 3R 7R 11R 2P") == ("7A", "discards")
 
 
+def test_basic_discards_an_honor_that_cannot_win_before_a_card_that_may():
+    # Deal.from_seed("sc1", 82), dealer E: E declares 3R, the dummy W holds 8B 3B 8A 2A 9P.
+    # At trick 9 S, out of trumps, holds 11B 1B 1B 8A 10P: 10P may still win a Plains
+    # trick over the dummy's 9P, while two copies of higher Animals outrank 8A (worth 2
+    # honor points). S throws 8A (double dummy its side then takes one more trick).
+    assert _basic_card(_seeded_hands("sc1", 82), Seat.E, "1R Pass 1A Pass 2R Pass 2A Pass 3R Pass Pass Pass",
+                       "6A 12B 2A 5A 2R 3R 11R 1R 1R 2R 11R 3R 4R 10R 5R 4R 11B 3P 7A 12B 1Pa 1Pa "
+                       "11P 10P 9R 5R 4P 7R 9R 6R 5P 1Pb 7R") == ("8A", "discards")
+
+
 @pytest.mark.parametrize("hands, dealer, auction, plays", [
     # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons and N,
     # fourth, holds a boss 11R, but W, third, may hold its twin, which played first wins

@@ -57,7 +57,8 @@ below is the other hand of the side.
   a boss card; never ruff a trick partner is sure to win while another
   card is legal (discard a boss card rather than a trump), but ruff one
   an opponent still to play may beat (with the cheapest trump sure to
-  win, else the cheapest); otherwise discard the least useful card.
+  win, else the cheapest); otherwise discard the least useful card (one
+  that cannot win a trick before one that may, honors aside).
 
 A "low card" is the one least worth keeping: fewest honor points, then the
 lowest rank. "Boss" accounts for both copies of every card and for the 8 undealt cards:
@@ -441,13 +442,16 @@ def _fourth_tops_third(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> boo
 
 
 def _discard(k: Knowledge, legal: list[Card], keep_trumps: bool = False) -> tuple[Card, str]:
-    """Throw the least useful card: not a boss, not a trump, few honor points,
-    from a short suit. With ``keep_trumps`` (partner wins the trick: a trump
-    would ruff it), any other card goes before a trump, a boss card included."""
-    def worth(c: Card) -> tuple[int, int, int, int, int]:
+    """Throw the least useful card: not a boss, not a trump, not one that may
+    still win a trick (:func:`_cannot_win`: an honor that cannot goes before a
+    Plain that may), few honor points, from a short suit. With ``keep_trumps``
+    (partner wins the trick: a trump would ruff it), any other card goes
+    before a trump, a boss card included."""
+    def worth(c: Card) -> tuple[int, int, int, int, int, int]:
         length = sum(1 for x in k.hand if x.suit is c.suit)
         trump = c.suit is k.trump
-        return (keep_trumps and trump, k.is_boss(c), trump, c.points, length * 10 + c.rank)
+        return (keep_trumps and trump, k.is_boss(c), trump, not _cannot_win(k, c), c.points,
+                length * 10 + c.rank)
     return min(legal, key=worth), "discards"
 
 
