@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=integer, help="local worker processes (default: one a CPU)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the chunks on the Ray cluster at ADDRESS")
     p.add_argument("--bots", help="bot level or module:attribute for play and variants "
-                                  "(default basic, or random when basic is not installed)")
+                                  "(default basic)")
     p.add_argument("--variant", action="append", metavar="NAME=JSON", default=[],
                    help="a rule set to compare, e.g. strict='{\"undertrick_penalty\": 0}'; "
                         "repeat for more (the default rules are always included first)")

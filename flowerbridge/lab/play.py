@@ -46,9 +46,8 @@ HAND_COLUMNS: dict[str, type] = {
 COLUMNS = {"deal": int, "dealer": str, **HAND_COLUMNS}
 
 
-def default_bots() -> str:
-    """``basic`` when that level is installed, else ``random``."""
-    return "basic" if "basic" in BOT_LEVELS else "random"
+DEFAULT_BOTS = "basic"
+"""The bots ``play`` and ``variants`` use unless ``--bots`` names others."""
 
 
 def check_bots(params: Params) -> None:
@@ -417,4 +416,4 @@ def code(params: Params) -> dict[str, str]:
 
 
 ANALYSIS = Analysis("play", "Bot play", COLUMNS, play_rows, summarize, sections,
-                    defaults={"bots": default_bots()}, chunk_size=100, check=check_bots, code=code)
+                    defaults={"bots": DEFAULT_BOTS}, chunk_size=100, check=check_bots, code=code)

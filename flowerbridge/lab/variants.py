@@ -30,7 +30,7 @@ from ..seats import Side
 from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table, source_digests
 from .features import deal_features
-from .play import HAND_COLUMNS, check_bots, declarer_net, default_bots, game_block_size, game_blocks, hand_row, \
+from .play import HAND_COLUMNS, check_bots, declarer_net, DEFAULT_BOTS, game_block_size, game_blocks, hand_row, \
     hand_summary, make_bots, naming_the_deal, net_cell, play_deal, points_table
 from .play import code as play_code
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, interval_errors, \
@@ -307,7 +307,7 @@ def code(params: Params) -> dict[str, str]:
 
 
 ANALYSIS = Analysis("variants", "Rule variants", COLUMNS, variant_rows, summarize, sections,
-                    defaults={"bots": default_bots(),
+                    defaults={"bots": DEFAULT_BOTS,
                               "variants": [[n, o] for n, o in DEFAULT_VARIANTS]},
                     chunk_size=100, check=check, row_key="variant",
                     rows_per_deal=lambda params: len(params["variants"]), code=code)
