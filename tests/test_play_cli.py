@@ -1309,12 +1309,17 @@ def test_show_of_a_session_left_mid_hand_shows_the_unfinished_hand_as_far_as_it_
     unfinished = out.split("=== Hand 2, unfinished (seed 7, board 2) ===\n", 1)[1]
     assert "Auction not finished: 1 call made, South to call; no score" in unfinished
     assert out.index("FLOWER BRIDGE") > out.index("=== Hand 2")     # the sheet (of the hands finished) last
+    assert main(["show", "--notation", str(path)]) == 0     # the finished hand, and a note
+    out, err = capsys.readouterr()
+    assert out.count("[Deal ") == 1
+    assert "note: the unfinished hand is left out: the text notation writes finished hands only" in err
     # a session whose one hand is unfinished; and one whose unfinished hand breaks a rule
     path.write_text(json.dumps({**record, "hands": [], "first_dealer": "E", "first_board": 2}), encoding="utf-8")
     assert main(["show", str(path)]) == 0
     assert "=== Hand 1, unfinished (seed 7, board 2) ===" in capsys.readouterr().out
     assert main(["show", "--notation", str(path)]) == 2
-    assert "holds a session of no finished hands: nothing to show" in capsys.readouterr().err
+    assert ("holds a session of no finished hands: the text notation writes finished hands only "
+            "(show without --notation shows the unfinished one)") in capsys.readouterr().err
     record["unfinished"]["auction"] = ["2A", "1P"]
     path.write_text(json.dumps(record), encoding="utf-8")
     assert main(["show", str(path)]) == 2

@@ -105,11 +105,17 @@ def run(args) -> int:
     from ._seeded import dealt_from_seed, saved_first_board, saved_seed, saved_unfinished
 
     unfinished = saved_unfinished(session, name)    # the hand play was playing, as it stands
-    if not records and (unfinished is None or args.notation):     # a session record of no hands
-        raise UsageError(f"{name} holds a session of no {'finished ' if unfinished else ''}hands: "
-                         "nothing to show")
+    if not records and unfinished is None:      # a session record of no hands
+        raise UsageError(f"{name} holds a session of no hands: nothing to show")
+    if not records and args.notation:
+        raise UsageError(f"{name} holds a session of no finished hands: the text notation writes "
+                         "finished hands only (show without --notation shows the unfinished one)")
     if args.notation:
         from ..notation import dumps_all
+
+        if unfinished is not None:
+            print("note: the unfinished hand is left out: the text notation writes finished hands only",
+                  file=sys.stderr)
 
         from . import print_data
         print_data(dumps_all(records))
