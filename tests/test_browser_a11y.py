@@ -547,6 +547,85 @@ def test_client_focus_ring_on_panels_and_faded_copies_have_enough_contrast(brows
     assert not page.errors
 
 
+# Every text shown and its contrast with what it is drawn on (WCAG 1.4.3: 4.5:1, or
+# 3:1 for large text): the background composed from the page down through every
+# ancestor's colour (a felt's gradient counts as its lighter, centre colour), the
+# text faded by its ancestors' opacity. Left out: the cards' faces (drawn, not
+# text), text only a screen reader gets, and what is inactive (a disabled button,
+# a call spent), which 1.4.3 exempts.
+TEXT_CONTRAST = "() => {" + CONTRAST + """
+  const behind = (node) => {
+    const chain = [];
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) chain.unshift(n);
+    let colour = [255, 255, 255, 1];
+    for (const n of chain) {
+      const style = getComputedStyle(n);
+      const gradient = style.backgroundImage.match(/rgba?\\([^)]+\\)/);
+      if (gradient) colour = over(parse(gradient[0]), colour);
+      const c = parse(style.backgroundColor);
+      if (c[3] > 0) colour = over(c, colour);
+    }
+    return colour;
+  };
+  const failures = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let checked = 0;
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const node = t.parentElement;
+    if (!t.textContent.trim() || node.closest('svg, .visually-hidden, .spent, :disabled, [aria-disabled="true"], option')) continue;
+    const style = getComputedStyle(node);
+    const box = node.getBoundingClientRect();
+    if (!box.width || !box.height || style.visibility !== 'visible') continue;
+    let opacity = 1;
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+    const bg = behind(node);
+    const c = parse(style.color);
+    const r = ratio(over([c[0], c[1], c[2], c[3] * opacity], bg), bg);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (Number(style.fontWeight) >= 700 && size >= 18.66);
+    checked += 1;
+    if (r < (large ? 3 : 4.5)) failures.push(`${node.tagName.toLowerCase()}.${node.className} "${t.textContent.trim().slice(0, 30)}" ${r.toFixed(2)}`);
+  }
+  const page = behind(document.body);
+  return { failures, checked, pageLuminance: lum(page) };
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_client_every_text_has_enough_contrast_in_the_light_and_the_dark_scheme(browser, server, scheme):
+    # WCAG 1.4.3, on the lobby, the rules, the auction (the bidding box), the play as
+    # declarer (dummy, trick, copies seen, scoresheet) and the review; with a dark system
+    # setting the pages are dark (they were drawn light whatever the setting)
+    created, clients, bidder = people_table(browser, server, "S", bots={"N": BOT, "E": BOT, "W": BOT})
+    bidder.wait_for_selector("#bidding button")
+    played, others = people_table_at(server, SOUTH_DECLARES,
+                                     lambda view: view["phase"] == "play" and len(view["tricks"]) >= 1)
+    declarer = open_page(browser, server, played["invitations"]["S"]["url"])
+    wait_for_table(declarer)
+    review = open_page(browser, server, "/static/cards.html")
+    render_in_page(review, "review", "renderReview", "$catalogue", finished_review(server), "en")
+    lobby = open_page(browser, server, "/")
+    lobby.wait_for_selector("#tables li")
+    rules = open_page(browser, server, "/static/rules.html")
+    for name, page in (("lobby", lobby), ("rules", rules), ("auction", bidder), ("play", declarer),
+                       ("review", review)):
+        page.emulate_media(color_scheme=scheme)
+        result = page.evaluate(TEXT_CONTRAST)
+        assert result["checked"] > 10, (name, result)
+        assert result["failures"] == [], (name, result["failures"])
+        assert (result["pageLuminance"] < 0.05) == (scheme == "dark"), (name, result["pageLuminance"])
+        assert not page.errors
+    # each suit its own colour in the bidding box (two reds made 2R and 2A easy to mistake)
+    colours = bidder.evaluate("""() => Object.fromEntries(['P', 'R', 'A', 'NT'].map((d) => {
+        const b = [...document.querySelectorAll('#bidding button')].find((x) => x.dataset.call?.endsWith(d));
+        return [d, b && getComputedStyle(b).color]; }))""")
+    assert None not in colours.values() and len(set(colours.values())) == 4, colours
+    for page in (bidder, declarer, review, lobby, rules):
+        page.context.close()
+    close_all(clients)
+    close_all(others)
+
+
 def test_client_review_marks_each_tricks_winner_in_words_and_not_by_colour_alone(browser, server):
     review = finished_review(server)
     page = open_page(browser, server, "/static/cards.html")
