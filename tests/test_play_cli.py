@@ -1206,7 +1206,12 @@ def test_play_resume_mid_play_goes_on_with_the_auction_and_cards_as_they_were_le
     assert status == 0 and f"Taken up where it was left: {calls} calls and {cards} cards made." in out
     taken_up = out.split("Taken up where it was left", 1)[1]
     assert "Contract 2 Plains by South" in taken_up       # the auction, whole, and the tricks played
-    assert "Trick 1 won by" in taken_up and "Trick 2 won by" in taken_up and "Trick 3 won by" in taken_up
+    # the tricks played before, with their cards (not seen played in this run); the next as it is played
+    for number in (1, 2):
+        shown = re.search(rf"^Trick {number} \(([NESW]) (\w+), ([NESW]) (\w+), ([NESW]) (\w+), ([NESW]) (\w+)\) "
+                          r"won by \w+ with \w+; tricks NS \d, EW \d$", taken_up, re.M)
+        assert shown and list(shown.groups()[1::2]) == left["play"][4 * number - 4:4 * number], taken_up
+    assert re.search(r"^Trick 3 won by \w+ with \w+; tricks NS \d, EW \d$", taken_up, re.M)
     record = json.loads(path.read_text(encoding="utf-8"))
     hand = record["hands"][0]
     assert "unfinished" not in record and len(record["hands"]) == 1 and len(hand["play"]) == 52

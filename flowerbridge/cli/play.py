@@ -486,21 +486,22 @@ class Table:
         if state.contract is not None or state.is_over:
             self.say(render_auction(state, width=output_width()))
         if state.tricks:
-            self.say_tricks(state, 0)
+            self.say_tricks(state, 0, with_cards=True)
         if state.plays and not state.is_over and state.actor is not self.seat:
             self.show_holding(f"Dummy ({state.contract.dummy.full_name})", state.remaining(state.contract.dummy))
 
-    def say_tricks(self, state, since: int) -> None:
+    def say_tricks(self, state, since: int, *, with_cards: bool = False) -> None:
         """Each trick completed since the first ``since``: who won it, and the
-        tricks each side has then. Those of a claim played out are said with
-        their cards, which nobody has seen played."""
+        tricks each side has then. Those of a claim played out, and ``with_cards``
+        those of a hand taken up again, are said with their cards, which nobody
+        has seen played here."""
         ns = sum(1 for t in state.tricks[:since] if t.winner in (Seat.N, Seat.S))
         ew = since - ns
-        several, self.claimed = self.claimed, False
+        with_cards, self.claimed = with_cards or self.claimed, False
         for trick in state.tricks[since:]:
             card = next(c for s, c in trick.plays if s is trick.winner)
             ns, ew = (ns + 1, ew) if trick.winner in (Seat.N, Seat.S) else (ns, ew + 1)
-            cards = " (" + ", ".join(f"{s.name} {c.code}" for s, c in trick.plays) + ")" if several else ""
+            cards = " (" + ", ".join(f"{s.name} {c.code}" for s, c in trick.plays) + ")" if with_cards else ""
             self.say(f"Trick {trick.number}{cards} won by {trick.winner.full_name} with {card.code}; "
                      + glued(f"tricks NS {ns}, EW {ew}"))
 
