@@ -1426,6 +1426,37 @@ class HintsFirst(AutoPlayer):
         return "hint\n" if self.hinted else line
 
 
+class LooksBackAfterTwoTricks(AutoPlayer):
+    """Plays as AutoPlayer; at its first prompt once two tricks are over types
+    ``tricks``, and quits at the prompt after that."""
+
+    looked = False
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        if "Trick 2 won" not in self.screen.getvalue():
+            return line
+        if self.looked:
+            return "q\n"
+        self.looked = True
+        return "tricks\n"
+
+
+def test_play_tricks_lists_the_tricks_played_card_by_card(monkeypatch):
+    # docs/rules.md, *Finished tricks*: every seat may look back at the tricks played
+    status, out = _play(monkeypatch, ["--seed", "7"], LooksBackAfterTwoTricks)
+    assert status == 0
+    for number in (1, 2):     # (the list follows the prompt, on its line: input is not echoed)
+        won = re.search(rf"^Trick {number} won by (\w+) with (\w+); (tricks NS \d, EW \d)$", out, re.M)
+        shown = re.search(rf"Trick {number} \(([NESW] \w+, ){{3}}[NESW] \w+\) won by (\w+) with (\w+); "
+                          r"(tricks NS \d, EW \d)$", out, re.M)
+        assert won and shown and won.groups() == shown.groups()[1:], (won, shown)
+        assert won.start() < shown.start()
+    # before any trick: nothing to list, and the turn goes on
+    status, out = _play(monkeypatch, ["--seed", "3"], "tricks\nq\n")
+    assert status == 0 and "No trick has been played yet this hand." in out
+
+
 def test_play_undo_takes_back_your_call_and_the_bots_calls_after_it(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3"], "2R\nundo\nPass\nPass\nq\n")
     assert status == 0

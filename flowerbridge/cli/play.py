@@ -75,9 +75,10 @@ HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
              "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back "
-             "your last card or call and what the bots did after it; claim says your side takes "
-             "every trick left (accepted when no defence can stop it); rules prints the rules in "
-             "brief; help or h shows this; q ends the session.")
+             "your last card or call and what the bots did after it; tricks lists the tricks "
+             "played, card by card; claim says your side takes every trick left (accepted when no "
+             "defence can stop it and it needs no guess where the cards you cannot see lie); rules "
+             "prints the rules in brief; help or h shows this; q ends the session.")
 
 
 class Quit(Exception):
@@ -600,6 +601,12 @@ class Table:
                 continue
             if text.lower() == "hint":
                 self.say(self.hint(state))
+                continue
+            if text.lower() == "tricks":    # a look back (docs/rules.md, *Finished tricks*)
+                if state.tricks:
+                    self.say_tricks(state, 0, with_cards=True)
+                else:
+                    self.say("No trick has been played yet this hand.")
                 continue
             if text.lower() == "rules":     # (as `flowerbridge rules` prints them)
                 from .rules import PAGE, render_rules
