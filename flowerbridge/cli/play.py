@@ -629,7 +629,9 @@ class Table:
             try:
                 event = state.apply(text, self.seat)
             except FlowerBridgeError as exc:
-                self.say(f"Not allowed: {exc}")
+                # without the record's position ("call 3 (S)", "play 14 (S)"): the
+                # person at their turn knows which call or card they typed
+                self.say(f"Not allowed: {exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
                 continue
             if hasattr(event, "call"):
                 calls = [(e.seat, e.call) for e in state.calls]
