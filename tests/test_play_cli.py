@@ -534,6 +534,21 @@ def test_play_as_dummy_anything_else_between_tricks_is_explained_and_q_ends(monk
     assert "Trick 2 won by" not in out and out.rstrip().endswith("Session ended.")
 
 
+def test_play_as_dummy_tricks_lists_the_tricks_played_card_by_card(monkeypatch):
+    class LooksBack(DummyAnswers):
+        answers = ["", "tricks", "q"]
+
+    status, out = _play(monkeypatch, ["--seed", "6", "--seat", "S", "--hands", "1"], LooksBack)
+    assert status == 0
+    listed = out.rsplit("a for the rest of the hand (q to quit): ", 2)[1]   # after the second trick
+    for number in (1, 2):
+        won = re.search(rf"^Trick {number} won by (\w+) with (\w+); (tricks NS \d, EW \d)$", out, re.M)
+        shown = re.search(rf"^Trick {number} \(([NESW] \w+, ){{3}}[NESW] \w+\) won by (\w+) with (\w+); "
+                          r"(tricks NS \d, EW \d)$", listed, re.M)
+        assert won and shown and won.groups() == shown.groups()[1:], listed
+    assert "Trick 3 won by" not in out
+
+
 def test_play_with_standard_input_closed_ends_the_session_as_at_end_of_input(monkeypatch):
     # `flowerbridge play <&-`: Python's sys.stdin is None (it was an AttributeError)
     status, out = _play(monkeypatch, ["--seed", "3"], None)

@@ -431,7 +431,7 @@ class Table:
             if len(state.tricks) > tricks_before:
                 self.say_tricks(state, tricks_before)
                 if watch and state.contract.dummy is self.seat and not state.is_over:
-                    watch = self.watch_as_dummy()
+                    watch = self.watch_as_dummy(state)
         session.add(state)
         self.unfinished, self.unfinished_saved = None, False
         if self.save is not None:   # before anything is asked: quitting then loses nothing
@@ -506,7 +506,7 @@ class Table:
             self.say(f"Trick {trick.number}{cards} won by {trick.winner.full_name} with {card.code}; "
                      + glued(f"tricks NS {ns}, EW {ew}"))
 
-    def watch_as_dummy(self) -> bool:
+    def watch_as_dummy(self, state) -> bool:
         """Between tricks, when the person is dummy and the bots play every card:
         wait for them, so that the hand does not scroll past. Whether to wait
         again after the next trick."""
@@ -514,12 +514,15 @@ class Table:
             text = self.ask("Enter for the next trick, a for the rest of the hand (q to quit): ").lower()
             if text in ("", "a"):
                 return text == ""
+            if text == "tricks":
+                self.say_tricks(state, 0, with_cards=True)
+                continue
             if text in ("undo", "u", "hint", "claim"):
                 self.say(f"You are dummy: your partner plays your cards, so there is nothing to {text} "
                          "(undo, hint and claim wait for your next turn, in the next hand).")
                 continue
             self.say("You are dummy: your partner plays your cards. Enter shows the next trick, "
-                     "a the rest of the hand, q ends the session.")
+                     "a the rest of the hand, tricks the tricks played, q ends the session.")
 
     def report_bot(self, state, event, decision) -> None:
         """Tell the person what a bot did, with what its call shows."""
