@@ -626,6 +626,34 @@ def test_client_every_text_has_enough_contrast_in_the_light_and_the_dark_scheme(
     close_all(others)
 
 
+def test_client_take_back_names_the_dummys_cards_after_the_first_as_the_dummys(browser, server):
+    # A defender (West) takes back its card, and the declarer's bot had played the
+    # dummy's (North) after it: "North (dummy) 5A", as the first card of a
+    # declarer's take-back is "the dummy's (North)" (and as the terminal says it)
+    page = open_page(browser, server, "/static/cards.html")
+    page.wait_for_selector("#gallery .card")
+    said = page.evaluate("""async () => {
+        const { takenBackText } = await import('/static/js/views/takeback.js');
+        const { loadCatalogue } = await import('/static/js/catalogue.js');
+        const catalogue = await loadCatalogue();
+        const words = (seat, dummy) => ({ seat, dummy, catalogue, language: 'en' });
+        const cards = { seat: 'W', taken_back: [{ seat: 'W', card: '3P' }, { seat: 'N', card: '5A' },
+                                                { seat: 'E', card: '2R' }] };
+        const calls = { seat: 'S', taken_back: [{ seat: 'S', call: '1P' }, { seat: 'W', call: 'Pass' },
+                                                { seat: 'N', call: '2R' }] };
+        const declarer = { seat: 'S', taken_back: [{ seat: 'N', card: '5A' }, { seat: 'E', card: '2R' }] };
+        return [takenBackText(cards, words('W', 'N')), takenBackText(cards, words(null, 'N')),
+                takenBackText(calls, words('S', 'N')), takenBackText(declarer, words('S', 'N'))];
+    }""")
+    assert said == [
+        "Taken back: your 3P, March Plain, then North (dummy) 5A, May Bridge, East 2R, February Ribbon.",
+        "West took back: West's 3P, March Plain, then North (dummy) 5A, May Bridge, East 2R, February Ribbon.",
+        "Taken back: your 1 Plain, then West Pass, North 2 Ribbons.",     # calls: nobody is dummy
+        "Taken back: the dummy's (North) 5A, May Bridge, then East 2R, February Ribbon.",
+    ]
+    assert not page.errors
+
+
 def test_client_review_marks_each_tricks_winner_in_words_and_not_by_colour_alone(browser, server):
     review = finished_review(server)
     page = open_page(browser, server, "/static/cards.html")

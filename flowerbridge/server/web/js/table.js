@@ -12,6 +12,7 @@ import { recentCalls, renderAuction, renderBiddingBox, moveInBiddingBox, spokenC
 import { renderCopiesSeen } from "./views/copies.js";
 import { renderScoresheet } from "./views/scoresheet.js";
 import { renderReview, headline } from "./views/review.js";
+import { takenBackText } from "./views/takeback.js";
 
 const SIDE_NAMES = { NS: "North-South", EW: "East-West" };
 const COPIES_KEY = "flowerbridge.copies-seen";
@@ -197,19 +198,6 @@ function takeBack() {
   // (it did nothing until the table moved on)
   if (!act({ type: "undo" })) state.takingBack = null;
   draw();
-}
-
-// "Taken back: your 1P, then West Pass, North 2R." as the undo message names them.
-function takenBackText(message) {
-  const said = message.taken_back.map((action) => action.card
-    ? `${action.card}, ${cardName(state.catalogue.get(action.card), state.language)}`
-    : spokenCall(action.call));
-  const first = message.taken_back[0];
-  const whose = first.seat === state.seat ? "your"
-    : first.seat === message.seat ? `${SEAT_NAMES[first.seat]}'s` : `the dummy's (${SEAT_NAMES[first.seat]})`;
-  const after = message.taken_back.slice(1).map((action, i) => `${SEAT_NAMES[action.seat]} ${said[i + 1]}`);
-  const who = message.seat === state.seat ? "Taken back" : `${SEAT_NAMES[message.seat]} took back`;
-  return `${who}: ${whose} ${said[0]}` + (after.length ? `, then ${after.join(", ")}.` : ".");
 }
 
 function adviceText(message) {
@@ -1035,6 +1023,7 @@ const HANDLERS = {
     state.refusal = asSentence(message.message);
   },
   undo(message) {
+    const dummy = state.view?.contract?.dummy;     // (the hand's, before the undo)
     applyView(message);
     actedElsewhere();
     state.advice = null;
@@ -1042,8 +1031,10 @@ const HANDLERS = {
     if (calls) state.explanations = state.explanations.slice(0, -calls);
     // one's own take-back shown beside its button, as a hint's answer is (that line is
     // live: a screen reader says it there), until one acts again; another's, said
-    if (message.seat === state.seat) state.advice = { seq: message.seq, text: takenBackText(message) };
-    else say(takenBackText(message));
+    const text = takenBackText(message, { seat: state.seat, dummy, catalogue: state.catalogue,
+                                          language: state.language });
+    if (message.seat === state.seat) state.advice = { seq: message.seq, text };
+    else say(text);
   },
   claim(message) {
     // told before the cards come (shown in the hint's live region, so said once)
