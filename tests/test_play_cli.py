@@ -637,8 +637,8 @@ def test_play_help_at_a_prompt_lists_what_is_legal_and_how_to_quit(monkeypatch, 
     assert ("Legal: Pass 1NT 2P 2R 2A 2NT 3P" in out
             and "Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
                 "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
-                "your last call and the bots' after it; rules prints the rules in brief; help or h shows "
-                "this; q ends the session.\n" in out)
+                "your last call and the bots' after it; score shows the scoresheet; rules prints the "
+                "rules in brief; help or h shows this; q ends the session.\n" in out)
     # the points in the bots' explanations are not the honor count shown at the hand's end
     assert "The bots' calls count points by rank, not the honor count: the four highest ranks" in out
     status, out = _play(monkeypatch, ["--seed", "5", "--hands", "1"], HelpInThePlay)
@@ -1470,6 +1470,34 @@ def test_play_tricks_lists_the_tricks_played_card_by_card(monkeypatch):
     # before any trick: nothing to list, and the turn goes on
     status, out = _play(monkeypatch, ["--seed", "3"], "tricks\nq\n")
     assert status == 0 and "No trick has been played yet this hand." in out
+
+
+class ScoreInBoardTwo(AutoPlayer):
+    """Plays board 1 as AutoPlayer; at the first prompt of board 2 types ``score``,
+    and quits at the prompt after that."""
+
+    asked = False
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        if "=== Board 2" not in self.screen.getvalue() or line == "\n":
+            return line
+        if self.asked:
+            return "q\n"
+        self.asked = True
+        return "score\n"
+
+
+def test_play_score_shows_the_scoresheet_of_the_hands_finished(monkeypatch):
+    status, out = _play(monkeypatch, ["--seed", "7"], "score\nq\n")
+    assert status == 0 and "No hand has been scored yet this session." in out
+    assert "FLOWER BRIDGE" not in out.split("No hand has been scored", 1)[0]
+    status, out = _play(monkeypatch, ["--seed", "7"], ScoreInBoardTwo)
+    board_two = out.split("=== Board 2", 1)[1]
+    sheet = out.split("=== Board 2", 1)[0].rsplit("FLOWER BRIDGE", 1)[1].split("Press Enter", 1)[0]
+    asked = board_two.split("Session ended", 1)[0]     # (where the sheet is shown again)
+    assert status == 0 and asked.count("FLOWER BRIDGE") == 1     # asked for, as it was after board 1
+    assert sheet.strip() in asked.split("FLOWER BRIDGE", 1)[1]
 
 
 def test_play_undo_takes_back_your_call_and_the_bots_calls_after_it(monkeypatch):

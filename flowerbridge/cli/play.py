@@ -69,16 +69,17 @@ KEPT_ON_RESUME = (("seed", "its seed"), ("board", "its boards"), ("hands", "its 
 # terminal's width as a whole: lines broken for 80 columns were broken again on a narrower one)
 HELP_CALL = ("Type a call: a bid such as 1A or 3NT (3n for short), or Pass (p).\n"
              "? lists the legal calls; hint asks a bot what it would call; undo (u) takes back "
-             "your last call and the bots' after it; rules prints the rules in brief; help or h "
-             "shows this; q ends the session.\n"
+             "your last call and the bots' after it; score shows the scoresheet; rules prints "
+             "the rules in brief; help or h shows this; q ends the session.\n"
              "The bots' calls count points by rank, not the honor count: the four highest ranks "
              "of each suit 4, 3, 2, 1 (in Animals 12B 4, 11B 3, 8B 2, 3B 1), about 13 in a hand.")
 HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one January Plain may be played).\n"
              "? lists the legal cards; hint asks a bot what it would play; undo (u) takes back "
              "your last card or call and what the bots did after it; tricks lists the tricks "
-             "played, card by card; claim says your side takes every trick left (accepted when no "
-             "defence can stop it and it needs no guess where the cards you cannot see lie); rules "
-             "prints the rules in brief; help or h shows this; q ends the session.")
+             "played, card by card; score shows the scoresheet; claim says your side takes every "
+             "trick left (accepted when no defence can stop it and it needs no guess where the "
+             "cards you cannot see lie); rules prints the rules in brief; help or h shows this; "
+             "q ends the session.")
 
 
 class Quit(Exception):
@@ -356,6 +357,7 @@ class Table:
         self.save_error: str | None = None   # why the last write of --save failed
         self.unfinished: int | None = None   # the board being played, until it is over
         self.unfinished_saved = False        # the file holds that board as it stands
+        self.session = None         # the session being played (its scoresheet, for `score`)
 
     def say(self, text: str = "") -> None:
         """A line or block to show: a line longer than the terminal is wide goes on,
@@ -395,6 +397,7 @@ class Table:
         from ..state import Phase
 
         number = self.unfinished = first_board + len(session.hands)     # the board
+        self.session = session
         state = resumed if resumed is not None else session.new_hand(Deal.from_seed(seed, number))
         self.unfinished_saved = resumed is not None
         self.sheet_shown = False
@@ -604,6 +607,12 @@ class Table:
                 continue
             if text.lower() == "hint":
                 self.say(self.hint(state))
+                continue
+            if text.lower() == "score":     # the scoresheet of the hands finished
+                if self.session is not None and self.session.hands:
+                    self.say(self.session.render(terminal_width()))
+                else:
+                    self.say("No hand has been scored yet this session.")
                 continue
             if text.lower() == "tricks":    # a look back (docs/rules.md, *Finished tricks*)
                 if state.tricks:
