@@ -2062,14 +2062,14 @@ def test_lab_run_too_big_for_the_memory_available_is_refused_before_any_work(tmp
     status = main(["lab", "--n", "100000", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert status == 2
-    assert err == ("error: 100,000 deals of deals, play, variants need about 556 MB of memory in this "
+    assert err == ("error: 100,000 deals of deals, play, variants need about 584 MB of memory in this "
                    "process, which holds every row to merge them and sum them up, and 300 MB is "
                    "available: run fewer deals (--n) or analyses, or on a machine with more memory\n")
     assert not out.exists()
     # the designer's report counts both its runs, whose rows it holds together
     status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "100000", "--out", str(out),
                    "--quiet"])
-    assert status == 2 and "deals of deals, play and variants need about 556 MB" in capsys.readouterr().err
+    assert status == 2 and "deals of deals, play and variants need about 584 MB" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "r").exists()
     # what fits runs
     assert memory_needed({"deals": {}}, 1000) < 300 * 2**20
@@ -2440,3 +2440,63 @@ def test_lab_play_summary_figures_are_recounted_from_the_engines_hands(tmp_path)
     assert (summary["five_bright_rate"], summary["ten_bright_rate"]) == \
         (pytest.approx(100 * five / n), pytest.approx(100 * ten / n))
     assert five > ten                                                   # (Five Bright is the commoner)
+
+
+def test_r12_twin_counts_of_the_rules_example_hand():
+    # docs/rules.md's example hand (docs/examples/hand1.json): both copies of a card fall in
+    # tricks 1 (6A), 2 (2R), 4 (1Pa), 6 (7A) and 12 (9P); only in trick 12 does the first copy
+    # win, North's 9P over East's, an opponent's, played after it (R12)
+    from flowerbridge.lab.play import twin_counts
+    from flowerbridge.records import loads
+    record = loads((Path(__file__).resolve().parent.parent / "docs" / "examples" / "hand1.json").read_text())
+    assert twin_counts(record.state) == (5, 1)
+
+
+def test_r12_a_twin_from_the_winners_partner_decides_no_side():
+    # the first copy wins whichever copy partner plays: the trick is the side's either way
+    from types import SimpleNamespace
+
+    from flowerbridge.cards import parse_card
+    from flowerbridge.lab.play import twin_counts
+    from flowerbridge.seats import Seat
+    nine, low, ten = parse_card("9P"), parse_card("2P"), parse_card("10P")
+    partners = SimpleNamespace(plays=[(Seat.N, nine), (Seat.E, low), (Seat.S, nine), (Seat.W, low)], winner=Seat.N)
+    opponents = SimpleNamespace(plays=[(Seat.N, nine), (Seat.E, nine), (Seat.S, low), (Seat.W, low)], winner=Seat.N)
+    beaten = SimpleNamespace(plays=[(Seat.N, nine), (Seat.E, nine), (Seat.S, ten), (Seat.W, low)], winner=Seat.S)
+    assert twin_counts(SimpleNamespace(tricks=[partners])) == (1, 0)
+    assert twin_counts(SimpleNamespace(tricks=[opponents])) == (1, 1)
+    assert twin_counts(SimpleNamespace(tricks=[beaten])) == (1, 0)     # (twins, but a higher card won)
+    assert twin_counts(SimpleNamespace(tricks=[partners, opponents, beaten])) == (3, 1)
+
+
+def test_lab_play_summary_twin_figures_are_recounted_from_the_engines_tricks(tmp_path):
+    # docs/lab.md: twin_tricks and twin_wins of tricks_played, recounted from the engine's
+    # tricks; the sentence of the report says them with their intervals
+    from flowerbridge.lab.play import play_deal, twin_shares
+    n = 60
+    study = run_lab(tmp_path, ["play"], workers=1, **{**SMALL, "n": n})
+    summary = study.summaries["play"]
+    both = won = hands = played = 0
+    for i in range(n):
+        state = play_deal(SMALL["seed"], i, "random")
+        if state.contract is None:
+            continue
+        played += 1
+        won_here = 0
+        for trick in state.tricks:
+            seats = {}
+            for seat, card in trick.plays:
+                seats.setdefault(card.index, []).append(seat)
+            pairs = [s for s in seats.values() if len(s) == 2]
+            both += bool(pairs)
+            won_here += any(s[0] is trick.winner and s[1].side is not trick.winner.side for s in pairs)
+        won += won_here
+        hands += won_here > 0
+    assert (summary["tricks_played"], summary["twin_tricks"], summary["twin_wins"], summary["twin_win_hands"]) \
+        == (13 * played, both, won, hands)
+    assert both > won > 0                                               # (the rule was exercised)
+    lo, hi = summary["twin_win_interval"]
+    assert summary["twin_win_rate"] == pytest.approx(100 * won / (13 * played))
+    assert lo < summary["twin_win_rate"] < hi
+    said = twin_shares(summary)
+    assert f"in {summary['twin_trick_rate']:.1f}% (95% interval " in said and f"of the {13 * played:,} tricks" in said

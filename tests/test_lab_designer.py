@@ -27,6 +27,7 @@ def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, c
                     "## 3. How much do honors and Bright bonuses weigh against contract points?",
                     "## 4. What does an undertrick penalty change? (The rulebook states none; R15 adds 50 a trick.)",
                     "## 5. How much honor count makes a game? (Chapter 10)",
+                    "## 6. How often does the identical-card rule decide a trick? (R12)",
                     "## What the data suggest"):
         assert heading in text
     assert "Built from **80 deals** (seed 3)" in text

@@ -23,7 +23,8 @@ import numpy as np
 from .._files import unreachable
 from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
-from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_label, game_tricks_plot, points_table
+from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_label, game_tricks_plot, points_table, \
+    twin_shares
 from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, Staged, analyses, check_memory, memory_needed
 from .study import Study, run_lab
@@ -243,6 +244,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out += _question_honors(play, vs, folder, plots)
     out += _question_penalty(vs, dd)
     out += _question_honor_count(dd, folder, plots)
+    out += _question_twins(play)
     out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd, gaps)]
     return "\n".join(out) + "\n"
 
@@ -495,6 +497,14 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
     by_points = {int(b): v for b, v in dd.get("game_by_points", {}).items()}
     out += [_half_games(by_hc) + _central_spread(by_hc, by_points), "", *_image(folder, "honor-games", plots)]
     return out
+
+
+def _question_twins(play: dict) -> list[str]:
+    out = ["## 6. How often does the identical-card rule decide a trick? (R12)", ""]
+    if not play["contracts"]:
+        return out + ["No hand was played (every hand passed out), so no trick was.", ""]
+    return out + [twin_shares(play) + " These are the tricks as the bots played them (they "
+                  "cash first a winner whose twin an opponent may hold: `docs/bots.md`).", ""]
 
 
 def _central_spread(by_hc: dict[int, dict], by_points: dict[int, dict] | None = None) -> str:

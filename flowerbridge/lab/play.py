@@ -41,7 +41,7 @@ HAND_COLUMNS: dict[str, type] = {
     "contract_points": int, "overtricks": int, "penalty": int,
     **{f"{part}_{side.name}": int for part in ("below", "above", "honors", "bright", "five", "ten")
        for side in SIDES},
-    "decl_hc": int, "decl_fit": int,
+    "decl_hc": int, "decl_fit": int, "twin_tricks": int, "twin_wins": int,
 }
 COLUMNS = {"deal": int, "dealer": str, **HAND_COLUMNS}
 
@@ -103,6 +103,7 @@ def hand_row(state: HandState, score: HandScore, features: dict[str, int]) -> Ro
         "decl_fit": (features[f"fit_{contract.side.name}_{contract.trump.letter}"]
                      if contract and contract.trump is not None else 0),
     }
+    row["twin_tricks"], row["twin_wins"] = twin_counts(state)
     for side in SIDES:
         bonuses = [i for i in score.items if i.side is side and i.rule == "R17"]
         row[f"below_{side.name}"] = score.below(side)
@@ -113,6 +114,22 @@ def hand_row(state: HandState, score: HandScore, features: dict[str, int]) -> Ro
         row[f"ten_{side.name}"] = int(any(i.label.startswith("Ten") for i in bonuses))
         row[f"five_{side.name}"] = int(bool(bonuses)) - row[f"ten_{side.name}"]
     return row
+
+
+def twin_counts(state: HandState) -> tuple[int, int]:
+    """The hand's tricks in which both copies of a card were played, and those
+    won by a card whose twin an opponent of the winner played later in the same
+    trick: the identical-card rule (Ch. 5, Ch. 9, R12: of two identical cards the
+    first played wins) decided which side took the trick (a twin from the
+    winner's partner leaves the trick with that side whichever copy wins)."""
+    both = won = 0
+    for trick in state.tricks:
+        cards = [card for _, card in trick.plays]
+        if len(set(cards)) < len(cards):
+            both += 1
+            winner = next(card for seat, card in trick.plays if seat is trick.winner)
+            won += any(card == winner and seat.side is not trick.winner.side for seat, card in trick.plays)
+    return both, won
 
 
 def play_deal(seed: Any, deal_index: int, bots: str, options: RuleOptions | None = None) -> HandState:
@@ -250,12 +267,51 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
         # hands in which either side earned it (both sides may earn Five Bright, R17)
         "five_bright_rate": pct(five, n), "five_bright_hands": five,
         "ten_bright_rate": pct(ten, n), "ten_bright_hands": ten,
+        **twin_summary(bid),
         "games": len(per_game),
         "hands_per_game": float(np.mean(per_game)) if per_game else None,
         # its 95 % interval, a bootstrap over blocks of consecutive hands (game_block_size)
         "hands_per_game_interval": per_game_interval,
         "game_block": size,
     }
+
+
+def twin_summary(bid: Table) -> dict:
+    """How often both copies of a card fell in one trick, and how often the
+    identical-card rule gave the trick to the first of them (R12), over the tricks
+    of the hands played; each share's 95 % interval a bootstrap over the hands
+    (the tricks of one hand are not independent of one another)."""
+    tricks = np.full(len(bid), 13, dtype=np.int64)
+    out: dict = {"tricks_played": int(tricks.sum())}
+    for name, column in (("twin_trick", "twin_tricks"), ("twin_win", "twin_wins")):
+        counts = bid[column]
+        out[f"{name}s"] = int(counts.sum())
+        out[f"{name}_rate"] = pct(counts.sum(), tricks.sum()) if len(bid) else None
+        lo, hi = (bootstrap_ratios(counts[:, None], tricks[:, None], lambda r: 100.0 * r[:, 0])
+                  if len(bid) > 1 else (np.nan, np.nan))
+        out[f"{name}_interval"] = [lo, hi] if np.isfinite(lo) else None
+    won = int(np.count_nonzero(bid["twin_wins"]))
+    out["twin_win_hands"] = won
+    out["twin_win_hand_rate"] = pct(won, len(bid)) if len(bid) else None
+    return out
+
+
+def twin_shares(summary: dict) -> str:
+    """How often the identical-card rule decided a trick, in a sentence (empty
+    where no hand was played)."""
+    if not summary["contracts"]:
+        return ""
+
+    def share(name: str) -> str:
+        bounds = summary[f"{name}_interval"]
+        return f"{summary[f'{name}_rate']:.1f}%" + (f" (95% interval {bounds[0]:.1f}–{bounds[1]:.1f}%)"
+                                                    if bounds else "")
+    lo, hi = wilson(summary["twin_win_hands"], summary["contracts"])
+    return (f"Both copies of a card fell in the same trick in {share('twin_trick')} of the "
+            f"{summary['tricks_played']:,} tricks played; the identical-card rule (R12: the first "
+            f"played wins) decided which side took the trick, the twin coming from an opponent, in "
+            f"{share('twin_win')}: in {summary['twin_win_hand_rate']:.1f}% ({lo:.1f}–{hi:.1f}%) of "
+            "the hands played, at least once.")
 
 
 def bright_shares(summary: dict) -> str:
@@ -354,8 +410,9 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
             + (f"{summary['make_rate']:.1f}% of contracts made. " if summary["contracts"]
                else "no contract was reached. ")
             + bright_shares(summary) + " "
-            + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')})."
-               if hpg else "No game was completed."))
+            + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')}). "
+               if hpg else "No game was completed. ")
+            + twin_shares(summary)).rstrip()
     return [Section("Play: bot sessions", text,
                     [contract_table(summary, "Contracts reached by denomination"),
                      points_table({"default rules": summary}, "Where the points come from")],

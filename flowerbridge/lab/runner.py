@@ -698,7 +698,7 @@ def memory_needed(params: Mapping[str, Params], n: int) -> int:
     analysis counts twice). Measured peaks: 0.61 KB a deal for ``deals``,
     3.1 KB for ``deals``, ``play`` and ``variants`` of six rule sets (the
     default list before ``plains-25``); this says 0.60 and, with the seven of
-    today's default list, 4.7."""
+    today's default list and the twin columns, 5.0."""
     values = []
     for name, p in params.items():
         analysis = analyses()[name]
