@@ -12,7 +12,7 @@ from flowerbridge import PASS, FlowerBridgeError
 from flowerbridge.cli import main
 
 
-def test_lab_designer_report_answers_the_four_questions(tmp_path, monkeypatch, capsys):
+def test_lab_designer_report_answers_the_six_questions(tmp_path, monkeypatch, capsys):
     pytest.importorskip("flowerbridge.solver")
     from test_lab_dd import fake_dd_table
     monkeypatch.setattr("flowerbridge.solver.dd_table", fake_dd_table)
