@@ -148,6 +148,51 @@ def test_lab_ray_address_where_something_else_answers_is_one_error_at_once(tmp_p
     assert not (tmp_path / "lab").exists()
 
 
+def test_lab_ray_clusters_own_port_given_as_a_ray_client_address_is_one_error_at_once(ray_address, tmp_path):
+    # docs/lab.md: HOST:6379 on a node, ray://HOST:10001 from elsewhere. The cluster's own port
+    # given as ray://: Ray's client timed out after 30 s, with a warning, blaming token authentication
+    import time
+
+    from flowerbridge.lab import LabError
+    began = time.monotonic()
+    with pytest.raises(LabError) as refused:
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"ray://{ray_address}")
+    host = ray_address.rpartition(":")[0]
+    assert str(refused.value) == (
+        f"cannot join the Ray cluster at ray://{ray_address}: that port is the cluster's own (`ray start "
+        f"--port`), not its Ray Client server's: on a node of the cluster give it as {ray_address}; from "
+        f"elsewhere, the Ray Client port (ray://{host}:10001 unless set otherwise)")
+    assert time.monotonic() - began < 15 and not (tmp_path / "lab").exists()
+
+
+def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(tmp_path):
+    # A Ray Client server's port given as HOST:PORT: Ray logged a line a second for 20 s
+    # ("Failed to get cluster ID from GCS server: ... Method not found!"). Here a gRPC server
+    # that serves the Ray Client's method alone, as that port does
+    import grpc
+    from concurrent import futures
+
+    from flowerbridge.lab import LabError
+
+    class RayClientLike(grpc.GenericRpcHandler):
+        def service(self, details):
+            if details.method != "/ray.rpc.RayletDriver/ClusterInfo":
+                return None     # (grpc answers "unimplemented")
+            return grpc.unary_unary_rpc_method_handler(lambda request, context: b"")
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[RayClientLike()])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with pytest.raises(LabError) as refused:
+            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"127.0.0.1:{port}")
+    finally:
+        server.stop(None)
+    assert str(refused.value) == (f"cannot join the Ray cluster at 127.0.0.1:{port}: that port is a Ray "
+                                  f"Client server's, not the cluster's own: give it as ray://127.0.0.1:{port}")
+    assert not (tmp_path / "lab").exists()
+
+
 def test_lab_ray_auto_checks_the_address_ray_address_names(tmp_path, monkeypatch):
     import socket
 

@@ -484,6 +484,53 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     except (OSError, ValueError) as exc:
         raise LabError(f"cannot reach the Ray cluster at {address}: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
+    if os.environ.get("RAY_USE_TLS", "0").lower() in ("0", "", "false"):
+        _check_port_kind(address, where, timeout)
+
+
+# A method each of Ray's two ports serves and the other does not: the cluster's own
+# (its GCS, `ray start --port`, 6379 by default) and the Ray Client server's (10001)
+_GCS_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+_CLIENT_METHOD = "/ray.rpc.RayletDriver/ClusterInfo"
+
+
+def _serves(target: str, method: str, timeout: float) -> bool | None:
+    """Whether the gRPC server at ``target`` has ``method`` (any answer but
+    "unimplemented" says it has); None where that cannot be told."""
+    try:
+        import grpc
+    except ImportError:     # (Ray brings it; without it, Ray's own words will do)
+        return None
+    with grpc.insecure_channel(target) as channel:
+        call = channel.unary_unary(method, request_serializer=bytes, response_deserializer=bytes)
+        try:
+            call(b"", timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code() if callable(getattr(exc, "code", None)) else None
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                return False
+            if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, None):
+                return None
+    return True
+
+
+def _check_port_kind(address: str, where: tuple[str, int], timeout: float) -> None:
+    """Ray's two ports mixed up, a Ray Client port given as HOST:PORT or the
+    cluster's own port as ray://HOST:PORT: Ray took 20 to 30 seconds to fail,
+    printing its own log lines, and its error named neither port."""
+    host, port = where
+    target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    client = address.startswith("ray://")
+    if _serves(target, _GCS_METHOD if client else _CLIENT_METHOD, timeout) is not True \
+            or _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout) is not False:
+        return
+    if client:
+        raise LabError(f"cannot join the Ray cluster at {address}: that port is the cluster's own "
+                       f"(`ray start --port`), not its Ray Client server's: on a node of the cluster "
+                       f"give it as {target}; from elsewhere, the Ray Client port (ray://{target.rpartition(':')[0]}"
+                       ":10001 unless set otherwise)")
+    raise LabError(f"cannot join the Ray cluster at {address}: that port is a Ray Client server's, not "
+                   f"the cluster's own: give it as ray://{target}")
 
 
 # What a Ray task's failure says where the worker could not load this function: its
