@@ -1537,6 +1537,10 @@ def test_lab_refuses_a_variant_named_default_and_dd_n_without_the_designer(tmp_p
         assert not (tmp_path / "d").exists()
     assert main(["lab", "--designer", str(tmp_path / "no" / "r.md"), "--n", "1", "--quiet"]) == 2
     assert "there is no folder" in capsys.readouterr().err
+    (tmp_path / "afile").write_text("")     # a file where its folder should be
+    assert main(["lab", "--designer", str(tmp_path / "afile" / "r.md"), "--n", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: --designer {tmp_path / 'afile' / 'r.md'}: {tmp_path / 'afile'} is not a folder\n"
+    (tmp_path / "afile").unlink()
     # an unset "$REPORT" ran the analyses named instead, as if no report were asked for
     assert main(["lab", "play", "--designer", "", "--n", "1", "--out", str(tmp_path / "e"), "--quiet"]) == 2
     assert capsys.readouterr().err == "error: --designer '': give the report's file name, e.g. --designer report.md\n"

@@ -113,7 +113,9 @@ def run(args) -> int:
         if given:
             raise LabError(f"--designer runs its own analyses and variants: drop {', '.join(given)}")
         if not designer.parent.is_dir():
-            raise LabError(f"--designer {args.designer}: there is no folder {designer.parent}")
+            parent = designer.parent
+            raise LabError(f"--designer {args.designer}: " + (f"{parent} is not a folder" if parent.exists()
+                                                               else f"there is no folder {parent}"))
         # refused now, not once the study has run (and its figures' folder been made)
         if len(os.fsencode(designer.name)) > name_max(designer.parent):
             raise LabError(f"--designer {args.designer}: the file name is longer than its folder "
