@@ -278,8 +278,8 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
 
 def twin_summary(bid: Table) -> dict:
     """How often both copies of a card fell in one trick, and how often the
-    identical-card rule gave the trick to the first of them (R12), over the tricks
-    of the hands played; each share's 95 % interval a bootstrap over the hands
+    identical-card rule decided which side took it (R12, :func:`twin_counts`), over
+    the tricks of the hands played; each share's 95 % interval a bootstrap over the hands
     (the tricks of one hand are not independent of one another)."""
     tricks = np.full(len(bid), 13, dtype=np.int64)
     out: dict = {"tricks_played": int(tricks.sum())}
