@@ -596,6 +596,9 @@ def test_lab_designer_report_of_a_text_seed_of_digits_gives_the_python_call_that
             "this seed back as itself; in a script, under `if __name__ == \"__main__\":`, as `docs/lab.md` "
             "says):\n\n    " + call + "\n") in text
     assert "--seed" not in text
+    # without the double-dummy part there is no question 5: the identical-card rule's is the fifth
+    assert "## 5. How often does the identical-card rule decide a trick? (R12)" in text
+    assert "## 5. How much honor count" not in text and "## 6." not in text
     exec(call, {})      # the call given rebuilds it in its folder (a resume): the same report
     assert report.read_text() == text
     # a seed the command line would read as an option is said in Python too

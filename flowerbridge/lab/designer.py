@@ -1,5 +1,5 @@
-"""The designer's report: four questions about the rules, answered from data, and a
-fifth (what a side's count says of game) where the double-dummy part runs.
+"""The designer's report: five questions about the rules, answered from data, and a
+sixth where the double-dummy part runs (what a side's count says of game, asked fifth).
 
 :func:`write_designer_report` runs the ``deals``, ``play`` and ``variants``
 analyses over ``n`` deals (and ``dd`` over ``dd_n`` of them, when the solver
@@ -243,8 +243,9 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out += _question_discard(deals, folder, plots)
     out += _question_honors(play, vs, folder, plots)
     out += _question_penalty(vs, dd)
-    out += _question_honor_count(dd, folder, plots)
-    out += _question_twins(play)
+    honor_count = _question_honor_count(dd, folder, plots)
+    out += honor_count
+    out += _question_twins(play, 6 if honor_count else 5)
     out += ["## What the data suggest", ""] + [f"- {s}" for s in _suggestions(deals, play, vs, dd, gaps)]
     return "\n".join(out) + "\n"
 
@@ -499,8 +500,10 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
     return out
 
 
-def _question_twins(play: dict) -> list[str]:
-    out = ["## 6. How often does the identical-card rule decide a trick? (R12)", ""]
+def _question_twins(play: dict, number: int) -> list[str]:
+    """How often the identical-card rule decides a trick: question 6, or 5 where
+    the double-dummy part (question 5) is not run."""
+    out = [f"## {number}. How often does the identical-card rule decide a trick? (R12)", ""]
     if not play["contracts"]:
         return out + ["No hand was played (every hand passed out), so no trick was.", ""]
     return out + [twin_shares(play) + " These are the tricks as the bots played them (they "
