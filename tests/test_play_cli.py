@@ -94,6 +94,36 @@ def test_play_declarer_plays_the_dummys_cards_and_sees_each_trick_won(monkeypatc
     assert "Trick 13 won by" in out
 
 
+class RevokesFromDummy(AutoPlayer):
+    """Plays as AutoPlayer; at the first prompt for the dummy's card where the dummy
+    holds a card that may not be played, types it; then quits."""
+
+    tried = None
+
+    def readline(self, *args) -> str:
+        line = super().readline(*args)
+        screen = self.screen.getvalue()
+        if self.tried:
+            return "q\n" if screen.endswith("): ") else line
+        if screen.endswith("lists legal cards): ") and "Card from dummy" in screen.rsplit("\n", 1)[-1]:
+            legal = screen.rsplit("Legal: ", 1)[-1].split("\n", 1)[0].split()
+            held = re.findall(r"(\d+(?:Pa|Pb|P|R|A|B)) \(", screen.rsplit("Dummy (North):\n", 1)[-1])
+            wrong = [code for code in held if code not in legal]
+            if line == "?\n" or not wrong:
+                return line
+            self.tried = wrong[0]
+            return wrong[0] + "\n"
+        return line
+
+
+def test_play_a_revoke_from_the_dummy_names_the_dummy(monkeypatch):
+    # the refusal has no record position ("play 14 (N)") but says whose hand must follow
+    status, out = _play(monkeypatch, ["--seed", "5", "--seat", "S", "--hands", "1"], RevokesFromDummy)
+    assert status == 0
+    assert re.search(r"Not allowed: dummy \(North\): must follow \w+( \w+)?, holds [^\n]+ \[R11\]\n", out), \
+        out[-1500:]
+
+
 def test_play_the_dummy_stays_face_up_from_the_opening_lead_for_a_defender(monkeypatch):
     # Chapter 9: the dummy is exposed after the opening lead and stays visible
     status, out = _play(monkeypatch, ["--seed", "24", "--seat", "S", "--hands", "1"], Defender)
@@ -979,7 +1009,7 @@ def test_play_save_to_a_fifo_is_refused_before_the_first_hand(monkeypatch, capsy
 
 
 def test_play_a_card_not_in_the_hand_played_from_names_that_hand_in_words(monkeypatch):
-    # (it read "Not allowed: 12B is not in S's hand [Ch. 9]": the letter
+    # (it read "Not allowed: play 1 (S): 12B is not in S's hand [Ch. 9]": the letter
     # where every other line says "your hand" or "dummy (North)")
     from flowerbridge import Deal, Seat
     south = Deal.from_seed(24, 1).hands[Seat.S]

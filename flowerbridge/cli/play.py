@@ -34,8 +34,9 @@ def register(subparsers) -> None:
                                           "(1A, 3NT, Pass) or a card code (11B, 1Pa); '?' lists "
                                           "what is legal; 'hint' asks a bot what it would do; "
                                           "'undo' takes back your last call or card; 'claim' "
-                                          "claims every trick left; 'rules' prints the rules in "
-                                          "brief; 'help' says what to type; 'q' quits.")
+                                          "claims every trick left; 'tricks' lists the tricks "
+                                          "played; 'score' shows the scoresheet; 'rules' prints "
+                                          "the rules in brief; 'help' says what to type; 'q' quits.")
     p.add_argument("--seat", type=seat_type,
                    help="your seat, N, E, S or W (default S; with --resume, the saved session's)")
     p.add_argument("--seed", help="seed for the deals and the bots (default 'play')")
@@ -642,8 +643,11 @@ class Table:
                 event = state.apply(text, self.seat)
             except FlowerBridgeError as exc:
                 # without the record's position ("call 3 (S)", "play 14 (S)"): the
-                # person at their turn knows which call or card they typed
-                self.say(f"Not allowed: {exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
+                # person at their turn knows which call or card they typed; but the
+                # dummy's hand is named, as "it is dummy's turn" names it
+                dummy = f"dummy ({exc.seat.full_name}): " if isinstance(exc.seat, Seat) \
+                    and exc.seat is not self.seat else ""
+                self.say(f"Not allowed: {dummy}{exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
                 continue
             if hasattr(event, "call"):
                 calls = [(e.seat, e.call) for e in state.calls]
