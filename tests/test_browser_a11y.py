@@ -513,8 +513,10 @@ def test_client_trick_hidden_hands_and_copies_seen_are_told_to_screen_readers(br
 # -------------------------------------------------- 7, 8, 9: what low vision sees
 
 
-def test_client_focus_ring_on_panels_and_faded_copies_have_enough_contrast(browser, server):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_client_focus_ring_on_panels_and_faded_copies_have_enough_contrast(browser, server, scheme):
     page = open_page(browser, server, "/static/cards.html")
+    page.emulate_media(color_scheme=scheme)
     page.wait_for_selector("#gallery .card")
     result = page.evaluate("""async () => {
         const { renderBiddingBox } = await import('/static/js/views/auction.js');
@@ -539,9 +541,11 @@ def test_client_focus_ring_on_panels_and_faded_copies_have_enough_contrast(brows
         const bg = background(copy);
         const text = parse(getComputedStyle(copy).color);
         return { focusVisible: button.matches(':focus-visible'), ring: ratio(ring, panel),
-                 faded: ratio(over([text[0], text[1], text[2], text[3] * opacity], bg), bg) };
+                 faded: ratio(over([text[0], text[1], text[2], text[3] * opacity], bg), bg),
+                 panel: lum(panel) };
     }""")
     assert ratios["focusVisible"]
+    assert (ratios["panel"] < 0.05) == (scheme == "dark"), ratios     # the scheme asked for, drawn
     assert ratios["ring"] >= 3, ratios              # WCAG 1.4.11
     assert ratios["faded"] >= 4.5, ratios           # WCAG 1.4.3, 0.78rem text
     assert not page.errors
