@@ -1399,6 +1399,35 @@ def test_client_contract_and_last_trick_say_contracts_and_seats_in_words(browser
     assert not south.errors
 
 
+def test_client_last_trick_panel_lists_the_earlier_tricks_and_who_played_each_card(browser, server):
+    # docs/rules.md, *Finished tricks*: every seat may look back at the tricks played and who
+    # played each card (the page showed the last trick alone)
+    created, clients = people_table_at(server, SOUTH_DECLARES,
+                                       lambda view: view["phase"] == "play" and len(view["tricks"]) >= 3)
+    tricks = clients["N"].view["tricks"]
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    wait_for_table(south)
+    south.locator("#toggle-last").click()
+    earlier = south.locator("#last-trick details.earlier-tricks")
+    assert earlier.locator("summary").inner_text() == f"Earlier tricks ({len(tricks) - 1})"
+    assert not earlier.evaluate("d => d.open")                          # folded until opened
+    earlier.locator("summary").click()
+    rows = earlier.locator("li")
+    assert rows.count() == len(tricks) - 1
+    for row, trick in zip(rows.all(), tricks):
+        assert row.evaluate(SHOWN) == (", ".join(f"{play['seat']} {play['card']}" for play in trick["plays"])
+                                       + f": won by {SEAT_NAME[trick['winner']]}.")
+        said = re.sub(r"\s+", " ", row.aria_snapshot())
+        assert all(SEAT_NAME[play["seat"]] in said for play in trick["plays"]), said     # seats in words
+    shown = south.locator("#copies-panel").is_visible()
+    south.keyboard.press("c")           # the page redraws (copies seen shown or hidden): the list stays open
+    south.wait_for_function(f"document.getElementById('copies-panel').classList.contains('hidden') === "
+                            f"{'true' if shown else 'false'}")
+    assert south.locator("#last-trick details.earlier-tricks").evaluate("d => d.open")
+    close_all(clients)
+    assert not south.errors
+
+
 def suit_of(code):
     return {"B": "Bright Animals", "A": "Bright Animals", "R": "Ribbons"}.get(re.sub(r"^\d+", "", code), "Plains")
 

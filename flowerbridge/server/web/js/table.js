@@ -635,11 +635,20 @@ function drawLastTrick() {
     return;
   }
   const last = tricks[tricks.length - 1];
+  // the tricks before it, one line each, folded (every seat may look back at the tricks
+  // played and who played each card: docs/rules.md); opened, it stays open as the page redraws
+  const open = $("last-trick").querySelector("details.earlier-tricks")?.open;
+  const earlier = tricks.slice(0, -1);
   $("last-trick").replaceChildren(el("p", {}, `Trick ${tricks.length}, led by ${SEAT_NAMES[last.leader]}, won by ${SEAT_NAMES[last.winner]}.`),
     el("div", { class: "last-trick" }, ...last.plays.map((play) =>
       el("figure", { class: play.seat === last.winner ? "winner" : null },
         cardElement(state.catalogue, play.card, state.language),
-        el("figcaption", {}, shownAndSaid(play.seat, SEAT_NAMES[play.seat]))))));
+        el("figcaption", {}, shownAndSaid(play.seat, SEAT_NAMES[play.seat]))))),
+    earlier.length ? el("details", { class: "earlier-tricks", open: open || null },
+      el("summary", {}, `Earlier tricks (${earlier.length})`),
+      el("ol", {}, ...earlier.map((trick) => el("li", {},
+        ...trick.plays.flatMap((play, i) => [i ? ", " : "", shownAndSaid(play.seat, SEAT_NAMES[play.seat]), ` ${play.card}`]),
+        `: won by ${SEAT_NAMES[trick.winner]}.`)))) : null);
 }
 
 // the scoresheet as last drawn, and the options it was drawn with
