@@ -3442,6 +3442,34 @@ def test_a_hint_or_a_refused_claim_that_goes_moves_no_card_back_on_a_phone(brows
     assert not south.errors
 
 
+TRICK_OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll('#trick .slot .card')].map((c) => c.getBoundingClientRect());
+  const met = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (x > 0.5 && y > 0.5) met.push([i, j, Math.round(x), Math.round(y)]);
+  }
+  return [boxes.length, met];
+}"""
+
+
+def test_a_finished_tricks_four_cards_lie_apart_at_every_size(browser, server):
+    # At 360 px (and every layout with the phone's 44 px trick cards) the bottom card
+    # rose 4 px over the top card's foot: an inline card left room for a descender.
+    created = left_table_at(server, SOUTH_DECLARES,
+                            lambda view: view["phase"] == "play" and len(view["tricks"]) == 1
+                            and not view["current_trick"])
+    for viewport in (PHONE, {"width": 360, "height": 640}, IPHONE_LANDSCAPE,
+                     {"width": 800, "height": 600}, {"width": 1000, "height": 560}, DESKTOP):
+        page = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+        page.locator("#trick.done .trick-caption").wait_for()
+        assert page.evaluate(TRICK_OVERLAPS) == [4, []], viewport
+        assert not page.errors
+        page.context.close()
+
+
 def test_the_trick_keeps_its_room_on_a_phone_from_the_end_of_the_auction(browser, server):
     # The trick's room was kept only once a card lay in it: at the opening lead the
     # hand jumped down by its height (132 px at 360 px wide) besides the dummy's.
