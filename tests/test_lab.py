@@ -1668,12 +1668,40 @@ def test_r18_game_blocks_count_each_game_in_the_block_where_it_ends():
         == (100, 50, 10, None)
 
 
+def test_r18_game_blocks_hold_three_games_at_least_where_games_are_long():
+    # Blocks were sized from the hands alone: with games of 46 hands (a game score of
+    # 1,000) 300 hands went in blocks of 15, most holding no game, and an interval was
+    # given as if the hands of one game were independent.
+    from flowerbridge.lab.play import GAMES_PER_BLOCK, game_block_size
+    assert GAMES_PER_BLOCK == 3
+    assert game_block_size(20000, 4700) == 100          # games of 4 or 5 hands: as before
+    assert game_block_size(400, 93) == 20
+    assert game_block_size(1200, 60) == 60               # 20 hands a game: 3 games a block
+    assert game_block_size(20000, 400) == 150            # 50 hands a game
+    assert game_block_size(400, 24) is None             # 16.7 hands a game: 8 blocks, too few
+    assert game_block_size(300, 6) is None
+    assert game_block_size(100000, 2000) == 150
+
+
+def test_r18_the_rule_set_with_the_longest_games_sets_the_paired_blocks(tmp_path):
+    # Blocks are resampled under every rule set together, so one size serves all: the one
+    # whose games take the most hands sets it (here too long for 400 hands: no interval).
+    study = run_lab(tmp_path, ["variants"], workers=1, n=400, seed=9, bots="basic",
+                    variants=[["default", {}], ["long", {"game_points": 1000}]])
+    vs = study.summaries["variants"]["variants"]
+    assert vs["default"]["game_block"] == 20 and vs["long"]["game_block"] is None
+    assert vs["long"]["vs_reference"]["game_block"] is None
+    assert vs["long"]["vs_reference"]["hands_per_game"] is None
+
+
 def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tmp_path):
     # made % had each rule set's own Wilson interval, which cannot say whether a
     # difference from default is real; hands per game and declarer's net had none
     from flowerbridge.lab.report import change_cell
     from flowerbridge.lab.variants import sections
-    study = run_lab(tmp_path, ["variants"], workers=2, n=400, seed=9, bots="random")
+    # (the basic bots: the random bots' games take 16 hands, too long for blocks of
+    # hands to be resampled in a run of 400, and give no interval)
+    study = run_lab(tmp_path, ["variants"], workers=2, n=400, seed=9, bots="basic")
     summary = study.summaries["variants"]
     vs = summary["variants"]
     assert "vs_reference" not in vs["default"]

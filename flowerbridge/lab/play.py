@@ -180,13 +180,22 @@ MIN_BLOCKS = 20
 """Fewer blocks than this give hands per game no interval. A run under
 ``MIN_BLOCKS * GAME_BLOCK`` hands is cut into ``MIN_BLOCKS`` smaller blocks, of 10
 hands at least."""
+GAMES_PER_BLOCK = 3
+"""A block holds the hands of this many games at least, on average: where games are
+long (a rule set with a high game score) the blocks grow with them, since a block
+much shorter than a game would mostly hold none and resampling blocks would then
+treat the hands of one game as independent."""
 
 
-def game_block_size(hands: int) -> int | None:
+def game_block_size(hands: int, games: int = 0) -> int | None:
     """The block size the bootstrap of hands per game uses for a session of ``hands``
-    hands: :data:`GAME_BLOCK`, less for a short session; None where it is too short."""
+    hands in which ``games`` games were finished: :data:`GAME_BLOCK`, less for a short
+    session, more where :data:`GAMES_PER_BLOCK` games take more hands; None where
+    that leaves fewer than :data:`MIN_BLOCKS` blocks, or blocks of under 10 hands."""
     size = min(GAME_BLOCK, hands // MIN_BLOCKS)
-    return size if size >= 10 else None
+    if games:
+        size = max(size, -(-GAMES_PER_BLOCK * hands // games))
+    return size if size >= 10 and hands // size >= MIN_BLOCKS else None
 
 
 def game_blocks(table: Table, game_points: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -235,7 +244,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             if d is not Denomination.NT else {},    # (No Trump has no trump length: decl_fit 0)
         }
     per_game = hands_per_game(table, options.game_points)
-    size = game_block_size(n)
+    size = game_block_size(n, len(per_game))
     per_game_interval = None
     if size and per_game:
         block_hands, block_games = game_blocks(table, options.game_points, size)

@@ -31,7 +31,7 @@ from ..state import HandState
 from .base import Analysis, LabError, Params, Row, Table, source_digests
 from .features import deal_features
 from .play import HAND_COLUMNS, check_bots, declarer_net, DEFAULT_BOTS, game_block_size, game_blocks, hand_row, \
-    hand_summary, make_bots, naming_the_deal, net_cell, play_deal, points_table
+    hand_summary, hands_per_game, make_bots, naming_the_deal, net_cell, play_deal, points_table
 from .play import code as play_code
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, interval_errors, \
     mean_cell, new_figure, paired_change, pct, plural, rate_cell, ratio_of_sums
@@ -199,7 +199,10 @@ def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
     num_, den_ = np.stack(num, axis=1), np.stack(den, axis=1)
     estimates, draws = ratio_of_sums(num_, den_), bootstrap_draws(num_, den_)
     width = 1 + len(Denomination)
-    size = game_block_size(len(table) // len(variants))
+    # one block size for every rule set (the blocks are resampled together): the one
+    # whose games take the most hands sets it
+    size = game_block_size(len(table) // len(variants),
+                           min(len(hands_per_game(t, options.game_points)) for t, options in rules))
     if size:
         blocks = [game_blocks(t, options.game_points, size) for t, options in rules]
         hands, games = np.stack([b[0] for b in blocks], axis=1), np.stack([b[1] for b in blocks], axis=1)
@@ -251,7 +254,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
             f"Change against '{reference}' on the same deals, with its paired 95% interval (a "
             "bootstrap resampling the deals under both rule sets together; hands per game in "
             + (f"blocks of {block} consecutive hands, as a game runs across hands)" if block
-               else "blocks of consecutive hands: too few hands for one here)"),
+               else "blocks of consecutive hands: too few hands here for 20 blocks of three games each)"),
             ["", *others],
             [["made %, points", *(change_cell(vs[n]["vs_reference"]["made"]) for n in others)],
              ["hands per game", *(change_cell(vs[n]["vs_reference"]["hands_per_game"]) for n in others)],
