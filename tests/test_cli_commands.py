@@ -1447,8 +1447,9 @@ PBN_DEAL = "N:AKQ2.JT9.876.543 JT98.AKQ.543.762 7654.876.AKQ.AKQ 3.5432.JT92.JT9
 
 @pytest.mark.parametrize("command", ["solve", "score", "show"])
 @pytest.mark.parametrize("text, tagged", [(PBN_DEAL + "\n", False),
-                                          (f'[Event "club"]\n[Deal "{PBN_DEAL}"]\n', True)],
-                         ids=["deal line", "Deal tag"])
+                                          (f'[Event "club"]\n[Deal "{PBN_DEAL}"]\n', True),
+                                          (f'[Event "club"]\n\n\r\n \t[Deal "{PBN_DEAL}"]\n', True)],
+                         ids=["deal line", "Deal tag", "Deal tag after blank lines"])
 def test_cli_bridge_deals_given_as_a_hand_record_are_named_as_such(cli, assert_cli_error, tmp_path, command,
                                                                    text, tagged):
     # they were "malformed JSON at line 1 column 1: Expecting value" (and a PBN file
@@ -1461,6 +1462,25 @@ def test_cli_bridge_deals_given_as_a_hand_record_are_named_as_such(cli, assert_c
             if command == "show" else f"{command} takes a JSON hand record")
     assert_cli_error(cli(command, str(path)), rf"^error: {re.escape(str(path))} holds Bridge deals \(PBN\), "
                                               rf"not a Flower Bridge hand record: {said}$")
+
+
+@pytest.mark.parametrize("command", ["score", "show"])
+def test_cli_a_record_followed_by_a_megabyte_of_blank_lines_is_read(tmp_path, command):
+    # The check for Bridge deals ran through every blank line after each line start
+    # (time growing with the square of their number): 80,000 took 17 s, a megabyte most
+    # of an hour. (A guard against the hang, far above the time it takes: not a timing.)
+    import subprocess
+    import sys
+
+    from flowerbridge import Deal
+
+    path = tmp_path / "padded.json"
+    path.write_text(json.dumps({**Deal.from_seed(1).to_dict(), "dealer": "N", "auction": ["Pass"] * 4})
+                    + "\n" * 1_000_000, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "flowerbridge.cli", command, str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert ('"contract": null' if command == "score" else "Passed out") in done.stdout
 
 
 def test_cli_solve_bridge_file_with_pbn_tags_says_it_takes_the_deal_tags_value_alone(cli, assert_cli_error,

@@ -1123,6 +1123,10 @@ def test_play_resume_goes_on_from_the_next_board_with_the_saved_seed_seat_bots_a
     ([], {"bots": "\u202eevil"}, ': its bots is "\\u202eevil", not one of'),
     # a long value cut short (the whole of it was echoed)
     ([], {"bots": "x" * 100_000}, ': its bots is "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (100,000 characters), not one of'),
+    # a seed of the wrong kind is named (it said the file named none)
+    ([], {"seed": 1.5}, ": its seed is 1.5, not a seed --seed takes (a whole number or a word): a session is "
+                        "resumed from the boards its seed deals"),
+    ([], {"seed": [7]}, ": its seed is [7], not a seed --seed takes"),
     ([], {"seed": "x" * 100_000}, ": hand 1 is not board 1 of its seed 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (100,000 "
                                   "characters): only a session dealt from its seed"),
     ([], {"first_board": "x" * 100_000}, ': its first_board is "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (100,000 '

@@ -601,7 +601,9 @@ SHOWN_FOR_PEOPLE = re.compile(r"Dealer (North|East|South|West)[ \t]*(\r?\n|$)")
 # a Bridge deal in PBN, on a line of its own or as a Deal tag's value: four hands of
 # four suits parted by dots (a Flower Bridge Deal tag parts its three suits with slashes)
 BRIDGE_PBN = re.compile(r"[NESWnesw]:\s*\S*\.\S*\.\S*\.\S*")
-BRIDGE_PBN_TAG = re.compile(r'^\s*\[Deal\s+"[NESWnesw]:[^"/]*\.[^"/]*\.[^"/]*\.', re.MULTILINE)
+# (a line's own leading blanks only: "\s*" ran on through every blank line after each line
+# start, and a record followed by a megabyte of blank lines took most of an hour)
+BRIDGE_PBN_TAG = re.compile(r'^[^\S\n]*\[Deal\s+"[NESWnesw]:[^"/]*\.[^"/]*\.[^"/]*\.', re.MULTILINE)
 
 
 def refuse_bridge_deals(text: str, name: str, command: str) -> None:

@@ -212,6 +212,10 @@ def resumed_session(args):
         raise UsageError(f"{path} holds a hand record, not a session: --resume goes on with a "
                          "session that play --save wrote")
     seed = saved_seed(session)
+    if seed is None and "seed" in session.extra:
+        raise UsageError(f"{path}: its seed is {json_shown(session.extra['seed'])}, not a seed --seed "
+                         "takes (a whole number or a word): a session is resumed from the boards its seed "
+                         "deals, as play --save writes it")
     if seed is None:
         raise UsageError(f'{path} names no seed ("seed"): a session is resumed from the boards its seed '
                          "deals, and play --save writes it")
