@@ -413,7 +413,26 @@ def test_ruling_r19_the_side_ahead_is_ahead_on_total_points_not_games_or_below_t
     assert session.is_over and session.games_won == (1, 0)
     assert session.below_total(NS) > session.below_total(EW)
     assert session.total(EW) > session.total(NS) and session.leader is EW
-    assert session.scoresheet()["leader"] == "EW" and "EAST-WEST ahead" in session.render()
+    assert session.scoresheet()["leader"] == "EW"
+    assert "— the session is over: EAST-WEST won" in session.render()
+
+
+def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
+    # The text sheet said "EAST-WEST ahead" of a session that was over, where the web
+    # client says who won; a session over at level totals is a tie.
+    session = Session(max_hands=2)
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    assert not session.is_over and "— NORTH-SOUTH ahead" in session.render()
+    session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
+    assert session.is_over and "— the session is over: NORTH-SOUTH won" in session.render()
+    assert "\nThe session is over: NORTH-SOUTH won\n" in session.render(width=40)    # a line of its own
+    level = Session(max_hands=1)
+    passed = HandState(TRUMP_DEAL, level.next_dealer)
+    for _ in range(4):
+        passed.call("Pass")
+    level.add(passed)
+    assert level.is_over and level.leader is None
+    assert "— the session is over: a tie" in level.render()
 
 
 def test_ruling_r18_both_sides_start_the_next_game_at_zero_below_the_line():
