@@ -1395,6 +1395,25 @@ def long_sheet(hands, games):
                        "EW": {"above": 4, "below": 0, "games": 0, "total": 4}}}
 
 
+def test_app_b_the_line_after_a_game_lies_under_its_label_and_above_the_next_games_entries(browser, server):
+    # The line was drawn over "game 1 to NORTH-SOUTH", which then read as a heading of
+    # the next game's entries; Appendix B draws the line after the game.
+    sheet = long_sheet(2, 1)
+    sheet["games"][1]["below"] = [{"hand": 3, "side": "EW", "points": 60}]
+    page = open_page(browser, server, "/static/cards.html")
+    render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
+    cell = page.locator("table.below .game-line td")
+    assert cell.inner_text() == "game 1 to NORTH-SOUTH"
+    line = cell.evaluate("""td => { const s = getComputedStyle(td), r = td.getBoundingClientRect();
+      return [s.borderTopStyle, s.borderBottomStyle, r.bottom]; }""")
+    assert line[:2] == ["none", "dashed"]
+    rows = page.locator("table.below tr").all()
+    texts = [row.inner_text() for row in rows]
+    after = texts.index("game 1 to NORTH-SOUTH") + 1
+    assert "(hand 3)" in texts[after] and rows[after].bounding_box()["y"] >= line[2] - 0.5
+    assert not page.errors
+
+
 def test_scoresheet_of_a_long_game_folds_its_earlier_entries_below_the_line(browser, server):
     # games were folded whole, and only once five were won: a long game (random bots at a
     # high game_points) drew all its entries, a table 8,742 pixels tall (a scale review)
