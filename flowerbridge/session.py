@@ -345,8 +345,10 @@ class Session:
                 continue
             lines += entries([(s, f"{p:>{pw}}  (hand {n})") for n, s, p in game.below], None)
             if game.winner is not None:
-                lines.append(f"{'-' * (20 if beside else 4)} game {game.number} to {game.winner.label} "
-                             f"{'-' * (8 if beside else 4)}")
+                # as wide as the rules of "=" (it ran 2 characters past them, North-South's)
+                label = f" game {game.number} to {game.winner.label} "
+                left = 20 if beside else 4
+                lines.append(f"{'-' * left}{label}{'-' * max(4, len(rule) - left - len(label))}")
         # each side's below-the-line total over the session (R19)
         lines += entries([], self.below_total)
         lines += [rule, "GAME WINNER"]

@@ -327,6 +327,10 @@ def test_ruling_r18_game_draws_a_new_line_above_never_reset():
     sheet = session.scoresheet()
     assert sheet["totals"]["NS"] == {"above": 585, "below": 180, "total": 765, "games": 1}
     assert "game 1 to NORTH-SOUTH" in session.render()
+    # the game's line as wide as the sheet's rules of "=" (it ran 2 characters past them)
+    rules = [line for line in session.render().splitlines() if "game 1 to" in line or line.startswith("==")]
+    [line] = [line for line in rules if "game 1 to" in line]
+    assert len({len(line) for line in rules}) == 1 and line.startswith("-" * 20 + " game"), rules
 
 
 def test_ruling_r18_r19_an_east_west_game_counts_one_game_to_east_west():
