@@ -355,13 +355,12 @@ class Session:
         ns, ew = self.games_won
         lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
         totals = f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
-        # the session over, its result (R19), as the web client says it; else who is ahead
-        if self.is_over:
-            standing = (f"the session is over: {self.leader.label} won" if self.leader is not None
-                        else "the session is over: a tie")
+        standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
+        if self.is_over:    # its result (R19), as the web client says it, on a line of its own
+            lines += [totals, f"The session is over: {self.leader.label} won" if self.leader is not None
+                      else "The session is over: a tie"]
         else:
-            standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
-        lines += [f"{totals} — {standing}"] if beside else [totals, standing[0].upper() + standing[1:]]
+            lines += [f"{totals} — {standing}"] if beside else [totals, standing]
         last = self.scoresheet()["last_hand"] if record else None
         if last is not None:
             lines += [rule, "HAND RECORD", f"Hand      {last['hand']}",

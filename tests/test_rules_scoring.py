@@ -418,7 +418,7 @@ def test_ruling_r19_the_side_ahead_is_ahead_on_total_points_not_games_or_below_t
     assert session.below_total(NS) > session.below_total(EW)
     assert session.total(EW) > session.total(NS) and session.leader is EW
     assert session.scoresheet()["leader"] == "EW"
-    assert "— the session is over: EAST-WEST won" in session.render()
+    assert "\nThe session is over: EAST-WEST won\n" in session.render()
 
 
 def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
@@ -428,15 +428,16 @@ def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
     assert not session.is_over and "— NORTH-SOUTH ahead" in session.render()
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
-    assert session.is_over and "— the session is over: NORTH-SOUTH won" in session.render()
-    assert "\nThe session is over: NORTH-SOUTH won\n" in session.render(width=40)    # a line of its own
+    # on a line of its own (after the totals, it would run past 80 columns)
+    assert session.is_over and "\nThe session is over: NORTH-SOUTH won\n" in session.render()
+    assert "\nThe session is over: NORTH-SOUTH won\n" in session.render(width=40)
     level = Session(max_hands=1)
     passed = HandState(TRUMP_DEAL, level.next_dealer)
     for _ in range(4):
         passed.call("Pass")
     level.add(passed)
     assert level.is_over and level.leader is None
-    assert "— the session is over: a tie" in level.render()
+    assert "\nThe session is over: a tie" in level.render(record=False)
 
 
 def test_ruling_r18_both_sides_start_the_next_game_at_zero_below_the_line():
