@@ -291,7 +291,8 @@ class Session:
             }
         return {
             "above": [{"hand": n, "side": s.name, "points": p, "label": lab} for n, s, p, lab in self.above],
-            "games": [{"number": g.number, "below": [{"hand": n, "side": s.name, "points": p}
+            "games": [{"number": g.number, "below": [{"hand": n, "side": s.name, "points": p,
+                                                      "contract": self._contract_code(n)}
                                                      for n, s, p in g.below],
                        "winner": g.winner.name if g.winner is not None else None} for g in self.games],
             "totals": {side.name: {"above": self.above_total(side), "below": self.below_total(side),
@@ -303,6 +304,16 @@ class Session:
             "last_hand": record,
         }
 
+    def _contract_code(self, number: int) -> str:
+        """The contract of hand ``number`` (1-based), which scored below the line: ``"2A"``."""
+        contract = self.scores[number - 1].contract
+        assert contract is not None     # (a hand scores below the line only by its contract)
+        return contract.code
+
+    def _below_text(self, number: int, points: int, width: int) -> str:
+        """An entry below the line, its contract named: ``" 60  2A (hand 3)"``."""
+        return f"{points:>{width}}  {self._contract_code(number)} (hand {number})"
+
     def render(self, width: int | None = None, *, record: bool = True) -> str:
         """The scoresheet as text, laid out like Appendix B: North-South's
         entries beside East-West's, or, where that is wider than ``width``
@@ -313,7 +324,7 @@ class Session:
         pw = max([1] + [len(str(p)) for _, _, p, _ in self.above]
                  + [len(str(p)) for game in self.games for _, _, p in game.below])
         above = [(s, f"{p:>{pw}}  {lab} (hand {n})") for n, s, p, lab in self.above]
-        below = [(s, f"{p:>{pw}}  (hand {n})") for game in self.games for n, s, p in game.below]
+        below = [(s, self._below_text(n, p, pw)) for game in self.games for n, s, p in game.below]
         # North-South's column is as wide as its longest entry, so East-West's stays in line
         w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
         # and East-West's must fit beside it: a longer entry of theirs, wrapped, went on
@@ -343,7 +354,7 @@ class Session:
         for game in self.games:
             if not game.below and game.winner is None and game is self.games[-1] and len(self.games) > 1:
                 continue
-            lines += entries([(s, f"{p:>{pw}}  (hand {n})") for n, s, p in game.below], None)
+            lines += entries([(s, self._below_text(n, p, pw)) for n, s, p in game.below], None)
             if game.winner is not None:
                 # as wide as the rules of "=" (it ran 2 characters past them, North-South's)
                 label = f" game {game.number} to {game.winner.label} "

@@ -1399,7 +1399,7 @@ def test_app_b_the_line_after_a_game_lies_under_its_label_and_above_the_next_gam
     # The line was drawn over "game 1 to NORTH-SOUTH", which then read as a heading of
     # the next game's entries; Appendix B draws the line after the game.
     sheet = long_sheet(2, 1)
-    sheet["games"][1]["below"] = [{"hand": 3, "side": "EW", "points": 60}]
+    sheet["games"][1]["below"] = [{"hand": 3, "side": "EW", "points": 60, "contract": "2R"}]
     page = open_page(browser, server, "/static/cards.html")
     render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
     cell = page.locator("table.below .game-line td")
@@ -1410,7 +1410,10 @@ def test_app_b_the_line_after_a_game_lies_under_its_label_and_above_the_next_gam
     rows = page.locator("table.below tr").all()
     texts = [row.inner_text() for row in rows]
     after = texts.index("game 1 to NORTH-SOUTH") + 1
-    assert "(hand 3)" in texts[after] and rows[after].bounding_box()["y"] >= line[2] - 0.5
+    assert rows[after].bounding_box()["y"] >= line[2] - 0.5
+    # each entry below the line names the contract that scored it ("(hand 3)" said nothing of it)
+    assert "2R (hand 3)" in texts[after]
+    assert page.locator("table.below .entry").first.inner_text().endswith("(hand 1)")   # (an older sheet: none)
     assert not page.errors
 
 

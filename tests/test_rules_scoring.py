@@ -453,7 +453,7 @@ def test_ruling_r18_both_sides_start_the_next_game_at_zero_below_the_line():
     assert second.below == [] and second.total(NS) == second.total(EW) == 0
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
     assert [(s, p) for _, s, p in session.games[1].below] == [(NS, 60)]
-    assert session.scoresheet()["games"][1]["below"] == [{"hand": 3, "side": "NS", "points": 60}]
+    assert session.scoresheet()["games"][1]["below"] == [{"hand": 3, "side": "NS", "points": 60, "contract": "2A"}]
 
 
 def test_ruling_r19_scoresheet_names_north_south_as_winner_and_leader():
@@ -486,8 +486,10 @@ def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
     assert [(e["side"], e["points"]) for e in sheet["above"]] == [("NS", 30), ("NS", 40), ("EW", 5)]
     # the boxes are the Brights; honor points count every honor captured (Ch. 13)
     assert record["honor_points"] == {"NS": 40, "EW": 5}
-    assert sheet["games"][0]["below"] == [{"hand": 1, "side": "NS", "points": 120}]
+    # (each entry below the line names the contract that scored it)
+    assert sheet["games"][0]["below"] == [{"hand": 1, "side": "NS", "points": 120, "contract": "4A"}]
     text = session.render()
+    assert "120  4A (hand 1)" in text
     for line in ("ABOVE THE LINE", "BELOW THE LINE", "GAME WINNER", "HAND RECORD",
                  "DECEMBER BRIGHT     ■1 ■2     □1 □2", "NOVEMBER BRIGHT     ■1 □2     □1 □2",
                  f"{'HONOR POINTS':<20}{40:<10}5", "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):

@@ -96,7 +96,9 @@ function gameRows(games, all) {
   for (const game of games) {
     // The open game after the last line has no entries yet: nothing to draw.
     if (!game.below.length && !game.winner && all.length > 1) continue;
-    rows.push(...sideColumns(game.below, (item) => entry(item.points, `(hand ${item.hand})`)));
+    // the contract that scored it ("2A (hand 3)"): "(hand 3)" alone said nothing of what was made
+    rows.push(...sideColumns(game.below, (item) => entry(item.points,
+      item.contract ? `${item.contract} (hand ${item.hand})` : `(hand ${item.hand})`)));
     if (game.winner) {
       rows.push(el("tr", { class: "game-line" },
         el("td", { colspan: 2 }, `game ${game.number} to ${SIDE_NAMES[game.winner]}`)));
