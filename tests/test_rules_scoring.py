@@ -440,6 +440,15 @@ def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
     assert "\nThe session is over: a tie" in level.render(record=False)
 
 
+def test_ruling_r15_r9_the_text_sheet_names_the_rule_options_it_was_scored_under():
+    # Under the strict R15 a failed contract leaves no entry: the sheet did not say why.
+    assert "Rule options" not in Session().render()
+    strict = Session(RuleOptions(undertrick_penalty=0, declarer="first-named", game_points=60))
+    lines = strict.render().splitlines()
+    assert lines[3] == "Rule options: undertrick_penalty 0, declarer first-named, game_points 60"
+    assert lines[4].startswith("=") and lines[5] == "ABOVE THE LINE"
+
+
 def test_ruling_r18_both_sides_start_the_next_game_at_zero_below_the_line():
     # East-West's part score of the first game does not carry into the second
     session = Session()
