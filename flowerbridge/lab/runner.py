@@ -1053,6 +1053,20 @@ _STAGED = re.compile(r"\..+\.([0-9]+)\.staged(?:\.[0-9a-f]{8}\.tmp)?")
 it was being written to (``..NAME.PID.staged.XXXXXXXX.tmp``): the group is the PID."""
 
 
+_UNFINISHED_CHUNK = re.compile(r"\.[0-9]{7}-[0-9]{7}\.csv\.[0-9a-f]{8}\.tmp")
+"""The temporary file a chunk was being written to (``write_atomic``), left by a run
+killed as it wrote it (SIGKILL, the machine stopped)."""
+
+
+def _remove_unfinished_chunks(folder: Path) -> None:
+    """Remove from an analysis' chunk folder the temporary files of chunks a killed run
+    was writing: only the run holding the folder's lock writes chunks, so none is in use."""
+    for path in folder.glob(".*.tmp"):
+        if _UNFINISHED_CHUNK.fullmatch(path.name):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
 def _running(pid: int) -> bool:
     """Whether process ``pid`` is running on this machine (this one's own included)."""
     if pid == os.getpid():
@@ -1249,6 +1263,7 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
                 if not folder.exists():
                     folder.mkdir(parents=True, exist_ok=True)   # (another run may have just made it)
                     made.append(folder)
+                _remove_unfinished_chunks(folder)
             jobs = [(c, (c.analysis, seed, c.start, c.stop, chosen[c.analysis][0])) for c in missing]
             to_do = set(missing)
             totals = {name: (sum(c.size for c in cs if c not in to_do), n) for name, cs in chunks.items()}
