@@ -16,6 +16,8 @@ from typing import Any, Mapping
 
 from .errors import OptionError, json_type
 
+_DENOMINATIONS = ("Plains", "Ribbons", "Bright Animals", "No Trump")
+"""The denominations in the order of the options' lists (P, R, A, NT)."""
 FINAL_BIDDER = "final-bidder"
 FIRST_NAMED = "first-named"
 DECLARER_RULES = (FINAL_BIDDER, FIRST_NAMED)
@@ -107,6 +109,40 @@ class RuleOptions:
             return replace(self, **changes)
         finally:
             _MOST.reset(token)
+
+    def changes(self) -> list[str]:
+        """What these options change from the rulebook's with the rulings' defaults,
+        one phrase each, for the people playing under them:
+
+        >>> RuleOptions(undertrick_penalty=0, declarer="first-named").changes()
+        ['no undertrick penalty (R15, the rulebook as written)', \
+'the first of the declaring side to name the final denomination declares (R9)']
+        """
+        default = RuleOptions()
+        out = []
+        if self.undertrick_penalty != default.undertrick_penalty:
+            out.append("no undertrick penalty (R15, the rulebook as written)" if self.undertrick_penalty == 0
+                       else f"{self.undertrick_penalty} points a trick down to the defenders (R15)")
+        if self.declarer != default.declarer:
+            out.append("the first of the declaring side to name the final denomination declares (R9)")
+        if self.contract_points != default.contract_points:
+            out.append("contract points a level (the first, each further one): " + ", ".join(
+                f"{d} {first}/{each}" for d, (first, each) in zip(_DENOMINATIONS, self.contract_points)))
+        if self.overtrick_points != default.overtrick_points:
+            out.append("overtricks: " + ", ".join(f"{d} {points}" for d, points
+                                                  in zip(_DENOMINATIONS, self.overtrick_points)))
+        for kind, field_name in (("a Ribbon", "honor_ribbon"), ("an Animal", "honor_animal"),
+                                 ("a Bright", "honor_bright")):
+            values = getattr(self, field_name)
+            if values != getattr(default, field_name):
+                out.append(f"{kind} captured scores {values[0]}, both copies {values[0]} + {values[1]}")
+        if self.five_bright_bonus != default.five_bright_bonus:
+            out.append(f"Five Bright Bonus {self.five_bright_bonus}")
+        if self.ten_bright_bonus != default.ten_bright_bonus:
+            out.append(f"Ten Bright Bonus {self.ten_bright_bonus}")
+        if self.game_points != default.game_points:
+            out.append(f"game at {self.game_points} below the line")
+        return out
 
     @property
     def honor_values(self) -> tuple[tuple[int, int], ...]:

@@ -13,7 +13,6 @@ points are never reset. A session may end after a number of hands or games.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -351,11 +350,9 @@ class Session:
         lines = [rule, "FLOWER BRIDGE".center(len(rule)).rstrip(), rule]
         # rule options other than the defaults, which the entries follow (a penalty of 0
         # leaves a failed contract no entry: the sheet says why)
-        default = RuleOptions().to_dict()
-        changed = [f"{key} {json.dumps(value, separators=(',', ':'))}".replace('"', "")
-                   for key, value in self.options.to_dict().items() if default.get(key) != value]
-        if changed:
-            lines += [f"Rule options: {', '.join(changed)}", rule]
+        changes = self.options.changes()
+        if changes:
+            lines += [f"Rule options: {'; '.join(changes)}", rule]
         lines += ["ABOVE THE LINE", *([header] if header else [])]
         lines += entries(above, self.above_total)
         lines += [rule, "BELOW THE LINE", *([header] if header else [])]

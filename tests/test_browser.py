@@ -218,6 +218,28 @@ def test_lobby_a_table_of_one_person_offers_a_way_in_to_their_seat(browser, serv
     assert not page.errors
 
 
+def test_r9_r15_a_tables_rule_options_are_shown_in_the_lobby_and_above_its_auction(browser, server):
+    # A person invited to a table of no undertrick penalty (R15) where the first to name the
+    # denomination declares (R9) bid with no word of either: the page showed neither.
+    said = ("no undertrick penalty (R15, the rulebook as written); the first of the declaring side "
+            "to name the final denomination declares (R9)")
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Strict rules",
+                                  options={"undertrick_penalty": 0, "declarer": "first-named"})
+    plain = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Usual rules")
+    lobby = open_page(browser, server, "/")
+    row = lobby.locator(f'#tables li[data-table="{created["table"]["id"]}"]')
+    row.locator(".table-rules").wait_for()
+    assert row.locator(".table-rules").inner_text() == f"Rules: {said}"
+    assert lobby.locator(f'#tables li[data-table="{plain["table"]["id"]}"] .table-rules').count() == 0
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#bidding button").first.wait_for()
+    assert south.locator("#table-rules").inner_text() == f"This table's rules: {said}."
+    usual = open_page(browser, server, plain["invitations"]["S"]["url"])
+    usual.locator("#bidding button").first.wait_for()
+    assert not usual.locator("#table-rules").is_visible()
+    assert not lobby.errors and not south.errors and not usual.errors
+
+
 def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server):
     # A double click (the second click 150 ms after the first, once the first table
     # was made) created two tables of one name, and showed the invitations of one; a

@@ -271,3 +271,30 @@ def test_show_names_the_seed_and_board_each_hand_of_a_saved_session_was_dealt_fr
         saved.write_text(json.dumps(record), encoding="utf-8")
         heads = [line for line in cli("show", str(saved))[1].splitlines() if line.startswith("=== Hand")]
         assert heads == ["=== Hand 1 ===", "=== Hand 2 ==="], seed
+
+
+STRICT_FIRST_NAMED = ("Rule options: no undertrick penalty (R15, the rulebook as written); the first of "
+                      "the declaring side to name the final denomination declares (R9).")
+
+
+def test_r9_r15_demo_and_show_say_the_rule_options_other_than_the_defaults(cli, monkeypatch, tmp_path):
+    # At a session under other options nothing said so: a failed contract scored nothing
+    # (R15 strict) and another player declared (R9), with no word why.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    path = tmp_path / "s.json"
+    status, out, _ = cli("demo", "--hands", "2", "--seed", "s7", "--undertrick-penalty", "0",
+                         "--declarer", "first-named", "--save", str(path))
+    assert status == 0 and out.startswith(STRICT_FIRST_NAMED + "\n\nBoard 1 ")
+    status, out, _ = cli("show", str(path))
+    assert status == 0 and out.startswith(STRICT_FIRST_NAMED + "\n\n=== Hand 1 ")
+    assert out.count("Rule options:") == 2      # and on the scoresheet, under its title
+    # a hand record alone: said before its hand
+    import json
+    data = json.loads(path.read_text(encoding="utf-8"))
+    (tmp_path / "h.json").write_text(json.dumps({**data["hands"][0], "options": data["options"]}),
+                                     encoding="utf-8")
+    status, out, _ = cli("show", str(tmp_path / "h.json"))
+    assert status == 0 and out.startswith(STRICT_FIRST_NAMED + "\nDealer North")
+    # the defaults: nothing said
+    status, out, _ = cli("demo", "--hands", "1", "--seed", "s7")
+    assert status == 0 and "Rule options" not in out

@@ -1716,3 +1716,17 @@ def test_play_rules_prints_the_rules_in_brief_and_help_says_so(monkeypatch):
     assert status == 0 and "rules prints the rules in brief" in out
     assert "The auction\n-----------\n" in out and "Twins. To take a trick over" in out
     assert "Not allowed" not in out       # (not read as a call)
+
+
+def test_r9_r15_play_says_the_rule_options_before_the_first_call_and_with_the_rules(monkeypatch):
+    # a person bid without a word that outbidding was free (R15 strict) or who would declare (R9),
+    # and `rules` gave the defaults alone
+    monkeypatch.delenv("COLUMNS", raising=False)
+    status, out = _play(monkeypatch, ["--seed", "5", "--undertrick-penalty", "0", "--declarer", "first-named"],
+                        "rules\nq\n")
+    said = ("no undertrick penalty (R15, the rulebook as written); the first of the declaring side to "
+            "name the final denomination declares (R9).")
+    assert status == 0 and out.startswith(f"Rule options: {said}\n\n=== Board 1 ")
+    assert f"\nThis session's rule options: {said}\n" in out
+    status, out = _play(monkeypatch, ["--seed", "5"], "rules\nq\n")
+    assert status == 0 and "rule options" not in out.lower()

@@ -445,7 +445,9 @@ def test_ruling_r15_r9_the_text_sheet_names_the_rule_options_it_was_scored_under
     assert "Rule options" not in Session().render()
     strict = Session(RuleOptions(undertrick_penalty=0, declarer="first-named", game_points=60))
     lines = strict.render().splitlines()
-    assert lines[3] == "Rule options: undertrick_penalty 0, declarer first-named, game_points 60"
+    assert lines[3] == ("Rule options: no undertrick penalty (R15, the rulebook as written); the first of "
+                        "the declaring side to name the final denomination declares (R9); game at 60 "
+                        "below the line")
     assert lines[4].startswith("=") and lines[5] == "ABOVE THE LINE"
 
 
@@ -731,3 +733,24 @@ def test_options_stored_past_the_bound_read_as_they_are_and_changed_with_new_val
     with pytest.raises(OptionError, match="option undertrick_penalty: -1 is not"):
         RuleOptions.stored({"undertrick_penalty": -1})  # every other check holds
     assert RuleOptions.from_dict({"undertrick_penalty": 7}).undertrick_penalty == 7
+
+
+def test_rule_options_changes_name_every_option_that_differs_from_the_rulings_defaults():
+    # what the players are told of a table's or a session's options (R9, R15, the scales)
+    assert RuleOptions().changes() == []
+    assert RuleOptions(undertrick_penalty=100).changes() == ["100 points a trick down to the defenders (R15)"]
+    changed = RuleOptions(declarer="first-named", undertrick_penalty=0,
+                          contract_points=((35, 35), (30, 30), (30, 30), (40, 30)),
+                          overtrick_points=(10, 30, 30, 30), honor_ribbon=(2, 1), honor_animal=(3, 1),
+                          honor_bright=(5, 3), five_bright_bonus=30, ten_bright_bonus=90, game_points=60)
+    assert changed.changes() == [
+        "no undertrick penalty (R15, the rulebook as written)",
+        "the first of the declaring side to name the final denomination declares (R9)",
+        "contract points a level (the first, each further one): Plains 35/35, Ribbons 30/30, "
+        "Bright Animals 30/30, No Trump 40/30",
+        "overtricks: Plains 10, Ribbons 30, Bright Animals 30, No Trump 30",
+        "a Ribbon captured scores 2, both copies 2 + 1", "an Animal captured scores 3, both copies 3 + 1",
+        "a Bright captured scores 5, both copies 5 + 3", "Five Bright Bonus 30", "Ten Bright Bonus 90",
+        "game at 60 below the line"]
+    # one phrase a field: no field left unsaid
+    assert len(changed.changes()) == len(RuleOptions.field_names())

@@ -472,6 +472,12 @@ def rule_option_changes(args: argparse.Namespace) -> dict[str, object]:
     return changes
 
 
+def options_line(options, lead: str = "Rule options") -> str:
+    """What a session's rule options change from the defaults, in a sentence (for a
+    session whose options are the defaults, ``options.changes()`` is empty: say nothing)."""
+    return f"{lead}: {'; '.join(options.changes())}."
+
+
 def seat(text: str):
     """An argparse ``type``: a seat, ``N`` or ``north`` in any case (``--seat``,
     ``--dealer``), so that a bad one is answered naming its option."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from . import add_rule_options, output_width, rule_option_changes, whole_number
+from . import add_rule_options, options_line, output_width, rule_option_changes, whole_number
 
 MAX_HANDS = 10_000
 
@@ -44,6 +44,9 @@ def run(args) -> int:
     session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
     bots = {seat: load_bot(args.bots, seed=bot_seed(seed, seat.name)) for seat in SEATS}
     width = output_width()
+    if not args.quiet and session.options.changes():     # (--quiet: the scoresheet says them)
+        print(fit_lines(options_line(session.options), width))
+        print()
     board = 0
     save_error = None
     stopped: BaseException | None = None     # Ctrl-C, or a bot's error: the sheet of the hands finished

@@ -17,7 +17,8 @@ from typing import Any, TextIO
 from ..errors import json_shown, quoted, shown
 from ..render import count_text, fit_lines, glued
 from ..seats import Seat
-from . import add_rule_options, output_width, rule_option_changes, seat as seat_type, terminal_width, whole_number
+from . import add_rule_options, options_line, output_width, rule_option_changes, seat as seat_type, terminal_width, \
+    whole_number
 from ._save import UNFINISHED
 from .deal import MAX_BOARD
 from .demo import MAX_HANDS
@@ -140,7 +141,9 @@ def run(args) -> int:
     if args.resume is not None:
         table.say(f"Resuming the session in {args.resume}: {count_text(len(session.hands), 'hand')} "
                   f"played; you are {seat.full_name}, with {level} bots.")
-        table.say(session.render(terminal_width()))
+        table.say(session.render(terminal_width()))     # (its rule options under the title)
+    elif session.options.changes():     # said before the first call: they change what a bid risks
+        table.say(options_line(session.options))
     from .._signals import Terminated, terminated_as_a_stop
 
     status = 0
@@ -628,6 +631,8 @@ class Table:
             if text.lower() == "rules":     # (as `flowerbridge rules` prints them)
                 from .rules import PAGE, render_rules
                 self.say(render_rules(PAGE.read_text(encoding="utf-8"), output_width()))
+                if state.options.changes():     # the rules above give the defaults
+                    self.say(options_line(state.options, "This session's rule options"))
                 continue
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt

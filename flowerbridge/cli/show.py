@@ -88,7 +88,9 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
 
 def run(args) -> int:
     from ..render import fit_lines, render_hand
-    from . import SHOWN_FOR_PEOPLE, UsageError, input_name, output_width, read_text, refuse_bridge_deals
+    from ..options import RuleOptions
+    from . import SHOWN_FOR_PEOPLE, UsageError, input_name, options_line, output_width, read_text, \
+        refuse_bridge_deals
 
     if args.notation and args.names:
         raise UsageError("--names is for the hands shown for people: --notation writes the record "
@@ -122,6 +124,11 @@ def run(args) -> int:
         return 0
     seed, first = saved_seed(session), saved_first_board(session)
     hands = [record.state for record in records] + ([unfinished] if unfinished is not None else [])
+    said = RuleOptions()    # the options last said (the defaults: none)
+    if session is not None and session.options.changes():     # a session's, once, before its hands
+        said = session.options
+        print(fit_lines(options_line(said), output_width()))
+        print()
     for number, state in enumerate(hands, 1):
         if len(hands) > 1 or session is not None:     # as the session's scoresheet names them
             # a session play or demo saved names the seed its boards were dealt from (hand K,
@@ -131,6 +138,10 @@ def run(args) -> int:
             which = f"Hand {number}" + (", unfinished" if state is unfinished else "")
             print(fit_lines(f"=== {which} (seed {seed!r}, board {board}) ===" if again
                             else f"=== {which} ===", output_width()))
+        if state.options != said:     # what the hands' scores follow, where not the defaults
+            said = state.options
+            if said.changes():
+                print(fit_lines(options_line(said), output_width()))
         print(render_hand(state, names=args.names, width=output_width()))
         print()
     if session is not None:

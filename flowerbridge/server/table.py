@@ -492,7 +492,8 @@ class Table:
         length = {"games": self.session.max_games} if self.session.max_games is not None \
             else {"hands": self.session.max_hands}
         return {"id": self.id, "name": self.name, "created": self.created.isoformat(),
-                "options": self.options.to_dict(), "length": length, "status": self.status,
+                "options": self.options.to_dict(), "options_changed": self.options.changes(),
+                "length": length, "status": self.status,
                 "hand": self.hand_number, "hands_played": len(self.session.hands),
                 "seq": self.seq, "stand_in": self.stand_in_level, "closed": self.closed_reason}
 

@@ -312,6 +312,9 @@ function tableRow(table, still) {
   return el("li", { dataset: { table: table.id } },
     el("strong", {}, table.name),
     el("span", {}, `hand ${table.hand} · ${describeLength(table.length)}`),
+    // its rule options other than the defaults, read before joining (R9, R15, the scales)
+    table.options_changed?.length
+      ? el("span", { class: "table-rules" }, `Rules: ${table.options_changed.join("; ")}`) : null,
     seatCompass(table.seats),
     el("span", { class: "muted" }, table.waiting ? waitingFor(table)
       : `${table.spectators} watching`),

@@ -659,6 +659,11 @@ function drawPanels() {
   const dismissed = [...$("auction").querySelectorAll("td.dismissed")].map((cell) =>
     [cell.parentElement.rowIndex, cell.cellIndex, cell.getAttribute("aria-label")]);
   $("auction").replaceChildren(renderAuction(turnView(), state.explanations));
+  // the table's rule options other than the defaults, above its auction: what a bid risks
+  // (R15) and who declares (R9) were nowhere on the page
+  const changed = state.table?.options_changed ?? [];
+  $("table-rules").textContent = changed.length ? `This table's rules: ${changed.join("; ")}.` : "";
+  $("table-rules").classList.toggle("hidden", !changed.length);
   const grid = $("auction").querySelector("table");
   for (const [row, column, label] of dismissed) {
     const cell = grid.rows[row]?.cells[column];
