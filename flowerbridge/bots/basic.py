@@ -76,7 +76,7 @@ from ..cards import CARDS, Card
 from ..errors import FlowerBridgeError
 from ..observation import Observation
 from ..seats import Seat
-from ..state import beats
+from ..state import beats, trick_winner
 from .base import Decision
 from .bidding import choose_call
 from .knowledge import Knowledge
@@ -321,10 +321,7 @@ def _sequence(cards: list[Card]) -> bool:
 def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     trick = k.obs.current_trick
     led = trick[0][1].suit
-    win_seat, winning = trick[0]
-    for seat, card in trick[1:]:
-        if beats(card, winning, k.trump):
-            win_seat, winning = seat, card
+    win_seat, winning = trick[trick_winner([c for _, c in trick], k.trump)]
     played = {s for s, _ in trick}
     still = [s for s in (k.hand_seat.lho, k.hand_seat.partner, k.hand_seat.rho) if s not in played]
     partner_wins = win_seat.side is k.hand_seat.side
@@ -353,7 +350,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if len(trick) == 2 and winners:
             # Overtaking gains nothing when every card the fourth hand may
             # hold that beats partner's card beats ours too.
-            threats = _threats(k, still[0], winning, led)
+            threats = list(k.threats(still[0], winning, led))
             if any(not beats(t, winners[-1], k.trump) for t in threats):
                 return winners[-1], "third hand high"
             return min(legal, key=_cheap), "partner's trick: overtaking cannot gain, plays low"
@@ -385,7 +382,7 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         # Ducking gives the opponents the trick when partner, fourth, is seen
         # not to beat the card led; and in the last tricks there is nothing
         # left to keep a high card for.
-        if fourth is not None and not _threats(k, k.hand_seat.partner, trick[0][1], led):
+        if fourth is not None and not k.may_beat(k.hand_seat.partner, trick[0][1], led):
             return winners[0], "second hand wins: partner, fourth, cannot beat the card led"
         if len(k.hand) <= _LAST_TRICKS:
             return winners[0], "second hand wins in the last tricks"
@@ -399,19 +396,6 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
 
 _LAST_TRICKS = 4
 """Cards in hand from which the second hand wins rather than ducks."""
-
-
-def _threats(k: Knowledge, seat: Seat, winning: Card, led: int) -> list[Card]:
-    """The cards ``seat``, still to play to the trick, may hold that beat
-    ``winning``: of a faced hand, its cards of the suit led (any card when it
-    holds none); of a hidden hand, those of the suit led unless it has shown
-    out of it (then any, trumps included)."""
-    if seat in k.visible:
-        held = k.visible[seat]
-        follow = [c for c in held if c.suit is led]
-        return [c for c in (follow or held) if beats(c, winning, k.trump)]
-    pool = CARDS if led in k.voids[seat] else [c for c in CARDS if c.suit is led]
-    return [c for c in pool if k.may_hold(seat, c) and beats(c, winning, k.trump)]
 
 
 def _fourth_sure_to_win(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> bool:

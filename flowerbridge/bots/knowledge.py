@@ -12,6 +12,7 @@ plays from it and :mod:`~flowerbridge.bots.sampling` deals worlds from it.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Iterator
 
 from ..cards import CARDS, Card, Suit
 from ..observation import Observation
@@ -90,17 +91,24 @@ class Knowledge:
             return card in self.visible[seat]
         return self.unseen[card.index] > 0 and card.suit not in self.voids[seat]
 
-    def may_beat(self, seat: Seat, winning: Card, led: Suit) -> bool:
-        """Whether ``seat``, still to play to this trick, might beat ``winning``."""
+    def threats(self, seat: Seat, winning: Card, led: Suit) -> Iterator[Card]:
+        """The cards ``seat``, still to play to this trick, may hold that beat
+        ``winning``: of a faced hand, its cards of the suit led (any card when it
+        holds none); of a hidden hand, those of the suit led unless it has shown
+        out of it (then any, trumps included)."""
         if seat in self.visible:
             held = self.visible[seat]
             follow = [c for c in held if c.suit is led]
-            return any(beats(c, winning, self.trump) for c in (follow or held))
+            return (c for c in (follow or held) if beats(c, winning, self.trump))
         # A hidden hand that has not shown out of the suit led is taken to
         # follow it: only a higher card of that suit is a threat. One that has
         # shown out may trump (any trump it may hold is a threat).
-        threats = CARDS if led in self.voids[seat] else [c for c in CARDS if c.suit is led]
-        return any(self.may_hold(seat, c) and beats(c, winning, self.trump) for c in threats)
+        pool = CARDS if led in self.voids[seat] else [c for c in CARDS if c.suit is led]
+        return (c for c in pool if self.may_hold(seat, c) and beats(c, winning, self.trump))
+
+    def may_beat(self, seat: Seat, winning: Card, led: Suit) -> bool:
+        """Whether ``seat``, still to play to this trick, might beat ``winning``."""
+        return next(self.threats(seat, winning, led), None) is not None
 
     def safe(self, winning: Card, still_to_play: list[Seat], led: Suit) -> bool:
         """Whether ``winning`` is sure to win the trick against the opponents still
