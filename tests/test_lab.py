@@ -2537,3 +2537,27 @@ def test_lab_play_summary_twin_figures_are_recounted_from_the_engines_tricks(tmp
     assert lo < summary["twin_win_rate"] < hi
     said = twin_shares(summary)
     assert f"in {summary['twin_trick_rate']:.1f}% (95% interval " in said and f"of the {13 * played:,} tricks" in said
+
+
+def test_lab_a_bot_that_takes_no_seed_is_built_without_one(tmp_path, monkeypatch):
+    # (load_bot passes a factory only the keywords it takes; a TypeError inside the bot's
+    # own constructor is the bot's fault, said as such, not a reason to build it unseeded)
+    from flowerbridge.lab.play import make_bots
+    (tmp_path / "seedless.py").write_text(
+        "from flowerbridge.bots import RandomBot\n"
+        "class Seedless:\n"
+        "    def __init__(self):\n"
+        "        self.inner = RandomBot(seed=1)\n"
+        "    def act(self, observation):\n"
+        "        return self.inner.act(observation)\n"
+        "class Broken:\n"
+        "    def __init__(self, seed):\n"
+        "        raise TypeError('bug inside the bot')\n"
+        "    def act(self, observation):\n"
+        "        return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bots = make_bots("seedless:Seedless", 7, 0)
+    assert sorted(s.name for s in bots) == ["E", "N", "S", "W"]
+    assert all(type(b).__name__ == "Seedless" for b in bots.values())
+    with pytest.raises(LabError, match="bug inside the bot"):
+        make_bots("seedless:Broken", 7, 0)

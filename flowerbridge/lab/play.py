@@ -58,8 +58,9 @@ def check_bots(params: Params) -> None:
 def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
     """One bot per seat, seeded from the run seed, the deal and the seat.
 
-    Bots that take no ``seed`` keyword are built without one (they must then
-    be deterministic by themselves for runs to reproduce).
+    Bots that take no ``seed`` keyword are built without one (:func:`load_bot`
+    passes a factory only the keywords it takes; they must then be deterministic by
+    themselves for runs to reproduce).
     """
     if not isinstance(spec, str) or not spec:
         # (the run's folder records the name, and its workers import the bot by it)
@@ -71,8 +72,6 @@ def make_bots(spec: str, seed: Any, deal: int) -> dict[Seat, Any]:
     for seat in SEATS:
         try:
             bot = load_bot(spec, seed=bot_seed(seed, deal, seat.name))
-        except TypeError:
-            bot = load_bot(spec)
         except FlowerBridgeError as exc:
             raise LabError(str(exc)) from None
         if isinstance(bot, PimcBot):
