@@ -25,7 +25,8 @@ from flowerbridge.lab.runner import Staged, analyses
 from flowerbridge.lab.deals import deal_rows
 from flowerbridge.lab.features import exact_undealt_odds, undealt_features
 from flowerbridge.lab.play import COLUMNS as PLAY_COLUMNS, hand_summary, hands_per_game
-from flowerbridge.lab.report import bootstrap_interval, pct, plural, rate_cell, wilson
+from flowerbridge.lab.report import bootstrap_interval, pct, rate_cell, wilson
+from flowerbridge.render import count_text
 from flowerbridge.options import RuleOptions
 from lab_support import error_bars, stopped_by
 
@@ -1868,7 +1869,7 @@ def test_lab_make_rate_bars_name_the_contracts_each_rests_on_and_levels_say_what
     made = section.plots[0].figure.axes[0]
     made.figure.canvas.draw()
     contracted = {d: cell["contracts"] for d, cell in summary["by_denom"].items() if cell["contracts"]}
-    assert [t.get_text() for t in made.get_xticklabels()] == [f"{d}\n{plural(n, 'contract')}"
+    assert [t.get_text() for t in made.get_xticklabels()] == [f"{d}\n{count_text(n, 'contract')}"
                                                              for d, n in contracted.items()]
     assert "P\n1 contract" in [t.get_text() for t in made.get_xticklabels()]
     assert made.get_ylim()[1] > 100

@@ -86,7 +86,7 @@ def parse_variants(specs: list[str]) -> list | None:
 def run(args) -> int:
     from .._files import name_max
     from ..lab import LabError
-    from ..lab.report import plural
+    from ..render import count_text
     from . import parse_seed
 
     seed = parse_seed(args.seed)
@@ -100,7 +100,7 @@ def run(args) -> int:
     if args.workers is not None and args.workers > cpus and not args.ray and not args.quiet:
         # taken (the results are the same), but said: 256 workers for 3,000 one-deal
         # chunks on 2 CPUs took 66 s, most of it starting and switching interpreters
-        print(f"note: --workers {args.workers} on {plural(cpus, 'CPU')}: workers beyond one a CPU "
+        print(f"note: --workers {args.workers} on {count_text(cpus, 'CPU')}: workers beyond one a CPU "
               "share them, the results the same and the run no faster", file=sys.stderr)
     # `--designer=~/r.md` reaches us with its `~` (the shell expands it only at a word's
     # start): expanded once here, and that one path is checked, written and printed
@@ -150,14 +150,14 @@ def run(args) -> int:
             print(f"{said} before any chunk was finished: nothing was saved", file=sys.stderr)
         return status
     done = study.result
-    print(f"{plural(done.n, 'deal')}, seed {seed!r}: {_chunks(done)}")
+    print(f"{count_text(done.n, 'deal')}, seed {seed!r}: {_chunks(done)}")
     if study.report:
         print(f"report: {study.report}")
     for name, deals in study.earlier.items():    # beside the report, and left out of it
         print(f"{Path(out) / name} is from an earlier run"
-              + (f" of {plural(deals, 'deal')}" if deals is not None else "") + ", not in this report")
+              + (f" of {count_text(deals, 'deal')}" if deals is not None else "") + ", not in this report")
     if study.dd is not None:        # the designer's double-dummy part, a run of its own
-        print(f"double dummy, the first {plural(study.dd.result.n, 'deal')}: {_chunks(study.dd.result)}")
+        print(f"double dummy, the first {count_text(study.dd.result.n, 'deal')}: {_chunks(study.dd.result)}")
         if study.dd.report:
             print(f"report: {study.dd.report}")
     elif designer is not None and (Path(out) / "dd" / "lab.json").exists():    # (left as it was)
@@ -193,6 +193,6 @@ def _run(args, designer: Path | None, out: str, seed, progress):
 
 def _chunks(done) -> str:
     """What a run computed and reused, in words (``3,000 chunks computed, 0 reused``)."""
-    from ..lab.report import plural
+    from ..render import count_text
 
-    return f"{plural(done.computed, 'chunk')} computed, {done.reused:,} reused"
+    return f"{count_text(done.computed, 'chunk')} computed, {done.reused:,} reused"

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..render import count_text
 from ..calls import BIDS, Denomination
 from ..contract import Contract
 from ..dealing import Deal
@@ -37,7 +38,7 @@ from .base import ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Analysis, Params,
 from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of, rank_points
 from .play import game_label, game_level
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, interval_errors, legend_beside,
-                     mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell, share_points,
+                     mean_interval, new_figure, nothing_drawn, pct, rate_cell, share_points,
                      whole_numbers)
 from .variants import variant_options
 
@@ -309,7 +310,7 @@ def game_by_count(side_hc: np.ndarray, side_tricks_: np.ndarray, game: dict[str,
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     names = [d.name for d in DENOMINATIONS]
     tricks = TableSpec(
-        f"The stronger side (more honor count) over {plural(summary['deals'], 'deal')}, double dummy",
+        f"The stronger side (more honor count) over {count_text(summary['deals'], 'deal')}, double dummy",
         ["", *names],
         [["mean tricks", *(summary["mean_tricks"][d] for d in names)],
          ["game at", *(game_label(summary["game_level"][d], d) for d in names)],
@@ -354,7 +355,7 @@ def game_by_fit_plot(summary: dict) -> Plot:
         fit = summary["by_fit"][d]
         drawn = sum(fit[k]["sides"] for k in fit)
         share_points(ax, {k: (fit[k]["game_makeable_sides"], fit[k]["sides"]) for k in fit}, colour,
-                     f"{d}: game = {game_label(summary['game_level'][d], d)} ({plural(drawn, 'side')})", shift)
+                     f"{d}: game = {game_label(summary['game_level'][d], d)} ({count_text(drawn, 'side')})", shift)
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     if any(summary["by_fit"][d] for d in ("P", "R", "A")):
@@ -400,7 +401,7 @@ def game_by_honor_count_plot(summary: dict) -> Plot:
     sides = sum(v["sides"] for v in summary["game_by_honor_count"].values())
     return Plot(fig, f"How often a side can make game double dummy, by its honor count (Chapter 10, left) "
                      f"and by its points counted by rank as the bots count them (right), every side of "
-                     f"every deal ({plural(sides, 'side')} in the buckets drawn at left), with 95% (Wilson) "
+                     f"every deal ({count_text(sides, 'side')} in the buckets drawn at left), with 95% (Wilson) "
                      f"intervals; each point stands at its bucket's centre, hollow where it holds fewer "
                      f"than {FEW} sides, and buckets of fewer than {FIT_MIN_SIDES} are left out.")
 

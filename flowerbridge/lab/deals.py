@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..render import count_text
 from ..dealing import Deal
 from ..seats import SEATS
 from .base import ENGINE_SOURCES, LAB_SOURCES, Analysis, Params, Row, Table, source_digests
 from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
     exact_hand_distributions, exact_undealt_odds
-from .report import Plot, Section, TableSpec, interval_errors, mean_cell, mean_interval, new_figure, pct, plural, \
+from .report import Plot, Section, TableSpec, interval_errors, mean_cell, mean_interval, new_figure, pct, \
     rate_cell, wilson
 
 COLUMNS = {"deal": int, **SEAT_COLUMNS, **SIDE_COLUMNS, **UNDEALT_COLUMNS}
@@ -80,7 +81,7 @@ def undealt_table(summary: dict) -> TableSpec:
             rows.append([label, mean_cell(u["sampled"][key], lo, hi), u["exact"][key]])
         else:
             rows.append([label + " %", rate_cell(u["sampled_deals"][key], n), 100 * u["exact"][key]])
-    return TableSpec(f"What the 8 undealt cards hide, over {plural(n, 'deal')}: sampled, with its 95% "
+    return TableSpec(f"What the 8 undealt cards hide, over {count_text(n, 'deal')}: sampled, with its 95% "
                      "interval (Wilson's for a share, Student's t for a mean), beside the exact value",
                      ["", "sampled (95% interval)", "exact"], rows)
 
@@ -94,7 +95,7 @@ def undealt_plot(summary: dict) -> Plot:
     y = np.arange(len(keys))
     sampled = np.array([100 * u["sampled"][k] for k in keys])
     bounds = [[100 * b for b in u["sampled_interval"][k]] for k in keys]
-    ax.barh(y + 0.2, sampled, 0.4, label=f"sampled ({plural(summary['deals'], 'deal')})", color="#5b8def",
+    ax.barh(y + 0.2, sampled, 0.4, label=f"sampled ({count_text(summary['deals'], 'deal')})", color="#5b8def",
             xerr=interval_errors(sampled, bounds), capsize=3)
     ax.barh(y - 0.2, [100 * u["exact"][k] for k in keys], 0.4, label="exact", color="#bbbbbb")
     ax.set_yticks(y, [UNDEALT_LABELS[k] for k in keys], fontsize=8)
@@ -110,7 +111,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     ax = fig.add_subplot()
     hist = np.array(hc["histogram"], dtype=float)
     hands = int(hist.sum())
-    ax.bar(np.arange(len(hist)), hist / hist.sum() * 100, color="#5b8def", label=f"{plural(hands, 'hand')} dealt")
+    ax.bar(np.arange(len(hist)), hist / hist.sum() * 100, color="#5b8def", label=f"{count_text(hands, 'hand')} dealt")
     exact = np.array(hc["exact"]) * 100
     shown = np.arange(max(len(hist), int(np.nonzero(exact >= 0.01)[0].max()) + 1))
     ax.plot(shown, exact[shown], color="black", linewidth=1, marker=".", markersize=3,
@@ -137,13 +138,13 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
                          for k, v in enumerate(summary["longest_suit"]) if v])
     return [Section(
         "Deals: honor count, suit lengths and the mystery discard",
-        f"{plural(summary['deals'], 'deal')}. A hand's honor count averages {hc['mean']:.2f} "
+        f"{count_text(summary['deals'], 'deal')}. A hand's honor count averages {hc['mean']:.2f} "
         f"(standard deviation {hc['sd']:.2f}); the deck holds 80 points, 8 cards stay undealt.",
         [undealt_table(summary), lengths],
         [undealt_plot(summary),
          Plot(fig, f"Honor count of a single hand: the spread behind Chapter 10's bidding "
-                   f"({plural(hands, 'hand')}, the four of each deal), with the exact chances."),
-         Plot(fig2, f"Suit lengths ({plural(hands, 'hand')}, each suit counted in each): each of the "
+                   f"({count_text(hands, 'hand')}, the four of each deal), with the exact chances."),
+         Plot(fig2, f"Suit lengths ({count_text(hands, 'hand')}, each suit counted in each): each of the "
                     "three suits holds 20 cards, so a hand averages 4.33 cards a suit and long suits "
                     "are common. The deal treats the suits alike, so their three lines lie on one "
                     "another, and on the exact chances.")])]

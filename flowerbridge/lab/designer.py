@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ..render import count_text
 from .._files import unreachable
 from .base import LabError, Table
 from .deals import undealt_plot, undealt_table
 from .play import FIT_MIN_CONTRACTS, bright_shares, contract_table, game_label, game_tricks_plot, points_table, \
     twin_shares
-from .report import Plot, TableSpec, bootstrap_interval, pct, plural, png_bytes, rate_cell, table_markdown, wilson
+from .report import Plot, TableSpec, bootstrap_interval, pct, png_bytes, rate_cell, table_markdown, wilson
 from .runner import MEMORY_BASE, Staged, analyses, check_memory, memory_needed
 from .study import Study, run_lab
 from .variants import points_plot
@@ -221,7 +222,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
     out = [
         TITLE,
         "",
-        f"Built from **{plural(n, 'deal')}** (seed {study.result.seed!r}) by one "
+        f"Built from **{count_text(n, 'deal')}** (seed {study.result.seed!r}) by one "
         + ("call in Python (the command line would not read this seed back as itself; in a "
            "script, under `if __name__ == \"__main__\":`, as `docs/lab.md` says):"
            if command.startswith("from ") else "command:"),
@@ -231,7 +232,7 @@ def _markdown(study: Study, dd: dict | None, folder: str, plots: dict[str, Plot]
         f"Every deal was bid and played by four `{play['bots']}` bots and scored by the rules "
         "engine; the same hands were then re-scored under other rule options. "
         + (f"The bots made {play['make_rate']:.0f}% of the contracts they reached "
-           f"({plural(play['passed_out'], 'hand')} passed out)" if play["contracts"] else
+           f"({count_text(play['passed_out'], 'hand')} passed out)" if play["contracts"] else
            "The bots reached no contract (every hand passed out, and scored nothing)")
         + ": the play figures describe their bidding and play, not an expert's. "
         + _dd_sentence(dd, command),
@@ -296,13 +297,13 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
         if _has_fits(dd):
             rows = _dd_fit_rows(dd["by_fit"])
             out += [table_markdown(TableSpec(
-                f"Double dummy, {plural(dd['deals'], 'deal')}: game makeable (%) in a suit by a side's "
+                f"Double dummy, {count_text(dd['deals'], 'deal')}: game makeable (%) in a suit by a side's "
                 "length in it, both sides of every deal (a length held by fewer than 5 sides is "
                 "left out)",
                 ["length", "5P", "4R", "4A", "sides (P / R / A)"], rows)), "",
                 *_image(folder, "games", plots)]
         out += [table_markdown(TableSpec(
-            f"Double dummy, {plural(dd['deals'], 'deal')}: the stronger side, any length",
+            f"Double dummy, {count_text(dd['deals'], 'deal')}: the stronger side, any length",
             ["", "P", "R", "A", "NT"],
             [["game makeable % (95% interval)",
               *(rate_cell(dd["game_makeable_deals"][d], dd["deals"]) for d in ("P", "R", "A", "NT"))],
@@ -311,7 +312,7 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                                           for d in ("P", "R", "A", "NT"))]])), "",
                 f"In {dd['variants']['default']['best_none']:.1f}% of these deals the stronger side "
                 "makes no contract at all (the rows of best contracts add up to the rest).", ""]
-    out += [table_markdown(contract_table(play, f"Bot play, {plural(play['hands'], 'hand')}: contracts by "
+    out += [table_markdown(contract_table(play, f"Bot play, {count_text(play['hands'], 'hand')}: contracts by "
                                                 "denomination")), ""]
     d = play["by_denom"]
     rows = _play_fit_rows(d)
@@ -324,7 +325,7 @@ def _question_games(play: dict, vs: dict, dd: dict | None, folder: str, plots: d
                 rows)) if rows else
             # (a small run: a header with no rows said nothing of why)
             f"No trump length had {FIT_MIN_CONTRACTS} contracts or more in any suit in these "
-            f"{plural(play['hands'], 'hand')}: more deals would give the table and its figure.",
+            f"{count_text(play['hands'], 'hand')}: more deals would give the table and its figure.",
             "", *(_image(folder, "game-tricks", plots) if "game-tricks" in plots else [])]
     for name in PLAINS_VARIANTS:
         said = _plains_scored(vs, name)
@@ -455,7 +456,7 @@ def _question_penalty(vs: dict, dd: dict | None) -> list[str]:
     if dd and "strict" in dd["variants"]:
         d, s = dd["variants"]["default"], dd["variants"]["strict"]
         out += [table_markdown(TableSpec(
-            f"Par (both sides bid with full knowledge), double dummy, {plural(dd['deals'], 'deal')}: "
+            f"Par (both sides bid with full knowledge), double dummy, {count_text(dd['deals'], 'deal')}: "
             "the contract's score alone (contract points, overtricks, penalties)",
             ["", "default (50 a trick)", "strict (0)"],
             [["passed out %", d["par_passed_out"], s["par_passed_out"]],
@@ -492,7 +493,7 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
              rate_cell(v["game_makeable_sides"]["NT"], v["sides"]),
              rate_cell(v["game_makeable_sides"]["suit"], v["sides"])] for b, v in sorted(by_hc.items())]
     out += [table_markdown(TableSpec(
-        f"Game makeable double dummy by a side's honor count (every side of {plural(dd['deals'], 'deal')})",
+        f"Game makeable double dummy by a side's honor count (every side of {count_text(dd['deals'], 'deal')})",
         ["honor count", "sides", "some game % (95% interval)", f"{game_label(game['NT'], 'NT')} % (95% interval)",
          "a game in some suit % (95% interval)"], rows)), ""]
     by_points = {int(b): v for b, v in dd.get("game_by_points", {}).items()}

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..render import count_text
 from ..bots import load_bot
 from ..bots.base import BOT_LEVELS, bot_name, bot_seed, play_hand
 from ..bots.pimc import PimcBot
@@ -29,7 +30,7 @@ from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Anal
     module_digest, source_digests
 from .features import SIDES, deal_features, dealer_of
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, dodged, interval_errors,
-                     legend_beside, mean_cell, mean_interval, new_figure, nothing_drawn, pct, plural, rate_cell,
+                     legend_beside, mean_cell, mean_interval, new_figure, nothing_drawn, pct, rate_cell,
                      share_points, whole_numbers, wilson)
 
 FIT_MIN_CONTRACTS = 20
@@ -398,7 +399,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     rates = [summary["by_denom"][d]["make_rate"] for d in names]
     bounds = [wilson(summary["by_denom"][d]["made"], summary["by_denom"][d]["contracts"]) for d in names]
     # each bar named with the contracts it rests on (a bar of one contract looked as sure as one of 90)
-    ax.bar([f"{d}\n{plural(summary['by_denom'][d]['contracts'], 'contract')}" for d in names], rates,
+    ax.bar([f"{d}\n{count_text(summary['by_denom'][d]['contracts'], 'contract')}" for d in names], rates,
            color=[DENOM_COLOURS[list(summary["by_denom"]).index(d)] for d in names],
            yerr=interval_errors(rates, bounds), capsize=4)
     ax.set_xlabel("denomination (those contracted in)")
@@ -413,12 +414,12 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     ax2.set_ylabel("hands")
     whole_numbers(ax2)
     hpg = summary["hands_per_game"]
-    text = (f"{plural(summary['hands'], 'hand')} bid and played by the '{summary['bots']}' bots; "
+    text = (f"{count_text(summary['hands'], 'hand')} bid and played by the '{summary['bots']}' bots; "
             f"{summary['passed_out']:,} passed out; "
             + (f"{summary['make_rate']:.1f}% of contracts made. " if summary["contracts"]
                else "no contract was reached. ")
             + bright_shares(summary) + " "
-            + (f"A game took {hpg:.2f} hands on average ({plural(summary['games'], 'game')}). "
+            + (f"A game took {hpg:.2f} hands on average ({count_text(summary['games'], 'game')}). "
                if hpg else "No game was completed. ")
             + twin_shares(summary)).rstrip()
     return [Section("Play: bot sessions", text,
@@ -428,7 +429,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
                                "under each bar, the contracts it rests on."),
                      game_tricks_plot(summary),
                      Plot(fig2, "Contract levels reached"
-                          + (f" (the {plural(summary['passed_out'], 'hand')} passed out are not drawn)."
+                          + (f" (the {count_text(summary['passed_out'], 'hand')} passed out are not drawn)."
                              if summary["passed_out"] else "."))])]
 
 
@@ -444,7 +445,7 @@ def game_tricks_plot(summary: dict) -> Plot:
         what = (f"{cell['game_level'] + 6}+ tricks" if cell["game_level"] <= 7
                 else "no single contract makes game")
         share_points(ax, {f: (fits[f]["game_tricks_contracts"], fits[f]["contracts"]) for f in fits},
-                     colour, f"{d}: {what} ({plural(drawn, 'contract')})", shift)
+                     colour, f"{d}: {what} ({count_text(drawn, 'contract')})", shift)
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
     if any(summary["by_denom"][d]["by_fit"] for d in ("P", "R", "A")):

@@ -309,11 +309,6 @@ def legend_beside(ax) -> None:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
 
 
-def plural(count: int, word: str) -> str:
-    """``1 hand``, ``2 hands``, ``20,000 deals``: a count with its noun."""
-    return f"{count:,} {word if count == 1 else word + 's'}"
-
-
 def rate_cell(part: SupportsFloat, whole: SupportsFloat) -> str:
     """A table cell for the share ``part`` of ``whole``: the percentage and its 95 %
     Wilson interval, ``61.2 (59.8–62.6)``; ``-`` when there is no whole."""

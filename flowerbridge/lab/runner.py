@@ -39,7 +39,7 @@ from ..bots.base import ctrl_c_is_not_the_persons
 from ..dealing import seed_value
 from ..errors import DealError, FlowerBridgeError
 from .base import Analysis, ColumnReader, LabError, Params, Table, rows_to_csv, write_atomic
-from .report import plural
+from ..render import count_text
 
 MANIFEST = "lab.json"
 LOCK = ".lab.lock"
@@ -668,7 +668,7 @@ def _progress_lines(totals: Mapping[str, tuple[int, int]], every: float = PROGRE
         total = totals[name][1]
         rate = (done[name] - start[name]) / max(now - began[name], 1e-9)
         left = f", about {_duration((total - done[name]) / rate)} left" if rate and done[name] < total else ""
-        print(f"lab: {name} {done[name]:,} of {plural(total, 'deal')} ({100 * done[name] // total}%), "
+        print(f"lab: {name} {done[name]:,} of {count_text(total, 'deal')} ({100 * done[name] // total}%), "
               f"{rate:,.1f} deals/s{left}", file=sys.stderr, flush=True)
 
     def advance(name: str, deals: int) -> None:

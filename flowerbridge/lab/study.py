@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..render import count_text
 from ..dealing import json_seed
 from .base import LabError
-from .report import Section, TableSpec, plural, render_html
+from .report import Section, TableSpec, render_html
 from .runner import DEFAULT_ANALYSES, MANIFEST, LabResult, Staged, analyses, run_staged
 
 BOTS_TAKEN_BY = ("play", "variants")
@@ -147,7 +148,7 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
         sections = [Section("Run", "", [run_table])]
         sections += [s for name, table in result.tables.items()
                      for s in known[name].sections(table, summaries[name], result.params[name], settings)]
-        intro = (f"{plural(n, 'deal')} from seed <code>{html.escape(repr(seed))}</code>: "
+        intro = (f"{count_text(n, 'deal')} from seed <code>{html.escape(repr(seed))}</code>: "
                  f"analyses {', '.join(result.tables)}. Raw rows are in the CSV files beside this page; "
                  "the figures behind it are in <code>summary.json</code>. A figure marked "
                  "<em>95% interval</em> gives it in parentheses: Wilson's score interval for a "
@@ -157,7 +158,7 @@ def _finish(result: LabResult, staged: Staged, known: dict, variants: list | Non
         if earlier:
             intro += (" Also in this folder, from an earlier run and not in this report: "
                       + ", ".join(f"<code>{html.escape(name)}</code>"
-                                  + (f" ({plural(deals, 'deal')})" if deals is not None else "")
+                                  + (f" ({count_text(deals, 'deal')})" if deals is not None else "")
                                   for name, deals in earlier.items()) + ".")
         page = result.out / "report.html"
         staged.write(page.name, render_html("Flower Bridge lab report", intro, sections))

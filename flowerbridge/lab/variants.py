@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..render import count_text
 from ..bots.base import play_hand
 from ..calls import Denomination
 from ..errors import OptionError
@@ -34,7 +35,7 @@ from .play import HAND_COLUMNS, check_bots, declarer_net, DEFAULT_BOTS, game_blo
     hand_summary, hands_per_game, make_bots, naming_the_deal, net_cell, play_deal, points_table
 from .play import code as play_code
 from .report import DENOM_COLOURS, Plot, Section, TableSpec, bootstrap_draws, change_cell, interval_errors, \
-    mean_cell, new_figure, paired_change, pct, plural, rate_cell, ratio_of_sums
+    mean_cell, new_figure, paired_change, pct, rate_cell, ratio_of_sums
 
 DEFAULT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("default", {}),
@@ -230,7 +231,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
           or "the default rules"] for n in names])
     reference = summary["reference"]
     compare = TableSpec(
-        f"The same {plural(vs[names[0]]['hands'], 'hand')} under each rule set, each figure with "
+        f"The same {count_text(vs[names[0]]['hands'], 'hand')} under each rule set, each figure with "
         f"its own 95% interval (changes counted against '{reference}')",
         ["", *names],
         [["hands replayed (R9)", *(vs[n]["replayed"] for n in names)],
@@ -301,7 +302,7 @@ def points_plot(variants: dict[str, dict]) -> Plot:
     ax.tick_params(axis="x", labelrotation=20)
     hands = variants[names[0]]["hands"]
     return Plot(fig, f"Where the points come from under each rule set (mean per hand, both sides; the "
-                     f"same {plural(hands, 'hand')} under each, passed-out hands counted as 0).")
+                     f"same {count_text(hands, 'hand')} under each, passed-out hands counted as 0).")
 
 
 def code(params: Params) -> dict[str, str]:

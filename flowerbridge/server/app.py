@@ -43,7 +43,7 @@ from .store import Store, said_to_clients
 from .table import PROTOCOL_VERSION, TableError
 from .views import card_catalogue
 
-# Table ids are URL-safe base64; anything else names no table.
+# The HTTP status of each TableError code an endpoint answers with.
 _STATUS = {"no_table": 404, "no_hand": 409, "conflict": 409, "busy": 503, "full": 503, "too_many": 429}
 
 

@@ -711,9 +711,11 @@ class TableManager:
         return [table_id for table_id in ids if table_id not in self.unloadable]
 
     async def lobby_json(self) -> "LobbyList":
-        """``GET /api/tables``'s answer, ``{"tables": open_tables()}`` as JSON: the
-        last one made while it is under :data:`LOBBY_FRESH_SECONDS` old and no table
-        has been opened, closed or finished since; requests meanwhile share one."""
+        """``GET /api/tables``'s answer, ``{"tables": [...], "loading": n}`` as JSON
+        (:meth:`_lobby_tables`: the open tables in memory, and how many are still
+        loading): the last one made while it is under :data:`LOBBY_FRESH_SECONDS` old
+        and no table has been opened, closed or finished since; requests meanwhile
+        share one."""
         made = self._lobby
         version = self._lobby_version
         if made is not None and made[1] == version \
@@ -737,9 +739,11 @@ class TableManager:
         return made
 
     async def _lobby_tables(self, wait: float) -> tuple[list[dict[str, Any]], int]:
-        """The open tables as :meth:`open_tables` lists them, waiting at most ``wait``
-        seconds for those not in memory (they go on loading, one at a time, in the
-        background): those loaded, and how many of the others are still loading."""
+        """The tables whose session is not over, newest first, described as
+        :meth:`open_tables` describes them, waiting at most ``wait`` seconds for those
+        not in memory (they go on loading, one at a time, in the background): those
+        loaded, and how many of the others are still loading (:meth:`open_tables`, used
+        by the tests, waits for every one)."""
         ids = await self._open_ids()
         missing = [table_id for table_id in ids if table_id not in self.tables]
         if missing:
