@@ -234,6 +234,10 @@ def test_r9_r15_a_tables_rule_options_are_shown_in_the_lobby_and_above_its_aucti
     south = open_page(browser, server, created["invitations"]["S"]["url"])
     south.locator("#bidding button").first.wait_for()
     assert south.locator("#table-rules").inner_text() == f"This table's rules: {said}."
+    # and in Help, under the link to How to play (which gives the defaults' figures): on a
+    # phone the auction's panel lies below the table
+    south.locator("#open-keys").click()
+    assert south.locator("#help-table-rules").inner_text() == f"This table changes them: {said}."
     usual = open_page(browser, server, plain["invitations"]["S"]["url"])
     usual.locator("#bidding button").first.wait_for()
     assert not usual.locator("#table-rules").is_visible()

@@ -662,8 +662,10 @@ function drawPanels() {
   // the table's rule options other than the defaults, above its auction: what a bid risks
   // (R15) and who declares (R9) were nowhere on the page
   const changed = state.table?.options_changed ?? [];
-  $("table-rules").textContent = changed.length ? `This table's rules: ${changed.join("; ")}.` : "";
-  $("table-rules").classList.toggle("hidden", !changed.length);
+  for (const [id, lead] of [["table-rules", "This table's rules"], ["help-table-rules", "This table changes them"]]) {
+    $(id).textContent = changed.length ? `${lead}: ${changed.join("; ")}.` : "";
+    $(id).classList.toggle("hidden", !changed.length);
+  }
   const grid = $("auction").querySelector("table");
   for (const [row, column, label] of dismissed) {
     const cell = grid.rows[row]?.cells[column];
