@@ -1689,15 +1689,28 @@ def test_r18_game_blocks_hold_three_games_at_least_where_games_are_long():
     assert game_block_size(100000, 2000) == 150
 
 
+def test_lab_a_chunks_temporary_file_is_known_past_deal_9999999():
+    # chunk names are zero-padded to 7 digits, and runs go up to 100,000,000 deals
+    from flowerbridge.lab.runner import _UNFINISHED_CHUNK
+    assert _UNFINISHED_CHUNK.fullmatch(".12000000-12001000.csv.a619bbd3.tmp")
+    assert _UNFINISHED_CHUNK.fullmatch(".0000027-0000030.csv.0123abcd.tmp")
+    assert not _UNFINISHED_CHUNK.fullmatch(".manifest.json.0123abcd.tmp")
+
+
 def test_r18_the_rule_set_with_the_longest_games_sets_the_paired_blocks(tmp_path):
     # Blocks are resampled under every rule set together, so one size serves all: the one
     # whose games take the most hands sets it (here too long for 400 hands: no interval).
+    # A rule set that finishes no game at all has none to compare, and sets no size (its
+    # zero games had put the blocks back to 20 hands for the long games beside it).
     study = run_lab(tmp_path, ["variants"], workers=1, n=400, seed=9, bots="basic",
-                    variants=[["default", {}], ["long", {"game_points": 1000}]])
+                    variants=[["default", {}], ["long", {"game_points": 1000}],
+                              ["never", {"game_points": 100000}]])
     vs = study.summaries["variants"]["variants"]
     assert vs["default"]["game_block"] == 20 and vs["long"]["game_block"] is None
-    assert vs["long"]["vs_reference"]["game_block"] is None
-    assert vs["long"]["vs_reference"]["hands_per_game"] is None
+    assert vs["never"]["games"] == 0 and vs["never"]["game_block"] is None
+    for name in ("long", "never"):
+        assert vs[name]["vs_reference"]["game_block"] is None
+        assert vs[name]["vs_reference"]["hands_per_game"] is None
 
 
 def test_lab_variants_give_each_change_against_default_with_a_paired_interval(tmp_path):

@@ -244,7 +244,7 @@ def hand_summary(table: Table, options: RuleOptions) -> dict:
             if d is not Denomination.NT else {},    # (No Trump has no trump length: decl_fit 0)
         }
     per_game = hands_per_game(table, options.game_points)
-    size = game_block_size(n, len(per_game))
+    size = game_block_size(n, len(per_game)) if per_game else None     # (no game: no blocks)
     per_game_interval = None
     if size and per_game:
         block_hands, block_games = game_blocks(table, options.game_points, size)

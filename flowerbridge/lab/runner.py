@@ -1053,7 +1053,7 @@ _STAGED = re.compile(r"\..+\.([0-9]+)\.staged(?:\.[0-9a-f]{8}\.tmp)?")
 it was being written to (``..NAME.PID.staged.XXXXXXXX.tmp``): the group is the PID."""
 
 
-_UNFINISHED_CHUNK = re.compile(r"\.[0-9]{7}-[0-9]{7}\.csv\.[0-9a-f]{8}\.tmp")
+_UNFINISHED_CHUNK = re.compile(r"\.[0-9]{7,}-[0-9]{7,}\.csv\.[0-9a-f]{8}\.tmp")
 """The temporary file a chunk was being written to (``write_atomic``), left by a run
 killed as it wrote it (SIGKILL, the machine stopped)."""
 

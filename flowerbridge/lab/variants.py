@@ -201,9 +201,12 @@ def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
     estimates, draws = ratio_of_sums(num_, den_), bootstrap_draws(num_, den_)
     width = 1 + len(Denomination)
     # one block size for every rule set (the blocks are resampled together): the one
-    # whose games take the most hands sets it
-    size = game_block_size(len(table) // len(variants),
-                           min(len(hands_per_game(t, options.game_points)) for t, options in rules))
+    # whose games take the most hands sets it, or leaves none where they are too long for
+    # the run (a rule set that finished no game has no hands per game to compare)
+    per_rule_set = len(table) // len(variants)
+    sizes = [game_block_size(per_rule_set, games) for games in
+             (len(hands_per_game(t, options.game_points)) for t, options in rules) if games]
+    size = None if not sizes or None in sizes else max(s for s in sizes if s is not None)
     if size:
         blocks = [game_blocks(t, options.game_points, size) for t, options in rules]
         hands, games = np.stack([b[0] for b in blocks], axis=1), np.stack([b[1] for b in blocks], axis=1)
