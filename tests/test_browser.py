@@ -1430,13 +1430,16 @@ def test_app_b_the_line_after_a_game_lies_under_its_label_and_above_the_next_gam
     render_in_page(page, "scoresheet", "renderScoresheet", sheet, {})
     cell = page.locator("table.below .game-line td")
     assert cell.inner_text() == "game 1 to NORTH-SOUTH"
+    # a dashed line along the cell's foot (its background: a border there gave way to the
+    # totals' solid one, right above them), none at its head
     line = cell.evaluate("""td => { const s = getComputedStyle(td), r = td.getBoundingClientRect();
-      return [s.borderTopStyle, s.borderBottomStyle, r.bottom]; }""")
-    assert line[:2] == ["none", "dashed"]
+      return [s.borderTopStyle, s.backgroundImage.startsWith("linear-gradient"), s.backgroundPosition,
+              s.backgroundRepeat, r.bottom]; }""")
+    assert line[:4] == ["none", True, "0% 100%", "repeat-x"], line
     rows = page.locator("table.below tr").all()
     texts = [row.inner_text() for row in rows]
     after = texts.index("game 1 to NORTH-SOUTH") + 1
-    assert rows[after].bounding_box()["y"] >= line[2] - 0.5
+    assert rows[after].bounding_box()["y"] >= line[4] - 0.5
     # each entry below the line names the contract that scored it ("(hand 3)" said nothing of it)
     assert "2R (hand 3)" in texts[after]
     assert page.locator("table.below .entry").first.inner_text().endswith("(hand 1)")   # (an older sheet: none)
