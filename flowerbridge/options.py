@@ -118,11 +118,14 @@ class RuleOptions:
         ['no undertrick penalty (R15, the rulebook as written)', \
 'the first of the declaring side to name the final denomination declares (R9)']
         """
+        from .render import count_text      # (render imports the engine, which imports this)
+
         default = RuleOptions()
         out = []
         if self.undertrick_penalty != default.undertrick_penalty:
             out.append("no undertrick penalty (R15, the rulebook as written)" if self.undertrick_penalty == 0
-                       else f"{self.undertrick_penalty} points a trick down to the defenders (R15)")
+                       else f"{count_text(self.undertrick_penalty, 'point')} a trick down to the "
+                       "defenders (R15)")
         if self.declarer != default.declarer:
             out.append("the first of the declaring side to name the final denomination declares (R9)")
         if self.contract_points != default.contract_points:

@@ -364,7 +364,7 @@ class Session:
                 # as wide as the rules of "=" (it ran 2 characters past them, North-South's)
                 label = f" game {game.number} to {game.winner.label} "
                 left = 20 if beside else 4
-                lines.append(f"{'-' * left}{label}{'-' * max(4, len(rule) - left - len(label))}")
+                lines.append(f"{'-' * left}{label}{'-' * max(0, len(rule) - left - len(label))}".rstrip())
         # each side's below-the-line total over the session (R19)
         lines += entries([], self.below_total)
         lines += [rule, "GAME WINNER"]

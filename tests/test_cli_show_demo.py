@@ -298,3 +298,28 @@ def test_r9_r15_demo_and_show_say_the_rule_options_other_than_the_defaults(cli, 
     # the defaults: nothing said
     status, out, _ = cli("demo", "--hands", "1", "--seed", "s7")
     assert status == 0 and "Rule options" not in out
+
+
+def test_r15_show_says_when_a_hands_options_go_back_to_the_defaults(cli, tmp_path):
+    # after a hand under no penalty, one under the defaults said nothing, and read as played
+    # under the same options as the hand before it
+    from flowerbridge import Deal, HandState, Seat
+    from flowerbridge.bots import RandomBot, play_hand
+    from flowerbridge.notation import dumps_all
+    from flowerbridge.options import RuleOptions
+
+    def played(options):
+        state = HandState(Deal.from_seed(3), Seat.N, options)
+        for call in ("1NT", "Pass", "Pass", "Pass"):
+            state.call(call)
+        return play_hand(state, [RandomBot(seed=1)] * 4)
+
+    path = tmp_path / "two.fbn"
+    path.write_text(dumps_all([played(RuleOptions(undertrick_penalty=0)), played(RuleOptions())]),
+                    encoding="utf-8")
+    status, out, _ = cli("show", str(path))
+    said = [line for line in out.splitlines() if line.startswith("Rule options")]
+    assert status == 0 and said == [
+        "Rule options: no undertrick penalty (R15, the rulebook as written).",
+        "Rule options: the defaults (R9: the final bidder declares; R15: 50 points a trick down)."]
+    assert out.index(said[1]) > out.index("=== Hand 2 ===")

@@ -140,8 +140,10 @@ def run(args) -> int:
                             else f"=== {which} ===", output_width()))
         if state.options != said:     # what the hands' scores follow, where not the defaults
             said = state.options
-            if said.changes():
-                print(fit_lines(options_line(said), output_width()))
+            # (back to the defaults after a hand under others: said too, not left to look the same)
+            print(fit_lines(options_line(said) if said.changes() else
+                            "Rule options: the defaults (R9: the final bidder declares; R15: 50 points a "
+                            "trick down).", output_width()))
         print(render_hand(state, names=args.names, width=output_width()))
         print()
     if session is not None:
