@@ -244,6 +244,30 @@ def test_r9_r15_a_tables_rule_options_are_shown_in_the_lobby_and_above_its_aucti
     assert not lobby.errors and not south.errors and not usual.errors
 
 
+def test_r9_r15_on_a_phone_a_tables_rule_options_are_one_line_above_the_bidding_box(browser, server):
+    # Below 1000 px the auction's panel, which says them, lies below the table: a phone
+    # player bid without seeing them. Folded to one line in the auction, opened on a tap.
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT},
+                                  options={"undertrick_penalty": 0})
+    south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
+    south.locator("#bidding button").first.wait_for()
+    note = south.locator("#rules-note")
+    box = note.bounding_box()
+    assert note.is_visible() and box and box["y"] + box["height"] <= PHONE["height"]
+    assert box["height"] < 30                                              # one line
+    first = south.locator("#bidding button").first.bounding_box()
+    assert first and first["y"] + first["height"] <= PHONE["height"]      # still in view
+    south.locator("#rules-note summary").click()
+    assert south.locator("#rules-note-text").inner_text() == "no undertrick penalty (R15, the rulebook as written)."
+    wide = open_page(browser, server, created["spectate_url"])            # the auction's panel says them there
+    wait_for_table(wide)
+    assert not wide.locator("#rules-note").is_visible() and wide.locator("#table-rules").is_visible()
+    south.locator('#bidding button[data-call="7NT"]').click()             # the auction ends: the play
+    south.locator("#felt .card.playable").first.wait_for()
+    assert not note.is_visible()
+    assert not south.errors and not wide.errors
+
+
 def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server):
     # A double click (the second click 150 ms after the first, once the first table
     # was made) created two tables of one name, and showed the invitations of one; a

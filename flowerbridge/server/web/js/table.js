@@ -666,6 +666,9 @@ function drawPanels() {
     $(id).textContent = changed.length ? `${lead}: ${changed.join("; ")}.` : "";
     $(id).classList.toggle("hidden", !changed.length);
   }
+  const note = changed.length ? `${changed.join("; ")}.` : "";
+  if ($("rules-note-text").textContent !== note) $("rules-note-text").textContent = note;
+  $("rules-note").classList.toggle("hidden", !changed.length || state.view.phase !== "auction");
   const grid = $("auction").querySelector("table");
   for (const [row, column, label] of dismissed) {
     const cell = grid.rows[row]?.cells[column];
