@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import copy
 import random
-from functools import cached_property
 
 from .bots.knowledge import Knowledge
 from .cards import Card
-from .observation import Observation
 from .seats import Seat
 from .state import HandState
 
@@ -40,18 +38,6 @@ REFUSED = ("a defence, or a lie of the cards you cannot see, could still take a 
            "from your side")
 """Why a claim is refused: one reason for both, so that a refusal does not tell
 the claimant whether the hidden cards lie for them."""
-
-
-class _Faced(Knowledge):
-    """What a seat knows that also sees a claimer's hand, faced with the claim."""
-
-    def __init__(self, observation: Observation, claimer: Seat, cards: tuple[Card, ...]) -> None:
-        super().__init__(observation)
-        self._faced = {claimer: cards}
-
-    @cached_property
-    def visible(self) -> dict[Seat, tuple[Card, ...]]:
-        return {**Knowledge.visible.func(self), **self._faced}  # type: ignore[attr-defined]
 
 
 def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Seat, Card]] | None:
@@ -85,7 +71,7 @@ def judge_claim(state: HandState, samples: int = CLAIM_SAMPLES) -> list[tuple[Se
             # own view alone it could not know that the claimer's cards win, and every
             # defender's claim was refused at its partner's first card
             knowledge = Knowledge(observation) if actor is claimer else \
-                _Faced(observation, claimer, work.remaining(claimer))
+                Knowledge(observation, faced={claimer: work.remaining(claimer)})
             sampler = Sampler(knowledge, use_auction=False)
             trick = tuple(c for _, c in work.current_trick)
             leader = work.current_trick[0][0] if trick else seat

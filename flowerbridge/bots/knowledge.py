@@ -12,7 +12,7 @@ plays from it and :mod:`~flowerbridge.bots.sampling` deals worlds from it.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from ..cards import CARDS, Card, Suit
 from ..observation import Observation
@@ -23,8 +23,11 @@ from ..state import beats
 class Knowledge:
     """The deciding seat's picture of the play, from its :class:`Observation` only."""
 
-    def __init__(self, obs: Observation) -> None:
+    def __init__(self, obs: Observation, faced: Mapping[Seat, tuple[Card, ...]] | None = None) -> None:
+        """``faced``: hands this seat sees besides its own and the dummy (a claimer's,
+        faced with its claim: :mod:`flowerbridge.claims`), their remaining cards."""
         self.obs = obs
+        self._faced = dict(faced or {})
         self.contract = obs.contract
         self.trump: Suit | None = obs.contract.trump if obs.contract else None
         # The hand whose card is to be chosen: the seat's own, or the dummy for declarer.
@@ -35,11 +38,12 @@ class Knowledge:
 
     @cached_property
     def visible(self) -> dict[Seat, tuple[Card, ...]]:
-        """Remaining cards of the hands this seat sees: its own and the faced dummy."""
+        """Remaining cards of the hands this seat sees: its own, the faced dummy, and
+        any hand faced besides (``faced``)."""
         out = {self.obs.seat: self.obs.hand}
         if self.dummy_seat is not None and self.obs.dummy is not None:
             out[self.dummy_seat] = self.obs.dummy
-        return out
+        return {**out, **self._faced}
 
     @property
     def hand(self) -> tuple[Card, ...]:
