@@ -562,10 +562,11 @@ class Table:
         from ..bots.bidding import explain_call
         from ..errors import FlowerBridgeError
         from ..render import describe_contract, render_auction
+        from ..state import CallMade, Phase
 
         obs = state.observation(self.seat)
         taken_back, self.taken_back = self.taken_back, False
-        auction = state.phase.value == "auction"
+        auction = state.phase is Phase.AUCTION
         if auction:
             self.say(render_auction(state, awaited=True, width=output_width()))
             self.show_holding("Your hand", obs.hand)
@@ -658,7 +659,7 @@ class Table:
                     and exc.seat is not self.seat else ""
                 self.say(f"Not allowed: {dummy}{exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
                 continue
-            if hasattr(event, "call"):
+            if isinstance(event, CallMade):
                 calls = [(e.seat, e.call) for e in state.calls]
                 self.say(own_call(event.call.text, explain_call(calls, len(calls) - 1)))
             else:
@@ -719,7 +720,7 @@ class Table:
         if self.hinted is not None and self.hinted[0] == turn:
             return self.hinted[1]
         try:
-            decision = ask(self.hinter, self.seat, state.observation(self.seat))
+            decision = ask(self.hinter, self.seat, turn)
         except BotError as exc:     # a bot loaded by path may fail: the game goes on
             return f"No hint: {exc}"
         action = decision.action
