@@ -197,6 +197,36 @@ def test_lobby_creates_table_with_options_length_and_invitations(browser, server
     assert not page.errors and not phone.errors
 
 
+def test_lobby_creates_a_table_of_a_designers_variant_from_more_rule_options(browser, server):
+    # The API took every rule option, the lobby two: a variant the lab studies could not be
+    # played at a table in the browser. Bad text is said before anything is sent.
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.fill("input[name=name]", "Variant")
+    page.locator(".more-options summary").click()
+    tables = len(server.api("GET", "/api/tables")["tables"])
+    for text, said in [('{"game_points": 60', "More rule options: not JSON ("),
+                       ("[60]", 'More rule options: give an object of options, as {"game_points": 60}'),
+                       ('{"undertrick_penalty": 0}', "More rule options: undertrick_penalty is set above, not here"),
+                       ('{"game_point": 60}', "game_point")]:       # (the server's refusal names the key)
+        page.fill("input[name=more_options]", text)
+        page.click("#create-button")
+        page.wait_for_function("document.querySelector('#create-error').textContent.length > 0")
+        assert said in page.locator("#create-error").inner_text(), text
+    assert len(server.api("GET", "/api/tables")["tables"]) == tables
+    page.fill("input[name=more_options]", '{"game_points": 60, "honor_bright": [5, 3]}')
+    page.click("#create-button")
+    page.wait_for_selector("#created:not(.hidden)")
+    table_id = page.locator('#invitations li[data-link="Spectators"] input').input_value().rsplit("/", 1)[1]
+    table = server.api("GET", f"/api/tables/{table_id}")
+    assert table["options"] == {"undertrick_penalty": 50, "declarer": "final-bidder",
+                                "game_points": 60, "honor_bright": [5, 3]}
+    row = page.locator(f'#tables li[data-table="{table_id}"] .table-rules')
+    row.wait_for()
+    assert row.inner_text() == "Rules: a Bright captured scores 5, both copies 5 + 3; game at 60 below the line"
+    assert not page.errors
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_lobby_a_table_of_one_person_offers_a_way_in_to_their_seat(browser, server, viewport):
     # (the way in was a small "open" beside "South", in a new tab, under a note to send
@@ -223,9 +253,9 @@ def test_r9_r15_a_tables_rule_options_are_shown_in_the_lobby_and_above_its_aucti
     # denomination declares (R9) bid with no word of either: the page showed neither.
     said = ("no undertrick penalty (R15, the rulebook as written); the first of the declaring side "
             "to name the final denomination declares (R9)")
-    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Strict rules",
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Strict table",
                                   options={"undertrick_penalty": 0, "declarer": "first-named"})
-    plain = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Usual rules")
+    plain = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT}, name="Usual table")
     lobby = open_page(browser, server, "/")
     row = lobby.locator(f'#tables li[data-table="{created["table"]["id"]}"]')
     row.locator(".table-rules").wait_for()
@@ -905,6 +935,7 @@ def test_lobby_every_field_of_the_new_table_form_is_in_its_panel_and_takes_a_cli
     # panel by up to 117 px, and East's and West's menus lay under the list of tables beside it
     page = open_page(browser, server, "/", viewport={"width": width, "height": 700})
     page.wait_for_selector("#seat-choices select[name=level_W]")
+    page.locator(".more-options summary").click()       # (its field too)
     fields = page.evaluate("""() => {
       const panel = document.querySelector('#create-form').closest('.panel').getBoundingClientRect();
       return [...document.querySelectorAll('#create-form input, #create-form select')].map((e) => {

@@ -42,6 +42,24 @@ function seatChoices(meta) {
   }
 }
 
+/** The form's "More rule options": a JSON object of RuleOptions keys (the server checks
+ * each), or an Error that says what is wrong with the text. */
+function moreOptions(text) {
+  if (!text.trim()) return {};
+  let options;
+  try {
+    options = JSON.parse(text);
+  } catch (failure) {
+    throw new Error(`More rule options: not JSON (${failure.message}): write them as {"game_points": 60}`);
+  }
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new Error('More rule options: give an object of options, as {"game_points": 60}');
+  }
+  const above = ["declarer", "undertrick_penalty"].filter((key) => key in options);
+  if (above.length) throw new Error(`More rule options: ${above.join(" and ")} is set above, not here`);
+  return options;
+}
+
 function tableRequest(form) {
   const data = new FormData(form);
   const seats = {};
@@ -51,7 +69,8 @@ function tableRequest(form) {
       : { player: "human" };
   }
   const request = {
-    options: { declarer: data.get("declarer"), undertrick_penalty: Number(data.get("undertrick_penalty")) },
+    options: { ...moreOptions(data.get("more_options") ?? ""), declarer: data.get("declarer"),
+      undertrick_penalty: Number(data.get("undertrick_penalty")) },
     length: { [data.get("length_unit")]: Number(data.get("length")) },
     seats,
     stand_in: data.get("stand_in"),
@@ -524,7 +543,16 @@ async function main() {
     error.textContent = "";
     delete error.dataset.noAnswer;
     hideInvitations();  // the last table's links must not pass for this one's
-    const body = JSON.stringify(tableRequest(form));
+    let body;
+    try {
+      body = JSON.stringify(tableRequest(form));
+    } catch (failure) {     // "More rule options" that are no options: said, nothing sent
+      error.textContent = failure.message;
+      creating = false;
+      button.textContent = "Create table";
+      status.textContent = "";
+      return;
+    }
     if (unanswered?.body !== body) {
       unanswered = { body, key: randomKey() };
       keepUnanswered(unanswered);   // kept before it is sent: the page may go before the answer
