@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from flowerbridge.bots.knowledge import Knowledge
 from flowerbridge.bots.pimc import world_values
@@ -144,3 +146,40 @@ def test_claim_by_a_defender_is_judged_with_the_claimers_hand_faced_to_its_partn
         assert state.to_play == seat
         state.play(card)
     assert all(trick.winner is Seat.W for trick in state.tricks)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), back=st.integers(1, 20))
+def test_claim_accepted_holds_against_every_defence_along_its_line(random_hand, seed, back):
+    # Any random hand, 1-20 cards from its end: a claim double dummy refuses is refused;
+    # along an accepted claim's line every card is legal, and at each defender's turn every
+    # card it could play instead still leaves the claiming side every trick left.
+    from flowerbridge import CallMade, HandState, Phase
+    from flowerbridge.solver.game import tricks
+    full = random_hand(seed)
+    if full.contract is None:
+        return
+    state = HandState(full.deal, full.dealer, full.options)
+    for done in full.history[:len(full.history) - back]:
+        state.apply(done.call if isinstance(done, CallMade) else done.card)
+    if state.phase is not Phase.PLAY:
+        return
+    line = judge_claim(state, samples=50)
+    if claim_line(state) is None:
+        assert line is None
+    event(f"claim accepted: {line is not None}")
+    if line is None:
+        return
+    side, work = int(state.to_play) % 2, state.copy()
+    for seat, card in line:
+        assert work.to_play == seat and card in work.legal_cards()
+        if int(seat) % 2 != side:
+            for other in work.legal_cards():
+                after = work.copy()
+                after.apply(other, after.actor)
+                if after.is_over:
+                    continue
+                left, best = 13 - len(after.tricks), tricks(after)
+                assert (best if int(after.to_play) % 2 == side else left - best) == left, other
+                assert all(int(t.winner) % 2 == side for t in after.tricks[len(state.tricks):])
+        work.apply(card, work.actor)

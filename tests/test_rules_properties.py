@@ -13,7 +13,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import (BIDS, CARDS, DECK, PASS, CallMade, CardPlayed, FlowerBridgeError, HandState, Phase,
+from flowerbridge import (BIDS, CARDS, DECK, PASS, CallMade, CardPlayed, Deal, FlowerBridgeError, HandState, Phase,
                           RuleOptions, Seat, Side, notation, records)
 from rules_support import independent_score
 
@@ -381,3 +381,35 @@ def test_ruling_r7_r8_legal_calls_and_the_auctions_end_match_an_independent_mode
     assert (state.phase is Phase.PASSED_OUT) == (highest is None)
     if highest is not None:
         assert state.contract.code == highest.text
+
+
+def _action(event):
+    return event.call if isinstance(event, CallMade) else event.card
+
+
+def _turned(deal: Deal, k: int) -> Deal:
+    """``deal`` with each hand moved ``k`` seats clockwise (North's to East for k = 1)."""
+    return Deal.from_hands({Seat((i + k) % 4).name: [c.code for c in deal.hands[i]] for i in range(4)})
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32), k=st.integers(1, 3),
+       options=st.sampled_from([RuleOptions(), RuleOptions(declarer="first-named")]))
+def test_r5_r9_r11_r12_the_rules_are_the_same_at_every_seat(random_hand, seed, k, options):
+    # Every hand turned k seats round the table, its dealer too, plays the same calls and
+    # cards from the turned seats: the declarer (under either R9), every trick's winner
+    # and the score turn with it (the sides swap when k is odd).
+    hand = random_hand(seed, options=options)
+    turned = HandState(_turned(hand.deal, k), Seat((hand.dealer + k) % 4), options)
+    for event in hand.history:
+        assert turned.apply(_action(event)).seat == Seat((event.seat + k) % 4)
+    assert turned.phase == hand.phase
+    if hand.contract is None:
+        return
+    assert turned.contract.declarer == Seat((hand.contract.declarer + k) % 4)
+    assert [t.winner for t in turned.tricks] == [Seat((t.winner + k) % 4) for t in hand.tricks]
+    before, after = hand.score(), turned.score()
+    for side in Side:
+        other = Side(int(side) ^ (k % 2))
+        assert (before.below(side), before.above(side), before.honors(side), before.bright_bonus(side)) == \
+            (after.below(other), after.above(other), after.honors(other), after.bright_bonus(other))

@@ -10,6 +10,8 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flowerbridge import Deal, FlowerBridgeError, HandState
 from flowerbridge.solver import BRIDGE, FLOWER, DoubleDummy, Geometry, SolverInputError, dd_tables
@@ -1102,3 +1104,67 @@ def test_claim_line_is_given_exactly_where_no_defence_takes_a_trick(contract):
                 state.play(card)
             assert state.is_over and all(t.winner % 2 == side for t in state.tricks[before:])
     assert seen[True] and seen[False]
+
+
+# ------------------------------------------------- properties over random hands
+
+
+def _played_to(random_hand, seed: int, back: int):
+    """A random hand replayed to ``back`` actions before its end (None if passed out)."""
+    from flowerbridge import CallMade
+    full = random_hand(seed)
+    if full.contract is None:
+        return None
+    state = HandState(full.deal, full.dealer, full.options)
+    for event in full.history[:len(full.history) - back]:
+        state.apply(event.call if isinstance(event, CallMade) else event.card)
+    return state
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), back=st.integers(2, 52))
+def test_a_cards_value_is_its_tricks_won_now_and_the_best_play_after_it(random_hand, seed, back):
+    # Each card's double-dummy value (the tricks left for the side to move, the trick in
+    # progress included) is the trick it closes, if its side takes it, plus the value of
+    # the position it leaves, seen from that side: mid-trick, twins in the trick, dummy.
+    from flowerbridge import Phase
+    from flowerbridge.solver.game import card_values, tricks
+    state = _played_to(random_hand, seed, back)
+    if state is None or state.phase is not Phase.PLAY:
+        return
+    values = card_values(state)
+    assert set(values) == set(state.legal_cards())
+    side = int(state.to_play) % 2
+    for card, value in values.items():
+        after = state.copy()
+        before = len(after.tricks)
+        after.apply(card, after.actor)
+        won = int(len(after.tricks) > before and int(after.tricks[-1].winner) % 2 == side)
+        if after.is_over:
+            rest = 0
+        else:
+            left, best = 13 - len(after.tricks), tricks(after)
+            rest = best if int(after.to_play) % 2 == side else left - best
+        assert value == won + rest, (card, value, won, rest)
+
+
+@settings(max_examples=4, deadline=None)     # (three DD tables an example: seconds each)
+@given(seed=st.integers(0, 2**32), k=st.integers(1, 3), order=st.permutations([0, 1, 2]))
+def test_dd_table_turns_with_the_seats_and_follows_the_suits_renamed(seed, k, order):
+    # The three suits are alike (ten ranks, every card twice): the hands moved k seats round
+    # the table move the table's columns with them, and the suits renamed (ranks kept) rename
+    # its rows; No Trump stays.
+    from flowerbridge import CARDS, Seat
+    from flowerbridge.solver import dd_table
+    deal = Deal.from_seed(seed)
+    table = dd_table(deal)
+    turned = dd_table(Deal.from_hands({Seat((i + k) % 4).name: [c.code for c in deal.hands[i]]
+                                       for i in range(4)}))
+    renamed = dd_table(Deal.from_hands({Seat(i).name: [CARDS[order[c.index // 10] * 10 + c.index % 10].code
+                                                       for c in deal.hands[i]] for i in range(4)}))
+    denominations = list(table)
+    for d in denominations:
+        other = denominations[order[int(d)]] if int(d) < 3 else d
+        for seat in Seat:
+            assert turned[d][Seat((seat + k) % 4)] == table[d][seat], (d, seat)
+            assert renamed[other][seat] == table[d][seat], (d, other, seat)
