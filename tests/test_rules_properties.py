@@ -129,16 +129,17 @@ def test_verify_can_and_legal_actions_agree_and_illegal_actions_change_nothing(r
         else:  # pragma: no cover - reported as a failure below
             raise AssertionError(f"illegal {action} was accepted")
         assert snapshot(state) == before
-    # An action by a seat that is not the actor is refused too.
+    # An action by a seat that is not the actor is refused too: every other seat, the
+    # dummy's own included (its cards are declarer's to play, Ch. 9)
     if state.actor is not None:
-        wrong = state.actor.lho
-        if legal:
-            try:
-                state.apply(legal[0], wrong)
-            except FlowerBridgeError:
-                pass
-            else:  # pragma: no cover
-                raise AssertionError(f"{wrong} acted out of turn")
+        for wrong in (seat for seat in Seat if seat is not state.actor):
+            for action in legal[:3]:
+                try:
+                    state.apply(action, wrong)
+                except FlowerBridgeError:
+                    pass
+                else:  # pragma: no cover
+                    raise AssertionError(f"{wrong} acted out of turn")
         assert snapshot(state) == before
 
 
