@@ -340,6 +340,10 @@ def test_ruling_r5_r18_r19_a_random_session_rotates_the_deal_and_keeps_its_games
     assert [session.total(s) for s in (Side.NS, Side.EW)] == totals
     ahead = None if totals[0] == totals[1] else Side(totals.index(max(totals)))
     assert session.leader is ahead                   # R19
+    # its record read back is the same session: the record, the sheet as data and as text
+    again = Session.from_dict(session.to_dict())
+    assert again.to_dict() == session.to_dict() and again.scoresheet() == session.scoresheet()
+    assert again.render() == session.render()
 
 
 @PROPERTY
