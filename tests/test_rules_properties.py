@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -418,3 +419,27 @@ def test_r5_r9_r11_r12_the_rules_are_the_same_at_every_seat(random_hand, seed, k
         other = Side(int(side) ^ (k % 2))
         assert (before.below(side), before.above(side), before.honors(side), before.bright_bonus(side)) == \
             (after.below(other), after.above(other), after.honors(other), after.bright_bonus(other))
+
+
+# ----------------------------------------------------------- deals (Ch. 3, Ch. 6)
+
+@PROPERTY
+@given(order=st.permutations(range(60)), swap=st.one_of(st.none(), st.tuples(st.integers(0, 51), st.integers(0, 29))))
+def test_ch3_ch6_a_deal_is_taken_exactly_when_no_card_is_dealt_more_than_twice(order, swap):
+    # Any 52 of the 60 cards, 13 to a hand, make a deal whose undealt cards are the other 8;
+    # one card changed for another card's copy is refused exactly where a third copy results.
+    cards = [DECK[i] for i in order]
+    dealt = cards[:52]
+    if swap is not None:
+        place, card = swap
+        dealt[place] = CARDS[card]
+    hands = {seat.name: [c.code for c in dealt[13 * i:13 * (i + 1)]] for i, seat in enumerate(Seat)}
+    copies = Counter(c.index for c in dealt)
+    if max(copies.values()) > 2:
+        with pytest.raises(FlowerBridgeError):
+            Deal.from_hands(hands)
+        return
+    deal = Deal.from_hands(hands)
+    assert Counter(c.index for hand in deal.hands for c in hand) + Counter(c.index for c in deal.undealt) \
+        == Counter(c.index for c in DECK)
+    assert len(deal.undealt) == 8
