@@ -206,6 +206,8 @@ def test_lobby_creates_a_table_of_a_designers_variant_from_more_rule_options(bro
     page.locator(".more-options summary").click()
     tables = len(server.api("GET", "/api/tables")["tables"])
     for text, said in [('{"game_points": 60', "More rule options: not JSON ("),
+                       # (JavaScript's Infinity, sent as null: a table under the defaults, unsaid)
+                       ('{"game_points": 1e400}', "More rule options: a number far too large"),
                        ("[60]", 'More rule options: give an object of options, as {"game_points": 60}'),
                        ('{"undertrick_penalty": 0}', "More rule options: undertrick_penalty is set above, not here"),
                        ('{"game_point": 60}', "game_point")]:       # (the server's refusal names the key)
@@ -213,6 +215,9 @@ def test_lobby_creates_a_table_of_a_designers_variant_from_more_rule_options(bro
         page.click("#create-button")
         page.wait_for_function("document.querySelector('#create-error').textContent.length > 0")
         assert said in page.locator("#create-error").inner_text(), text
+        if said.startswith("More rule options"):        # refused here: the field it is about
+            field = page.locator("input[name=more_options]")
+            assert field.evaluate("e => e === document.activeElement && e.getAttribute('aria-invalid') === 'true'")
     assert len(server.api("GET", "/api/tables")["tables"]) == tables
     page.fill("input[name=more_options]", '{"game_points": 60, "honor_bright": [5, 3]}')
     page.click("#create-button")
@@ -279,6 +284,12 @@ def test_r9_r15_on_a_phone_a_tables_rule_options_are_one_line_above_the_bidding_
     # player bid without seeing them. Folded to one line in the auction, opened on a tap.
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT},
                                   options={"undertrick_penalty": 0})
+    for viewport in ({"width": 640, "height": 360}, {"width": 600, "height": 360}):   # on its side too
+        turned = open_page(browser, server, created["invitations"]["S"]["url"], viewport=viewport)
+        turned.locator("#bidding button").first.wait_for()
+        assert turned.locator("#rules-note").bounding_box()["height"] < 30, viewport     # one line
+        assert not turned.errors
+        turned.context.close()
     south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
     south.locator("#bidding button").first.wait_for()
     note = south.locator("#rules-note")
@@ -1495,6 +1506,9 @@ def test_app_b_the_line_after_a_game_lies_under_its_label_and_above_the_next_gam
     texts = [row.inner_text() for row in rows]
     after = texts.index("game 1 to NORTH-SOUTH") + 1
     assert rows[after].bounding_box()["y"] >= line[4] - 0.5
+    # a high-contrast theme drops background images: the line is a border there
+    page.emulate_media(forced_colors="active")
+    assert cell.evaluate("td => getComputedStyle(td).borderBottomStyle") == "dashed"
     # each entry below the line names the contract that scored it ("(hand 3)" said nothing of it)
     assert "2R (hand 3)" in texts[after]
     assert page.locator("table.below .entry").first.inner_text().endswith("(hand 1)")   # (an older sheet: none)

@@ -47,11 +47,20 @@ function seatChoices(meta) {
 function moreOptions(text) {
   if (!text.trim()) return {};
   let options;
+  let huge = false;
   try {
-    options = JSON.parse(text);
+    // a number past what JavaScript keeps exactly (1e400 became Infinity, sent as null,
+    // which the server reads as no option given: a table under the defaults, unsaid)
+    options = JSON.parse(text, (key, value) => {
+      if (typeof value === "number" && !Number.isSafeInteger(value) && Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+        huge = true;
+      }
+      return value;
+    });
   } catch (failure) {
     throw new Error(`More rule options: not JSON (${failure.message}): write them as {"game_points": 60}`);
   }
+  if (huge) throw new Error("More rule options: a number far too large: an option is at most 1,000,000");
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new Error('More rule options: give an object of options, as {"game_points": 60}');
   }
@@ -548,6 +557,10 @@ async function main() {
       body = JSON.stringify(tableRequest(form));
     } catch (failure) {     // "More rule options" that are no options: said, nothing sent
       error.textContent = failure.message;
+      const field = form.querySelector("input[name=more_options]");
+      field.closest("details").open = true;     // the field the error is about, in view
+      field.setAttribute("aria-invalid", "true");
+      field.focus();
       creating = false;
       button.textContent = "Create table";
       status.textContent = "";
@@ -585,6 +598,7 @@ async function main() {
     const error = document.getElementById("create-error");
     error.textContent = "";
     delete error.dataset.noAnswer;
+    form.querySelector("input[name=more_options]").removeAttribute("aria-invalid");
   });
   listControls();
   refreshTables();
