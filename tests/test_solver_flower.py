@@ -1121,7 +1121,7 @@ def _played_to(random_hand, seed: int, back: int):
     return state
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(seed=st.integers(0, 2**32), back=st.integers(2, 52))
 def test_a_cards_value_is_its_tricks_won_now_and_the_best_play_after_it(random_hand, seed, back):
     # Each card's double-dummy value (the tricks left for the side to move, the trick in
