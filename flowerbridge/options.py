@@ -130,21 +130,21 @@ class RuleOptions:
             out.append("the first of the declaring side to name the final denomination declares (R9)")
         if self.contract_points != default.contract_points:
             out.append("contract points a level (the first, each further one): " + ", ".join(
-                f"{d} {first}/{each}" for d, (first, each) in zip(_DENOMINATIONS, self.contract_points)))
+                f"{d} {first:,}/{each:,}" for d, (first, each) in zip(_DENOMINATIONS, self.contract_points)))
         if self.overtrick_points != default.overtrick_points:
-            out.append("overtricks: " + ", ".join(f"{d} {points}" for d, points
+            out.append("overtricks: " + ", ".join(f"{d} {points:,}" for d, points
                                                   in zip(_DENOMINATIONS, self.overtrick_points)))
         for kind, field_name in (("a Ribbon", "honor_ribbon"), ("an Animal", "honor_animal"),
                                  ("a Bright", "honor_bright")):
             values = getattr(self, field_name)
             if values != getattr(default, field_name):
-                out.append(f"{kind} captured scores {values[0]}, both copies {values[0]} + {values[1]}")
+                out.append(f"{kind} captured scores {values[0]:,}, both copies {values[0]:,} + {values[1]:,}")
         if self.five_bright_bonus != default.five_bright_bonus:
-            out.append(f"Five Bright Bonus {self.five_bright_bonus}")
+            out.append(f"Five Bright Bonus {self.five_bright_bonus:,}")
         if self.ten_bright_bonus != default.ten_bright_bonus:
-            out.append(f"Ten Bright Bonus {self.ten_bright_bonus}")
+            out.append(f"Ten Bright Bonus {self.ten_bright_bonus:,}")
         if self.game_points != default.game_points:
-            out.append(f"game at {self.game_points} below the line")
+            out.append(f"game at {self.game_points:,} below the line")
         return out
 
     @property

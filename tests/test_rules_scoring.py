@@ -739,6 +739,8 @@ def test_rule_options_changes_name_every_option_that_differs_from_the_rulings_de
     # what the players are told of a table's or a session's options (R9, R15, the scales)
     assert RuleOptions().changes() == []
     assert RuleOptions(undertrick_penalty=100).changes() == ["100 points a trick down to the defenders (R15)"]
+    assert RuleOptions(game_points=4400, ten_bright_bonus=1500).changes() == [     # (grouped as elsewhere)
+        "Ten Bright Bonus 1,500", "game at 4,400 below the line"]
     changed = RuleOptions(declarer="first-named", undertrick_penalty=0,
                           contract_points=((35, 35), (30, 30), (30, 30), (40, 30)),
                           overtrick_points=(10, 30, 30, 30), honor_ribbon=(2, 1), honor_animal=(3, 1),
