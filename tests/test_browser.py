@@ -61,7 +61,9 @@ def open_page(browser, server, path, viewport=DESKTOP, *, csp=False, init_script
 
 
 def wait_for_table(page):
-    page.wait_for_function("document.body.dataset.seq > 0", timeout=15_000)
+    # (asked just after a click that leaves the page, the next one may have no body yet:
+    # "cannot read properties of null" ended the wait at once)
+    page.wait_for_function("document.body?.dataset.seq > 0", timeout=15_000)
 
 
 # --------------------------------------------------------- playing by page
@@ -3442,7 +3444,7 @@ def test_a_phone_on_its_side_has_the_top_bars_controls_in_one_line(browser, serv
     # below the screen.
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     page = open_touch_page(browser, server, created["invitations"]["S"]["url"], viewport)
-    page.wait_for_function("document.body.dataset.seq > 0", timeout=15_000)
+    page.wait_for_function("document.body?.dataset.seq > 0", timeout=15_000)
     page.wait_for_selector("#status:has-text('connected')")
     controls = """() => [...document.querySelectorAll(
         '.topbar > .brand, .topbar > .status, .topbar > label, .topbar > button')]
