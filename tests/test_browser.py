@@ -212,6 +212,8 @@ def test_lobby_creates_a_table_of_a_designers_variant_from_more_rule_options(bro
                        ('{"game_points": 1e400}', "More rule options: a number far too large"),
                        ("[60]", 'More rule options: give an object of options, as {"game_points": 60}'),
                        ('{"undertrick_penalty": 0}', "More rule options: undertrick_penalty is set above, not here"),
+                       ('{"declarer": "first-named", "undertrick_penalty": 0}',
+                        "More rule options: declarer and undertrick_penalty are set above, not here"),
                        ('{"game_point": 60}', "game_point")]:       # (the server's refusal names the key)
         page.fill("input[name=more_options]", text)
         page.click("#create-button")

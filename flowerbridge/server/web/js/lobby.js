@@ -65,7 +65,9 @@ function moreOptions(text) {
     throw new Error('More rule options: give an object of options, as {"game_points": 60}');
   }
   const above = ["declarer", "undertrick_penalty"].filter((key) => key in options);
-  if (above.length) throw new Error(`More rule options: ${above.join(" and ")} is set above, not here`);
+  if (above.length) {
+    throw new Error(`More rule options: ${above.join(" and ")} ${above.length > 1 ? "are" : "is"} set above, not here`);
+  }
   return options;
 }
 
