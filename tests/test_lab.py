@@ -1229,8 +1229,9 @@ def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):
     result = run_lab(tmp_path, ["variants"], workers=1, n=8, seed=2, bots="random")
     page = (result.out / "report.html").read_text()
     assert "<td class='text'>the default rules</td>" in page
-    assert "<td class='text'>undertrick_penalty=0</td>" in page        # strict: R15's option alone
-    assert "declarer=final-bidder" not in page                           # the default, said nowhere
+    # strict: R15's option alone, said as the tables say it
+    assert "<td class='text'>no undertrick penalty (R15, the rulebook as written)</td>" in page
+    assert "final-bidder" not in page                                    # the default, said nowhere
 
 
 def test_lab_points_plot_names_its_hands_and_draws_each_whole_scores_interval(tmp_path):

@@ -225,13 +225,14 @@ def _with_changes(table: Table, variants: list[tuple[str, RuleOptions]],
 def sections(table: Table, summary: dict, params: Params, settings: Params) -> list[Section]:
     vs = summary["variants"]
     names = list(vs)
-    written = RuleOptions().to_dict()
+    # (said as the tables and the scoresheet say them: "no undertrick penalty (R15, ...)"
+    # where a list of keys read "undertrick_penalty=0")
     rule_sets = TableSpec(
         "The rule sets: what each changes from the default rules (the rulebook with the "
         "rulings' defaults, e.g. R15's 50 points a trick down, which the rulebook does not state)",
         ["rule set", "options"],
-        [[n, ", ".join(f"{k}={v}" for k, v in vs[n]["options"].items() if written.get(k) != v)
-          or "the default rules"] for n in names])
+        [[n, "; ".join(RuleOptions.stored(vs[n]["options"]).changes()) or "the default rules"]
+         for n in names])
     reference = summary["reference"]
     compare = TableSpec(
         f"The same {count_text(vs[names[0]]['hands'], 'hand')} under each rule set, each figure with "
