@@ -722,12 +722,15 @@ def test_designer_section_5_tells_how_far_game_moves_over_the_counts_most_sides_
     from flowerbridge.lab.designer import _central_spread
     # 10 % of the sides at each end: the middle buckets 30 to 36 hold 80 %
     flat = _by_honor_count({28: (2, 10), 30: (9, 20), 32: (6, 20), 34: (7, 20), 36: (8, 20), 38: (9, 10)})
-    assert _central_spread(flat) == (" Over the counts most sides hold (30 to 37, 80% of them), the chance of "
-                                     "some game runs from 30% to 45%.")
-    assert _central_spread(_by_honor_count({30: (1, 10), 32: (2, 10)})) == ""     # too few buckets
+    assert _central_spread(100, flat) == (" Over the counts most sides hold (30 to 37, 80% of them), the chance "
+                                          "of some game runs from 30% to 45%.")
+    # the share is of every side: 25 more, in buckets too small to be kept, hold none of it
+    # (of the sides kept it read 95% where 87% of 120 sides held the counts named)
+    assert "(30 to 37, 64% of them)" in _central_spread(125, flat)
+    assert _central_spread(20, _by_honor_count({30: (1, 10), 32: (2, 10)})) == ""     # too few buckets
     # beside it, the same by the bots' points, counted by rank
     points = _by_honor_count({10: (1, 10), 12: (4, 20), 14: (8, 20), 16: (12, 20), 18: (16, 20), 20: (9, 10)})
-    assert _central_spread(flat, points).endswith(
+    assert _central_spread(100, flat, points).endswith(
         " Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest cards, every "
         "copy: docs/bidding.md), over the points most sides hold (12 to 19, 80%) it runs from 20% to 80%.")
 

@@ -497,7 +497,8 @@ def _question_honor_count(dd: dict | None, folder: str, plots: dict[str, Plot]) 
         ["honor count", "sides", "some game % (95% interval)", f"{game_label(game['NT'], 'NT')} % (95% interval)",
          "a game in some suit % (95% interval)"], rows)), ""]
     by_points = {int(b): v for b, v in dd.get("game_by_points", {}).items()}
-    out += [_half_games(by_hc) + _central_spread(by_hc, by_points), "", *_image(folder, "honor-games", plots)]
+    out += [_half_games(by_hc) + _central_spread(2 * dd["deals"], by_hc, by_points), "",
+            *_image(folder, "honor-games", plots)]
     return out
 
 
@@ -511,17 +512,17 @@ def _question_twins(play: dict, number: int) -> list[str]:
                   "cash first a winner whose twin an opponent may hold: `docs/bots.md`).", ""]
 
 
-def _central_spread(by_hc: dict[int, dict], by_points: dict[int, dict] | None = None) -> str:
+def _central_spread(sides: int, by_hc: dict[int, dict], by_points: dict[int, dict] | None = None) -> str:
     """How far the chance of some game moves over the honor counts four sides in five
-    hold; with ``by_points`` (the same by the bots' points, counted by rank), over those
-    points too: "" with fewer than three buckets of honor counts there."""
-    spread = _central_range(by_hc)
+    of ``sides`` hold; with ``by_points`` (the same by the bots' points, counted by
+    rank), over those points too: "" with fewer than three buckets of honor counts there."""
+    spread = _central_range(by_hc, sides)
     if spread is None:
         return ""
     low, high, held, least, most = spread
     out = (f" Over the counts most sides hold ({low} to {high}, {held:.0f}% of them), the chance of some "
            f"game runs from {least:.0f}% to {most:.0f}%.")
-    points = _central_range(by_points) if by_points else None
+    points = _central_range(by_points, sides) if by_points else None
     if points is not None:
         low, high, held, least, most = points
         out += (" Counted by rank instead, as the bots count (4, 3, 2 and 1 for each suit's four highest "
@@ -530,11 +531,13 @@ def _central_spread(by_hc: dict[int, dict], by_points: dict[int, dict] | None = 
     return out
 
 
-def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float] | None:
+def _central_range(by: dict[int, dict], sides: int) -> tuple[int, int, float, float, float] | None:
     """Over the buckets four sides in five hold (from the one that reaches a tenth of
     the sides to the one that reaches nine tenths): their first count and last, the
-    share of sides they hold, and the least and most chance of some game in them; None
-    with fewer than three such buckets."""
+    share of all ``sides`` they hold, and the least and most chance of some game in
+    them; None with fewer than three such buckets. (``by`` leaves out the buckets of a
+    few sides, at the ends: the share is of every side, those included — of the sides
+    ``by`` holds it read 95 % where 87 % of 120 sides held the counts named.)"""
     from .dd import HC_BUCKET
     ordered = sorted(by)
     total = sum(by[b]["sides"] for b in ordered)
@@ -545,7 +548,7 @@ def _central_range(by: dict[int, dict]) -> tuple[int, int, float, float, float] 
     if len(central) < 3:
         return None
     shares = [pct(by[b]["game_makeable_sides"]["any"], by[b]["sides"]) for b in central]
-    return (central[0], central[-1] + HC_BUCKET - 1, pct(sum(by[b]["sides"] for b in central), total),
+    return (central[0], central[-1] + HC_BUCKET - 1, pct(sum(by[b]["sides"] for b in central), sides),
             min(shares), max(shares))
 
 
@@ -616,8 +619,9 @@ def _count_suggestion(dd: dict | None) -> list[str]:
     of game at least twice as widely over the values most sides hold."""
     if not dd:
         return []
-    honors = _central_range({int(b): v for b, v in dd.get("game_by_honor_count", {}).items()})
-    points = _central_range({int(b): v for b, v in dd.get("game_by_points", {}).items()})
+    sides = 2 * dd["deals"]                 # (every side of every deal)
+    honors = _central_range({int(b): v for b, v in dd.get("game_by_honor_count", {}).items()}, sides)
+    points = _central_range({int(b): v for b, v in dd.get("game_by_points", {}).items()}, sides)
     if honors is None or points is None or points[4] - points[3] < 2 * (honors[4] - honors[3]):
         return []
     return [f"**Chapter 10's count is a weak guide to game; a count by rank is a strong one.** Over the "
