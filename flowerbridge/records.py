@@ -263,28 +263,51 @@ def _path(parent: str, step: str | int) -> str:
     return f"{parent}[{quoted(step)}]"
 
 
-def _lone_surrogate(value: Any, path: str = "") -> str | None:
+# Where a lone surrogate may come from: one in the text, or a \u escape of one (a
+# string that is neither needs no walk through the value: the walk is a record's
+# largest cost where its unknown keys hold a million small values)
+_SURROGATE_IN_TEXT = re.compile(r"[\ud800-\udfff]|\\u[dD][89abcdefABCDEF]")
+
+
+def _lone_surrogate(value: Any, text: str | None = None) -> str | None:
     """Where in a JSON value a string holds a lone surrogate (``"\\ud800"`` read
     from JSON: half of a UTF-16 pair, no Unicode character, which no UTF-8 file
-    can hold), said for a message; None when there is none."""
-    stack: list[tuple[Any, str]] = [(value, path)]
+    can hold), said for a message; None when there is none, at once where the
+    ``text`` it was read from shows none."""
+    if text is not None and not _SURROGATE_IN_TEXT.search(text):
+        return None
+    # (a place is a chain of (parent, step), made a path only for the message)
+    stack: list[tuple[Any, tuple | None]] = [(value, None)]
     while stack:
-        value, path = stack.pop()
+        value, place = stack.pop()
         if isinstance(value, str):
             found = _SURROGATE.search(value)
             if found:
+                path = _place_path(place)
                 where = f"the value of {path}" if path else "the value"
                 return f"{where} holds a lone surrogate \\u{ord(found.group()):04x}"
         elif isinstance(value, dict):
             for key in value:
                 found = _SURROGATE.search(key)
                 if found:
+                    path = _place_path(place)
                     where = f"a name in {path}" if path else "a name"
                     return f"{where}, {quoted(key)}, holds a lone surrogate \\u{ord(found.group()):04x}"
-            stack.extend((item, _path(path, key)) for key, item in reversed(value.items()))
+            stack.extend((item, (place, key)) for key, item in reversed(value.items()))
         elif isinstance(value, list):
-            stack.extend((item, _path(path, i)) for i, item in reversed(list(enumerate(value))))
+            stack.extend((item, (place, i)) for i, item in reversed(list(enumerate(value))))
     return None
+
+
+def _place_path(place: tuple | None) -> str:
+    steps: list[str | int] = []
+    while place is not None:
+        place, step = place
+        steps.append(step)
+    path = ""
+    for step in reversed(steps):
+        path = _path(path, step)
+    return path
 
 
 # The first NaN or Infinity outside a string (the strings skipped whole)
@@ -375,7 +398,7 @@ def parse_json(text: str | bytes, source: str | None = None, *, hand_record: boo
         raise RecordError(f"{named}JSON is text, not {type(text).__name__}")
     try:
         data = strict_json_loads(text)
-        where = _lone_surrogate(data)
+        where = _lone_surrogate(data, text)
         if where is not None:
             raise Unkeepable(f"{where} (half of a UTF-16 pair, not a Unicode character)")
         return data

@@ -180,6 +180,12 @@ def test_formats_an_unknown_key_ignored_under_no_digit_limit_leaves_the_other_nu
      r": the number 1e999 is too large to keep"),
     (lambda r: json.dumps(r).replace('"dealer": "S"', '"dealer": "\\ud800"', 1),
      r": the value of dealer holds a lone surrogate"),
+    # deep in the record, its place named in full; one in the text itself (a str given to
+    # loads, not decoded from a file) as well as its \u escape
+    (lambda r: json.dumps(r).replace('"play": ["', '"play": ["\\uDBFF', 1),
+     r": the value of play\[0\] holds a lone surrogate \\udbff"),
+    (lambda r: json.dumps(r).replace('"play": ["', '"play": ["\udc00', 1),
+     r": the value of play\[0\] holds a lone surrogate \\udc00"),
     (lambda r: json.dumps({"hands": [r]})[:-1] + ', "x": 1e999}',
      r": the number 1e999 is too large to keep"),       # a session's keys: no hand record's
 ])
