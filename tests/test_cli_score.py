@@ -156,7 +156,7 @@ def test_flag_declarer_first_named(cli, assert_cli_error, tmp_path, ch16_record)
     # The override is what does not fit, and the error says so.
     assert_cli_error(run_score(cli, tmp_path, record, "--declarer", "final-bidder"),
                      r"error: \S+hand\.json: --declarer final-bidder does not fit this record, played with declarer "
-                     r"first-named \(the opening lead moves with the declarer\): play 1 \(W\)")
+                     r"first-named \(the opening lead moves with the declarer\): play 1 \(W\): [^[]*$")
 
 
 @pytest.mark.parametrize("flags", [("--undertrick-penalty", "-5"), ("--undertrick-penalty", "x"),

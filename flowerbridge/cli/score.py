@@ -6,9 +6,12 @@ import json
 import re
 import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from . import add_rule_options, rule_option_changes
+
+if TYPE_CHECKING:
+    from ..errors import FlowerBridgeError
 
 
 def register(subparsers) -> None:
@@ -93,16 +96,24 @@ def as_formats_shows() -> Iterator[None]:
     try:
         yield
     except FlowerBridgeError as exc:
-        position = getattr(exc, "position", None)
-        if not position or getattr(exc, "seat", None) is None \
-                or not re.fullmatch(r"(call|play) \d+", position):
+        placed = _formats_form(exc)
+        if placed is None:
             raise
-        where = position.replace("call", "auction", 1)
-        # (and as that example ends: without the rule in brackets the other commands add,
-        # "... holds 9R [R11]", which a program matching the example's line did not expect)
-        placed = FlowerBridgeError(exc.detail, seat=exc.seat, position=where)
         placed.placed = True    # type: ignore[attr-defined]  # (named() leaves it as it is)
         raise placed from None
+
+
+def _formats_form(exc: FlowerBridgeError) -> FlowerBridgeError | None:
+    """``exc``, a refused call or card, as FORMATS.md's example writes it (place first, no
+    rule after it); None for any other refusal."""
+    from ..errors import FlowerBridgeError     # noqa: F811  (at run time: the CLI imports it late)
+
+    position = getattr(exc, "position", None)
+    if not position or getattr(exc, "seat", None) is None or not re.fullmatch(r"(call|play) \d+", position):
+        return None
+    # (and as that example ends: without the rule in brackets the other commands add,
+    # "... holds 9R [R11]", which a program matching the example's line did not expect)
+    return FlowerBridgeError(exc.detail, seat=exc.seat, position=position.replace("call", "auction", 1))
 
 
 def run(args) -> int:
@@ -133,8 +144,10 @@ def run(args) -> int:
                 HandRecord.from_dict(data, options=options.with_(declarer=own.declarer))
             except FlowerBridgeError:
                 raise exc from None
+            # (the card or call it refuses written as every other of score's: "play 2 (S): ...")
             raise UsageError(f"--declarer {args.declarer} does not fit this record, played with declarer "
-                             f"{own.declarer} (the opening lead moves with the declarer): {exc}") from None
+                             f"{own.declarer} (the opening lead moves with the declarer): "
+                             f"{_formats_form(exc) or exc}") from None
         score = record.state.score()    # (a hand not finished is refused naming its file too)
     print(json.dumps(score.to_dict()))
     aside = [] if args.variant else set_aside(data)
