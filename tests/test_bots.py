@@ -827,6 +827,16 @@ def test_basic_defender_leads_the_top_of_a_sequence():
     assert _basic_card(SEED0, Seat.N, "Pass 1R Pass 1A Pass Pass Pass", "") == ("10P", "leads the top of a sequence")
 
 
+def test_basic_defender_leads_the_top_of_twin_honors():
+    # Deal.from_seed("rv67", 34), dealer S: W declares 3A. N, on lead at trick 6, holds
+    # 10P 10P 3P 1Pb of its long side suit (Ribbons it keeps from E's ruff): the two 10P, equal,
+    # are a sequence. Its holdings were judged by its legal cards, which name twins once, so
+    # it led 3P under the dummy's 9P 9P (never better in 24 layouts of what N cannot see).
+    assert _basic_card(_seeded_hands("rv67", 34), Seat.S, "Pass 3A Pass Pass Pass",
+                       "7R 11R 3R 1Pb 12B 2A 5A 1B 11B 5A 6A 12B 1Pb 1Pa 6P 11P 8B 11B 2A 7A") == (
+        "10P", "leads the top of a sequence")
+
+
 def test_basic_no_trump_defender_keeps_its_boss_and_leads_its_long_suit():
     # Deal.from_seed(33), dealer E: E declares 2NT. S holds the boss 12B but
     # leads its five Plains (top of 9P 6P) rather than cash a winner in another suit.

@@ -271,9 +271,11 @@ def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
            if s is k.hand_seat.partner and call.is_bid and call.strain.trump is not None]
     led = [plays[0][1].suit for leader, plays, _ in k.obs.tricks
            if leader is k.hand_seat.partner and plays[0][1].suit is not k.trump]
+    # (a holding is judged by the hand's cards: ``legal`` names two identical cards once,
+    # so twins at the top never made a sequence and 10P 10P 3P was a doubleton)
     for suit in [*reversed(bid), *led[:1]]:
-        held = [c for c in pool if c.suit is suit]
-        if held:
+        held = [c for c in k.hand if c.suit is suit]
+        if any(c.suit is suit for c in pool):
             if k.is_boss(_top(held)):
                 return _top(held), "cashes a boss card of partner's suit"
             if len(held) <= 2:
@@ -287,7 +289,7 @@ def _defender_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
         if singles:
             return min(singles, key=_cheap), "leads a singleton to ruff the suit later"
     suit = max(lengths, key=lambda s: (lengths[s], -s))
-    own = [c for c in pool if c.suit is suit]
+    own = [c for c in k.hand if c.suit is suit]
     if k.is_boss(_top(own)):
         return _top(own), "cashes a boss card of its long suit"
     if len(own) >= 3 and _sequence(own):
