@@ -579,6 +579,50 @@ def test_play_as_dummy_tricks_lists_the_tricks_played_card_by_card(monkeypatch):
     assert "Trick 3 won by" not in out
 
 
+def test_play_as_dummy_the_looks_the_help_lists_work_between_tricks(monkeypatch):
+    # score, rules (and help) were refused there ("You are dummy: ..."), though listed
+    # for every prompt; u was echoed back as "nothing to u"
+    class Looks(DummyAnswers):
+        answers = ["score", "rules", "u", "help", "q"]
+
+    status, out = _play(monkeypatch, ["--seed", "6", "--seat", "S", "--hands", "1"], Looks)
+    assert status == 0
+    asked = out.split("a for the rest of the hand (q to quit): ")
+    assert len(asked) == 6
+    score, rules, undo, helped = asked[1:5]
+    assert score.startswith("No hand has been scored yet this session.\n")
+    assert "FLOWER BRIDGE" in rules or "Flower Bridge" in rules
+    assert "You are dummy" not in score + rules
+    assert undo.startswith("You are dummy: your partner plays your cards, so there is nothing to undo (")
+    assert helped.startswith("You are dummy: your partner plays your cards. Enter shows the next trick")
+    assert "score the scoresheet" in helped
+
+
+class LooksBetweenHands(AutoPlayer):
+    """Plays as AutoPlayer; between hands types tricks, score, x, then q."""
+
+    typed: list[str] = []
+
+    def readline(self, *args) -> str:
+        if self.screen.getvalue().endswith("Press Enter for the next hand (q to quit): "):
+            self.typed = [*self.typed, ["tricks\n", "score\n", "x\n", "q\n"][len(self.typed)]]
+            return self.typed[-1]
+        return super().readline(*args)
+
+
+def test_play_between_hands_the_tricks_of_the_hand_just_played_and_the_score_can_be_seen(monkeypatch):
+    # (refused there: "Enter starts the next hand; q ends the session.", and the hand's
+    # tricks were to be seen nowhere once it was over)
+    status, out = _play(monkeypatch, ["--seed", "7", "--hands", "3"], LooksBetweenHands)
+    assert status == 0 and out.endswith("Session ended.\n")
+    tricks, score, other = out.split("Press Enter for the next hand (q to quit): ")[1:4]
+    assert re.match(r"Trick 1 \(([NESW] \w+, ){3}[NESW] \w+\) won by", tricks) and "Trick 13 (" in tricks
+    assert "FLOWER BRIDGE" in score
+    assert other.startswith("Enter starts the next hand; score shows the scoresheet, tricks the tricks of "
+                            "the hand just played, rules the rules; q ends the session.\n")
+    assert "=== Board 2" not in out
+
+
 def test_play_with_standard_input_closed_ends_the_session_as_at_end_of_input(monkeypatch):
     # `flowerbridge play <&-`: Python's sys.stdin is None (it was an AttributeError)
     status, out = _play(monkeypatch, ["--seed", "3"], None)
@@ -746,7 +790,8 @@ def test_play_between_hands_q_quits_and_anything_else_asks_again(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "7", "--hands", "3"], OtherThanEnterBetweenHands)
     assert status == 0 and out.endswith("Session ended.\n")
     after = out.split("Press Enter for the next hand (q to quit): ", 1)[1]
-    assert after.startswith("Enter starts the next hand; q ends the session.\n"
+    assert after.startswith("Enter starts the next hand; score shows the scoresheet, tricks the tricks of "
+                            "the hand just played, rules the rules; q ends the session.\n"
                             "Press Enter for the next hand (q to quit): Session ended.")
     assert "=== Board 2" not in out
 
@@ -1707,7 +1752,8 @@ def test_play_after_undoing_the_opening_lead_the_contract_is_said_again(monkeypa
 def test_play_as_dummy_undo_hint_and_claim_say_they_wait_for_the_next_turn(monkeypatch, typed):
     status, out = _play(monkeypatch, ["--seed", "3", "--seat", "S"], f"p\n{typed}\nq\n")
     assert status == 0 and "Contract 1 Bright Animal by North" in out
-    assert (f"You are dummy: your partner plays your cards, so there is nothing to {typed} (undo, hint "
+    word = "undo" if typed == "u" else typed      # (it said "nothing to u")
+    assert (f"You are dummy: your partner plays your cards, so there is nothing to {word} (undo, hint "
             "and claim wait for your next turn, in the next hand).") in out
 
 

@@ -83,6 +83,10 @@ HELP_CARD = ("Type a card code such as 11B or 1Pa (in any case; 1P where one Jan
              "cards you cannot see lie); rules prints the rules in brief; help or h shows this; "
              "q ends the session.")
 
+DUMMY_HELP = ("You are dummy: your partner plays your cards. Enter shows the next trick, a the rest of "
+              "the hand, tricks the tricks played, score the scoresheet, rules the rules in brief; "
+              "q ends the session.")
+
 
 class Quit(Exception):
     """The person asked to stop (``q``, ``quit`` or the end of input)."""
@@ -466,9 +470,12 @@ class Table:
         # Enter goes on, q quits (in ask); anything else: asked again. Not asked after the
         # seed's last board (run() then ends the session), nor when the session is over
         while not session.is_over and number < MAX_BOARD:
-            if not self.ask("Press Enter for the next hand (q to quit): "):
+            text = self.ask("Press Enter for the next hand (q to quit): ")
+            if not text:
                 break
-            self.say("Enter starts the next hand; q ends the session.")
+            if not self.look(state, text):
+                self.say("Enter starts the next hand; score shows the scoresheet, tricks the tricks of "
+                         "the hand just played, rules the rules; q ends the session.")
 
     def save_progress(self, session, state) -> None:
         """Write the session with the hand being played as it stands (after each call and
@@ -525,15 +532,15 @@ class Table:
             text = self.ask("Enter for the next trick, a for the rest of the hand (q to quit): ").lower()
             if text in ("", "a"):
                 return text == ""
-            if text == "tricks":
-                self.say_tricks(state, 0, with_cards=True)
+            if self.look(state, text):
                 continue
             if text in ("undo", "u", "hint", "claim"):
-                self.say(f"You are dummy: your partner plays your cards, so there is nothing to {text} "
+                # (the word, not what was typed: "nothing to u" was said)
+                what = "undo" if text == "u" else text
+                self.say(f"You are dummy: your partner plays your cards, so there is nothing to {what} "
                          "(undo, hint and claim wait for your next turn, in the next hand).")
                 continue
-            self.say("You are dummy: your partner plays your cards. Enter shows the next trick, "
-                     "a the rest of the hand, tricks the tricks played, q ends the session.")
+            self.say(DUMMY_HELP)
 
     def report_bot(self, state, event, decision) -> None:
         """Tell the person what a bot did, with what its call shows."""
@@ -617,23 +624,7 @@ class Table:
             if text.lower() == "hint":
                 self.say(self.hint(state))
                 continue
-            if text.lower() == "score":     # the scoresheet of the hands finished
-                if self.session is not None and self.session.hands:
-                    self.say(self.session.render(terminal_width()))
-                else:
-                    self.say("No hand has been scored yet this session.")
-                continue
-            if text.lower() == "tricks":    # a look back (docs/rules.md, *Finished tricks*)
-                if state.tricks:
-                    self.say_tricks(state, 0, with_cards=True)
-                else:
-                    self.say("No trick has been played yet this hand.")
-                continue
-            if text.lower() == "rules":     # (as `flowerbridge rules` prints them)
-                from .rules import PAGE, render_rules
-                self.say(render_rules(PAGE.read_text(encoding="utf-8"), output_width()))
-                if state.options.changes():     # the rules above give the defaults
-                    self.say(options_line(state.options, "This session's rule options"))
+            if self.look(state, text):
                 continue
             asks_help = text.lower() in ("help", "h")
             if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
@@ -666,6 +657,31 @@ class Table:
                 self.say(f"You play {event.card.code} {event.card.name}"
                          + ("" if event.seat is self.seat else " from dummy"))
             return
+
+    def look(self, state, text: str) -> bool:
+        """The looks asked for at any prompt — score, tricks, rules — answered; whether
+        ``text`` was one. (At the dummy's and the next hand's prompts they were refused,
+        though the help lists them.)"""
+        text = text.lower()
+        if text == "score":     # the scoresheet of the hands finished
+            if self.session is not None and self.session.hands:
+                self.say(self.session.render(terminal_width()))
+            else:
+                self.say("No hand has been scored yet this session.")
+        elif text == "tricks":    # a look back (docs/rules.md, *Finished tricks*)
+            if state.tricks:
+                self.say_tricks(state, 0, with_cards=True)
+            else:
+                self.say("No trick was played this hand." if state.is_over
+                         else "No trick has been played yet this hand.")
+        elif text == "rules":     # (as `flowerbridge rules` prints them)
+            from .rules import PAGE, render_rules
+            self.say(render_rules(PAGE.read_text(encoding="utf-8"), output_width()))
+            if state.options.changes():     # the rules above give the defaults
+                self.say(options_line(state.options, "This session's rule options"))
+        else:
+            return False
+        return True
 
     def take_back(self, state) -> str | None:
         """Undo the person's last call or card this hand (a card of the dummy's
