@@ -1312,6 +1312,23 @@ def test_play_resume_mid_play_goes_on_with_the_auction_and_cards_as_they_were_le
     assert hand["auction"] == left["auction"] and hand["play"][:cards] == left["play"]
 
 
+def test_play_resume_after_the_opening_lead_names_the_contract_once_before_the_first_card(monkeypatch, tmp_path):
+    # the auction taken up ends with the contract, and the turn's own line said it again at once
+    import json
+
+    path = tmp_path / "s.json"
+    status, _ = _play(monkeypatch, ["--seed", "7", "--save", str(path)], QuitsAfterTwoTricks)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["unfinished"]["play"] = record["unfinished"]["play"][:1]    # West's lead: the dummy's turn
+    path.write_text(json.dumps(record), encoding="utf-8")
+    status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
+    taken_up = out.split("Taken up where it was left", 1)[1].split("Card from", 1)[0]
+    assert status == 0 and taken_up.count("Contract 2 Plains by South") == 1, taken_up
+    # once a trick is said, the contract is said with the tricks at the turn, as in play
+    later = out.split("Taken up where it was left", 1)[1].split("Trick 1 won by", 1)[1]
+    assert re.search(r"^Contract 2 Plains by South; tricks NS \d, EW \d$", later, re.M)
+
+
 class ChecksTheFileAtEachPrompt(AutoPlayer):
     """Plays as AutoPlayer; at each prompt of a hand reads the file of --save, as a
     process killed there would leave it, beside the calls and cards said so far."""

@@ -363,6 +363,7 @@ class Table:
         self.hinted: tuple[Any, str] | None = None     # the last hint: (the person's view then, what was said)
         self.claimed = False        # a claim was played out: its tricks are said with their cards
         self.taken_back = False     # an undo brought back the person's turn: the contract is said again
+        self.contract_just_said = False     # a hand taken up again ended its auction with it
         self.stdin = stdin
         self.stdout = stdout
         self.sheet_shown = False    # the scoresheet is on screen as it stands
@@ -504,6 +505,9 @@ class Table:
         self.say(f"Taken up where it was left: {count_text(len(state.calls), 'call')}{cards} made.")
         if state.contract is not None or state.is_over:
             self.say(render_auction(state, width=output_width()))
+            # (the turn's own line said it again, the next line: "Contract 3 Bright Animals by
+            # South" then "Contract 3 Bright Animals by South; tricks NS 0, EW 0")
+            self.contract_just_said = not state.tricks
         if state.tricks:
             self.say_tricks(state, 0, with_cards=True)
         if state.plays and not state.is_over and state.actor is not self.seat:
@@ -573,6 +577,7 @@ class Table:
 
         obs = state.observation(self.seat)
         taken_back, self.taken_back = self.taken_back, False
+        contract_just_said, self.contract_just_said = self.contract_just_said, False
         auction = state.phase is Phase.AUCTION
         if auction:
             self.say(render_auction(state, awaited=True, width=output_width()))
@@ -585,7 +590,7 @@ class Table:
             hand_seat = state.turn
             # the contract stays in view: the line that named it has long scrolled away
             # (but for the opening lead, where the auction just ended with it)
-            if state.plays or taken_back:
+            if (state.plays or taken_back) and not contract_just_said:
                 ns, ew = obs.tricks_won
                 self.say(f"{describe_contract(state)}; " + glued(f"tricks NS {ns}, EW {ew}"))
             if state.current_trick:
