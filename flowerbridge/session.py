@@ -393,7 +393,10 @@ class Session:
                 lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
             lines.append(f"{'HONOR POINTS':<20}{last['honor_points']['NS']:<10}"
                          f"{last['honor_points']['EW']}")
-            lines.append("(every honor captured: Brights, Animals and Ribbons)")
+            # (as the browser's caption says it: under the Brights alone, "every honor captured"
+            # read to a new player as if Animals and Ribbons scored nothing)
+            lines += ["(the boxes are the Brights captured; honor points",
+                      " count every honor: Brights, Animals, Ribbons)"]
             lines.append("-" * len(rule))
             bonuses = [(key, f"{label} (+{pts})") for key, label, pts in (
                 ("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),

@@ -503,7 +503,10 @@ def test_appendix_b_scoresheet_of_the_ch16_hand(ch16_record):
     assert "120  4A (hand 1)" in text
     for line in ("ABOVE THE LINE", "BELOW THE LINE", "GAME WINNER", "HAND RECORD",
                  "DECEMBER BRIGHT     ■1 ■2     □1 □2", "NOVEMBER BRIGHT     ■1 □2     □1 □2",
-                 f"{'HONOR POINTS':<20}{40:<10}5", "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)"):
+                 f"{'HONOR POINTS':<20}{40:<10}5", "FIVE BRIGHT BONUS (+25)", "TEN BRIGHT BONUS (+75)",
+                 # (under the Brights' boxes alone, the points' caption named every honor, not the boxes)
+                 "(the boxes are the Brights captured; honor points\n count every honor: Brights, "
+                 "Animals, Ribbons)"):
         assert line in text
     # each side's above- and below-the-line totals (R19)
     above, below = text.split("BELOW THE LINE")
