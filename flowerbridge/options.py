@@ -177,7 +177,7 @@ class RuleOptions:
         if not isinstance(data, Mapping):
             raise OptionError(f"options must be an object, not {json_type(data)}")
         known = cls.field_names()
-        kwargs = {k: _whole_numbers(v) for k, v in data.items() if k in known and v is not None}
+        kwargs = {k: whole_numbers(v) for k, v in data.items() if k in known and v is not None}
         return cls(**kwargs)
 
     @classmethod
@@ -193,14 +193,14 @@ class RuleOptions:
             _MOST.reset(token)
 
 
-def _whole_numbers(value: Any, depth: int = 4) -> Any:
+def whole_numbers(value: Any, depth: int = 4) -> Any:
     """``value`` with each whole number written as a JSON fraction (``50.0``: JSON has
     one number type) made an ``int``; anything else as it is, for the checks to judge
     (a list nested deeper than any option's is left as it is, for them to refuse)."""
     if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
         return int(value)   # (a larger one stays as sent, 1e+300: its digits were no number given)
     if isinstance(value, list) and depth > 0:
-        return [_whole_numbers(v, depth - 1) for v in value]
+        return [whole_numbers(v, depth - 1) for v in value]
     return value
 
 

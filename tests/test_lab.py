@@ -1225,6 +1225,15 @@ def test_report_tables_scroll_in_their_own_frame_with_text_left_and_figures_righ
     assert "<th class='text'>parameters</th>" in page and "<td class='text'>-</td><td>-</td>" in page
 
 
+def test_lab_variant_option_written_as_a_whole_fraction_is_recorded_as_the_number_it_reads(tmp_path):
+    # {"undertrick_penalty": 1.0} played as 1 but was recorded, and shown in a clash, as 1.0
+    variants = [["x", {"undertrick_penalty": 1.0, "honor_bright": [4.0, 2]}]]
+    run_lab(tmp_path, "variants", n=2, seed=1, workers=1, bots="random", variants=variants, report=False)
+    [(name, recorded)] = json.loads((tmp_path / "lab.json").read_text())["analyses"]["variants"]["params"][
+        "variants"][1:]
+    assert name == "x" and json.dumps(recorded) == '{"undertrick_penalty": 1, "honor_bright": [4, 2]}'
+
+
 def test_lab_variants_report_names_only_what_each_rule_set_changes(tmp_path):
     result = run_lab(tmp_path, ["variants"], workers=1, n=8, seed=2, bots="random")
     page = (result.out / "report.html").read_text()

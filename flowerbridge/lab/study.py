@@ -66,12 +66,16 @@ def run_lab(out: str | os.PathLike, names: str | Sequence[str] | None = None, *,
     in it refused) until ``hold`` closes: a designer's report holds its run's folder
     until the report is written. See :func:`flowerbridge.lab.runner.run` for the rest.
     """
+    from ..options import whole_numbers
     from .variants import default_first, variant_options
 
     known = analyses()
     if variants is not None:
         variants = default_first(variants)     # the default rules are the reference
         variant_options(variants)              # a bad one named now, not after dd's searches
+        # a whole number written 1.0 recorded as 1, as the rule set reads it (the folder's
+        # records and a clash with a later run showed 1.0)
+        variants = [[name, {k: whole_numbers(v) for k, v in changes.items()}] for name, changes in variants]
     # one analysis may be named alone ("variants", not ["variants"]): a string was read
     # as its letters ("a named more than once")
     names = [names] if isinstance(names, str) and names else list(names or DEFAULT_ANALYSES)

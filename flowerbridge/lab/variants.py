@@ -84,8 +84,9 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
             raise LabError(f"variant {name!r}: unknown option {unknown[0]!r}; options are "
                            + ", ".join(sorted(_OPTION_NAMES)))
         try:
-            # an option given as null takes its default, as in a record's options
-            options = RuleOptions(**{k: v for k, v in changes.items() if v is not None}).sensible()
+            # an option given as null takes its default, and a whole number written 50.0 is 50,
+            # as in a record's options
+            options = RuleOptions.from_dict(changes).sensible()
         except OptionError as exc:
             raise LabError(f"variant {name!r}: {exc}") from None
         if name == "default" and options != RuleOptions():
