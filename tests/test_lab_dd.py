@@ -183,6 +183,10 @@ def test_ch10_lab_dd_counts_the_games_a_side_can_make_by_its_honor_count(tmp_pat
     left, right = dd.game_by_honor_count_plot(study.summaries["dd"]).figure.axes
     assert left.get_title().startswith("by honor count") and right.get_title().startswith("by points counted by rank")
     assert len(left.containers) == len(right.containers) == 3    # some game, 3NT, a suit game
+    # ticked on the buckets' edges (30.0, 32.5, 35.0 were ticked)
+    for ax in (left, right):
+        ticks = ax.xaxis.get_majorticklocs()
+        assert len(ticks) >= 2 and all(t == int(t) and int(t) % dd.HC_BUCKET == 0 for t in ticks), ticks
 
 
 def test_lab_dd_refuses_a_bad_rule_variant_before_any_search(tmp_path, monkeypatch):

@@ -376,6 +376,7 @@ def game_by_honor_count_plot(summary: dict) -> Plot:
     """Game makeable against a side's honor count (every side of every deal): some
     game, 3NT, and a game in some suit, with 95 % Wilson intervals; beside it, the
     same against the side's points counted by rank, as the bots count them."""
+    from matplotlib.ticker import MaxNLocator
     fig = new_figure(9, 3.8)
     left, right = fig.subplots(1, 2, sharey=True)
     game = summary["game_level"]
@@ -392,6 +393,9 @@ def game_by_honor_count_plot(summary: dict) -> Plot:
             share_points(ax, {b: (by[b]["game_makeable_sides"][kind], by[b]["sides"]) for b in by}, colour,
                          label, shift + (HC_BUCKET - 1) / 2)
         ax.set_xlabel(f"a side's count (buckets of {HC_BUCKET})", fontsize=9)
+        # ticks on the buckets' edges, whole counts (they read 30.0, 32.5, 35.0)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[s for s in (1, 2, 4, 5, 10)
+                                                                    if s % HC_BUCKET == 0]))
         if not by:
             nothing_drawn(ax, f"no bucket of {plural_name} was held by {FIT_MIN_SIDES} sides or more:\n"
                               "more deals would draw it")
