@@ -9,7 +9,7 @@ import re
 from enum import IntEnum
 
 from .cards import Suit
-from .errors import CallSyntaxError, FlowerBridgeError, json_type, quoted
+from .errors import CallSyntaxError, FlowerBridgeError, ascii_hint, json_type, quoted
 
 
 class Denomination(IntEnum):
@@ -209,6 +209,12 @@ def _call_hint(text: str) -> str:
     if compact != text.lower() and (compact == "pass" or _CALL_RE.fullmatch(compact)):
         written = parse_call(compact).text     # ("1-nt" had no space to take out)
         return f"write it without spaces, {written}" if "-" not in text else f"write it as {written}"
+    # (a full-width １ＮＴ, or a Cyrillic Р, said only "unknown call"; the character at
+    # fault named as typed, not lowered)
+    odd = ascii_hint("".join(text.split()), lambda plain: parse_call(plain).text
+                     if plain.lower() == "pass" or _CALL_RE.fullmatch(plain) else None, "a call")
+    if odd:
+        return odd
     from .cards import parse_card
     try:
         card = parse_card(text)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
 
-from .errors import CardCodeError, FlowerBridgeError, json_type, quoted
+from .errors import CardCodeError, FlowerBridgeError, ascii_hint, json_type, quoted
 
 
 class Kind(IntEnum):
@@ -352,6 +352,10 @@ def _code_hint(code: str) -> str:
     compact = "".join(code.split())
     if compact != code and compact.upper() in _BY_CODE:
         return f"write it without spaces, {_BY_CODE[compact.upper()].code}"
+    # (a full-width ６A, or a Cyrillic А, said only "unknown card code")
+    odd = ascii_hint(compact, lambda plain: getattr(_BY_CODE.get(plain.upper()), "code", None), "a card code")
+    if odd:
+        return odd
     shape = _CODE_SHAPE.fullmatch(compact)
     if shape is None:
         return ""

@@ -8,6 +8,8 @@ command-line tool can print ``error: <message>`` and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class FlowerBridgeError(ValueError):
     """Base class of every error raised for bad input or an illegal action.
@@ -95,6 +97,24 @@ def json_shown(value: object, limit: int = 40) -> str:
     if isinstance(value, str):
         return f"{json.dumps(value[:limit - 10])}... ({len(value):,} characters)"
     return f"{text[:limit - 10]}... ({len(text):,} characters)"
+
+
+def ascii_hint(text: str, written: Callable[[str], str | None], what: str) -> str:
+    """For a code or call that holds a character outside ASCII, what to write: the
+    ASCII form where Unicode's compatibility form of ``text`` is one (a full-width ``６A``
+    is 6A; ``written`` gives it, or None), else the character at fault, named (a Cyrillic
+    ``А`` looks like A); '' for ASCII text."""
+    if text.isascii():
+        return ""
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKC", text)
+    code = written(plain) if plain.isascii() else None
+    if code is not None:
+        return f"write it in ASCII letters and digits, {code}"
+    odd = next(ch for ch in text if not ch.isascii())
+    return (f"{odd!r} ({unicodedata.name(odd, f'U+{ord(odd):04X}')}) is not one of the ASCII letters and "
+            f"digits {what} is written in")
 
 
 def quoted(text: str, limit: int = 40) -> str:

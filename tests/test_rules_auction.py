@@ -369,6 +369,10 @@ def test_ch7_a_double_or_redouble_is_told_there_is_none(text):
     ("8P", r"a bid is a level, 1 to 7, then P, R, A or NT \(1P, 3A, 7NT\)"),
     ("1S", r"the denominations are P \(Plains\), R \(Ribbons\), A \(Bright Animals\) and NT"),
     ("1Z", r"expected Pass or a bid such as 1P, 3A, 7NT"),
+    # characters outside ASCII (said only "expected Pass or a bid"): full-width ones, which
+    # have an ASCII form, and a Cyrillic Р that only looks like one, named as typed
+    ("１ＮＴ", "write it in ASCII letters and digits, 1NT"), ("Ｐａｓｓ", "write it in ASCII letters and digits, Pass"),
+    ("1Р", r"'Р' \(CYRILLIC CAPITAL LETTER ER\) is not one of the ASCII letters and digits a call is written in"),
 ])
 def test_ch7_an_unknown_call_near_a_call_says_what_it_is_near(text, hint):
     with pytest.raises(CallSyntaxError, match=f"^unknown call {re.escape(repr(text))}: {hint}$"):

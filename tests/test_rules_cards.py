@@ -218,6 +218,10 @@ def test_ruling_r20_deck_holds_80_points_a_hand_averages_about_17_3():
     ("11Z", "after the month comes one letter, B, A, R or P (Bright, Animal, Ribbon, Plain)"),
     ("11 b", "write it without spaces, 11B"),
     ("011B", "write it 11B"),
+    # characters outside ASCII (said only "unknown card code"): full-width ones, which have an
+    # ASCII form, and a Cyrillic А that only looks like the letter
+    ("６A", "write it in ASCII letters and digits, 6A"), ("１ｐａ", "write it in ASCII letters and digits, 1Pa"),
+    ("6А", "'А' (CYRILLIC CAPITAL LETTER A) is not one of the ASCII letters and digits a card code is written in"),
 ])
 def test_formats_an_unknown_card_code_near_a_card_says_what_the_deck_has(text, hint):
     # (each was only "unknown card code '1P'")
