@@ -349,6 +349,10 @@ class HandState:
                     whose = f" (dummy's turn: {parsed.code} is declarer {declarer}'s own card)"
                 elif turn is declarer and parsed in self._holdings[dummy]:
                     whose = f" (declarer's own turn: {parsed.code} is in dummy {dummy}'s hand)"
+            if not whose:   # (a card given twice said only that it was not there)
+                tricks = [p.trick for p in self._plays if p.seat is turn and p.card is parsed]
+                if tricks:
+                    whose = f" (played at trick{'s' if len(tricks) > 1 else ''} {' and '.join(map(str, tricks))})"
             raise IllegalPlayError(f"{parsed.code} is not in {turn}'s hand{whose}", rule="Ch. 9",
                                    position=where, seat=turn)
         if self._trick:

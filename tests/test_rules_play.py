@@ -319,6 +319,19 @@ def test_ch9_card_not_in_hand_is_illegal_a_card_object_too(snapshot):
     assert snapshot(state) == before
 
 
+def test_ch9_a_card_played_again_says_at_which_trick_it_was_played(snapshot):
+    # (it said only "1R is not in W's hand", as of a card never held)
+    deal = deal_with({"W": "1R 1R 4R", "N": "2R 5R 6R", "E": "3R 7R 4R", "S": "9R 10R 11R"})
+    state = contract(deal, "1A Pass Pass Pass", Seat.S)
+    play(state, "1R 2R 3R 9R 10R 1R 5R 7R 11R")         # West's two 1R, at tricks 1 and 2
+    with pytest.raises(IllegalPlayError, match=r"^play 10 \(W\): 2R is not in W's hand \[Ch\. 9\]$"):
+        state.play("2R")                                    # (one never held: no more said)
+    before = snapshot(state)
+    with pytest.raises(IllegalPlayError, match=r"^play 10 \(W\): 1R is not in W's hand \(played at tricks 1 and 2\)"):
+        state.play("1R")
+    assert snapshot(state) == before
+
+
 def test_ch9_undoing_and_replaying_the_last_card_of_a_ruffed_trick_keeps_the_ruff_winning():
     # Animals trumps: West leads 1R, North ruffs with 2A, East and South follow
     # with higher Ribbons. Undo recomputes the trick's winner from its first three
