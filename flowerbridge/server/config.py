@@ -25,7 +25,7 @@ class ServerConfig:
     how many websockets one address may hold open at once (past it the new
     one is refused ``too_many``, close code 4429); a connection may send
     ``message_rate`` messages a second, ``message_burst`` at once (more are
-    answered ``too_fast``, unread); see ``docs/server.md``, *Limits*.
+    answered ``too_fast``, unread); see ``docs/server.md``, *How it is built*, **Limits**.
     ``allowed_hosts``, when given, are the only hosts a request's Host header
     may name (``headers.HostCheck``; serve gives them, loopback ones at least,
     when it listens on loopback); ``None``, any Host is answered.

@@ -1,4 +1,4 @@
-"""Headers on every HTTP answer, and HEAD (docs/server.md, *Limits*).
+"""Headers on every HTTP answer, and HEAD (docs/server.md, *How it is built*, **Limits**).
 
 Caching: pages and static files are ``Cache-Control: no-cache`` (a browser
 keeps them but asks again each time, with their ETag or Last-Modified, so a

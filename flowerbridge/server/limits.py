@@ -5,7 +5,7 @@ now and then; these limits sit far above that, and far below what would let
 one client stall the server or fill its memory (a security review's
 findings: a flood of tiny ``sync`` messages, each answered by a full
 snapshot; a body of hundreds of megabytes parsed whole; a thousand tables a
-few seconds apart). See ``docs/server.md``, *Limits*.
+few seconds apart). See ``docs/server.md``, *How it is built*, **Limits**.
 """
 
 from __future__ import annotations
