@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,15 @@ def _bid(hand: str, *calls: str, dealer: Seat = Seat.N):
     auction = _auction(*calls, dealer=dealer)
     seat = dealer.next(len(calls))
     return choose_call(parse_cards(hand), auction, seat)
+
+
+def test_bidding_jump_raise_names_the_points_opener_bids_game_with():
+    # the label's figure is the game row's partnership points less the jump's least
+    from flowerbridge.bots.bidding import SYSTEM
+    [jump] = [r for r in SYSTEM if r.call == "jump:partner"]
+    [game] = [r for r in SYSTEM if r.call == "game:fit"]
+    said = int(re.search(r"opener bids it with (\d+)\+ points", jump.label).group(1))
+    assert said == game.combined[0] - jump.points[0]
 
 
 def test_docs_bidding_md_prints_the_system_table_the_bots_use():

@@ -193,7 +193,10 @@ SYSTEM: tuple[Rule, ...] = (
     _r(OPENING, "Pass", "no opening", points=(0, 14)),
 
     _r(RESPONSE_SUIT, "game:partner", "game raise", points=(24, MAX_POINTS), support=5),
-    _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game", points=(15, 23), support=5),
+    # (game at 38 together, less the jump's 15: "invites game" alone promised more than
+    # the few openers of 23+ that hold no 2NT opening)
+    _r(RESPONSE_SUIT, "jump:partner", "jump raise, invites game (opener bids it with 23+ points)",
+       points=(15, 23), support=5),
     _r(RESPONSE_SUIT, "cheap:partner", "simple raise", points=(8, 14), support=5),
     _r(RESPONSE_SUIT, "cheap:new", "new suit", points=(11, MAX_POINTS), length=5, max_level=2),
     # 11+ points without support always has a new suit to bid (9 cards in the
