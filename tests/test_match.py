@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from flowerbridge import PASS, Deal, HandState, Seat, Side
+from flowerbridge import PASS, Deal, HandState, RuleOptions, Seat, Side
 from flowerbridge.bots.base import bot_seed, load_bot, play_hand
 from flowerbridge.bots.match import IMP_SCALE, PairStats, imps, quantile, run_match
 from flowerbridge._signals import Terminated
@@ -86,6 +86,24 @@ def test_identical_bots_break_even_on_every_board(capsys):
     assert "95% CI n/a (every board scored the same)" in out and "[+0.00, +0.00]" not in out
 
 
+def test_match_plays_and_scores_under_the_rule_options_its_flags_set(capsys):
+    # (the command had no flags for R15's penalty and R9's declarer: run_match's options only)
+    argv = ["match", "--ns", "basic", "--ew", "random", "--boards", "6", "--seed", "o1", "--json"]
+    assert main(argv) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--undertrick-penalty", "0", "--declarer", "first-named"]) == 0
+    changed = json.loads(capsys.readouterr().out)
+    assert changed["options"] == {"undertrick_penalty": 0, "declarer": "first-named"}
+    expected = run_match("basic", "random", boards=6, seed="o1",
+                         options=RuleOptions(undertrick_penalty=0, declarer="first-named"))
+    assert changed["results"] == [r.to_dict() for r in expected.results] != default["results"]
+    # the report says what they change
+    assert main(argv[:-1] + ["--undertrick-penalty", "0"]) == 0
+    assert "Rule options: no undertrick penalty (R15, the rulebook as written)." in capsys.readouterr().out
+    assert main(argv[:-1]) == 0
+    assert "Rule options" not in capsys.readouterr().out
+
+
 def test_match_json_has_the_promised_keys(capsys):
     assert main(["match", "--ns", "basic", "--ew", "random", "--boards", "3", "--seed", "5", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -99,7 +117,8 @@ def test_match_json_has_the_promised_keys(capsys):
     assert len(data["results"]) == 3
     # docs/bots.md's --json object, every top-level key
     assert set(data) == {"boards", "imps_per_board", "ci95", "ms_per_decision", "ns", "ew", "seed",
-                         "total_imps", "pairs", "results"}
+                         "total_imps", "options", "pairs", "results"}
+    assert data["options"] == {"undertrick_penalty": 50, "declarer": "final-bidder"}
     assert (data["ns"], data["ew"], data["seed"]) == ("basic", "random", 5)
     assert data["total_imps"] == sum(r["imps"] for r in data["results"])
     assert data["ms_per_decision"] == {side: data["pairs"][side]["ms_per_decision"] for side in ("ns", "ew")}

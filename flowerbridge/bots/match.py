@@ -167,6 +167,7 @@ class MatchResult:
     seed: int | str
     pairs: tuple[PairStats, PairStats]
     results: list[BoardResult] = field(default_factory=list)
+    options: RuleOptions = field(default_factory=RuleOptions)     # the rule options played under
 
     @property
     def boards(self) -> int:
@@ -205,6 +206,8 @@ class MatchResult:
                                 "ew": round(self.pairs[1].ms_per_decision, 3)},
             "ns": self.pairs[0].spec, "ew": self.pairs[1].spec, "seed": json_seed(self.seed),
             "total_imps": sum(r.imps for r in self.results),
+            # as a hand record's options (R15's penalty and R9's declarer always, the rest where changed)
+            "options": self.options.to_dict(),
             "pairs": {"ns": self.pairs[0].to_dict(), "ew": self.pairs[1].to_dict()},
         }
         if boards:
@@ -274,7 +277,7 @@ def run_match(ns: str | Any, ew: str | Any, boards: int, seed: int | str, *,
     # (and a bot against itself scores 0), seeded bots too.
     bots = [{seat: load_bot(specs[seating[t][seat]], seed=bot_seed(seed, seat.name), **taken[seating[t][seat]])
              for seat in Seat} for t in range(2)]
-    result = MatchResult(seed, pairs)
+    result = MatchResult(seed, pairs, options=options or RuleOptions())
 
     def budget_hits() -> list[list[int]]:
         return [[getattr(bot, "budget_hits", 0) for bot in bots[t].values()] for t in range(2)]

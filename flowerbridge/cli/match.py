@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import whole_number
+from . import add_rule_options, options_line, rule_option_changes, whole_number
 
 MAX_BOARDS = 100_000
 MAX_SAMPLES = 10_000
@@ -23,6 +23,7 @@ def register(subparsers) -> None:
     p.add_argument("--samples", type=whole_number(1, MAX_SAMPLES), metavar="N",
                    help=f"worlds per pimc decision, 1 to {MAX_SAMPLES:,} (for pimc and bots that take "
                         "a samples option)")
+    add_rule_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -95,16 +96,18 @@ def _play(args, seed, bot_options, played: list) -> None:
     import sys
 
     from ..bots.match import run_match
+    from ..options import RuleOptions
 
+    options = RuleOptions().with_(**rule_option_changes(args))
     if not sys.stderr.isatty():
-        played.append(run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options))
+        played.append(run_match(args.ns, args.ew, args.boards, seed, options=options, bot_options=bot_options))
         return
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"{args.ns} v {args.ew}", total=args.boards)
-        played.append(run_match(args.ns, args.ew, args.boards, seed, bot_options=bot_options,
+        played.append(run_match(args.ns, args.ew, args.boards, seed, options=options, bot_options=bot_options,
                                 on_board=lambda _: progress.advance(task)))
 
 
@@ -123,7 +126,12 @@ def render_match(result, width: int | None = None) -> str:
                 count_text(result.boards, "board"), f"seed {result.seed!r}"]
     score = [f"A: {result.imps_per_board:+.2f} IMPs per board", f"95% CI {interval}",
              f"total {total:+d} {'IMP' if abs(total) == 1 else 'IMPs'}"]
-    lines = [*_parts(headline, width), *_parts(score, width), ""]
+    lines = [*_parts(headline, width), *_parts(score, width)]
+    if result.options.changes():    # (under the defaults nothing is said, as in play and demo)
+        import textwrap
+        said = options_line(result.options)
+        lines.extend(textwrap.wrap(said, width, subsequent_indent="  ") if width else [said])
+    lines.append("")
     a, b = (p.to_dict() for p in result.pairs)
     rows = [(label, ["—" if d[key] is None else fmt.format(d[key]) for d in (a, b)])
             for label, key, fmt in (("bot", "bot", "{}"), ("contracts declared", "declared", "{}"),
