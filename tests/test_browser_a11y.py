@@ -1398,6 +1398,11 @@ def test_client_contract_and_last_trick_say_contracts_and_seats_in_words(browser
         ["East", "North", "South", "West"], spoken
     assert sorted(c.evaluate("f => f.querySelector('[aria-hidden]').textContent") for c in captions.all()) == \
         ["E", "N", "S", "W"]
+    # after the first trick, no earlier ones to list, and nothing in their place (the text
+    # "null" was written there)
+    assert len(clients["N"].view["tricks"]) == 1
+    panel = south.locator("#last-trick")
+    assert panel.locator("details").count() == 0 and "null" not in panel.inner_text(), panel.inner_text()
     close_all(clients)
     assert not south.errors
 

@@ -639,16 +639,17 @@ function drawLastTrick() {
   // played and who played each card: docs/rules.md); opened, it stays open as the page redraws
   const open = $("last-trick").querySelector("details.earlier-tricks")?.open;
   const earlier = tricks.slice(0, -1);
+  // (replaceChildren is the DOM's, not el(): a null given it was written as the text "null")
   $("last-trick").replaceChildren(el("p", {}, `Trick ${tricks.length}, led by ${SEAT_NAMES[last.leader]}, won by ${SEAT_NAMES[last.winner]}.`),
     el("div", { class: "last-trick" }, ...last.plays.map((play) =>
       el("figure", { class: play.seat === last.winner ? "winner" : null },
         cardElement(state.catalogue, play.card, state.language),
         el("figcaption", {}, shownAndSaid(play.seat, SEAT_NAMES[play.seat]))))),
-    earlier.length ? el("details", { class: "earlier-tricks", open: open || null },
+    ...(earlier.length ? [el("details", { class: "earlier-tricks", open: open || null },
       el("summary", {}, `Earlier tricks (${earlier.length})`),
       el("ol", {}, ...earlier.map((trick) => el("li", {},
         ...trick.plays.flatMap((play, i) => [i ? ", " : "", shownAndSaid(play.seat, SEAT_NAMES[play.seat]), ` ${play.card}`]),
-        `: won by ${SEAT_NAMES[trick.winner]}.`)))) : null);
+        `: won by ${SEAT_NAMES[trick.winner]}.`))))] : []));
 }
 
 // the scoresheet as last drawn, and the options it was drawn with
