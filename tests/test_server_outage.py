@@ -9,6 +9,7 @@ import asyncio
 import gc
 import json
 import logging
+import threading
 import time
 from contextlib import contextmanager
 
@@ -157,7 +158,6 @@ def test_server_a_review_is_not_served_for_a_hand_whose_last_card_is_not_stored(
     memory before its commit ends, and a failed commit takes it back. Reading it
     early served a review of a hand the database does not hold, and left that
     hand's analysis stuck at ``pending`` once it was really over."""
-    import threading
 
     from flowerbridge.server import analysis
 
@@ -347,6 +347,62 @@ def test_server_a_stand_in_clock_running_when_the_session_ends_is_stopped(tmp_pa
         await asyncio.sleep(0.5)
         info = await manager.info(live.table.id)
         assert info["seats"][first.name]["stand_in"] is None and first not in live.stand_ins
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("reload", ["works", "fails"])
+def test_server_a_person_who_leaves_while_the_last_call_is_stored_in_vain_gets_a_stand_in(
+        tmp_path, monkeypatch, reload):
+    # The session-ending call, made in memory, was on its way to the database when South
+    # left: taken as leaving a finished table (no stand-in clock). The commit failed, the
+    # table was open again, and South's seat never had a stand-in: the table stalled at
+    # South's turn for good.
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.3, analysis=False))
+        one_hand = {**FOUR_PEOPLE, "length": {"hands": 1}}
+        live, tokens = await manager.create(CreateTable.model_validate(one_hand))
+        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        for _ in range(3):
+            await manager.submit(conns[live.table.actor], "call", "Pass", None)
+        last, leaver = live.table.actor, live.table.actor.next()
+        entered, fail = threading.Event(), threading.Event()
+        real_append = store.append
+
+        def held_append(batch):
+            entered.set()
+            fail.wait(10)
+            raise StoreError("database write failed: disk full")
+
+        monkeypatch.setattr(store, "append", held_append)
+        if reload == "fails":
+            monkeypatch.setattr(store, "load", _down)
+        fourth = asyncio.create_task(manager.submit(conns[last], "call", "Pass", None))
+        await asyncio.to_thread(entered.wait, 10)
+        assert live.table.is_over                       # in memory, ahead of the database
+        manager.leave(conns[leaver])
+        fail.set()
+        with pytest.raises(TableError) as refused:
+            await fourth
+        assert refused.value.code == "busy" and not live.table.is_over
+        monkeypatch.setattr(store, "append", real_append)
+        assert leaver in live.timers and live.table.players[leaver].left_at is not None
+        assert live.table.id not in manager._finished   # (not to be forgotten as finished)
+        # the last caller bids instead, and play goes on to the seat of the one who left
+        await manager.submit(conns[last], "call", "1A", None)
+        for _ in range(3):
+            if live.table.actor is leaver:
+                break
+            await manager.submit(conns[live.table.actor], "call", "Pass", None)
+        seq = live.table.seq
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if live.table.seq > seq:
+                break
+        assert leaver in live.stand_ins and live.table.seq > seq      # its stand-in acted
         await manager.stop()
 
     asyncio.run(scenario())

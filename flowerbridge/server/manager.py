@@ -1104,8 +1104,11 @@ class TableManager:
                     rebuilt = live.table.players[seat]
                     rebuilt.replaced, rebuilt.replaced_seq = player.replaced, player.replaced_seq
                     rebuilt.left_at = player.left_at
+                    rebuilt.joined = rebuilt.joined or player.joined
             except StoreError:
                 live.table = live.table.without(rows)
+            if before.is_over and not live.table.is_over:
+                self._not_over_after_all(live)
             # what the database holds from this seq on: this action (it landed, the
             # failure came after the commit), or one whose own write was reported
             # failed while the database could not be read, never sent to anyone
@@ -1118,6 +1121,23 @@ class TableManager:
                                          "made — try again") from None
             log.warning("table %s: seq %d was stored after all", live.table.id, rows[0].seq)
         return rows
+
+    def _not_over_after_all(self, live: LiveTable) -> None:
+        """The session's last action was not stored: the table, over in memory while its
+        commit was on its way, is open again. A person who left meanwhile was taken as
+        leaving a finished table (no stand-in clock, the table kept as finished, to be
+        forgotten): they are away now, and their stand-in comes as for anyone who leaves
+        (their seat was left with no stand-in for good)."""
+        self._finished.pop(live.table.id, None)
+        for seat, player in live.table.players.items():
+            if player.player != HUMAN or not player.joined or live.seat_connected(seat) \
+                    or seat in live.stand_ins or seat in live.timers:
+                continue
+            if player.left_at is None and not self._stopping:
+                player.left_at = self.clock()
+                self._record_away(live, seat)
+            self._start_stand_in_clock(live, seat)
+        self._publish_presence(live)
 
     def _made(self, live: LiveTable, rows: list[Event]) -> None:
         """Tell the table about stored events: reviews, messages, the bots' turn."""
