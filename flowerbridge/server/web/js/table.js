@@ -98,7 +98,7 @@ function actedElsewhere() {
 function sendCall(call) {
   state.pendingLevel = null;
   state.currentCall = null;  // the next turn's tab stop is Pass again
-  actedAt = performance.now();
+  acted();
   act({ type: "call", call });
 }
 
@@ -112,11 +112,39 @@ function sendCall(call) {
 // moved up into its place (and took the Pass back); and where Take back brought the
 // bidding box back, on the call that lay there now (and made it). So a Take back counts as
 // acting, and the calls' buttons drop it too.
+// A click the browser does not count as a double one (a slower second tap, 0.45 to 0.65 s
+// after the first, which a person unsure the first registered makes) landed there too, on
+// the Take back that had moved under it, and took the call back: a click soon after acting,
+// at the place the acting click was made, on another control than it pressed, is dropped
+// as well. (The same control there is a turn come round again: Pass, Pass, where the
+// others call at once.)
 const DOUBLE_CLICK_MS = 1000;
+const SAME_PLACE_PX = 16;
 let actedAt = -Infinity;
+let actedPoint = null;      // where the pointer went down for the action, and on what
+let pointerAt = null;
+document.addEventListener("pointerdown", (event) => {
+  pointerAt = { x: event.clientX, y: event.clientY, at: performance.now(), control: controlOf(event.target) };
+}, true);
+
+// What a control does, the same across redraws: a call, a card, a button by its id.
+function controlOf(target) {
+  const control = target?.closest?.("button, .card");
+  if (!control) return null;
+  if (control.dataset.call) return `call ${control.dataset.call}`;
+  if (control.dataset.code) return `card ${control.dataset.code}`;
+  return control.id ? `#${control.id}` : null;
+}
+
+function acted() {
+  actedAt = performance.now();
+  actedPoint = pointerAt && actedAt - pointerAt.at < DOUBLE_CLICK_MS ? pointerAt : null;
+}
 
 function secondClick(event) {
-  return event.detail >= 2 && performance.now() - actedAt < DOUBLE_CLICK_MS;
+  if (event.detail < 1 || performance.now() - actedAt >= DOUBLE_CLICK_MS) return false;   // (a key's)
+  return event.detail >= 2 || (actedPoint !== null && controlOf(event.target) !== actedPoint.control
+    && Math.hypot(event.clientX - actedPoint.x, event.clientY - actedPoint.y) <= SAME_PLACE_PX);
 }
 
 // a call by its button (a key's call is sent by sendCall itself)
@@ -125,7 +153,7 @@ function clickedCall(call, event) {
 }
 
 function sendPlay(code) {
-  actedAt = performance.now();
+  acted();
   act({ type: "play", card: code });
 }
 
@@ -192,7 +220,7 @@ function takeBack() {
   // (stale) and the page said "The table moved on before that arrived"
   if (state.takingBack === connection.seq) return;
   state.takingBack = connection.seq;
-  actedAt = performance.now();
+  acted();
   state.advice = null;
   // not sent (offline): a press once connected again is a first press, not a double one
   // (it did nothing until the table moved on)
