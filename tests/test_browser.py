@@ -313,6 +313,20 @@ def test_r9_r15_on_a_phone_a_tables_rule_options_are_one_line_above_the_bidding_
     assert not south.errors and not wide.errors
 
 
+def test_lobby_on_a_phone_a_table_created_for_one_person_shows_its_way_in(browser, server):
+    # the heading focused, "Go to your table" lay below the screen's foot (390 x 844):
+    # nothing seemed to have happened
+    phone = open_page(browser, server, "/", viewport={"width": 390, "height": 844})
+    phone.wait_for_selector("#seat-choices select[name=player_N]")
+    phone.click("#create-button")                   # the defaults: South, three bots
+    go = phone.locator("#go-to-table a")
+    go.wait_for()
+    box = go.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box
+    assert phone.locator("#created-title").evaluate("e => e === document.activeElement")
+    assert not phone.errors
+
+
 def test_lobby_a_double_click_on_create_table_creates_one_table(browser, server):
     # A double click (the second click 150 ms after the first, once the first table
     # was made) created two tables of one name, and showed the invitations of one; a

@@ -582,6 +582,10 @@ async function main() {
       // the news, said by the heading a screen reader reads on focus ("Invitations to
       // Friday"), and the keyboard's place is at the links
       document.getElementById("created-title").focus();
+      // and the way in stays in view with it (on a phone it lay below the screen's foot,
+      // and nothing seemed to have happened)
+      const go = document.getElementById("go-to-table");
+      if (!go.classList.contains("hidden")) go.scrollIntoView({ block: "nearest" });
       shown = created;
       pointToEarlierLinks(null);
       refreshTables();
