@@ -805,6 +805,11 @@ def test_the_table_pages_help_leads_with_the_rules_in_a_tab_of_their_own(browser
     assert (link.get_attribute("href"), link.get_attribute("target")) == ("/static/rules.html", "_blank")
     rules = open_page(browser, server, "/static/rules.html")
     assert rules.locator("h1").first.inner_text() and not rules.errors
+    # then how to play by the mouse or a touch, before the keys (a phone's Help was all keys)
+    headings = south.locator("#keys-dialog h3").all_inner_texts()
+    assert headings[:2] == ["Playing", "Keyboard"], headings
+    playing = south.locator("#keys-dialog h3 + p").first.inner_text()
+    assert playing.startswith("Click or tap a card to play it") and "tap it" in playing
     assert not south.errors
 
 
