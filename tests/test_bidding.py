@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowerbridge import Deal, Denomination, HandState, Seat, parse_call, parse_cards
+from flowerbridge import Deal, Denomination, HandState, Seat, Suit, parse_call, parse_cards
 from flowerbridge.bots.bidding import (MAX_POINTS, HandFacts, auction_meanings, choose_call,
                                        explain_call, shown_by_seat, system_table)
 
@@ -24,6 +24,22 @@ def _bid(hand: str, *calls: str, dealer: Seat = Seat.N):
     auction = _auction(*calls, dealer=dealer)
     seat = dealer.next(len(calls))
     return choose_call(parse_cards(hand), auction, seat)
+
+
+def test_bidding_a_game_bid_opposite_a_passed_partner_is_not_read_as_more_points_than_a_hand_holds():
+    # A person at a table of bots bid game on their own judgement (4A, 21 points) over their
+    # partner's pass and competitive raise: read as 38+ points (game at 38, less the pass's
+    # 0), and partner, a bot with 16, bid a grand slam on it (a review, in the browser).
+    calls = ("Pass", "1P", "1A", "2P", "2A", "3P", "4A", "Pass")
+    north = "12B 8A 7A 5A 2A 11R 4R 3R 2R 9P 6P 4P 3P"
+    bid = _bid(north, *calls)
+    assert bid.call.is_pass, bid
+    said = explain_call(_auction(*calls), 6)
+    assert said == ("game: 5+ Bright Animals, 38+ points, partnership 38+ (a hand rarely holds more than 32: "
+                    "its points are not counted on)")
+    # the shape is still read: North's partner shows 5+ Bright Animals, and 13+ points from its overcall
+    shown = shown_by_seat(_auction(*calls))[Seat.S]
+    assert shown.points == (13, MAX_POINTS) and shown.min_length[Suit.ANIMALS] >= 5
 
 
 def test_bidding_jump_raise_names_the_points_opener_bids_game_with():

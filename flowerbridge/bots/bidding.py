@@ -27,7 +27,7 @@ document and this table agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Iterable, Sequence
 
@@ -45,6 +45,13 @@ MAX_POINTS = 60
 
 FIT = 10
 """Cards in one suit between the partners that make it a trump fit (of 20 in a suit)."""
+
+MOST_POINTS_READ = 32
+"""The most points a call is read as showing in one hand. A row that needs partnership
+points reads the rest as the caller's (game at 38, less partner's least shown): opposite a
+partner who passed, a person's game bid on their own judgement read as 38+ points, which two
+hands in 100,000 hold, and partner bid a grand slam on it. Past this (about one hand in a
+thousand holds more) a call's points are not read: it shows its shape alone."""
 
 GAME_LEVEL = {Denomination.P: 5, Denomination.R: 4, Denomination.A: 4, Denomination.NT: 3}
 """The lowest level whose contract points reach a game (100) on their own."""
@@ -460,7 +467,11 @@ def _read(call: Call, ctx: Context) -> Bid:
         meaning = meaning | m
     rules = [rule for rule, _ in matches]
     barred = [s for s in Suit if s not in ctx.own_suits]
-    return Bid(call, rules[0], meaning, describe(rules, call, meaning, ctx.partner_shows.points[0], barred))
+    said = describe(rules, call, meaning, ctx.partner_shows.points[0], barred)
+    if meaning.points[0] > MOST_POINTS_READ:
+        meaning = replace(meaning, points=(0, meaning.points[1]))
+        said += f" (a hand rarely holds more than {MOST_POINTS_READ}: its points are not counted on)"
+    return Bid(call, rules[0], meaning, said)
 
 
 def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0,
