@@ -1510,6 +1510,14 @@ def test_rules_prints_how_to_play_for_a_terminal_with_the_engines_figures(cli, m
         assert re.search(rf"^{name} +{first} +{first + second}$", out, re.M), name
     assert f"defenders score {options.undertrick_penalty} above the line" in out
     assert "n + 6 of the 13 tricks" in out and "\u00a0" not in out
+    # the bots' count, said as they count (a player counted the honor count, and found the
+    # bots' "at most 14 points" wrong of a hand of 21)
+    from flowerbridge.bots.bidding import HandFacts
+    from flowerbridge.cards import parse_cards
+    said = re.search(r"Their points are counted by rank: 4, 3, 2 and 1 for the four highest ranks of each "
+                     r"suit, every copy \(in Bright Animals 12B 4, 11B 3, 8B 2, 3B 1\)", " ".join(out.split()))
+    assert said, out
+    assert [HandFacts.of(parse_cards(code)).points for code in ("12B", "11B", "8B", "3B", "7A")] == [4, 3, 2, 1, 0]
     # what the page says of the web site alone is left out
     assert not re.search(r"this site|deck page|the deck shows|lobby|beside the table", out), out
     # at a terminal 40 columns wide, every line fits, and a table too wide is a line a row
