@@ -123,9 +123,29 @@ def test_to_pbn_writes_each_card_once_and_refuses_what_is_no_card():
                            ([[0, True], [1, 2], [3, 4], [5, 6]], "hand N: True is no card"),
                            ([[0, "1"], [2, 3], [4, 5], [6, 7]], "hand N: '1' is no card"),
                            ([[0, 0], [1, 2], [3, 4], [5, 6]], "card C2 is dealt twice"),
-                           ([[0, 1], [2, 3], [4, 5]], "4 hands, not 3")):
+                           ([[0, 1], [2, 3], [4, 5]], "4 hands, not 3"),
+                           # (hands of unequal sizes were written, which parse_pbn refused;
+                           # None and 5 were a TypeError)
+                           ([[0], [1], [2], []], r"same number of cards \(1 to 13\), not 1, 1, 1, 0"),
+                           (None, "4 hands, each an iterable of card indices"),
+                           (5, "4 hands, each an iterable of card indices")):
         with pytest.raises(PBNError, match=complaint):
             to_pbn(bad)
+
+
+def test_bridge_dd_table_refuses_a_solver_that_is_not_a_bridge_one():
+    # a solver of another geometry read the cards as its own: a wrong table, silently
+    # (Geometry(4, 14, 1)), or a card "out of range 0..29"; a falsy one was replaced
+    from flowerbridge.solver import FLOWER, DoubleDummy, Geometry
+    from flowerbridge.solver.bridge import dd_table
+    pbn = "N:AKQ2.JT9.876.543 JT9.876.543.AKQ2 876.543.AKQ2.JT9 543.AKQ2.JT9.876"
+    for solver, what in ((DoubleDummy(Geometry(4, 14, 1), 1), r"a DoubleDummy of Geometry\(suits=4, ranks=14"),
+                         (DoubleDummy(FLOWER, 1), r"a DoubleDummy of Geometry\(suits=3"),
+                         ("abc", "a str"), (0, "an int")):
+        with pytest.raises(PBNError, match=rf"^solver must be a Bridge DoubleDummy \(DoubleDummy\(BRIDGE\)\), "
+                                           rf"not {what}"):
+            dd_table(pbn, solver)
+    assert dd_table(pbn, DoubleDummy(BRIDGE, 1)) == dd_table(pbn)
 
 
 def test_dd_table_many_of_one_pbn_string_says_it_takes_a_list():

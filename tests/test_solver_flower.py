@@ -940,7 +940,9 @@ def test_dd_tables_check_every_deal_before_solving_any(monkeypatch, workers):
     monkeypatch.setattr(core.DoubleDummy, "ns_table", lambda self, hands: solved.append(hands) or [[0] * 4] * 4)
     good = [[c.index for c in h] for h in Deal.from_seed(0).hands]
     for bad, message in (([[0]], "deal 4: a position has 4 hands, not 1"),
-                         ([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 8, 9]], "deal 4: card 0 appears more than 2")):
+                         ([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 8, 9]], "deal 4: card 0 appears more than 2"),
+                         # (four empty hands passed, and failed once the tables before were solved)
+                         ([[], [], [], []], "deal 4: no cards left to play")):
         with pytest.raises(SolverInputError, match=message):
             dd_tables([good] * 3 + [bad], FLOWER, workers=workers)
         with pytest.raises(SolverInputError, match=message):

@@ -142,6 +142,35 @@ def test_a_shared_tables_fill_is_read_without_racing_the_owners_search():
     assert 0 < used <= blocks and (used, blocks) == (solver.stats["blocks_used"], solver.stats["blocks"])
 
 
+def test_a_table_larger_than_memory_holds_is_said_as_a_solver_error_and_a_memory_error():
+    # a bare MemoryError() at the first search, with no message, not a FlowerBridgeError
+    from flowerbridge.errors import FlowerBridgeError
+    from flowerbridge.solver import FLOWER, DoubleDummy, SolverMemoryError, dd_tables
+    position = [[0, 1], [10, 11], [20, 21], [2, 3]]
+    said = r"^out of memory for a transposition table of \d+ MB \(a smaller memory_mb may fit\)$"
+    for attempt in (lambda: DoubleDummy(FLOWER, 65536).card_values(position, None, 0),
+                    lambda: dd_tables([position], FLOWER, memory_mb=65536, workers=2),      # one table shared
+                    lambda: dd_tables([position] * 3, FLOWER, memory_mb=65536, workers=2)):  # one a thread
+        with pytest.raises(SolverMemoryError, match=said) as refused:
+            attempt()
+        assert isinstance(refused.value, FlowerBridgeError) and isinstance(refused.value, MemoryError)
+    assert DoubleDummy(FLOWER, 1).card_values(position, None, 0)[0] == 0     # and solving goes on
+
+
+def test_a_geometry_of_numpy_integers_is_one_of_pythons_and_nothing_else_is_taken():
+    # NumPy int8 counts overflowed in the deck's size (-112 cards): "negative count", or an
+    # IndexError, from inside the packing
+    np = pytest.importorskip("numpy")
+    from flowerbridge.solver import DoubleDummy, Geometry, SolverInputError
+    from flowerbridge.solver.bridge import parse_pbn
+    geometry = Geometry(*np.array([4, 13, 1], dtype=np.int8))
+    assert geometry == Geometry(4, 13, 1) and type(geometry.cards) is int and geometry.cards == 52
+    assert DoubleDummy(geometry).dd_table(parse_pbn("N:A... K... Q... J...")) == [[1, 0, 1, 0]] * 5
+    for bad in ((1.0, 2, 3), (True, 2, 3), ("3", 10, 2)):
+        with pytest.raises(SolverInputError, match="geometry suits must be a whole number"):
+            Geometry(*bad)
+
+
 @pytest.mark.parametrize("memory_mb", [float("nan"), float("inf"), -float("inf"), 1e15, 0.5])
 def test_core_solver_refuses_a_memory_bound_it_cannot_hold_in_bytes(memory_mb):
     # the core's own check let NaN, infinities and huge sizes through to an undefined

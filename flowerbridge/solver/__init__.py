@@ -14,9 +14,10 @@ cards the first played wins).
 """
 
 from .core import (BRIDGE, DEFAULT_MEMORY_MB, FLOWER, DoubleDummy, Geometry, SearchCancelled, SolverBusyError,
-                   SolverInputError, dd_tables, iter_dd_tables, kept_memory, release_memory)
+                   SolverInputError, SolverMemoryError, dd_tables, iter_dd_tables, kept_memory, release_memory)
 from .game import SolverError, card_values, dd_table, dd_table_many, optimal_line, tricks
 
-__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SearchCancelled", "SolverBusyError",
-           "SolverInputError", "SolverError", "card_values", "dd_table", "dd_table_many", "dd_tables", "iter_dd_tables",
-           "kept_memory", "optimal_line", "release_memory", "tricks"]
+__all__ = ["BRIDGE", "DEFAULT_MEMORY_MB", "FLOWER", "DoubleDummy", "Geometry", "SearchCancelled",
+           "SolverBusyError", "SolverInputError", "SolverMemoryError", "SolverError", "card_values",
+           "dd_table", "dd_table_many", "dd_tables", "iter_dd_tables", "kept_memory", "optimal_line",
+           "release_memory", "tricks"]

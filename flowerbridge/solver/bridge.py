@@ -62,11 +62,18 @@ def parse_pbn(text: str) -> list[list[int]]:
 
 def to_pbn(hands) -> str:
     """The PBN text of four hands (N first) of card indices (``suit * 13 + rank``, 0 to 51),
-    each card once; a PBNError names anything else (it was left out of the text, or
-    written twice)."""
-    hands = list(hands)
+    each card once, as many in each hand; a PBNError names anything else (it was left out
+    of the text, or written twice)."""
+    try:
+        hands = [list(hand) for hand in hands]
+    except TypeError:   # (None, 5, a hand of 5: a TypeError from list())
+        raise PBNError("a PBN deal is 4 hands, each an iterable of card indices 0 to 51") from None
     if len(hands) != 4:
         raise PBNError(f"a PBN deal has 4 hands, not {len(hands)}")
+    # (hands of unequal sizes were written, and parse_pbn refused the text)
+    if len({len(hand) for hand in hands}) != 1 or not 1 <= len(hands[0]) <= 13:
+        raise PBNError(f"every hand must have the same number of cards (1 to 13), not "
+                       f"{', '.join(str(len(hand)) for hand in hands)}")
     seen: set[int] = set()
     indices: list[list[int]] = []
     for seat, hand in zip(SEAT_LETTERS, hands):
@@ -98,8 +105,16 @@ def table_dict(table) -> dict[str, dict[str, int]]:
 
 
 def dd_table(pbn: str, solver: DoubleDummy | None = None) -> dict[str, dict[str, int]]:
-    """Double-dummy table of a PBN deal: declarer's side's tricks."""
-    solver = solver or DoubleDummy(BRIDGE, DEFAULT_MEMORY_MB)
+    """Double-dummy table of a PBN deal: declarer's side's tricks; ``solver``, where given,
+    a Bridge one (``DoubleDummy(BRIDGE)``: a solver of another geometry read the cards as
+    its own, and its table was wrong)."""
+    if solver is None:
+        solver = DoubleDummy(BRIDGE, DEFAULT_MEMORY_MB)
+    elif not isinstance(solver, DoubleDummy) or solver.geometry != BRIDGE:
+        name = type(solver).__name__
+        what = f"a DoubleDummy of {solver.geometry}" if isinstance(solver, DoubleDummy) \
+            else f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+        raise PBNError(f"solver must be a Bridge DoubleDummy (DoubleDummy(BRIDGE)), not {what}")
     return table_dict(solver.dd_table(parse_pbn(pbn)))
 
 

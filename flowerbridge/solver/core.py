@@ -43,6 +43,17 @@ MAX_MEMORY_MB = 65536
 """The largest ``memory_mb`` taken (64 GB): a bound on a slip, not on the machine."""
 
 
+def _index(value: object, what: str) -> int:
+    """``value`` as a whole number (an int, or a NumPy integer), else a
+    :class:`SolverInputError`: 1.7 or True is not taken for 1."""
+    if isinstance(value, bool):
+        raise SolverInputError(f"{what} must be a whole number, not {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise SolverInputError(f"{what} must be a whole number, not {value!r}") from None
+
+
 @dataclass(frozen=True)
 class Geometry:
     """The shape of a deck: suits, ranks per suit and identical copies per card."""
@@ -50,6 +61,12 @@ class Geometry:
     suits: int
     ranks: int
     copies: int
+
+    def __post_init__(self) -> None:
+        # whole numbers as Python's (a NumPy int8's product overflowed: a deck of -112
+        # cards), and nothing else (1.0 or True is no count)
+        for name in ("suits", "ranks", "copies"):
+            object.__setattr__(self, name, _index(getattr(self, name), f"geometry {name}"))
 
     @property
     def cards(self) -> int:
@@ -62,17 +79,6 @@ FLOWER = Geometry(3, 10, 2)
 
 BRIDGE = Geometry(4, 13, 1)
 """Contract Bridge: clubs, diamonds, hearts, spades (suit 0..3); 2..A (rank 0..12)."""
-
-
-def _index(value: object, what: str) -> int:
-    """``value`` as a whole number (an int, or a NumPy integer), else a
-    :class:`SolverInputError`: 1.7 or True is not taken for 1."""
-    if isinstance(value, bool):
-        raise SolverInputError(f"{what} must be a whole number, not {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise SolverInputError(f"{what} must be a whole number, not {value!r}") from None
 
 
 def _hands(hands: object) -> list[list]:
@@ -104,6 +110,16 @@ class SolverInputError(FlowerBridgeError):
 class SolverBusyError(FlowerBridgeError):
     """A :class:`DoubleDummy` asked to search while it is searching on another
     thread (an instance serves one thread at a time)."""
+
+
+class SolverMemoryError(FlowerBridgeError, MemoryError):
+    """The memory for a solver's transposition table could not be had: a
+    :class:`FlowerBridgeError` that says so, and a :class:`MemoryError`."""
+
+
+def _no_memory(memory_mb: float) -> SolverMemoryError:
+    return SolverMemoryError(f"out of memory for a transposition table of {memory_mb:g} MB "
+                             "(a smaller memory_mb may fit)")
 
 
 class SearchCancelled(Exception):
@@ -260,6 +276,8 @@ class DoubleDummy(_Positions):
                 raise SolverBusyError("this DoubleDummy is already searching (on another thread, or in "
                                       "the call a signal handler interrupted): an instance serves one "
                                       "search at a time (make one per thread)") from None
+            except MemoryError:     # (the core's own said nothing: a bare MemoryError())
+                raise _no_memory(self.memory_mb) from None
 
     # --------------------------------------------------------------- solving
 
@@ -447,7 +465,10 @@ def _borrow_team(geometry: Geometry, memory_mb: float, n: int) -> list[DoubleDum
             return free.pop()
     team = [DoubleDummy(geometry, memory_mb) for _ in range(n)]
     for solver in team[1:]:
-        solver._core.share(team[0]._core)
+        try:
+            solver._core.share(team[0]._core)   # (the shared table is made here)
+        except MemoryError:
+            raise _no_memory(memory_mb) from None
     return team
 
 
@@ -599,6 +620,8 @@ def iter_dd_tables(deals: Sequence, geometry: Geometry = FLOWER, *, workers: int
         try:
             deals[number - 1] = deal = _hands(deal)     # read once: a hand may be an iterator
             checker._position(deal, None, 0, ())
+            if not deal[0]:     # (four empty hands passed, and failed once solving began)
+                raise SolverInputError("no cards left to play")
         except SolverInputError as exc:
             raise SolverInputError(f"deal {number}: {exc}") from None
     workers = min(workers, int(memory_mb))
