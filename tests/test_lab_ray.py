@@ -438,6 +438,28 @@ def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_ad
     assert not (tmp_path / "lab").exists()
 
 
+@pytest.mark.parametrize("address", ["10.0.0.5:6379", "ray://10.0.0.5:10001"])
+def test_lab_ray_cluster_of_another_ray_version_names_both_versions(tmp_path, monkeypatch, address):
+    # Ray's first line alone was said ("Version mismatch: The cluster was started with:"),
+    # no version, and then the hints of other failures (token authentication, Ray Client)
+    from flowerbridge.lab import LabError, runner
+
+    def refuse(**kwargs):
+        raise RuntimeError("Version mismatch: The cluster was started with:\n    Ray: 2.60.0\n"
+                           "    Python: 3.11.7\nThis process on node 10.0.0.9 was started with:\n"
+                           "    Ray: 2.59.0\n    Python: 3.11.7\n")
+
+    monkeypatch.setattr(runner, "_check_reachable", lambda address: None)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with pytest.raises(LabError) as refused:
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=address)
+    assert str(refused.value) == (f"cannot join the Ray cluster at {address}: the cluster runs Ray 2.60.0 on "
+                                  "Python 3.11.7, this machine Ray 2.59.0 on Python 3.11.7: the same versions "
+                                  "are needed on both")
+
+
 def test_lab_on_ray_a_client_connection_lost_is_one_error_line_to_resume(ray_address, tmp_path, monkeypatch):
     # A ray:// run whose cluster goes away: Ray Client raises ConnectionError("Client is shutting
     # down."), which reached the user as that alone, with no word of what was kept

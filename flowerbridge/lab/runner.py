@@ -559,6 +559,20 @@ def _ray_failure(exc: BaseException) -> str:
     return first
 
 
+def _version_mismatch(text: str) -> str | None:
+    """Ray's refusal of a machine whose Ray or Python is not the cluster's, said in one
+    line with both versions (its first line was "Version mismatch: The cluster was started
+    with:", the versions on the lines after it); None for any other failure."""
+    if not text.startswith("Version mismatch"):
+        return None
+    ray_versions = re.findall(r"^\s*Ray: (\S+)", text, re.M)
+    pythons = re.findall(r"^\s*Python: (\S+)", text, re.M)
+    if len(ray_versions) != 2 or len(pythons) != 2:
+        return None
+    return (f"the cluster runs Ray {ray_versions[0]} on Python {pythons[0]}, this machine Ray "
+            f"{ray_versions[1]} on Python {pythons[1]}: the same versions are needed on both")
+
+
 def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict[str, str]]) -> Results:
     try:
         import ray
@@ -590,6 +604,9 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
                 hint += f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001"
             # (the first line; "!r" on the whole condition quoted it: "at HOST:6379: 'Failed ...'")
             said = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            versions = _version_mismatch(str(exc))
+            if versions:    # (its first line named no version, and the hints were of other failures)
+                said, hint = versions, ""
             if target == "auto" and "Could not find any running Ray instance" in said:
                 # (Ray's own words sent the user to an `--address` flag the lab does not have)
                 said = ("no Ray cluster runs on this machine: start one (ray start --head), "
