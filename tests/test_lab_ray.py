@@ -126,7 +126,10 @@ def test_lab_on_ray_a_worker_that_keeps_dying_is_one_error_line_to_resume(ray_ad
     done = _lab_on_ray(ray_address, tmp_path, "labbots:Crash")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
-    assert "the Ray cluster lost its work" in line and "run the same command to resume" in line
+    # what was kept said as a local worker's loss says it (it said "run the same command to
+    # resume" where nothing was saved and the folder was gone)
+    assert "the Ray cluster lost its work" in line and line.endswith("; nothing was saved"), line
+    assert not (tmp_path / "out").exists()
 
 
 def test_lab_ray_address_where_something_else_answers_is_one_error_at_once(tmp_path):
@@ -465,14 +468,25 @@ def test_lab_on_ray_a_client_connection_lost_is_one_error_line_to_resume(ray_add
     # down."), which reached the user as that alone, with no word of what was kept
     from flowerbridge.lab import LabError
 
+    real_wait, waits = ray.wait, []
+
     def gone(*args, **kwargs):
-        raise ConnectionError("Client is shutting down.")
+        waits.append(1)
+        if len(waits) > 1:      # the first chunk comes back; then the cluster is gone
+            raise ConnectionError("Client is shutting down.")
+        return real_wait(*args, **kwargs)
 
     monkeypatch.setattr(ray, "wait", gone)
     with pytest.raises(LabError) as lost:
-        run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
+        run(tmp_path / "lab", ["deals"], n=20, seed=1, chunk_size=10, ray_address=ray_address)
     assert str(lost.value) == (f"the connection to the Ray cluster at {ray_address} was lost (Client is "
-                               "shutting down); run the same command to resume")
+                               f"shutting down); 1 chunk finished by this run is saved in {tmp_path / 'lab'}: "
+                               "run the same command to resume")
+    waits.clear()
+    monkeypatch.setattr(ray, "wait", lambda *a, **k: (_ for _ in ()).throw(ConnectionError("Client is shutting down.")))
+    with pytest.raises(LabError) as lost:
+        run(tmp_path / "new", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
+    assert str(lost.value).endswith("was lost (Client is shutting down); nothing was saved")
 
 
 @pytest.mark.parametrize("given", ["address", "auto"])

@@ -634,15 +634,17 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
                 text = ray.get(done[0])
             except ray.exceptions.RayTaskError as exc:
                 raise LabError(_ray_failure(exc)) from None
+            # (worded by run() with what the run kept, as a local worker's loss is: it said
+            # "run the same command to resume" where nothing was saved and the folder was gone)
             except ray.exceptions.RayError as exc:  # a worker or node lost, out of memory
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 where = f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: " if chunk else ""
-                raise LabError(f"{where}the Ray cluster lost its work ({type(exc).__name__}: {first}); "
-                               "run the same command to resume") from None
+                raise WorkerLost([], "", starting=f"{where}the Ray cluster lost its work "
+                                                  f"({type(exc).__name__}: {first})") from None
             except ConnectionError as exc:  # (a ray:// client's cluster gone: "Client is shutting down.")
                 first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
-                raise LabError(f"the connection to the Ray cluster at {target} was lost ({first}); "
-                               "run the same command to resume") from None
+                raise WorkerLost([], "", starting=f"the connection to the Ray cluster at {target} was lost "
+                                                  f"({first})") from None
             yield chunk, text
     finally:
         if connected_here:
