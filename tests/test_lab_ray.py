@@ -196,6 +196,32 @@ def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(
     assert not (tmp_path / "lab").exists()
 
 
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_lab_ray_port_that_is_neither_of_the_two_is_one_error_at_once(tmp_path, scheme):
+    # a node's raylet or object-manager port: gRPC that serves neither method. Ray took 20 to
+    # 30 seconds, printing its own lines, and its error came with hints of other failures
+    import grpc
+    from concurrent import futures
+
+    from flowerbridge.lab import LabError
+
+    class Neither(grpc.GenericRpcHandler):
+        def service(self, details):
+            return None     # (grpc answers "unimplemented")
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[Neither()])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with pytest.raises(LabError) as refused:
+            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"{scheme}127.0.0.1:{port}")
+    finally:
+        server.stop(None)
+    assert str(refused.value).startswith(f"cannot join the Ray cluster at {scheme}127.0.0.1:{port}: that port "
+                                         "answers gRPC, but neither as the cluster's own port")
+    assert not (tmp_path / "lab").exists()
+
+
 def test_lab_ray_auto_checks_the_address_ray_address_names(tmp_path, monkeypatch):
     import socket
 

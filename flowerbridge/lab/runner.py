@@ -521,8 +521,18 @@ def _check_port_kind(address: str, where: tuple[str, int], timeout: float) -> No
     host, port = where
     target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     client = address.startswith("ray://")
-    if _serves(target, _GCS_METHOD if client else _CLIENT_METHOD, timeout) is not True \
-            or _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout) is not False:
+    wanted = _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout)
+    if wanted is not False:
+        return
+    other = _serves(target, _GCS_METHOD if client else _CLIENT_METHOD, timeout)
+    if other is False:
+        # another of Ray's gRPC ports (a node's raylet, its object manager): Ray took 20 to
+        # 30 seconds, and its error came with hints of other failures
+        raise LabError(f"cannot join the Ray cluster at {address}: that port answers gRPC, but neither as "
+                       "the cluster's own port (`ray start --port`, 6379 unless set otherwise: give it as "
+                       "HOST:PORT) nor as its Ray Client server's (10001 unless set otherwise: give it as "
+                       "ray://HOST:PORT); another of Ray's ports, a node's own, is neither")
+    if other is not True:
         return
     if client:
         raise LabError(f"cannot join the Ray cluster at {address}: that port is the cluster's own "
