@@ -32,8 +32,12 @@ lint: install
 test: install lint
 	$(BIN)/python -m pytest -n auto
 
+# the server, on PORT (make run PORT=8001: 8000 is many tools' default). Ctrl+C is how it
+# stops: its status 130 is no failure here (make said "Error 130", as if it had crashed)
+PORT ?= 8000
+run: SHELL := /bin/bash
 run: install
-	$(BIN)/flowerbridge serve
+	$(BIN)/flowerbridge serve --port $(PORT) || test $$? -eq 130
 
 # every benchmark but bench_solver_ab.py, which compares this build with
 # another one named on its command line

@@ -174,6 +174,7 @@ def _log_to_stderr() -> Callable[[], None]:
 
 
 def _open_and_serve(args, opened: list[Store]) -> int:
+    import errno
     import socket
 
     from ..server.store import Store, default_database
@@ -188,7 +189,9 @@ def _open_and_serve(args, opened: list[Store]) -> int:
         sock.listen(2048)
     except OSError as exc:
         sock.close()
-        raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+        # (a port in use is likely: 8000 is many tools' default; what to do said)
+        other = " (another port: --port N, or --port 0 for any free one)" if exc.errno == errno.EADDRINUSE else ""
+        raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}{other}") from None
     unlog = _log_to_stderr()
     store = None
     try:
