@@ -464,6 +464,8 @@ def _passed_out():
     (lambda game: game.dd_table_many(Deal.from_seed(1)), "dd_table_many solves many deals"),
     (lambda game: game.dd_table_many([None]), "a deal .* is solved, not null"),
     (lambda game: game.dd_table_many(5), "solves a list of deals, not a number"),
+    # (a SolverInputError, where every other refusal here is a SolverError)
+    (lambda game: game.dd_table_many([Deal.from_seed(1)], workers=0), "^workers must be at least 1, not 0$"),
     (lambda game: game.dd_table("N:AKQ"), "a deal .* is solved, not a string"),
     (lambda game: game.card_values(Deal.from_seed(1)), "a hand in play .* is solved, not a Deal"),
     # a hand still in its auction, or passed out: no card to value, and none to claim

@@ -141,5 +141,8 @@ def dd_table_many(deals: Iterable[Deal | HandState], *, workers: int = 2,
         deals = list(deals)
     except TypeError:
         raise SolverError(f"dd_table_many solves a list of deals, not {_what(deals)}") from None
-    tables = dd_tables([_hands_of(d) for d in deals], FLOWER, workers=workers, memory_mb=memory_mb)
+    try:
+        tables = dd_tables([_hands_of(d) for d in deals], FLOWER, workers=workers, memory_mb=memory_mb)
+    except SolverInputError as exc:     # (SolverError, as the others here say theirs: workers=0)
+        raise SolverError(str(exc)) from None
     return [_as_dict(t) for t in tables]
