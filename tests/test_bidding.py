@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from flowerbridge import Deal, Denomination, HandState, Seat, Suit, parse_call, parse_cards
 from flowerbridge.bots.bidding import (MAX_POINTS, HandFacts, auction_meanings, choose_call,
-                                       explain_call, shown_by_seat, system_table)
+                                       explain_call, read_auction, shown_by_seat, system_table)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bidding.md"
 
@@ -35,11 +35,15 @@ def test_bidding_a_game_bid_opposite_a_passed_partner_is_not_read_as_more_points
     bid = _bid(north, *calls)
     assert bid.call.is_pass, bid
     said = explain_call(_auction(*calls), 6)
-    assert said == ("game: 5+ Bright Animals, 38+ points, partnership 38+ (a hand rarely holds more than 32: "
-                    "its points are not counted on)")
+    # (without its figures: "38+ points, partnership 38+ (... not counted on)" contradicted itself)
+    assert said == ("game: 5+ Bright Animals (its points are not read: it would show 38+, and a hand rarely "
+                    "holds more than 32)")
     # the shape is still read: North's partner shows 5+ Bright Animals, and 13+ points from its overcall
-    shown = shown_by_seat(_auction(*calls))[Seat.S]
-    assert shown.points == (13, MAX_POINTS) and shown.min_length[Suit.ANIMALS] >= 5
+    shown, replayed = read_auction(_auction(*calls))
+    assert shown[Seat.S].points == (13, MAX_POINTS) and shown[Seat.S].min_length[Suit.ANIMALS] >= 5
+    # and a sampler does not deal South hands that would make its calls (none would: it threw
+    # away every world it dealt, and dealt one that ignored every hidden player's calls)
+    assert Seat.S not in replayed and Seat.N in replayed
 
 
 def test_bidding_jump_raise_names_the_points_opener_bids_game_with():

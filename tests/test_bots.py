@@ -1258,6 +1258,17 @@ def test_sampled_worlds_deal_hidden_players_hands_that_would_make_their_calls_ag
                 assert makes_calls(HandFacts.of(world.hands[seat]), calls[seat]), (seat, world.hands[seat])
 
 
+def test_sampled_worlds_take_a_call_read_past_belief_for_its_shape_alone():
+    # A person's 4A opposite a passed partner reads as 38+ points: its points are not read
+    # (docs/bidding.md), but its call was still replayed, which no hand dealt made: every
+    # world was thrown away, and the one used ignored every hidden player's calls.
+    state = _state_from(HANDS, "Pass 1P 1A 2P 2A 3P 4A Pass Pass Pass".split(), [])
+    k = Knowledge(state.observation(state.actor))
+    sampler = Sampler(k)
+    assert Seat.S not in sampler.replay
+    assert sum(sampler.sample(random.Random(f"belief:{i}")).consistent for i in range(60)) >= 45    # (0 before)
+
+
 def test_sampling_is_reproducible_from_the_seed():
     state = _hand_in_play(11, 8)
     k = Knowledge(state.observation(state.actor))

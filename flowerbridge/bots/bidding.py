@@ -396,6 +396,9 @@ class Bid:
     rule: Rule | None
     meaning: Meaning
     explanation: str
+    # read as more points than a hand holds but rarely: its points not read (MOST_POINTS_READ),
+    # and the seat's calls not replayed by a sampler (no hand it deals would make them)
+    past_belief: bool = False
 
 
 def choose_call(hand: Iterable[Card], auction: Sequence[tuple[Seat, Call]], seat: Seat) -> Bid:
@@ -467,15 +470,20 @@ def _read(call: Call, ctx: Context) -> Bid:
         meaning = meaning | m
     rules = [rule for rule, _ in matches]
     barred = [s for s in Suit if s not in ctx.own_suits]
-    said = describe(rules, call, meaning, ctx.partner_shows.points[0], barred)
     if meaning.points[0] > MOST_POINTS_READ:
+        # (said with its figures, "38+ points, partnership 38+ (... not counted on)", it
+        # contradicted itself)
+        shown = meaning.points[0]
         meaning = replace(meaning, points=(0, meaning.points[1]))
-        said += f" (a hand rarely holds more than {MOST_POINTS_READ}: its points are not counted on)"
-    return Bid(call, rules[0], meaning, said)
+        said = (describe(rules, call, meaning, ctx.partner_shows.points[0], barred, partnership=False)
+                + f" (its points are not read: it would show {shown}+, and a hand rarely holds more than "
+                  f"{MOST_POINTS_READ})")
+        return Bid(call, rules[0], meaning, said, past_belief=True)
+    return Bid(call, rules[0], meaning, describe(rules, call, meaning, ctx.partner_shows.points[0], barred))
 
 
 def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points: int = 0,
-             barred: Sequence[Suit] = ()) -> str:
+             barred: Sequence[Suit] = (), partnership: bool = True) -> str:
     """One line for a hover: ``opening: 5+ Ribbons, longest suit, 15+ points``.
 
     ``rules`` are the rows that could have made the call (their names are
@@ -504,7 +512,7 @@ def describe(rules: Sequence[Rule], call: Call, meaning: Meaning, partner_points
     points = _points_text(meaning.points)
     if points:
         parts.append(points)
-    if all(rule.combined is not None for rule in rules):
+    if partnership and all(rule.combined is not None for rule in rules):
         parts.append(f"partnership {meaning.points[0] + partner_points}+")
     name = " or ".join(dict.fromkeys(rule.label for rule in rules))
     return f"{name}: {', '.join(parts)}" if parts else name
@@ -607,7 +615,7 @@ def read_auction(auction: Sequence[tuple[Seat, Call]]) -> tuple[dict[Seat, Meani
         contexts, bids = _contexts(auction, next_seat=auction[-1][0].lho)
         for (seat, call), ctx, bid in zip(auction, contexts, bids):
             shown[seat] = shown[seat] & bid.meaning
-            if bid.rule is None:
+            if bid.rule is None or bid.past_belief:
                 off_system.add(seat)
             calls.setdefault(seat, []).append((ctx, call))
     return shown, {seat: c for seat, c in calls.items() if seat not in off_system}
