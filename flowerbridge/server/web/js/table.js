@@ -143,8 +143,11 @@ function acted() {
 
 function secondClick(event) {
   if (event.detail < 1 || performance.now() - actedAt >= DOUBLE_CLICK_MS) return false;   // (a key's)
-  return event.detail >= 2 || (actedPoint !== null && controlOf(event.target) !== actedPoint.control
-    && Math.hypot(event.clientX - actedPoint.x, event.clientY - actedPoint.y) <= SAME_PLACE_PX);
+  if (event.detail >= 2) return true;
+  if (actedPoint === null
+    || Math.hypot(event.clientX - actedPoint.x, event.clientY - actedPoint.y) > SAME_PLACE_PX) return false;
+  // a card played is gone: the same code there now is its twin, slid under the pointer
+  return controlOf(event.target) !== actedPoint.control || actedPoint.control?.startsWith("card ");
 }
 
 // a call by its button (a key's call is sent by sendCall itself)
