@@ -32,12 +32,15 @@ lint: install
 test: install lint
 	$(BIN)/python -m pytest -n auto
 
-# the server, on PORT (make run PORT=8001: 8000 is many tools' default). Ctrl+C is how it
-# stops: its status 130 is no failure here (make said "Error 130", as if it had crashed)
-PORT ?= 8000
+# the server, on PORT (make run PORT=8001: 8000 is many tools' default; set here, not read
+# from the environment, where hosting services set PORT for their own). Ctrl+C is how it
+# stops: its status 130 is no failure here (make said "Error 130", as if it had crashed);
+# bash, whose wait for a child that handles Ctrl+C itself goes on after it (sh is
+# interrupted with it, and make said "Interrupt")
+PORT := 8000
 run: SHELL := /bin/bash
 run: install
-	$(BIN)/flowerbridge serve --port $(PORT) || test $$? -eq 130
+	$(BIN)/flowerbridge serve --port $(PORT) || { status=$$?; [ $$status -eq 130 ] || exit $$status; }
 
 # every benchmark but bench_solver_ab.py, which compares this build with
 # another one named on its command line

@@ -129,7 +129,7 @@ def test_serve_on_a_port_in_use_is_one_error_line(tmp_path):
     assert result.returncode == 2 and result.stdout == ""
     # (and what to do: 8000, make run's, is many tools' default)
     assert result.stderr == (f"error: cannot listen on 127.0.0.1:{port}: Address already in use (another port: "
-                             "--port N, or --port 0 for any free one)\n")
+                             "--port N, or --port 0 for any free one; make run PORT=N)\n")
     assert not (tmp_path / "t.db").exists()  # the refused server leaves nothing behind
 
 

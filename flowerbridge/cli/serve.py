@@ -190,7 +190,8 @@ def _open_and_serve(args, opened: list[Store]) -> int:
     except OSError as exc:
         sock.close()
         # (a port in use is likely: 8000 is many tools' default; what to do said)
-        other = " (another port: --port N, or --port 0 for any free one)" if exc.errno == errno.EADDRINUSE else ""
+        other = (" (another port: --port N, or --port 0 for any free one; make run PORT=N)"
+                 if exc.errno == errno.EADDRINUSE else "")
         raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}{other}") from None
     unlog = _log_to_stderr()
     store = None
