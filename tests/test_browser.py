@@ -4028,6 +4028,14 @@ def test_a_slow_second_click_on_a_call_does_not_press_the_take_back_moved_under_
     south.wait_for_timeout(200)
     south.locator("#take-back").evaluate(CLICK_AT, [x, y])
     south.wait_for_function("document.querySelector('#advice').textContent.startsWith('Taken back')")
+    # and a slow second tap on Take back itself, which stays where it is, is dropped too (it was
+    # sent, a second take back: where the person had called before, that call went too)
+    taken = south.locator("#advice").inner_text()
+    shown = south.evaluate(CALLS_SHOWN)
+    south.wait_for_timeout(450)
+    south.locator("#take-back").evaluate(CLICK_AT, [x, y])
+    south.wait_for_timeout(400)
+    assert south.locator("#advice").inner_text() == taken and south.evaluate(CALLS_SHOWN) >= shown
     # and within the second, elsewhere: taken too (the bid first made a second after the take
     # back, whose place the bid's button now lies at: so soon, the click would be dropped)
     south.wait_for_timeout(1100)

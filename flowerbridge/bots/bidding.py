@@ -424,7 +424,8 @@ def _choose(facts: HandFacts, ctx: Context) -> Call:
 def system_calls(auction: Sequence[tuple[Seat, Call]]) -> dict[Seat, list[tuple[Context, Call]]]:
     """Each seat's calls of ``auction``, each with the context it was made in,
     to replay on a hand with :func:`makes_calls`; a seat that made a call no
-    row of the system produces is left out (nothing could be replayed for it)."""
+    row of the system produces, or one read past belief (more than
+    :data:`MOST_POINTS_READ` points), is left out (nothing could be replayed for it)."""
     return read_auction(auction)[1]
 
 

@@ -146,8 +146,10 @@ function secondClick(event) {
   if (event.detail >= 2) return true;
   if (actedPoint === null
     || Math.hypot(event.clientX - actedPoint.x, event.clientY - actedPoint.y) > SAME_PLACE_PX) return false;
-  // a card played is gone: the same code there now is its twin, slid under the pointer
-  return controlOf(event.target) !== actedPoint.control || actedPoint.control?.startsWith("card ");
+  // the same call there is a turn come round again; a card played is gone (the same code
+  // there now is its twin, slid under the pointer), and Take back stays where it was (a
+  // second tap took back a second call)
+  return controlOf(event.target) !== actedPoint.control || !actedPoint.control?.startsWith("call ");
 }
 
 // a call by its button (a key's call is sent by sendCall itself)
