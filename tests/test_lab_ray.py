@@ -168,29 +168,36 @@ def test_lab_ray_clusters_own_port_given_as_a_ray_client_address_is_one_error_at
     assert time.monotonic() - began < 15 and not (tmp_path / "lab").exists()
 
 
-def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(tmp_path):
-    # A Ray Client server's port given as HOST:PORT: Ray logged a line a second for 20 s
-    # ("Failed to get cluster ID from GCS server: ... Method not found!"). Here a gRPC server
-    # that serves the Ray Client's method alone, as that port does
+def _refused_by_a_grpc_server(tmp_path, serves: str | None, scheme: str):
+    """A lab run given, as its Ray address (after ``scheme``), a gRPC server that serves
+    the method ``serves`` alone (or none): its port, and the refusal's ExceptionInfo."""
     import grpc
     from concurrent import futures
 
     from flowerbridge.lab import LabError
 
-    class RayClientLike(grpc.GenericRpcHandler):
+    class Serving(grpc.GenericRpcHandler):
         def service(self, details):
-            if details.method != "/ray.rpc.RayletDriver/ClusterInfo":
+            if details.method != serves:
                 return None     # (grpc answers "unimplemented")
             return grpc.unary_unary_rpc_method_handler(lambda request, context: b"")
 
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[RayClientLike()])
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[Serving()])
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
         with pytest.raises(LabError) as refused:
-            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"127.0.0.1:{port}")
+            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"{scheme}127.0.0.1:{port}")
     finally:
         server.stop(None)
+    return port, refused
+
+
+def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(tmp_path):
+    # A Ray Client server's port given as HOST:PORT: Ray logged a line a second for 20 s
+    # ("Failed to get cluster ID from GCS server: ... Method not found!"). Here a gRPC server
+    # that serves the Ray Client's method alone, as that port does
+    port, refused = _refused_by_a_grpc_server(tmp_path, "/ray.rpc.RayletDriver/ClusterInfo", "")
     assert str(refused.value) == (f"cannot join the Ray cluster at 127.0.0.1:{port}: that port is a Ray "
                                   f"Client server's, not the cluster's own: give it as ray://127.0.0.1:{port}")
     assert not (tmp_path / "lab").exists()
@@ -200,23 +207,7 @@ def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(
 def test_lab_ray_port_that_is_neither_of_the_two_is_one_error_at_once(tmp_path, scheme):
     # a node's raylet or object-manager port: gRPC that serves neither method. Ray took 20 to
     # 30 seconds, printing its own lines, and its error came with hints of other failures
-    import grpc
-    from concurrent import futures
-
-    from flowerbridge.lab import LabError
-
-    class Neither(grpc.GenericRpcHandler):
-        def service(self, details):
-            return None     # (grpc answers "unimplemented")
-
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[Neither()])
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    try:
-        with pytest.raises(LabError) as refused:
-            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"{scheme}127.0.0.1:{port}")
-    finally:
-        server.stop(None)
+    port, refused = _refused_by_a_grpc_server(tmp_path, None, scheme)
     assert str(refused.value).startswith(f"cannot join the Ray cluster at {scheme}127.0.0.1:{port}: that port "
                                          "answers gRPC, but neither as the cluster's own port")
     assert not (tmp_path / "lab").exists()

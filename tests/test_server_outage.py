@@ -71,6 +71,16 @@ async def _seated(manager: TableManager, tokens, live, seat: Seat) -> Connection
     return conn
 
 
+async def _one_hand_seated(tmp_path):
+    """A store, a manager whose stand-ins come 0.3 s after a person leaves, and a new
+    one-hand table of four people, each seat connected."""
+    store = Store(str(tmp_path / "fb.sqlite"))
+    store.migrate()
+    manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.3, analysis=False))
+    live, tokens = await manager.create(CreateTable.model_validate({**FOUR_PEOPLE, "length": {"hands": 1}}))
+    return store, manager, live, {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+
+
 def test_server_an_action_that_cannot_be_stored_is_not_kept_in_memory(tmp_path, monkeypatch):
     async def scenario() -> None:
         store, manager, live, conns = await _four_people_seated(tmp_path)
@@ -325,12 +335,7 @@ def test_server_a_stand_in_clock_running_when_the_session_ends_is_stopped(tmp_pa
     # Only a close stopped the clocks: one running when the last hand ended fired on
     # the finished table, and its presence said a bot stood in at a table that is over.
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.3, analysis=False))
-        one_hand = {**FOUR_PEOPLE, "length": {"hands": 1}}
-        live, tokens = await manager.create(CreateTable.model_validate(one_hand))
-        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        store, manager, live, conns = await _one_hand_seated(tmp_path)
         first = live.table.actor
         await manager.submit(conns[first], "call", "Pass", None)
         manager.leave(conns[first])                     # its stand-in clock starts
@@ -360,12 +365,7 @@ def test_server_a_person_who_leaves_while_the_last_call_is_stored_in_vain_gets_a
     # table was open again, and South's seat never had a stand-in: the table stalled at
     # South's turn for good.
     async def scenario() -> None:
-        store = Store(str(tmp_path / "fb.sqlite"))
-        store.migrate()
-        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=0.3, analysis=False))
-        one_hand = {**FOUR_PEOPLE, "length": {"hands": 1}}
-        live, tokens = await manager.create(CreateTable.model_validate(one_hand))
-        conns = {seat: await _seated(manager, tokens, live, seat) for seat in Seat}
+        store, manager, live, conns = await _one_hand_seated(tmp_path)
         for _ in range(3):
             await manager.submit(conns[live.table.actor], "call", "Pass", None)
         last, leaver = live.table.actor, live.table.actor.next()
