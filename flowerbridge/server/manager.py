@@ -84,6 +84,19 @@ LOBBY_FRESH_SECONDS = 1.0
 # refusal came told of the hidden cards (a helper's measurement on 26,000 positions).
 CLAIM_ANSWER_SECONDS = 0.25
 
+
+def _now() -> float:
+    """The time a claim was asked at: the clock's own. uvloop's ``loop.time()`` is cached at
+    each turn of its loop, so a claim read late in a long turn was taken as asked earlier
+    than it was, and answered before its quarter second (0.2499 s, a CI run)."""
+    return time.monotonic()
+
+
+async def _after(started: float, seconds: float) -> None:
+    """Wait until ``seconds`` have passed since ``started`` (:func:`_now`), by that clock."""
+    while (left := seconds - (_now() - started)) > 0:
+        await asyncio.sleep(left)
+
 # Seconds at most a lobby list waits for open tables not yet in memory (after a restart)
 # to load: it then lists those loaded and counts the others as loading. It waited for
 # every one (two minutes for a thousand tables of sixty hands each: behind a proxy, a 504).
@@ -1005,7 +1018,7 @@ class TableManager:
         its line, stored in one commit, and the claimant is told first; otherwise
         ``no_claim``."""
         loop = asyncio.get_running_loop()
-        asked = loop.time()
+        asked = _now()
         # (under the table's lock: the table stands still while the claim is judged)
         async with _seated(conn, seq, "only a person seated at the table can claim") as (live, seat):
             _alone_with_bots(live, seat, "no_claim", "claims are made")
@@ -1023,14 +1036,14 @@ class TableManager:
                 return
         # refused: answered once CLAIM_ANSWER_SECONDS are out, the table's lock let go
         # meanwhile (claims sent again and again held it a quarter second each)
-        await asyncio.sleep(CLAIM_ANSWER_SECONDS - (loop.time() - asked))
+        await _after(asked, CLAIM_ANSWER_SECONDS)
         raise TableError("no_claim", f"claim not accepted: {REFUSED}; play on")
 
     async def _accept_claim(self, conn: Connection, live: LiveTable, seat: Seat, line: list[tuple[Seat, Card]],
                             hand: int, left: int, message_id: str | None, asked: float) -> None:
         """Play a claim out along its judged ``line`` (under the table's lock), stored in
         one commit, the claimant told first, once CLAIM_ANSWER_SECONDS are out."""
-        await asyncio.sleep(CLAIM_ANSWER_SECONDS - (asyncio.get_running_loop().time() - asked))
+        await _after(asked, CLAIM_ANSWER_SECONDS)
         rows: list[Event] = []
         try:
             for _, card in line:
