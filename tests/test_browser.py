@@ -4036,12 +4036,6 @@ def test_a_slow_second_click_on_a_call_does_not_press_the_take_back_moved_under_
     south.locator("#take-back").evaluate(CLICK_AT, [x, y])
     south.wait_for_timeout(400)
     assert south.locator("#advice").inner_text() == taken and south.evaluate(CALLS_SHOWN) >= shown
-    # and within the second, elsewhere: taken too (the bid first made a second after the take
-    # back, whose place the bid's button now lies at: so soon, the click would be dropped)
-    south.wait_for_timeout(1100)
-    x, y = bid_at_its_place()
-    south.locator("#take-back").evaluate(CLICK_AT, [x + 40, y])
-    south.wait_for_function("document.querySelector('#advice').textContent.startsWith('Taken back')")
     assert not south.errors
 
 
