@@ -14,14 +14,23 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from ..errors import json_shown, quoted, shown
-from ..render import count_text, fit_lines, glued
+from .._signals import Terminated, terminated_as_a_stop
+from ..calls import Call, parse_call
+from ..cards import CARDS, Kind, parse_card
+from ..dealing import Deal, json_seed
+from ..errors import BotError, CallSyntaxError, CardCodeError, FlowerBridgeError, json_shown, quoted, shown
+from ..options import RuleOptions
+from ..render import count_text, describe_contract, fit_lines, glued, holding_lines, render_auction, render_deal, \
+    render_score
 from ..seats import Seat
-from . import add_rule_options, options_line, output_width, rule_option_changes, seat as seat_type, terminal_width, \
-    whole_number
-from ._save import UNFINISHED
+from ..state import CallMade, CardPlayed, Phase
+from . import UsageError, add_rule_options, one_line, options_line, output_width, parse_seed, read_text, \
+    rule_option_changes, seat as seat_type, terminal_width, whole_number
+from ._save import UNFINISHED, SaveError, SessionFile, add_save_options, session_file
+from ._seeded import dealt_from_seed, saved_seed, saved_unfinished
 from .deal import MAX_BOARD
 from .demo import MAX_HANDS
+from .rules import PAGE, render_rules
 
 
 # Columns a prompt leaves for the answer typed after it, at least (a call, a card, a command).
@@ -50,7 +59,6 @@ def register(subparsers) -> None:
     p.add_argument("--hands", type=whole_number(1, MAX_HANDS),
                    help=f"stop after this many hands, 1 to {MAX_HANDS:,} (default: until you quit)")
     add_rule_options(p)
-    from ._save import add_save_options
     add_save_options(p, "write the session to FILE as a JSON session record after every call and "
                         "card, with the hand being played as it stands (flowerbridge show reads it)")
     p.add_argument("--resume", metavar="FILE",
@@ -104,13 +112,8 @@ def hint_level(bots: str) -> str:
 
 def run(args) -> int:
     from ..bots import bot_seed, load_bot
-    from ..options import RuleOptions
     from ..session import Session
 
-    from . import UsageError, parse_seed
-    from ._save import session_file
-    from ..dealing import json_seed
-    from ..errors import BotError
 
     resumed = None      # the hand a resumed session was playing, as it was left
     if args.resume is not None:
@@ -148,7 +151,6 @@ def run(args) -> int:
         table.say(session.render(terminal_width()))     # (its rule options under the title)
     elif session.options.changes():     # said before the first call: they change what a bid risks
         table.say(options_line(session.options))
-    from .._signals import Terminated, terminated_as_a_stop
 
     status = 0
     try:
@@ -185,7 +187,6 @@ def run(args) -> int:
                 table.say(session.render(terminal_width()))
         raise
     if table.save_error is not None:   # the last write failed: the file lacks hands (said above)
-        from . import one_line
         print(f"error: {one_line(table.save_error)}", file=sys.stderr)
         return status or 2
     return status
@@ -199,10 +200,7 @@ def resumed_session(args):
     session record, naming no seed, hands not dealt from it, over, an unfinished hand that
     is not its next board as play deals it, or played by another seat than ``--seat``)."""
     from ..bots import BOT_LEVELS
-    from . import UsageError, read_text
     from .._load import load_records_and_session
-    from ._save import SessionFile
-    from ._seeded import dealt_from_seed, saved_seed
 
     path = args.resume
     if path == "-":
@@ -264,9 +262,6 @@ def resumed_session(args):
 def _unfinished_hand(session, seed, board: int, path: str):
     """The hand a saved session was playing (its ``"unfinished"``), replayed through the
     engine, or None; a UsageError unless it is the session's next hand, board ``board`` of ``seed``."""
-    from ..errors import FlowerBridgeError
-    from . import UsageError
-    from ._seeded import dealt_from_seed, saved_unfinished
 
     state = saved_unfinished(session, path)
     if state is None:
@@ -284,7 +279,6 @@ def _unfinished_hand(session, seed, board: int, path: str):
 def _saved(session, path: str, key: str, allowed: list[str], default: str) -> str:
     """What a saved session says of ``key`` (the seat, the bots' level): one of ``allowed``,
     ``default`` where it says nothing, else a UsageError naming it."""
-    from . import UsageError
 
     value = session.extra.get(key, default)
     if value not in allowed:
@@ -301,8 +295,6 @@ def _first(*values):
 def shorthand_call(text: str) -> str:
     """The call the person's shorthand stands for (``p``, ``3n``, ``3 nt``), or what
     they typed as typed, when it is no call (its error then names it so)."""
-    from ..calls import parse_call
-    from ..errors import CallSyntaxError
 
     call = "".join(text.split())
     if call.lower() == "p":
@@ -319,7 +311,6 @@ def shorthand_card(text: str, legal) -> str:
     """The card the person's shorthand stands for: a code typed with spaces (``3 b``, as
     ``3 nt`` is taken for a call), or ``1p`` where the one January Plain among the legal
     cards is meant; else what they typed, as typed."""
-    from ..cards import CARDS
 
     compact = "".join(text.split()).upper()
     codes = {card.code.upper(): card.code for card in CARDS}
@@ -403,11 +394,6 @@ class Table:
         """Deal the session's next hand (or go on with ``resumed``, the hand a resumed
         session was playing), play it out and score it."""
         from ..bots.base import ask
-        from ..calls import Call
-        from ..dealing import Deal
-        from ..errors import BotError, FlowerBridgeError
-        from ..render import render_auction, render_deal, render_score
-        from ..state import Phase
 
         number = self.unfinished = first_board + len(session.hands)     # the board
         self.session = session
@@ -451,7 +437,6 @@ class Table:
         session.add(state)
         self.unfinished, self.unfinished_saved = None, False
         if self.save is not None:   # before anything is asked: quitting then loses nothing
-            from ._save import SaveError
             try:
                 self.save.write(session)
                 self.save_error = None
@@ -483,7 +468,6 @@ class Table:
         card, an undo's and a claim's too): killed or quit, play loses nothing."""
         if self.save is None:
             return
-        from ._save import SaveError
 
         try:
             self.save.write(session, unfinished=state)
@@ -499,7 +483,6 @@ class Table:
     def say_resumed(self, state) -> None:
         """Where a hand taken up again stands: what was made, the auction once it is over,
         the tricks played and the dummy."""
-        from ..render import render_auction
 
         cards = f" and {count_text(len(state.plays), 'card')}" if state.plays else ""
         self.say(f"Taken up where it was left: {count_text(len(state.calls), 'call')}{cards} made.")
@@ -548,7 +531,6 @@ class Table:
 
     def report_bot(self, state, event, decision) -> None:
         """Tell the person what a bot did, with what its call shows."""
-        from ..state import CallMade
 
         if isinstance(event, CallMade):
             why = f"  ({decision.explanation})" if decision.explanation else ""
@@ -558,7 +540,6 @@ class Table:
             self.say(f"{who} plays {event.card.code} {event.card.name}")
 
     def show_holding(self, title: str, cards) -> None:
-        from ..render import holding_lines
 
         self.say(f"{title}:")
         # a suit's cards with their names can run past the terminal's width, and go on under
@@ -571,9 +552,6 @@ class Table:
     def human_turn(self, state) -> None:
         """Show the person their view and read a legal call or card."""
         from ..bots.bidding import explain_call
-        from ..errors import FlowerBridgeError
-        from ..render import describe_contract, render_auction
-        from ..state import CallMade, Phase
 
         obs = state.observation(self.seat)
         taken_back, self.taken_back = self.taken_back, False
@@ -680,7 +658,6 @@ class Table:
                 self.say("No trick was played this hand." if state.is_over
                          else "No trick has been played yet this hand.")
         elif text == "rules":     # (as `flowerbridge rules` prints them)
-            from .rules import PAGE, render_rules
             self.say(render_rules(PAGE.read_text(encoding="utf-8"), output_width()))
             if state.options.changes():     # the rules above give the defaults
                 self.say(options_line(state.options, "This session's rule options"))
@@ -692,7 +669,6 @@ class Table:
         """Undo the person's last call or card this hand (a card of the dummy's
         they played as declarer included) and everything the bots did after it;
         what was taken back, in order, or None when there is nothing of theirs."""
-        from ..state import CardPlayed
 
         dummy = state.contract.dummy if state.contract is not None else None
         undone = state.take_back(self.seat)
@@ -729,8 +705,6 @@ class Table:
         """What the hint bot would call or play at the person's turn, and why; it
         sees only what the person sees (their observation)."""
         from ..bots.base import ask
-        from ..calls import Call
-        from ..errors import BotError
 
         if self.hinter is None:
             return "No hints at this table."
@@ -754,8 +728,6 @@ class Table:
         """Why a card the person typed comes from the wrong one of the hands they
         see, their own or the dummy (the engine would say only that it is not in
         the hand to play from); None when it is not that."""
-        from ..cards import Kind, parse_card
-        from ..errors import CardCodeError
 
         turn, dummy = state.turn, state.contract.dummy
         hand = state.remaining(turn)
