@@ -551,13 +551,18 @@ class Table:
 
     def human_turn(self, state) -> None:
         """Show the person their view and read a legal call or card."""
-        from ..bots.bidding import explain_call
-
         obs = state.observation(self.seat)
+        prompt = self.show_turn(state, obs)
+        while True:
+            text = self.ask(prompt)
+            if text and self.answer(state, obs, text):     # (Enter alone: ask again)
+                return
+
+    def show_turn(self, state, obs) -> str:
+        """Show what the person needs at their turn; return the prompt asking for it."""
         taken_back, self.taken_back = self.taken_back, False
         contract_just_said, self.contract_just_said = self.contract_just_said, False
-        auction = state.phase is Phase.AUCTION
-        if auction:
+        if state.phase is Phase.AUCTION:
             self.say(render_auction(state, awaited=True, width=output_width()))
             self.show_holding("Your hand", obs.hand)
             bids = [a.text for a in obs.legal if a.is_bid]
@@ -584,62 +589,61 @@ class Table:
         # A prompt that leaves no room for the answer is cut at its start by a terminal's
         # line editing (TERM=dumb at 40 columns showed "<B; ? lists legal cards): ", not
         # whose card was asked for): a narrow terminal gets the short one.
-        if len(prompt) + PROMPT_ROOM > terminal_width():
-            prompt = short
-        while True:
-            text = self.ask(prompt)
-            if not text:    # Enter alone: ask again
-                continue
-            if text.lower() in ("undo", "u"):
-                taken = self.take_back(state)
-                if taken is None:
-                    self.say("Nothing to take back: you have made no call or card yet this hand.")
-                    continue
-                self.say(taken)
-                return      # play_hand goes on from the position before it: the person's turn again
-            if text.lower() == "claim":
-                if auction:
-                    self.say("A claim is made in the play, at your turn: it says you take every trick left.")
-                    continue
-                if self.claim(state):
-                    return
-                continue
-            if text.lower() == "hint":
-                self.say(self.hint(state))
-                continue
-            if self.look(state, text):
-                continue
-            asks_help = text.lower() in ("help", "h")
-            if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
-                text = shorthand_call(text)
-            elif not asks_help:     # and a card as "3 b", or "1p" where one January Plain is legal
-                text = shorthand_card(text, obs.legal)
-            if text == "?" or asks_help:
-                self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
-                if asks_help:
-                    self.say(HELP_CALL if auction else HELP_CARD)
-                continue
-            wrong = None if auction else self.wrong_hand(state, obs, text)
-            if wrong is not None:
-                self.say(f"Not allowed: {wrong}")
-                continue
-            try:
-                event = state.apply(text, self.seat)
-            except FlowerBridgeError as exc:
-                # without the record's position ("call 3 (S)", "play 14 (S)"): the
-                # person at their turn knows which call or card they typed; but the
-                # dummy's hand is named, as "it is dummy's turn" names it
-                dummy = f"dummy ({exc.seat.full_name}): " if isinstance(exc.seat, Seat) \
-                    and exc.seat is not self.seat else ""
-                self.say(f"Not allowed: {dummy}{exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
-                continue
-            if isinstance(event, CallMade):
-                calls = [(e.seat, e.call) for e in state.calls]
-                self.say(own_call(event.call.text, explain_call(calls, len(calls) - 1)))
-            else:
-                self.say(f"You play {event.card.code} {event.card.name}"
-                         + ("" if event.seat is self.seat else " from dummy"))
-            return
+        return short if len(prompt) + PROMPT_ROOM > terminal_width() else prompt
+
+    def answer(self, state, obs, text: str) -> bool:
+        """Act on what the person typed at their turn: True once the turn is over."""
+        auction = state.phase is Phase.AUCTION
+        if text.lower() in ("undo", "u"):
+            taken = self.take_back(state)
+            if taken is None:
+                self.say("Nothing to take back: you have made no call or card yet this hand.")
+                return False
+            self.say(taken)
+            return True     # play_hand goes on from the position before it: the person's turn again
+        if text.lower() == "claim":
+            if auction:
+                self.say("A claim is made in the play, at your turn: it says you take every trick left.")
+                return False
+            return self.claim(state)
+        if text.lower() == "hint":
+            self.say(self.hint(state))
+            return False
+        if self.look(state, text):
+            return False
+        asks_help = text.lower() in ("help", "h")
+        if auction and not asks_help:     # the usual shorthands at the table: p, 3n, 3 nt
+            text = shorthand_call(text)
+        elif not asks_help:     # and a card as "3 b", or "1p" where one January Plain is legal
+            text = shorthand_card(text, obs.legal)
+        if text == "?" or asks_help:
+            self.say("Legal: " + " ".join(getattr(a, "code", None) or a.text for a in obs.legal))
+            if asks_help:
+                self.say(HELP_CALL if auction else HELP_CARD)
+            return False
+        wrong = None if auction else self.wrong_hand(state, obs, text)
+        if wrong is not None:
+            self.say(f"Not allowed: {wrong}")
+            return False
+        try:
+            event = state.apply(text, self.seat)
+        except FlowerBridgeError as exc:
+            # without the record's position ("call 3 (S)", "play 14 (S)"): the
+            # person at their turn knows which call or card they typed; but the
+            # dummy's hand is named, as "it is dummy's turn" names it
+            dummy = f"dummy ({exc.seat.full_name}): " if isinstance(exc.seat, Seat) \
+                and exc.seat is not self.seat else ""
+            self.say(f"Not allowed: {dummy}{exc.detail}" + (f" [{exc.rule}]" if exc.rule else ""))
+            return False
+        if isinstance(event, CallMade):
+            from ..bots.bidding import explain_call
+
+            calls = [(e.seat, e.call) for e in state.calls]
+            self.say(own_call(event.call.text, explain_call(calls, len(calls) - 1)))
+        else:
+            self.say(f"You play {event.card.code} {event.card.name}"
+                     + ("" if event.seat is self.seat else " from dummy"))
+        return True
 
     def look(self, state, text: str) -> bool:
         """The looks asked for at any prompt — score, tricks, rules — answered; whether
