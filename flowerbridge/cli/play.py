@@ -112,8 +112,6 @@ def hint_level(bots: str) -> str:
 
 def run(args) -> int:
     from ..bots import bot_seed, load_bot
-    from ..session import Session
-
 
     resumed = None      # the hand a resumed session was playing, as it was left
     if args.resume is not None:
@@ -122,19 +120,8 @@ def run(args) -> int:
         # those of the session unbroken, the bots' choices not
         salt: tuple[object, ...] = ("board", first_board + len(session.hands))
     else:
-        seed = parse_seed(args.seed if args.seed is not None else "play")
-        save = session_file(args)   # a path that cannot be written is refused before any hand
-        seat, level, salt = _first(args.seat, Seat.S), _first(args.bots, "basic"), ()
-        first_board = _first(args.board, 1)
-        if args.hands is not None and first_board + args.hands - 1 > MAX_BOARD:
-            raise UsageError(f"--board {first_board:,} --hands {args.hands:,}: the session would go past "
-                             f"board {MAX_BOARD:,}, the last its seed deals")
-        # board K is dealt by the seat K - 1 after North, as in a session from board 1
-        session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands,
-                          first_dealer=Seat.N.next(first_board - 1))
-        session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
-        if first_board != 1:
-            session.extra["first_board"] = first_board
+        session, seed, first_board, seat, level, save = new_session(args)
+        salt = ()
     # in the saved record too, so that --resume seats the person and the bots as they were
     session.extra.update(seat=seat.name, bots=level)
     bots = {s: load_bot(level, seed=bot_seed(seed, s.name, *salt)) for s in Seat if s is not seat}
@@ -167,17 +154,7 @@ def run(args) -> int:
             status = 143 if isinstance(stop, Terminated) else 130
         table.say("Session ended.")
         if table.unfinished is not None and save is not None:
-            resume = f"play --resume {shlex.quote(save.path)}"
-            if table.save_error is not None:    # (said as it failed, and in the error line below)
-                table.say(f"Board {table.unfinished} is not saved as it stands: the last write failed.")
-            elif table.unfinished_saved:
-                table.say(f"Board {table.unfinished} is saved as it stands in {save.path}: {resume} goes "
-                          "on from there.")
-            elif save.written or args.resume is not None:     # the file holds the hands before it
-                table.say(f"Board {table.unfinished} had no call yet, so {save.path} holds the hands "
-                          f"before it: {resume} deals it next.")
-            else:       # (a file there before is as it was)
-                table.say(f"Nothing was played, so nothing was saved: {save.path} was not written.")
+            table.say(_what_was_saved(table, save, resumed=args.resume is not None))
         if session.hands and not table.sheet_shown:
             table.say(session.render(terminal_width()))
     except BotError:    # a bot failed or broke a rule: the hands finished still count
@@ -190,6 +167,40 @@ def run(args) -> int:
         print(f"error: {one_line(table.save_error)}", file=sys.stderr)
         return status or 2
     return status
+
+
+def new_session(args):
+    """The session the options ask for: ``(session, seed, first_board, seat, level, save)``."""
+    from ..session import Session
+
+    seed = parse_seed(args.seed if args.seed is not None else "play")
+    save = session_file(args)   # a path that cannot be written is refused before any hand
+    seat, level = _first(args.seat, Seat.S), _first(args.bots, "basic")
+    first_board = _first(args.board, 1)
+    if args.hands is not None and first_board + args.hands - 1 > MAX_BOARD:
+        raise UsageError(f"--board {first_board:,} --hands {args.hands:,}: the session would go past "
+                         f"board {MAX_BOARD:,}, the last its seed deals")
+    # board K is dealt by the seat K - 1 after North, as in a session from board 1
+    session = Session(RuleOptions().with_(**rule_option_changes(args)), max_hands=args.hands,
+                      first_dealer=Seat.N.next(first_board - 1))
+    session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
+    if first_board != 1:
+        session.extra["first_board"] = first_board
+    return session, seed, first_board, seat, level, save
+
+
+def _what_was_saved(table, save, *, resumed: bool) -> str:
+    """What a session stopped mid-hand says of its unfinished board and the file."""
+    resume = f"play --resume {shlex.quote(save.path)}"
+    if table.save_error is not None:    # (said as it failed, and in the error line below)
+        return f"Board {table.unfinished} is not saved as it stands: the last write failed."
+    if table.unfinished_saved:
+        return f"Board {table.unfinished} is saved as it stands in {save.path}: {resume} goes on from there."
+    if save.written or resumed:     # the file holds the hands before it
+        return (f"Board {table.unfinished} had no call yet, so {save.path} holds the hands "
+                f"before it: {resume} deals it next.")
+    # (a file there before is as it was)
+    return f"Nothing was played, so nothing was saved: {save.path} was not written."
 
 
 def resumed_session(args):
