@@ -404,8 +404,6 @@ class Table:
     def play_hand(self, session, seed, first_board: int = 1, resumed=None) -> None:
         """Deal the session's next hand (or go on with ``resumed``, the hand a resumed
         session was playing), play it out and score it."""
-        from ..bots.base import ask
-
         number = self.unfinished = first_board + len(session.hands)     # the board
         self.session = session
         state = resumed if resumed is not None else session.new_hand(Deal.from_seed(seed, number))
@@ -425,13 +423,7 @@ class Table:
             if actor is self.seat:
                 self.human_turn(state)
             else:
-                decision = ask(self.bots[actor], actor, state.observation(actor))
-                try:
-                    event = state.apply(decision.action, actor)
-                except FlowerBridgeError as exc:    # the rules refuse it: the bot's fault, said so
-                    what = "call" if isinstance(decision.action, Call) else "card"
-                    raise BotError(f"the bot at {actor.full_name} chose an illegal {what}: {exc}") from exc
-                self.report_bot(state, event, decision)
+                self.bot_turn(state, actor)
             if (len(state.calls), len(state.plays)) != made:   # (not a hint, nor a claim refused)
                 self.save_progress(session, state)
             if phase_before is Phase.AUCTION and state.phase is not Phase.AUCTION:
@@ -445,6 +437,23 @@ class Table:
                 self.say_tricks(state, tricks_before)
                 if watch and state.contract.dummy is self.seat and not state.is_over:
                     watch = self.watch_as_dummy(state)
+        self.finish_hand(session, state, number)
+
+    def bot_turn(self, state, actor: Seat) -> None:
+        """The bot at ``actor`` calls or plays, and the person is told what it did."""
+        from ..bots.base import ask
+
+        decision = ask(self.bots[actor], actor, state.observation(actor))
+        try:
+            event = state.apply(decision.action, actor)
+        except FlowerBridgeError as exc:    # the rules refuse it: the bot's fault, said so
+            what = "call" if isinstance(decision.action, Call) else "card"
+            raise BotError(f"the bot at {actor.full_name} chose an illegal {what}: {exc}") from exc
+        self.report_bot(state, event, decision)
+
+    def finish_hand(self, session, state, number: int) -> None:
+        """Score the hand played as board ``number``, save the session, show it all and wait
+        for the person to go on."""
         session.add(state)
         self.unfinished, self.unfinished_saved = None, False
         if self.save is not None:   # before anything is asked: quitting then loses nothing
