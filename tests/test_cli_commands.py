@@ -847,6 +847,28 @@ def test_formats_score_and_solve_name_a_session_or_notation_file_as_such(cli, as
                      r"\(show reads the notation\)$")
 
 
+def test_solve_and_score_point_a_play_save_file_to_the_hand_it_holds(cli, assert_cli_error, tmp_path,
+                                                                     ch16_record):
+    # play --save writes the hand being played under "unfinished", which solve takes: it was
+    # pointed to the session's 'hands', an empty list before the first hand is over
+    position = {**ch16_record, "play": ch16_record["play"][:20]}
+    (tmp_path / "u.json").write_text(json.dumps(position))
+    for hands, some in (([], ""), ([ch16_record], r"one of its 'hands' \(jq '\.hands\[0\]'\) or ")):
+        session = {"format": "flowerbridge-session", "hands": hands, "unfinished": position}
+        (tmp_path / "s.json").write_text(json.dumps(session))
+        assert_cli_error(cli("solve", str(tmp_path / "s.json")),
+                         rf"^error: \S+s\.json is a session record: solve takes one hand record, {some}the hand "
+                         r"it was playing, its 'unfinished' \(jq \.unfinished\) \(show reads sessions\)$")
+    status, out, err = cli("solve", str(tmp_path / "u.json"))     # which solve solves, as jq gives it
+    assert (status, err) == (0, "") and json.loads(out)["cards"]
+    # score takes finished hands only: a session with none says so
+    (tmp_path / "s.json").write_text(json.dumps({"format": "flowerbridge-session", "hands": [],
+                                                  "unfinished": position}))
+    assert_cli_error(cli("score", str(tmp_path / "s.json")),
+                     r"^error: \S+s\.json is a session record: score takes one hand record, and it holds no "
+                     r"finished hand yet \(show reads sessions\)$")
+
+
 def test_cli_solve_without_its_compiled_core_is_one_error_line(tmp_path):
     # an install whose core is missing (a packaging review removed the .so): solve printed
     # ModuleNotFoundError's traceback, where lab and match name the solver in one line

@@ -625,6 +625,20 @@ def refuse_bridge_deals(text: str, name: str, command: str) -> None:
                          + takes.get(command, f"{command} takes a JSON hand record"))
 
 
+def _which_hand(session: dict, command: str) -> str:
+    """Where in a session record the hand record ``command`` takes lies: one of its
+    finished hands, or (for solve) the hand ``play --save`` was playing."""
+    from ._save import UNFINISHED
+
+    finished = bool(session.get("hands"))
+    if command == "solve" and isinstance(session.get(UNFINISHED), dict):
+        some = "one of its 'hands' (jq '.hands[0]') or " if finished else ""
+        return f"{some}the hand it was playing, its '{UNFINISHED}' (jq .{UNFINISHED})"
+    if not finished:
+        return "and it holds no finished hand yet"
+    return "one of its 'hands'"
+
+
 def hand_record_json(text: str, name: str, command: str):
     """The JSON value of ``text`` (the input ``name``), for a ``command`` that takes
     one JSON hand record (score, solve): the project's other records, which show
@@ -643,8 +657,8 @@ def hand_record_json(text: str, name: str, command: str):
                          f"{command} takes what deal --json writes")
     data = parse_json(text, name, hand_record=True)
     if is_session_record(data):
-        raise UsageError(f"{name} is a session record: {command} takes one hand record, one of its "
-                         f"'hands' (show reads sessions)")
+        raise UsageError(f"{name} is a session record: {command} takes one hand record, "
+                         f"{_which_hand(data, command)} (show reads sessions)")
     if servers_session_answer(data):
         raise UsageError(f"{name} is {SERVERS_SESSION_ANSWER}: {command} takes one hand record, one of "
                          f"the 'hands' of its \"session\" (jq '.session.hands[0]')")
