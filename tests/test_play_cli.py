@@ -1490,12 +1490,14 @@ def test_play_board_starts_the_session_at_that_board_of_the_seed_with_its_dealer
     path = tmp_path / "s.json"
     status, out = _play(monkeypatch, ["--seed", "demo", "--board", "3", "--hands", "3", "--save", str(path)],
                         QuitsAfterTheHand)
-    assert status == 0 and "=== Board 3 (seed 'demo'): dealer South; you are South ===" in out
+    # the scoresheet's "(hand 1)" is board 3: the banner says so
+    assert status == 0 and "=== Board 3 (seed 'demo'; hand 1 on the scoresheet): dealer South; you are South ===" in out
+    assert "(hand 1)" in out
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["first_board"] == 3 and saved["first_dealer"] == "S"
     assert saved["hands"][0]["hands"] == Deal.from_seed("demo", 3).to_dict()["hands"]     # demo's board 3
     status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
-    assert status == 0 and "=== Board 4 (seed 'demo'): dealer West; you are South ===" in out
+    assert status == 0 and "=== Board 4 (seed 'demo'; hand 2 on the scoresheet): dealer West; you are South ===" in out
     screen = io.StringIO()
     monkeypatch.setattr(sys, "stdout", screen)
     assert main(["show", str(path)]) == 0

@@ -410,8 +410,11 @@ class Table:
         self.unfinished_saved = resumed is not None
         self.sheet_shown = False
         watch = True    # as dummy, the person is asked to go on after each trick
-        # board K of the seed is what `flowerbridge deal --seed S --board K` deals
-        self.say(f"\n=== Board {number} (seed {seed!r}): dealer {state.dealer.full_name}; you are "
+        # board K of the seed is what `flowerbridge deal --seed S --board K` deals; a session
+        # begun past board 1 says which hand it is, as the scoresheet numbers its entries
+        hand = len(session.hands) + 1
+        on_sheet = f"; hand {hand} on the scoresheet" if hand != number else ""
+        self.say(f"\n=== Board {number} (seed {seed!r}{on_sheet}): dealer {state.dealer.full_name}; you are "
                  f"{self.seat.full_name} ===")
         if resumed is not None:
             self.say_resumed(state)
