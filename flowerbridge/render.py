@@ -107,13 +107,15 @@ def render_auction(state: HandState, *, awaited: bool = False, width: int | None
 
 
 def render_tricks(state: HandState) -> str:
-    lines = []
-    for t in state.tricks:
-        plays = "  ".join(f"{s.name} {c.code:<3}" for s, c in t.plays)
-        lines.append(f"{t.number:>2}. {plays}   won by {t.winner.name}")
+    """One line a trick: its cards, seat by seat, and who won it. Each seat's card and
+    "won by N" are :func:`glued` pieces, so that :func:`fit_lines` breaks a line that is
+    too long between them, not inside one."""
+    def cards(plays) -> str:
+        return "  ".join(glued(f"{seat.name} {card.code}") + " " * (3 - len(card.code)) for seat, card in plays)
+
+    lines = [f"{t.number:>2}. {cards(t.plays)}   {glued(f'won by {t.winner.name}')}" for t in state.tricks]
     if state.current_trick:
-        plays = "  ".join(f"{s.name} {c.code:<3}" for s, c in state.current_trick)
-        lines.append(f"{len(state.tricks) + 1:>2}. {plays}   (in progress)")
+        lines.append(f"{len(state.tricks) + 1:>2}. {cards(state.current_trick)}   {glued('(in progress)')}")
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from flowerbridge import CARDS, Deal, HandState, Seat, Suit
-from flowerbridge.render import holding_lines, render_deal, render_tricks
+from flowerbridge.render import fit_lines, holding_lines, render_deal, render_hand, render_tricks
 
 
 def _named(card) -> str:
@@ -49,6 +49,25 @@ def test_render_tricks_numbers_the_trick_in_progress_after_the_last_one_played()
     rng = random.Random(1)
     for _ in range(5 * 4 + 1):
         state.play(rng.choice(state.legal_cards()))
-    lines = render_tricks(state).splitlines()
+    lines = fit_lines(render_tricks(state), None).splitlines()
     assert [int(re.match(r" *(\d+)\.", line).group(1)) for line in lines] == [1, 2, 3, 4, 5, 6]
     assert lines[-1].endswith("(in progress)") and "won by" in lines[-2]
+
+
+def test_render_hand_at_a_narrow_width_breaks_a_trick_line_between_its_cards_and_who_won_it():
+    # at 40 columns "won by" ended one line and "E" began the next
+    state = HandState(Deal.from_seed(7), Seat.N)
+    for call in ("1NT", "Pass", "Pass", "Pass"):
+        state.call(call)
+    rng = random.Random(1)
+    for _ in range(13 * 4):
+        state.play(rng.choice(state.legal_cards()))
+    for width in (30, 40, 50):
+        shown = render_hand(state, width=width)
+        lines = [line.strip() for line in shown.splitlines()]
+        tricks = [line for line in lines if "won by" in line]
+        assert len(tricks) == 13, width
+        assert all(re.search(r"won by [NESW]$", line) for line in tricks), width
+        # every card stays beside its seat
+        assert not any(re.search(r"(^|  )[NESW]$", line) for line in lines), width
+        assert "\u00a0" not in shown
