@@ -613,6 +613,22 @@ def test_a_spectator_is_told_the_table_waits_for_one_of_its_players(browser, ser
     assert not page.errors and not south.errors
 
 
+def test_a_spectator_pressing_a_call_key_is_told_only_the_seated_call(browser, server):
+    # a person who opened the watching link pressed P and nothing happened, nor was said
+    created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.wait_for_selector("#bidding button")
+    page = open_page(browser, server, created["spectate_url"])
+    wait_for_table(page)
+    page.wait_for_function("document.querySelector('#message').textContent.includes('South')")
+    page.keyboard.press("p")
+    page.wait_for_function("document.querySelector('#refusal').textContent.length > 0")
+    assert page.locator("#refusal").inner_text() == ("You are watching: only the people seated at the table "
+                                                     "call and play.")
+    assert south.locator("#bidding button").count() > 0    # nothing was sent: South's turn still
+    assert not page.errors and not south.errors
+
+
 def test_lobby_title_stays_on_one_line_beside_the_brand_at_360px(browser, server):
     # Below 800 px the table page's long title takes a line of its own; the
     # lobby's "Lobby" once did too, and the top bar took two lines for three words.

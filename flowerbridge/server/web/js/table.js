@@ -396,10 +396,16 @@ function drawFelt() {
   else delete felt.dataset.dummyAt;
 }
 
+// What a spectator's call key or click on a card is answered with (it did nothing, and
+// said nothing, to a person who had opened the watching link for their seat's).
+const WATCHING = "You are watching: only the people seated at the table call and play.";
+
 // Why a card of a face-up hand, clicked, cannot be played now (null: say nothing).
 function whyNotPlayable(seat) {
   const view = state.view;
-  if (!view || view.phase !== "play" || !state.seat) return null;
+  if (!view || view.phase !== "play") return null;
+  if (state.role === "spectator") return WATCHING;
+  if (!state.seat) return null;
   const contract = view.contract;
   const dummy = contract.dummy;
   if (seat === dummy && contract.declarer !== state.seat) {
@@ -1413,9 +1419,9 @@ function keyCall(key) {
   const calls = legalCalls();
   if (!calls.length) {
     // a bid or Pass typed while another seat calls: said, as a card clicked out of turn is
-    if (/^[1-7p]$/.test(key) && state.seat && state.view?.phase === "auction" && !isMyTurn()
-        && !state.table?.closed) {
-      state.hint = `Not your turn: ${turnMessage({ standIn: false })}`;
+    if (/^[1-7p]$/.test(key) && (state.seat || state.role === "spectator") && state.view?.phase === "auction"
+        && !isMyTurn() && !state.table?.closed) {
+      state.hint = state.role === "spectator" ? WATCHING : `Not your turn: ${turnMessage({ standIn: false })}`;
       draw();
       return true;
     }
