@@ -35,6 +35,19 @@ SHOWN = """e => { const c = e.cloneNode(true); c.querySelectorAll('.visually-hid
 SHOWN_ALL = "es => es.map(" + SHOWN + ")"
 
 
+# Every text a live region is given, in order (the text nodes each update adds).
+LIVE_RECORDER = """() => {
+  window.__live = [];
+  for (const node of document.querySelectorAll('[aria-live], [role=status], [role=alert]')) {
+    new MutationObserver((records) => {
+      for (const record of records) {
+        const text = [...record.addedNodes].map((n) => n.textContent).join('');
+        if (text) window.__live.push([node.id, text]);
+      }
+    }).observe(node, {childList: true, characterData: true, subtree: true});
+  }
+}"""
+
 def free_port() -> int:
     """A TCP port on loopback that nobody listens on now."""
     with socket.socket() as probe:

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, SHOWN_ALL, Server, closing_settled, screenshot
+from browser_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, LIVE_RECORDER, PHONE, SHOWN_ALL, Server, closing_settled, \
+    screenshot
 from flowerbridge.server.testing import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -4210,12 +4211,19 @@ def test_a_claim_at_a_table_of_bots_is_refused_or_accepted_and_played_out(browse
             good = judge_claim(live.table.state) is not None
             if not good and told["refused"]:    # (one refusal seen: the rest of the hand played)
                 return act_by_mouse(page, bid_once, before_card)
+            if good:
+                page.evaluate(LIVE_RECORDER)
             page.locator("#claim-rest").click()
             if good:
                 page.wait_for_function("document.querySelector('#advice').textContent.startsWith('Claim accepted')")
                 # (one trick "goes", as a helper's review found it said "go")
                 assert re.fullmatch(r"Claim accepted: the last (\d+ tricks of hand \d go|trick of hand \d goes) "
                                     r"to your side; the cards are played out\.", page.locator("#advice").inner_text())
+                # the cards played out for the person are said, but no turn of theirs: they have
+                # nothing to do (it said "Your card." at each of their cards the server played)
+                page.wait_for_function("window.__live.some(([, text]) => /Trick 13 to/.test(text))")
+                said = " ".join(text for _, text in page.evaluate("window.__live"))
+                assert "Trick 13 to" in said and "Your card" not in said, said
                 told["accepted"] += 1
                 return turn["seq"]
             page.wait_for_function("document.querySelector('#refusal').textContent")

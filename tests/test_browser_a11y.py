@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from browser_support import SHOWN, SHOWN_ALL, closing_settled, screenshot
+from browser_support import LIVE_RECORDER, SHOWN, SHOWN_ALL, closing_settled, screenshot
 from flowerbridge.server.testing import Client
 from test_browser import (BOT, SOUTH_DECLARES, finished_review, four_people, mid_trick_table, open_page,
                           people_table_at, render_in_page, wait_for_table)
@@ -32,19 +32,6 @@ FOCUS = """() => {
   if (a.dataset.call) return 'call ' + a.dataset.call + (a.closest('#bidding') ? ' in #bidding' : '');
   if (a.dataset.code) return 'card ' + a.dataset.code + (a.classList.contains('playable') ? ' playable' : '');
   return a.tagName + ' ' + (a.getAttribute('aria-label') || '');
-}"""
-
-# Every text a live region is given, in order (the text nodes each update adds).
-LIVE_RECORDER = """() => {
-  window.__live = [];
-  for (const node of document.querySelectorAll('[aria-live], [role=status], [role=alert]')) {
-    new MutationObserver((records) => {
-      for (const record of records) {
-        const text = [...record.addedNodes].map((n) => n.textContent).join('');
-        if (text) window.__live.push([node.id, text]);
-      }
-    }).observe(node, {childList: true, characterData: true, subtree: true});
-  }
 }"""
 
 SINGLE_KEYS_KEY = "flowerbridge.single-key-shortcuts"    # (table.js: the setting in localStorage)

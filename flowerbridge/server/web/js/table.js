@@ -576,6 +576,9 @@ function turnIsNews() {
   const view = state.view;
   if (state.table?.closed || sessionOver()) return true;
   if (view.phase === "finished" || view.phase === "passed out") return false;
+  // the cards of an accepted claim, which the server plays out: no turn comes to the person
+  // (it said "Your card." at each of theirs it played)
+  if (view.phase === "play" && state.claimed?.hand === state.hand) return false;
   return Boolean(state.table?.waiting) || isMyTurn();
 }
 
