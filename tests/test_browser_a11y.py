@@ -1511,3 +1511,35 @@ def test_lobby_says_a_table_was_created_and_a_link_copied(browser, server):
     page.wait_for_function("window.__status.at(-1) === 'North link copied.'", timeout=5_000)
     assert page.evaluate("window.__status") == ["", "North link copied."]
     assert not page.errors
+
+
+@pytest.mark.parametrize("by_keyboard", [True, False], ids=["keyboard", "mouse"])
+def test_client_a_table_opened_from_the_lobby_by_enter_takes_focus_to_the_persons_turn(browser, server,
+                                                                                      by_keyboard):
+    # Enter on "Go to your table" opened the table with focus on the page's top: six Tabs to
+    # Pass, the turn said but no control at hand. A click leaves focus where it is, as ever.
+    page = open_page(browser, server, "/")
+    page.wait_for_selector("#seat-choices select[name=player_N]")
+    page.focus("#create-button")
+    page.keyboard.press("Enter")
+    go = page.locator("#go-to-table a")
+    go.wait_for()
+    if by_keyboard:
+        go.focus()
+        page.keyboard.press("Enter")
+    else:
+        go.click()
+    wait_for_table(page)
+    page.wait_for_function("document.querySelector('#message').textContent.startsWith('Your call')")
+    if by_keyboard:
+        page.wait_for_function("document.activeElement.closest('#bidding') !== null", timeout=5_000)
+    else:
+        page.wait_for_timeout(500)
+        assert page.evaluate(FOCUS) == "BODY"
+    # the note is read once: the page opened again by a click waits for a key
+    page.reload()
+    wait_for_table(page)
+    page.wait_for_function("document.querySelector('#message').textContent.startsWith('Your call')")
+    page.wait_for_timeout(500)
+    assert page.evaluate(FOCUS) == "BODY"
+    assert not page.errors

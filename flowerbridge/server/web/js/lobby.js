@@ -1,7 +1,7 @@
 // The lobby: create a table (rule options, length, a person or a bot in each
 // seat), hand out one invitation link per person, list the open tables.
 
-import { el, describeLength, failed, fetchJson } from "./ui.js";
+import { el, describeLength, failed, fetchJson, noteOpenedByKeyboard } from "./ui.js";
 import { SEAT_NAMES, SEATS } from "./seats.js";
 
 const REFRESH_MS = 10000;
@@ -605,6 +605,11 @@ async function main() {
     error.textContent = "";
     delete error.dataset.noAnswer;
     form.querySelector("input[name=more_options]").removeAttribute("aria-invalid");
+  });
+  // a table opened in this tab by the keyboard (Go to your table, Watch) takes focus to the
+  // person's turn at once (it waited for a first key, the focus on the page's top)
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.('a[href^="/t/"]:not([target])')) noteOpenedByKeyboard(event);
   });
   listControls();
   refreshTables();

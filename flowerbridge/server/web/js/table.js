@@ -2,7 +2,8 @@
 // the seat's calls and cards. Legality is the server's: the page offers the
 // `legal` list of its view, and shows the server's error when it refuses.
 
-import { el, asSentence, bindLanguageSelect, describeLength, failed, shownAndSaid, store, stored } from "./ui.js";
+import { el, asSentence, bindLanguageSelect, describeLength, failed, openedByKeyboard, shownAndSaid, store, stored }
+  from "./ui.js";
 import { loadCatalogue, cardElement, getLanguage, setLanguage } from "./catalogue.js";
 import { cardName } from "./cards.js";
 import { TableConnection, TOO_MANY } from "./connection.js";
@@ -1553,7 +1554,9 @@ async function main() {
   $("close-dialog").addEventListener("close", closedDialog);
   setSingleKeys(state.singleKeys);
   $("single-keys").addEventListener("change", () => setSingleKeys($("single-keys").checked));
-  // How the person works the page: keys move focus to their turn, a pointer never does.
+  // How the person works the page: keys move focus to their turn, a pointer never does
+  // (and Enter on the lobby's link to it counts as a key).
+  state.keyboard = openedByKeyboard();
   document.addEventListener("keydown", (event) => {
     if (!["Shift", "Control", "Alt", "Meta"].includes(event.key)) state.keyboard = true;
   }, true);

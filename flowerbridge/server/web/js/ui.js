@@ -125,3 +125,29 @@ export function store(key, value) {
     // storage refused: the choice holds for this page only
   }
 }
+
+// A table page opened from the lobby by the keyboard (Enter on its link) is worked by the
+// keyboard from the start: the lobby notes it for this tab, the table page reads it once.
+const BY_KEYBOARD = "flowerbridge.opened-by-keyboard";
+
+/** Note, for the page a link clicked by `event` opens in this tab, that it was opened by the keyboard. */
+export function noteOpenedByKeyboard(event) {
+  // (a click with no pointer is a key's: Enter on a link fires click with detail 0)
+  if (event.detail !== 0) return;
+  try {
+    sessionStorage.setItem(BY_KEYBOARD, "1");
+  } catch {
+    // storage refused: the table page waits for a key, as for a link opened anywhere else
+  }
+}
+
+/** Whether this page was opened by the keyboard from the lobby (read once: the note is taken). */
+export function openedByKeyboard() {
+  try {
+    const noted = sessionStorage.getItem(BY_KEYBOARD) !== null;
+    sessionStorage.removeItem(BY_KEYBOARD);
+    return noted;
+  } catch {
+    return false;
+  }
+}
