@@ -123,10 +123,11 @@ def render_score(state: HandState) -> str:
     score = state.score()
     if score.contract is None:
         return "Passed out: no score."
-    made = "made" if score.made else "failed"
+    # in the words the browser's review uses: "made exactly", "made with 1 overtrick", "down 2"
     result = score.result or 0
-    lines = [f"{score.contract}: {count_text(score.tricks[score.contract.side], 'trick')}, {made}"
-             + (f" ({result:+d})" if result else "")]
+    outcome = (f"down {-result}" if result < 0 else "made exactly" if not result
+               else f"made with {count_text(result, 'overtrick')}")
+    lines = [f"{score.contract}: {count_text(score.tricks[score.contract.side], 'trick')}, {outcome}"]
     for item in score.items:
         lines.append(f"  {item.side.name} {item.points:>4} {'below' if item.below else 'above'}"
                      f"  {item.label} ({item.rule})")

@@ -132,7 +132,7 @@ def test_cli_show_text_and_json_records_alike(cli, tmp_path, ch16_record):
     assert cli("show", str(tmp_path / "hand.fbn")) == (0, shown, "")
     for expected in ("Dealer South", "Contract 4 Bright Animals by South",
                      " 1. W 11R  N 6R   E 6R   S 10R   won by W",
-                     "4A by S: 11 tricks, made (+1)", "NS: 120 below, 70 above"):
+                     "4A by S: 11 tricks, made with 1 overtrick", "NS: 120 below, 70 above"):
         assert expected in shown
 
 
@@ -721,7 +721,7 @@ def test_cli_show_a_one_trick_result_says_1_trick(cli, tmp_path, random_hand):
     state = random_hand(11)     # 2NT by North, which takes one trick
     (tmp_path / "h.json").write_text(records.dumps(state))
     status, out, _ = cli("show", str(tmp_path / "h.json"))
-    assert status == 0 and "2NT by N: 1 trick, failed (-7)\n" in out
+    assert status == 0 and "2NT by N: 1 trick, down 7\n" in out
 
 
 def test_cli_match_samples_without_a_sampling_bot_is_refused(cli, assert_cli_error):

@@ -868,7 +868,7 @@ def test_play_save_failing_after_a_hand_warns_and_the_session_goes_on(monkeypatc
     err = capsys.readouterr().err
     failed = f"--save {path}: cannot write the session: No such file or directory"
     hand1 = out.split("=== Board 2", 1)[0]
-    assert "2P by S: 5 tricks, failed (-3)" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
+    assert "2P by S: 5 tricks, down 3" in hand1 and "FLOWER BRIDGE" in hand1     # the score, the sheet
     assert (f"Warning: not saved: {failed}. The hand is on the scoresheet; play goes on, "
             "and saving is tried again at the next call or card.\n") in hand1
     # the calls and cards before: said once, as the writes began to fail
@@ -1456,7 +1456,7 @@ def test_play_resume_of_a_hand_left_finished_but_not_yet_entered_scores_it_first
     status, out = _play(monkeypatch, ["--resume", str(path)], QuitsAfterTheHand)
     assert status == 0 and "=== Board 1 (seed 7)" in out and "Board 2" not in out
     assert f"Taken up where it was left: {len(finished['auction'])} calls and 52 cards made." in out
-    assert "2P by S: 5 tricks, failed (-3)" in out and f"Saved to {path}." in out
+    assert "2P by S: 5 tricks, down 3" in out and f"Saved to {path}." in out
     assert json.loads(path.read_text(encoding="utf-8")) == {**record, "hands": [finished]}
 
 
