@@ -289,6 +289,21 @@ def test_play_a_terminal_under_29_columns_closes_up_the_auction_grid(monkeypatch
     assert "West    North   East    South\n        1A      Pass    ?\n" in out
 
 
+def test_play_shows_in_the_auction_the_ch10_honor_count_and_the_points_the_bots_explanations_speak_of(
+        monkeypatch):
+    # The bots' explanations say "15+ points" counted by rank; a person counting Ch. 10's
+    # honors found them wrong. Both counts stand under the hand, worked out here apart.
+    from flowerbridge import Deal
+    from flowerbridge.cards import Kind
+
+    status, out = _play(monkeypatch, ["--seed", "7"], "q\n")
+    south = Deal.from_seed(7, 1).hands[Seat.S]
+    honors = sum({Kind.BRIGHT: 4, Kind.ANIMAL: 2, Kind.RIBBON: 1}.get(c.kind, 0) for c in south)
+    by_rank = sum(max(0, c.rank - 5) for c in south)     # ranks 0 to 9: 9 counts 4, ..., 6 counts 1
+    assert status == 0 and (honors, by_rank) != (0, 0)
+    assert f"Honor count {honors} (Ch. 10); {by_rank} points by the bots' count (4-3-2-1 by rank)\n" in out
+
+
 def test_play_the_dealers_first_turn_shows_no_empty_auction_row(monkeypatch):
     status, out = _play(monkeypatch, ["--seed", "3", "--seat", "N"], "q\n")
     assert status == 0

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from .._signals import Terminated, terminated_as_a_stop
 from ..calls import Call, parse_call
-from ..cards import CARDS, Kind, parse_card
+from ..cards import CARDS, Kind, hand_points, parse_card
 from ..dealing import Deal, json_seed
 from ..errors import BotError, CallSyntaxError, CardCodeError, FlowerBridgeError, json_shown, quoted, shown
 from ..options import RuleOptions
@@ -583,11 +583,16 @@ class Table:
 
     def show_turn(self, state, obs) -> str:
         """Show what the person needs at their turn; return the prompt asking for it."""
+        from ..bots.bidding import HandFacts
+
         taken_back, self.taken_back = self.taken_back, False
         contract_just_said, self.contract_just_said = self.contract_just_said, False
         if state.phase is Phase.AUCTION:
             self.say(render_auction(state, awaited=True, width=output_width()))
             self.show_holding("Your hand", obs.hand)
+            # the bots' explanations speak of points by rank, not of Ch. 10's honor count
+            self.say(f"Honor count {hand_points(obs.hand)} (Ch. 10); "
+                     + glued(f"{HandFacts.of(obs.hand).points} points by the bots' count (4-3-2-1 by rank)"))
             bids = [a.text for a in obs.legal if a.is_bid]
             example = ", ".join([*bids[:1], "Pass"])
             prompt = f"Your call (e.g. {example}; p passes; ? lists legal calls): "
