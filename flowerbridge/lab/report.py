@@ -349,16 +349,37 @@ def bootstrap_draws(numerators: np.ndarray, denominators: np.ndarray, *, resampl
     with Poisson weights (the same seed gives the same resamples), so that cells measured
     on the same rows (one rule set beside another, on the same deals) are compared
     *paired* (:func:`draws_interval` of a difference of two columns). A resample that
-    leaves a cell empty gives NaN there."""
+    leaves a cell empty gives NaN there.
+
+    Rows alike are resampled as one: k rows of the same numerators and denominators,
+    each drawn Poisson(1) times, are drawn Poisson(k) times together, the same law (a
+    hand's twin tricks, 0 to 13 of 13, took 2 s a column over 30,000 hands row by row)."""
     rng = np.random.default_rng(seed)
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
+    alike = np.ones(len(num), dtype=np.int64)
+    # (a few cells only: rows of many, rarely alike, would be sorted for nothing, and
+    # the sort's copies of 300,000 rows of 35 cells took 600 MB)
+    if len(num) and num.shape[1] <= ALIKE_CELLS:
+        rows, alike = np.unique(np.concatenate([num, den], axis=1), axis=0, return_counts=True)
+        num, den = rows[:, :num.shape[1]], rows[:, num.shape[1]:]
     parts = []
-    for start in range(0, resamples, 100):
-        weights = rng.poisson(1.0, (min(100, resamples - start), len(num))).astype(np.float64)
+    # a block's weights are drawn whole (block x rows, as integers and again as floats): at
+    # most BOOTSTRAP_BLOCK values, so that 300,000 deals do not take 480 MB at once
+    block = max(1, min(100, BOOTSTRAP_BLOCK // max(1, len(num))))
+    for start in range(0, resamples, block):
+        weights = rng.poisson(alike, (min(block, resamples - start), len(num))).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             parts.append((weights @ num) / (weights @ den))
     return np.concatenate(parts)
+
+
+ALIKE_CELLS = 4
+"""Rows of at most this many cells are looked through for rows alike (:func:`bootstrap_draws`)."""
+
+BOOTSTRAP_BLOCK = 2_000_000
+"""Poisson weights :func:`bootstrap_draws` draws at once, at most (16 MB as integers and
+again as floats)."""
 
 
 def draws_interval(values: np.ndarray) -> tuple[float, float]:

@@ -677,6 +677,11 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
 # ---------------------------------------------------------------- progress
 
 
+# From how many deals a run says it is merging and summing up them (the merged files, the
+# summaries and the report: 1.5 CPU-minutes for 300,000 deals of the default analyses,
+# said by nothing else).
+SUMMING_UP_SAID_FROM = 50_000
+
 # How often, at most, a line of progress is written where standard error is no terminal.
 PROGRESS_LINE_SECONDS = 30.0
 
@@ -761,7 +766,7 @@ def _progress(enabled: bool | str, totals: Mapping[str, tuple[int, int]]):
 MEMORY_BASE = 100 * 2**20
 """The driving process before it holds any row (Python, numpy, matplotlib, the
 report): 84 MB measured for a run of 100 deals."""
-MEMORY_PER_VALUE = 10
+MEMORY_PER_VALUE = 12
 """Bytes the driving process takes for each value of a row while it merges a run and
 sums it up: 8 in its column, and a margin for the masks and copies the summaries make."""
 
@@ -771,10 +776,9 @@ def memory_needed(params: Mapping[str, Params], n: int) -> int:
     analyses ``params`` names (each with its parameters): every row is held in
     memory, as numpy columns, from the merge to the report, and while an
     analysis' columns are joined its chunks' are held too (so the largest
-    analysis counts twice). Measured peaks: 0.61 KB a deal for ``deals``,
-    3.1 KB for ``deals``, ``play`` and ``variants`` of six rule sets (the
-    default list before ``plains-25``); this says 0.60 and, with the seven of
-    today's default list and the twin columns, 5.0."""
+    analysis counts twice). Measured peaks: 0.61 KB a deal for ``deals``; 5.4 KB
+    for ``deals``, ``play`` and ``variants`` of the seven rule sets of the default
+    list at 300,000 deals (4.9 at 30,000); this says 0.7 and 6.1."""
     values = []
     for name, p in params.items():
         analysis = analyses()[name]
@@ -1324,6 +1328,8 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
                 results.close()
 
         staged = Staged(out, lock)
+        if progress and n >= SUMMING_UP_SAID_FROM:     # (minutes where nothing else is said)
+            print(f"lab: merging and summing up {count_text(n, 'deal')}", file=sys.stderr, flush=True)
         try:
             tables = _merge(out, chunks, known, {name: p for name, (p, _) in chosen.items()}, staged)
         except BaseException:
