@@ -2037,12 +2037,16 @@ def test_lab_undealt_table_gives_the_sampled_share_with_its_interval_beside_the_
 
 
 def test_report_t_quantile_matches_students_tables():
-    from flowerbridge.lab.report import mean_interval, t_quantile
+    from flowerbridge.lab.report import t_quantile
     # (at 1 and 2 degrees of freedom the expansion gave 11.30 and 4.27: a mean of two
     # values had an interval 11 % too narrow)
     for df, table in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (5, 2.5706), (10, 2.2281),
                       (30, 2.0423), (120, 1.9799)):
         assert t_quantile(df) == pytest.approx(table, abs=0.0005), df
+
+
+def test_report_mean_interval_is_students_t_interval_of_the_mean():
+    from flowerbridge.lab.report import mean_interval
     mean, lo, hi = mean_interval(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
     assert mean == 3.5 and hi - mean == pytest.approx(2.571 * np.std([1, 2, 3, 4, 5, 6], ddof=1) / np.sqrt(6), abs=0.01)
 

@@ -103,6 +103,18 @@ def test_lab_dd_par_sacrifice_counts_only_failing_contracts():
     assert (s["par_sacrifice"], s["par_passed_out"]) == (0.0, 0.0)
 
 
+def test_ch11_ch13_lab_dd_best_contract_game_and_par_at_the_seven_level_shares():
+    # best contracts 5P (100 below the line), 4R (120), 3NT (100), 4P (80) and 7NT (220):
+    # four games at 100 (R18), the 7NT deal's par at the 7 level; at 120, only 4R and 7NT
+    deals = ([11, 6, 6, 6], [6, 10, 6, 6], [6, 6, 6, 9], [10, 6, 6, 6], [13, 13, 13, 13])
+    t = table_of(*((ns, "N") for ns in deals))
+    best, _ = dd.best_contracts(dd.side_tricks(t, Side.NS), RuleOptions())
+    assert [bid(b) for b in best] == ["5P", "4R", "3NT", "4P", "7NT"]
+    s = dd.summarize(t, {}, {"variants": [["default", {}], ["game-120", {"game_points": 120}]]})["variants"]
+    assert (s["default"]["best_is_game"], s["default"]["par_level_7"]) == (80.0, 20.0)
+    assert s["game-120"]["best_is_game"] == 40.0
+
+
 def fake_dd_table(deal):
     """Tricks by suit length: a deterministic stand-in for the solver."""
     out = {}

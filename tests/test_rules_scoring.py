@@ -49,12 +49,13 @@ def test_ch11_ruling_r13_contract_table(level, denomination, points):
     assert score.made and score.result == 0
 
 
+@pytest.mark.parametrize("over", [1, 3, 6])     # (6: a 1-level contract taking all 13 tricks)
 @pytest.mark.parametrize("denomination, each", [(P, 20), (R, 30), (A, 30), (NT, 30)])
-def test_ch11_ruling_r14_overtricks_above_the_line(denomination, each):
-    score = made_exactly(1, denomination, over=3)
-    assert score.above(NS) == 3 * each
+def test_ch11_ruling_r14_overtricks_above_the_line(denomination, each, over):
+    score = made_exactly(1, denomination, over=over)
+    assert score.above(NS) == over * each
     assert score.below(NS) == contract_points(1, denomination)  # overtricks never below
-    assert score.result == 3
+    assert score.result == over
 
 
 def test_ch12_a_hands_total_is_above_plus_below_the_line():
@@ -175,6 +176,14 @@ def test_ch12_honors_are_above_the_line():
 ])
 def test_ch14_ch15_bright_bonus_examples(codes, bonus):
     assert bright_bonus(parse_cards(codes)) == bonus
+
+
+@pytest.mark.parametrize("missing", ["1B", "3B", "8B", "11B", "12B"])
+def test_ch14_no_five_bright_bonus_without_each_of_the_five_brights(missing):
+    # every Bright twice but the one missing (nine cards): each of the five is needed
+    held = [code for code in ("1B", "3B", "8B", "11B", "12B") for _ in range(2) if code != missing]
+    assert bright_bonus(parse_cards(" ".join(held))) == 0
+    assert bright_bonus(parse_cards(" ".join([*held, missing]))) == 25
 
 
 def test_ch15_ten_bright_replaces_five_bright_in_the_score():
