@@ -7,6 +7,15 @@ STAMP := $(VENV)/.install-stamp
 
 install: $(STAMP)
 
+# a .venv whose Python is gone (uninstalled, upgraded away) is made anew: its stamp stood, and
+# run and test failed with "cannot execute: required file not found"
+ifneq ($(wildcard $(STAMP)),)
+ifneq ($(shell $(BIN)/python -c 'print("ok")' 2>/dev/null),ok)
+$(info $(VENV)'s Python does not run: making $(VENV) again)
+$(shell rm -f $(STAMP))
+endif
+endif
+
 # the solver's C core is compiled by the install: a change to it (or to the
 # training run of its profile-guided build) installs again
 CORE := $(wildcard flowerbridge/solver/_core*.c) flowerbridge/solver/_pgo_train.py
@@ -14,6 +23,7 @@ CORE := $(wildcard flowerbridge/solver/_core*.c) flowerbridge/solver/_pgo_train.
 # setuptools as pyproject.toml asks for it, in the venv too: the quick rebuild of the core
 # (`.venv/bin/python setup.py build_ext --inplace`, docs/solver.md) runs with the venv's own
 $(STAMP): pyproject.toml setup.py $(CORE)
+	@$(BIN)/python -c '' 2>/dev/null || rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip "setuptools>=77"
 	$(BIN)/pip install -e '.[test]'

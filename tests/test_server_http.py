@@ -526,3 +526,25 @@ def test_a_table_request_one_past_its_documented_limits_is_refused_naming_where(
         CreateTable.model_validate({"seats": SEATS, **change})
     assert ".".join(map(str, refused.value.errors()[0]["loc"])).startswith(where)
     CreateTable.model_validate({"seats": SEATS, "length": {"hands": 100}, "name": "x" * 60})
+
+
+def test_the_wheel_takes_every_file_the_server_serves_or_migrates_with_and_no_other():
+    # package-data took "every file" under web/ and migrations/: a stray database or
+    # editor's backup went into a wheel built from a checkout, and was served under /static/.
+    # Named by kind now, a kind the globs do not name would be left out of a wheel: each
+    # file there must be named, and a stray one must not.
+    import tomllib
+    from pathlib import Path
+
+    import flowerbridge
+
+    root = Path(flowerbridge.__file__).parent
+    project = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    setuptools = tomllib.loads(project.read_text(encoding="utf-8"))["tool"]["setuptools"]
+    taken = {path for pattern in setuptools["package-data"]["flowerbridge"] for path in root.glob(pattern)}
+    shipped = {path for folder in ("server/web", "server/migrations") for path in (root / folder).rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts}
+    assert shipped and shipped <= taken, sorted(str(p.relative_to(root)) for p in shipped - taken)
+    excluded = setuptools["exclude-package-data"]["flowerbridge"]
+    for stray in ("server/web/tables.db", "server/web/js/table.js~", "server/migrations/env.cpython-311.pyc"):
+        assert any(Path(stray).match(pattern) for pattern in excluded), stray
