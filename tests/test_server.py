@@ -589,6 +589,11 @@ def test_a_person_alone_at_a_table_closes_it_for_good_and_everyone_is_told_why(s
     south.send({"type": "call", "call": "Pass", "id": "late"})
     error = south.until(lambda m: m["type"] == "error")
     assert error["code"] == "table_over" and "closed by South" in error["message"]
+    # a hint asked there is told what a call is (it was "no more calls or cards")
+    south.send({"type": "hint", "id": "hint"})
+    error = south.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["message"]) == ("table_over",
+                                                 "this table was closed by South: nothing more is played here")
     south.send({"type": "close", "id": "again"})
     error = south.until(lambda m: m["type"] == "error")
     assert (error["code"], error["message"]) == ("table_over", "this table was closed by South: it is closed already")

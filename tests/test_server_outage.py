@@ -343,11 +343,11 @@ def test_server_a_stand_in_clock_running_when_the_session_ends_is_stopped(tmp_pa
         for _ in range(3):
             await manager.submit(conns[live.table.actor], "call", "Pass", None)
         assert live.table.is_over and not live.timers   # passed out: the session is over
-        # a close of a table whose session is over is told so, not "no more calls or cards"
+        # a close of a table whose session is over is told so, not "nothing more is played here"
         from flowerbridge.server.table import TableError
         with pytest.raises(TableError, match=r"^the session is over: there is nothing left to close$"):
             live.table.close_by(first)
-        with pytest.raises(TableError, match=r"^the session is over: no more calls or cards$"):
+        with pytest.raises(TableError, match=r"^the session is over: nothing more is played here$"):
             live.table.check_open()
         await asyncio.sleep(0.5)
         info = await manager.info(live.table.id)

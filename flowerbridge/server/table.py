@@ -266,10 +266,10 @@ class Table:
         closed or whose session is over, saying which."""
         if self.closed_reason is not None:
             raise TableError("table_over", f"this table was {self.closed_reason}: "
-                             + ("it is closed already" if closing else "no more calls or cards"))
+                             + ("it is closed already" if closing else "nothing more is played here"))
         if self.is_over:
             raise TableError("table_over", "the session is over: "
-                             + ("there is nothing left to close" if closing else "no more calls or cards"))
+                             + ("there is nothing left to close" if closing else "nothing more is played here"))
 
     def without(self, rows: Sequence[Event]) -> "Table":
         """This table rebuilt from its own log less ``rows``, the newest events
