@@ -97,7 +97,7 @@ def test_demo_ctrl_c_prints_the_scoresheet_of_the_hands_finished(cli, monkeypatc
     path = tmp_path / "s.json"
     monkeypatch.setattr(flowerbridge.bots, "play_hand", StopOnThird(KeyboardInterrupt()))
     status, out, err = cli("demo", "--hands", "8", "--quiet", "--save", str(path))
-    assert (status, err) == (130, "interrupted\n")
+    assert (status, err) == (130, "interrupted after 2 of 8 hands\n")
     assert out.startswith("=" * 49) and "Hand      2\n" in out
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     assert len(session.hands) == 2 and out == session.render() + "\n"
@@ -118,7 +118,7 @@ def test_demo_a_ctrl_c_that_lands_inside_a_lock_prints_the_scoresheet_as_ctrl_c_
     path = tmp_path / "s.json"
     monkeypatch.setattr(flowerbridge.bots, "play_hand", StopOnThird(error))
     status, out, err = cli("demo", "--hands", "8", "--quiet", "--save", str(path))
-    assert (status, err) == (130, "interrupted\n")
+    assert (status, err) == (130, "interrupted after 2 of 8 hands\n")
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     assert len(session.hands) == 2 and out == session.render() + "\n"
 
@@ -130,8 +130,8 @@ def test_demo_sigterm_saves_the_hands_finished_as_ctrl_c_does(tmp_path, signalle
 
     path = tmp_path / "s.json"
     status, out, err = signalled_after(["demo", "--hands", "10000", "--save", str(path)], "Board 3 ", signal.SIGTERM)
-    assert (status, err) == (143, "terminated\n")
     session = Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    assert (status, err) == (143, f"terminated after {len(session.hands)} of 10000 hands\n")
     assert len(session.hands) >= 3 and out.endswith(session.render() + "\n")
 
 

@@ -77,12 +77,12 @@ def run(args) -> int:
         print(session.render(width))
     if stopped is not None and save_error is not None:    # (said before what stopped the session)
         print(f"error: {save_error}", file=sys.stderr)
-    if isinstance(stopped, Terminated):
-        print("terminated", file=sys.stderr)
-        return 143
     if isinstance(stopped, KeyboardInterrupt):
-        print("interrupted", file=sys.stderr)
-        return 130
+        said, status = ("terminated", 143) if isinstance(stopped, Terminated) else ("interrupted", 130)
+        # as match says it: the sheet above holds the hands finished
+        after = f" after {len(session.hands)} of {args.hands} hands" if session.hands else ""
+        print(f"{said}{after}", file=sys.stderr)
+        return status
     if stopped is not None:
         raise stopped
     if save_error is not None:
