@@ -1556,7 +1556,7 @@ async function main() {
   $("single-keys").addEventListener("change", () => setSingleKeys($("single-keys").checked));
   // How the person works the page: keys move focus to their turn, a pointer never does
   // (and Enter on the lobby's link to it counts as a key).
-  state.keyboard = openedByKeyboard();
+  state.keyboard = openedByKeyboard() || state.keyboard;
   document.addEventListener("keydown", (event) => {
     if (!["Shift", "Control", "Alt", "Meta"].includes(event.key)) state.keyboard = true;
   }, true);

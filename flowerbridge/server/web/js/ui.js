@@ -132,8 +132,9 @@ const BY_KEYBOARD = "flowerbridge.opened-by-keyboard";
 
 /** Note, for the page a link clicked by `event` opens in this tab, that it was opened by the keyboard. */
 export function noteOpenedByKeyboard(event) {
-  // (a click with no pointer is a key's: Enter on a link fires click with detail 0)
-  if (event.detail !== 0) return;
+  // (a click with no pointer is a key's: Enter on a link fires click with detail 0; with
+  // Ctrl, Shift or Meta the page opens in another tab or window, and is no page of this tab)
+  if (event.detail !== 0 || event.ctrlKey || event.shiftKey || event.metaKey) return;
   try {
     sessionStorage.setItem(BY_KEYBOARD, "1");
   } catch {
