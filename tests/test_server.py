@@ -1226,6 +1226,35 @@ def test_take_back_undoes_the_persons_last_call_or_card_and_the_bots_after_it_an
         back.close()
 
 
+def test_take_backs_in_one_hand_stop_at_their_most_and_the_hand_plays_on(tmp_path, monkeypatch):
+    # a call and its take-back sent over and over (20 a second, within the message rate)
+    # grew the table's log without end: a security review's finding
+    monkeypatch.setattr("flowerbridge.server.table.MAX_TAKE_BACKS", 3)
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
+    with ServerThread(config) as server:
+        # (a bid, not a Pass that might end the auction and the hand; the seed fixed as above)
+        with monkeypatch.context() as patched:
+            patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "5" * 32)
+            table_id, token = south_table(server)
+        south = joined(server, table_id, token)
+        wait_for_turn(south)
+        bid = south.view["legal"][1]
+        for _ in range(3):
+            _take_back_after(south, {"type": "call", "call": bid})
+        wait_for_turn(south)
+        at = south.seq
+        south.send({"type": "call", "call": bid, "seq": at})
+        south.until(lambda m: m.get("seq", 0) > at and south.my_turn or south.view["phase"] != "auction",
+                    timeout=30)
+        south.send({"type": "undo", "id": "u4"})
+        refused = south.until(lambda m: m["type"] == "error")
+        assert (refused["code"], refused["message"]) == ("no_undo", "3 take-backs in this hand, the most a hand "
+                                                                    "allows: play on")
+        info = server.api("GET", f"/api/tables/{table_id}").json()
+        assert info["seq"] == south.seq          # nothing stored for it
+        south.close()
+
+
 def test_take_back_as_dummy_takes_back_the_persons_last_call_not_the_card_declarer_chose(server, monkeypatch):
     # the dummy's cards are its declarer's choice: a dummy South undid the bot declarer's card
     # (the seed is fixed so that North declares in the first hands while South passes)

@@ -46,6 +46,7 @@ def test_limits_are_the_numbers_docs_server_md_gives():
     config = ServerConfig()
     assert (config.message_rate, config.message_burst) == (20, 60)
     assert (config.connections_per_address, config.tables_per_minute, config.max_tables) == (200, 30, 1000)
+    assert (config.tables_per_address, limits.MAX_TAKE_BACKS) == (100, 50)
     assert config.idle_close == 60 * 60
 
 
@@ -288,6 +289,27 @@ def test_limits_only_tables_made_count_against_tables_a_minute(tmp_path):
         assert [a.status_code for a in answers] == [201] * 5 + [429]
         assert answers[5].json()["error"]["code"] == "too_many"
         assert len(server.api("GET", "/api/tables").json()["tables"]) == 5
+
+
+def test_limits_one_address_holds_its_most_open_tables_and_another_once_one_ends(tmp_path):
+    # one address at 30 tables a minute filled a server of 1,000 in half an hour, and took
+    # each room made again (a security review): it may hold --tables-per-address open
+    config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None,
+                          analysis=False, max_tables=100, tables_per_minute=100, tables_per_address=2)
+    request = table_request({"N": "human", "E": "random", "S": "random", "W": "random"})
+    with ServerThread(config) as server:
+        made = [server.api("POST", "/api/tables", json=request) for _ in range(3)]
+        assert [a.status_code for a in made] == [201, 201, 429]
+        assert made[2].json()["error"] == {"code": "too_many", "message": "this address has 2 open tables, its "
+                                           "most: close one, or let one end, first"}
+        assert made[2].headers["retry-after"] == "60"
+        assert len(server.api("GET", "/api/tables").json()["tables"]) == 2
+        first = made[0].json()
+        north = _joined(server, first["table"]["id"], first["invitations"]["N"]["token"])
+        north.send({"type": "close", "id": "c"})
+        north.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
+        north.close()
+        assert server.api("POST", "/api/tables", json=request).status_code == 201    # room again
 
 
 def test_security_headers_on_pages_static_files_and_the_api(server):

@@ -57,6 +57,9 @@ def register(subparsers) -> None:
                         "idle this long: minutes, or 90m, 2h, 1d (default 60)")
     p.add_argument("--tables-per-minute", type=_count, default=30, metavar="N",
                    help="tables one address may create a minute (default 30)")
+    p.add_argument("--tables-per-address", type=_count, default=100, metavar="N",
+                   help="open tables one address may hold, made by this server since it started "
+                        "(default 100)")
     p.add_argument("--connections-per-address", type=_count, default=200, metavar="N",
                    help="websockets one address may hold open at once (default 200)")
     p.add_argument("--forwarded-allow-ips", type=_forwarded_allow_ips, metavar="IPS",
@@ -234,7 +237,7 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     config = ServerConfig(database=database, bot_delay=args.bot_delay,
                           replace_after=args.replace_after, analysis=not args.no_analysis,
                           max_tables=args.max_tables, idle_close=args.idle_close,
-                          tables_per_minute=args.tables_per_minute,
+                          tables_per_minute=args.tables_per_minute, tables_per_address=args.tables_per_address,
                           connections_per_address=args.connections_per_address,
                           allowed_hosts=allowed_hosts(bound if every else args.host, args.allowed_hosts,
                                                       own, bound),

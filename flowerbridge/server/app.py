@@ -99,9 +99,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
         code = error_code(exc, "bad_request")
         headers = None
-        if code == "too_many":    # a table too many this minute: when the next may be made
+        if code == "too_many" and getattr(exc, "retry_after", None) is None:
+            # a table too many this minute: when the next may be made
             headers = {"Retry-After": f"{math.ceil(creations.wait(_address(request))):d}"}
-        elif code == "full" and getattr(exc, "retry_after", None) is not None:
+        elif code in ("full", "too_many") and getattr(exc, "retry_after", None) is not None:
             headers = {"Retry-After": f"{exc.retry_after:d}"}    # type: ignore[attr-defined]
         return _error(_STATUS.get(code, 400), code, said_to_clients(exc), headers)
 
@@ -200,7 +201,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
                                              "a minute from this address: wait a little")
             try:
-                made = await _manager(request).create(body, repeat)
+                made = await _manager(request).create(body, repeat, address)
             except BaseException:   # refused, or failed: only tables made count against the rate
                 creations.refund(address)
                 raise

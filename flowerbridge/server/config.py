@@ -20,8 +20,9 @@ class ServerConfig:
     review (when the compiled solver is there). ``max_tables`` caps the tables
     open at once (``503 full`` past it, unless a table has been idle, no
     connection open to it and no event, for ``idle_close`` seconds: the one idle
-    longest is closed to make room) and ``tables_per_minute`` how fast one
-    address may create them (``429 too_many``), ``connections_per_address``
+    longest is closed to make room), ``tables_per_minute`` how fast one
+    address may create them and ``tables_per_address`` how many of them it may hold
+    open (``429 too_many``), ``connections_per_address``
     how many websockets one address may hold open at once (past it the new
     one is refused ``too_many``, close code 4429); a connection may send
     ``message_rate`` messages a second, ``message_burst`` at once (more are
@@ -41,6 +42,9 @@ class ServerConfig:
     max_tables: int = 1000
     idle_close: float = 3600.0
     tables_per_minute: float = 30.0
+    # (made by this server since it started: at 30 a minute one address filled a server of
+    # 1,000 tables in half an hour, and took each room made again)
+    tables_per_address: int = 100
     connections_per_address: int = 200
     # messages a connection may send: this many a second on average, burst at once
     message_rate: float = 20.0

@@ -55,6 +55,10 @@ MAX_QUEUED_BYTES = 8 << 20
 # longer catch-up is a snapshot instead (a few seconds' play is still replayed,
 # which the page announces event by event).
 MAX_CATCH_UP_EVENTS = 8
+# Take-backs one seat may make in one hand: a call and its take-back sent over and over
+# grew a table's log, its memory and its replay after a restart without end (a hand that
+# never ends never reaches the session's most hands).
+MAX_TAKE_BACKS = 50
 # The largest HTTP request body (a table's creation is well under 2 KB).
 MAX_BODY_BYTES = 64 << 10
 # The largest websocket message uvicorn reads whole: the app answers one over

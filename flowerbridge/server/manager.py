@@ -374,6 +374,9 @@ class TableManager:
         self._stopping = False
         self._warming: asyncio.Future[None] | None = None   # the same, for a lobby list that waits
         self._forget_task: asyncio.Task | None = None    # deleting the creations no longer answered
+        # the tables each client address made (limits.client_key), by this process: those
+        # still open count against config.tables_per_address
+        self._made_by: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------ life
 
@@ -454,11 +457,13 @@ class TableManager:
     # ----------------------------------------------------------- lobby
 
     async def create(self, request: CreateTable, repeatable: Repeatable | None = None,
-                     ) -> tuple[LiveTable, dict[Seat, str]]:
+                     address: str | None = None) -> tuple[LiveTable, dict[Seat, str]]:
         """A new table, its first hand dealt; returns it with each person's secret token.
         Asked with an ``Idempotency-Key`` (``repeatable``), the table is stored with what
         answers a repeat of the request after a restart (:meth:`made_before`), and its
-        tokens are made from the key and a salt kept for that (``repeats.seat_token``)."""
+        tokens are made from the key and a salt kept for that (``repeats.seat_token``).
+        The client's ``address`` (``limits.client_key``) may hold ``tables_per_address``
+        open tables made by this server, at most (``too_many``)."""
         options = RuleOptions.from_dict(request.options).sensible()
         if request.length.games is not None:
             _games_can_end(options)
@@ -485,6 +490,15 @@ class TableManager:
             salt=salt, created_at=self.clock())
         async with self._creating:
             open_ids = await self._open_ids()
+            mine: list[str] = []
+            if address is not None:
+                still_open = set(open_ids)
+                mine = [table_id for table_id in self._made_by.get(address, ()) if table_id in still_open]
+                self._made_by[address] = mine
+                if len(mine) >= self.config.tables_per_address:
+                    # (Retry-After: a minute, as when the server is full: a table may end any time)
+                    raise TableError("too_many", f"this address has {count_text(len(mine), 'open table')}, "
+                                                 "its most: close one, or let one end, first", retry_after=60)
             if len(open_ids) >= self.config.max_tables:
                 await self._make_room(open_ids)
             try:
@@ -499,6 +513,8 @@ class TableManager:
             live = LiveTable(Table(*rows), self.broker, self.config.replace_after)
             self.tables[live.table.id] = live
             self._lobby_version += 1
+            if address is not None:
+                mine.append(live.table.id)
         self._kick_bots(live)
         if creation is not None:
             self._forget_creations_later()

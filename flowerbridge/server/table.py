@@ -21,7 +21,7 @@ from ..render import count_text
 from ..seats import Seat
 from ..session import Session
 from ..state import CallMade, CardPlayed, HandState
-from .limits import MAX_CATCH_UP_EVENTS
+from .limits import MAX_CATCH_UP_EVENTS, MAX_TAKE_BACKS
 from .models import AnalysisRow, EventRow, SeatRow, TableRow, utcnow
 from .views import DDValues, Role, copies_seen, review, view
 
@@ -233,6 +233,10 @@ class Table:
         nothing this hand."""
         self.check_open()
         assert self.state is not None
+        taken = sum(row.kind == "undo" and row.seat == seat.name for row in self.hands[-1].events)
+        if taken >= MAX_TAKE_BACKS:
+            raise TableError("no_undo", f"{count_text(taken, 'take-back')} in this hand, the most a hand "
+                                        "allows: play on")
         undone = self.state.take_back(seat)
         if not undone:
             raise TableError("no_undo", "nothing of yours to take back in this hand (a hand "
