@@ -371,6 +371,11 @@ SUPPORTED = r"a server runs on SQLite \(a file path, or sqlite:///FILE\) or Post
     # was "invalid literal for int() with base 10: ':1'"
     ("postgresql://fb:secret@[::1/fb", r"^error: postgresql://fb:\*\*\*@\[::1/fb is not a valid database "
                                        r"URL: what stands for its port is not a number \(an IPv6"),
+    # a password's '@' not written %40: the driver's error named the host as 'pw@127.0.0.1',
+    # the password's end printed
+    ("postgresql://fb:S3CRET@pw@127.0.0.1:1/x", r"^error: postgresql://fb:\*\*\*@127\.0\.0\.1:1/x is not a valid "
+                                                 r"database URL: it has an '@' after the one before its host "
+                                                 r"\(an '@' in a name or password is written %40\)$"),
 ])
 def test_a_database_url_the_server_cannot_run_on_is_one_clear_error(
         database, message, tmp_path, monkeypatch, cli, assert_cli_error):

@@ -632,6 +632,11 @@ def _parse_url(url: str, shown: str) -> URL:
     if drivers is None or parsed.get_driver_name() not in drivers:
         raise StoreError(f"{shown}: a server runs on {_SUPPORTED_TEXT}, not "
                          f"{parsed.drivername}")
+    if parsed.host is not None and "@" in parsed.host:
+        # a password's '@' left as it is: the driver took the rest of the password for the
+        # host, and its error ("failed to resolve host 'pw@db'") printed it
+        raise StoreError(f"{shown} is not a valid database URL: it has an '@' after the one "
+                         "before its host (an '@' in a name or password is written %40)")
     return parsed
 
 
