@@ -425,6 +425,38 @@ def test_the_postgresql_connections_have_a_connect_timeout_and_keepalives(tmp_pa
             "keepalives_interval": "10", "keepalives_count": "3"}
 
 
+@pytest.mark.postgres
+@pytest.mark.timeout(60)    # (without the limits it waits on the lock for good)
+def test_a_postgresql_database_that_answers_nothing_is_a_store_error_not_a_frozen_server(own_database,
+                                                                                          monkeypatch):
+    # a row or a table locked by a program beside the server froze every table, nothing
+    # said to the players nor logged (a review held `LOCK TABLE events` 90 s): the server's
+    # statements now give up waiting on a lock, and run at most so long
+    if not own_database.startswith("postgresql"):
+        pytest.skip("PostgreSQL only")
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT_MS", 500)
+    store = Store(own_database)
+    store.migrate()
+    store.limit_waits()
+    holder = Store(own_database)        # a program beside the server, holding the tables' table
+    try:
+        with holder.engine.connect() as connection:
+            connection.exec_driver_sql("LOCK TABLE tables IN ACCESS EXCLUSIVE MODE")
+            started = time.monotonic()
+            with pytest.raises(StoreError, match="lock timeout"):
+                store.table_ids("playing")
+            assert time.monotonic() - started < 10
+            connection.rollback()
+        assert store.table_ids("playing") == []
+        with store.engine.connect() as connection:
+            assert connection.exec_driver_sql("SHOW statement_timeout").scalar() == "1min"
+            # the URL's own options kept beside them (the fixture's schema)
+            assert connection.exec_driver_sql("SHOW search_path").scalar().startswith("fb_test_")
+    finally:
+        holder.close()
+        store.close()
+
+
 def _files(folder) -> dict[str, bytes]:
     # (the -shm file is SQLite's shared memory, not the database)
     return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith("-shm")}

@@ -206,6 +206,7 @@ def _open_and_serve(args, opened: list[Store]) -> int:
         # migration, so that a second server is refused without changing anything.
         store.lock()
         store.migrate()  # here, so that a bad database is one error line, not a startup trace
+        store.limit_waits()
         return _serve(args, sock, family, database, store)
     except BaseException:
         sock.close()

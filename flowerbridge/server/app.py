@@ -64,6 +64,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
             try:
                 store.lock()    # one server per database (docs/server.md, Storage)
                 store.migrate()
+                store.limit_waits()
             except BaseException:
                 store.close()
                 raise

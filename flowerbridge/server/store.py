@@ -335,6 +335,24 @@ class Store:
         with self._transaction(write=False) as session:
             session.execute(select(TableRow.id).where(false()))
 
+    def limit_waits(self) -> None:
+        """PostgreSQL: from now on, a statement that waits on a lock :data:`LOCK_TIMEOUT_MS`,
+        or runs :data:`STATEMENT_TIMEOUT_MS`, fails (a server's work, after its migrations,
+        which may take longer): a database that takes connections and answers nothing (a
+        row locked by a program beside it, a table locked whole) froze every table, nothing
+        said to the players nor logged, where a failure is ``busy`` and a log line. Options
+        the URL gives itself come after, and win."""
+        if self.is_sqlite:
+            return
+        parsed = make_url(self.url)
+        waits = f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"
+        given = parsed.query.get("options")
+        options = waits if not isinstance(given, str) or not given else f"{waits} {given}"
+        self.engine.dispose()
+        self.engine = create_engine(self.url, pool_pre_ping=True,
+                                    connect_args=_postgres_connect_args(parsed, options=options))
+        self._sessions.configure(bind=self.engine)
+
     def close(self) -> None:
         """Close every connection, and let the database go if :meth:`lock` took it."""
         self.engine.dispose()
@@ -660,11 +678,17 @@ def _check_sqlite_url(url: URL, shown: str) -> None:
         raise StoreError(f"cannot open database {shown}: {exc.why}") from None
 
 
+# How long the server's statements may wait on a lock, and run, on PostgreSQL (Store.limit_waits)
+LOCK_TIMEOUT_MS = 10_000
+STATEMENT_TIMEOUT_MS = 60_000
+
+
 def _postgres_connect_args(url: URL, **more: Any) -> dict[str, Any]:
     """libpq's connect timeout and TCP keepalives (a connection whose server or
-    network went away is noticed), where the URL does not set them, and ``more``."""
+    network went away is noticed; data sent and not acknowledged for 30 s, too,
+    which keepalives do not look at), where the URL does not set them, and ``more``."""
     settings = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
-                "keepalives_count": 3, "connect_timeout": 10}
+                "keepalives_count": 3, "connect_timeout": 10, "tcp_user_timeout": 30_000}
     return {**{key: value for key, value in settings.items() if key not in url.query}, **more}
 
 
