@@ -912,7 +912,7 @@ class _PostgresLock:
                 raise
             if taken:
                 self.connection = connection
-                log.warning("database %s: this server's lock is taken again", self.shown)
+                log.info("database %s: this server's lock is taken again", self.shown)
                 return True
             connection.close()
             log.error("database %s: another flowerbridge server now holds the lock: two servers "
