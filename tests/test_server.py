@@ -1178,15 +1178,20 @@ def _take_back_after(south: Client, message: dict) -> tuple[dict, dict, int]:
     return before, undo, at
 
 
+def _south_table_seeded(server, monkeypatch) -> tuple[str, str]:
+    """``south_table`` dealt from a fixed seed, whose South is not dummy."""
+    with monkeypatch.context() as patched:
+        patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "5" * 32)
+        return south_table(server)
+
+
 def test_take_back_undoes_the_persons_last_call_or_card_and_the_bots_after_it_and_survives_a_restart(
         tmp_path, monkeypatch):
     # docs/protocol.md, "undo": a table of one person and three bots; the seed is fixed so
     # that South is not dummy (it would have no card to take back)
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as server:
-        with monkeypatch.context() as patched:
-            patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "5" * 32)
-            table_id, token = south_table(server)
+        table_id, token = _south_table_seeded(server, monkeypatch)
         south = joined(server, table_id, token)
         watcher = joined(server, table_id)
         # in the auction: South's bid and the bots' calls after it
@@ -1232,10 +1237,8 @@ def test_take_backs_in_one_hand_stop_at_their_most_and_the_hand_plays_on(tmp_pat
     monkeypatch.setattr("flowerbridge.server.table.MAX_TAKE_BACKS", 3)
     config = ServerConfig(database=str(tmp_path / "t.db"), bot_delay=0, replace_after=None, analysis=False)
     with ServerThread(config) as server:
-        # (a bid, not a Pass that might end the auction and the hand; the seed fixed as above)
-        with monkeypatch.context() as patched:
-            patched.setattr("flowerbridge.server.table.secrets.token_hex", lambda n: "5" * 32)
-            table_id, token = south_table(server)
+        # (a bid, not a Pass that might end the auction and the hand)
+        table_id, token = _south_table_seeded(server, monkeypatch)
         south = joined(server, table_id, token)
         wait_for_turn(south)
         bid = south.view["legal"][1]
