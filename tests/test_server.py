@@ -1253,8 +1253,14 @@ def test_take_backs_in_one_hand_stop_at_their_most_and_the_hand_plays_on(tmp_pat
         refused = south.until(lambda m: m["type"] == "error")
         assert (refused["code"], refused["message"]) == ("no_undo", "3 take-backs in this hand, the most a hand "
                                                                     "allows: play on")
-        info = server.api("GET", f"/api/tables/{table_id}").json()
-        assert info["seq"] == south.seq          # nothing stored for it
+        # nothing taken back: the bid stands in the table's own record (the bots may play on)
+        south.send({"type": "ping", "id": "p"})
+        south.until(lambda m: m["type"] == "pong")
+        assert sum(m["type"] == "undo" for m in south.messages) == 3
+        again = joined(server, table_id, token)
+        auction = again.messages[-1]["view"]["auction"]
+        assert [c["call"] for c in auction if c["seat"] == "S"][:1] == [bid]
+        again.close()
         south.close()
 
 
