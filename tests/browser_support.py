@@ -70,8 +70,9 @@ class Server:
         self.command = [sys.executable, "-m", "flowerbridge.cli", "serve", "--host", "127.0.0.1",
                         "--port", str(self.port), "--database", str(directory / "tables.sqlite"),
                         "--bot-delay", "0", "--no-analysis",
-                        # a module's tests create their tables seconds apart, from one address
-                        "--tables-per-minute", "10000", *options]
+                        # a module's tests create their tables seconds apart, from one address,
+                        # hundreds of them
+                        "--tables-per-minute", "10000", "--tables-per-address", "10000", *options]
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
 

@@ -39,7 +39,7 @@ def server(request, tmp_path_factory):
     # (the fuzz sends thousands of messages at once, the tests create many tables:
     # the limits on both are tested in test_server_limits.py)
     config = ServerConfig(database=database, bot_delay=0, replace_after=None, analysis=False,
-                          tables_per_minute=10_000, message_burst=100_000)
+                          tables_per_minute=10_000, tables_per_address=10_000, message_burst=100_000)
     with ServerThread(config) as running:
         yield running
 

@@ -19,7 +19,8 @@ PEOPLE = {s: "human" for s in "NESW"}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     config = ServerConfig(database=str(tmp_path_factory.mktemp("http") / "t.db"), bot_delay=0,
-                          replace_after=None, analysis=False, tables_per_minute=10_000)
+                          replace_after=None, analysis=False, tables_per_minute=10_000,
+                          tables_per_address=10_000)
     with ServerThread(config) as running:
         yield running
 
