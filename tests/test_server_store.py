@@ -432,13 +432,22 @@ def test_a_postgresql_database_that_answers_nothing_is_a_store_error_not_a_froze
     # a row or a table locked by a program beside the server froze every table, nothing
     # said to the players nor logged (a review held `LOCK TABLE events` 90 s): the server's
     # statements now give up waiting on a lock, and run at most so long
+    from sqlalchemy.engine import make_url
+
     if not own_database.startswith("postgresql"):
         pytest.skip("PostgreSQL only")
+    # the fixture's schema given as libpq's PGOPTIONS, with a statement limit of its own: both
+    # kept (given as the connections' options, the limits replaced PGOPTIONS, and the
+    # server found no table of its schema)
+    url = make_url(own_database)
+    schema = url.query["options"].partition("search_path=")[2]
+    monkeypatch.setenv("PGOPTIONS", f"-c search_path={schema} -c statement_timeout=120000")
+    database = url.difference_update_query(["options"]).render_as_string(hide_password=False)
     monkeypatch.setattr(store_module, "LOCK_TIMEOUT_MS", 500)
-    store = Store(own_database)
+    store = Store(database)
     store.migrate()
     store.limit_waits()
-    holder = Store(own_database)        # a program beside the server, holding the tables' table
+    holder = Store(database)        # a program beside the server, holding the tables' table
     try:
         with holder.engine.connect() as connection:
             connection.exec_driver_sql("LOCK TABLE tables IN ACCESS EXCLUSIVE MODE")
@@ -449,9 +458,9 @@ def test_a_postgresql_database_that_answers_nothing_is_a_store_error_not_a_froze
             connection.rollback()
         assert store.table_ids("playing") == []
         with store.engine.connect() as connection:
-            assert connection.exec_driver_sql("SHOW statement_timeout").scalar() == "1min"
-            # the URL's own options kept beside them (the fixture's schema)
-            assert connection.exec_driver_sql("SHOW search_path").scalar().startswith("fb_test_")
+            shown = {name: connection.exec_driver_sql(f"SHOW {name}").scalar()
+                     for name in ("search_path", "lock_timeout", "statement_timeout")}
+        assert shown == {"search_path": schema, "lock_timeout": "500ms", "statement_timeout": "2min"}
     finally:
         holder.close()
         store.close()

@@ -340,18 +340,14 @@ class Store:
         or runs :data:`STATEMENT_TIMEOUT_MS`, fails (a server's work, after its migrations,
         which may take longer): a database that takes connections and answers nothing (a
         row locked by a program beside it, a table locked whole) froze every table, nothing
-        said to the players nor logged, where a failure is ``busy`` and a log line. Options
-        the URL gives itself come after, and win."""
+        said to the players nor logged, where a failure is ``busy`` and a log line. Set on
+        each connection as it is made, where libpq's options (the URL's, ``PGOPTIONS``) left
+        them at 0, no limit: those options are kept (given as ``options`` here, they were
+        replaced, ``PGOPTIONS``'s search_path with them), and a limit set there wins."""
         if self.is_sqlite:
             return
-        parsed = make_url(self.url)
-        waits = f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"
-        given = parsed.query.get("options")
-        options = waits if not isinstance(given, str) or not given else f"{waits} {given}"
-        self.engine.dispose()
-        self.engine = create_engine(self.url, pool_pre_ping=True,
-                                    connect_args=_postgres_connect_args(parsed, options=options))
-        self._sessions.configure(bind=self.engine)
+        event.listen(self.engine, "connect", _limit_waits)
+        self.engine.dispose()   # (the connections made before are made again, limited)
 
     def close(self) -> None:
         """Close every connection, and let the database go if :meth:`lock` took it."""
@@ -681,6 +677,21 @@ def _check_sqlite_url(url: URL, shown: str) -> None:
 # How long the server's statements may wait on a lock, and run, on PostgreSQL (Store.limit_waits)
 LOCK_TIMEOUT_MS = 10_000
 STATEMENT_TIMEOUT_MS = 60_000
+
+
+def _limit_waits(connection: Any, _record: Any) -> None:
+    """Set :data:`LOCK_TIMEOUT_MS` and :data:`STATEMENT_TIMEOUT_MS` on a new PostgreSQL
+    connection, each where it is 0 (no limit) as the connection was made."""
+    autocommit = connection.autocommit
+    connection.autocommit = True    # (a SET in a transaction of its own would be rolled back)
+    try:
+        with connection.cursor() as cursor:
+            for name, ms in (("lock_timeout", LOCK_TIMEOUT_MS), ("statement_timeout", STATEMENT_TIMEOUT_MS)):
+                cursor.execute(f"SHOW {name}")
+                if cursor.fetchone()[0] == "0":
+                    cursor.execute(f"SET {name} = {int(ms)}")
+    finally:
+        connection.autocommit = autocommit
 
 
 def _postgres_connect_args(url: URL, **more: Any) -> dict[str, Any]:
