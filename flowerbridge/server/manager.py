@@ -492,9 +492,12 @@ class TableManager:
             open_ids = await self._open_ids()
             mine: list[str] = []
             if address is not None:
+                # every address's tables closed or finished since are let go (an address that
+                # never came back kept its ids for the life of the process)
                 still_open = set(open_ids)
-                mine = [table_id for table_id in self._made_by.get(address, ()) if table_id in still_open]
-                self._made_by[address] = mine
+                self._made_by = {made_by: kept for made_by, ids in self._made_by.items()
+                                 if (kept := [table_id for table_id in ids if table_id in still_open])}
+                mine = self._made_by.setdefault(address, [])
                 if len(mine) >= self.config.tables_per_address:
                     # (Retry-After: a minute, as when the server is full: a table may end any time)
                     raise TableError("too_many", f"this address has {count_text(len(mine), 'open table')}, "
