@@ -133,8 +133,8 @@ const BY_KEYBOARD = "flowerbridge.opened-by-keyboard";
 /** Note, for the page a link clicked by `event` opens in this tab, that it was opened by the keyboard. */
 export function noteOpenedByKeyboard(event) {
   // (a click with no pointer is a key's: Enter on a link fires click with detail 0; with
-  // Ctrl, Shift or Meta the page opens in another tab or window, and is no page of this tab)
-  if (event.detail !== 0 || event.ctrlKey || event.shiftKey || event.metaKey) return;
+  // Ctrl, Shift or Meta the page opens in another tab or window, with Alt it is downloaded)
+  if (event.detail !== 0 || event.ctrlKey || event.shiftKey || event.metaKey || event.altKey) return;
   try {
     sessionStorage.setItem(BY_KEYBOARD, "1");
   } catch {
