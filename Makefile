@@ -10,9 +10,11 @@ install: $(STAMP)
 # a .venv whose Python is gone (uninstalled, upgraded away) is made anew: its stamp stood, and
 # run and test failed with "cannot execute: required file not found"
 ifneq ($(wildcard $(STAMP)),)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
 ifneq ($(shell $(BIN)/python -c 'print("ok")' 2>/dev/null),ok)
 $(info $(VENV)'s Python does not run: making $(VENV) again)
 $(shell rm -f $(STAMP))
+endif
 endif
 endif
 
