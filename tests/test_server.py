@@ -589,7 +589,7 @@ def test_a_person_alone_at_a_table_closes_it_for_good_and_everyone_is_told_why(s
     south.send({"type": "call", "call": "Pass", "id": "late"})
     error = south.until(lambda m: m["type"] == "error")
     assert error["code"] == "table_over" and "closed by South" in error["message"]
-    # a hint asked there is told what a call is (it was "no more calls or cards")
+    # a hint asked there is told that nothing more is played (it was "no more calls or cards")
     south.send({"type": "hint", "id": "hint"})
     error = south.until(lambda m: m["type"] == "error")
     assert (error["code"], error["message"]) == ("table_over",

@@ -343,7 +343,8 @@ def test_server_a_stand_in_clock_running_when_the_session_ends_is_stopped(tmp_pa
         for _ in range(3):
             await manager.submit(conns[live.table.actor], "call", "Pass", None)
         assert live.table.is_over and not live.timers   # passed out: the session is over
-        # a close of a table whose session is over is told so, not "nothing more is played here"
+        # a close of a table whose session is over is told there is nothing to close, not the
+        # refusal of an action
         from flowerbridge.server.table import TableError
         with pytest.raises(TableError, match=r"^the session is over: there is nothing left to close$"):
             live.table.close_by(first)

@@ -506,7 +506,6 @@ class Table:
     def say_resumed(self, state) -> None:
         """Where a hand taken up again stands: what was made, the auction once it is over,
         the tricks played and the dummy."""
-
         cards = f" and {count_text(len(state.plays), 'card')}" if state.plays else ""
         self.say(f"Taken up where it was left: {count_text(len(state.calls), 'call')}{cards} made.")
         if state.contract is not None or state.is_over:
@@ -554,7 +553,6 @@ class Table:
 
     def report_bot(self, state, event, decision) -> None:
         """Tell the person what a bot did, with what its call shows."""
-
         if isinstance(event, CallMade):
             why = f"  ({decision.explanation})" if decision.explanation else ""
             self.say(f"{event.seat.full_name} calls {event.call.text}{why}")
@@ -701,7 +699,6 @@ class Table:
         """Undo the person's last call or card this hand (a card of the dummy's
         they played as declarer included) and everything the bots did after it;
         what was taken back, in order, or None when there is nothing of theirs."""
-
         dummy = state.contract.dummy if state.contract is not None else None
         undone = state.take_back(self.seat)
         if not undone:
@@ -760,7 +757,6 @@ class Table:
         """Why a card the person typed comes from the wrong one of the hands they
         see, their own or the dummy (the engine would say only that it is not in
         the hand to play from); None when it is not that."""
-
         turn, dummy = state.turn, state.contract.dummy
         hand = state.remaining(turn)
         whose = "your hand" if turn is self.seat else f"dummy's hand ({turn.full_name})"
