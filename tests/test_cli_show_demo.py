@@ -323,3 +323,23 @@ def test_r15_show_says_when_a_hands_options_go_back_to_the_defaults(cli, tmp_pat
         "Rule options: no undertrick penalty (R15, the rulebook as written).",
         "Rule options: the defaults (R9: the final bidder declares; R15: 50 points a trick down)."]
     assert out.index(said[1]) > out.index("=== Hand 2 ===")
+
+
+def test_show_heads_a_hand_with_its_event_site_date_and_board(cli, tmp_path, ch16_record):
+    # the notation's Event, Site, Date and Board tags (kept by the reader) were shown nowhere:
+    # a director could not tell one board's record from another's
+    from flowerbridge import notation
+    from flowerbridge.records import HandRecord, replay
+
+    record = HandRecord(replay(ch16_record), {"Event": "Club night", "Site": "Seoul", "Date": "2026.11.30",
+                                              "Board": "16"})
+    (tmp_path / "h.fbn").write_text(notation.dumps(record), encoding="utf-8")
+    status, out, err = cli("show", str(tmp_path / "h.fbn"))
+    assert (status, err) == (0, "")
+    assert out.splitlines()[:2] == ["Event: Club night; Site: Seoul; Date: 2026.11.30; Board: 16", "Dealer South"]
+    # a JSON record's keys of those names too, either case; a value holding a line end or an
+    # escape is left out, and a record of none of them is shown as before
+    (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "board": 7, "event": "a\x1b[2Jb"}))
+    assert cli("show", str(tmp_path / "h.json"))[1].splitlines()[0] == "Board: 7"
+    (tmp_path / "plain.json").write_text(json.dumps(ch16_record))
+    assert cli("show", str(tmp_path / "plain.json"))[1].splitlines()[0] == "Dealer South"

@@ -144,9 +144,30 @@ def run(args) -> int:
             print(fit_lines(options_line(said) if said.changes() else
                             "Rule options: the defaults (R9: the final bidder declares; R15: 50 points a "
                             "trick down).", output_width()))
+        named = _identity(records[number - 1]) if number <= len(records) else None
+        if named is not None:
+            print(fit_lines(named, output_width()))
         print(render_hand(state, names=args.names, width=output_width()))
         print()
     if session is not None:
         # the sheet down to its totals: its record of the last hand repeats what is shown above
         print(session.render(output_width(), record=False))
     return 0
+
+
+# The tags that name a hand where it was played (the notation's, or a JSON record's keys of
+# those names, either case): shown above it, where show said nothing of them
+IDENTITY_TAGS = ("Event", "Site", "Date", "Board")
+
+
+def _identity(record) -> str | None:
+    """``Event: Club night; Site: Seoul; Date: 2026.11.30; Board: 16`` of a hand record's
+    own tags, those it has; None where it has none."""
+    found = []
+    for name in IDENTITY_TAGS:
+        value = record.extra.get(name, record.extra.get(name.lower()))
+        text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+        # (a JSON record's value may hold a line end or a terminal's escape: left out)
+        if text.strip() and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+            found.append(f"{name}: {text}")
+    return "; ".join(found) or None
