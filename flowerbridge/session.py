@@ -373,8 +373,12 @@ class Session:
         totals = f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
         standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
         if self.is_over:    # its result (R19), as the web client says it, on a line of its own
-            lines += [totals, f"The session is over: {self.leader.label} won" if self.leader is not None
-                      else "The session is over: a tie"]
+            # (with the points, as the turn line says it: "won" alone, under a totals line)
+            if self.leader is not None:
+                won, lost = self.total(self.leader), self.total(self.leader.other)
+                lines += [totals, f"The session is over: {self.leader.label} won, {won} points to {lost}"]
+            else:
+                lines += [totals, f"The session is over: a tie, {self.total(Side.NS)} points each"]
         else:
             lines += [f"{totals} — {standing}"] if beside else [totals, standing]
         last = self.scoresheet()["last_hand"] if record else None

@@ -3120,10 +3120,12 @@ def test_the_end_of_the_session_says_who_won_and_leads_back_to_the_lobby(browser
     if sheet["leader"]:
         loser = "EW" if sheet["leader"] == "NS" else "NS"
         result = f"{names[sheet['leader']]} won, {totals[sheet['leader']]} points to {totals[loser]}"
-        on_sheet = f"The session is over: {names[sheet['leader']].upper()} won."
+        # (the sheet's last line with the points too, as the turn line says it)
+        on_sheet = (f"The session is over: {names[sheet['leader']].upper()} won, {totals[sheet['leader']]} "
+                    f"points to {totals[loser]}.")
     else:
         result = f"a tie, {totals['NS']} points each"
-        on_sheet = "The session is over: a tie."
+        on_sheet = f"The session is over: a tie, {totals['NS']} points each."
     south = open_page(browser, server, created["invitations"]["S"]["url"])
     south.wait_for_function("document.querySelector('#message').textContent.startsWith('The session is over')")
     assert south.locator("#message").inner_text() == f"The session is over: {result}."

@@ -427,7 +427,8 @@ def test_ruling_r19_the_side_ahead_is_ahead_on_total_points_not_games_or_below_t
     assert session.below_total(NS) > session.below_total(EW)
     assert session.total(EW) > session.total(NS) and session.leader is EW
     assert session.scoresheet()["leader"] == "EW"
-    assert "\nThe session is over: EAST-WEST won\n" in session.render()
+    assert (f"\nThe session is over: EAST-WEST won, {session.total(EW)} points to {session.total(NS)}\n"
+            in session.render())
 
 
 def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
@@ -438,15 +439,16 @@ def test_ruling_r19_a_finished_sessions_sheet_says_who_won_or_a_tie():
     assert not session.is_over and "— NORTH-SOUTH ahead" in session.render()
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "2A")))
     # on a line of its own (after the totals, it would run past 80 columns)
-    assert session.is_over and "\nThe session is over: NORTH-SOUTH won\n" in session.render()
-    assert "\nThe session is over: NORTH-SOUTH won\n" in session.render(width=40)
+    won = f"\nThe session is over: NORTH-SOUTH won, {session.total(NS)} points to {session.total(EW)}\n"
+    assert session.is_over and won in session.render()      # (with the points, as the turn line)
+    assert won in session.render(width=40).replace("\n    ", " ")    # (carried on, indented)
     level = Session(max_hands=1)
     passed = HandState(TRUMP_DEAL, level.next_dealer)
     for _ in range(4):
         passed.call("Pass")
     level.add(passed)
     assert level.is_over and level.leader is None
-    assert "\nThe session is over: a tie" in level.render(record=False)
+    assert "\nThe session is over: a tie, 0 points each\n" in level.render(record=False)
 
 
 def test_ruling_r15_r9_the_text_sheet_names_the_rule_options_it_was_scored_under():

@@ -144,8 +144,12 @@ function gameWinner(sheet) {
     el("p", {}, `Totals: NORTH-SOUTH ${NS.total}, EAST-WEST ${EW.total}`,
       sheet.is_over ? "" : sheet.leader ? ` — ${SIDE_NAMES[sheet.leader]} ahead` : " — tied"),
     // at the end, who won the session (R19: more points in all), not who is "ahead"
+    // (with the points, as the turn line says it)
     sheet.is_over ? el("p", { class: "session-over" }, "The session is over: ",
-      sheet.leader ? `${SIDE_NAMES[sheet.leader]} won.` : "a tie.") : null);
+      sheet.leader
+        ? `${SIDE_NAMES[sheet.leader]} won, ${sheet.totals[sheet.leader].total} points to ` +
+          `${sheet.totals[sheet.leader === "NS" ? "EW" : "NS"].total}.`
+        : `a tie, ${NS.total} points each.`) : null);
 }
 
 function handRecord(record) {
