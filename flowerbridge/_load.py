@@ -76,8 +76,9 @@ def load_records_and_session(text: str, source: str | None = None) -> tuple[list
         from .session import Session, is_session_record
         with named(source):
             if servers_session_answer(data):
-                raise RecordError(f"{SERVERS_SESSION_ANSWER}, not a record: its session record is its "
-                                  f"\"session\" (jq .session)")
+                # the session record beside the scoresheet, as a person saves the answer: its
+                # "session" read (it was refused, "jq .session" to be run first)
+                data = data["session"]
             if is_session_record(data):
                 session = Session.from_dict(data)
                 return session.hand_records(), session
