@@ -66,7 +66,8 @@ def load_records(text: str, source: str | None = None) -> list[HandRecord]:
 
 def load_records_and_session(text: str, source: str | None = None) -> tuple[list[HandRecord], Session | None]:
     """As :func:`load_records`, and the :class:`~flowerbridge.session.Session` that
-    ``text`` holds where it is a JSON session record (else None)."""
+    ``text`` holds where it is a JSON session record (else None); the web server's
+    answer for a session (``{"session": ..., "scoresheet": ...}``) is read as its session."""
     refuse_empty(text, source)
     stripped = text.lstrip()
     # A notation tag ``[Name "value"]`` also opens with "[": tell it from a JSON array.

@@ -684,6 +684,8 @@ def test_formats_show_leaves_aside_a_rule_variant_out_of_range_with_a_note(cli, 
     assert status == 0 and ch16_record["play"][-1] in out
     assert err.endswith("): option game_points: must be at least 1; hand 1: option game_points: must be at "
                         "least 1\n"), err      # the session's own options, then its hand's
+    # and in the server's answer for a session, as it comes (its session record under "session")
+    assert show({"session": session, "scoresheet": {}}) == (status, out, err)
     # the contract's own options are judged as they are
     assert show({**ch16_record, "options": {"undertrick_penalty": -5, "game_points": 0}})[0] == 2
 

@@ -339,7 +339,10 @@ def test_show_heads_a_hand_with_its_event_site_date_and_board(cli, tmp_path, ch1
     assert out.splitlines()[:2] == ["Event: Club night; Site: Seoul; Date: 2026.11.30; Board: 16", "Dealer South"]
     # a JSON record's keys of those names too, either case; a value holding a line end or an
     # escape is left out, and a record of none of them is shown as before
-    (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "board": 7, "event": "a\x1b[2Jb"}))
+    (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "board": 7, "event": "a\x1b[2Jb",
+                                                  "site": "x\u202egnp", "Date": "1\u20282"}))
     assert cli("show", str(tmp_path / "h.json"))[1].splitlines()[0] == "Board: 7"
+    (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "Event": None, "event": "Club night"}))
+    assert cli("show", str(tmp_path / "h.json"))[1].splitlines()[0] == "Event: Club night"
     (tmp_path / "plain.json").write_text(json.dumps(ch16_record))
     assert cli("show", str(tmp_path / "plain.json"))[1].splitlines()[0] == "Dealer South"

@@ -38,7 +38,11 @@ def _read(text: str, name: str):
     except OptionError:
         data = _json_object(text)
         aside: list[str] = []
-        if data is None or not _drop_bad_variants(data, aside):
+        if data is None:
+            raise
+        # (the server's answer for a session holds its session record under "session")
+        from .._load import servers_session_answer
+        if not _drop_bad_variants(data["session"] if servers_session_answer(data) else data, aside):
             raise
     records, session = load_records_and_session(json.dumps(data), name)
     return records, session, [f"{name}'s options hold rule variants it cannot take, left aside (the "
@@ -163,11 +167,20 @@ IDENTITY_TAGS = ("Event", "Site", "Date", "Board")
 def _identity(record) -> str | None:
     """``Event: Club night; Site: Seoul; Date: 2026.11.30; Board: 16`` of a hand record's
     own tags, those it has; None where it has none."""
+    import unicodedata
+
     found = []
     for name in IDENTITY_TAGS:
-        value = record.extra.get(name, record.extra.get(name.lower()))
-        text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-        # (a JSON record's value may hold a line end or a terminal's escape: left out)
-        if text.strip() and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
-            found.append(f"{name}: {text}")
+        for value in (record.extra.get(name), record.extra.get(name.lower())):
+            text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+            # (a JSON record's value may hold a line end, a terminal's escape or a character
+            # that turns the text round: left out, as the server refuses them in a table's name)
+            if text.strip() and not any(unicodedata.category(ch) in UNSHOWN for ch in text):
+                found.append(f"{name}: {text}")
+                break
     return "; ".join(found) or None
+
+
+# Unicode categories of what a heading leaves out: controls, format characters (bidi), line
+# and paragraph separators
+UNSHOWN = {"Cc", "Cf", "Zl", "Zp"}
