@@ -464,6 +464,16 @@ def test_a_postgresql_database_that_answers_nothing_is_a_store_error_not_a_froze
     finally:
         holder.close()
         store.close()
+    # a limit turned off on purpose (0) stays off
+    monkeypatch.setenv("PGOPTIONS", f"-c search_path={schema} -c lock_timeout=0")
+    store = Store(database)
+    store.limit_waits()
+    try:
+        with store.engine.connect() as connection:
+            assert connection.exec_driver_sql("SHOW lock_timeout").scalar() == "0"
+            assert connection.exec_driver_sql("SHOW statement_timeout").scalar() == "1min"
+    finally:
+        store.close()
 
 
 def _files(folder) -> dict[str, bytes]:

@@ -341,9 +341,10 @@ class Store:
         which may take longer): a database that takes connections and answers nothing (a
         row locked by a program beside it, a table locked whole) froze every table, nothing
         said to the players nor logged, where a failure is ``busy`` and a log line. Set on
-        each connection as it is made, where libpq's options (the URL's, ``PGOPTIONS``) left
-        them at 0, no limit: those options are kept (given as ``options`` here, they were
-        replaced, ``PGOPTIONS``'s search_path with them), and a limit set there wins."""
+        each connection as it is made, where nothing else set them (:func:`_limit_waits`):
+        libpq's options (the URL's, ``PGOPTIONS``) are kept (given as ``options`` here, they
+        were replaced, ``PGOPTIONS``'s search_path with them), and a limit set there wins,
+        0 included."""
         if self.is_sqlite:
             return
         event.listen(self.engine, "connect", _limit_waits)
@@ -681,15 +682,18 @@ STATEMENT_TIMEOUT_MS = 60_000
 
 def _limit_waits(connection: Any, _record: Any) -> None:
     """Set :data:`LOCK_TIMEOUT_MS` and :data:`STATEMENT_TIMEOUT_MS` on a new PostgreSQL
-    connection, each where it is 0 (no limit) as the connection was made."""
+    connection, each where nothing set it (PostgreSQL's own default, no limit): a value
+    the connection's options, the database's or role's settings or the server's
+    configuration gave, 0 (no limit) included, is kept."""
+    limits = {"lock_timeout": LOCK_TIMEOUT_MS, "statement_timeout": STATEMENT_TIMEOUT_MS}
     autocommit = connection.autocommit
     connection.autocommit = True    # (a SET in a transaction of its own would be rolled back)
     try:
         with connection.cursor() as cursor:
-            for name, ms in (("lock_timeout", LOCK_TIMEOUT_MS), ("statement_timeout", STATEMENT_TIMEOUT_MS)):
-                cursor.execute(f"SHOW {name}")
-                if cursor.fetchone()[0] == "0":
-                    cursor.execute(f"SET {name} = {int(ms)}")
+            cursor.execute("SELECT name FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout') "
+                           "AND source = 'default'")
+            for (name,) in cursor.fetchall():
+                cursor.execute(f"SET {name} = {int(limits[name])}")
     finally:
         connection.autocommit = autocommit
 
