@@ -89,11 +89,18 @@ def test_cli_deal_board_k_is_the_kth_hand_of_demo_with_its_dealer(cli, tmp_path)
         assert dealt["dealer"] == "NESW"[(board - 1) % 4]
 
 
-def test_cli_deal_json_is_a_hand_record_of_the_same_deal(cli):
+def test_cli_deal_json_is_a_hand_record_of_the_same_deal(cli, tmp_path):
     status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")
     assert (status, err) == (0, "")
-    state = records.loads(out).state
+    record = records.loads(out)
+    state = record.state
     assert state.deal == Deal.from_seed(1, 2) and state.dealer.name == "W" and state.history == ()
+    # it names the seed and board it was dealt from, and show heads the hand with them
+    assert record.extra == {"Seed": 1, "Board": 2}
+    (tmp_path / "d.json").write_text(out)
+    assert cli("show", str(tmp_path / "d.json"))[1].startswith("Seed: 1; Board: 2\nDealer West\n")
+    words = records.loads(cli("deal", "--seed", "club night", "--json")[1])
+    assert words.extra == {"Seed": "club night", "Board": 1}
 
 
 def test_cli_deal_accepts_words_as_seeds(cli):
@@ -206,7 +213,8 @@ def test_notation_show_notation_writes_a_session_hand_by_hand(cli, tmp_path, ran
     session.add(hands[0])
     (tmp_path / "s.json").write_text(json.dumps(session.to_dict()))
     status, out, err = cli("show", "--notation", str(tmp_path / "s.json"))
-    assert (status, err) == (0, "") and out == notation.dumps(hands[0])
+    # hand K of a session is its board K (a session dealt from no seed)
+    assert (status, err) == (0, "") and out == '[Board "1"]\n' + notation.dumps(hands[0])
     text = notation.dumps_all(hands)
     (tmp_path / "two.fbn").write_text(text)
     assert cli("show", "--notation", str(tmp_path / "two.fbn")) == (0, text, "")
@@ -218,14 +226,34 @@ def test_notation_show_notation_writes_a_session_hands_unknown_keys_as_tags(cli,
     (tmp_path / "s.json").write_text(json.dumps(session))
     (tmp_path / "h.json").write_text(json.dumps({**ch16_record, "Event": "x"}))
     status, out, err = cli("show", "--notation", str(tmp_path / "s.json"))
-    assert (status, err) == (0, "") and out.startswith('[Event "x"]\n[Dealer "S"]\n')
-    assert cli("show", "--notation", str(tmp_path / "h.json")) == (0, out, "")
+    assert (status, err) == (0, "") and out.startswith('[Event "x"]\n[Board "1"]\n[Dealer "S"]\n')
+    # (a hand record alone is no session's: it names the board it names, none here)
+    assert cli("show", "--notation", str(tmp_path / "h.json")) == (0, out.replace('[Board "1"]\n', ""), "")
+
+
+def test_notation_show_notation_names_a_seeded_sessions_hands_as_deal_deals_them(cli, tmp_path):
+    # hand K of `demo --seed S` (and `play --board B`: B + K - 1) is `deal --seed S --board K`;
+    # a hand that names its board keeps it
+    path = tmp_path / "s.json"
+    assert cli("demo", "--seed", "club", "--hands", "2", "--save", str(path))[0] == 0
+    status, out, err = cli("show", "--notation", str(path))
+    assert (status, err) == (0, "")
+    hands = notation.loads_all(out)
+    for board, record in enumerate(hands, 1):
+        dealt = cli("deal", "--seed", "club", "--board", str(board), "--notation")[1]
+        assert notation.dumps(record).startswith(dealt.removesuffix('[Auction "%s"]\n' % record.state.dealer.name))
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved["first_board"] = 2     # not what the hands were dealt as: hand K is board K of the session
+    saved["hands"][1]["Board"] = "12"
+    path.write_text(json.dumps(saved))
+    out = cli("show", "--notation", str(path))[1]
+    assert [(r.extra.get("Seed"), r.extra["Board"]) for r in notation.loads_all(out)] == [(None, "1"), (None, "12")]
 
 
 def test_notation_deal_notation_is_the_record_deal_json_gives_and_show_reads_it(cli, tmp_path):
     status, out, err = cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--notation")
     assert (status, err) == (0, "")
-    assert out.startswith('[Dealer "W"]\n[Deal "N:') and out.endswith('[Auction "W"]\n')
+    assert out.startswith('[Seed "1"]\n[Board "2"]\n[Dealer "W"]\n[Deal "N:') and out.endswith('[Auction "W"]\n')
     from_json = records.loads(cli("deal", "--seed", "1", "--board", "2", "--dealer", "W", "--json")[1])
     assert records.to_dict(notation.loads(out).state) == records.to_dict(from_json.state)
     (tmp_path / "d.fbn").write_text(out)
@@ -778,8 +806,10 @@ def test_notation_is_refused_where_the_output_cannot_hold_it_not_written_with_st
     assert done.stderr.decode(encoding) == (
         f"error: the output's encoding, {encoding.replace('latin-1', 'iso8859-1')}, cannot hold '\\ud55c' of what would be written (the "
         "notation is read back as written): set a UTF-8 locale, or PYTHONIOENCODING=utf-8\n")
-    done = _in_encoding(encoding, "deal", "--seed", "\ud55c", "--notation")    # (the seed is in no tag)
-    assert done.returncode == 0 and done.stdout.startswith(b'[Dealer "N"]')
+    done = _in_encoding(encoding, "deal", "--seed", "\ud55c", "--notation")    # (the seed is its tag Seed)
+    assert done.returncode == 2 and done.stdout == b"" and "cannot hold '\\ud55c'" in done.stderr.decode(encoding)
+    done = _in_encoding(encoding, "deal", "--seed", "club", "--notation")
+    assert done.returncode == 0 and done.stdout.startswith(b'[Seed "club"]\n[Board "1"]\n[Dealer "N"]')
     done = _in_encoding("utf-8", "show", "--notation", "-", stdin=record)
     assert done.returncode == 0 and '[event "\ud55c\uad6d\uc5b4 \u2014 test"]' in done.stdout.decode()
 

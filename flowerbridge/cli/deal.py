@@ -28,8 +28,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..dealing import Deal
-    from ..records import dumps
+    from ..dealing import Deal, json_seed
+    from ..records import HandRecord, dumps
     from ..render import render_deal
     from ..session import Session
     from ..state import HandState
@@ -41,10 +41,16 @@ def run(args) -> int:
     # so board K is dealt by the seat K - 1 after it
     dealer = args.dealer if args.dealer is not None else Session().first_dealer.next(args.board - 1)
     state = HandState(deal, dealer)
+    if not (args.json or args.notation):
+        print(render_deal(state))
+        return 0
+    # the record names where it was dealt from, as tags of the notation's (a JSON record's
+    # keys of the same names): `deal --seed S --board K` deals it again, and show heads it so
+    record = HandRecord(state, {"Seed": json_seed(seed), "Board": args.board})
     if args.notation:
         from .. import notation
         from . import print_data
-        print_data(notation.dumps(state))
+        print_data(notation.dumps(record))
     else:
-        print(dumps(state) if args.json else render_deal(state))
+        print(dumps(record))
     return 0

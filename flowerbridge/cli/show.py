@@ -124,7 +124,7 @@ def run(args) -> int:
                   file=sys.stderr)
 
         from . import print_data
-        print_data(dumps_all(records))
+        print_data(dumps_all(_boards_named(records, session) if session is not None else records))
         return 0
     seed, first = saved_seed(session), saved_first_board(session)
     hands = [record.state for record in records] + ([unfinished] if unfinished is not None else [])
@@ -159,9 +159,32 @@ def run(args) -> int:
     return 0
 
 
+def _boards_named(records, session) -> list:
+    """A session's hand records, each naming its board as a tag (``Board``) where it names
+    none: hand K of a session play or demo dealt from a seed is the seed's board (``Seed`` and
+    ``Board``, as ``deal --seed S --board K`` writes it); any other session's hand K is board K."""
+    import dataclasses
+
+    from ._seeded import dealt_from_seed, saved_first_board, saved_seed
+
+    seed, first = saved_seed(session), saved_first_board(session)
+    named = []
+    for number, record in enumerate(records, 1):
+        if not any(key in record.extra for key in ("Board", "board")):
+            board = first + number - 1
+            if seed is not None and dealt_from_seed(record.state, seed, board):
+                from ..dealing import json_seed
+                tags = {} if any(key in record.extra for key in ("Seed", "seed")) else {"Seed": json_seed(seed)}
+                record = dataclasses.replace(record, extra={**record.extra, **tags, "Board": board})
+            else:
+                record = dataclasses.replace(record, extra={**record.extra, "Board": number})
+        named.append(record)
+    return named
+
+
 # The tags that name a hand where it was played (the notation's, or a JSON record's keys of
 # those names, either case): shown above it, where show said nothing of them
-IDENTITY_TAGS = ("Event", "Site", "Date", "Board")
+IDENTITY_TAGS = ("Event", "Site", "Date", "Seed", "Board")
 
 
 def _identity(record) -> str | None:
