@@ -6,9 +6,11 @@ compiled once with counters, run on a few fixed deals
 measured (which branches are taken, which calls are hot).  Measured in paired
 runs against the plain build: Flower Bridge tables about 4 % less time, Contract
 Bridge 2-3 % (docs/solver.md, Build; docs/solver-journal.md, fourteenth
-session).  Any failure on the way (another compiler, an older GCC, a training
-run that fails) falls back to the plain build with a warning;
-FLOWERBRIDGE_PGO=0 asks for the plain build."""
+session).  A compiler that refuses the profile's flags (another compiler, an
+older GCC; tried first on a file of its own), or a training run that fails,
+falls back to the plain build with a warning; sources that do not compile
+fail the build at once, their errors printed once.  FLOWERBRIDGE_PGO=0 asks
+for the plain build."""
 
 import glob
 import os
@@ -16,6 +18,7 @@ import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.errors import CompileError
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,12 +42,21 @@ class build_ext_pgo(build_ext):
         # in both compilations, whose code must be the same for the profile
         # to apply
         pgo = ["-DFB_PGO=1"]
+        generate = ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
+        # -fprofile-partial-training: code the run did not reach (other
+        # geometries' search) is optimised as without a profile
+        use = ["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile"]
+        refused = self._flags_refused(generate, use)
+        if refused:
+            print(f"warning: the compiler refuses {refused}; building {ext.name} without "
+                  "profile-guided optimisation", file=sys.stderr)
+            return super().build_extension(ext)
         try:
             # counts of an earlier build would be added to this one's
             for stale in glob.glob(os.path.join(temp, "**", "*.gcda"), recursive=True):
                 os.remove(stale)
             self.force = True   # the second compilation is of unchanged sources
-            ext.extra_compile_args = compile_args + pgo + ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
+            ext.extra_compile_args = compile_args + pgo + generate
             ext.extra_link_args = link_args + ["-fprofile-generate"]
             super().build_extension(ext)
             # (a compiler other than GCC writes its own kind of profile,
@@ -55,13 +67,14 @@ class build_ext_pgo(build_ext):
                            check=True, timeout=900, stdout=subprocess.DEVNULL, env=env)
             if not glob.glob(os.path.join(temp, "**", "*.gcda"), recursive=True):
                 raise RuntimeError("the training run wrote no profile")
-            # -fprofile-partial-training: code the run did not reach (other
-            # geometries' search) is optimised as without a profile
-            ext.extra_compile_args = compile_args + pgo + ["-fprofile-use", "-fprofile-partial-training",
-                                                           "-Wno-missing-profile"]
+            ext.extra_compile_args = compile_args + pgo + use
             ext.extra_link_args = link_args
             super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001 - any failure: the plain build
+        except CompileError:
+            # the compiler takes the flags (above): the sources themselves do not
+            # compile, and the plain build would print the same errors again
+            raise
+        except Exception as exc:  # noqa: BLE001 - any other failure: the plain build
             print(f"warning: profile-guided build of {ext.name} failed ({exc}); building it without",
                   file=sys.stderr)
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
@@ -78,6 +91,22 @@ class build_ext_pgo(build_ext):
         finally:
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
             self.force = force
+
+    def _flags_refused(self, *flag_sets):
+        """The first of ``flag_sets`` the compiler refuses on a file of its own (another
+        compiler than GCC, an older GCC), as text; None where it takes them all."""
+        probe_dir = os.path.join(self.build_temp, "pgo-probe")
+        os.makedirs(probe_dir, exist_ok=True)
+        source = os.path.join(probe_dir, "probe.c")
+        with open(source, "w", encoding="ascii") as f:
+            f.write("int flowerbridge_probe(int x) { return x + 1; }\n")
+        for flags in flag_sets:
+            try:
+                # (-Werror: a compiler that warns of a flag it ignores does not take it)
+                self.compiler.compile([source], output_dir=probe_dir, extra_postargs=flags + ["-Werror"])
+            except CompileError:
+                return " ".join(flags)
+        return None
 
 setup(
     cmdclass={"build_ext": build_ext_pgo},
