@@ -595,6 +595,21 @@ def test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first():
                        "1Pa 3P 6P 10P 12B 7A 1B 2A") == ("1Pb", "leads low to partner's boss card")
 
 
+def test_basic_declarer_cashes_the_long_hands_winners_over_partners_single_card_the_opponents_cannot_beat():
+    # Deal.from_seed("rv68", 291), dealer S: W declares 2NT; dummy E leads to trick 10 with
+    # 12B 8B 1B 8A, W holds 1B, and neither opponent has an Animal left. Led to, W's 1B
+    # won the trick and W had only Ribbons to lead back: 1 trick of the 4 (12B takes all 4).
+    hands = {"N": "7A 6A 2A 10R 5R 3R 9P 6P 3P 3P 2P 1Pa 1Pa",
+             "E": "12B 11B 8B 1B 8A 8A 7A 6A 9R 5R 1R 1R 5P",
+             "S": "11B 5A 11R 9R 6R 4R 3R 6P 5P 4P 4P 2P 1Pb",
+             "W": "12B 8B 1B 5A 2A 11R 7R 6R 4R 11P 11P 10P 10P"}
+    plays = ("9P 5P 1Pb 10P 11R 3R 1R 3R 12B 2A 6A 5A 11P 1Pa 1R 2P 11P 1Pa 5R 4P 10P 2P 9R 4P "
+             "2A 6A 11B 11B 7A 5P 8B 7A 5A 3P 8A 4R")
+    assert _basic_card(hands, Seat.S, "Pass 2NT Pass Pass Pass", plays) == ("12B", "cashes a boss card")
+    # where an opponent may still hold an Animal, the short hand's boss card goes first
+    # (test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first)
+
+
 def test_basic_declarer_draws_trumps_with_a_low_trump_to_partners_boss_trump():
     # Deal.from_seed(4), dealer S: E declares 3R and won trick 2. E and the
     # dummy W each hold a boss 11R (no higher Ribbon exists): E leads its

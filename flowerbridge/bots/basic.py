@@ -14,7 +14,8 @@ below is the other hand of the side.
   the contract, set up the long suit (counted over both hands) unless all its
   cards are boss; cash a boss card in a suit the opponents cannot ruff, except
   where partner is shorter in that suit and holds a boss card of it too (the
-  short hand's boss card is cashed first); lead low to partner's boss card in
+  short hand's boss card is cashed first; but not a single one where the
+  opponents hold none of the suit: it falls under the long hand's); lead low to partner's boss card in
   a side suit the opponents cannot ruff; at a suit contract, lead a loser (a
   side-suit card that is not boss) in a suit partner is out of, when partner
   holds trumps but no more than the hand on lead; otherwise take the longest
@@ -226,9 +227,14 @@ def _long_suit(k: Knowledge, legal: list[Card], other: tuple[Card, ...],
 
 def _cross_first(k: Knowledge, suit: int, other: tuple[Card, ...]) -> bool:
     """Whether partner, shorter in ``suit``, holds a boss card of it too, sure to win
-    led to (:func:`_wins_led_to`)."""
+    led to (:func:`_wins_led_to`). Not a single card where the opponents can hold none of
+    the suit: it falls under this hand's card led, or wins the trick anyway, where led to
+    it would leave this hand's winners behind."""
     theirs = [c for c in other if c.suit == suit]
     mine = [c for c in k.hand if c.suit == suit]
+    if len(theirs) == 1 and not any(k.is_opponent(s) and k.may_hold(s, c)
+                                    for s in Seat for c in CARDS if c.suit == suit):
+        return False
     return 0 < len(theirs) < len(mine) and any(_wins_led_to(k, c) for c in theirs)
 
 
