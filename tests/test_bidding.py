@@ -182,27 +182,37 @@ def test_opener_rebids_a_six_card_suit_rather_than_raise_partners_no_trump():
     six = "12B 11B 8B 7A 5A 2A 11R 10R 9R 11P 2P 3P 1Pa"  # 22 points, 6 Animals
     bid = _bid(six, "1A", "Pass", "1NT", "Pass")
     assert bid.call == parse_call("2A")
+    # and without one it passes: 2NT scores what 1NT with an overtrick does, at a trick's risk
+    # (the second bidding review, docs/bidding.md: the row competes in a suit fit only)
     five = "12B 11B 8B 7A 5A 11R 10R 9R 5R 11P 2P 3P 1Pa"  # 5-4-4
-    bid = _bid(five, "1A", "Pass", "1NT", "Pass")
-    assert bid.call == parse_call("2NT")
-    assert bid.explanation == "competes: no 6-card suit, 17+ points, partnership 26+"
+    assert _bid(five, "1A", "Pass", "1NT", "Pass").call.is_pass
+    assert explain_call(_auction("1A", "Pass", "1NT", "Pass", "2NT"), 4) == \
+        "not part of the system for a continuation"
+    # No Trump as the fit is bid at game: 29+ points with partner's 9, no 6-card suit
+    game = "12B 11B 8B 3B 1B 11R 10R 9R 11R 11P 10P 9P 1Pa"
+    bid = _bid(game, "1A", "Pass", "1NT", "Pass")
+    assert bid.call == parse_call("3NT")
+    assert bid.explanation == "game: no 6-card suit, 29+ points, partnership 38+"
     assert bid.meaning.max_length == (5, 5, 5)
 
 
 def test_no_trump_as_the_fit_over_an_opponents_suit_says_which_long_suit_it_allows():
-    # Over the opponents' 2R, partner's 1NT is raised to 2NT with six Ribbons: No Trump as the
+    # Over the opponents' 2R, partner's 1NT is raised to 3NT with six Ribbons: No Trump as the
     # fit bars only a long suit of this side's own. The reading said nothing of long suits, and
     # docs/bidding.md said every such call reads "no 6-card suit".
-    hand = "12B 11B 7A 5A 11R 10R 9R 5R 4R 3R 11P 5P 4P"  # 13 points, 4-6-3
+    hand = "12B 11B 8B 5A 11R 10R 9R 5R 4R 3R 11P 10P 4P"  # 25 points, 4-6-3
     bid = _bid(hand, "Pass", "1NT", "2R", dealer=Seat.E)
-    assert bid.call == parse_call("2NT")
+    assert bid.call == parse_call("3NT")
     assert bid.meaning.max_length == (5, 13, 5)
-    assert bid.explanation == "competes: no 6-card suit other than Ribbons, 9+ points, partnership 26+"
-    assert explain_call([("E", "Pass"), ("S", "1NT"), ("W", "2R"), ("N", "2NT")], 3) == bid.explanation
+    assert bid.explanation == "game: no 6-card suit other than Ribbons, 21+ points, partnership 38+"
+    assert explain_call([("E", "Pass"), ("S", "1NT"), ("W", "2R"), ("N", "3NT")], 3) == bid.explanation
     # over both the opponents' suits it names the one it bars ("no 6-card suit other than
     # Ribbons and Plains" said as much, the long way round)
-    assert explain_call([("N", "1P"), ("E", "1NT"), ("S", "2R"), ("W", "2NT")], 3) \
-        == "competes: at most 5 Bright Animals, 8+ points, partnership 26+"
+    assert explain_call([("N", "1P"), ("E", "1NT"), ("S", "2R"), ("W", "3NT")], 3) \
+        == "game: at most 5 Bright Animals, 20+ points, partnership 38+"
+    # short of game it competes no higher in No Trump (a suit fit only), and passes
+    weaker = "12B 11B 7A 5A 11R 10R 9R 5R 4R 3R 11P 5P 4P"  # 20 points, 4-6-3
+    assert _bid(weaker, "Pass", "1NT", "2R", dealer=Seat.E).call.is_pass
 
 
 def test_responder_to_1nt_passes_a_strong_balanced_hand_no_game_bonus():

@@ -231,7 +231,9 @@ SYSTEM: tuple[Rule, ...] = (
     _r(CONTINUATION, "6:fit", "small slam", combined=(43, MAX_POINTS)),
     _r(CONTINUATION, "game:fit", "game", combined=(38, MAX_POINTS)),
     _r(CONTINUATION, "cheap:fit", "competes", max_level=3, contested=True, suit_fit=True),
-    _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2),
+    # (in a suit: 2NT over partner's 1NT scores what 1NT with an overtrick does and risks a
+    # trick more: matched in play, passing gained, the bidding review of 7 December 2026, second)
+    _r(CONTINUATION, "cheap:fit", "competes", combined=(26, MAX_POINTS), max_level=2, suit_fit=True),
     _r(CONTINUATION, "cheap:long", "long suit", length=6, combined=(26, MAX_POINTS), max_level=2),
     _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=7, max_level=3),
     _r(CONTINUATION, "cheap:long", "long suit", points=(15, MAX_POINTS), length=6, max_level=2),
