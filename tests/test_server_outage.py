@@ -825,3 +825,45 @@ def test_server_a_commit_failing_again_and_again_is_logged_once_a_minute_without
     asyncio.run(scenario())
     assert all(record.exc_info is None for record in logged())
     assert logged()[0].getMessage().startswith("table ") and ": could not store seq 2: " in logged()[0].getMessage()
+
+
+def test_server_a_bots_choice_made_on_a_table_rebuilt_since_is_dropped_and_chosen_again(tmp_path, monkeypatch):
+    # A bot reads the table outside its lock, where a person's action may be applied and not
+    # yet stored; if that commit fails the table is rebuilt from the database (a new object),
+    # and another action may take the same seq. The bot's choice, made on a position that
+    # never stood, was played where the seq alone matched; now it is chosen again.
+    from flowerbridge.calls import parse_call
+    from flowerbridge.server import manager as manager_module
+
+    real_choose = manager_module.choose
+    entered, release, made = threading.Event(), threading.Event(), []
+
+    def first_stale(bot, observation):
+        made.append(observation)
+        if len(made) == 1:
+            entered.set()
+            release.wait(10)
+            return parse_call("7NT"), "chosen on the table before the rebuild"
+        return real_choose(bot, observation)
+    monkeypatch.setattr(manager_module, "choose", first_stale)
+
+    async def scenario() -> None:
+        store = Store(str(tmp_path / "fb.sqlite"))
+        store.migrate()
+        manager = TableManager(store, ServerConfig(bot_delay=0, replace_after=None, analysis=False))
+        request = {"seats": {s: {"player": "bot", "level": "basic"} for s in "NEW"} | {"S": {"player": "human"}}}
+        live, tokens = await manager.create(CreateTable.model_validate(request))
+        await manager.join(Connection(), live.table.id, tokens[Seat.S], None)
+        assert await asyncio.to_thread(entered.wait, 10)      # N, the dealer, thinks
+        live.table = live.table.without([])     # rebuilt, at the same seq, as after a failed commit
+        release.set()
+        deadline = time.monotonic() + 20
+        while live.table.seq < 2:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        await manager.stop()
+        calls = [e.action for e in store.load(live.table.id).events if e.kind == "call"]
+        assert calls[0] != "7NT" and len(made) >= 2, calls
+        store.close()
+
+    asyncio.run(scenario())

@@ -1211,7 +1211,10 @@ class TableManager:
     async def _run_bots(self, live: LiveTable) -> None:
         loop = asyncio.get_running_loop()
         while (seat := self._bot_seat(live)) is not None:
-            bot, level, seq = live.bot_for(seat), live.level_for(seat), live.table.seq
+            # (the table as it stands may hold a person's action whose commit is under way: if
+            # that fails, the table is rebuilt as a new object, and what the bot chose is dropped
+            # below, even where another action has taken the same seq since)
+            bot, level, table, seq = live.bot_for(seat), live.level_for(seat), live.table, live.table.seq
             if bot is None or level is None:
                 await asyncio.sleep(self.config.bot_delay)
                 continue
@@ -1226,7 +1229,8 @@ class TableManager:
             await asyncio.sleep(max(0.0, self.config.bot_delay - (loop.time() - started)))
             async with live.lock:
                 # The person may have come back, or the table moved on, while the bot thought.
-                if live.table.seq != seq or live.bot_for(seat) is not bot or not live.attended:
+                if live.table is not table or live.table.seq != seq or live.bot_for(seat) is not bot \
+                        or not live.attended:
                     continue
                 kind = "play" if isinstance(action, Card) else "call"
                 try:
