@@ -1302,10 +1302,32 @@ def test_phone_bidder_sees_the_last_calls_above_the_bidding_box(browser, server)
     created = server.create_table({"N": BOT, "E": BOT, "S": "human", "W": BOT})
     south = open_page(browser, server, created["invitations"]["S"]["url"], viewport=PHONE)
     south.wait_for_selector("#bidding button")
-    views = [m["view"] for m in map(json.loads, south.frames_in) if "view" in m]
+    frames = list(map(json.loads, south.frames_in))
+    views = [m["view"] for m in frames if "view" in m]
     calls = [f"{c['seat']} {c['call']}" for c in views[-1]["auction"]]   # as the server sent them
+    explained: list = []        # each call's explanation, as the snapshot and the calls brought them
+    for message in frames:
+        if message.get("type") == "snapshot":
+            explained = list(message["explanations"])
+        elif message.get("type") == "call":
+            explained.append(message["explanation"])
     line = south.locator("#recent-calls")
-    assert line.inner_text() == " · ".join([*calls[-3:], "S ?"])
+    first, *rest = line.inner_text().split("\n")
+    assert first == " · ".join([*calls[-3:], "S ?"])
+    # and what the last bid shows, as the grid's hover says it (a bidder no longer scrolls to it)
+    bids = [i for i, c in enumerate(views[-1]["auction"]) if c["call"] != "Pass"]
+    assert rest == ([f"{calls[bids[-1]]}: {explained[bids[-1]]}"] if bids and explained[bids[-1]] else []), rest
+    # (whatever this deal's auction: the last bid is explained, passes after it or not)
+    said = south.evaluate("""async () => {
+        const { recentCalls } = await import('/static/js/views/auction.js');
+        const auction = [["N", "1R"], ["E", "Pass"], ["S", "2R"], ["W", "Pass"], ["N", "Pass"]]
+          .map(([seat, call]) => ({ seat, call }));
+        return [recentCalls({ phase: "auction", turn: "E", auction }, ["opening", null, "simple raise", null, null]),
+                recentCalls({ phase: "auction", turn: "E", auction }, []),
+                recentCalls({ phase: "auction", turn: "N", auction: auction.slice(0, 2) }, ["opening", null])];
+    }""")
+    assert said == ["S 2R · W Pass · N Pass · E ?\nS 2R: simple raise", "S 2R · W Pass · N Pass · E ?",
+                    "N 1R · E Pass · N ?\nN 1R: opening"]
     box = line.bounding_box()
     assert box and box["y"] + box["height"] <= PHONE["height"], box
     assert south.locator("#bidding button").first.bounding_box()["y"] > box["y"]

@@ -622,7 +622,7 @@ function drawPlayPanel() {
   // Rebuilt only when what it offers changed: a redraw for anything else (someone
   // connecting, say) between the press and the release of a button would lose the
   // click. (Its tab stop moves in place, by the arrow keys: see moveInBidding.)
-  const recent = recentCalls(turnView());
+  const recent = recentCalls(turnView(), state.explanations);
   if ($("recent-calls").textContent !== recent) $("recent-calls").textContent = recent;
   const calls = legalCalls();
   const box = JSON.stringify([calls, state.pendingLevel]);

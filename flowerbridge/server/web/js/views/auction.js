@@ -121,8 +121,13 @@ export function moveInBiddingBox(box, from, key) {
  * The last calls and whose call it is, on one line ("E 1R · S Pass · W 2P · N ?"):
  * on a phone the auction grid is out of view while one bids. Empty outside the auction.
  */
-export function recentCalls(view) {
+export function recentCalls(view, explanations = []) {
   if (view.phase !== "auction") return "";
   const last = view.auction.slice(-3).map((item) => `${item.seat} ${item.call}`);
-  return [...last, ...(view.turn ? [`${view.turn} ?`] : [])].join(" · ");
+  const line = [...last, ...(view.turn ? [`${view.turn} ?`] : [])].join(" · ");
+  // and on a line of its own what the last bid shows, as the grid's hover would say it
+  let i = view.auction.length - 1;
+  while (i >= 0 && !splitCall(view.auction[i].call)) i--;
+  const shown = i >= 0 && explanations[i] ? `${view.auction[i].seat} ${view.auction[i].call}: ${explanations[i]}` : "";
+  return shown ? `${line}\n${shown}` : line;
 }
