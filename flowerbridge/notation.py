@@ -61,7 +61,7 @@ from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError, quoted
 
 from .options import RuleOptions
-from .records import KNOWN_KEYS, HandRecord, as_record
+from .records import KNOWN_KEYS, HandRecord, as_record, read_open_file
 from .seats import SEATS, Seat, Side
 from .state import HandState, Phase
 
@@ -574,11 +574,18 @@ def _is_date(value: str) -> bool:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandRecord]:
-    """Every hand in ``text``, replayed. ``options`` overrides each hand's ``Options`` tag
-    (the hand is scored under them, and its ``Score`` tag, the score under its own options,
-    is not compared).
+def loads_all(text: str | bytes | bytearray, *, options: RuleOptions | None = None) -> list[HandRecord]:
+    """Every hand in ``text`` (or its UTF-8 bytes), replayed. ``options`` overrides each
+    hand's ``Options`` tag (the hand is scored under them, and its ``Score`` tag, the score
+    under its own options, is not compared).
     A byte-order mark at the start is dropped."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = len(text_lines(bytes(text)[:exc.start].decode("utf-8", "replace")))
+            raise RecordError(f"line {line}: byte 0x{bytes(text)[exc.start]:02x} is not UTF-8 "
+                              "(the notation is UTF-8 text)") from None
     if not isinstance(text, str):
         raise RecordError(f"a hand in the text notation is a string, not {type(text).__name__}")
     lone = _SURROGATE.search(text)
@@ -589,8 +596,9 @@ def loads_all(text: str, *, options: RuleOptions | None = None) -> list[HandReco
     return [_read(block, options) for block in _blocks(text.removeprefix("\ufeff"))]
 
 
-def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
-    """The one hand in ``text``, replayed; a file of several hands is an error."""
+def loads(text: str | bytes | bytearray, *, options: RuleOptions | None = None) -> HandRecord:
+    """The one hand in ``text`` (or its UTF-8 bytes), replayed; a file of several hands is
+    an error."""
     records = loads_all(text, options=options)
     if len(records) != 1:
         raise RecordError(f"expected one hand, found {len(records)}"
@@ -598,9 +606,10 @@ def loads(text: str, *, options: RuleOptions | None = None) -> HandRecord:
     return records[0]
 
 
-def load(fp: IO[str], *, options: RuleOptions | None = None) -> HandRecord:
-    """Read one hand from a text file."""
-    return loads(fp.read(), options=options)
+def load(fp: IO[str] | IO[bytes], *, options: RuleOptions | None = None) -> HandRecord:
+    """Read one hand from an open file (text or binary), as :func:`records.load
+    <flowerbridge.records.load>` reads one in JSON."""
+    return loads(read_open_file(fp), options=options)
 
 
 __all__ = ["DERIVED_TAGS", "HAND_TAGS", "dump", "dumps", "dumps_all", "format_holding",

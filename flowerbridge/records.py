@@ -531,11 +531,17 @@ def loads(text: str | bytes | bytearray, *, options: RuleOptions | None = None) 
 
 def load(fp: IO[str] | IO[bytes], *, options: RuleOptions | None = None) -> HandRecord:
     """Read a JSON hand record from an open file (text or binary)."""
+    return loads(read_open_file(fp), options=options)
+
+
+def read_open_file(fp: IO[str] | IO[bytes]) -> str | bytes:
+    """What an open file (text or binary) holds, for a ``load``: anything else, a file's
+    name included, is a :class:`RecordError` naming it."""
     if not callable(getattr(fp, "read", None)):
         hint = " (a file's name: open it first, or give its text to loads)" \
             if isinstance(fp, (str, os.PathLike)) else ""
         raise RecordError(f"load reads an open file, not {type(fp).__name__}{hint}")
-    return loads(fp.read(), options=options)
+    return fp.read()
 
 
 def as_record(record: HandRecord | HandState) -> HandRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pathlib
 
 import pytest
 from hypothesis import given, settings
@@ -86,6 +87,19 @@ def test_notation_load_and_dump_use_files():
     buffer = io.StringIO()
     notation.dump(notation.load(io.StringIO(CH16_TEXT)), buffer)
     assert buffer.getvalue() == CH16_TEXT
+
+
+def test_notation_load_reads_a_file_as_records_load_does_text_or_binary():
+    # a binary file was "not bytes", a file's name an AttributeError: records.load took both
+    encoded = CH16_TEXT.encode("utf-8")
+    assert notation.dumps(notation.load(io.BytesIO(encoded))) == CH16_TEXT
+    assert notation.dumps(notation.loads(bytearray(b"\xef\xbb\xbf" + encoded))) == CH16_TEXT
+    for name in ("h.fbn", pathlib.Path("h.fbn")):
+        with pytest.raises(RecordError, match="^load reads an open file, not .*Path|^load reads an open file, "
+                                              "not str \\(a file's name: open it first"):
+            notation.load(name)
+    with pytest.raises(RecordError, match="^line 2: byte 0xff is not UTF-8"):
+        notation.loads(b'[Dealer "N"]\n\xff\n')
 
 
 def test_notation_holding_form():
