@@ -580,11 +580,12 @@ def loads_all(text: str | bytes | bytearray, *, options: RuleOptions | None = No
     under its own options, is not compared).
     A byte-order mark at the start is dropped."""
     if isinstance(text, (bytes, bytearray)):
+        encoded = bytes(text)
         try:
-            text = bytes(text).decode("utf-8")
+            text = encoded.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = len(text_lines(bytes(text)[:exc.start].decode("utf-8", "replace")))
-            raise RecordError(f"line {line}: byte 0x{bytes(text)[exc.start]:02x} is not UTF-8 "
+            line = len(text_lines(encoded[:exc.start].decode("utf-8", "replace")))
+            raise RecordError(f"line {line}: byte 0x{encoded[exc.start]:02x} is not UTF-8 "
                               "(the notation is UTF-8 text)") from None
     if not isinstance(text, str):
         raise RecordError(f"a hand in the text notation is a string, not {type(text).__name__}")
