@@ -264,29 +264,25 @@ class Card:
     def __str__(self) -> str:
         return self.code
 
-    def __lt__(self, other: "Card") -> bool:
-        try:
-            return self.index < other.index
-        except AttributeError:     # not a card: Python's TypeError, not ours
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):     # not a card: Python's TypeError, not ours
             return NotImplemented
+        return self.index < other.index
 
-    def __le__(self, other: "Card") -> bool:
-        try:
-            return self.index <= other.index
-        except AttributeError:     # not a card: Python's TypeError, not ours
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Card):     # not a card: Python's TypeError, not ours
             return NotImplemented
+        return self.index <= other.index
 
-    def __gt__(self, other: "Card") -> bool:
-        try:
-            return self.index > other.index
-        except AttributeError:     # not a card: Python's TypeError, not ours
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Card):     # not a card: Python's TypeError, not ours
             return NotImplemented
+        return self.index > other.index
 
-    def __ge__(self, other: "Card") -> bool:
-        try:
-            return self.index >= other.index
-        except AttributeError:     # not a card: Python's TypeError, not ours
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Card):     # not a card: Python's TypeError, not ours
             return NotImplemented
+        return self.index >= other.index
 
     def label(self, language: str = "en") -> str:
         """The card's name in ``en``, ``ja`` (Hanafuda option) or ``ko``."""

@@ -194,6 +194,10 @@ def test_a_card_compared_with_what_is_no_card_is_pythons_type_error_and_names_ta
     card = parse_card("11B")
     with pytest.raises(TypeError, match="'<' not supported between instances of 'Card' and 'int'"):
         card < 5    # noqa: B015 -- the comparison is what is tested
+    # a str has an .index (a method): '<' between 'int' and 'builtin_function_or_method'
+    for other in ("abc", [1]):
+        with pytest.raises(TypeError, match=f"'>=' not supported between instances of 'Card' and '{type(other).__name__}'"):
+            card >= other    # noqa: B015
     assert sorted([parse_card("3P"), parse_card("11B"), parse_card("1Pb")]) == [
         parse_card("1Pb"), parse_card("3P"), parse_card("11B")]
     assert [card.label(language) for language in ("en", "ja", "ko")] == [card.name, card.name_ja, card.name_ko]
