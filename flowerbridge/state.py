@@ -110,7 +110,7 @@ def trick_winner(plays, trump: Suit | None) -> int:
 class HandState:
     """One hand: the deal, the auction and the play, with undo to the deal."""
 
-    __slots__ = ("deal", "dealer", "options", "phase", "contract", "_history", "_calls",
+    __slots__ = ("_deal", "_dealer", "_options", "_phase", "_contract", "_history", "_calls",
                  "_holdings", "_turn", "_last_bid", "_last_bidder", "_passes",
                  "_trick", "_leader", "_win_i", "_trump", "_tricks", "_won", "_plays")
 
@@ -119,11 +119,11 @@ class HandState:
         if not isinstance(deal, Deal):     # (None, or a record's dict, failed inside with AttributeError)
             raise DealError(f"deal must be a Deal, not {type(deal).__name__} (Deal.from_seed deals one, "
                             "Deal.from_hands makes one of given hands)")
-        self.deal = deal
-        self.dealer = Seat(dealer)
-        self.options = as_options(options)
-        self.phase = Phase.AUCTION
-        self.contract: Contract | None = None
+        self._deal = deal
+        self._dealer = Seat(dealer)
+        self._options = as_options(options)
+        self._phase = Phase.AUCTION
+        self._contract: Contract | None = None
         self._history: list[Event] = []
         self._calls: list[CallMade] = []
         self._holdings: list[list[Card]] = [list(h) for h in deal.hands]
@@ -140,6 +140,33 @@ class HandState:
         self._plays: list[CardPlayed] = []
 
     # ------------------------------------------------------------------ views
+
+    # (read-only: the deal, the dealer and the options a hand is played under, and where the
+    # rules have taken it, change only through call, play and undo)
+    @property
+    def deal(self) -> Deal:
+        """The cards as dealt."""
+        return self._deal
+
+    @property
+    def dealer(self) -> Seat:
+        """The seat that calls first."""
+        return self._dealer
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options the hand is played and scored under (RULINGS R9, R15)."""
+        return self._options
+
+    @property
+    def phase(self) -> Phase:
+        """Auction, play, finished or passed out."""
+        return self._phase
+
+    @property
+    def contract(self) -> Contract | None:
+        """The contract once the auction has ended with a bid; None before, and when passed out."""
+        return self._contract
 
     # (the lists the engine keeps are its own: these give their entries as they are now,
     # a tuple that no caller can append to or take from behind the rules' back)
@@ -269,7 +296,7 @@ class HandState:
         self._turn = event.seat.lho
         if self._last_bid is None:
             if self._passes == 4:
-                self.phase = Phase.PASSED_OUT
+                self._phase = Phase.PASSED_OUT
         elif self._passes == 3:
             self._begin_play()
 
@@ -285,10 +312,10 @@ class HandState:
     def _begin_play(self) -> None:
         bid = self._last_bid
         assert bid is not None and bid.denomination is not None
-        self.contract = Contract(bid.level, bid.denomination, self._declarer())
+        self._contract = Contract(bid.level, bid.denomination, self._declarer())
         self._trump = bid.denomination.trump
-        self.phase = Phase.PLAY
-        self._leader = self._turn = self.contract.opening_leader
+        self._phase = Phase.PLAY
+        self._leader = self._turn = self._contract.opening_leader
 
     # ------------------------------------------------------------------ play
 
@@ -405,7 +432,7 @@ class HandState:
                 self._win_i = 0
                 self._leader = self._turn = winner
                 if len(self._tricks) == 13:
-                    self.phase = Phase.FINISHED
+                    self._phase = Phase.FINISHED
                 return event
         self._turn = _LHO[turn]
         return event
@@ -441,7 +468,7 @@ class HandState:
             self._won[last.winner & 1] -= 1
             self._trick = list(last.plays)
             self._leader = last.leader
-            self.phase = Phase.PLAY
+            self._phase = Phase.PLAY
         self._trick.pop()
         self._holdings[event.seat].append(event.card)
         self._holdings[event.seat].sort(key=_display_order)
@@ -474,8 +501,8 @@ class HandState:
     def _replay_auction(self) -> None:
         calls = self._calls
         self._calls = []
-        self.phase = Phase.AUCTION
-        self.contract = None
+        self._phase = Phase.AUCTION
+        self._contract = None
         self._trump = None
         self._leader = None
         self._turn = self.dealer

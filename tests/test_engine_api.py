@@ -257,3 +257,22 @@ def test_a_hands_history_calls_and_tricks_change_only_through_the_rules():
     assert len(state.tricks) == 13 and len(views[2]) == 0     # a view is of its moment
     state.undo()
     assert len(state.tricks) == 12 and len(state.history) == 4 + 51
+
+
+def test_a_hands_deal_dealer_options_phase_and_contract_change_only_through_the_rules():
+    # they were writable: after `hand.contract = None` a card was still played, and
+    # `hand.phase = Phase.FINISHED` scored a hand never bid nor played
+    from flowerbridge.options import RuleOptions
+    from flowerbridge.state import Phase
+
+    hand = HandState(Deal.from_seed(1, 1), Seat.N)
+    for call in ("1A", "Pass", "Pass", "Pass"):
+        hand.call(call)
+    before = hand.copy()
+    for name, value in (("deal", Deal.from_seed(2, 1)), ("dealer", Seat.S), ("options", RuleOptions.strict()),
+                        ("phase", Phase.FINISHED), ("contract", None)):
+        with pytest.raises(AttributeError):
+            setattr(hand, name, value)
+    assert (hand.deal, hand.dealer, hand.options, hand.phase, hand.contract) == (
+        before.deal, before.dealer, before.options, Phase.PLAY, before.contract)
+    assert hand.contract is not None and hand.contract.code == "1A"
