@@ -1171,29 +1171,12 @@ def run(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
     return result
 
 
-def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
-               params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
-               ray_address: str | None = None, chunk_size: int | None = None,
-               progress: bool | str = False) -> tuple[LabResult, Staged]:
-    """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
-
-    ``params`` maps an analysis name to its parameters; ``workers`` local
-    processes (default: one a CPU; 1 runs in this process) or a Ray cluster
-    at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
-    own (an analysis the folder already holds keeps the size it was begun
-    with); ``progress`` is a bar on standard error (``True``), plain lines
-    for a log (``"lines"``) or nothing. A run whose rows would not fit in the
-    memory available (:func:`memory_needed`) is refused before any work.
-    Returns the merged tables, and their merged CSV files staged: the caller
-    stages its other result files beside them (a summary, a report) and commits
-    them all at once, so that a run stopped at any point leaves result files
-    that agree with each other (the chunks computed are saved whatever happens).
-    """
-    if _importing_main():
-        # A worker starting up, running a script without its ``__main__`` guard: it
-        # ends now, quietly and before touching the folder; the driver says why.
-        raise SystemExit(_IMPORTING_MAIN)
-    known = analyses()
+def _checked_run(known: Mapping[str, Any], names: Sequence[str], *, n: int, seed: Any,
+                 params: Mapping[str, Mapping[str, Any]] | None, workers: int | None,
+                 ray_address: str | None, chunk_size: int | None) -> tuple[Any, dict[str, tuple[Any, int | None]]]:
+    """:func:`run_staged`'s arguments checked before anything is touched: the seed as deals
+    are made from it, and each analysis asked for (once, in order) with its parameters and
+    the chunk size asked for. A :class:`LabError` names the first that is wrong."""
     if isinstance(names, str):      # one analysis named alone (not read as its letters)
         names = [names] if names else []
     if not names:
@@ -1218,19 +1201,18 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
         raise LabError("workers are local processes: with a Ray cluster the cluster's own workers "
                        "do the work, so give one or the other")
     params = params or {}
-    asked = {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
-    out = Path(out)
-    if ray_address:
-        _check_address(ray_address)  # before anything is written (reached once there is work)
-    check_memory(memory_needed({name: p for name, (p, _) in asked.items()}, n),
-                 f"{n:,} deals of {', '.join(asked)}")
+    return seed, {name: (known[name].params(params.get(name)), chunk_size) for name in dict.fromkeys(names)}
+
+
+def _make_output_folder(out: Path) -> list[Path]:
+    """Make the output folder ``out`` and the folders above it that are missing, the
+    highest first; returns those this run made. One at a time, so that a folder another
+    run makes meanwhile is never taken for this run's, nor removed with them."""
     # a file where the folder (or a folder above it) should be: said so, not "File exists"
     blocked = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocked is not None:
         where = "" if blocked == out else f"{out}: "
         raise LabError(f"{where}{blocked} exists and is not a folder: give another output folder")
-    # the folders this run makes, the highest first: made one at a time, so that one another
-    # run makes meanwhile is never taken for this run's, nor removed with them
     made_here: list[Path] = []
     try:
         for folder in reversed((out, *out.parents)):
@@ -1241,6 +1223,40 @@ def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: An
     except OSError as exc:
         _remove_empty(made_here)
         raise LabError(f"{out}: cannot make the output folder ({exc.strerror or exc})") from None
+    return made_here
+
+
+def run_staged(out: str | os.PathLike, names: Sequence[str], *, n: int, seed: Any = 0,
+               params: Mapping[str, Mapping[str, Any]] | None = None, workers: int | None = None,
+               ray_address: str | None = None, chunk_size: int | None = None,
+               progress: bool | str = False) -> tuple[LabResult, Staged]:
+    """Compute (or resume) analyses ``names`` over deals ``0..n-1`` into ``out``.
+
+    ``params`` maps an analysis name to its parameters; ``workers`` local
+    processes (default: one a CPU; 1 runs in this process) or a Ray cluster
+    at ``ray_address`` do the work; ``chunk_size`` overrides each analysis'
+    own (an analysis the folder already holds keeps the size it was begun
+    with); ``progress`` is a bar on standard error (``True``), plain lines
+    for a log (``"lines"``) or nothing. A run whose rows would not fit in the
+    memory available (:func:`memory_needed`) is refused before any work.
+    Returns the merged tables, and their merged CSV files staged: the caller
+    stages its other result files beside them (a summary, a report) and commits
+    them all at once, so that a run stopped at any point leaves result files
+    that agree with each other (the chunks computed are saved whatever happens).
+    """
+    if _importing_main():
+        # A worker starting up, running a script without its ``__main__`` guard: it
+        # ends now, quietly and before touching the folder; the driver says why.
+        raise SystemExit(_IMPORTING_MAIN)
+    known = analyses()
+    seed, asked = _checked_run(known, names, n=n, seed=seed, params=params, workers=workers,
+                               ray_address=ray_address, chunk_size=chunk_size)
+    out = Path(out)
+    if ray_address:
+        _check_address(ray_address)  # before anything is written (reached once there is work)
+    check_memory(memory_needed({name: p for name, (p, _) in asked.items()}, n),
+                 f"{n:,} deals of {', '.join(asked)}")
+    made_here = _make_output_folder(out)
     created = out in made_here
     try:
         lock = FolderLock.take(out)     # refused: nothing changed
