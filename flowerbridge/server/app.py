@@ -99,12 +99,8 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
         code = error_code(exc, "bad_request")
-        headers = None
-        if code == "too_many" and getattr(exc, "retry_after", None) is None:
-            # a table too many this minute: when the next may be made
-            headers = {"Retry-After": f"{math.ceil(creations.wait(_address(request))):d}"}
-        elif code in ("full", "too_many") and getattr(exc, "retry_after", None) is not None:
-            headers = {"Retry-After": f"{exc.retry_after:d}"}    # type: ignore[attr-defined]
+        retry_after = exc.retry_after if isinstance(exc, TableError) else None
+        headers = {"Retry-After": f"{retry_after:d}"} if retry_after is not None else None
         return _error(_STATUS.get(code, 400), code, said_to_clients(exc), headers)
 
     @app.exception_handler(Exception)
@@ -199,8 +195,10 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
                 answer = _creation_answer(*before)
                 return answer
             if not creations.allow(address):
+                # a table too many this minute: when the next may be made
                 raise TableError("too_many", f"more than {count_text(config.tables_per_minute, 'table')} "
-                                             "a minute from this address: wait a little")
+                                             "a minute from this address: wait a little",
+                                 retry_after=math.ceil(creations.wait(address)))
             try:
                 made = await _manager(request).create(body, repeat, address)
             except BaseException:   # refused, or failed: only tables made count against the rate
