@@ -6,6 +6,7 @@ There is no Double or Redouble. Calls are singletons: ``parse_call("3nt") is BID
 from __future__ import annotations
 
 import re
+from typing import Callable, NoReturn
 from enum import IntEnum
 
 from .cards import Suit
@@ -108,10 +109,10 @@ class Call:
             object.__setattr__(self, "text", f"{level}{denomination.name}")
         return self
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Call is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str], "Call"], tuple[str]]:
         return (parse_call, (self.text,))
 
     @property

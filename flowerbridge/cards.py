@@ -13,6 +13,7 @@ and hashing is cheap.
 from __future__ import annotations
 
 import re
+from typing import Callable, Iterable, NoReturn
 from dataclasses import dataclass
 from enum import IntEnum
 from operator import attrgetter
@@ -252,10 +253,10 @@ class Card:
         object.__setattr__(self, "picture", hwatu.picture)
         object.__setattr__(self, "points", hwatu.kind.hand_points)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Card is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[int], "Card"], tuple[int]]:
         return (card_at, (self.index,))
 
     def __repr__(self) -> str:
@@ -373,7 +374,7 @@ def _code_hint(code: str) -> str:
     return f"the deck has no {name} {Kind('PRAB'.index(letters)).english}; {cards}"
 
 
-def parse_cards(codes) -> list[Card]:
+def parse_cards(codes: str | Iterable[str | Card]) -> list[Card]:
     """Read a sequence of codes, or one space-separated string of codes."""
     if isinstance(codes, str):
         codes = codes.split()
@@ -382,7 +383,7 @@ def parse_cards(codes) -> list[Card]:
     return [parse_card(c) for c in codes]
 
 
-def sort_cards(cards) -> list[Card]:
+def sort_cards(cards: Iterable[Card]) -> list[Card]:
     """Cards sorted for display: Bright Animals, Ribbons, Plains; high to low."""
     return sorted(cards, key=_INDEX, reverse=True)
 
@@ -395,6 +396,6 @@ def suit_cards(suit: Suit) -> tuple[Card, ...]:
     return tuple(CARDS[suit * 10 + r] for r in range(9, -1, -1))
 
 
-def hand_points(cards) -> int:
+def hand_points(cards: Iterable[Card]) -> int:
     """Honor count of a holding for bidding (Chapter 10): every copy counts."""
     return sum(c.points for c in cards)

@@ -151,7 +151,7 @@ class Deal:
                             tuple(sort_cards(deck[52:])))
 
     @classmethod
-    def _trusted(cls, hands, undealt) -> "Deal":
+    def _trusted(cls, hands: tuple[tuple[Card, ...], ...], undealt: tuple[Card, ...]) -> "Deal":
         # A shuffle of the deck is valid by construction: skip the checks.
         deal = object.__new__(cls)
         object.__setattr__(deal, "hands", hands)

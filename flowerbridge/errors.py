@@ -18,7 +18,7 @@ class FlowerBridgeError(ValueError):
     ``"Ch. 7"``) when there is one; ``seat`` and ``position`` say where.
     """
 
-    def __init__(self, message: str, *, rule: str | None = None, seat=None,
+    def __init__(self, message: str, *, rule: str | None = None, seat: object = None,
                  position: str | None = None) -> None:
         self.rule = rule
         self.seat = seat

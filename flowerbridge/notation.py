@@ -54,7 +54,7 @@ import dataclasses
 import json
 import math
 import re
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, TypeVar
 
 from .cards import Card, Suit, parse_card, parse_cards
 from .dealing import Deal
@@ -64,6 +64,8 @@ from .options import RuleOptions
 from .records import KNOWN_KEYS, HandRecord, as_record, read_open_file
 from .seats import SEATS, Seat, Side
 from .state import HandState, Phase
+
+T = TypeVar("T")
 
 # how much of a line or tag value an error quotes (a longer one is cut short, its length said)
 LINE_SHOWN = 100
@@ -436,7 +438,8 @@ def _same_seat(value: str, expected: str) -> bool:
         return False
 
 
-def _check_derived(block: _Block, name: str, expected: str | None, same=_same_text) -> None:
+def _check_derived(block: _Block, name: str, expected: str | None,
+                   same: Callable[[str, str], bool] = _same_text) -> None:
     """A derived tag, when given, must say what the replay says."""
     found = block.get(name)
     if found is None:
@@ -450,7 +453,7 @@ def _check_derived(block: _Block, name: str, expected: str | None, same=_same_te
                           position=f"line {number}")
 
 
-def _tag_value(block: _Block, name: str, parse):
+def _tag_value(block: _Block, name: str, parse: Callable[[str], T]) -> T | None:
     """``parse`` applied to tag ``name``'s value (``None`` when the tag is absent),
     an error naming the line and the tag."""
     found = block.get(name)
@@ -463,7 +466,7 @@ def _tag_value(block: _Block, name: str, parse):
         raise _at(exc, f"line {number}, tag {name}") from None
 
 
-def _replay(lines: list[tuple[int, str]], act) -> None:
+def _replay(lines: list[tuple[int, str]], act: Callable[[str], object]) -> None:
     for number, line in lines:
         for action in line.split():
             try:
@@ -477,6 +480,7 @@ def _read(block: _Block, options: RuleOptions | None) -> HandRecord:
     block.require("Deal")
     dealer = _tag_value(block, "Dealer", _parse_seat)
     deal = _tag_value(block, "Deal", lambda value: Deal.from_hands(_parse_deal(value)))
+    assert dealer is not None and deal is not None      # (required above)
     # Undealt is optional; when given, Deal checks that it is the 8 cards left over.
     _tag_value(block, "Undealt", lambda value: Deal(deal.hands, tuple(parse_holding(value))))
     # The Score tag is the score under the hand's own Options tag: options given in its

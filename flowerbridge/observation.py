@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .calls import Call, parse_call
 from .cards import Card, parse_card
@@ -63,7 +63,7 @@ class Observation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form with card codes, as sent to web clients."""
-        def plays(ps):
+        def plays(ps: Iterable[tuple[Seat, Card]]) -> list[dict[str, str]]:
             return [{"seat": s.name, "card": c.code} for s, c in ps]
         legal = [a.code if isinstance(a, Card) else a.text for a in self.legal]
         out: dict[str, Any] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .calls import Denomination
 from .errors import FlowerBridgeError
@@ -70,7 +70,7 @@ _HONORS = tuple(c for c in CARDS if c.kind is not Kind.PLAIN)
 _BRIGHT_INDEXES = tuple(b.index for b in BRIGHTS)
 
 
-def _honor_points(counts: list[int], values) -> int:
+def _honor_points(counts: list[int], values: Sequence[tuple[int, int]]) -> int:
     total = 0
     for card in _HONORS:
         n = counts[card.index]

@@ -23,7 +23,7 @@ An illegal action raises and leaves the state exactly as it was.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple, Union
+from typing import TYPE_CHECKING, NamedTuple, Sequence, Union
 
 from .calls import BIDS, PASS, Call, parse_call
 from .cards import Card, Suit, parse_card
@@ -98,7 +98,7 @@ def beats(card: Card, winning: Card, trump: Suit | None) -> bool:
     return card.suit is trump
 
 
-def trick_winner(plays, trump: Suit | None) -> int:
+def trick_winner(plays: Sequence[Card], trump: Suit | None) -> int:
     """Index in ``plays`` (cards in the order played) of the card that wins."""
     best = 0
     for i in range(1, len(plays)):
