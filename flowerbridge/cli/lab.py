@@ -53,7 +53,7 @@ def register(subparsers) -> None:
 def parse_variants(specs: list[str]) -> list | None:
     """``NAME=JSON`` arguments as ``[[name, options], ...]``, the default rules first."""
     from ..lab import LabError
-    from ..records import NotJSON, json_error_text, strict_json_loads
+    from ..jsontext import NotJSON, json_error_text, strict_json_loads
 
     if not specs:
         return None

@@ -18,7 +18,7 @@ from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
                       model_validator)
 
 from ..errors import FlowerBridgeError, json_type
-from ..records import NotJSON, json_error_text, strict_json_loads
+from ..jsontext import NotJSON, json_error_text, strict_json_loads
 
 MAX_MESSAGE_BYTES = 4096
 MAX_LENGTH = 100
