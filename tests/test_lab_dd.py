@@ -7,6 +7,7 @@ lab's plumbing and arithmetic be checked in milliseconds.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -156,7 +157,13 @@ def test_lab_dd_analysis_reports_makeable_games_and_variants(tmp_path, monkeypat
         assert rules["par_zero"] >= rules["par_passed_out"]
         # every deal has a best contract in one denomination, or none makes
         assert sum(rules["best_denomination"].values()) + rules["best_none"] == pytest.approx(100)
-    assert "Double dummy" in study.report.read_text()
+        # par ends in one strain, or the hand is passed out
+        assert sum(rules["par_denomination"].values()) + rules["par_passed_out"] == pytest.approx(100)
+    report = study.report.read_text()
+    assert "Double dummy" in report
+    # the strain par ends in is in the report, not only in summary.json
+    par_nt = summary["variants"]["default"]["par_denomination"]["NT"]
+    assert re.search(rf"par: in NT %</t[hd]>\s*<td[^>]*>{par_nt:g}\b", report), par_nt
 
 
 def test_ch10_lab_dd_counts_the_games_a_side_can_make_by_its_honor_count(tmp_path, monkeypatch):

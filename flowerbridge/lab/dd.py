@@ -330,6 +330,8 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
          ["par: scores nothing %", *(vs[v]["par_zero"] for v in vs)],
          ["par: a sacrifice %", *(vs[v]["par_sacrifice"] for v in vs)],
          ["par: at the 7 level %", *(vs[v]["par_level_7"] for v in vs)],
+         # (which strain par is in: the question of No Trump against the suits, with best_denomination)
+         *([f"par: in {d} %", *(vs[v]["par_denomination"][d] for v in vs)] for d in names),
          ["par: mean |score|", *(vs[v]["mean_abs_par"] for v in vs)]])
     unseen = summary.get("variants_unseen", {})
     return [Section(
@@ -431,9 +433,9 @@ def tricks_by_honor_count_plot(summary: dict) -> Plot:
     else:   # (a few deals: empty axes said nothing of why)
         nothing_drawn(ax, "no bucket of honor counts holds 5 deals:\nmore deals would draw it")
     return Plot(fig, "Double-dummy tricks by the stronger side's honor count, each denomination, "
-                     "with 95% (Student's t) intervals, set a little apart around each bucket's centre; the "
-                     "number along the top is the deals in each bucket of 5 (a bucket of fewer than 5 "
-                     "is left out).")
+                     "with 95% (Student's t) intervals, set a little apart around each bucket's centre; a "
+                     "bucket spans 5 honor counts, and the number along the top is the deals in it (a bucket "
+                     "of fewer than 5 deals is left out).")
 
 
 def code(params: Params) -> dict[str, str]:
