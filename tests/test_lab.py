@@ -1457,6 +1457,15 @@ def test_lab_api_compares_against_the_rules_as_written_first(tmp_path):
     with pytest.raises(LabError, match="variant 'default' is kept for the default rules"):
         run_lab(tmp_path / "b", ["variants"], n=4, seed=5, bots="random", workers=1,
                 variants=[["default", {"undertrick_penalty": 0}], ["x", {}]])
+    # the same rules twice compared the same hands with themselves: "no change" everywhere
+    for variants, said in (([["pen50", {"undertrick_penalty": 50}]],
+                            "variant 'pen50' has the rules of 'default' \\(undertrick_penalty 50, as the default "
+                            "rules have it\\): it would show no change anywhere"),
+                           ([["a", {"undertrick_penalty": 0}], ["b", {"undertrick_penalty": 0.0}]],
+                            "variant 'b' has the rules of 'a': it would show no change anywhere")):
+        with pytest.raises(LabError, match=f"^{said}"):
+            run_lab(tmp_path / "d", ["variants"], n=4, seed=5, bots="random", workers=1, variants=variants)
+    assert not (tmp_path / "d").exists()
 
 
 def test_lab_unknown_bot_is_one_clear_error(tmp_path, capsys):

@@ -16,6 +16,8 @@ scores that hand under its own :class:`~flowerbridge.options.RuleOptions`:
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import fields
 from typing import Any
 
@@ -65,7 +67,8 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
     """
     if not isinstance(variants, (list, tuple)) or not variants:
         raise LabError("variants must be a non-empty list of [name, options] pairs")
-    out, seen = [], set()
+    out: list[tuple[str, RuleOptions]] = []
+    seen: set[str] = set()
     for item in variants:
         if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)
                 and isinstance(item[1], dict)):
@@ -92,6 +95,14 @@ def variant_options(variants: Any) -> list[tuple[str, RuleOptions]]:
         if name == "default" and options != RuleOptions():
             raise LabError("variant 'default' is kept for the default rules (the rulings' defaults), the reference of "
                            "every comparison: give changed rules another name")
+        # the same rules twice compare the same hands with themselves: no change anywhere
+        same = next((other for other, before in out if before == options), None)
+        if same is not None:
+            said = ", ".join(f"{key} {json.dumps(changes[key])}" for key in sorted(changes))
+            why = "" if same != "default" else f" ({said}, as the default rules have it)" if said \
+                else " (the rulings' defaults)"
+            raise LabError(f"variant {name!r} has the rules of {same!r}{why}: it would show no change "
+                           "anywhere; give it the options that differ")
         out.append((name, options))
     return out
 
