@@ -2178,14 +2178,14 @@ def test_lab_run_too_big_for_the_memory_available_is_refused_before_any_work(tmp
     status = main(["lab", "--n", "100000", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert status == 2
-    assert err == ("error: 100,000 deals of deals, play, variants need about 681 MB of memory in this "
+    assert err == ("error: 100,000 deals of deals, play, variants need about 686 MB of memory in this "
                    "process, which holds every row to merge them and sum them up, and 300 MB is "
                    "available: run fewer deals (--n) or analyses, or on a machine with more memory\n")
     assert not out.exists()
     # the designer's report counts both its runs, whose rows it holds together
     status = main(["lab", "--designer", str(tmp_path / "r.md"), "--n", "100000", "--out", str(out),
                    "--quiet"])
-    assert status == 2 and "deals of deals, play and variants need about 681 MB" in capsys.readouterr().err
+    assert status == 2 and "deals of deals, play and variants need about 686 MB" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "r").exists()
     # what fits runs
     assert memory_needed({"deals": {}}, 1000) < 300 * 2**20
@@ -2640,3 +2640,24 @@ def test_lab_a_bot_that_takes_no_seed_is_built_without_one(tmp_path, monkeypatch
     assert all(type(b).__name__ == "Seedless" for b in bots.values())
     with pytest.raises(LabError, match="bug inside the bot"):
         make_bots("seedless:Broken", 7, 0)
+
+
+def test_ch14_lab_deals_counts_the_brights_a_side_is_dealt_beside_what_it_earns(tmp_path):
+    # Five Bright needs one copy of each of the five Brights captured, Ten Bright all ten
+    # (Chapter 14): how often a side is dealt them, counted here from the deals themselves
+    study = run_lab(tmp_path, ["deals"], n=300, seed=9, workers=1)
+    held = study.summaries["deals"]["brights_held"]
+    five = ten = 0
+    spread = [0] * 6
+    for i in range(300):
+        deal = Deal.from_seed(9, i)
+        sides = [[c for s in side.seats for c in deal.hands[s] if c.kind.name == "BRIGHT"]
+                 for side in (Side.NS, Side.EW)]
+        five += any(len(set(cards)) == 5 for cards in sides)
+        ten += any(len(cards) == 10 for cards in sides)
+        for cards in sides:
+            spread[len(set(cards))] += 1
+    assert held["deals"] == {"five": five, "ten": ten} and held["distinct_histogram"] == spread
+    assert 15 < held["share"]["five"] < 40      # (26.3 % exactly, by counting)
+    report = study.report.read_text()
+    assert "a side holds one of each of the five Brights" in report and "a side holds all ten Bright copies" in report

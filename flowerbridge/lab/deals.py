@@ -10,19 +10,37 @@ import numpy as np
 
 from ..render import count_text
 from ..dealing import Deal
+from ..cards import Kind
 from ..seats import SEATS
 from .base import ENGINE_SOURCES, LAB_SOURCES, Analysis, Params, Row, Table, source_digests
-from .features import SEAT_COLUMNS, SIDE_COLUMNS, SUITS, UNDEALT_COLUMNS, deal_features, \
+from .features import SEAT_COLUMNS, SIDE_COLUMNS, SIDES, SUITS, UNDEALT_COLUMNS, deal_features, \
     exact_hand_distributions, exact_undealt_odds
 from .report import Plot, Section, TableSpec, interval_errors, mean_cell, mean_interval, new_figure, pct, \
     rate_cell, wilson
 
-COLUMNS = {"deal": int, **SEAT_COLUMNS, **SIDE_COLUMNS, **UNDEALT_COLUMNS}
+# The Brights each side holds as dealt: how many of the five different ones (a copy is
+# enough: the Five Bright of Chapter 14 needs one of each captured), and how many of the ten
+# copies (Ten Bright needs all ten) — beside what the play analysis finds earned
+BRIGHT_COLUMNS = {f"{what}_{side.name}": int for side in SIDES for what in ("brights", "bright_copies")}
+
+COLUMNS = {"deal": int, **SEAT_COLUMNS, **SIDE_COLUMNS, **UNDEALT_COLUMNS, **BRIGHT_COLUMNS}
 
 
 def deal_rows(seed, start: int, stop: int, params: Params) -> list[Row]:
     """One row of features per deal ``start..stop-1``."""
-    return [{"deal": i, **deal_features(Deal.from_seed(seed, i))} for i in range(start, stop)]
+    return [{"deal": i, **deal_features(deal), **bright_holdings(deal)}
+            for i, deal in ((i, Deal.from_seed(seed, i)) for i in range(start, stop))]
+
+
+def bright_holdings(deal: Deal) -> dict[str, int]:
+    """Each side's Brights as dealt: the different ones it holds a copy of (0 to 5), and
+    its copies (0 to 10)."""
+    out = {}
+    for side in SIDES:
+        held = [c for seat in side.seats for c in deal.hands[seat] if c.kind is Kind.BRIGHT]
+        out[f"brights_{side.name}"] = len(set(held))
+        out[f"bright_copies_{side.name}"] = len(held)
+    return out
 
 
 def summarize(table: Table, params: Params, settings: Params) -> dict:
@@ -56,7 +74,22 @@ def summarize(table: Table, params: Params, settings: Params) -> dict:
         "undealt": {"sampled": sampled, "exact": exact, "sampled_interval": interval,
                     "sampled_deals": {key: int(np.count_nonzero(v)) for key, v in shares.items()}},
         "undealt_brights_histogram": np.bincount(table["undealt_brights"], minlength=11).tolist(),
+        "brights_held": brights_held(table),
     }
+
+
+def brights_held(table: Table) -> dict:
+    """How often a side is dealt one of each of the five Brights, or all ten copies
+    (each a share of deals, with its 95 % Wilson interval: ``deals`` counts them), and how
+    many different Brights a side holds (both sides of every deal)."""
+    n = len(table)
+    distinct = np.stack([table[f"brights_{side.name}"] for side in SIDES])
+    copies = np.stack([table[f"bright_copies_{side.name}"] for side in SIDES])
+    held = {"five": (distinct == 5).any(axis=0), "ten": (copies == 10).any(axis=0)}
+    return {"deals": {k: int(np.count_nonzero(v)) for k, v in held.items()},
+            "share": {k: pct(np.count_nonzero(v), n) for k, v in held.items()},
+            "interval": {k: wilson(np.count_nonzero(v), n) for k, v in held.items()},
+            "distinct_histogram": np.bincount(distinct.ravel(), minlength=6).tolist()}
 
 
 UNDEALT_LABELS = {
@@ -136,11 +169,23 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     lengths = TableSpec("Longest suit of a hand", ["cards", "% of hands"],
                         [[k, pct(v, sum(summary["longest_suit"]))]
                          for k, v in enumerate(summary["longest_suit"]) if v])
+    tables = [undealt_table(summary), lengths]
+    held = summary["brights_held"]
+    if held["distinct_histogram"]:
+        spread = held["distinct_histogram"]
+        tables.append(TableSpec(
+            "The Brights a side is dealt (Five Bright and Ten Bright are earned by capturing them: "
+            "the play analysis counts those)",
+            ["", "% of deals (95% interval)"],
+            [["a side holds one of each of the five Brights", rate_cell(held["deals"]["five"], summary["deals"])],
+             ["a side holds all ten Bright copies", rate_cell(held["deals"]["ten"], summary["deals"])],
+             *([f"different Brights held by a side: {k}", pct(v, sum(spread))]
+               for k, v in enumerate(spread))]))
     return [Section(
         "Deals: honor count, suit lengths and the mystery discard",
         f"{count_text(summary['deals'], 'deal')}. A hand's honor count averages {hc['mean']:.2f} "
         f"(standard deviation {hc['sd']:.2f}); the deck holds 80 points, 8 cards stay undealt.",
-        [undealt_table(summary), lengths],
+        tables,
         [undealt_plot(summary),
          Plot(fig, f"Honor count of a single hand: the spread behind Chapter 10's bidding "
                    f"({count_text(hands, 'hand')}, the four of each deal), with the exact chances."),
