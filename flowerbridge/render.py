@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .cards import Card, Suit, hand_points
 from .seats import SEATS, Seat, Side
+from .scoring import BRIGHTS
 from .state import HandState
+
+if TYPE_CHECKING:
+    from .session import Session
 
 
 def count_text(n: float, noun: str) -> str:
@@ -160,3 +164,125 @@ def render_hand(state: HandState, *, names: bool = False, width: int | None = No
     elif state.contract is not None:    # (a passed-out hand's auction ends "Passed out")
         parts += ["", render_score(state)]
     return fit_lines("\n".join(parts), width)
+
+
+# ------------------------------------------------------------ the scoresheet
+
+
+def _below_text(session: Session, number: int, points: int, width: int) -> str:
+    """An entry below the line, its contract named: ``" 60  2A (hand 3)"``."""
+    return f"{points:>{width}}  {session.contract_code(number)} (hand {number})"
+
+
+def render_scoresheet(session: Session, width: int | None = None, *, record: bool = True) -> str:
+    """A session's scoresheet as text, laid out like Appendix B: North-South's
+    entries beside East-West's, or, where that is wider than ``width``
+    characters (a narrow terminal), one side's under the other's. Without
+    ``record``, the sheet ends at the totals (no record of the last hand)."""
+    rule = "=" * min(49, width or 49)
+    # the points right-aligned, so that what they are for starts in one column
+    pw = max([1] + [len(str(p)) for _, _, p, _ in session.above]
+             + [len(str(p)) for game in session.games for _, _, p in game.below])
+    above = [(s, f"{p:>{pw}}  {lab} (hand {n})") for n, s, p, lab in session.above]
+    below = [(s, _below_text(session, n, p, pw)) for game in session.games for n, s, p in game.below]
+    # North-South's column is as wide as its longest entry, so East-West's stays in line
+    w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
+    # and East-West's must fit beside it: a longer entry of theirs, wrapped, went on
+    # under North-South's column, reading as theirs
+    e = max([len("EAST-WEST")] + [len(text) for side, text in above + below if side is Side.EW])
+    beside = width is None or 2 * w + 3 <= width and w + 3 + e <= width
+    header = f"{'NORTH-SOUTH':<{w}}   EAST-WEST" if beside else None
+
+    def entries(items: list[tuple[Side, str]], total: Callable[[Side], int] | None) -> list[str]:
+        totals = (f"—— {total(Side.NS)}", f"—— {total(Side.EW)}") if total else None
+        if beside:
+            return _scoresheet_columns(items, w) + ([f"{totals[0]:<{w}}   {totals[1]}"] if totals else [])
+        if not items and total:    # the session's totals alone: one line
+            return [f"—— NORTH-SOUTH {total(Side.NS)}, EAST-WEST {total(Side.EW)}"]
+        out = []
+        for i, side in enumerate((Side.NS, Side.EW)):
+            mine = [text for s, text in items if s is side]
+            if mine or totals:
+                out += [side.label, *("  " + text for text in mine)]
+                out += ["  " + totals[i]] if totals else []
+        return out
+
+    lines = [rule, "FLOWER BRIDGE".center(len(rule)).rstrip(), rule]
+    # rule options other than the defaults, which the entries follow (a penalty of 0
+    # leaves a failed contract no entry: the sheet says why)
+    changes = session.options.changes()
+    if changes:
+        lines += [f"Rule options: {'; '.join(changes)}", rule]
+    lines += ["ABOVE THE LINE", *([header] if header else [])]
+    lines += entries(above, session.above_total)
+    lines += [rule, "BELOW THE LINE", *([header] if header else [])]
+    for game in session.games:
+        if not game.below and game.winner is None and game is session.games[-1] and len(session.games) > 1:
+            continue
+        lines += entries([(s, _below_text(session, n, p, pw)) for n, s, p in game.below], None)
+        if game.winner is not None:
+            # as wide as the rules of "=" (it ran 2 characters past them, North-South's)
+            label = f" game {game.number} to {game.winner.label} "
+            left = 20 if beside else 4
+            lines.append(f"{'-' * left}{label}{'-' * max(0, len(rule) - left - len(label))}".rstrip())
+    # each side's below-the-line total over the session (R19)
+    lines += entries([], session.below_total)
+    lines += [rule, "GAME WINNER"]
+    ns, ew = session.games_won
+    lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
+    totals = f"Totals: NORTH-SOUTH {session.total(Side.NS)}, EAST-WEST {session.total(Side.EW)}"
+    standing = f"{session.leader.label} ahead" if session.leader is not None else "level"
+    if session.is_over:    # its result (R19), as the web client says it, on a line of its own
+        # (with the points, as the turn line says it: "won" alone, under a totals line)
+        if session.leader is not None:
+            won, lost = session.total(session.leader), session.total(session.leader.other)
+            lines += [totals, f"The session is over: {session.leader.label} won, {won} points to {lost}"]
+        else:
+            lines += [totals, f"The session is over: a tie, {session.total(Side.NS)} points each"]
+    else:
+        lines += [f"{totals} — {standing}"] if beside else [totals, standing]
+    last = session.scoresheet()["last_hand"] if record else None
+    if last is not None:
+        lines += [rule, "HAND RECORD", f"Hand      {last['hand']}",
+                  f"Dealer    {Seat[last['dealer']].full_name}",
+                  f"Contract  {last['contract'] or 'passed out'}",
+                  f"Declarer  {Seat[last['declarer']].full_name if last['declarer'] else '—'}",
+                  f"Tricks    NS {last['tricks']['NS']}  EW {last['tricks']['EW']}",
+                  rule, f"{'HONORS':<20}{'NS':<10}EW"]
+        for b in BRIGHTS:
+            boxes = []
+            for side in ("NS", "EW"):
+                n = last["honors"][side][b.name]
+                boxes.append(" ".join(("■" if n >= k else "□") + str(k) for k in (1, 2)))
+            lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
+        lines.append(f"{'HONOR POINTS':<20}{last['honor_points']['NS']:<10}"
+                     f"{last['honor_points']['EW']}")
+        # (as the browser's caption says it: under the Brights alone, "every honor captured"
+        # read to a new player as if Animals and Ribbons scored nothing)
+        lines += ["(the boxes are the Brights captured; honor points",
+                  " count every honor: Brights, Animals, Ribbons)"]
+        lines.append("-" * len(rule))
+        bonuses = [(key, f"{label} (+{pts})") for key, label, pts in (
+            ("five_bright", "FIVE BRIGHT BONUS", session.options.five_bright_bonus),
+            ("ten_bright", "TEN BRIGHT BONUS", session.options.ten_bright_bonus))]
+        # the labels padded alike, so that the two rows' marks stand in line
+        label_width = max(len(label) for _, label in bonuses)
+        for key, label in bonuses:
+            marks = "  ".join(f"{side} {'■' if last[key][side] else '□'}" for side in ("NS", "EW"))
+            lines.append(f"{label:<{label_width}}  {marks}")
+        lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
+    lines.append(rule)
+    # what is still too long goes on, indented, on the next line
+    return fit_lines("\n".join(lines), width)
+
+
+def _scoresheet_columns(entries: Iterable[tuple[Side, str]], width: int) -> list[str]:
+    entries = list(entries)
+    ns = [t for s, t in entries if s is Side.NS]
+    ew = [t for s, t in entries if s is Side.EW]
+    rows = []
+    for i in range(max(len(ns), len(ew))):
+        left = ns[i] if i < len(ns) else ""
+        right = ew[i] if i < len(ew) else ""
+        rows.append(f"{left:<{width}}   {right}".rstrip())
+    return rows

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Mapping
 
 from .dealing import Deal
 from .errors import FlowerBridgeError, RecordError, shown
 from .options import RuleOptions, as_options
-from .render import count_text, fit_lines
+from .render import count_text
 from .records import HandRecord, seat_field, unknown_options
 from .scoring import BRIGHTS, HandScore
 from .seats import Seat, SeatLike, Side, SideLike
@@ -292,7 +292,7 @@ class Session:
         return {
             "above": [{"hand": n, "side": s.name, "points": p, "label": lab} for n, s, p, lab in self.above],
             "games": [{"number": g.number, "below": [{"hand": n, "side": s.name, "points": p,
-                                                      "contract": self._contract_code(n)}
+                                                      "contract": self.contract_code(n)}
                                                      for n, s, p in g.below],
                        "winner": g.winner.name if g.winner is not None else None} for g in self.games],
             "totals": {side.name: {"above": self.above_total(side), "below": self.below_total(side),
@@ -304,128 +304,19 @@ class Session:
             "last_hand": record,
         }
 
-    def _contract_code(self, number: int) -> str:
-        """The contract of hand ``number`` (1-based), which scored below the line: ``"2A"``."""
+    def contract_code(self, number: int) -> str:
+        """The contract of hand ``number`` (1-based) that scored below the line: ``"2A"``."""
         contract = self.scores[number - 1].contract
-        assert contract is not None     # (a hand scores below the line only by its contract)
+        if contract is None:
+            raise FlowerBridgeError(f"hand {number} was passed out: it scored nothing below the line")
         return contract.code
 
-    def _below_text(self, number: int, points: int, width: int) -> str:
-        """An entry below the line, its contract named: ``" 60  2A (hand 3)"``."""
-        return f"{points:>{width}}  {self._contract_code(number)} (hand {number})"
-
     def render(self, width: int | None = None, *, record: bool = True) -> str:
-        """The scoresheet as text, laid out like Appendix B: North-South's
-        entries beside East-West's, or, where that is wider than ``width``
-        characters (a narrow terminal), one side's under the other's. Without
-        ``record``, the sheet ends at the totals (no record of the last hand)."""
-        rule = "=" * min(49, width or 49)
-        # the points right-aligned, so that what they are for starts in one column
-        pw = max([1] + [len(str(p)) for _, _, p, _ in self.above]
-                 + [len(str(p)) for game in self.games for _, _, p in game.below])
-        above = [(s, f"{p:>{pw}}  {lab} (hand {n})") for n, s, p, lab in self.above]
-        below = [(s, self._below_text(n, p, pw)) for game in self.games for n, s, p in game.below]
-        # North-South's column is as wide as its longest entry, so East-West's stays in line
-        w = max([34] + [len(text) for side, text in above + below if side is Side.NS])
-        # and East-West's must fit beside it: a longer entry of theirs, wrapped, went on
-        # under North-South's column, reading as theirs
-        e = max([len("EAST-WEST")] + [len(text) for side, text in above + below if side is Side.EW])
-        beside = width is None or 2 * w + 3 <= width and w + 3 + e <= width
-        header = f"{'NORTH-SOUTH':<{w}}   EAST-WEST" if beside else None
+        """The scoresheet as text, laid out like Appendix B
+        (:func:`flowerbridge.render.render_scoresheet`)."""
+        from .render import render_scoresheet
 
-        def entries(items: list[tuple[Side, str]], total: Callable[[Side], int] | None) -> list[str]:
-            totals = (f"—— {total(Side.NS)}", f"—— {total(Side.EW)}") if total else None
-            if beside:
-                return _columns(items, w) + ([f"{totals[0]:<{w}}   {totals[1]}"] if totals else [])
-            if not items and total:    # the session's totals alone: one line
-                return [f"—— NORTH-SOUTH {total(Side.NS)}, EAST-WEST {total(Side.EW)}"]
-            out = []
-            for i, side in enumerate((Side.NS, Side.EW)):
-                mine = [text for s, text in items if s is side]
-                if mine or totals:
-                    out += [side.label, *("  " + text for text in mine)]
-                    out += ["  " + totals[i]] if totals else []
-            return out
-
-        lines = [rule, "FLOWER BRIDGE".center(len(rule)).rstrip(), rule]
-        # rule options other than the defaults, which the entries follow (a penalty of 0
-        # leaves a failed contract no entry: the sheet says why)
-        changes = self.options.changes()
-        if changes:
-            lines += [f"Rule options: {'; '.join(changes)}", rule]
-        lines += ["ABOVE THE LINE", *([header] if header else [])]
-        lines += entries(above, self.above_total)
-        lines += [rule, "BELOW THE LINE", *([header] if header else [])]
-        for game in self.games:
-            if not game.below and game.winner is None and game is self.games[-1] and len(self.games) > 1:
-                continue
-            lines += entries([(s, self._below_text(n, p, pw)) for n, s, p in game.below], None)
-            if game.winner is not None:
-                # as wide as the rules of "=" (it ran 2 characters past them, North-South's)
-                label = f" game {game.number} to {game.winner.label} "
-                left = 20 if beside else 4
-                lines.append(f"{'-' * left}{label}{'-' * max(0, len(rule) - left - len(label))}".rstrip())
-        # each side's below-the-line total over the session (R19)
-        lines += entries([], self.below_total)
-        lines += [rule, "GAME WINNER"]
-        ns, ew = self.games_won
-        lines.append(f"NORTH-SOUTH {ns} game{'s' if ns != 1 else ''}, EAST-WEST {ew} game{'s' if ew != 1 else ''}")
-        totals = f"Totals: NORTH-SOUTH {self.total(Side.NS)}, EAST-WEST {self.total(Side.EW)}"
-        standing = f"{self.leader.label} ahead" if self.leader is not None else "level"
-        if self.is_over:    # its result (R19), as the web client says it, on a line of its own
-            # (with the points, as the turn line says it: "won" alone, under a totals line)
-            if self.leader is not None:
-                won, lost = self.total(self.leader), self.total(self.leader.other)
-                lines += [totals, f"The session is over: {self.leader.label} won, {won} points to {lost}"]
-            else:
-                lines += [totals, f"The session is over: a tie, {self.total(Side.NS)} points each"]
-        else:
-            lines += [f"{totals} — {standing}"] if beside else [totals, standing]
-        last = self.scoresheet()["last_hand"] if record else None
-        if last is not None:
-            lines += [rule, "HAND RECORD", f"Hand      {last['hand']}",
-                      f"Dealer    {Seat[last['dealer']].full_name}",
-                      f"Contract  {last['contract'] or 'passed out'}",
-                      f"Declarer  {Seat[last['declarer']].full_name if last['declarer'] else '—'}",
-                      f"Tricks    NS {last['tricks']['NS']}  EW {last['tricks']['EW']}",
-                      rule, f"{'HONORS':<20}{'NS':<10}EW"]
-            for b in BRIGHTS:
-                boxes = []
-                for side in ("NS", "EW"):
-                    n = last["honors"][side][b.name]
-                    boxes.append(" ".join(("■" if n >= k else "□") + str(k) for k in (1, 2)))
-                lines.append(f"{b.name.upper():<20}{boxes[0]:<10}{boxes[1]}")
-            lines.append(f"{'HONOR POINTS':<20}{last['honor_points']['NS']:<10}"
-                         f"{last['honor_points']['EW']}")
-            # (as the browser's caption says it: under the Brights alone, "every honor captured"
-            # read to a new player as if Animals and Ribbons scored nothing)
-            lines += ["(the boxes are the Brights captured; honor points",
-                      " count every honor: Brights, Animals, Ribbons)"]
-            lines.append("-" * len(rule))
-            bonuses = [(key, f"{label} (+{pts})") for key, label, pts in (
-                ("five_bright", "FIVE BRIGHT BONUS", self.options.five_bright_bonus),
-                ("ten_bright", "TEN BRIGHT BONUS", self.options.ten_bright_bonus))]
-            # the labels padded alike, so that the two rows' marks stand in line
-            label_width = max(len(label) for _, label in bonuses)
-            for key, label in bonuses:
-                marks = "  ".join(f"{side} {'■' if last[key][side] else '□'}" for side in ("NS", "EW"))
-                lines.append(f"{label:<{label_width}}  {marks}")
-            lines.append("Ten Bright Bonus replaces Five Bright Bonus.")
-        lines.append(rule)
-        # what is still too long goes on, indented, on the next line
-        return fit_lines("\n".join(lines), width)
-
-
-def _columns(entries: Iterable[tuple[Side, str]], width: int) -> list[str]:
-    entries = list(entries)
-    ns = [t for s, t in entries if s is Side.NS]
-    ew = [t for s, t in entries if s is Side.EW]
-    rows = []
-    for i in range(max(len(ns), len(ew))):
-        left = ns[i] if i < len(ns) else ""
-        right = ew[i] if i < len(ew) else ""
-        rows.append(f"{left:<{width}}   {right}".rstrip())
-    return rows
+        return render_scoresheet(self, width, record=record)
 
 
 def _opt_int(data: Mapping, key: str) -> int | None:
