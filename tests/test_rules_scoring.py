@@ -770,3 +770,24 @@ def test_rule_options_changes_name_every_option_that_differs_from_the_rulings_de
         "game at 60 below the line"]
     # one phrase a field: no field left unsaid
     assert len(changed.changes()) == len(RuleOptions.field_names())
+
+
+def test_ch12_session_names_each_hands_contract_below_the_line_and_none_for_a_passed_out_hand():
+    session = Session()
+    passed = session.new_hand(Deal.from_seed(3, 1))
+    for _ in range(4):
+        passed.call("Pass")
+    session.add(passed)
+    played = session.new_hand(Deal.from_seed(3, 2))
+    for call in ("1NT", "Pass", "Pass", "Pass"):
+        played.call(call)
+    while not played.is_over:
+        played.play(played.legal_cards()[0])
+    session.add(played)
+    assert session.contract_code(2) == "1NT"
+    with pytest.raises(FlowerBridgeError, match="^hand 1 was passed out: it scored nothing below the line$"):
+        session.contract_code(1)
+    # the scoresheet names it by each entry below the line
+    below = [entry["contract"] for game in session.scoresheet()["games"] for entry in game["below"]]
+    made = played.tricks_won[played.contract.side] >= played.contract.tricks_required
+    assert below == (["1NT"] if made else [])
