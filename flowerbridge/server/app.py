@@ -38,7 +38,7 @@ from .limits import MAX_BODY_BYTES, BodyLimit, SlidingWindow, client_key
 from .manager import LiveTable, TableManager
 from .repeats import KeptAnswers, Repeatable, idempotency_key
 from .realtime import quiet_client_frame_errors, table_socket
-from .schemas import CreateTable, MessageError, describe, error_code, read_json
+from .schemas import CreateTable, MessageError, ProtocolError, describe, error_code, read_json
 from .store import Store, said_to_clients
 from .table import PROTOCOL_VERSION, TableError
 from .views import card_catalogue
@@ -99,7 +99,7 @@ def create_app(config: ServerConfig | None = None, store: Store | None = None) -
     @app.exception_handler(FlowerBridgeError)
     async def _refused(request: Request, exc: FlowerBridgeError) -> JSONResponse:
         code = error_code(exc, "bad_request")
-        retry_after = exc.retry_after if isinstance(exc, TableError) else None
+        retry_after = exc.retry_after if isinstance(exc, ProtocolError) else None
         headers = {"Retry-After": f"{retry_after:d}"} if retry_after is not None else None
         return _error(_STATUS.get(code, 400), code, said_to_clients(exc), headers)
 

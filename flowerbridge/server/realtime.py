@@ -21,7 +21,7 @@ from .headers import same_origin
 from .limits import Sparing, TokenBucket, client_key
 from .manager import Connection, TableManager
 from .schemas import (CallMessage, ClaimMessage, CloseMessage, Hello, HintMessage, MessageError, PingMessage,
-                      PlayMessage, UndoMessage, error_code, parse_message)
+                      PlayMessage, ProtocolError, UndoMessage, error_code, parse_message)
 from .store import said_to_clients
 from .table import PROTOCOL_VERSION
 
@@ -188,7 +188,7 @@ async def _handshake(websocket: WebSocket, conn: Connection, manager: TableManag
         code = error_code(exc, "bad_message")
         close = {"unauthorized": CLOSE_UNAUTHORIZED, "no_table": CLOSE_NO_TABLE,
                  "too_many": CLOSE_TOO_MANY, "busy": CLOSE_TRY_AGAIN}.get(code, CLOSE_BAD_HELLO)
-        _refuse(conn, code, said_to_clients(exc), close, getattr(exc, "message_id", None))
+        _refuse(conn, code, said_to_clients(exc), close, exc.message_id if isinstance(exc, ProtocolError) else None)
         return False
     except Exception:  # a bug: this client is told, with the close code of a server error
         log.exception("table %s: join failed", table_id)

@@ -24,13 +24,25 @@ MAX_MESSAGE_BYTES = 4096
 MAX_LENGTH = 100
 
 
-class MessageError(FlowerBridgeError):
-    """A client message that cannot be read; ``code`` is the protocol's error code."""
+class ProtocolError(FlowerBridgeError):
+    """A refusal the protocol names (docs/protocol.md, *Errors*): ``code`` is its error
+    code; ``message_id`` the ``id`` of the client's message it answers, where known;
+    ``retry_after`` the seconds a refused client should wait, where known (HTTP's
+    ``Retry-After``)."""
 
-    def __init__(self, code: str, message: str, message_id: str | None = None) -> None:
+    def __init__(self, code: str, message: str, *, message_id: str | None = None,
+                 retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message_id = message_id
+        self.retry_after = retry_after
+
+
+class MessageError(ProtocolError):
+    """A client message that cannot be read."""
+
+    def __init__(self, code: str, message: str, message_id: str | None = None) -> None:
+        super().__init__(code, message, message_id=message_id)
 
 
 class _Strict(BaseModel):
@@ -307,7 +319,7 @@ def parse_message(data: str | bytes) -> ClientMessage:
 def error_code(exc: FlowerBridgeError, default: str) -> str:
     """The protocol's error code for ``exc``: its own ``code`` when it has one
     (``stale``, ``busy``, ...), else ``default`` (``illegal`` for the engine's refusals)."""
-    return getattr(exc, "code", default)
+    return exc.code if isinstance(exc, ProtocolError) else default
 
 
 def describe(errors: Sequence[Mapping[str, Any]]) -> str:

@@ -26,9 +26,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
 from .._files import NoHomeError, expand_home, unreachable
-from ..errors import FlowerBridgeError
 from .limits import Sparing
 from .models import AnalysisRow, CreationRow, EventRow, SeatRow, TableRow
+from .schemas import ProtocolError
 from .table import PLAYING
 
 TABLES_ROWS = (AnalysisRow, CreationRow, EventRow, SeatRow)
@@ -48,10 +48,12 @@ _MAY_NOT_WRITE = (" (a server stores every table and action in it as they are ma
                   "removes tables from it: give a database that can be written)")
 
 
-class StoreError(FlowerBridgeError):
-    """The database cannot be opened, migrated or written."""
+class StoreError(ProtocolError):
+    """The database cannot be opened, migrated or written: ``busy`` to a client (told
+    :data:`STORE_FAILED`, the detail logged)."""
 
-    code = "busy"
+    def __init__(self, message: str) -> None:
+        super().__init__("busy", message)
 
 
 STORE_FAILED = "the database failed (the server logged why): try again in a moment"

@@ -15,13 +15,13 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from ..dealing import Deal
-from ..errors import FlowerBridgeError
 from ..options import RuleOptions
 from ..render import count_text
 from ..seats import Seat
 from ..session import Session
 from ..state import CallMade, CardPlayed, HandState
 from .limits import MAX_CATCH_UP_EVENTS, MAX_TAKE_BACKS
+from .schemas import ProtocolError
 from .models import AnalysisRow, EventRow, SeatRow, TableRow, utcnow
 from .views import DDValues, Role, copies_seen, review, view
 
@@ -30,13 +30,11 @@ PLAYING, OVER = "playing", "over"
 HUMAN, BOT = "human", "bot"
 
 
-class TableError(FlowerBridgeError):
-    """A request the table cannot carry out; ``code`` is the protocol's error code."""
+class TableError(ProtocolError):
+    """A request the table cannot carry out."""
 
     def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.retry_after = retry_after  # seconds a refused client should wait, where known
+        super().__init__(code, message, retry_after=retry_after)
 
 
 @dataclass
