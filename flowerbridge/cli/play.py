@@ -12,7 +12,8 @@ import io
 import re
 import shlex
 import sys
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._signals import Terminated, terminated_as_a_stop
 from ..calls import Call, parse_call
@@ -23,7 +24,7 @@ from ..options import RuleOptions
 from ..render import count_text, describe_contract, fit_lines, glued, holding_lines, render_auction, render_deal, \
     render_score
 from ..seats import Seat
-from ..state import CallMade, CardPlayed, Phase
+from ..state import CallMade, CardPlayed, HandState, Phase
 from . import UsageError, add_rule_options, one_line, options_line, output_width, parse_seed, read_text, \
     rule_option_changes, seat as seat_type, terminal_width, whole_number
 from ._save import UNFINISHED, SaveError, SessionFile, add_save_options, session_file
@@ -31,6 +32,9 @@ from ._seeded import dealt_from_seed, saved_seed, saved_unfinished
 from .deal import MAX_BOARD
 from .demo import MAX_HANDS
 from .rules import PAGE, render_rules
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 
 # Columns a prompt leaves for the answer typed after it, at least (a call, a card, a command).
@@ -113,15 +117,12 @@ def hint_level(bots: str) -> str:
 def run(args) -> int:
     from ..bots import bot_seed, load_bot
 
-    resumed = None      # the hand a resumed session was playing, as it was left
-    if args.resume is not None:
-        session, seed, first_board, seat, level, save, resumed = resumed_session(args)
-        # the bots of a resumed session are seeded afresh from its next board: the deals are
-        # those of the session unbroken, the bots' choices not
-        salt: tuple[object, ...] = ("board", first_board + len(session.hands))
-    else:
-        session, seed, first_board, seat, level, save = new_session(args)
-        salt = ()
+    setup = resumed_session(args) if args.resume is not None else new_session(args)
+    session, seed, first_board, seat, level = setup.session, setup.seed, setup.first_board, setup.seat, setup.level
+    save, resumed = setup.save, setup.resumed
+    # the bots of a resumed session are seeded afresh from its next board: the deals are
+    # those of the session unbroken, the bots' choices not
+    salt: tuple[object, ...] = ("board", first_board + len(session.hands)) if args.resume is not None else ()
     # in the saved record too, so that --resume seats the person and the bots as they were
     session.extra.update(seat=seat.name, bots=level)
     bots = {s: load_bot(level, seed=bot_seed(seed, s.name, *salt)) for s in Seat if s is not seat}
@@ -169,8 +170,22 @@ def run(args) -> int:
     return status
 
 
-def new_session(args):
-    """The session the options ask for: ``(session, seed, first_board, seat, level, save)``."""
+@dataclass
+class PlaySetup:
+    """What a session of ``play`` is played with: new (:func:`new_session`) or resumed
+    (:func:`resumed_session`)."""
+
+    session: Session
+    seed: int | str
+    first_board: int    # the board of the seed the session's first hand is
+    seat: Seat          # the person's
+    level: str          # the bots'
+    save: SessionFile | None    # where the session is written, if anywhere
+    resumed: HandState | None = None    # the hand a resumed session was playing, as it was left
+
+
+def new_session(args) -> PlaySetup:
+    """The session the options ask for."""
     from ..session import Session
 
     seed = parse_seed(args.seed if args.seed is not None else "play")
@@ -186,7 +201,7 @@ def new_session(args):
     session.extra["seed"] = json_seed(seed)    # in the saved record: the same seed deals the same boards again
     if first_board != 1:
         session.extra["first_board"] = first_board
-    return session, seed, first_board, seat, level, save
+    return PlaySetup(session, seed, first_board, seat, level, save)
 
 
 def _what_was_saved(table, save, *, resumed: bool) -> str:
@@ -203,7 +218,7 @@ def _what_was_saved(table, save, *, resumed: bool) -> str:
     return f"Nothing was played, so nothing was saved: {save.path} was not written."
 
 
-def resumed_session(args):
+def resumed_session(args) -> PlaySetup:
     """What ``--resume FILE`` goes on with: the session, its seed and first board, the
     person's seat, the bots' level, the file it is written to again and the hand it was
     playing as it was left (or None); or a UsageError naming what is wrong (another option
@@ -267,7 +282,7 @@ def resumed_session(args):
             raise UsageError(f"--seat {seat.name} with --resume: board {first + len(session.hands)} was left "
                              f"unfinished with you as {saved_seat.full_name}, and is finished from that seat "
                              f"(resume without --seat; a later --resume may change it)")
-    return session, seed, first, seat, level, save, resumed
+    return PlaySetup(session, seed, first, seat, level, save, resumed)
 
 
 def _unfinished_hand(session, seed, board: int, path: str):
