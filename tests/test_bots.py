@@ -610,6 +610,19 @@ def test_basic_declarer_cashes_the_long_hands_winners_over_partners_single_card_
     # (test_basic_declarer_cashes_a_suits_boss_cards_from_the_shorter_hand_first)
 
 
+def test_basic_third_hand_plays_low_to_the_opening_lead_where_only_its_winners_twin_beats_partners_card():
+    # Deal.from_seed("rv68", 56), dealer W: W declares 3R, N leads 10P and the dummy E plays 1Pa.
+    # Only the other 11P beats 10P: S's 11P won nothing it would not (W keeps its 11P), and
+    # played low it beats the dummy's 10P later, or is boss once W's 11P has won this trick.
+    hands = {"N": "11B 8A 10R 9R 6R 4R 3R 10P 9P 9P 6P 3P 1Pa",
+             "E": "12B 8B 6A 2A 11R 11R 7R 7R 3R 2R 10P 4P 1Pa",
+             "S": "11B 3B 3B 1B 7A 5A 6R 4R 11P 5P 4P 2P 1Pb",
+             "W": "12B 8B 1B 8A 7A 5A 9R 5R 5R 1R 11P 2P 1Pb"}
+    auction = "Pass 1P 1R 2P Pass Pass 2R 3P 3R Pass Pass Pass"
+    assert _basic_card(hands, Seat.W, auction, "10P 1Pa") == (
+        "1Pb", "partner's opening lead: only our card's twin beats it, plays low")
+
+
 def test_basic_declarer_draws_trumps_with_a_low_trump_to_partners_boss_trump():
     # Deal.from_seed(4), dealer S: E declares 3R and won trick 2. E and the
     # dummy W each hold a boss 11R (no higher Ribbon exists): E leads its

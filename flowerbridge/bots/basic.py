@@ -45,8 +45,9 @@ below is the other hand of the side.
   it wins with its cheapest winner when partner, seen playing fourth,
   cannot beat the card led, and in the last four tricks; third hand high,
   but low when every card the fourth hand may hold that beats partner's
-  card beats ours too; never overtake a trick partner is sure to win — throw a small
-  card, or (except declarer at No Trump, whose honors may win tricks of
+  card beats ours too — and low to partner's opening lead where the only card that may
+  beat partner's is the twin of ours (ours would win nothing the twin would not); never
+  overtake a trick partner is sure to win — throw a small card, or (except declarer at No Trump, whose honors may win tricks of
   their own later) feed partner's trick an honor card that could not win a
   trick of its own — two or more copies of higher cards may be with the
   opponents (captured honors score, Chapter 13); win as cheaply as
@@ -353,6 +354,12 @@ def _follow(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
             if winners:
                 return (sure or winners)[0], "ruffs partner's trick, which an opponent may beat"
             return _discard(k, legal)
+        # To the opening lead, where the only card the fourth hand may beat partner's with is
+        # our winner's twin, ours wins nothing theirs would not: low keeps it for a trick of
+        # its own (matched in play: not kept at later tricks, where it lost)
+        if sure and len(trick) == 2 and not k.obs.tricks and all(
+                t.suit is sure[0].suit and t.rank == sure[0].rank for t in k.threats(still[0], winning, led)):
+            return min(legal, key=_cheap), "partner's opening lead: only our card's twin beats it, plays low"
         if sure:
             return sure[0], "makes sure of partner's trick"
         if len(trick) == 2 and winners:
