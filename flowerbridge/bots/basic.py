@@ -47,11 +47,11 @@ below is the other hand of the side.
   but low when every card the fourth hand may hold that beats partner's
   card beats ours too — and low to partner's opening lead where the only card that may
   beat partner's is the twin of ours (ours would win nothing the twin would not); never
-  overtake a trick partner is sure to win — throw a small card, or (except declarer at No Trump, whose honors may win tricks of
-  their own later) feed partner's trick an honor card that could not win a
-  trick of its own — two or more copies of higher cards may be with the
-  opponents (captured honors score, Chapter 13); win as cheaply as
-  possible in fourth seat;
+  overtake a trick partner is sure to win — throw a small card, or (except
+  declarer at No Trump, whose honors may win tricks of their own later) feed
+  partner's trick an honor card that could not win a trick of its own — two
+  or more copies of higher cards may be with the opponents (captured honors
+  score, Chapter 13); win as cheaply as possible in fourth seat;
 * out of the suit led: trump when the opponents are winning, with the
   cheapest trump that wins — high enough to be sure only where an opponent
   still to play has shown out of the suit led (only then can it overtrump)
