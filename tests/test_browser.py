@@ -3349,6 +3349,22 @@ CARD_AT = """([x, y]) => {
 }"""
 
 
+def test_ch8_the_opening_leader_is_told_it_is_the_opening_lead_before_the_dummy_is_shown(browser, server):
+    # "Your card." at the opening lead left a new player asking where the dummy was
+    created, clients = people_table_at(server, EAST_DECLARES,
+                                       lambda view: view["phase"] == "play" and view["turn"] == "S")
+    south = open_page(browser, server, created["invitations"]["S"]["url"])
+    south.locator("#position-bottom .hand .card.playable").first.wait_for()
+    assert south.locator("#message").inner_text() == "Your opening lead (the dummy is shown after it)."
+    south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})    # (the strip that shows)
+    south.wait_for_function("document.querySelector('#message').textContent !== "
+                            "'Your opening lead (the dummy is shown after it).'")
+    assert south.locator("#message").inner_text() == "East to play from dummy."     # (West is the dummy)
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_the_card_under_the_pointer_is_the_one_shown_there_across_the_hand(browser, server):
     # At 1280 px cards are 84 px wide and 40 px apart. The card under the pointer
     # was raised in front (z-index) and covered the strip of the next card that

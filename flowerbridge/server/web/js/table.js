@@ -532,7 +532,11 @@ function turnMessage({ standIn = true } = {}) {
     if (isMyTurn()) return state.pendingLevel ? `Your call: ${state.pendingLevel}… (P, R, A or N)` : "Your call.";
     return `${SEAT_NAMES[view.turn]} to call.${standIn ? standInToCome(view.turn) : ""}`;
   }
-  if (isMyTurn()) return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
+  if (isMyTurn()) {
+    // the opening lead said as such: the dummy is not yet shown, and a new player asks why
+    if (!view.tricks.length && !view.current_trick.length) return "Your opening lead (the dummy is shown after it).";
+    return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
+  }
   return view.turn === view.contract.dummy
     ? `${SEAT_NAMES[view.actor]} to play from dummy.${standIn ? standInToCome(view.actor) : ""}`
     : `${SEAT_NAMES[view.turn]} to play.${standIn ? standInToCome(view.turn) : ""}`;
