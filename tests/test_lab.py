@@ -2660,4 +2660,7 @@ def test_ch14_lab_deals_counts_the_brights_a_side_is_dealt_beside_what_it_earns(
     assert held["deals"] == {"five": five, "ten": ten} and held["distinct_histogram"] == spread
     assert 15 < held["share"]["five"] < 40      # (26.3 % exactly, by counting)
     report = study.report.read_text()
-    assert "a side holds one of each of the five Brights" in report and "a side holds all ten Bright copies" in report
+    assert "deals where a side holds one of each of the five Brights" in report
+    assert "deals where a side holds all ten Bright copies" in report
+    # the spread is of sides, two a deal (it was headed "% of deals")
+    assert "sides holding 5 different Brights" in report and sum(spread) == 600

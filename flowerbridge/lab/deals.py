@@ -176,10 +176,12 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
         tables.append(TableSpec(
             "The Brights a side is dealt (Five Bright and Ten Bright are earned by capturing them: "
             "the play analysis counts those)",
-            ["", "% of deals (95% interval)"],
-            [["a side holds one of each of the five Brights", rate_cell(held["deals"]["five"], summary["deals"])],
-             ["a side holds all ten Bright copies", rate_cell(held["deals"]["ten"], summary["deals"])],
-             *([f"different Brights held by a side: {k}", pct(v, sum(spread))]
+            ["", "% (95% interval)"],
+            [["deals where a side holds one of each of the five Brights",
+              rate_cell(held["deals"]["five"], summary["deals"])],
+             ["deals where a side holds all ten Bright copies", rate_cell(held["deals"]["ten"], summary["deals"])],
+             # (two sides a deal)
+             *([f"sides holding {count_text(k, 'different Bright')}", pct(v, sum(spread))]
                for k, v in enumerate(spread))]))
     return [Section(
         "Deals: honor count, suit lengths and the mystery discard",
