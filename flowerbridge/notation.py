@@ -138,13 +138,13 @@ def dumps(record: HandRecord | HandState) -> str:
     not give back is left out, as FORMATS.md lets a program ignore an unknown
     key (never an error): a name that is no tag name or is one of the hand's
     own tags, a value with a line end (LF, CR), a ``Date`` or ``Board`` the reader
-    refuses. See :func:`_writable_tag`.
+    refuses. See :func:`writable_tag`.
     """
     record = as_record(record)
     state = record.state
     lines = []
     for name, value in record.extra.items():
-        text = _writable_tag(name, value)
+        text = writable_tag(name, value)
         if text is not None:
             lines.append(_tag(name, text))
     lines += [_tag("Dealer", state.dealer.name),
@@ -172,7 +172,7 @@ def dumps(record: HandRecord | HandState) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _writable_tag(name: str, value: Any) -> str | None:
+def writable_tag(name: str, value: Any) -> str | None:
     """The value of the tag an extra key is written as, or None when the reader
     would not give the key back as it is (so it is not written): a name that is
     not letters, digits and '_' after a letter, or is one of the hand's own tags;
@@ -618,4 +618,4 @@ def load(fp: IO[str] | IO[bytes], *, options: RuleOptions | None = None) -> Hand
 
 
 __all__ = ["DERIVED_TAGS", "HAND_TAGS", "dump", "dumps", "dumps_all", "format_holding",
-           "format_score", "load", "loads", "loads_all", "parse_holding"]
+           "format_score", "load", "loads", "loads_all", "parse_holding", "writable_tag"]

@@ -248,6 +248,12 @@ def test_notation_show_notation_names_a_seeded_sessions_hands_as_deal_deals_them
     path.write_text(json.dumps(saved))
     out = cli("show", "--notation", str(path))[1]
     assert [(r.extra.get("Seed"), r.extra["Board"]) for r in notation.loads_all(out)] == [(None, "1"), (None, "12")]
+    # a Board the notation would not write gives way (it was left out, and the hand named no board)
+    for bad in ("abc", 0, True, None, 1234567890):
+        saved["hands"][1]["Board"] = bad
+        path.write_text(json.dumps(saved))
+        out = cli("show", "--notation", str(path))[1]
+        assert [r.extra["Board"] for r in notation.loads_all(out)] == ["1", "2"], bad
 
 
 def test_notation_deal_notation_is_the_record_deal_json_gives_and_show_reads_it(cli, tmp_path):

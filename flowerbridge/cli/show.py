@@ -161,15 +161,20 @@ def run(args) -> int:
 
 def _boards_named(records, session) -> list:
     """A session's hand records, each naming its board as a tag (``Board``) where it names
-    none: hand K of a session play or demo dealt from a seed is the seed's board (``Seed`` and
-    ``Board``, as ``deal --seed S --board K`` writes it); any other session's hand K is board K."""
+    none the notation writes: hand K of a session play or demo dealt from a seed is the seed's
+    board (``Seed`` and ``Board``, as ``deal --seed S --board K`` writes it); any other
+    session's hand K is board K. (A ``Board`` the notation would not write, ``"abc"`` or 0,
+    gives way to that.)"""
     import dataclasses
 
+    from ..notation import writable_tag
     from ._seeded import dealt_from_seed, saved_first_board, saved_seed
 
     seed, first = saved_seed(session), saved_first_board(session)
     named = []
     for number, record in enumerate(records, 1):
+        if "Board" in record.extra and writable_tag("Board", record.extra["Board"]) is None:
+            record = dataclasses.replace(record, extra={k: v for k, v in record.extra.items() if k != "Board"})
         if not any(key in record.extra for key in ("Board", "board")):
             board = first + number - 1
             if seed is not None and dealt_from_seed(record.state, seed, board):
