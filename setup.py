@@ -8,8 +8,9 @@ runs against the plain build: Flower Bridge tables about 4 % less time, Contract
 Bridge 2-3 % (docs/solver.md, Build; docs/solver-journal.md, fourteenth
 session).  A compiler that refuses the profile's flags (another compiler, an
 older GCC; tried first on a file of its own), or a training run that fails,
-falls back to the plain build with a warning; sources that do not compile
-fail the build at once, their errors printed once.  FLOWERBRIDGE_PGO=0 asks
+falls back to the plain build with a warning (so does a failure of the
+second compilation, which uses the profile); sources that do not compile fail
+the build at once, their errors printed once.  FLOWERBRIDGE_PGO=0 asks
 for the plain build."""
 
 import glob
@@ -51,6 +52,7 @@ class build_ext_pgo(build_ext):
             print(f"warning: the compiler refuses {refused}; building {ext.name} without "
                   "profile-guided optimisation", file=sys.stderr)
             return super().build_extension(ext)
+        first = True    # the instrumented compilation: the sources' first
         try:
             # counts of an earlier build would be added to this one's
             for stale in glob.glob(os.path.join(temp, "**", "*.gcda"), recursive=True):
@@ -59,6 +61,7 @@ class build_ext_pgo(build_ext):
             ext.extra_compile_args = compile_args + pgo + generate
             ext.extra_link_args = link_args + ["-fprofile-generate"]
             super().build_extension(ext)
+            first = False
             # (a compiler other than GCC writes its own kind of profile,
             # kept in the build folder here, and the build falls back below;
             # -P: the training's folder is not put on its import path)
@@ -70,16 +73,14 @@ class build_ext_pgo(build_ext):
             ext.extra_compile_args = compile_args + pgo + use
             ext.extra_link_args = link_args
             super().build_extension(ext)
-        except CompileError:
-            # the compiler takes the flags (above): the sources themselves do not
-            # compile, and the plain build would print the same errors again
-            raise
+        except CompileError as exc:
+            if first:
+                # the compiler takes the flags (above): the sources themselves do not
+                # compile, and the plain build would print the same errors again
+                raise
+            self._plain_after(ext, exc, compile_args, link_args)     # (the profile's use failed)
         except Exception as exc:  # noqa: BLE001 - any other failure: the plain build
-            print(f"warning: profile-guided build of {ext.name} failed ({exc}); building it without",
-                  file=sys.stderr)
-            ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
-            self.force = True
-            super().build_extension(ext)
+            self._plain_after(ext, exc, compile_args, link_args)
         except BaseException:
             # interrupted (Ctrl-C): no instrumented extension is left where a
             # later build would take it as up to date
@@ -91,6 +92,14 @@ class build_ext_pgo(build_ext):
         finally:
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
             self.force = force
+
+    def _plain_after(self, ext, exc, compile_args, link_args):
+        """The plain build, after the profile-guided one failed with ``exc``."""
+        print(f"warning: profile-guided build of {ext.name} failed ({exc}); building it without",
+              file=sys.stderr)
+        ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+        self.force = True
+        super().build_extension(ext)
 
     def _flags_refused(self, *flag_sets):
         """The first of ``flag_sets`` the compiler refuses on a file of its own (another
