@@ -14,6 +14,9 @@ from flowerbridge import Deal, HandState, Seat
 from flowerbridge.server import analysis
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.testing import ServerThread, play_session
+# (imported with this module: imported inside the test below, its @given tests tripped
+# hypothesis's check for a test nested in another, where this file ran alone)
+from test_solver_flower import _ns_tricks, brute_force_values
 
 pytestmark = pytest.mark.skipif(not analysis.available(), reason="the solver is not built")
 
@@ -34,7 +37,7 @@ def finished_hand(seed: int) -> HandState:
 def test_dd_values_of_the_last_tricks_agree_with_the_result(seed):
     state = finished_hand(seed)
     first = 40  # the last three tricks: quick to solve, and every card still counts
-    values = analysis.card_values(state, first)
+    values = analysis.played_values(state, first)
     assert len(values) == 52 - first
     declarer_side = state.contract.side
     # After the last card nothing is left to choose: its value is the result.
@@ -61,10 +64,10 @@ def test_dd_values_are_solved_in_a_table_of_64_mb_and_agree_with_the_default_256
 
     real = solver.DoubleDummy
     monkeypatch.setattr(solver, "DoubleDummy", recorded)
-    bounded = analysis.card_values(state, 20)
+    bounded = analysis.played_values(state, 20)
     assert made == [analysis.ANALYSIS_MEMORY_MB] == [64]
     monkeypatch.setattr(analysis, "ANALYSIS_MEMORY_MB", solver.DEFAULT_MEMORY_MB)
-    assert analysis.card_values(state, 20) == bounded and made[-1] == 256
+    assert analysis.played_values(state, 20) == bounded and made[-1] == 256
 
 
 @settings(max_examples=8, deadline=None)
@@ -72,11 +75,9 @@ def test_dd_values_are_solved_in_a_table_of_64_mb_and_agree_with_the_default_256
 def test_dd_values_of_the_last_tricks_are_the_brute_force_minimax_values(seed):
     # each card's value and the best card's, against a plain minimax over every
     # legal card (tests/test_solver_flower.py) at the position before the card
-    from test_solver_flower import _ns_tricks, brute_force_values
-
     state = finished_hand(seed)
     first = 40
-    values = analysis.card_values(state, first)
+    values = analysis.played_values(state, first)
     side = state.contract.side
     replay = HandState(state.deal, state.dealer, state.options)
     for event in state.calls:
@@ -120,7 +121,7 @@ def test_values_reach_the_table_and_survive_a_restart(tmp_path, monkeypatch):
         calls.append(state)
         return [(len(state.plays), len(state.plays)) for _ in state.plays]
 
-    monkeypatch.setattr(analysis, "card_values", quick_values)
+    monkeypatch.setattr(analysis, "played_values", quick_values)
     config = _config(tmp_path)
     with ServerThread(config) as server:
         created, table_id, south = _south_bidding(server)
@@ -142,7 +143,7 @@ def test_a_failing_analysis_leaves_the_review_unavailable_and_the_table_playing(
     def broken_values(state, first=0):
         raise RuntimeError("solver failure for the test")
 
-    monkeypatch.setattr(analysis, "card_values", broken_values)
+    monkeypatch.setattr(analysis, "played_values", broken_values)
     with ServerThread(_config(tmp_path)) as server:
         created, table_id, south = _south_bidding(server, hands=2)
         play_session([south], random.Random(1))
@@ -168,7 +169,7 @@ def test_a_client_away_when_the_values_came_gets_the_review_on_reconnecting(tmp_
         release.wait(30)
         return [(1, 1) for _ in state.plays]
 
-    monkeypatch.setattr(analysis, "card_values", slow_values)
+    monkeypatch.setattr(analysis, "played_values", slow_values)
     with ServerThread(_config(tmp_path)) as server:
         created, table_id, south = _south_bidding(server, hands=2)
         play_session([south], random.Random(3), until=lambda: any(
@@ -201,7 +202,7 @@ def test_an_analysis_that_ends_after_its_wait_was_cancelled_is_dropped_without_a
         solved.set()
         return []
 
-    monkeypatch.setattr(analysis, "card_values", slow_values)
+    monkeypatch.setattr(analysis, "played_values", slow_values)
     errors = []
 
     async def scenario() -> None:

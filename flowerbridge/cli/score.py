@@ -52,7 +52,7 @@ def record_options(data, variant: bool = False):
     return {k: v for k, v in raw.items() if k in CONTRACT_OPTIONS}
 
 
-def variant_options() -> frozenset[str]:
+def variant_option_names() -> frozenset[str]:
     """The keys of ``options`` that :class:`RuleOptions` reads beyond the contract's two: the
     lab's rule variants."""
     from ..options import RuleOptions
@@ -66,7 +66,7 @@ def set_aside(data) -> list[str]:
     raw = data.get("options") if isinstance(data, dict) else None
     if not isinstance(raw, dict):
         return []
-    known = variant_options()
+    known = variant_option_names()
     return [k for k, v in raw.items() if k in known and v is not None]
 
 

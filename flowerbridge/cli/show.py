@@ -69,9 +69,9 @@ def _drop_bad_variants(data: dict, aside: list[str]) -> bool:
     The contract's own two options are left to be judged as they are."""
     from ..errors import OptionError
     from ..options import RuleOptions
-    from .score import variant_options
+    from .score import variant_option_names
 
-    variants = variant_options()
+    variants = variant_option_names()
     hands = data.get("hands")
     found = False
     holders = [("", data), *((f"hand {i}: ", hand) for i, hand in enumerate(hands if isinstance(hands, list)

@@ -39,7 +39,7 @@ from .features import SIDE_COLUMNS, SUITS, deal_features, dealer_of, rank_points
 from .play import game_label, game_level
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, dodged, interval_errors, legend_beside,
                      mean_interval, new_figure, nothing_drawn, pct, rate_cell, share_points,
-                     whole_numbers)
+                     whole_number_ticks)
 from .variants import variant_options
 
 FIT_MIN_SIDES = 5
@@ -361,7 +361,7 @@ def game_by_fit_plot(summary: dict) -> Plot:
     ax.set_xlabel("a side's length in the suit (of 20)")
     ax.set_ylabel("game makeable in that suit, %")
     if any(summary["by_fit"][d] for d in ("P", "R", "A")):
-        whole_numbers(ax)
+        whole_number_ticks(ax)
         legend_beside(ax)
     else:
         nothing_drawn(ax, f"no length in a suit was held by {FIT_MIN_SIDES} sides or more:\n"

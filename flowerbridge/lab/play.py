@@ -31,7 +31,7 @@ from .base import BOT_SOURCES, ENGINE_SOURCES, LAB_SOURCES, SOLVER_SOURCES, Anal
 from .features import SIDES, deal_features, dealer_of
 from .report import (DENOM_COLOURS, FEW, Plot, Section, TableSpec, bootstrap_ratios, dodged, interval_errors,
                      legend_beside, mean_cell, mean_interval, new_figure, nothing_drawn, pct, rate_cell,
-                     share_points, whole_numbers, wilson)
+                     share_points, whole_number_ticks, wilson)
 
 FIT_MIN_CONTRACTS = 20
 """A trump length with fewer contracts is left out of the by-length figures."""
@@ -412,7 +412,7 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
     ax2.bar(list(levels), list(levels.values()), color="#5b8def")
     ax2.set_xlabel("contract level")
     ax2.set_ylabel("hands")
-    whole_numbers(ax2)
+    whole_number_ticks(ax2)
     hpg = summary["hands_per_game"]
     text = (f"{count_text(summary['hands'], 'hand')} bid and played by the '{summary['bots']}' bots; "
             f"{summary['passed_out']:,} passed out; "
@@ -449,7 +449,7 @@ def game_tricks_plot(summary: dict) -> Plot:
     ax.set_xlabel("declaring side's length in the trump suit (of 20)")
     ax.set_ylabel("declarer took game tricks, % of contracts")
     if any(summary["by_denom"][d]["by_fit"] for d in ("P", "R", "A")):
-        whole_numbers(ax)
+        whole_number_ticks(ax)
         legend_beside(ax)
     else:
         nothing_drawn(ax, f"no trump length had {FIT_MIN_CONTRACTS} contracts or more:\n"

@@ -63,7 +63,7 @@ def new_figure(width: float = 6.4, height: float = 3.6) -> "Figure":
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
-def whole_numbers(ax) -> None:
+def whole_number_ticks(ax) -> None:
     """Ticks on whole numbers only along the x axis (levels, lengths: 1.5 is none), a
     single tick where the axis spans a single whole number (one length drawn), and the
     axis wide enough that the whole numbers at either end of what is drawn are ticked:

@@ -58,7 +58,7 @@ async def run(state: HandState) -> DDValues | None:
 
     def work() -> None:
         try:
-            result, error = card_values(state), None
+            result, error = played_values(state), None
         except Exception as exc:  # handed to the awaiting coroutine
             result, error = None, exc
         try:
@@ -70,11 +70,11 @@ async def run(state: HandState) -> DDValues | None:
     return await done
 
 
-def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
+def played_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
     """Per card played from the ``first``-th on (0-based): the declaring
     side's tricks in the hand after it, and after the player's best card,
     with double-dummy play from there on."""
-    from ..solver import DoubleDummy, card_values as position_values
+    from ..solver import DoubleDummy, card_values
 
     contract = state.contract
     if contract is None:
@@ -87,7 +87,7 @@ def card_values(state: HandState, first: int = 0) -> list[tuple[int, int]]:
     solver = DoubleDummy(memory_mb=ANALYSIS_MEMORY_MB)  # its own table: one analysis per thread
     out: list[tuple[int, int]] = []
     for played in state.plays[first:]:
-        values = position_values(replay, solver)
+        values = card_values(replay, solver)
         # The solver counts tricks for the side to play, from the trick in progress on.
         assert replay.turn is not None
         ours = replay.turn.side is contract.side
