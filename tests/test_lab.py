@@ -1672,7 +1672,10 @@ def test_lab_play_section_gives_the_bright_bonus_shares_as_the_designer_report_d
     assert summary["five_bright_rate"] == pytest.approx(100 * summary["five_bright_hands"] / 20)
     five = wilson(summary["five_bright_hands"], 20)
     assert (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% (95% interval {five[0]:.1f}–{five[1]:.1f}%) "
-            f"of hands, Ten Bright in {summary['ten_bright_rate']:.2f}% (") in section.text
+            f"of hands (either side), Ten Bright in {summary['ten_bright_rate']:.2f}% (") in section.text
+    # and how far honors set the two sides apart, beside the whole score (the designer's report alone said it)
+    assert (f"Honors and Bright bonuses set the two sides {summary['honor_margin']:.1f} points apart a hand "
+            f"on average, the whole score {summary['score_margin']:.1f}.") in section.text
 
 
 def test_report_paired_bootstrap_of_a_change_cancels_what_both_cells_share():

@@ -423,7 +423,7 @@ def _question_honors(play: dict, vs: dict, folder: str, plots: dict) -> list[str
            table_markdown(points_table({k: vs[k] for k in vs if k in ("default", "no-honors",
                                                                        "no-bright-bonus")},
                                        "Mean points per hand, both sides together")), "",
-           bright_shares(play).replace(" of hands,", " of hands (either side),") + " "
+           bright_shares(play) + " "
            + ("Honors and Bright bonuses together are "
               f"{_ratio(pts['honors'] + pts['Bright bonuses'], pts['contract points (below)'])} "
               "the contract points scored below the line, and "

@@ -325,13 +325,13 @@ def twin_shares(summary: dict) -> str:
 
 def bright_shares(summary: dict) -> str:
     """How often either side earned a Five and a Ten Bright bonus, with their 95 %
-    Wilson intervals: "Five Bright bonus in 45.7% (95% interval 45.0–46.4%) of hands,
-    Ten Bright in 2.69% (2.47–2.92%)."."""
+    Wilson intervals: "Five Bright bonus in 45.7% (95% interval 45.0–46.4%) of hands
+    (either side), Ten Bright in 2.69% (2.47–2.92%)."."""
     n = summary["hands"]
     five_lo, five_hi = wilson(summary["five_bright_hands"], n)
     ten_lo, ten_hi = wilson(summary["ten_bright_hands"], n)
     return (f"Five Bright bonus in {summary['five_bright_rate']:.1f}% (95% interval "
-            f"{five_lo:.1f}–{five_hi:.1f}%) of hands, Ten Bright in "
+            f"{five_lo:.1f}–{five_hi:.1f}%) of hands (either side), Ten Bright in "
             f"{summary['ten_bright_rate']:.2f}% ({ten_lo:.2f}–{ten_hi:.2f}%).")
 
 
@@ -419,6 +419,9 @@ def sections(table: Table, summary: dict, params: Params, settings: Params) -> l
             + (f"{summary['make_rate']:.1f}% of contracts made. " if summary["contracts"]
                else "no contract was reached. ")
             + bright_shares(summary) + " "
+            + (f"Honors and Bright bonuses set the two sides {summary['honor_margin']:.1f} points apart "
+               f"a hand on average, the whole score {summary['score_margin']:.1f}. " if summary["contracts"]
+               else "")
             + (f"A game took {hpg:.2f} hands on average ({count_text(summary['games'], 'game')}). "
                if hpg else "No game was completed. ")
             + twin_shares(summary)).rstrip()
