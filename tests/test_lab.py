@@ -2276,10 +2276,10 @@ def test_a_run_removes_the_result_files_staged_by_a_run_killed_as_it_wrote_them(
 
 def test_report_axes_of_whole_numbers_tick_whole_numbers_with_one_length_drawn():
     # (one trump length drawn, at 10: ticks 9.45, 9.60 ... 10.50 on a length)
-    from flowerbridge.lab.report import new_figure, whole_numbers
+    from flowerbridge.lab.report import new_figure, whole_number_ticks
     ax = new_figure().add_subplot()
     ax.plot([10], [50.0], "o")
-    whole_numbers(ax)
+    whole_number_ticks(ax)
     ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     assert ticks and all(float(t).is_integer() for t in ticks)
 
