@@ -172,7 +172,7 @@ def test_server_a_review_is_not_served_for_a_hand_whose_last_card_is_not_stored(
     from flowerbridge.server import analysis
 
     monkeypatch.setattr(analysis, "available", lambda: True)
-    monkeypatch.setattr(analysis, "card_values", lambda state, first=0: [(0, 0)] * len(state.plays))
+    monkeypatch.setattr(analysis, "played_values", lambda state, first=0: [(0, 0)] * len(state.plays))
 
     async def scenario() -> None:
         store, manager, live, conns = await _four_people_seated(tmp_path, analysis=True)
