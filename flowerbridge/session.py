@@ -308,7 +308,8 @@ class Session:
         """The contract of hand ``number`` (1-based): ``"2A"``; a FlowerBridgeError where the
         session has no such hand, or it was passed out."""
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.scores):
-            raise FlowerBridgeError(f"the session has no hand {number!r}: its hands are 1 to {len(self.scores)}")
+            held = f"its hands are 1 to {len(self.scores)}" if self.scores else "it has no hand yet"
+            raise FlowerBridgeError(f"the session has no hand {number!r}: {held}")
         contract = self.scores[number - 1].contract
         if contract is None:
             raise FlowerBridgeError(f"hand {number} was passed out: it scored nothing below the line")

@@ -3355,10 +3355,9 @@ def test_ch8_the_opening_leader_is_told_it_is_the_opening_lead_before_the_dummy_
                                        lambda view: view["phase"] == "play" and view["turn"] == "S")
     south = open_page(browser, server, created["invitations"]["S"]["url"])
     south.locator("#position-bottom .hand .card.playable").first.wait_for()
-    assert south.locator("#message").inner_text() == "Your opening lead (the dummy is shown after it)."
+    assert south.locator("#message").inner_text() == "Your opening lead."
     south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})    # (the strip that shows)
-    south.wait_for_function("document.querySelector('#message').textContent !== "
-                            "'Your opening lead (the dummy is shown after it).'")
+    south.wait_for_function("document.querySelector('#message').textContent !== 'Your opening lead.'")
     assert south.locator("#message").inner_text() == "East to play from dummy."     # (West is the dummy)
     for client in clients.values():
         client.close()

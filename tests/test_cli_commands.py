@@ -254,6 +254,13 @@ def test_notation_show_notation_names_a_seeded_sessions_hands_as_deal_deals_them
         path.write_text(json.dumps(saved))
         out = cli("show", "--notation", str(path))[1]
         assert [r.extra["Board"] for r in notation.loads_all(out)] == ["1", "2"], bad
+    # and a JSON record's lower-case "board" names the board only where it is one
+    del saved["hands"][1]["Board"]
+    for board, named in ((7, None), (0, "2"), ("abc", "2")):
+        saved["hands"][1]["board"] = board
+        path.write_text(json.dumps(saved))
+        out = cli("show", "--notation", str(path))[1]
+        assert notation.loads_all(out)[1].extra.get("Board") == named, board
 
 
 def test_notation_deal_notation_is_the_record_deal_json_gives_and_show_reads_it(cli, tmp_path):

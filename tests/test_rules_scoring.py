@@ -790,6 +790,8 @@ def test_ch12_session_names_each_hands_contract_below_the_line_and_none_for_a_pa
     for number in (0, -1, 3, True):     # (0 and -1 read hands from the end)
         with pytest.raises(FlowerBridgeError, match=f"^the session has no hand {number!r}: its hands are 1 to 2$"):
             session.contract_code(number)
+    with pytest.raises(FlowerBridgeError, match="^the session has no hand 1: it has no hand yet$"):
+        Session().contract_code(1)
     # the scoresheet names it by each entry below the line
     below = [entry["contract"] for game in session.scoresheet()["games"] for entry in game["below"]]
     made = played.tricks_won[played.contract.side] >= played.contract.tricks_required

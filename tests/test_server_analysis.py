@@ -14,11 +14,12 @@ from flowerbridge import Deal, HandState, Seat
 from flowerbridge.server import analysis
 from flowerbridge.server.config import ServerConfig
 from flowerbridge.server.testing import ServerThread, play_session
-# (imported with this module: imported inside the test below, its @given tests tripped
-# hypothesis's check for a test nested in another, where this file ran alone)
-from test_solver_flower import _ns_tricks, brute_force_values
 
 pytestmark = pytest.mark.skipif(not analysis.available(), reason="the solver is not built")
+if analysis.available():
+    # (imported with this module: imported inside the test below, its @given tests tripped
+    # hypothesis's check for a test nested in another, where this file ran alone)
+    from test_solver_flower import _ns_tricks, brute_force_values
 
 
 def finished_hand(seed: int) -> HandState:

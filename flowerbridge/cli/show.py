@@ -175,7 +175,9 @@ def _boards_named(records, session) -> list:
     for number, record in enumerate(records, 1):
         if "Board" in record.extra and writable_tag("Board", record.extra["Board"]) is None:
             record = dataclasses.replace(record, extra={k: v for k, v in record.extra.items() if k != "Board"})
-        if not any(key in record.extra for key in ("Board", "board")):
+        # (a JSON record's "board" names it too, where it is a board number)
+        if not any(key in record.extra and writable_tag("Board", record.extra[key]) is not None
+                   for key in ("Board", "board")):
             board = first + number - 1
             if seed is not None and dealt_from_seed(record.state, seed, board):
                 from ..dealing import json_seed

@@ -778,7 +778,7 @@ def memory_needed(params: Mapping[str, Params], n: int) -> int:
     analysis' columns are joined its chunks' are held too (so the largest
     analysis counts twice). Measured peaks: 0.61 KB a deal for ``deals``; 5.4 KB
     for ``deals``, ``play`` and ``variants`` of the seven rule sets of the default
-    list at 300,000 deals (4.9 at 30,000); this says 0.7 and 6.1."""
+    list at 300,000 deals (4.9 at 30,000); this says 0.8 and 6.1."""
     values = []
     for name, p in params.items():
         analysis = analyses()[name]

@@ -533,8 +533,9 @@ function turnMessage({ standIn = true } = {}) {
     return `${SEAT_NAMES[view.turn]} to call.${standIn ? standInToCome(view.turn) : ""}`;
   }
   if (isMyTurn()) {
-    // the opening lead said as such: the dummy is not yet shown, and a new player asks why
-    if (!view.tricks.length && !view.current_trick.length) return "Your opening lead (the dummy is shown after it).";
+    // the opening lead said as such: the dummy is not yet shown, and a new player asked why
+    // (short: on a phone a second line is kept all hand, see holdPlayPanel)
+    if (!view.tricks.length && !view.current_trick.length) return "Your opening lead.";
     return view.turn === state.seat ? "Your card." : `Your card from dummy (${SEAT_NAMES[view.turn]}).`;
   }
   return view.turn === view.contract.dummy
