@@ -78,28 +78,36 @@ class build_ext_pgo(build_ext):
                 # the compiler takes the flags (above): the sources themselves do not
                 # compile, and the plain build would print the same errors again
                 raise
-            self._plain_after(ext, exc, compile_args, link_args)     # (the profile's use failed)
+            failed = exc    # (the profile's use failed)
         except Exception as exc:  # noqa: BLE001 - any other failure: the plain build
-            self._plain_after(ext, exc, compile_args, link_args)
+            failed = exc
         except BaseException:
-            # interrupted (Ctrl-C): no instrumented extension is left where a
-            # later build would take it as up to date
-            try:
-                os.remove(self.get_ext_fullpath(ext.name))
-            except OSError:
-                pass
+            self._remove_built(ext)
             raise
+        else:
+            return None
         finally:
             ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
             self.force = force
-
-    def _plain_after(self, ext, exc, compile_args, link_args):
-        """The plain build, after the profile-guided one failed with ``exc``."""
-        print(f"warning: profile-guided build of {ext.name} failed ({exc}); building it without",
+        print(f"warning: profile-guided build of {ext.name} failed ({failed}); building it without",
               file=sys.stderr)
-        ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
-        self.force = True
-        super().build_extension(ext)
+        try:
+            self.force = True
+            super().build_extension(ext)
+        except BaseException:
+            self._remove_built(ext)
+            raise
+        finally:
+            self.force = force
+        return None
+
+    def _remove_built(self, ext):
+        """Interrupted (Ctrl-C) or failed: no instrumented extension is left where a later
+        build would take it as up to date."""
+        try:
+            os.remove(self.get_ext_fullpath(ext.name))
+        except OSError:
+            pass
 
     def _flags_refused(self, *flag_sets):
         """The first of ``flag_sets`` the compiler refuses on a file of its own (another
