@@ -273,6 +273,8 @@ class Session:
         last_score = self.scores[-1] if self.scores else None
         record = None
         if last is not None and last_score is not None:
+            least = {side: min(last_score.honor_copies[side].get(b.code, 0) for b in BRIGHTS)
+                     for side in (Side.NS, Side.EW)}
             record = {
                 "hand": len(self.hands),
                 "dealer": last.dealer.name,
@@ -284,10 +286,9 @@ class Session:
                 # every honor captured (Brights, Animals, Ribbons), where the boxes above
                 # are the Brights alone (for the bonuses)
                 "honor_points": {side.name: last_score.honors(side) for side in (Side.NS, Side.EW)},
-                "five_bright": {side.name: any(i.side is side and i.label == "Five Bright Bonus"
-                                               for i in last_score.items) for side in (Side.NS, Side.EW)},
-                "ten_bright": {side.name: any(i.side is side and i.label == "Ten Bright Bonus"
-                                              for i in last_score.items) for side in (Side.NS, Side.EW)},
+                # earned by the copies captured (R17), ticked even where a variant's bonus is 0
+                "five_bright": {side.name: least[side] == 1 for side in (Side.NS, Side.EW)},
+                "ten_bright": {side.name: least[side] >= 2 for side in (Side.NS, Side.EW)},
             }
         return {
             "above": [{"hand": n, "side": s.name, "points": p, "label": lab} for n, s, p, lab in self.above],

@@ -43,7 +43,7 @@ def csv_bytes(out: Path) -> dict[str, bytes]:
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), board=st.integers(0, 10**4))
-def test_ch6_deal_features_account_for_all_80_honor_points(seed, board):
+def test_ruling_r20_deal_features_account_for_all_80_honor_points(seed, board):
     row = deal_rows(seed, board, board + 1, {})[0]
     seats = "NESW"
     assert sum(row[f"hc_{s}"] for s in seats) + row["undealt_honors"] == 80

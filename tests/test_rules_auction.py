@@ -291,7 +291,7 @@ def test_ruling_r8_an_action_after_a_passed_out_auction_is_refused_as_what_it_is
     assert len(state.calls) == 4 and state.plays == () and state.phase is Phase.PASSED_OUT
 
 
-def test_ch7_highest_bidder_becomes_declarer():
+def test_ch7_highest_bidder_who_named_the_strain_first_declares():
     state = auction("1A Pass 3A Pass 4A Pass Pass Pass", dealer=Seat.S)
     assert state.contract.declarer is Seat.S and state.contract.side is Side.NS
 
@@ -355,7 +355,7 @@ def test_ruling_r5_session_refuses_a_hand_with_the_wrong_dealer():
 
 
 @pytest.mark.parametrize("text", ["X", "XX", "x", "double", "Dbl", "Redouble", "rdbl", "x x"])
-def test_ch7_a_double_or_redouble_is_told_there_is_none(text):
+def test_ruling_r7_a_double_or_redouble_is_told_there_is_none(text):
     # a Bridge player's X read "unknown call 'X': expected Pass or a bid ..." as if mistyped
     with pytest.raises(CallSyntaxError, match=f"^unknown call {re.escape(repr(text))}: Flower Bridge has no Double "
                                               r"or Redouble \(the rulebook has none\): the calls are Pass and the bids, "

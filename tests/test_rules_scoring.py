@@ -376,7 +376,7 @@ def test_ruling_r19_a_session_of_two_games_ends_when_each_side_has_won_one():
         session.new_hand(TOP_DEAL)
 
 
-def test_ruling_r18_custom_game_threshold():
+def test_ruling_r18_game_threshold_is_an_option_a_variant_can_move():
     session = Session(RuleOptions(game_points=200))
     session.add(play_greedy(ns_declares(TRUMP_DEAL, session.next_dealer, "4A")))
     assert session.games_won == (0, 0)
@@ -691,6 +691,23 @@ def test_ruling_r17_scoresheet_ticks_five_bright_for_one_copy_of_each_bright():
     assert record["ten_bright"] == {"NS": False, "EW": False}
     # the honor row is the honors alone (Ch. 13, R16): the bonus is its own item (R17)
     assert record["honor_points"] == {"NS": score.honors(NS), "EW": score.honors(EW)}
+
+
+def test_ruling_r17_scoresheet_ticks_five_bright_earned_where_a_variant_pays_nothing_for_it():
+    # the box says what was captured (one copy of every Bright), not whether a bonus was paid
+    deal = Deal.from_hands({
+        "N": "12B 11B 8B 3B 1B 8A 8A 7A 7A 6A 6A 5A 5A",
+        "S": "2A 2A 11P 11P 10P 10P 9P 9P 6P 6P 5P 5P 4P",
+        "E": "11R 11R 10R 10R 9R 9R 7R 7R 6R 6R 5R 5R 4R",
+        "W": "4R 3R 3R 2R 2R 4P 3P 3P 2P 2P 1Pb 1Pb 1Pa",
+    })
+    session = Session(RuleOptions(five_bright_bonus=0))
+    score = session.add(play_greedy(ns_declares(deal, session.next_dealer, "7A", session.options)))
+    assert score.bright_bonus(NS) == 0
+    record = session.scoresheet()["last_hand"]
+    assert record["five_bright"] == {"NS": True, "EW": False}
+    assert record["ten_bright"] == {"NS": False, "EW": False}
+    assert "\nFIVE BRIGHT BONUS (+0)  NS ■  EW □\n" in session.render()
 
 
 @pytest.mark.parametrize("length", ["max_hands", "max_games"])
