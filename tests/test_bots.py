@@ -685,6 +685,19 @@ def test_basic_declarer_leads_a_loser_for_the_hand_with_fewer_trumps_to_ruff():
         "1Pb", "leads a loser for partner to ruff")
 
 
+def test_basic_declarer_ruffs_in_the_shorter_trump_hand_before_drawing_trumps():
+    # Deal.from_seed(18), dealer N: N declares 3R. S, the dummy, is on lead to the
+    # third trick with six trumps (11R, boss, among them) to N's four (11R too) and
+    # N is out of Plains: a Plain for N to ruff comes before drawing trumps, which
+    # would spend N's trumps on the opponents'.
+    hands = {"N": "12B 11B 8B 3B 3B 1B 6A 11R 10R 7R 3R 10P 3P",
+             "E": "11B 8B 7A 5A 10R 9R 6R 11P 5P 5P 4P 4P 1Pb",
+             "S": "8A 6A 11R 6R 5R 5R 4R 2R 11P 9P 6P 2P 1Pb",
+             "W": "12B 1B 2A 7R 4R 3R 2R 1R 1R 3P 2P 1Pa 1Pa"}
+    assert _basic_card(hands, Seat.N, "1A 2P 2R 3P 3R Pass Pass Pass",
+                       "11P 1Pb 1Pa 3P 5P 11P 1Pa 10P") == ("2P", "leads a loser for partner to ruff")
+
+
 # Deal.from_seed(9), dealer E: W declares 1A.
 SEED9 = {"N": "8B 6A 10R 7R 6R 4R 6P 6P 5P 4P 3P 1Pb 1Pa",
          "E": "3B 8A 7A 7A 11R 7R 2R 1R 11P 10P 5P 3P 2P",
@@ -764,11 +777,12 @@ def test_basic_declarers_second_hand_ruffs_where_the_third_hand_may_hold_the_twi
 
 
 def test_basic_declarer_does_not_lead_low_to_a_boss_trump_whose_twin_the_next_hand_may_hold():
-    # Deal.from_seed("pl1", 11), dealer W: W declares 3R, holding both 11R, so the
-    # dummy E's 10R is boss, but N, next to play, may hold the other 10R (it does): a
-    # low trump led to E's 10R lost to it (R12), double dummy a trick. W draws with 11R.
-    assert _basic_card(_seeded_hands("pl1", 11), Seat.W, "3R Pass Pass Pass",
-                       "11P 9P 1Pa 1Pa 1Pb 10P 1Pb 2P 1R 1R 11R 4R") == (
+    # Deal.from_seed("pl1", 14), dealer W: S declares 3R. The dummy N, on lead, holds
+    # the last 11R, so S's 10R is boss, but E, next to play, may hold the other 10R (it
+    # lies undealt): a low trump led to S's 10R would lose to it played first (R12).
+    # N draws with 11R.
+    assert _basic_card(_seeded_hands("pl1", 14), Seat.W, "Pass 1R Pass 3R Pass Pass Pass",
+                       "3B 7A 12B 7A 5A 12B 2A 1B 1R 2R 11R 1R") == (
         "11R", "draws trumps with a boss trump")
 
 

@@ -4,12 +4,13 @@ Card play, in order of priority, each rule naming itself in the decision's
 explanation. Declarer sees two hands, its own and the dummy; ``partner``
 below is the other hand of the side.
 
-* declarer leading: draw trumps while the opponents may hold trumps, with a
-  boss trump (a low trump when partner holds a boss trump too, to win with
-  partner's and keep this hand's; but first a loser for partner to ruff where
-  the trump would fell partner's last trump, not boss), or else when the two
-  hands hold at least as many trumps as declarer has not seen (with the top
-  trump when partner holds none higher, else a low one toward partner's); at
+* declarer leading: while the opponents may hold trumps, first a loser for
+  partner to ruff (as below: ruffs in the shorter trump hand come before
+  drawing trumps), then draw trumps, with a boss trump (a low trump when
+  partner holds a boss trump too, to win with partner's and keep this
+  hand's), or else when the two hands hold at least as many trumps as
+  declarer has not seen (with the top trump when partner holds none higher,
+  else a low one toward partner's); at
   No Trump, while the tricks won and the boss cards of both hands cannot make
   the contract, set up the long suit (counted over both hands) unless all its
   cards are boss; cash a boss card in a suit the opponents cannot ruff, except
@@ -143,14 +144,12 @@ def _declarer_lead(k: Knowledge, legal: list[Card]) -> tuple[Card, str]:
     other = k.visible.get(k.hand_seat.partner, ())
     trumps = [c for c in legal if c.suit is k.trump]
     if trumps and k.opponents_may_hold_trumps():
+        # Ruffs in the hand with no more trumps come before drawing trumps: drawn, its
+        # trumps would fall under the opponents' instead of taking a trick each.
+        ruff = _ruff_lead(k, legal, other)
+        if ruff is not None:
+            return ruff
         if k.is_boss(_top(trumps)):
-            # Partner's last trump, not boss, would fall under it: lead a loser
-            # for partner to ruff first, while it still holds the trump.
-            partners = [c for c in other if c.suit is k.trump]
-            if len(partners) == 1 and not k.is_boss(partners[0]):
-                ruff = _ruff_lead(k, legal, other)
-                if ruff is not None:
-                    return ruff
             # Partner holds a boss trump too, sure to win led to: lead low to it,
             # keeping this hand's.
             if len(trumps) > 1 and any(c.suit is k.trump and _wins_led_to(k, c) for c in other):
