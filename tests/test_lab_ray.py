@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -168,16 +169,21 @@ def test_lab_ray_clusters_own_port_given_as_a_ray_client_address_is_one_error_at
     assert time.monotonic() - began < 15 and not (tmp_path / "lab").exists()
 
 
-def _refused_by_a_grpc_server(tmp_path, serves: str | None, scheme: str):
-    """A lab run given, as its Ray address (after ``scheme``), a gRPC server that serves
-    the method ``serves`` alone (or none): its port, and the refusal's ExceptionInfo."""
+@contextlib.contextmanager
+def _grpc_server(serves: str | None, *, token: bool = False):
+    """A gRPC server on a port of this machine (yielded) that serves the method ``serves``
+    alone (or none), or (``token``) answers every call "unauthenticated", as a Ray
+    cluster with token authentication answers a caller without its token."""
     import grpc
     from concurrent import futures
 
-    from flowerbridge.lab import LabError
+    def unauthenticated(request, context):
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, "InvalidAuthToken: no token")
 
     class Serving(grpc.GenericRpcHandler):
         def service(self, details):
+            if token:
+                return grpc.unary_unary_rpc_method_handler(unauthenticated)
             if details.method != serves:
                 return None     # (grpc answers "unimplemented")
             return grpc.unary_unary_rpc_method_handler(lambda request, context: b"")
@@ -186,10 +192,18 @@ def _refused_by_a_grpc_server(tmp_path, serves: str | None, scheme: str):
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        with pytest.raises(LabError) as refused:
-            run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"{scheme}127.0.0.1:{port}")
+        yield port
     finally:
         server.stop(None)
+
+
+def _refused_by_a_grpc_server(tmp_path, serves: str | None, scheme: str, *, token: bool = False):
+    """A lab run given, as its Ray address (after ``scheme``), a :func:`_grpc_server`:
+    its port, and the refusal's ExceptionInfo."""
+    from flowerbridge.lab import LabError
+
+    with _grpc_server(serves, token=token) as port, pytest.raises(LabError) as refused:
+        run(tmp_path / "lab", ["deals"], n=4, seed=1, ray_address=f"{scheme}127.0.0.1:{port}")
     return port, refused
 
 
@@ -201,6 +215,32 @@ def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(
     assert str(refused.value) == (f"cannot join the Ray cluster at 127.0.0.1:{port}: that port is a Ray "
                                   f"Client server's, not the cluster's own: give it as ray://127.0.0.1:{port}")
     assert not (tmp_path / "lab").exists()
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_lab_ray_cluster_that_asks_for_a_token_is_one_error_at_once_naming_it(tmp_path, monkeypatch, scheme):
+    # without RAY_AUTH_MODE=token, Ray took 20 to 30 seconds, a line a second ("InvalidAuthToken"),
+    # or over ray:// a warning and a timeout that named no token
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    port, refused = _refused_by_a_grpc_server(tmp_path, None, scheme, token=True)
+    assert str(refused.value) == (
+        f"cannot join the Ray cluster at {scheme}127.0.0.1:{port}: it asks for a token (token authentication): "
+        "set RAY_AUTH_MODE=token here, with the cluster's token in RAY_AUTH_TOKEN or in ~/.ray/auth_token "
+        "(copied from its head node)")
+    assert not (tmp_path / "lab").exists()
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_lab_ray_cluster_that_asks_for_a_token_is_left_to_ray_where_token_mode_is_set(monkeypatch, scheme):
+    # the check sends no token: with RAY_AUTH_MODE=token, joining is Ray's
+    from flowerbridge.lab import LabError, runner
+    with _grpc_server(None, token=True) as port:
+        address = f"{scheme}127.0.0.1:{port}"
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        with pytest.raises(LabError, match="asks for a token"):
+            runner._check_reachable(address)
+        monkeypatch.setenv("RAY_AUTH_MODE", "token")
+        assert runner._check_reachable(address) is None
 
 
 @pytest.mark.parametrize("scheme", ["", "ray://"])

@@ -494,9 +494,14 @@ _GCS_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 _CLIENT_METHOD = "/ray.rpc.RayletDriver/ClusterInfo"
 
 
+class _AsksForToken(Exception):
+    """The gRPC server answered "unauthenticated": a Ray cluster with token authentication."""
+
+
 def _serves(target: str, method: str, timeout: float) -> bool | None:
     """Whether the gRPC server at ``target`` has ``method`` (any answer but
-    "unimplemented" says it has); None where that cannot be told."""
+    "unimplemented" says it has); None where that cannot be told. Raises
+    :class:`_AsksForToken` where the server wants a token first."""
     try:
         import grpc
     except ImportError:     # (Ray brings it; without it, Ray's own words will do)
@@ -509,6 +514,8 @@ def _serves(target: str, method: str, timeout: float) -> bool | None:
             code = exc.code() if callable(getattr(exc, "code", None)) else None
             if code == grpc.StatusCode.UNIMPLEMENTED:
                 return False
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                raise _AsksForToken from None
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, None):
                 return None
     return True
@@ -521,7 +528,16 @@ def _check_port_kind(address: str, where: tuple[str, int], timeout: float) -> No
     host, port = where
     target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     client = address.startswith("ray://")
-    wanted = _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout)
+    try:
+        wanted = _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout)
+    except _AsksForToken:
+        # without RAY_AUTH_MODE=token Ray took 20 to 30 seconds to fail, printing a line a
+        # second ("InvalidAuthToken"), or over ray:// blamed a timeout
+        if os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token":
+            return      # (the token is Ray's to send)
+        raise LabError(f"cannot join the Ray cluster at {address}: it asks for a token (token "
+                       "authentication): set RAY_AUTH_MODE=token here, with the cluster's token in "
+                       "RAY_AUTH_TOKEN or in ~/.ray/auth_token (copied from its head node)") from None
     if wanted is not False:
         return
     other = _serves(target, _GCS_METHOD if client else _CLIENT_METHOD, timeout)
