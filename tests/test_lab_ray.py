@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 
@@ -130,6 +131,7 @@ def test_lab_on_ray_a_worker_that_keeps_dying_is_one_error_line_to_resume(ray_ad
     # what was kept said as a local worker's loss says it (it said "run the same command to
     # resume" where nothing was saved and the folder was gone)
     assert "the Ray cluster lost its work" in line and line.endswith("; nothing was saved"), line
+    assert re.search(r"^error: play, deals \d+-\d+: the Ray cluster lost its work \(WorkerCrashedError", line), line
     assert not (tmp_path / "out").exists()
 
 
@@ -400,7 +402,9 @@ def test_lab_on_ray_refuses_a_cluster_whose_flowerbridge_differs_from_this_machi
     monkeypatch.setattr(runner, "_code", other)
     with pytest.raises(LabError, match=r"deals 0-9: the Ray cluster's flowerbridge differs from this "
                                        r"machine's \(flowerbridge/options\.py\), and would give other results: "
-                                       r"install the same flowerbridge on every node"):
+                                       r"install the same flowerbridge on every node of the cluster \(on a "
+                                       r"cluster of this machine alone: its flowerbridge changed since the run "
+                                       r"began\)$"):
         run(tmp_path / "lab", ["deals"], n=10, seed=1, chunk_size=10, ray_address=ray_address)
     assert not (tmp_path / "lab").exists()     # nothing saved, nothing left
     monkeypatch.setattr(runner, "_code", real)
@@ -494,7 +498,7 @@ def test_lab_ray_cluster_port_that_does_not_take_this_driver_names_the_client_ad
         assert str(refused.value) == said
     else:
         assert str(refused.value) == (f"{said}; from a machine outside the cluster, give its Ray Client "
-                                      "address: ray://10.0.0.5:10001")
+                                      "address: ray://10.0.0.5:10001 unless set otherwise")
     assert not (tmp_path / "lab").exists()
 
 

@@ -127,7 +127,8 @@ def compute_chunk_as(code: dict[str, str], name: str, seed: Any, start: int, sto
     if ours:
         raise LabError(f"{name}, deals {start}-{stop - 1}: the Ray cluster's flowerbridge differs from "
                        f"this machine's ({listed(ours)}), and would give other results: install the same "
-                       "flowerbridge on every node of the cluster")
+                       "flowerbridge on every node of the cluster (on a cluster of this machine alone: "
+                       "its flowerbridge changed since the run began)")
     if theirs:
         raise LabError(f"{name}, deals {start}-{stop - 1}: the Ray cluster's bot code differs from this "
                        f"machine's ({listed(theirs)}), and would give other results: put the same module "
@@ -627,7 +628,8 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
                     "its nodes" if target not in ("auto", "local") and not os.environ.get("RAY_AUTH_MODE") else "")
             if direct:  # (HOST:6379 joins through a Ray of this machine's, as a node does)
                 host = target.rpartition(":")[0]
-                hint += f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001"
+                hint += (f"; from a machine outside the cluster, give its Ray Client address: ray://{host}:10001 "
+                         "unless set otherwise")
             # (the first line; "!r" on the whole condition quoted it: "at HOST:6379: 'Failed ...'")
             said = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             versions = _version_mismatch(str(exc))
@@ -664,7 +666,11 @@ def _ray(jobs: Sequence[tuple[Chunk, tuple]], address: str, code: dict[str, dict
             # "run the same command to resume" where nothing was saved and the folder was gone)
             except ray.exceptions.RayError as exc:  # a worker or node lost, out of memory
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                where = f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: " if chunk else ""
+                # a chunk's own worker crashed or out of memory: that chunk is named; a node
+                # or the head gone fails every task alike, and the first to come back named a
+                # chunk that had not begun
+                own = isinstance(exc, (ray.exceptions.WorkerCrashedError, ray.exceptions.OutOfMemoryError))
+                where = f"{chunk.analysis}, deals {chunk.start}-{chunk.stop - 1}: " if chunk and own else ""
                 raise WorkerLost([], "", starting=f"{where}the Ray cluster lost its work "
                                                   f"({type(exc).__name__}: {first})") from None
             except ConnectionError as exc:  # (a ray:// client's cluster gone: "Client is shutting down.")
