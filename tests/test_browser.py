@@ -2178,7 +2178,8 @@ def test_a_double_click_takes_the_first_click_and_says_nothing_of_the_second(bro
     bid = south.locator("#bidding button:not(.pass)").first
     call = bid.get_attribute("data-call")
     # Two clicks in one go: both are sent on the same view, before any answer.
-    bid.evaluate("button => { button.click(); button.click(); }")
+    bid.evaluate("""button => { for (const _ of [1, 2]) {
+      button.dispatchEvent(new MouseEvent("click", { bubbles: true, detail: 1 })); } }""")
     # The server took the first click and refused the second as stale.
     deadline = time.monotonic() + 15
     while not any('"stale"' in str(frame) for frame in south.frames_in) and time.monotonic() < deadline:
@@ -2206,6 +2207,7 @@ STOPPED_CLOCK = """(() => {
   let stopped = null;
   performance.now = () => stopped ?? now();
   window.stopClock = () => { stopped = now(); };
+  window.startClock = () => { stopped = null; };
 })();"""
 
 
@@ -2277,6 +2279,58 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
     # South's next click leads; West sees that lead, not the card the second click was on
     south.locator(f'#position-bottom .card[data-code="{meant}"]').first \
         .click(position={"x": 6, "y": 12})     # (its strip that shows)
+    west = clients["W"]
+    west.until(lambda m: west.seq >= seq + 2)
+    assert west.view["current_trick"][0]["card"] == meant
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
+def test_enter_pressed_twice_on_a_card_that_wins_the_trick_leads_nothing_with_the_second_press(
+        browser, server):
+    # South, fourth, wins the trick by Enter and leads at once: the page moves focus to a
+    # card of the new lead, and a second Enter pressed straight after the first led it.
+    for _ in range(20):
+        created, clients = four_people(server)
+        move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "play")
+        chosen = _fourth_hand_winner({seat: client.view for seat, client in clients.items()})
+        if chosen:
+            break
+        for client in clients.values():
+            client.close()
+    assert chosen, "no deal in 20 gave South a winner fourth"
+    (lead, dummy, east), winner = chosen
+    for seat, card in (("W", lead), ("S", dummy), ("E", east)):    # (South plays the dummy's)
+        actor = clients[seat]
+        actor.send({"type": "play", "card": card, "seq": actor.seq})
+        seq = actor.seq + 1
+        for client in clients.values():
+            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
+    clients.pop("S").close()
+    south = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
+    south.locator(f'#position-bottom .card.playable[data-code="{winner}"]').first.focus()
+    south.keyboard.press("Shift")       # (a key: the page takes the person to use keys)
+    seq = int(south.evaluate("document.body.dataset.seq"))
+    south.evaluate("stopClock()")
+    south.keyboard.press("Enter")
+    south.wait_for_function(f"Number(document.body.dataset.seq) > {seq}")     # the trick, won
+    # the page moves focus to a card to lead (the card played is gone: its twin, if South
+    # holds it, may be the one)
+    south.wait_for_function("document.activeElement?.matches('#position-bottom .card.playable')")
+    focused = south.evaluate("document.activeElement.dataset.code")
+    south.keyboard.press("Enter")
+    south.wait_for_timeout(600)         # (a card led would be back by now)
+    south.evaluate("startClock()")
+    # South's next card by keys leads; West sees that lead, not the card the second press was on
+    for _ in range(3):      # to another card (the next may be its twin)
+        south.keyboard.press("ArrowRight")
+        if south.evaluate("document.activeElement.dataset.code") != focused:
+            break
+    meant = south.evaluate("document.activeElement.dataset.code")
+    assert meant and meant != focused
+    south.keyboard.press("Enter")
     west = clients["W"]
     west.until(lambda m: west.seq >= seq + 2)
     assert west.view["current_trick"][0]["card"] == meant
@@ -2586,6 +2640,36 @@ def test_the_review_at_a_hands_end_does_not_open_over_the_keys_window(browser, s
     page.keyboard.press("Enter")                    # Keys again, not a call
     page.locator("#keys-dialog[open]").wait_for()
     assert page.evaluate("document.body.dataset.seq") == "6"
+    for client in clients.values():
+        client.close()
+    assert not page.errors
+    page.context.close()
+
+
+def test_enter_pressed_twice_on_the_call_that_ends_a_hand_does_not_close_the_review_it_opens(
+        browser, server):
+    # The review opens by itself at a hand's end with focus on its Close: a second
+    # Enter pressed straight after the first closed it as it opened.
+    created, clients = four_people(server, hands=5)
+    # three hands passed out (a deal and four passes each); in the fourth West deals, and
+    # after West's, North's and East's passes South's ends it
+    move_until(clients, ["Pass"] * 15, lambda view: clients["S"].seq >= 3 * 5 + 4)
+    assert clients["S"].view["turn"] == "S" and clients["S"].view["dealer"] == "W"
+    clients.pop("S").close()
+    page = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
+    page.locator('#bidding button[data-call="Pass"]').focus()
+    page.evaluate("stopClock()")
+    page.keyboard.press("Enter")
+    page.locator("#review-dialog[open]").wait_for()
+    page.wait_for_function("document.activeElement?.id === 'close-review'")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    assert page.locator("#review-dialog[open]").count() == 1
+    page.evaluate("startClock()")
+    page.wait_for_timeout(600)
+    page.keyboard.press("Enter")        # later, it closes
+    page.locator("#review-dialog:not([open])").wait_for(state="attached")
+    assert page.locator("#review-dialog[open]").count() == 0
     for client in clients.values():
         client.close()
     assert not page.errors

@@ -939,6 +939,72 @@ def test_client_arrow_keys_scroll_the_page_when_there_is_nothing_to_move_to(brow
     assert not spectator.errors and not south.errors
 
 
+def test_client_the_cards_to_play_say_that_the_arrow_keys_move_between_them(browser, server):
+    # the hand is one stop in the Tab order, as the bidding box is, which said where its
+    # arrows go: the hand said nothing, and a screen reader's arrows read on instead
+    described = """() => [...document.querySelectorAll('#felt [aria-describedby]')].map((group) =>
+      [group.getAttribute('aria-label'), document.getElementById(group.getAttribute('aria-describedby'))?.textContent])"""
+    created, clients, south = people_table(browser, server, "S")
+    act(clients["N"], 1, "call", "Pass")
+    act(clients["E"], 2, "call", "Pass")
+    south.locator('#bidding button[data-call="7NT"]').click()
+    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
+        act(clients[seat], seq, "call", "Pass")
+    page_at(south, 7)
+    assert south.evaluate(described) == []      # West's lead: South has no card to play
+    west = clients["W"]
+    west.until(lambda m: west.seq >= 7)
+    act(west, 7, "play", west.view["legal"][0])
+    page_at(south, 8)                           # the dummy's turn: South plays its card
+    assert south.evaluate(described) == [["Dummy", "Arrow keys move between the cards you may play."]]
+    close_all(clients)
+    assert not south.errors
+
+
+def test_client_a_high_contrast_theme_still_tells_a_pressed_toggle_and_the_seat_to_act(browser, server):
+    # forced colours drop backgrounds: Copies seen (pressed) and Last trick (not) looked
+    # alike, and the seat to act lost its amber label, bold text alone telling it
+    created, clients, south = people_table(browser, server, "S")     # North deals: North to act
+    south.emulate_media(forced_colors="active")
+    marks = "b => [getComputedStyle(b).textDecorationLine, getComputedStyle(b).borderTopWidth]"
+    pressed, unpressed = (south.locator(f"#{name}").evaluate(marks) for name in ("toggle-copies", "toggle-last"))
+    assert south.locator("#toggle-copies").get_attribute("aria-pressed") == "true"
+    assert pressed != unpressed and pressed[0] == "underline"
+    labels = south.locator(".seat-label").evaluate_all(
+        "ls => ls.map((l) => [l.classList.contains('to-act'), getComputedStyle(l).outlineStyle])")
+    assert sorted(labels, reverse=True) == [[True, "solid"], [False, "none"], [False, "none"], [False, "none"]]
+    close_all(clients)
+    assert not south.errors
+
+
+def test_client_a_tricks_winner_is_marked_otherwise_than_the_keyboards_focus(browser, server):
+    created, clients, south = people_table(browser, server, "S")
+    for seq, seat in ((1, "N"), (2, "E")):
+        act(clients[seat], seq, "call", "Pass")
+    south.locator('#bidding button[data-call="7NT"]').click()
+    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
+        act(clients[seat], seq, "call", "Pass")
+    west, east = clients["W"], clients["E"]
+    west.until(lambda m: west.seq >= 7)
+    act(west, 7, "play", west.view["legal"][0])
+    page_at(south, 8)
+    south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})    # the dummy's card
+    east.until(lambda m: east.seq >= 9)
+    act(east, 9, "play", east.view["legal"][0])
+    page_at(south, 10)
+    south.locator("#felt .card.playable").first.click(position={"x": 6, "y": 12})    # South's: the trick is done
+    page_at(south, 11)
+    winner = south.locator("#trick .slot.winner .card").evaluate(
+        "c => [getComputedStyle(c).outlineStyle, getComputedStyle(c).outlineColor]")
+    south.locator("#toggle-last").focus()
+    south.keyboard.press("Shift")
+    ring = south.locator("#toggle-last").evaluate(
+        "b => [getComputedStyle(b).outlineStyle, getComputedStyle(b).outlineColor]")
+    assert winner[1] == ring[1] and winner[0] != ring[0], (winner, ring)
+    close_all(clients)
+    assert not south.errors
+
+
 AFTER = "c => getComputedStyle(c, '::after').content"
 
 

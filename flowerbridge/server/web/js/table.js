@@ -119,9 +119,22 @@ function sendCall(call) {
 // at the place the acting click was made, on another control than it pressed, is dropped
 // as well. (The same control there is a turn come round again: Pass, Pass, where the
 // others call at once.)
+// A key's press (Enter or Space: no click count) is no double click, but pressed twice in
+// quick succession it acted twice all the same: where the card won the trick and the lead
+// came back, the page had moved focus to a card of the new lead, and the second press led
+// it; where the card ended the hand, to the review's Close, and the second press shut the
+// review as it opened. A key's press soon after acting, on the control the page has moved
+// focus to since (not one the person moved to), is dropped.
 const DOUBLE_CLICK_MS = 1000;
+const KEY_AGAIN_MS = 500;
 const SAME_PLACE_PX = 16;
 let actedAt = -Infinity;
+let pageFocus = { element: null, at: -Infinity };   // what the page itself last focused, and when
+
+function focusByPage(element) {
+  element.focus();
+  pageFocus = { element: document.activeElement, at: performance.now() };
+}
 let actedPoint = null;      // where the pointer went down for the action, and on what
 let pointerAt = null;
 document.addEventListener("pointerdown", (event) => {
@@ -143,7 +156,11 @@ function acted() {
 }
 
 function secondClick(event) {
-  if (event.detail < 1 || performance.now() - actedAt >= DOUBLE_CLICK_MS) return false;   // (a key's)
+  const since = performance.now() - actedAt;
+  if (event.detail < 1) {     // (a key's)
+    return since < KEY_AGAIN_MS && pageFocus.at >= actedAt && event.currentTarget === pageFocus.element;
+  }
+  if (since >= DOUBLE_CLICK_MS) return false;
   if (event.detail >= 2) return true;
   if (actedPoint === null
     || Math.hypot(event.clientX - actedPoint.x, event.clientY - actedPoint.y) > SAME_PLACE_PX) return false;
@@ -353,6 +370,8 @@ function seatBox(seat, place) {
   const cards = kept || make();
   if (cards && choosing) {
     cards.classList.add("my-turn");
+    // one stop in the Tab order: said, as the bidding box says it, where the arrows go
+    cards.setAttribute("aria-describedby", "card-keys");
     holdCardStop(cards.querySelectorAll(".card.playable"));
   }
   cards?.classList?.toggle("not-to-play", waiting);
@@ -859,7 +878,9 @@ function drawTitle() {
 function rememberFocus() {
   const focused = document.activeElement;
   if (!focused || focused === document.body || focused === $("message")) return { parked: true };
-  if (focused.closest("#felt .hand")) return { parked: true, code: focused.dataset.code };
+  if (focused.closest("#felt .hand")) {
+    return { parked: true, code: focused.dataset.code, copies: copiesHeld(focused.dataset.code) };
+  }
   if (focused.closest("#bidding")) return { parked: true, call: focused.dataset.call };
   // Hint, Claim the rest, Take back: left be while shown; one that goes with what it
   // did (Take back, its last call taken back) hands focus on as a card gone does
@@ -878,8 +899,12 @@ function turnTarget(code = null) {
   return playable.find((card) => card.dataset.code === code) || playable[0] || null;
 }
 
+function copiesHeld(code) {
+  return [...document.querySelectorAll("#felt .hand .card")].filter((card) => card.dataset.code === code).length;
+}
+
 function focusTurn(code = null) {
-  (turnTarget(code) || $("message")).focus();
+  focusByPage(turnTarget(code) || $("message"));
 }
 
 function restoreFocus(was) {
@@ -897,7 +922,9 @@ function restoreFocus(was) {
     const same = was.code ? [...document.querySelectorAll("#felt .card.playable")].find((c) => c.dataset.code === was.code)
       : was.call ? [...document.querySelectorAll("#bidding button")].find((b) => b.dataset.call === was.call) : null;
     if (same) {
-      same.focus();
+      // one copy fewer: the card played, the focus is on its twin, moved there by the page
+      if (was.code && copiesHeld(was.code) < was.copies) focusByPage(same);
+      else same.focus();
       return;
     }
     if (was.call && document.querySelector("#bidding button")) {
@@ -1223,7 +1250,10 @@ function handOver(message) {
 function reviewAtHandsEnd() {
   const opens = $("review-dialog").open || state.role !== "spectator" || sessionOver();
   if (opens && !otherDialogOpen($("review-dialog"))) {
+    const was = $("review-dialog").open;
     openReview();
+    // (the window's Close, focused as it opens, is the page's doing)
+    if (!was) pageFocus = { element: document.activeElement, at: performance.now() };
     return;
   }
   const where = state.singleKeys ? "Review (R) shows it." : "Review shows it.";
@@ -1542,7 +1572,7 @@ async function main() {
   $("toggle-last").addEventListener("click", toggleLastTrick);
   $("open-review").addEventListener("click", () => openReview($("open-review")));
   $("open-keys").addEventListener("click", () => openDialog($("keys-dialog"), $("open-keys")));
-  $("close-review").addEventListener("click", () => $("review-dialog").close());
+  $("close-review").addEventListener("click", (event) => { if (!secondClick(event)) $("review-dialog").close(); });
   // from the hand on its way, if any: two quick clicks go back two hands
   const lookedAt = () => state.reviewTarget ?? (state.reviewing ?? state.review).hand;
   $("review-earlier").addEventListener("click", () => reviewHand(Math.max(1, lookedAt() - 1)));
@@ -1564,6 +1594,8 @@ async function main() {
   state.keyboard = openedByKeyboard() || state.keyboard;
   document.addEventListener("keydown", (event) => {
     if (!["Shift", "Control", "Alt", "Meta"].includes(event.key)) state.keyboard = true;
+    // another key (an arrow, say) first: the person has found where the page put focus
+    if (event.key !== "Enter" && event.key !== " ") pageFocus = { element: null, at: -Infinity };
   }, true);
   document.addEventListener("pointerdown", () => { state.keyboard = false; }, true);
   document.addEventListener("focusin", (event) => {
