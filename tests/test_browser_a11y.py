@@ -961,6 +961,24 @@ def test_client_the_cards_to_play_say_that_the_arrow_keys_move_between_them(brow
     assert not south.errors
 
 
+def test_client_counts_tricks_won_only_once_there_is_a_contract(browser, server):
+    # "Tricks NS 0 · EW 0" stood beside "Auction in progress" all through the auction
+    created, clients, south = people_table(browser, server, "S")
+    south.locator("#contract .hand-number").wait_for()
+    assert "Tricks" not in south.locator("#contract").inner_text()
+    assert south.locator("#contract .tricks-won").is_hidden()
+    act(clients["N"], 1, "call", "Pass")
+    act(clients["E"], 2, "call", "Pass")
+    south.locator('#bidding button[data-call="1NT"]').click()
+    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
+        act(clients[seat], seq, "call", "Pass")
+    page_at(south, 7)
+    assert south.locator("#contract .tricks-won").is_visible()
+    assert "Tricks NS 0 · EW 0" in south.locator("#contract").inner_text()
+    close_all(clients)
+    assert not south.errors
+
+
 def test_client_a_high_contrast_theme_still_tells_a_pressed_toggle_and_the_seat_to_act(browser, server):
     # forced colours drop backgrounds: Copies seen (pressed) and Last trick (not) looked
     # alike, and the seat to act lost its amber label, bold text alone telling it

@@ -617,7 +617,8 @@ function drawPlayPanel() {
       ? el("span", {}, "Contract ", shownAndSaid(el("strong", {}, contract.bid), spokenCall(contract.bid)),
         ` by ${SEAT_NAMES[contract.declarer]}`)
       : el("span", { class: "muted" }, view.phase === "auction" && !state.table?.closed ? "Auction in progress" : "No contract"),
-    el("span", { class: "tricks-won", dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
+    // (no tricks to count before there is a contract: "Tricks NS 0 · EW 0" all through the auction)
+    el("span", { class: `tricks-won${contract ? "" : " hidden"}`, dataset: { ns: view.tricks_won.NS, ew: view.tricks_won.EW } },
       `Tricks NS ${view.tricks_won.NS} · EW ${view.tricks_won.EW}`));
   // The turn line is not a live region (it would speak at every action, and again
   // when focus waits on it): what is news in it is said with the action, once.
