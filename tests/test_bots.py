@@ -756,6 +756,16 @@ def test_basic_discards_an_honor_that_cannot_win_before_a_card_that_may():
                        "11P 10P 9R 5R 4P 7R 9R 6R 5P 1Pb 7R") == ("8A", "discards")
 
 
+def test_basic_discards_a_boss_card_of_a_suit_the_opponents_ruff_before_a_card_that_may_win():
+    # Deal.from_seed("ds", 47), dealer N: W declares 3A. At trick 6 N, out of trumps,
+    # holds 10R and seven Plains, all boss; but West ruffed the Plain led to trick 3 and
+    # may hold trumps still: led, each Plain is ruffed. N throws its cheapest Plain and
+    # keeps 10R, which may still win a Ribbons trick (it threw 10R, keeping every Plain).
+    assert _basic_card(_seeded_hands("ds", 47), Seat.N, "3P Pass Pass 3A Pass Pass Pass",
+                       "9P 1Pb 11P 11P 11R 2R 7R 1R 10P 2A 1Pa 5P 12B 2A 6A 7A 5A 6A 11B 3B "
+                       "7A 8B 5A") == ("1Pa", "discards")
+
+
 @pytest.mark.parametrize("hands, dealer, auction, plays", [
     # Deal.from_seed(315), dealer W: N declares 2A. The dummy S has no Ribbons and N,
     # fourth, holds a boss 11R, but W, third, may hold its twin, which played first wins

@@ -440,15 +440,17 @@ def _fourth_tops_third(k: Knowledge, fourth: tuple[Card, ...], led: Card) -> boo
 
 
 def _discard(k: Knowledge, legal: list[Card], keep_trumps: bool = False) -> tuple[Card, str]:
-    """Throw the least useful card: not a boss, not a trump, not one that may
-    still win a trick (:func:`_cannot_win`: an honor that cannot goes before a
-    Plain that may), few honor points, from a short suit. With ``keep_trumps``
-    (partner wins the trick: a trump would ruff it), any other card goes
-    before a trump, a boss card included."""
+    """Throw the least useful card: not a boss (but a boss card of a side suit
+    the opponents may ruff counts as none: led, it is ruffed), not a trump, not
+    one that may still win a trick (:func:`_cannot_win`: an honor that cannot
+    goes before a Plain that may), few honor points, from a short suit. With
+    ``keep_trumps`` (partner wins the trick: a trump would ruff it), any other
+    card goes before a trump, a boss card included."""
     def worth(c: Card) -> tuple[int, int, int, int, int, int]:
         length = sum(1 for x in k.hand if x.suit is c.suit)
         trump = c.suit is k.trump
-        return (keep_trumps and trump, k.is_boss(c), trump, not _cannot_win(k, c), c.points,
+        boss = k.is_boss(c) and (k.trump is None or trump or not k.opponents_may_ruff(c.suit))
+        return (keep_trumps and trump, boss, trump, not _cannot_win(k, c), c.points,
                 length * 10 + c.rank)
     return min(legal, key=worth), "discards"
 
