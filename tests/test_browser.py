@@ -2230,11 +2230,10 @@ def _fourth_hand_winner(views):
     return None
 
 
-def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_second_click(
-        browser, server):
-    # South, fourth, wins the trick and leads at once. The two clicks of a double click
-    # on its card, the second after the page has its next view: the hand had closed up
-    # under the pointer, and the second click led the card that lay there now.
+def _south_fourth_with_a_winner(browser, server):
+    """A table of four people where South declares 7NT and, fourth to the first trick,
+    holds a card that wins it (West, North and East have played): the other seats'
+    clients, South's page (its clock stoppable: STOPPED_CLOCK) and that card's code."""
     for _ in range(20):
         created, clients = four_people(server)
         move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "play")
@@ -2253,6 +2252,15 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
             client.until(lambda m, client=client, seq=seq: client.seq >= seq)
     clients.pop("S").close()
     south = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
+    return clients, south, winner
+
+
+def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_second_click(
+        browser, server):
+    # South, fourth, wins the trick and leads at once. The two clicks of a double click
+    # on its card, the second after the page has its next view: the hand had closed up
+    # under the pointer, and the second click led the card that lay there now.
+    clients, south, winner = _south_fourth_with_a_winner(browser, server)
     card = south.locator(f'#position-bottom .card.playable[data-code="{winner}"]').first
     box = card.bounding_box()
     x, y = box["x"] + 12, box["y"] + box["height"] / 2    # (its strip left of the next card)
@@ -2292,24 +2300,7 @@ def test_enter_pressed_twice_on_a_card_that_wins_the_trick_leads_nothing_with_th
         browser, server):
     # South, fourth, wins the trick by Enter and leads at once: the page moves focus to a
     # card of the new lead, and a second Enter pressed straight after the first led it.
-    for _ in range(20):
-        created, clients = four_people(server)
-        move_until(clients, list(SOUTH_DECLARES), lambda view: view["phase"] == "play")
-        chosen = _fourth_hand_winner({seat: client.view for seat, client in clients.items()})
-        if chosen:
-            break
-        for client in clients.values():
-            client.close()
-    assert chosen, "no deal in 20 gave South a winner fourth"
-    (lead, dummy, east), winner = chosen
-    for seat, card in (("W", lead), ("S", dummy), ("E", east)):    # (South plays the dummy's)
-        actor = clients[seat]
-        actor.send({"type": "play", "card": card, "seq": actor.seq})
-        seq = actor.seq + 1
-        for client in clients.values():
-            client.until(lambda m, client=client, seq=seq: client.seq >= seq)
-    clients.pop("S").close()
-    south = open_page(browser, server, created["invitations"]["S"]["url"], init_script=STOPPED_CLOCK)
+    clients, south, winner = _south_fourth_with_a_winner(browser, server)
     south.locator(f'#position-bottom .card.playable[data-code="{winner}"]').first.focus()
     south.keyboard.press("Shift")       # (a key: the page takes the person to use keys)
     seq = int(south.evaluate("document.body.dataset.seq"))

@@ -89,6 +89,16 @@ def page_at(page, seq):
     page.wait_for_function(f"Number(document.body.dataset.seq) >= {seq}", timeout=15_000)
 
 
+def south_declares(clients, south, bid):
+    """North deals: North and East pass, South's page bids ``bid`` and West, North and
+    East pass (the protocol clients), so that West leads to the seventh event."""
+    act(clients["N"], 1, "call", "Pass")
+    act(clients["E"], 2, "call", "Pass")
+    south.locator(f'#bidding button[data-call="{bid}"]').click()
+    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
+        act(clients[seat], seq, "call", "Pass")
+
+
 def drive(clients, until, timeout=60.0):
     """Move the clients until ``until()``: the first to call opens with the cheapest
     bid, the others pass; each plays its first legal card."""
@@ -945,11 +955,7 @@ def test_client_the_cards_to_play_say_that_the_arrow_keys_move_between_them(brow
     described = """() => [...document.querySelectorAll('#felt [aria-describedby]')].map((group) =>
       [group.getAttribute('aria-label'), document.getElementById(group.getAttribute('aria-describedby'))?.textContent])"""
     created, clients, south = people_table(browser, server, "S")
-    act(clients["N"], 1, "call", "Pass")
-    act(clients["E"], 2, "call", "Pass")
-    south.locator('#bidding button[data-call="7NT"]').click()
-    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
-        act(clients[seat], seq, "call", "Pass")
+    south_declares(clients, south, "7NT")
     page_at(south, 7)
     assert south.evaluate(described) == []      # West's lead: South has no card to play
     west = clients["W"]
@@ -967,11 +973,7 @@ def test_client_counts_tricks_won_only_once_there_is_a_contract(browser, server)
     south.locator("#contract .hand-number").wait_for()
     assert "Tricks" not in south.locator("#contract").inner_text()
     assert south.locator("#contract .tricks-won").is_hidden()
-    act(clients["N"], 1, "call", "Pass")
-    act(clients["E"], 2, "call", "Pass")
-    south.locator('#bidding button[data-call="1NT"]').click()
-    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
-        act(clients[seat], seq, "call", "Pass")
+    south_declares(clients, south, "1NT")
     page_at(south, 7)
     assert south.locator("#contract .tricks-won").is_visible()
     assert "Tricks NS 0 · EW 0" in south.locator("#contract").inner_text()
@@ -997,11 +999,7 @@ def test_client_a_high_contrast_theme_still_tells_a_pressed_toggle_and_the_seat_
 
 def test_client_a_tricks_winner_is_marked_otherwise_than_the_keyboards_focus(browser, server):
     created, clients, south = people_table(browser, server, "S")
-    for seq, seat in ((1, "N"), (2, "E")):
-        act(clients[seat], seq, "call", "Pass")
-    south.locator('#bidding button[data-call="7NT"]').click()
-    for seq, seat in ((4, "W"), (5, "N"), (6, "E")):
-        act(clients[seat], seq, "call", "Pass")
+    south_declares(clients, south, "7NT")
     west, east = clients["W"], clients["E"]
     west.until(lambda m: west.seq >= 7)
     act(west, 7, "play", west.view["legal"][0])
