@@ -360,6 +360,18 @@ def test_serve_answers_a_message_over_the_protocols_size_with_too_large(tmp_path
         client.close()
 
 
+def test_serve_takes_no_compressed_websocket_messages(tmp_path):
+    # with compression, 1 KB on the wire was unpacked to a 1 MiB message before the app
+    # could refuse it: a stream of them from one address held a core (a security review)
+    with ServerProcess(tmp_path / "t.db", "--no-analysis") as server:
+        created = server.create_table({s: "human" for s in "NESW"})
+        client = server.client(created["table"]["id"], created["invitations"]["N"]["token"])
+        client.until(lambda m: m["type"] == "snapshot")
+        assert "permessage-deflate" in client.ws.request.headers.get("Sec-WebSocket-Extensions", "")  # asked
+        assert client.ws.response.headers.get("Sec-WebSocket-Extensions") is None     # and not granted
+        client.close()
+
+
 @pytest.mark.parametrize("args", [["--bot-delay", "-1"], ["--replace-after", "soon"],
                                   ["--host", ""], ["--host", " "], ["--port", "http"],
                                   ["--bot-delay", "86401"], ["--replace-after", "-1"],

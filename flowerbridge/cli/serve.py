@@ -260,6 +260,10 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
     _allow_files(args.max_connections)
     server = _Server(uvicorn.Config(create_app(config, store), log_level="warning",
                                            ws_max_size=MAX_FRAME_BYTES,
+                                           # (no compression: 1 KB on the wire unpacked to a
+                                           # 1 MiB frame before the app could refuse it, and a
+                                           # stream of them held a core; messages are 4 KiB at most)
+                                           ws_per_message_deflate=False,
                                            proxy_headers=forwarded is not None,
                                            forwarded_allow_ips=forwarded,
                                            # (uvicorn counts the arriving connection

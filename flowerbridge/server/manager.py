@@ -377,6 +377,10 @@ class TableManager:
         # the tables each client address made (limits.client_key), by this process: those
         # still open count against config.tables_per_address
         self._made_by: dict[str, list[str]] = {}
+        # the searching bots' hints each client address has running: one at a time (a loop
+        # of take-back and hint at tables of its own kept a core each busy, and the tables'
+        # own searching bots, which share the pool, waited seconds a card)
+        self._hinting: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     # ------------------------------------------------------------ life
 
@@ -1016,10 +1020,27 @@ class TableManager:
                 # seeded by the table, the seat and the turn: the same hint for the same turn, and
                 # none of the table's own bots is asked (their choices stay as they would be)
                 bot = new_bot(level, bot_seed(live.table.seed, seat.name, "hint", at))
+                slow = is_slow(level) and conn.address is not None
+                running = self._hinting.get(conn.address) if slow else None   # type: ignore[arg-type]
+                if running is not None and not running.done():
+                    raise TableError("busy", "a hint you asked for is still being worked out: ask again "
+                                             "once it is given")
                 pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
-                asked = live.hints[seat] = (at, asyncio.ensure_future(self._advise(pool, bot, observation, at, level)))
+                future = asyncio.ensure_future(self._advise(pool, bot, observation, at, level))
+                asked = live.hints[seat] = (at, future)
+                if slow:
+                    self._hint_running(conn.address, future)  # type: ignore[arg-type]
         reply = await asyncio.shield(asked[1])
         conn.send(reply if message_id is None else {**reply, "id": message_id})
+
+    def _hint_running(self, address: str, future: asyncio.Future[dict[str, Any]]) -> None:
+        """Count ``future`` as ``address``'s searching hint until it is done."""
+        self._hinting[address] = future
+
+        def done(_: asyncio.Future) -> None:
+            if self._hinting.get(address) is future:
+                del self._hinting[address]
+        future.add_done_callback(done)
 
     @staticmethod
     async def _advise(pool: ThreadPoolExecutor, bot: Bot, observation: Any, at: int, level: str) -> dict[str, Any]:

@@ -88,6 +88,7 @@ class ServerThread(_Server):
         # as serve does by default: no X-Forwarded-For is believed
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning",
                                                     ws_max_size=MAX_FRAME_BYTES,
+                                                    ws_per_message_deflate=False,
                                                     proxy_headers=False))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
