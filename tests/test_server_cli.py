@@ -29,13 +29,14 @@ def test_serve_prints_the_url_and_serves_the_lobby(tmp_path):
         assert server.api("GET", "/api/meta").json()["analysis"] is False
 
 
-def _first_line(*args: str, env: dict[str, str] | None = None) -> str:
-    """The first line a ``serve`` started with ``args`` prints (it is then stopped)."""
+def _first_line(*args: str, env: dict[str, str] | None = None, lines: int = 1) -> str:
+    """The first line (``lines`` lines) a ``serve`` started with ``args`` prints, on
+    standard output and error (it is then stopped)."""
     process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         assert process.stdout is not None
-        return process.stdout.readline()
+        return "".join(process.stdout.readline() for _ in range(lines))
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -86,6 +87,27 @@ def test_serve_on_every_address_prints_one_the_others_can_reach(every, tmp_path)
     assert "open the lobby at the one the others reach" in line
     if sys.platform == "linux":     # the address of the route out, by the kernel's own tables
         assert host[1] == _route_out_address(), line
+
+
+def test_serve_reachable_from_other_machines_says_to_put_a_proxy_in_front(tmp_path):
+    # nothing here times out a client that never finishes its request: a few hundred such
+    # shut everyone out (a security review); docs/server.md said so, serve nothing
+    said = _first_line("--host", "0.0.0.0", "--port", "0", "--database", str(tmp_path / "t.db"), "--no-analysis",
+                       lines=2)
+    assert said.splitlines()[1] == ("note: other machines can reach this server: on a network you do not trust, "
+                                    "put it behind a reverse proxy that times out slow clients (docs/server.md, "
+                                    "Beyond this machine)"), said
+    # on loopback, or behind a proxy named by --forwarded-allow-ips: no note
+    for more in ([], ["--host", "0.0.0.0", "--forwarded-allow-ips", "127.0.0.1"]):
+        process = subprocess.Popen([sys.executable, "-m", "flowerbridge.cli", "serve", "--port", "0", *more,
+                                    "--database", str(tmp_path / "t.db"), "--no-analysis"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert process.stdout.readline().startswith("Flower Bridge is at http://")
+        finally:
+            process.terminate()
+            _, err = process.communicate(timeout=30)
+        assert "note:" not in err, err
 
 
 def test_serve_s_network_address_is_the_outward_route_s_never_loopback(monkeypatch):

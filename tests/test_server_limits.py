@@ -397,17 +397,33 @@ def test_limits_a_full_server_closes_no_table_open_in_a_browser_or_played_lately
     _clock_ahead(server, 30)        # played (dealt) within the last hour: not idle
     refused = server.api("POST", "/api/tables", json=table_request(people))
     assert refused.status_code == 503 and refused.json()["error"]["code"] == "full"
-    watchers = [_joined(server, table_id) for table_id in ids]
-    _clock_ahead(server, 120)       # idle long enough, but each has a connection open
+    seated = [_joined(server, c["table"]["id"], c["invitations"]["E"]["token"]) for c in created]
+    _clock_ahead(server, 120)       # idle long enough, but each has a seat's connection open
     refused = server.api("POST", "/api/tables", json=table_request(people))
     assert refused.status_code == 503 and refused.json()["error"]["code"] == "full"
+    assert "without play and without a player" in refused.json()["error"]["message"]
     assert [server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids] == ["playing"] * 3
-    watchers[1].close()
-    _left(server, ids[1])
+    seated[1].close()
+    _left(server, ids[1], "E")
     assert server.api("POST", "/api/tables", json=table_request(people)).status_code == 201
     assert [server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids] == \
         ["playing", "over", "playing"]
-    for watcher in (watchers[0], watchers[2]):
+    for client in (seated[0], seated[2]):
+        client.close()
+
+
+def test_limits_a_full_server_closes_an_idle_table_that_only_spectators_watch(server):
+    # one spectator's socket on each table kept a full server full for good (a security
+    # review: ten addresses, a hundred tables and a hundred sockets each, at the defaults)
+    people = {s: "human" for s in "NESW"}
+    created = [server.create_table(people) for _ in range(3)]
+    ids = [c["table"]["id"] for c in created]
+    watchers = [_joined(server, table_id) for table_id in ids]
+    _clock_ahead(server, 120)
+    answer = server.api("POST", "/api/tables", json=table_request(people))
+    assert answer.status_code == 201
+    assert sorted(server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids) == ["over", "playing", "playing"]
+    for watcher in watchers:
         watcher.close()
 
 

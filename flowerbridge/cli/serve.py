@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
+import sys
 from typing import TYPE_CHECKING, Callable
 
 from . import whole_number
@@ -253,6 +254,12 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                  "reach, the invitation links are made from it")
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}{where}; "
           "Ctrl+C stops)", flush=True)
+    if not ipaddress.ip_address(bound.split("%")[0]).is_loopback and args.forwarded_allow_ips is None:
+        # (slow clients are timed out by nothing here: a few hundred half-sent requests
+        # shut everyone else out; docs/server.md, Beyond this machine)
+        print("note: other machines can reach this server: on a network you do not trust, put it "
+              "behind a reverse proxy that times out slow clients (docs/server.md, Beyond this machine)",
+              file=sys.stderr, flush=True)
     # X-Forwarded-For is believed only from a proxy named by --forwarded-allow-ips (uvicorn
     # would believe it from 127.0.0.1 by default, so that any client of a proxy or other
     # program on this machine that passes the header on could choose its own address)

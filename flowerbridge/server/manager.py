@@ -574,8 +574,10 @@ class TableManager:
 
     async def _make_room(self, open_ids: list[str]) -> None:
         """Close the open table idle longest, to make room for a new one: no
-        connection open to it and no event for ``config.idle_close`` seconds,
+        seat's connection open to it and no event for ``config.idle_close`` seconds,
         the one whose latest event is oldest. Refuses (``full``) when none is.
+        (A spectator's connection keeps no table: one socket watching each table kept
+        a full server full for good, and a table without play shows it nothing.)
 
         The tables not in memory are ordered by their latest event as the database
         has it, and loaded only as they are looked at: the first creation after a
@@ -591,7 +593,7 @@ class TableManager:
         oldest: datetime | None = None      # the latest event of the table idle longest, unwatched
         for table_id in candidates:
             known = self.tables.get(table_id)
-            if known is not None and (known.connections or known.table.is_over):
+            if known is not None and (_seated_here(known) or known.table.is_over):
                 continue
             first = oldest is None
             if first:
@@ -607,7 +609,7 @@ class TableManager:
             async with live.lock:
                 # again, under the lock: an action or a connection may have come meanwhile
                 since = now - live.table.last_event_at
-                if live.connections or live.table.is_over or since < idle:
+                if _seated_here(live) or live.table.is_over or since < idle:
                     continue
                 rows = live.table.close(int(since.total_seconds() // 60))
                 await self._store(live, rows)
@@ -625,7 +627,7 @@ class TableManager:
         # Retry-After: until then (a minute at least), or a minute when every table is in use
         retry = max(60, math.ceil(wait.total_seconds())) if wait is not None else 60
         raise TableError("full", f"the server has {tables} open, {most}, and none has gone "
-                                 f"{_minutes(idle)} without play and without a visitor: try again "
+                                 f"{_minutes(idle)} without play and without a player: try again "
                                  f"when one has finished{soonest}",
                          retry_after=retry)
 
@@ -1403,6 +1405,11 @@ async def _seated(conn: Connection, seq: int | None, refusal: str,
         _check_seq(live, seq)
         live.table.check_open(closing)
         yield live, conn.role
+
+
+def _seated_here(live: LiveTable) -> bool:
+    """Whether a seat's person has a connection open to the table (a spectator's aside)."""
+    return any(conn.role is not None for conn in live.connections)
 
 
 def _alone_with_bots(live: LiveTable, seat: Seat, code: str, what: str) -> None:
