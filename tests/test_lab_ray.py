@@ -174,8 +174,9 @@ def test_lab_ray_clusters_own_port_given_as_a_ray_client_address_is_one_error_at
 @contextlib.contextmanager
 def _grpc_server(serves: str | None, *, token: bool = False):
     """A gRPC server on a port of this machine (yielded) that serves the method ``serves``
-    alone (or none), or (``token``) answers every call "unauthenticated", as a Ray
-    cluster with token authentication answers a caller without its token."""
+    alone (or none); with ``token``, behind a token, as a Ray cluster with token
+    authentication does: "unauthenticated" to a caller without it, and "unimplemented"
+    for a method it lacks."""
     import grpc
     from concurrent import futures
 
@@ -184,11 +185,9 @@ def _grpc_server(serves: str | None, *, token: bool = False):
 
     class Serving(grpc.GenericRpcHandler):
         def service(self, details):
-            if token:
-                return grpc.unary_unary_rpc_method_handler(unauthenticated)
             if details.method != serves:
                 return None     # (grpc answers "unimplemented")
-            return grpc.unary_unary_rpc_method_handler(lambda request, context: b"")
+            return grpc.unary_unary_rpc_method_handler(unauthenticated if token else lambda request, context: b"")
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[Serving()])
     port = server.add_insecure_port("127.0.0.1:0")
@@ -209,6 +208,20 @@ def _refused_by_a_grpc_server(tmp_path, serves: str | None, scheme: str, *, toke
     return port, refused
 
 
+@pytest.mark.parametrize("mode", [None, "token"])
+def test_lab_ray_clusters_own_port_behind_a_token_given_as_ray_client_address_names_the_port(
+        tmp_path, monkeypatch, mode):
+    # a cluster with token authentication (Ray 2.60's, once ~/.ray/auth_token exists) answered
+    # the port check "unauthenticated", which escaped as an exception of the lab's own
+    if mode:
+        monkeypatch.setenv("RAY_AUTH_MODE", mode)
+    else:
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    port, refused = _refused_by_a_grpc_server(tmp_path, _SERVED[""], "ray://", token=True)
+    assert str(refused.value).startswith(f"cannot join the Ray cluster at ray://127.0.0.1:{port}: that port is "
+                                         "the cluster's own (`ray start --port`), not its Ray Client server's")
+
+
 def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(tmp_path):
     # A Ray Client server's port given as HOST:PORT: Ray logged a line a second for 20 s
     # ("Failed to get cluster ID from GCS server: ... Method not found!"). Here a gRPC server
@@ -219,12 +232,16 @@ def test_lab_ray_client_port_given_as_the_clusters_address_is_one_error_at_once(
     assert not (tmp_path / "lab").exists()
 
 
+# the method each of Ray's two ports serves, by the address's scheme
+_SERVED = {"": "/ray.rpc.NodeInfoGcsService/GetClusterId", "ray://": "/ray.rpc.RayletDriver/ClusterInfo"}
+
+
 @pytest.mark.parametrize("scheme", ["", "ray://"])
 def test_lab_ray_cluster_that_asks_for_a_token_is_one_error_at_once_naming_it(tmp_path, monkeypatch, scheme):
     # without RAY_AUTH_MODE=token, Ray took 20 to 30 seconds, a line a second ("InvalidAuthToken"),
     # or over ray:// a warning and a timeout that named no token
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-    port, refused = _refused_by_a_grpc_server(tmp_path, None, scheme, token=True)
+    port, refused = _refused_by_a_grpc_server(tmp_path, _SERVED[scheme], scheme, token=True)
     assert str(refused.value) == (
         f"cannot join the Ray cluster at {scheme}127.0.0.1:{port}: it asks for a token (token authentication): "
         "set RAY_AUTH_MODE=token here, with the cluster's token in RAY_AUTH_TOKEN or in ~/.ray/auth_token "
@@ -236,7 +253,7 @@ def test_lab_ray_cluster_that_asks_for_a_token_is_one_error_at_once_naming_it(tm
 def test_lab_ray_cluster_that_asks_for_a_token_is_left_to_ray_where_token_mode_is_set(monkeypatch, scheme):
     # the check sends no token: with RAY_AUTH_MODE=token, joining is Ray's
     from flowerbridge.lab import LabError, runner
-    with _grpc_server(None, token=True) as port:
+    with _grpc_server(_SERVED[scheme], token=True) as port:
         address = f"{scheme}127.0.0.1:{port}"
         monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
         with pytest.raises(LabError, match="asks for a token"):

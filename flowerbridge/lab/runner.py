@@ -32,7 +32,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generator, Iterable, Mapping, Sequence
+from typing import Any, Generator, Iterable, Literal, Mapping, Sequence
 
 from .._signals import signals_held
 from ..bots.base import ctrl_c_is_not_the_persons
@@ -495,14 +495,16 @@ _GCS_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 _CLIENT_METHOD = "/ray.rpc.RayletDriver/ClusterInfo"
 
 
-class _AsksForToken(Exception):
-    """The gRPC server answered "unauthenticated": a Ray cluster with token authentication."""
+# What _serves says of a method that a Ray cluster with token authentication serves, to
+# a caller without its token ("unauthenticated": it has the method, as a method it lacks
+# is "unimplemented" there too)
+_TOKEN: Literal["token"] = "token"
 
 
-def _serves(target: str, method: str, timeout: float) -> bool | None:
+def _serves(target: str, method: str, timeout: float) -> bool | None | Literal["token"]:
     """Whether the gRPC server at ``target`` has ``method`` (any answer but
-    "unimplemented" says it has); None where that cannot be told. Raises
-    :class:`_AsksForToken` where the server wants a token first."""
+    "unimplemented" says it has; :data:`_TOKEN` where it has it behind a token);
+    None where that cannot be told."""
     try:
         import grpc
     except ImportError:     # (Ray brings it; without it, Ray's own words will do)
@@ -516,7 +518,7 @@ def _serves(target: str, method: str, timeout: float) -> bool | None:
             if code == grpc.StatusCode.UNIMPLEMENTED:
                 return False
             if code == grpc.StatusCode.UNAUTHENTICATED:
-                raise _AsksForToken from None
+                return _TOKEN
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, None):
                 return None
     return True
@@ -529,16 +531,14 @@ def _check_port_kind(address: str, where: tuple[str, int], timeout: float) -> No
     host, port = where
     target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     client = address.startswith("ray://")
-    try:
-        wanted = _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout)
-    except _AsksForToken:
+    wanted = _serves(target, _CLIENT_METHOD if client else _GCS_METHOD, timeout)
+    if wanted == _TOKEN and os.environ.get("RAY_AUTH_MODE", "").strip().lower() != "token":
         # without RAY_AUTH_MODE=token Ray took 20 to 30 seconds to fail, printing a line a
-        # second ("InvalidAuthToken"), or over ray:// blamed a timeout
-        if os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token":
-            return      # (the token is Ray's to send)
+        # second ("InvalidAuthToken"), or over ray:// blamed a timeout (with it, the token
+        # is Ray's to send)
         raise LabError(f"cannot join the Ray cluster at {address}: it asks for a token (token "
                        "authentication): set RAY_AUTH_MODE=token here, with the cluster's token in "
-                       "RAY_AUTH_TOKEN or in ~/.ray/auth_token (copied from its head node)") from None
+                       "RAY_AUTH_TOKEN or in ~/.ray/auth_token (copied from its head node)")
     if wanted is not False:
         return
     other = _serves(target, _GCS_METHOD if client else _CLIENT_METHOD, timeout)
@@ -549,7 +549,7 @@ def _check_port_kind(address: str, where: tuple[str, int], timeout: float) -> No
                        "the cluster's own port (`ray start --port`, 6379 unless set otherwise: give it as "
                        "HOST:PORT) nor as its Ray Client server's (10001 unless set otherwise: give it as "
                        "ray://HOST:PORT); another of Ray's ports, a node's own, is neither")
-    if other is not True:
+    if other is None:
         return
     if client:
         raise LabError(f"cannot join the Ray cluster at {address}: that port is the cluster's own "
