@@ -1127,27 +1127,32 @@ def test_a_hint_at_a_table_of_bots_is_the_strongest_bots_choice_from_the_persons
         client.close()
 
 
-def test_a_searching_bots_hint_runs_one_at_a_time_for_an_address(server, monkeypatch):
+def test_a_searching_bots_hints_run_a_few_at_a_time_for_an_address(server, monkeypatch):
     # a loop of take-back and hint at tables of one's own kept a core each busy with pimc,
     # and every table's pimc bots (the same pool) waited seconds a card (a security review)
     from flowerbridge.server import manager as manager_module
     advise = manager_module.advise
     monkeypatch.setattr(manager_module, "advise", lambda *a: time.sleep(1.0) or advise(*a))
+    from flowerbridge.server.limits import SEARCHING_HINTS_PER_ADDRESS
     souths = []
-    for _ in range(2):
+    for _ in range(SEARCHING_HINTS_PER_ADDRESS + 1):
         created = server.create_table({"S": "human", "N": "pimc", "E": "pimc", "W": "pimc"})
         south = joined(server, created["table"]["id"], created["invitations"]["S"]["token"])
         wait_for_turn(south)
         souths.append(south)
-    first, second = souths
-    first.send({"type": "hint", "id": "a"})
+    *asking, last = souths
+    for n, south in enumerate(asking):
+        south.send({"type": "hint", "id": f"a{n}"})
     time.sleep(0.2)
-    second.send({"type": "hint", "id": "b"})
-    error = second.until(lambda m: m["type"] == "error")
-    assert (error["code"], error["id"]) == ("busy", "b") and "still being worked out" in error["message"]
-    assert first.until(lambda m: m["type"] == "hint")["id"] == "a"
-    second.send({"type": "hint", "id": "b2"})       # the first given: the next is taken
-    assert second.until(lambda m: m["type"] == "hint")["id"] == "b2"
+    last.send({"type": "hint", "id": "b"})
+    error = last.until(lambda m: m["type"] == "error")
+    assert (error["code"], error["id"]) == ("busy", "b")
+    assert error["message"] == (f"{SEARCHING_HINTS_PER_ADDRESS} hints asked for from this address are still "
+                                "being worked out: ask again once one is given")
+    assert [south.until(lambda m: m["type"] == "hint")["id"] for south in asking] == \
+        [f"a{n}" for n in range(len(asking))]
+    last.send({"type": "hint", "id": "b2"})       # those given: the next is taken
+    assert last.until(lambda m: m["type"] == "hint")["id"] == "b2"
     for south in souths:
         south.close()
 

@@ -422,7 +422,12 @@ def test_limits_a_full_server_closes_an_idle_table_that_only_spectators_watch(se
     _clock_ahead(server, 120)
     answer = server.api("POST", "/api/tables", json=table_request(people))
     assert answer.status_code == 201
-    assert sorted(server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids) == ["over", "playing", "playing"]
+    statuses = [server.api("GET", f"/api/tables/{i}").json()["status"] for i in ids]
+    assert sorted(statuses) == ["over", "playing", "playing"]
+    # its spectator is told, as at a close by its person (its page went on showing a live table)
+    watcher = watchers[statuses.index("over")]
+    snapshot = watcher.until(lambda m: m["type"] == "snapshot" and m["table"]["closed"])
+    assert _closed_minutes(snapshot["table"]) >= 120
     for watcher in watchers:
         watcher.close()
 

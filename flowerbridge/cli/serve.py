@@ -254,7 +254,8 @@ def _serve(args, sock, family: int, database: str, store: Store) -> int:
                  "reach, the invitation links are made from it")
     print(f"Flower Bridge is at http://{host}:{port}/  (database: {shown_url(database)}{where}; "
           "Ctrl+C stops)", flush=True)
-    if not ipaddress.ip_address(bound.split("%")[0]).is_loopback and args.forwarded_allow_ips is None:
+    from ..server.headers import is_loopback
+    if not is_loopback(bound.split("%")[0]) and args.forwarded_allow_ips is None:
         # (slow clients are timed out by nothing here: a few hundred half-sent requests
         # shut everyone else out; docs/server.md, Beyond this machine)
         print("note: other machines can reach this server: on a network you do not trust, put it "

@@ -59,6 +59,11 @@ MAX_CATCH_UP_EVENTS = 8
 # grew a table's log, its memory and its replay after a restart without end (a hand that
 # never ends never reaches the session's most hands).
 MAX_TAKE_BACKS = 50
+# Hints of a searching bot (pimc) one client address may have running at once: a loop of
+# take-back and hint at tables of its own kept a core each busy, and every table's searching
+# bots (the same pool) waited seconds a card. More than one, for people who share an
+# address (a school's router, a proxy not named by --forwarded-allow-ips).
+SEARCHING_HINTS_PER_ADDRESS = 2
 # The largest HTTP request body (a table's creation is well under 2 KB).
 MAX_BODY_BYTES = 64 << 10
 # The largest websocket message uvicorn reads whole: the app answers one over

@@ -46,7 +46,7 @@ from .commit import GroupCommit
 from .config import ServerConfig
 from ..render import count_text
 from .limits import (MAX_QUEUED_BYTES, MAX_SEAT_CONNECTIONS, MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS,
-                     Sparing)
+                     SEARCHING_HINTS_PER_ADDRESS, Sparing)
 from .models import CreationRow, utcnow
 from .repeats import KEPT_SECONDS, Repeatable, reused
 from .schemas import MAX_LENGTH, CreateTable, SeatName
@@ -377,10 +377,10 @@ class TableManager:
         # the tables each client address made (limits.client_key), by this process: those
         # still open count against config.tables_per_address
         self._made_by: dict[str, list[str]] = {}
-        # the searching bots' hints each client address has running: one at a time (a loop
-        # of take-back and hint at tables of its own kept a core each busy, and the tables'
-        # own searching bots, which share the pool, waited seconds a card)
-        self._hinting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # the searching bots' hints each client address has running: a few at a time (a
+        # loop of take-back and hint at tables of its own kept a core each busy, and the
+        # tables' own searching bots, which share the pool, waited seconds a card)
+        self._hinting: dict[str, set[asyncio.Future[dict[str, Any]]]] = {}
 
     # ------------------------------------------------------------ life
 
@@ -614,8 +614,10 @@ class TableManager:
                 rows = live.table.close(int(since.total_seconds() // 60))
                 await self._store(live, rows)
                 self._lobby_version += 1
+                # its spectators, if any, are told as at a close by its person: a snapshot
+                _publish_snapshot(live)
             self._closed(live)
-            self._keep_finished(live)   # nobody has it open: kept a while, as finished ones are
+            self._keep_finished(live)   # no seat has it open: kept a while, as finished ones are
             return
         wait = oldest + idle - now if oldest is not None else None
         soonest = (f"; the table idle longest can be closed to make room in about "
@@ -1023,10 +1025,10 @@ class TableManager:
                 # none of the table's own bots is asked (their choices stay as they would be)
                 bot = new_bot(level, bot_seed(live.table.seed, seat.name, "hint", at))
                 slow = is_slow(level) and conn.address is not None
-                running = self._hinting.get(conn.address) if slow else None   # type: ignore[arg-type]
-                if running is not None and not running.done():
-                    raise TableError("busy", "a hint you asked for is still being worked out: ask again "
-                                             "once it is given")
+                running = self._hinting.get(conn.address, set()) if slow else set()   # type: ignore[arg-type]
+                if len(running) >= SEARCHING_HINTS_PER_ADDRESS:
+                    raise TableError("busy", f"{SEARCHING_HINTS_PER_ADDRESS} hints asked for from this "
+                                             "address are still being worked out: ask again once one is given")
                 pool = self._slow_bot_pool if is_slow(level) else self._bot_pool
                 future = asyncio.ensure_future(self._advise(pool, bot, observation, at, level))
                 asked = live.hints[seat] = (at, future)
@@ -1036,11 +1038,13 @@ class TableManager:
         conn.send(reply if message_id is None else {**reply, "id": message_id})
 
     def _hint_running(self, address: str, future: asyncio.Future[dict[str, Any]]) -> None:
-        """Count ``future`` as ``address``'s searching hint until it is done."""
-        self._hinting[address] = future
+        """Count ``future`` among ``address``'s searching hints until it is done."""
+        running = self._hinting.setdefault(address, set())
+        running.add(future)
 
         def done(_: asyncio.Future) -> None:
-            if self._hinting.get(address) is future:
+            running.discard(future)
+            if not running and self._hinting.get(address) is running:
                 del self._hinting[address]
         future.add_done_callback(done)
 
@@ -1130,7 +1134,7 @@ class TableManager:
             self._closed(live)
             # the close is no event message: a closed table is brought up to date
             # by a snapshot (docs/protocol.md), which says that it is closed and why
-            live.publish(Broadcast(lambda role: (live.table.snapshot(role, live.info()),)))
+            _publish_snapshot(live)
 
     async def _commit(self, live: LiveTable, seat: Seat, kind: str, action: str,
                       explanation: str | None = None, stand_in: bool = False) -> None:
@@ -1405,6 +1409,11 @@ async def _seated(conn: Connection, seq: int | None, refusal: str,
         _check_seq(live, seq)
         live.table.check_open(closing)
         yield live, conn.role
+
+
+def _publish_snapshot(live: LiveTable) -> None:
+    """Send everyone at the table a snapshot of it, each as their role sees it."""
+    live.publish(Broadcast(lambda role: (live.table.snapshot(role, live.info()),)))
 
 
 def _seated_here(live: LiveTable) -> bool:
