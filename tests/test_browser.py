@@ -2255,6 +2255,18 @@ def _south_fourth_with_a_winner(browser, server):
     return clients, south, winner
 
 
+def _west_sees_the_lead(clients, south, seq, meant):
+    """West sees ``meant`` led to the trick after the one won at ``seq`` (no other card),
+    South's page refused nothing and raised nothing; the clients are closed."""
+    west = clients["W"]
+    west.until(lambda m: west.seq >= seq + 2)
+    assert west.view["current_trick"][0]["card"] == meant
+    assert south.locator("#refusal").inner_text() == ""
+    for client in clients.values():
+        client.close()
+    assert not south.errors
+
+
 def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_second_click(
         browser, server):
     # South, fourth, wins the trick and leads at once. The two clicks of a double click
@@ -2287,13 +2299,7 @@ def test_a_double_click_on_a_card_that_wins_the_trick_leads_nothing_with_its_sec
     # South's next click leads; West sees that lead, not the card the second click was on
     south.locator(f'#position-bottom .card[data-code="{meant}"]').first \
         .click(position={"x": 6, "y": 12})     # (its strip that shows)
-    west = clients["W"]
-    west.until(lambda m: west.seq >= seq + 2)
-    assert west.view["current_trick"][0]["card"] == meant
-    assert south.locator("#refusal").inner_text() == ""
-    for client in clients.values():
-        client.close()
-    assert not south.errors
+    _west_sees_the_lead(clients, south, seq, meant)
 
 
 def test_enter_pressed_twice_on_a_card_that_wins_the_trick_leads_nothing_with_the_second_press(
@@ -2322,13 +2328,7 @@ def test_enter_pressed_twice_on_a_card_that_wins_the_trick_leads_nothing_with_th
     meant = south.evaluate("document.activeElement.dataset.code")
     assert meant and meant != focused
     south.keyboard.press("Enter")
-    west = clients["W"]
-    west.until(lambda m: west.seq >= seq + 2)
-    assert west.view["current_trick"][0]["card"] == meant
-    assert south.locator("#refusal").inner_text() == ""
-    for client in clients.values():
-        client.close()
-    assert not south.errors
+    _west_sees_the_lead(clients, south, seq, meant)
 
 
 def test_a_double_clicks_second_click_after_the_turn_has_passed_says_nothing(browser, server):
